@@ -1,0 +1,635 @@
+/*
+ * config.c - parsing and validation of .packetfs/pipeline.json (see config.h).
+ *
+ * Design: cJSON parses the text into a tree; one pass over the tree fills a
+ * freshly allocated struct pfs_config and stops at the first problem with a
+ * message "field.path: why", e.g. "stages[1].run: must be an array of
+ * strings". Every object is checked for unknown keys (so a typo such as
+ * "nmae" is refused instead of silently ignored) and for keys given twice.
+ * The language accepted is exactly schema/pipeline.schema.json plus the rules
+ * a JSON Schema cannot state: unique stage names, on_needs_changes naming an
+ * earlier stage, no duplicate keys.
+ *
+ * Invariants: a configuration returned by config_parse is complete (repo and
+ * base set, produces never NULL, gpu_ids allocated for GPU_LIST, nstages >= 1)
+ * and is never modified afterwards. Nothing is shared between calls, so all
+ * functions are thread-safe.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "packetfs-config.h"
+#include "util.h"
+
+#define MAX_GPUS 1024                   /* "gpus": N <= MAX_GPUS, list indices < MAX_GPUS */
+#define MAX_DOC_LIMIT 9007199254740991.0 /* 2^53 - 1: the largest exact JSON integer */
+#define PATH_MAX_LEN 160                /* longest field path in a message */
+
+static const char *const top_keys[] = {
+	"repo", "base", "recipes_dir", "gpus", "max_parallel_recipes", "max_parallel_items",
+	"on_interrupt", "cancel_grace_s", "max_doc_size", "stages", NULL,
+};
+
+static const char *const stage_keys[] = {
+	"name", "run", "produces", "timeout_s", "gate", "recipes", "on_needs_changes",
+	"max_iterations", "push", NULL,
+};
+
+static const char *const push_keys[] = { "remote", NULL };
+
+/* Where validation reports its first error. */
+struct ctx {
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct ctx *c, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct ctx *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!c->err || !c->errlen)
+		return -EINVAL;
+	n = snprintf(c->err, c->errlen, "%s: ", path);
+	if (n >= 0 && (size_t)n < c->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* out = path "." key, or key alone at the top level. */
+static void join(char out[PATH_MAX_LEN], const char *path, const char *key)
+{
+	if (*path)
+		snprintf(out, PATH_MAX_LEN, "%s.%.64s", path, key);
+	else
+		snprintf(out, PATH_MAX_LEN, "%.64s", key);
+}
+
+/* Refuses keys of obj missing from known (NULL-terminated) and repeated keys. */
+static int check_keys(struct ctx *c, const char *path, const cJSON *obj, const char *const *known)
+{
+	const cJSON *k, *prev;
+	char field[PATH_MAX_LEN];
+	size_t i;
+
+	for (k = obj->child; k; k = k->next) {
+		join(field, path, k->string);
+		for (i = 0; known[i] && strcmp(known[i], k->string) != 0; i++)
+			;
+		if (!known[i])
+			return fail(c, field, "unknown key");
+		for (prev = obj->child; prev != k; prev = prev->next)
+			if (strcmp(prev->string, k->string) == 0)
+				return fail(c, field, "duplicate key");
+	}
+	return 0;
+}
+
+/* An integral JSON number within [min, max] into *out. */
+static int get_int(struct ctx *c, const char *path, const cJSON *v, double min, double max,
+		   int64_t *out)
+{
+	double d;
+
+	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
+		return fail(c, path, "must be an integer");
+	d = v->valuedouble;
+	if (d < min)
+		return fail(c, path, "must be an integer >= %.0f", min);
+	if (d > max)
+		return fail(c, path, "must be at most %.0f", max);
+	*out = (int64_t)d;
+	return 0;
+}
+
+/* An optional int field of obj: absent leaves *out (the default) alone. */
+static int opt_int(struct ctx *c, const char *path, const cJSON *obj, const char *key, int min,
+		   int *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char field[PATH_MAX_LEN];
+	int64_t x = 0;
+	int rc;
+
+	if (!v)
+		return 0;
+	join(field, path, key);
+	rc = get_int(c, field, v, min, INT_MAX, &x);
+	if (rc)
+		return rc;
+	*out = (int)x;
+	return 0;
+}
+
+/* A string field into a fresh copy in *out; absent is an error when required. */
+static int get_str(struct ctx *c, const char *path, const cJSON *obj, const char *key,
+		   int required, char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char field[PATH_MAX_LEN];
+
+	join(field, path, key);
+	if (!v)
+		return required ? fail(c, field, "required") : 0;
+	if (!cJSON_IsString(v) || !v->valuestring[0])
+		return fail(c, field, "must be a non-empty string");
+	*out = strdup(v->valuestring);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int get_abs_path(struct ctx *c, const cJSON *obj, const char *key, int required,
+			char **out)
+{
+	int rc = get_str(c, "", obj, key, required, out);
+
+	if (rc || !*out)
+		return rc;
+	if ((*out)[0] != '/')
+		return fail(c, key, "must be an absolute path");
+	return 0;
+}
+
+/* One of the strings in allowed (NULL-terminated): its index in *index. */
+static int get_enum(struct ctx *c, const char *path, const cJSON *obj, const char *key,
+		    const char *const *allowed, const char *wording, int *index)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char field[PATH_MAX_LEN];
+	int i;
+
+	if (!v)
+		return 0;
+	join(field, path, key);
+	for (i = 0; cJSON_IsString(v) && allowed[i]; i++) {
+		if (strcmp(v->valuestring, allowed[i]) == 0) {
+			*index = i;
+			return 0;
+		}
+	}
+	return fail(c, field, "must be %s", wording);
+}
+
+static int parse_gpus(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "gpus");
+	const cJSON *e;
+	char field[PATH_MAX_LEN];
+	int64_t x = 0;
+	int i, j, n, rc;
+
+	cfg->gpu_mode = GPU_AUTO;
+	if (!v || (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0))
+		return 0;
+	if (cJSON_IsNumber(v)) {
+		rc = get_int(c, "gpus", v, 0, MAX_GPUS, &x);
+		if (rc)
+			return rc;
+		cfg->gpu_mode = GPU_SLOTS;
+		cfg->gpu_count = (int)x;
+		return 0;
+	}
+	if (!cJSON_IsArray(v))
+		return fail(c, "gpus", "must be \"auto\", a number of GPUs or a list of device "
+			    "indices");
+	n = cJSON_GetArraySize(v);
+	if (n > MAX_GPUS)
+		return fail(c, "gpus", "at most %d devices", MAX_GPUS);
+	cfg->gpu_mode = GPU_LIST;
+	cfg->gpu_ids = calloc((size_t)n + 1, sizeof(int));
+	if (!cfg->gpu_ids)
+		return -ENOMEM;
+	i = 0;
+	cJSON_ArrayForEach(e, v) {
+		snprintf(field, sizeof(field), "gpus[%d]", i);
+		rc = get_int(c, field, e, 0, MAX_GPUS - 1, &x);
+		if (rc)
+			return rc;
+		for (j = 0; j < i; j++)
+			if (cfg->gpu_ids[j] == (int)x)
+				return fail(c, field, "device %d is listed twice", (int)x);
+		cfg->gpu_ids[i++] = (int)x;
+	}
+	cfg->gpu_count = n;
+	return 0;
+}
+
+/* A NULL-terminated list of non-empty strings (never NULL on success). */
+static int get_strv(struct ctx *c, const char *path, const cJSON *v, int allow_empty,
+		    char ***out)
+{
+	char field[PATH_MAX_LEN];
+	const cJSON *e;
+	char **list;
+	int i = 0, rc;
+
+	if (!cJSON_IsArray(v))
+		return fail(c, path, "must be an array of strings");
+	if (!allow_empty && !v->child)
+		return fail(c, path, "must not be empty");
+	list = calloc(1, sizeof(char *));
+	if (!list)
+		return -ENOMEM;
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e) || !e->valuestring[0]) {
+			strv_free(list);
+			snprintf(field, sizeof(field), "%s[%d]", path, i);
+			return fail(c, field, "must be a non-empty string");
+		}
+		rc = strv_push(&list, e->valuestring);
+		if (rc) {
+			strv_free(list);
+			return rc;
+		}
+		i++;
+	}
+	*out = list;
+	return 0;
+}
+
+/* An item-relative path: not absolute and without ".." components. */
+static int relative_path_ok(const char *p)
+{
+	const char *s = p, *slash;
+
+	if (p[0] == '/')
+		return 0;
+	for (;;) {
+		slash = strchr(s, '/');
+		if (s[0] == '.' && s[1] == '.' && (s[2] == '/' || s[2] == '\0'))
+			return 0;
+		if (!slash)
+			return 1;
+		s = slash + 1;
+	}
+}
+
+static int stage_name_ok(const char *s)
+{
+	size_t i;
+
+	if (!(s[0] >= 'a' && s[0] <= 'z'))
+		return 0;
+	for (i = 1; s[i]; i++) {
+		if (i >= 32)
+			return 0;
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_' || s[i] == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+static int parse_push(struct ctx *c, const char *path, const cJSON *obj, struct pfs_stage *st)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "push");
+	char field[PATH_MAX_LEN];
+	int rc;
+
+	if (!v)
+		return 0;
+	join(field, path, "push");
+	if (!cJSON_IsObject(v))
+		return fail(c, field, "must be an object {\"remote\": NAME}");
+	rc = check_keys(c, field, v, push_keys);
+	if (rc)
+		return rc;
+	return get_str(c, field, v, "remote", 1, &st->push_remote);
+}
+
+static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, size_t index)
+{
+	static const char *const gates[] = { "approve", NULL };
+	static const char *const sources[] = { "plan", NULL };
+	struct pfs_stage *st = &cfg->stages[index];
+	const cJSON *v;
+	char path[32], field[PATH_MAX_LEN];
+	int rc, found = -1;
+	size_t i, j;
+
+	snprintf(path, sizeof(path), "stages[%zu]", index);
+	st->max_iterations = 3;
+	if (!cJSON_IsObject(obj))
+		return fail(c, path, "must be an object");
+	rc = check_keys(c, path, obj, stage_keys);
+	if (rc)
+		return rc;
+
+	rc = get_str(c, path, obj, "name", 1, &st->name);
+	if (rc)
+		return rc;
+	join(field, path, "name");
+	if (!stage_name_ok(st->name))
+		return fail(c, field, "\"%.64s\" does not match [a-z][a-z0-9_-]{0,31}", st->name);
+	for (i = 0; i < index; i++)
+		if (strcmp(cfg->stages[i].name, st->name) == 0)
+			return fail(c, field, "stage \"%s\" is defined twice", st->name);
+
+	v = cJSON_GetObjectItemCaseSensitive(obj, "run");
+	if (v) {
+		join(field, path, "run");
+		rc = get_strv(c, field, v, 0, &st->run);
+		if (rc)
+			return rc;
+	}
+
+	v = cJSON_GetObjectItemCaseSensitive(obj, "produces");
+	join(field, path, "produces");
+	if (v) {
+		rc = get_strv(c, field, v, 1, &st->produces);
+		if (rc)
+			return rc;
+		for (j = 0; st->produces[j]; j++) {
+			if (relative_path_ok(st->produces[j]))
+				continue;
+			snprintf(field, sizeof(field), "%s.produces[%zu]", path, j);
+			return fail(c, field, "must be a path inside the item (no leading '/', "
+				    "no '..')");
+		}
+	} else {
+		st->produces = calloc(1, sizeof(char *));
+		if (!st->produces)
+			return -ENOMEM;
+	}
+
+	rc = opt_int(c, path, obj, "timeout_s", 0, &st->timeout_s);
+	if (!rc)
+		rc = get_enum(c, path, obj, "gate", gates, "\"approve\"", &found);
+	if (rc)
+		return rc;
+	st->gate_approve = found == 0;
+	found = -1;
+	rc = get_enum(c, path, obj, "recipes", sources, "\"plan\"", &found);
+	if (rc)
+		return rc;
+	st->recipes_from_plan = found == 0;
+
+	rc = get_str(c, path, obj, "on_needs_changes", 0, &st->on_needs_changes);
+	if (rc)
+		return rc;
+	if (st->on_needs_changes) {
+		for (i = 0; i < index; i++)
+			if (strcmp(cfg->stages[i].name, st->on_needs_changes) == 0)
+				break;
+		join(field, path, "on_needs_changes");
+		if (i == index)
+			return fail(c, field, "\"%.64s\" is not a stage before \"%s\"",
+				    st->on_needs_changes, st->name);
+	}
+	rc = opt_int(c, path, obj, "max_iterations", 1, &st->max_iterations);
+	if (rc)
+		return rc;
+	return parse_push(c, path, obj, st);
+}
+
+static int parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "stages");
+	const cJSON *e;
+	size_t i = 0;
+	int n, rc;
+
+	if (!v)
+		return fail(c, "stages", "required");
+	if (!cJSON_IsArray(v) || !v->child)
+		return fail(c, "stages", "must be a non-empty array of stage objects");
+	n = cJSON_GetArraySize(v);
+	cfg->stages = calloc((size_t)n, sizeof(*cfg->stages));
+	if (!cfg->stages)
+		return -ENOMEM;
+	cfg->nstages = (size_t)n;
+	cJSON_ArrayForEach(e, v) {
+		rc = parse_stage(c, e, cfg, i++);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
+{
+	static const char *const interrupt[] = { "requeue", "fail", NULL };
+	const cJSON *v;
+	int64_t x = 0;
+	int rc, mode = 0;
+
+	if (!cJSON_IsObject(root))
+		return fail(c, "pipeline", "must be a JSON object");
+	rc = check_keys(c, "", root, top_keys);
+	if (!rc)
+		rc = get_abs_path(c, root, "repo", 1, &cfg->repo);
+	if (!rc)
+		rc = get_str(c, "", root, "base", 0, &cfg->base);
+	if (!rc && !cfg->base && !(cfg->base = strdup("main")))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = get_abs_path(c, root, "recipes_dir", 0, &cfg->recipes_dir);
+	if (!rc)
+		rc = parse_gpus(c, root, cfg);
+	if (!rc)
+		rc = opt_int(c, "", root, "max_parallel_recipes", 1, &cfg->max_parallel_recipes);
+	if (!rc)
+		rc = opt_int(c, "", root, "max_parallel_items", 0, &cfg->max_parallel_items);
+	if (!rc)
+		rc = get_enum(c, "", root, "on_interrupt", interrupt, "\"requeue\" or \"fail\"",
+			      &mode);
+	if (rc)
+		return rc;
+	cfg->on_interrupt_fail = mode == 1;
+	rc = opt_int(c, "", root, "cancel_grace_s", 0, &cfg->cancel_grace_s);
+	if (rc)
+		return rc;
+	v = cJSON_GetObjectItemCaseSensitive(root, "max_doc_size");
+	if (v) {
+		rc = get_int(c, "max_doc_size", v, 1, MAX_DOC_LIMIT, &x);
+		if (rc)
+			return rc;
+		cfg->max_doc_size = x;
+	}
+	return parse_stages(c, root, cfg);
+}
+
+/* Line and column (from 1) of offset off in text. */
+static void position(const char *text, size_t off, int *line, int *col)
+{
+	size_t i;
+
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+static int only_space(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+int config_parse(const char *json, size_t len, struct pfs_config **out, char *err, size_t errlen)
+{
+	struct ctx c = { err, errlen };
+	struct pfs_config *cfg = NULL;
+	const char *end = NULL;
+	cJSON *root = NULL;
+	char *text;
+	int line, col, rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	text = malloc(len + 1);
+	if (!text)
+		return -ENOMEM;
+	if (len)
+		memcpy(text, json, len);
+	text[len] = '\0';
+	if (only_space(text, len)) {
+		rc = fail(&c, "pipeline", "empty document");
+		goto out;
+	}
+	root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 0);
+	if (!root || !only_space(end, len - (size_t)(end - text))) {
+		while (root && only_space(end, 1))
+			end++;
+		position(text, end ? (size_t)(end - text) : 0, &line, &col);
+		rc = fail(&c, "pipeline", "%s at line %d, column %d",
+			  root ? "unexpected data after the JSON value" : "malformed JSON", line,
+			  col);
+		goto out;
+	}
+	cfg = calloc(1, sizeof(*cfg));
+	if (!cfg) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	cfg->max_parallel_recipes = 2;
+	cfg->cancel_grace_s = 5;
+	cfg->max_doc_size = PACKETFS_DEFAULT_MAX_DOC;
+	rc = parse_root(&c, root, cfg);
+	if (rc) {
+		config_free(cfg);
+		goto out;
+	}
+	*out = cfg;
+out:
+	cJSON_Delete(root);
+	free(text);
+	return rc;
+}
+
+void config_free(struct pfs_config *cfg)
+{
+	size_t i;
+
+	if (!cfg)
+		return;
+	for (i = 0; i < cfg->nstages; i++) {
+		struct pfs_stage *st = &cfg->stages[i];
+
+		free(st->name);
+		strv_free(st->run);
+		strv_free(st->produces);
+		free(st->on_needs_changes);
+		free(st->push_remote);
+	}
+	free(cfg->stages);
+	free(cfg->gpu_ids);
+	free(cfg->repo);
+	free(cfg->base);
+	free(cfg->recipes_dir);
+	free(cfg);
+}
+
+const struct pfs_stage *config_stage(const struct pfs_config *cfg, const char *name, size_t *index)
+{
+	size_t i;
+
+	for (i = 0; cfg && name && i < cfg->nstages; i++) {
+		if (strcmp(cfg->stages[i].name, name) == 0) {
+			if (index)
+				*index = i;
+			return &cfg->stages[i];
+		}
+	}
+	return NULL;
+}
+
+/* Adds {"name": name} plus one optional string and one optional number. */
+static int add_stage(cJSON *stages, const char *name, const char *key, const char *val,
+		     const char *nkey, double num)
+{
+	cJSON *st = cJSON_CreateObject();
+
+	if (!st || !cJSON_AddItemToArray(stages, st))
+		goto fail;
+	if (!cJSON_AddStringToObject(st, "name", name))
+		return -ENOMEM;
+	if (key && !cJSON_AddStringToObject(st, key, val))
+		return -ENOMEM;
+	if (nkey && !cJSON_AddNumberToObject(st, nkey, num))
+		return -ENOMEM;
+	return 0;
+fail:
+	cJSON_Delete(st);
+	return -ENOMEM;
+}
+
+char *config_default_json(const char *repo, const char *base, const char *recipes_dir)
+{
+	cJSON *root = cJSON_CreateObject(), *stages;
+	char *text = NULL, *out = NULL;
+	size_t n;
+
+	if (!root || !repo || !cJSON_AddStringToObject(root, "repo", repo) ||
+	    !cJSON_AddStringToObject(root, "base", base ? base : "main"))
+		goto out;
+	if (recipes_dir && !cJSON_AddStringToObject(root, "recipes_dir", recipes_dir))
+		goto out;
+	if (!cJSON_AddStringToObject(root, "gpus", "auto") ||
+	    !cJSON_AddNumberToObject(root, "max_parallel_recipes", 2))
+		goto out;
+	stages = cJSON_AddArrayToObject(root, "stages");
+	if (!stages || add_stage(stages, "plan", NULL, NULL, NULL, 0) ||
+	    add_stage(stages, "print", NULL, NULL, NULL, 0) ||
+	    add_stage(stages, "validate", "recipes", "plan", NULL, 0) ||
+	    add_stage(stages, "review", "on_needs_changes", "print", "max_iterations", 3) ||
+	    add_stage(stages, "publish", "gate", "approve", NULL, 0))
+		goto out;
+	text = cJSON_Print(root);
+	if (!text)
+		goto out;
+	n = strlen(text);
+	out = malloc(n + 2);
+	if (out) {
+		memcpy(out, text, n);
+		out[n] = '\n';
+		out[n + 1] = '\0';
+	}
+out:
+	cJSON_free(text);
+	cJSON_Delete(root);
+	return out;
+}

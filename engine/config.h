@@ -1,0 +1,75 @@
+/*
+ * config.h - the pipeline configuration, .packetfs/pipeline.json (SPEC §5).
+ *
+ * config_parse() turns the JSON text (parsed with cJSON) into a struct
+ * pfs_config and validates every field against the contract published as
+ * schema/pipeline.schema.json: a bad file is refused with -EINVAL and a
+ * message naming the field, so that the old configuration stays in force.
+ *
+ * A struct pfs_config is immutable once parsed; the engine swaps whole
+ * configurations. All functions are thread-safe (no shared state).
+ */
+#ifndef PACKETFS_CONFIG_H
+#define PACKETFS_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum gpu_mode {
+	GPU_AUTO,  /* "auto": nvidia-smi finds the devices */
+	GPU_SLOTS, /* a number N: N declared slots, indices 0..N-1 */
+	GPU_LIST,  /* a list of device indices */
+};
+
+struct pfs_stage {
+	char *name;             /* [a-z][a-z0-9_-]*, unique in the pipeline */
+	char **run;             /* argv (NULL-terminated) or NULL: no program */
+	char **produces;        /* item-relative paths that must exist, non-empty; NULL-terminated, never NULL */
+	int timeout_s;          /* 0 = none */
+	int gate_approve;       /* "gate": "approve" */
+	int recipes_from_plan;  /* "recipes": "plan" (the validate stage) */
+	char *on_needs_changes; /* stage to loop back to, or NULL */
+	int max_iterations;     /* default 3 */
+	char *push_remote;      /* "push": {"remote": R} or NULL */
+};
+
+struct pfs_config {
+	char *repo;                 /* absolute path of the git repository */
+	char *base;                 /* base branch, default "main" */
+	char *recipes_dir;          /* absolute path, or NULL: no recipes */
+	enum gpu_mode gpu_mode;
+	int gpu_count;              /* GPU_SLOTS: N; GPU_LIST: length of gpu_ids */
+	int *gpu_ids;               /* GPU_LIST only */
+	int max_parallel_recipes;   /* default 2, >= 1 */
+	int max_parallel_items;     /* default 0 = unlimited */
+	int on_interrupt_fail;      /* "on_interrupt": "fail" (default "requeue") */
+	int cancel_grace_s;         /* SIGTERM -> SIGKILL grace, default 5 */
+	int64_t max_doc_size;       /* bytes, default PACKETFS_DEFAULT_MAX_DOC */
+	struct pfs_stage *stages;   /* in pipeline order */
+	size_t nstages;             /* >= 1 */
+};
+
+/*
+ * Parses and validates pipeline.json. json need not be NUL-terminated.
+ * On success returns 0 and *out (free with config_free). On a malformed or
+ * invalid document returns -EINVAL and writes "field: why" into err (when
+ * err is not NULL); -ENOMEM on allocation failure. Relative paths in repo
+ * and recipes_dir are refused (-EINVAL) since the daemon's cwd is "/".
+ */
+int config_parse(const char *json, size_t len, struct pfs_config **out, char *err, size_t errlen);
+
+/* Frees a configuration; NULL is allowed. */
+void config_free(struct pfs_config *cfg);
+
+/* The stage called name and its index in *index (may be NULL), or NULL. */
+const struct pfs_stage *config_stage(const struct pfs_config *cfg, const char *name, size_t *index);
+
+/*
+ * The default pipeline.json text for a new store (caller frees), used by
+ * `packetfs init` without --pipeline: the base branch, the given recipes
+ * directory (NULL: none) and the five stages plan, print, validate, review
+ * and publish without programs, publish gated on approve. NULL on ENOMEM.
+ */
+char *config_default_json(const char *repo, const char *base, const char *recipes_dir);
+
+#endif

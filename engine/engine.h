@@ -1,0 +1,156 @@
+/*
+ * engine.h - the packetfs engine as the front end (fs/) sees it: the store,
+ * the packet namespace of SPEC §3 addressed by path, and the pipeline
+ * engine running in the background. This is the only header fs/ includes.
+ *
+ * Paths are absolute within the mount and normalised: "/" is the mount
+ * root, "/fix-1/plan.md" a document, "/fix-1/validation/registry.jsonl" a
+ * view. No "." or ".." components, no trailing or double slashes.
+ *
+ * Errors are negative errno values, as the mount must report them:
+ * -ENOENT, -EEXIST, -EINVAL (bad name, bad ctl command, invalid registry
+ * line or pipeline.json), -EACCES (write to a read-only view), -EPERM
+ * (rewrite of an append-only file), -EFBIG (over the document size limit),
+ * -EBUSY (archive while a stage runs), -ENOTDIR, -EISDIR, -ENOTEMPTY,
+ * -EXDEV (rename across items), -ENOSPC/-EIO (store failures; nothing
+ * already stored is lost), -ENOMEM.
+ *
+ * Threads: every function may be called from any thread, concurrently
+ * (FUSE worker threads, the CLI), unless its comment says otherwise. The
+ * engine serialises access to the store itself. The pipeline runs on one
+ * libuv loop thread of its own, started by engine_start().
+ */
+#ifndef PACKETFS_ENGINE_H
+#define PACKETFS_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "util.h"
+
+struct engine;
+struct pfs_file;
+
+/* Who performs an operation: recorded with every revision. */
+struct pfs_caller {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid; /* 0 when unknown (the CLI, the engine itself) */
+};
+
+/* Attributes of a namespace entry. */
+struct pfs_stat {
+	mode_t mode;      /* S_IFDIR | S_IFREG | S_IFLNK with permission bits */
+	uint64_t size;    /* bytes (views: the size of their current content) */
+	int64_t mtime_ns; /* since the Unix epoch */
+	int64_t ctime_ns;
+	uint32_t nlink;
+	uid_t uid;        /* the store owner: everything belongs to the mounting user */
+	gid_t gid;
+	int view;         /* 1 for generated views and logs: no page caching, direct I/O */
+};
+
+/* Which daemon-wide facilities engine_open starts. */
+struct engine_options {
+	const char *store;      /* the store directory */
+	const char *mountpoint; /* absolute mount point (stage cwd, worktree link); NULL offline */
+	int readonly;           /* CLI readers: no lock, no writes, no pipeline */
+};
+
+/*
+ * Creates the store directory (it must not exist or be empty) with its
+ * SQLite database in WAL mode, the worktrees/ directory, and the pipeline
+ * configuration: pipeline_json (validated; NULL means the default for repo).
+ * The repo must be a git repository where the configured base resolves.
+ * Returns 0; -EEXIST (store not empty), -ENOENT (no repo / base), -EINVAL
+ * (bad pipeline, message in err), or another negative errno. On failure
+ * nothing is left behind. Any thread.
+ */
+int engine_init_store(const char *store, const char *repo, const char *pipeline_json, char *err,
+		      size_t errlen);
+
+/*
+ * Opens a store. Unless readonly, takes the store's lock (a second daemon
+ * gets -EBUSY and "store is in use by process N" in err), applies pending
+ * migrations, and performs crash recovery: runs left "running" by a dead
+ * daemon are ended (their process groups killed) and recorded as
+ * interrupted, and their items re-queued or failed as pipeline.json says.
+ * Must be called after any fork (daemonize first). *out is freed with
+ * engine_close.
+ */
+int engine_open(const struct engine_options *opt, struct engine **out, char *err, size_t errlen);
+
+/* Starts the pipeline loop thread; queued work resumes. 0 or -errno. Call
+ * once, from the thread that opened the engine. Not for readonly engines. */
+int engine_start(struct engine *e);
+
+/* Stops the loop thread (running processes are cancelled and their runs
+ * recorded as interrupted), closes the store. NULL is allowed. */
+void engine_close(struct engine *e);
+
+/* Namespace queries. */
+int engine_getattr(struct engine *e, const char *path, struct pfs_stat *st);
+typedef int (*engine_dir_cb)(void *arg, const char *name, const struct pfs_stat *st);
+/* Calls cb for every entry of the directory at path (not "." and ".."), in
+ * a stable order; stops early when cb returns non-zero. */
+int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *arg);
+/* The target of a symlink (the item's worktree link) into buf, NUL-terminated. */
+int engine_readlink(struct engine *e, const char *path, char *buf, size_t size);
+
+/* Namespace changes. */
+int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct pfs_caller *who);
+int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *who);
+int engine_rmdir(struct engine *e, const char *path, const struct pfs_caller *who);
+/* flags: 0, RENAME_NOREPLACE (-EEXIST if to exists) or RENAME_EXCHANGE (-EINVAL). */
+int engine_rename(struct engine *e, const char *from, const char *to, unsigned flags,
+		  const struct pfs_caller *who);
+/* truncate(2) by path; -EACCES on views, -EPERM on the registry unless
+ * size equals its current size. */
+int engine_truncate(struct engine *e, const char *path, uint64_t size, const struct pfs_caller *who);
+/* chmod: documents keep the permission bits; views -EACCES... except a
+ * chmod to the mode they already have. */
+int engine_chmod(struct engine *e, const char *path, mode_t mode);
+/* utimens: mtime_ns < 0 means now. Documents only (views: -EACCES). */
+int engine_utimens(struct engine *e, const char *path, int64_t mtime_ns);
+
+/*
+ * Open files. flags are open(2) flags (O_ACCMODE, O_TRUNC, O_APPEND,
+ * O_CREAT, O_EXCL). A document's content is shared by all its open handles
+ * (writes through one are seen by reads through another at once) and
+ * committed as a new revision by engine_file_flush or release when it
+ * changed. Views are snapshotted at open; logs are read live.
+ */
+int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
+		     const struct pfs_caller *who, struct pfs_file **out);
+/* Returns bytes read (0 at end) or -errno. */
+ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off);
+/* Returns bytes written or -errno. O_APPEND handles write at the end
+ * whatever off says. */
+ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
+			  const struct pfs_caller *who);
+int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who);
+/* Commits pending content: after it returns 0 the content survives kill -9
+ * of the daemon. For ctl, applies a last line without newline; for the
+ * registry, a held partial line fails with -EINVAL. */
+int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who);
+/* Flush, then make the store durable against power loss. */
+int engine_file_fsync(struct pfs_file *f, const struct pfs_caller *who);
+/* Flushes (errors are lost, as with close(2) after flush) and frees f. */
+void engine_file_release(struct pfs_file *f);
+/* Whether reads must bypass the page cache (views and logs). */
+int engine_file_direct(const struct pfs_file *f);
+int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st);
+
+/* The CLI's queries. Text is appended to out. */
+/* `packetfs log`: revisions (rev, time, op, size, uid, pid, comm, stage) of
+ * the item's documents (or of path only), then the item's events. -ENOENT
+ * for an unknown item. */
+int engine_log(struct engine *e, const char *item, const char *path, struct buf *out);
+/* `packetfs check`: SQLite integrity, every log against its sha256, every
+ * engine registry line against the runs table. Returns 0 when clean, 1
+ * when problems were found (each named in out), or -errno. */
+int engine_check(struct engine *e, struct buf *out);
+/* The mountpoint an engine reports in PACKET_DIR, or NULL offline. */
+const char *engine_mountpoint(const struct engine *e);
+
+#endif

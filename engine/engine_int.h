@@ -1,0 +1,142 @@
+/*
+ * engine_int.h - what the engine's own modules (engine.c, packet.c,
+ * view.c, pipe.c) share: the struct engine, the table of active runs, and
+ * the loop-thread command queue. Not for fs/.
+ *
+ * Locks (never hold two at once, except cfg_lock then nothing else):
+ *   cfg_lock    - cfg, cfg_json, recipes (swapped whole on a config write)
+ *   files_lock  - the open-document table (packet.c)
+ *   active_lock - the active-run table (written by the loop thread, read by
+ *                 FUSE threads for status "gpus" and revision "stage")
+ *   q_lock      - the command queue to the loop thread
+ * The store has its own lock inside store.c.
+ */
+#ifndef PACKETFS_ENGINE_INT_H
+#define PACKETFS_ENGINE_INT_H
+
+#include <pthread.h>
+#include <uv.h>
+
+#include "config.h"
+#include "engine.h"
+#include "recipe.h"
+#include "store.h"
+
+#define ACTIVE_MAX 256
+#define ITEM_NAME_MAX 64
+
+/* One process running for an item (a stage program or a recipe). */
+struct active_run {
+	int64_t item_id;
+	int64_t run_id;
+	pid_t pgid;
+	char kind;        /* 's' stage, 'r' recipe */
+	char name[64];    /* stage or recipe name */
+	int gpus[16];
+	int ngpus;
+};
+
+struct open_doc; /* packet.c */
+struct pipe;      /* pipe.c */
+
+/* A request from a FUSE thread to the loop thread (engine_call). */
+struct engine_cmd {
+	char item[ITEM_NAME_MAX + 1];
+	char verb[16];
+	char arg[128];
+	int result;            /* 0 or negative errno, set by the loop */
+	char msg[256];         /* why, for last_result / errors */
+	int done;              /* protected by q_lock */
+	pthread_cond_t cond;
+	struct engine_cmd *next;
+};
+
+struct engine {
+	char *store_dir;
+	char *mountpoint;       /* NULL offline */
+	int readonly;
+	int lock_fd;            /* flock on the database file; -1 readonly */
+	struct store *store;
+	uid_t uid;              /* owner of everything on the mount */
+	gid_t gid;
+	int64_t start_ns;       /* mount time: the mtime of fixed entries */
+
+	pthread_mutex_t cfg_lock;
+	struct pfs_config *cfg;         /* protected by cfg_lock */
+	struct pfs_config **old_cfgs;   /* replaced ones; protected by cfg_lock */
+	size_t nold_cfgs;
+	char *cfg_json;                 /* protected by cfg_lock */
+	struct recipe_catalog recipes;  /* protected by cfg_lock */
+
+	pthread_mutex_t files_lock;
+	struct open_doc *docs;          /* protected by files_lock */
+
+	pthread_mutex_t active_lock;
+	struct active_run active[ACTIVE_MAX]; /* protected by active_lock */
+	int nactive;                          /* protected by active_lock */
+
+	pthread_mutex_t q_lock;
+	struct engine_cmd *q_head, *q_tail;  /* protected by q_lock */
+	int stopping;                        /* protected by q_lock */
+
+	uv_loop_t loop;        /* loop thread only */
+	uv_async_t wake;
+	pthread_t thread;
+	int started;
+	struct pipe *pipe;     /* loop thread only */
+};
+
+/*
+ * Runs cmd on the loop thread and waits for its result (0 or negative
+ * errno, message in cmd->msg). -ENOTCONN when the loop is not running
+ * (offline engines). Any thread except the loop thread.
+ */
+int engine_call(struct engine *e, struct engine_cmd *cmd);
+
+/* The configuration in force. Configurations are swapped, never changed,
+ * and every one stays valid until engine_close: no release needed. */
+struct pfs_config *engine_config_get(struct engine *e);
+
+/* Replaces the configuration with json (validated first). 0, -EINVAL (err
+ * says why, old one kept), -ENOSPC/-EIO. Any thread. */
+int engine_config_set(struct engine *e, const char *json, size_t len, char *err, size_t errlen);
+
+/* Appends an event {"ts":..., "item":..., "type":type, ...extra} where
+ * extra_json is "" or a string of ,"key":value pairs. Any thread. */
+void engine_event(struct engine *e, int64_t item_id, const char *item, const char *type,
+		  const char *extra_json);
+
+/* Active-run table (loop thread adds and removes; any thread reads). */
+void engine_active_add(struct engine *e, const struct active_run *r);
+void engine_active_remove(struct engine *e, int64_t run_id);
+/* The stage name whose process group holds pid, into out (or ""). */
+void engine_active_stage_of(struct engine *e, pid_t pid, char *out, size_t size);
+/* GPUs held by the item's active runs as "0,1" into out (or ""). */
+void engine_active_gpus(struct engine *e, int64_t item_id, char *out, size_t size);
+/* Whether the item has an active stage or recipe. */
+int engine_active_item(struct engine *e, int64_t item_id);
+
+/* Item name rules: [a-z0-9][a-z0-9._-]{0,63}. */
+int engine_valid_item_name(const char *name);
+
+/* view.c: generated views. Append the content to out. */
+int view_status(struct engine *e, const struct item *it, int json, struct buf *out);
+int view_evidence(struct engine *e, const struct item *it, struct buf *out);
+int view_change_diff(struct engine *e, const struct item *it, struct buf *out);
+/* The recipes named by the item's plan.md (NULL-terminated, strv_free), or
+ * -ENOENT (no plan.md or no block). */
+int view_plan_names(struct engine *e, const struct item *it, char ***names);
+
+/* pipe.c: the pipeline state machine; loop thread only. */
+int pipe_new(struct engine *e, struct pipe **out);
+void pipe_free(struct pipe *p);
+/* Resumes queued items; called once when the loop starts. */
+void pipe_resume(struct pipe *p);
+/* Applies one ctl verb for an item; result as in struct engine_cmd. */
+int pipe_command(struct pipe *p, struct engine_cmd *cmd);
+/* Cancels everything (daemon shutdown): runs become interrupted. */
+void pipe_shutdown(struct pipe *p);
+/* Crash recovery before the loop starts: called from engine_open. */
+int pipe_recover(struct engine *e);
+
+#endif

@@ -1,0 +1,1607 @@
+/*
+ * pipe.c - the pipeline engine (SPEC §4, §5, §6): stages and recipes of
+ * every item, run on the libuv loop thread.
+ *
+ * DESIGN. Item progress lives in the items table: `stage` is the stage
+ * that runs or ran last and `stage_ok` whether that run succeeded, so
+ * `advance` means "the stage after it" (or it again, after a failure).
+ * Gates are checked when a stage is about to start; a refused gate leaves
+ * the item at the previous stage with state blocked (or waiting, for an
+ * approve gate) and the reason in last_error.
+ *
+ * Processes are jobs: one stage program or one recipe, each a run row
+ * whose log is streamed into the store as output arrives. The validate
+ * stage is a batch: the plan's recipes are queued (FIFO) and started while
+ * fewer than max_parallel_recipes run and their GPUs can be granted; the
+ * head of the queue waits for GPUs rather than being overtaken, so no
+ * recipe starves. When the batch is empty the validator program runs, or
+ * the engine writes change-validation.md itself.
+ *
+ * Everything here runs on the loop thread; the only state shared with
+ * FUSE threads is the store and the engine's active-run table.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "engine_int.h"
+#include "gpu.h"
+#include "registry.h"
+#include "repo.h"
+#include "runner.h"
+
+extern char **environ;
+
+struct batch;
+
+struct job {
+	struct pipe *p;
+	int64_t item_id;
+	char item[ITEM_NAME_MAX + 1];
+	struct run run;         /* the run row */
+	struct runner_proc *proc;
+	int is_stage;
+	int stage_index;
+	struct recipe recipe;   /* recipes: a copy (strings owned) */
+	int gpus[16];
+	int ngpus;
+	struct batch *batch;    /* recipes of a validate stage or a rerun */
+	struct job *next;
+};
+
+/* The recipes of one validate stage (or one rerun) of an item. */
+struct batch {
+	int64_t item_id;
+	char item[ITEM_NAME_MAX + 1];
+	int pending;            /* queued or running recipes */
+	int cancelled;
+	int rerun;              /* a `rerun RECIPE`: no stage run */
+	char prev_state[16];    /* rerun: state to return to */
+	struct job *stage_job;  /* validate: the stage's own run (log), not running */
+	int stage_index;
+	struct batch *next;
+};
+
+struct pipe {
+	struct engine *e;
+	struct gpu_pool *gpus;
+	struct job *jobs;       /* running processes */
+	struct job *queue;      /* recipes waiting to start, FIFO */
+	struct batch *batches;
+	int running_recipes;
+	int shutting_down;
+};
+
+static void item_set(char **field, const char *value)
+{
+	char *v = strdup(value);
+
+	if (v) {
+		free(*field);
+		*field = v;
+	}
+}
+
+static void event(struct pipe *p, const struct item *it, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void event(struct pipe *p, const struct item *it, const char *type, const char *fmt, ...)
+{
+	char extra[1024] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(extra, sizeof(extra), fmt, ap);
+		va_end(ap);
+	}
+	engine_event(p->e, it->id, it->name, type, extra);
+}
+
+/* A JSON string literal for s (static buffer use only in one expression). */
+static char *jstr(const char *s)
+{
+	cJSON *j = cJSON_CreateString(s ? s : "");
+	char *out = j ? cJSON_PrintUnformatted(j) : NULL;
+
+	cJSON_Delete(j);
+	return out;
+}
+
+/* Sets state (and last_error), writes the item and records an event. */
+static void set_state(struct pipe *p, struct item *it, const char *state, const char *error)
+{
+	char *q;
+
+	item_set(&it->state, state);
+	if (error)
+		item_set(&it->last_error, error);
+	store_item_update(p->e->store, it);
+	q = jstr(it->last_error);
+	event(p, it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s", state, it->stage,
+	      q ? q : "\"\"");
+	free(q);
+}
+
+static void log_line(struct pipe *p, int64_t run_id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void log_line(struct pipe *p, int64_t run_id, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		store_log_append(p->e->store, run_id, line,
+				 (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+static void now_text(char out[32])
+{
+	util_rfc3339(util_now_ns(), out);
+}
+
+static int running_items(struct pipe *p)
+{
+	struct job *j;
+	int64_t seen[256];
+	int n = 0, i, dup;
+
+	for (j = p->jobs; j; j = j->next) {
+		for (dup = 0, i = 0; i < n; i++)
+			dup |= seen[i] == j->item_id;
+		if (!dup && n < 256)
+			seen[n++] = j->item_id;
+	}
+	return n;
+}
+
+static int item_busy(struct pipe *p, int64_t id)
+{
+	struct job *j;
+	struct batch *b;
+
+	for (j = p->jobs; j; j = j->next)
+		if (j->item_id == id)
+			return 1;
+	for (j = p->queue; j; j = j->next)
+		if (j->item_id == id)
+			return 1;
+	for (b = p->batches; b; b = b->next)
+		if (b->item_id == id)
+			return 1;
+	return 0;
+}
+
+/* ---- environment ---- */
+
+static char **make_env(struct pipe *p, const struct item *it, const char *stage,
+		       const char *recipe, const char *cuda)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	char **env = NULL, var[PATH_MAX + 64];
+	size_t i;
+
+	for (i = 0; environ[i]; i++) {
+		if (strncmp(environ[i], "PACKET_", 7) == 0 || strncmp(environ[i], "RECIPE_", 7) == 0 ||
+		    strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) == 0)
+			continue;
+		strv_push(&env, environ[i]);
+	}
+	snprintf(var, sizeof(var), "PACKET_ITEM=%s", it->name);
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_DIR=%s/%s", p->e->mountpoint ? p->e->mountpoint : "",
+		 it->name);
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_WORKTREE=%s/worktrees/%s", p->e->store_dir, it->name);
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_STAGE=%s", stage);
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_ITERATION=%d", it->iteration);
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_BRANCH=%s", it->branch);
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_BASE=%s", it->base);
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_REPO=%s", cfg->repo);
+	strv_push(&env, var);
+	if (recipe) {
+		snprintf(var, sizeof(var), "RECIPE_NAME=%s", recipe);
+		strv_push(&env, var);
+		snprintf(var, sizeof(var), "CUDA_VISIBLE_DEVICES=%s", cuda ? cuda : "");
+		strv_push(&env, var);
+	}
+	return env;
+}
+
+/* ---- jobs ---- */
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	run_clear(&j->run);
+	free(j->recipe.name);
+	free(j->recipe.file);
+	free(j->recipe.path);
+	free(j->recipe.summary);
+	free(j);
+}
+
+static void job_unlink(struct job **list, struct job *j)
+{
+	struct job **pp;
+
+	for (pp = list; *pp; pp = &(*pp)->next) {
+		if (*pp == j) {
+			*pp = j->next;
+			break;
+		}
+	}
+	j->next = NULL;
+}
+
+static void on_output(void *arg, const char *data, size_t len)
+{
+	struct job *j = arg;
+
+	store_log_append(j->p->e->store, j->run.id, data, len);
+}
+
+/* Creates the run row of a new job (run number, log path, status). */
+static int job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
+			const char *name, const char *status)
+{
+	char stamp[32], path[PATH_MAX], head[41] = "";
+	struct pfs_config *cfg = engine_config_get(p->e);
+	int rc;
+
+	rc = store_item_next_run(p->e->store, it->id, &j->run.run_no);
+	if (rc)
+		return rc;
+	if (strcmp(kind, "stage") == 0) {
+		snprintf(path, sizeof(path), "stages/%d-%s.log", j->run.run_no, name);
+	} else {
+		util_stamp_file(util_now_ns(), stamp);
+		snprintf(path, sizeof(path), "validation/logs/%s-%s-%d.log", stamp, name, j->run.run_no);
+	}
+	repo_branch_head(cfg->repo, it->branch, head);
+	j->run.item_id = it->id;
+	snprintf(j->run.kind, sizeof(j->run.kind), "%s", kind);
+	j->run.name = strdup(name);
+	j->run.log_path = strdup(path);
+	j->run.command = strdup("");
+	j->run.note = strdup("");
+	j->run.gpus = strdup("[]");
+	if (!j->run.name || !j->run.log_path || !j->run.command || !j->run.note || !j->run.gpus)
+		return -ENOMEM;
+	j->run.iteration = it->iteration;
+	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
+	snprintf(j->run.head, sizeof(j->run.head), "%s", head);
+	snprintf(j->run.executor, sizeof(j->run.executor), "local");
+	now_text(j->run.started_at);
+	return store_run_insert(p->e->store, &j->run);
+}
+
+static void on_exit_cb(void *arg, const struct runner_result *res);
+
+/* Spawns argv for job j (its run row exists); registers it as active. */
+static int job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
+		     unsigned timeout_s)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	struct runner_spec spec = {argv, env, cwd, timeout_s, (unsigned)cfg->cancel_grace_s};
+	struct active_run a;
+	int rc;
+
+	if (cfg->cancel_grace_s == 0)
+		spec.grace_s = 1;
+	rc = runner_start(&p->e->loop, &spec, on_output, on_exit_cb, j, &j->proc);
+	if (rc)
+		return rc;
+	j->run.pgid = runner_pid(j->proc);
+	store_run_update(p->e->store, &j->run);
+	memset(&a, 0, sizeof(a));
+	a.item_id = j->item_id;
+	a.run_id = j->run.id;
+	a.pgid = j->run.pgid;
+	a.kind = j->is_stage ? 's' : 'r';
+	snprintf(a.name, sizeof(a.name), "%s", j->is_stage ? j->run.name : j->recipe.name);
+	memcpy(a.gpus, j->gpus, sizeof(a.gpus));
+	a.ngpus = j->ngpus;
+	engine_active_add(p->e, &a);
+	j->next = p->jobs;
+	p->jobs = j;
+	return 0;
+}
+
+/* Seals a run: finish time, duration, log sha256. */
+static void run_seal(struct pipe *p, struct run *r, double duration_s)
+{
+	int64_t size;
+
+	now_text(r->finished_at);
+	r->duration_s = duration_s;
+	store_log_sha256(p->e->store, r->id, r->log_sha256, &size);
+	r->log_size = size;
+	store_run_update(p->e->store, r);
+}
+
+/* ---- gates ---- */
+
+/* 0 when stage index i may start now; otherwise -EAGAIN with the reason
+ * and *approve_wait set when only the approve gate is missing. */
+static int gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_t size,
+		      int *approve_wait)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	size_t k;
+	int after_validate = 0, after_review = 0;
+
+	*approve_wait = 0;
+	for (k = 0; k < i; k++) {
+		if (cfg->stages[k].recipes_from_plan)
+			after_validate = 1;
+		if (cfg->stages[k].on_needs_changes)
+			after_review = 1;
+	}
+	if (after_validate) {
+		char **names = NULL, **lines = NULL, head[41] = "";
+		size_t nl = 0;
+		int rc;
+
+		if (strcmp(it->verdict, "pass") != 0) {
+			snprintf(why, size, "%s: gate refused: verdict is %s, not pass",
+				 cfg->stages[i].name, it->verdict[0] ? it->verdict : "missing");
+			return -EAGAIN;
+		}
+		rc = view_plan_names(p->e, it, &names);
+		if (rc == 0)
+			rc = store_registry_lines(p->e->store, it->id, &lines, &nl);
+		if (rc == 0)
+			rc = repo_branch_head(cfg->repo, it->branch, head);
+		if (rc == 0) {
+			char reason[512];
+
+			rc = registry_gate(names, lines, nl, head, reason, sizeof(reason));
+			if (rc)
+				snprintf(why, size, "%s: gate refused: %s", cfg->stages[i].name, reason);
+		} else {
+			snprintf(why, size, "%s: gate refused: cannot read the evidence: %s",
+				 cfg->stages[i].name, strerror(-rc));
+		}
+		strv_free(names);
+		strv_free(lines);
+		if (rc)
+			return -EAGAIN;
+	}
+	if (after_review && strcmp(it->assessment, "sound") != 0) {
+		snprintf(why, size, "%s: gate refused: assessment is %s, not sound", cfg->stages[i].name,
+			 it->assessment[0] ? it->assessment : "missing");
+		return -EAGAIN;
+	}
+	if (cfg->stages[i].gate_approve && !it->approved) {
+		snprintf(why, size, "%s: waiting for approve", cfg->stages[i].name);
+		*approve_wait = 1;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* ---- stages ---- */
+
+static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gates);
+static void validation_finish(struct pipe *p, struct batch *b);
+static void pump(struct pipe *p);
+
+/* After a stage succeeded: go on unless held; mark done after the last. */
+static void stage_advance(struct pipe *p, struct item *it, size_t i)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+
+	if (i + 1 >= cfg->nstages) {
+		set_state(p, it, "done", "");
+		return;
+	}
+	if (it->hold) {
+		set_state(p, it, "waiting", "");
+		return;
+	}
+	start_stage(p, it, i + 1, 1);
+}
+
+/* The value of the last "## KEY: value" line of a document, or "". */
+static void doc_marker(struct pipe *p, const struct item *it, const char *doc, const char *key,
+		       char *out, size_t size)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len, klen = strlen(key);
+
+	out[0] = '\0';
+	if (store_doc_read(p->e->store, it->id, doc, &text, &len))
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *s = line;
+
+		while (*s == ' ')
+			s++;
+		if (strncmp(s, "## ", 3) != 0 || strncasecmp(s + 3, key, klen) != 0 || s[3 + klen] != ':')
+			continue;
+		s += 4 + klen;
+		while (*s == ' ' || *s == '*' || *s == '`')
+			s++;
+		snprintf(out, size, "%s", s);
+		out[strcspn(out, " \t\r*`")] = '\0';
+	}
+	free(text);
+}
+
+/* Checks a stage's products; 0 or -EINVAL with the reason in why. */
+static int check_products(struct pipe *p, const struct item *it, const struct pfs_stage *st,
+			  char *why, size_t size)
+{
+	struct doc_meta m;
+	char **v;
+
+	for (v = st->produces; v && *v; v++) {
+		if (store_doc_stat(p->e->store, it->id, *v, &m) || m.is_dir || m.size == 0) {
+			snprintf(why, size, "%s: did not produce %s (missing or empty)", st->name, *v);
+			return -EINVAL;
+		}
+		if (strcmp(*v, "plan.md") == 0) {
+			char **names = NULL;
+			size_t k;
+			int rc = view_plan_names(p->e, it, &names);
+
+			if (rc) {
+				snprintf(why, size, "%s: plan.md has no ```validation-recipes block", st->name);
+				return -EINVAL;
+			}
+			pthread_mutex_lock(&p->e->cfg_lock);
+			for (k = 0; names[k]; k++) {
+				if (!recipe_find(&p->e->recipes, names[k])) {
+					snprintf(why, size, "%s: plan.md names unknown recipe '%s'", st->name,
+						 names[k]);
+					rc = -EINVAL;
+					break;
+				}
+			}
+			pthread_mutex_unlock(&p->e->cfg_lock);
+			strv_free(names);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* A stage program or validation ended: record it and move the item on. */
+static void stage_done(struct pipe *p, struct job *j, const struct runner_result *res)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	const struct pfs_stage *st = &cfg->stages[j->stage_index];
+	char why[768] = "";
+	struct item it;
+	int ok = res && res->spawn_error == 0 && res->term_signal == 0 && res->exit_code == 0 &&
+		 !res->timed_out && !res->cancelled;
+
+	if (res) {
+		if (res->spawn_error)
+			log_line(p, j->run.id, "\n[packetfs] could not start: %s\n", strerror(-res->spawn_error));
+		else if (res->term_signal)
+			log_line(p, j->run.id, "\n[packetfs] ended by signal %d%s after %.1f s\n",
+				 res->term_signal, res->timed_out ? " (timeout)" : res->cancelled ? " (cancel)" : "",
+				 res->duration_s);
+		else
+			log_line(p, j->run.id, "\n[packetfs] exit code %d after %.1f s\n", res->exit_code,
+				 res->duration_s);
+		j->run.has_exit_code = res->spawn_error == 0 && res->term_signal == 0;
+		j->run.exit_code = res->exit_code;
+		j->run.signal = res->term_signal;
+	}
+	if (store_item_get_id(p->e->store, j->item_id, &it)) {
+		run_seal(p, &j->run, res ? res->duration_s : 0);
+		return;
+	}
+	if (p->shutting_down) {
+		snprintf(j->run.status, sizeof(j->run.status), "interrupted");
+		run_seal(p, &j->run, res ? res->duration_s : 0);
+		set_state(p, &it, cfg->on_interrupt_fail ? "failed" : "queued",
+			  "interrupted: the daemon stopped while this ran");
+		item_clear(&it);
+		return;
+	}
+	if (res && (res->cancelled || res->timed_out)) {
+		snprintf(j->run.status, sizeof(j->run.status), "%s", res->timed_out ? "timed_out" : "cancelled");
+		snprintf(why, sizeof(why), "%s: %s (signal %d)", st->name,
+			 res->timed_out ? "timed out" : "cancelled", res->term_signal);
+	} else if (!ok && res) {
+		snprintf(j->run.status, sizeof(j->run.status), "failed");
+		if (res->spawn_error)
+			snprintf(why, sizeof(why), "%s: cannot run %s: %s", st->name,
+				 st->run ? st->run[0] : "?", strerror(-res->spawn_error));
+		else if (res->term_signal)
+			snprintf(why, sizeof(why), "%s: killed by signal %d (see %s)", st->name,
+				 res->term_signal, j->run.log_path);
+		else
+			snprintf(why, sizeof(why), "%s: exited with code %d (see %s)", st->name,
+				 res->exit_code, j->run.log_path);
+	} else if (check_products(p, &it, st, why, sizeof(why))) {
+		snprintf(j->run.status, sizeof(j->run.status), "failed");
+		log_line(p, j->run.id, "[packetfs] %s\n", why);
+	} else {
+		snprintf(j->run.status, sizeof(j->run.status), "succeeded");
+	}
+	run_seal(p, &j->run, res ? res->duration_s : 0);
+	event(p, &it, "stage_finished", ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"",
+	      st->name, j->run.run_no, j->run.status, j->run.log_path);
+	if (strcmp(j->run.status, "succeeded") != 0) {
+		it.stage_ok = 0;
+		set_state(p, &it, "failed", why);
+		item_clear(&it);
+		return;
+	}
+	it.stage_ok = 1;
+	item_set(&it.last_error, "");
+	/* What the stage means for the item. */
+	if (st->recipes_from_plan && st->run) {
+		char v[32];
+
+		doc_marker(p, &it, "change-validation.md", "Verdict", v, sizeof(v));
+		item_set(&it.verdict, v);
+	}
+	if (strcmp(st->name, "print") == 0 || (j->stage_index + 1 < (int)cfg->nstages &&
+					       cfg->stages[j->stage_index].produces &&
+					       strv_len(cfg->stages[j->stage_index].produces) &&
+					       strcmp(cfg->stages[j->stage_index].produces[0], "change.md") == 0)) {
+		struct buf dirty;
+		char wt[PATH_MAX];
+
+		buf_init(&dirty);
+		snprintf(wt, sizeof(wt), "%s/worktrees/%s", p->e->store_dir, it.name);
+		if (repo_worktree_dirty(wt, &dirty) == 1 && dirty.data) {
+			snprintf(why, sizeof(why), "%s: %s (not committed by packetfs)", st->name, dirty.data);
+			item_set(&it.last_error, why);
+		}
+		buf_free(&dirty);
+	}
+	if (st->on_needs_changes) {
+		char a[32];
+		size_t back;
+
+		doc_marker(p, &it, "review.md", "Assessment", a, sizeof(a));
+		if (strcmp(a, "sound") != 0 && strcmp(a, "needs_changes") != 0) {
+			it.stage_ok = 0;
+			set_state(p, &it, "failed",
+				  "review: review.md does not end with \"## Assessment: sound|needs_changes\"");
+			item_clear(&it);
+			return;
+		}
+		item_set(&it.assessment, a);
+		if (strcmp(a, "needs_changes") == 0) {
+			if (it.iteration >= st->max_iterations) {
+				snprintf(why, sizeof(why), "%s: needs_changes after %d iterations (max_iterations %d)",
+					 st->name, it.iteration, st->max_iterations);
+				set_state(p, &it, "blocked", why);
+				item_clear(&it);
+				return;
+			}
+			config_stage(cfg, st->on_needs_changes, &back);
+			it.iteration++;
+			item_set(&it.verdict, "");
+			item_set(&it.assessment, "");
+			store_item_update(p->e->store, &it);
+			event(p, &it, "iteration", ",\"iteration\":%d,\"stage\":\"%s\"", it.iteration,
+			      st->on_needs_changes);
+			if (it.hold)
+				set_state(p, &it, "waiting", "");
+			else
+				start_stage(p, &it, back, 1);
+			item_clear(&it);
+			return;
+		}
+	}
+	store_item_update(p->e->store, &it);
+	stage_advance(p, &it, (size_t)j->stage_index);
+	item_clear(&it);
+}
+
+/* Publish: push the branch before the program runs. 0 or -EIO (logged). */
+static int do_push(struct pipe *p, struct job *j, const struct item *it, const struct pfs_stage *st)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	char err[512] = "";
+	int rc;
+
+	log_line(p, j->run.id, "[packetfs] pushing %s to %s\n", it->branch, st->push_remote);
+	rc = repo_push(cfg->repo, st->push_remote, it->branch, err, sizeof(err));
+	if (rc)
+		log_line(p, j->run.id, "[packetfs] push failed: %s\n", err[0] ? err : strerror(-rc));
+	else
+		log_line(p, j->run.id, "[packetfs] pushed %s to %s\n", it->branch, st->push_remote);
+	return rc;
+}
+
+static void start_validation(struct pipe *p, struct item *it, struct job *sj);
+
+/*
+ * Starts stage i of an item (checking gates when check_gates). Returns 0
+ * when the stage started (or the item now waits/blocks at a gate: the
+ * outcome is in the item), -EBUSY when the parallel-items limit queues it,
+ * or another negative errno.
+ */
+static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gates)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	const struct pfs_stage *st = &cfg->stages[i];
+	char why[768], cwd[PATH_MAX];
+	struct job *j;
+	int rc, approve_wait;
+
+	if (check_gates && gate_check(p, it, i, why, sizeof(why), &approve_wait)) {
+		set_state(p, it, approve_wait ? "waiting" : "blocked", why);
+		return 0;
+	}
+	if (cfg->max_parallel_items > 0 && !item_busy(p, it->id) &&
+	    running_items(p) >= cfg->max_parallel_items) {
+		item_set(&it->stage, i > 0 ? cfg->stages[i - 1].name : "");
+		it->stage_ok = i > 0;
+		if (i == 0)
+			item_set(&it->stage, "");
+		set_state(p, it, "queued", "");
+		return -EBUSY;
+	}
+	/* Later stages' results are stale from here on. */
+	{
+		size_t k;
+
+		for (k = i; k < cfg->nstages; k++) {
+			if (cfg->stages[k].recipes_from_plan)
+				item_set(&it->verdict, "");
+			if (cfg->stages[k].on_needs_changes)
+				item_set(&it->assessment, "");
+		}
+	}
+	item_set(&it->stage, st->name);
+	it->stage_ok = 0;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->p = p;
+	j->item_id = it->id;
+	snprintf(j->item, sizeof(j->item), "%s", it->name);
+	j->is_stage = 1;
+	j->stage_index = (int)i;
+	rc = job_open_run(p, j, it, "stage", st->name, "running");
+	if (rc) {
+		job_free(j);
+		set_state(p, it, "failed", "cannot record the stage run in the store");
+		return rc;
+	}
+	set_state(p, it, "running", "");
+	event(p, it, "stage_started", ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,\"log\":\"%s\"",
+	      st->name, j->run.run_no, it->iteration, j->run.log_path);
+	log_line(p, j->run.id, "[packetfs] stage %s, item %s, iteration %d, run %d\n", st->name,
+		 it->name, it->iteration, j->run.run_no);
+	if (st->recipes_from_plan) {
+		start_validation(p, it, j);
+		return 0;
+	}
+	if (st->push_remote && do_push(p, j, it, st)) {
+		struct runner_result res = {0};
+
+		res.exit_code = 1;
+		stage_done(p, j, &res);
+		job_free(j);
+		return 0;
+	}
+	if (!st->run) {
+		struct runner_result res = {0};
+
+		log_line(p, j->run.id, "[packetfs] no program configured for this stage\n");
+		stage_done(p, j, &res);
+		job_free(j);
+		return 0;
+	}
+	{
+		char *cmd = strv_join(st->run, " ", 1);
+		char **env = make_env(p, it, st->name, NULL, NULL);
+
+		if (cmd) {
+			free(j->run.command);
+			j->run.command = cmd;
+		}
+		log_line(p, j->run.id, "[packetfs] $ %s\n", j->run.command);
+		snprintf(cwd, sizeof(cwd), "%s/%s", p->e->mountpoint ? p->e->mountpoint : "/", it->name);
+		rc = job_spawn(p, j, st->run, env, cwd, (unsigned)st->timeout_s);
+		strv_free(env);
+		if (rc) {
+			struct runner_result res = {0};
+
+			res.spawn_error = rc;
+			stage_done(p, j, &res);
+			job_free(j);
+		}
+	}
+	return 0;
+}
+
+/* ---- recipes ---- */
+
+/* Queues recipe r for item it in batch b. */
+static int queue_recipe(struct pipe *p, const struct item *it, const struct recipe *r, struct batch *b)
+{
+	struct job *j = calloc(1, sizeof(*j)), **pp;
+
+	if (!j)
+		return -ENOMEM;
+	j->p = p;
+	j->item_id = it->id;
+	snprintf(j->item, sizeof(j->item), "%s", it->name);
+	j->recipe.name = strdup(r->name);
+	j->recipe.file = strdup(r->file);
+	j->recipe.path = strdup(r->path);
+	j->recipe.summary = strdup(r->summary);
+	j->recipe.gpus = r->gpus;
+	j->recipe.timeout_s = r->timeout_s;
+	j->batch = b;
+	if (!j->recipe.name || !j->recipe.file || !j->recipe.path || !j->recipe.summary) {
+		job_free(j);
+		return -ENOMEM;
+	}
+	for (pp = &p->queue; *pp; pp = &(*pp)->next)
+		;
+	*pp = j;
+	b->pending++;
+	return 0;
+}
+
+static void batch_step(struct pipe *p, struct batch *b);
+
+/* Records a finished recipe run: log footer, registry line, batch. */
+static void recipe_done(struct pipe *p, struct job *j, const char *status, const char *note,
+			const struct runner_result *res)
+{
+	struct registry_run rr;
+	char *line, host_note[512];
+	struct item it;
+
+	if (res) {
+		if (res->term_signal)
+			log_line(p, j->run.id, "\n# packetfs: ended by signal %d after %.1f s\n",
+				 res->term_signal, res->duration_s);
+		else
+			log_line(p, j->run.id, "\n# packetfs: exit code %d after %.1f s\n", res->exit_code,
+				 res->duration_s);
+		j->run.has_exit_code = res->spawn_error == 0 && res->term_signal == 0;
+		j->run.exit_code = res->exit_code;
+		j->run.signal = res->term_signal;
+	}
+	log_line(p, j->run.id, "# packetfs: status %s%s%s\n", status, note[0] ? ": " : "", note);
+	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
+	snprintf(host_note, sizeof(host_note), "%s", note);
+	free(j->run.note);
+	j->run.note = strdup(host_note);
+	run_seal(p, &j->run, res ? res->duration_s : 0);
+	memset(&rr, 0, sizeof(rr));
+	rr.run = j->run.run_no;
+	rr.recipe = j->recipe.name;
+	rr.status = status;
+	rr.command = j->run.command;
+	rr.evidence = j->run.log_path;
+	rr.note = j->run.note ? j->run.note : "";
+	rr.has_exit_code = j->run.has_exit_code;
+	rr.exit_code = j->run.exit_code;
+	rr.started_at = j->run.started_at;
+	rr.finished_at = j->run.finished_at;
+	rr.duration_s = j->run.duration_s;
+	rr.iteration = j->run.iteration;
+	rr.head = j->run.head;
+	rr.gpus = j->gpus;
+	rr.ngpus = (size_t)j->ngpus;
+	rr.log_sha256 = j->run.log_sha256;
+	rr.executor = "local";
+	line = registry_engine_line(&rr);
+	if (line) {
+		store_registry_append(p->e->store, j->item_id, line, "engine", j->run.id);
+		free(line);
+	}
+	if (store_item_get_id(p->e->store, j->item_id, &it) == 0) {
+		event(p, &it, "recipe_finished",
+		      ",\"recipe\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"", j->recipe.name,
+		      j->run.run_no, status, j->run.log_path);
+		store_item_update(p->e->store, &it); /* updated: the status view changed */
+		item_clear(&it);
+	}
+	if (j->batch && j->batch->stage_job)
+		log_line(p, j->batch->stage_job->run.id, "[packetfs] %s: %s%s%s\n", j->recipe.name, status,
+			 note[0] ? " - " : "", note);
+	if (j->batch) {
+		j->batch->pending--;
+		batch_step(p, j->batch);
+	}
+}
+
+/* Notes compute processes left on the granted GPUs (when nvidia-smi works). */
+static void leak_check(const int *gpus, int n, char *note, size_t size)
+{
+	char cmd[256], ids[128], line[256];
+	int count = 0;
+	FILE *f;
+
+	if (n == 0)
+		return;
+	gpu_format_list(gpus, n, ids, sizeof(ids));
+	snprintf(cmd, sizeof(cmd),
+		 "nvidia-smi --query-compute-apps=pid --format=csv,noheader -i %s 2>/dev/null", ids);
+	f = popen(cmd, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strspn(line, "0123456789") > 0)
+			count++;
+	if (pclose(f) == 0 && count > 0)
+		snprintf(note, size, "leak check: %d compute process(es) still on GPU %s", count, ids);
+}
+
+static void recipe_exit(struct pipe *p, struct job *j, const struct runner_result *res)
+{
+	const char *status;
+	char note[512] = "";
+
+	if (j->ngpus) {
+		leak_check(j->gpus, j->ngpus, note, sizeof(note));
+		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
+	}
+	p->running_recipes--;
+	if (p->shutting_down)
+		status = "interrupted", snprintf(note, sizeof(note), "the daemon stopped while this ran");
+	else if (res->cancelled)
+		status = "cancelled";
+	else if (res->timed_out)
+		status = "timed_out";
+	else if (res->spawn_error)
+		status = "failing", snprintf(note, sizeof(note), "cannot run: %s", strerror(-res->spawn_error));
+	else if (res->term_signal)
+		status = "failing";
+	else if (res->exit_code == 0)
+		status = "validated";
+	else if (res->exit_code == 77)
+		status = "blocked";
+	else
+		status = "failing";
+	recipe_done(p, j, status, note, res);
+}
+
+/* Starts queued recipe j (GPUs already granted). */
+static void recipe_start(struct pipe *p, struct job *j)
+{
+	char cuda[160] = "", host[256] = "", cwd[PATH_MAX];
+	char *argv[2] = {j->recipe.path, NULL};
+	struct item it;
+	char **env;
+	int rc;
+
+	if (store_item_get_id(p->e->store, j->item_id, &it)) {
+		job_free(j);
+		return;
+	}
+	rc = job_open_run(p, j, &it, "recipe", j->recipe.name, "running");
+	if (rc) {
+		if (j->ngpus)
+			gpu_pool_release(p->gpus, j->gpus, j->ngpus);
+		if (j->batch) {
+			j->batch->pending--;
+			batch_step(p, j->batch);
+		}
+		item_clear(&it);
+		job_free(j);
+		return;
+	}
+	free(j->run.command);
+	j->run.command = strdup(j->recipe.path);
+	gpu_format_list(j->gpus, j->ngpus, cuda, sizeof(cuda));
+	{
+		struct buf g;
+		int k;
+
+		buf_init(&g);
+		buf_puts(&g, "[");
+		for (k = 0; k < j->ngpus; k++)
+			buf_printf(&g, "%s%d", k ? "," : "", j->gpus[k]);
+		buf_puts(&g, "]");
+		free(j->run.gpus);
+		j->run.gpus = buf_steal(&g);
+	}
+	gethostname(host, sizeof(host) - 1);
+	snprintf(cwd, sizeof(cwd), "%s/worktrees/%s", p->e->store_dir, it.name);
+	log_line(p, j->run.id,
+		 "# packetfs recipe log\n# recipe: %s\n# summary: %s\n# command: %s\n# cwd: %s\n"
+		 "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n\n",
+		 j->recipe.name, j->recipe.summary, j->run.command, cwd, host, cuda[0] ? cuda : "none",
+		 j->run.head, it.iteration, j->run.started_at);
+	env = make_env(p, &it, "validate", j->recipe.name, cuda);
+	event(p, &it, "recipe_started", ",\"recipe\":\"%s\",\"run\":%d,\"gpus\":%s,\"log\":\"%s\"",
+	      j->recipe.name, j->run.run_no, j->run.gpus, j->run.log_path);
+	item_clear(&it);
+	p->running_recipes++;
+	rc = job_spawn(p, j, argv, env, cwd, (unsigned)j->recipe.timeout_s);
+	strv_free(env);
+	if (rc) {
+		struct runner_result res = {0};
+
+		res.spawn_error = rc;
+		recipe_exit(p, j, &res);
+		job_free(j);
+	}
+}
+
+/* Starts what the queue allows: FIFO; the head waits for its GPUs. */
+static void pump(struct pipe *p)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	struct job *j;
+
+	while ((j = p->queue) && !p->shutting_down) {
+		int rc;
+
+		if (j->recipe.gpus > gpu_pool_size(p->gpus) || j->recipe.gpus > 16) {
+			char note[256];
+			struct item it;
+
+			p->queue = j->next;
+			j->next = NULL;
+			if (store_item_get_id(p->e->store, j->item_id, &it) == 0) {
+				if (job_open_run(p, j, &it, "recipe", j->recipe.name, "blocked") == 0) {
+					snprintf(note, sizeof(note), "needs %d GPU(s), the pool has %d",
+						 j->recipe.gpus, gpu_pool_size(p->gpus));
+					free(j->run.command);
+					j->run.command = strdup(j->recipe.path);
+					log_line(p, j->run.id, "# packetfs recipe log\n# recipe: %s\n"
+							       "# not run: %s\n", j->recipe.name, note);
+					recipe_done(p, j, "blocked", note, NULL);
+				}
+				item_clear(&it);
+			}
+			job_free(j);
+			continue;
+		}
+		if (p->running_recipes >= cfg->max_parallel_recipes)
+			break;
+		rc = gpu_pool_acquire(p->gpus, j->recipe.gpus, j->gpus);
+		if (rc == -EAGAIN)
+			break;
+		j->ngpus = j->recipe.gpus;
+		p->queue = j->next;
+		j->next = NULL;
+		recipe_start(p, j);
+	}
+}
+
+static void start_validation(struct pipe *p, struct item *it, struct job *sj)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+	char **names = NULL;
+	size_t k;
+	int rc;
+
+	if (!b) {
+		struct runner_result res = {0};
+
+		res.exit_code = 1;
+		stage_done(p, sj, &res);
+		job_free(sj);
+		return;
+	}
+	b->item_id = it->id;
+	snprintf(b->item, sizeof(b->item), "%s", it->name);
+	b->stage_job = sj;
+	b->stage_index = sj->stage_index;
+	b->next = p->batches;
+	p->batches = b;
+	rc = view_plan_names(p->e, it, &names);
+	if (rc) {
+		log_line(p, sj->run.id, "[packetfs] plan.md has no ```validation-recipes block\n");
+	} else {
+		pthread_mutex_lock(&p->e->cfg_lock);
+		for (k = 0; names[k]; k++) {
+			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
+
+			if (!r) {
+				log_line(p, sj->run.id, "[packetfs] plan.md names unknown recipe '%s'\n",
+					 names[k]);
+				continue;
+			}
+			log_line(p, sj->run.id, "[packetfs] queued %s\n", r->name);
+			queue_recipe(p, it, r, b);
+		}
+		pthread_mutex_unlock(&p->e->cfg_lock);
+	}
+	strv_free(names);
+	b->pending++; /* held until every recipe is queued */
+	pump(p);
+	b->pending--;
+	batch_step(p, b);
+}
+
+static void batch_free(struct pipe *p, struct batch *b)
+{
+	struct batch **pp;
+
+	for (pp = &p->batches; *pp; pp = &(*pp)->next) {
+		if (*pp == b) {
+			*pp = b->next;
+			break;
+		}
+	}
+	free(b);
+}
+
+/* Writes change-validation.md from the registry; sets the verdict. */
+static void engine_verdict(struct pipe *p, struct item *it)
+{
+	char **names = NULL, **lines = NULL;
+	struct store_who who = {getuid(), getpid(), "packetfs", "validate"};
+	const char *verdict = "blocked";
+	struct buf doc, ev;
+	size_t nl = 0;
+
+	if (view_plan_names(p->e, it, &names) == 0 &&
+	    store_registry_lines(p->e->store, it->id, &lines, &nl) == 0)
+		verdict = registry_verdict(names, lines, nl);
+	buf_init(&doc);
+	buf_init(&ev);
+	registry_evidence_md(it->name, names ? names : (char *[]){NULL}, lines, nl, &ev);
+	buf_printf(&doc, "# Change validation for %s\n\nIteration %d. Written by packetfs from "
+			 "validation/registry.jsonl (no validator program is configured).\n\n%s\n"
+			 "## Verdict: %s\n",
+		   it->name, it->iteration, ev.data ? ev.data : "", verdict);
+	store_doc_write(p->e->store, it->id, "change-validation.md", doc.data, doc.len, (mode_t)-1,
+			"write", &who, NULL);
+	item_set(&it->verdict, verdict);
+	buf_free(&doc);
+	buf_free(&ev);
+	strv_free(names);
+	strv_free(lines);
+}
+
+/* Called whenever a batch's pending count drops. */
+static void batch_step(struct pipe *p, struct batch *b)
+{
+	pump(p);
+	if (b->pending > 0)
+		return;
+	validation_finish(p, b);
+}
+
+static void validation_finish(struct pipe *p, struct batch *b)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	struct job *sj = b->stage_job;
+	struct item it;
+
+	if (store_item_get_id(p->e->store, b->item_id, &it)) {
+		job_free(sj);
+		batch_free(p, b);
+		return;
+	}
+	if (b->rerun) {
+		const struct pfs_stage *vs = NULL;
+		size_t k;
+
+		for (k = 0; k < cfg->nstages; k++)
+			if (cfg->stages[k].recipes_from_plan)
+				vs = &cfg->stages[k];
+		if (vs && !vs->run) {
+			engine_verdict(p, &it);
+		} else {
+			char **names = NULL, **lines = NULL;
+			size_t nl = 0;
+
+			if (view_plan_names(p->e, &it, &names) == 0 &&
+			    store_registry_lines(p->e->store, it.id, &lines, &nl) == 0)
+				item_set(&it.verdict, registry_verdict(names, lines, nl));
+			strv_free(names);
+			strv_free(lines);
+		}
+		set_state(p, &it, b->prev_state, b->cancelled ? "rerun cancelled" : "");
+		item_clear(&it);
+		batch_free(p, b);
+		return;
+	}
+	if (b->cancelled || p->shutting_down) {
+		struct runner_result res = {0};
+
+		res.cancelled = !p->shutting_down;
+		res.term_signal = 15;
+		batch_free(p, b);
+		stage_done(p, sj, &res);
+		job_free(sj);
+		item_clear(&it);
+		return;
+	}
+	batch_free(p, b);
+	{
+		const struct pfs_stage *st = &cfg->stages[sj->stage_index];
+
+		if (st->run) {
+			char **env = make_env(p, &it, st->name, NULL, NULL), *cmd, cwd[PATH_MAX];
+			int rc;
+
+			cmd = strv_join(st->run, " ", 1);
+			if (cmd) {
+				free(sj->run.command);
+				sj->run.command = cmd;
+			}
+			log_line(p, sj->run.id, "[packetfs] $ %s\n", sj->run.command);
+			snprintf(cwd, sizeof(cwd), "%s/%s", p->e->mountpoint ? p->e->mountpoint : "/",
+				 it.name);
+			rc = job_spawn(p, sj, st->run, env, cwd, (unsigned)st->timeout_s);
+			strv_free(env);
+			if (rc) {
+				struct runner_result res = {0};
+
+				res.spawn_error = rc;
+				stage_done(p, sj, &res);
+				job_free(sj);
+			}
+			item_clear(&it);
+			return;
+		}
+		engine_verdict(p, &it);
+		store_item_update(p->e->store, &it);
+		log_line(p, sj->run.id, "[packetfs] verdict: %s\n", it.verdict);
+		item_clear(&it);
+		{
+			struct runner_result res = {0};
+
+			stage_done(p, sj, &res);
+		}
+		job_free(sj);
+	}
+}
+
+static void on_exit_cb(void *arg, const struct runner_result *res)
+{
+	struct job *j = arg;
+	struct pipe *p = j->p;
+
+	job_unlink(&p->jobs, j);
+	engine_active_remove(p->e, j->run.id);
+	j->proc = NULL;
+	if (j->is_stage) {
+		stage_done(p, j, res);
+		job_free(j);
+	} else {
+		recipe_exit(p, j, res);
+		job_free(j);
+	}
+	pump(p);
+	if (!p->shutting_down) {
+		/* A slot may have opened for a queued item. */
+		struct pfs_config *cfg = engine_config_get(p->e);
+
+		if (cfg->max_parallel_items > 0)
+			pipe_resume(p);
+	}
+}
+
+/* ---- commands ---- */
+
+static int stage_index_of(struct pipe *p, const char *name, size_t *i)
+{
+	return config_stage(engine_config_get(p->e), name, i) ? 0 : -ENOENT;
+}
+
+/* The stage `advance` starts, or -EINVAL with why. */
+static int next_stage(struct pipe *p, const struct item *it, size_t *i, char *why, size_t size)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	size_t cur;
+
+	if (!it->stage[0]) {
+		*i = 0;
+		return 0;
+	}
+	if (stage_index_of(p, it->stage, &cur)) {
+		snprintf(why, size, "stage %s is not in the pipeline any more; use run STAGE", it->stage);
+		return -EINVAL;
+	}
+	if (!it->stage_ok) {
+		*i = cur;
+		return 0;
+	}
+	if (cur + 1 >= cfg->nstages) {
+		snprintf(why, size, "the pipeline is finished (done)");
+		return -EINVAL;
+	}
+	*i = cur + 1;
+	return 0;
+}
+
+static int cancel_item(struct pipe *p, struct item *it)
+{
+	struct job *j, *next, *keep = NULL, **tail = &keep;
+	struct batch *b;
+	int found = 0;
+
+	for (b = p->batches; b; b = b->next)
+		if (b->item_id == it->id)
+			b->cancelled = 1;
+	/* Queued recipes of the item end as cancelled without running. */
+	for (j = p->queue; j; j = next) {
+		next = j->next;
+		j->next = NULL;
+		if (j->item_id != it->id) {
+			*tail = j;
+			tail = &j->next;
+			continue;
+		}
+		found = 1;
+		if (job_open_run(p, j, it, "recipe", j->recipe.name, "cancelled") == 0) {
+			free(j->run.command);
+			j->run.command = strdup(j->recipe.path);
+			log_line(p, j->run.id, "# packetfs recipe log\n# recipe: %s\n# not run: cancelled\n",
+				 j->recipe.name);
+			recipe_done(p, j, "cancelled", "cancelled before it started", NULL);
+		} else if (j->batch) {
+			j->batch->pending--;
+		}
+		job_free(j);
+	}
+	p->queue = keep;
+	for (j = p->jobs; j; j = j->next) {
+		if (j->item_id == it->id) {
+			runner_cancel(j->proc);
+			found = 1;
+		}
+	}
+	/* A validation whose recipes were all queued finishes now. */
+	for (b = p->batches; b; b = b->next) {
+		if (b->item_id == it->id && b->pending == 0) {
+			batch_step(p, b);
+			found = 1;
+			break;
+		}
+	}
+	return found;
+}
+
+int pipe_command(struct pipe *p, struct engine_cmd *cmd)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	const char *v = cmd->verb;
+	struct item it;
+	size_t i;
+	int rc = 0, busy;
+
+	if (store_item_get(p->e->store, cmd->item, &it)) {
+		snprintf(cmd->msg, sizeof(cmd->msg), "no such item");
+		return -ENOENT;
+	}
+	busy = item_busy(p, it.id);
+	if (strcmp(v, "advance") == 0 && !cmd->arg[0]) {
+		if (busy || strcmp(it.state, "running") == 0 || strcmp(it.state, "queued") == 0) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "advance: a stage is running (%s)", it.stage);
+			rc = -EINVAL;
+		} else if ((rc = next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg))) == 0) {
+			rc = start_stage(p, &it, i, 1);
+			if (rc == -EBUSY)
+				rc = 0;
+		}
+	} else if (strcmp(v, "run") == 0 && cmd->arg[0]) {
+		if (busy) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "run: a stage is running (%s)", it.stage);
+			rc = -EINVAL;
+		} else if (stage_index_of(p, cmd->arg, &i)) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "run: no stage '%s' in the pipeline", cmd->arg);
+			rc = -EINVAL;
+		} else {
+			rc = start_stage(p, &it, i, 1);
+			if (rc == -EBUSY)
+				rc = 0;
+		}
+	} else if (strcmp(v, "rerun") == 0 && cmd->arg[0]) {
+		const struct recipe *r;
+		struct batch *b;
+
+		pthread_mutex_lock(&p->e->cfg_lock);
+		r = recipe_find(&p->e->recipes, cmd->arg);
+		if (busy) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "rerun: something is running for this item");
+			rc = -EINVAL;
+		} else if (!r) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "rerun: no recipe '%s' in the catalog", cmd->arg);
+			rc = -EINVAL;
+		} else if (!(b = calloc(1, sizeof(*b)))) {
+			rc = -ENOMEM;
+		} else {
+			b->item_id = it.id;
+			snprintf(b->item, sizeof(b->item), "%s", it.name);
+			b->rerun = 1;
+			snprintf(b->prev_state, sizeof(b->prev_state), "%s", it.state);
+			b->next = p->batches;
+			p->batches = b;
+			rc = queue_recipe(p, &it, r, b);
+		}
+		pthread_mutex_unlock(&p->e->cfg_lock);
+		if (rc == 0) {
+			set_state(p, &it, "running", "");
+			b->pending++;
+			pump(p);
+			b->pending--;
+			batch_step(p, b);
+		}
+	} else if (strcmp(v, "cancel") == 0 && !cmd->arg[0]) {
+		if (!cancel_item(p, &it)) {
+			if (strcmp(it.state, "queued") == 0) {
+				set_state(p, &it, "failed", "cancelled while queued");
+			} else {
+				snprintf(cmd->msg, sizeof(cmd->msg), "cancel: nothing is running for this item");
+				rc = -EINVAL;
+			}
+		}
+	} else if (strcmp(v, "approve") == 0 && !cmd->arg[0]) {
+		it.approved = 1;
+		store_item_update(p->e->store, &it);
+		event(p, &it, "approved", NULL);
+		if (strcmp(it.state, "waiting") == 0 && !it.hold &&
+		    next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0 && cfg->stages[i].gate_approve) {
+			rc = start_stage(p, &it, i, 1);
+			if (rc == -EBUSY)
+				rc = 0;
+		}
+		cmd->msg[0] = '\0';
+	} else if (strcmp(v, "hold") == 0 && !cmd->arg[0]) {
+		it.hold = 1;
+		store_item_update(p->e->store, &it);
+		event(p, &it, "hold", NULL);
+	} else if (strcmp(v, "release") == 0 && !cmd->arg[0]) {
+		it.hold = 0;
+		store_item_update(p->e->store, &it);
+		event(p, &it, "release", NULL);
+		if (strcmp(it.state, "waiting") == 0 && it.stage_ok &&
+		    next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0) {
+			rc = start_stage(p, &it, i, 1);
+			if (rc == -EBUSY)
+				rc = 0;
+		}
+		cmd->msg[0] = '\0';
+	} else if (strcmp(v, "archive") == 0 && !cmd->arg[0]) {
+		if (busy || strcmp(it.state, "running") == 0) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "archive: a stage is running; cancel it first");
+			rc = -EBUSY;
+		} else {
+			it.archived = 1;
+			store_item_update(p->e->store, &it);
+			event(p, &it, "archived", NULL);
+		}
+	} else {
+		snprintf(cmd->msg, sizeof(cmd->msg), "unknown or malformed command '%s%s%s'", v,
+			 cmd->arg[0] ? " " : "", cmd->arg);
+		rc = -EINVAL;
+	}
+	if (rc && !cmd->msg[0])
+		snprintf(cmd->msg, sizeof(cmd->msg), "%s", strerror(-rc));
+	{
+		/* Remember the outcome for readers of ctl. */
+		struct item now;
+		char result[512];
+
+		if (store_item_get_id(p->e->store, it.id, &now) == 0) {
+			snprintf(result, sizeof(result), "%s%s%s: %s%s%s", v, cmd->arg[0] ? " " : "", cmd->arg,
+				 rc ? "error: " : "ok", rc ? cmd->msg : "", "");
+			item_set(&now.last_result, result);
+			store_item_update(p->e->store, &now);
+			item_clear(&now);
+		}
+	}
+	item_clear(&it);
+	return rc;
+}
+
+/* ---- lifecycle ---- */
+
+int pipe_new(struct engine *e, struct pipe **out)
+{
+	struct pipe *p = calloc(1, sizeof(*p));
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	p->e = e;
+	rc = gpu_pool_new(engine_config_get(e), &p->gpus);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void pipe_free(struct pipe *p)
+{
+	struct job *j;
+
+	if (!p)
+		return;
+	while ((j = p->queue)) {
+		p->queue = j->next;
+		job_free(j);
+	}
+	while (p->batches) {
+		struct batch *b = p->batches;
+
+		p->batches = b->next;
+		job_free(b->stage_job);
+		free(b);
+	}
+	gpu_pool_free(p->gpus);
+	free(p);
+}
+
+static int resume_one(void *arg, const struct item *it0)
+{
+	struct pipe *p = arg;
+	struct pfs_config *cfg = engine_config_get(p->e);
+	struct item it;
+	char why[256];
+	size_t i;
+
+	if (strcmp(it0->state, "queued") != 0 || item_busy(p, it0->id))
+		return 0;
+	if (cfg->max_parallel_items > 0 && running_items(p) >= cfg->max_parallel_items)
+		return 1;
+	if (store_item_get_id(p->e->store, it0->id, &it))
+		return 0;
+	if (next_stage(p, &it, &i, why, sizeof(why)) == 0)
+		start_stage(p, &it, i, 1);
+	else
+		set_state(p, &it, "failed", why);
+	item_clear(&it);
+	return 0;
+}
+
+void pipe_resume(struct pipe *p)
+{
+	store_item_each(p->e->store, 0, resume_one, p);
+}
+
+void pipe_shutdown(struct pipe *p)
+{
+	struct job *j;
+
+	p->shutting_down = 1;
+	while ((j = p->queue)) {
+		p->queue = j->next;
+		if (j->batch)
+			j->batch->pending--;
+		job_free(j);
+	}
+	for (j = p->jobs; j; j = j->next)
+		runner_cancel(j->proc);
+	/* Validations with nothing running end now; others when their last
+	 * recipe's exit callback runs. */
+	{
+		struct batch *b, *next;
+
+		for (b = p->batches; b; b = next) {
+			next = b->next;
+			if (b->pending == 0)
+				validation_finish(p, b);
+		}
+	}
+}
+
+/* ---- crash recovery ---- */
+
+struct recover {
+	struct engine *e;
+	int rc;
+};
+
+static int recover_run(void *arg, const struct run *r0)
+{
+	struct recover *rv = arg;
+	struct engine *e = rv->e;
+	struct pfs_config *cfg = engine_config_get(e);
+	const char *msg = "the daemon stopped while this ran; recorded as interrupted on restart";
+	struct run r;
+	char line[256];
+	int n;
+
+	if (strcmp(r0->status, "running") != 0 && strcmp(r0->status, "queued") != 0)
+		return 0;
+	if (store_run_get(e->store, r0->id, &r))
+		return 0;
+	if (r.pgid > 0)
+		runner_kill_group_sync(r.pgid, (unsigned)(cfg->cancel_grace_s ? cfg->cancel_grace_s : 1));
+	n = snprintf(line, sizeof(line), "\n%s packetfs: %s\n", strcmp(r.kind, "recipe") == 0 ? "#" : "[packetfs]", msg);
+	store_log_append(e->store, r.id, line, (size_t)n);
+	snprintf(r.status, sizeof(r.status), "interrupted");
+	free(r.note);
+	r.note = strdup(msg);
+	util_rfc3339(util_now_ns(), r.finished_at);
+	store_log_sha256(e->store, r.id, r.log_sha256, &r.log_size);
+	store_run_update(e->store, &r);
+	if (strcmp(r.kind, "recipe") == 0) {
+		struct registry_run rr;
+		char *l;
+		int gpus[16], ng = 0;
+		const char *g = r.gpus;
+
+		while (*g && ng < 16) {
+			if (*g >= '0' && *g <= '9')
+				gpus[ng++] = (int)strtol(g, (char **)&g, 10);
+			else
+				g++;
+		}
+		memset(&rr, 0, sizeof(rr));
+		rr.run = r.run_no;
+		rr.recipe = r.name;
+		rr.status = "interrupted";
+		rr.command = r.command;
+		rr.evidence = r.log_path;
+		rr.note = r.note ? r.note : "";
+		rr.started_at = r.started_at;
+		rr.finished_at = r.finished_at;
+		rr.iteration = r.iteration;
+		rr.head = r.head;
+		rr.gpus = gpus;
+		rr.ngpus = (size_t)ng;
+		rr.log_sha256 = r.log_sha256;
+		rr.executor = r.executor;
+		l = registry_engine_line(&rr);
+		if (l) {
+			store_registry_append(e->store, r.item_id, l, "engine", r.id);
+			free(l);
+		}
+	}
+	run_clear(&r);
+	return 0;
+}
+
+static int recover_item(void *arg, const struct item *it0)
+{
+	struct recover *rv = arg;
+	struct engine *e = rv->e;
+	struct pfs_config *cfg = engine_config_get(e);
+	struct item it;
+
+	if (strcmp(it0->state, "running") != 0)
+		return 0;
+	if (store_item_get_id(e->store, it0->id, &it))
+		return 0;
+	it.stage_ok = 0;
+	free(it.state);
+	it.state = strdup(cfg->on_interrupt_fail ? "failed" : "queued");
+	free(it.last_error);
+	it.last_error = strdup("interrupted: the daemon stopped while a stage ran");
+	if (it.state && it.last_error) {
+		store_item_update(e->store, &it);
+		engine_event(e, it.id, it.name, "interrupted",
+			     cfg->on_interrupt_fail ? ",\"state\":\"failed\"" : ",\"state\":\"queued\"");
+	}
+	item_clear(&it);
+	return 0;
+}
+
+int pipe_recover(struct engine *e)
+{
+	struct recover rv = {e, 0};
+	int rc;
+
+	rc = store_run_each(e->store, 0, NULL, NULL, recover_run, &rv);
+	if (rc == 0)
+		rc = store_item_each(e->store, 0, recover_item, &rv);
+	return rc;
+}

@@ -1,0 +1,523 @@
+/*
+ * registry.c - validation/registry.jsonl lines, the verdict, the review
+ * gate's evidence check and validation/evidence.md (see registry.h).
+ *
+ * Design: every line is handled with cJSON. An external line is checked
+ * against the field table below, which is schema/registry-line.schema.json
+ * in C: a known key with the right type (unknown and repeated keys are
+ * refused), "recipe" and "status" required. It is then re-serialised with
+ * "source" forced to "external", so a line can never pass itself off as the
+ * engine's. The derived views parse the registry once per call and look up,
+ * for each named recipe, its latest engine line (the last one in registry
+ * order whose source is "engine"); lines of any other source, or that do not
+ * parse, never count.
+ *
+ * Engine lines round duration_s to milliseconds so that the JSON stays
+ * short. Pure functions over strings: thread-safe.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "registry.h"
+
+enum kind {
+	K_INT,    /* integer >= 0 */
+	K_NAME,   /* non-empty string */
+	K_STRING, /* string */
+	K_STATUS, /* one of statuses[] */
+	K_EXIT,   /* integer or null */
+	K_NUMBER, /* number >= 0 */
+	K_GPUS,   /* array of integers >= 0 */
+	K_SOURCE, /* "engine" or "external" */
+};
+
+static const struct field {
+	const char *key;
+	enum kind kind;
+} fields[] = {
+	{ "run", K_INT },           { "recipe", K_NAME },       { "status", K_STATUS },
+	{ "command", K_STRING },    { "evidence", K_STRING },   { "note", K_STRING },
+	{ "exit_code", K_EXIT },    { "started_at", K_STRING }, { "finished_at", K_STRING },
+	{ "duration_s", K_NUMBER }, { "iteration", K_INT },     { "head", K_STRING },
+	{ "gpus", K_GPUS },         { "log_sha256", K_STRING }, { "source", K_SOURCE },
+	{ "executor", K_STRING },
+};
+
+static const char *const statuses[] = {
+	"validated", "failing", "blocked", "timed_out", "cancelled", "interrupted", NULL,
+};
+
+static int set_err(char *err, size_t errlen, const char *key, const char *why)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%.64s%s%s", key ? key : "", key ? ": " : "", why);
+	return -EINVAL;
+}
+
+static int is_int(const cJSON *v, double min)
+{
+	return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&
+	       v->valuedouble >= min && v->valuedouble <= INT_MAX;
+}
+
+static int one_of(const cJSON *v, const char *const *allowed)
+{
+	size_t i;
+
+	for (i = 0; cJSON_IsString(v) && allowed[i]; i++)
+		if (strcmp(v->valuestring, allowed[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* NULL when v is right for kind, otherwise why it is not. */
+static const char *check_value(const cJSON *v, enum kind kind)
+{
+	static const char *const sources[] = { "engine", "external", NULL };
+	const cJSON *e;
+
+	switch (kind) {
+	case K_INT:
+		return is_int(v, 0) ? NULL : "must be an integer >= 0";
+	case K_NAME:
+		return cJSON_IsString(v) && v->valuestring[0] ? NULL : "must be a non-empty string";
+	case K_STRING:
+		return cJSON_IsString(v) ? NULL : "must be a string";
+	case K_STATUS:
+		return one_of(v, statuses) ? NULL : "must be one of validated, failing, blocked, "
+		       "timed_out, cancelled, interrupted";
+	case K_EXIT:
+		return cJSON_IsNull(v) || is_int(v, INT_MIN) ? NULL : "must be an integer or null";
+	case K_NUMBER:
+		return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0 ? NULL
+		       : "must be a number >= 0";
+	case K_GPUS:
+		if (!cJSON_IsArray(v))
+			return "must be an array of integers >= 0";
+		cJSON_ArrayForEach(e, v)
+			if (!is_int(e, 0))
+				return "must be an array of integers >= 0";
+		return NULL;
+	case K_SOURCE:
+		return one_of(v, sources) ? NULL : "must be \"engine\" or \"external\"";
+	}
+	return "unknown type";
+}
+
+static int check_object(const cJSON *obj, char *err, size_t errlen)
+{
+	const cJSON *k, *prev;
+	const char *why;
+	size_t i;
+
+	for (k = obj->child; k; k = k->next) {
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (strcmp(fields[i].key, k->string) == 0)
+				break;
+		if (i == sizeof(fields) / sizeof(fields[0]))
+			return set_err(err, errlen, k->string, "unknown key");
+		for (prev = obj->child; prev != k; prev = prev->next)
+			if (strcmp(prev->string, k->string) == 0)
+				return set_err(err, errlen, k->string, "duplicate key");
+		why = check_value(k, fields[i].kind);
+		if (why)
+			return set_err(err, errlen, k->string, why);
+	}
+	if (!cJSON_GetObjectItemCaseSensitive(obj, "recipe"))
+		return set_err(err, errlen, "recipe", "required");
+	if (!cJSON_GetObjectItemCaseSensitive(obj, "status"))
+		return set_err(err, errlen, "status", "required");
+	return 0;
+}
+
+static int only_space(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+int registry_check_external(const char *line, size_t len, char **out, char *err, size_t errlen)
+{
+	const char *end = NULL;
+	cJSON *obj = NULL, *src;
+	char *text, msg[96];
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (len && (memchr(line, '\n', len) || memchr(line, '\0', len)))
+		return set_err(err, errlen, NULL, "a registry line must be one line of text");
+	if (only_space(line, len))
+		return set_err(err, errlen, NULL, "empty line");
+	text = malloc(len + 1);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, line, len);
+	text[len] = '\0';
+	obj = cJSON_ParseWithLengthOpts(text, len + 1, &end, 0);
+	if (!obj) {
+		snprintf(msg, sizeof(msg), "not valid JSON (column %zu)",
+			 end ? (size_t)(end - text) + 1 : (size_t)1);
+		rc = set_err(err, errlen, NULL, msg);
+		goto out;
+	}
+	if (!only_space(end, len - (size_t)(end - text))) {
+		snprintf(msg, sizeof(msg), "unexpected data after the JSON object (column %zu)",
+			 (size_t)(end - text) + 1);
+		rc = set_err(err, errlen, NULL, msg);
+		goto out;
+	}
+	if (!cJSON_IsObject(obj)) {
+		rc = set_err(err, errlen, NULL, "a registry line must be a JSON object");
+		goto out;
+	}
+	rc = check_object(obj, err, errlen);
+	if (rc)
+		goto out;
+	src = cJSON_CreateString("external");
+	if (!src) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(obj, "source"))
+		rc = cJSON_ReplaceItemInObjectCaseSensitive(obj, "source", src) ? 0 : -ENOMEM;
+	else
+		rc = cJSON_AddItemToObject(obj, "source", src) ? 0 : -ENOMEM;
+	if (rc) {
+		cJSON_Delete(src);
+		goto out;
+	}
+	*out = cJSON_PrintUnformatted(obj);
+	if (!*out)
+		rc = -ENOMEM;
+out:
+	cJSON_Delete(obj);
+	free(text);
+	return rc;
+}
+
+static int add_str(cJSON *obj, const char *key, const char *val)
+{
+	return cJSON_AddStringToObject(obj, key, val ? val : "") ? 0 : -ENOMEM;
+}
+
+static int add_num(cJSON *obj, const char *key, double val)
+{
+	return cJSON_AddNumberToObject(obj, key, val) ? 0 : -ENOMEM;
+}
+
+static int add_gpus(cJSON *obj, const int *gpus, size_t n)
+{
+	cJSON *arr = n ? cJSON_CreateIntArray(gpus, (int)n) : cJSON_CreateArray();
+
+	if (!arr || !cJSON_AddItemToObject(obj, "gpus", arr)) {
+		cJSON_Delete(arr);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* NULL strings are written as "". Field order is the one of SPEC §6. */
+char *registry_engine_line(const struct registry_run *r)
+{
+	cJSON *obj = cJSON_CreateObject();
+	char *out = NULL;
+	int rc;
+
+	if (!obj)
+		return NULL;
+	rc = add_num(obj, "run", r->run);
+	rc = rc ? rc : add_str(obj, "recipe", r->recipe);
+	rc = rc ? rc : add_str(obj, "status", r->status);
+	rc = rc ? rc : add_str(obj, "command", r->command);
+	rc = rc ? rc : add_str(obj, "evidence", r->evidence);
+	rc = rc ? rc : add_str(obj, "note", r->note);
+	if (!rc && r->has_exit_code)
+		rc = add_num(obj, "exit_code", r->exit_code);
+	else if (!rc && !cJSON_AddNullToObject(obj, "exit_code"))
+		rc = -ENOMEM;
+	rc = rc ? rc : add_str(obj, "started_at", r->started_at);
+	rc = rc ? rc : add_str(obj, "finished_at", r->finished_at);
+	rc = rc ? rc : add_num(obj, "duration_s", round(r->duration_s * 1000) / 1000);
+	rc = rc ? rc : add_num(obj, "iteration", r->iteration);
+	rc = rc ? rc : add_str(obj, "head", r->head);
+	rc = rc ? rc : add_gpus(obj, r->gpus, r->ngpus);
+	rc = rc ? rc : add_str(obj, "log_sha256", r->log_sha256);
+	rc = rc ? rc : add_str(obj, "source", "engine");
+	rc = rc ? rc : add_str(obj, "executor", r->executor);
+	if (!rc)
+		out = cJSON_PrintUnformatted(obj);
+	cJSON_Delete(obj);
+	return out;
+}
+
+/* One parsed registry line. */
+struct entry {
+	cJSON *obj;          /* NULL when the line does not parse as an object */
+	const char *recipe;  /* "" when absent */
+	const char *status;  /* "" when absent */
+	const char *head;    /* "" when absent */
+	int engine;          /* "source": "engine" */
+};
+
+static const char *str_of(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void entries_free(struct entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; e && i < n; i++)
+		cJSON_Delete(e[i].obj);
+	free(e);
+}
+
+/* Parses the lines into *out (n entries, caller frees with entries_free). */
+static int entries_load(char *const *lines, size_t n, struct entry **out)
+{
+	struct entry *e = calloc(n ? n : 1, sizeof(*e));
+	size_t i;
+
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		e[i].recipe = e[i].status = e[i].head = "";
+		if (!lines[i])
+			continue;
+		e[i].obj = cJSON_Parse(lines[i]);
+		if (!cJSON_IsObject(e[i].obj)) {
+			cJSON_Delete(e[i].obj);
+			e[i].obj = NULL;
+			continue;
+		}
+		e[i].recipe = str_of(e[i].obj, "recipe");
+		e[i].status = str_of(e[i].obj, "status");
+		e[i].head = str_of(e[i].obj, "head");
+		e[i].engine = strcmp(str_of(e[i].obj, "source"), "engine") == 0;
+	}
+	*out = e;
+	return 0;
+}
+
+/* The latest engine entry for recipe name, or NULL. */
+static const struct entry *latest(const struct entry *e, size_t n, const char *name)
+{
+	while (n--)
+		if (e[n].engine && strcmp(e[n].recipe, name) == 0)
+			return &e[n];
+	return NULL;
+}
+
+static size_t count_validated(char *const *names, const struct entry *e, size_t n)
+{
+	const struct entry *l;
+	size_t i, ok = 0;
+
+	for (i = 0; names && names[i]; i++) {
+		l = latest(e, n, names[i]);
+		if (l && strcmp(l->status, "validated") == 0)
+			ok++;
+	}
+	return ok;
+}
+
+const char *registry_verdict(char *const *names, char *const *lines, size_t nlines)
+{
+	const char *verdict = "pass";
+	const struct entry *l;
+	struct entry *e;
+	size_t i;
+
+	if (!names || !names[0] || entries_load(lines, nlines, &e))
+		return "blocked";
+	for (i = 0; names[i]; i++) {
+		l = latest(e, nlines, names[i]);
+		if (l && (strcmp(l->status, "failing") == 0 ||
+			  strcmp(l->status, "timed_out") == 0)) {
+			verdict = "fail";
+			break;
+		}
+		if (!l || strcmp(l->status, "validated") != 0)
+			verdict = "blocked";
+	}
+	entries_free(e, nlines);
+	return verdict;
+}
+
+int registry_gate(char *const *names, char *const *lines, size_t nlines, const char *head,
+		  char *reason, size_t reasonlen)
+{
+	const char *first = NULL;
+	struct entry *e;
+	size_t i, j, missing = 0;
+	int rc;
+
+	if (reason && reasonlen)
+		reason[0] = '\0';
+	rc = entries_load(lines, nlines, &e);
+	if (rc)
+		return rc;
+	for (i = 0; names && names[i]; i++) {
+		for (j = 0; j < nlines; j++)
+			if (e[j].engine && head && strcmp(e[j].head, head) == 0 &&
+			    strcmp(e[j].recipe, names[i]) == 0 &&
+			    strcmp(e[j].status, "validated") == 0)
+				break;
+		if (j < nlines)
+			continue;
+		if (!missing++)
+			first = names[i];
+	}
+	if (missing && reason && reasonlen) {
+		if (missing > 1)
+			snprintf(reason, reasonlen, "%s: no validated run at %.12s (and %zu more)",
+				 first, head ? head : "(no head)", missing - 1);
+		else
+			snprintf(reason, reasonlen, "%s: no validated run at %.12s", first,
+				 head ? head : "(no head)");
+	}
+	entries_free(e, nlines);
+	return missing ? -EAGAIN : 0;
+}
+
+/* s as one table cell: pipes escaped, line breaks as spaces. */
+static int cell(struct buf *b, const char *s)
+{
+	int rc = 0;
+
+	for (; *s && !rc; s++) {
+		if (*s == '|')
+			rc = buf_puts(b, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			rc = buf_puts(b, " ");
+		else
+			rc = buf_append(b, s, 1);
+	}
+	return rc;
+}
+
+/*
+ * The evidence cell: a link to the log. Paths are item-relative and
+ * evidence.md lives in validation/, so "validation/logs/x.log" links to
+ * "logs/x.log" and other relative paths go through "../"; URLs and absolute
+ * paths link as they are. Text that cannot be a link target stays plain.
+ */
+static int evidence_cell(struct buf *b, const char *ev)
+{
+	const char *target = ev, *prefix = "";
+	const char *s;
+	int rc;
+
+	if (!*ev)
+		return 0;
+	if (strpbrk(ev, "<>()[] \t\n\r|\\`"))
+		return cell(b, ev);
+	if (strncmp(ev, "validation/", 11) == 0)
+		target = ev + 11;
+	else if (ev[0] != '/' && !strstr(ev, "://"))
+		prefix = "../";
+	rc = buf_puts(b, "[");
+	for (s = ev; *s && !rc; s++)
+		rc = buf_append(b, s, 1);
+	if (!rc)
+		rc = buf_printf(b, "](%s%s)", prefix, target);
+	return rc;
+}
+
+/* One row: the cells of obj (NULL: a named recipe that never ran). */
+static int row(struct buf *b, const char *recipe, const cJSON *obj, int with_run)
+{
+	const cJSON *run = obj ? cJSON_GetObjectItemCaseSensitive(obj, "run") : NULL;
+	int rc = buf_puts(b, "| ");
+
+	if (!rc && with_run) {
+		if (cJSON_IsNumber(run))
+			rc = buf_printf(b, "%d", run->valueint);
+		if (!rc)
+			rc = buf_puts(b, " | ");
+	}
+	if (!rc)
+		rc = cell(b, recipe);
+	if (!rc && !obj)
+		return buf_puts(b, " | missing | | | |\n");
+	if (!rc)
+		rc = buf_puts(b, " | ");
+	if (!rc)
+		rc = cell(b, str_of(obj, "status"));
+	if (!rc)
+		rc = buf_puts(b, " | ");
+	if (!rc)
+		rc = cell(b, str_of(obj, "command"));
+	if (!rc)
+		rc = buf_puts(b, " | ");
+	if (!rc)
+		rc = evidence_cell(b, str_of(obj, "evidence"));
+	if (!rc)
+		rc = buf_puts(b, " | ");
+	if (!rc)
+		rc = cell(b, str_of(obj, "note"));
+	if (!rc)
+		rc = buf_puts(b, " |\n");
+	return rc;
+}
+
+int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
+			 struct buf *out)
+{
+	const struct entry *l;
+	struct entry *e;
+	size_t i, nnames = strv_len(names);
+	int rc, externals = 0;
+
+	rc = entries_load(lines, nlines, &e);
+	if (rc)
+		return rc;
+	rc = buf_printf(out, "# Evidence for %s [%zu/%zu validated]\n\n"
+			"| Recipe | Status | Command | Evidence | Note |\n|---|---|---|---|---|\n",
+			item, count_validated(names, e, nlines), nnames);
+	for (i = 0; !rc && i < nnames; i++) {
+		l = latest(e, nlines, names[i]);
+		rc = row(out, names[i], l ? l->obj : NULL, 0);
+	}
+	for (i = 0; !rc && i < nlines; i++) {
+		if (!e[i].obj || e[i].engine)
+			continue;
+		if (!externals++)
+			rc = buf_puts(out, "\n## External claims (not counted)\n\n"
+				      "| Run | Recipe | Status | Command | Evidence | Note |\n"
+				      "|---|---|---|---|---|---|\n");
+		if (!rc)
+			rc = row(out, e[i].recipe, e[i].obj, 1);
+	}
+	if (!rc)
+		rc = buf_puts(out, "\nGenerated from validation/registry.jsonl"
+			      " — do not edit by hand.\n");
+	entries_free(e, nlines);
+	return rc;
+}
+
+void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines, char out[64])
+{
+	struct entry *e;
+	size_t ok = 0;
+
+	if (!entries_load(lines, nlines, &e)) {
+		ok = count_validated(names, e, nlines);
+		entries_free(e, nlines);
+	}
+	snprintf(out, 64, "%zu/%zu validated", ok, strv_len(names));
+}

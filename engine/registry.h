@@ -1,0 +1,79 @@
+/*
+ * registry.h - validation/registry.jsonl lines and what is derived from them
+ * (SPEC §6): checking an external line, the verdict, the review gate's
+ * evidence check and the text of validation/evidence.md.
+ *
+ * A registry line is one JSON object (schema/registry-line.schema.json):
+ *   run (int), recipe (string), status (validated|failing|blocked|timed_out|
+ *   cancelled|interrupted), command, evidence, note, exit_code (int|null),
+ *   started_at, finished_at, duration_s (number), iteration (int),
+ *   head (string), gpus (array of int), log_sha256, source (engine|external),
+ *   executor (string).
+ * Only "recipe" and "status" are required of an external line; every field
+ * present must have the right type. Pure functions over strings; thread-safe.
+ */
+#ifndef PACKETFS_REGISTRY_H
+#define PACKETFS_REGISTRY_H
+
+#include <stddef.h>
+#include "util.h"
+
+/*
+ * Checks one line appended from outside (without its '\n'). On success
+ * returns 0 and *out, the line re-serialised compactly by cJSON with
+ * "source" forced to "external" (caller frees). Returns -EINVAL with a
+ * reason in err for anything that is not one valid JSON object line.
+ */
+int registry_check_external(const char *line, size_t len, char **out, char *err, size_t errlen);
+
+/* The fields of an engine run, as recorded in the runs table. */
+struct registry_run {
+	int run;
+	const char *recipe, *status, *command, *evidence, *note;
+	int has_exit_code, exit_code;
+	const char *started_at, *finished_at;
+	double duration_s;
+	int iteration;
+	const char *head;
+	const int *gpus;
+	size_t ngpus;
+	const char *log_sha256, *executor;
+};
+
+/* The registry line (compact JSON, no newline, "source":"engine") for a
+ * finished engine run; caller frees. NULL on ENOMEM. */
+char *registry_engine_line(const struct registry_run *r);
+
+/*
+ * Verdict over the named recipes (NULL-terminated names) given the
+ * registry lines (nlines strings, oldest first): "pass" when every named
+ * recipe's latest engine run is validated, "fail" when any is failing or
+ * timed_out, "blocked" otherwise (including no names). Returns a static
+ * string. External lines never count.
+ */
+const char *registry_verdict(char *const *names, char *const *lines, size_t nlines);
+
+/*
+ * The review gate's evidence check: 0 when every named recipe has a
+ * validated engine run at commit head; otherwise -EAGAIN and a reason
+ * ("03-unit-tests: no validated run at <head12>") in reason.
+ */
+int registry_gate(char *const *names, char *const *lines, size_t nlines, const char *head,
+		  char *reason, size_t reasonlen);
+
+/*
+ * Renders validation/evidence.md into out (appends): a heading with
+ * "[n/m validated]" (m = number of names), the table
+ * "Recipe | Status | Command | Evidence | Note" with the latest engine run
+ * of each named recipe ("missing" for one that never ran), then external
+ * claims in their own table, then the line
+ * "Generated from validation/registry.jsonl — do not edit by hand."
+ * Returns 0 or -ENOMEM.
+ */
+int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
+			 struct buf *out);
+
+/* "n/m validated" for the status file into out[64]. */
+void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines, char out[64]);
+
+#endif

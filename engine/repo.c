@@ -1,0 +1,544 @@
+/*
+ * repo.c - the git side of packetfs through libgit2: item branches and their
+ * linked worktrees, branch heads, change.diff, the dirty-worktree check and
+ * the publish push.
+ *
+ * Design: every public function opens its own git_repository, does its work
+ * and frees every libgit2 object before it returns, so no libgit2 object is
+ * ever shared between threads and any thread may call any function (libgit2
+ * itself is built thread-safe and initialised once by repo_global_init).
+ * libgit2 return codes become negative errno values in one place, fail(),
+ * which also copies libgit2's last message into the caller's err buffer.
+ *
+ * Invariants: repo_item_create either leaves both the branch and the
+ * worktree in place or neither (existing names are refused before anything
+ * is made; when git_worktree_add fails, what it made and the branch are
+ * removed again). change.diff is always merge-base(base, head)..head with full
+ * 40-hex index lines and binary patches, so `git apply` takes it on the
+ * merge base.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <git2.h>
+
+#include "repo.h"
+
+/* How many paths the dirty-worktree summary names before "and N more". */
+#define DIRTY_LIST_MAX 5
+
+/* Longest diff prefix taken from diff.srcPrefix / diff.dstPrefix. */
+#define PREFIX_MAX 64
+
+/* State of one push, shared with the libgit2 callbacks. */
+struct push_state {
+	char *err;
+	size_t errlen;
+	int rejected;   /* the remote refused the ref update */
+	int cred_tries; /* credential callback calls so far */
+};
+
+/*
+ * Translates a libgit2 return code into a negative errno and writes
+ * libgit2's last error message to err (when err is not NULL).
+ */
+static int fail(int code, char *err, size_t errlen)
+{
+	const git_error *e = git_error_last();
+
+	if (err && errlen > 0)
+		snprintf(err, errlen, "%s", e && e->message ? e->message : "libgit2 failure");
+	if (e && e->klass == GIT_ERROR_NOMEMORY)
+		return -ENOMEM;
+	switch (code) {
+	case GIT_ENOTFOUND:
+	case GIT_EINVALIDSPEC:
+	case GIT_EUNBORNBRANCH:
+	case GIT_EPEEL:
+		return -ENOENT;
+	case GIT_EEXISTS:
+		return -EEXIST;
+	default:
+		return -EIO;
+	}
+}
+
+static int open_repo(git_repository **repo, const char *path, char *err, size_t errlen)
+{
+	int rc = git_repository_open(repo, path);
+
+	return rc < 0 ? fail(rc, err, errlen) : 0;
+}
+
+/* The commit rev resolves to (any revspec, peeled through tags). */
+static int resolve_commit(git_commit **out, git_repository *repo, const char *rev, char *err,
+			  size_t errlen)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int rc;
+
+	rc = git_revparse_single(&obj, repo, rev);
+	if (rc < 0)
+		return fail(rc, err, errlen);
+	rc = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (rc < 0)
+		return fail(rc, err, errlen);
+	*out = (git_commit *)peeled;
+	return 0;
+}
+
+/* The commit the local branch points to. */
+static int branch_commit(git_commit **out, git_repository *repo, const char *branch, char *err,
+			 size_t errlen)
+{
+	git_reference *ref = NULL;
+	git_object *obj = NULL;
+	int rc;
+
+	rc = git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL);
+	if (rc < 0)
+		return fail(rc, err, errlen);
+	rc = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
+	git_reference_free(ref);
+	if (rc < 0)
+		return fail(rc, err, errlen);
+	*out = (git_commit *)obj;
+	return 0;
+}
+
+static int path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+int repo_global_init(void)
+{
+	return git_libgit2_init() < 0 ? -EIO : 0;
+}
+
+int repo_check(const char *path, const char *base, char *err, size_t errlen)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	int rc;
+
+	rc = open_repo(&repo, path, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = resolve_commit(&commit, repo, base, err, errlen);
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return rc;
+}
+
+/* nftw callback of remove_tree: files and (already emptied) directories. */
+static int remove_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* rm -rf for what a failed git_worktree_add left behind. */
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * Refuses a worktree whose directory or administrative directory (admin,
+ * <commondir>/worktrees/<wt_name>) already exists, before anything is made.
+ */
+static int refuse_existing(const char *admin, const char *wt_name, const char *worktree_path,
+			   char *err, size_t errlen)
+{
+	if (path_exists(worktree_path)) {
+		if (err && errlen > 0)
+			snprintf(err, errlen, "worktree path '%s' already exists", worktree_path);
+		return -EEXIST;
+	}
+	if (path_exists(admin)) {
+		if (err && errlen > 0)
+			snprintf(err, errlen, "worktree '%s' already exists", wt_name);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+int repo_item_create(const char *path, const char *base, const char *branch, const char *wt_name,
+		     const char *worktree_path, char *err, size_t errlen)
+{
+	git_worktree_add_options opts;
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_reference *ref = NULL;
+	git_worktree *wt = NULL;
+	char *admin = NULL;
+	int rc;
+
+	rc = open_repo(&repo, path, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = resolve_commit(&commit, repo, base, err, errlen);
+	if (rc < 0)
+		goto out_repo;
+	if (asprintf(&admin, "%s/worktrees/%s", git_repository_commondir(repo), wt_name) < 0) {
+		admin = NULL;
+		rc = -ENOMEM;
+		goto out_commit;
+	}
+	rc = refuse_existing(admin, wt_name, worktree_path, err, errlen);
+	if (rc < 0)
+		goto out_commit;
+	rc = git_branch_create(&ref, repo, branch, commit, 0);
+	if (rc < 0) {
+		rc = fail(rc, err, errlen);
+		goto out_commit;
+	}
+	git_worktree_add_options_init(&opts, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+	opts.ref = ref;
+	rc = git_worktree_add(&wt, repo, wt_name, worktree_path, &opts);
+	if (rc < 0) {
+		rc = fail(rc, err, errlen);
+		remove_tree(worktree_path);
+		remove_tree(admin);
+		git_branch_delete(ref);
+		goto out_ref;
+	}
+	git_worktree_free(wt);
+out_ref:
+	git_reference_free(ref);
+out_commit:
+	free(admin);
+	git_commit_free(commit);
+out_repo:
+	git_repository_free(repo);
+	return rc;
+}
+
+int repo_branch_head(const char *path, const char *branch, char out[41])
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	int rc;
+
+	rc = open_repo(&repo, path, NULL, 0);
+	if (rc < 0)
+		return rc;
+	rc = branch_commit(&commit, repo, branch, NULL, 0);
+	if (rc == 0)
+		git_oid_tostr(out, 41, git_commit_id(commit));
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return rc;
+}
+
+int repo_resolve(const char *path, const char *rev, char out[41])
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	int rc;
+
+	rc = open_repo(&repo, path, NULL, 0);
+	if (rc < 0)
+		return rc;
+	rc = resolve_commit(&commit, repo, rev, NULL, 0);
+	if (rc == 0)
+		git_oid_tostr(out, 41, git_commit_id(commit));
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return rc;
+}
+
+/* A boolean from the repository's config (all levels); 0 when unset. */
+static int config_bool(git_config *cfg, const char *name, int *out)
+{
+	int rc = git_config_get_bool(out, cfg, name);
+
+	if (rc == GIT_ENOTFOUND) {
+		*out = 0;
+		return 0;
+	}
+	return rc < 0 ? fail(rc, NULL, 0) : 0;
+}
+
+/* A string from the config into out[PREFIX_MAX]; leaves out alone when unset. */
+static int config_prefix(git_config *cfg, const char *name, char out[PREFIX_MAX])
+{
+	git_buf val = GIT_BUF_INIT;
+	int rc = git_config_get_string_buf(&val, cfg, name);
+
+	if (rc == GIT_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return fail(rc, NULL, 0);
+	snprintf(out, PREFIX_MAX, "%s", val.ptr);
+	git_buf_dispose(&val);
+	return 0;
+}
+
+/*
+ * The diff prefixes the user's git config asks for: none with diff.noprefix,
+ * else diff.srcPrefix / diff.dstPrefix, else a/ b/. diff.mnemonicPrefix
+ * changes nothing here: git prints a/ b/ for a commit-to-commit diff too.
+ */
+static int diff_prefixes(git_repository *repo, char src[PREFIX_MAX], char dst[PREFIX_MAX])
+{
+	git_config *cfg = NULL;
+	int noprefix, rc;
+
+	rc = git_repository_config(&cfg, repo);
+	if (rc < 0)
+		return fail(rc, NULL, 0);
+	rc = config_bool(cfg, "diff.noprefix", &noprefix);
+	if (rc < 0)
+		goto out;
+	if (noprefix) {
+		src[0] = dst[0] = '\0';
+	} else {
+		strcpy(src, "a/");
+		strcpy(dst, "b/");
+		rc = config_prefix(cfg, "diff.srcPrefix", src);
+		if (rc == 0)
+			rc = config_prefix(cfg, "diff.dstPrefix", dst);
+	}
+out:
+	git_config_free(cfg);
+	return rc;
+}
+
+int repo_diff(const char *path, const char *base, const char *branch, struct buf *out)
+{
+	git_diff_options opts;
+	char src[PREFIX_MAX], dst[PREFIX_MAX];
+	git_repository *repo = NULL;
+	git_commit *base_c = NULL, *head_c = NULL, *mb_c = NULL;
+	git_tree *old_tree = NULL, *new_tree = NULL;
+	git_diff *diff = NULL;
+	git_buf patch = GIT_BUF_INIT;
+	git_oid mb;
+	int rc;
+
+	rc = open_repo(&repo, path, NULL, 0);
+	if (rc < 0)
+		return rc;
+	rc = resolve_commit(&base_c, repo, base, NULL, 0);
+	if (rc < 0)
+		goto out_repo;
+	rc = branch_commit(&head_c, repo, branch, NULL, 0);
+	if (rc < 0)
+		goto out_base;
+	rc = git_merge_base(&mb, repo, git_commit_id(base_c), git_commit_id(head_c));
+	if (rc < 0) {
+		rc = fail(rc, NULL, 0);
+		goto out_head;
+	}
+	rc = git_commit_lookup(&mb_c, repo, &mb);
+	if (rc < 0) {
+		rc = fail(rc, NULL, 0);
+		goto out_head;
+	}
+	rc = git_commit_tree(&old_tree, mb_c);
+	if (rc < 0) {
+		rc = fail(rc, NULL, 0);
+		goto out_mb;
+	}
+	rc = git_commit_tree(&new_tree, head_c);
+	if (rc < 0) {
+		rc = fail(rc, NULL, 0);
+		goto out_old;
+	}
+	rc = diff_prefixes(repo, src, dst);
+	if (rc < 0)
+		goto out_new;
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_SHOW_BINARY;
+	opts.id_abbrev = GIT_OID_HEXSZ;
+	opts.old_prefix = src;
+	opts.new_prefix = dst;
+	rc = git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &opts);
+	if (rc < 0) {
+		rc = fail(rc, NULL, 0);
+		goto out_new;
+	}
+	rc = git_diff_to_buf(&patch, diff, GIT_DIFF_FORMAT_PATCH);
+	if (rc < 0) {
+		rc = fail(rc, NULL, 0);
+		goto out_diff;
+	}
+	if (patch.size > 0)
+		rc = buf_append(out, patch.ptr, patch.size);
+	git_buf_dispose(&patch);
+out_diff:
+	git_diff_free(diff);
+out_new:
+	git_tree_free(new_tree);
+out_old:
+	git_tree_free(old_tree);
+out_mb:
+	git_commit_free(mb_c);
+out_head:
+	git_commit_free(head_c);
+out_base:
+	git_commit_free(base_c);
+out_repo:
+	git_repository_free(repo);
+	return rc;
+}
+
+/* Whether a status entry is an uncommitted change (ignored files are not). */
+static int is_dirty(const git_status_entry *e)
+{
+	return e->status != GIT_STATUS_CURRENT && !(e->status & GIT_STATUS_IGNORED);
+}
+
+/* The path a status entry is about (the new side when there is one). */
+static const char *status_path(const git_status_entry *e)
+{
+	const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+
+	return d->new_file.path ? d->new_file.path : d->old_file.path;
+}
+
+int repo_worktree_dirty(const char *worktree_path, struct buf *summary)
+{
+	git_status_options opts;
+	git_repository *repo = NULL;
+	git_status_list *list = NULL;
+	size_t i, n, dirty = 0, listed = 0;
+	int rc;
+
+	rc = open_repo(&repo, worktree_path, NULL, 0);
+	if (rc < 0)
+		return rc;
+	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+	rc = git_status_list_new(&list, repo, &opts);
+	if (rc < 0) {
+		rc = fail(rc, NULL, 0);
+		goto out_repo;
+	}
+	n = git_status_list_entrycount(list);
+	for (i = 0; i < n; i++)
+		dirty += is_dirty(git_status_byindex(list, i));
+	rc = dirty > 0;
+	if (!dirty || !summary)
+		goto out_list;
+	if (buf_printf(summary, "%zu uncommitted:", dirty) < 0)
+		goto nomem;
+	for (i = 0; i < n && listed < DIRTY_LIST_MAX; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+
+		if (!is_dirty(e))
+			continue;
+		if (buf_printf(summary, "%s %s", listed ? "," : "", status_path(e)) < 0)
+			goto nomem;
+		listed++;
+	}
+	if (dirty > listed && buf_printf(summary, " and %zu more", dirty - listed) < 0)
+		goto nomem;
+	goto out_list;
+nomem:
+	rc = -ENOMEM;
+out_list:
+	git_status_list_free(list);
+out_repo:
+	git_repository_free(repo);
+	return rc;
+}
+
+/* Records a ref the remote refused (status is the remote's reason). */
+static int push_update_reference(const char *refname, const char *status, void *payload)
+{
+	struct push_state *st = payload;
+
+	if (status) {
+		st->rejected = 1;
+		if (st->err && st->errlen > 0)
+			snprintf(st->err, st->errlen, "remote rejected %s: %s", refname, status);
+	}
+	return 0;
+}
+
+/* Offers the ssh agent once for ssh remotes; anything else has no credentials. */
+static int push_credentials(git_credential **out, const char *url, const char *username,
+			    unsigned int allowed, void *payload)
+{
+	struct push_state *st = payload;
+
+	(void)url;
+	if (st->cred_tries++ > 0 || !(allowed & GIT_CREDENTIAL_SSH_KEY))
+		return GIT_PASSTHROUGH;
+	return git_credential_ssh_key_from_agent(out, username ? username : "git");
+}
+
+/* Whether a name that is not a configured remote can be pushed to as a URL or path. */
+static int is_url_or_path(const char *remote)
+{
+	return strstr(remote, "://") || strchr(remote, ':') || path_exists(remote);
+}
+
+int repo_push(const char *path, const char *remote, const char *branch, char *err, size_t errlen)
+{
+	git_push_options opts;
+	struct push_state st = { .err = err, .errlen = errlen };
+	git_repository *repo = NULL;
+	git_commit *head = NULL;
+	git_remote *rem = NULL;
+	char *spec = NULL;
+	git_strarray specs;
+	int rc;
+
+	rc = open_repo(&repo, path, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = branch_commit(&head, repo, branch, err, errlen);
+	if (rc < 0)
+		goto out_repo;
+	rc = git_remote_lookup(&rem, repo, remote);
+	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
+		if (!is_url_or_path(remote)) {
+			if (err && errlen > 0)
+				snprintf(err, errlen, "no such remote or repository: %s", remote);
+			rc = -ENOENT;
+			goto out_head;
+		}
+		rc = git_remote_create_anonymous(&rem, repo, remote);
+	}
+	if (rc < 0) {
+		rc = fail(rc, err, errlen);
+		goto out_head;
+	}
+	if (asprintf(&spec, "+refs/heads/%s:refs/heads/%s", branch, branch) < 0) {
+		rc = -ENOMEM;
+		goto out_remote;
+	}
+	specs.strings = &spec;
+	specs.count = 1;
+	git_push_options_init(&opts, GIT_PUSH_OPTIONS_VERSION);
+	opts.callbacks.push_update_reference = push_update_reference;
+	opts.callbacks.credentials = push_credentials;
+	opts.callbacks.payload = &st;
+	rc = git_remote_push(rem, &specs, &opts);
+	if (rc < 0)
+		rc = fail(rc, err, errlen) == -ENOMEM ? -ENOMEM : -EIO;
+	else if (st.rejected)
+		rc = -EIO;
+	free(spec);
+out_remote:
+	git_remote_free(rem);
+out_head:
+	git_commit_free(head);
+out_repo:
+	git_repository_free(repo);
+	return rc;
+}

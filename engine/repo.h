@@ -1,0 +1,71 @@
+/*
+ * repo.h - the git side of packetfs, through libgit2: item branches and
+ * worktrees, the branch head, change.diff, the dirty-worktree check and the
+ * publish push.
+ *
+ * Every function opens its own git_repository and frees it before
+ * returning, so any thread may call any function at any time (libgit2
+ * objects are never shared between threads). repo_global_init() must have
+ * been called once, after any fork(). Errors: negative errno values
+ * (-ENOENT for a missing repository, branch or base, -EEXIST for an existing
+ * branch or worktree, -EIO for other libgit2 failures); when err is not NULL
+ * the libgit2 message is written there.
+ */
+#ifndef PACKETFS_REPO_H
+#define PACKETFS_REPO_H
+
+#include <stddef.h>
+#include "util.h"
+
+/* git_libgit2_init(); returns 0 or -EIO. */
+int repo_global_init(void);
+
+/* Checks that path is a git repository (bare or not) where base resolves
+ * to a commit. Returns 0, -ENOENT, or -EIO. */
+int repo_check(const char *path, const char *base, char *err, size_t errlen);
+
+/*
+ * Creates branch (e.g. "packetfs/fix-1") at the commit base resolves to and
+ * a linked worktree named wt_name at worktree_path with the branch checked
+ * out (git_worktree_add). The parent directory of worktree_path must exist.
+ * Returns 0, -EEXIST when the branch or worktree already exists, -ENOENT
+ * when base does not resolve, -EIO otherwise.
+ */
+int repo_item_create(const char *path, const char *base, const char *branch, const char *wt_name,
+		     const char *worktree_path, char *err, size_t errlen);
+
+/* The commit id (40 hex + NUL) the branch points to. 0 or -ENOENT/-EIO. */
+int repo_branch_head(const char *path, const char *branch, char out[41]);
+
+/* The commit id base resolves to (a branch name or any revspec). */
+int repo_resolve(const char *path, const char *rev, char out[41]);
+
+/*
+ * Appends change.diff to out: the patch of merge-base(base, branch) ..
+ * branch head, in git's format (diff --git), full 40-hex index lines,
+ * binary changes as git binary patches, and a/ b/ prefixes unless the
+ * repository's config sets diff.noprefix (then none) or diff.srcPrefix /
+ * diff.dstPrefix (git prints a/ b/ for commit-to-commit diffs even with
+ * diff.mnemonicPrefix).
+ * `git apply --check` of it on the merge base succeeds. An empty diff
+ * appends nothing. Returns 0, -ENOENT, -EIO or -ENOMEM.
+ */
+int repo_diff(const char *path, const char *base, const char *branch, struct buf *out);
+
+/*
+ * Checks the worktree for uncommitted changes (modified, staged, or
+ * untracked files not ignored). Returns 0 when clean, 1 when dirty (with a
+ * short summary like "2 uncommitted: src/a.c, notes.txt" appended to
+ * summary when not NULL), or a negative errno.
+ */
+int repo_worktree_dirty(const char *worktree_path, struct buf *summary);
+
+/*
+ * Pushes refs/heads/<branch> to the same ref on the named remote (a
+ * configured remote name, or a URL/path). Local paths and file:// URLs
+ * work without network. Returns 0, -ENOENT (no such remote), or -EIO with
+ * the remote's or libgit2's message in err.
+ */
+int repo_push(const char *path, const char *remote, const char *branch, char *err, size_t errlen);
+
+#endif

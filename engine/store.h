@@ -1,0 +1,200 @@
+/*
+ * store.h - the SQLite store: items, documents with every revision, runs
+ * with their logs, the registry and events (schema/0001_init.sql).
+ *
+ * This header defines the interface between the engine and its database.
+ * One connection in WAL mode (synchronous=NORMAL: a committed transaction
+ * survives the death of the process; store_sync() makes it survive power
+ * loss) guarded by one mutex: every function takes it, so any thread may
+ * call any function. Each function that changes the store does so in one
+ * transaction: it either happens whole or not at all. SQLite result codes
+ * are translated to negative errno values in one place (SQLITE_FULL ->
+ * -ENOSPC, SQLITE_CONSTRAINT -> -EEXIST or -EPERM for the registry
+ * triggers, SQLITE_BUSY -> -EBUSY, others -EIO) and logged with SQLite's
+ * message to stderr.
+ *
+ * Strings returned in structs are owned by the struct (free with the
+ * matching *_clear function); strings passed in are copied.
+ */
+#ifndef PACKETFS_STORE_H
+#define PACKETFS_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "util.h"
+
+struct store;
+
+/* The database file name inside the store directory. */
+#define STORE_DB_NAME "packetfs.db"
+
+/* Opens (creating when create != 0) STORE/packetfs.db and applies pending
+ * migrations; readonly opens with SQLITE_OPEN_READONLY and applies none.
+ * Returns 0, -ENOENT (no database), -EIO with SQLite's message in err. */
+int store_open(const char *dir, int create, int readonly, struct store **out, char *err,
+	       size_t errlen);
+void store_close(struct store *s);
+/* Checkpoints the WAL with fsync (durability against power loss). */
+int store_sync(struct store *s);
+/* PRAGMA integrity_check; appends problems to out. 0 clean, 1 problems. */
+int store_integrity(struct store *s, struct buf *out);
+
+/* meta key/value. get: 0 and *value (caller frees) or -ENOENT. */
+int store_meta_get(struct store *s, const char *key, char **value);
+int store_meta_set(struct store *s, const char *key, const char *value);
+
+struct item {
+	int64_t id;
+	char *name, *title, *state, *stage;
+	int stage_ok, iteration;
+	char *branch, *base, *verdict, *assessment;
+	int hold, approved;
+	char *last_error, *last_result;
+	int archived;
+	char *created_at, *updated_at;
+};
+void item_clear(struct item *it);
+
+/* Inserts a new item (state "new", iteration 1). 0, -EEXIST. */
+int store_item_create(struct store *s, const char *name, const char *branch, const char *base,
+		      int64_t *id);
+/* By name (archived too). 0 or -ENOENT. */
+int store_item_get(struct store *s, const char *name, struct item *out);
+int store_item_get_id(struct store *s, int64_t id, struct item *out);
+/* Writes every mutable field of it (by id) and sets updated_at to now. */
+int store_item_update(struct store *s, struct item *it);
+/* Calls cb for each item with archived == archived, by name; cb's item is
+ * valid during the call only. A non-zero cb return stops the walk. */
+int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const struct item *it),
+		    void *arg);
+/* Allocates the item's next run number (1, 2, ...). */
+int store_item_next_run(struct store *s, int64_t item_id, int *run_no);
+
+/* Who made a change: recorded with each revision. */
+struct store_who {
+	uid_t uid;
+	pid_t pid;
+	const char *comm;  /* command name, "" when unknown */
+	const char *stage; /* stage whose process wrote, or "" */
+};
+
+struct doc_meta {
+	int is_dir;
+	int64_t rev_id;  /* 0 for directories */
+	int rev;         /* revision number of the current content */
+	uint64_t size;
+	mode_t mode;     /* permission bits only */
+	int64_t mtime_ns, ctime_ns;
+};
+
+/* Metadata of the live entry at path. 0 or -ENOENT. */
+int store_doc_stat(struct store *s, int64_t item_id, const char *path, struct doc_meta *out);
+/* Current content of a document (*data NUL-terminated, caller frees). */
+int store_doc_read(struct store *s, int64_t item_id, const char *path, char **data, size_t *len);
+/* Stores data as a new revision of path (creating the document; the
+ * caller checks that its parent directory exists) with op "write" or
+ * "create". mode: permission bits, or (mode_t)-1 to keep the current ones
+ * (0644 for a new document). mtime_ns < 0 means now. *rev (may be NULL)
+ * gets the new revision number. -EISDIR when path is a directory. */
+int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
+		    size_t len, mode_t mode, const char *op, const struct store_who *who, int *rev);
+/* Creates a directory entry. 0, -EEXIST, -ENOENT (no parent). */
+int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode);
+/* Removes a document, recording a tombstone revision (history is kept).
+ * -ENOENT, -EISDIR. */
+int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who);
+/* Removes an empty directory. -ENOENT, -ENOTDIR, -ENOTEMPTY. */
+int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
+/*
+ * Renames a document or directory (with everything below it) within one
+ * item, replacing an existing document at `to` (or an empty directory when
+ * from is a directory). Each moved document gets a new revision at its
+ * new path (op "rename") and a tombstone at the old one. -ENOENT, -EEXIST
+ * (noreplace and to exists), -EISDIR / -ENOTDIR (kind mismatch),
+ * -ENOTEMPTY, -EINVAL (to inside from).
+ */
+int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
+		     int noreplace, const struct store_who *who);
+int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode);
+/* mtime_ns < 0: now. */
+int store_doc_set_mtime(struct store *s, int64_t item_id, const char *path, int64_t mtime_ns);
+/* Calls cb with the name (last component) and metadata of each live entry
+ * directly inside directory dir ("" for the item's top level), by name. */
+int store_doc_list(struct store *s, int64_t item_id, const char *dir,
+		   int (*cb)(void *arg, const char *name, const struct doc_meta *m), void *arg);
+
+struct rev_info {
+	const char *path;
+	int rev;
+	const char *op;
+	int64_t size;      /* -1 for a tombstone */
+	mode_t mode;
+	uid_t uid;
+	pid_t pid;
+	const char *comm, *stage, *created_at;
+};
+/* Calls cb for every revision of the item whose path equals path, or (path
+ * NULL) of every path, ordered by path then rev. */
+int store_rev_each(struct store *s, int64_t item_id, const char *path,
+		   int (*cb)(void *arg, const struct rev_info *r), void *arg);
+/* Content of one revision. -ENOENT (no such revision, or a tombstone). */
+int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
+		   size_t *len);
+
+struct run {
+	int64_t id, item_id;
+	int run_no;
+	char kind[8];      /* "stage" | "recipe" */
+	char *name;
+	int iteration;
+	char status[16];   /* running, succeeded, failed, validated, failing, blocked, timed_out, cancelled, interrupted, queued */
+	char *command, *log_path, *note;
+	int pgid;
+	int has_exit_code, exit_code, signal;
+	char head[41];
+	char *gpus;        /* JSON array text, "[]" */
+	char executor[16];
+	char started_at[32], finished_at[32];
+	double duration_s;
+	int64_t log_size;
+	char log_sha256[65];
+};
+void run_clear(struct run *r);
+/* Inserts r (id is set). */
+int store_run_insert(struct store *s, struct run *r);
+/* Writes the mutable fields (status, pgid, exit, signal, note, head, gpus,
+ * finished_at, duration_s, log_sha256, command). */
+int store_run_update(struct store *s, const struct run *r);
+int store_run_get(struct store *s, int64_t id, struct run *out);
+/* The run whose log is at log_path in the item. 0 or -ENOENT. */
+int store_run_by_log(struct store *s, int64_t item_id, const char *log_path, struct run *out);
+/* Calls cb for the item's runs of the given kind (NULL: all) by run_no;
+ * item_id 0: every item. status NULL: any status. */
+int store_run_each(struct store *s, int64_t item_id, const char *kind, const char *status,
+		   int (*cb)(void *arg, const struct run *r), void *arg);
+
+/* Appends to a run's log. */
+int store_log_append(struct store *s, int64_t run_id, const void *data, size_t len);
+/* Reads up to size bytes at off; returns the number read or -errno. */
+ssize_t store_log_read(struct store *s, int64_t run_id, uint64_t off, void *buf, size_t size);
+/* sha256 and size of the whole stored log. */
+int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *size);
+
+/* Appends one registry line (no newline). source "engine" | "external". */
+int store_registry_append(struct store *s, int64_t item_id, const char *line, const char *source,
+			  int64_t run_id);
+/* All lines of the item, oldest first (*lines NULL-terminated; strv_free). */
+int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n);
+/* Calls cb(line, source, run_id) for every registry line of every item. */
+int store_registry_each(struct store *s,
+			int (*cb)(void *arg, int64_t item_id, const char *line, const char *source,
+				  int64_t run_id),
+			void *arg);
+
+/* Appends an event (one JSON object, no newline); item_id 0: store-wide. */
+int store_event_add(struct store *s, int64_t item_id, const char *line);
+/* Appends the events of an item (item_id 0: all) to out, one per line. */
+int store_events_render(struct store *s, int64_t item_id, struct buf *out);
+
+#endif
