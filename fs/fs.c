@@ -1,0 +1,1166 @@
+/*
+ * fs.c - the FUSE front end: libfuse low-level operations over the engine,
+ * and the life of a mount.
+ *
+ * DESIGN
+ *
+ * Threads. The FUSE session loop runs multithreaded (fuse_session_loop_mt)
+ * on the main thread of the mount process; each request is handled on one
+ * of its worker threads, which calls the engine directly (every engine
+ * function may be called from any thread). The engine runs its pipeline on
+ * a libuv loop thread of its own, started by engine_start(); SIGINT,
+ * SIGTERM and SIGHUP are blocked while it is created so that only FUSE
+ * threads take them (libfuse's handlers end the session loop). No request
+ * handler calls a FUSE notify function: a notification sent from inside a
+ * handler can deadlock against the kernel, which holds locks until the
+ * reply. Nothing in this file notifies at all; the engine makes its own
+ * changes visible from its own thread.
+ *
+ * Inodes. The engine is addressed by path; the inode table (inode.c) maps
+ * the kernel's inode numbers to paths, counts lookups and is re-keyed on
+ * rename and unlink. Every reply that hands an inode to the kernel adds one
+ * lookup, and takes it back when the reply fails (an interrupted request).
+ *
+ * Caching. Entry and attribute timeouts are 0: the engine changes views
+ * (status, logs, registry) behind the kernel's back, so the kernel asks
+ * again each time. Views and logs are opened with direct_io (engine_file_
+ * direct()); documents go through the page cache without keep_cache, so
+ * shared mmap reads work and each open sees the current content.
+ *
+ * Handles. fi->fh holds a struct open_file * (the engine's struct
+ * pfs_file, listed per inode so that fstat works after unlink) for files
+ * and a struct dir_handle * for directories. A directory listing is snapshotted
+ * at opendir (and again when a handle is rewound to offset 0 after being
+ * read); readdir offsets are indices into the snapshot, "." and ".." first.
+ *
+ * Not implemented on purpose: locks (getlk/setlk/flock), so the kernel
+ * does fcntl and flock locking locally, which is correct on a single host;
+ * access, which default_permissions makes the kernel answer; and the xattr
+ * operations: libfuse answers ENOSYS, after which the kernel answers every
+ * xattr call with EOPNOTSUPP (ENOTSUP) itself, without a round trip for the
+ * security.capability check it makes before each write.
+ *
+ * Teardown. When the loop ends, the mount is taken down before the engine
+ * is closed: closing the FUSE device aborts the connection, so anything
+ * still touching the mount (stage programs being cancelled, the engine's
+ * own writes through it) fails at once instead of waiting for a server
+ * that no longer answers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fuse_lowlevel.h>
+
+#include "engine.h"
+#include "fs.h"
+#include "inode.h"
+
+/* The inode number readdir reports for entries the table does not know. */
+#define UNKNOWN_INO 0xffffffffu
+#define MAX_WRITE (1u << 20)
+
+struct fs {
+	struct engine *engine;
+	struct inode_table *inodes;
+	const char *store; /* for statfs */
+	struct fuse_session *se;
+	pthread_mutex_t open_lock;
+	struct open_file *open; /* protected by open_lock */
+};
+
+/* An open file: what fi->fh points to. Open files are listed so that an
+ * inode whose path was unlinked still has attributes (fstat after unlink). */
+struct open_file {
+	struct pfs_file *f;        /* constant */
+	uint64_t ino;              /* constant */
+	struct open_file *prev;    /* protected by fs.open_lock */
+	struct open_file *next;    /* protected by fs.open_lock */
+};
+
+struct dir_entry {
+	char *name;
+	struct pfs_stat st;
+};
+
+struct dir_handle {
+	pthread_mutex_t lock;
+	char *path;             /* constant */
+	struct dir_entry *ents; /* protected by lock; "." and ".." first */
+	size_t n;               /* protected by lock */
+	size_t cap;             /* protected by lock */
+	int was_read;           /* protected by lock */
+};
+
+static struct fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static void caller_of(fuse_req_t req, struct pfs_caller *who)
+{
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+
+	who->uid = c->uid;
+	who->gid = c->gid;
+	who->pid = c->pid;
+}
+
+static struct pfs_file *file_of(const struct fuse_file_info *fi)
+{
+	return ((struct open_file *)(uintptr_t)fi->fh)->f;
+}
+
+/* Lists f as open on ino and points fi at it. Returns 0 or -ENOMEM. */
+static int open_add(struct fs *fs, uint64_t ino, struct pfs_file *f, struct fuse_file_info *fi)
+{
+	struct open_file *of = calloc(1, sizeof(*of));
+
+	if (of == NULL)
+		return -ENOMEM;
+	of->f = f;
+	of->ino = ino;
+	pthread_mutex_lock(&fs->open_lock);
+	of->next = fs->open;
+	if (fs->open)
+		fs->open->prev = of;
+	fs->open = of;
+	pthread_mutex_unlock(&fs->open_lock);
+	fi->fh = (uint64_t)(uintptr_t)of;
+	fi->direct_io = engine_file_direct(f) ? 1 : 0;
+	fi->keep_cache = 0;
+	return 0;
+}
+
+/* Unlists and releases the open file of fi. */
+static void open_release(struct fs *fs, struct fuse_file_info *fi)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+
+	pthread_mutex_lock(&fs->open_lock);
+	if (of->prev)
+		of->prev->next = of->next;
+	else
+		fs->open = of->next;
+	if (of->next)
+		of->next->prev = of->prev;
+	pthread_mutex_unlock(&fs->open_lock);
+	engine_file_release(of->f);
+	free(of);
+}
+
+/* Attributes of ino through any of its open files: -ENOENT when none. */
+static int open_getattr(struct fs *fs, uint64_t ino, struct pfs_stat *ps)
+{
+	struct open_file *of;
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&fs->open_lock);
+	for (of = fs->open; of; of = of->next) {
+		if (of->ino == ino) {
+			r = engine_file_getattr(of->f, ps);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&fs->open_lock);
+	return r;
+}
+
+static struct timespec ns_to_ts(int64_t ns)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ns / 1000000000;
+	ts.tv_nsec = ns % 1000000000;
+	if (ts.tv_nsec < 0) {
+		ts.tv_sec--;
+		ts.tv_nsec += 1000000000;
+	}
+	return ts;
+}
+
+static void to_stat(const struct pfs_stat *ps, uint64_t ino, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_mode = ps->mode;
+	st->st_nlink = ps->nlink ? ps->nlink : 1;
+	st->st_uid = ps->uid;
+	st->st_gid = ps->gid;
+	st->st_size = (off_t)ps->size;
+	st->st_blksize = 4096;
+	st->st_blocks = (blkcnt_t)((ps->size + 511) / 512);
+	st->st_mtim = ns_to_ts(ps->mtime_ns);
+	st->st_atim = st->st_mtim;
+	st->st_ctim = ns_to_ts(ps->ctime_ns);
+}
+
+static void fill_entry(struct fs *fs, uint64_t ino, const struct pfs_stat *ps,
+		       struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = ino;
+	e->generation = inode_generation(fs->inodes);
+	to_stat(ps, ino, &e->attr);
+	e->attr_timeout = 0.0;
+	e->entry_timeout = 0.0;
+}
+
+/* "/a" + "b" -> "/a/b"; "/" + "b" -> "/b". Caller frees *out. */
+static int join(const char *dir, const char *name, char **out)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *p;
+
+	if (nl > NAME_MAX)
+		return -ENAMETOOLONG;
+	p = malloc(dl + nl + 2);
+	if (p == NULL)
+		return -ENOMEM;
+	memcpy(p, dir, dl);
+	if (dl > 1)
+		p[dl++] = '/';
+	memcpy(p + dl, name, nl + 1);
+	*out = p;
+	return 0;
+}
+
+/* The parent directory of a normalised path ("/" for "/a" and for "/"). */
+static int parent_of(const char *path, char **out)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash && slash != path ? (size_t)(slash - path) : 1;
+
+	*out = strndup(path, len);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* The path of name in the directory parent. Caller frees *out. */
+static int child_path(struct fs *fs, fuse_ino_t parent, const char *name, char **out)
+{
+	char *dir;
+	int r = inode_path(fs->inodes, parent, &dir);
+
+	if (r < 0)
+		return r;
+	if (strcmp(name, ".") == 0) {
+		*out = dir;
+		return 0;
+	}
+	if (strcmp(name, "..") == 0)
+		r = parent_of(dir, out);
+	else
+		r = join(dir, name, out);
+	free(dir);
+	return r;
+}
+
+/* Hands the inode of path to the kernel as a lookup reply. */
+static void reply_entry(fuse_req_t req, const char *path, const struct pfs_stat *ps)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	uint64_t ino;
+	int r = inode_ref(fs->inodes, path, &ino);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fill_entry(fs, ino, ps, &e);
+	if (fuse_reply_entry(req, &e) != 0)
+		inode_forget(fs->inodes, ino, 1);
+}
+
+static void reply_attr(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps)
+{
+	struct stat st;
+
+	to_stat(ps, ino, &st);
+	fuse_reply_attr(req, &st, 0.0);
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	/* libfuse lowers this to what its buffers hold; the kernel then
+	 * also allows reads of that size (max_pages). */
+	conn->max_write = MAX_WRITE;
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_stat ps;
+	char *path;
+	int r = child_path(fs, parent, name, &path);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	r = engine_getattr(fs->engine, path, &ps);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		reply_entry(req, path, &ps);
+	free(path);
+}
+
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	inode_forget(fs_of(req)->inodes, ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	struct fs *fs = fs_of(req);
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		inode_forget(fs->inodes, forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+/* Current attributes of ino: through fi when given, else by path, else
+ * (the path was unlinked) through any open file of ino. */
+static int getattr_of(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
+		      struct pfs_stat *ps)
+{
+	char *path;
+	int r;
+
+	if (fi && fi->fh)
+		return engine_file_getattr(file_of(fi), ps);
+	r = inode_path(fs->inodes, ino, &path);
+	if (r == 0) {
+		r = engine_getattr(fs->engine, path, ps);
+		free(path);
+	}
+	if (r == -ENOENT)
+		r = open_getattr(fs, ino, ps);
+	return r;
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct pfs_stat ps;
+	int r = getattr_of(fs_of(req), ino, fi, &ps);
+
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		reply_attr(req, ino, &ps);
+}
+
+/*
+ * The kernel passes fi for any setattr through an open file, directories
+ * included, so fi->fh is used only for a size change, which the VFS allows
+ * on regular files only.
+ */
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	struct pfs_stat ps;
+	char *path = NULL;
+	int r;
+
+	caller_of(req, &who);
+	r = inode_path(fs->inodes, ino, &path);
+	if (r < 0 && !(r == -ENOENT && fi && fi->fh))
+		goto out;
+	if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+		/* chown to the owner it already has is all a local disk allows
+		 * an unprivileged user, and everything belongs to the mounting
+		 * user. */
+		r = getattr_of(fs, ino, fi, &ps);
+		if (r < 0)
+			goto out;
+		if (((to_set & FUSE_SET_ATTR_UID) && attr->st_uid != ps.uid) ||
+		    ((to_set & FUSE_SET_ATTR_GID) && attr->st_gid != ps.gid)) {
+			r = -EPERM;
+			goto out;
+		}
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		if (fi && fi->fh)
+			r = engine_file_truncate(file_of(fi), (uint64_t)attr->st_size, &who);
+		else
+			r = engine_truncate(fs->engine, path, (uint64_t)attr->st_size, &who);
+		if (r < 0)
+			goto out;
+	}
+	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW) &&
+	    path == NULL) {
+		r = -ENOENT;
+		goto out;
+	}
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		r = engine_chmod(fs->engine, path, attr->st_mode & 07777);
+		if (r < 0)
+			goto out;
+	}
+	/* The engine keeps no access time: an atime-only change has nothing
+	 * to store. */
+	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
+		int64_t ns = -1;
+
+		if (!(to_set & FUSE_SET_ATTR_MTIME_NOW))
+			ns = (int64_t)attr->st_mtim.tv_sec * 1000000000 + attr->st_mtim.tv_nsec;
+		r = engine_utimens(fs->engine, path, ns);
+		if (r < 0)
+			goto out;
+	}
+	r = getattr_of(fs, ino, fi, &ps);
+out:
+	free(path);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		reply_attr(req, ino, &ps);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct fs *fs = fs_of(req);
+	char buf[PATH_MAX];
+	char *path;
+	int r = inode_path(fs->inodes, ino, &path);
+
+	if (r == 0) {
+		r = engine_readlink(fs->engine, path, buf, sizeof(buf));
+		free(path);
+	}
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_readlink(req, buf);
+}
+
+/* Creates the empty document path and replies with its entry. */
+static void make_node(fuse_req_t req, const char *path, mode_t mode)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	struct pfs_file *f;
+	struct pfs_stat ps;
+	int r;
+
+	caller_of(req, &who);
+	r = engine_file_open(fs->engine, path, O_CREAT | O_EXCL | O_WRONLY, mode & 07777, &who,
+			     &f);
+	if (r < 0)
+		goto fail;
+	r = engine_file_flush(f, &who);
+	if (r == 0)
+		r = engine_file_getattr(f, &ps);
+	engine_file_release(f);
+	if (r < 0)
+		goto fail;
+	reply_entry(req, path, &ps);
+	return;
+fail:
+	fuse_reply_err(req, -r);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		     dev_t rdev)
+{
+	char *path;
+	int r;
+
+	/* Packets hold documents and directories only. */
+	if (!S_ISREG(mode)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	r = child_path(fs_of(req), parent, name, &path);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	make_node(req, path, mode);
+	free(path);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	struct pfs_stat ps;
+	char *path;
+	int r = child_path(fs, parent, name, &path);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	caller_of(req, &who);
+	r = engine_mkdir(fs->engine, path, mode & 07777, &who);
+	if (r == 0)
+		r = engine_getattr(fs->engine, path, &ps);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		reply_entry(req, path, &ps);
+	free(path);
+}
+
+static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, int dir)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	char *path;
+	int r = child_path(fs, parent, name, &path);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	caller_of(req, &who);
+	if (dir)
+		r = engine_rmdir(fs->engine, path, &who);
+	else
+		r = engine_unlink(fs->engine, path, &who);
+	if (r == 0)
+		inode_unlink(fs->inodes, path);
+	free(path);
+	fuse_reply_err(req, -r);
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, 0);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, 1);
+}
+
+/* Symbolic and hard links: packets hold documents and directories only
+ * (the worktree link is the engine's own). */
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	fuse_reply_err(req, EPERM);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	fuse_reply_err(req, EPERM);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		      const char *newname, unsigned int flags)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	char *from = NULL, *to = NULL;
+	int r;
+
+	r = child_path(fs, parent, name, &from);
+	if (r == 0)
+		r = child_path(fs, newparent, newname, &to);
+	if (r == 0) {
+		caller_of(req, &who);
+		r = engine_rename(fs->engine, from, to, flags, &who);
+	}
+	/* inode_rename keeps the table consistent even when it runs out of
+	 * memory; the rename itself has happened. */
+	if (r == 0)
+		inode_rename(fs->inodes, from, to);
+	free(from);
+	free(to);
+	fuse_reply_err(req, -r);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	struct pfs_file *f;
+	char *path;
+	int r = inode_path(fs->inodes, ino, &path);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	caller_of(req, &who);
+	r = engine_file_open(fs->engine, path, fi->flags, 0, &who, &f);
+	free(path);
+	if (r == 0) {
+		r = open_add(fs, ino, f, fi);
+		if (r < 0)
+			engine_file_release(f);
+	}
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else if (fuse_reply_open(req, fi) != 0)
+		open_release(fs, fi);
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	struct pfs_caller who;
+	struct pfs_file *f = NULL;
+	struct pfs_stat ps;
+	uint64_t ino;
+	char *path;
+	int r = child_path(fs, parent, name, &path);
+
+	if (r < 0)
+		goto fail;
+	caller_of(req, &who);
+	r = engine_file_open(fs->engine, path, fi->flags | O_CREAT, mode & 07777, &who, &f);
+	if (r < 0)
+		goto fail;
+	r = engine_file_getattr(f, &ps);
+	if (r < 0)
+		goto fail;
+	r = inode_ref(fs->inodes, path, &ino);
+	if (r < 0)
+		goto fail;
+	fill_entry(fs, ino, &ps, &e);
+	r = open_add(fs, ino, f, fi);
+	if (r < 0) {
+		inode_forget(fs->inodes, ino, 1);
+		goto fail;
+	}
+	if (fuse_reply_create(req, &e, fi) != 0) {
+		inode_forget(fs->inodes, ino, 1);
+		open_release(fs, fi);
+	}
+	free(path);
+	return;
+fail:
+	if (f)
+		engine_file_release(f);
+	free(path);
+	fuse_reply_err(req, -r);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	char *buf = malloc(size ? size : 1);
+	ssize_t n;
+
+	if (buf == NULL) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = engine_file_read(file_of(fi), buf, size, (uint64_t)off);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct pfs_caller who;
+	ssize_t n;
+
+	caller_of(req, &who);
+	n = engine_file_write(file_of(fi), buf, size, (uint64_t)off, &who);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct pfs_caller who;
+
+	caller_of(req, &who);
+	fuse_reply_err(req, -engine_file_flush(file_of(fi), &who));
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	open_release(fs_of(req), fi);
+	fuse_reply_err(req, 0);
+}
+
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	struct pfs_caller who;
+
+	caller_of(req, &who);
+	fuse_reply_err(req, -engine_file_fsync(file_of(fi), &who));
+}
+
+static void dir_clear(struct dir_handle *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->ents[i].name);
+	d->n = 0;
+}
+
+static int dir_add(struct dir_handle *d, const char *name, const struct pfs_stat *st)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 16;
+		struct dir_entry *v = realloc(d->ents, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		d->ents = v;
+		d->cap = cap;
+	}
+	d->ents[d->n].name = strdup(name);
+	if (d->ents[d->n].name == NULL)
+		return -ENOMEM;
+	d->ents[d->n].st = *st;
+	d->n++;
+	return 0;
+}
+
+static int collect_entry(void *arg, const char *name, const struct pfs_stat *st)
+{
+	return dir_add(arg, name, st);
+}
+
+/* (Re)reads the listing of d->path into the snapshot. On failure the
+ * snapshot is empty. */
+static int dir_load(struct fs *fs, struct dir_handle *d)
+{
+	struct pfs_stat self;
+	int r;
+
+	dir_clear(d);
+	r = engine_getattr(fs->engine, d->path, &self);
+	if (r < 0)
+		return r;
+	if (!S_ISDIR(self.mode))
+		return -ENOTDIR;
+	r = dir_add(d, ".", &self);
+	if (r == 0)
+		r = dir_add(d, "..", &self);
+	if (r == 0)
+		r = engine_readdir(fs->engine, d->path, collect_entry, d);
+	if (r > 0)
+		r = -ENOMEM;
+	if (r < 0)
+		dir_clear(d);
+	return r;
+}
+
+static void dir_free(struct dir_handle *d)
+{
+	dir_clear(d);
+	free(d->ents);
+	free(d->path);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct dir_handle *d = calloc(1, sizeof(*d));
+	int r;
+
+	if (d == NULL) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_init(&d->lock, NULL);
+	r = inode_path(fs->inodes, ino, &d->path);
+	if (r == 0)
+		r = dir_load(fs, d);
+	if (r < 0) {
+		dir_free(d);
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)d;
+	fi->keep_cache = 0;
+	fi->cache_readdir = 0;
+	if (fuse_reply_open(req, fi) != 0)
+		dir_free(d);
+}
+
+/* The inode number readdir shows for entry i of d. */
+static uint64_t entry_ino(struct fs *fs, struct dir_handle *d, size_t i, fuse_ino_t self)
+{
+	char *path = NULL;
+	uint64_t ino = 0;
+
+	if (i == 0)
+		return self;
+	if (i == 1 ? parent_of(d->path, &path) : join(d->path, d->ents[i].name, &path))
+		return UNKNOWN_INO;
+	ino = inode_peek(fs->inodes, path);
+	free(path);
+	return ino ? ino : UNKNOWN_INO;
+}
+
+/*
+ * readdir and readdirplus. For readdirplus every entry but "." and ".." is
+ * a lookup: it adds to the lookup count only when the entry made it into
+ * the reply, and all of them are taken back when the reply fails.
+ */
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi, int plus)
+{
+	struct fs *fs = fs_of(req);
+	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
+	uint64_t *refs = NULL;
+	size_t nrefs = 0, rem = size, i;
+	char *buf = malloc(size ? size : 1), *p = buf;
+	int r = 0;
+
+	if (buf == NULL) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_lock(&d->lock);
+	if (off == 0 && d->was_read)
+		r = dir_load(fs, d);
+	d->was_read = 1;
+	if (r == 0 && plus && (size_t)off < d->n) {
+		refs = malloc((d->n - (size_t)off) * sizeof(*refs));
+		if (refs == NULL)
+			r = -ENOMEM;
+	}
+	for (i = (size_t)off; r == 0 && i < d->n; i++) {
+		struct dir_entry *de = &d->ents[i];
+		size_t len;
+
+		if (!plus) {
+			struct stat st;
+
+			memset(&st, 0, sizeof(st));
+			st.st_ino = entry_ino(fs, d, i, ino);
+			st.st_mode = de->st.mode;
+			len = fuse_add_direntry(req, p, rem, de->name, &st, (off_t)(i + 1));
+		} else if (i < 2) {
+			struct fuse_entry_param e;
+
+			/* ino 0: attributes and no lookup, for "." and "..". */
+			memset(&e, 0, sizeof(e));
+			e.attr.st_ino = entry_ino(fs, d, i, ino);
+			e.attr.st_mode = de->st.mode;
+			len = fuse_add_direntry_plus(req, p, rem, de->name, &e, (off_t)(i + 1));
+		} else {
+			struct fuse_entry_param e;
+			uint64_t eino;
+			char *path;
+
+			r = join(d->path, de->name, &path);
+			if (r == 0) {
+				r = inode_ref(fs->inodes, path, &eino);
+				free(path);
+			}
+			if (r < 0)
+				break;
+			fill_entry(fs, eino, &de->st, &e);
+			len = fuse_add_direntry_plus(req, p, rem, de->name, &e, (off_t)(i + 1));
+			if (len > rem) {
+				inode_forget(fs->inodes, eino, 1);
+				break;
+			}
+			refs[nrefs++] = eino;
+		}
+		if (len > rem)
+			break;
+		p += len;
+		rem -= len;
+	}
+	pthread_mutex_unlock(&d->lock);
+	/* An entry that failed after others were added ends the listing
+	 * early; the next call reports the error. */
+	if (r < 0 && p == buf) {
+		fuse_reply_err(req, -r);
+	} else if (fuse_reply_buf(req, buf, size - rem) != 0) {
+		for (i = 0; i < nrefs; i++)
+			inode_forget(fs->inodes, refs[i], 1);
+	}
+	free(refs);
+	free(buf);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, off, fi, 0);
+}
+
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, off, fi, 1);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	dir_free((struct dir_handle *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+/* The space of the file system holding the store, which is where packet
+ * content lives. */
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+
+	if (statvfs(fs_of(req)->store, &sv) < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	sv.f_namemax = NAME_MAX;
+	sv.f_flag = 0;
+	fuse_reply_statfs(req, &sv);
+}
+
+static const struct fuse_lowlevel_ops fs_ops = {
+	.init = op_init,
+	.lookup = op_lookup,
+	.forget = op_forget,
+	.forget_multi = op_forget_multi,
+	.getattr = op_getattr,
+	.setattr = op_setattr,
+	.readlink = op_readlink,
+	.mknod = op_mknod,
+	.mkdir = op_mkdir,
+	.unlink = op_unlink,
+	.rmdir = op_rmdir,
+	.symlink = op_symlink,
+	.link = op_link,
+	.rename = op_rename,
+	.open = op_open,
+	.create = op_create,
+	.read = op_read,
+	.write = op_write,
+	.flush = op_flush,
+	.release = op_release,
+	.fsync = op_fsync,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.readdirplus = op_readdirplus,
+	.releasedir = op_releasedir,
+	.statfs = op_statfs,
+};
+
+/* Reports a mount failure: to the waiting parent through the status pipe
+ * (fd >= 0), or on stderr. */
+static void report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void report(int fd, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "packetfs: mount: ");
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	strcat(msg, "\n");
+	if (fd >= 0) {
+		ssize_t w = write(fd, msg, strlen(msg));
+
+		(void)w;
+	} else {
+		fputs(msg, stderr);
+	}
+}
+
+/* Makes the session with the fixed and the user's mount options and mounts
+ * it. Returns 0 or -1 after reporting. */
+static int session_open(struct fs *fs, const struct fs_mount_options *o, int status_fd)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	int r = -1;
+
+	if (fuse_opt_add_arg(&args, "packetfs") != 0 || fuse_opt_add_arg(&args, "-o") != 0 ||
+	    fuse_opt_add_arg(&args, "default_permissions,fsname=packetfs,subtype=packetfs") != 0 ||
+	    (o->options && (fuse_opt_add_arg(&args, "-o") != 0 ||
+			    fuse_opt_add_arg(&args, o->options) != 0))) {
+		report(status_fd, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	fs->se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), fs);
+	if (fs->se == NULL) {
+		report(status_fd, "%s: invalid mount options", o->options ? o->options : "");
+		goto out;
+	}
+	if (fuse_session_mount(fs->se, o->mountpoint) != 0) {
+		report(status_fd, "%s: cannot mount (see the message above)", o->mountpoint);
+		fuse_session_destroy(fs->se);
+		fs->se = NULL;
+		goto out;
+	}
+	r = 0;
+out:
+	fuse_opt_free_args(&args);
+	return r;
+}
+
+/* Detaches the daemon from the caller's terminal and directory, before the
+ * engine starts processes that would inherit them. */
+static void detach(void)
+{
+	int null = open("/dev/null", O_RDWR), r;
+
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+	/* Keep no directory busy; "/" always exists. */
+	r = chdir("/");
+	(void)r;
+}
+
+/* Tells the waiting parent that the mount is up. */
+static void report_ok(int status_fd)
+{
+	ssize_t w = write(status_fd, "OK", 2);
+
+	(void)w;
+	close(status_fd);
+}
+
+/* Opens the engine, mounts, serves until unmounted and tears down. With
+ * status_fd >= 0 this is the daemon and reports through the pipe. Returns
+ * the exit status. */
+static int serve(const struct fs_mount_options *o, int status_fd)
+{
+	struct engine_options eo = { o->store, o->mountpoint, 0 };
+	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = 10 };
+	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER };
+	char err[1024] = "";
+	sigset_t block, old;
+	int r, rc = 1;
+
+	r = engine_open(&eo, &fs.engine, err, sizeof(err));
+	if (r < 0) {
+		report(status_fd, "%s: %s", o->store, err[0] ? err : strerror(-r));
+		return 1;
+	}
+	r = inode_table_new(&fs.inodes);
+	if (r < 0) {
+		report(status_fd, "%s", strerror(-r));
+		goto close_engine;
+	}
+	if (session_open(&fs, o, status_fd) < 0)
+		goto free_inodes;
+	if (fuse_set_signal_handlers(fs.se) != 0) {
+		report(status_fd, "cannot install signal handlers");
+		goto unmount;
+	}
+	if (status_fd >= 0)
+		detach();
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	r = engine_start(fs.engine);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		report(status_fd, "%s: cannot start the pipeline: %s", o->store, strerror(-r));
+		goto remove_handlers;
+	}
+	if (status_fd >= 0)
+		report_ok(status_fd);
+	r = fuse_session_loop_mt(fs.se, &lc);
+	rc = r < 0 ? 1 : 0;
+	if (rc && status_fd < 0)
+		report(-1, "%s: %s", o->mountpoint, strerror(-r));
+remove_handlers:
+	fuse_remove_signal_handlers(fs.se);
+unmount:
+	fuse_session_unmount(fs.se);
+	engine_close(fs.engine);
+	fs.engine = NULL;
+	fuse_session_destroy(fs.se);
+free_inodes:
+	inode_table_free(fs.inodes);
+close_engine:
+	engine_close(fs.engine);
+	return rc;
+}
+
+int fs_mount(const struct fs_mount_options *o)
+{
+	char msg[1024];
+	size_t len = 0;
+	int pfd[2], status;
+	pid_t pid;
+
+	if (o->foreground)
+		return serve(o, -1);
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		report(-1, "pipe: %s", strerror(errno));
+		return 1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		report(-1, "fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return 1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		setsid();
+		exit(serve(o, pfd[1]));
+	}
+	close(pfd[1]);
+	for (;;) {
+		ssize_t n = read(pfd[0], msg + len, sizeof(msg) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		msg[len] = '\0';
+		/* Stop at "OK": the daemon's children might hold the pipe. */
+		if (strcmp(msg, "OK") == 0) {
+			close(pfd[0]);
+			return 0;
+		}
+		if (len == sizeof(msg) - 1)
+			break;
+	}
+	close(pfd[0]);
+	msg[len] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (len > 0)
+		fputs(msg, stderr);
+	else
+		report(-1, "%s: the daemon exited before the mount was up", o->mountpoint);
+	return 1;
+}
