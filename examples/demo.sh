@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# demo.sh - packetfs end to end, on a fresh Debian 12 machine, in about a minute.
+#
+#   examples/demo.sh
+#
+# 1. installs the missing build and runtime packages with apt-get (only
+#    those dpkg does not already know as installed);
+# 2. builds packetfs (meson setup build && ninja -C build, in the
+#    repository root; PACKETFS_BUILDDIR names another build directory);
+# 3. in a new temporary directory, makes the demo repository from
+#    examples/sample-project (branch main, one commit) with a bare clone of
+#    it as the remote "origin", a store and a mount point;
+# 4. creates the item demo-1 with a brief, advances it, and follows its
+#    status through plan, print, validate (the shipped recipes) and review
+#    to the publish gate; approves; waits until it is done;
+# 5. checks that the item branch arrived in the remote, shows the packet,
+#    its status, the evidence and the diff; unmounts.
+#
+# Exits 0 when every step worked. On a failure it prints the item's logs,
+# exits 1, and keeps the temporary directory for inspection (it is removed
+# after a success unless PACKETFS_DEMO_KEEP=1). The mount is always
+# unmounted.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${PACKETFS_BUILDDIR:-$ROOT/build}
+ITEM=demo-1
+T0=$SECONDS
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+die() {
+	printf 'demo: %s\n' "$*" >&2
+	exit 1
+}
+
+# --- 1. packages ---------------------------------------------------------
+packages=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev
+	libgit2-dev libcjson-dev libuv1-dev libssl-dev git clang-format)
+if command -v dpkg >/dev/null 2>&1; then
+	missing=()
+	for p in "${packages[@]}"; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		say "installing ${missing[*]}"
+		sudo=()
+		if [ "$(id -u)" -ne 0 ]; then
+			command -v sudo >/dev/null 2>&1 ||
+				die "not root and no sudo: install ${missing[*]} first"
+			sudo=(sudo)
+		fi
+		"${sudo[@]}" apt-get update -q
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+	else
+		say "packages: all present"
+	fi
+else
+	say "no dpkg: assuming the build dependencies are installed (${packages[*]})"
+fi
+
+# --- 2. build ------------------------------------------------------------
+say "building packetfs in $BUILD"
+if [ ! -f "$BUILD/build.ninja" ]; then
+	(cd "$ROOT" && meson setup "$BUILD")
+fi
+ninja -C "$BUILD"
+PFS=$BUILD/fs/packetfs
+[ -x "$PFS" ] || die "$PFS: not built"
+"$PFS" --version
+
+[ -c /dev/fuse ] || die "/dev/fuse is missing: FUSE is not available here (in a container, pass --device /dev/fuse)"
+command -v fusermount3 >/dev/null 2>&1 || die "fusermount3 not found (package fuse3)"
+
+# --- 3. repository, remote, store, mount -------------------------------
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-demo.XXXXXX")
+MNT=$WORK/mnt
+ok=0
+cleanup() {
+	if mountpoint -q "$MNT" 2>/dev/null || grep -qs " $MNT fuse" /proc/mounts; then
+		fusermount3 -u -z "$MNT" || true
+	fi
+	if [ "$ok" = 1 ] && [ "${PACKETFS_DEMO_KEEP:-0}" != 1 ]; then
+		rm -rf "$WORK"
+	else
+		printf 'demo: files kept in %s\n' "$WORK" >&2
+	fi
+}
+trap cleanup EXIT
+
+say "demo directory $WORK"
+git_id=(-c user.name="packetfs demo" -c user.email="demo@example.invalid")
+cp -a "$ROOT/examples/sample-project" "$WORK/repo"
+git -C "$WORK/repo" init -q -b main
+git -C "$WORK/repo" add -A
+git -C "$WORK/repo" "${git_id[@]}" commit -q -m "strkit: string helpers"
+git clone -q --bare "$WORK/repo" "$WORK/origin.git"
+git -C "$WORK/repo" remote add origin "$WORK/origin.git"
+
+gpus=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+	gpus='"auto"'
+fi
+sed -e "s|@REPO@|$WORK/repo|g" -e "s|@RECIPES@|$ROOT/recipes|g" \
+	-e "s|@STAGES@|$ROOT/examples/stages|g" -e "s|@GPUS@|$gpus|g" \
+	"$ROOT/examples/pipeline.json.in" >"$WORK/pipeline.json"
+
+say "packetfs init $WORK/store --repo $WORK/repo --pipeline $WORK/pipeline.json"
+"$PFS" init "$WORK/store" --repo "$WORK/repo" --pipeline "$WORK/pipeline.json"
+mkdir "$MNT"
+say "packetfs mount $WORK/store $MNT"
+"$PFS" mount "$WORK/store" "$MNT"
+for _ in $(seq 100); do
+	[ -e "$MNT/.packetfs/version" ] && break
+	sleep 0.1
+done
+[ -e "$MNT/.packetfs/version" ] || die "the mount did not come up at $MNT"
+
+# --- 4. the item -----------------------------------------------------------
+say "packetfs new $MNT $ITEM --brief -"
+"$PFS" new "$MNT" "$ITEM" --brief - <<'EOF'
+# Add str_reverse to strkit
+
+strkit needs a function that reverses a string in place, byte by byte, and
+returns it, with unit tests for the usual case, the empty string and a
+one-character string.
+EOF
+P=$MNT/$ITEM
+
+field() { sed -n "s/^$1: *//p" "$P/status" 2>/dev/null || true; }
+
+dump_logs() {
+	printf '\n----- status -----\n'
+	cat "$P/status" || true
+	for f in "$P"/stages/*.log "$P"/validation/logs/*.log; do
+		[ -f "$f" ] || continue
+		printf '\n----- %s -----\n' "${f#"$MNT"/}"
+		cat "$f" || true
+	done
+	if [ -f "$P/validation/evidence.md" ]; then
+		printf '\n----- validation/evidence.md -----\n'
+		cat "$P/validation/evidence.md" || true
+	fi
+}
+
+# wait_for STATE SECONDS: follows the status, printing each change, until
+# the item's state is STATE; fails on failed or blocked or when time is up.
+wait_for() {
+	local want=$1 deadline=$((SECONDS + $2)) last="" now state
+	while :; do
+		state=$(field state)
+		now="stage=$(field stage) state=$state iteration=$(field iteration)"
+		now="$now verdict=$(field verdict) assessment=$(field assessment) evidence=$(field evidence)"
+		if [ "$now" != "$last" ]; then
+			printf '  [%3ds] %s\n' "$((SECONDS - T0))" "$now"
+			last=$now
+		fi
+		[ "$state" = "$want" ] && return 0
+		case $state in
+		failed | blocked)
+			printf 'demo: item %s is %s: %s\n' "$ITEM" "$state" "$(field last_error)" >&2
+			dump_logs
+			exit 1
+			;;
+		esac
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			printf 'demo: item %s not %s after %ss\n' "$ITEM" "$want" "$2" >&2
+			dump_logs
+			exit 1
+		fi
+		sleep 0.5
+	done
+}
+
+say "advance (: > $P/ctl)"
+: >"$P/ctl"
+wait_for waiting 150
+
+say "approve (echo approve > $P/ctl)"
+echo approve >"$P/ctl"
+wait_for "done" 60
+
+# --- 5. results ------------------------------------------------------------
+branch=$(field branch)
+head=$(field head)
+pushed=$(git -C "$WORK/origin.git" rev-parse -q --verify "refs/heads/$branch") ||
+	die "branch $branch is not in the remote $WORK/origin.git"
+[ "$pushed" = "$head" ] || die "the remote has $branch at $pushed, the item's head is $head"
+say "the remote has $branch at $pushed"
+
+say "the packet"
+if command -v tree >/dev/null 2>&1; then
+	tree -a --noreport "$P"
+else
+	find "$P" -not -path '*/worktree/*' | sort | sed "s|^$MNT/||"
+fi
+say "status"
+cat "$P/status"
+say "validation/evidence.md"
+cat "$P/validation/evidence.md"
+say "change.diff"
+cat "$P/change.diff"
+
+ok=1
+say "demo done in $((SECONDS - T0))s"

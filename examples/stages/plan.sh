@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# plan.sh - the example planner stage.
+#
+# Runs with cwd = the item directory on the mount (packetfs sets
+# PACKET_ITEM, PACKET_DIR, PACKET_WORKTREE, PACKET_STAGE, PACKET_ITERATION,
+# PACKET_BRANCH, PACKET_BASE). Reads brief.md and writes plan.md: a
+# summary, the steps, and the ```validation-recipes block that tells the
+# validate stage which recipes to run. 05-gpu-smoke is named only when
+# nvidia-smi answers on this host, since a GPU recipe on a host without
+# GPUs can only be blocked.
+# Backquotes in single-quoted strings are Markdown, not command substitution.
+# shellcheck disable=SC2016
+set -euo pipefail
+
+die() {
+	printf 'plan.sh: %s\n' "$*" >&2
+	exit 1
+}
+
+[ -s brief.md ] || die "brief.md: missing or empty in $PWD"
+
+# The title: the first Markdown heading, else the first non-blank line.
+title=$(sed -n 's/^#\{1,6\}[[:space:]]\{1,\}//p' brief.md | head -n 1)
+if [ -z "$title" ]; then
+	title=$(grep -m 1 -v '^[[:space:]]*$' brief.md || true)
+fi
+# The request: every line of the brief that is not a heading.
+request=$(grep -v '^#' brief.md | sed '/^[[:space:]]*$/d' || true)
+
+recipes="01-build
+02-unit-tests
+03-lint
+04-diff-integrity"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+	recipes="$recipes
+05-gpu-smoke"
+	gpu_note="nvidia-smi answers on this host, so the GPU smoke test runs too."
+else
+	gpu_note="No GPU answers on this host (nvidia-smi), so no GPU recipe is planned."
+fi
+
+{
+	printf '# Plan: %s\n\n' "$title"
+	printf '## Summary\n\n'
+	printf 'Item `%s`, branch `%s` from `%s`, iteration %s.\n\n' "${PACKET_ITEM:-?}" \
+		"${PACKET_BRANCH:-?}" "${PACKET_BASE:-?}" "${PACKET_ITERATION:-1}"
+	printf '%s\n\n' "${request:-$title}"
+	printf '## Steps\n\n'
+	printf '1. Add the function the brief asks for to `include/strkit.h` and `src/strkit.c`,\n'
+	printf '   with a contract comment in the header.\n'
+	printf '2. Add unit tests to `tests/test_strkit.c`: the usual case, the empty string,\n'
+	printf '   a one-character string.\n'
+	printf '3. Keep the code formatted as `.clang-format` says.\n'
+	printf '4. Commit on `%s` and describe the change in change.md.\n\n' "${PACKET_BRANCH:-the item branch}"
+	printf '## Validation\n\n'
+	printf 'Build, unit tests, format check of the changed files, and a check that\n'
+	printf 'change.diff applies to the base and reproduces the branch. %s\n\n' "$gpu_note"
+	printf '```validation-recipes\n%s\n```\n' "$recipes"
+} >plan.md
+printf 'plan.sh: wrote plan.md (%s recipes)\n' "$(printf '%s\n' "$recipes" | wc -l)"

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# summary: clang-format check of the C/C++ files the item changed
+# gpus: 0
+# timeout: 300
+#
+# Runs with cwd = the item's worktree. Checks, with
+# `clang-format --dry-run --Werror`, every C/C++ file added, copied,
+# modified or renamed between merge-base($PACKET_BASE, HEAD) and HEAD,
+# against the project's own .clang-format. Files the item did not touch are
+# not judged.
+#
+# Exit status: 0 every changed file is formatted (or no C/C++ file
+# changed), 77 clang-format, the base branch or a .clang-format file is
+# missing, 1 a file is not formatted.
+set -euo pipefail
+
+say() { printf '%s\n' "$*"; }
+fail() { say "03-lint: FAILING: $*"; exit 1; }
+blocked() { say "03-lint: BLOCKED: $*"; exit 77; }
+
+say "recipe:   ${RECIPE_NAME:-03-lint}"
+say "worktree: $PWD"
+
+cf=""
+for c in clang-format clang-format-19 clang-format-18 clang-format-17 clang-format-16 \
+	clang-format-15 clang-format-14; do
+	if command -v "$c" >/dev/null 2>&1; then
+		cf=$c
+		break
+	fi
+done
+[ -n "$cf" ] || blocked "clang-format is not installed"
+say "tool:     $($cf --version)"
+
+git rev-parse --git-dir >/dev/null 2>&1 || blocked "the working directory is not a git worktree"
+base=${PACKET_BASE:-main}
+baserev=""
+for ref in "refs/heads/$base" "refs/remotes/origin/$base" "$base"; do
+	if baserev=$(git rev-parse -q --verify "$ref^{commit}" 2>/dev/null); then
+		break
+	fi
+	baserev=""
+done
+[ -n "$baserev" ] || blocked "base '$base' does not name a commit in this repository"
+mb=$(git merge-base "$baserev" HEAD) || fail "HEAD shares no history with base '$base'"
+say "base:     $base ($baserev), merge base $mb, head $(git rev-parse HEAD)"
+
+mapfile -t files < <(git diff --name-only --diff-filter=ACMR "$mb" HEAD -- \
+	'*.c' '*.h' '*.cc' '*.cpp' '*.cxx' '*.hh' '*.hpp' '*.hxx' '*.cu' '*.cuh')
+if [ "${#files[@]}" -eq 0 ]; then
+	say "03-lint: no C/C++ file changed between $mb and HEAD: nothing to check"
+	say "03-lint: validated"
+	exit 0
+fi
+
+if [ -z "$(find . -path ./.git -prune -o \( -name .clang-format -o -name _clang-format \) \
+	-print -quit)" ]; then
+	blocked "the project has no .clang-format file: no style to check against"
+fi
+
+say "files:    ${#files[@]}"
+bad=0
+for f in "${files[@]}"; do
+	if [ ! -f "$f" ]; then
+		say "skip $f (not in the worktree)"
+		continue
+	fi
+	say "\$ $cf --dry-run --Werror --style=file $f"
+	if ! "$cf" --dry-run --Werror --style=file "$f"; then
+		bad=$((bad + 1))
+	fi
+done
+[ "$bad" -eq 0 ] || fail "$bad of ${#files[@]} changed files are not formatted as .clang-format says"
+say "03-lint: validated (${#files[@]} files formatted)"
