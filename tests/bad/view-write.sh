@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Writes to views through every usual tool are refused with EACCES and change nothing:
+# cp, tee, truncate, dd, touch, sed -i and mv over a view, writes into logs and .history.
+. "$(dirname "$0")/../lib.sh"
+make_repo
+make_store
+mount_store
+new_item fix-1
+d=$M/fix-1
+echo "my notes" >"$d/notes.md"
+echo "v2" >"$d/notes.md"
+echo "x" >"$T/x"
+
+assert_fails_with EACCES cp "$T/x" "$d/status"
+assert_fails_with EACCES bash -c 'echo x | tee "$1"' _ "$d/status.json"
+assert_fails_with EACCES truncate -s 0 "$d/change.diff"
+assert_fails_with EACCES dd if="$T/x" of="$d/validation/evidence.md" status=none
+assert_fails_with EACCES touch "$d/status"
+assert_fails_with EACCES sed -i 's/new/old/' "$d/status"
+assert_fails_with EACCES sh_write "$d/.history/notes.md@1" "rewritten"
+assert_fails_with EACCES sh_write "$M/.packetfs/version" "9.9.9"
+assert_fails_with EACCES sh_write "$M/events" "{}"
+mv "$d/notes.md" "$d/status" 2>/dev/null && fail "mv of a document over status succeeded"
+assert_file_eq "$d/notes.md" $'v2\n'
+assert_contains "$(cat "$d/status")" "state: new" "status"
+assert_file_eq "$d/.history/notes.md@1" $'my notes\n'
+ls -A "$d" | grep -q '^sed' && fail "sed left a temp file: $(ls -A "$d")"
+
+# Nothing can be created among the generated files.
+assert_fails_with EACCES sh_write "$d/stages/1-plan.log" "fake log"
+assert_fails_with EACCES sh_write "$d/validation/logs/fake.log" "fake log"
+assert_fails_with EACCES sh_write "$d/.history/fake.md@1" "fake"
+assert_fails_with EACCES sh_write "$M/.packetfs/recipes/99-fake" "fake"
+[ ! -e "$d/stages/1-plan.log" ] || fail "a fake stage log was created"
+exit 0

@@ -1,0 +1,569 @@
+# tests/lib.sh - helpers shared by the integration tests (tests/{fs,pipeline,bad}/*.sh).
+#
+# Each test script sources this file, then builds what it needs on a fresh store and mount:
+#
+#	. "$(dirname "$0")/../lib.sh"
+#	make_repo
+#	make_store
+#	mount_store
+#
+# Design: every test owns one temporary directory $T (mktemp -d) holding its git repository,
+# its bare remote, its store, its mount points and its scratch files. An EXIT trap always
+# lazily unmounts every mount the test made (fusermount3 -u -z), ends the daemons, ends any
+# process still working under $T (stage programs, recipes, watchers), then removes $T.
+# Nothing waits for a fixed time: wait_for polls a condition every 50 ms up to a bound, and a
+# bound that runs out is a failure with a message, never a timed assertion on speed.
+#
+# Environment: PACKETFS_BIN overrides the binary under test (default build/fs/packetfs of the
+# source tree); PFS_WAIT_BOUND overrides the polling bound in seconds (default 30);
+# PFS_KEEP=1 keeps $T after the test for inspection (mounts are still undone).
+
+set -euo pipefail
+
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$TESTS_DIR/.." && pwd)
+FIXTURES="$TESTS_DIR/fixtures"
+PFS=${PACKETFS_BIN:-$ROOT/build/fs/packetfs}
+WAIT_BOUND=${PFS_WAIT_BOUND:-30}
+TEST_NAME="$(basename "$(dirname "$0")")/$(basename "$0" .sh)"
+
+# Git identity for every commit the tests and the stage programs make.
+export GIT_AUTHOR_NAME="packetfs tests" GIT_AUTHOR_EMAIL="tests@packetfs.invalid"
+export GIT_COMMITTER_NAME="packetfs tests" GIT_COMMITTER_EMAIL="tests@packetfs.invalid"
+export GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-test.XXXXXX")
+T=$(cd "$T" && pwd -P)
+MOUNTS=()       # every mount point this test mounted
+DAEMON_PIDS=()  # daemon pid of each entry of MOUNTS (parallel array)
+BG_PIDS=()      # background helpers (watchers, tail -f) started by the test
+
+# Items on a mount, so that failure diagnostics can show their status.
+STORE="" M="" REPO="" ORIGIN=""
+
+if [ ! -x "$PFS" ]; then
+	echo "$TEST_NAME: packetfs binary not found at $PFS (build first, or set PACKETFS_BIN)" >&2
+	exit 1
+fi
+
+# fail MESSAGE... : prints the message and ends the test with status 1.
+fail()
+{
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+note()
+{
+	echo "# $*"
+}
+
+# Kills every process (not this shell or its ancestors) whose cwd or command line lies in $T.
+kill_strays()
+{
+	local p cwd cmd self=$$ sig=$1
+	local -A keep=()
+	local a=$self
+	while [ -n "$a" ] && [ "$a" != 0 ] && [ "$a" != 1 ]; do
+		keep[$a]=1
+		a=$(awk '/^PPid:/ { print $2 }' "/proc/$a/status" 2>/dev/null || true)
+	done
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		[ -n "${keep[$p]:-}" ] && continue
+		cwd=$(readlink "/proc/$p/cwd" 2>/dev/null || true)
+		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" || true)
+		case "$cwd/ $cmd" in
+		*"$T/"*) kill "-$sig" "$p" 2>/dev/null || true ;;
+		esac
+	done
+}
+
+dump_diagnostics()
+{
+	local m item
+	echo "--- diagnostics ($TEST_NAME, $T)" >&2
+	for m in "${MOUNTS[@]}"; do
+		timeout 5 mountpoint -q "$m" 2>/dev/null || continue
+		for item in "$m"/*/; do
+			[ -d "$item" ] || continue
+			echo "--- $item status" >&2
+			timeout 5 cat "$item/status" >&2 2>&1 || true
+			echo "--- $item ls -R" >&2
+			timeout 5 ls -laR "$item" 2>&1 | grep -v '^$' | head -60 >&2 || true
+			for f in "$item"/stages/*.log; do
+				[ -f "$f" ] || continue
+				echo "--- $f" >&2
+				timeout 5 tail -n 15 "$f" >&2 2>&1 || true
+			done
+		done
+	done
+}
+
+cleanup()
+{
+	local rc=$1 i p
+	set +e
+	cd /
+	if [ "$rc" != 0 ]; then
+		dump_diagnostics || true
+	fi
+	for p in "${BG_PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for i in "${!MOUNTS[@]}"; do
+		fusermount3 -u -z "${MOUNTS[$i]}" 2>/dev/null || true
+	done
+	# A daemon whose mount is gone ends by itself; give it a bounded moment, then force it.
+	for i in "${!DAEMON_PIDS[@]}"; do
+		p=${DAEMON_PIDS[$i]}
+		[ -n "$p" ] || continue
+		for _ in $(seq 100); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.05
+		done
+		kill -9 "$p" 2>/dev/null || true
+	done
+	kill_strays TERM || true
+	kill_strays KILL || true
+	for i in "${!MOUNTS[@]}"; do
+		if timeout 5 mountpoint -q "${MOUNTS[$i]}" 2>/dev/null; then
+			echo "$TEST_NAME: ${MOUNTS[$i]} still mounted; leaving $T" >&2
+			return
+		fi
+	done
+	if [ -z "${PFS_KEEP:-}" ]; then
+		rm -rf "$T"
+	else
+		echo "# kept $T" >&2
+	fi
+}
+trap 'rc=$?; trap - EXIT; cleanup $rc; exit $rc' EXIT
+trap 'exit 130' INT TERM
+
+# wait_for [-t SECONDS] CMD... : runs CMD every 50 ms until it succeeds; fails the test with a
+# message when the bound (default $WAIT_BOUND seconds) runs out.
+wait_for()
+{
+	local bound=$WAIT_BOUND
+	if [ "${1:-}" = -t ]; then
+		bound=$2
+		shift 2
+	fi
+	local end=$(( $(date +%s%N) + bound * 1000000000 ))
+	while ! "$@" >/dev/null 2>&1; do
+		if [ "$(date +%s%N)" -gt "$end" ]; then
+			fail "waited ${bound}s in vain for: $*"
+		fi
+		sleep 0.05
+	done
+}
+
+# until_gone PID : waits (bounded) until the process PID no longer exists.
+pid_alive()
+{
+	kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+wait_gone()
+{
+	local pid=$1 end=$(( $(date +%s%N) + WAIT_BOUND * 1000000000 ))
+	while pid_alive "$pid"; do
+		if [ "$(date +%s%N)" -gt "$end" ]; then
+			fail "process $pid still alive after ${WAIT_BOUND}s"
+		fi
+		sleep 0.05
+	done
+}
+
+# json_escape STRING : the string as a JSON string literal.
+json_escape()
+{
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	printf '"%s"' "$s"
+}
+
+# argv_json WORD... : a JSON array of strings.
+argv_json()
+{
+	local out="[" sep="" w
+	for w in "$@"; do
+		out+="$sep$(json_escape "$w")"
+		sep=", "
+	done
+	printf '%s]' "$out"
+}
+
+# stage_run SCRIPT ARG... : the "run" array for a fixture stage program.
+stage_run()
+{
+	local script=$1
+	shift
+	argv_json /bin/bash "$FIXTURES/stages/$script" "$@"
+}
+
+# make_repo [DIR] : a git repository with a tiny C project on branch main (REPO), and a bare
+# clone of it (ORIGIN) configured as its remote "origin".
+make_repo()
+{
+	local dir=${1:-$T/repo}
+	mkdir -p "$dir"
+	REPO="$dir/work"
+	ORIGIN="$dir/origin.git"
+	git init -q -b main "$REPO"
+	cat >"$REPO/hello.c" <<'EOF'
+#include <stdio.h>
+
+int main(void)
+{
+	printf("hello, old world\n");
+	return 0;
+}
+EOF
+	cat >"$REPO/Makefile" <<'EOF'
+hello: hello.c
+	$(CC) -Wall -o hello hello.c
+EOF
+	printf 'hello\n*.o\n' >"$REPO/.gitignore"
+	printf '# hello\n\nA tiny C project.\n' >"$REPO/README.md"
+	git -C "$REPO" add -A
+	git -C "$REPO" commit -q -m "initial commit"
+	git clone -q --bare "$REPO" "$ORIGIN"
+	git -C "$REPO" remote add origin "$ORIGIN"
+}
+
+# copy_recipes : copies the fixture recipes to $T/recipes (executable) and sets RECIPES.
+copy_recipes()
+{
+	RECIPES="$T/recipes"
+	mkdir -p "$RECIPES"
+	cp "$FIXTURES"/recipes/* "$RECIPES/"
+	chmod +x "$RECIPES"/*
+}
+
+# std_pipeline FILE : writes the usual five-stage pipeline built of fixture stage programs.
+# Tunables (environment of the call): PLAN_RECIPES (names the plan lists, default
+# "01-build 02-lint"), ASSESSMENT (review's verdict, default sound), MAX_ITER (default 3),
+# EXTRA (extra top-level members, e.g. '"max_doc_size": 1024,').
+std_pipeline()
+{
+	local file=$1
+	[ -n "${RECIPES:-}" ] || copy_recipes
+	# shellcheck disable=SC2086
+	cat >"$file" <<EOF
+{
+  "repo": $(json_escape "$REPO"), "base": "main", "recipes_dir": $(json_escape "$RECIPES"),
+  "gpus": 0, "max_parallel_recipes": 2, ${EXTRA:-}
+  "stages": [
+    {"name": "plan", "run": $(stage_run plan.sh ${PLAN_RECIPES:-01-build 02-lint}), "produces": ["plan.md"]},
+    {"name": "print", "run": $(stage_run print.sh ${PRINT_ARGS:-}), "produces": ["change.md"]},
+    {"name": "validate", "recipes": "plan"},
+    {"name": "review", "run": $(stage_run review.sh "${ASSESSMENT:-sound}"), "produces": ["review.md"],
+     "on_needs_changes": "print", "max_iterations": ${MAX_ITER:-3}},
+    {"name": "publish", "gate": "approve", "push": {"remote": "origin"}, "run": $(stage_run publish.sh)}
+  ]
+}
+EOF
+}
+
+# make_store [PIPELINE_FILE] : `packetfs init` of a new store $STORE over $REPO.
+make_store()
+{
+	[ -n "$REPO" ] || make_repo
+	STORE="$T/store"
+	local out
+	if [ $# -gt 0 ]; then
+		out=$("$PFS" init "$STORE" --repo "$REPO" --pipeline "$1" 2>&1) ||
+			fail "packetfs init failed: $out"
+	else
+		out=$("$PFS" init "$STORE" --repo "$REPO" 2>&1) || fail "packetfs init failed: $out"
+	fi
+	[ -d "$STORE" ] || fail "packetfs init made no store directory"
+}
+
+# find_daemon STORE MNT : pid of the daemon serving STORE on MNT (empty if none).
+find_daemon()
+{
+	local want="$PFS mount $1 $2" p
+	local -a args
+	for p in /proc/[0-9]*; do
+		[ -r "$p/cmdline" ] || continue
+		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
+		[ "${#args[@]}" -ge 4 ] || continue
+		if [ "${args[*]:0:4}" = "$want" ]; then
+			echo "${p#/proc/}"
+			return 0
+		fi
+	done
+	return 0
+}
+
+# mount_store [MNT] [STORE] : `packetfs mount STORE MNT` (daemonized), then waits until the
+# mount answers (MNT/.packetfs/version exists). Sets M (the mount point) and DAEMON.
+mount_store()
+{
+	local mnt=${1:-$T/mnt} store=${2:-$STORE} out
+	mkdir -p "$mnt"
+	MOUNTS+=("$mnt")
+	DAEMON_PIDS+=("")
+	out=$("$PFS" mount "$store" "$mnt" 2>&1 </dev/null) || fail "packetfs mount failed: $out"
+	wait_for test -e "$mnt/.packetfs/version"
+	M=$mnt
+	DAEMON=$(find_daemon "$store" "$mnt")
+	[ -n "$DAEMON" ] || fail "no daemon process found for $store on $mnt"
+	DAEMON_PIDS[$((${#DAEMON_PIDS[@]} - 1))]=$DAEMON
+}
+
+# forget_daemon PID : drops a daemon that is known to be gone from the cleanup list.
+forget_daemon()
+{
+	local i
+	for i in "${!DAEMON_PIDS[@]}"; do
+		[ "${DAEMON_PIDS[$i]}" = "$1" ] && DAEMON_PIDS[$i]=""
+	done
+	return 0
+}
+
+# umount_store [MNT] : `packetfs umount MNT`, then waits until its daemon has exited.
+umount_store()
+{
+	local mnt=${1:-$M} out i
+	out=$("$PFS" umount "$mnt" 2>&1) || fail "packetfs umount failed: $out"
+	for i in "${!MOUNTS[@]}"; do
+		if [ "${MOUNTS[$i]}" = "$mnt" ] && [ -n "${DAEMON_PIDS[$i]}" ]; then
+			wait_gone "${DAEMON_PIDS[$i]}"
+			DAEMON_PIDS[$i]=""
+		fi
+	done
+	mountpoint -q "$mnt" && fail "$mnt still mounted after packetfs umount"
+	return 0
+}
+
+# status_field MNT ITEM KEY : the value of "KEY: value" in MNT/ITEM/status.
+status_field()
+{
+	sed -n "s/^$3: *//p" "$1/$2/status" | head -n 1
+}
+
+# wait_state MNT ITEM STATE : polls ITEM's status until its state is STATE (bounded). A state
+# that is failed or blocked (other than STATE) ends the wait at once: nothing leaves those by
+# itself.
+wait_state()
+{
+	local mnt=$1 item=$2 want=$3 st=""
+	local end=$(( $(date +%s%N) + WAIT_BOUND * 1000000000 ))
+	while :; do
+		st=$(status_field "$mnt" "$item" state 2>/dev/null || true)
+		[ "$st" = "$want" ] && return 0
+		case "$st" in
+		failed | blocked)
+			[ -z "${WAIT_STATE_PATIENT:-}" ] &&
+				fail "$item: state $st while waiting for $want: $(cat "$mnt/$item/status" 2>&1)"
+			;;
+		esac
+		if [ "$(date +%s%N)" -gt "$end" ]; then
+			fail "$item: state still '$st' after ${WAIT_BOUND}s, want $want:" \
+				"$(cat "$mnt/$item/status" 2>&1)"
+		fi
+		sleep 0.05
+	done
+}
+
+# ctl MNT ITEM COMMAND : writes one command line to the item's ctl; fails the test on error.
+ctl()
+{
+	local out
+	out=$( { printf '%s\n' "$3" >"$1/$2/ctl"; } 2>&1) || fail "ctl '$3' failed: $out"
+}
+
+# assert_eq EXPECTED ACTUAL [WHAT]
+assert_eq()
+{
+	if [ "$1" != "$2" ]; then
+		fail "${3:-value}: expected '$1', got '$2'"
+	fi
+}
+
+# assert_contains HAYSTACK NEEDLE [WHAT]
+assert_contains()
+{
+	case "$1" in
+	*"$2"*) ;;
+	*) fail "${3:-text} does not contain '$2': $1" ;;
+	esac
+}
+
+assert_not_contains()
+{
+	case "$1" in
+	*"$2"*) fail "${3:-text} contains '$2': $1" ;;
+	esac
+}
+
+# assert_file_eq FILE EXPECTED_CONTENT
+assert_file_eq()
+{
+	local got
+	got=$(cat "$1" && printf x) || fail "cannot read $1"
+	got=${got%x}
+	[ "$got" = "$2" ] || fail "$1: expected content '$2', got '$got'"
+}
+
+errno_text()
+{
+	case "$1" in
+	EINVAL) echo "Invalid argument" ;;
+	EACCES) echo "Permission denied" ;;
+	EPERM) echo "Operation not permitted" ;;
+	EEXIST) echo "File exists" ;;
+	EFBIG) echo "File too large" ;;
+	ENOENT) echo "No such file or directory" ;;
+	EBUSY) echo "Device or resource busy" ;;
+	ENOTEMPTY) echo "Directory not empty" ;;
+	EISDIR) echo "Is a directory" ;;
+	ENOTDIR) echo "Not a directory" ;;
+	EXDEV) echo "Invalid cross-device link" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# assert_fails_with ERRNO_NAME|TEXT CMD... : CMD must fail and its output must carry the
+# error text (EINVAL -> "Invalid argument", ...). Use bash -c for redirections.
+assert_fails_with()
+{
+	local want out rc=0
+	want=$(errno_text "$1")
+	shift
+	out=$("$@" 2>&1 </dev/null) || rc=$?
+	[ "$rc" != 0 ] || fail "'$*' succeeded, expected failure with '$want'; output: $out"
+	assert_contains "$out" "$want" "error of '$*'"
+}
+
+# sh_write FILE TEXT : printf TEXT > FILE in a child shell (for assert_fails_with).
+sh_write()
+{
+	bash -c 'printf "%s" "$2" > "$1"' _ "$1" "$2"
+}
+
+# sh_append FILE TEXT : printf TEXT >> FILE in a child shell.
+sh_append()
+{
+	bash -c 'printf "%s" "$2" >> "$1"' _ "$1" "$2"
+}
+
+# bg COMMAND... : starts a helper in the background, ended by cleanup. Sets BG.
+bg()
+{
+	"$@" &
+	BG=$!
+	BG_PIDS+=("$BG")
+}
+
+# new_item NAME : mkdir of an item on $M, checked.
+new_item()
+{
+	mkdir "$M/$1" || fail "mkdir $M/$1 failed"
+	[ -f "$M/$1/status" ] || fail "new item $1 has no status file"
+}
+
+# file_sha256 FILE
+file_sha256()
+{
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+# reg count|field|check REGISTRY ... : see tests/fixtures/registry.py.
+reg()
+{
+	python3 "$FIXTURES/registry.py" "$@"
+}
+
+STATUS_KEYS="item title state stage iteration branch base head verdict assessment evidence gpus
+last_error updated"
+
+# check_status MNT ITEM : status has every key of SPEC §4 once, a known state, an RFC 3339 UTC
+# "updated"; status.json is one JSON object with the same keys and the same state.
+check_status()
+{
+	local st key n
+	st=$(cat "$1/$2/status") || fail "cannot read $2/status"
+	for key in $STATUS_KEYS; do
+		n=$(printf '%s\n' "$st" | grep -c "^$key:" || true)
+		[ "$n" = 1 ] || fail "status has $n '$key:' lines: $st"
+	done
+	case "$(status_field "$1" "$2" state)" in
+	new | queued | running | waiting | blocked | failed | done) ;;
+	*) fail "status state is not a known state: $st" ;;
+	esac
+	status_field "$1" "$2" updated |
+		grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|\+00:00)$' ||
+		fail "status updated is not RFC 3339 UTC: $(status_field "$1" "$2" updated)"
+	python3 - "$1/$2/status.json" "$(status_field "$1" "$2" state)" $STATUS_KEYS <<'PY' ||
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert isinstance(o, dict), o
+missing = [k for k in sys.argv[3:] if k not in o]
+assert not missing, "status.json lacks %s: %r" % (missing, o)
+assert o["state"] == sys.argv[2], "status.json state %r, status says %r" % (o["state"], sys.argv[2])
+PY
+		fail "status.json does not match status"
+}
+
+# last_line FILE : the last non-empty line of FILE.
+last_line()
+{
+	grep -v '^[[:space:]]*$' "$1" | tail -n 1
+}
+
+# worktree_head ITEM : the commit checked out in the item's worktree.
+worktree_head()
+{
+	git -C "$STORE/worktrees/$1" rev-parse HEAD
+}
+
+# assert_head FULL_SHA VALUE WHAT : VALUE is the commit FULL_SHA, abbreviated to 7+ digits or not.
+assert_head()
+{
+	[ "${#2}" -ge 7 ] && [ "${1#"$2"}" != "$1" ] || fail "$3: expected commit $1, got '$2'"
+}
+
+# pipeline_with FILE STAGE_JSON... : a pipeline.json over $REPO and the fixture recipes with
+# the given stage objects (EXTRA adds top-level members, as for std_pipeline).
+pipeline_with()
+{
+	local file=$1 stages="" sep="" s
+	shift
+	[ -n "${RECIPES:-}" ] || copy_recipes
+	for s in "$@"; do
+		stages+="$sep    $s"
+		sep=$',\n'
+	done
+	cat >"$file" <<EOF2
+{
+  "repo": $(json_escape "$REPO"), "base": "main", "recipes_dir": $(json_escape "$RECIPES"),
+  "gpus": 0, "max_parallel_recipes": 2, ${EXTRA:-}
+  "stages": [
+$stages
+  ]
+}
+EOF2
+}
+
+# procs_in DIR : pids of processes whose cwd lies in DIR (empty output when none).
+procs_in()
+{
+	local p cwd
+	for p in /proc/[0-9]*; do
+		cwd=$(readlink "$p/cwd" 2>/dev/null || true)
+		case "$cwd/" in
+		"$1"/*) echo "${p#/proc/}" ;;
+		esac
+	done
+}
+
+no_procs_in()
+{
+	[ -z "$(procs_in "$1")" ]
+}

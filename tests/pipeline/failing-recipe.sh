@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# A recipe that exits 1 is recorded failing, the verdict is fail, and the review gate refuses:
+# the item is blocked with the reason, and review never runs.
+. "$(dirname "$0")/../lib.sh"
+make_repo
+copy_recipes
+PLAN_RECIPES="01-build 03-fail" std_pipeline "$T/pipeline.json"
+make_store "$T/pipeline.json"
+mount_store
+new_item fix-1
+d=$M/fix-1
+
+ctl "$M" fix-1 advance
+wait_state "$M" fix-1 blocked
+check_status "$M" fix-1
+[ -n "$(status_field "$M" fix-1 last_error)" ] || fail "blocked without a reason in last_error"
+assert_eq fail "$(status_field "$M" fix-1 verdict)" "status verdict"
+assert_eq "1/2 validated" "$(status_field "$M" fix-1 evidence)" "status evidence"
+assert_eq "## Verdict: fail" "$(last_line "$d/change-validation.md")" "change-validation.md"
+
+r=$d/validation/registry.jsonl
+assert_eq 1 "$(reg count "$r" recipe=03-fail status=failing source=engine)" "failing 03-fail lines"
+assert_eq 1 "$(reg field "$r" 0 exit_code recipe=03-fail)" "03-fail exit code"
+assert_eq 1 "$(reg count "$r" recipe=01-build status=validated source=engine)" "validated 01-build"
+reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
+assert_contains "$(cat "$d/$(reg field "$r" 0 evidence recipe=03-fail)")" \
+	"this recipe fails on purpose" "03-fail log"
+assert_contains "$(cat "$d/validation/evidence.md")" "[1/2 validated]" "evidence.md"
+
+ls "$d/stages" | grep -Eq -- '-review\.log$' && fail "review ran despite a failing recipe"
+[ ! -e "$d/review.md" ] || fail "review.md exists though review never ran"
+
+# approve does not open the way past a refused gate.
+printf 'approve\n' >"$d/ctl" 2>/dev/null || true
+assert_eq blocked "$(status_field "$M" fix-1 state)" "state after approve"
+ls "$d/stages" | grep -Eq -- '-(review|publish)\.log$' && fail "a later stage ran after approve"
+exit 0

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# A reviewer that keeps saying needs_changes sends the item back to print with the iteration
+# raised, until max_iterations is reached; then the item is blocked.
+. "$(dirname "$0")/../lib.sh"
+make_repo
+copy_recipes
+PLAN_RECIPES="01-build" ASSESSMENT=needs_changes MAX_ITER=2 std_pipeline "$T/pipeline.json"
+make_store "$T/pipeline.json"
+mount_store
+new_item fix-1
+d=$M/fix-1
+
+ctl "$M" fix-1 advance
+wait_state "$M" fix-1 blocked
+check_status "$M" fix-1
+assert_eq 2 "$(status_field "$M" fix-1 iteration)" "iteration when blocked"
+assert_eq needs_changes "$(status_field "$M" fix-1 assessment)" "status assessment"
+[ -n "$(status_field "$M" fix-1 last_error)" ] || fail "blocked without a reason in last_error"
+
+stages=$(ls "$d/stages")
+assert_eq 1 "$(printf '%s\n' "$stages" | grep -Ecx '[0-9]+-plan\.log')" "plan runs"
+assert_eq 2 "$(printf '%s\n' "$stages" | grep -Ecx '[0-9]+-print\.log')" "print runs"
+assert_eq 2 "$(printf '%s\n' "$stages" | grep -Ecx '[0-9]+-review\.log')" "review runs"
+printf '%s\n' "$stages" | grep -Eq -- '-publish\.log$' && fail "publish ran: $stages"
+assert_contains "$(cat "$d/change.md")" "iteration 1:" "change.md"
+assert_contains "$(cat "$d/change.md")" "iteration 2:" "change.md"
+assert_contains "$(cat "$d/review.md")" "iteration 2" "review.md of the last review"
+
+# Validation ran again on the second iteration's head.
+r=$d/validation/registry.jsonl
+assert_eq 2 "$(reg count "$r" recipe=01-build status=validated source=engine)" "01-build runs"
+assert_eq 1 "$(reg field "$r" 0 iteration recipe=01-build)" "iteration of the first run"
+assert_eq 2 "$(reg field "$r" 1 iteration recipe=01-build)" "iteration of the second run"
+assert_head "$(worktree_head fix-1)" "$(reg field "$r" 1 head recipe=01-build)" "head of the second run"
+[ "$(reg field "$r" 0 head recipe=01-build)" != "$(reg field "$r" 1 head recipe=01-build)" ] ||
+	fail "both validation runs recorded the same head"
+assert_eq 2 "$(git -C "$STORE/worktrees/fix-1" rev-list --count main..HEAD)" "commits on the branch"
+reg check "$r" "$d" || fail "registry lines are incomplete"
+git -C "$ORIGIN" rev-parse -q --verify refs/heads/packetfs/fix-1 >/dev/null &&
+	fail "a blocked item was pushed"
+exit 0

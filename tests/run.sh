@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# tests/run.sh - builds packetfs and runs its whole test suite.
+#
+#	bash tests/run.sh [--sanitize] [PATTERN...]
+#
+# 1. Installs the build and test dependencies that are missing (Debian packages; each is
+#    checked with dpkg -s first, apt-get update runs only when something is missing).
+# 2. Builds with meson into build/ (or build-asan/ with --sanitize: address and undefined
+#    behaviour sanitizers) at the root of the source tree, wherever this is called from.
+# 3. Runs the unit tests (meson test --suite unit): each unit test program counts as one test.
+# 4. Runs every integration test tests/{fs,pipeline,bad}/*.sh in a process of its own under a
+#    timeout, each on a fresh store and mount.
+#
+# Prints "PASS name" or "FAIL name" (with the tail of the failing output) per test and ends with
+# the line "N passed, M failed"; exits 0 only when nothing failed. PATTERNs (e.g. "fs/" or
+# "pipeline/full") restrict the run to the tests whose name contains one of them; "unit" selects
+# the unit tests. PFS_BUILD_DIR names another build directory (relative to the source root or
+# absolute); PFS_TEST_TIMEOUT changes the per-test timeout (default 120 s).
+
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 1
+
+SANITIZE=0
+PATTERNS=()
+for arg in "$@"; do
+	case "$arg" in
+	--sanitize) SANITIZE=1 ;;
+	-h | --help)
+		sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	-*)
+		echo "tests/run.sh: unknown option: $arg" >&2
+		exit 2
+		;;
+	*) PATTERNS+=("$arg") ;;
+	esac
+done
+
+TEST_TIMEOUT=${PFS_TEST_TIMEOUT:-120}
+PACKAGES="build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev libgit2-dev
+libcjson-dev libuv1-dev libssl-dev git inotify-tools vim rsync util-linux coreutils"
+PASSED=0
+FAILED=0
+LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-run.XXXXXX")
+[ -n "${PFS_KEEP:-}" ] || trap 'rm -rf "$LOGDIR"' EXIT
+
+pass()
+{
+	PASSED=$((PASSED + 1))
+	echo "PASS $1"
+}
+
+# fail NAME LOGFILE [WHY]
+fail()
+{
+	FAILED=$((FAILED + 1))
+	echo "FAIL $1${3:+ ($3)}"
+	if [ -s "${2:-}" ]; then
+		tail -n 40 "$2" | sed 's/^/    | /'
+	fi
+}
+
+finish()
+{
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" = 0 ]
+	exit
+}
+
+selected()
+{
+	local p
+	[ "${#PATTERNS[@]}" = 0 ] && return 0
+	for p in "${PATTERNS[@]}"; do
+		case "$1" in
+		*"$p"*) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+install_packages()
+{
+	local missing=() p
+	if ! command -v dpkg >/dev/null 2>&1; then
+		echo "# dpkg not found: not checking packages"
+		return 0
+	fi
+	for p in $PACKAGES; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	[ "${#missing[@]}" = 0 ] && return 0
+	echo "# installing: ${missing[*]}"
+	local sudo=""
+	if [ "$(id -u)" != 0 ]; then
+		command -v sudo >/dev/null 2>&1 || {
+			echo "tests/run.sh: missing packages and not root: ${missing[*]}" >&2
+			return 1
+		}
+		sudo="sudo"
+	fi
+	$sudo apt-get update -q >"$LOGDIR/apt.log" 2>&1 &&
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
+			"${missing[@]}" >>"$LOGDIR/apt.log" 2>&1 || {
+		tail -n 30 "$LOGDIR/apt.log" >&2
+		echo "tests/run.sh: apt-get install failed" >&2
+		return 1
+	}
+}
+
+if ! install_packages; then
+	fail install "$LOGDIR/apt.log"
+	finish
+fi
+
+if [ "$SANITIZE" = 1 ]; then
+	BUILD=${PFS_BUILD_DIR:-build-asan}
+	SETUP_OPTS=(-Db_sanitize=address,undefined -Db_lundef=false)
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+else
+	BUILD=${PFS_BUILD_DIR:-build}
+	SETUP_OPTS=()
+fi
+
+echo "# building in $BUILD"
+if [ ! -f "$BUILD/build.ninja" ]; then
+	if ! meson setup "$BUILD" "${SETUP_OPTS[@]}" >"$LOGDIR/setup.log" 2>&1; then
+		fail build "$LOGDIR/setup.log" "meson setup"
+		finish
+	fi
+fi
+if ! ninja -C "$BUILD" >"$LOGDIR/build.log" 2>&1; then
+	fail build "$LOGDIR/build.log" "ninja"
+	finish
+fi
+BUILD=$(cd "$BUILD" && pwd)
+export PACKETFS_BIN="$BUILD/fs/packetfs"
+
+# Unit tests: meson's machine-readable log gives one result per test program.
+run_unit_tests()
+{
+	local log=$LOGDIR/unit.log results rc=0 name result
+	rm -f "$BUILD/meson-logs/testlog.json"
+	meson test -C "$BUILD" --suite unit --print-errorlogs >"$log" 2>&1 || rc=$?
+	if [ ! -f "$BUILD/meson-logs/testlog.json" ]; then
+		fail unit "$log" "meson test wrote no results"
+		return
+	fi
+	results=$(python3 - "$BUILD/meson-logs/testlog.json" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line:
+        t = json.loads(line)
+        print(t["name"], t["result"])
+PY
+	) || {
+		fail unit "$log" "unreadable meson test log"
+		return
+	}
+	if [ -z "$results" ]; then
+		[ "$rc" = 0 ] || fail unit "$log" "meson test failed"
+		return
+	fi
+	while read -r name result; do
+		case "$result" in
+		OK | EXPECTEDFAIL) pass "unit/$name" ;;
+		SKIP) echo "SKIP unit/$name" ;;
+		*)
+			python3 - "$BUILD/meson-logs/testlog.json" "$name" >"$LOGDIR/unit-$name.log" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    if line.strip():
+        t = json.loads(line)
+        if t["name"] == sys.argv[2]:
+            print(t.get("stdout") or "")
+            print(t.get("stderr") or "")
+PY
+			fail "unit/$name" "$LOGDIR/unit-$name.log" "$result"
+			;;
+		esac
+	done <<<"$results"
+}
+
+if selected unit; then
+	echo "# unit tests"
+	run_unit_tests
+fi
+
+# sweep DIR : what a test killed in mid-run may have left under DIR (its TMPDIR): mounts are
+# lazily unmounted, processes working there are ended, the directory is removed.
+sweep()
+{
+	local dir=$1 mnt p cwd cmd sig
+	[ -d "$dir" ] || return 0
+	while read -r _ mnt _; do
+		case "$mnt/" in
+		"$dir"/*) fusermount3 -u -z "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null ;;
+		esac
+	done </proc/mounts
+	for sig in TERM KILL; do
+		for p in /proc/[0-9]*; do
+			cwd=$(readlink "$p/cwd" 2>/dev/null || true)
+			cmd=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline" || true)
+			case "$cwd/ $cmd" in
+			*"$dir/"*) kill "-$sig" "${p#/proc/}" 2>/dev/null ;;
+			esac
+		done
+	done
+	[ -n "${PFS_KEEP:-}" ] || rm -rf "$dir"
+}
+
+echo "# integration tests (PACKETFS_BIN=$PACKETFS_BIN)"
+[ -e /dev/fuse ] || echo "# warning: /dev/fuse is missing; mounts will fail"
+for script in tests/fs/*.sh tests/pipeline/*.sh tests/bad/*.sh; do
+	[ -f "$script" ] || continue
+	name=${script#tests/}
+	name=${name%.sh}
+	selected "$name" || continue
+	log=$LOGDIR/$(echo "$name" | tr / -).log
+	tmp=$LOGDIR/tmp-$(echo "$name" | tr / -)
+	mkdir -p "$tmp"
+	rc=0
+	TMPDIR=$tmp timeout -k 10 "$TEST_TIMEOUT" bash "$script" </dev/null >"$log" 2>&1 || rc=$?
+	sweep "$tmp"
+	case "$rc" in
+	0) pass "$name" ;;
+	124 | 137) fail "$name" "$log" "timed out after ${TEST_TIMEOUT}s" ;;
+	*) fail "$name" "$log" ;;
+	esac
+done
+
+finish

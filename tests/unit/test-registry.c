@@ -1,0 +1,484 @@
+/*
+ * test-registry.c - registry lines, verdict, review gate and evidence.md
+ * (engine/registry.c). External lines are checked for every way a line can
+ * be wrong; the derived views are checked for external claims never
+ * counting, the latest engine run winning, and evidence at an older head
+ * failing the gate. The registry schema is checked against the validator.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../../schema/schema.h"
+#include "registry.h"
+#include "test.h"
+#include "util.h"
+
+#define HEAD "0123456789abcdef0123456789abcdef01234567"
+#define OLD_HEAD "fedcba9876543210fedcba9876543210fedcba98"
+
+static void expect_invalid(const char *line, const char *want)
+{
+	char err[256], *out = (char *)"untouched";
+
+	memset(err, 'x', sizeof(err));
+	if (registry_check_external(line, strlen(line), &out, err, sizeof(err)) != -EINVAL)
+		FAIL_AT("accepted: %s", line);
+	ASSERT_STREQ(out, "untouched");
+	ASSERT(err[0] != '\0');
+	ASSERT_CONTAINS(err, want);
+}
+
+static char *expect_valid(const char *line)
+{
+	char err[256] = "", *out = NULL;
+	int rc = registry_check_external(line, strlen(line), &out, err, sizeof(err));
+
+	if (rc)
+		FAIL_AT("refused (%d, %s): %s", rc, err, line);
+	ASSERT(out != NULL);
+	ASSERT(strchr(out, '\n') == NULL);
+	return out;
+}
+
+TEST(external_invalid)
+{
+	expect_invalid("", "empty line");
+	expect_invalid("   ", "empty line");
+	expect_invalid("not json", "not valid JSON");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\"", "not valid JSON");
+	expect_invalid("{'recipe': '01-a'}", "not valid JSON");
+	expect_invalid("[{\"recipe\": \"01-a\", \"status\": \"validated\"}]", "JSON object");
+	expect_invalid("\"validated\"", "JSON object");
+	expect_invalid("42", "JSON object");
+	expect_invalid("null", "JSON object");
+	expect_invalid("{\"status\": \"validated\"}", "recipe: required");
+	expect_invalid("{\"recipe\": \"01-a\"}", "status: required");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"passed\"}", "status: must be one of");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"VALIDATED\"}",
+		       "status: must be one of");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": 0}", "status: must be one of");
+	expect_invalid("{\"recipe\": 1, \"status\": \"validated\"}", "recipe: must be a non-empty");
+	expect_invalid("{\"recipe\": \"\", \"status\": \"validated\"}",
+		       "recipe: must be a non-empty");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"run\": \"7\"}",
+		       "run: must be an integer");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"run\": 1.5}",
+		       "run: must be an integer");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"run\": -1}",
+		       "run: must be an integer");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"exit_code\": \"0\"}",
+		       "exit_code: must be an integer or null");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"duration_s\": -2}",
+		       "duration_s: must be a number");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"duration_s\": 1e999}",
+		       "duration_s: must be a number");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"gpus\": 0}",
+		       "gpus: must be an array");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"gpus\": [0, -1]}",
+		       "gpus: must be an array");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"gpus\": [\"0\"]}",
+		       "gpus: must be an array");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"command\": [\"make\"]}",
+		       "command: must be a string");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"note\": null}",
+		       "note: must be a string");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"source\": \"ci\"}",
+		       "source: must be");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\", \"verified\": true}",
+		       "verified: unknown key");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"failing\", \"status\": \"validated\"}",
+		       "status: duplicate key");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\"}"
+		       "{\"recipe\": \"01-b\", \"status\": \"validated\"}", "unexpected data");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\"} x", "unexpected data");
+	expect_invalid("{\"recipe\": \"01-a\", \"status\": \"validated\"},", "unexpected data");
+	expect_invalid("{\"recipe\": \"01-a\",\n\"status\": \"validated\"}", "one line");
+}
+
+TEST(external_nul_inside)
+{
+	static const char line[] = "{\"recipe\": \"01-a\", \"status\": \"validated\"}\0{}";
+	char err[128], *out = NULL;
+
+	ASSERT_EQ(registry_check_external(line, sizeof(line) - 1, &out, err, sizeof(err)), -EINVAL);
+	ASSERT(out == NULL);
+	ASSERT_EQ(registry_check_external(line, strlen(line), &out, err, sizeof(err)), 0);
+	ASSERT(out != NULL);
+	free(out);
+	ASSERT_EQ(registry_check_external("x", 1, &out, NULL, 0), -EINVAL);
+}
+
+TEST(external_valid)
+{
+	char *out;
+	cJSON *obj;
+
+	out = expect_valid("{\"recipe\": \"03-unit-tests\", \"status\": \"validated\"}");
+	ASSERT_STREQ(out, "{\"recipe\":\"03-unit-tests\",\"status\":\"validated\","
+		     "\"source\":\"external\"}");
+	free(out);
+
+	out = expect_valid("  {\"recipe\":\"03-unit-tests\",\"status\":\"validated\","
+			   "\"source\":\"engine\",\"run\":3}\r");
+	ASSERT_STREQ(out, "{\"recipe\":\"03-unit-tests\",\"status\":\"validated\","
+		     "\"source\":\"external\",\"run\":3}");
+	ASSERT(strstr(out, "engine") == NULL);
+	free(out);
+
+	out = expect_valid("{\"run\": 9, \"recipe\": \"01-build\", \"status\": \"failing\","
+			   " \"command\": \"make -j8\", \"evidence\": \"https://ci.example/9\","
+			   " \"note\": \"from CI\", \"exit_code\": null, \"started_at\":"
+			   " \"2026-11-29T16:02:11Z\", \"finished_at\": \"2026-11-29T16:03:11Z\","
+			   " \"duration_s\": 60.5, \"iteration\": 2, \"head\": \"" HEAD "\","
+			   " \"gpus\": [0, 3], \"log_sha256\": \"ab\", \"source\": \"external\","
+			   " \"executor\": \"ci\"}");
+	obj = cJSON_Parse(out);
+	ASSERT(obj != NULL);
+	ASSERT_EQ(cJSON_GetArraySize(obj), 16);
+	ASSERT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(obj, "exit_code")));
+	ASSERT_STREQ(cJSON_GetObjectItemCaseSensitive(obj, "source")->valuestring, "external");
+	ASSERT_EQ(cJSON_GetObjectItemCaseSensitive(obj, "duration_s")->valuedouble * 10, 605);
+	ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(obj, "gpus")), 2);
+	cJSON_Delete(obj);
+	free(out);
+
+	out = expect_valid("{\"recipe\": \"01-a\", \"status\": \"timed_out\", \"exit_code\": -9}");
+	free(out);
+	out = expect_valid("{\"recipe\": \"01-a\", \"status\": \"interrupted\"}");
+	free(out);
+}
+
+static const int two_gpus[] = { 0, 1 };
+
+static struct registry_run sample_run(void)
+{
+	struct registry_run r = {
+		.run = 7,
+		.recipe = "03-unit-tests",
+		.status = "validated",
+		.command = "make check",
+		.evidence = "validation/logs/2026-11-29T16-02-11Z-03-unit-tests-7.log",
+		.note = "",
+		.has_exit_code = 1,
+		.exit_code = 0,
+		.started_at = "2026-11-29T16:02:11Z",
+		.finished_at = "2026-11-29T16:02:23Z",
+		.duration_s = 12.4,
+		.iteration = 1,
+		.head = HEAD,
+		.gpus = two_gpus,
+		.ngpus = 2,
+		.log_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		.executor = "local",
+	};
+	return r;
+}
+
+TEST(engine_line)
+{
+	struct registry_run r = sample_run();
+	char *line, *ext, err[128];
+
+	line = registry_engine_line(&r);
+	ASSERT_STREQ(line, "{\"run\":7,\"recipe\":\"03-unit-tests\",\"status\":\"validated\","
+		     "\"command\":\"make check\",\"evidence\":"
+		     "\"validation/logs/2026-11-29T16-02-11Z-03-unit-tests-7.log\",\"note\":\"\","
+		     "\"exit_code\":0,\"started_at\":\"2026-11-29T16:02:11Z\","
+		     "\"finished_at\":\"2026-11-29T16:02:23Z\",\"duration_s\":12.4,\"iteration\":1,"
+		     "\"head\":\"" HEAD "\",\"gpus\":[0,1],\"log_sha256\":"
+		     "\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\","
+		     "\"source\":\"engine\",\"executor\":\"local\"}");
+	/* Every engine line is also a valid line for the schema. */
+	ASSERT_EQ(registry_check_external(line, strlen(line), &ext, err, sizeof(err)), 0);
+	ASSERT_CONTAINS(ext, "\"source\":\"external\"");
+	free(ext);
+	free(line);
+
+	r.has_exit_code = 0;
+	r.status = "cancelled";
+	r.note = "cancelled by \"ctl\"\n";
+	r.command = NULL;
+	r.gpus = NULL;
+	r.ngpus = 0;
+	r.duration_s = 0.1 + 0.2;
+	line = registry_engine_line(&r);
+	ASSERT_CONTAINS(line, "\"exit_code\":null");
+	ASSERT_CONTAINS(line, "\"status\":\"cancelled\"");
+	ASSERT_CONTAINS(line, "\"note\":\"cancelled by \\\"ctl\\\"\\n\"");
+	ASSERT_CONTAINS(line, "\"command\":\"\"");
+	ASSERT_CONTAINS(line, "\"gpus\":[]");
+	ASSERT_CONTAINS(line, "\"duration_s\":0.3,");
+	ASSERT(strchr(line, '\n') == NULL);
+	ASSERT_EQ(registry_check_external(line, strlen(line), &ext, err, sizeof(err)), 0);
+	free(ext);
+	free(line);
+}
+
+/* An engine line for recipe with status at head (owned by a static pool). */
+static char *eng(const char *recipe, const char *status, const char *head)
+{
+	static char pool[32][512];
+	static int next;
+	char *p = pool[next++ % 32];
+
+	snprintf(p, 512, "{\"run\":%d,\"recipe\":\"%s\",\"status\":\"%s\",\"command\":\"./%s\","
+		 "\"evidence\":\"validation/logs/T-%s-%d.log\",\"note\":\"\",\"head\":\"%s\","
+		 "\"source\":\"engine\"}", next, recipe, status, recipe, recipe, next, head);
+	return p;
+}
+
+static char *ext(const char *recipe, const char *status, const char *head)
+{
+	static char pool[8][512];
+	static int next;
+	char *p = pool[next++ % 8];
+
+	snprintf(p, 512, "{\"recipe\":\"%s\",\"status\":\"%s\",\"head\":\"%s\","
+		 "\"source\":\"external\"}", recipe, status, head);
+	return p;
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+TEST(verdict)
+{
+	char *names[] = { "01-build", "02-lint", NULL };
+	char *none[] = { NULL };
+	char *pass[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD) };
+	char *missing[] = { eng("01-build", "validated", HEAD) };
+	char *failing[] = { eng("01-build", "validated", HEAD), eng("02-lint", "failing", HEAD) };
+	char *timed[] = { eng("01-build", "timed_out", HEAD), eng("02-lint", "validated", HEAD) };
+	char *blocked[] = { eng("01-build", "blocked", HEAD), eng("02-lint", "validated", HEAD) };
+	char *fail_wins[] = { eng("01-build", "blocked", HEAD), eng("02-lint", "failing", HEAD) };
+	char *fixed[] = { eng("01-build", "failing", HEAD), eng("02-lint", "validated", HEAD),
+			  eng("01-build", "validated", HEAD) };
+	char *regressed[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD),
+			      eng("01-build", "failing", HEAD) };
+	char *cancelled[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD),
+			      eng("02-lint", "cancelled", HEAD) };
+	char *only_ext[] = { ext("01-build", "validated", HEAD),
+			     ext("02-lint", "validated", HEAD) };
+	char *ext_fail[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD),
+			     ext("02-lint", "failing", HEAD) };
+	char *junk[] = { "not json", eng("01-build", "validated", HEAD), "[]",
+			 eng("02-lint", "validated", HEAD), "{\"recipe\":\"02-lint\"}" };
+	char *newline[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD) };
+	char nl[600];
+
+	ASSERT_STREQ(registry_verdict(names, pass, N(pass)), "pass");
+	ASSERT_STREQ(registry_verdict(names, missing, N(missing)), "blocked");
+	ASSERT_STREQ(registry_verdict(names, NULL, 0), "blocked");
+	ASSERT_STREQ(registry_verdict(names, failing, N(failing)), "fail");
+	ASSERT_STREQ(registry_verdict(names, timed, N(timed)), "fail");
+	ASSERT_STREQ(registry_verdict(names, blocked, N(blocked)), "blocked");
+	ASSERT_STREQ(registry_verdict(names, fail_wins, N(fail_wins)), "fail");
+	ASSERT_STREQ(registry_verdict(names, fixed, N(fixed)), "pass");
+	ASSERT_STREQ(registry_verdict(names, regressed, N(regressed)), "fail");
+	ASSERT_STREQ(registry_verdict(names, cancelled, N(cancelled)), "blocked");
+	ASSERT_STREQ(registry_verdict(names, only_ext, N(only_ext)), "blocked");
+	ASSERT_STREQ(registry_verdict(names, ext_fail, N(ext_fail)), "pass");
+	ASSERT_STREQ(registry_verdict(names, junk, N(junk)), "pass");
+	ASSERT_STREQ(registry_verdict(none, pass, N(pass)), "blocked");
+	ASSERT_STREQ(registry_verdict(NULL, pass, N(pass)), "blocked");
+
+	snprintf(nl, sizeof(nl), "%s\n", newline[1]);
+	newline[1] = nl;
+	ASSERT_STREQ(registry_verdict(names, newline, N(newline)), "pass");
+}
+
+TEST(verdict_external_claiming_engine)
+{
+	char *names[] = { "01-build", NULL };
+	char *claimed = NULL, err[64];
+	const char *forged = "{\"recipe\":\"01-build\",\"status\":\"validated\",\"head\":\"" HEAD
+			     "\",\"source\":\"engine\"}";
+	char *lines[1];
+
+	ASSERT_EQ(registry_check_external(forged, strlen(forged), &claimed, err, sizeof(err)), 0);
+	lines[0] = claimed;
+	ASSERT_STREQ(registry_verdict(names, lines, 1), "blocked");
+	ASSERT_EQ(registry_gate(names, lines, 1, HEAD, err, sizeof(err)), -EAGAIN);
+	free(claimed);
+}
+
+TEST(gate)
+{
+	char *names[] = { "01-build", "03-unit-tests", NULL };
+	char *one[] = { "03-unit-tests", NULL };
+	char *none[] = { NULL };
+	char *at_head[] = { eng("01-build", "validated", HEAD),
+			    eng("03-unit-tests", "validated", HEAD) };
+	char *older[] = { eng("01-build", "validated", HEAD),
+			  eng("03-unit-tests", "validated", OLD_HEAD) };
+	char *ext_only[] = { eng("01-build", "validated", HEAD),
+			     ext("03-unit-tests", "validated", HEAD) };
+	char *failing[] = { eng("01-build", "validated", HEAD),
+			    eng("03-unit-tests", "failing", HEAD) };
+	char *both_old[] = { eng("01-build", "validated", OLD_HEAD),
+			     eng("03-unit-tests", "validated", OLD_HEAD) };
+	char reason[128];
+
+	memset(reason, 'x', sizeof(reason));
+	ASSERT_EQ(registry_gate(names, at_head, N(at_head), HEAD, reason, sizeof(reason)), 0);
+	ASSERT_STREQ(reason, "");
+
+	ASSERT_EQ(registry_gate(names, older, N(older), HEAD, reason, sizeof(reason)), -EAGAIN);
+	ASSERT_STREQ(reason, "03-unit-tests: no validated run at 0123456789ab");
+	ASSERT_EQ(registry_gate(names, older, N(older), OLD_HEAD, reason, sizeof(reason)), -EAGAIN);
+	ASSERT_STREQ(reason, "01-build: no validated run at fedcba987654");
+	ASSERT_EQ(registry_gate(one, older, N(older), OLD_HEAD, reason, sizeof(reason)), 0);
+
+	ASSERT_EQ(registry_gate(names, ext_only, N(ext_only), HEAD, reason, sizeof(reason)),
+		  -EAGAIN);
+	ASSERT_STREQ(reason, "03-unit-tests: no validated run at 0123456789ab");
+	ASSERT_EQ(registry_gate(names, failing, N(failing), HEAD, reason, sizeof(reason)),
+		  -EAGAIN);
+	ASSERT_EQ(registry_gate(names, NULL, 0, HEAD, reason, sizeof(reason)), -EAGAIN);
+	ASSERT_STREQ(reason, "01-build: no validated run at 0123456789ab (and 1 more)");
+	ASSERT_EQ(registry_gate(names, both_old, N(both_old), HEAD, reason, sizeof(reason)),
+		  -EAGAIN);
+	ASSERT_STREQ(reason, "01-build: no validated run at 0123456789ab (and 1 more)");
+	ASSERT_EQ(registry_gate(names, at_head, N(at_head), NULL, reason, sizeof(reason)),
+		  -EAGAIN);
+	ASSERT_EQ(registry_gate(none, at_head, N(at_head), HEAD, NULL, 0), 0);
+	ASSERT_EQ(registry_gate(names, older, N(older), HEAD, NULL, 0), -EAGAIN);
+}
+
+TEST(evidence_md)
+{
+	char *names[] = { "01-build", "02-lint", "03-unit-tests", NULL };
+	char *lines[] = {
+		"{\"run\":1,\"recipe\":\"01-build\",\"status\":\"failing\",\"command\":\"make\","
+		"\"evidence\":\"validation/logs/T1-01-build-1.log\",\"note\":\"\",\"head\":\"h\","
+		"\"source\":\"engine\"}",
+		"{\"run\":2,\"recipe\":\"01-build\",\"status\":\"validated\",\"command\":\"make\","
+		"\"evidence\":\"validation/logs/T2-01-build-2.log\",\"note\":\"\",\"head\":\"h\","
+		"\"source\":\"engine\"}",
+		"{\"run\":3,\"recipe\":\"02-lint\",\"status\":\"failing\","
+		"\"command\":\"lint | tee x\",\"evidence\":\"validation/logs/T3-02-lint-3.log\","
+		"\"note\":\"2 warnings\\nsee log\","
+		"\"head\":\"h\",\"source\":\"engine\"}",
+		"{\"recipe\":\"03-unit-tests\",\"status\":\"validated\",\"command\":\"ctest\","
+		"\"evidence\":\"https://ci.example/run/5\",\"note\":\"trust me\","
+		"\"source\":\"external\"}",
+		"{\"run\":12,\"recipe\":\"09-other\",\"status\":\"failing\","
+		"\"source\":\"external\"}",
+	};
+	struct buf b;
+
+	buf_init(&b);
+	ASSERT_EQ(registry_evidence_md("fix-login", names, lines, N(lines), &b), 0);
+	ASSERT_STREQ(b.data,
+		"# Evidence for fix-login [1/3 validated]\n"
+		"\n"
+		"| Recipe | Status | Command | Evidence | Note |\n"
+		"|---|---|---|---|---|\n"
+		"| 01-build | validated | make | [validation/logs/T2-01-build-2.log]"
+		"(logs/T2-01-build-2.log) |  |\n"
+		"| 02-lint | failing | lint \\| tee x | [validation/logs/T3-02-lint-3.log]"
+		"(logs/T3-02-lint-3.log) | 2 warnings see log |\n"
+		"| 03-unit-tests | missing | | | |\n"
+		"\n"
+		"## External claims (not counted)\n"
+		"\n"
+		"| Run | Recipe | Status | Command | Evidence | Note |\n"
+		"|---|---|---|---|---|---|\n"
+		"|  | 03-unit-tests | validated | ctest | [https://ci.example/run/5]"
+		"(https://ci.example/run/5) | trust me |\n"
+		"| 12 | 09-other | failing |  |  |  |\n"
+		"\n"
+		"Generated from validation/registry.jsonl — do not edit by hand.\n");
+	buf_free(&b);
+}
+
+TEST(evidence_md_plain)
+{
+	char *names[] = { "01-build", NULL };
+	char *none[] = { NULL };
+	char *lines[] = { eng("01-build", "validated", HEAD) };
+	const char *head = "prefix\n# Evidence for item [1/1 validated]\n\n| Recipe |";
+	struct buf b;
+
+	buf_init(&b);
+	ASSERT_EQ(buf_puts(&b, "prefix\n"), 0);
+	ASSERT_EQ(registry_evidence_md("item", names, lines, N(lines), &b), 0);
+	ASSERT(strncmp(b.data, head, strlen(head)) == 0);
+	ASSERT(strstr(b.data, "External claims") == NULL);
+	ASSERT_CONTAINS(b.data, "| 01-build | validated | ./01-build | ");
+	ASSERT_CONTAINS(b.data, "|\n\nGenerated from validation/registry.jsonl — do not edit by "
+			"hand.\n");
+	buf_free(&b);
+
+	ASSERT_EQ(registry_evidence_md("empty", none, NULL, 0, &b), 0);
+	ASSERT_STREQ(b.data, "# Evidence for empty [0/0 validated]\n\n"
+		     "| Recipe | Status | Command | Evidence | Note |\n|---|---|---|---|---|\n"
+		     "\nGenerated from validation/registry.jsonl — do not edit by hand.\n");
+	buf_free(&b);
+}
+
+TEST(evidence_summary)
+{
+	char *names[] = { "01-build", "02-lint", "03-unit-tests", NULL };
+	char *lines[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD),
+			  eng("02-lint", "failing", HEAD), ext("03-unit-tests", "validated", HEAD),
+			  eng("04-extra", "validated", HEAD) };
+	char out[64];
+
+	registry_evidence_summary(names, lines, N(lines), out);
+	ASSERT_STREQ(out, "1/3 validated");
+	registry_evidence_summary(names, NULL, 0, out);
+	ASSERT_STREQ(out, "0/3 validated");
+	registry_evidence_summary(NULL, lines, N(lines), out);
+	ASSERT_STREQ(out, "0/0 validated");
+}
+
+/* The embedded schema lists exactly the keys the validator knows. */
+TEST(schema_matches_validator)
+{
+	cJSON *schema = cJSON_Parse(schema_json_registry_line), *props, *p, *req;
+	char line[256], err[128], *out = NULL;
+	int n = 0, rc;
+
+	ASSERT(schema != NULL);
+	props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
+	cJSON_ArrayForEach(p, props) {
+		snprintf(line, sizeof(line), "{\"recipe\":\"01-a\",\"status\":\"validated\","
+			 "\"%s\":{}}", p->string);
+		if (!strcmp(p->string, "recipe") || !strcmp(p->string, "status"))
+			snprintf(line, sizeof(line),
+				 "{\"recipe\":\"01-a\",\"status\":\"validated\"}");
+		rc = registry_check_external(line, strlen(line), &out, err, sizeof(err));
+		if (rc == 0) {
+			free(out);
+			out = NULL;
+		} else if (strstr(err, "unknown key")) {
+			FAIL_AT("schema property %s is unknown to the validator", p->string);
+		}
+		n++;
+	}
+	ASSERT_EQ(n, 16);
+	req = cJSON_GetObjectItemCaseSensitive(schema, "required");
+	ASSERT_EQ(cJSON_GetArraySize(req), 2);
+	ASSERT_STREQ(cJSON_GetArrayItem(req, 0)->valuestring, "recipe");
+	ASSERT_STREQ(cJSON_GetArrayItem(req, 1)->valuestring, "status");
+	cJSON_Delete(schema);
+}
+
+int main(void)
+{
+	RUN(external_invalid);
+	RUN(external_nul_inside);
+	RUN(external_valid);
+	RUN(engine_line);
+	RUN(verdict);
+	RUN(verdict_external_claiming_engine);
+	RUN(gate);
+	RUN(evidence_md);
+	RUN(evidence_md_plain);
+	RUN(evidence_summary);
+	RUN(schema_matches_validator);
+	return 0;
+}

@@ -1,0 +1,762 @@
+/*
+ * test-repo.c - unit tests of engine/repo.c against real git repositories.
+ *
+ * Covers: repo_check and repo_resolve (bare and non-bare repositories, a
+ * missing repository, a missing base, a base that is no commit);
+ * repo_item_create (branch checked out in a linked worktree that the git
+ * command line accepts, for bare and non-bare repositories; -EEXIST for an
+ * existing branch, worktree name or path, with nothing left behind;
+ * cleanup after a failed worktree add); repo_branch_head; repo_diff
+ * (merge-base against an advanced base, text, binary, new, deleted and
+ * mode-changed files, 40-hex index lines, `git apply --check` and a full
+ * `git apply --index` on a checkout of the merge base giving the branch's
+ * tree, diff.noprefix in repository and global config, diff.mnemonicPrefix,
+ * an empty diff, appending, missing inputs); repo_worktree_dirty (clean,
+ * untracked, modified, staged, ignored, the five-path summary); repo_push
+ * (configured remote, forced re-publish of rewritten history, a path, a
+ * bare source repository, unknown remote, missing branch, a remote whose URL
+ * is broken); and the functions called from several threads at once.
+ *
+ * Everything lives in a mkdtemp directory under /tmp, which also serves as
+ * HOME so the user's git config cannot leak in; it is removed at exit, also
+ * after a failed assertion.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "repo.h"
+#include "test.h"
+#include "util.h"
+
+static char root[64];
+
+/* Runs a shell command (printf-style); returns its exit status. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define SH(...) ASSERT_EQ(sh(__VA_ARGS__), 0)
+
+/* stdout of a command that must succeed, without the trailing newline; caller frees. */
+static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *out_of(const char *fmt, ...)
+{
+	struct buf b = { 0 };
+	char cmd[4096], chunk[4096];
+	va_list ap;
+	size_t n;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	f = popen(cmd, "r");
+	ASSERT(f != NULL);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ASSERT_EQ(buf_append(&b, chunk, n), 0);
+	if (pclose(f) != 0)
+		FAIL_AT("command failed: %s", cmd);
+	while (b.len > 0 && b.data[b.len - 1] == '\n')
+		b.data[--b.len] = '\0';
+	return buf_steal(&b);
+}
+
+static int exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int exists(const char *fmt, ...)
+{
+	char path[1024];
+	struct stat st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return lstat(path, &st) == 0;
+}
+
+/* Deterministic bytes with NULs, so git sees a binary file. */
+static void write_binary(const char *path, size_t len, unsigned seed)
+{
+	unsigned char *p = malloc(len);
+	size_t i;
+
+	ASSERT(p != NULL);
+	for (i = 0; i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		p[i] = (i % 7 == 0) ? 0 : (unsigned char)(seed >> 16);
+	}
+	ASSERT_EQ(util_write_file(path, p, len), 0);
+	free(p);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	ASSERT_EQ(util_write_file(path, text, strlen(text)), 0);
+}
+
+/*
+ * A non-bare repository <root>/<name> on main with a.txt (20 lines),
+ * old.txt, keep.txt and bin.dat (binary), one commit.
+ */
+static void make_repo(const char *name)
+{
+	char path[512];
+	struct buf b = { 0 };
+	int i;
+
+	SH("git init -q -b main %s/%s", root, name);
+	for (i = 1; i <= 20; i++)
+		ASSERT_EQ(buf_printf(&b, "line %d\n", i), 0);
+	snprintf(path, sizeof(path), "%s/%s/a.txt", root, name);
+	write_text(path, b.data);
+	buf_free(&b);
+	snprintf(path, sizeof(path), "%s/%s/old.txt", root, name);
+	write_text(path, "to be deleted\n");
+	snprintf(path, sizeof(path), "%s/%s/keep.txt", root, name);
+	write_text(path, "keep\n");
+	snprintf(path, sizeof(path), "%s/%s/bin.dat", root, name);
+	write_binary(path, 4096, 1);
+	SH("cd %s/%s && git add -A && git commit -q -m base", root, name);
+}
+
+/*
+ * Commits, in worktree wt, a text edit, a new file, a deleted file, a binary
+ * edit, a new binary file and a mode change.
+ */
+static void commit_changes(const char *wt)
+{
+	char path[512];
+
+	SH("sed -i 's/^line 10$/line ten/' %s/a.txt", wt);
+	snprintf(path, sizeof(path), "%s/new.txt", wt);
+	write_text(path, "a new file\n");
+	snprintf(path, sizeof(path), "%s/bin.dat", wt);
+	write_binary(path, 4096, 2);
+	snprintf(path, sizeof(path), "%s/newbin.dat", wt);
+	write_binary(path, 1000, 3);
+	SH("cd %s && git rm -q old.txt && chmod +x keep.txt && git add -A && "
+	   "git commit -q -m change", wt);
+}
+
+static int is_hex40(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 40; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* Every "index " line is "index <40 hex>..<40 hex>[ mode]"; returns how many. */
+static int check_index_lines(const char *diff)
+{
+	const char *l = diff;
+	int n = 0;
+
+	while (l && *l) {
+		if (strncmp(l, "index ", 6) == 0) {
+			const char *ids = l + 6;
+
+			if (!is_hex40(ids) || strncmp(ids + 40, "..", 2) != 0 || !is_hex40(ids + 42) ||
+			    (ids[82] != '\n' && ids[82] != ' '))
+				FAIL_AT("short index line: %.100s", l);
+			n++;
+		}
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return n;
+}
+
+/*
+ * Checks out merge base mb of repo into <root>/<chk>, checks that diff
+ * applies there with `git apply --check -p<strip>`, applies it to the index
+ * and checks the resulting tree is the tree of want_commit.
+ */
+static void apply_on(const char *repo, const char *mb, const struct buf *diff, int strip,
+		     const char *chk, const char *want_commit)
+{
+	char path[512];
+	char *tree, *want;
+
+	snprintf(path, sizeof(path), "%s/%s.diff", root, chk);
+	ASSERT_EQ(util_write_file(path, diff->data, diff->len), 0);
+	SH("git clone -q --no-checkout %s %s/%s && git -C %s/%s checkout -q --detach %s", repo,
+	   root, chk, root, chk, mb);
+	SH("git -C %s/%s apply --check -p%d %s", root, chk, strip, path);
+	SH("git -C %s/%s apply --index -p%d %s", root, chk, strip, path);
+	tree = out_of("git -C %s/%s write-tree", root, chk);
+	want = out_of("git -C %s rev-parse '%s^{tree}'", repo, want_commit);
+	ASSERT_STREQ(tree, want);
+	free(tree);
+	free(want);
+}
+
+TEST(check_and_resolve)
+{
+	char repo[512], bare[512], id[41], err[256];
+	char *want;
+
+	make_repo("cr");
+	snprintf(repo, sizeof(repo), "%s/cr", root);
+	snprintf(bare, sizeof(bare), "%s/cr.git", root);
+	SH("git clone -q --bare %s %s", repo, bare);
+
+	ASSERT_EQ(repo_check(repo, "main", err, sizeof(err)), 0);
+	ASSERT_EQ(repo_check(bare, "main", err, sizeof(err)), 0);
+	ASSERT_EQ(repo_check(repo, "HEAD", NULL, 0), 0);
+
+	want = out_of("git -C %s rev-parse main", repo);
+	ASSERT_EQ(repo_resolve(repo, "main", id), 0);
+	ASSERT_STREQ(id, want);
+	ASSERT_EQ(repo_resolve(bare, "main", id), 0);
+	ASSERT_STREQ(id, want);
+	SH("git -C %s tag -a -m t v1 main", repo);
+	ASSERT_EQ(repo_resolve(repo, "v1", id), 0);
+	ASSERT_STREQ(id, want);
+	free(want);
+
+	err[0] = '\0';
+	ASSERT_EQ(repo_check(repo, "nosuch", err, sizeof(err)), -ENOENT);
+	ASSERT_CONTAINS(err, "nosuch");
+	ASSERT_EQ(repo_check(repo, "main^{tree}", err, sizeof(err)), -ENOENT);
+	ASSERT_EQ(repo_check(repo, "main~5", err, sizeof(err)), -ENOENT);
+	ASSERT_EQ(repo_resolve(repo, "nosuch", id), -ENOENT);
+
+	err[0] = '\0';
+	snprintf(repo, sizeof(repo), "%s/missing", root);
+	ASSERT_EQ(repo_check(repo, "main", err, sizeof(err)), -ENOENT);
+	ASSERT(err[0] != '\0');
+	ASSERT_EQ(repo_resolve(repo, "main", id), -ENOENT);
+	SH("mkdir %s/notrepo", root);
+	snprintf(repo, sizeof(repo), "%s/notrepo", root);
+	ASSERT_EQ(repo_check(repo, "main", err, sizeof(err)), -ENOENT);
+}
+
+/* Creates an item in repo (bare or not) and checks it with the git command line. */
+static void create_and_verify(const char *repo, const char *name)
+{
+	char wt[512], br[128], id[41], err[256];
+	char *s, *want;
+
+	snprintf(wt, sizeof(wt), "%s/wts-%s/%s", root, name, name);
+	snprintf(br, sizeof(br), "packetfs/%s", name);
+	SH("mkdir -p %s/wts-%s", root, name);
+	ASSERT_EQ(repo_item_create(repo, "main", br, name, wt, err, sizeof(err)), 0);
+
+	s = out_of("git -C %s rev-parse --abbrev-ref HEAD", wt);
+	ASSERT_STREQ(s, br);
+	free(s);
+	s = out_of("git -C %s status --porcelain", wt);
+	ASSERT_STREQ(s, "");
+	free(s);
+	ASSERT(exists("%s/a.txt", wt));
+	ASSERT(exists("%s/bin.dat", wt));
+	s = out_of("git -C %s worktree list --porcelain", repo);
+	ASSERT_CONTAINS(s, wt);
+	ASSERT_CONTAINS(s, "branch refs/heads/packetfs/");
+	free(s);
+	s = out_of("git -C %s rev-parse --git-common-dir", wt);
+	want = out_of("cd %s && git rev-parse --path-format=absolute --git-common-dir", repo);
+	ASSERT_STREQ(s, want);
+	free(s);
+	ASSERT(exists("%s/worktrees/%s", want, name));
+	free(want);
+
+	want = out_of("git -C %s rev-parse main", repo);
+	ASSERT_EQ(repo_branch_head(repo, br, id), 0);
+	ASSERT_STREQ(id, want);
+	free(want);
+	ASSERT_EQ(repo_worktree_dirty(wt, NULL), 0);
+
+	/* A commit in the worktree moves the branch head. */
+	SH("cd %s && echo more >> a.txt && git commit -q -am more", wt);
+	want = out_of("git -C %s rev-parse HEAD", wt);
+	ASSERT_EQ(repo_branch_head(repo, br, id), 0);
+	ASSERT_STREQ(id, want);
+	ASSERT_EQ(repo_branch_head(wt, br, id), 0);
+	ASSERT_STREQ(id, want);
+	free(want);
+}
+
+TEST(item_create_nonbare)
+{
+	char repo[512];
+
+	make_repo("ic");
+	snprintf(repo, sizeof(repo), "%s/ic", root);
+	create_and_verify(repo, "fix-1");
+}
+
+TEST(item_create_bare)
+{
+	char repo[512];
+
+	make_repo("icb-src");
+	snprintf(repo, sizeof(repo), "%s/icb.git", root);
+	SH("git clone -q --bare %s/icb-src %s", root, repo);
+	create_and_verify(repo, "fix-2");
+}
+
+TEST(item_create_refusals)
+{
+	char repo[512], wt[512], err[256], id[41];
+
+	make_repo("ir");
+	snprintf(repo, sizeof(repo), "%s/ir", root);
+	SH("mkdir %s/ir-wts", root);
+	snprintf(wt, sizeof(wt), "%s/ir-wts/one", root);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/one", "one", wt, err, sizeof(err)), 0);
+	SH("cd %s && echo x > x.txt && git add x.txt && git commit -q -m x", wt);
+
+	/* The same branch again, with a fresh name and path. */
+	snprintf(wt, sizeof(wt), "%s/ir-wts/one-b", root);
+	err[0] = '\0';
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/one", "one-b", wt, err, sizeof(err)),
+		  -EEXIST);
+	ASSERT(err[0] != '\0');
+	ASSERT(!exists("%s", wt));
+	ASSERT(!exists("%s/.git/worktrees/one-b", repo));
+	ASSERT(exists("%s/ir-wts/one/x.txt", root));
+
+	/* The same worktree name with a new branch: the branch is not made. */
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/two", "one", wt, err, sizeof(err)),
+		  -EEXIST);
+	ASSERT_EQ(repo_branch_head(repo, "packetfs/two", id), -ENOENT);
+	ASSERT(!exists("%s", wt));
+
+	/* An existing worktree path. */
+	snprintf(wt, sizeof(wt), "%s/ir-wts/one", root);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/two", "two", wt, err, sizeof(err)),
+		  -EEXIST);
+	ASSERT_EQ(repo_branch_head(repo, "packetfs/two", id), -ENOENT);
+	ASSERT(!exists("%s/.git/worktrees/two", repo));
+
+	/* A base that does not resolve. */
+	snprintf(wt, sizeof(wt), "%s/ir-wts/three", root);
+	ASSERT_EQ(repo_item_create(repo, "nosuch", "packetfs/three", "three", wt, err,
+				   sizeof(err)), -ENOENT);
+	ASSERT_EQ(repo_branch_head(repo, "packetfs/three", id), -ENOENT);
+	ASSERT(!exists("%s", wt));
+
+	/* A missing repository. */
+	snprintf(wt, sizeof(wt), "%s/ir-wts/four", root);
+	ASSERT_EQ(repo_item_create("/nonexistent/packetfs-repo", "main", "packetfs/four", "four",
+				   wt, err, sizeof(err)), -ENOENT);
+
+	/* git_worktree_add fails half-way (the parent is a file): nothing is left. */
+	write_text(wt, "a file\n");
+	snprintf(wt, sizeof(wt), "%s/ir-wts/four/sub", root);
+	err[0] = '\0';
+	ASSERT(repo_item_create(repo, "main", "packetfs/four", "four", wt, err, sizeof(err)) < 0);
+	ASSERT(err[0] != '\0');
+	ASSERT_EQ(repo_branch_head(repo, "packetfs/four", id), -ENOENT);
+	ASSERT(!exists("%s/.git/worktrees/four", repo));
+	ASSERT_EQ(sh("git -C %s worktree list --porcelain | grep -q four", repo), 1);
+
+	/* The git command line still sees a consistent repository. */
+	SH("git -C %s fsck --no-dangling --no-progress", repo);
+}
+
+/* The full diff check on a repository where main moved on after branching. */
+TEST(diff_merge_base)
+{
+	char repo[512], wt[512], err[256], head[41];
+	struct buf d = { 0 };
+	char *mb, *s;
+
+	make_repo("d");
+	snprintf(repo, sizeof(repo), "%s/d", root);
+	SH("mkdir %s/d-wts", root);
+	snprintf(wt, sizeof(wt), "%s/d-wts/item", root);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	mb = out_of("git -C %s rev-parse main", repo);
+	commit_changes(wt);
+	/* main advances: the diff must still be against the merge base. */
+	SH("cd %s && echo upstream > main.txt && sed -i 's/^line 2$/line two/' a.txt && "
+	   "git add -A && git commit -q -m upstream", repo);
+
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	ASSERT(d.len > 0);
+	ASSERT_CONTAINS(d.data, "diff --git a/a.txt b/a.txt\n");
+	ASSERT_CONTAINS(d.data, "-line 10\n+line ten\n");
+	ASSERT_CONTAINS(d.data, "diff --git a/new.txt b/new.txt\nnew file mode 100644\n");
+	ASSERT_CONTAINS(d.data, "diff --git a/old.txt b/old.txt\ndeleted file mode 100644\n");
+	ASSERT_CONTAINS(d.data, "diff --git a/keep.txt b/keep.txt\nold mode 100644\n"
+				"new mode 100755\n");
+	ASSERT_CONTAINS(d.data, "diff --git a/bin.dat b/bin.dat\n");
+	ASSERT_CONTAINS(d.data, "GIT binary patch\n");
+	ASSERT_CONTAINS(d.data, "diff --git a/newbin.dat b/newbin.dat\n");
+	ASSERT(strstr(d.data, "main.txt") == NULL);
+	ASSERT(strstr(d.data, "line two") == NULL);
+	ASSERT(strstr(d.data, "Binary files") == NULL);
+	ASSERT_EQ(check_index_lines(d.data), 5);
+
+	/* git itself reports the same set of files. */
+	s = out_of("git -C %s diff --name-only %s packetfs/item | tr '\\n' ' '", repo, mb);
+	ASSERT_STREQ(s, "a.txt bin.dat keep.txt new.txt newbin.dat old.txt ");
+	free(s);
+
+	apply_on(repo, mb, &d, 1, "d-chk", "packetfs/item");
+
+	buf_free(&d);
+
+	/* The branch against itself, or a base that already contains it: nothing. */
+	ASSERT_EQ(repo_diff(repo, "packetfs/item", "packetfs/item", &d), 0);
+	ASSERT_EQ(d.len, 0);
+	ASSERT_EQ(repo_branch_head(repo, "packetfs/item", head), 0);
+	ASSERT_EQ(repo_diff(repo, head, "packetfs/item", &d), 0);
+	ASSERT_EQ(d.len, 0);
+	free(mb);
+}
+
+TEST(diff_bare_and_appending)
+{
+	char repo[512], wt[512], err[256];
+	struct buf d = { 0 };
+	char *mb;
+
+	make_repo("db-src");
+	snprintf(repo, sizeof(repo), "%s/db.git", root);
+	SH("git clone -q --bare %s/db-src %s", root, repo);
+	SH("mkdir %s/db-wts", root);
+	snprintf(wt, sizeof(wt), "%s/db-wts/item", root);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+
+	/* No commits on the branch: an empty diff appends nothing. */
+	ASSERT_EQ(buf_puts(&d, "before\n"), 0);
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	ASSERT_STREQ(d.data, "before\n");
+
+	commit_changes(wt);
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	ASSERT(strncmp(d.data, "before\ndiff --git a/", 20) == 0);
+	buf_free(&d);
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	ASSERT_EQ(check_index_lines(d.data), 5);
+	mb = out_of("git -C %s rev-parse main", repo);
+	apply_on(repo, mb, &d, 1, "db-chk", "packetfs/item");
+	free(mb);
+	buf_free(&d);
+
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/nosuch", &d), -ENOENT);
+	ASSERT_EQ(repo_diff(repo, "nosuch", "packetfs/item", &d), -ENOENT);
+	ASSERT_EQ(repo_diff("/nonexistent/packetfs-repo", "main", "packetfs/item", &d), -ENOENT);
+	ASSERT_EQ(d.len, 0);
+
+	/* Unrelated histories have no merge base. */
+	SH("cd %s && git checkout -q --orphan lonely && git commit -q -m lonely", wt);
+	ASSERT_EQ(repo_diff(repo, "main", "lonely", &d), -ENOENT);
+	ASSERT_EQ(d.len, 0);
+}
+
+TEST(diff_prefix_config)
+{
+	char repo[512], wt[512], err[256];
+	struct buf d = { 0 };
+	char *mb;
+
+	make_repo("dp");
+	snprintf(repo, sizeof(repo), "%s/dp", root);
+	SH("mkdir %s/dp-wts", root);
+	snprintf(wt, sizeof(wt), "%s/dp-wts/item", root);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	mb = out_of("git -C %s rev-parse main", repo);
+	commit_changes(wt);
+
+	SH("git -C %s config diff.noprefix true", repo);
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	ASSERT_CONTAINS(d.data, "diff --git a.txt a.txt\n");
+	ASSERT_CONTAINS(d.data, "\n--- a.txt\n+++ a.txt\n");
+	ASSERT(strstr(d.data, "a/a.txt") == NULL);
+	ASSERT_EQ(check_index_lines(d.data), 5);
+	apply_on(repo, mb, &d, 0, "dp-chk0", "packetfs/item");
+	buf_free(&d);
+	SH("git -C %s config --unset diff.noprefix", repo);
+
+	/* The user's global config counts too. */
+	SH("git config --global diff.noprefix true");
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	ASSERT_CONTAINS(d.data, "diff --git new.txt new.txt\n");
+	buf_free(&d);
+	/* ... and a repository setting overrides it. */
+	SH("git -C %s config diff.noprefix false", repo);
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	ASSERT_CONTAINS(d.data, "diff --git a/new.txt b/new.txt\n");
+	buf_free(&d);
+	SH("git config --global --unset diff.noprefix && git -C %s config --unset diff.noprefix",
+	   repo);
+
+	SH("git -C %s config diff.mnemonicPrefix true", repo);
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	/* As git itself: a commit-to-commit diff keeps a/ b/. */
+	ASSERT_CONTAINS(d.data, "diff --git a/a.txt b/a.txt\n");
+	ASSERT_CONTAINS(d.data, "\n--- a/a.txt\n+++ b/a.txt\n");
+	apply_on(repo, mb, &d, 1, "dp-chk1", "packetfs/item");
+	buf_free(&d);
+	SH("git -C %s config --unset diff.mnemonicPrefix", repo);
+
+	SH("git -C %s config diff.srcPrefix old/ && git -C %s config diff.dstPrefix new/", repo,
+	   repo);
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	ASSERT_CONTAINS(d.data, "diff --git old/a.txt new/a.txt\n");
+	apply_on(repo, mb, &d, 1, "dp-chk2", "packetfs/item");
+	buf_free(&d);
+	SH("git -C %s config --unset diff.srcPrefix && git -C %s config --unset diff.dstPrefix",
+	   repo, repo);
+
+	SH("git -C %s config diff.noprefix maybe", repo);
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), -EIO);
+	ASSERT_EQ(d.len, 0);
+	SH("git -C %s config --unset diff.noprefix", repo);
+
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	ASSERT_CONTAINS(d.data, "diff --git a/a.txt b/a.txt\n");
+	ASSERT_CONTAINS(d.data, "\n--- a/a.txt\n+++ b/a.txt\n");
+	buf_free(&d);
+	free(mb);
+}
+
+TEST(worktree_dirty)
+{
+	char repo[512], wt[512], err[256];
+	struct buf s = { 0 };
+	int i;
+
+	make_repo("wd");
+	snprintf(repo, sizeof(repo), "%s/wd", root);
+	SH("mkdir %s/wd-wts", root);
+	snprintf(wt, sizeof(wt), "%s/wd-wts/item", root);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), 0);
+	ASSERT_EQ(s.len, 0);
+
+	/* Ignored files do not count. */
+	SH("mkdir -p %s/.git/info && echo '*.log' >> %s/.git/info/exclude && touch %s/run.log",
+	   repo, repo, wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), 0);
+
+	SH("echo notes > %s/notes.txt", wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), 1);
+	ASSERT_STREQ(s.data, "1 uncommitted: notes.txt");
+	buf_free(&s);
+
+	SH("echo changed >> %s/a.txt", wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), 1);
+	ASSERT_STREQ(s.data, "2 uncommitted: a.txt, notes.txt");
+	buf_free(&s);
+	ASSERT_EQ(repo_worktree_dirty(wt, NULL), 1);
+
+	SH("cd %s && git checkout -q a.txt && rm notes.txt && echo staged >> keep.txt && "
+	   "git add keep.txt", wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), 1);
+	ASSERT_STREQ(s.data, "1 uncommitted: keep.txt");
+	buf_free(&s);
+
+	SH("cd %s && git rm -q --cached old.txt", wt);
+	for (i = 0; i < 5; i++)
+		SH("echo %d > %s/u%d.txt", i, wt, i);
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), 1);
+	ASSERT_STREQ(s.data, "7 uncommitted: keep.txt, old.txt, u0.txt, u1.txt, u2.txt "
+			     "and 2 more");
+	buf_free(&s);
+
+	SH("cd %s && git add -A && git commit -q -m all", wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), 0);
+	ASSERT_EQ(s.len, 0);
+
+	snprintf(wt, sizeof(wt), "%s/wd-wts/missing", root);
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), -ENOENT);
+}
+
+TEST(push)
+{
+	char repo[512], wt[512], origin[512], other[512], bare[600], err[256], id[41];
+	char *s, *want;
+
+	make_repo("p");
+	snprintf(repo, sizeof(repo), "%s/p", root);
+	snprintf(origin, sizeof(origin), "%s/p-origin.git", root);
+	snprintf(other, sizeof(other), "%s/p-other.git", root);
+	SH("git init -q --bare %s && git init -q --bare %s", origin, other);
+	SH("git -C %s remote add origin %s", repo, origin);
+	SH("mkdir %s/p-wts", root);
+	snprintf(wt, sizeof(wt), "%s/p-wts/item", root);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	commit_changes(wt);
+
+	ASSERT_EQ(repo_push(repo, "origin", "packetfs/item", err, sizeof(err)), 0);
+	ASSERT_EQ(repo_branch_head(repo, "packetfs/item", id), 0);
+	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/item", origin);
+	ASSERT_STREQ(s, id);
+	free(s);
+	/* The bare remote's HEAD (main) is unborn, which fsck notes on stderr. */
+	SH("git --git-dir=%s fsck --no-dangling --no-progress 2>/dev/null", origin);
+	/* Only the item branch was pushed. */
+	ASSERT(sh("git --git-dir=%s rev-parse -q --verify refs/heads/main >/dev/null", origin) != 0);
+
+	/* A review loop rewrites the branch: publishing again replaces it. */
+	SH("cd %s && echo again >> new.txt && git commit -q -a --amend -m rewritten", wt);
+	want = out_of("git -C %s rev-parse HEAD", wt);
+	ASSERT(strcmp(want, id) != 0);
+	ASSERT_EQ(repo_push(repo, "origin", "packetfs/item", err, sizeof(err)), 0);
+	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/item", origin);
+	ASSERT_STREQ(s, want);
+	free(s);
+
+	/* A path that is no configured remote, and a file:// URL. */
+	ASSERT_EQ(repo_push(repo, other, "packetfs/item", err, sizeof(err)), 0);
+	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/item", other);
+	ASSERT_STREQ(s, want);
+	free(s);
+	SH("git -C %s branch -q packetfs/url main", repo);
+	snprintf(bare, sizeof(bare), "file://%s", other);
+	ASSERT_EQ(repo_push(repo, bare, "packetfs/url", err, sizeof(err)), 0);
+	ASSERT_EQ(repo_resolve(repo, "main", id), 0);
+	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/url", other);
+	ASSERT_STREQ(s, id);
+	free(s);
+
+	/* From a bare repository. */
+	snprintf(bare, sizeof(bare), "%s/p-src.git", root);
+	SH("git clone -q --bare %s %s", repo, bare);
+	SH("git --git-dir=%s remote set-url origin %s", bare, other);
+	SH("git --git-dir=%s branch -q packetfs/frombare main", bare);
+	ASSERT_EQ(repo_push(bare, "origin", "packetfs/frombare", err, sizeof(err)), 0);
+	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/frombare", other);
+	ASSERT_STREQ(s, id);
+	free(s);
+
+	/* Failures are errors, not crashes. */
+	err[0] = '\0';
+	ASSERT_EQ(repo_push(repo, "nosuchremote", "packetfs/item", err, sizeof(err)), -ENOENT);
+	ASSERT_CONTAINS(err, "nosuchremote");
+	ASSERT_EQ(repo_push(repo, "origin", "packetfs/nosuch", err, sizeof(err)), -ENOENT);
+	ASSERT(sh("git --git-dir=%s rev-parse -q --verify refs/heads/packetfs/nosuch >/dev/null",
+		  origin) != 0);
+	snprintf(bare, sizeof(bare), "%s/p-nowhere.git", root);
+	ASSERT_EQ(repo_push(repo, bare, "packetfs/item", err, sizeof(err)), -ENOENT);
+	SH("git -C %s remote add broken %s", repo, bare);
+	err[0] = '\0';
+	ASSERT_EQ(repo_push(repo, "broken", "packetfs/item", err, sizeof(err)), -EIO);
+	ASSERT(err[0] != '\0');
+	ASSERT_EQ(repo_push("/nonexistent/packetfs-repo", "origin", "packetfs/item", err,
+			    sizeof(err)), -ENOENT);
+	free(want);
+}
+
+struct worker {
+	const char *repo;
+	const char *head;
+	size_t diff_len;
+	int failures;
+};
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	char id[41];
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		struct buf d = { 0 };
+
+		if (repo_branch_head(w->repo, "packetfs/item", id) != 0 || strcmp(id, w->head))
+			w->failures++;
+		if (repo_diff(w->repo, "main", "packetfs/item", &d) != 0 || d.len != w->diff_len)
+			w->failures++;
+		if (repo_check(w->repo, "main", NULL, 0) != 0)
+			w->failures++;
+		buf_free(&d);
+	}
+	return NULL;
+}
+
+TEST(threads)
+{
+	char repo[512], wt[512], err[256], head[41];
+	struct worker w[4];
+	pthread_t t[4];
+	struct buf d = { 0 };
+	int i;
+
+	make_repo("t");
+	snprintf(repo, sizeof(repo), "%s/t", root);
+	SH("mkdir %s/t-wts", root);
+	snprintf(wt, sizeof(wt), "%s/t-wts/item", root);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	commit_changes(wt);
+	ASSERT_EQ(repo_branch_head(repo, "packetfs/item", head), 0);
+	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
+	for (i = 0; i < 4; i++) {
+		w[i] = (struct worker){ .repo = repo, .head = head, .diff_len = d.len };
+		ASSERT_EQ(pthread_create(&t[i], NULL, worker_run, &w[i]), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(pthread_join(t[i], NULL), 0);
+		ASSERT_EQ(w[i].failures, 0);
+	}
+	buf_free(&d);
+}
+
+/* Removes the test directory, also when an assertion exits early. */
+static void cleanup(void)
+{
+	if (sh("rm -rf %s", root) != 0)
+		fprintf(stderr, "test-repo: could not remove %s\n", root);
+}
+
+int main(void)
+{
+	char home[128];
+
+	snprintf(root, sizeof(root), "/tmp/packetfs-test-repo-XXXXXX");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	atexit(cleanup);
+	/* An isolated git environment: HOME is the test directory. */
+	snprintf(home, sizeof(home), "%s/.gitconfig", root);
+	write_text(home, "[user]\n\tname = packetfs test\n\temail = test@packetfs.invalid\n"
+			 "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n");
+	setenv("HOME", root, 1);
+	setenv("XDG_CONFIG_HOME", root, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	unsetenv("GIT_DIR");
+	unsetenv("GIT_WORK_TREE");
+	unsetenv("GIT_INDEX_FILE");
+	ASSERT_EQ(repo_global_init(), 0);
+
+	RUN(check_and_resolve);
+	RUN(item_create_nonbare);
+	RUN(item_create_bare);
+	RUN(item_create_refusals);
+	RUN(diff_merge_base);
+	RUN(diff_bare_and_appending);
+	RUN(diff_prefix_config);
+	RUN(worktree_dirty);
+	RUN(push);
+	RUN(threads);
+	return 0;
+}

@@ -1,0 +1,609 @@
+/*
+ * test-runner.c - the process runner on a real libuv loop with real /bin/sh
+ * programs: merged stdout/stderr, stdin from /dev/null, a process group of
+ * its own, exit codes and signals, programs that cannot start, timeouts and
+ * cancellation that end whole process groups (SIGTERM, then SIGKILL for
+ * programs that ignore it), leaders that leave children behind, cwd and env,
+ * and runner_kill_group_sync.
+ *
+ * The test process is a child subreaper (PR_SET_CHILD_SUBREAPER), so the
+ * orphans of every run become its children. While a loop runs, a reaper
+ * timer plays init and reaps them as they die (never a leader: those are
+ * libuv's), so a run whose leftovers die on SIGTERM ends as it would under
+ * a real init, without waiting out the grace period. After a run the test
+ * reaps whatever is left (reap_orphans) and can then check, without
+ * timing, that nothing of the run's process group remains (kill(-pgid, 0)
+ * fails with ESRCH) and how each leftover died. An alarm guards the waits
+ * against hanging (a run that never ends, a process that survived). How many orphans a killed shell leaves depends on
+ * whether it reaped a dying child before dying itself, so those counts are
+ * lower bounds; the grandchild of a finished subshell is always one.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner.h"
+#include "test.h"
+#include "util.h"
+
+struct run {
+	struct runner_proc *proc;
+	pid_t pid;
+	struct buf out;
+	int exits;              /* exit callbacks seen */
+	int outputs_after_exit; /* output callbacks after the exit callback */
+	struct runner_result res;
+	const char *cancel_on;  /* cancel once the output contains this */
+};
+
+struct reaped {
+	int count;
+	int by_term;  /* ended by SIGTERM */
+	int by_kill;  /* ended by SIGKILL */
+	int other;    /* exited, or another signal */
+};
+
+#define MAX_LEADERS 8
+
+static pid_t leaders[MAX_LEADERS]; /* leaders started on the current loop */
+static int nleaders;
+static struct reaped reaped;       /* orphans reaped since the last reap_orphans */
+static uv_timer_t reaper;
+
+static char *const test_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+
+static void on_output(void *arg, const char *data, size_t len)
+{
+	struct run *r = arg;
+
+	if (r->exits)
+		r->outputs_after_exit++;
+	ASSERT_EQ(buf_append(&r->out, data, len), 0);
+	if (r->cancel_on && strstr(r->out.data, r->cancel_on)) {
+		runner_cancel(r->proc);
+		runner_cancel(r->proc); /* idempotent */
+		r->cancel_on = NULL;
+	}
+}
+
+static void on_exit_cb(void *arg, const struct runner_result *res)
+{
+	struct run *r = arg;
+
+	r->exits++;
+	r->res = *res;
+}
+
+/* A hang guard, not a timing check: every wait guarded by it ends within
+ * the runs' few seconds of timeouts and grace periods when all is well. */
+static void on_alarm(int sig)
+{
+	static const char msg[] = "hung: a run did not end, or a process outlived its run\n";
+
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+static void count_reaped(int st)
+{
+	reaped.count++;
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM)
+		reaped.by_term++;
+	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		reaped.by_kill++;
+	else
+		reaped.other++;
+}
+
+static int is_leader(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < nleaders; i++)
+		if (leaders[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Reaps dead orphans; stops at a dead leader, which libuv reaps itself. */
+static void on_reaper(uv_timer_t *t)
+{
+	siginfo_t si;
+	int st;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+			return;
+		if (is_leader(si.si_pid))
+			return;
+		ASSERT_EQ(waitpid(si.si_pid, &st, 0), si.si_pid);
+		count_reaped(st);
+	}
+}
+
+static void loop_begin(uv_loop_t *loop)
+{
+	ASSERT_EQ(uv_loop_init(loop), 0);
+	ASSERT_EQ(uv_timer_init(loop, &reaper), 0);
+	ASSERT_EQ(uv_timer_start(&reaper, on_reaper, 10, 10), 0);
+	uv_unref((uv_handle_t *)&reaper);
+	nleaders = 0;
+}
+
+/* Runs the loop until every run has ended; no runner handle may be left. */
+static void loop_end(uv_loop_t *loop)
+{
+	alarm(30);
+	ASSERT_EQ(uv_run(loop, UV_RUN_DEFAULT), 0);
+	alarm(0);
+	uv_close((uv_handle_t *)&reaper, NULL);
+	ASSERT_EQ(uv_run(loop, UV_RUN_DEFAULT), 0);
+	ASSERT_EQ(uv_loop_close(loop), 0);
+	nleaders = 0;
+}
+
+/* Starts one run on loop (not yet running the loop). */
+static void start(uv_loop_t *loop, struct run *r, char *const *argv, char *const *env,
+		  const char *cwd, unsigned timeout_s, const char *cancel_on)
+{
+	struct runner_spec spec = {
+		.argv = argv, .env = env, .cwd = cwd, .timeout_s = timeout_s, .grace_s = 1,
+	};
+
+	memset(r, 0, sizeof(*r));
+	buf_init(&r->out);
+	ASSERT_EQ(buf_puts(&r->out, ""), 0);
+	r->cancel_on = cancel_on;
+	ASSERT_EQ(runner_start(loop, &spec, on_output, on_exit_cb, r, &r->proc), 0);
+	ASSERT(r->proc != NULL);
+	r->pid = runner_pid(r->proc);
+	ASSERT(nleaders < MAX_LEADERS);
+	leaders[nleaders++] = r->pid;
+	/* Never a callback from inside runner_start. */
+	ASSERT_EQ(r->exits, 0);
+}
+
+/* Runs argv to its end; the loop must be left without a single handle. */
+static void run_sh(struct run *r, const char *script, const char *cwd, unsigned timeout_s,
+		   const char *cancel_on)
+{
+	char *argv[] = { "sh", "-c", (char *)script, NULL };
+	uv_loop_t loop;
+
+	loop_begin(&loop);
+	start(&loop, r, argv, test_env, cwd, timeout_s, cancel_on);
+	loop_end(&loop);
+	ASSERT_EQ(r->exits, 1);
+	ASSERT_EQ(r->outputs_after_exit, 0);
+}
+
+
+/*
+ * Reaps every child of this process (the orphans of finished runs) and
+ * returns the count of all orphans reaped since the last call. Every one
+ * of them was signalled before the run ended, so the wait is short; a
+ * survivor would block it, which the alarm turns into a failure.
+ */
+static struct reaped reap_orphans(void)
+{
+	struct reaped rp;
+	int st;
+
+	alarm(30);
+	for (;;) {
+		pid_t w = waitpid(-1, &st, 0);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			ASSERT_EQ(errno, ECHILD);
+			break;
+		}
+		count_reaped(st);
+	}
+	alarm(0);
+	rp = reaped;
+	memset(&reaped, 0, sizeof(reaped));
+	return rp;
+}
+
+static void assert_group_gone(pid_t pgid)
+{
+	ASSERT(pgid > 1);
+	errno = 0;
+	ASSERT_EQ(kill(-pgid, 0), -1);
+	ASSERT_EQ(errno, ESRCH);
+}
+
+TEST(output_stdout_and_stderr)
+{
+	struct run r;
+	char want[128];
+
+	run_sh(&r, "echo out; echo err >&2; echo \"pgid=$(cut -d' ' -f5 /proc/$$/stat)\"; "
+		   "echo \"sid=$(cut -d' ' -f6 /proc/$$/stat) pid=$$\"; "
+		   "[ \"$(readlink /proc/$$/fd/0)\" = /dev/null ] && echo stdin-null; exit 3",
+	       NULL, 0, NULL);
+	ASSERT(r.pid > 1);
+	ASSERT_CONTAINS(r.out.data, "out\n");
+	ASSERT_CONTAINS(r.out.data, "err\n");
+	ASSERT_CONTAINS(r.out.data, "stdin-null\n");
+	/* Its own session and process group: pgid == sid == pid. */
+	snprintf(want, sizeof(want), "pgid=%d\n", (int)r.pid);
+	ASSERT_CONTAINS(r.out.data, want);
+	snprintf(want, sizeof(want), "sid=%d pid=%d\n", (int)r.pid, (int)r.pid);
+	ASSERT_CONTAINS(r.out.data, want);
+	ASSERT_EQ(r.res.exit_code, 3);
+	ASSERT_EQ(r.res.term_signal, 0);
+	ASSERT_EQ(r.res.timed_out, 0);
+	ASSERT_EQ(r.res.cancelled, 0);
+	ASSERT_EQ(r.res.spawn_error, 0);
+	ASSERT(r.res.duration_s >= 0);
+	buf_free(&r.out);
+	ASSERT_EQ(reap_orphans().count, 0);
+	assert_group_gone(r.pid);
+}
+
+TEST(output_order_and_volume)
+{
+	struct run r;
+	size_t i;
+
+	/* 1 MB through the pipe arrives complete; lines interleave in order
+	 * since both streams are one pipe. */
+	run_sh(&r, "echo a; echo b >&2; echo c; head -c 1000000 /dev/zero | tr '\\0' x", NULL, 0,
+	       NULL);
+	ASSERT_EQ(r.out.len, 6 + 1000000);
+	ASSERT_EQ(memcmp(r.out.data, "a\nb\nc\n", 6), 0);
+	for (i = 6; i < r.out.len; i++)
+		if (r.out.data[i] != 'x')
+			FAIL_AT("byte %zu is %d", i, r.out.data[i]);
+	ASSERT_EQ(r.res.exit_code, 0);
+	buf_free(&r.out);
+}
+
+TEST(exit_codes_and_signals)
+{
+	struct run r;
+
+	run_sh(&r, "exit 0", NULL, 0, NULL);
+	ASSERT_EQ(r.res.exit_code, 0);
+	ASSERT_EQ(r.res.term_signal, 0);
+	ASSERT_EQ(r.out.len, 0);
+	buf_free(&r.out);
+
+	run_sh(&r, "exit 77", NULL, 0, NULL);
+	ASSERT_EQ(r.res.exit_code, 77);
+	buf_free(&r.out);
+
+	run_sh(&r, "kill -USR1 $$; sleep 100", NULL, 0, NULL);
+	ASSERT_EQ(r.res.term_signal, SIGUSR1);
+	ASSERT_EQ(r.res.timed_out, 0);
+	ASSERT_EQ(r.res.cancelled, 0);
+	buf_free(&r.out);
+	reap_orphans();
+	assert_group_gone(r.pid);
+}
+
+static void expect_spawn_error(char *const *argv, const char *cwd, int err, const char *line)
+{
+	uv_loop_t loop;
+	struct run r;
+
+	loop_begin(&loop);
+	start(&loop, &r, argv, test_env, cwd, 5, NULL);
+	ASSERT_EQ(r.pid, 0);
+	loop_end(&loop);
+	ASSERT_EQ(r.exits, 1);
+	ASSERT_EQ(r.outputs_after_exit, 0);
+	ASSERT_EQ(r.res.spawn_error, err);
+	ASSERT_EQ(r.res.timed_out, 0);
+	ASSERT_EQ(r.res.term_signal, 0);
+	ASSERT_STREQ(r.out.data, line);
+	buf_free(&r.out);
+}
+
+TEST(spawn_errors)
+{
+	char noexec[PATH_MAX];
+	char *missing[] = { "/nonexistent/packetfs-prog", "arg", NULL };
+	char *not_on_path[] = { "packetfs-no-such-program", NULL };
+	char *not_exec[] = { noexec, NULL };
+	char *empty[] = { NULL };
+	char *sh[] = { "sh", "-c", "exit 0", NULL };
+	char want[PATH_MAX + 64];
+	FILE *f;
+
+	expect_spawn_error(missing, NULL, -ENOENT,
+			   "packetfs: cannot run /nonexistent/packetfs-prog: "
+			   "No such file or directory\n");
+	expect_spawn_error(not_on_path, NULL, -ENOENT,
+			   "packetfs: cannot run packetfs-no-such-program: "
+			   "No such file or directory\n");
+
+	snprintf(noexec, sizeof(noexec), "%s/packetfs-noexec-%d",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	f = fopen(noexec, "w");
+	ASSERT(f != NULL);
+	fputs("#!/bin/sh\nexit 0\n", f);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(chmod(noexec, 0644), 0);
+	snprintf(want, sizeof(want), "packetfs: cannot run %s: Permission denied\n", noexec);
+	/* Not even root may execute a file without any x bit. */
+	expect_spawn_error(not_exec, NULL, -EACCES, want);
+	unlink(noexec);
+
+	expect_spawn_error(empty, NULL, -EINVAL,
+			   "packetfs: cannot run (no program): Invalid argument\n");
+	/* A working directory that does not exist: the program cannot start. */
+	expect_spawn_error(sh, "/nonexistent/packetfs-dir", -ENOENT,
+			   "packetfs: cannot run sh: No such file or directory\n");
+}
+
+TEST(timeout_kills_group)
+{
+	struct reaped rp;
+	struct run r;
+
+	/* The leader, a background child, a grandchild whose parent already
+	 * exited, and the leader's foreground child: all must go. */
+	run_sh(&r, "sleep 100 & (sleep 100 &) ; echo ready; sleep 100; echo survived", NULL, 1,
+	       NULL);
+	ASSERT_CONTAINS(r.out.data, "ready");
+	ASSERT_EQ(r.res.timed_out, 1);
+	ASSERT_EQ(r.res.cancelled, 0);
+	ASSERT_EQ(r.res.term_signal, SIGTERM);
+	ASSERT_EQ(r.res.spawn_error, 0);
+	ASSERT(!strstr(r.out.data, "survived"));
+	rp = reap_orphans();
+	ASSERT(rp.count >= 1);
+	ASSERT_EQ(rp.by_term, rp.count);
+	assert_group_gone(r.pid);
+	buf_free(&r.out);
+}
+
+TEST(cancel_kills_group)
+{
+	struct reaped rp;
+	struct run r;
+
+	run_sh(&r, "sleep 100 & (sleep 100 &) ; echo ready; wait", NULL, 0, "ready");
+	ASSERT_EQ(r.res.cancelled, 1);
+	ASSERT_EQ(r.res.timed_out, 0);
+	ASSERT_EQ(r.res.term_signal, SIGTERM);
+	rp = reap_orphans();
+	ASSERT(rp.count >= 1);
+	ASSERT_EQ(rp.by_term, rp.count);
+	assert_group_gone(r.pid);
+	buf_free(&r.out);
+}
+
+TEST(sigterm_ignored_gets_sigkill)
+{
+	struct reaped rp;
+	struct run r;
+
+	/* Ignored signals stay ignored across fork and exec: every process of
+	 * this group ignores SIGTERM. */
+	run_sh(&r, "trap '' TERM; sleep 100 & echo ready; sleep 100; echo survived", NULL, 1,
+	       NULL);
+	ASSERT_EQ(r.res.timed_out, 1);
+	ASSERT_EQ(r.res.term_signal, SIGKILL);
+	ASSERT(!strstr(r.out.data, "survived"));
+	rp = reap_orphans();
+	ASSERT(rp.count >= 1);
+	ASSERT_EQ(rp.by_kill, rp.count);
+	assert_group_gone(r.pid);
+	buf_free(&r.out);
+
+	/* The same by cancellation. */
+	run_sh(&r, "trap '' TERM; echo ready; sleep 100; echo survived", NULL, 0, "ready");
+	ASSERT_EQ(r.res.cancelled, 1);
+	ASSERT_EQ(r.res.term_signal, SIGKILL);
+	rp = reap_orphans();
+	ASSERT_EQ(rp.by_kill, rp.count);
+	assert_group_gone(r.pid);
+	buf_free(&r.out);
+}
+
+TEST(leader_exit_ends_leftovers)
+{
+	struct reaped rp;
+	struct run r;
+
+	/* The leader succeeds at once; its background child holds the pipe. */
+	run_sh(&r, "sleep 100 & echo started", NULL, 0, NULL);
+	ASSERT_STREQ(r.out.data, "started\n");
+	ASSERT_EQ(r.res.exit_code, 0);
+	ASSERT_EQ(r.res.term_signal, 0);
+	ASSERT_EQ(r.res.timed_out, 0);
+	ASSERT_EQ(r.res.cancelled, 0);
+	rp = reap_orphans();
+	ASSERT_EQ(rp.count, 1);
+	ASSERT_EQ(rp.by_term, 1);
+	assert_group_gone(r.pid);
+	buf_free(&r.out);
+
+	/* A leftover that ignores SIGTERM and does not even hold the pipe. */
+	run_sh(&r, "trap '' TERM; sleep 100 >/dev/null 2>&1 & echo started", NULL, 0, NULL);
+	ASSERT_EQ(r.res.exit_code, 0);
+	rp = reap_orphans();
+	ASSERT_EQ(rp.count, 1);
+	ASSERT_EQ(rp.by_kill, 1);
+	assert_group_gone(r.pid);
+	buf_free(&r.out);
+}
+
+TEST(escaped_pipe_holder_does_not_hang)
+{
+	struct reaped rp;
+	struct run r;
+	const char *p;
+	pid_t esc;
+
+	/* A process in a session of its own keeps the pipe open forever: it is
+	 * outside the group, so the run ends after the grace period without
+	 * it (and leaves it alone). The leader waits until it has left. */
+	run_sh(&r, "f=$(mktemp); setsid sh -c 'echo esc=$$; echo $$ > \"$1\"; exec sleep 100' "
+		   "sh \"$f\" & until [ -s \"$f\" ]; do sleep 0.01; done; rm -f \"$f\"; "
+		   "echo started", NULL, 0, NULL);
+	ASSERT_EQ(r.res.exit_code, 0);
+	ASSERT_CONTAINS(r.out.data, "started\n");
+	p = strstr(r.out.data, "esc=");
+	ASSERT(p != NULL);
+	esc = (pid_t)atoi(p + 4);
+	ASSERT(esc > 1 && esc != r.pid);
+	ASSERT_EQ(kill(esc, 0), 0);
+	ASSERT_EQ(kill(esc, SIGKILL), 0);
+	rp = reap_orphans();
+	ASSERT_EQ(rp.count, 1);
+	ASSERT_EQ(rp.by_kill, 1);
+	assert_group_gone(r.pid);
+	buf_free(&r.out);
+}
+
+TEST(cwd_and_env)
+{
+	char dir[PATH_MAX], real[PATH_MAX], want[PATH_MAX + 8];
+	char *argv[] = { "sh", "-c",
+			 "pwd -P; echo \"FOO=$FOO\"; echo \"HOME=${HOME-unset}\"", NULL };
+	char *env[] = { "PATH=/usr/bin:/bin", "FOO=bar baz", NULL };
+	uv_loop_t loop;
+	struct run r;
+
+	snprintf(dir, sizeof(dir), "%s/packetfs-runner-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ASSERT(mkdtemp(dir) != NULL);
+	ASSERT(realpath(dir, real) != NULL);
+
+	loop_begin(&loop);
+	start(&loop, &r, argv, env, dir, 0, NULL);
+	loop_end(&loop);
+	snprintf(want, sizeof(want), "%s\n", real);
+	ASSERT_CONTAINS(r.out.data, want);
+	ASSERT_CONTAINS(r.out.data, "FOO=bar baz\n");
+	/* The environment is exactly the one given, not merged with ours. */
+	ASSERT_CONTAINS(r.out.data, "HOME=unset\n");
+	ASSERT_EQ(r.res.exit_code, 0);
+	buf_free(&r.out);
+	ASSERT_EQ(rmdir(dir), 0);
+}
+
+TEST(concurrent_runs)
+{
+	char *a[] = { "sh", "-c", "echo one; exit 1", NULL };
+	char *b[] = { "sh", "-c", "echo two >&2; exit 2", NULL };
+	char *c[] = { "/nonexistent/packetfs-prog", NULL };
+	struct run ra, rb, rc;
+	uv_loop_t loop;
+
+	loop_begin(&loop);
+	start(&loop, &ra, a, test_env, NULL, 0, NULL);
+	start(&loop, &rb, b, test_env, NULL, 0, NULL);
+	start(&loop, &rc, c, test_env, NULL, 0, NULL);
+	ASSERT(ra.pid != rb.pid);
+	loop_end(&loop);
+	ASSERT_EQ(ra.exits, 1);
+	ASSERT_EQ(rb.exits, 1);
+	ASSERT_EQ(rc.exits, 1);
+	ASSERT_STREQ(ra.out.data, "one\n");
+	ASSERT_STREQ(rb.out.data, "two\n");
+	ASSERT_EQ(ra.res.exit_code, 1);
+	ASSERT_EQ(rb.res.exit_code, 2);
+	ASSERT_EQ(rc.res.spawn_error, -ENOENT);
+	buf_free(&ra.out);
+	buf_free(&rb.out);
+	buf_free(&rc.out);
+}
+
+/* Forks a session leader that starts a child and then sleeps; with
+ * ignore_term every process of the group ignores SIGTERM. Returns the pgid
+ * once both processes exist. */
+static pid_t fork_group(int ignore_term)
+{
+	int fds[2];
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(pipe(fds), 0);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		setsid();
+		if (ignore_term)
+			signal(SIGTERM, SIG_IGN);
+		if (fork() == 0) {
+			close(fds[1]);
+			execl("/bin/sleep", "sleep", "100", (char *)NULL);
+			_exit(127);
+		}
+		if (write(fds[1], "x", 1) != 1)
+			_exit(126);
+		close(fds[1]);
+		execl("/bin/sleep", "sleep", "100", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	ASSERT_EQ(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	return pid;
+}
+
+TEST(kill_group_sync)
+{
+	struct reaped rp;
+	pid_t pgid;
+
+	pgid = fork_group(0);
+	ASSERT_EQ(kill(-pgid, 0), 0);
+	ASSERT_EQ(runner_kill_group_sync(pgid, 1), 0);
+	rp = reap_orphans();
+	ASSERT_EQ(rp.count, 2);
+	ASSERT_EQ(rp.by_term, 2);
+	assert_group_gone(pgid);
+
+	pgid = fork_group(1);
+	ASSERT_EQ(runner_kill_group_sync(pgid, 1), 0);
+	rp = reap_orphans();
+	ASSERT_EQ(rp.count, 2);
+	ASSERT_EQ(rp.by_kill, 2);
+	assert_group_gone(pgid);
+
+	/* A group that is long gone, and groups that must never be signalled. */
+	ASSERT_EQ(runner_kill_group_sync(pgid, 1), 0);
+	ASSERT_EQ(runner_kill_group_sync(0, 1), -EINVAL);
+	ASSERT_EQ(runner_kill_group_sync(1, 1), -EINVAL);
+	ASSERT_EQ(runner_kill_group_sync(-5, 1), -EINVAL);
+	ASSERT_EQ(runner_kill_group_sync(getpgrp(), 1), -EINVAL);
+}
+
+int main(void)
+{
+	/* Orphans of the runs become our children, so the tests can reap them. */
+	ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGALRM, on_alarm);
+
+	RUN(output_stdout_and_stderr);
+	RUN(output_order_and_volume);
+	RUN(exit_codes_and_signals);
+	RUN(spawn_errors);
+	RUN(timeout_kills_group);
+	RUN(cancel_kills_group);
+	RUN(sigterm_ignored_gets_sigkill);
+	RUN(leader_exit_ends_leftovers);
+	RUN(escaped_pipe_holder_does_not_hang);
+	RUN(cwd_and_env);
+	RUN(concurrent_runs);
+	RUN(kill_group_sync);
+	return 0;
+}

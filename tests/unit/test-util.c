@@ -1,0 +1,113 @@
+/*
+ * test-util.c - buffers, time stamps, SHA-256 (against known vectors),
+ * string vectors with shell quoting, and whole-file I/O.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "util.h"
+
+TEST(buf)
+{
+	struct buf b;
+	char *s;
+	int i;
+
+	buf_init(&b);
+	for (i = 0; i < 1000; i++)
+		ASSERT_EQ(buf_printf(&b, "%d,", i), 0);
+	ASSERT_EQ(b.len, 3890);
+	ASSERT(strncmp(b.data, "0,1,2,", 6) == 0);
+	ASSERT_EQ(b.data[b.len], '\0');
+	s = buf_steal(&b);
+	ASSERT(b.data == NULL && b.len == 0);
+	free(s);
+	s = buf_steal(&b);
+	ASSERT_STREQ(s, "");
+	free(s);
+}
+
+TEST(time)
+{
+	char t[32];
+
+	util_rfc3339(1796054531LL * 1000000000, t);
+	ASSERT_STREQ(t, "2026-11-29T16:02:11Z");
+	util_stamp_file(1796054531LL * 1000000000, t);
+	ASSERT_STREQ(t, "2026-11-29T16-02-11Z");
+}
+
+TEST(sha256)
+{
+	char hex[65];
+	struct util_sha *s;
+
+	util_sha256_hex("", 0, hex);
+	ASSERT_STREQ(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	util_sha256_hex("abc", 3, hex);
+	ASSERT_STREQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	s = util_sha_new();
+	ASSERT(s != NULL);
+	util_sha_update(s, "a", 1);
+	util_sha_update(s, "bc", 2);
+	util_sha_final(s, hex);
+	ASSERT_STREQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(strv)
+{
+	char **v = NULL, **d, *j;
+
+	ASSERT_EQ(strv_len(v), 0);
+	ASSERT_EQ(strv_push(&v, "echo"), 0);
+	ASSERT_EQ(strv_push(&v, "it's"), 0);
+	ASSERT_EQ(strv_push(&v, "a b"), 0);
+	ASSERT_EQ(strv_len(v), 3);
+	j = strv_join(v, " ", 1);
+	ASSERT_STREQ(j, "echo 'it'\\''s' 'a b'");
+	free(j);
+	j = strv_join(v, ",", 0);
+	ASSERT_STREQ(j, "echo,it's,a b");
+	free(j);
+	d = strv_dup(v);
+	ASSERT_STREQ(d[2], "a b");
+	ASSERT(d[3] == NULL);
+	strv_free(d);
+	strv_free(v);
+	ASSERT(strv_dup(NULL) == NULL);
+}
+
+TEST(files)
+{
+	char dir[] = "/tmp/pfs-util-XXXXXX", path[256], *data = NULL;
+	size_t len = 0;
+
+	ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	ASSERT_EQ(util_mkdirs(path, 0755), 0);
+	ASSERT_EQ(util_mkdirs(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a/b/c/f", dir);
+	ASSERT_EQ(util_write_file(path, "hello\n", 6), 0);
+	ASSERT_EQ(util_read_file(path, 100, &data, &len), 0);
+	ASSERT_EQ(len, 6);
+	ASSERT_STREQ(data, "hello\n");
+	free(data);
+	ASSERT_EQ(util_read_file(path, 3, &data, &len), -EFBIG);
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	ASSERT_EQ(util_read_file(path, 100, &data, &len), -ENOENT);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	ASSERT_EQ(system(path), 0);
+}
+
+int main(void)
+{
+	RUN(buf);
+	RUN(time);
+	RUN(sha256);
+	RUN(strv);
+	RUN(files);
+	return 0;
+}
