@@ -1771,9 +1771,6 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 				rc = ctl_apply(e, f->item_name, cmd, NULL, 0);
 			free(cmd);
 			f->advanced = 1;
-		} else if (wants_write(f->flags) && !f->wrote && !f->advanced) {
-			f->advanced = 1;
-			rc = ctl_apply(e, f->item_name, "advance", NULL, 0);
 		}
 		return rc;
 	case N_REGISTRY:
@@ -1813,6 +1810,11 @@ void engine_file_release(struct pfs_file *f)
 	f->trunc_pending = 0;
 	if (f->kind == N_DOC || f->snap_dirty)
 		engine_file_flush(f, NULL);
+	/* Writing nothing to ctl means advance. Decided at the last close, not
+	 * at a flush: a shell's `: > ctl` flushes once when it moves the fd. The
+	 * outcome is in ctl's last result. */
+	if (f->kind == N_CTL && wants_write(f->flags) && !f->wrote && !f->advanced)
+		ctl_apply(f->e, f->item_name, "advance", NULL, 0);
 	if (f->od)
 		od_put(f->e, f->od);
 	buf_free(&f->snap);

@@ -648,6 +648,9 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	int rc, approve_wait;
 
 	if (check_gates && gate_check(p, it, i, why, sizeof(why), &approve_wait)) {
+		/* The item stands at the gated stage, which has not run. */
+		item_set(&it->stage, st->name);
+		it->stage_ok = 0;
 		set_state(p, it, approve_wait ? "waiting" : "blocked", why);
 		return 0;
 	}
@@ -1369,7 +1372,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		it.hold = 0;
 		store_item_update(p->e->store, &it);
 		event(p, &it, "release", NULL);
-		if (strcmp(it.state, "waiting") == 0 && it.stage_ok &&
+		if (strcmp(it.state, "waiting") == 0 &&
 		    next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0) {
 			rc = start_stage(p, &it, i, 1);
 			if (rc == -EBUSY)
