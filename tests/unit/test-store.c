@@ -1,0 +1,272 @@
+/*
+ * test-store.c - the SQLite store: creation and reopening, items, documents
+ * with every revision (write, rename over, directories, unlink keeps
+ * history), run logs read back at any offset with their sha256, the
+ * append-only registry (enforced by the database itself), events, and a
+ * read-only open refusing writes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+#include "test.h"
+
+static char dir[] = "/tmp/pfs-store-XXXXXX";
+static const struct store_who who = {1000, 42, "vim", "print"};
+
+static struct store *open_store(int create, int readonly)
+{
+	struct store *s = NULL;
+	char err[256] = "";
+
+	ASSERT_EQ(store_open(dir, create, readonly, &s, err, sizeof(err)), 0);
+	return s;
+}
+
+TEST(open_missing)
+{
+	struct store *s = NULL;
+	char err[256] = "";
+
+	ASSERT_EQ(store_open("/nonexistent/pfs", 0, 0, &s, err, sizeof(err)), -ENOENT);
+	ASSERT(s == NULL);
+	ASSERT(err[0] != '\0');
+}
+
+TEST(items)
+{
+	struct store *s = open_store(1, 0);
+	struct item it;
+	int64_t id, id2;
+	int run;
+
+	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id2), -EEXIST);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_STREQ(it.state, "new");
+	ASSERT_EQ(it.iteration, 1);
+	ASSERT_STREQ(it.branch, "packetfs/fix-1");
+	free(it.state);
+	it.state = strdup("running");
+	it.hold = 1;
+	ASSERT_EQ(store_item_update(s, &it), 0);
+	item_clear(&it);
+	ASSERT_EQ(store_item_get_id(s, id, &it), 0);
+	ASSERT_STREQ(it.state, "running");
+	ASSERT_EQ(it.hold, 1);
+	item_clear(&it);
+	ASSERT_EQ(store_item_get(s, "nope", &it), -ENOENT);
+	ASSERT_EQ(store_item_next_run(s, id, &run), 0);
+	ASSERT_EQ(run, 1);
+	ASSERT_EQ(store_item_next_run(s, id, &run), 0);
+	ASSERT_EQ(run, 2);
+	store_close(s);
+}
+
+static int count_cb(void *arg, const char *name, const struct doc_meta *m)
+{
+	(void)name;
+	(void)m;
+	++*(int *)arg;
+	return 0;
+}
+
+static int rev_cb(void *arg, const struct rev_info *r)
+{
+	char *out = arg;
+
+	sprintf(out + strlen(out), "%s@%d:%s:%lld:%s;", r->path, r->rev, r->op, (long long)r->size,
+		r->comm);
+	return 0;
+}
+
+TEST(documents)
+{
+	struct store *s = open_store(0, 0);
+	struct doc_meta m;
+	struct item it;
+	char *data = NULL, revs[2048] = "";
+	size_t len;
+	int rev, n = 0;
+
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "one\n", 4, (mode_t)-1, "create", &who, &rev), 0);
+	ASSERT_EQ(rev, 1);
+	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "two\n", 4, (mode_t)-1, "write", &who, &rev), 0);
+	ASSERT_EQ(rev, 2);
+	ASSERT_EQ(store_doc_stat(s, it.id, "plan.md", &m), 0);
+	ASSERT_EQ(m.rev, 2);
+	ASSERT_EQ(m.size, 4);
+	ASSERT_EQ(m.mode, 0644);
+	ASSERT_EQ(store_doc_read(s, it.id, "plan.md", &data, &len), 0);
+	ASSERT_STREQ(data, "two\n");
+	free(data);
+	ASSERT_EQ(store_rev_read(s, it.id, "plan.md", 1, &data, &len), 0);
+	ASSERT_STREQ(data, "one\n");
+	free(data);
+
+	/* Directories, and rename of a directory with a document inside. */
+	ASSERT_EQ(store_doc_mkdir(s, it.id, "notes", 0755), 0);
+	ASSERT_EQ(store_doc_mkdir(s, it.id, "notes", 0755), -EEXIST);
+	ASSERT_EQ(store_doc_write(s, it.id, "notes/a.md", "a", 1, 0600, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_write(s, it.id, "notes", "x", 1, (mode_t)-1, "write", &who, NULL), -EISDIR);
+	ASSERT_EQ(store_doc_rmdir(s, it.id, "notes"), -ENOTEMPTY);
+	ASSERT_EQ(store_doc_rename(s, it.id, "notes", "notes/sub", 0, &who), -EINVAL);
+	ASSERT_EQ(store_doc_rename(s, it.id, "notes", "archive", 0, &who), 0);
+	ASSERT_EQ(store_doc_read(s, it.id, "archive/a.md", &data, &len), 0);
+	ASSERT_STREQ(data, "a");
+	free(data);
+	ASSERT_EQ(store_doc_stat(s, it.id, "archive/a.md", &m), 0);
+	ASSERT_EQ(m.mode, 0600);
+	ASSERT_EQ(store_doc_stat(s, it.id, "notes/a.md", &m), -ENOENT);
+
+	/* Rename over an existing document: the target's history goes on. */
+	ASSERT_EQ(store_doc_write(s, it.id, "tmp.swp", "three\n", 6, (mode_t)-1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_rename(s, it.id, "tmp.swp", "plan.md", 1, &who), -EEXIST);
+	ASSERT_EQ(store_doc_rename(s, it.id, "tmp.swp", "plan.md", 0, &who), 0);
+	ASSERT_EQ(store_doc_stat(s, it.id, "plan.md", &m), 0);
+	ASSERT_EQ(m.rev, 3);
+	ASSERT_EQ(store_doc_rename(s, it.id, "plan.md", "archive", 0, &who), -EISDIR);
+
+	/* Unlink keeps every revision. */
+	ASSERT_EQ(store_doc_unlink(s, it.id, "plan.md", &who), 0);
+	ASSERT_EQ(store_doc_unlink(s, it.id, "plan.md", &who), -ENOENT);
+	ASSERT_EQ(store_doc_read(s, it.id, "plan.md", &data, &len), -ENOENT);
+	ASSERT_EQ(store_rev_each(s, it.id, "plan.md", rev_cb, revs), 0);
+	ASSERT_STREQ(revs, "plan.md@1:create:4:vim;plan.md@2:write:4:vim;plan.md@3:rename:6:vim;"
+			   "plan.md@4:unlink:-1:vim;");
+	ASSERT_EQ(store_rev_read(s, it.id, "plan.md", 4, &data, &len), -ENOENT);
+
+	ASSERT_EQ(store_doc_list(s, it.id, "", count_cb, &n), 0);
+	ASSERT_EQ(n, 1); /* archive/ */
+	n = 0;
+	ASSERT_EQ(store_doc_list(s, it.id, "archive", count_cb, &n), 0);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(store_doc_unlink(s, it.id, "archive/a.md", &who), 0);
+	ASSERT_EQ(store_doc_rmdir(s, it.id, "archive"), 0);
+	item_clear(&it);
+	store_close(s);
+}
+
+TEST(logs)
+{
+	struct store *s = open_store(0, 0);
+	struct run r, got;
+	struct item it;
+	char buf[64], hex[65];
+	int64_t size;
+	ssize_t n;
+
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	memset(&r, 0, sizeof(r));
+	r.item_id = it.id;
+	r.run_no = 3;
+	strcpy(r.kind, "recipe");
+	r.name = "03-unit-tests";
+	r.log_path = "validation/logs/x-03-unit-tests-3.log";
+	strcpy(r.status, "running");
+	strcpy(r.started_at, "2026-11-29T16:00:00Z");
+	ASSERT_EQ(store_run_insert(s, &r), 0);
+	ASSERT_EQ(store_log_append(s, r.id, "hello ", 6), 0);
+	ASSERT_EQ(store_log_append(s, r.id, "world\n", 6), 0);
+	ASSERT_EQ(store_log_append(s, r.id, "bye\n", 4), 0);
+	n = store_log_read(s, r.id, 0, buf, sizeof(buf));
+	ASSERT_EQ(n, 16);
+	ASSERT(memcmp(buf, "hello world\nbye\n", 16) == 0);
+	n = store_log_read(s, r.id, 4, buf, 5); /* spans two chunks */
+	ASSERT_EQ(n, 5);
+	ASSERT(memcmp(buf, "o wor", 5) == 0);
+	ASSERT_EQ(store_log_read(s, r.id, 16, buf, 8), 0);
+	ASSERT_EQ(store_log_sha256(s, r.id, hex, &size), 0);
+	ASSERT_EQ(size, 16);
+	{
+		char want[65];
+
+		util_sha256_hex("hello world\nbye\n", 16, want);
+		ASSERT_STREQ(hex, want);
+	}
+	ASSERT_EQ(store_run_by_log(s, it.id, "validation/logs/x-03-unit-tests-3.log", &got), 0);
+	ASSERT_EQ(got.log_size, 16);
+	ASSERT_STREQ(got.status, "running");
+	run_clear(&got);
+	item_clear(&it);
+	store_close(s);
+}
+
+TEST(registry_append_only)
+{
+	struct store *s = open_store(0, 0);
+	char path[256], **lines = NULL, *msg = NULL;
+	struct item it;
+	sqlite3 *db;
+	size_t n;
+
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_EQ(store_registry_append(s, it.id, "{\"run\":1}", "engine", 0), 0);
+	ASSERT_EQ(store_registry_append(s, it.id, "{\"run\":2}", "external", 0), 0);
+	ASSERT_EQ(store_registry_append(s, it.id, "{}", "bogus", 0), -EEXIST);
+	ASSERT_EQ(store_registry_lines(s, it.id, &lines, &n), 0);
+	ASSERT_EQ(n, 2);
+	ASSERT_STREQ(lines[1], "{\"run\":2}");
+	strv_free(lines);
+	/* The database refuses changes to existing lines, whoever asks. */
+	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 2000);
+	ASSERT(sqlite3_exec(db, "UPDATE registry SET line = 'x'", NULL, NULL, &msg) != SQLITE_OK);
+	ASSERT_CONTAINS(msg, "append-only");
+	sqlite3_free(msg);
+	msg = NULL;
+	ASSERT(sqlite3_exec(db, "DELETE FROM registry", NULL, NULL, &msg) != SQLITE_OK);
+	sqlite3_free(msg);
+	sqlite3_close(db);
+	ASSERT_EQ(store_registry_lines(s, it.id, &lines, &n), 0);
+	ASSERT_EQ(n, 2);
+	strv_free(lines);
+	item_clear(&it);
+	store_close(s);
+}
+
+TEST(events_and_readonly)
+{
+	struct store *s = open_store(0, 0);
+	struct buf b;
+	struct item it;
+
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_EQ(store_event_add(s, it.id, "{\"type\":\"a\"}"), 0);
+	ASSERT_EQ(store_event_add(s, 0, "{\"type\":\"b\"}"), 0);
+	store_close(s);
+	s = open_store(0, 1);
+	buf_init(&b);
+	ASSERT_EQ(store_events_render(s, 0, &b), 0);
+	ASSERT_STREQ(b.data, "{\"type\":\"a\"}\n{\"type\":\"b\"}\n");
+	buf_free(&b);
+	ASSERT_EQ(store_events_render(s, it.id, &b), 0);
+	ASSERT_STREQ(b.data, "{\"type\":\"a\"}\n");
+	buf_free(&b);
+	ASSERT(store_event_add(s, 0, "{}") < 0);
+	ASSERT_EQ(store_integrity(s, &b), 0);
+	buf_free(&b);
+	item_clear(&it);
+	store_close(s);
+}
+
+int main(void)
+{
+	char cmd[128];
+
+	ASSERT(mkdtemp(dir) != NULL);
+	RUN(open_missing);
+	RUN(items);
+	RUN(documents);
+	RUN(logs);
+	RUN(registry_append_only);
+	RUN(events_and_readonly);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : 1;
+}
