@@ -119,7 +119,9 @@ static void set_state(struct pipe *p, struct item *it, const char *state, const 
 	char *q;
 
 	item_set(&it->state, state);
-	if (error)
+	/* A warning (uncommitted changes left by print) outlives the states
+	 * that follow; only an error replaces it. */
+	if (error && !(error[0] == '\0' && strncmp(it->last_error, "warning: ", 9) == 0))
 		item_set(&it->last_error, error);
 	store_item_update(p->e->store, it);
 	q = jstr(it->last_error);
@@ -484,6 +486,19 @@ static int check_products(struct pipe *p, const struct item *it, const struct pf
 	return 0;
 }
 
+/* The stage that changes code: "print", or any stage a review loops back to. */
+static int is_print_stage(const struct pfs_config *cfg, const struct pfs_stage *st)
+{
+	size_t k;
+
+	if (strcmp(st->name, "print") == 0)
+		return 1;
+	for (k = 0; k < cfg->nstages; k++)
+		if (cfg->stages[k].on_needs_changes && strcmp(cfg->stages[k].on_needs_changes, st->name) == 0)
+			return 1;
+	return 0;
+}
+
 /* A stage program or validation ended: record it and move the item on. */
 static void stage_done(struct pipe *p, struct job *j, const struct runner_result *res)
 {
@@ -559,18 +574,18 @@ static void stage_done(struct pipe *p, struct job *j, const struct runner_result
 		doc_marker(p, &it, "change-validation.md", "Verdict", v, sizeof(v));
 		item_set(&it.verdict, v);
 	}
-	if (strcmp(st->name, "print") == 0 || (j->stage_index + 1 < (int)cfg->nstages &&
-					       cfg->stages[j->stage_index].produces &&
-					       strv_len(cfg->stages[j->stage_index].produces) &&
-					       strcmp(cfg->stages[j->stage_index].produces[0], "change.md") == 0)) {
+	if (is_print_stage(cfg, st)) {
 		struct buf dirty;
 		char wt[PATH_MAX];
 
 		buf_init(&dirty);
 		snprintf(wt, sizeof(wt), "%s/worktrees/%s", p->e->store_dir, it.name);
 		if (repo_worktree_dirty(wt, &dirty) == 1 && dirty.data) {
-			snprintf(why, sizeof(why), "%s: %s (not committed by packetfs)", st->name, dirty.data);
+			snprintf(why, sizeof(why), "warning: %s: %s left in the worktree (packetfs does "
+				 "not commit them)", st->name, dirty.data);
 			item_set(&it.last_error, why);
+			log_line(p, j->run.id, "[packetfs] %s\n", why);
+			event(p, &it, "uncommitted", ",\"stage\":\"%s\"", st->name);
 		}
 		buf_free(&dirty);
 	}
@@ -676,6 +691,8 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	}
 	item_set(&it->stage, st->name);
 	it->stage_ok = 0;
+	if (is_print_stage(cfg, st))
+		item_set(&it->last_error, ""); /* its old warning goes with the new run */
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
@@ -1068,7 +1085,7 @@ static void engine_verdict(struct pipe *p, struct item *it)
 			 "validation/registry.jsonl (no validator program is configured).\n\n%s\n"
 			 "## Verdict: %s\n",
 		   it->name, it->iteration, ev.data ? ev.data : "", verdict);
-	store_doc_write(p->e->store, it->id, "change-validation.md", doc.data, doc.len, (mode_t)-1,
+	store_doc_write(p->e->store, it->id, "change-validation.md", doc.data, doc.len, (mode_t)-1, -1,
 			"write", &who, NULL);
 	item_set(&it->verdict, verdict);
 	buf_free(&doc);

@@ -31,8 +31,6 @@
 /* How many paths the dirty-worktree summary names before "and N more". */
 #define DIRTY_LIST_MAX 5
 
-/* Longest diff prefix taken from diff.srcPrefix / diff.dstPrefix. */
-#define PREFIX_MAX 64
 
 /* State of one push, shared with the libgit2 callbacks. */
 struct push_state {
@@ -258,67 +256,9 @@ int repo_resolve(const char *path, const char *rev, char out[41])
 	return rc;
 }
 
-/* A boolean from the repository's config (all levels); 0 when unset. */
-static int config_bool(git_config *cfg, const char *name, int *out)
-{
-	int rc = git_config_get_bool(out, cfg, name);
-
-	if (rc == GIT_ENOTFOUND) {
-		*out = 0;
-		return 0;
-	}
-	return rc < 0 ? fail(rc, NULL, 0) : 0;
-}
-
-/* A string from the config into out[PREFIX_MAX]; leaves out alone when unset. */
-static int config_prefix(git_config *cfg, const char *name, char out[PREFIX_MAX])
-{
-	git_buf val = GIT_BUF_INIT;
-	int rc = git_config_get_string_buf(&val, cfg, name);
-
-	if (rc == GIT_ENOTFOUND)
-		return 0;
-	if (rc < 0)
-		return fail(rc, NULL, 0);
-	snprintf(out, PREFIX_MAX, "%s", val.ptr);
-	git_buf_dispose(&val);
-	return 0;
-}
-
-/*
- * The diff prefixes the user's git config asks for: none with diff.noprefix,
- * else diff.srcPrefix / diff.dstPrefix, else a/ b/. diff.mnemonicPrefix
- * changes nothing here: git prints a/ b/ for a commit-to-commit diff too.
- */
-static int diff_prefixes(git_repository *repo, char src[PREFIX_MAX], char dst[PREFIX_MAX])
-{
-	git_config *cfg = NULL;
-	int noprefix, rc;
-
-	rc = git_repository_config(&cfg, repo);
-	if (rc < 0)
-		return fail(rc, NULL, 0);
-	rc = config_bool(cfg, "diff.noprefix", &noprefix);
-	if (rc < 0)
-		goto out;
-	if (noprefix) {
-		src[0] = dst[0] = '\0';
-	} else {
-		strcpy(src, "a/");
-		strcpy(dst, "b/");
-		rc = config_prefix(cfg, "diff.srcPrefix", src);
-		if (rc == 0)
-			rc = config_prefix(cfg, "diff.dstPrefix", dst);
-	}
-out:
-	git_config_free(cfg);
-	return rc;
-}
-
 int repo_diff(const char *path, const char *base, const char *branch, struct buf *out)
 {
 	git_diff_options opts;
-	char src[PREFIX_MAX], dst[PREFIX_MAX];
 	git_repository *repo = NULL;
 	git_commit *base_c = NULL, *head_c = NULL, *mb_c = NULL;
 	git_tree *old_tree = NULL, *new_tree = NULL;
@@ -356,14 +296,13 @@ int repo_diff(const char *path, const char *base, const char *branch, struct buf
 		rc = fail(rc, NULL, 0);
 		goto out_old;
 	}
-	rc = diff_prefixes(repo, src, dst);
-	if (rc < 0)
-		goto out_new;
+	/* a/ b/ whatever diff.noprefix and friends say: git apply's default -p1
+	 * must accept change.diff. */
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_SHOW_BINARY;
 	opts.id_abbrev = GIT_OID_HEXSZ;
-	opts.old_prefix = src;
-	opts.new_prefix = dst;
+	opts.old_prefix = "a/";
+	opts.new_prefix = "b/";
 	rc = git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &opts);
 	if (rc < 0) {
 		rc = fail(rc, NULL, 0);

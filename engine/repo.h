@@ -43,10 +43,9 @@ int repo_resolve(const char *path, const char *rev, char out[41]);
 /*
  * Appends change.diff to out: the patch of merge-base(base, branch) ..
  * branch head, in git's format (diff --git), full 40-hex index lines,
- * binary changes as git binary patches, and a/ b/ prefixes unless the
- * repository's config sets diff.noprefix (then none) or diff.srcPrefix /
- * diff.dstPrefix (git prints a/ b/ for commit-to-commit diffs even with
- * diff.mnemonicPrefix).
+ * binary changes as git binary patches, and a/ b/ prefixes whatever the
+ * user's git config says (diff.noprefix, diff.mnemonicPrefix and
+ * diff.srcPrefix/dstPrefix are ignored, so that git apply -p1 works).
  * `git apply --check` of it on the merge base succeeds. An empty diff
  * appends nothing. Returns 0, -ENOENT, -EIO or -ENOMEM.
  */

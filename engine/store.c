@@ -705,7 +705,8 @@ static int doc_put(struct store *s, int64_t item, const char *path, int64_t rev_
 }
 
 int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
-		    size_t len, mode_t mode, const char *op, const struct store_who *who, int *rev)
+		    size_t len, mode_t mode, int64_t mtime_ns, const char *op,
+		    const struct store_who *who, int *rev)
 {
 	struct doc_meta m;
 	int64_t rev_id = 0;
@@ -725,7 +726,8 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
 	if (rc == 0)
 		rc = rev_add(s, item_id, path, op, data, len, 0, 0, m.mode, who, &rev_id, rev);
 	if (rc == 0)
-		rc = doc_put(s, item_id, path, rev_id, len, m.mode, util_now_ns());
+		rc = doc_put(s, item_id, path, rev_id, len, m.mode,
+			     mtime_ns < 0 ? util_now_ns() : mtime_ns);
 	rc = end(s, rc);
 out:
 	pthread_mutex_unlock(&s->lock);

@@ -98,7 +98,8 @@ int store_doc_read(struct store *s, int64_t item_id, const char *path, char **da
  * (0644 for a new document). mtime_ns < 0 means now. *rev (may be NULL)
  * gets the new revision number. -EISDIR when path is a directory. */
 int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
-		    size_t len, mode_t mode, const char *op, const struct store_who *who, int *rev);
+		    size_t len, mode_t mode, int64_t mtime_ns, const char *op,
+		    const struct store_who *who, int *rev);
 /* Creates a directory entry. 0, -EEXIST, -ENOENT (no parent). */
 int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode);
 /* Removes a document, recording a tombstone revision (history is kept).

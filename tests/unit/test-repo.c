@@ -10,7 +10,7 @@
  * (merge-base against an advanced base, text, binary, new, deleted and
  * mode-changed files, 40-hex index lines, `git apply --check` and a full
  * `git apply --index` on a checkout of the merge base giving the branch's
- * tree, diff.noprefix in repository and global config, diff.mnemonicPrefix,
+ * tree, prefix settings in repository and global config ignored,
  * an empty diff, appending, missing inputs); repo_worktree_dirty (clean,
  * untracked, modified, staged, ignored, the five-path summary); repo_push
  * (configured remote, forced re-publish of rewritten history, a path, a
@@ -483,51 +483,22 @@ TEST(diff_prefix_config)
 	mb = out_of("git -C %s rev-parse main", repo);
 	commit_changes(wt);
 
+	/* Prefix settings in the repository or the user's global config do not
+	 * change change.diff: it always applies with git apply's default -p1. */
 	SH("git -C %s config diff.noprefix true", repo);
-	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
-	ASSERT_CONTAINS(d.data, "diff --git a.txt a.txt\n");
-	ASSERT_CONTAINS(d.data, "\n--- a.txt\n+++ a.txt\n");
-	ASSERT(strstr(d.data, "a/a.txt") == NULL);
-	ASSERT_EQ(check_index_lines(d.data), 5);
-	apply_on(repo, mb, &d, 0, "dp-chk0", "packetfs/item");
-	buf_free(&d);
-	SH("git -C %s config --unset diff.noprefix", repo);
-
-	/* The user's global config counts too. */
-	SH("git config --global diff.noprefix true");
-	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
-	ASSERT_CONTAINS(d.data, "diff --git new.txt new.txt\n");
-	buf_free(&d);
-	/* ... and a repository setting overrides it. */
-	SH("git -C %s config diff.noprefix false", repo);
-	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
-	ASSERT_CONTAINS(d.data, "diff --git a/new.txt b/new.txt\n");
-	buf_free(&d);
-	SH("git config --global --unset diff.noprefix && git -C %s config --unset diff.noprefix",
-	   repo);
-
-	SH("git -C %s config diff.mnemonicPrefix true", repo);
-	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
-	/* As git itself: a commit-to-commit diff keeps a/ b/. */
-	ASSERT_CONTAINS(d.data, "diff --git a/a.txt b/a.txt\n");
-	ASSERT_CONTAINS(d.data, "\n--- a/a.txt\n+++ b/a.txt\n");
-	apply_on(repo, mb, &d, 1, "dp-chk1", "packetfs/item");
-	buf_free(&d);
-	SH("git -C %s config --unset diff.mnemonicPrefix", repo);
-
+	SH("git config --global diff.mnemonicPrefix true");
 	SH("git -C %s config diff.srcPrefix old/ && git -C %s config diff.dstPrefix new/", repo,
 	   repo);
 	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
-	ASSERT_CONTAINS(d.data, "diff --git old/a.txt new/a.txt\n");
-	apply_on(repo, mb, &d, 1, "dp-chk2", "packetfs/item");
+	ASSERT_CONTAINS(d.data, "diff --git a/a.txt b/a.txt\n");
+	ASSERT_CONTAINS(d.data, "\n--- a/a.txt\n+++ b/a.txt\n");
+	ASSERT(strstr(d.data, "old/") == NULL);
+	ASSERT_EQ(check_index_lines(d.data), 5);
+	apply_on(repo, mb, &d, 1, "dp-chk1", "packetfs/item");
 	buf_free(&d);
-	SH("git -C %s config --unset diff.srcPrefix && git -C %s config --unset diff.dstPrefix",
-	   repo, repo);
-
-	SH("git -C %s config diff.noprefix maybe", repo);
-	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), -EIO);
-	ASSERT_EQ(d.len, 0);
-	SH("git -C %s config --unset diff.noprefix", repo);
+	SH("git config --global --unset diff.mnemonicPrefix");
+	SH("git -C %s config --unset diff.noprefix && git -C %s config --unset diff.srcPrefix && "
+	   "git -C %s config --unset diff.dstPrefix", repo, repo, repo);
 
 	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);
 	ASSERT_CONTAINS(d.data, "diff --git a/a.txt b/a.txt\n");

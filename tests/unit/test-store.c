@@ -94,9 +94,9 @@ TEST(documents)
 	int rev, n = 0;
 
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
-	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "one\n", 4, (mode_t)-1, "create", &who, &rev), 0);
+	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "one\n", 4, (mode_t)-1, -1, "create", &who, &rev), 0);
 	ASSERT_EQ(rev, 1);
-	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "two\n", 4, (mode_t)-1, "write", &who, &rev), 0);
+	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "two\n", 4, (mode_t)-1, -1, "write", &who, &rev), 0);
 	ASSERT_EQ(rev, 2);
 	ASSERT_EQ(store_doc_stat(s, it.id, "plan.md", &m), 0);
 	ASSERT_EQ(m.rev, 2);
@@ -112,8 +112,8 @@ TEST(documents)
 	/* Directories, and rename of a directory with a document inside. */
 	ASSERT_EQ(store_doc_mkdir(s, it.id, "notes", 0755), 0);
 	ASSERT_EQ(store_doc_mkdir(s, it.id, "notes", 0755), -EEXIST);
-	ASSERT_EQ(store_doc_write(s, it.id, "notes/a.md", "a", 1, 0600, "create", &who, NULL), 0);
-	ASSERT_EQ(store_doc_write(s, it.id, "notes", "x", 1, (mode_t)-1, "write", &who, NULL), -EISDIR);
+	ASSERT_EQ(store_doc_write(s, it.id, "notes/a.md", "a", 1, 0600, -1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_write(s, it.id, "notes", "x", 1, (mode_t)-1, -1, "write", &who, NULL), -EISDIR);
 	ASSERT_EQ(store_doc_rmdir(s, it.id, "notes"), -ENOTEMPTY);
 	ASSERT_EQ(store_doc_rename(s, it.id, "notes", "notes/sub", 0, &who), -EINVAL);
 	ASSERT_EQ(store_doc_rename(s, it.id, "notes", "archive", 0, &who), 0);
@@ -125,7 +125,7 @@ TEST(documents)
 	ASSERT_EQ(store_doc_stat(s, it.id, "notes/a.md", &m), -ENOENT);
 
 	/* Rename over an existing document: the target's history goes on. */
-	ASSERT_EQ(store_doc_write(s, it.id, "tmp.swp", "three\n", 6, (mode_t)-1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_write(s, it.id, "tmp.swp", "three\n", 6, (mode_t)-1, -1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_doc_rename(s, it.id, "tmp.swp", "plan.md", 1, &who), -EEXIST);
 	ASSERT_EQ(store_doc_rename(s, it.id, "tmp.swp", "plan.md", 0, &who), 0);
 	ASSERT_EQ(store_doc_stat(s, it.id, "plan.md", &m), 0);
