@@ -58,24 +58,28 @@ note()
 	echo "# $*"
 }
 
-# Kills every process (not this shell or its ancestors) whose cwd or command line lies in $T.
+# pids_under DIR : pids of processes whose cwd lies in DIR or whose command line names a path
+# in it, one a line.
+pids_under()
+{
+	{
+		find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$1" -o -lname "$1/*" \) 2>/dev/null
+		grep -lsF -- "$1/" /proc/[0-9]*/cmdline 2>/dev/null
+	} | cut -d/ -f3 | sort -u
+}
+
+# kill_strays SIGNAL : sends SIGNAL to every process working in $T, except this shell and its
+# ancestors.
 kill_strays()
 {
-	local p cwd cmd self=$$ sig=$1
+	local p a=$$
 	local -A keep=()
-	local a=$self
 	while [ -n "$a" ] && [ "$a" != 0 ] && [ "$a" != 1 ]; do
 		keep[$a]=1
 		a=$(awk '/^PPid:/ { print $2 }' "/proc/$a/status" 2>/dev/null || true)
 	done
-	for p in /proc/[0-9]*; do
-		p=${p#/proc/}
-		[ -n "${keep[$p]:-}" ] && continue
-		cwd=$(readlink "/proc/$p/cwd" 2>/dev/null || true)
-		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" || true)
-		case "$cwd/ $cmd" in
-		*"$T/"*) kill "-$sig" "$p" 2>/dev/null || true ;;
-		esac
+	for p in $(pids_under "$T"); do
+		[ -n "${keep[$p]:-}" ] || kill "-$1" "$p" 2>/dev/null || true
 	done
 }
 
@@ -89,8 +93,9 @@ dump_diagnostics()
 			[ -d "$item" ] || continue
 			echo "--- $item status" >&2
 			timeout 5 cat "$item/status" >&2 2>&1 || true
-			echo "--- $item ls -R" >&2
-			timeout 5 ls -laR "$item" 2>&1 | grep -v '^$' | head -60 >&2 || true
+			echo "--- $item ls" >&2
+			timeout 5 ls -la "$item" "$item/stages" "$item/validation" "$item/validation/logs" \
+				2>&1 | grep -v '^$' | head -60 >&2 || true
 			for f in "$item"/stages/*.log; do
 				[ -f "$f" ] || continue
 				echo "--- $f" >&2
@@ -245,8 +250,9 @@ copy_recipes()
 
 # std_pipeline FILE : writes the usual five-stage pipeline built of fixture stage programs.
 # Tunables (environment of the call): PLAN_RECIPES (names the plan lists, default
-# "01-build 02-lint"), ASSESSMENT (review's verdict, default sound), MAX_ITER (default 3),
-# EXTRA (extra top-level members, e.g. '"max_doc_size": 1024,').
+# "01-build 02-lint"), PRINT_ARGS (arguments of print.sh), ASSESSMENT (review's verdict, default
+# sound), MAX_ITER (default 3), GPUS (the "gpus" member, default 0), EXTRA (extra top-level
+# members, e.g. '"max_doc_size": 1024,').
 std_pipeline()
 {
 	local file=$1
@@ -255,7 +261,7 @@ std_pipeline()
 	cat >"$file" <<EOF
 {
   "repo": $(json_escape "$REPO"), "base": "main", "recipes_dir": $(json_escape "$RECIPES"),
-  "gpus": 0, "max_parallel_recipes": 2, ${EXTRA:-}
+  "gpus": ${GPUS:-0}, "max_parallel_recipes": 2, ${EXTRA:-}
   "stages": [
     {"name": "plan", "run": $(stage_run plan.sh ${PLAN_RECIPES:-01-build 02-lint}), "produces": ["plan.md"]},
     {"name": "print", "run": $(stage_run print.sh ${PRINT_ARGS:-}), "produces": ["change.md"]},
@@ -543,7 +549,7 @@ pipeline_with()
 	cat >"$file" <<EOF2
 {
   "repo": $(json_escape "$REPO"), "base": "main", "recipes_dir": $(json_escape "$RECIPES"),
-  "gpus": 0, "max_parallel_recipes": 2, ${EXTRA:-}
+  "gpus": ${GPUS:-0}, "max_parallel_recipes": 2, ${EXTRA:-}
   "stages": [
 $stages
   ]
@@ -554,13 +560,8 @@ EOF2
 # procs_in DIR : pids of processes whose cwd lies in DIR (empty output when none).
 procs_in()
 {
-	local p cwd
-	for p in /proc/[0-9]*; do
-		cwd=$(readlink "$p/cwd" 2>/dev/null || true)
-		case "$cwd/" in
-		"$1"/*) echo "${p#/proc/}" ;;
-		esac
-	done
+	find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$1" -o -lname "$1/*" \) 2>/dev/null |
+		cut -d/ -f3
 }
 
 no_procs_in()

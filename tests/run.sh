@@ -59,7 +59,8 @@ fail()
 	FAILED=$((FAILED + 1))
 	echo "FAIL $1${3:+ ($3)}"
 	if [ -s "${2:-}" ]; then
-		tail -n 40 "$2" | sed 's/^/    | /'
+		grep -m 3 '^FAIL: ' "$2" | sed 's/^/    | /'
+		tail -n 30 "$2" | sed 's/^/    | /'
 	fi
 }
 
@@ -195,7 +196,7 @@ fi
 # lazily unmounted, processes working there are ended, the directory is removed.
 sweep()
 {
-	local dir=$1 mnt p cwd cmd sig
+	local dir=$1 mnt p sig
 	[ -d "$dir" ] || return 0
 	while read -r _ mnt _; do
 		case "$mnt/" in
@@ -203,12 +204,11 @@ sweep()
 		esac
 	done </proc/mounts
 	for sig in TERM KILL; do
-		for p in /proc/[0-9]*; do
-			cwd=$(readlink "$p/cwd" 2>/dev/null || true)
-			cmd=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline" || true)
-			case "$cwd/ $cmd" in
-			*"$dir/"*) kill "-$sig" "${p#/proc/}" 2>/dev/null ;;
-			esac
+		for p in $({
+			find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$dir" -o -lname "$dir/*" \) 2>/dev/null
+			grep -lsF -- "$dir/" /proc/[0-9]*/cmdline 2>/dev/null
+		} | cut -d/ -f3 | sort -u); do
+			[ "$p" = $$ ] || kill "-$sig" "$p" 2>/dev/null
 		done
 	done
 	[ -n "${PFS_KEEP:-}" ] || rm -rf "$dir"

@@ -10,6 +10,16 @@ d=$M/fix-1
 echo "my notes" >"$d/notes.md"
 echo "v2" >"$d/notes.md"
 echo "x" >"$T/x"
+history_of_notes()
+{
+	local f
+	for f in "$d"/.history/notes.md@*; do
+		printf '%s: %s\n' "${f##*/}" "$(cat "$f")"
+	done
+}
+hist=$(history_of_notes)
+assert_contains "$hist" ": my notes" "history of notes.md"
+first=$(ls "$d/.history" | grep '^notes\.md@' | head -n 1)
 
 assert_fails_with EACCES cp "$T/x" "$d/status"
 assert_fails_with EACCES bash -c 'echo x | tee "$1"' _ "$d/status.json"
@@ -17,13 +27,13 @@ assert_fails_with EACCES truncate -s 0 "$d/change.diff"
 assert_fails_with EACCES dd if="$T/x" of="$d/validation/evidence.md" status=none
 assert_fails_with EACCES touch "$d/status"
 assert_fails_with EACCES sed -i 's/new/old/' "$d/status"
-assert_fails_with EACCES sh_write "$d/.history/notes.md@1" "rewritten"
+assert_fails_with EACCES sh_write "$d/.history/$first" "rewritten"
 assert_fails_with EACCES sh_write "$M/.packetfs/version" "9.9.9"
 assert_fails_with EACCES sh_write "$M/events" "{}"
 mv "$d/notes.md" "$d/status" 2>/dev/null && fail "mv of a document over status succeeded"
 assert_file_eq "$d/notes.md" $'v2\n'
 assert_contains "$(cat "$d/status")" "state: new" "status"
-assert_file_eq "$d/.history/notes.md@1" $'my notes\n'
+assert_eq "$hist" "$(history_of_notes)" "history of notes.md after refused writes"
 ls -A "$d" | grep -q '^sed' && fail "sed left a temp file: $(ls -A "$d")"
 
 # Nothing can be created among the generated files.

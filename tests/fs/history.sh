@@ -8,8 +8,10 @@ mount_store
 new_item fix-1
 d=$M/fix-1
 
+# One open and one close per save (cp), so each save is one revision.
 for v in one two three; do
-	echo "version $v" >"$d/plan.md"
+	echo "version $v" >"$T/plan-$v"
+	cp "$T/plan-$v" "$d/plan.md"
 done
 assert_file_eq "$d/plan.md" $'version three\n'
 listing=$(ls "$d/.history")
@@ -29,10 +31,16 @@ out=$("$PFS" log "$STORE" fix-1 plan.md 2>&1) || fail "packetfs log failed: $out
 out=$("$PFS" log "$STORE" no-such-item 2>&1) && fail "packetfs log of an unknown item succeeded"
 assert_contains "$out" "packetfs: " "error of packetfs log for an unknown item"
 
+# A save through a shell redirection is kept as the latest revision.
+echo "version four" >"$d/plan.md"
+last=$(ls "$d/.history" | sed -n 's/^plan\.md@//p' | sort -n | tail -n 1)
+assert_file_eq "$d/.history/plan.md@$last" $'version four\n'
+
 # Unlinking keeps the history.
 rm "$d/plan.md"
 [ ! -e "$d/plan.md" ] || fail "plan.md still there after rm"
 assert_file_eq "$d/.history/plan.md@3" $'version three\n'
+assert_file_eq "$d/.history/plan.md@$last" $'version four\n'
 
 # Revisions survive a remount.
 umount_store

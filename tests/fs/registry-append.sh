@@ -26,10 +26,10 @@ PY
 
 # A line written in two pieces: held until its newline arrives.
 exec 3>>"$r"
-printf '{"recipe":"02-lint",' >&3
+printf '{"recipe":"02-lint",' >&3 || fail "writing the first part of a line was refused"
 assert_eq 1 "$(wc -l <"$r")" "registry lines while a partial line is held"
 assert_not_contains "$(cat "$r")" "02-lint" "registry with a partial line held"
-printf '"status":"failing","source":"engine"}\n' >&3
+printf '"status":"failing","source":"engine"}\n' >&3 || fail "writing the rest of a line was refused"
 exec 3>&-
 assert_eq 2 "$(wc -l <"$r")" "registry lines after the rest of the line"
 python3 - "$r" <<'PY' || fail "second line is wrong: $(cat "$r")"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# packetfs export writes an item's packet as plain files; packetfs import makes an item of such
+# a folder (refused while the store is mounted).
+. "$(dirname "$0")/../lib.sh"
+make_repo
+make_store
+mount_store
+new_item fix-1
+d=$M/fix-1
+printf 'The brief.\n' >"$d/brief.md"
+printf '# Plan\n' >"$d/plan.md"
+mkdir "$d/notes"
+printf 'deep\n' >"$d/notes/deep.md"
+
+out=$("$PFS" export "$STORE" fix-1 "$T/export" 2>&1) || fail "packetfs export failed: $out"
+assert_file_eq "$T/export/brief.md" $'The brief.\n'
+assert_file_eq "$T/export/plan.md" $'# Plan\n'
+assert_file_eq "$T/export/notes/deep.md" $'deep\n'
+out=$("$PFS" export "$STORE" no-such-item "$T/export2" 2>&1) && fail "export of an unknown item succeeded"
+assert_contains "$out" "packetfs: " "error of export of an unknown item"
+
+rc=0
+out=$("$PFS" import "$STORE" "$T/export" fix-copy 2>&1) || rc=$?
+[ "$rc" = 1 ] || fail "import into a mounted store exited $rc, expected 1: $out"
+assert_contains "$out" "packetfs: " "error of import into a mounted store"
+
+umount_store
+out=$("$PFS" import "$STORE" "$T/export" fix-copy 2>&1) || fail "packetfs import failed: $out"
+rc=0
+out=$("$PFS" import "$STORE" "$T/export" "Bad Name" 2>&1) || rc=$?
+[ "$rc" = 1 ] || fail "import with a bad name exited $rc, expected 1: $out"
+mount_store
+assert_file_eq "$M/fix-copy/brief.md" $'The brief.\n'
+assert_file_eq "$M/fix-copy/notes/deep.md" $'deep\n'
+assert_file_eq "$M/fix-1/brief.md" $'The brief.\n'
+git -C "$REPO" rev-parse -q --verify refs/heads/packetfs/fix-copy >/dev/null ||
+	fail "the imported item has no branch"
+exit 0

@@ -1,0 +1,175 @@
+/*
+ * test-inode.c - unit tests of the inode table (fs/inode.c): lookup counts,
+ * forget, unlink keeping inodes alive, rename of subtrees, growth, and that
+ * numbers are never reused.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "inode.h"
+#include "test.h"
+
+static char *path_of(struct inode_table *t, uint64_t ino)
+{
+	char *p = NULL;
+
+	if (inode_path(t, ino, &p) < 0)
+		return NULL;
+	return p;
+}
+
+TEST(root)
+{
+	struct inode_table *t;
+	char *p;
+
+	ASSERT_EQ(0, inode_table_new(&t));
+	ASSERT_EQ(1, inode_count(t));
+	p = path_of(t, INODE_ROOT);
+	ASSERT_STREQ("/", p);
+	free(p);
+	ASSERT_EQ(INODE_ROOT, inode_peek(t, "/"));
+	inode_forget(t, INODE_ROOT, 100);
+	ASSERT_EQ(INODE_ROOT, inode_peek(t, "/"));
+	inode_unlink(t, "/");
+	ASSERT_EQ(INODE_ROOT, inode_peek(t, "/"));
+	ASSERT_EQ(-ENOENT, inode_path(t, 999, &p));
+	inode_table_free(t);
+}
+
+TEST(ref_forget)
+{
+	struct inode_table *t;
+	uint64_t a, a2, b;
+
+	ASSERT_EQ(0, inode_table_new(&t));
+	ASSERT_EQ(0, inode_ref(t, "/fix-1", &a));
+	ASSERT_EQ(0, inode_ref(t, "/fix-1", &a2));
+	ASSERT_EQ(a, a2);
+	ASSERT_EQ(0, inode_ref(t, "/fix-1/plan.md", &b));
+	ASSERT(a != b);
+	ASSERT_EQ(3, inode_count(t));
+	inode_forget(t, a, 1);
+	ASSERT_EQ(a, inode_peek(t, "/fix-1"));
+	inode_forget(t, a, 1);
+	ASSERT_EQ(0, inode_peek(t, "/fix-1"));
+	ASSERT_EQ(2, inode_count(t));
+	/* a forgotten number is not reused */
+	ASSERT_EQ(0, inode_ref(t, "/fix-1", &a2));
+	ASSERT(a2 != a && a2 != b);
+	/* over-forgetting frees, unknown numbers are ignored */
+	inode_forget(t, b, 50);
+	inode_forget(t, 123456, 1);
+	ASSERT_EQ(0, inode_peek(t, "/fix-1/plan.md"));
+	ASSERT_EQ(2, inode_count(t));
+	inode_table_free(t);
+}
+
+TEST(unlink_keeps_inode)
+{
+	struct inode_table *t;
+	uint64_t d, f, g, f2;
+	char *p;
+
+	ASSERT_EQ(0, inode_table_new(&t));
+	ASSERT_EQ(0, inode_ref(t, "/a", &d));
+	ASSERT_EQ(0, inode_ref(t, "/a/x", &f));
+	ASSERT_EQ(0, inode_ref(t, "/ab", &g));
+	inode_unlink(t, "/a");
+	ASSERT_EQ(-ENOENT, inode_path(t, d, &p));
+	ASSERT_EQ(-ENOENT, inode_path(t, f, &p));
+	p = path_of(t, g);
+	ASSERT_STREQ("/ab", p); /* a sibling sharing the prefix is untouched */
+	free(p);
+	ASSERT_EQ(4, inode_count(t));
+	/* the path can be looked up again as a new inode */
+	ASSERT_EQ(0, inode_ref(t, "/a/x", &f2));
+	ASSERT(f2 != f);
+	inode_forget(t, f, 1);
+	inode_forget(t, d, 1);
+	ASSERT_EQ(3, inode_count(t));
+	ASSERT_EQ(f2, inode_peek(t, "/a/x"));
+	inode_table_free(t);
+}
+
+TEST(rename_subtree)
+{
+	struct inode_table *t;
+	uint64_t d, f, s, other, old;
+	char *p;
+
+	ASSERT_EQ(0, inode_table_new(&t));
+	ASSERT_EQ(0, inode_ref(t, "/i/notes", &d));
+	ASSERT_EQ(0, inode_ref(t, "/i/notes/a.md", &f));
+	ASSERT_EQ(0, inode_ref(t, "/i/notes/sub/b.md", &s));
+	ASSERT_EQ(0, inode_ref(t, "/i/notesx", &other));
+	ASSERT_EQ(0, inode_ref(t, "/i/docs", &old));
+	ASSERT_EQ(0, inode_rename(t, "/i/notes", "/i/docs"));
+	p = path_of(t, d);
+	ASSERT_STREQ("/i/docs", p);
+	free(p);
+	p = path_of(t, f);
+	ASSERT_STREQ("/i/docs/a.md", p);
+	free(p);
+	p = path_of(t, s);
+	ASSERT_STREQ("/i/docs/sub/b.md", p);
+	free(p);
+	p = path_of(t, other);
+	ASSERT_STREQ("/i/notesx", p);
+	free(p);
+	/* the replaced target lost its path but lives until forgotten */
+	ASSERT_EQ(-ENOENT, inode_path(t, old, &p));
+	ASSERT_EQ(0, inode_peek(t, "/i/notes"));
+	ASSERT_EQ(0, inode_peek(t, "/i/notes/a.md"));
+	ASSERT_EQ(d, inode_peek(t, "/i/docs"));
+	ASSERT_EQ(f, inode_peek(t, "/i/docs/a.md"));
+	/* renaming onto itself changes nothing */
+	ASSERT_EQ(0, inode_rename(t, "/i/docs", "/i/docs"));
+	ASSERT_EQ(d, inode_peek(t, "/i/docs"));
+	/* renaming a path the table does not know drops the target's path */
+	ASSERT_EQ(0, inode_rename(t, "/i/unknown", "/i/notesx"));
+	ASSERT_EQ(0, inode_peek(t, "/i/notesx"));
+	inode_table_free(t);
+}
+
+TEST(growth)
+{
+	struct inode_table *t;
+	char path[64];
+	uint64_t ino[5000];
+	int i;
+
+	ASSERT_EQ(0, inode_table_new(&t));
+	for (i = 0; i < 5000; i++) {
+		snprintf(path, sizeof(path), "/item/doc-%d.md", i);
+		ASSERT_EQ(0, inode_ref(t, path, &ino[i]));
+	}
+	ASSERT_EQ(5001, inode_count(t));
+	for (i = 0; i < 5000; i++) {
+		char *p;
+
+		snprintf(path, sizeof(path), "/item/doc-%d.md", i);
+		ASSERT_EQ(ino[i], inode_peek(t, path));
+		p = path_of(t, ino[i]);
+		ASSERT_STREQ(path, p);
+		free(p);
+	}
+	ASSERT_EQ(0, inode_rename(t, "/item", "/moved"));
+	ASSERT_EQ(ino[4321], inode_peek(t, "/moved/doc-4321.md"));
+	for (i = 0; i < 5000; i++)
+		inode_forget(t, ino[i], 1);
+	ASSERT_EQ(1, inode_count(t));
+	inode_table_free(t);
+}
+
+int main(void)
+{
+	RUN(root);
+	RUN(ref_forget);
+	RUN(unlink_keeps_inode);
+	RUN(rename_subtree);
+	RUN(growth);
+	return 0;
+}
