@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,50 @@ int engine_valid_item_name(const char *name)
 
 /* ---- configuration ---- */
 
+/* Whether program names an executable file (absolute, or found on PATH). */
+static int program_exists(const char *program)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char full[PATH_MAX];
+
+	if (strchr(program, '/'))
+		return access(program, X_OK) == 0;
+	for (p = path ? path : "/usr/bin:/bin"; *p; p = *colon ? colon + 1 : colon) {
+		colon = strchrnul(p, ':');
+		snprintf(full, sizeof(full), "%.*s/%s", (int)(colon - p), p, program);
+		if (access(full, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * What config_parse cannot see: the repository and base exist, the recipes
+ * directory exists, every stage program can be run. -EINVAL with why.
+ */
+static int config_check_world(const struct pfs_config *cfg, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t i;
+	int rc;
+
+	rc = repo_check(cfg->repo, cfg->base, err, errlen);
+	if (rc)
+		return rc == -ENOENT ? -EINVAL : rc;
+	if (cfg->recipes_dir && (stat(cfg->recipes_dir, &st) || !S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen, "recipes_dir: %s: not a directory", cfg->recipes_dir);
+		return -EINVAL;
+	}
+	for (i = 0; i < cfg->nstages; i++) {
+		if (cfg->stages[i].run && !program_exists(cfg->stages[i].run[0])) {
+			snprintf(err, errlen, "stages[%zu].run: %s: no such executable", i,
+				 cfg->stages[i].run[0]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* The configuration JSON with "repo" set to repo (caller frees). */
 static char *with_repo(const char *json, const char *repo, char *err, size_t errlen)
 {
@@ -54,7 +99,7 @@ static char *with_repo(const char *json, const char *repo, char *err, size_t err
 	char *out;
 
 	if (!root || !cJSON_IsObject(root)) {
-		snprintf(err, errlen, "pipeline: not a JSON object");
+		snprintf(err, errlen, "pipeline: %s", root ? "not a JSON object" : "invalid JSON");
 		cJSON_Delete(root);
 		return NULL;
 	}
@@ -116,7 +161,7 @@ int engine_init_store(const char *store, const char *repo, const char *pipeline_
 	rc = config_parse(json, strlen(json), &cfg, err, errlen);
 	if (rc)
 		goto fail;
-	rc = repo_check(repo, cfg->base, err, errlen);
+	rc = config_check_world(cfg, err, errlen);
 	if (rc)
 		goto fail;
 	rc = store_open(store, 1, 0, &s, err, errlen);
@@ -198,8 +243,23 @@ int engine_config_set(struct engine *e, const char *json, size_t len, char *err,
 	int rc;
 
 	rc = config_parse(json, len, &cfg, err, errlen);
-	if (rc)
+	if (rc == 0) {
+		rc = config_check_world(cfg, err, errlen);
+		if (rc)
+			config_free(cfg);
+	}
+	if (rc) {
+		char *q = NULL;
+		cJSON *j = cJSON_CreateString(err);
+		char extra[1200];
+
+		q = j ? cJSON_PrintUnformatted(j) : NULL;
+		cJSON_Delete(j);
+		snprintf(extra, sizeof(extra), ",\"error\":%s", q ? q : "\"\"");
+		free(q);
+		engine_event(e, 0, NULL, "config_rejected", extra);
 		return rc;
+	}
 	copy = strndup(json, len);
 	if (!copy) {
 		config_free(cfg);

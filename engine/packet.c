@@ -1223,7 +1223,9 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 		goto out_p;
 	have_b = resolve(e, to, &b) == 0;
 	if (have_b) {
-		if (b.kind != N_DOC && b.kind != N_DOCDIR)
+		if (b.kind == N_REGISTRY)
+			rc = -EPERM; /* append-only: never replaced */
+		else if (b.kind != N_DOC && b.kind != N_DOCDIR)
 			rc = is_dir_kind(b.kind) ? -EISDIR : -EACCES;
 		node_clear(&b);
 		if (rc)
@@ -1777,13 +1779,29 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 		}
 		return rc;
 	case N_REGISTRY:
-		/* A partial line waits for its newline across flushes (a shell
-		 * closes duplicates of the fd after each command); release drops
-		 * whatever never got one. */
+		/* A fragment waits for the rest of its line across flushes (a shell
+		 * closes duplicates of the fd after each command). A whole object
+		 * that only lacks its newline is refused now: a line ends with one.
+		 * Release drops a fragment that never got its end. */
+		if (f->line.len) {
+			char *norm = NULL, why[64];
+
+			if (registry_check_external(f->line.data, f->line.len, &norm, why, sizeof(why)) == 0) {
+				free(norm);
+				f->line.len = 0;
+				fprintf(stderr, "packetfs: %s/validation/registry.jsonl: line without "
+						"newline not stored\n", f->item_name);
+				return -EINVAL;
+			}
+		}
 		return 0;
 	case N_PIPELINE:
 		if (!f->snap_dirty)
 			return 0;
+		/* Emptied and not (yet) written: refused, but kept pending so that a
+		 * shell's write after its dup2 flush is judged whole at the next one. */
+		if (f->snap.len == 0)
+			return -EINVAL;
 		f->snap_dirty = 0;
 		rc = engine_config_set(e, f->snap.data ? f->snap.data : "", f->snap.len, err, sizeof(err));
 		if (rc)
@@ -1807,8 +1825,16 @@ void engine_file_release(struct pfs_file *f)
 	if (!f)
 		return;
 	f->trunc_pending = 0;
-	if (f->kind == N_DOC || f->snap_dirty)
+	if (f->kind == N_DOC)
 		engine_file_flush(f, NULL);
+	if (f->kind == N_PIPELINE && f->snap_dirty) {
+		char err[512];
+
+		if (engine_config_set(f->e, f->snap.data ? f->snap.data : "", f->snap.len, err,
+				      sizeof(err)))
+			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
+				err);
+	}
 	/* Writing nothing to ctl means advance. Decided at the last close, not
 	 * at a flush: a shell's `: > ctl` flushes once when it moves the fd. The
 	 * outcome is in ctl's last result. */

@@ -1,0 +1,577 @@
+/*
+ * store_doc.c - documents and their revisions in the store (store.h).
+ *
+ * The live tree of an item is the documents table; every change of a
+ * document adds a row to revisions (a tombstone for unlink and for the old
+ * path of a rename), so history is never lost. Rows are keyed by path
+ * inside the item; a directory's subtree is the range (dir "/", dir "0"),
+ * '0' being the byte after '/'.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+#define DOC_COLS                                                                          \
+	"d.is_dir, d.rev_id, d.size, d.mode, d.mtime_ns, d.ctime_ns, "                   \
+	"COALESCE((SELECT rev FROM revisions r WHERE r.id = d.rev_id), 0)"
+
+static void doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
+{
+	m->is_dir = sqlite3_column_int(st, first);
+	m->rev_id = sqlite3_column_int64(st, first + 1);
+	m->size = (uint64_t)sqlite3_column_int64(st, first + 2);
+	m->mode = (mode_t)sqlite3_column_int(st, first + 3);
+	m->mtime_ns = sqlite3_column_int64(st, first + 4);
+	m->ctime_ns = sqlite3_column_int64(st, first + 5);
+	m->rev = sqlite3_column_int(st, first + 6);
+}
+
+/* Lock held. */
+static int doc_stat_locked(struct store *s, int64_t item, const char *path, struct doc_meta *m)
+{
+	sqlite3_stmt *st = store__stmt(s, "SELECT " DOC_COLS " FROM documents d "
+				   "WHERE d.item_id = ? AND d.path = ?");
+	int rc;
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, item);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		doc_row(st, 0, m);
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+	}
+	store__done(st);
+	return rc;
+}
+
+int store_doc_stat(struct store *s, int64_t item_id, const char *path, struct doc_meta *out)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = doc_stat_locked(s, item_id, path, out);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_doc_read(struct store *s, int64_t item_id, const char *path, char **data, size_t *len)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT d.is_dir, r.content FROM documents d LEFT JOIN revisions r "
+		     "ON r.id = d.rev_id WHERE d.item_id = ? AND d.path = ?");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			rc = sqlite3_column_int(st, 0) ? -EISDIR : store__blob_out(st, 1, data, len);
+		else
+			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+		store__done(st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/*
+ * Inserts a revision of path: content from data/len, or copied from
+ * revision copy_from (> 0), or a tombstone (tomb). Lock held, inside a
+ * transaction. Returns the new revision's id and number.
+ */
+static int rev_add(struct store *s, int64_t item, const char *path, const char *op,
+		   const void *data, size_t len, int64_t copy_from, int tomb, mode_t mode,
+		   const struct store_who *who, int64_t *rev_id, int *rev)
+{
+	static const char sql_data[] =
+		"INSERT INTO revisions(item_id, path, rev, op, content, size, mode, uid, pid, comm, "
+		"stage, created_at) VALUES (?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 FROM revisions "
+		"WHERE item_id = ?1 AND path = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+		"RETURNING id, rev";
+	static const char sql_copy[] =
+		"INSERT INTO revisions(item_id, path, rev, op, content, size, mode, uid, pid, comm, "
+		"stage, created_at) SELECT ?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 FROM revisions "
+		"WHERE item_id = ?1 AND path = ?2), ?3, content, size, ?6, ?7, ?8, ?9, ?10, ?11 "
+		"FROM revisions WHERE id = ?4 RETURNING id, rev";
+	sqlite3_stmt *st = store__stmt(s, copy_from > 0 ? sql_copy : sql_data);
+	char now[32];
+	int rc;
+
+	if (!st)
+		return -EIO;
+	store__now(now);
+	sqlite3_bind_int64(st, 1, item);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, op, -1, SQLITE_STATIC);
+	if (copy_from > 0) {
+		sqlite3_bind_int64(st, 4, copy_from);
+	} else if (tomb) {
+		sqlite3_bind_null(st, 4);
+		sqlite3_bind_int64(st, 5, -1);
+	} else {
+		sqlite3_bind_blob64(st, 4, len ? data : "", len, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)len);
+	}
+	sqlite3_bind_int(st, 6, (int)mode);
+	sqlite3_bind_int64(st, 7, who ? who->uid : 0);
+	sqlite3_bind_int64(st, 8, who ? who->pid : 0);
+	sqlite3_bind_text(st, 9, who && who->comm ? who->comm : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, who && who->stage ? who->stage : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 11, now, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (rev_id)
+			*rev_id = sqlite3_column_int64(st, 0);
+		if (rev)
+			*rev = sqlite3_column_int(st, 1);
+		rc = 0;
+		while (sqlite3_step(st) == SQLITE_ROW)
+			;
+	} else {
+		rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+	}
+	store__done(st);
+	return rc;
+}
+
+/* Points the live entry at path to a revision (insert or update). Lock held. */
+static int doc_put(struct store *s, int64_t item, const char *path, int64_t rev_id, uint64_t size,
+		   mode_t mode, int64_t mtime_ns)
+{
+	sqlite3_stmt *st = store__stmt(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
+				   "mtime_ns, ctime_ns) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7) "
+				   "ON CONFLICT(item_id, path) DO UPDATE SET rev_id = ?3, size = ?4, "
+				   "mode = ?5, mtime_ns = ?6, ctime_ns = ?7");
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, item);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, rev_id);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)size);
+	sqlite3_bind_int(st, 5, (int)mode);
+	sqlite3_bind_int64(st, 6, mtime_ns);
+	sqlite3_bind_int64(st, 7, util_now_ns());
+	return store__step_done(s, st);
+}
+
+int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
+		    size_t len, mode_t mode, int64_t mtime_ns, const char *op,
+		    const struct store_who *who, int *rev)
+{
+	struct doc_meta m;
+	int64_t rev_id = 0;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__begin(s);
+	if (rc)
+		goto out;
+	rc = doc_stat_locked(s, item_id, path, &m);
+	if (rc == 0 && m.is_dir)
+		rc = -EISDIR;
+	else if (rc == -ENOENT)
+		m.mode = 0644, rc = 0;
+	if (mode != (mode_t)-1)
+		m.mode = mode & 07777;
+	if (rc == 0)
+		rc = rev_add(s, item_id, path, op, data, len, 0, 0, m.mode, who, &rev_id, rev);
+	if (rc == 0)
+		rc = doc_put(s, item_id, path, rev_id, len, m.mode,
+			     mtime_ns < 0 ? util_now_ns() : mtime_ns);
+	rc = store__end(s, rc);
+out:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode)
+{
+	sqlite3_stmt *st;
+	int64_t now = util_now_ns();
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, mtime_ns, "
+		     "ctime_ns) VALUES (?, ?, 1, NULL, 0, ?, ?, ?)");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, (int)(mode & 07777));
+		sqlite3_bind_int64(st, 4, now);
+		sqlite3_bind_int64(st, 5, now);
+		rc = store__step_done(s, st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static int doc_delete(struct store *s, int64_t item, const char *path)
+{
+	sqlite3_stmt *st = store__stmt(s, "DELETE FROM documents WHERE item_id = ? AND path = ?");
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, item);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	return store__step_done(s, st);
+}
+
+/* Whether directory dir has live entries below it. Lock held. */
+static int dir_has_children(struct store *s, int64_t item, const char *dir)
+{
+	sqlite3_stmt *st = store__stmt(s, "SELECT 1 FROM documents WHERE item_id = ? AND path > ? || '/' "
+				   "AND path < ? || '0' LIMIT 1");
+	int rc;
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, item);
+	sqlite3_bind_text(st, 2, dir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, dir, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store__err(s, rc);
+	store__done(st);
+	return rc;
+}
+
+int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who)
+{
+	struct doc_meta m;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__begin(s);
+	if (rc)
+		goto out;
+	rc = doc_stat_locked(s, item_id, path, &m);
+	if (rc == 0 && m.is_dir)
+		rc = -EISDIR;
+	if (rc == 0)
+		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, who, NULL, NULL);
+	if (rc == 0)
+		rc = doc_delete(s, item_id, path);
+	rc = store__end(s, rc);
+out:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
+{
+	struct doc_meta m;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__begin(s);
+	if (rc)
+		goto out;
+	rc = doc_stat_locked(s, item_id, path, &m);
+	if (rc == 0 && !m.is_dir)
+		rc = -ENOTDIR;
+	if (rc == 0) {
+		rc = dir_has_children(s, item_id, path);
+		if (rc > 0)
+			rc = -ENOTEMPTY;
+	}
+	if (rc == 0)
+		rc = doc_delete(s, item_id, path);
+	rc = store__end(s, rc);
+out:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* Moves one live entry from -> to (the target slot is free). Lock held. */
+static int move_one(struct store *s, int64_t item, const char *from, const char *to,
+		    const struct doc_meta *m, const struct store_who *who)
+{
+	sqlite3_stmt *st;
+	int64_t rev_id;
+	int rc;
+
+	if (m->is_dir) {
+		st = store__stmt(s, "UPDATE documents SET path = ? WHERE item_id = ? AND path = ?");
+		if (!st)
+			return -EIO;
+		sqlite3_bind_text(st, 1, to, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, item);
+		sqlite3_bind_text(st, 3, from, -1, SQLITE_STATIC);
+		return store__step_done(s, st);
+	}
+	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, who, &rev_id, NULL);
+	if (rc == 0)
+		rc = rev_add(s, item, from, "rename", NULL, 0, 0, 1, m->mode, who, NULL, NULL);
+	if (rc == 0)
+		rc = doc_delete(s, item, from);
+	if (rc == 0)
+		rc = doc_put(s, item, to, rev_id, m->size, m->mode, m->mtime_ns);
+	return rc;
+}
+
+int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
+		     int noreplace, const struct store_who *who)
+{
+	struct doc_meta src, dst;
+	size_t flen = strlen(from);
+	char **paths = NULL;
+	int rc, have_dst;
+
+	if (strcmp(from, to) == 0)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	rc = store__begin(s);
+	if (rc)
+		goto out;
+	rc = doc_stat_locked(s, item_id, from, &src);
+	if (rc)
+		goto fin;
+	have_dst = doc_stat_locked(s, item_id, to, &dst) == 0;
+	if (src.is_dir && strncmp(to, from, flen) == 0 && to[flen] == '/') {
+		rc = -EINVAL;
+		goto fin;
+	}
+	if (have_dst) {
+		if (noreplace)
+			rc = -EEXIST;
+		else if (src.is_dir && !dst.is_dir)
+			rc = -ENOTDIR;
+		else if (!src.is_dir && dst.is_dir)
+			rc = -EISDIR;
+		else if (dst.is_dir && (rc = dir_has_children(s, item_id, to)) > 0)
+			rc = -ENOTEMPTY;
+		if (rc == 0)
+			rc = doc_delete(s, item_id, to);
+		if (rc)
+			goto fin;
+	}
+	if (src.is_dir) {
+		/* Collect the subtree first; paths change as we go. */
+		sqlite3_stmt *st = store__stmt(s, "SELECT path FROM documents WHERE item_id = ? AND "
+					   "path > ? || '/' AND path < ? || '0' ORDER BY path");
+		size_t i;
+
+		if (!st) {
+			rc = -EIO;
+			goto fin;
+		}
+		sqlite3_bind_int64(st, 1, item_id);
+		sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, from, -1, SQLITE_STATIC);
+		while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+			rc = strv_push(&paths, (const char *)sqlite3_column_text(st, 0));
+		store__done(st);
+		for (i = 0; rc == 0 && paths && paths[i]; i++) {
+			struct doc_meta m;
+			struct buf np;
+
+			buf_init(&np);
+			rc = buf_printf(&np, "%s%s", to, paths[i] + flen);
+			if (rc == 0)
+				rc = doc_stat_locked(s, item_id, paths[i], &m);
+			if (rc == 0)
+				rc = move_one(s, item_id, paths[i], np.data, &m, who);
+			buf_free(&np);
+		}
+	}
+	if (rc == 0)
+		rc = move_one(s, item_id, from, to, &src, who);
+fin:
+	rc = store__end(s, rc);
+out:
+	pthread_mutex_unlock(&s->lock);
+	strv_free(paths);
+	return rc;
+}
+
+static int doc_set(struct store *s, const char *sql, int64_t item, const char *path, int64_t v)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, sql);
+	if (st) {
+		sqlite3_bind_int64(st, 1, v);
+		sqlite3_bind_int64(st, 2, util_now_ns());
+		sqlite3_bind_int64(st, 3, item);
+		sqlite3_bind_text(st, 4, path, -1, SQLITE_STATIC);
+		rc = store__step_done(s, st);
+		if (rc == 0 && sqlite3_changes(s->db) == 0)
+			rc = -ENOENT;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode)
+{
+	return doc_set(s, "UPDATE documents SET mode = ?1, ctime_ns = ?2 WHERE item_id = ?3 AND path = ?4",
+		       item_id, path, (int64_t)(mode & 07777));
+}
+
+int store_doc_set_mtime(struct store *s, int64_t item_id, const char *path, int64_t mtime_ns)
+{
+	return doc_set(s, "UPDATE documents SET mtime_ns = ?1, ctime_ns = ?2 WHERE item_id = ?3 AND path = ?4",
+		       item_id, path, mtime_ns < 0 ? util_now_ns() : mtime_ns);
+}
+
+struct doc_entry {
+	char *name;
+	struct doc_meta m;
+};
+
+static int doc_entry_row(sqlite3_stmt *st, void *elem, void *ctx)
+{
+	struct doc_entry *d = elem;
+	const char *p = (const char *)sqlite3_column_text(st, 0);
+	size_t dlen = *(size_t *)ctx;
+
+	d->name = strdup(dlen ? p + dlen + 1 : p);
+	if (!d->name)
+		return -ENOMEM;
+	doc_row(st, 1, &d->m);
+	return 0;
+}
+
+int store_doc_list(struct store *s, int64_t item_id, const char *dir,
+		   int (*cb)(void *arg, const char *name, const struct doc_meta *m), void *arg)
+{
+	struct doc_entry *ents = NULL;
+	size_t n = 0, i, dlen = strlen(dir);
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	if (dlen == 0)
+		st = store__stmt(s, "SELECT d.path, " DOC_COLS " FROM documents d WHERE d.item_id = ?1 "
+				    "AND instr(d.path, '/') = 0 ORDER BY d.path");
+	else
+		st = store__stmt(s, "SELECT d.path, " DOC_COLS " FROM documents d WHERE d.item_id = ?1 "
+				    "AND d.path > ?2 || '/' AND d.path < ?2 || '0' "
+				    "AND instr(substr(d.path, length(?2) + 2), '/') = 0 ORDER BY d.path");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		if (dlen)
+			sqlite3_bind_text(st, 2, dir, -1, SQLITE_STATIC);
+		rc = store__collect(s, st, sizeof(*ents), doc_entry_row, &dlen, (void **)&ents, &n);
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++) {
+		if (rc == 0 && cb(arg, ents[i].name, &ents[i].m))
+			rc = 1;
+		free(ents[i].name);
+	}
+	free(ents);
+	return rc < 0 ? rc : 0;
+}
+
+/* A revision row with the strings it owns. */
+struct rev_row {
+	struct rev_info r;
+	char *path, *op, *comm, *stage, *created_at;
+};
+
+static void rev_row_clear(struct rev_row *v)
+{
+	free(v->path);
+	free(v->op);
+	free(v->comm);
+	free(v->stage);
+	free(v->created_at);
+}
+
+static int rev_row(sqlite3_stmt *st, void *elem, void *ctx)
+{
+	struct rev_row *v = elem;
+
+	(void)ctx;
+	memset(v, 0, sizeof(*v));
+	v->path = store__col_dup(st, 0);
+	v->r.rev = sqlite3_column_int(st, 1);
+	v->op = store__col_dup(st, 2);
+	v->r.size = sqlite3_column_int64(st, 3);
+	v->r.mode = (mode_t)sqlite3_column_int(st, 4);
+	v->r.uid = (uid_t)sqlite3_column_int64(st, 5);
+	v->r.pid = (pid_t)sqlite3_column_int64(st, 6);
+	v->comm = store__col_dup(st, 7);
+	v->stage = store__col_dup(st, 8);
+	v->created_at = store__col_dup(st, 9);
+	if (!v->path || !v->op || !v->comm || !v->stage || !v->created_at) {
+		rev_row_clear(v);
+		return -ENOMEM;
+	}
+	v->r.path = v->path;
+	v->r.op = v->op;
+	v->r.comm = v->comm;
+	v->r.stage = v->stage;
+	v->r.created_at = v->created_at;
+	return 0;
+}
+
+int store_rev_each(struct store *s, int64_t item_id, const char *path,
+		   int (*cb)(void *arg, const struct rev_info *r), void *arg)
+{
+	struct rev_row *v = NULL;
+	sqlite3_stmt *st;
+	size_t n = 0, i;
+	int rc = -EIO;
+
+	/* Revisions are immutable: copy rows out so cb runs unlocked. */
+	pthread_mutex_lock(&s->lock);
+	if (path)
+		st = store__stmt(s, "SELECT path, rev, op, size, mode, uid, pid, comm, stage, "
+				    "created_at FROM revisions WHERE item_id = ? AND path = ? "
+				    "ORDER BY path, rev");
+	else
+		st = store__stmt(s, "SELECT path, rev, op, size, mode, uid, pid, comm, stage, "
+				    "created_at FROM revisions WHERE item_id = ? ORDER BY path, rev");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		if (path)
+			sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+		rc = store__collect(s, st, sizeof(*v), rev_row, NULL, (void **)&v, &n);
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++) {
+		if (rc == 0 && cb(arg, &v[i].r))
+			rc = 1;
+		rev_row_clear(&v[i]);
+	}
+	free(v);
+	return rc < 0 ? rc : 0;
+}
+
+int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
+		   size_t *len)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT content FROM revisions WHERE item_id = ? AND path = ? AND rev = ? "
+		     "AND content IS NOT NULL");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, rev);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			rc = store__blob_out(st, 0, data, len);
+		else
+			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+		store__done(st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+

@@ -1,0 +1,453 @@
+/*
+ * store_run.c - runs with their logs, the registry and events in the store
+ * (store.h).
+ *
+ * A log is a sequence of chunks keyed by (run, offset), appended as output
+ * arrives; runs.log_size is the next offset. Registry rows are append-only,
+ * enforced by triggers in the schema.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+void run_clear(struct run *r)
+{
+	free(r->name);
+	free(r->command);
+	free(r->log_path);
+	free(r->note);
+	free(r->gpus);
+	memset(r, 0, sizeof(*r));
+}
+
+#define RUN_COLS                                                                              \
+	"id, item_id, run_no, kind, name, iteration, status, command, log_path, pgid, exit_code, " \
+	"signal, note, head, gpus, executor, started_at, finished_at, duration_s, log_size, "      \
+	"log_sha256"
+
+static int run_row(sqlite3_stmt *st, struct run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->item_id = sqlite3_column_int64(st, 1);
+	r->run_no = sqlite3_column_int(st, 2);
+	store__col_copy(st, 3, r->kind, sizeof(r->kind));
+	r->name = store__col_dup(st, 4);
+	r->iteration = sqlite3_column_int(st, 5);
+	store__col_copy(st, 6, r->status, sizeof(r->status));
+	r->command = store__col_dup(st, 7);
+	r->log_path = store__col_dup(st, 8);
+	r->pgid = sqlite3_column_int(st, 9);
+	r->has_exit_code = sqlite3_column_type(st, 10) != SQLITE_NULL;
+	r->exit_code = sqlite3_column_int(st, 10);
+	r->signal = sqlite3_column_int(st, 11);
+	r->note = store__col_dup(st, 12);
+	store__col_copy(st, 13, r->head, sizeof(r->head));
+	r->gpus = store__col_dup(st, 14);
+	store__col_copy(st, 15, r->executor, sizeof(r->executor));
+	store__col_copy(st, 16, r->started_at, sizeof(r->started_at));
+	store__col_copy(st, 17, r->finished_at, sizeof(r->finished_at));
+	r->duration_s = sqlite3_column_double(st, 18);
+	r->log_size = sqlite3_column_int64(st, 19);
+	store__col_copy(st, 20, r->log_sha256, sizeof(r->log_sha256));
+	if (!r->name || !r->command || !r->log_path || !r->note || !r->gpus) {
+		run_clear(r);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int store_run_insert(struct store *s, struct run *r)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "INSERT INTO runs(item_id, run_no, kind, name, iteration, status, command, "
+		     "log_path, pgid, note, head, gpus, executor, started_at) "
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (st) {
+		sqlite3_bind_int64(st, 1, r->item_id);
+		sqlite3_bind_int(st, 2, r->run_no);
+		sqlite3_bind_text(st, 3, r->kind, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, r->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 5, r->iteration);
+		sqlite3_bind_text(st, 6, r->status, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, r->command ? r->command : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 8, r->log_path, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 9, r->pgid);
+		sqlite3_bind_text(st, 10, r->note ? r->note : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 11, r->head, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 12, r->gpus ? r->gpus : "[]", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 13, r->executor[0] ? r->executor : "local", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 14, r->started_at, -1, SQLITE_STATIC);
+		rc = store__step_done(s, st);
+		if (rc == 0)
+			r->id = sqlite3_last_insert_rowid(s->db);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_run_update(struct store *s, const struct run *r)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "UPDATE runs SET status = ?, pgid = ?, exit_code = ?, signal = ?, note = ?, "
+		     "head = ?, gpus = ?, finished_at = NULLIF(?, ''), duration_s = ?, "
+		     "log_sha256 = ?, command = ? WHERE id = ?");
+	if (st) {
+		sqlite3_bind_text(st, 1, r->status, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, r->pgid);
+		if (r->has_exit_code)
+			sqlite3_bind_int(st, 3, r->exit_code);
+		else
+			sqlite3_bind_null(st, 3);
+		sqlite3_bind_int(st, 4, r->signal);
+		sqlite3_bind_text(st, 5, r->note ? r->note : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, r->head, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, r->gpus ? r->gpus : "[]", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 8, r->finished_at, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 9, r->duration_s);
+		sqlite3_bind_text(st, 10, r->log_sha256, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 11, r->command ? r->command : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 12, r->id);
+		rc = store__step_done(s, st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static int run_get_by(struct store *s, const char *sql, int64_t a, const char *b, struct run *out)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, sql);
+	if (st) {
+		sqlite3_bind_int64(st, 1, a);
+		if (b)
+			sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			rc = run_row(st, out);
+		else
+			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+		store__done(st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_run_get(struct store *s, int64_t id, struct run *out)
+{
+	return run_get_by(s, "SELECT " RUN_COLS " FROM runs WHERE id = ?", id, NULL, out);
+}
+
+int store_run_by_log(struct store *s, int64_t item_id, const char *log_path, struct run *out)
+{
+	return run_get_by(s, "SELECT " RUN_COLS " FROM runs WHERE item_id = ? AND log_path = ?",
+			  item_id, log_path, out);
+}
+
+static int run_row_cb(sqlite3_stmt *st, void *elem, void *ctx)
+{
+	(void)ctx;
+	return run_row(st, elem);
+}
+
+int store_run_each(struct store *s, int64_t item_id, const char *kind, const char *status,
+		   int (*cb)(void *arg, const struct run *r), void *arg)
+{
+	struct run *v = NULL;
+	sqlite3_stmt *st;
+	size_t n = 0, i;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT " RUN_COLS " FROM runs WHERE (?1 = 0 OR item_id = ?1) AND "
+			    "(?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR status = ?3) "
+			    "ORDER BY item_id, run_no");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		if (kind)
+			sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+		if (status)
+			sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
+		rc = store__collect(s, st, sizeof(*v), run_row_cb, NULL, (void **)&v, &n);
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++) {
+		if (rc == 0 && cb(arg, &v[i]))
+			rc = 1;
+		run_clear(&v[i]);
+	}
+	free(v);
+	return rc < 0 ? rc : 0;
+}
+
+int store_log_append(struct store *s, int64_t run_id, const void *data, size_t len)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (len == 0)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	rc = store__begin(s);
+	if (rc)
+		goto out;
+	st = store__stmt(s, "INSERT INTO log_chunks(run_id, off, data) "
+		     "SELECT ?1, log_size, ?2 FROM runs WHERE id = ?1");
+	if (!st) {
+		rc = -EIO;
+	} else {
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_blob64(st, 2, data, len, SQLITE_STATIC);
+		rc = store__step_done(s, st);
+	}
+	if (rc == 0) {
+		st = store__stmt(s, "UPDATE runs SET log_size = log_size + ? WHERE id = ?");
+		if (!st) {
+			rc = -EIO;
+		} else {
+			sqlite3_bind_int64(st, 1, (sqlite3_int64)len);
+			sqlite3_bind_int64(st, 2, run_id);
+			rc = store__step_done(s, st);
+		}
+	}
+	rc = store__end(s, rc);
+out:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+ssize_t store_log_read(struct store *s, int64_t run_id, uint64_t off, void *buf, size_t size)
+{
+	sqlite3_stmt *st;
+	uint64_t end_off = off + size;
+	ssize_t got = 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT off, data FROM log_chunks WHERE run_id = ?1 AND off >= COALESCE("
+		     "(SELECT MAX(off) FROM log_chunks WHERE run_id = ?1 AND off <= ?2), 0) "
+		     "AND off < ?3 ORDER BY off");
+	if (!st) {
+		rc = -EIO;
+		goto unlock;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)off);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)end_off);
+	for (;;) {
+		int r = sqlite3_step(st);
+		uint64_t coff, clen, from, to;
+		const char *data;
+
+		if (r != SQLITE_ROW) {
+			rc = r == SQLITE_DONE ? 0 : store__err(s, r);
+			break;
+		}
+		coff = (uint64_t)sqlite3_column_int64(st, 0);
+		data = sqlite3_column_blob(st, 1);
+		clen = (uint64_t)sqlite3_column_bytes(st, 1);
+		from = off > coff ? off : coff;
+		to = coff + clen < end_off ? coff + clen : end_off;
+		if (from >= to)
+			continue;
+		/* Chunks are contiguous; stop at a hole rather than return garbage. */
+		if (from != off + (uint64_t)got)
+			break;
+		memcpy((char *)buf + got, data + (from - coff), to - from);
+		got += (ssize_t)(to - from);
+	}
+	store__done(st);
+unlock:
+	pthread_mutex_unlock(&s->lock);
+	return rc ? rc : got;
+}
+
+int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *size)
+{
+	struct util_sha *sha = util_sha_new();
+	sqlite3_stmt *st;
+	int64_t total = 0;
+	int rc = 0;
+
+	if (!sha)
+		return -ENOMEM;
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT data FROM log_chunks WHERE run_id = ? ORDER BY off");
+	if (!st) {
+		rc = -EIO;
+	} else {
+		sqlite3_bind_int64(st, 1, run_id);
+		for (;;) {
+			int r = sqlite3_step(st);
+
+			if (r != SQLITE_ROW) {
+				rc = r == SQLITE_DONE ? 0 : store__err(s, r);
+				break;
+			}
+			util_sha_update(sha, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+			total += sqlite3_column_bytes(st, 0);
+		}
+		store__done(st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	util_sha_final(sha, hex);
+	if (size)
+		*size = total;
+	return rc;
+}
+
+/* ---- registry and events ---- */
+
+int store_registry_append(struct store *s, int64_t item_id, const char *line, const char *source,
+			  int64_t run_id)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "INSERT INTO registry(item_id, line, source, run_id) VALUES (?, ?, ?, NULLIF(?, 0))");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		sqlite3_bind_text(st, 2, line, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, source, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, run_id);
+		rc = store__step_done(s, st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n)
+{
+	sqlite3_stmt *st;
+	char **v = NULL;
+	size_t count = 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT line FROM registry WHERE item_id = ? ORDER BY id");
+	if (!st) {
+		rc = -EIO;
+		goto unlock;
+	}
+	sqlite3_bind_int64(st, 1, item_id);
+	for (;;) {
+		int r = sqlite3_step(st);
+
+		if (r != SQLITE_ROW) {
+			rc = r == SQLITE_DONE ? 0 : store__err(s, r);
+			break;
+		}
+		rc = strv_push(&v, (const char *)sqlite3_column_text(st, 0));
+		if (rc)
+			break;
+		count++;
+	}
+	store__done(st);
+unlock:
+	pthread_mutex_unlock(&s->lock);
+	if (rc == 0 && !v) {
+		v = calloc(1, sizeof(char *));
+		if (!v)
+			rc = -ENOMEM;
+	}
+	if (rc) {
+		strv_free(v);
+		return rc;
+	}
+	*lines = v;
+	if (n)
+		*n = count;
+	return 0;
+}
+
+int store_registry_each(struct store *s,
+			int (*cb)(void *arg, int64_t item_id, const char *line, const char *source,
+				  int64_t run_id),
+			void *arg)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	/* Used by the offline check only: cb must not call the store. */
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT item_id, line, source, COALESCE(run_id, 0) FROM registry ORDER BY id");
+	if (!st) {
+		rc = -EIO;
+		goto unlock;
+	}
+	for (;;) {
+		int r = sqlite3_step(st);
+
+		if (r != SQLITE_ROW) {
+			rc = r == SQLITE_DONE ? 0 : store__err(s, r);
+			break;
+		}
+		if (cb(arg, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+		       (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3)))
+			break;
+	}
+	store__done(st);
+unlock:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_event_add(struct store *s, int64_t item_id, const char *line)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "INSERT INTO events(item_id, line) VALUES (NULLIF(?, 0), ?)");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		sqlite3_bind_text(st, 2, line, -1, SQLITE_STATIC);
+		rc = store__step_done(s, st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_events_render(struct store *s, int64_t item_id, struct buf *out)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT line FROM events WHERE ?1 = 0 OR item_id = ?1 ORDER BY id");
+	if (!st) {
+		rc = -EIO;
+		goto unlock;
+	}
+	sqlite3_bind_int64(st, 1, item_id);
+	for (;;) {
+		int r = sqlite3_step(st);
+
+		if (r != SQLITE_ROW) {
+			rc = r == SQLITE_DONE ? 0 : store__err(s, r);
+			break;
+		}
+		rc = buf_append(out, sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+		if (rc == 0)
+			rc = buf_append(out, "\n", 1);
+		if (rc)
+			break;
+	}
+	store__done(st);
+unlock:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
