@@ -109,6 +109,7 @@ cleanup()
 {
 	local rc=$1 i p
 	set +e
+	trap '' PIPE
 	cd /
 	if [ "$rc" != 0 ]; then
 		dump_diagnostics || true
@@ -145,6 +146,8 @@ cleanup()
 }
 trap 'rc=$?; trap - EXIT; cleanup $rc; exit $rc' EXIT
 trap 'exit 130' INT TERM
+trap 'exit 129' HUP
+trap 'exit 141' PIPE
 
 # wait_for [-t SECONDS] CMD... : runs CMD every 50 ms until it succeeds; fails the test with a
 # message when the bound (default $WAIT_BOUND seconds) runs out.
@@ -319,7 +322,7 @@ mount_store()
 	M=$mnt
 	DAEMON=$(find_daemon "$store" "$mnt")
 	[ -n "$DAEMON" ] || fail "no daemon process found for $store on $mnt"
-	DAEMON_PIDS[$((${#DAEMON_PIDS[@]} - 1))]=$DAEMON
+	DAEMON_PIDS[${#DAEMON_PIDS[@]} - 1]=$DAEMON
 }
 
 # forget_daemon PID : drops a daemon that is known to be gone from the cleanup list.
@@ -327,7 +330,7 @@ forget_daemon()
 {
 	local i
 	for i in "${!DAEMON_PIDS[@]}"; do
-		[ "${DAEMON_PIDS[$i]}" = "$1" ] && DAEMON_PIDS[$i]=""
+		[ "${DAEMON_PIDS[i]}" = "$1" ] && DAEMON_PIDS[i]=""
 	done
 	return 0
 }
@@ -340,7 +343,7 @@ umount_store()
 	for i in "${!MOUNTS[@]}"; do
 		if [ "${MOUNTS[$i]}" = "$mnt" ] && [ -n "${DAEMON_PIDS[$i]}" ]; then
 			wait_gone "${DAEMON_PIDS[$i]}"
-			DAEMON_PIDS[$i]=""
+			DAEMON_PIDS[i]=""
 		fi
 	done
 	mountpoint -q "$mnt" && fail "$mnt still mounted after packetfs umount"
@@ -532,7 +535,9 @@ worktree_head()
 # assert_head FULL_SHA VALUE WHAT : VALUE is the commit FULL_SHA, abbreviated to 7+ digits or not.
 assert_head()
 {
-	[ "${#2}" -ge 7 ] && [ "${1#"$2"}" != "$1" ] || fail "$3: expected commit $1, got '$2'"
+	if [ "${#2}" -lt 7 ] || [ "${1#"$2"}" = "$1" ]; then
+		fail "$3: expected commit $1, got '$2'"
+	fi
 }
 
 # pipeline_with FILE STAGE_JSON... : a pipeline.json over $REPO and the fixture recipes with

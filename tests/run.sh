@@ -41,7 +41,7 @@ done
 
 TEST_TIMEOUT=${PFS_TEST_TIMEOUT:-120}
 PACKAGES="build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev libgit2-dev
-libcjson-dev libuv1-dev libssl-dev git inotify-tools vim rsync util-linux coreutils"
+libcjson-dev libuv1-dev libssl-dev git inotify-tools vim rsync util-linux coreutils python3"
 PASSED=0
 FAILED=0
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-run.XXXXXX")
@@ -60,7 +60,7 @@ fail()
 	echo "FAIL $1${3:+ ($3)}"
 	if [ -s "${2:-}" ]; then
 		grep -m 3 '^FAIL: ' "$2" | sed 's/^/    | /'
-		tail -n 30 "$2" | sed 's/^/    | /'
+		grep -v '^FAIL: ' "$2" | tail -n 30 | sed 's/^/    | /'
 	fi
 }
 
@@ -91,7 +91,7 @@ install_packages()
 		return 0
 	fi
 	for p in $PACKAGES; do
-		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+		dpkg -s "$p" 2>/dev/null | grep -qx 'Status: install ok installed' || missing+=("$p")
 	done
 	[ "${#missing[@]}" = 0 ] && return 0
 	echo "# installing: ${missing[*]}"
@@ -129,6 +129,8 @@ fi
 
 echo "# building in $BUILD"
 if [ ! -f "$BUILD/build.ninja" ]; then
+	# A directory left by a failed setup cannot be set up again in place.
+	[ ! -d "$BUILD/meson-private" ] || rm -rf "$BUILD"
 	if ! meson setup "$BUILD" "${SETUP_OPTS[@]}" >"$LOGDIR/setup.log" 2>&1; then
 		fail build "$LOGDIR/setup.log" "meson setup"
 		finish

@@ -74,6 +74,15 @@ assert_eq 1 "$(status_field "$M" fix-1 iteration)" "status iteration"
 assert_eq packetfs/fix-1 "$(status_field "$M" fix-1 branch)" "status branch"
 assert_eq main "$(status_field "$M" fix-1 base)" "status base"
 
+# The recipe catalog is visible on the mount, one file per recipe with its script.
+catalog=$(ls "$M/.packetfs/recipes")
+for rc in 01-build 02-lint 03-fail; do
+	f=$(printf '%s\n' "$catalog" | grep -E "^$rc(\.sh)?\$" | head -n 1)
+	[ -n "$f" ] || fail "$rc missing from .packetfs/recipes: $catalog"
+	cmp -s "$RECIPES/$rc.sh" "$M/.packetfs/recipes/$f" || fail ".packetfs/recipes/$f is not the script"
+done
+assert_fails_with EACCES sh_write "$M/.packetfs/recipes/$f" "changed"
+
 # Nothing reached the remote before approve.
 git -C "$ORIGIN" rev-parse -q --verify refs/heads/packetfs/fix-1 >/dev/null &&
 	fail "the branch was pushed before approve"
