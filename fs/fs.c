@@ -161,6 +161,27 @@ static void open_release(struct fs *fs, struct fuse_file_info *fi)
 	free(of);
 }
 
+/*
+ * Commits what is pending in the open documents of ino. cp -a, tar and
+ * rsync write, set the times (futimens, which carries no file handle) and
+ * only then close: without this, the commit at close would stamp the time
+ * of the close over the one they set. Views are left alone: their flush
+ * has effects of its own (a ctl command).
+ */
+static int open_flush(struct fs *fs, uint64_t ino, const struct pfs_caller *who)
+{
+	struct open_file *of;
+	int r = 0;
+
+	pthread_mutex_lock(&fs->open_lock);
+	for (of = fs->open; of && r == 0; of = of->next) {
+		if (of->ino == ino && !engine_file_direct(of->f))
+			r = engine_file_flush(of->f, who);
+	}
+	pthread_mutex_unlock(&fs->open_lock);
+	return r;
+}
+
 /* Attributes of ino through any of its open files: -ENOENT when none. */
 static int open_getattr(struct fs *fs, uint64_t ino, struct pfs_stat *ps)
 {
@@ -422,6 +443,9 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 
 		if (!(to_set & FUSE_SET_ATTR_MTIME_NOW))
 			ns = (int64_t)attr->st_mtim.tv_sec * 1000000000 + attr->st_mtim.tv_nsec;
+		r = open_flush(fs, ino, &who);
+		if (r < 0)
+			goto out;
 		r = engine_utimens(fs->engine, path, ns);
 		if (r < 0)
 			goto out;
@@ -1063,7 +1087,10 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 
 	r = engine_open(&eo, &fs.engine, err, sizeof(err));
 	if (r < 0) {
-		report(status_fd, "%s: %s", o->store, err[0] ? err : strerror(-r));
+		if (err[0])
+			report(status_fd, "%s", err);
+		else
+			report(status_fd, "%s: %s", o->store, strerror(-r));
 		return 1;
 	}
 	r = inode_table_new(&fs.inodes);
