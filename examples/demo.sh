@@ -27,7 +27,11 @@ BUILD=${PACKETFS_BUILDDIR:-$ROOT/build}
 ITEM=demo-1
 T0=$SECONDS
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then
+	say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+else
+	say() { printf '==> %s\n' "$*"; }
+fi
 die() {
 	printf 'demo: %s\n' "$*" >&2
 	exit 1
@@ -81,6 +85,9 @@ cleanup() {
 	fi
 	if [ "$ok" = 1 ] && [ "${PACKETFS_DEMO_KEEP:-0}" != 1 ]; then
 		rm -rf "$WORK"
+		# The out-of-tree build directory 01-build and 02-unit-tests used.
+		key="$ITEM-$(printf '%s' "$WORK/store/worktrees/$ITEM" | sha256sum | cut -c1-12)"
+		rm -rf "${TMPDIR:-/tmp}/packetfs-build/$key" "${TMPDIR:-/tmp}/packetfs-build/$key.lock"
 	else
 		printf 'demo: files kept in %s\n' "$WORK" >&2
 	fi

@@ -178,5 +178,8 @@ git rev-parse -q --verify "$base^{commit}" >/dev/null || range="HEAD~1...HEAD"
 	printf '```\n\n## Files\n\n```\n'
 	git diff --stat "$range"
 	printf '```\n'
-} >"$item_dir/change.md"
+} >"$snip/change.md"
+# One write of the whole text: a document on the mount gains a revision at
+# every close of its file, including the closes of the commands above.
+cat "$snip/change.md" >"$item_dir/change.md"
 printf 'print.sh: wrote change.md\n'

@@ -63,6 +63,8 @@ fi
 [ -z "$not_validated" ] || problems+=("recipes whose latest run is not validated:
 $not_validated")
 
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 {
 	printf '# Review of %s (iteration %s)\n\n' "${PACKET_ITEM:-this item}" "${PACKET_ITERATION:-1}"
 	printf '## The change\n\n'
@@ -81,5 +83,8 @@ $not_validated")
 		printf -- '- %s\n' "${problems[@]}"
 		printf '\n## Assessment: needs_changes\n'
 	fi
-} >review.md
+} >"$tmp"
+# One write of the whole text: a document on the mount gains a revision at
+# every close of its file, including the closes of the commands above.
+cat "$tmp" >review.md
 printf 'review.sh: wrote review.md (%s)\n' "$(tail -n 1 review.md)"
