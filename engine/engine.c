@@ -432,6 +432,7 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 	e->lock_fd = -1;
 	pthread_mutex_init(&e->cfg_lock, NULL);
 	pthread_mutex_init(&e->files_lock, NULL);
+	pthread_rwlock_init(&e->ns_lock, NULL);
 	pthread_mutex_init(&e->active_lock, NULL);
 	pthread_mutex_init(&e->q_lock, NULL);
 	e->readonly = opt->readonly;
@@ -614,6 +615,7 @@ void engine_close(struct engine *e)
 		close(e->lock_fd);
 	pthread_mutex_destroy(&e->cfg_lock);
 	pthread_mutex_destroy(&e->files_lock);
+	pthread_rwlock_destroy(&e->ns_lock);
 	pthread_mutex_destroy(&e->active_lock);
 	pthread_mutex_destroy(&e->q_lock);
 	free(e->store_dir);

@@ -3,9 +3,13 @@
  * view.c, pipe.c) share: the struct engine, the table of active runs, and
  * the loop-thread command queue. Not for fs/.
  *
- * Locks (never hold two at once, except cfg_lock then nothing else):
+ * Locks, in the order they may be taken (the store's own lock, inside
+ * store.c, comes last of all and never calls out):
+ *   ns_lock     - rwlock: renames and unlinks of documents (exclusive)
+ *                 against commits of open documents (shared)
  *   cfg_lock    - cfg, cfg_json, recipes (swapped whole on a config write)
- *   files_lock  - the open-document table (packet.c)
+ *   files_lock  - the open-document table (packet.c), then an open
+ *                 document's own lock
  *   active_lock - the active-run table (written by the loop thread, read by
  *                 FUSE threads for status "gpus" and revision "stage")
  *   q_lock      - the command queue to the loop thread
@@ -68,6 +72,7 @@ struct engine {
 	char *cfg_json;                 /* protected by cfg_lock */
 	struct recipe_catalog recipes;  /* protected by cfg_lock */
 
+	pthread_rwlock_t ns_lock;
 	pthread_mutex_t files_lock;
 	struct open_doc *docs;          /* protected by files_lock */
 

@@ -99,6 +99,7 @@ struct pfs_file {
 	int wrote;            /* anything written through this handle */
 	int advanced;         /* ctl: the empty-write advance was applied */
 	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
+	int64_t provisional;  /* documents: revision committed before any write (see od_commit) */
 	struct pfs_caller opener; /* who opened it: the author of commits at release */
 	int snap_dirty;       /* pipeline.json changed */
 };
@@ -822,82 +823,89 @@ static void who_fill(struct engine *e, const struct pfs_caller *c, struct who_bu
 
 /* ---- open documents ---- */
 
-/* Takes a reference on the open document (item, rel), loading it from the
- * store or (create) making a new one. */
-static int od_get(struct engine *e, int64_t item, const char *rel, int create, mode_t mode,
-		  struct open_doc **out)
+static void od_destroy(struct open_doc *d)
+{
+	buf_free(&d->content);
+	free(d->rel);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}
+
+/*
+ * Takes a reference on the open document (item, rel). An open one is
+ * shared; otherwise it is loaded from the store, or made empty when create
+ * and the store has none (excl: -EEXIST when it exists anywhere). The
+ * store is read without files_lock, so the load is checked afterwards
+ * against the revision then current and repeated if a commit slipped in.
+ */
+static int od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
+		  mode_t mode, struct open_doc **out)
 {
 	struct open_doc *d, *nd;
-	char *data = NULL;
-	size_t len = 0;
-	int rc;
+	struct doc_meta m, now;
+	int rc, tries;
 
-	pthread_mutex_lock(&e->files_lock);
-	d = od_find_locked(e, item, rel);
-	if (d) {
-		d->refs++;
+	for (tries = 0; tries < 8; tries++) {
+		pthread_mutex_lock(&e->files_lock);
+		d = od_find_locked(e, item, rel);
+		if (d && !excl)
+			d->refs++;
 		pthread_mutex_unlock(&e->files_lock);
-		*out = d;
-		return 0;
-	}
-	pthread_mutex_unlock(&e->files_lock);
-
-	nd = calloc(1, sizeof(*nd));
-	if (!nd)
-		return -ENOMEM;
-	nd->rel = strdup(rel);
-	if (!nd->rel) {
-		free(nd);
-		return -ENOMEM;
-	}
-	pthread_mutex_init(&nd->lock, NULL);
-	nd->item_id = item;
-	nd->refs = 1;
-	if (create) {
-		nd->mode = mode & 07777;
-		nd->dirty = 1;
-		nd->mtime_ns = util_now_ns();
-	} else {
-		struct doc_meta m;
-
+		if (d) {
+			if (excl)
+				return -EEXIST;
+			*out = d;
+			return 0;
+		}
+		nd = calloc(1, sizeof(*nd));
+		if (!nd || !(nd->rel = strdup(rel))) {
+			free(nd);
+			return -ENOMEM;
+		}
+		pthread_mutex_init(&nd->lock, NULL);
+		nd->item_id = item;
+		nd->refs = 1;
 		rc = store_doc_stat(e->store, item, rel, &m);
 		if (rc == 0 && m.is_dir)
 			rc = -EISDIR;
-		if (rc == 0)
-			rc = store_doc_read(e->store, item, rel, &data, &len);
+		else if (rc == 0 && excl)
+			rc = -EEXIST;
+		if (rc == -ENOENT && create) {
+			nd->mode = mode & 07777;
+			nd->dirty = 1;
+			nd->mtime_ns = util_now_ns();
+			m.rev_id = 0;
+			rc = 0;
+		} else if (rc == 0) {
+			rc = store_doc_read(e->store, item, rel, &nd->content.data, &nd->content.len);
+			nd->content.cap = nd->content.len + 1;
+			nd->mode = m.mode;
+			nd->mtime_ns = m.mtime_ns;
+			nd->stored = 1;
+		}
 		if (rc) {
-			free(nd->rel);
-			pthread_mutex_destroy(&nd->lock);
-			free(nd);
+			od_destroy(nd);
 			return rc;
 		}
-		nd->content.data = data;
-		nd->content.len = len;
-		nd->content.cap = len + 1;
-		nd->mode = m.mode;
-		nd->mtime_ns = m.mtime_ns;
-		nd->stored = 1;
+		/* Insert unless another thread opened it, or a commit changed the
+		 * document, meanwhile. */
+		pthread_mutex_lock(&e->files_lock);
+		d = od_find_locked(e, item, rel);
+		if (!d) {
+			if (store_doc_stat(e->store, item, rel, &now))
+				now.rev_id = 0;
+			if (now.rev_id == m.rev_id) {
+				nd->next = e->docs;
+				e->docs = nd;
+				pthread_mutex_unlock(&e->files_lock);
+				*out = nd;
+				return 0;
+			}
+		}
+		pthread_mutex_unlock(&e->files_lock);
+		od_destroy(nd);
 	}
-
-	/* Another thread may have opened it meanwhile: use theirs. */
-	pthread_mutex_lock(&e->files_lock);
-	d = od_find_locked(e, item, rel);
-	if (d) {
-		d->refs++;
-	} else {
-		nd->next = e->docs;
-		e->docs = nd;
-	}
-	pthread_mutex_unlock(&e->files_lock);
-	if (d) {
-		buf_free(&nd->content);
-		free(nd->rel);
-		pthread_mutex_destroy(&nd->lock);
-		free(nd);
-		nd = d;
-	}
-	*out = nd;
-	return 0;
+	return -EAGAIN;
 }
 
 static void od_unlink_locked(struct engine *e, struct open_doc *d)
@@ -923,22 +931,28 @@ static void od_put(struct engine *e, struct open_doc *d)
 	if (last && !d->unlinked)
 		od_unlink_locked(e, d);
 	pthread_mutex_unlock(&e->files_lock);
-	if (!last)
-		return;
-	buf_free(&d->content);
-	free(d->rel);
-	pthread_mutex_destroy(&d->lock);
-	free(d);
+	if (last)
+		od_destroy(d);
 }
 
-/* Commits a changed open document as a new revision. */
-static int od_commit(struct engine *e, struct open_doc *d, const struct pfs_caller *c)
+/*
+ * Commits a changed open document. amend (a revision id, or 0) names a
+ * revision this handle committed only to make an O_TRUNC or a create
+ * durable at a close before any write: while it is still the current one
+ * its content is replaced, so a shell's `echo x > f` leaves one revision.
+ * *rev_id (may be NULL) gets the current revision id afterwards. Holds
+ * ns_lock shared, so a rename or unlink cannot move the path meanwhile.
+ */
+static int od_commit(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
+		     int64_t amend, int64_t *rev_id)
 {
+	struct doc_meta m;
 	struct who_buf wb;
 	char *rel;
 	int rc = 0, unlinked;
 
 	who_fill(e, c, &wb);
+	pthread_rwlock_rdlock(&e->ns_lock);
 	/* files_lock before d->lock never nests the other way (see od_meta). */
 	pthread_mutex_lock(&e->files_lock);
 	unlinked = d->unlinked;
@@ -948,15 +962,23 @@ static int od_commit(struct engine *e, struct open_doc *d, const struct pfs_call
 	if (!rel) {
 		rc = -ENOMEM;
 	} else if (d->dirty && !unlinked) {
-		rc = store_doc_write(e->store, d->item_id, rel, d->content.data ? d->content.data : "",
-				     d->content.len, d->mode, d->mtime_ns, d->stored ? "write" : "create",
-				     &wb.w, NULL);
+		const char *data = d->content.data ? d->content.data : "";
+
+		rc = amend ? store_doc_amend(e->store, d->item_id, rel, amend, data, d->content.len,
+					     d->mode, d->mtime_ns)
+			   : -ESTALE;
+		if (rc == -ESTALE)
+			rc = store_doc_write(e->store, d->item_id, rel, data, d->content.len, d->mode,
+					     d->mtime_ns, d->stored ? "write" : "create", &wb.w, NULL);
 		if (rc == 0) {
 			d->dirty = 0;
 			d->stored = 1;
 		}
 	}
+	if (rc == 0 && rev_id && rel)
+		*rev_id = store_doc_stat(e->store, d->item_id, rel, &m) == 0 ? m.rev_id : 0;
 	pthread_mutex_unlock(&d->lock);
+	pthread_rwlock_unlock(&e->ns_lock);
 	free(rel);
 	return rc;
 }
@@ -1158,6 +1180,8 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 		node_clear(&n);
 		return rc;
 	}
+	who_fill(e, who, &wb);
+	pthread_rwlock_wrlock(&e->ns_lock);
 	pthread_mutex_lock(&e->files_lock);
 	d = od_find_locked(e, n.item.id, n.rel);
 	if (d) {
@@ -1165,8 +1189,8 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 		was_open = 1;
 	}
 	pthread_mutex_unlock(&e->files_lock);
-	who_fill(e, who, &wb);
 	rc = store_doc_unlink(e->store, n.item.id, n.rel, &wb.w);
+	pthread_rwlock_unlock(&e->ns_lock);
 	if (rc == -ENOENT && was_open)
 		rc = 0; /* created but never committed */
 	node_clear(&n);
@@ -1186,7 +1210,7 @@ static int commit_if_open(struct engine *e, int64_t item, const char *rel,
 		d->refs++;
 	pthread_mutex_unlock(&e->files_lock);
 	if (d) {
-		rc = od_commit(e, d, who);
+		rc = od_commit(e, d, who, 0, NULL);
 		od_put(e, d);
 	}
 	return rc;
@@ -1235,6 +1259,7 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 	if (rc)
 		goto out_p;
 	who_fill(e, who, &wb);
+	pthread_rwlock_wrlock(&e->ns_lock);
 	rc = store_doc_rename(e->store, a.item.id, a.rel, rel, flags & 1u, &wb.w);
 	if (rc == 0) {
 		struct open_doc *d;
@@ -1262,6 +1287,7 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 		}
 		pthread_mutex_unlock(&e->files_lock);
 	}
+	pthread_rwlock_unlock(&e->ns_lock);
 out_p:
 	node_clear(&p);
 out_a:
@@ -1282,8 +1308,11 @@ int engine_chmod(struct engine *e, const char *path, mode_t mode)
 
 		pthread_mutex_lock(&e->files_lock);
 		d = od_find_locked(e, n.item.id, n.rel);
-		if (d)
+		if (d) {
+			pthread_mutex_lock(&d->lock);
 			d->mode = mode & 07777;
+			pthread_mutex_unlock(&d->lock);
+		}
 		pthread_mutex_unlock(&e->files_lock);
 		rc = store_doc_set_mode(e->store, n.item.id, n.rel, mode);
 		if (rc == -ENOENT && d)
@@ -1311,8 +1340,11 @@ int engine_utimens(struct engine *e, const char *path, int64_t mtime_ns)
 
 		pthread_mutex_lock(&e->files_lock);
 		d = od_find_locked(e, n.item.id, n.rel);
-		if (d)
+		if (d) {
+			pthread_mutex_lock(&d->lock);
 			d->mtime_ns = mtime_ns < 0 ? util_now_ns() : mtime_ns;
+			pthread_mutex_unlock(&d->lock);
+		}
 		pthread_mutex_unlock(&e->files_lock);
 		rc = store_doc_set_mtime(e->store, n.item.id, n.rel, mtime_ns);
 		if (rc == -ENOENT && d)
@@ -1529,7 +1561,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	}
 	switch (n.kind) {
 	case N_DOC:
-		rc = od_get(e, n.item.id, n.rel, creating, mode, &f->od);
+		rc = od_get(e, n.item.id, n.rel, creating, creating && (flags & O_EXCL), mode, &f->od);
 		f->trunc_pending = creating;
 		if (rc == 0 && (flags & O_TRUNC) && wr) {
 			pthread_mutex_lock(&f->od->lock);
@@ -1740,7 +1772,7 @@ int engine_truncate(struct engine *e, const char *path, uint64_t size, const str
 		return rc;
 	rc = engine_file_truncate(f, size, who);
 	if (rc == 0 && f->kind == N_DOC)
-		rc = od_commit(e, f->od, who);
+		rc = od_commit(e, f->od, who, 0, NULL);
 	f->advanced = 1; /* a truncate of ctl is no trigger */
 	f->wrote = 1;
 	if (rc)
@@ -1760,11 +1792,16 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 	switch (f->kind) {
 	case N_DOC:
 		/* A shell opens with O_TRUNC, dup2()s and closes the first fd before
-		 * writing: that flush would record an empty revision in between.
-		 * Until the handle writes, the commit waits for release. */
-		if (f->trunc_pending && !f->wrote)
-			return 0;
-		return od_commit(e, f->od, who);
+		 * it writes: that close must be durable, but the writes that follow
+		 * amend the same revision instead of adding one. */
+		if (f->trunc_pending && !f->wrote) {
+			f->trunc_pending = 0;
+			return od_commit(e, f->od, who, 0, &f->provisional);
+		}
+		rc = od_commit(e, f->od, who, f->wrote ? f->provisional : 0, NULL);
+		if (f->wrote)
+			f->provisional = 0;
+		return rc;
 	case N_CTL:
 		if (f->line.len) {
 			char *cmd = strndup(f->line.data, f->line.len);
@@ -1824,7 +1861,6 @@ void engine_file_release(struct pfs_file *f)
 {
 	if (!f)
 		return;
-	f->trunc_pending = 0;
 	if (f->kind == N_DOC)
 		engine_file_flush(f, NULL);
 	if (f->kind == N_PIPELINE && f->snap_dirty) {

@@ -46,7 +46,8 @@ struct job {
 	struct run run;         /* the run row */
 	struct runner_proc *proc;
 	int is_stage;
-	int stage_index;
+	int stage_index;        /* in cfg */
+	struct pfs_config *cfg; /* stages: the configuration it started under */
 	struct recipe recipe;   /* recipes: a copy (strings owned) */
 	int gpus[16];
 	int ngpus;
@@ -62,8 +63,8 @@ struct batch {
 	int cancelled;
 	int rerun;              /* a `rerun RECIPE`: no stage run */
 	char prev_state[16];    /* rerun: state to return to */
+	char *prev_error;       /* rerun: last_error to return to */
 	struct job *stage_job;  /* validate: the stage's own run (log), not running */
-	int stage_index;
 	struct batch *next;
 };
 
@@ -338,6 +339,52 @@ static void run_seal(struct pipe *p, struct run *r, double duration_s)
 	store_run_update(p->e->store, r);
 }
 
+static void stage_done(struct pipe *p, struct job *j, const struct runner_result *res);
+
+/*
+ * Runs a stage program for job j: its cwd is the item directory on the
+ * mount, but the loop thread must not wait on the mount (uv_spawn blocks
+ * until the child has exec'd, and a chdir into FUSE needs a worker thread
+ * that may itself be waiting on this loop). So the child starts in "/" and
+ * a shell enters $PACKET_DIR after exec.
+ */
+static void spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st,
+			const struct item *it)
+{
+	static char shell[] = "/bin/sh", dash_c[] = "-c",
+		    script[] = "cd \"$PACKET_DIR\" || exit 126; exec \"$@\"",
+		    name[] = "packetfs-stage";
+	char **env = make_env(p, it, st->name, NULL, NULL), **argv = NULL, *cmd;
+	size_t i, n = strv_len(st->run);
+	int rc = -ENOMEM;
+
+	cmd = strv_join(st->run, " ", 1);
+	if (cmd) {
+		free(j->run.command);
+		j->run.command = cmd;
+	}
+	log_line(p, j->run.id, "[packetfs] $ %s\n", j->run.command);
+	argv = calloc(n + 5, sizeof(char *));
+	if (argv && env) {
+		argv[0] = shell;
+		argv[1] = dash_c;
+		argv[2] = script;
+		argv[3] = name;
+		for (i = 0; i < n; i++)
+			argv[4 + i] = st->run[i];
+		rc = job_spawn(p, j, argv, env, "/", (unsigned)st->timeout_s);
+	}
+	free(argv);
+	strv_free(env);
+	if (rc) {
+		struct runner_result res = {0};
+
+		res.spawn_error = rc;
+		stage_done(p, j, &res);
+		job_free(j);
+	}
+}
+
 /* ---- gates ---- */
 
 /* 0 when stage index i may start now; otherwise -EAGAIN with the reason
@@ -405,11 +452,20 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 static void validation_finish(struct pipe *p, struct batch *b);
 static void pump(struct pipe *p);
 
-/* After a stage succeeded: go on unless held; mark done after the last. */
-static void stage_advance(struct pipe *p, struct item *it, size_t i)
+/* After stage `name` succeeded: go on unless held; mark done after the
+ * last. Positions come from the configuration in force now. */
+static void stage_advance(struct pipe *p, struct item *it, const char *name)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
+	size_t i;
 
+	if (!config_stage(cfg, name, &i)) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "stage %s is no longer in the pipeline; use run STAGE", name);
+		set_state(p, it, "failed", why);
+		return;
+	}
 	if (i + 1 >= cfg->nstages) {
 		set_state(p, it, "done", "");
 		return;
@@ -499,12 +555,31 @@ static int is_print_stage(const struct pfs_config *cfg, const struct pfs_stage *
 	return 0;
 }
 
+/* Reports uncommitted changes a print stage left (they are not committed
+ * for it): a warning into warn, its log and the events. */
+static void check_worktree(struct pipe *p, struct job *j, const struct item *it,
+			   const struct pfs_stage *st, char *warn, size_t size)
+{
+	struct buf dirty;
+	char wt[PATH_MAX];
+
+	buf_init(&dirty);
+	snprintf(wt, sizeof(wt), "%s/worktrees/%s", p->e->store_dir, it->name);
+	if (repo_worktree_dirty(wt, &dirty) == 1 && dirty.data) {
+		snprintf(warn, size, "warning: %s: %s left in the worktree (packetfs does not commit "
+			 "them)", st->name, dirty.data);
+		log_line(p, j->run.id, "[packetfs] %s\n", warn);
+		event(p, it, "uncommitted", ",\"stage\":\"%s\"", st->name);
+	}
+	buf_free(&dirty);
+}
+
 /* A stage program or validation ended: record it and move the item on. */
 static void stage_done(struct pipe *p, struct job *j, const struct runner_result *res)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = j->cfg;
 	const struct pfs_stage *st = &cfg->stages[j->stage_index];
-	char why[768] = "";
+	char why[768] = "", warn[768] = "";
 	struct item it;
 	int ok = res && res->spawn_error == 0 && res->term_signal == 0 && res->exit_code == 0 &&
 		 !res->timed_out && !res->cancelled;
@@ -555,7 +630,10 @@ static void stage_done(struct pipe *p, struct job *j, const struct runner_result
 		log_line(p, j->run.id, "[packetfs] %s\n", why);
 	} else {
 		snprintf(j->run.status, sizeof(j->run.status), "succeeded");
+		if (is_print_stage(cfg, st))
+			check_worktree(p, j, &it, st, warn, sizeof(warn));
 	}
+	/* The log is complete: seal it (its sha256 is evidence). */
 	run_seal(p, &j->run, res ? res->duration_s : 0);
 	event(p, &it, "stage_finished", ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"",
 	      st->name, j->run.run_no, j->run.status, j->run.log_path);
@@ -566,28 +644,13 @@ static void stage_done(struct pipe *p, struct job *j, const struct runner_result
 		return;
 	}
 	it.stage_ok = 1;
-	item_set(&it.last_error, "");
+	item_set(&it.last_error, warn);
 	/* What the stage means for the item. */
 	if (st->recipes_from_plan && st->run) {
 		char v[32];
 
 		doc_marker(p, &it, "change-validation.md", "Verdict", v, sizeof(v));
 		item_set(&it.verdict, v);
-	}
-	if (is_print_stage(cfg, st)) {
-		struct buf dirty;
-		char wt[PATH_MAX];
-
-		buf_init(&dirty);
-		snprintf(wt, sizeof(wt), "%s/worktrees/%s", p->e->store_dir, it.name);
-		if (repo_worktree_dirty(wt, &dirty) == 1 && dirty.data) {
-			snprintf(why, sizeof(why), "warning: %s: %s left in the worktree (packetfs does "
-				 "not commit them)", st->name, dirty.data);
-			item_set(&it.last_error, why);
-			log_line(p, j->run.id, "[packetfs] %s\n", why);
-			event(p, &it, "uncommitted", ",\"stage\":\"%s\"", st->name);
-		}
-		buf_free(&dirty);
 	}
 	if (st->on_needs_changes) {
 		char a[32];
@@ -610,7 +673,13 @@ static void stage_done(struct pipe *p, struct job *j, const struct runner_result
 				item_clear(&it);
 				return;
 			}
-			config_stage(cfg, st->on_needs_changes, &back);
+			if (!config_stage(engine_config_get(p->e), st->on_needs_changes, &back)) {
+				snprintf(why, sizeof(why), "%s: stage %s is no longer in the pipeline",
+					 st->name, st->on_needs_changes);
+				set_state(p, &it, "failed", why);
+				item_clear(&it);
+				return;
+			}
 			it.iteration++;
 			item_set(&it.verdict, "");
 			item_set(&it.assessment, "");
@@ -626,7 +695,7 @@ static void stage_done(struct pipe *p, struct job *j, const struct runner_result
 		}
 	}
 	store_item_update(p->e->store, &it);
-	stage_advance(p, &it, (size_t)j->stage_index);
+	stage_advance(p, &it, st->name);
 	item_clear(&it);
 }
 
@@ -658,7 +727,7 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
 	const struct pfs_stage *st = &cfg->stages[i];
-	char why[768], cwd[PATH_MAX];
+	char why[768];
 	struct job *j;
 	int rc, approve_wait;
 
@@ -691,8 +760,10 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	}
 	item_set(&it->stage, st->name);
 	it->stage_ok = 0;
-	if (is_print_stage(cfg, st))
+	if (is_print_stage(cfg, st)) {
 		item_set(&it->last_error, ""); /* its old warning goes with the new run */
+		it->approved = 0;               /* a new change needs a new approve */
+	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
@@ -701,6 +772,7 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	snprintf(j->item, sizeof(j->item), "%s", it->name);
 	j->is_stage = 1;
 	j->stage_index = (int)i;
+	j->cfg = cfg;
 	rc = job_open_run(p, j, it, "stage", st->name, "running");
 	if (rc) {
 		job_free(j);
@@ -732,26 +804,7 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 		job_free(j);
 		return 0;
 	}
-	{
-		char *cmd = strv_join(st->run, " ", 1);
-		char **env = make_env(p, it, st->name, NULL, NULL);
-
-		if (cmd) {
-			free(j->run.command);
-			j->run.command = cmd;
-		}
-		log_line(p, j->run.id, "[packetfs] $ %s\n", j->run.command);
-		snprintf(cwd, sizeof(cwd), "%s/%s", p->e->mountpoint ? p->e->mountpoint : "/", it->name);
-		rc = job_spawn(p, j, st->run, env, cwd, (unsigned)st->timeout_s);
-		strv_free(env);
-		if (rc) {
-			struct runner_result res = {0};
-
-			res.spawn_error = rc;
-			stage_done(p, j, &res);
-			job_free(j);
-		}
-	}
+	spawn_stage(p, j, st, it);
 	return 0;
 }
 
@@ -912,6 +965,12 @@ static void recipe_start(struct pipe *p, struct job *j)
 	int rc;
 
 	if (store_item_get_id(p->e->store, j->item_id, &it)) {
+		if (j->ngpus)
+			gpu_pool_release(p->gpus, j->gpus, j->ngpus);
+		if (j->batch) {
+			j->batch->pending--;
+			batch_step(p, j->batch);
+		}
 		job_free(j);
 		return;
 	}
@@ -976,22 +1035,25 @@ static void pump(struct pipe *p)
 
 		if (j->recipe.gpus > gpu_pool_size(p->gpus) || j->recipe.gpus > 16) {
 			char note[256];
-			struct item it;
+			struct item it = {0};
 
 			p->queue = j->next;
 			j->next = NULL;
-			if (store_item_get_id(p->e->store, j->item_id, &it) == 0) {
-				if (job_open_run(p, j, &it, "recipe", j->recipe.name, "blocked") == 0) {
-					snprintf(note, sizeof(note), "needs %d GPU(s), the pool has %d",
-						 j->recipe.gpus, gpu_pool_size(p->gpus));
-					free(j->run.command);
-					j->run.command = strdup(j->recipe.path);
-					log_line(p, j->run.id, "# packetfs recipe log\n# recipe: %s\n"
-							       "# not run: %s\n", j->recipe.name, note);
-					recipe_done(p, j, "blocked", note, NULL);
-				}
-				item_clear(&it);
+			if (store_item_get_id(p->e->store, j->item_id, &it) == 0 &&
+			    job_open_run(p, j, &it, "recipe", j->recipe.name, "blocked") == 0) {
+				snprintf(note, sizeof(note), "needs %d GPU(s), the pool has %d",
+					 j->recipe.gpus, gpu_pool_size(p->gpus));
+				free(j->run.command);
+				j->run.command = strdup(j->recipe.path);
+				log_line(p, j->run.id, "# packetfs recipe log\n# recipe: %s\n"
+						       "# not run: %s\n", j->recipe.name, note);
+				recipe_done(p, j, "blocked", note, NULL);
+			} else if (j->batch) {
+				j->batch->pending--;
+				batch_step(p, j->batch);
 			}
+			if (it.name)
+				item_clear(&it);
 			job_free(j);
 			continue;
 		}
@@ -1025,7 +1087,6 @@ static void start_validation(struct pipe *p, struct item *it, struct job *sj)
 	b->item_id = it->id;
 	snprintf(b->item, sizeof(b->item), "%s", it->name);
 	b->stage_job = sj;
-	b->stage_index = sj->stage_index;
 	b->next = p->batches;
 	p->batches = b;
 	rc = view_plan_names(p->e, it, &names);
@@ -1063,6 +1124,7 @@ static void batch_free(struct pipe *p, struct batch *b)
 			break;
 		}
 	}
+	free(b->prev_error);
 	free(b);
 }
 
@@ -1133,7 +1195,8 @@ static void validation_finish(struct pipe *p, struct batch *b)
 			strv_free(names);
 			strv_free(lines);
 		}
-		set_state(p, &it, b->prev_state, b->cancelled ? "rerun cancelled" : "");
+		set_state(p, &it, b->prev_state,
+			  b->cancelled ? "rerun cancelled" : b->prev_error ? b->prev_error : "");
 		item_clear(&it);
 		batch_free(p, b);
 		return;
@@ -1151,29 +1214,10 @@ static void validation_finish(struct pipe *p, struct batch *b)
 	}
 	batch_free(p, b);
 	{
-		const struct pfs_stage *st = &cfg->stages[sj->stage_index];
+		const struct pfs_stage *st = &sj->cfg->stages[sj->stage_index];
 
 		if (st->run) {
-			char **env = make_env(p, &it, st->name, NULL, NULL), *cmd, cwd[PATH_MAX];
-			int rc;
-
-			cmd = strv_join(st->run, " ", 1);
-			if (cmd) {
-				free(sj->run.command);
-				sj->run.command = cmd;
-			}
-			log_line(p, sj->run.id, "[packetfs] $ %s\n", sj->run.command);
-			snprintf(cwd, sizeof(cwd), "%s/%s", p->e->mountpoint ? p->e->mountpoint : "/",
-				 it.name);
-			rc = job_spawn(p, sj, st->run, env, cwd, (unsigned)st->timeout_s);
-			strv_free(env);
-			if (rc) {
-				struct runner_result res = {0};
-
-				res.spawn_error = rc;
-				stage_done(p, sj, &res);
-				job_free(sj);
-			}
+			spawn_stage(p, sj, st, &it);
 			item_clear(&it);
 			return;
 		}
@@ -1250,22 +1294,31 @@ static int next_stage(struct pipe *p, const struct item *it, size_t *i, char *wh
 
 static int cancel_item(struct pipe *p, struct item *it)
 {
-	struct job *j, *next, *keep = NULL, **tail = &keep;
+	struct job *j, *next, *keep = NULL, **tail = &keep, *mine = NULL, **mtail = &mine;
 	struct batch *b;
 	int found = 0;
 
 	for (b = p->batches; b; b = b->next)
 		if (b->item_id == it->id)
 			b->cancelled = 1;
-	/* Queued recipes of the item end as cancelled without running. */
+	/* Take the item's queued recipes off the queue first: recording each
+	 * one pumps the queue. */
 	for (j = p->queue; j; j = next) {
 		next = j->next;
 		j->next = NULL;
 		if (j->item_id != it->id) {
 			*tail = j;
 			tail = &j->next;
-			continue;
+		} else {
+			*mtail = j;
+			mtail = &j->next;
 		}
+	}
+	p->queue = keep;
+	/* They end as cancelled without running. */
+	for (j = mine; j; j = next) {
+		next = j->next;
+		j->next = NULL;
 		found = 1;
 		if (job_open_run(p, j, it, "recipe", j->recipe.name, "cancelled") == 0) {
 			free(j->run.command);
@@ -1278,7 +1331,6 @@ static int cancel_item(struct pipe *p, struct item *it)
 		}
 		job_free(j);
 	}
-	p->queue = keep;
 	for (j = p->jobs; j; j = j->next) {
 		if (j->item_id == it->id) {
 			runner_cancel(j->proc);
@@ -1349,9 +1401,12 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 			snprintf(b->item, sizeof(b->item), "%s", it.name);
 			b->rerun = 1;
 			snprintf(b->prev_state, sizeof(b->prev_state), "%s", it.state);
+			b->prev_error = strdup(it.last_error);
 			b->next = p->batches;
 			p->batches = b;
 			rc = queue_recipe(p, &it, r, b);
+			if (rc)
+				batch_free(p, b);
 		}
 		pthread_mutex_unlock(&p->e->cfg_lock);
 		if (rc == 0) {
@@ -1477,7 +1532,7 @@ static int resume_one(void *arg, const struct item *it0)
 	char why[256];
 	size_t i;
 
-	if (strcmp(it0->state, "queued") != 0 || item_busy(p, it0->id))
+	if (strcmp(it0->state, "queued") != 0 || it0->hold || item_busy(p, it0->id))
 		return 0;
 	if (cfg->max_parallel_items > 0 && running_items(p) >= cfg->max_parallel_items)
 		return 1;

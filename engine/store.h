@@ -100,6 +100,12 @@ int store_doc_read(struct store *s, int64_t item_id, const char *path, char **da
 int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
 		    size_t len, mode_t mode, int64_t mtime_ns, const char *op,
 		    const struct store_who *who, int *rev);
+/* Replaces, in place, the content of revision rev_id of path while it is
+ * still the document's current revision: for a commit that only made a
+ * close durable before the same handle's writes. 0, or -ESTALE when it is
+ * not current (write a new revision instead). mtime_ns < 0: now. */
+int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
+		    const void *data, size_t len, mode_t mode, int64_t mtime_ns);
 /* Creates a directory entry. 0, -EEXIST, -ENOENT (no parent). */
 int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode);
 /* Removes a document, recording a tombstone revision (history is kept).

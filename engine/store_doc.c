@@ -194,6 +194,43 @@ out:
 	return rc;
 }
 
+int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
+		    const void *data, size_t len, mode_t mode, int64_t mtime_ns)
+{
+	struct doc_meta m;
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__begin(s);
+	if (rc)
+		goto out;
+	rc = doc_stat_locked(s, item_id, path, &m);
+	if (rc == 0 && (m.is_dir || m.rev_id != rev_id))
+		rc = -ESTALE;
+	else if (rc == -ENOENT)
+		rc = -ESTALE;
+	if (rc == 0) {
+		st = store__stmt(s, "UPDATE revisions SET content = ?, size = ?, mode = ? WHERE id = ?");
+		if (!st) {
+			rc = -EIO;
+		} else {
+			sqlite3_bind_blob64(st, 1, len ? data : "", len, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 2, (sqlite3_int64)len);
+			sqlite3_bind_int(st, 3, (int)(mode & 07777));
+			sqlite3_bind_int64(st, 4, rev_id);
+			rc = store__step_done(s, st);
+		}
+	}
+	if (rc == 0)
+		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777,
+			     mtime_ns < 0 ? util_now_ns() : mtime_ns);
+	rc = store__end(s, rc);
+out:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
 int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode)
 {
 	sqlite3_stmt *st;

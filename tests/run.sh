@@ -121,6 +121,7 @@ if [ "$SANITIZE" = 1 ]; then
 	BUILD=${PFS_BUILD_DIR:-build-asan}
 	SETUP_OPTS=(-Db_sanitize=address,undefined -Db_lundef=false)
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+	export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/tests/lsan.supp}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 else
 	BUILD=${PFS_BUILD_DIR:-build}
