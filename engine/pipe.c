@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -503,6 +504,17 @@ static void doc_marker(struct pipe *p, const struct item *it, const char *doc, c
 	free(text);
 }
 
+/* Whether the pipeline validates the plan's recipes. */
+static int has_validate(const struct pfs_config *cfg)
+{
+	size_t k;
+
+	for (k = 0; k < cfg->nstages; k++)
+		if (cfg->stages[k].recipes_from_plan)
+			return 1;
+	return 0;
+}
+
 /* Checks a stage's products; 0 or -EINVAL with the reason in why. */
 static int check_products(struct pipe *p, const struct item *it, const struct pfs_stage *st,
 			  char *why, size_t size)
@@ -515,7 +527,7 @@ static int check_products(struct pipe *p, const struct item *it, const struct pf
 			snprintf(why, size, "%s: did not produce %s (missing or empty)", st->name, *v);
 			return -EINVAL;
 		}
-		if (strcmp(*v, "plan.md") == 0) {
+		if (strcmp(*v, "plan.md") == 0 && has_validate(engine_config_get(p->e))) {
 			char **names = NULL;
 			size_t k;
 			int rc = view_plan_names(p->e, it, &names);
@@ -1584,6 +1596,50 @@ struct recover {
 	int rc;
 };
 
+/*
+ * Whether process group pgid, recorded by an earlier daemon for a run
+ * started at started_at, is still that run's. A live leader must have
+ * started then (pids are reused after a reboot or a wrap); without a
+ * leader, the kernel keeps the id from being reused while members remain,
+ * so whoever is left is ours.
+ */
+static int group_is_ours(pid_t pgid, const char *started_at)
+{
+	char path[64], buf[1024], *p, *line = NULL;
+	unsigned long long start_ticks = 0, btime = 0;
+	size_t cap = 0;
+	struct tm tm;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pgid);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	for (i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start_ticks) != 1)
+		return 0;
+	f = fopen("/proc/stat", "re");
+	while (f && getline(&line, &cap, f) > 0)
+		if (sscanf(line, "btime %llu", &btime) == 1)
+			break;
+	free(line);
+	if (f)
+		fclose(f);
+	memset(&tm, 0, sizeof(tm));
+	if (!btime || !strptime(started_at, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return 0;
+	{
+		long long started = (long long)timegm(&tm);
+		long long leader = (long long)(btime + start_ticks / (unsigned long long)sysconf(_SC_CLK_TCK));
+
+		return llabs(leader - started) <= 5;
+	}
+}
+
 static int recover_run(void *arg, const struct run *r0)
 {
 	struct recover *rv = arg;
@@ -1598,7 +1654,7 @@ static int recover_run(void *arg, const struct run *r0)
 		return 0;
 	if (store_run_get(e->store, r0->id, &r))
 		return 0;
-	if (r.pgid > 0)
+	if (r.pgid > 0 && group_is_ours(r.pgid, r.started_at))
 		runner_kill_group_sync(r.pgid, (unsigned)(cfg->cancel_grace_s ? cfg->cancel_grace_s : 1));
 	n = snprintf(line, sizeof(line), "\n%s packetfs: %s\n", strcmp(r.kind, "recipe") == 0 ? "#" : "[packetfs]", msg);
 	store_log_append(e->store, r.id, line, (size_t)n);
