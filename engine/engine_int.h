@@ -8,7 +8,7 @@
  *   ns_lock     - rwlock: renames and unlinks of documents (exclusive)
  *                 against commits of open documents (shared)
  *   cfg_lock    - cfg, cfg_json, recipes (swapped whole on a config write)
- *   files_lock  - the open-document table (packet.c), then an open
+ *   files_lock  - the open-document table (packet_doc.c), then an open
  *                 document's own lock
  *   active_lock - the active-run table (written by the loop thread, read by
  *                 FUSE threads for status "gpus" and revision "stage")
@@ -40,7 +40,7 @@ struct active_run {
 	int ngpus;
 };
 
-struct open_doc; /* packet.c */
+struct open_doc; /* packet_int.h */
 struct pipe;      /* pipe.c */
 
 /* A request from a FUSE thread to the loop thread (engine_call). */
@@ -132,7 +132,7 @@ int view_change_diff(struct engine *e, const struct item *it, struct buf *out);
  * -ENOENT (no plan.md or no block). */
 int view_plan_names(struct engine *e, const struct item *it, char ***names);
 
-/* pipe.c: the pipeline state machine; loop thread only. */
+/* pipe*.c: the pipeline state machine; loop thread only. */
 int pipe_new(struct engine *e, struct pipe **out);
 void pipe_free(struct pipe *p);
 /* Resumes queued items; called once when the loop starts. */

@@ -1,6 +1,9 @@
 /*
  * pipe.c - the pipeline engine (SPEC §4, §5, §6): stages and recipes of
- * every item, run on the libuv loop thread.
+ * every item, run on the libuv loop thread. This file holds jobs, gates,
+ * stages, the ctl commands and the engine's lifecycle; pipe_recipe.c the
+ * recipe queue and the batches of a validation, pipe_recover.c crash
+ * recovery (pipe_int.h is what pipe.c and pipe_recipe.c share).
  *
  * DESIGN. Item progress lives in the items table: `stage` is the stage
  * that runs or ran last and `stage_ok` whether that run succeeded, so
@@ -11,11 +14,9 @@
  *
  * Processes are jobs: one stage program or one recipe, each a run row
  * whose log is streamed into the store as output arrives. The validate
- * stage is a batch: the plan's recipes are queued (FIFO) and started while
- * fewer than max_parallel_recipes run and their GPUs can be granted; the
- * head of the queue waits for GPUs rather than being overtaken, so no
- * recipe starves. When the batch is empty the validator program runs, or
- * the engine writes change-validation.md itself.
+ * stage is a batch of recipes (pipe_recipe.c); when the batch is empty the
+ * validator program runs, or the engine writes change-validation.md
+ * itself.
  *
  * Everything here runs on the loop thread; the only state shared with
  * FUSE threads is the store and the engine's active-run table.
@@ -25,61 +26,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
-#include "engine_int.h"
 #include "gpu.h"
+#include "pipe_int.h"
 #include "registry.h"
 #include "repo.h"
-#include "runner.h"
 
 extern char **environ;
 
-struct batch;
-
-struct job {
-	struct pipe *p;
-	int64_t item_id;
-	char item[ITEM_NAME_MAX + 1];
-	struct run run;         /* the run row */
-	struct runner_proc *proc;
-	int is_stage;
-	int stage_index;        /* in cfg */
-	struct pfs_config *cfg; /* stages: the configuration it started under */
-	struct recipe recipe;   /* recipes: a copy (strings owned) */
-	int gpus[16];
-	int ngpus;
-	struct batch *batch;    /* recipes of a validate stage or a rerun */
-	struct job *next;
-};
-
-/* The recipes of one validate stage (or one rerun) of an item. */
-struct batch {
-	int64_t item_id;
-	char item[ITEM_NAME_MAX + 1];
-	int pending;            /* queued or running recipes */
-	int cancelled;
-	int rerun;              /* a `rerun RECIPE`: no stage run */
-	char prev_state[16];    /* rerun: state to return to */
-	char *prev_error;       /* rerun: last_error to return to */
-	struct job *stage_job;  /* validate: the stage's own run (log), not running */
-	struct batch *next;
-};
-
-struct pipe {
-	struct engine *e;
-	struct gpu_pool *gpus;
-	struct job *jobs;       /* running processes */
-	struct job *queue;      /* recipes waiting to start, FIFO */
-	struct batch *batches;
-	int running_recipes;
-	int shutting_down;
-};
-
-static void item_set(char **field, const char *value)
+void pipe__item_set(char **field, const char *value)
 {
 	char *v = strdup(value);
 
@@ -89,10 +46,7 @@ static void item_set(char **field, const char *value)
 	}
 }
 
-static void event(struct pipe *p, const struct item *it, const char *type, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void event(struct pipe *p, const struct item *it, const char *type, const char *fmt, ...)
+void pipe__event(struct pipe *p, const struct item *it, const char *type, const char *fmt, ...)
 {
 	char extra[1024] = "";
 	va_list ap;
@@ -116,26 +70,23 @@ static char *jstr(const char *s)
 }
 
 /* Sets state (and last_error), writes the item and records an event. */
-static void set_state(struct pipe *p, struct item *it, const char *state, const char *error)
+void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error)
 {
 	char *q;
 
-	item_set(&it->state, state);
+	pipe__item_set(&it->state, state);
 	/* A warning (uncommitted changes left by print) outlives the states
 	 * that follow; only an error replaces it. */
 	if (error && !(error[0] == '\0' && strncmp(it->last_error, "warning: ", 9) == 0))
-		item_set(&it->last_error, error);
+		pipe__item_set(&it->last_error, error);
 	store_item_update(p->e->store, it);
 	q = jstr(it->last_error);
-	event(p, it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s", state, it->stage,
-	      q ? q : "\"\"");
+	pipe__event(p, it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s", state,
+		    it->stage, q ? q : "\"\"");
 	free(q);
 }
 
-static void log_line(struct pipe *p, int64_t run_id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void log_line(struct pipe *p, int64_t run_id, const char *fmt, ...)
+void pipe__log_line(struct pipe *p, int64_t run_id, const char *fmt, ...)
 {
 	char line[2048];
 	va_list ap;
@@ -188,8 +139,8 @@ static int item_busy(struct pipe *p, int64_t id)
 
 /* ---- environment ---- */
 
-static char **make_env(struct pipe *p, const struct item *it, const char *stage,
-		       const char *recipe, const char *cuda)
+char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
+		      const char *cuda)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
 	char **env = NULL, var[PATH_MAX + 64];
@@ -229,7 +180,7 @@ static char **make_env(struct pipe *p, const struct item *it, const char *stage,
 
 /* ---- jobs ---- */
 
-static void job_free(struct job *j)
+void pipe__job_free(struct job *j)
 {
 	if (!j)
 		return;
@@ -262,8 +213,8 @@ static void on_output(void *arg, const char *data, size_t len)
 }
 
 /* Creates the run row of a new job (run number, log path, status). */
-static int job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
-			const char *name, const char *status)
+int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
+		       const char *name, const char *status)
 {
 	char stamp[32], path[PATH_MAX], head[41] = "";
 	struct pfs_config *cfg = engine_config_get(p->e);
@@ -299,8 +250,8 @@ static int job_open_run(struct pipe *p, struct job *j, const struct item *it, co
 static void on_exit_cb(void *arg, const struct runner_result *res);
 
 /* Spawns argv for job j (its run row exists); registers it as active. */
-static int job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
-		     unsigned timeout_s)
+int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
+		    unsigned timeout_s)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
 	struct runner_spec spec = {argv, env, cwd, timeout_s, (unsigned)cfg->cancel_grace_s};
@@ -329,7 +280,7 @@ static int job_spawn(struct pipe *p, struct job *j, char *const *argv, char **en
 }
 
 /* Seals a run: finish time, duration, log sha256. */
-static void run_seal(struct pipe *p, struct run *r, double duration_s)
+void pipe__run_seal(struct pipe *p, struct run *r, double duration_s)
 {
 	int64_t size;
 
@@ -340,7 +291,30 @@ static void run_seal(struct pipe *p, struct run *r, double duration_s)
 	store_run_update(p->e->store, r);
 }
 
-static void stage_done(struct pipe *p, struct job *j, const struct runner_result *res);
+static void on_exit_cb(void *arg, const struct runner_result *res)
+{
+	struct job *j = arg;
+	struct pipe *p = j->p;
+
+	job_unlink(&p->jobs, j);
+	engine_active_remove(p->e, j->run.id);
+	j->proc = NULL;
+	if (j->is_stage) {
+		pipe__stage_done(p, j, res);
+		pipe__job_free(j);
+	} else {
+		pipe__recipe_exit(p, j, res);
+		pipe__job_free(j);
+	}
+	pipe__pump(p);
+	if (!p->shutting_down) {
+		/* A slot may have opened for a queued item. */
+		struct pfs_config *cfg = engine_config_get(p->e);
+
+		if (cfg->max_parallel_items > 0)
+			pipe_resume(p);
+	}
+}
 
 /*
  * Runs a stage program for job j: its cwd is the item directory on the
@@ -349,13 +323,13 @@ static void stage_done(struct pipe *p, struct job *j, const struct runner_result
  * that may itself be waiting on this loop). So the child starts in "/" and
  * a shell enters $PACKET_DIR after exec.
  */
-static void spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st,
-			const struct item *it)
+void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st,
+		       const struct item *it)
 {
 	static char shell[] = "/bin/sh", dash_c[] = "-c",
 		    script[] = "cd \"$PACKET_DIR\" || exit 126; exec \"$@\"",
 		    name[] = "packetfs-stage";
-	char **env = make_env(p, it, st->name, NULL, NULL), **argv = NULL, *cmd;
+	char **env = pipe__make_env(p, it, st->name, NULL, NULL), **argv = NULL, *cmd;
 	size_t i, n = strv_len(st->run);
 	int rc = -ENOMEM;
 
@@ -364,7 +338,7 @@ static void spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *s
 		free(j->run.command);
 		j->run.command = cmd;
 	}
-	log_line(p, j->run.id, "[packetfs] $ %s\n", j->run.command);
+	pipe__log_line(p, j->run.id, "[packetfs] $ %s\n", j->run.command);
 	argv = calloc(n + 5, sizeof(char *));
 	if (argv && env) {
 		argv[0] = shell;
@@ -373,7 +347,7 @@ static void spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *s
 		argv[3] = name;
 		for (i = 0; i < n; i++)
 			argv[4 + i] = st->run[i];
-		rc = job_spawn(p, j, argv, env, "/", (unsigned)st->timeout_s);
+		rc = pipe__job_spawn(p, j, argv, env, "/", (unsigned)st->timeout_s);
 	}
 	free(argv);
 	strv_free(env);
@@ -381,8 +355,8 @@ static void spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *s
 		struct runner_result res = {0};
 
 		res.spawn_error = rc;
-		stage_done(p, j, &res);
-		job_free(j);
+		pipe__stage_done(p, j, &res);
+		pipe__job_free(j);
 	}
 }
 
@@ -450,8 +424,6 @@ static int gate_check(struct pipe *p, struct item *it, size_t i, char *why, size
 /* ---- stages ---- */
 
 static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gates);
-static void validation_finish(struct pipe *p, struct batch *b);
-static void pump(struct pipe *p);
 
 /* After stage `name` succeeded: go on unless held; mark done after the
  * last. Positions come from the configuration in force now. */
@@ -464,15 +436,15 @@ static void stage_advance(struct pipe *p, struct item *it, const char *name)
 		char why[256];
 
 		snprintf(why, sizeof(why), "stage %s is no longer in the pipeline; use run STAGE", name);
-		set_state(p, it, "failed", why);
+		pipe__set_state(p, it, "failed", why);
 		return;
 	}
 	if (i + 1 >= cfg->nstages) {
-		set_state(p, it, "done", "");
+		pipe__set_state(p, it, "done", "");
 		return;
 	}
 	if (it->hold) {
-		set_state(p, it, "waiting", "");
+		pipe__set_state(p, it, "waiting", "");
 		return;
 	}
 	start_stage(p, it, i + 1, 1);
@@ -580,14 +552,14 @@ static void check_worktree(struct pipe *p, struct job *j, const struct item *it,
 	if (repo_worktree_dirty(wt, &dirty) == 1 && dirty.data) {
 		snprintf(warn, size, "warning: %s: %s left in the worktree (packetfs does not commit "
 			 "them)", st->name, dirty.data);
-		log_line(p, j->run.id, "[packetfs] %s\n", warn);
-		event(p, it, "uncommitted", ",\"stage\":\"%s\"", st->name);
+		pipe__log_line(p, j->run.id, "[packetfs] %s\n", warn);
+		pipe__event(p, it, "uncommitted", ",\"stage\":\"%s\"", st->name);
 	}
 	buf_free(&dirty);
 }
 
 /* A stage program or validation ended: record it and move the item on. */
-static void stage_done(struct pipe *p, struct job *j, const struct runner_result *res)
+void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result *res)
 {
 	struct pfs_config *cfg = j->cfg;
 	const struct pfs_stage *st = &cfg->stages[j->stage_index];
@@ -598,27 +570,29 @@ static void stage_done(struct pipe *p, struct job *j, const struct runner_result
 
 	if (res) {
 		if (res->spawn_error)
-			log_line(p, j->run.id, "\n[packetfs] could not start: %s\n", strerror(-res->spawn_error));
+			pipe__log_line(p, j->run.id, "\n[packetfs] could not start: %s\n",
+				       strerror(-res->spawn_error));
 		else if (res->term_signal)
-			log_line(p, j->run.id, "\n[packetfs] ended by signal %d%s after %.1f s\n",
-				 res->term_signal, res->timed_out ? " (timeout)" : res->cancelled ? " (cancel)" : "",
-				 res->duration_s);
+			pipe__log_line(p, j->run.id, "\n[packetfs] ended by signal %d%s after %.1f s\n",
+				       res->term_signal,
+				       res->timed_out ? " (timeout)" : res->cancelled ? " (cancel)" : "",
+				       res->duration_s);
 		else
-			log_line(p, j->run.id, "\n[packetfs] exit code %d after %.1f s\n", res->exit_code,
-				 res->duration_s);
+			pipe__log_line(p, j->run.id, "\n[packetfs] exit code %d after %.1f s\n",
+				       res->exit_code, res->duration_s);
 		j->run.has_exit_code = res->spawn_error == 0 && res->term_signal == 0;
 		j->run.exit_code = res->exit_code;
 		j->run.signal = res->term_signal;
 	}
 	if (store_item_get_id(p->e->store, j->item_id, &it)) {
-		run_seal(p, &j->run, res ? res->duration_s : 0);
+		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
 		return;
 	}
 	if (p->shutting_down) {
 		snprintf(j->run.status, sizeof(j->run.status), "interrupted");
-		run_seal(p, &j->run, res ? res->duration_s : 0);
-		set_state(p, &it, cfg->on_interrupt_fail ? "failed" : "queued",
-			  "interrupted: the daemon stopped while this ran");
+		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
+		pipe__set_state(p, &it, cfg->on_interrupt_fail ? "failed" : "queued",
+				"interrupted: the daemon stopped while this ran");
 		item_clear(&it);
 		return;
 	}
@@ -639,30 +613,31 @@ static void stage_done(struct pipe *p, struct job *j, const struct runner_result
 				 res->exit_code, j->run.log_path);
 	} else if (check_products(p, &it, st, why, sizeof(why))) {
 		snprintf(j->run.status, sizeof(j->run.status), "failed");
-		log_line(p, j->run.id, "[packetfs] %s\n", why);
+		pipe__log_line(p, j->run.id, "[packetfs] %s\n", why);
 	} else {
 		snprintf(j->run.status, sizeof(j->run.status), "succeeded");
 		if (is_print_stage(cfg, st))
 			check_worktree(p, j, &it, st, warn, sizeof(warn));
 	}
 	/* The log is complete: seal it (its sha256 is evidence). */
-	run_seal(p, &j->run, res ? res->duration_s : 0);
-	event(p, &it, "stage_finished", ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"",
-	      st->name, j->run.run_no, j->run.status, j->run.log_path);
+	pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
+	pipe__event(p, &it, "stage_finished",
+		    ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"", st->name,
+		    j->run.run_no, j->run.status, j->run.log_path);
 	if (strcmp(j->run.status, "succeeded") != 0) {
 		it.stage_ok = 0;
-		set_state(p, &it, "failed", why);
+		pipe__set_state(p, &it, "failed", why);
 		item_clear(&it);
 		return;
 	}
 	it.stage_ok = 1;
-	item_set(&it.last_error, warn);
+	pipe__item_set(&it.last_error, warn);
 	/* What the stage means for the item. */
 	if (st->recipes_from_plan && st->run) {
 		char v[32];
 
 		doc_marker(p, &it, "change-validation.md", "Verdict", v, sizeof(v));
-		item_set(&it.verdict, v);
+		pipe__item_set(&it.verdict, v);
 	}
 	if (st->on_needs_changes) {
 		char a[32];
@@ -671,35 +646,35 @@ static void stage_done(struct pipe *p, struct job *j, const struct runner_result
 		doc_marker(p, &it, "review.md", "Assessment", a, sizeof(a));
 		if (strcmp(a, "sound") != 0 && strcmp(a, "needs_changes") != 0) {
 			it.stage_ok = 0;
-			set_state(p, &it, "failed",
-				  "review: review.md does not end with \"## Assessment: sound|needs_changes\"");
+			pipe__set_state(p, &it, "failed",
+					"review: review.md does not end with \"## Assessment: sound|needs_changes\"");
 			item_clear(&it);
 			return;
 		}
-		item_set(&it.assessment, a);
+		pipe__item_set(&it.assessment, a);
 		if (strcmp(a, "needs_changes") == 0) {
 			if (it.iteration >= st->max_iterations) {
 				snprintf(why, sizeof(why), "%s: needs_changes after %d iterations (max_iterations %d)",
 					 st->name, it.iteration, st->max_iterations);
-				set_state(p, &it, "blocked", why);
+				pipe__set_state(p, &it, "blocked", why);
 				item_clear(&it);
 				return;
 			}
 			if (!config_stage(engine_config_get(p->e), st->on_needs_changes, &back)) {
 				snprintf(why, sizeof(why), "%s: stage %s is no longer in the pipeline",
 					 st->name, st->on_needs_changes);
-				set_state(p, &it, "failed", why);
+				pipe__set_state(p, &it, "failed", why);
 				item_clear(&it);
 				return;
 			}
 			it.iteration++;
-			item_set(&it.verdict, "");
-			item_set(&it.assessment, "");
+			pipe__item_set(&it.verdict, "");
+			pipe__item_set(&it.assessment, "");
 			store_item_update(p->e->store, &it);
-			event(p, &it, "iteration", ",\"iteration\":%d,\"stage\":\"%s\"", it.iteration,
-			      st->on_needs_changes);
+			pipe__event(p, &it, "iteration", ",\"iteration\":%d,\"stage\":\"%s\"",
+				    it.iteration, st->on_needs_changes);
 			if (it.hold)
-				set_state(p, &it, "waiting", "");
+				pipe__set_state(p, &it, "waiting", "");
 			else
 				start_stage(p, &it, back, 1);
 			item_clear(&it);
@@ -718,16 +693,16 @@ static int do_push(struct pipe *p, struct job *j, const struct item *it, const s
 	char err[512] = "";
 	int rc;
 
-	log_line(p, j->run.id, "[packetfs] pushing %s to %s\n", it->branch, st->push_remote);
+	pipe__log_line(p, j->run.id, "[packetfs] pushing %s to %s\n", it->branch, st->push_remote);
 	rc = repo_push(cfg->repo, st->push_remote, it->branch, err, sizeof(err));
 	if (rc)
-		log_line(p, j->run.id, "[packetfs] push failed: %s\n", err[0] ? err : strerror(-rc));
+		pipe__log_line(p, j->run.id, "[packetfs] push failed: %s\n",
+			       err[0] ? err : strerror(-rc));
 	else
-		log_line(p, j->run.id, "[packetfs] pushed %s to %s\n", it->branch, st->push_remote);
+		pipe__log_line(p, j->run.id, "[packetfs] pushed %s to %s\n", it->branch,
+			       st->push_remote);
 	return rc;
 }
-
-static void start_validation(struct pipe *p, struct item *it, struct job *sj);
 
 /*
  * Starts stage i of an item (checking gates when check_gates). Returns 0
@@ -745,18 +720,18 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 
 	if (check_gates && gate_check(p, it, i, why, sizeof(why), &approve_wait)) {
 		/* The item stands at the gated stage, which has not run. */
-		item_set(&it->stage, st->name);
+		pipe__item_set(&it->stage, st->name);
 		it->stage_ok = 0;
-		set_state(p, it, approve_wait ? "waiting" : "blocked", why);
+		pipe__set_state(p, it, approve_wait ? "waiting" : "blocked", why);
 		return 0;
 	}
 	if (cfg->max_parallel_items > 0 && !item_busy(p, it->id) &&
 	    running_items(p) >= cfg->max_parallel_items) {
-		item_set(&it->stage, i > 0 ? cfg->stages[i - 1].name : "");
+		pipe__item_set(&it->stage, i > 0 ? cfg->stages[i - 1].name : "");
 		it->stage_ok = i > 0;
 		if (i == 0)
-			item_set(&it->stage, "");
-		set_state(p, it, "queued", "");
+			pipe__item_set(&it->stage, "");
+		pipe__set_state(p, it, "queued", "");
 		return -EBUSY;
 	}
 	/* Later stages' results are stale from here on. */
@@ -765,15 +740,15 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 
 		for (k = i; k < cfg->nstages; k++) {
 			if (cfg->stages[k].recipes_from_plan)
-				item_set(&it->verdict, "");
+				pipe__item_set(&it->verdict, "");
 			if (cfg->stages[k].on_needs_changes)
-				item_set(&it->assessment, "");
+				pipe__item_set(&it->assessment, "");
 		}
 	}
-	item_set(&it->stage, st->name);
+	pipe__item_set(&it->stage, st->name);
 	it->stage_ok = 0;
 	if (is_print_stage(cfg, st)) {
-		item_set(&it->last_error, ""); /* its old warning goes with the new run */
+		pipe__item_set(&it->last_error, ""); /* its old warning goes with the new run */
 		it->approved = 0;               /* a new change needs a new approve */
 	}
 	j = calloc(1, sizeof(*j));
@@ -785,490 +760,40 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	j->is_stage = 1;
 	j->stage_index = (int)i;
 	j->cfg = cfg;
-	rc = job_open_run(p, j, it, "stage", st->name, "running");
+	rc = pipe__job_open_run(p, j, it, "stage", st->name, "running");
 	if (rc) {
-		job_free(j);
-		set_state(p, it, "failed", "cannot record the stage run in the store");
+		pipe__job_free(j);
+		pipe__set_state(p, it, "failed", "cannot record the stage run in the store");
 		return rc;
 	}
-	set_state(p, it, "running", "");
-	event(p, it, "stage_started", ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,\"log\":\"%s\"",
-	      st->name, j->run.run_no, it->iteration, j->run.log_path);
-	log_line(p, j->run.id, "[packetfs] stage %s, item %s, iteration %d, run %d\n", st->name,
-		 it->name, it->iteration, j->run.run_no);
+	pipe__set_state(p, it, "running", "");
+	pipe__event(p, it, "stage_started",
+		    ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,\"log\":\"%s\"", st->name,
+		    j->run.run_no, it->iteration, j->run.log_path);
+	pipe__log_line(p, j->run.id, "[packetfs] stage %s, item %s, iteration %d, run %d\n",
+		       st->name, it->name, it->iteration, j->run.run_no);
 	if (st->recipes_from_plan) {
-		start_validation(p, it, j);
+		pipe__start_validation(p, it, j);
 		return 0;
 	}
 	if (st->push_remote && do_push(p, j, it, st)) {
 		struct runner_result res = {0};
 
 		res.exit_code = 1;
-		stage_done(p, j, &res);
-		job_free(j);
+		pipe__stage_done(p, j, &res);
+		pipe__job_free(j);
 		return 0;
 	}
 	if (!st->run) {
 		struct runner_result res = {0};
 
-		log_line(p, j->run.id, "[packetfs] no program configured for this stage\n");
-		stage_done(p, j, &res);
-		job_free(j);
+		pipe__log_line(p, j->run.id, "[packetfs] no program configured for this stage\n");
+		pipe__stage_done(p, j, &res);
+		pipe__job_free(j);
 		return 0;
 	}
-	spawn_stage(p, j, st, it);
+	pipe__spawn_stage(p, j, st, it);
 	return 0;
-}
-
-/* ---- recipes ---- */
-
-/* Queues recipe r for item it in batch b. */
-static int queue_recipe(struct pipe *p, const struct item *it, const struct recipe *r, struct batch *b)
-{
-	struct job *j = calloc(1, sizeof(*j)), **pp;
-
-	if (!j)
-		return -ENOMEM;
-	j->p = p;
-	j->item_id = it->id;
-	snprintf(j->item, sizeof(j->item), "%s", it->name);
-	j->recipe.name = strdup(r->name);
-	j->recipe.file = strdup(r->file);
-	j->recipe.path = strdup(r->path);
-	j->recipe.summary = strdup(r->summary);
-	j->recipe.gpus = r->gpus;
-	j->recipe.timeout_s = r->timeout_s;
-	j->batch = b;
-	if (!j->recipe.name || !j->recipe.file || !j->recipe.path || !j->recipe.summary) {
-		job_free(j);
-		return -ENOMEM;
-	}
-	for (pp = &p->queue; *pp; pp = &(*pp)->next)
-		;
-	*pp = j;
-	b->pending++;
-	return 0;
-}
-
-static void batch_step(struct pipe *p, struct batch *b);
-
-/* Records a finished recipe run: log footer, registry line, batch. */
-static void recipe_done(struct pipe *p, struct job *j, const char *status, const char *note,
-			const struct runner_result *res)
-{
-	struct registry_run rr;
-	char *line, host_note[512];
-	struct item it;
-
-	if (res) {
-		if (res->term_signal)
-			log_line(p, j->run.id, "\n# packetfs: ended by signal %d after %.1f s\n",
-				 res->term_signal, res->duration_s);
-		else
-			log_line(p, j->run.id, "\n# packetfs: exit code %d after %.1f s\n", res->exit_code,
-				 res->duration_s);
-		j->run.has_exit_code = res->spawn_error == 0 && res->term_signal == 0;
-		j->run.exit_code = res->exit_code;
-		j->run.signal = res->term_signal;
-	}
-	log_line(p, j->run.id, "# packetfs: status %s%s%s\n", status, note[0] ? ": " : "", note);
-	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
-	snprintf(host_note, sizeof(host_note), "%s", note);
-	free(j->run.note);
-	j->run.note = strdup(host_note);
-	run_seal(p, &j->run, res ? res->duration_s : 0);
-	memset(&rr, 0, sizeof(rr));
-	rr.run = j->run.run_no;
-	rr.recipe = j->recipe.name;
-	rr.status = status;
-	rr.command = j->run.command;
-	rr.evidence = j->run.log_path;
-	rr.note = j->run.note ? j->run.note : "";
-	rr.has_exit_code = j->run.has_exit_code;
-	rr.exit_code = j->run.exit_code;
-	rr.started_at = j->run.started_at;
-	rr.finished_at = j->run.finished_at;
-	rr.duration_s = j->run.duration_s;
-	rr.iteration = j->run.iteration;
-	rr.head = j->run.head;
-	rr.gpus = j->gpus;
-	rr.ngpus = (size_t)j->ngpus;
-	rr.log_sha256 = j->run.log_sha256;
-	rr.executor = "local";
-	line = registry_engine_line(&rr);
-	if (line) {
-		store_registry_append(p->e->store, j->item_id, line, "engine", j->run.id);
-		free(line);
-	}
-	if (store_item_get_id(p->e->store, j->item_id, &it) == 0) {
-		event(p, &it, "recipe_finished",
-		      ",\"recipe\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"", j->recipe.name,
-		      j->run.run_no, status, j->run.log_path);
-		store_item_update(p->e->store, &it); /* updated: the status view changed */
-		item_clear(&it);
-	}
-	if (j->batch && j->batch->stage_job)
-		log_line(p, j->batch->stage_job->run.id, "[packetfs] %s: %s%s%s\n", j->recipe.name, status,
-			 note[0] ? " - " : "", note);
-	if (j->batch) {
-		j->batch->pending--;
-		batch_step(p, j->batch);
-	}
-}
-
-/* Notes compute processes left on the granted GPUs (when nvidia-smi works). */
-static void leak_check(const int *gpus, int n, char *note, size_t size)
-{
-	char cmd[256], ids[128], line[256];
-	int count = 0;
-	FILE *f;
-
-	if (n == 0)
-		return;
-	gpu_format_list(gpus, n, ids, sizeof(ids));
-	snprintf(cmd, sizeof(cmd),
-		 "nvidia-smi --query-compute-apps=pid --format=csv,noheader -i %s 2>/dev/null", ids);
-	f = popen(cmd, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (strspn(line, "0123456789") > 0)
-			count++;
-	if (pclose(f) == 0 && count > 0)
-		snprintf(note, size, "leak check: %d compute process(es) still on GPU %s", count, ids);
-}
-
-static void recipe_exit(struct pipe *p, struct job *j, const struct runner_result *res)
-{
-	const char *status;
-	char note[512] = "";
-
-	if (j->ngpus) {
-		leak_check(j->gpus, j->ngpus, note, sizeof(note));
-		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
-	}
-	p->running_recipes--;
-	if (p->shutting_down)
-		status = "interrupted", snprintf(note, sizeof(note), "the daemon stopped while this ran");
-	else if (res->cancelled)
-		status = "cancelled";
-	else if (res->timed_out)
-		status = "timed_out";
-	else if (res->spawn_error)
-		status = "failing", snprintf(note, sizeof(note), "cannot run: %s", strerror(-res->spawn_error));
-	else if (res->term_signal)
-		status = "failing";
-	else if (res->exit_code == 0)
-		status = "validated";
-	else if (res->exit_code == 77)
-		status = "blocked";
-	else
-		status = "failing";
-	recipe_done(p, j, status, note, res);
-}
-
-/* Starts queued recipe j (GPUs already granted). */
-static void recipe_start(struct pipe *p, struct job *j)
-{
-	char cuda[160] = "", host[256] = "", cwd[PATH_MAX];
-	char *argv[2] = {j->recipe.path, NULL};
-	struct item it;
-	char **env;
-	int rc;
-
-	if (store_item_get_id(p->e->store, j->item_id, &it)) {
-		if (j->ngpus)
-			gpu_pool_release(p->gpus, j->gpus, j->ngpus);
-		if (j->batch) {
-			j->batch->pending--;
-			batch_step(p, j->batch);
-		}
-		job_free(j);
-		return;
-	}
-	rc = job_open_run(p, j, &it, "recipe", j->recipe.name, "running");
-	if (rc) {
-		if (j->ngpus)
-			gpu_pool_release(p->gpus, j->gpus, j->ngpus);
-		if (j->batch) {
-			j->batch->pending--;
-			batch_step(p, j->batch);
-		}
-		item_clear(&it);
-		job_free(j);
-		return;
-	}
-	free(j->run.command);
-	j->run.command = strdup(j->recipe.path);
-	gpu_format_list(j->gpus, j->ngpus, cuda, sizeof(cuda));
-	{
-		struct buf g;
-		int k;
-
-		buf_init(&g);
-		buf_puts(&g, "[");
-		for (k = 0; k < j->ngpus; k++)
-			buf_printf(&g, "%s%d", k ? "," : "", j->gpus[k]);
-		buf_puts(&g, "]");
-		free(j->run.gpus);
-		j->run.gpus = buf_steal(&g);
-	}
-	gethostname(host, sizeof(host) - 1);
-	snprintf(cwd, sizeof(cwd), "%s/worktrees/%s", p->e->store_dir, it.name);
-	log_line(p, j->run.id,
-		 "# packetfs recipe log\n# recipe: %s\n# summary: %s\n# command: %s\n# cwd: %s\n"
-		 "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n\n",
-		 j->recipe.name, j->recipe.summary, j->run.command, cwd, host, cuda[0] ? cuda : "none",
-		 j->run.head, it.iteration, j->run.started_at);
-	env = make_env(p, &it, "validate", j->recipe.name, cuda);
-	event(p, &it, "recipe_started", ",\"recipe\":\"%s\",\"run\":%d,\"gpus\":%s,\"log\":\"%s\"",
-	      j->recipe.name, j->run.run_no, j->run.gpus, j->run.log_path);
-	item_clear(&it);
-	p->running_recipes++;
-	rc = job_spawn(p, j, argv, env, cwd, (unsigned)j->recipe.timeout_s);
-	strv_free(env);
-	if (rc) {
-		struct runner_result res = {0};
-
-		res.spawn_error = rc;
-		recipe_exit(p, j, &res);
-		job_free(j);
-	}
-}
-
-/* Starts what the queue allows: FIFO; the head waits for its GPUs. */
-static void pump(struct pipe *p)
-{
-	struct pfs_config *cfg = engine_config_get(p->e);
-	struct job *j;
-
-	while ((j = p->queue) && !p->shutting_down) {
-		int rc;
-
-		if (j->recipe.gpus > gpu_pool_size(p->gpus) || j->recipe.gpus > 16) {
-			char note[256];
-			struct item it = {0};
-
-			p->queue = j->next;
-			j->next = NULL;
-			if (store_item_get_id(p->e->store, j->item_id, &it) == 0 &&
-			    job_open_run(p, j, &it, "recipe", j->recipe.name, "blocked") == 0) {
-				snprintf(note, sizeof(note), "needs %d GPU(s), the pool has %d",
-					 j->recipe.gpus, gpu_pool_size(p->gpus));
-				free(j->run.command);
-				j->run.command = strdup(j->recipe.path);
-				log_line(p, j->run.id, "# packetfs recipe log\n# recipe: %s\n"
-						       "# not run: %s\n", j->recipe.name, note);
-				recipe_done(p, j, "blocked", note, NULL);
-			} else if (j->batch) {
-				j->batch->pending--;
-				batch_step(p, j->batch);
-			}
-			if (it.name)
-				item_clear(&it);
-			job_free(j);
-			continue;
-		}
-		if (p->running_recipes >= cfg->max_parallel_recipes)
-			break;
-		rc = gpu_pool_acquire(p->gpus, j->recipe.gpus, j->gpus);
-		if (rc == -EAGAIN)
-			break;
-		j->ngpus = j->recipe.gpus;
-		p->queue = j->next;
-		j->next = NULL;
-		recipe_start(p, j);
-	}
-}
-
-static void start_validation(struct pipe *p, struct item *it, struct job *sj)
-{
-	struct batch *b = calloc(1, sizeof(*b));
-	char **names = NULL;
-	size_t k;
-	int rc;
-
-	if (!b) {
-		struct runner_result res = {0};
-
-		res.exit_code = 1;
-		stage_done(p, sj, &res);
-		job_free(sj);
-		return;
-	}
-	b->item_id = it->id;
-	snprintf(b->item, sizeof(b->item), "%s", it->name);
-	b->stage_job = sj;
-	b->next = p->batches;
-	p->batches = b;
-	rc = view_plan_names(p->e, it, &names);
-	if (rc) {
-		log_line(p, sj->run.id, "[packetfs] plan.md has no ```validation-recipes block\n");
-	} else {
-		pthread_mutex_lock(&p->e->cfg_lock);
-		for (k = 0; names[k]; k++) {
-			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
-
-			if (!r) {
-				log_line(p, sj->run.id, "[packetfs] plan.md names unknown recipe '%s'\n",
-					 names[k]);
-				continue;
-			}
-			log_line(p, sj->run.id, "[packetfs] queued %s\n", r->name);
-			queue_recipe(p, it, r, b);
-		}
-		pthread_mutex_unlock(&p->e->cfg_lock);
-	}
-	strv_free(names);
-	b->pending++; /* held until every recipe is queued */
-	pump(p);
-	b->pending--;
-	batch_step(p, b);
-}
-
-static void batch_free(struct pipe *p, struct batch *b)
-{
-	struct batch **pp;
-
-	for (pp = &p->batches; *pp; pp = &(*pp)->next) {
-		if (*pp == b) {
-			*pp = b->next;
-			break;
-		}
-	}
-	free(b->prev_error);
-	free(b);
-}
-
-/* Writes change-validation.md from the registry; sets the verdict. */
-static void engine_verdict(struct pipe *p, struct item *it)
-{
-	char **names = NULL, **lines = NULL;
-	struct store_who who = {getuid(), getpid(), "packetfs", "validate"};
-	const char *verdict = "blocked";
-	struct buf doc, ev;
-	size_t nl = 0;
-
-	if (view_plan_names(p->e, it, &names) == 0 &&
-	    store_registry_lines(p->e->store, it->id, &lines, &nl) == 0)
-		verdict = registry_verdict(names, lines, nl);
-	buf_init(&doc);
-	buf_init(&ev);
-	registry_evidence_md(it->name, names ? names : (char *[]){NULL}, lines, nl, &ev);
-	buf_printf(&doc, "# Change validation for %s\n\nIteration %d. Written by packetfs from "
-			 "validation/registry.jsonl (no validator program is configured).\n\n%s\n"
-			 "## Verdict: %s\n",
-		   it->name, it->iteration, ev.data ? ev.data : "", verdict);
-	store_doc_write(p->e->store, it->id, "change-validation.md", doc.data, doc.len, (mode_t)-1, -1,
-			"write", &who, NULL);
-	item_set(&it->verdict, verdict);
-	buf_free(&doc);
-	buf_free(&ev);
-	strv_free(names);
-	strv_free(lines);
-}
-
-/* Called whenever a batch's pending count drops. */
-static void batch_step(struct pipe *p, struct batch *b)
-{
-	pump(p);
-	if (b->pending > 0)
-		return;
-	validation_finish(p, b);
-}
-
-static void validation_finish(struct pipe *p, struct batch *b)
-{
-	struct pfs_config *cfg = engine_config_get(p->e);
-	struct job *sj = b->stage_job;
-	struct item it;
-
-	if (store_item_get_id(p->e->store, b->item_id, &it)) {
-		job_free(sj);
-		batch_free(p, b);
-		return;
-	}
-	if (b->rerun) {
-		const struct pfs_stage *vs = NULL;
-		size_t k;
-
-		for (k = 0; k < cfg->nstages; k++)
-			if (cfg->stages[k].recipes_from_plan)
-				vs = &cfg->stages[k];
-		if (vs && !vs->run) {
-			engine_verdict(p, &it);
-		} else {
-			char **names = NULL, **lines = NULL;
-			size_t nl = 0;
-
-			if (view_plan_names(p->e, &it, &names) == 0 &&
-			    store_registry_lines(p->e->store, it.id, &lines, &nl) == 0)
-				item_set(&it.verdict, registry_verdict(names, lines, nl));
-			strv_free(names);
-			strv_free(lines);
-		}
-		set_state(p, &it, b->prev_state,
-			  b->cancelled ? "rerun cancelled" : b->prev_error ? b->prev_error : "");
-		item_clear(&it);
-		batch_free(p, b);
-		return;
-	}
-	if (b->cancelled || p->shutting_down) {
-		struct runner_result res = {0};
-
-		res.cancelled = !p->shutting_down;
-		res.term_signal = 15;
-		batch_free(p, b);
-		stage_done(p, sj, &res);
-		job_free(sj);
-		item_clear(&it);
-		return;
-	}
-	batch_free(p, b);
-	{
-		const struct pfs_stage *st = &sj->cfg->stages[sj->stage_index];
-
-		if (st->run) {
-			spawn_stage(p, sj, st, &it);
-			item_clear(&it);
-			return;
-		}
-		engine_verdict(p, &it);
-		store_item_update(p->e->store, &it);
-		log_line(p, sj->run.id, "[packetfs] verdict: %s\n", it.verdict);
-		item_clear(&it);
-		{
-			struct runner_result res = {0};
-
-			stage_done(p, sj, &res);
-		}
-		job_free(sj);
-	}
-}
-
-static void on_exit_cb(void *arg, const struct runner_result *res)
-{
-	struct job *j = arg;
-	struct pipe *p = j->p;
-
-	job_unlink(&p->jobs, j);
-	engine_active_remove(p->e, j->run.id);
-	j->proc = NULL;
-	if (j->is_stage) {
-		stage_done(p, j, res);
-		job_free(j);
-	} else {
-		recipe_exit(p, j, res);
-		job_free(j);
-	}
-	pump(p);
-	if (!p->shutting_down) {
-		/* A slot may have opened for a queued item. */
-		struct pfs_config *cfg = engine_config_get(p->e);
-
-		if (cfg->max_parallel_items > 0)
-			pipe_resume(p);
-	}
 }
 
 /* ---- commands ---- */
@@ -1332,16 +857,17 @@ static int cancel_item(struct pipe *p, struct item *it)
 		next = j->next;
 		j->next = NULL;
 		found = 1;
-		if (job_open_run(p, j, it, "recipe", j->recipe.name, "cancelled") == 0) {
+		if (pipe__job_open_run(p, j, it, "recipe", j->recipe.name, "cancelled") == 0) {
 			free(j->run.command);
 			j->run.command = strdup(j->recipe.path);
-			log_line(p, j->run.id, "# packetfs recipe log\n# recipe: %s\n# not run: cancelled\n",
-				 j->recipe.name);
-			recipe_done(p, j, "cancelled", "cancelled before it started", NULL);
+			pipe__log_line(p, j->run.id,
+				       "# packetfs recipe log\n# recipe: %s\n# not run: cancelled\n",
+				       j->recipe.name);
+			pipe__recipe_done(p, j, "cancelled", "cancelled before it started", NULL);
 		} else if (j->batch) {
 			j->batch->pending--;
 		}
-		job_free(j);
+		pipe__job_free(j);
 	}
 	for (j = p->jobs; j; j = j->next) {
 		if (j->item_id == it->id) {
@@ -1352,7 +878,7 @@ static int cancel_item(struct pipe *p, struct item *it)
 	/* A validation whose recipes were all queued finishes now. */
 	for (b = p->batches; b; b = b->next) {
 		if (b->item_id == it->id && b->pending == 0) {
-			batch_step(p, b);
+			pipe__batch_step(p, b);
 			found = 1;
 			break;
 		}
@@ -1416,22 +942,22 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 			b->prev_error = strdup(it.last_error);
 			b->next = p->batches;
 			p->batches = b;
-			rc = queue_recipe(p, &it, r, b);
+			rc = pipe__queue_recipe(p, &it, r, b);
 			if (rc)
-				batch_free(p, b);
+				pipe__batch_free(p, b);
 		}
 		pthread_mutex_unlock(&p->e->cfg_lock);
 		if (rc == 0) {
-			set_state(p, &it, "running", "");
+			pipe__set_state(p, &it, "running", "");
 			b->pending++;
-			pump(p);
+			pipe__pump(p);
 			b->pending--;
-			batch_step(p, b);
+			pipe__batch_step(p, b);
 		}
 	} else if (strcmp(v, "cancel") == 0 && !cmd->arg[0]) {
 		if (!cancel_item(p, &it)) {
 			if (strcmp(it.state, "queued") == 0) {
-				set_state(p, &it, "failed", "cancelled while queued");
+				pipe__set_state(p, &it, "failed", "cancelled while queued");
 			} else {
 				snprintf(cmd->msg, sizeof(cmd->msg), "cancel: nothing is running for this item");
 				rc = -EINVAL;
@@ -1440,7 +966,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 	} else if (strcmp(v, "approve") == 0 && !cmd->arg[0]) {
 		it.approved = 1;
 		store_item_update(p->e->store, &it);
-		event(p, &it, "approved", NULL);
+		pipe__event(p, &it, "approved", NULL);
 		if (strcmp(it.state, "waiting") == 0 && !it.hold &&
 		    next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0 && cfg->stages[i].gate_approve) {
 			rc = start_stage(p, &it, i, 1);
@@ -1451,11 +977,11 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 	} else if (strcmp(v, "hold") == 0 && !cmd->arg[0]) {
 		it.hold = 1;
 		store_item_update(p->e->store, &it);
-		event(p, &it, "hold", NULL);
+		pipe__event(p, &it, "hold", NULL);
 	} else if (strcmp(v, "release") == 0 && !cmd->arg[0]) {
 		it.hold = 0;
 		store_item_update(p->e->store, &it);
-		event(p, &it, "release", NULL);
+		pipe__event(p, &it, "release", NULL);
 		if (strcmp(it.state, "waiting") == 0 &&
 		    next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0) {
 			rc = start_stage(p, &it, i, 1);
@@ -1470,7 +996,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		} else {
 			it.archived = 1;
 			store_item_update(p->e->store, &it);
-			event(p, &it, "archived", NULL);
+			pipe__event(p, &it, "archived", NULL);
 		}
 	} else {
 		snprintf(cmd->msg, sizeof(cmd->msg), "unknown or malformed command '%s%s%s'", v,
@@ -1487,7 +1013,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		if (store_item_get_id(p->e->store, it.id, &now) == 0) {
 			snprintf(result, sizeof(result), "%s%s%s: %s%s%s", v, cmd->arg[0] ? " " : "", cmd->arg,
 				 rc ? "error: " : "ok", rc ? cmd->msg : "", "");
-			item_set(&now.last_result, result);
+			pipe__item_set(&now.last_result, result);
 			store_item_update(p->e->store, &now);
 			item_clear(&now);
 		}
@@ -1523,13 +1049,13 @@ void pipe_free(struct pipe *p)
 		return;
 	while ((j = p->queue)) {
 		p->queue = j->next;
-		job_free(j);
+		pipe__job_free(j);
 	}
 	while (p->batches) {
 		struct batch *b = p->batches;
 
 		p->batches = b->next;
-		job_free(b->stage_job);
+		pipe__job_free(b->stage_job);
 		free(b);
 	}
 	gpu_pool_free(p->gpus);
@@ -1553,7 +1079,7 @@ static int resume_one(void *arg, const struct item *it0)
 	if (next_stage(p, &it, &i, why, sizeof(why)) == 0)
 		start_stage(p, &it, i, 1);
 	else
-		set_state(p, &it, "failed", why);
+		pipe__set_state(p, &it, "failed", why);
 	item_clear(&it);
 	return 0;
 }
@@ -1572,7 +1098,7 @@ void pipe_shutdown(struct pipe *p)
 		p->queue = j->next;
 		if (j->batch)
 			j->batch->pending--;
-		job_free(j);
+		pipe__job_free(j);
 	}
 	for (j = p->jobs; j; j = j->next)
 		runner_cancel(j->proc);
@@ -1584,155 +1110,7 @@ void pipe_shutdown(struct pipe *p)
 		for (b = p->batches; b; b = next) {
 			next = b->next;
 			if (b->pending == 0)
-				validation_finish(p, b);
+				pipe__validation_finish(p, b);
 		}
 	}
-}
-
-/* ---- crash recovery ---- */
-
-struct recover {
-	struct engine *e;
-	int rc;
-};
-
-/*
- * Whether process group pgid, recorded by an earlier daemon for a run
- * started at started_at, is still that run's. A live leader must have
- * started then (pids are reused after a reboot or a wrap); without a
- * leader, the kernel keeps the id from being reused while members remain,
- * so whoever is left is ours.
- */
-static int group_is_ours(pid_t pgid, const char *started_at)
-{
-	char path[64], buf[1024], *p, *line = NULL;
-	unsigned long long start_ticks = 0, btime = 0;
-	size_t cap = 0;
-	struct tm tm;
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pgid);
-	f = fopen(path, "re");
-	if (!f)
-		return 1;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	for (i = 0; p && i < 20; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &start_ticks) != 1)
-		return 0;
-	f = fopen("/proc/stat", "re");
-	while (f && getline(&line, &cap, f) > 0)
-		if (sscanf(line, "btime %llu", &btime) == 1)
-			break;
-	free(line);
-	if (f)
-		fclose(f);
-	memset(&tm, 0, sizeof(tm));
-	if (!btime || !strptime(started_at, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		return 0;
-	{
-		long long started = (long long)timegm(&tm);
-		long long leader = (long long)(btime + start_ticks / (unsigned long long)sysconf(_SC_CLK_TCK));
-
-		return llabs(leader - started) <= 5;
-	}
-}
-
-static int recover_run(void *arg, const struct run *r0)
-{
-	struct recover *rv = arg;
-	struct engine *e = rv->e;
-	struct pfs_config *cfg = engine_config_get(e);
-	const char *msg = "the daemon stopped while this ran; recorded as interrupted on restart";
-	struct run r;
-	char line[256];
-	int n;
-
-	if (strcmp(r0->status, "running") != 0 && strcmp(r0->status, "queued") != 0)
-		return 0;
-	if (store_run_get(e->store, r0->id, &r))
-		return 0;
-	if (r.pgid > 0 && group_is_ours(r.pgid, r.started_at))
-		runner_kill_group_sync(r.pgid, (unsigned)(cfg->cancel_grace_s ? cfg->cancel_grace_s : 1));
-	n = snprintf(line, sizeof(line), "\n%s packetfs: %s\n", strcmp(r.kind, "recipe") == 0 ? "#" : "[packetfs]", msg);
-	store_log_append(e->store, r.id, line, (size_t)n);
-	snprintf(r.status, sizeof(r.status), "interrupted");
-	free(r.note);
-	r.note = strdup(msg);
-	util_rfc3339(util_now_ns(), r.finished_at);
-	store_log_sha256(e->store, r.id, r.log_sha256, &r.log_size);
-	store_run_update(e->store, &r);
-	if (strcmp(r.kind, "recipe") == 0) {
-		struct registry_run rr;
-		char *l;
-		int gpus[16], ng = 0;
-		const char *g = r.gpus;
-
-		while (*g && ng < 16) {
-			if (*g >= '0' && *g <= '9')
-				gpus[ng++] = (int)strtol(g, (char **)&g, 10);
-			else
-				g++;
-		}
-		memset(&rr, 0, sizeof(rr));
-		rr.run = r.run_no;
-		rr.recipe = r.name;
-		rr.status = "interrupted";
-		rr.command = r.command;
-		rr.evidence = r.log_path;
-		rr.note = r.note ? r.note : "";
-		rr.started_at = r.started_at;
-		rr.finished_at = r.finished_at;
-		rr.iteration = r.iteration;
-		rr.head = r.head;
-		rr.gpus = gpus;
-		rr.ngpus = (size_t)ng;
-		rr.log_sha256 = r.log_sha256;
-		rr.executor = r.executor;
-		l = registry_engine_line(&rr);
-		if (l) {
-			store_registry_append(e->store, r.item_id, l, "engine", r.id);
-			free(l);
-		}
-	}
-	run_clear(&r);
-	return 0;
-}
-
-static int recover_item(void *arg, const struct item *it0)
-{
-	struct recover *rv = arg;
-	struct engine *e = rv->e;
-	struct pfs_config *cfg = engine_config_get(e);
-	struct item it;
-
-	if (strcmp(it0->state, "running") != 0)
-		return 0;
-	if (store_item_get_id(e->store, it0->id, &it))
-		return 0;
-	it.stage_ok = 0;
-	free(it.state);
-	it.state = strdup(cfg->on_interrupt_fail ? "failed" : "queued");
-	free(it.last_error);
-	it.last_error = strdup("interrupted: the daemon stopped while a stage ran");
-	if (it.state && it.last_error) {
-		store_item_update(e->store, &it);
-		engine_event(e, it.id, it.name, "interrupted",
-			     cfg->on_interrupt_fail ? ",\"state\":\"failed\"" : ",\"state\":\"queued\"");
-	}
-	item_clear(&it);
-	return 0;
-}
-
-int pipe_recover(struct engine *e)
-{
-	struct recover rv = {e, 0};
-	int rc;
-
-	rc = store_run_each(e->store, 0, NULL, NULL, recover_run, &rv);
-	if (rc == 0)
-		rc = store_item_each(e->store, 0, recover_item, &rv);
-	return rc;
 }

@@ -1,0 +1,614 @@
+/*
+ * packet_doc.c - open documents, and the changes to the packet namespace
+ * (mkdir, rmdir, unlink, rename, chmod, utimens). engine.h documents the
+ * public functions, packet_int.h the ones packet.c and packet_file.c use.
+ *
+ * Design. Documents live in the store; while a document is open its
+ * content is held once in a struct open_doc shared by every handle (so
+ * readers see writers at once, and concurrent appenders do not lose lines)
+ * and committed as one new revision when a handle is flushed after a
+ * change. Renames and unlinks hold ns_lock exclusively, commits shared, so
+ * a path cannot move under a commit; open documents follow a rename, and
+ * the ones replaced or unlinked go stale (as on a local disk).
+ *
+ * Invariants: an open_doc is in e->docs while it has handles and is not
+ * unlinked; its rel is kept current across renames. Nothing is committed
+ * for a handle that wrote nothing.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "packet_int.h"
+#include "repo.h"
+
+/* ---- who ---- */
+
+struct who_buf {
+	struct store_who w;
+	char comm[32];
+	char stage[64];
+};
+
+static void who_fill(struct engine *e, const struct pfs_caller *c, struct who_buf *wb)
+{
+	char path[64];
+	FILE *f;
+
+	memset(wb, 0, sizeof(*wb));
+	wb->w.uid = c ? c->uid : getuid();
+	wb->w.pid = c ? c->pid : 0;
+	if (c && c->pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c->pid);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(wb->comm, sizeof(wb->comm), f))
+				wb->comm[strcspn(wb->comm, "\n")] = '\0';
+			fclose(f);
+		}
+		engine_active_stage_of(e, c->pid, wb->stage, sizeof(wb->stage));
+	}
+	wb->w.comm = wb->comm;
+	wb->w.stage = wb->stage;
+}
+
+/* ---- open documents ---- */
+
+/* The open document at (item, rel) or NULL; files_lock held. */
+struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const char *rel)
+{
+	struct open_doc *d;
+
+	for (d = e->docs; d; d = d->next)
+		if (d->item_id == item && strcmp(d->rel, rel) == 0)
+			return d;
+	return NULL;
+}
+
+/* Fills m from an open document's in-memory state. */
+void packet__od_meta(struct open_doc *d, struct doc_meta *m)
+{
+	pthread_mutex_lock(&d->lock);
+	m->is_dir = 0;
+	m->size = d->content.len;
+	m->mode = d->mode;
+	m->mtime_ns = d->mtime_ns;
+	m->ctime_ns = d->mtime_ns;
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void od_destroy(struct open_doc *d)
+{
+	buf_free(&d->content);
+	free(d->rel);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}
+
+/*
+ * Takes a reference on the open document (item, rel). An open one is
+ * shared; otherwise it is loaded from the store, or made empty when create
+ * and the store has none (excl: -EEXIST when it exists anywhere). The
+ * store is read without files_lock, so the load is checked afterwards
+ * against the revision then current and repeated if a commit slipped in.
+ */
+int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
+		   mode_t mode, struct open_doc **out)
+{
+	struct open_doc *d, *nd;
+	struct doc_meta m, now;
+	int rc, tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		pthread_mutex_lock(&e->files_lock);
+		d = packet__od_find_locked(e, item, rel);
+		if (d && !excl)
+			d->refs++;
+		pthread_mutex_unlock(&e->files_lock);
+		if (d) {
+			if (excl)
+				return -EEXIST;
+			*out = d;
+			return 0;
+		}
+		nd = calloc(1, sizeof(*nd));
+		if (!nd || !(nd->rel = strdup(rel))) {
+			free(nd);
+			return -ENOMEM;
+		}
+		pthread_mutex_init(&nd->lock, NULL);
+		nd->item_id = item;
+		nd->refs = 1;
+		rc = store_doc_stat(e->store, item, rel, &m);
+		if (rc == 0 && m.is_dir)
+			rc = -EISDIR;
+		else if (rc == 0 && excl)
+			rc = -EEXIST;
+		if (rc == -ENOENT && create) {
+			nd->mode = mode & 07777;
+			nd->dirty = 1;
+			nd->mtime_ns = util_now_ns();
+			m.rev_id = 0;
+			rc = 0;
+		} else if (rc == 0) {
+			rc = store_doc_read(e->store, item, rel, &nd->content.data, &nd->content.len);
+			nd->content.cap = nd->content.len + 1;
+			nd->mode = m.mode;
+			nd->mtime_ns = m.mtime_ns;
+			nd->stored = 1;
+		}
+		if (rc) {
+			od_destroy(nd);
+			return rc;
+		}
+		/* Insert unless another thread opened it, or a commit changed the
+		 * document, meanwhile. */
+		pthread_mutex_lock(&e->files_lock);
+		d = packet__od_find_locked(e, item, rel);
+		if (!d) {
+			if (store_doc_stat(e->store, item, rel, &now))
+				now.rev_id = 0;
+			if (now.rev_id == m.rev_id) {
+				nd->next = e->docs;
+				e->docs = nd;
+				pthread_mutex_unlock(&e->files_lock);
+				*out = nd;
+				return 0;
+			}
+		}
+		pthread_mutex_unlock(&e->files_lock);
+		od_destroy(nd);
+	}
+	return -EAGAIN;
+}
+
+static void od_unlink_locked(struct engine *e, struct open_doc *d)
+{
+	struct open_doc **pp;
+
+	for (pp = &e->docs; *pp; pp = &(*pp)->next) {
+		if (*pp == d) {
+			*pp = d->next;
+			break;
+		}
+	}
+	d->next = NULL;
+	d->unlinked = 1;
+}
+
+void packet__od_put(struct engine *e, struct open_doc *d)
+{
+	int last;
+
+	pthread_mutex_lock(&e->files_lock);
+	last = --d->refs == 0;
+	if (last && !d->unlinked)
+		od_unlink_locked(e, d);
+	pthread_mutex_unlock(&e->files_lock);
+	if (last)
+		od_destroy(d);
+}
+
+/*
+ * Commits a changed open document. amend (a revision id, or 0) names a
+ * revision this handle committed only to make an O_TRUNC or a create
+ * durable at a close before any write: while it is still the current one
+ * its content is replaced, so a shell's `echo x > f` leaves one revision.
+ * *rev_id (may be NULL) gets the current revision id afterwards. Holds
+ * ns_lock shared, so a rename or unlink cannot move the path meanwhile.
+ */
+int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
+		      int64_t amend, int64_t *rev_id)
+{
+	struct doc_meta m;
+	struct who_buf wb;
+	char *rel;
+	int rc = 0, unlinked;
+
+	who_fill(e, c, &wb);
+	pthread_rwlock_rdlock(&e->ns_lock);
+	/* files_lock before d->lock never nests the other way (see packet__od_meta). */
+	pthread_mutex_lock(&e->files_lock);
+	unlinked = d->unlinked;
+	rel = strdup(d->rel);
+	pthread_mutex_unlock(&e->files_lock);
+	pthread_mutex_lock(&d->lock);
+	if (!rel) {
+		rc = -ENOMEM;
+	} else if (d->dirty && !unlinked) {
+		const char *data = d->content.data ? d->content.data : "";
+
+		rc = amend ? store_doc_amend(e->store, d->item_id, rel, amend, data, d->content.len,
+					     d->mode, d->mtime_ns)
+			   : -ESTALE;
+		if (rc == -ESTALE)
+			rc = store_doc_write(e->store, d->item_id, rel, data, d->content.len, d->mode,
+					     d->mtime_ns, d->stored ? "write" : "create", &wb.w, NULL);
+		if (rc == 0) {
+			d->dirty = 0;
+			d->stored = 1;
+		}
+	}
+	if (rc == 0 && rev_id && rel)
+		*rev_id = store_doc_stat(e->store, d->item_id, rel, &m) == 0 ? m.rev_id : 0;
+	pthread_mutex_unlock(&d->lock);
+	pthread_rwlock_unlock(&e->ns_lock);
+	free(rel);
+	return rc;
+}
+
+uint64_t packet__max_doc(struct engine *e)
+{
+	return (uint64_t)engine_config_get(e)->max_doc_size;
+}
+
+/* Resizes an open document's content (zero-filling growth). Lock held. */
+int packet__od_resize(struct open_doc *d, uint64_t size)
+{
+	if (size > d->content.len) {
+		size_t grow = (size_t)(size - d->content.len);
+		char *z = calloc(1, grow ? grow : 1);
+		int rc;
+
+		if (!z)
+			return -ENOMEM;
+		rc = buf_append(&d->content, z, grow);
+		free(z);
+		if (rc)
+			return rc;
+	} else if (size < d->content.len) {
+		d->content.len = (size_t)size;
+		d->content.data[size] = '\0';
+	} else {
+		return 0;
+	}
+	d->dirty = 1;
+	d->mtime_ns = util_now_ns();
+	return 0;
+}
+
+/* ---- creating and changing entries ---- */
+
+/* Splits path into its parent and last component (name points into path). */
+int packet__split(const char *path, char *parent, size_t size, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || !slash[1])
+		return -EINVAL;
+	if (slash == path)
+		snprintf(parent, size, "/");
+	else if ((size_t)(slash - path) >= size)
+		return -ENAMETOOLONG;
+	else
+		snprintf(parent, size, "%.*s", (int)(slash - path), path);
+	*name = slash + 1;
+	if (strlen(*name) > 255)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Whether new documents may be made in directory node p; rel gets the
+ * item-relative path of name inside it. */
+int packet__doc_parent(struct node *p, const char *name, char *rel, size_t size)
+{
+	const char *prefix;
+
+	switch (p->kind) {
+	case N_ITEM:
+		prefix = "";
+		break;
+	case N_VALIDATION_DIR:
+		prefix = "validation";
+		break;
+	case N_DOCDIR:
+		prefix = p->rel;
+		break;
+	case N_ROOT:
+	case N_PFS_DIR:
+	case N_RECIPES_DIR:
+	case N_ARCHIVE_DIR:
+	case N_STAGES_DIR:
+	case N_LOGS_DIR:
+	case N_HISTORY_DIR:
+		return -EACCES;
+	default:
+		return -ENOTDIR;
+	}
+	if (p->archived)
+		return -EACCES;
+	if ((size_t)snprintf(rel, size, "%s%s%s", prefix, *prefix ? "/" : "", name) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int item_create(struct engine *e, const char *name, const struct pfs_caller *who)
+{
+	struct pfs_config *cfg = engine_config_get(e);
+	char branch[128], wt[PATH_MAX], err[512] = "";
+	struct item it;
+	int64_t id;
+	int rc;
+
+	if (strcmp(name, "events") == 0 || strcmp(name, ".packetfs") == 0 ||
+	    strcmp(name, ".archive") == 0)
+		return -EEXIST;
+	if (!engine_valid_item_name(name))
+		return -EINVAL;
+	if (e->readonly)
+		return -EROFS;
+	if (store_item_get(e->store, name, &it) == 0) {
+		item_clear(&it);
+		return -EEXIST;
+	}
+	snprintf(branch, sizeof(branch), "packetfs/%s", name);
+	snprintf(wt, sizeof(wt), "%s/worktrees/%s", e->store_dir, name);
+	rc = repo_item_create(cfg->repo, cfg->base, branch, name, wt, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "packetfs: mkdir %s: %s\n", name, err);
+		return rc == -EEXIST ? -EEXIST : rc == -ENOENT ? -ENOENT : -EIO;
+	}
+	rc = store_item_create(e->store, name, branch, cfg->base, &id);
+	if (rc)
+		return rc;
+	{
+		char extra[256];
+
+		snprintf(extra, sizeof(extra), ",\"branch\":\"%s\",\"uid\":%d,\"pid\":%d", branch,
+			 who ? (int)who->uid : 0, who ? (int)who->pid : 0);
+		engine_event(e, id, name, "item_created", extra);
+	}
+	return 0;
+}
+
+int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct pfs_caller *who)
+{
+	char parent[PATH_MAX], rel[PATH_MAX];
+	const char *name;
+	struct node n, p;
+	int rc;
+
+	rc = packet__split(path, parent, sizeof(parent), &name);
+	if (rc)
+		return rc;
+	if (strcmp(parent, "/") == 0)
+		return item_create(e, name, who);
+	rc = packet__resolve(e, path, &n);
+	if (rc == 0) {
+		packet__node_clear(&n);
+		return -EEXIST;
+	}
+	rc = packet__resolve(e, parent, &p);
+	if (rc)
+		return rc;
+	rc = packet__doc_parent(&p, name, rel, sizeof(rel));
+	if (rc == 0)
+		rc = store_doc_mkdir(e->store, p.item.id, rel, mode);
+	packet__node_clear(&p);
+	return rc;
+}
+
+int engine_rmdir(struct engine *e, const char *path, const struct pfs_caller *who)
+{
+	struct node n;
+	int rc = packet__resolve(e, path, &n);
+
+	(void)who;
+	if (rc)
+		return rc;
+	switch (n.kind) {
+	case N_ITEM:
+		if (n.archived)
+			rc = -EACCES;
+		else
+			rc = packet__ctl_apply(e, n.item.name, "archive", NULL, 0);
+		break;
+	case N_DOCDIR:
+		rc = n.archived ? -EACCES : store_doc_rmdir(e->store, n.item.id, n.rel);
+		break;
+	default:
+		rc = packet__is_dir_kind(n.kind) ? -EACCES : -ENOTDIR;
+	}
+	packet__node_clear(&n);
+	return rc;
+}
+
+int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *who)
+{
+	struct who_buf wb;
+	struct open_doc *d;
+	struct node n;
+	int rc = packet__resolve(e, path, &n), was_open = 0;
+
+	if (rc)
+		return rc;
+	if (packet__is_dir_kind(n.kind))
+		rc = -EISDIR;
+	else if (n.kind == N_REGISTRY && !n.archived)
+		rc = -EPERM;
+	else if (n.kind != N_DOC || n.archived)
+		rc = -EACCES;
+	if (rc) {
+		packet__node_clear(&n);
+		return rc;
+	}
+	who_fill(e, who, &wb);
+	pthread_rwlock_wrlock(&e->ns_lock);
+	pthread_mutex_lock(&e->files_lock);
+	d = packet__od_find_locked(e, n.item.id, n.rel);
+	if (d) {
+		od_unlink_locked(e, d);
+		was_open = 1;
+	}
+	pthread_mutex_unlock(&e->files_lock);
+	rc = store_doc_unlink(e->store, n.item.id, n.rel, &wb.w);
+	pthread_rwlock_unlock(&e->ns_lock);
+	if (rc == -ENOENT && was_open)
+		rc = 0; /* created but never committed */
+	packet__node_clear(&n);
+	return rc;
+}
+
+/* Commits any pending content of an open document at (item, rel). */
+static int commit_if_open(struct engine *e, int64_t item, const char *rel,
+			  const struct pfs_caller *who)
+{
+	struct open_doc *d;
+	int rc = 0;
+
+	pthread_mutex_lock(&e->files_lock);
+	d = packet__od_find_locked(e, item, rel);
+	if (d)
+		d->refs++;
+	pthread_mutex_unlock(&e->files_lock);
+	if (d) {
+		rc = packet__od_commit(e, d, who, 0, NULL);
+		packet__od_put(e, d);
+	}
+	return rc;
+}
+
+int engine_rename(struct engine *e, const char *from, const char *to, unsigned flags,
+		  const struct pfs_caller *who)
+{
+	char parent[PATH_MAX], rel[PATH_MAX];
+	const char *name;
+	struct node a, b, p;
+	struct who_buf wb;
+	int rc, have_b;
+
+	if (flags & ~1u)
+		return -EINVAL; /* RENAME_EXCHANGE and others */
+	rc = packet__resolve(e, from, &a);
+	if (rc)
+		return rc;
+	if ((a.kind != N_DOC && a.kind != N_DOCDIR) || a.archived) {
+		rc = a.kind == N_ITEM ? -EPERM : -EACCES;
+		goto out_a;
+	}
+	rc = packet__split(to, parent, sizeof(parent), &name);
+	if (rc)
+		goto out_a;
+	rc = packet__resolve(e, parent, &p);
+	if (rc)
+		goto out_a;
+	rc = packet__doc_parent(&p, name, rel, sizeof(rel));
+	if (rc == 0 && p.item.id != a.item.id)
+		rc = -EXDEV;
+	if (rc)
+		goto out_p;
+	have_b = packet__resolve(e, to, &b) == 0;
+	if (have_b) {
+		if (b.kind == N_REGISTRY)
+			rc = -EPERM; /* append-only: never replaced */
+		else if (b.kind != N_DOC && b.kind != N_DOCDIR)
+			rc = packet__is_dir_kind(b.kind) ? -EISDIR : -EACCES;
+		packet__node_clear(&b);
+		if (rc)
+			goto out_p;
+	}
+	rc = commit_if_open(e, a.item.id, a.rel, who);
+	if (rc)
+		goto out_p;
+	who_fill(e, who, &wb);
+	pthread_rwlock_wrlock(&e->ns_lock);
+	rc = store_doc_rename(e->store, a.item.id, a.rel, rel, flags & 1u, &wb.w);
+	if (rc == 0) {
+		struct open_doc *d;
+		size_t alen = strlen(a.rel);
+
+		/* Keep open documents on their content: the replaced target's handles
+		 * go stale (as on a local disk), moved ones follow. */
+		pthread_mutex_lock(&e->files_lock);
+		d = packet__od_find_locked(e, a.item.id, rel);
+		if (d)
+			od_unlink_locked(e, d);
+		for (d = e->docs; d; d = d->next) {
+			if (d->item_id != a.item.id)
+				continue;
+			if (strcmp(d->rel, a.rel) == 0 ||
+			    (strncmp(d->rel, a.rel, alen) == 0 && d->rel[alen] == '/')) {
+				struct buf nr;
+
+				buf_init(&nr);
+				if (buf_printf(&nr, "%s%s", rel, d->rel + alen) == 0) {
+					free(d->rel);
+					d->rel = buf_steal(&nr);
+				}
+			}
+		}
+		pthread_mutex_unlock(&e->files_lock);
+	}
+	pthread_rwlock_unlock(&e->ns_lock);
+out_p:
+	packet__node_clear(&p);
+out_a:
+	packet__node_clear(&a);
+	return rc;
+}
+
+int engine_chmod(struct engine *e, const char *path, mode_t mode)
+{
+	struct pfs_stat st;
+	struct node n;
+	int rc = packet__resolve(e, path, &n);
+
+	if (rc)
+		return rc;
+	if ((n.kind == N_DOC || n.kind == N_DOCDIR) && !n.archived) {
+		struct open_doc *d;
+
+		pthread_mutex_lock(&e->files_lock);
+		d = packet__od_find_locked(e, n.item.id, n.rel);
+		if (d) {
+			pthread_mutex_lock(&d->lock);
+			d->mode = mode & 07777;
+			pthread_mutex_unlock(&d->lock);
+		}
+		pthread_mutex_unlock(&e->files_lock);
+		rc = store_doc_set_mode(e->store, n.item.id, n.rel, mode);
+		if (rc == -ENOENT && d)
+			rc = 0;
+	} else {
+		rc = packet__node_stat(e, &n, &st);
+		if (rc == 0 && (st.mode & 07777) != (mode & 07777))
+			rc = -EACCES;
+	}
+	packet__node_clear(&n);
+	return rc;
+}
+
+int engine_utimens(struct engine *e, const char *path, int64_t mtime_ns)
+{
+	struct node n;
+	int rc = packet__resolve(e, path, &n);
+
+	if (rc)
+		return rc;
+	if (n.archived) {
+		rc = -EACCES;
+	} else if (n.kind == N_DOC || n.kind == N_DOCDIR) {
+		struct open_doc *d;
+
+		pthread_mutex_lock(&e->files_lock);
+		d = packet__od_find_locked(e, n.item.id, n.rel);
+		if (d) {
+			pthread_mutex_lock(&d->lock);
+			d->mtime_ns = mtime_ns < 0 ? util_now_ns() : mtime_ns;
+			pthread_mutex_unlock(&d->lock);
+		}
+		pthread_mutex_unlock(&e->files_lock);
+		rc = store_doc_set_mtime(e->store, n.item.id, n.rel, mtime_ns);
+		if (rc == -ENOENT && d)
+			rc = 0;
+	} else if (n.kind == N_CTL || n.kind == N_REGISTRY || n.kind == N_PIPELINE) {
+		rc = 0; /* touch of a trigger or append-only file changes nothing */
+	} else {
+		rc = packet__is_dir_kind(n.kind) ? 0 : -EACCES;
+	}
+	packet__node_clear(&n);
+	return rc;
+}

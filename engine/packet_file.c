@@ -1,0 +1,600 @@
+/*
+ * packet_file.c - open files of the packet namespace: documents (through
+ * their shared open_doc, packet_doc.c), views, logs, the trigger file ctl,
+ * appends to validation/registry.jsonl and edits of
+ * .packetfs/pipeline.json. engine.h documents the public functions.
+ *
+ * Design. A struct pfs_file is one handle. Views are read from a snapshot
+ * rendered at open, except the append-only ones (events, registry.jsonl,
+ * logs), which are read live so that tail -f sees them grow. A document
+ * handle commits its open_doc at flush; ctl applies each complete line as
+ * a command; registry.jsonl stores only whole, checked lines;
+ * pipeline.json is replaced whole when a changed handle is flushed.
+ *
+ * Invariants: nothing is committed for a handle that wrote nothing, except
+ * the emptying or creation of a document at open, made durable at its
+ * first close (see packet__od_commit). registry.jsonl never shrinks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "packet_int.h"
+#include "registry.h"
+
+struct pfs_file {
+	struct engine *e;
+	enum kind kind;
+	int flags;
+	int64_t item_id;
+	char item_name[ITEM_NAME_MAX + 1];
+	struct open_doc *od;  /* N_DOC */
+	struct buf snap;      /* snapshot views, pipeline.json being edited */
+	int64_t run_id;       /* logs */
+	struct buf line;      /* ctl, registry: a partial line */
+	int wrote;            /* anything written through this handle */
+	int advanced;         /* ctl: the empty-write advance was applied */
+	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
+	int64_t provisional;  /* documents: revision committed before any write (see packet__od_commit) */
+	struct pfs_caller opener; /* who opened it: the author of commits at release */
+	int snap_dirty;       /* pipeline.json changed */
+};
+
+/* ---- the trigger file ---- */
+
+int packet__ctl_apply(struct engine *e, const char *item, const char *line, char *msg, size_t size)
+{
+	struct engine_cmd cmd;
+	const char *sp;
+	size_t vlen;
+	int rc;
+
+	memset(&cmd, 0, sizeof(cmd));
+	while (*line == ' ' || *line == '\t')
+		line++;
+	sp = line + strcspn(line, " \t");
+	vlen = (size_t)(sp - line);
+	if (vlen == 0 || vlen >= sizeof(cmd.verb))
+		return -EINVAL;
+	snprintf(cmd.item, sizeof(cmd.item), "%s", item);
+	memcpy(cmd.verb, line, vlen);
+	while (*sp == ' ' || *sp == '\t')
+		sp++;
+	if (strlen(sp) >= sizeof(cmd.arg))
+		return -EINVAL;
+	snprintf(cmd.arg, sizeof(cmd.arg), "%s", sp);
+	vlen = strlen(cmd.arg);
+	while (vlen && (cmd.arg[vlen - 1] == ' ' || cmd.arg[vlen - 1] == '\t' ||
+			cmd.arg[vlen - 1] == '\r'))
+		cmd.arg[--vlen] = '\0';
+	rc = engine_call(e, &cmd);
+	if (rc == -ENOTCONN)
+		snprintf(cmd.msg, sizeof(cmd.msg), "the pipeline engine is not running");
+	if (msg)
+		snprintf(msg, size, "%s", cmd.msg);
+	if (rc)
+		fprintf(stderr, "packetfs: %s: ctl %s: %s\n", item, line, cmd.msg);
+	return rc;
+}
+
+/* Applies every complete line in f->line; keeps a trailing partial line. */
+static int ctl_lines(struct pfs_file *f)
+{
+	char *nl;
+	int rc = 0;
+
+	while (rc == 0 && f->line.len && (nl = memchr(f->line.data, '\n', f->line.len))) {
+		size_t n = (size_t)(nl - f->line.data);
+		char *cmd = strndup(f->line.data, n);
+
+		if (!cmd)
+			return -ENOMEM;
+		memmove(f->line.data, nl + 1, f->line.len - n - 1);
+		f->line.len -= n + 1;
+		f->line.data[f->line.len] = '\0';
+		if (strspn(cmd, " \t\r") != strlen(cmd))
+			rc = packet__ctl_apply(f->e, f->item_name, cmd, NULL, 0);
+		free(cmd);
+	}
+	if (rc)
+		f->line.len = 0;
+	return rc;
+}
+
+/* ---- the registry ---- */
+
+/* Current size of registry.jsonl. */
+static uint64_t registry_size(struct engine *e, int64_t item)
+{
+	char **lines = NULL;
+	size_t n = 0, i;
+	uint64_t size = 0;
+
+	if (store_registry_lines(e->store, item, &lines, &n) == 0)
+		for (i = 0; i < n; i++)
+			size += strlen(lines[i]) + 1;
+	strv_free(lines);
+	return size;
+}
+
+static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off)
+{
+	struct engine *e = f->e;
+	size_t keep = f->line.len, start = 0, i;
+	char **ok = NULL;
+	int rc = 0;
+
+	if (!(f->flags & O_APPEND) && off != registry_size(e, f->item_id) + f->line.len)
+		return -EPERM;
+	rc = buf_append(&f->line, buf, size);
+	if (rc)
+		return rc;
+	/* Check every complete line first: all are stored or none. */
+	for (i = 0; i < f->line.len && rc == 0; i++) {
+		char err[256], *norm = NULL;
+
+		if (f->line.data[i] != '\n')
+			continue;
+		rc = registry_check_external(f->line.data + start, i - start, &norm, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "packetfs: %s/validation/registry.jsonl: %s\n", f->item_name, err);
+		} else {
+			rc = strv_push(&ok, norm);
+			free(norm);
+		}
+		start = i + 1;
+	}
+	if (rc) {
+		f->line.len = keep;
+		if (f->line.data)
+			f->line.data[keep] = '\0';
+		strv_free(ok);
+		return rc == -ENOMEM ? rc : -EINVAL;
+	}
+	for (i = 0; ok && ok[i] && rc == 0; i++) {
+		rc = store_registry_append(e->store, f->item_id, ok[i], "external", 0);
+		if (rc == 0)
+			engine_event(e, f->item_id, f->item_name, "registry_external", "");
+	}
+	strv_free(ok);
+	memmove(f->line.data, f->line.data + start, f->line.len - start);
+	f->line.len -= start;
+	f->line.data[f->line.len] = '\0';
+	return rc ? rc : (int)size;
+}
+
+/* ---- open files ---- */
+
+static int wants_write(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
+
+int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
+		     const struct pfs_caller *who, struct pfs_file **out)
+{
+	struct pfs_file *f;
+	struct node n;
+	int rc, creating = 0, wr = wants_write(flags);
+
+	rc = packet__resolve(e, path, &n);
+	if (rc == -ENOENT && (flags & O_CREAT)) {
+		char parent[PATH_MAX], rel[PATH_MAX];
+		const char *name;
+		struct node p;
+
+		rc = packet__split(path, parent, sizeof(parent), &name);
+		if (rc)
+			return rc;
+		rc = packet__resolve(e, parent, &p);
+		if (rc)
+			return rc;
+		rc = packet__doc_parent(&p, name, rel, sizeof(rel));
+		if (rc == 0 && e->readonly)
+			rc = -EROFS;
+		if (rc) {
+			packet__node_clear(&p);
+			return rc;
+		}
+		memset(&n, 0, sizeof(n));
+		n.kind = N_DOC;
+		n.has_item = 1;
+		n.item = p.item; /* moves ownership */
+		p.has_item = 0;
+		snprintf(n.rel, sizeof(n.rel), "%s", rel);
+		creating = 1;
+	} else if (rc) {
+		return rc;
+	} else if ((flags & O_CREAT) && (flags & O_EXCL)) {
+		packet__node_clear(&n);
+		return -EEXIST;
+	}
+	if (packet__is_dir_kind(n.kind)) {
+		rc = -EISDIR;
+		goto fail_node;
+	}
+	if (wr && (n.archived || e->readonly)) {
+		rc = e->readonly ? -EROFS : -EACCES;
+		goto fail_node;
+	}
+	if (wr && n.kind != N_DOC && n.kind != N_CTL && n.kind != N_REGISTRY && n.kind != N_PIPELINE) {
+		rc = -EACCES;
+		goto fail_node;
+	}
+	if (n.kind == N_REGISTRY && (flags & O_TRUNC) && registry_size(e, n.item.id) > 0) {
+		rc = -EPERM;
+		goto fail_node;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		rc = -ENOMEM;
+		goto fail_node;
+	}
+	f->e = e;
+	f->kind = n.kind;
+	f->flags = flags;
+	if (who)
+		f->opener = *who;
+	else
+		f->opener.uid = getuid(), f->opener.gid = getgid();
+	if (n.has_item) {
+		f->item_id = n.item.id;
+		snprintf(f->item_name, sizeof(f->item_name), "%s", n.item.name);
+	}
+	switch (n.kind) {
+	case N_DOC:
+		rc = packet__od_get(e, n.item.id, n.rel, creating, creating && (flags & O_EXCL),
+				    mode, &f->od);
+		f->trunc_pending = creating;
+		if (rc == 0 && (flags & O_TRUNC) && wr) {
+			pthread_mutex_lock(&f->od->lock);
+			f->trunc_pending |= f->od->content.len > 0;
+			rc = packet__od_resize(f->od, 0);
+			pthread_mutex_unlock(&f->od->lock);
+		}
+		break;
+	case N_STAGE_LOG:
+	case N_RECIPE_LOG: {
+		struct run r;
+
+		rc = store_run_by_log(e->store, n.item.id, n.rel, &r);
+		if (rc == 0) {
+			f->run_id = r.id;
+			run_clear(&r);
+		}
+		break;
+	}
+	case N_EVENTS_ALL:
+	case N_ITEM_EVENTS:
+	case N_REGISTRY:
+		break; /* read live */
+	case N_PIPELINE:
+		rc = (flags & O_TRUNC) ? 0 : packet__render(e, &n, &f->snap);
+		f->snap_dirty = (flags & O_TRUNC) != 0;
+		break;
+	default:
+		rc = packet__render(e, &n, &f->snap);
+		if (rc && n.kind == N_DIFF) {
+			/* A diff git cannot compute reads as an explanation. */
+			buf_free(&f->snap);
+			rc = buf_printf(&f->snap, "# change.diff unavailable: %s\n", strerror(-rc));
+		}
+		break;
+	}
+	if (rc) {
+		if (f->od)
+			packet__od_put(e, f->od);
+		buf_free(&f->snap);
+		free(f);
+		goto fail_node;
+	}
+	packet__node_clear(&n);
+	*out = f;
+	return 0;
+fail_node:
+	packet__node_clear(&n);
+	return rc;
+}
+
+static ssize_t slice(const struct buf *b, char *out, size_t size, uint64_t off)
+{
+	size_t n;
+
+	if (off >= b->len)
+		return 0;
+	n = b->len - (size_t)off < size ? b->len - (size_t)off : size;
+	memcpy(out, b->data + off, n);
+	return (ssize_t)n;
+}
+
+ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
+{
+	struct engine *e = f->e;
+	ssize_t n;
+
+	switch (f->kind) {
+	case N_DOC:
+		pthread_mutex_lock(&f->od->lock);
+		n = slice(&f->od->content, buf, size, off);
+		pthread_mutex_unlock(&f->od->lock);
+		return n;
+	case N_STAGE_LOG:
+	case N_RECIPE_LOG:
+		return store_log_read(e->store, f->run_id, off, buf, size);
+	case N_EVENTS_ALL:
+	case N_ITEM_EVENTS:
+	case N_REGISTRY: {
+		/* Append-only: read live, so tail -f sees growth. */
+		struct buf b;
+		int rc;
+
+		buf_init(&b);
+		if (f->kind == N_REGISTRY) {
+			char **lines = NULL;
+			size_t i, nl;
+
+			rc = store_registry_lines(e->store, f->item_id, &lines, &nl);
+			for (i = 0; rc == 0 && i < nl; i++)
+				rc = buf_printf(&b, "%s\n", lines[i]);
+			strv_free(lines);
+		} else {
+			rc = store_events_render(e->store, f->kind == N_EVENTS_ALL ? 0 : f->item_id, &b);
+		}
+		n = rc ? rc : slice(&b, buf, size, off);
+		buf_free(&b);
+		return n;
+	}
+	default:
+		return slice(&f->snap, buf, size, off);
+	}
+}
+
+ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
+			  const struct pfs_caller *who)
+{
+	struct open_doc *d = f->od;
+	int rc;
+
+	(void)who;
+	f->wrote = 1;
+	switch (f->kind) {
+	case N_DOC:
+		pthread_mutex_lock(&d->lock);
+		if (f->flags & O_APPEND)
+			off = d->content.len;
+		if (off + size > packet__max_doc(f->e)) {
+			pthread_mutex_unlock(&d->lock);
+			return -EFBIG;
+		}
+		rc = 0;
+		if (off + size > d->content.len)
+			rc = packet__od_resize(d, off + size);
+		if (rc == 0 && size) {
+			memcpy(d->content.data + off, buf, size);
+			d->dirty = 1;
+			d->mtime_ns = util_now_ns();
+		}
+		pthread_mutex_unlock(&d->lock);
+		return rc ? rc : (ssize_t)size;
+	case N_CTL:
+		if (f->line.len + size > 4096)
+			return -EINVAL;
+		rc = buf_append(&f->line, buf, size);
+		if (rc == 0)
+			rc = ctl_lines(f);
+		return rc ? rc : (ssize_t)size;
+	case N_REGISTRY:
+		return registry_write(f, buf, size, off);
+	case N_PIPELINE:
+		if (off + size > (1u << 20))
+			return -EFBIG;
+		if (off > f->snap.len) {
+			static const char spaces[64] = {0};
+
+			while (f->snap.len < off)
+				buf_append(&f->snap, spaces,
+					   off - f->snap.len < sizeof(spaces) ? off - f->snap.len
+									      : sizeof(spaces));
+		}
+		if (off + size > f->snap.len) {
+			rc = buf_append(&f->snap, buf + (f->snap.len - off), off + size - f->snap.len);
+			if (rc)
+				return rc;
+			memcpy(f->snap.data + off, buf, size - (off + size - f->snap.len));
+		} else {
+			memcpy(f->snap.data + off, buf, size);
+		}
+		f->snap_dirty = 1;
+		return (ssize_t)size;
+	default:
+		return -EACCES;
+	}
+}
+
+int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who)
+{
+	int rc;
+
+	(void)who;
+	switch (f->kind) {
+	case N_DOC:
+		if (size > packet__max_doc(f->e))
+			return -EFBIG;
+		pthread_mutex_lock(&f->od->lock);
+		rc = packet__od_resize(f->od, size);
+		pthread_mutex_unlock(&f->od->lock);
+		return rc;
+	case N_CTL:
+		return 0;
+	case N_REGISTRY:
+		return size == registry_size(f->e, f->item_id) ? 0 : -EPERM;
+	case N_PIPELINE:
+		if (size > (1u << 20))
+			return -EFBIG;
+		if (size <= f->snap.len) {
+			f->snap.len = (size_t)size;
+			if (f->snap.data)
+				f->snap.data[size] = '\0';
+		}
+		f->snap_dirty = 1;
+		return 0;
+	default:
+		return -EACCES;
+	}
+}
+
+int engine_truncate(struct engine *e, const char *path, uint64_t size, const struct pfs_caller *who)
+{
+	struct pfs_file *f;
+	int rc, flags = O_WRONLY;
+
+	/* The registry refuses O_TRUNC-less writes only at the wrong offset;
+	 * truncate by path goes through the same checks as ftruncate. */
+	rc = engine_file_open(e, path, flags, 0, who, &f);
+	if (rc)
+		return rc;
+	rc = engine_file_truncate(f, size, who);
+	if (rc == 0 && f->kind == N_DOC)
+		rc = packet__od_commit(e, f->od, who, 0, NULL);
+	f->advanced = 1; /* a truncate of ctl is no trigger */
+	f->wrote = 1;
+	if (rc)
+		f->snap_dirty = 0;
+	engine_file_release(f);
+	return rc;
+}
+
+int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
+{
+	struct engine *e = f->e;
+	char err[512];
+	int rc = 0;
+
+	if (!who)
+		who = &f->opener;
+	switch (f->kind) {
+	case N_DOC:
+		/* A shell opens with O_TRUNC, dup2()s and closes the first fd before
+		 * it writes: that close must be durable, but the writes that follow
+		 * amend the same revision instead of adding one. */
+		if (f->trunc_pending && !f->wrote) {
+			f->trunc_pending = 0;
+			return packet__od_commit(e, f->od, who, 0, &f->provisional);
+		}
+		rc = packet__od_commit(e, f->od, who, f->wrote ? f->provisional : 0, NULL);
+		if (f->wrote)
+			f->provisional = 0;
+		return rc;
+	case N_CTL:
+		if (f->line.len) {
+			char *cmd = strndup(f->line.data, f->line.len);
+
+			f->line.len = 0;
+			if (!cmd)
+				return -ENOMEM;
+			if (strspn(cmd, " \t\r") != strlen(cmd))
+				rc = packet__ctl_apply(e, f->item_name, cmd, NULL, 0);
+			free(cmd);
+			f->advanced = 1;
+		}
+		return rc;
+	case N_REGISTRY:
+		/* A fragment waits for the rest of its line across flushes (a shell
+		 * closes duplicates of the fd after each command). A whole object
+		 * that only lacks its newline is refused now: a line ends with one.
+		 * Release drops a fragment that never got its end. */
+		if (f->line.len) {
+			char *norm = NULL, why[64];
+
+			if (registry_check_external(f->line.data, f->line.len, &norm, why, sizeof(why)) == 0) {
+				free(norm);
+				f->line.len = 0;
+				fprintf(stderr, "packetfs: %s/validation/registry.jsonl: line without "
+						"newline not stored\n", f->item_name);
+				return -EINVAL;
+			}
+		}
+		return 0;
+	case N_PIPELINE:
+		if (!f->snap_dirty)
+			return 0;
+		/* Emptied and not (yet) written: refused, but kept pending so that a
+		 * shell's write after its dup2 flush is judged whole at the next one. */
+		if (f->snap.len == 0)
+			return -EINVAL;
+		f->snap_dirty = 0;
+		rc = engine_config_set(e, f->snap.data ? f->snap.data : "", f->snap.len, err, sizeof(err));
+		if (rc)
+			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
+				err);
+		return rc;
+	default:
+		return 0;
+	}
+}
+
+int engine_file_fsync(struct pfs_file *f, const struct pfs_caller *who)
+{
+	int rc = f->kind == N_DOC ? engine_file_flush(f, who) : 0;
+
+	return rc ? rc : store_sync(f->e->store);
+}
+
+void engine_file_release(struct pfs_file *f)
+{
+	if (!f)
+		return;
+	if (f->kind == N_DOC)
+		engine_file_flush(f, NULL);
+	if (f->kind == N_PIPELINE && f->snap_dirty) {
+		char err[512];
+
+		if (engine_config_set(f->e, f->snap.data ? f->snap.data : "", f->snap.len, err,
+				      sizeof(err)))
+			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
+				err);
+	}
+	/* Writing nothing to ctl means advance. Decided at the last close, not
+	 * at a flush: a shell's `: > ctl` flushes once when it moves the fd. The
+	 * outcome is in ctl's last result. */
+	if (f->kind == N_CTL && wants_write(f->flags) && !f->wrote && !f->advanced)
+		packet__ctl_apply(f->e, f->item_name, "advance", NULL, 0);
+	if (f->kind == N_REGISTRY && f->line.len)
+		fprintf(stderr, "packetfs: %s/validation/registry.jsonl: incomplete last line "
+				"(no newline) not stored\n",
+			f->item_name);
+	if (f->od)
+		packet__od_put(f->e, f->od);
+	buf_free(&f->snap);
+	buf_free(&f->line);
+	free(f);
+}
+
+int engine_file_direct(const struct pfs_file *f)
+{
+	return f->kind != N_DOC;
+}
+
+int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
+{
+	struct engine *e = f->e;
+
+	if (f->kind == N_DOC) {
+		memset(st, 0, sizeof(*st));
+		pthread_mutex_lock(&f->od->lock);
+		st->mode = S_IFREG | f->od->mode;
+		st->size = f->od->content.len;
+		st->mtime_ns = st->ctime_ns = f->od->mtime_ns;
+		pthread_mutex_unlock(&f->od->lock);
+		st->nlink = 1;
+		st->uid = e->uid;
+		st->gid = e->gid;
+		return 0;
+	}
+	return -ENOSYS;
+}

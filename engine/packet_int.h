@@ -1,0 +1,128 @@
+/*
+ * packet_int.h - what the packet namespace's files (packet.c: paths,
+ * attributes, views, directories; packet_doc.c: open documents and changes
+ * to the namespace; packet_file.c: open files, the trigger file, registry
+ * appends) share. Not for the rest of the engine: engine.h is the
+ * contract.
+ *
+ * Locks (engine_int.h gives the order): files_lock protects e->docs and
+ * each open_doc's rel, refs and unlinked; an open_doc's own lock its
+ * content, and is taken after files_lock, never before it.
+ */
+#ifndef PACKETFS_PACKET_INT_H
+#define PACKETFS_PACKET_INT_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engine_int.h"
+
+enum kind {
+	N_ROOT,
+	N_EVENTS_ALL,
+	N_PFS_DIR,
+	N_PIPELINE,
+	N_RECIPES_DIR,
+	N_RECIPE,
+	N_VERSION,
+	N_ARCHIVE_DIR,
+	N_ITEM,
+	N_DOC,
+	N_DOCDIR,
+	N_CTL,
+	N_STATUS,
+	N_STATUS_JSON,
+	N_ITEM_EVENTS,
+	N_DIFF,
+	N_STAGES_DIR,
+	N_STAGE_LOG,
+	N_VALIDATION_DIR,
+	N_REGISTRY,
+	N_EVIDENCE,
+	N_LOGS_DIR,
+	N_RECIPE_LOG,
+	N_WORKTREE,
+	N_HISTORY_DIR,
+	N_HISTORY_FILE,
+};
+
+struct node {
+	enum kind kind;
+	int archived;        /* under .archive/: read-only */
+	int has_item;
+	struct item item;    /* when has_item */
+	char rel[PATH_MAX];  /* item-relative path (documents, history) */
+	int rev;             /* N_HISTORY_FILE */
+	char name[256];      /* N_RECIPE: the file name */
+	struct doc_meta doc; /* N_DOC, N_DOCDIR; sizes of logs and history files */
+};
+
+struct open_doc {
+	int64_t item_id;
+	char *rel;            /* protected by files_lock */
+	int refs;             /* protected by files_lock */
+	int unlinked;         /* protected by files_lock */
+	pthread_mutex_t lock;
+	struct buf content;   /* protected by lock */
+	int dirty;            /* protected by lock */
+	int stored;           /* protected by lock: exists in the store */
+	mode_t mode;          /* protected by lock */
+	int64_t mtime_ns;     /* protected by lock */
+	struct open_doc *next;
+};
+
+/* ---- packet.c ---- */
+
+/* Resolves path into n (packet__node_clear it after, when 0). 0 or a
+ * negative errno (-ENOENT, -ENOTDIR, -ENAMETOOLONG, -EINVAL, ...). */
+int packet__resolve(struct engine *e, const char *path, struct node *n);
+/* Frees what a resolved node owns (its item row); n may be cleared twice. */
+void packet__node_clear(struct node *n);
+/* Whether nodes of kind k are directories. */
+int packet__is_dir_kind(enum kind k);
+/* Appends the content of a non-log view to out; 0 or a negative errno
+ * (-EINVAL for kinds that are not rendered views). */
+int packet__render(struct engine *e, struct node *n, struct buf *out);
+/* Attributes of a resolved node into st; 0 or a negative errno. */
+int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st);
+
+/* ---- packet_doc.c ---- */
+
+/* The open document at (item, rel) or NULL; files_lock held. */
+struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const char *rel);
+/* Fills m from an open document's in-memory state (takes d->lock). */
+void packet__od_meta(struct open_doc *d, struct doc_meta *m);
+/* A reference on the open document (item, rel) in *out, loaded or (create)
+ * made empty with mode; excl: -EEXIST when it exists. Release with
+ * packet__od_put. 0 or a negative errno. */
+int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
+		   mode_t mode, struct open_doc **out);
+/* Drops a reference; the last one frees the document (nothing committed). */
+void packet__od_put(struct engine *e, struct open_doc *d);
+/* Commits a changed open document as a new revision (or amends the
+ * revision amend); *rev_id (may be NULL) gets the current one. 0 or a
+ * negative errno. Takes ns_lock shared, files_lock and d->lock. */
+int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
+		      int64_t amend, int64_t *rev_id);
+/* Resizes d's content to size bytes, zero-filling growth; d->lock held.
+ * 0 or a negative errno. */
+int packet__od_resize(struct open_doc *d, uint64_t size);
+/* The largest document allowed, in bytes (the configuration's). */
+uint64_t packet__max_doc(struct engine *e);
+/* Splits path into its parent (copied into parent) and last component
+ * (*name points into path). 0, -EINVAL or -ENAMETOOLONG. */
+int packet__split(const char *path, char *parent, size_t size, const char **name);
+/* 0 when documents may be made in directory node p, with rel the
+ * item-relative path of name inside it; else -EACCES, -ENOTDIR or
+ * -ENAMETOOLONG. */
+int packet__doc_parent(struct node *p, const char *name, char *rel, size_t size);
+
+/* ---- packet_file.c ---- */
+
+/* Applies one ctl command line to item through the loop thread; msg (may be
+ * NULL) gets its message. 0 or a negative errno (also logged). */
+int packet__ctl_apply(struct engine *e, const char *item, const char *line, char *msg, size_t size);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * pipe_int.h - what the pipeline engine's files (pipe.c: jobs, gates,
+ * stages, commands, lifecycle; pipe_recipe.c: the recipe queue, batches,
+ * the end of a validation) share. Not for the rest of the engine:
+ * engine_int.h declares pipe_*.
+ *
+ * Everything here runs on the loop thread only.
+ */
+#ifndef PACKETFS_PIPE_INT_H
+#define PACKETFS_PIPE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine_int.h"
+#include "runner.h"
+
+struct batch;
+
+struct job {
+	struct pipe *p;
+	int64_t item_id;
+	char item[ITEM_NAME_MAX + 1];
+	struct run run;         /* the run row */
+	struct runner_proc *proc;
+	int is_stage;
+	int stage_index;        /* in cfg */
+	struct pfs_config *cfg; /* stages: the configuration it started under */
+	struct recipe recipe;   /* recipes: a copy (strings owned) */
+	int gpus[16];
+	int ngpus;
+	struct batch *batch;    /* recipes of a validate stage or a rerun */
+	struct job *next;
+};
+
+/* The recipes of one validate stage (or one rerun) of an item. */
+struct batch {
+	int64_t item_id;
+	char item[ITEM_NAME_MAX + 1];
+	int pending;            /* queued or running recipes */
+	int cancelled;
+	int rerun;              /* a `rerun RECIPE`: no stage run */
+	char prev_state[16];    /* rerun: state to return to */
+	char *prev_error;       /* rerun: last_error to return to */
+	struct job *stage_job;  /* validate: the stage's own run (log), not running */
+	struct batch *next;
+};
+
+struct pipe {
+	struct engine *e;
+	struct gpu_pool *gpus;
+	struct job *jobs;       /* running processes */
+	struct job *queue;      /* recipes waiting to start, FIFO */
+	struct batch *batches;
+	int running_recipes;
+	int shutting_down;
+};
+
+/* ---- pipe.c ---- */
+
+/* Replaces *field with a copy of value (kept as it was on ENOMEM). */
+void pipe__item_set(char **field, const char *value);
+/* Records an event of type for item it; fmt (may be NULL) formats the
+ * extra JSON members, each starting with a comma. */
+void pipe__event(struct pipe *p, const struct item *it, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Sets state and last_error (NULL keeps it, and so does "" a warning),
+ * writes the item and records an event. */
+void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error);
+/* Appends a formatted line (at most 2 KiB) to the log of run run_id. */
+void pipe__log_line(struct pipe *p, int64_t run_id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The environment of a stage or (recipe != NULL) recipe process: a new
+ * strv (strv_free it; NULL when out of memory). */
+char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
+		      const char *cuda);
+/* Frees a job that is on no list (NULL is fine). */
+void pipe__job_free(struct job *j);
+/* Creates the run row of a new job with the given kind ("stage",
+ * "recipe"), name and status. 0 or a negative errno. */
+int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
+		       const char *name, const char *status);
+/* Spawns argv for job j (its run row exists), registers it as active and
+ * puts it on p->jobs. 0 or a negative errno (then j is on no list). */
+int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
+		    unsigned timeout_s);
+/* Seals a run: finish time, duration (s), log sha256; writes the row. */
+void pipe__run_seal(struct pipe *p, struct run *r, double duration_s);
+/* Runs the stage program st for job j; on failure ends the stage and frees j. */
+void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st,
+		       const struct item *it);
+/* A stage ended (res may be NULL): records it and moves the item on.
+ * Does not free j. */
+void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result *res);
+
+/* ---- pipe_recipe.c ---- */
+
+/* Queues a copy of recipe r for item it in batch b (b->pending counts it).
+ * 0 or -ENOMEM. */
+int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recipe *r,
+		       struct batch *b);
+/* Records a finished (or never started) recipe run: log footer, run row,
+ * registry line, event, batch. Does not free j. */
+void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const char *note,
+		       const struct runner_result *res);
+/* A recipe process exited: releases its GPUs and records it. Does not
+ * free j. */
+void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result *res);
+/* Starts what the queue allows: FIFO; the head waits for its GPUs. */
+void pipe__pump(struct pipe *p);
+/* Starts the validate stage of it, whose run is sj: queues the plan's
+ * recipes in a new batch, which owns sj from here. */
+void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj);
+/* Takes b off p->batches and frees it (not its stage job). */
+void pipe__batch_free(struct pipe *p, struct batch *b);
+/* Called whenever a batch's pending count drops: pumps, and finishes the
+ * validation at zero. */
+void pipe__batch_step(struct pipe *p, struct batch *b);
+/* Ends batch b (freed): a rerun returns the item to its state; a
+ * validation hands its stage job to the validator program, or ends the
+ * stage and frees the job. */
+void pipe__validation_finish(struct pipe *p, struct batch *b);
+
+#endif
