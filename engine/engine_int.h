@@ -121,6 +121,11 @@ void engine_active_gpus(struct engine *e, int64_t item_id, char *out, size_t siz
 /* Whether the item has an active stage or recipe. */
 int engine_active_item(struct engine *e, int64_t item_id);
 
+/* After the engine wrote a document straight to the store: an open,
+ * unchanged copy of it (shared by its readers) takes the new content; a
+ * copy with pending writes keeps them. Any thread. */
+void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path);
+
 /* Item name rules: [a-z0-9][a-z0-9._-]{0,63}. */
 int engine_valid_item_name(const char *name);
 

@@ -612,3 +612,29 @@ int engine_utimens(struct engine *e, const char *path, int64_t mtime_ns)
 	packet__node_clear(&n);
 	return rc;
 }
+
+void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path)
+{
+	struct open_doc *d;
+	struct doc_meta m;
+	char *data = NULL;
+	size_t len = 0;
+
+	pthread_mutex_lock(&e->files_lock);
+	d = packet__od_find_locked(e, item_id, path);
+	if (d) {
+		pthread_mutex_lock(&d->lock);
+		if (!d->dirty && store_doc_stat(e->store, item_id, path, &m) == 0 &&
+		    store_doc_read(e->store, item_id, path, &data, &len) == 0) {
+			buf_free(&d->content);
+			d->content.data = data;
+			d->content.len = len;
+			d->content.cap = len + 1;
+			d->mode = m.mode;
+			d->mtime_ns = m.mtime_ns;
+			d->stored = 1;
+		}
+		pthread_mutex_unlock(&d->lock);
+	}
+	pthread_mutex_unlock(&e->files_lock);
+}

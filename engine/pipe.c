@@ -105,18 +105,32 @@ static void now_text(char out[32])
 	util_rfc3339(util_now_ns(), out);
 }
 
+/* Adds id to the set seen[0..*n) unless there. */
+static void count_item(int64_t *seen, int *n, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (seen[i] == id)
+			return;
+	if (*n < 256)
+		seen[(*n)++] = id;
+}
+
+/* Items with a process, a queued recipe or a validation in progress. */
 static int running_items(struct pipe *p)
 {
+	struct batch *b;
 	struct job *j;
 	int64_t seen[256];
-	int n = 0, i, dup;
+	int n = 0;
 
-	for (j = p->jobs; j; j = j->next) {
-		for (dup = 0, i = 0; i < n; i++)
-			dup |= seen[i] == j->item_id;
-		if (!dup && n < 256)
-			seen[n++] = j->item_id;
-	}
+	for (j = p->jobs; j; j = j->next)
+		count_item(seen, &n, j->item_id);
+	for (j = p->queue; j; j = j->next)
+		count_item(seen, &n, j->item_id);
+	for (b = p->batches; b; b = b->next)
+		count_item(seen, &n, b->item_id);
 	return n;
 }
 
@@ -673,10 +687,14 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 			store_item_update(p->e->store, &it);
 			pipe__event(p, &it, "iteration", ",\"iteration\":%d,\"stage\":\"%s\"",
 				    it.iteration, st->on_needs_changes);
-			if (it.hold)
+			if (it.hold) {
+				/* Held: release or advance resumes at the loop's target. */
+				pipe__item_set(&it.stage, st->on_needs_changes);
+				it.stage_ok = 0;
 				pipe__set_state(p, &it, "waiting", "");
-			else
+			} else {
 				start_stage(p, &it, back, 1);
+			}
 			item_clear(&it);
 			return;
 		}
@@ -987,6 +1005,8 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 			rc = start_stage(p, &it, i, 1);
 			if (rc == -EBUSY)
 				rc = 0;
+		} else if (strcmp(it.state, "queued") == 0) {
+			pipe_resume(p);
 		}
 		cmd->msg[0] = '\0';
 	} else if (strcmp(v, "archive") == 0 && !cmd->arg[0]) {

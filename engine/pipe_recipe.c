@@ -375,6 +375,7 @@ static void engine_verdict(struct pipe *p, struct item *it)
 		   it->name, it->iteration, ev.data ? ev.data : "", verdict);
 	store_doc_write(p->e->store, it->id, "change-validation.md", doc.data, doc.len, (mode_t)-1, -1,
 			"write", &who, NULL);
+	engine_doc_refresh(p->e, it->id, "change-validation.md");
 	pipe__item_set(&it->verdict, verdict);
 	buf_free(&doc);
 	buf_free(&ev);

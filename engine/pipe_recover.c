@@ -26,6 +26,8 @@
 struct recover {
 	struct engine *e;
 	int rc;
+	int64_t staged[256]; /* items whose stage run was interrupted */
+	int nstaged;
 };
 
 /*
@@ -86,6 +88,8 @@ static int recover_run(void *arg, const struct run *r0)
 		return 0;
 	if (store_run_get(e->store, r0->id, &r))
 		return 0;
+	if (strcmp(r.kind, "stage") == 0 && rv->nstaged < 256)
+		rv->staged[rv->nstaged++] = r.item_id;
 	if (r.pgid > 0 && group_is_ours(r.pgid, r.started_at))
 		runner_kill_group_sync(r.pgid, (unsigned)(cfg->cancel_grace_s ? cfg->cancel_grace_s : 1));
 	n = snprintf(line, sizeof(line), "\n%s packetfs: %s\n", strcmp(r.kind, "recipe") == 0 ? "#" : "[packetfs]", msg);
@@ -139,11 +143,28 @@ static int recover_item(void *arg, const struct item *it0)
 	struct engine *e = rv->e;
 	struct pfs_config *cfg = engine_config_get(e);
 	struct item it;
+	int i, staged = 0;
 
 	if (strcmp(it0->state, "running") != 0)
 		return 0;
 	if (store_item_get_id(e->store, it0->id, &it))
 		return 0;
+	for (i = 0; i < rv->nstaged; i++)
+		staged |= rv->staged[i] == it.id;
+	if (!staged) {
+		/* Only a rerun of recipes was in progress: its runs are recorded as
+		 * interrupted; the stages are where they were. */
+		free(it.state);
+		it.state = strdup("waiting");
+		free(it.last_error);
+		it.last_error = strdup("interrupted: the daemon stopped during a rerun");
+		if (it.state && it.last_error) {
+			store_item_update(e->store, &it);
+			engine_event(e, it.id, it.name, "interrupted", ",\"state\":\"waiting\"");
+		}
+		item_clear(&it);
+		return 0;
+	}
 	it.stage_ok = 0;
 	free(it.state);
 	it.state = strdup(cfg->on_interrupt_fail ? "failed" : "queued");
@@ -160,7 +181,7 @@ static int recover_item(void *arg, const struct item *it0)
 
 int pipe_recover(struct engine *e)
 {
-	struct recover rv = {e, 0};
+	struct recover rv = {.e = e};
 	int rc;
 
 	rc = store_run_each(e->store, 0, NULL, NULL, recover_run, &rv);

@@ -63,6 +63,7 @@
 #include <unistd.h>
 
 #include <fuse_lowlevel.h>
+#include <linux/close_range.h>
 
 #include "engine.h"
 #include "fs.h"
@@ -364,8 +365,12 @@ static int getattr_of(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 	char *path;
 	int r;
 
-	if (fi && fi->fh)
-		return engine_file_getattr(file_of(fi), ps);
+	if (fi && fi->fh) {
+		r = engine_file_getattr(file_of(fi), ps);
+		if (r != -ENOSYS)
+			return r;
+		/* Views and logs have no attributes of their own handle. */
+	}
 	r = inode_path(fs->inodes, ino, &path);
 	if (r == 0) {
 		r = engine_getattr(fs->engine, path, ps);
@@ -1106,6 +1111,9 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 	}
 	if (status_fd >= 0)
 		detach();
+	/* Nothing the caller handed down, nor the FUSE device or the database,
+	 * may reach the stage programs and recipes the engine starts. */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
