@@ -627,3 +627,14 @@ const char *engine_mountpoint(const struct engine *e)
 {
 	return e->mountpoint;
 }
+
+pid_t engine_daemon_pid(struct engine *e)
+{
+	char *v = NULL;
+	pid_t pid = 0;
+
+	if (store_meta_get(e->store, "daemon_pid", &v) == 0)
+		pid = (pid_t)atoi(v);
+	free(v);
+	return pid;
+}

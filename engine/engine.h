@@ -150,6 +150,9 @@ int engine_log(struct engine *e, const char *item, const char *path, struct buf 
  * engine registry line against the runs table. Returns 0 when clean, 1
  * when problems were found (each named in out), or -errno. */
 int engine_check(struct engine *e, struct buf *out);
+/* The process id of the daemon that last opened the store for writing
+ * (recorded in the store), or 0. It may have exited since. */
+pid_t engine_daemon_pid(struct engine *e);
 /* The mountpoint an engine reports in PACKET_DIR, or NULL offline. */
 const char *engine_mountpoint(const struct engine *e);
 

@@ -586,6 +586,10 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		if (res->spawn_error)
 			pipe__log_line(p, j->run.id, "\n[packetfs] could not start: %s\n",
 				       strerror(-res->spawn_error));
+		else if (res->term_signal && p->shutting_down)
+			pipe__log_line(p, j->run.id, "\n[packetfs] interrupted: the daemon stopped; "
+				       "ended by signal %d after %.1f s\n", res->term_signal,
+				       res->duration_s);
 		else if (res->term_signal)
 			pipe__log_line(p, j->run.id, "\n[packetfs] ended by signal %d%s after %.1f s\n",
 				       res->term_signal,

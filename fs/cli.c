@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,14 +326,144 @@ out:
 	return rc;
 }
 
+/* Undoes the octal escapes of /proc/self/mountinfo fields in place. */
+static void unescape_octal(char *s)
+{
+	char *r = s, *w = s;
+
+	while (*r) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+/* The source of the packetfs mount at dir (its store, see fs.c), from
+ * /proc/self/mountinfo, into out. 0 or -ENOENT. */
+static int mount_source(const char *dir, char *out, size_t size)
+{
+	char *line = NULL, *f[12], *save, *dash;
+	size_t cap = 0;
+	int rc = -ENOENT, n;
+	FILE *mi = fopen("/proc/self/mountinfo", "re");
+
+	if (!mi)
+		return -errno;
+	while (rc && getline(&line, &cap, mi) > 0) {
+		dash = strstr(line, " - ");
+		if (!dash)
+			continue;
+		*dash = '\0';
+		n = 0;
+		for (f[n] = strtok_r(line, " ", &save); f[n] && n < 5; f[++n] = strtok_r(NULL, " ", &save))
+			;
+		if (n < 5)
+			continue;
+		unescape_octal(f[4]);
+		if (strcmp(f[4], dir) != 0)
+			continue;
+		f[0] = strtok_r(dash + 3, " ", &save);
+		f[1] = strtok_r(NULL, " ", &save);
+		if (f[0] && f[1] && strcmp(f[0], "fuse.packetfs") == 0) {
+			unescape_octal(f[1]);
+			snprintf(out, size, "%s", f[1]);
+			rc = 0;
+		}
+	}
+	free(line);
+	fclose(mi);
+	return rc;
+}
+
+/* The daemon serving the packetfs mount at dir, or 0 when unknown. */
+static pid_t mount_daemon(const char *dir)
+{
+	char store[PATH_MAX], err[512], comm[32] = "", path[64];
+	struct engine_options eo = { store, NULL, 1 };
+	struct engine *e;
+	pid_t pid;
+	FILE *f;
+
+	if (mount_source(dir, store, sizeof(store)) || engine_open(&eo, &e, err, sizeof(err)))
+		return 0;
+	pid = engine_daemon_pid(e);
+	engine_close(e);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = pid > 0 ? fopen(path, "re") : NULL;
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	return strncmp(comm, "packetfs", 8) == 0 ? pid : 0;
+}
+
+/* Whether process pid still runs (a zombie nobody reaped does not). */
+static int alive(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	int zombie = 0;
+
+	if (kill(pid, 0) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		zombie = p && p[1] == ' ' && p[2] == 'Z';
+		fclose(f);
+	}
+	return !zombie;
+}
+
+/* Runs fusermount3 -u on dir (its messages silenced when quiet); its exit
+ * status, or 127 when it cannot run. */
+static int fusermount_u(const char *dir, int quiet)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 127;
+	if (pid == 0) {
+		int null = quiet ? open("/dev/null", O_WRONLY) : -1;
+
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		execlp("fusermount3", "fusermount3", "-u", "--", dir, (char *)NULL);
+		fail("umount", "fusermount3: %s", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
+}
+
+/*
+ * Unmounts, then waits for the daemon to finish (it records whatever still
+ * ran as interrupted), so that the store can be mounted again at once.
+ * When processes still use the mount (a running stage has its cwd there),
+ * fusermount3 refuses; the daemon is then asked to stop with SIGTERM, and
+ * it detaches the mount and ends those processes itself.
+ */
 static int cmd_umount(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, status;
-	pid_t pid;
+	char dir[PATH_MAX];
+	int c, r, waited;
+	pid_t daemon;
 
 	opts_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -343,24 +474,23 @@ static int cmd_umount(int argc, char **argv)
 	if (argc - optind != 1)
 		return usage_error("umount", argc - optind ? "too many arguments" :
 							     "missing MOUNTPOINT");
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return fail("umount", "fork: %s", strerror(errno));
-	if (pid == 0) {
-		execlp("fusermount3", "fusermount3", "-u", "--", argv[optind], (char *)NULL);
-		fail("umount", "fusermount3: %s", strerror(errno));
-		_exit(127);
+	if (!realpath(argv[optind], dir))
+		return fail("umount", "%s: %s", argv[optind], strerror(errno));
+	daemon = mount_daemon(dir);
+	r = fusermount_u(dir, daemon > 0);
+	if (r != 0 && daemon > 0 && kill(daemon, SIGTERM) == 0)
+		r = 0;
+	if (r != 0) {
+		if (r != 127)
+			fail("umount", "%s: fusermount3 -u failed", argv[optind]);
+		return 1;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return fail("umount", "waitpid: %s", strerror(errno));
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 127)
-		fail("umount", "%s: fusermount3 -u failed", argv[optind]);
-	return 1;
+	for (waited = 0; daemon > 0 && alive(daemon) && waited < 600; waited++)
+		usleep(100000);
+	if (daemon > 0 && alive(daemon))
+		return fail("umount", "%s: unmounted, but the daemon (pid %d) is still running",
+			    argv[optind], (int)daemon);
+	return 0;
 }
 
 /* --- new --------------------------------------------------------------- */

@@ -1025,10 +1025,23 @@ static void report(int fd, const char *fmt, ...)
 static int session_open(struct fs *fs, const struct fs_mount_options *o, int status_fd)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	char fixed[2 * PATH_MAX + 64], *store = realpath(o->store, NULL), *w;
+	const char *c;
 	int r = -1;
 
+	/* The source of the mount is the store (as sshfs shows user@host:), so
+	 * that `packetfs umount` finds the daemon; ',' and '\' are escaped for
+	 * libfuse's option parser. */
+	w = fixed + snprintf(fixed, sizeof(fixed), "default_permissions,subtype=packetfs,fsname=");
+	for (c = store ? store : "packetfs"; *c && w < fixed + sizeof(fixed) - 3; c++) {
+		if (*c == ',' || *c == '\\')
+			*w++ = '\\';
+		*w++ = *c;
+	}
+	*w = '\0';
+	free(store);
 	if (fuse_opt_add_arg(&args, "packetfs") != 0 || fuse_opt_add_arg(&args, "-o") != 0 ||
-	    fuse_opt_add_arg(&args, "default_permissions,fsname=packetfs,subtype=packetfs") != 0 ||
+	    fuse_opt_add_arg(&args, fixed) != 0 ||
 	    (o->options && (fuse_opt_add_arg(&args, "-o") != 0 ||
 			    fuse_opt_add_arg(&args, o->options) != 0))) {
 		report(status_fd, "%s", strerror(ENOMEM));
