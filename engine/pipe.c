@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,8 @@ static int running_items(struct pipe *p)
 		count_item(seen, &n, j->item_id);
 	for (b = p->batches; b; b = b->next)
 		count_item(seen, &n, b->item_id);
+	for (j = p->pushing; j; j = j->next)
+		count_item(seen, &n, j->item_id);
 	return n;
 }
 
@@ -147,6 +150,9 @@ static int item_busy(struct pipe *p, int64_t id)
 			return 1;
 	for (b = p->batches; b; b = b->next)
 		if (b->item_id == id)
+			return 1;
+	for (j = p->pushing; j; j = j->next)
+		if (j->item_id == id)
 			return 1;
 	return 0;
 }
@@ -708,22 +714,91 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	item_clear(&it);
 }
 
-/* Publish: push the branch before the program runs. 0 or -EIO (logged). */
-static int do_push(struct pipe *p, struct job *j, const struct item *it, const struct pfs_stage *st)
+/*
+ * Publish pushes the branch before its program runs. A push may take as
+ * long as the network does, so it runs on libuv's thread pool (libgit2
+ * with a repository object of its own); the job waits on p->pushing, where
+ * cancel and shutdown can see it, and goes on in push_done.
+ */
+struct push {
+	uv_work_t req;
+	struct pipe *p;
+	struct job *j;
+	int cancelled;
+	int rc;
+	char repo[PATH_MAX], remote[256], branch[160], err[512];
+};
+
+static void push_work(uv_work_t *req)
+{
+	struct push *w = req->data;
+
+	w->rc = repo_push(w->repo, w->remote, w->branch, w->err, sizeof(w->err));
+}
+
+static void push_done(uv_work_t *req, int status)
+{
+	struct push *w = req->data;
+	struct pipe *p = w->p;
+	struct job *j = w->j;
+	const struct pfs_stage *st = &j->cfg->stages[j->stage_index];
+	struct runner_result res = {0};
+	struct item it;
+
+	job_unlink(&p->pushing, j);
+	if (status == 0 && w->rc == 0)
+		pipe__log_line(p, j->run.id, "[packetfs] pushed %s to %s\n", w->branch, w->remote);
+	else
+		pipe__log_line(p, j->run.id, "[packetfs] push failed: %s\n",
+			       w->err[0] ? w->err : strerror(status ? -status : -w->rc));
+	if (j->push_cancelled || p->shutting_down) {
+		res.cancelled = 1;
+		res.term_signal = SIGTERM;
+	} else if (status || w->rc) {
+		res.exit_code = 1;
+	} else if (st->run && store_item_get_id(p->e->store, j->item_id, &it) == 0) {
+		free(w);
+		pipe__spawn_stage(p, j, st, &it);
+		item_clear(&it);
+		return;
+	} else if (st->run) {
+		res.exit_code = 1;
+	}
+	free(w);
+	pipe__stage_done(p, j, &res);
+	pipe__job_free(j);
+	pipe__pump(p);
+}
+
+static void start_push(struct pipe *p, struct job *j, const struct item *it,
+		       const struct pfs_stage *st)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
-	char err[512] = "";
-	int rc;
+	struct push *w = calloc(1, sizeof(*w));
 
 	pipe__log_line(p, j->run.id, "[packetfs] pushing %s to %s\n", it->branch, st->push_remote);
-	rc = repo_push(cfg->repo, st->push_remote, it->branch, err, sizeof(err));
-	if (rc)
-		pipe__log_line(p, j->run.id, "[packetfs] push failed: %s\n",
-			       err[0] ? err : strerror(-rc));
-	else
-		pipe__log_line(p, j->run.id, "[packetfs] pushed %s to %s\n", it->branch,
-			       st->push_remote);
-	return rc;
+	if (w) {
+		w->req.data = w;
+		w->p = p;
+		w->j = j;
+		snprintf(w->repo, sizeof(w->repo), "%s", cfg->repo);
+		snprintf(w->remote, sizeof(w->remote), "%s", st->push_remote);
+		snprintf(w->branch, sizeof(w->branch), "%s", it->branch);
+		j->next = p->pushing;
+		p->pushing = j;
+		if (uv_queue_work(&p->e->loop, &w->req, push_work, push_done) == 0)
+			return;
+		job_unlink(&p->pushing, j);
+		free(w);
+	}
+	{
+		struct runner_result res = {0};
+
+		pipe__log_line(p, j->run.id, "[packetfs] push failed: cannot start it\n");
+		res.exit_code = 1;
+		pipe__stage_done(p, j, &res);
+		pipe__job_free(j);
+	}
 }
 
 /*
@@ -798,12 +873,8 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 		pipe__start_validation(p, it, j);
 		return 0;
 	}
-	if (st->push_remote && do_push(p, j, it, st)) {
-		struct runner_result res = {0};
-
-		res.exit_code = 1;
-		pipe__stage_done(p, j, &res);
-		pipe__job_free(j);
+	if (st->push_remote) {
+		start_push(p, j, it, st);
 		return 0;
 	}
 	if (!st->run) {
@@ -894,6 +965,13 @@ static int cancel_item(struct pipe *p, struct item *it)
 	for (j = p->jobs; j; j = j->next) {
 		if (j->item_id == it->id) {
 			runner_cancel(j->proc);
+			found = 1;
+		}
+	}
+	/* A push cannot be interrupted; its stage ends cancelled after it. */
+	for (j = p->pushing; j; j = j->next) {
+		if (j->item_id == it->id) {
+			j->push_cancelled = 1;
 			found = 1;
 		}
 	}

@@ -30,6 +30,7 @@ struct job {
 	int gpus[16];
 	int ngpus;
 	struct batch *batch;    /* recipes of a validate stage or a rerun */
+	int push_cancelled;     /* publish: cancel arrived while it pushed */
 	struct job *next;
 };
 
@@ -51,6 +52,7 @@ struct pipe {
 	struct gpu_pool *gpus;
 	struct job *jobs;       /* running processes */
 	struct job *queue;      /* recipes waiting to start, FIFO */
+	struct job *pushing;    /* publish stages pushing on the thread pool */
 	struct batch *batches;
 	int running_recipes;
 	int shutting_down;
