@@ -14,64 +14,10 @@
 # 1 the build failed.
 set -euo pipefail
 
-say() { printf '%s\n' "$*"; }
-fail() { say "01-build: FAILING: $*"; exit 1; }
-blocked() { say "01-build: BLOCKED: $*"; exit 77; }
-run() {
-	say "\$ $*"
-	"$@"
-}
-need() {
-	command -v "$1" >/dev/null 2>&1 || blocked "$2 project, but '$1' is not installed"
-}
-
-src=$PWD
-key="${PACKET_ITEM:-local}-$(printf '%s' "$src" | sha256sum | cut -c1-12)"
-bdir="${TMPDIR:-/tmp}/packetfs-build/$key"
-mkdir -p "${bdir%/*}"
-
-say "recipe:   ${RECIPE_NAME:-01-build}"
-say "worktree: $src"
-say "head:     $(git rev-parse HEAD 2>/dev/null || echo '(not a git worktree)')"
-say "builddir: $bdir"
-
-if [ -f meson.build ]; then
-	kind=meson
-	need meson Meson
-	need ninja Meson
-elif [ -f Makefile ] || [ -f makefile ] || [ -f GNUmakefile ]; then
-	kind="make"
-	need make Make
-elif [ -f CMakeLists.txt ]; then
-	kind=cmake
-	need cmake CMake
-elif [ -x configure ]; then
-	kind=configure
-	need make Autoconf
-else
-	blocked "no meson.build, Makefile, CMakeLists.txt or configure script in the worktree"
-fi
-say "system:   $kind"
-
-exec 9>"$bdir.lock"
-if command -v flock >/dev/null 2>&1; then
-	flock 9
-fi
-
-# Copies the worktree into $bdir/src for the in-tree build systems.
-copy_tree() {
-	say "\$ copy $src -> $bdir/src (without .git)"
-	mkdir -p "$bdir/src"
-	if command -v rsync >/dev/null 2>&1; then
-		# Ignored files are neither copied nor deleted: earlier build
-		# outputs stay, so make rebuilds only what changed.
-		rsync -a --delete --exclude=.git --filter=':- .gitignore' "$src/" "$bdir/src/"
-	else
-		rm -rf "$bdir/src"
-		mkdir -p "$bdir/src"
-		tar -C "$src" --exclude=.git -cf - . | tar -C "$bdir/src" -xf -
-	fi
-}
+# shellcheck disable=SC2034 # used by lib/build-common.sh
+RECIPE=01-build
+# shellcheck source=lib/build-common.sh
+. "$(dirname "$0")/lib/build-common.sh"
 
 case $kind in
 meson)

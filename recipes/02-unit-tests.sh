@@ -16,64 +16,13 @@
 # 1 a test failed, the build failed, or no test ran.
 set -euo pipefail
 
-say() { printf '%s\n' "$*"; }
-fail() { say "02-unit-tests: FAILING: $*"; exit 1; }
-blocked() { say "02-unit-tests: BLOCKED: $*"; exit 77; }
-run() {
-	say "\$ $*"
-	"$@"
-}
-need() {
-	command -v "$1" >/dev/null 2>&1 || blocked "$2 project, but '$1' is not installed"
-}
-
-src=$PWD
-key="${PACKET_ITEM:-local}-$(printf '%s' "$src" | sha256sum | cut -c1-12)"
-bdir="${TMPDIR:-/tmp}/packetfs-build/$key"
-mkdir -p "${bdir%/*}"
+# shellcheck disable=SC2034 # used by lib/build-common.sh
+RECIPE=02-unit-tests
+WANT_CTEST=1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-
-say "recipe:   ${RECIPE_NAME:-02-unit-tests}"
-say "worktree: $src"
-say "head:     $(git rev-parse HEAD 2>/dev/null || echo '(not a git worktree)')"
-say "builddir: $bdir"
-
-if [ -f meson.build ]; then
-	kind=meson
-	need meson Meson
-	need ninja Meson
-elif [ -f Makefile ] || [ -f makefile ] || [ -f GNUmakefile ]; then
-	kind="make"
-	need make Make
-elif [ -f CMakeLists.txt ]; then
-	kind=cmake
-	need cmake CMake
-	need ctest CMake
-elif [ -x configure ]; then
-	kind=configure
-	need make Autoconf
-else
-	blocked "no meson.build, Makefile, CMakeLists.txt or configure script in the worktree"
-fi
-say "system:   $kind"
-
-exec 9>"$bdir.lock"
-if command -v flock >/dev/null 2>&1; then
-	flock 9
-fi
-
-copy_tree() {
-	say "\$ copy $src -> $bdir/src (without .git)"
-	mkdir -p "$bdir/src"
-	if command -v rsync >/dev/null 2>&1; then
-		rsync -a --delete --exclude=.git --filter=':- .gitignore' "$src/" "$bdir/src/"
-	else
-		rm -rf "$bdir/src"
-		mkdir -p "$bdir/src"
-		tar -C "$src" --exclude=.git -cf - . | tar -C "$bdir/src" -xf -
-	fi
-}
+# shellcheck source=lib/build-common.sh
+. "$(dirname "$0")/lib/build-common.sh"
 
 # Runs "$@", echoing its output and keeping a copy in $out.
 run_logged() {
