@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # recipes/lib/build-common.sh - what 01-build and 02-unit-tests share; sourced
 # by them, never run as a recipe (the catalog lists only NN-name files).
 #
