@@ -33,7 +33,7 @@
  * at opendir (and again when a handle is rewound to offset 0 after being
  * read); readdir offsets are indices into the snapshot, "." and ".." first.
  *
- * Not implemented on purpose: locks (getlk/setlk/flock), so the kernel
+ * Left to the kernel on purpose: locks (getlk/setlk/flock), so the kernel
  * does fcntl and flock locking locally, which is correct on a single host;
  * access, which default_permissions makes the kernel answer; and the xattr
  * operations: libfuse answers ENOSYS, after which the kernel answers every

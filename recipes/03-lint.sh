@@ -33,16 +33,8 @@ done
 say "tool:     $($cf --version)"
 
 git rev-parse --git-dir >/dev/null 2>&1 || blocked "the working directory is not a git worktree"
-base=${PACKET_BASE:-main}
-baserev=""
-for ref in "refs/heads/$base" "refs/remotes/origin/$base" "$base"; do
-	if baserev=$(git rev-parse -q --verify "$ref^{commit}" 2>/dev/null); then
-		break
-	fi
-	baserev=""
-done
-[ -n "$baserev" ] || blocked "base '$base' does not name a commit in this repository"
-mb=$(git merge-base "$baserev" HEAD) || fail "HEAD shares no history with base '$base'"
+# shellcheck source=lib/merge-base.sh
+. "$(dirname "$0")/lib/merge-base.sh"
 say "base:     $base ($baserev), merge base $mb, head $(git rev-parse HEAD)"
 
 mapfile -t files < <(git diff --name-only --diff-filter=ACMR "$mb" HEAD -- \

@@ -33,17 +33,9 @@ cp "$diff" "$tmp/change.diff"
 [ -s "$tmp/change.diff" ] || fail "change.diff is empty: no change"
 say "diff:     $diff ($(wc -c <"$tmp/change.diff") bytes, sha256 $(sha256sum <"$tmp/change.diff" | cut -c1-16)…)"
 
-base=${PACKET_BASE:-main}
-baserev=""
-for ref in "refs/heads/$base" "refs/remotes/origin/$base" "$base"; do
-	if baserev=$(git rev-parse -q --verify "$ref^{commit}" 2>/dev/null); then
-		break
-	fi
-	baserev=""
-done
-[ -n "$baserev" ] || blocked "base '$base' does not name a commit in this repository"
+# shellcheck source=lib/merge-base.sh
+. "$(dirname "$0")/lib/merge-base.sh"
 head=$(git rev-parse HEAD)
-mb=$(git merge-base "$baserev" HEAD) || fail "HEAD shares no history with base '$base'"
 say "base:     $base ($baserev)"
 say "merge:    $mb"
 say "head:     $head"
