@@ -311,9 +311,39 @@ void engine_event(struct engine *e, int64_t item_id, const char *item, const cha
 		free(q);
 	}
 	buf_printf(&b, ",\"type\":\"%s\"%s}", type, extra_json ? extra_json : "");
-	if (b.data)
-		store_event_add(e->store, item_id, b.data);
+	if (b.data && store_event_add(e->store, item_id, b.data) == 0) {
+		engine_changed(e, NULL, "events", ENGINE_MODIFIED);
+		if (item) {
+			/* Events mark changes of the item's state: its status too. */
+			engine_changed(e, item, "events", ENGINE_MODIFIED);
+			engine_changed(e, item, "status", ENGINE_MODIFIED);
+			engine_changed(e, item, "status.json", ENGINE_MODIFIED);
+		}
+	}
 	buf_free(&b);
+}
+
+/* ---- watching ---- */
+
+void engine_watch(struct engine *e, engine_change_fn fn, void *arg)
+{
+	e->watch_fn = fn;
+	e->watch_arg = arg;
+}
+
+void engine_changed(struct engine *e, const char *item, const char *rel, enum engine_change what)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (!e->watch_fn)
+		return;
+	if (item)
+		n = snprintf(path, sizeof(path), "/%s/%s", item, rel);
+	else
+		n = snprintf(path, sizeof(path), "/%s", rel);
+	if (n > 0 && (size_t)n < sizeof(path))
+		e->watch_fn(e->watch_arg, path, what);
 }
 
 /* ---- active runs ---- */

@@ -141,6 +141,42 @@ void engine_file_release(struct pfs_file *f);
 int engine_file_direct(const struct pfs_file *f);
 int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st);
 
+/*
+ * Readiness of an open file for poll(2), as a mask of POLLIN, POLLRDNORM,
+ * POLLOUT and POLLWRNORM (<poll.h>). Append-only views (events, logs,
+ * registry.jsonl) are readable when they hold bytes past the end of this
+ * handle's last read, and a log also once its run has ended (end of file
+ * is then final); status, status.json, evidence.md and change.diff when
+ * their content changed since this handle's snapshot or the snapshot was
+ * not read to its end. Everything else is always ready, as a regular file
+ * on a local disk. Writable handles add POLLOUT|POLLWRNORM.
+ */
+unsigned engine_file_poll(struct pfs_file *f);
+
+/*
+ * Watching the engine's own changes. The kernel reports changes made by a
+ * request through the mount to inotify itself; the changes the engine
+ * makes on its own (a log created or growing, status, events, the
+ * registry, evidence.md, change.diff, a document the engine writes, an
+ * item archived) it cannot see. The engine tells fn of each, with path
+ * normalised as above:
+ *	ENGINE_CREATED   a file appeared at path
+ *	ENGINE_MODIFIED  the content of the file at path changed
+ *	ENGINE_ARCHIVED  the item directory at path ("/<item>") moved to
+ *	                 "/.archive/<item>"
+ * fn is called on any engine thread, possibly with engine locks held: it
+ * must return quickly and must not call into the engine. Call once,
+ * before engine_start, from the thread that opened the engine; fn stays in
+ * use until engine_close returns.
+ */
+enum engine_change {
+	ENGINE_CREATED,
+	ENGINE_MODIFIED,
+	ENGINE_ARCHIVED,
+};
+typedef void (*engine_change_fn)(void *arg, const char *path, enum engine_change what);
+void engine_watch(struct engine *e, engine_change_fn fn, void *arg);
+
 /* The CLI's queries. Text is appended to out. */
 /* `packetfs log`: revisions (rev, time, op, size, uid, pid, comm, stage) of
  * the item's documents (or of path only), then the item's events. -ENOENT

@@ -89,6 +89,9 @@ struct engine {
 	pthread_t thread;
 	int started;
 	struct pipe *pipe;     /* loop thread only */
+
+	engine_change_fn watch_fn; /* constant once started; NULL: nobody watches */
+	void *watch_arg;
 };
 
 /*
@@ -125,6 +128,11 @@ int engine_active_item(struct engine *e, int64_t item_id);
  * unchanged copy of it (shared by its readers) takes the new content; a
  * copy with pending writes keeps them. Any thread. */
 void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path);
+
+/* Tells the watcher (engine_watch) that the engine changed rel (an
+ * item-relative path, or a root path when item is NULL) on its own. Any
+ * thread. */
+void engine_changed(struct engine *e, const char *item, const char *rel, enum engine_change what);
 
 /* Item name rules: [a-z0-9][a-z0-9._-]{0,63}. */
 int engine_valid_item_name(const char *name);

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,17 @@ struct pfs_file {
 	int64_t provisional;  /* documents: revision committed before any write (see packet__od_commit) */
 	struct pfs_caller opener; /* who opened it: the author of commits at release */
 	int snap_dirty;       /* pipeline.json changed */
+	char *path;           /* as opened: rendered views are rendered again from it */
+	uint64_t read_end;    /* offset just past the last read (poll readiness) */
+	int snap_read;        /* the snapshot was read from */
 };
+
+/* Rendered views whose snapshot a read at offset 0 takes again, so that a
+ * reader that polls, seeks back and reads sees the new version. */
+static int resnapshots(enum kind k)
+{
+	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_DIFF || k == N_CTL;
+}
 
 /* ---- the trigger file ---- */
 
@@ -158,8 +169,10 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 	}
 	for (i = 0; ok && ok[i] && rc == 0; i++) {
 		rc = store_registry_append(e->store, f->item_id, ok[i], "external", 0);
-		if (rc == 0)
+		if (rc == 0) {
 			engine_event(e, f->item_id, f->item_name, "registry_external", "");
+			engine_changed(e, f->item_name, "validation/evidence.md", ENGINE_MODIFIED);
+		}
 	}
 	strv_free(ok);
 	memmove(f->line.data, f->line.data + start, f->line.len - start);
@@ -238,6 +251,12 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	f->e = e;
 	f->kind = n.kind;
 	f->flags = flags;
+	f->path = strdup(path);
+	if (!f->path) {
+		free(f);
+		rc = -ENOMEM;
+		goto fail_node;
+	}
 	if (who)
 		f->opener = *who;
 	else
@@ -290,6 +309,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		if (f->od)
 			packet__od_put(e, f->od);
 		buf_free(&f->snap);
+		free(f->path);
 		free(f);
 		goto fail_node;
 	}
@@ -312,7 +332,33 @@ static ssize_t slice(const struct buf *b, char *out, size_t size, uint64_t off)
 	return (ssize_t)n;
 }
 
-ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
+/* Renders the current content of the view f was opened on into out. */
+static int render_again(struct pfs_file *f, struct buf *out)
+{
+	struct node n;
+	int rc = packet__resolve(f->e, f->path, &n);
+
+	if (rc)
+		return rc;
+	rc = n.kind == f->kind ? packet__render(f->e, &n, out) : -ENOENT;
+	packet__node_clear(&n);
+	return rc;
+}
+
+/* Whether the view f was opened on now renders other than its snapshot. */
+static int snapshot_stale(struct pfs_file *f)
+{
+	struct buf now;
+	int stale;
+
+	buf_init(&now);
+	stale = render_again(f, &now) == 0 &&
+		(now.len != f->snap.len || (now.len && memcmp(now.data, f->snap.data, now.len)));
+	buf_free(&now);
+	return stale;
+}
+
+static ssize_t file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
 {
 	struct engine *e = f->e;
 	ssize_t n;
@@ -351,6 +397,63 @@ ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 	}
 	default:
 		return slice(&f->snap, buf, size, off);
+	}
+}
+
+ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
+{
+	ssize_t n;
+
+	if (off == 0 && f->snap_read && resnapshots(f->kind)) {
+		struct buf now;
+
+		buf_init(&now);
+		if (render_again(f, &now) == 0) {
+			buf_free(&f->snap);
+			f->snap = now;
+		} else {
+			buf_free(&now);
+		}
+	}
+	n = file_read(f, buf, size, off);
+	if (n >= 0) {
+		f->read_end = off + (uint64_t)n;
+		f->snap_read = 1;
+	}
+	return n;
+}
+
+unsigned engine_file_poll(struct pfs_file *f)
+{
+	unsigned ready = POLLIN | POLLRDNORM;
+	unsigned out = wants_write(f->flags) ? POLLOUT | POLLWRNORM : 0;
+	struct run r;
+	char c;
+	int ended = 1;
+
+	switch (f->kind) {
+	case N_STAGE_LOG:
+	case N_RECIPE_LOG:
+		if (file_read(f, &c, 1, f->read_end) > 0)
+			return ready | out;
+		if (store_run_get(f->e->store, f->run_id, &r) == 0) {
+			ended = strcmp(r.status, "running") != 0 && strcmp(r.status, "queued") != 0;
+			run_clear(&r);
+		}
+		return (ended ? ready : 0) | out;
+	case N_EVENTS_ALL:
+	case N_ITEM_EVENTS:
+	case N_REGISTRY:
+		return (file_read(f, &c, 1, f->read_end) > 0 ? ready : 0) | out;
+	case N_STATUS:
+	case N_STATUS_JSON:
+	case N_EVIDENCE:
+	case N_DIFF:
+		if (f->read_end < f->snap.len)
+			return ready | out;
+		return (snapshot_stale(f) ? ready : 0) | out;
+	default:
+		return ready | out;
 	}
 }
 
@@ -572,6 +675,7 @@ void engine_file_release(struct pfs_file *f)
 		packet__od_put(f->e, f->od);
 	buf_free(&f->snap);
 	buf_free(&f->line);
+	free(f->path);
 	free(f);
 }
 

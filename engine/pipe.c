@@ -80,14 +80,28 @@ void pipe__set_state(struct pipe *p, struct item *it, const char *state, const c
 	 * that follow; only an error replaces it. */
 	if (error && !(error[0] == '\0' && strncmp(it->last_error, "warning: ", 9) == 0))
 		pipe__item_set(&it->last_error, error);
-	store_item_update(p->e->store, it);
+	pipe__item_write(p, it);
 	q = jstr(it->last_error);
 	pipe__event(p, it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s", state,
 		    it->stage, q ? q : "\"\"");
 	free(q);
 }
 
-void pipe__log_line(struct pipe *p, int64_t run_id, const char *fmt, ...)
+void pipe__item_write(struct pipe *p, struct item *it)
+{
+	if (store_item_update(p->e->store, it) == 0) {
+		engine_changed(p->e, it->name, "status", ENGINE_MODIFIED);
+		engine_changed(p->e, it->name, "status.json", ENGINE_MODIFIED);
+	}
+}
+
+void pipe__log_append(struct pipe *p, const struct job *j, const void *data, size_t len)
+{
+	if (store_log_append(p->e->store, j->run.id, data, len) == 0)
+		engine_changed(p->e, j->item, j->run.log_path, ENGINE_MODIFIED);
+}
+
+void pipe__log_line(struct pipe *p, const struct job *j, const char *fmt, ...)
 {
 	char line[2048];
 	va_list ap;
@@ -97,8 +111,7 @@ void pipe__log_line(struct pipe *p, int64_t run_id, const char *fmt, ...)
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		store_log_append(p->e->store, run_id, line,
-				 (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		pipe__log_append(p, j, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 static void now_text(char out[32])
@@ -229,7 +242,7 @@ static void on_output(void *arg, const char *data, size_t len)
 {
 	struct job *j = arg;
 
-	store_log_append(j->p->e->store, j->run.id, data, len);
+	pipe__log_append(j->p, j, data, len);
 }
 
 /* Creates the run row of a new job (run number, log path, status). */
@@ -264,7 +277,11 @@ int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, con
 	snprintf(j->run.head, sizeof(j->run.head), "%s", head);
 	snprintf(j->run.executor, sizeof(j->run.executor), "local");
 	now_text(j->run.started_at);
-	return store_run_insert(p->e->store, &j->run);
+	snprintf(j->item, sizeof(j->item), "%s", it->name);
+	rc = store_run_insert(p->e->store, &j->run);
+	if (rc == 0)
+		engine_changed(p->e, it->name, j->run.log_path, ENGINE_CREATED);
+	return rc;
 }
 
 static void on_exit_cb(void *arg, const struct runner_result *res);
@@ -358,7 +375,7 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
 		free(j->run.command);
 		j->run.command = cmd;
 	}
-	pipe__log_line(p, j->run.id, "[packetfs] $ %s\n", j->run.command);
+	pipe__log_line(p, j, "[packetfs] $ %s\n", j->run.command);
 	argv = calloc(n + 5, sizeof(char *));
 	if (argv && env) {
 		argv[0] = shell;
@@ -572,13 +589,24 @@ static void check_worktree(struct pipe *p, struct job *j, const struct item *it,
 	if (repo_worktree_dirty(wt, &dirty) == 1 && dirty.data) {
 		snprintf(warn, size, "warning: %s: %s left in the worktree (packetfs does not commit "
 			 "them)", st->name, dirty.data);
-		pipe__log_line(p, j->run.id, "[packetfs] %s\n", warn);
+		pipe__log_line(p, j, "[packetfs] %s\n", warn);
 		pipe__event(p, it, "uncommitted", ",\"stage\":\"%s\"", st->name);
 	}
 	buf_free(&dirty);
 }
 
 /* A stage program or validation ended: record it and move the item on. */
+/* Tells watchers that change.diff changed when the item's branch no longer
+ * points at old_head (stage programs commit on it). */
+static void notify_diff(struct pipe *p, const struct item *it, const char *old_head)
+{
+	char head[41] = "";
+
+	repo_branch_head(engine_config_get(p->e)->repo, it->branch, head);
+	if (strcmp(head, old_head) != 0)
+		engine_changed(p->e, it->name, "change.diff", ENGINE_MODIFIED);
+}
+
 void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result *res)
 {
 	struct pfs_config *cfg = j->cfg;
@@ -590,19 +618,19 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 
 	if (res) {
 		if (res->spawn_error)
-			pipe__log_line(p, j->run.id, "\n[packetfs] could not start: %s\n",
+			pipe__log_line(p, j, "\n[packetfs] could not start: %s\n",
 				       strerror(-res->spawn_error));
 		else if (res->term_signal && p->shutting_down)
-			pipe__log_line(p, j->run.id, "\n[packetfs] interrupted: the daemon stopped; "
+			pipe__log_line(p, j, "\n[packetfs] interrupted: the daemon stopped; "
 				       "ended by signal %d after %.1f s\n", res->term_signal,
 				       res->duration_s);
 		else if (res->term_signal)
-			pipe__log_line(p, j->run.id, "\n[packetfs] ended by signal %d%s after %.1f s\n",
+			pipe__log_line(p, j, "\n[packetfs] ended by signal %d%s after %.1f s\n",
 				       res->term_signal,
 				       res->timed_out ? " (timeout)" : res->cancelled ? " (cancel)" : "",
 				       res->duration_s);
 		else
-			pipe__log_line(p, j->run.id, "\n[packetfs] exit code %d after %.1f s\n",
+			pipe__log_line(p, j, "\n[packetfs] exit code %d after %.1f s\n",
 				       res->exit_code, res->duration_s);
 		j->run.has_exit_code = res->spawn_error == 0 && res->term_signal == 0;
 		j->run.exit_code = res->exit_code;
@@ -612,6 +640,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
 		return;
 	}
+	notify_diff(p, &it, j->run.head);
 	if (p->shutting_down) {
 		snprintf(j->run.status, sizeof(j->run.status), "interrupted");
 		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
@@ -637,7 +666,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 				 res->exit_code, j->run.log_path);
 	} else if (check_products(p, &it, st, why, sizeof(why))) {
 		snprintf(j->run.status, sizeof(j->run.status), "failed");
-		pipe__log_line(p, j->run.id, "[packetfs] %s\n", why);
+		pipe__log_line(p, j, "[packetfs] %s\n", why);
 	} else {
 		snprintf(j->run.status, sizeof(j->run.status), "succeeded");
 		if (is_print_stage(cfg, st))
@@ -694,7 +723,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 			it.iteration++;
 			pipe__item_set(&it.verdict, "");
 			pipe__item_set(&it.assessment, "");
-			store_item_update(p->e->store, &it);
+			pipe__item_write(p, &it);
 			pipe__event(p, &it, "iteration", ",\"iteration\":%d,\"stage\":\"%s\"",
 				    it.iteration, st->on_needs_changes);
 			if (it.hold) {
@@ -709,7 +738,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 			return;
 		}
 	}
-	store_item_update(p->e->store, &it);
+	pipe__item_write(p, &it);
 	stage_advance(p, &it, st->name);
 	item_clear(&it);
 }
@@ -747,9 +776,9 @@ static void push_done(uv_work_t *req, int status)
 
 	job_unlink(&p->pushing, j);
 	if (status == 0 && w->rc == 0)
-		pipe__log_line(p, j->run.id, "[packetfs] pushed %s to %s\n", w->branch, w->remote);
+		pipe__log_line(p, j, "[packetfs] pushed %s to %s\n", w->branch, w->remote);
 	else
-		pipe__log_line(p, j->run.id, "[packetfs] push failed: %s\n",
+		pipe__log_line(p, j, "[packetfs] push failed: %s\n",
 			       w->err[0] ? w->err : strerror(status ? -status : -w->rc));
 	if (j->push_cancelled || p->shutting_down) {
 		res.cancelled = 1;
@@ -776,7 +805,7 @@ static void start_push(struct pipe *p, struct job *j, const struct item *it,
 	struct pfs_config *cfg = engine_config_get(p->e);
 	struct push *w = calloc(1, sizeof(*w));
 
-	pipe__log_line(p, j->run.id, "[packetfs] pushing %s to %s\n", it->branch, st->push_remote);
+	pipe__log_line(p, j, "[packetfs] pushing %s to %s\n", it->branch, st->push_remote);
 	if (w) {
 		w->req.data = w;
 		w->p = p;
@@ -794,7 +823,7 @@ static void start_push(struct pipe *p, struct job *j, const struct item *it,
 	{
 		struct runner_result res = {0};
 
-		pipe__log_line(p, j->run.id, "[packetfs] push failed: cannot start it\n");
+		pipe__log_line(p, j, "[packetfs] push failed: cannot start it\n");
 		res.exit_code = 1;
 		pipe__stage_done(p, j, &res);
 		pipe__job_free(j);
@@ -867,7 +896,7 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	pipe__event(p, it, "stage_started",
 		    ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,\"log\":\"%s\"", st->name,
 		    j->run.run_no, it->iteration, j->run.log_path);
-	pipe__log_line(p, j->run.id, "[packetfs] stage %s, item %s, iteration %d, run %d\n",
+	pipe__log_line(p, j, "[packetfs] stage %s, item %s, iteration %d, run %d\n",
 		       st->name, it->name, it->iteration, j->run.run_no);
 	if (st->recipes_from_plan) {
 		pipe__start_validation(p, it, j);
@@ -880,7 +909,7 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	if (!st->run) {
 		struct runner_result res = {0};
 
-		pipe__log_line(p, j->run.id, "[packetfs] no program configured for this stage\n");
+		pipe__log_line(p, j, "[packetfs] no program configured for this stage\n");
 		pipe__stage_done(p, j, &res);
 		pipe__job_free(j);
 		return 0;
@@ -953,7 +982,7 @@ static int cancel_item(struct pipe *p, struct item *it)
 		if (pipe__job_open_run(p, j, it, "recipe", j->recipe.name, "cancelled") == 0) {
 			free(j->run.command);
 			j->run.command = strdup(j->recipe.path);
-			pipe__log_line(p, j->run.id,
+			pipe__log_line(p, j,
 				       "# packetfs recipe log\n# recipe: %s\n# not run: cancelled\n",
 				       j->recipe.name);
 			pipe__recipe_done(p, j, "cancelled", "cancelled before it started", NULL);
@@ -1065,7 +1094,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		}
 	} else if (strcmp(v, "approve") == 0 && !cmd->arg[0]) {
 		it.approved = 1;
-		store_item_update(p->e->store, &it);
+		pipe__item_write(p, &it);
 		pipe__event(p, &it, "approved", NULL);
 		if (strcmp(it.state, "waiting") == 0 && !it.hold &&
 		    next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0 && cfg->stages[i].gate_approve) {
@@ -1076,11 +1105,11 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		cmd->msg[0] = '\0';
 	} else if (strcmp(v, "hold") == 0 && !cmd->arg[0]) {
 		it.hold = 1;
-		store_item_update(p->e->store, &it);
+		pipe__item_write(p, &it);
 		pipe__event(p, &it, "hold", NULL);
 	} else if (strcmp(v, "release") == 0 && !cmd->arg[0]) {
 		it.hold = 0;
-		store_item_update(p->e->store, &it);
+		pipe__item_write(p, &it);
 		pipe__event(p, &it, "release", NULL);
 		if (strcmp(it.state, "waiting") == 0 &&
 		    next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0) {
@@ -1097,8 +1126,9 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 			rc = -EBUSY;
 		} else {
 			it.archived = 1;
-			store_item_update(p->e->store, &it);
+			pipe__item_write(p, &it);
 			pipe__event(p, &it, "archived", NULL);
+			engine_changed(p->e, NULL, it.name, ENGINE_ARCHIVED);
 		}
 	} else {
 		snprintf(cmd->msg, sizeof(cmd->msg), "unknown or malformed command '%s%s%s'", v,

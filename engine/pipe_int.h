@@ -69,8 +69,13 @@ void pipe__event(struct pipe *p, const struct item *it, const char *type, const 
 /* Sets state and last_error (NULL keeps it, and so does "" a warning),
  * writes the item and records an event. */
 void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error);
-/* Appends a formatted line (at most 2 KiB) to the log of run run_id. */
-void pipe__log_line(struct pipe *p, int64_t run_id, const char *fmt, ...)
+/* Writes the item row (store_item_update) and tells watchers that its
+ * status changed. */
+void pipe__item_write(struct pipe *p, struct item *it);
+/* Appends len bytes to the log of job j's run and tells watchers. */
+void pipe__log_append(struct pipe *p, const struct job *j, const void *data, size_t len);
+/* Appends a formatted line (at most 2 KiB) to the log of job j's run. */
+void pipe__log_line(struct pipe *p, const struct job *j, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The environment of a stage or (recipe != NULL) recipe process: a new
  * strv (strv_free it; NULL when out of memory). */

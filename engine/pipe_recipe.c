@@ -69,17 +69,17 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 
 	if (res) {
 		if (res->term_signal)
-			pipe__log_line(p, j->run.id,
+			pipe__log_line(p, j,
 				       "\n# packetfs: ended by signal %d after %.1f s\n",
 				       res->term_signal, res->duration_s);
 		else
-			pipe__log_line(p, j->run.id, "\n# packetfs: exit code %d after %.1f s\n",
+			pipe__log_line(p, j, "\n# packetfs: exit code %d after %.1f s\n",
 				       res->exit_code, res->duration_s);
 		j->run.has_exit_code = res->spawn_error == 0 && res->term_signal == 0;
 		j->run.exit_code = res->exit_code;
 		j->run.signal = res->term_signal;
 	}
-	pipe__log_line(p, j->run.id, "# packetfs: status %s%s%s\n", status, note[0] ? ": " : "",
+	pipe__log_line(p, j, "# packetfs: status %s%s%s\n", status, note[0] ? ": " : "",
 		       note);
 	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
 	snprintf(host_note, sizeof(host_note), "%s", note);
@@ -106,18 +106,21 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	rr.executor = "local";
 	line = registry_engine_line(&rr);
 	if (line) {
-		store_registry_append(p->e->store, j->item_id, line, "engine", j->run.id);
+		if (store_registry_append(p->e->store, j->item_id, line, "engine", j->run.id) == 0) {
+			engine_changed(p->e, j->item, "validation/registry.jsonl", ENGINE_MODIFIED);
+			engine_changed(p->e, j->item, "validation/evidence.md", ENGINE_MODIFIED);
+		}
 		free(line);
 	}
 	if (store_item_get_id(p->e->store, j->item_id, &it) == 0) {
 		pipe__event(p, &it, "recipe_finished",
 			    ",\"recipe\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"",
 			    j->recipe.name, j->run.run_no, status, j->run.log_path);
-		store_item_update(p->e->store, &it); /* updated: the status view changed */
+		pipe__item_write(p, &it); /* updated: the status view changed */
 		item_clear(&it);
 	}
 	if (j->batch && j->batch->stage_job)
-		pipe__log_line(p, j->batch->stage_job->run.id, "[packetfs] %s: %s%s%s\n",
+		pipe__log_line(p, j->batch->stage_job, "[packetfs] %s: %s%s%s\n",
 			       j->recipe.name, status, note[0] ? " - " : "", note);
 	if (j->batch) {
 		j->batch->pending--;
@@ -224,7 +227,7 @@ static void recipe_start(struct pipe *p, struct job *j)
 	}
 	gethostname(host, sizeof(host) - 1);
 	snprintf(cwd, sizeof(cwd), "%s/worktrees/%s", p->e->store_dir, it.name);
-	pipe__log_line(p, j->run.id,
+	pipe__log_line(p, j,
 		       "# packetfs recipe log\n# recipe: %s\n# summary: %s\n# command: %s\n# cwd: %s\n"
 		       "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n\n",
 		       j->recipe.name, j->recipe.summary, j->run.command, cwd, host,
@@ -267,7 +270,7 @@ void pipe__pump(struct pipe *p)
 					 j->recipe.gpus, gpu_pool_size(p->gpus));
 				free(j->run.command);
 				j->run.command = strdup(j->recipe.path);
-				pipe__log_line(p, j->run.id,
+				pipe__log_line(p, j,
 					       "# packetfs recipe log\n# recipe: %s\n"
 					       "# not run: %s\n",
 					       j->recipe.name, note);
@@ -315,7 +318,7 @@ void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 	p->batches = b;
 	rc = view_plan_names(p->e, it, &names);
 	if (rc) {
-		pipe__log_line(p, sj->run.id,
+		pipe__log_line(p, sj,
 			       "[packetfs] plan.md has no ```validation-recipes block\n");
 	} else {
 		pthread_mutex_lock(&p->e->cfg_lock);
@@ -323,12 +326,12 @@ void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
 
 			if (!r) {
-				pipe__log_line(p, sj->run.id,
+				pipe__log_line(p, sj,
 					       "[packetfs] plan.md names unknown recipe '%s'\n",
 					       names[k]);
 				continue;
 			}
-			pipe__log_line(p, sj->run.id, "[packetfs] queued %s\n", r->name);
+			pipe__log_line(p, sj, "[packetfs] queued %s\n", r->name);
 			pipe__queue_recipe(p, it, r, b);
 		}
 		pthread_mutex_unlock(&p->e->cfg_lock);
@@ -360,7 +363,9 @@ static void engine_verdict(struct pipe *p, struct item *it)
 	char **names = NULL, **lines = NULL;
 	struct store_who who = {getuid(), getpid(), "packetfs", "validate"};
 	const char *verdict = "blocked";
+	struct doc_meta m;
 	struct buf doc, ev;
+	int existed;
 	size_t nl = 0;
 
 	if (view_plan_names(p->e, it, &names) == 0 &&
@@ -373,9 +378,13 @@ static void engine_verdict(struct pipe *p, struct item *it)
 			 "validation/registry.jsonl (no validator program is configured).\n\n%s\n"
 			 "## Verdict: %s\n",
 		   it->name, it->iteration, ev.data ? ev.data : "", verdict);
-	store_doc_write(p->e->store, it->id, "change-validation.md", doc.data, doc.len, (mode_t)-1, -1,
-			"write", &who, NULL);
-	engine_doc_refresh(p->e, it->id, "change-validation.md");
+	existed = store_doc_stat(p->e->store, it->id, "change-validation.md", &m) == 0;
+	if (store_doc_write(p->e->store, it->id, "change-validation.md", doc.data, doc.len,
+			    (mode_t)-1, -1, "write", &who, NULL) == 0) {
+		engine_doc_refresh(p->e, it->id, "change-validation.md");
+		engine_changed(p->e, it->name, "change-validation.md",
+			       existed ? ENGINE_MODIFIED : ENGINE_CREATED);
+	}
 	pipe__item_set(&it->verdict, verdict);
 	buf_free(&doc);
 	buf_free(&ev);
@@ -449,8 +458,8 @@ void pipe__validation_finish(struct pipe *p, struct batch *b)
 			return;
 		}
 		engine_verdict(p, &it);
-		store_item_update(p->e->store, &it);
-		pipe__log_line(p, sj->run.id, "[packetfs] verdict: %s\n", it.verdict);
+		pipe__item_write(p, &it);
+		pipe__log_line(p, sj, "[packetfs] verdict: %s\n", it.verdict);
 		item_clear(&it);
 		{
 			struct runner_result res = {0};

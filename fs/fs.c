@@ -49,6 +49,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -68,6 +69,7 @@
 #include "engine.h"
 #include "fs.h"
 #include "inode.h"
+#include "notify.h"
 
 /* The inode number readdir reports for entries the table does not know. */
 #define UNKNOWN_INO 0xffffffffu
@@ -78,6 +80,7 @@ struct fs {
 	struct inode_table *inodes;
 	const char *store; /* for statfs */
 	struct fuse_session *se;
+	struct notifier *notifier; /* replays the engine's own changes (notify.h) */
 	pthread_mutex_t open_lock;
 	struct open_file *open; /* protected by open_lock */
 };
@@ -87,6 +90,7 @@ struct fs {
 struct open_file {
 	struct pfs_file *f;        /* constant */
 	uint64_t ino;              /* constant */
+	struct fuse_pollhandle *ph; /* protected by fs.open_lock: a poll waiting for a change */
 	struct open_file *prev;    /* protected by fs.open_lock */
 	struct open_file *next;    /* protected by fs.open_lock */
 };
@@ -158,8 +162,37 @@ static void open_release(struct fs *fs, struct fuse_file_info *fi)
 	if (of->next)
 		of->next->prev = of->prev;
 	pthread_mutex_unlock(&fs->open_lock);
+	if (of->ph)
+		fuse_pollhandle_destroy(of->ph);
 	engine_file_release(of->f);
 	free(of);
+}
+
+/* The notifier replayed a change of path: wakes the polls waiting on it.
+ * Runs on the notifier thread (never in a request handler, where a
+ * notification could deadlock against the kernel). */
+static void wake_polls(void *arg, const char *path)
+{
+	struct fs *fs = arg;
+	struct fuse_pollhandle *ph[64];
+	struct open_file *of;
+	uint64_t ino = inode_peek(fs->inodes, path);
+	size_t n = 0, i;
+
+	if (ino == 0)
+		return;
+	pthread_mutex_lock(&fs->open_lock);
+	for (of = fs->open; of && n < sizeof(ph) / sizeof(ph[0]); of = of->next) {
+		if (of->ino == ino && of->ph) {
+			ph[n++] = of->ph;
+			of->ph = NULL;
+		}
+	}
+	pthread_mutex_unlock(&fs->open_lock);
+	for (i = 0; i < n; i++) {
+		fuse_lowlevel_notify_poll(ph[i]);
+		fuse_pollhandle_destroy(ph[i]);
+	}
 }
 
 /*
@@ -314,6 +347,15 @@ static void reply_attr(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps
 	fuse_reply_attr(req, &st, 0.0);
 }
 
+/* The notifier opens views for writing to replay changes: under
+ * default_permissions the kernel checks the mode it is told, so the
+ * notifier alone is told the owner may write. */
+static void notifier_mode(fuse_req_t req, struct pfs_stat *ps)
+{
+	if (!S_ISLNK(ps->mode) && notifier_is_self(fs_of(req)->notifier, req))
+		ps->mode |= S_IWUSR;
+}
+
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	/* libfuse lowers this to what its buffers hold; the kernel then
@@ -326,18 +368,30 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = fs_of(req);
 	struct pfs_stat ps;
-	char *path;
+	char *path, as[PATH_MAX];
 	int r = child_path(fs, parent, name, &path);
 
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	r = engine_getattr(fs->engine, path, &ps);
-	if (r < 0)
+	switch (notifier_lookup(fs->notifier, req, path, as, sizeof(as))) {
+	case NOTIFY_HIDE:
+		r = -ENOENT;
+		break;
+	case NOTIFY_REVEAL:
+		r = engine_getattr(fs->engine, as, &ps);
+		break;
+	default:
+		r = engine_getattr(fs->engine, path, &ps);
+		break;
+	}
+	if (r < 0) {
 		fuse_reply_err(req, -r);
-	else
+	} else {
+		notifier_mode(req, &ps);
 		reply_entry(req, path, &ps);
+	}
 	free(path);
 }
 
@@ -386,10 +440,12 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct pfs_stat ps;
 	int r = getattr_of(fs_of(req), ino, fi, &ps);
 
-	if (r < 0)
+	if (r < 0) {
 		fuse_reply_err(req, -r);
-	else
+	} else {
+		notifier_mode(req, &ps);
 		reply_attr(req, ino, &ps);
+	}
 }
 
 /*
@@ -540,7 +596,10 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		return;
 	}
 	caller_of(req, &who);
-	r = engine_mkdir(fs->engine, path, mode & 07777, &who);
+	/* The notifier makes an existing directory again (an archived item's):
+	 * it is new to the kernel, which tells inotify. */
+	if (!notifier_is_self(fs->notifier, req))
+		r = engine_mkdir(fs->engine, path, mode & 07777, &who);
 	if (r == 0)
 		r = engine_getattr(fs->engine, path, &ps);
 	if (r < 0)
@@ -562,7 +621,10 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 		return;
 	}
 	caller_of(req, &who);
-	if (dir)
+	/* The notifier removes what the engine has archived already. */
+	if (dir && notifier_is_self(fs->notifier, req))
+		r = 0;
+	else if (dir)
 		r = engine_rmdir(fs->engine, path, &who);
 	else
 		r = engine_unlink(fs->engine, path, &who);
@@ -618,6 +680,15 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	fuse_reply_err(req, -r);
 }
 
+/* Opens for the notifier: a handle whose writes change nothing. */
+static void notifier_open(fuse_req_t req, struct fuse_file_info *fi)
+{
+	fi->fh = NOTIFY_FH;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	fuse_reply_open(req, fi);
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -628,6 +699,11 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	if (r < 0) {
 		fuse_reply_err(req, -r);
+		return;
+	}
+	if (notifier_is_self(fs->notifier, req)) {
+		free(path);
+		notifier_open(req, fi);
 		return;
 	}
 	caller_of(req, &who);
@@ -658,6 +734,25 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 
 	if (r < 0)
 		goto fail;
+	if (notifier_is_self(fs->notifier, req)) {
+		/* The notifier creates an existing file again (see notify.h). */
+		r = engine_getattr(fs->engine, path, &ps);
+		if (r == 0 && !S_ISREG(ps.mode))
+			r = -EISDIR;
+		if (r < 0)
+			goto fail;
+		r = inode_ref(fs->inodes, path, &ino);
+		if (r < 0)
+			goto fail;
+		notifier_mode(req, &ps);
+		fill_entry(fs, ino, &ps, &e);
+		fi->fh = NOTIFY_FH;
+		fi->direct_io = 1;
+		if (fuse_reply_create(req, &e, fi) != 0)
+			inode_forget(fs->inodes, ino, 1);
+		free(path);
+		return;
+	}
 	caller_of(req, &who);
 	r = engine_file_open(fs->engine, path, fi->flags | O_CREAT, mode & 07777, &who, &f);
 	if (r < 0)
@@ -690,9 +785,14 @@ fail:
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	char *buf = malloc(size ? size : 1);
+	char *buf;
 	ssize_t n;
 
+	if (fi->fh == NOTIFY_FH) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	buf = malloc(size ? size : 1);
 	if (buf == NULL) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -711,6 +811,10 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	struct pfs_caller who;
 	ssize_t n;
 
+	if (fi->fh == NOTIFY_FH) {
+		fuse_reply_write(req, size);
+		return;
+	}
 	caller_of(req, &who);
 	n = engine_file_write(file_of(fi), buf, size, (uint64_t)off, &who);
 	if (n < 0)
@@ -723,13 +827,18 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct pfs_caller who;
 
+	if (fi->fh == NOTIFY_FH) {
+		fuse_reply_err(req, 0);
+		return;
+	}
 	caller_of(req, &who);
 	fuse_reply_err(req, -engine_file_flush(file_of(fi), &who));
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	open_release(fs_of(req), fi);
+	if (fi->fh != NOTIFY_FH)
+		open_release(fs_of(req), fi);
 	fuse_reply_err(req, 0);
 }
 
@@ -737,8 +846,42 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 {
 	struct pfs_caller who;
 
+	if (fi->fh == NOTIFY_FH) {
+		fuse_reply_err(req, 0);
+		return;
+	}
 	caller_of(req, &who);
 	fuse_reply_err(req, -engine_file_fsync(file_of(fi), &who));
+}
+
+/*
+ * poll(2): the readiness the engine reports for the handle. A waiter's
+ * handle is kept (replacing an older one) until the notifier replays a
+ * change of the file (wake_polls); it is stored before readiness is
+ * computed, so that a change in between still wakes it.
+ */
+static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		    struct fuse_pollhandle *ph)
+{
+	struct fs *fs = fs_of(req);
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	struct fuse_pollhandle *old = NULL;
+
+	if (fi->fh == NOTIFY_FH) {
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		fuse_reply_poll(req, POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM);
+		return;
+	}
+	if (ph) {
+		pthread_mutex_lock(&fs->open_lock);
+		old = of->ph;
+		of->ph = ph;
+		pthread_mutex_unlock(&fs->open_lock);
+		if (old)
+			fuse_pollhandle_destroy(old);
+	}
+	fuse_reply_poll(req, engine_file_poll(of->f));
 }
 
 static void dir_clear(struct dir_handle *d)
@@ -989,6 +1132,7 @@ static const struct fuse_lowlevel_ops fs_ops = {
 	.flush = op_flush,
 	.release = op_release,
 	.fsync = op_fsync,
+	.poll = op_poll,
 	.opendir = op_opendir,
 	.readdir = op_readdir,
 	.readdirplus = op_readdirplus,
@@ -1132,7 +1276,11 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	r = engine_start(fs.engine);
+	r = notifier_start(fs.se, fs.inodes, o->mountpoint, wake_polls, &fs, &fs.notifier);
+	if (r == 0) {
+		engine_watch(fs.engine, notifier_changed, fs.notifier);
+		r = engine_start(fs.engine);
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r < 0) {
 		report(status_fd, "%s: cannot start the pipeline: %s", o->store, strerror(-r));
@@ -1147,9 +1295,14 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 remove_handlers:
 	fuse_remove_signal_handlers(fs.se);
 unmount:
+	/* Unmounting aborts the connection: a replay in flight fails, and the
+	 * notifier can be stopped. The engine may still report changes while
+	 * it closes; a stopped notifier drops them. */
 	fuse_session_unmount(fs.se);
+	notifier_stop(fs.notifier);
 	engine_close(fs.engine);
 	fs.engine = NULL;
+	notifier_free(fs.notifier);
 	fuse_session_destroy(fs.se);
 free_inodes:
 	inode_table_free(fs.inodes);

@@ -1,0 +1,358 @@
+/*
+ * notify.c - the notifier thread: replays the engine's own changes through
+ * the mount (notify.h gives the design).
+ *
+ * Invariants: a path is queued at most once (the hash chains index the
+ * queue); hide and reveal are non-NULL only while the notifier makes the
+ * system call that needs them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "notify.h"
+
+#define BUCKETS 1024
+
+struct change {
+	char *path;
+	enum engine_change what;
+	struct change *next;  /* in the queue */
+	struct change *chain; /* in its hash bucket */
+};
+
+struct notifier {
+	struct fuse_session *se;  /* constant */
+	struct inode_table *inodes;
+	char *mountpoint;         /* constant */
+	notifier_wake_fn wake;    /* constant */
+	void *wake_arg;
+	pthread_t thread;
+	int started;
+	pid_t tid;                /* constant once the thread runs (atomic access) */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct change *head;      /* protected by lock: the queue, oldest first */
+	struct change **tail;     /* protected by lock */
+	struct change *bucket[BUCKETS]; /* protected by lock */
+	int stopping;             /* protected by lock */
+	const char *hide;         /* protected by lock: the name being made anew */
+	const char *reveal;       /* protected by lock: the name being removed again */
+	const char *reveal_as;    /* protected by lock: where what reveal named is now */
+};
+
+static unsigned hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h % BUCKETS;
+}
+
+static void change_free(struct change *c)
+{
+	free(c->path);
+	free(c);
+}
+
+/* Takes the whole queue; lock held. */
+static struct change *take_all(struct notifier *n)
+{
+	struct change *all = n->head;
+
+	n->head = NULL;
+	n->tail = &n->head;
+	memset(n->bucket, 0, sizeof(n->bucket));
+	return all;
+}
+
+void notifier_changed(void *arg, const char *path, enum engine_change what)
+{
+	struct notifier *n = arg;
+	struct change *c;
+	unsigned h = hash(path);
+
+	pthread_mutex_lock(&n->lock);
+	if (n->stopping)
+		goto out;
+	for (c = n->bucket[h]; c; c = c->chain) {
+		if (strcmp(c->path, path) == 0) {
+			/* A new name stays new however often it changes after. */
+			if (what != ENGINE_MODIFIED)
+				c->what = what;
+			goto out;
+		}
+	}
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->path = strdup(path);
+	if (!c || !c->path) {
+		/* Out of memory: this change goes unreported; nothing else is hurt. */
+		free(c);
+		goto out;
+	}
+	c->what = what;
+	c->chain = n->bucket[h];
+	n->bucket[h] = c;
+	*n->tail = c;
+	n->tail = &c->next;
+	pthread_cond_signal(&n->cond);
+out:
+	pthread_mutex_unlock(&n->lock);
+}
+
+int notifier_is_self(struct notifier *n, fuse_req_t req)
+{
+	pid_t tid = __atomic_load_n(&n->tid, __ATOMIC_ACQUIRE);
+
+	return tid != 0 && fuse_req_ctx(req)->pid == tid;
+}
+
+enum notify_lookup notifier_lookup(struct notifier *n, fuse_req_t req, const char *path, char *as,
+				   size_t size)
+{
+	enum notify_lookup how = NOTIFY_AS_IS;
+
+	if (!notifier_is_self(n, req))
+		return how;
+	pthread_mutex_lock(&n->lock);
+	if (n->hide && strcmp(n->hide, path) == 0) {
+		how = NOTIFY_HIDE;
+	} else if (n->reveal && strcmp(n->reveal, path) == 0) {
+		how = NOTIFY_REVEAL;
+		snprintf(as, size, "%s", n->reveal_as);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return how;
+}
+
+static void set_targets(struct notifier *n, const char *hide, const char *reveal,
+			const char *reveal_as)
+{
+	pthread_mutex_lock(&n->lock);
+	n->hide = hide;
+	n->reveal = reveal;
+	n->reveal_as = reveal_as;
+	pthread_mutex_unlock(&n->lock);
+}
+
+/* Splits path into its parent's inode number (0 when the kernel has none)
+ * and its last component. */
+static uint64_t parent_ino(struct notifier *n, const char *path, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[PATH_MAX];
+	size_t len = slash && slash != path ? (size_t)(slash - path) : 1;
+
+	*name = slash ? slash + 1 : path;
+	if (len >= sizeof(parent))
+		return 0;
+	memcpy(parent, path, len);
+	parent[len] = '\0';
+	return inode_peek(n->inodes, parent);
+}
+
+/* One byte written and closed: IN_MODIFY and IN_CLOSE_WRITE. */
+static void write_one(int fd)
+{
+	ssize_t w = pwrite(fd, "", 1, 0);
+
+	(void)w;
+	close(fd);
+}
+
+/* The name exists already: the kernel may hold a dentry for it (someone
+ * looked it up before this ran). Drops it, so that making the name reaches
+ * the mount. */
+static void forget_entry(struct notifier *n, const char *path)
+{
+	const char *name;
+	uint64_t parent = parent_ino(n, path, &name);
+
+	if (parent)
+		fuse_lowlevel_notify_inval_entry(n->se, parent, name, strlen(name));
+}
+
+static void replay_created(struct notifier *n, const char *path, const char *full)
+{
+	int fd, err = 0;
+
+	forget_entry(n, path);
+	set_targets(n, path, NULL, NULL);
+	fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+	if (fd < 0)
+		err = errno;
+	set_targets(n, NULL, NULL, NULL);
+	if (err == EEXIST)
+		fd = open(full, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0)
+		write_one(fd);
+}
+
+/* path ("/<item>") was archived: its directory is removed again
+ * (IN_DELETE|IN_ISDIR, as an rmdir through the mount gives) and made again
+ * under .archive/ (IN_CREATE|IN_ISDIR). When the kernel no longer knows
+ * the name (an rmdir through the mount archived it, and the kernel
+ * reported that itself), only the new directory is made. (A rename would
+ * say it better, but the kernel refuses it with ENOENT before asking the
+ * mount; seen on Linux 6.18.) */
+static void replay_archived(struct notifier *n, const char *path, const char *full)
+{
+	char to[PATH_MAX], full_to[PATH_MAX];
+	int r;
+
+	if ((size_t)snprintf(to, sizeof(to), "/.archive%s", path) >= sizeof(to) ||
+	    (size_t)snprintf(full_to, sizeof(full_to), "%s%s", n->mountpoint, to) >= sizeof(full_to))
+		return;
+	if (inode_peek(n->inodes, path) != 0) {
+		set_targets(n, NULL, path, to);
+		r = rmdir(full);
+		set_targets(n, NULL, NULL, NULL);
+	}
+	forget_entry(n, to);
+	set_targets(n, to, NULL, NULL);
+	r = mkdir(full_to, 0755);
+	set_targets(n, NULL, NULL, NULL);
+	(void)r;
+}
+
+static void replay(struct notifier *n, const struct change *c)
+{
+	char full[PATH_MAX];
+	int fd;
+
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", n->mountpoint, c->path) >= sizeof(full))
+		return;
+	switch (c->what) {
+	case ENGINE_MODIFIED:
+		fd = open(full, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0)
+			write_one(fd);
+		break;
+	case ENGINE_CREATED:
+		replay_created(n, c->path, full);
+		break;
+	case ENGINE_ARCHIVED:
+		replay_archived(n, c->path, full);
+		break;
+	}
+}
+
+/* Waits until ms have passed or the notifier stops; lock held. */
+static void pace(struct notifier *n, long ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += ms * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (!n->stopping && pthread_cond_timedwait(&n->cond, &n->lock, &until) != ETIMEDOUT)
+		;
+}
+
+static void *notifier_main(void *arg)
+{
+	struct notifier *n = arg;
+	struct change *batch, *c;
+
+	__atomic_store_n(&n->tid, gettid(), __ATOMIC_RELEASE);
+	pthread_mutex_lock(&n->lock);
+	for (;;) {
+		while (!n->stopping && !n->head)
+			pthread_cond_wait(&n->cond, &n->lock);
+		if (n->stopping)
+			break;
+		batch = take_all(n);
+		pthread_mutex_unlock(&n->lock);
+		while ((c = batch) != NULL) {
+			batch = c->next;
+			replay(n, c);
+			if (n->wake)
+				n->wake(n->wake_arg, c->path);
+			change_free(c);
+		}
+		pthread_mutex_lock(&n->lock);
+		pace(n, NOTIFY_PACE_MS);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return NULL;
+}
+
+int notifier_start(struct fuse_session *se, struct inode_table *inodes, const char *mountpoint,
+		   notifier_wake_fn wake, void *wake_arg, struct notifier **out)
+{
+	struct notifier *n = calloc(1, sizeof(*n));
+	pthread_condattr_t ca;
+	int r;
+
+	if (!n)
+		return -ENOMEM;
+	n->mountpoint = strdup(mountpoint);
+	if (!n->mountpoint) {
+		free(n);
+		return -ENOMEM;
+	}
+	n->se = se;
+	n->inodes = inodes;
+	n->wake = wake;
+	n->wake_arg = wake_arg;
+	n->tail = &n->head;
+	pthread_mutex_init(&n->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&n->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	r = pthread_create(&n->thread, NULL, notifier_main, n);
+	if (r) {
+		notifier_free(n);
+		return -r;
+	}
+	n->started = 1;
+	*out = n;
+	return 0;
+}
+
+void notifier_stop(struct notifier *n)
+{
+	struct change *c;
+
+	if (!n || !n->started)
+		return;
+	pthread_mutex_lock(&n->lock);
+	n->stopping = 1;
+	c = take_all(n);
+	pthread_cond_broadcast(&n->cond);
+	pthread_mutex_unlock(&n->lock);
+	pthread_join(n->thread, NULL);
+	n->started = 0;
+	while (c) {
+		struct change *next = c->next;
+
+		change_free(c);
+		c = next;
+	}
+}
+
+void notifier_free(struct notifier *n)
+{
+	if (!n)
+		return;
+	notifier_stop(n);
+	pthread_cond_destroy(&n->cond);
+	pthread_mutex_destroy(&n->lock);
+	free(n->mountpoint);
+	free(n);
+}
