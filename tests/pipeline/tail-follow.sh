@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# tail -f on a running recipe's log shows every line as the recipe prints it, before the recipe
+# prints the next one: the recipe prints line N only once the test has seen line N-1 through tail.
+. "$(dirname "$0")/../lib.sh"
+make_repo
+copy_recipes
+export GATE_DIR=$T/gates # inherited by the daemon, and so by its recipes
+mkdir -p "$GATE_DIR"
+pipeline_with "$T/pipeline.json" \
+	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 09-gated), \"produces\": [\"plan.md\"]}" \
+	"{\"name\": \"validate\", \"recipes\": \"plan\"}"
+make_store "$T/pipeline.json"
+mount_store
+new_item fix-1
+d=$M/fix-1
+
+ctl "$M" fix-1 advance
+log_exists()
+{
+	ls "$d/validation/logs" 2>/dev/null | grep -q -- '-09-gated-'
+}
+wait_for log_exists
+log=$d/validation/logs/$(ls "$d/validation/logs" | grep -- '-09-gated-')
+bg tail -n +1 -f "$log" >"$T/tail.txt"
+
+for i in 1 2 3; do
+	touch "$GATE_DIR/go-$i"
+	# The recipe now waits for go-(i+1): tail must show line i while it still runs.
+	wait_for grep -qx "gated line $i" "$T/tail.txt"
+	[ "$i" = 3 ] || [ "$(status_field "$M" fix-1 state)" = running ] ||
+		fail "the recipe ended before line $i was seen"
+done
+wait_state "$M" fix-1 done
+# tail saw the log whole: its footer too, byte for byte what cat reads.
+wait_for grep -q '^# packetfs: status validated' "$T/tail.txt"
+cmp "$T/tail.txt" "$log" || fail "tail -f output differs from the log"
+exit 0
