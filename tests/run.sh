@@ -23,6 +23,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
 
 SANITIZE=0
+SANDIR=""
 PATTERNS=()
 for arg in "$@"; do
 	case "$arg" in
@@ -120,9 +121,13 @@ fi
 if [ "$SANITIZE" = 1 ]; then
 	BUILD=${PFS_BUILD_DIR:-build-asan}
 	SETUP_OPTS=(-Db_sanitize=address,undefined -Db_lundef=false)
-	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+	# Daemons write to /dev/null: their reports go to files under $SANDIR instead, which
+	# fail the test that made them.
+	SANDIR=$LOGDIR/sanitizer
+	mkdir -p "$SANDIR"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:log_path=$SANDIR/asan}
 	export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/tests/lsan.supp}
-	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:log_path=$SANDIR/ubsan}
 else
 	BUILD=${PFS_BUILD_DIR:-build}
 	SETUP_OPTS=()
@@ -230,9 +235,18 @@ for script in tests/fs/*.sh tests/pipeline/*.sh tests/bad/*.sh; do
 	rc=0
 	TMPDIR=$tmp timeout -k 10 "$TEST_TIMEOUT" bash "$script" </dev/null >"$log" 2>&1 || rc=$?
 	sweep "$tmp"
+	if [ -n "${SANDIR:-}" ] && [ -n "$(ls -A "$SANDIR")" ]; then
+		# Reports of suppressed leaks only (a summary table) are no failure.
+		if grep -qE 'ERROR: [A-Za-z]+Sanitizer|runtime error:' "$SANDIR"/*; then
+			cat "$SANDIR"/* >>"$log"
+			[ "$rc" != 0 ] || rc=99
+		fi
+		rm -f "$SANDIR"/*
+	fi
 	case "$rc" in
 	0) pass "$name" ;;
 	124 | 137) fail "$name" "$log" "timed out after ${TEST_TIMEOUT}s" ;;
+	99) fail "$name" "$log" "sanitizer report" ;;
 	*) fail "$name" "$log" ;;
 	esac
 done
