@@ -48,6 +48,10 @@ struct engine_cmd {
 	char item[ITEM_NAME_MAX + 1];
 	char verb[16];
 	char arg[128];
+	char line[80];         /* the ctl line as written, shortened (ctl.c); "" when none */
+	int refused;           /* set by the sender: the line was refused before it came
+				  here; the loop only records it as ctl's result (-EINVAL) */
+	char refusal[256];     /* why it was refused (refused only) */
 	int result;            /* 0 or negative errno, set by the loop */
 	char msg[256];         /* why, for last_result / errors */
 	int done;              /* protected by q_lock */
@@ -150,7 +154,9 @@ int pipe_new(struct engine *e, struct pipe **out);
 void pipe_free(struct pipe *p);
 /* Resumes queued items; called once when the loop starts. */
 void pipe_resume(struct pipe *p);
-/* Applies one ctl verb for an item; result as in struct engine_cmd. */
+/* Applies one ctl verb for an item, or for a refused command only records
+ * "LINE: error: WHY"; either way the outcome becomes the item's last_result
+ * (ctl's result: this is its only writer). Result as in struct engine_cmd. */
 int pipe_command(struct pipe *p, struct engine_cmd *cmd);
 /* Cancels everything (daemon shutdown): runs become interrupted. */
 void pipe_shutdown(struct pipe *p);

@@ -7,8 +7,9 @@
  * Design. A struct pfs_file is one handle. Views are read from a snapshot
  * rendered at open, except the append-only ones (events, registry.jsonl,
  * logs), which are read live so that tail -f sees them grow. A document
- * handle commits its open_doc at flush; ctl applies each complete line as
- * a command; registry.jsonl stores only whole, checked lines;
+ * handle commits its open_doc at flush; ctl hands what is written to it to
+ * ctl.c, which applies its lines; registry.jsonl stores only whole, checked
+ * lines;
  * pipeline.json is replaced whole when a changed handle is flushed.
  *
  * Invariants: nothing is committed for a handle that wrote nothing, except
@@ -39,7 +40,7 @@ struct pfs_file {
 	int64_t run_id;       /* logs */
 	struct buf line;      /* ctl, registry: a partial line */
 	int wrote;            /* anything written through this handle */
-	int advanced;         /* ctl: the empty-write advance was applied */
+	int advanced;         /* ctl: no empty-write advance at release (a truncate by path) */
 	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
 	int64_t provisional;  /* documents: revision committed before any write (see packet__od_commit) */
 	struct pfs_caller opener; /* who opened it: the author of commits at release */
@@ -54,67 +55,6 @@ struct pfs_file {
 static int resnapshots(enum kind k)
 {
 	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_DIFF || k == N_CTL;
-}
-
-/* ---- the trigger file ---- */
-
-int packet__ctl_apply(struct engine *e, const char *item, const char *line, char *msg, size_t size)
-{
-	struct engine_cmd cmd;
-	const char *sp;
-	size_t vlen;
-	int rc;
-
-	memset(&cmd, 0, sizeof(cmd));
-	while (*line == ' ' || *line == '\t')
-		line++;
-	sp = line + strcspn(line, " \t");
-	vlen = (size_t)(sp - line);
-	if (vlen == 0 || vlen >= sizeof(cmd.verb))
-		return -EINVAL;
-	snprintf(cmd.item, sizeof(cmd.item), "%s", item);
-	memcpy(cmd.verb, line, vlen);
-	while (*sp == ' ' || *sp == '\t')
-		sp++;
-	if (strlen(sp) >= sizeof(cmd.arg))
-		return -EINVAL;
-	snprintf(cmd.arg, sizeof(cmd.arg), "%s", sp);
-	vlen = strlen(cmd.arg);
-	while (vlen && (cmd.arg[vlen - 1] == ' ' || cmd.arg[vlen - 1] == '\t' ||
-			cmd.arg[vlen - 1] == '\r'))
-		cmd.arg[--vlen] = '\0';
-	rc = engine_call(e, &cmd);
-	if (rc == -ENOTCONN)
-		snprintf(cmd.msg, sizeof(cmd.msg), "the pipeline engine is not running");
-	if (msg)
-		snprintf(msg, size, "%s", cmd.msg);
-	if (rc)
-		fprintf(stderr, "packetfs: %s: ctl %s: %s\n", item, line, cmd.msg);
-	return rc;
-}
-
-/* Applies every complete line in f->line; keeps a trailing partial line. */
-static int ctl_lines(struct pfs_file *f)
-{
-	char *nl;
-	int rc = 0;
-
-	while (rc == 0 && f->line.len && (nl = memchr(f->line.data, '\n', f->line.len))) {
-		size_t n = (size_t)(nl - f->line.data);
-		char *cmd = strndup(f->line.data, n);
-
-		if (!cmd)
-			return -ENOMEM;
-		memmove(f->line.data, nl + 1, f->line.len - n - 1);
-		f->line.len -= n + 1;
-		f->line.data[f->line.len] = '\0';
-		if (strspn(cmd, " \t\r") != strlen(cmd))
-			rc = packet__ctl_apply(f->e, f->item_name, cmd, NULL, 0);
-		free(cmd);
-	}
-	if (rc)
-		f->line.len = 0;
-	return rc;
 }
 
 /* ---- the registry ---- */
@@ -485,12 +425,7 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 		pthread_mutex_unlock(&d->lock);
 		return rc ? rc : (ssize_t)size;
 	case N_CTL:
-		if (f->line.len + size > 4096)
-			return -EINVAL;
-		rc = buf_append(&f->line, buf, size);
-		if (rc == 0)
-			rc = ctl_lines(f);
-		return rc ? rc : (ssize_t)size;
+		return packet__ctl_write(f->e, f->item_name, &f->line, buf, size);
 	case N_REGISTRY:
 		return registry_write(f, buf, size, off);
 	case N_PIPELINE:
@@ -594,18 +529,7 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 			f->provisional = 0;
 		return rc;
 	case N_CTL:
-		if (f->line.len) {
-			char *cmd = strndup(f->line.data, f->line.len);
-
-			f->line.len = 0;
-			if (!cmd)
-				return -ENOMEM;
-			if (strspn(cmd, " \t\r") != strlen(cmd))
-				rc = packet__ctl_apply(e, f->item_name, cmd, NULL, 0);
-			free(cmd);
-			f->advanced = 1;
-		}
-		return rc;
+		return packet__ctl_flush(e, f->item_name, &f->line);
 	case N_REGISTRY:
 		/* A fragment waits for the rest of its line across flushes (a shell
 		 * closes duplicates of the fd after each command). A whole object
@@ -662,6 +586,10 @@ void engine_file_release(struct pfs_file *f)
 			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
 				err);
 	}
+	/* A fragment a flush kept waiting for more is applied now, whatever it
+	 * is (ctl.c). */
+	if (f->kind == N_CTL)
+		packet__ctl_release(f->e, f->item_name, &f->line);
 	/* Writing nothing to ctl means advance. Decided at the last close, not
 	 * at a flush: a shell's `: > ctl` flushes once when it moves the fd. The
 	 * outcome is in ctl's last result. */

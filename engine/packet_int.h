@@ -2,8 +2,8 @@
  * packet_int.h - what the packet namespace's files (packet.c: paths,
  * attributes, views, directories; packet_doc.c: open documents and changes
  * to the namespace; packet_file.c: open files, the trigger file, registry
- * appends) share. Not for the rest of the engine: engine.h is the
- * contract.
+ * appends; ctl.c: the trigger file's command lines) share. Not for the
+ * rest of the engine: engine.h is the contract.
  *
  * Locks (engine_int.h gives the order): files_lock protects e->docs and
  * each open_doc's rel, refs and unlinked; an open_doc's own lock its
@@ -119,10 +119,33 @@ int packet__split(const char *path, char *parent, size_t size, const char **name
  * -ENAMETOOLONG. */
 int packet__doc_parent(struct node *p, const char *name, char *rel, size_t size);
 
-/* ---- packet_file.c ---- */
+/* ---- ctl.c: the command lines of ctl ----
+ * A ctl handle's pending buffer holds what was written after its last
+ * newline. Any thread but the loop thread; calls on one pending buffer must
+ * not overlap. Every refused line becomes ctl's result ("LINE: error: WHY",
+ * recorded by the loop thread) and is logged to stderr. */
 
-/* Applies one ctl command line to item through the loop thread; msg (may be
- * NULL) gets its message. 0 or a negative errno (also logged). */
+/* Checks the command line line (no newline) and applies it to item through
+ * the loop thread; msg (may be NULL) gets its message. 0, -EINVAL (a bad
+ * line, or one the item's state refuses), -EBUSY (archive while a stage
+ * runs) or another negative errno. */
 int packet__ctl_apply(struct engine *e, const char *item, const char *line, char *msg, size_t size);
+/* A write of data[size] to ctl: appended to pending, then every complete
+ * line is checked, and if all are good applied in order. Returns size; or,
+ * when a line fails as it is applied, the count of bytes of data up to just
+ * after the last line applied (pending emptied), or that line's negative
+ * errno when none was; -EINVAL, nothing applied, when a line is bad or the
+ * fragment left grows past the longest line. A failed write empties
+ * pending (a fragment from earlier writes was part of it); -ENOMEM. */
+ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pending, const char *data,
+			  size_t size);
+/* A flush of ctl: a pending fragment that is a whole valid command is
+ * applied (its result returned, pending emptied); one that is blank or a
+ * strict prefix of a valid line stays pending (0); anything else is refused
+ * (-EINVAL, pending emptied). */
+int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending);
+/* The last close of ctl: a pending fragment that is not blank is applied
+ * whatever it is (failures only logged and recorded); pending emptied. */
+void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
 
 #endif

@@ -1028,7 +1028,11 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		return -ENOENT;
 	}
 	busy = item_busy(p, it.id);
-	if (strcmp(v, "advance") == 0 && !cmd->arg[0]) {
+	if (cmd->refused) {
+		/* Refused by its sender (ctl.c): only its result is recorded. */
+		snprintf(cmd->msg, sizeof(cmd->msg), "%s", cmd->refusal);
+		rc = -EINVAL;
+	} else if (strcmp(v, "advance") == 0 && !cmd->arg[0]) {
 		if (busy || strcmp(it.state, "running") == 0 || strcmp(it.state, "queued") == 0) {
 			snprintf(cmd->msg, sizeof(cmd->msg), "advance: a stage is running (%s)", it.stage);
 			rc = -EINVAL;
@@ -1143,8 +1147,11 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		char result[512];
 
 		if (store_item_get_id(p->e->store, it.id, &now) == 0) {
-			snprintf(result, sizeof(result), "%s%s%s: %s%s%s", v, cmd->arg[0] ? " " : "", cmd->arg,
-				 rc ? "error: " : "ok", rc ? cmd->msg : "", "");
+			if (cmd->refused)
+				snprintf(result, sizeof(result), "%s: error: %s", cmd->line, cmd->msg);
+			else
+				snprintf(result, sizeof(result), "%s%s%s: %s%s", v, cmd->arg[0] ? " " : "",
+					 cmd->arg, rc ? "error: " : "ok", rc ? cmd->msg : "");
 			pipe__item_set(&now.last_result, result);
 			store_item_update(p->e->store, &now);
 			item_clear(&now);
