@@ -38,12 +38,21 @@ struct pfs_caller {
 	pid_t pid; /* 0 when unknown (the CLI, the engine itself) */
 };
 
-/* Attributes of a namespace entry. */
+/*
+ * Attributes of a namespace entry. Times: documents and document
+ * directories keep mtime, ctime and atime in the store, and so does each
+ * item directory; a directory's mtime and ctime move to now when an entry
+ * is created, removed or renamed in or out of it. No access time moves on
+ * read (as on a noatime mount): a document's atime is the mtime of its
+ * last content write unless utimens set it since.
+ */
 struct pfs_stat {
 	mode_t mode;      /* S_IFDIR | S_IFREG | S_IFLNK with permission bits */
 	uint64_t size;    /* bytes (views: the size of their current content) */
 	int64_t mtime_ns; /* since the Unix epoch */
 	int64_t ctime_ns;
+	int64_t atime_ns; /* 0 where the entry keeps none (views, open-file
+	                   * attributes): report mtime_ns as its access time */
 	uint32_t nlink;
 	uid_t uid;        /* the store owner: everything belongs to the mounting user */
 	gid_t gid;
@@ -110,8 +119,18 @@ int engine_truncate(struct engine *e, const char *path, uint64_t size, const str
 /* chmod: documents keep the permission bits; views -EACCES... except a
  * chmod to the mode they already have. */
 int engine_chmod(struct engine *e, const char *path, mode_t mode);
-/* utimens: mtime_ns < 0 means now. Documents only (views: -EACCES). */
-int engine_utimens(struct engine *e, const char *path, int64_t mtime_ns);
+/* Time arguments of engine_utimens besides ns since the Unix epoch. */
+#define PFS_TIME_OMIT INT64_MIN      /* keep the time as it is */
+#define PFS_TIME_NOW (INT64_MIN + 1) /* the current time */
+/*
+ * utimens: sets the access and modification times (ctime moves to now) of
+ * a document, a document directory or an item directory, durably. Other
+ * directories, ctl, the registry and pipeline.json accept and ignore it;
+ * other views give -EACCES, as does anything under .archive/. Commit
+ * pending content of open handles first (fs/ does), or their next commit
+ * stamps its own time.
+ */
+int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t mtime_ns);
 
 /*
  * Open files. flags are open(2) flags (O_ACCMODE, O_TRUNC, O_APPEND,

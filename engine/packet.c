@@ -408,8 +408,13 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 	if (packet__is_dir_kind(n->kind)) {
 		st->mode = S_IFDIR | (n->kind == N_DOCDIR ? n->doc.mode : 0755);
 		st->nlink = 2;
-		if (n->kind == N_DOCDIR)
+		if (n->kind == N_DOCDIR) {
 			st->mtime_ns = n->doc.mtime_ns, st->ctime_ns = n->doc.ctime_ns;
+			st->atime_ns = n->doc.atime_ns;
+		} else if (n->kind == N_ITEM) {
+			st->mtime_ns = n->item.dir_mtime_ns, st->ctime_ns = n->item.dir_ctime_ns;
+			st->atime_ns = n->item.dir_atime_ns;
+		}
 		if (n->archived || n->kind == N_STAGES_DIR || n->kind == N_LOGS_DIR ||
 		    n->kind == N_HISTORY_DIR || n->kind == N_RECIPES_DIR || n->kind == N_ARCHIVE_DIR)
 			st->mode = S_IFDIR | 0555;
@@ -429,6 +434,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		st->size = n->doc.size;
 		st->mtime_ns = n->doc.mtime_ns;
 		st->ctime_ns = n->doc.ctime_ns;
+		st->atime_ns = n->doc.atime_ns;
 		return 0;
 	case N_STAGE_LOG:
 	case N_RECIPE_LOG:

@@ -14,6 +14,12 @@
  * Invariants: an open_doc is in e->docs while it has handles and is not
  * unlinked; its rel is kept current across renames. Nothing is committed
  * for a handle that wrote nothing.
+ *
+ * Times (engine.h): the store keeps them. An open document mirrors its
+ * mtime and atime; a commit stores the content's mtime as both, so a
+ * utimens is applied after pending content is committed. Every change that
+ * adds or removes an entry moves its directory's mtime and ctime in the
+ * store, a document created open when it is created.
  */
 #include <errno.h>
 #include <limits.h>
@@ -77,6 +83,7 @@ void packet__od_meta(struct open_doc *d, struct doc_meta *m)
 	m->mode = d->mode;
 	m->mtime_ns = d->mtime_ns;
 	m->ctime_ns = d->mtime_ns;
+	m->atime_ns = d->dirty ? d->mtime_ns : d->atime_ns;
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -100,7 +107,7 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 {
 	struct open_doc *d, *nd;
 	struct doc_meta m, now;
-	int rc, tries;
+	int rc, tries, fresh;
 
 	for (tries = 0; tries < 8; tries++) {
 		pthread_mutex_lock(&e->files_lock);
@@ -122,6 +129,7 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 		pthread_mutex_init(&nd->lock, NULL);
 		nd->item_id = item;
 		nd->refs = 1;
+		fresh = 0;
 		rc = store_doc_stat(e->store, item, rel, &m);
 		if (rc == 0 && m.is_dir)
 			rc = -EISDIR;
@@ -130,14 +138,16 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 		if (rc == -ENOENT && create) {
 			nd->mode = mode & 07777;
 			nd->dirty = 1;
-			nd->mtime_ns = util_now_ns();
+			nd->mtime_ns = nd->atime_ns = util_now_ns();
 			m.rev_id = 0;
+			fresh = 1;
 			rc = 0;
 		} else if (rc == 0) {
 			rc = store_doc_read(e->store, item, rel, &nd->content.data, &nd->content.len);
 			nd->content.cap = nd->content.len + 1;
 			nd->mode = m.mode;
 			nd->mtime_ns = m.mtime_ns;
+			nd->atime_ns = m.atime_ns;
 			nd->stored = 1;
 		}
 		if (rc) {
@@ -155,6 +165,11 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 				nd->next = e->docs;
 				e->docs = nd;
 				pthread_mutex_unlock(&e->files_lock);
+				/* A new entry is listed from now on: its directory
+				 * changes now (the first commit moves its time
+				 * again, so a failure here loses nothing). */
+				if (fresh)
+					store_doc_touch_parent(e->store, item, rel);
 				*out = nd;
 				return 0;
 			}
@@ -230,6 +245,7 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 		if (rc == 0) {
 			d->dirty = 0;
 			d->stored = 1;
+			d->atime_ns = d->mtime_ns;
 		}
 	}
 	if (rc == 0 && rev_id && rel)
@@ -445,9 +461,9 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 	}
 	pthread_mutex_unlock(&e->files_lock);
 	rc = store_doc_unlink(e->store, n.item.id, n.rel, &wb.w);
+	if (rc == -ENOENT && was_open) /* created but never committed */
+		rc = store_doc_touch_parent(e->store, n.item.id, n.rel);
 	pthread_rwlock_unlock(&e->ns_lock);
-	if (rc == -ENOENT && was_open)
-		rc = 0; /* created but never committed */
 	packet__node_clear(&n);
 	return rc;
 }
@@ -581,15 +597,26 @@ int engine_chmod(struct engine *e, const char *path, mode_t mode)
 	return rc;
 }
 
-int engine_utimens(struct engine *e, const char *path, int64_t mtime_ns)
+/* A time argument of engine_utimens as the store takes it. */
+static int64_t utime_arg(int64_t t, int64_t now)
 {
+	return t == PFS_TIME_NOW ? now : t == PFS_TIME_OMIT ? STORE_TIME_OMIT : t;
+}
+
+int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t mtime_ns)
+{
+	int64_t now = util_now_ns();
 	struct node n;
 	int rc = packet__resolve(e, path, &n);
 
 	if (rc)
 		return rc;
+	atime_ns = utime_arg(atime_ns, now);
+	mtime_ns = utime_arg(mtime_ns, now);
 	if (n.archived) {
 		rc = -EACCES;
+	} else if (n.kind == N_ITEM) {
+		rc = store_item_set_times(e->store, n.item.id, atime_ns, mtime_ns);
 	} else if (n.kind == N_DOC || n.kind == N_DOCDIR) {
 		struct open_doc *d;
 
@@ -597,11 +624,14 @@ int engine_utimens(struct engine *e, const char *path, int64_t mtime_ns)
 		d = packet__od_find_locked(e, n.item.id, n.rel);
 		if (d) {
 			pthread_mutex_lock(&d->lock);
-			d->mtime_ns = mtime_ns < 0 ? util_now_ns() : mtime_ns;
+			if (mtime_ns != STORE_TIME_OMIT)
+				d->mtime_ns = mtime_ns;
+			if (atime_ns != STORE_TIME_OMIT)
+				d->atime_ns = atime_ns;
 			pthread_mutex_unlock(&d->lock);
 		}
 		pthread_mutex_unlock(&e->files_lock);
-		rc = store_doc_set_mtime(e->store, n.item.id, n.rel, mtime_ns);
+		rc = store_doc_set_times(e->store, n.item.id, n.rel, atime_ns, mtime_ns);
 		if (rc == -ENOENT && d)
 			rc = 0;
 	} else if (n.kind == N_CTL || n.kind == N_REGISTRY || n.kind == N_PIPELINE) {
@@ -632,6 +662,7 @@ void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path)
 			d->content.cap = len + 1;
 			d->mode = m.mode;
 			d->mtime_ns = m.mtime_ns;
+			d->atime_ns = m.atime_ns;
 			d->stored = 1;
 		}
 		pthread_mutex_unlock(&d->lock);

@@ -622,6 +622,7 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		st->mode = S_IFREG | f->od->mode;
 		st->size = f->od->content.len;
 		st->mtime_ns = st->ctime_ns = f->od->mtime_ns;
+		st->atime_ns = f->od->dirty ? f->od->mtime_ns : f->od->atime_ns;
 		pthread_mutex_unlock(&f->od->lock);
 		st->nlink = 1;
 		st->uid = e->uid;

@@ -70,6 +70,8 @@ struct open_doc {
 	int stored;           /* protected by lock: exists in the store */
 	mode_t mode;          /* protected by lock */
 	int64_t mtime_ns;     /* protected by lock */
+	int64_t atime_ns;     /* protected by lock: the stored or set atime; while
+	                       * dirty the content's mtime_ns stands for it */
 	struct open_doc *next;
 };
 

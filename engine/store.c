@@ -174,6 +174,23 @@ int store__collect(struct store *s, sqlite3_stmt *st, size_t size,
 	return rc;
 }
 
+/*
+ * A read-only open (the CLI's readers) applies no migration, yet this
+ * packetfs reads the columns of the current version. compat[i] stands in
+ * for schema_migrations[i] on such a connection alone: it makes a version i
+ * store look like version i + 1 through temporary views named as the
+ * tables (unqualified names find the temp schema first), which supply the
+ * values the migration would give the new columns. NULL: nothing needed.
+ */
+static const char *const compat[] = {
+	NULL, /* 0001_init */
+	/* 0002_times */
+	"CREATE TEMP VIEW documents AS SELECT *, mtime_ns AS atime_ns FROM main.documents;"
+	"CREATE TEMP VIEW items AS SELECT *, t AS dir_mtime_ns, t AS dir_ctime_ns, "
+	"t AS dir_atime_ns FROM (SELECT *, COALESCE(CAST(strftime('%s', updated_at) AS INTEGER), 0) "
+	"* 1000000000 AS t FROM main.items);",
+};
+
 int store_open(const char *dir, int create, int readonly, struct store **out, char *err,
 	       size_t errlen)
 {
@@ -230,6 +247,14 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 			snprintf(err, errlen, "%s: store version %d is newer than this packetfs (%d)",
 				 path, version, schema_version);
 		goto fail_quiet;
+	}
+	if (readonly && version < schema_version) {
+		for (i = version; rc == 0 && i < schema_version; i++)
+			if (i < (int)(sizeof(compat) / sizeof(compat[0])) && compat[i] &&
+			    sqlite3_exec(s->db, compat[i], NULL, NULL, NULL) != SQLITE_OK)
+				rc = -EIO;
+		if (rc)
+			goto fail;
 	}
 	if (!readonly && version < schema_version) {
 		char v[16];
@@ -367,7 +392,8 @@ void item_clear(struct item *it)
 
 #define ITEM_COLS                                                                            \
 	"id, name, title, state, stage, stage_ok, iteration, branch, base, verdict, assessment, " \
-	"hold, approved, last_error, last_result, archived, created_at, updated_at"
+	"hold, approved, last_error, last_result, archived, created_at, updated_at, "       \
+	"dir_mtime_ns, dir_ctime_ns, dir_atime_ns"
 
 static int item_row(sqlite3_stmt *st, struct item *it)
 {
@@ -390,6 +416,9 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 	it->archived = sqlite3_column_int(st, 15);
 	it->created_at = store__col_dup(st, 16);
 	it->updated_at = store__col_dup(st, 17);
+	it->dir_mtime_ns = sqlite3_column_int64(st, 18);
+	it->dir_ctime_ns = sqlite3_column_int64(st, 19);
+	it->dir_atime_ns = sqlite3_column_int64(st, 20);
 	if (!it->name || !it->title || !it->state || !it->stage || !it->branch || !it->base ||
 	    !it->verdict || !it->assessment || !it->last_error || !it->last_result ||
 	    !it->created_at || !it->updated_at) {
@@ -408,14 +437,15 @@ int store_item_create(struct store *s, const char *name, const char *branch, con
 
 	store__now(now);
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "INSERT INTO items(name, branch, base, created_at, updated_at) "
-		     "VALUES (?, ?, ?, ?, ?)");
+	st = store__stmt(s, "INSERT INTO items(name, branch, base, created_at, updated_at, "
+		     "dir_mtime_ns, dir_ctime_ns, dir_atime_ns) VALUES (?, ?, ?, ?, ?, ?6, ?6, ?6)");
 	if (st) {
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, branch, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, base, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 4, now, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, now, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, util_now_ns());
 		rc = store__step_done(s, st);
 		if (rc == 0 && id)
 			*id = sqlite3_last_insert_rowid(s->db);
@@ -527,6 +557,33 @@ int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const st
 	}
 	free(items);
 	return rc < 0 ? rc : 0;
+}
+
+int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int64_t mtime_ns)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "UPDATE items SET dir_atime_ns = COALESCE(?1, dir_atime_ns), "
+		     "dir_mtime_ns = COALESCE(?2, dir_mtime_ns), dir_ctime_ns = ?3 WHERE id = ?4");
+	if (st) {
+		if (atime_ns == STORE_TIME_OMIT)
+			sqlite3_bind_null(st, 1);
+		else
+			sqlite3_bind_int64(st, 1, atime_ns);
+		if (mtime_ns == STORE_TIME_OMIT)
+			sqlite3_bind_null(st, 2);
+		else
+			sqlite3_bind_int64(st, 2, mtime_ns);
+		sqlite3_bind_int64(st, 3, util_now_ns());
+		sqlite3_bind_int64(st, 4, item_id);
+		rc = store__step_done(s, st);
+		if (rc == 0 && sqlite3_changes(s->db) == 0)
+			rc = -ENOENT;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 int store_item_next_run(struct store *s, int64_t item_id, int *run_no)

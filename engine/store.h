@@ -1,6 +1,7 @@
 /*
  * store.h - the SQLite store: items, documents with every revision, runs
- * with their logs, the registry and events (schema/0001_init.sql).
+ * with their logs, the registry and events (schema/0001_init.sql and the
+ * migrations after it).
  *
  * This header defines the interface between the engine and its database.
  * One connection in WAL mode (synchronous=NORMAL: a committed transaction
@@ -53,6 +54,11 @@ struct item {
 	char *last_error, *last_result;
 	int archived;
 	char *created_at, *updated_at;
+	/* Times of the item's directory, ns since the Unix epoch: mtime and
+	 * ctime move to now when an entry of its top level is created,
+	 * removed or renamed in or out (store_doc_*), or as set by
+	 * store_item_set_times. */
+	int64_t dir_mtime_ns, dir_ctime_ns, dir_atime_ns;
 };
 void item_clear(struct item *it);
 
@@ -68,6 +74,9 @@ int store_item_update(struct store *s, struct item *it);
  * valid during the call only. A non-zero cb return stops the walk. */
 int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const struct item *it),
 		    void *arg);
+/* Sets the times of the item's directory (ns since the Unix epoch, or
+ * STORE_TIME_OMIT to keep one) and its ctime to now. 0 or -ENOENT. */
+int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int64_t mtime_ns);
 /* Allocates the item's next run number (1, 2, ...). */
 int store_item_next_run(struct store *s, int64_t item_id, int *run_no);
 
@@ -86,7 +95,18 @@ struct doc_meta {
 	uint64_t size;
 	mode_t mode;     /* permission bits only */
 	int64_t mtime_ns, ctime_ns;
+	int64_t atime_ns; /* the last content write's mtime, unless set since */
 };
+
+/*
+ * Directory times. A directory's mtime and ctime (the item's directory for
+ * a top-level path, else the directory entry holding the path) move to now,
+ * in the same transaction, whenever store_doc_write creates a document or
+ * store_doc_mkdir, _unlink, _rmdir or _rename adds or removes an entry in
+ * it. Access times are never moved by reads (as on a noatime mount).
+ */
+/* A time argument meaning "keep the stored one". */
+#define STORE_TIME_OMIT INT64_MIN
 
 /* Metadata of the live entry at path. 0 or -ENOENT. */
 int store_doc_stat(struct store *s, int64_t item_id, const char *path, struct doc_meta *out);
@@ -95,15 +115,17 @@ int store_doc_read(struct store *s, int64_t item_id, const char *path, char **da
 /* Stores data as a new revision of path (creating the document; the
  * caller checks that its parent directory exists) with op "write" or
  * "create". mode: permission bits, or (mode_t)-1 to keep the current ones
- * (0644 for a new document). mtime_ns < 0 means now. *rev (may be NULL)
- * gets the new revision number. -EISDIR when path is a directory. */
+ * (0644 for a new document). mtime_ns < 0 means now; atime_ns becomes the
+ * same. *rev (may be NULL) gets the new revision number. -EISDIR when
+ * path is a directory. */
 int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
 		    size_t len, mode_t mode, int64_t mtime_ns, const char *op,
 		    const struct store_who *who, int *rev);
 /* Replaces, in place, the content of revision rev_id of path while it is
  * still the document's current revision: for a commit that only made a
  * close durable before the same handle's writes. 0, or -ESTALE when it is
- * not current (write a new revision instead). mtime_ns < 0: now. */
+ * not current (write a new revision instead). mtime_ns < 0: now; atime_ns
+ * becomes the same. */
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
 		    const void *data, size_t len, mode_t mode, int64_t mtime_ns);
 /* Creates a directory entry. 0, -EEXIST, -ENOENT (no parent). */
@@ -124,8 +146,16 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
 int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
 		     int noreplace, const struct store_who *who);
 int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode);
-/* mtime_ns < 0: now. */
-int store_doc_set_mtime(struct store *s, int64_t item_id, const char *path, int64_t mtime_ns);
+/* Sets the access and modification times of the entry at path (ns since
+ * the Unix epoch, or STORE_TIME_OMIT to keep one) and its ctime to now.
+ * 0 or -ENOENT. */
+int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int64_t atime_ns,
+			int64_t mtime_ns);
+/* Moves the mtime and ctime of the directory that holds path (the item's
+ * directory for a top-level path) to now: for an entry that appears before
+ * the store records it (a document created open). 0, or a negative errno;
+ * a holding directory the store does not keep (validation/) is no error. */
+int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path);
 /* Calls cb with the name (last component) and metadata of each live entry
  * directly inside directory dir ("" for the item's top level), by name. */
 int store_doc_list(struct store *s, int64_t item_id, const char *dir,

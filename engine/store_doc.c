@@ -6,6 +6,12 @@
  * path of a rename), so history is never lost. Rows are keyed by path
  * inside the item; a directory's subtree is the range (dir "/", dir "0"),
  * '0' being the byte after '/'.
+ *
+ * Times: a content write sets a document's mtime (and its atime to the
+ * same: reads never move atime, as on a noatime mount); utimens sets them
+ * explicitly. Every change that adds or removes an entry moves the mtime
+ * and ctime of the directory holding it (a documents row, or the items row
+ * for the item's top level) in the same transaction.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +22,7 @@
 
 #define DOC_COLS                                                                          \
 	"d.is_dir, d.rev_id, d.size, d.mode, d.mtime_ns, d.ctime_ns, "                   \
-	"COALESCE((SELECT rev FROM revisions r WHERE r.id = d.rev_id), 0)"
+	"COALESCE((SELECT rev FROM revisions r WHERE r.id = d.rev_id), 0), d.atime_ns"
 
 static void doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
 {
@@ -27,6 +33,39 @@ static void doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
 	m->mtime_ns = sqlite3_column_int64(st, first + 4);
 	m->ctime_ns = sqlite3_column_int64(st, first + 5);
 	m->rev = sqlite3_column_int(st, first + 6);
+	m->atime_ns = sqlite3_column_int64(st, first + 7);
+}
+
+/* Moves the mtime and ctime of the directory that holds path to now: the
+ * items row for a top-level path, else the directory's documents row (none
+ * for validation/, which the store does not keep). Lock held. */
+static int touch_parent_locked(struct store *s, int64_t item, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	sqlite3_stmt *st;
+
+	if (!slash)
+		st = store__stmt(s, "UPDATE items SET dir_mtime_ns = ?1, dir_ctime_ns = ?1 WHERE id = ?2");
+	else
+		st = store__stmt(s, "UPDATE documents SET mtime_ns = ?1, ctime_ns = ?1 "
+				    "WHERE item_id = ?2 AND path = ?3 AND is_dir = 1");
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, util_now_ns());
+	sqlite3_bind_int64(st, 2, item);
+	if (slash)
+		sqlite3_bind_text(st, 3, path, (int)(slash - path), SQLITE_STATIC);
+	return store__step_done(s, st);
+}
+
+int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = touch_parent_locked(s, item_id, path);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 /* Lock held. */
@@ -143,14 +182,15 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 	return rc;
 }
 
-/* Points the live entry at path to a revision (insert or update). Lock held. */
+/* Points the live entry at path to a revision (insert or update); its
+ * ctime becomes now. Lock held. */
 static int doc_put(struct store *s, int64_t item, const char *path, int64_t rev_id, uint64_t size,
-		   mode_t mode, int64_t mtime_ns)
+		   mode_t mode, int64_t mtime_ns, int64_t atime_ns)
 {
 	sqlite3_stmt *st = store__stmt(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
-				   "mtime_ns, ctime_ns) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7) "
+				   "mtime_ns, ctime_ns, atime_ns) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8) "
 				   "ON CONFLICT(item_id, path) DO UPDATE SET rev_id = ?3, size = ?4, "
-				   "mode = ?5, mtime_ns = ?6, ctime_ns = ?7");
+				   "mode = ?5, mtime_ns = ?6, ctime_ns = ?7, atime_ns = ?8");
 
 	if (!st)
 		return -EIO;
@@ -161,6 +201,7 @@ static int doc_put(struct store *s, int64_t item, const char *path, int64_t rev_
 	sqlite3_bind_int(st, 5, (int)mode);
 	sqlite3_bind_int64(st, 6, mtime_ns);
 	sqlite3_bind_int64(st, 7, util_now_ns());
+	sqlite3_bind_int64(st, 8, atime_ns);
 	return store__step_done(s, st);
 }
 
@@ -170,8 +211,10 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
 {
 	struct doc_meta m;
 	int64_t rev_id = 0;
-	int rc;
+	int rc, created = 0;
 
+	if (mtime_ns < 0)
+		mtime_ns = util_now_ns();
 	pthread_mutex_lock(&s->lock);
 	rc = store__begin(s);
 	if (rc)
@@ -180,14 +223,15 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
 	if (rc == 0 && m.is_dir)
 		rc = -EISDIR;
 	else if (rc == -ENOENT)
-		m.mode = 0644, rc = 0;
+		m.mode = 0644, rc = 0, created = 1;
 	if (mode != (mode_t)-1)
 		m.mode = mode & 07777;
 	if (rc == 0)
 		rc = rev_add(s, item_id, path, op, data, len, 0, 0, m.mode, who, &rev_id, rev);
 	if (rc == 0)
-		rc = doc_put(s, item_id, path, rev_id, len, m.mode,
-			     mtime_ns < 0 ? util_now_ns() : mtime_ns);
+		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns);
+	if (rc == 0 && created)
+		rc = touch_parent_locked(s, item_id, path);
 	rc = store__end(s, rc);
 out:
 	pthread_mutex_unlock(&s->lock);
@@ -201,6 +245,8 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 	sqlite3_stmt *st;
 	int rc;
 
+	if (mtime_ns < 0)
+		mtime_ns = util_now_ns();
 	pthread_mutex_lock(&s->lock);
 	rc = store__begin(s);
 	if (rc)
@@ -223,8 +269,7 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 		}
 	}
 	if (rc == 0)
-		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777,
-			     mtime_ns < 0 ? util_now_ns() : mtime_ns);
+		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns);
 	rc = store__end(s, rc);
 out:
 	pthread_mutex_unlock(&s->lock);
@@ -235,19 +280,27 @@ int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t m
 {
 	sqlite3_stmt *st;
 	int64_t now = util_now_ns();
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
+	rc = store__begin(s);
+	if (rc)
+		goto out;
 	st = store__stmt(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, mtime_ns, "
-		     "ctime_ns) VALUES (?, ?, 1, NULL, 0, ?, ?, ?)");
+		     "ctime_ns, atime_ns) VALUES (?1, ?2, 1, NULL, 0, ?3, ?4, ?4, ?4)");
 	if (st) {
 		sqlite3_bind_int64(st, 1, item_id);
 		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 3, (int)(mode & 07777));
 		sqlite3_bind_int64(st, 4, now);
-		sqlite3_bind_int64(st, 5, now);
 		rc = store__step_done(s, st);
+	} else {
+		rc = -EIO;
 	}
+	if (rc == 0)
+		rc = touch_parent_locked(s, item_id, path);
+	rc = store__end(s, rc);
+out:
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -297,6 +350,8 @@ int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const s
 		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, who, NULL, NULL);
 	if (rc == 0)
 		rc = doc_delete(s, item_id, path);
+	if (rc == 0)
+		rc = touch_parent_locked(s, item_id, path);
 	rc = store__end(s, rc);
 out:
 	pthread_mutex_unlock(&s->lock);
@@ -322,6 +377,8 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
 	}
 	if (rc == 0)
 		rc = doc_delete(s, item_id, path);
+	if (rc == 0)
+		rc = touch_parent_locked(s, item_id, path);
 	rc = store__end(s, rc);
 out:
 	pthread_mutex_unlock(&s->lock);
@@ -337,12 +394,14 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 	int rc;
 
 	if (m->is_dir) {
-		st = store__stmt(s, "UPDATE documents SET path = ? WHERE item_id = ? AND path = ?");
+		st = store__stmt(s, "UPDATE documents SET path = ?, ctime_ns = ? WHERE item_id = ? "
+				    "AND path = ?");
 		if (!st)
 			return -EIO;
 		sqlite3_bind_text(st, 1, to, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, item);
-		sqlite3_bind_text(st, 3, from, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, util_now_ns());
+		sqlite3_bind_int64(st, 3, item);
+		sqlite3_bind_text(st, 4, from, -1, SQLITE_STATIC);
 		return store__step_done(s, st);
 	}
 	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, who, &rev_id, NULL);
@@ -351,7 +410,7 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 	if (rc == 0)
 		rc = doc_delete(s, item, from);
 	if (rc == 0)
-		rc = doc_put(s, item, to, rev_id, m->size, m->mode, m->mtime_ns);
+		rc = doc_put(s, item, to, rev_id, m->size, m->mode, m->mtime_ns, m->atime_ns);
 	return rc;
 }
 
@@ -422,6 +481,10 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 	}
 	if (rc == 0)
 		rc = move_one(s, item_id, from, to, &src, who);
+	if (rc == 0)
+		rc = touch_parent_locked(s, item_id, from);
+	if (rc == 0)
+		rc = touch_parent_locked(s, item_id, to);
 fin:
 	rc = store__end(s, rc);
 out:
@@ -456,10 +519,33 @@ int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_
 		       item_id, path, (int64_t)(mode & 07777));
 }
 
-int store_doc_set_mtime(struct store *s, int64_t item_id, const char *path, int64_t mtime_ns)
+int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int64_t atime_ns,
+			int64_t mtime_ns)
 {
-	return doc_set(s, "UPDATE documents SET mtime_ns = ?1, ctime_ns = ?2 WHERE item_id = ?3 AND path = ?4",
-		       item_id, path, mtime_ns < 0 ? util_now_ns() : mtime_ns);
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "UPDATE documents SET atime_ns = COALESCE(?1, atime_ns), "
+		     "mtime_ns = COALESCE(?2, mtime_ns), ctime_ns = ?3 WHERE item_id = ?4 AND path = ?5");
+	if (st) {
+		if (atime_ns == STORE_TIME_OMIT)
+			sqlite3_bind_null(st, 1);
+		else
+			sqlite3_bind_int64(st, 1, atime_ns);
+		if (mtime_ns == STORE_TIME_OMIT)
+			sqlite3_bind_null(st, 2);
+		else
+			sqlite3_bind_int64(st, 2, mtime_ns);
+		sqlite3_bind_int64(st, 3, util_now_ns());
+		sqlite3_bind_int64(st, 4, item_id);
+		sqlite3_bind_text(st, 5, path, -1, SQLITE_STATIC);
+		rc = store__step_done(s, st);
+		if (rc == 0 && sqlite3_changes(s->db) == 0)
+			rc = -ENOENT;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 struct doc_entry {

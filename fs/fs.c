@@ -258,7 +258,7 @@ static void to_stat(const struct pfs_stat *ps, uint64_t ino, struct stat *st)
 	st->st_blksize = 4096;
 	st->st_blocks = (blkcnt_t)((ps->size + 511) / 512);
 	st->st_mtim = ns_to_ts(ps->mtime_ns);
-	st->st_atim = st->st_mtim;
+	st->st_atim = ns_to_ts(ps->atime_ns ? ps->atime_ns : ps->mtime_ns);
 	st->st_ctim = ns_to_ts(ps->ctime_ns);
 }
 
@@ -487,7 +487,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		if (r < 0)
 			goto out;
 	}
-	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW) &&
+	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW |
+		      FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW) &&
 	    path == NULL) {
 		r = -ENOENT;
 		goto out;
@@ -497,17 +498,23 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		if (r < 0)
 			goto out;
 	}
-	/* The engine keeps no access time: an atime-only change has nothing
-	 * to store. */
-	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
-		int64_t ns = -1;
+	/* A time left out (UTIME_OMIT) keeps its stored value. */
+	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_ATIME |
+		      FUSE_SET_ATTR_ATIME_NOW)) {
+		int64_t at = PFS_TIME_OMIT, mt = PFS_TIME_OMIT;
 
-		if (!(to_set & FUSE_SET_ATTR_MTIME_NOW))
-			ns = (int64_t)attr->st_mtim.tv_sec * 1000000000 + attr->st_mtim.tv_nsec;
+		if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+			at = PFS_TIME_NOW;
+		else if (to_set & FUSE_SET_ATTR_ATIME)
+			at = (int64_t)attr->st_atim.tv_sec * 1000000000 + attr->st_atim.tv_nsec;
+		if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+			mt = PFS_TIME_NOW;
+		else if (to_set & FUSE_SET_ATTR_MTIME)
+			mt = (int64_t)attr->st_mtim.tv_sec * 1000000000 + attr->st_mtim.tv_nsec;
 		r = open_flush(fs, ino, &who);
 		if (r < 0)
 			goto out;
-		r = engine_utimens(fs->engine, path, ns);
+		r = engine_utimens(fs->engine, path, at, mt);
 		if (r < 0)
 			goto out;
 	}

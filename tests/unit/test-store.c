@@ -1,9 +1,10 @@
 /*
  * test-store.c - the SQLite store: creation and reopening, items, documents
  * with every revision (write, rename over, directories, unlink keeps
- * history), run logs read back at any offset with their sha256, the
- * append-only registry (enforced by the database itself), events, and a
- * read-only open refusing writes.
+ * history), their times and the times of their directories, run logs read
+ * back at any offset with their sha256, the append-only registry (enforced
+ * by the database itself), events, a read-only open refusing writes, and a
+ * version 1 store read read-only and migrated.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -152,6 +153,91 @@ TEST(documents)
 	store_close(s);
 }
 
+/* Times: utimens-style sets with one time kept, atime following writes and
+ * kept by renames, and directory mtimes moving with their entries. */
+TEST(times)
+{
+	struct store *s = open_store(0, 0);
+	struct doc_meta m, dm;
+	struct item it;
+	int64_t before;
+
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT(it.dir_mtime_ns > 0);
+	ASSERT_EQ(store_item_set_times(s, it.id, 100, STORE_TIME_OMIT), 0);
+	ASSERT_EQ(store_item_set_times(s, it.id, STORE_TIME_OMIT, 200), 0);
+	item_clear(&it);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_EQ(it.dir_atime_ns, 100);
+	ASSERT_EQ(it.dir_mtime_ns, 200);
+
+	before = util_now_ns();
+	ASSERT_EQ(store_doc_mkdir(s, it.id, "t", 0755), 0);
+	item_clear(&it);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT(it.dir_mtime_ns >= before && it.dir_ctime_ns >= before);
+	ASSERT_EQ(it.dir_atime_ns, 100);
+
+	ASSERT_EQ(store_doc_set_times(s, it.id, "t", 7, 8), 0);
+	ASSERT_EQ(store_doc_set_times(s, it.id, "nothing", 7, 8), -ENOENT);
+	before = util_now_ns();
+	ASSERT_EQ(store_doc_write(s, it.id, "t/x", "x", 1, (mode_t)-1, 5000, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_stat(s, it.id, "t", &dm), 0);
+	ASSERT(dm.mtime_ns >= before);
+	ASSERT_EQ(dm.atime_ns, 7);
+	ASSERT_EQ(store_doc_stat(s, it.id, "t/x", &m), 0);
+	ASSERT_EQ(m.mtime_ns, 5000);
+	ASSERT_EQ(m.atime_ns, 5000);
+
+	/* A write to an existing document leaves its directory alone. */
+	ASSERT_EQ(store_doc_set_times(s, it.id, "t", STORE_TIME_OMIT, 8), 0);
+	ASSERT_EQ(store_doc_set_times(s, it.id, "t/x", 9, STORE_TIME_OMIT), 0);
+	ASSERT_EQ(store_doc_stat(s, it.id, "t/x", &m), 0);
+	ASSERT_EQ(m.atime_ns, 9);
+	ASSERT_EQ(m.mtime_ns, 5000);
+	ASSERT_EQ(store_doc_write(s, it.id, "t/x", "y", 1, (mode_t)-1, 6000, "write", &who, NULL), 0);
+	ASSERT_EQ(store_doc_stat(s, it.id, "t/x", &m), 0);
+	ASSERT_EQ(m.atime_ns, 6000);
+	ASSERT_EQ(store_doc_stat(s, it.id, "t", &dm), 0);
+	ASSERT_EQ(dm.mtime_ns, 8);
+
+	/* Rename out of t/: both directories move, the document keeps its times. */
+	ASSERT_EQ(store_doc_set_times(s, it.id, "t/x", 9, STORE_TIME_OMIT), 0);
+	ASSERT_EQ(store_item_set_times(s, it.id, STORE_TIME_OMIT, 200), 0);
+	before = util_now_ns();
+	ASSERT_EQ(store_doc_rename(s, it.id, "t/x", "y", 0, &who), 0);
+	ASSERT_EQ(store_doc_stat(s, it.id, "y", &m), 0);
+	ASSERT_EQ(m.atime_ns, 9);
+	ASSERT_EQ(m.mtime_ns, 6000);
+	ASSERT_EQ(store_doc_stat(s, it.id, "t", &dm), 0);
+	ASSERT(dm.mtime_ns >= before);
+	item_clear(&it);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT(it.dir_mtime_ns >= before);
+
+	/* Unlink and rmdir; touch_parent for a directory the store does not keep. */
+	ASSERT_EQ(store_doc_set_times(s, it.id, "t", STORE_TIME_OMIT, 8), 0);
+	ASSERT_EQ(store_doc_write(s, it.id, "t/z", "z", 1, (mode_t)-1, -1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_set_times(s, it.id, "t", STORE_TIME_OMIT, 8), 0);
+	before = util_now_ns();
+	ASSERT_EQ(store_doc_unlink(s, it.id, "t/z", &who), 0);
+	ASSERT_EQ(store_doc_stat(s, it.id, "t", &dm), 0);
+	ASSERT(dm.mtime_ns >= before);
+	ASSERT_EQ(store_doc_set_times(s, it.id, "t", STORE_TIME_OMIT, 8), 0);
+	ASSERT_EQ(store_doc_touch_parent(s, it.id, "t/new"), 0);
+	ASSERT_EQ(store_doc_stat(s, it.id, "t", &dm), 0);
+	ASSERT(dm.mtime_ns >= before);
+	ASSERT_EQ(store_doc_touch_parent(s, it.id, "validation/new"), 0);
+	ASSERT_EQ(store_item_set_times(s, it.id, STORE_TIME_OMIT, 200), 0);
+	ASSERT_EQ(store_doc_rmdir(s, it.id, "t"), 0);
+	ASSERT_EQ(store_doc_unlink(s, it.id, "y", &who), 0);
+	item_clear(&it);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT(it.dir_mtime_ns >= before);
+	item_clear(&it);
+	store_close(s);
+}
+
 TEST(logs)
 {
 	struct store *s = open_store(0, 0);
@@ -256,6 +342,54 @@ TEST(events_and_readonly)
 	store_close(s);
 }
 
+/* A store of version 1 (before 0002_times): a read-only open reads it as
+ * the current version (atime = mtime, item directory times = updated_at);
+ * a read-write open migrates it. Runs last: it rewrites the database. */
+TEST(version_1)
+{
+	struct store *s;
+	struct doc_meta m;
+	struct item it;
+	char path[256];
+	sqlite3 *db;
+
+	s = open_store(0, 0);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_EQ(store_doc_write(s, it.id, "v1.md", "v", 1, (mode_t)-1, 4000, "create", &who, NULL), 0);
+	item_clear(&it);
+	store_close(s);
+	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN atime_ns;"
+			       "ALTER TABLE items DROP COLUMN dir_mtime_ns;"
+			       "ALTER TABLE items DROP COLUMN dir_ctime_ns;"
+			       "ALTER TABLE items DROP COLUMN dir_atime_ns;"
+			       "UPDATE items SET updated_at = '2001-02-03T04:05:06Z';"
+			       "UPDATE meta SET value = '1' WHERE key = 'schema_version';",
+			       NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	s = open_store(0, 1);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_EQ(it.dir_mtime_ns, 981173106000000000LL);
+	ASSERT_EQ(it.dir_atime_ns, 981173106000000000LL);
+	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
+	ASSERT_EQ(m.atime_ns, 4000);
+	item_clear(&it);
+	store_close(s);
+
+	s = open_store(0, 0);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_EQ(it.dir_ctime_ns, 981173106000000000LL);
+	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
+	ASSERT_EQ(m.atime_ns, 4000);
+	ASSERT_EQ(store_doc_set_times(s, it.id, "v1.md", 3000, STORE_TIME_OMIT), 0);
+	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
+	ASSERT_EQ(m.atime_ns, 3000);
+	item_clear(&it);
+	store_close(s);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -264,9 +398,11 @@ int main(void)
 	RUN(open_missing);
 	RUN(items);
 	RUN(documents);
+	RUN(times);
 	RUN(logs);
 	RUN(registry_append_only);
 	RUN(events_and_readonly);
+	RUN(version_1);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }

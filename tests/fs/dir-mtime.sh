@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Directory times as on a local disk: touch -d (and -a, -m) sets the times of a document
+# directory and of the item directory; creating, renaming (within, in or out), unlinking a
+# document and making or removing a subdirectory move the mtime and ctime of the directory
+# holding the entry to now, while writing to an existing document does not; the times survive a
+# remount. Access times are not moved by reads (noatime): a document's atime is its last
+# write's mtime unless set since.
+. "$(dirname "$0")/../lib.sh"
+make_repo
+make_store
+mount_store
+new_item fix-1
+d=$M/fix-1
+OLD="2001-02-03 04:05:06 UTC" OLD_S=981173106
+
+# make_old DIR... : touch -d an old date on each DIR, checked.
+make_old()
+{
+	local x
+	for x in "$@"; do
+		touch -d "$OLD" "$x" || fail "touch -d on directory $x failed"
+		assert_eq "$OLD_S" "$(stat -c %Y "$x")" "mtime of $x after touch -d"
+	done
+}
+
+# recent WHAT DIR... : the mtime and ctime of each DIR are not before $before.
+recent()
+{
+	local what=$1 x m c
+	shift
+	for x in "$@"; do
+		m=$(stat -c %Y "$x")
+		c=$(stat -c %Z "$x")
+		[ "$m" -ge "$before" ] || fail "$what: mtime of $x is $m, older than $before"
+		[ "$c" -ge "$before" ] || fail "$what: ctime of $x is $c, older than $before"
+	done
+}
+
+mkdir "$d/sub"
+
+# touch -d on a directory sets its times; -a and -m one of them.
+touch -d "2020-01-02 03:04:05.123456789 UTC" "$d/sub" "$d"
+for x in "$d/sub" "$d"; do
+	assert_eq 1577934245.123456789 "$(stat -c %.9Y "$x")" "mtime of $x after touch -d"
+	assert_eq 1577934245.123456789 "$(stat -c %.9X "$x")" "atime of $x after touch -d"
+done
+touch -m -d "2021-02-03 04:05:06 UTC" "$d/sub" "$d"
+touch -a -d "2022-03-04 05:06:07 UTC" "$d/sub" "$d"
+for x in "$d/sub" "$d"; do
+	assert_eq 1612325106 "$(stat -c %Y "$x")" "mtime of $x after touch -m -d, -a -d"
+	assert_eq 1646370367 "$(stat -c %X "$x")" "atime of $x after touch -m -d, -a -d"
+done
+
+# Create, rename within, unlink: the directory holding the entry moves.
+make_old "$d/sub" "$d"
+before=$(date +%s)
+touch "$d/sub/a.md"
+recent "touch of a new document in sub/" "$d/sub"
+assert_eq "$OLD_S" "$(stat -c %Y "$d")" "mtime of the item after a create in sub/"
+
+make_old "$d/sub"
+before=$(date +%s)
+echo text >"$d/sub/b.md"
+recent "a redirect creating sub/b.md" "$d/sub"
+
+make_old "$d/sub"
+before=$(date +%s)
+mv "$d/sub/a.md" "$d/sub/c.md"
+recent "a rename within sub/" "$d/sub"
+
+make_old "$d/sub"
+before=$(date +%s)
+rm "$d/sub/c.md"
+recent "an unlink in sub/" "$d/sub"
+
+# Writing to an existing document leaves its directory alone (as on a local disk).
+make_old "$d/sub"
+echo more >>"$d/sub/b.md"
+printf 'new\n' >"$d/sub/b.md"
+assert_eq "$OLD_S" "$(stat -c %Y "$d/sub")" "mtime of sub/ after writes to an existing document"
+
+# Rename out of sub/ into the item's top level: both directories move.
+make_old "$d/sub" "$d"
+before=$(date +%s)
+mv "$d/sub/b.md" "$d/b.md"
+recent "a rename from sub/ to the top level" "$d/sub" "$d"
+
+make_old "$d"
+before=$(date +%s)
+touch "$d/top.md"
+recent "a create in the item directory" "$d"
+
+make_old "$d"
+before=$(date +%s)
+rm "$d/top.md"
+recent "an unlink in the item directory" "$d"
+
+make_old "$d/sub" "$d"
+before=$(date +%s)
+mkdir "$d/sub/deeper"
+recent "mkdir in sub/" "$d/sub"
+assert_eq "$OLD_S" "$(stat -c %Y "$d")" "mtime of the item after mkdir in sub/"
+make_old "$d/sub"
+before=$(date +%s)
+rmdir "$d/sub/deeper"
+recent "rmdir in sub/" "$d/sub"
+
+make_old "$d"
+before=$(date +%s)
+mkdir "$d/other"
+recent "mkdir in the item directory" "$d"
+make_old "$d" "$d/other"
+before=$(date +%s)
+mv "$d/b.md" "$d/other/b.md"
+recent "a rename from the top level into other/" "$d" "$d/other"
+
+# Access times: a write sets atime to the write's mtime; a read changes nothing.
+printf 'x\n' >"$d/other/b.md"
+assert_eq "$(stat -c %.9Y "$d/other/b.md")" "$(stat -c %.9X "$d/other/b.md")" \
+	"atime after a write"
+touch -a -d "$OLD" "$d/other/b.md"
+cat "$d/other/b.md" >/dev/null
+assert_eq "$OLD_S" "$(stat -c %X "$d/other/b.md")" "atime after touch -a -d and a read"
+mv "$d/other/b.md" "$d/other/c.md"
+assert_eq "$OLD_S" "$(stat -c %X "$d/other/c.md")" "atime after a rename"
+
+# The times survive a remount.
+touch -d "2019-09-09 09:09:09 UTC" "$d" "$d/sub"
+touch -a -d "2018-08-08 08:08:08 UTC" "$d/sub"
+umount_store
+mount_store
+d=$M/fix-1
+assert_eq 1568020149 "$(stat -c %Y "$d")" "mtime of the item directory after remount"
+assert_eq 1568020149 "$(stat -c %Y "$d/sub")" "mtime of sub/ after remount"
+assert_eq 1533715688 "$(stat -c %X "$d/sub")" "atime of sub/ after remount"
+assert_eq "$OLD_S" "$(stat -c %X "$d/other/c.md")" "atime of a document after remount"
+exit 0
