@@ -273,6 +273,20 @@ static void fill_entry(struct fs *fs, uint64_t ino, const struct pfs_stat *ps,
 	e->entry_timeout = 0.0;
 }
 
+/*
+ * The path of ino (caller frees *out). An inode without a path was replaced
+ * by a rename or unlinked after the kernel looked it up: -ESTALE, on which
+ * the VFS looks the name up once more and retries open, stat, chmod...
+ * (an open racing a rename-over then opens the new file, as on a local
+ * disk, instead of failing with ENOENT).
+ */
+static int path_of(struct fs *fs, uint64_t ino, char **out)
+{
+	int r = inode_path(fs->inodes, ino, out);
+
+	return r == -ENOENT ? -ESTALE : r;
+}
+
 /* "/a" + "b" -> "/a/b"; "/" + "b" -> "/b". Caller frees *out. */
 static int join(const char *dir, const char *name, char **out)
 {
@@ -425,13 +439,17 @@ static int getattr_of(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 			return r;
 		/* Views and logs have no attributes of their own handle. */
 	}
-	r = inode_path(fs->inodes, ino, &path);
+	r = path_of(fs, ino, &path);
 	if (r == 0) {
 		r = engine_getattr(fs->engine, path, ps);
 		free(path);
 	}
-	if (r == -ENOENT)
-		r = open_getattr(fs, ino, ps);
+	if (r == -ENOENT || r == -ESTALE) {
+		int o = open_getattr(fs, ino, ps);
+
+		if (o == 0 || r == -ENOENT)
+			r = o;
+	}
 	return r;
 }
 
@@ -532,7 +550,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	struct fs *fs = fs_of(req);
 	char buf[PATH_MAX];
 	char *path;
-	int r = inode_path(fs->inodes, ino, &path);
+	int r = path_of(fs, ino, &path);
 
 	if (r == 0) {
 		r = engine_readlink(fs->engine, path, buf, sizeof(buf));
@@ -702,7 +720,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct pfs_caller who;
 	struct pfs_file *f;
 	char *path;
-	int r = inode_path(fs->inodes, ino, &path);
+	int r = path_of(fs, ino, &path);
 
 	if (r < 0) {
 		fuse_reply_err(req, -r);
@@ -969,7 +987,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		return;
 	}
 	pthread_mutex_init(&d->lock, NULL);
-	r = inode_path(fs->inodes, ino, &d->path);
+	r = path_of(fs, ino, &d->path);
 	if (r == 0)
 		r = dir_load(fs, d);
 	if (r < 0) {
