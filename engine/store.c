@@ -559,6 +559,14 @@ int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const st
 	return rc < 0 ? rc : 0;
 }
 
+void store__bind_time(sqlite3_stmt *st, int idx, int64_t ns)
+{
+	if (ns == STORE_TIME_OMIT)
+		sqlite3_bind_null(st, idx);
+	else
+		sqlite3_bind_int64(st, idx, ns);
+}
+
 int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int64_t mtime_ns)
 {
 	sqlite3_stmt *st;
@@ -568,14 +576,8 @@ int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int
 	st = store__stmt(s, "UPDATE items SET dir_atime_ns = COALESCE(?1, dir_atime_ns), "
 		     "dir_mtime_ns = COALESCE(?2, dir_mtime_ns), dir_ctime_ns = ?3 WHERE id = ?4");
 	if (st) {
-		if (atime_ns == STORE_TIME_OMIT)
-			sqlite3_bind_null(st, 1);
-		else
-			sqlite3_bind_int64(st, 1, atime_ns);
-		if (mtime_ns == STORE_TIME_OMIT)
-			sqlite3_bind_null(st, 2);
-		else
-			sqlite3_bind_int64(st, 2, mtime_ns);
+		store__bind_time(st, 1, atime_ns);
+		store__bind_time(st, 2, mtime_ns);
 		sqlite3_bind_int64(st, 3, util_now_ns());
 		sqlite3_bind_int64(st, 4, item_id);
 		rc = store__step_done(s, st);

@@ -529,14 +529,8 @@ int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int6
 	st = store__stmt(s, "UPDATE documents SET atime_ns = COALESCE(?1, atime_ns), "
 		     "mtime_ns = COALESCE(?2, mtime_ns), ctime_ns = ?3 WHERE item_id = ?4 AND path = ?5");
 	if (st) {
-		if (atime_ns == STORE_TIME_OMIT)
-			sqlite3_bind_null(st, 1);
-		else
-			sqlite3_bind_int64(st, 1, atime_ns);
-		if (mtime_ns == STORE_TIME_OMIT)
-			sqlite3_bind_null(st, 2);
-		else
-			sqlite3_bind_int64(st, 2, mtime_ns);
+		store__bind_time(st, 1, atime_ns);
+		store__bind_time(st, 2, mtime_ns);
 		sqlite3_bind_int64(st, 3, util_now_ns());
 		sqlite3_bind_int64(st, 4, item_id);
 		sqlite3_bind_text(st, 5, path, -1, SQLITE_STATIC);

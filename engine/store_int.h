@@ -39,6 +39,9 @@ int store__begin(struct store *s);
 int store__end(struct store *s, int rc);
 /* Steps a statement that returns no rows and resets it. */
 int store__step_done(struct store *s, sqlite3_stmt *st);
+/* Binds a time in ns to parameter idx of st, or NULL for STORE_TIME_OMIT
+ * (statements keep the stored time with COALESCE). */
+void store__bind_time(sqlite3_stmt *st, int idx, int64_t ns);
 /* Column i as a new string ("" for NULL; NULL on ENOMEM) or copied into out. */
 char *store__col_dup(sqlite3_stmt *st, int i);
 void store__col_copy(sqlite3_stmt *st, int i, char *out, size_t size);
