@@ -420,6 +420,13 @@ assert_file_eq()
 	[ "$got" = "$2" ] || fail "$1: expected content '$2', got '$got'"
 }
 
+# assert_doc FILE CONTENT : FILE holds exactly CONTENT, and the size stat reports matches it.
+assert_doc()
+{
+	assert_file_eq "$1" "$2"
+	assert_eq "$(printf '%s' "$2" | wc -c)" "$(stat -c %s "$1")" "size of $1"
+}
+
 errno_text()
 {
 	case "$1" in
@@ -481,6 +488,41 @@ new_item()
 file_sha256()
 {
 	sha256sum "$1" | cut -d' ' -f1
+}
+
+# hex_of FILE : the bytes of FILE as lowercase hex digits, all on one line.
+hex_of()
+{
+	od -An -v -tx1 "$1" | tr -d ' \n'
+}
+
+# doc_names ITEM_DIR : the documents at the top of an item directory (its listing less the
+# entries every item has), sorted, each followed by a space.
+doc_names()
+{
+	ls -A "$1" | grep -vxE '\.history|change\.diff|ctl|events|stages|status|status\.json|validation|worktree' |
+		sort | tr '\n' ' '
+}
+
+# revs ITEM_DIR PATH : the revision numbers ITEM_DIR/.history lists for the item-relative PATH
+# (a document in a subdirectory lives in .history/SUBDIR/NAME@REV), ascending, one a line.
+revs()
+{
+	local dir=$1/.history base=${2##*/} f rev
+	case $2 in */*) dir=$dir/${2%/*} ;; esac
+	[ -d "$dir" ] || return 0
+	for f in "$dir/$base"@*; do
+		rev=${f#"$dir/$base"@}
+		if [[ $rev =~ ^[0-9]+$ ]]; then
+			echo "$rev"
+		fi
+	done | sort -n
+}
+
+# last_rev ITEM_DIR PATH : the latest revision number of PATH in ITEM_DIR/.history (empty if none).
+last_rev()
+{
+	revs "$1" "$2" | tail -n 1
 }
 
 # reg count|field|check REGISTRY ... : see tests/fixtures/registry.py.
@@ -560,6 +602,18 @@ $stages
   ]
 }
 EOF2
+}
+
+# plan_print_pipeline FILE SCRIPT [ARG...] : a pipeline.json (as pipeline_with) of two stages:
+# plan runs the fixture stage program SCRIPT with the ARGs and produces plan.md, then print runs
+# print.sh and produces change.md.
+plan_print_pipeline()
+{
+	local file=$1
+	shift
+	pipeline_with "$file" \
+		"{\"name\": \"plan\", \"run\": $(stage_run "$@"), \"produces\": [\"plan.md\"]}" \
+		"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
 }
 
 # procs_in DIR : pids of processes whose cwd lies in DIR (empty output when none).

@@ -7,9 +7,7 @@
 # while a stage runs are EBUSY. (Replaces tests/bad/ctl-unknown.sh.)
 . "$(dirname "$0")/../lib.sh"
 make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run sleep.sh "$T/pids"), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
+plan_print_pipeline "$T/pipeline.json" sleep.sh "$T/pids"
 make_store "$T/pipeline.json"
 mount_store
 new_item fix-1

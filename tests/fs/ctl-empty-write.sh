@@ -6,9 +6,7 @@
 # a refused advance in ctl's result) instead of being hidden by automatic advancing.
 . "$(dirname "$0")/../lib.sh"
 make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 02-lint), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
+plan_print_pipeline "$T/pipeline.json" plan.sh 02-lint
 make_store "$T/pipeline.json"
 mount_store
 

@@ -91,17 +91,6 @@ field()
 	python3 -c 'import json, sys; v = json.loads(sys.argv[1])[sys.argv[2]]; print(v if isinstance(v, str) else " ".join(map(str, v)))' "$1" "$2"
 }
 
-# revs PATH : the revision numbers of PATH in .history, ascending.
-revs()
-{
-	ls "$d/.history" | sed -n "s/^$1@\([0-9][0-9]*\)\$/\1/p" | sort -n
-}
-
-hex_of()
-{
-	od -An -v -tx1 "$1" | tr -d ' \n'
-}
-
 for scenario in append offsets; do
 	doc=$scenario.md
 	local_out=$(python3 "$T/writers.py" "$T/local/$doc" "$scenario") ||
@@ -115,7 +104,7 @@ for scenario in append offsets; do
 
 	# The initial save, then one revision per writer's close, each holding what the
 	# document held (on a local disk) at that close.
-	mapfile -t r < <(revs "$doc")
+	mapfile -t r < <(revs "$d" "$doc")
 	[ "${#r[@]}" = 3 ] || fail "$scenario: .history lists ${#r[@]} revisions of $doc (${r[*]}), expected 3"
 	assert_eq "$(field "$local_out" after_a)" "$(hex_of "$d/.history/$doc@${r[1]}")" \
 		"$scenario: revision at A's close (hex)"

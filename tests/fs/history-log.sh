@@ -7,9 +7,7 @@
 # revisions of every document and the item's events; an unknown item is an error.
 . "$(dirname "$0")/../lib.sh"
 make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 02-lint), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
+plan_print_pipeline "$T/pipeline.json" plan.sh 02-lint
 make_store "$T/pipeline.json"
 mount_store
 new_item fix-1
@@ -44,11 +42,6 @@ in_window()
 	[ "$t" -ge "$t0" ] && [ "$t" -le "$now" ] || fail "time $ts is not within the test ($t0..$now): $1"
 }
 
-last_rev()
-{
-	ls "$d/.history" | sed -n "s/^$1@\([0-9][0-9]*\)\$/\1/p" | sort -n | tail -n 1
-}
-
 # A python program writes notes.md and prints its own pid.
 pid=$(python3 -c '
 import os, sys
@@ -62,10 +55,10 @@ sh_pid=$(bash -c 'echo "appended by bash" >>"$1"; echo $$' _ "$d/notes.md") ||
 assert_file_eq "$d/notes.md" $'written by python\nappended by bash\n'
 
 log=$("$PFS" log "$STORE" fix-1 notes.md 2>&1) || fail "packetfs log fix-1 notes.md failed: $log"
-r=$(last_rev notes.md)
+r=$(last_rev "$d" notes.md)
 [ -n "$r" ] && [ "$r" -ge 2 ] || fail "notes.md has no second revision: $(ls "$d/.history")"
 assert_file_eq "$d/.history/notes.md@$r" $'written by python\nappended by bash\n'
-py_rev=$(ls "$d/.history" | sed -n 's/^notes\.md@\([0-9][0-9]*\)$/\1/p' | sort -n | tail -n 2 | head -n 1)
+py_rev=$(revs "$d" notes.md | tail -n 2 | head -n 1)
 assert_file_eq "$d/.history/notes.md@$py_rev" $'written by python\n'
 
 line=$(rev_line "$log" notes.md "$py_rev")
@@ -86,18 +79,18 @@ printf '%s\n' "$log" | grep -q 'change\.md\|plan\.md' && fail "packetfs log of n
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 done
 log=$("$PFS" log "$STORE" fix-1 plan.md 2>&1) || fail "packetfs log fix-1 plan.md failed: $log"
-line=$(rev_line "$log" plan.md "$(last_rev plan.md)")
+line=$(rev_line "$log" plan.md "$(last_rev "$d" plan.md)")
 has_field "$line" stage plan || fail "plan.md written by the plan stage is not shown with stage plan: $line"
 has_field "$line" uid "$uid" || fail "the plan stage's write is not shown with uid $uid: $line"
 has_field "$line" comm bash || fail "the plan stage's write (a bash script) is not shown with comm bash: $line"
 in_window "$line"
 log=$("$PFS" log "$STORE" fix-1 change.md 2>&1) || fail "packetfs log fix-1 change.md failed: $log"
-line=$(rev_line "$log" change.md "$(last_rev change.md)")
+line=$(rev_line "$log" change.md "$(last_rev "$d" change.md)")
 has_field "$line" stage print || fail "change.md written by the print stage is not shown with stage print: $line"
 
 # Without PATH: the revisions of every document, and the item's events.
 log=$("$PFS" log "$STORE" fix-1 2>&1) || fail "packetfs log fix-1 failed: $log"
-for p in notes.md@"$py_rev" notes.md@"$r" plan.md@"$(last_rev plan.md)" change.md@"$(last_rev change.md)"; do
+for p in notes.md@"$py_rev" notes.md@"$r" plan.md@"$(last_rev "$d" plan.md)" change.md@"$(last_rev "$d" change.md)"; do
 	rev_line "$log" "${p%@*}" "${p##*@}" >/dev/null
 done
 while IFS= read -r ev; do

@@ -14,20 +14,6 @@ d=$M/fix-1
 X=$T/expected
 mkdir -p "$X"
 
-# revs PATH : the revision numbers .history lists for the item-relative PATH, ascending.
-revs()
-{
-	local dir=$d/.history base=${1##*/} f name
-	case $1 in */*) dir=$dir/${1%/*} ;; esac
-	[ -d "$dir" ] || return 0
-	for f in "$dir"/*; do
-		name=${f##*/}
-		case $name in
-		"$base"@*) [[ ${name#"$base"@} =~ ^[0-9]+$ ]] && echo "${name#"$base"@}" ;;
-		esac
-	done | sort -n
-}
-
 # assert_history PATH FILE... : .history holds exactly one revision of PATH per FILE, whose
 # contents in revision order are those of the FILEs, byte for byte.
 assert_history()
@@ -35,7 +21,7 @@ assert_history()
 	local path=$1 rev
 	shift
 	local -a r
-	mapfile -t r < <(revs "$path")
+	mapfile -t r < <(revs "$d" "$path")
 	[ "${#r[@]}" = $# ] ||
 		fail ".history lists ${#r[@]} revisions of $path (${r[*]}), expected $#: $(ls -R "$d/.history")"
 	for rev in "${r[@]}"; do
@@ -49,7 +35,7 @@ assert_history()
 assert_latest()
 {
 	local rev
-	rev=$(revs "$1" | tail -n 1)
+	rev=$(last_rev "$d" "$1")
 	[ -n "$rev" ] || fail ".history lists no revision of $1: $(ls -R "$d/.history")"
 	cmp -s "$d/.history/$1@$rev" "$2" || fail ".history/$1@$rev does not hold the content of $2"
 }
@@ -61,7 +47,7 @@ for v in one two three; do
 done
 assert_file_eq "$d/plan.md" $'version three\n'
 assert_history plan.md "$X/plan-one" "$X/plan-two" "$X/plan-three"
-for r in $(revs plan.md); do
+for r in $(revs "$d" plan.md); do
 	[ -f "$d/.history/plan.md@$r" ] || fail ".history/plan.md@$r is not a regular file"
 done
 
@@ -81,7 +67,7 @@ assert_history plan.md "$X/plan-one" "$X/plan-two" "$X/plan-three" "$X/plan-bin"
 	"$X/plan-appended" "$X/plan-four" "$X/plan-empty"
 
 # History is read-only.
-r1=$(revs plan.md | head -n 1)
+r1=$(revs "$d" plan.md | head -n 1)
 assert_fails_with EACCES sh_write "$d/.history/plan.md@$r1" "rewritten history"
 assert_fails_with EACCES sh_append "$d/.history/plan.md@$r1" "more history"
 cmp -s "$d/.history/plan.md@$r1" "$X/plan-one" || fail "a refused write changed .history/plan.md@$r1"

@@ -12,18 +12,6 @@ new_item fix-1
 new_item fix-2
 d=$M/fix-1
 
-docs()
-{
-	ls -A "$1" | grep -vxE '\.history|change\.diff|ctl|events|stages|status|status\.json|validation|worktree' |
-		sort | tr '\n' ' '
-}
-
-assert_doc()
-{
-	assert_file_eq "$1" "$2"
-	assert_eq "$(printf '%s' "$2" | wc -c)" "$(stat -c %s "$1")" "size of $1"
-}
-
 # Over an existing, longer target whose content was just read.
 printf 'old target content, longer than the source\n' >"$d/b.md"
 printf 'new\n' >"$d/a.md"
@@ -32,7 +20,7 @@ mv -f "$d/a.md" "$d/b.md"
 assert_doc "$d/b.md" $'new\n'
 [ ! -e "$d/a.md" ] || fail "a.md still exists after mv over b.md"
 assert_fails_with ENOENT cat "$d/a.md"
-assert_eq "b.md " "$(docs "$d")" "documents after mv a.md over b.md"
+assert_eq "b.md " "$(doc_names "$d")" "documents after mv a.md over b.md"
 
 # Over a target that a reader holds open: the reader keeps the old content.
 printf 'replaced\n' >"$d/c.md"
@@ -50,13 +38,13 @@ assert got == b"held open\n", "the open descriptor of the replaced file reads %r
 os.close(fd)
 PY
 assert_doc "$d/held.md" $'replaced\n'
-assert_eq "b.md held.md " "$(docs "$d")" "documents after mv c.md over held.md"
+assert_eq "b.md held.md " "$(doc_names "$d")" "documents after mv c.md over held.md"
 
 # Onto a new name.
 mv "$d/b.md" "$d/moved.md"
 assert_doc "$d/moved.md" $'new\n'
 [ ! -e "$d/b.md" ] || fail "b.md still exists after mv to moved.md"
-assert_eq "held.md moved.md " "$(docs "$d")" "documents after mv b.md moved.md"
+assert_eq "held.md moved.md " "$(doc_names "$d")" "documents after mv b.md moved.md"
 
 # Into a subdirectory, over a document there, and back.
 mkdir "$d/drafts"
@@ -64,7 +52,7 @@ printf 'draft to be replaced\n' >"$d/drafts/moved.md"
 mv -f "$d/moved.md" "$d/drafts/moved.md"
 assert_doc "$d/drafts/moved.md" $'new\n'
 assert_eq "moved.md " "$(ls -A "$d/drafts" | tr '\n' ' ')" "listing of drafts/"
-assert_eq "drafts held.md " "$(docs "$d")" "documents after mv into drafts/"
+assert_eq "drafts held.md " "$(doc_names "$d")" "documents after mv into drafts/"
 mv "$d/drafts/moved.md" "$d/moved.md"
 assert_doc "$d/moved.md" $'new\n'
 assert_eq "" "$(ls -A "$d/drafts")" "listing of drafts/ after mv back"
@@ -94,6 +82,6 @@ mount_store
 d=$M/fix-1
 assert_doc "$d/held.md" $'replaced\n'
 assert_doc "$M/fix-2/moved.md" $'new\n'
-assert_eq "drafts held.md " "$(docs "$d")" "documents of fix-1 after remount"
-assert_eq "moved.md " "$(docs "$M/fix-2")" "documents of fix-2 after remount"
+assert_eq "drafts held.md " "$(doc_names "$d")" "documents of fix-1 after remount"
+assert_eq "moved.md " "$(doc_names "$M/fix-2")" "documents of fix-2 after remount"
 exit 0

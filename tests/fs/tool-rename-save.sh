@@ -10,23 +10,6 @@ mount_store
 new_item fix-1
 d=$M/fix-1
 
-docs()
-{
-	ls -A "$d" | grep -vxE '\.history|change\.diff|ctl|events|stages|status|status\.json|validation|worktree' |
-		sort | tr '\n' ' '
-}
-
-assert_doc()
-{
-	assert_file_eq "$1" "$2"
-	assert_eq "$(printf '%s' "$2" | wc -c)" "$(stat -c %s "$1")" "size of $1"
-}
-
-last_rev()
-{
-	ls "$d/.history" | sed -n "s/^${1//./\\.}@//p" | sort -n | tail -n 1
-}
-
 v1=$'plan v1, the first and longest version of the plan\n'
 printf '%s' "$v1" >"$d/plan.md"
 assert_file_eq "$d/plan.md" "$v1"
@@ -52,8 +35,8 @@ assert not os.path.exists(tmp), "temp file still there"
 PY
 assert_doc "$d/plan.md" $'plan v2\n'
 assert_eq 644 "$(stat -c %a "$d/plan.md")" "mode after the python save"
-assert_eq "plan.md " "$(docs)" "documents after the python save"
-assert_file_eq "$d/.history/plan.md@$(last_rev plan.md)" $'plan v2\n'
+assert_eq "plan.md " "$(doc_names "$d")" "documents after the python save"
+assert_file_eq "$d/.history/plan.md@$(last_rev "$d" plan.md)" $'plan v2\n'
 
 # A shell: write the temp file, fsync it (sync FILE), rename it over the document.
 printf 'plan v3\nwith a second line\n' >"$d/.plan.md.tmp"
@@ -61,8 +44,8 @@ sync "$d/.plan.md.tmp" || fail "sync of the temp file failed"
 mv -f "$d/.plan.md.tmp" "$d/plan.md"
 assert_doc "$d/plan.md" $'plan v3\nwith a second line\n'
 [ ! -e "$d/.plan.md.tmp" ] || fail "temp file left behind by the shell save"
-assert_eq "plan.md " "$(docs)" "documents after the shell save"
-assert_file_eq "$d/.history/plan.md@$(last_rev plan.md)" $'plan v3\nwith a second line\n'
+assert_eq "plan.md " "$(doc_names "$d")" "documents after the shell save"
+assert_file_eq "$d/.history/plan.md@$(last_rev "$d" plan.md)" $'plan v3\nwith a second line\n'
 
 # Again, a shorter save through the same steps, in a subdirectory.
 mkdir "$d/notes"
@@ -78,5 +61,5 @@ mount_store
 d=$M/fix-1
 assert_doc "$d/plan.md" $'plan v3\nwith a second line\n'
 assert_doc "$d/notes/n.md" $'short\n'
-assert_eq "notes plan.md " "$(docs)" "documents after remount"
+assert_eq "notes plan.md " "$(doc_names "$d")" "documents after remount"
 exit 0

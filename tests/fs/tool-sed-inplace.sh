@@ -10,38 +10,18 @@ mount_store
 new_item fix-1
 d=$M/fix-1
 
-docs()
-{
-	ls -A "$d" | grep -vxE '\.history|change\.diff|ctl|events|stages|status|status\.json|validation|worktree' |
-		sort | tr '\n' ' '
-}
-
-assert_doc()
-{
-	assert_file_eq "$1" "$2"
-	assert_eq "$(printf '%s' "$2" | wc -c)" "$(stat -c %s "$1")" "size of $1"
-}
-
-# revs PATH : the revision numbers of PATH (relative to the item) in .history, ascending.
-revs()
-{
-	local dir=$d/.history base=${1##*/}
-	[ "$1" = "$base" ] || dir=$d/.history/${1%/*}
-	ls "$dir" | sed -n "s/^${base//./\\.}@//p" | sort -n | tr '\n' ' '
-}
-
 v1=$'# Plan\n\nSay old world.\nKeep this line.\n'
 printf '%s' "$v1" >"$d/plan.md"
 chmod 640 "$d/plan.md"
-r1=$(revs plan.md)
+r1=$(revs "$d" plan.md | tr '\n' ' ')
 assert_eq "1 " "$r1" "revisions of plan.md after the first write"
 
 sed -i 's/old world/new, wider world/' "$d/plan.md"
 v2=$'# Plan\n\nSay new, wider world.\nKeep this line.\n'
 assert_doc "$d/plan.md" "$v2"
 assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after sed -i"
-assert_eq "plan.md " "$(docs)" "documents after sed -i"
-assert_eq "1 2 " "$(revs plan.md)" "revisions of plan.md after sed -i"
+assert_eq "plan.md " "$(doc_names "$d")" "documents after sed -i"
+assert_eq "1 2 " "$(revs "$d" plan.md | tr '\n' ' ')" "revisions of plan.md after sed -i"
 assert_file_eq "$d/.history/plan.md@1" "$v1"
 assert_file_eq "$d/.history/plan.md@2" "$v2"
 
@@ -50,8 +30,8 @@ sed -i -e '/^Keep/d' -e 's/, wider//' "$d/plan.md"
 v3=$'# Plan\n\nSay new world.\n'
 assert_doc "$d/plan.md" "$v3"
 assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after a shrinking sed -i"
-assert_eq "plan.md " "$(docs)" "documents after a shrinking sed -i"
-assert_eq "1 2 3 " "$(revs plan.md)" "revisions of plan.md after a second sed -i"
+assert_eq "plan.md " "$(doc_names "$d")" "documents after a shrinking sed -i"
+assert_eq "1 2 3 " "$(revs "$d" plan.md | tr '\n' ' ')" "revisions of plan.md after a second sed -i"
 assert_file_eq "$d/.history/plan.md@2" "$v2"
 assert_file_eq "$d/.history/plan.md@3" "$v3"
 
@@ -59,7 +39,7 @@ assert_file_eq "$d/.history/plan.md@3" "$v3"
 sed -i '$a Appended by sed.' "$d/plan.md"
 v4=$'# Plan\n\nSay new world.\nAppended by sed.\n'
 assert_doc "$d/plan.md" "$v4"
-assert_eq "1 2 3 4 " "$(revs plan.md)" "revisions of plan.md after a third sed -i"
+assert_eq "1 2 3 4 " "$(revs "$d" plan.md | tr '\n' ' ')" "revisions of plan.md after a third sed -i"
 assert_file_eq "$d/.history/plan.md@4" "$v4"
 
 # In a subdirectory.
@@ -68,7 +48,7 @@ printf 'a\nb\n' >"$d/notes/list.md"
 sed -i -e 's/b/B/' "$d/notes/list.md"
 assert_doc "$d/notes/list.md" $'a\nB\n'
 assert_eq "list.md " "$(ls -A "$d/notes" | tr '\n' ' ')" "listing of notes/ after sed -i"
-assert_eq "1 2 " "$(revs notes/list.md)" "revisions of notes/list.md after sed -i"
+assert_eq "1 2 " "$(revs "$d" notes/list.md | tr '\n' ' ')" "revisions of notes/list.md after sed -i"
 assert_file_eq "$d/.history/notes/list.md@1" $'a\nb\n'
 assert_file_eq "$d/.history/notes/list.md@2" $'a\nB\n'
 
@@ -78,6 +58,6 @@ d=$M/fix-1
 assert_doc "$d/plan.md" "$v4"
 assert_doc "$d/notes/list.md" $'a\nB\n'
 assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after remount"
-assert_eq "notes plan.md " "$(docs)" "documents after remount"
-assert_eq "1 2 3 4 " "$(revs plan.md)" "revisions of plan.md after remount"
+assert_eq "notes plan.md " "$(doc_names "$d")" "documents after remount"
+assert_eq "1 2 3 4 " "$(revs "$d" plan.md | tr '\n' ' ')" "revisions of plan.md after remount"
 exit 0

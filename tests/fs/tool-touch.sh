@@ -11,24 +11,13 @@ mount_store
 new_item fix-1
 d=$M/fix-1
 
-docs()
-{
-	ls -A "$d" | grep -vxE '\.history|change\.diff|ctl|events|stages|status|status\.json|validation|worktree' |
-		sort | tr '\n' ' '
-}
-
-revs()
-{
-	ls "$d/.history" | grep -c "^${1//./\\.}@" || true
-}
-
 # touch creates an empty document.
 (umask 022 && touch "$d/new.md")
 [ -f "$d/new.md" ] || fail "touch did not create new.md"
 assert_eq 0 "$(stat -c %s "$d/new.md")" "size of a touched new document"
 assert_file_eq "$d/new.md" ""
 assert_eq 644 "$(stat -c %a "$d/new.md")" "mode of a document touched under umask 022"
-assert_eq "new.md " "$(docs)" "documents after touch"
+assert_eq "new.md " "$(doc_names "$d")" "documents after touch"
 (umask 077 && touch "$d/private.md")
 assert_eq 600 "$(stat -c %a "$d/private.md")" "mode of a document touched under umask 077"
 mkdir "$d/sub"
@@ -66,11 +55,11 @@ touch -d "2019-09-09 09:09:09 UTC" "$d/plan.md"
 assert_file_eq "$d/plan.md" $'keep me\nand me\n'
 
 # An O_RDWR open that writes nothing changes nothing.
-revs_before=$(revs plan.md)
+revs_before=$(revs "$d" plan.md)
 python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDWR))' "$d/plan.md"
 assert_file_eq "$d/plan.md" $'keep me\nand me\n'
 assert_eq 1568020149 "$(stat -c %Y "$d/plan.md")" "mtime after an O_RDWR open that wrote nothing"
-assert_eq "$revs_before" "$(revs plan.md)" "revisions after an O_RDWR open that wrote nothing"
+assert_eq "$revs_before" "$(revs "$d" plan.md)" "revisions after an O_RDWR open that wrote nothing"
 
 umount_store
 mount_store
@@ -79,5 +68,5 @@ assert_eq 1612325106 "$(stat -c %Y "$d/new.md")" "mtime of new.md after remount"
 assert_eq 1568020149 "$(stat -c %Y "$d/plan.md")" "mtime of plan.md after remount"
 assert_file_eq "$d/plan.md" $'keep me\nand me\n'
 assert_eq 0 "$(stat -c %s "$d/new.md")" "size of new.md after remount"
-assert_eq "new.md plan.md private.md sub " "$(docs)" "documents after remount"
+assert_eq "new.md plan.md private.md sub " "$(doc_names "$d")" "documents after remount"
 exit 0

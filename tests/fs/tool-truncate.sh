@@ -11,11 +11,6 @@ new_item fix-1
 d=$M/fix-1
 f=$d/notes.md
 
-hex()
-{
-	od -An -v -tx1 "$1" | tr -d ' \n'
-}
-
 printf 'abcdefghijklmnopqrstuvwxyz\n' >"$f"
 assert_file_eq "$f" $'abcdefghijklmnopqrstuvwxyz\n'
 
@@ -26,11 +21,11 @@ assert_file_eq "$f" "abcdefghij"
 # Grow after the shrink: the new bytes are zeros, not the old "klmnop".
 truncate -s 16 "$f"
 assert_eq 16 "$(stat -c %s "$f")" "size after truncate -s 16"
-assert_eq 6162636465666768696a000000000000 "$(hex "$f")" "bytes after growing to 16"
+assert_eq 6162636465666768696a000000000000 "$(hex_of "$f")" "bytes after growing to 16"
 
 truncate -s -12 "$f"
 assert_eq 4 "$(stat -c %s "$f")" "size after truncate -s -12"
-assert_eq 61626364 "$(hex "$f")" "bytes after truncate -s -12"
+assert_eq 61626364 "$(hex_of "$f")" "bytes after truncate -s -12"
 
 truncate -s 0 "$f"
 assert_eq 0 "$(stat -c %s "$f")" "size after truncate -s 0"
@@ -79,7 +74,7 @@ with open(p, "r+b") as f:
 assert got == b"01\0\0\0\0", got
 PY
 assert_eq 6 "$(stat -c %s "$d/ft.md")" "size of ft.md"
-assert_eq 303100000000 "$(hex "$d/ft.md")" "bytes of ft.md"
+assert_eq 303100000000 "$(hex_of "$d/ft.md")" "bytes of ft.md"
 
 umount_store
 mount_store
@@ -87,5 +82,5 @@ d=$M/fix-1
 assert_eq 0 "$(stat -c %s "$d/notes.md")" "size of notes.md after remount"
 assert_eq 12000 "$(stat -c %s "$d/big.bin")" "size of big.bin after remount"
 cmp "$T/want" "$d/big.bin" || fail "big.bin differs after remount"
-assert_eq 303100000000 "$(hex "$d/ft.md")" "bytes of ft.md after remount"
+assert_eq 303100000000 "$(hex_of "$d/ft.md")" "bytes of ft.md after remount"
 exit 0

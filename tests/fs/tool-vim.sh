@@ -17,20 +17,6 @@ d=$M/fix-1
 # backupskip is cleared, since its default skips /tmp where the mount lives.
 VIM_BASE=(-u NONE -N -i NONE -es -c "set swapfile directory=. backupdir=. backupskip=")
 
-# docs : the documents of the item (its listing less the entries every item has), sorted.
-docs()
-{
-	ls -A "$d" | grep -vxE '\.history|change\.diff|ctl|events|stages|status|status\.json|validation|worktree' |
-		sort | tr '\n' ' '
-}
-
-# assert_doc FILE CONTENT : exact content, and the size stat reports matches it.
-assert_doc()
-{
-	assert_file_eq "$1" "$2"
-	assert_eq "$(printf '%s' "$2" | wc -c)" "$(stat -c %s "$1")" "size of $1"
-}
-
 # vim_edit FILE SETTINGS EXCMD... : vim -es in $d on FILE with `set SETTINGS`, the ex commands,
 # then wq. vim must succeed, and its swap file must have existed on the mount during the edit.
 vim_edit()
@@ -58,7 +44,7 @@ v1=$'# Plan\n\nsay brand new world\nbrand new habits\n'
 assert_doc "$d/plan.md" "$v1"
 assert_doc "$d/plan.md~" "$v0"
 assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after vim (backupcopy=yes)"
-assert_eq "plan.md plan.md~ " "$(docs)" "documents after vim (backupcopy=yes, grow)"
+assert_eq "plan.md plan.md~ " "$(doc_names "$d")" "documents after vim (backupcopy=yes, grow)"
 
 # backupcopy=yes, shrinking edit.
 vim_edit plan.md "backup writebackup backupcopy=yes" 'g/habits/d' '%s/brand new/new/'
@@ -66,7 +52,7 @@ v2=$'# Plan\n\nsay new world\n'
 assert_doc "$d/plan.md" "$v2"
 assert_doc "$d/plan.md~" "$v1"
 assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after vim (backupcopy=yes, shrink)"
-assert_eq "plan.md plan.md~ " "$(docs)" "documents after vim (backupcopy=yes, shrink)"
+assert_eq "plan.md plan.md~ " "$(doc_names "$d")" "documents after vim (backupcopy=yes, shrink)"
 
 # backupcopy=no, growing edit: the original becomes the backup, a new file is written.
 vim_edit plan.md "backup writebackup backupcopy=no" \
@@ -75,7 +61,7 @@ v3=$'# Plan\n\nsay new world\n\n## Steps\n1. first step\n2. second step\n'
 assert_doc "$d/plan.md" "$v3"
 assert_doc "$d/plan.md~" "$v2"
 assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after vim (backupcopy=no)"
-assert_eq "plan.md plan.md~ " "$(docs)" "documents after vim (backupcopy=no, grow)"
+assert_eq "plan.md plan.md~ " "$(doc_names "$d")" "documents after vim (backupcopy=no, grow)"
 
 # backupcopy=no, shrinking edit.
 vim_edit plan.md "backup writebackup backupcopy=no" '1,4d'
@@ -83,7 +69,7 @@ v4=$'## Steps\n1. first step\n2. second step\n'
 assert_doc "$d/plan.md" "$v4"
 assert_doc "$d/plan.md~" "$v3"
 assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after vim (backupcopy=no, shrink)"
-assert_eq "plan.md plan.md~ " "$(docs)" "documents after vim (backupcopy=no, shrink)"
+assert_eq "plan.md plan.md~ " "$(doc_names "$d")" "documents after vim (backupcopy=no, shrink)"
 
 # writebackup without backup, backupcopy=auto (vim probes the directory with a file "4913"):
 # the backup exists only during the write.
@@ -93,12 +79,12 @@ vim_edit notes.md "nobackup writebackup backupcopy=auto" "call append('\$', 'and
 assert_doc "$d/notes.md" $'notes\nkeep this\nand this too\n'
 vim_edit notes.md "nobackup writebackup backupcopy=auto" '2,$d'
 assert_doc "$d/notes.md" $'notes\n'
-assert_eq "notes.md plan.md plan.md~ " "$(docs)" "documents after vim (writebackup only)"
+assert_eq "notes.md plan.md plan.md~ " "$(doc_names "$d")" "documents after vim (writebackup only)"
 
 # A new document written by vim.
 vim_edit fresh.md "backup writebackup" 'call setline(1, "fresh notes")'
 assert_doc "$d/fresh.md" $'fresh notes\n'
-assert_eq "fresh.md notes.md plan.md plan.md~ " "$(docs)" "documents after vim wrote a new file"
+assert_eq "fresh.md notes.md plan.md plan.md~ " "$(doc_names "$d")" "documents after vim wrote a new file"
 
 # What vim wrote is what the store keeps.
 umount_store
@@ -107,5 +93,5 @@ d=$M/fix-1
 assert_doc "$d/plan.md" "$v4"
 assert_doc "$d/plan.md~" "$v3"
 assert_doc "$d/notes.md" $'notes\n'
-assert_eq "fresh.md notes.md plan.md plan.md~ " "$(docs)" "documents after remount"
+assert_eq "fresh.md notes.md plan.md plan.md~ " "$(doc_names "$d")" "documents after remount"
 exit 0

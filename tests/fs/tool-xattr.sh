@@ -61,33 +61,31 @@ for p in sys.argv[1:]:
         assert e is not None and e.errno in ABSENT, "%s: getxattr %s: %s" % (p, absent, e)
 PY
 
-# The same through the attr tools, when installed.
-if command -v setfattr >/dev/null && command -v getfattr >/dev/null; then
-	for p in "${targets[@]}"; do
-		rc=0
-		out=$(setfattr -n user.tool -v tool-value "$p" 2>&1) || rc=$?
-		if [ "$rc" = 0 ]; then
-			assert_eq tool-value "$(getfattr --only-values -n user.tool "$p")" "getfattr of $p"
-			assert_contains "$(getfattr -d "$p" 2>&1)" 'user.tool="tool-value"' "getfattr -d of $p"
-			setfattr -x user.tool "$p" || fail "setfattr -x user.tool $p failed"
-			out=$(getfattr -n user.tool "$p" 2>&1) && fail "getfattr after setfattr -x succeeded: $out"
-			assert_contains "$out" "No such attribute" "getfattr of a removed attribute"
-		else
-			assert_contains "$out" "Operation not supported" "setfattr error on $p"
-			out=$(getfattr -n user.tool "$p" 2>&1) && fail "getfattr of a refused attribute: $out"
-			case "$out" in
-			*"Operation not supported"* | *"No such attribute"*) ;;
-			*) fail "getfattr error on $p: $out" ;;
-			esac
-		fi
-		out=$(getfattr -d -m - "$p" 2>&1) ||
-			assert_contains "$out" "Operation not supported" "getfattr -d -m - error on $p"
-		assert_not_contains "$out" "Operation not permitted" "getfattr -d -m - on $p"
-		assert_not_contains "$out" "Input/output error" "getfattr -d -m - on $p"
-	done
-else
-	note "setfattr/getfattr not installed; checked through python only"
-fi
+# The same through the attr tools (tests/run.sh installs them).
+command -v setfattr >/dev/null && command -v getfattr >/dev/null ||
+	fail "setfattr/getfattr missing: install the attr package"
+for p in "${targets[@]}"; do
+	rc=0
+	out=$(setfattr -n user.tool -v tool-value "$p" 2>&1) || rc=$?
+	if [ "$rc" = 0 ]; then
+		assert_eq tool-value "$(getfattr --only-values -n user.tool "$p")" "getfattr of $p"
+		assert_contains "$(getfattr -d "$p" 2>&1)" 'user.tool="tool-value"' "getfattr -d of $p"
+		setfattr -x user.tool "$p" || fail "setfattr -x user.tool $p failed"
+		out=$(getfattr -n user.tool "$p" 2>&1) && fail "getfattr after setfattr -x succeeded: $out"
+		assert_contains "$out" "No such attribute" "getfattr of a removed attribute"
+	else
+		assert_contains "$out" "Operation not supported" "setfattr error on $p"
+		out=$(getfattr -n user.tool "$p" 2>&1) && fail "getfattr of a refused attribute: $out"
+		case "$out" in
+		*"Operation not supported"* | *"No such attribute"*) ;;
+		*) fail "getfattr error on $p: $out" ;;
+		esac
+	fi
+	out=$(getfattr -d -m - "$p" 2>&1) ||
+		assert_contains "$out" "Operation not supported" "getfattr -d -m - error on $p"
+	assert_not_contains "$out" "Operation not permitted" "getfattr -d -m - on $p"
+	assert_not_contains "$out" "Input/output error" "getfattr -d -m - on $p"
+done
 
 err=$(ls -la "$d" "$d/sub" 2>&1 >/dev/null) || fail "ls -la of the item failed: $err"
 assert_eq "" "$err" "errors of ls -la on the item"
