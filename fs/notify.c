@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "notify.h"
+#include "replayer.h"
 
 #define BUCKETS 1024
 
@@ -32,12 +33,12 @@ struct change {
 struct notifier {
 	struct fuse_session *se;  /* constant */
 	struct inode_table *inodes;
-	char *mountpoint;         /* constant */
 	notifier_wake_fn wake;    /* constant */
 	void *wake_arg;
 	pthread_t thread;
 	int started;
-	pid_t tid;                /* constant once the thread runs (atomic access) */
+	struct replayer *rp;      /* makes the system calls (replayer.h) */
+	pid_t rp_pid;             /* constant: its process id */
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -113,9 +114,7 @@ out:
 
 int notifier_is_self(struct notifier *n, fuse_req_t req)
 {
-	pid_t tid = __atomic_load_n(&n->tid, __ATOMIC_ACQUIRE);
-
-	return tid != 0 && fuse_req_ctx(req)->pid == tid;
+	return fuse_req_ctx(req)->pid == n->rp_pid;
 }
 
 enum notify_lookup notifier_lookup(struct notifier *n, fuse_req_t req, const char *path, char *as,
@@ -162,15 +161,6 @@ static uint64_t parent_ino(struct notifier *n, const char *path, const char **na
 	return inode_peek(n->inodes, parent);
 }
 
-/* One byte written and closed: IN_MODIFY and IN_CLOSE_WRITE. */
-static void write_one(int fd)
-{
-	ssize_t w = pwrite(fd, "", 1, 0);
-
-	(void)w;
-	close(fd);
-}
-
 /* The name exists already: the kernel may hold a dentry for it (someone
  * looked it up before this ran). Drops it, so that making the name reaches
  * the mount. */
@@ -183,20 +173,12 @@ static void forget_entry(struct notifier *n, const char *path)
 		fuse_lowlevel_notify_inval_entry(n->se, parent, name, strlen(name));
 }
 
-static void replay_created(struct notifier *n, const char *path, const char *full)
+static void replay_created(struct notifier *n, const char *path)
 {
-	int fd, err = 0;
-
 	forget_entry(n, path);
 	set_targets(n, path, NULL, NULL);
-	fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-	if (fd < 0)
-		err = errno;
+	replayer_call(n->rp, REPLAY_CREATE, path);
 	set_targets(n, NULL, NULL, NULL);
-	if (err == EEXIST)
-		fd = open(full, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd >= 0)
-		write_one(fd);
 }
 
 /* path ("/<item>") was archived: its directory is removed again
@@ -206,44 +188,34 @@ static void replay_created(struct notifier *n, const char *path, const char *ful
  * reported that itself), only the new directory is made. (A rename would
  * say it better, but the kernel refuses it with ENOENT before asking the
  * mount; seen on Linux 6.18.) */
-static void replay_archived(struct notifier *n, const char *path, const char *full)
+static void replay_archived(struct notifier *n, const char *path)
 {
-	char to[PATH_MAX], full_to[PATH_MAX];
-	int r;
+	char to[PATH_MAX];
 
-	if ((size_t)snprintf(to, sizeof(to), "/.archive%s", path) >= sizeof(to) ||
-	    (size_t)snprintf(full_to, sizeof(full_to), "%s%s", n->mountpoint, to) >= sizeof(full_to))
+	if ((size_t)snprintf(to, sizeof(to), "/.archive%s", path) >= sizeof(to))
 		return;
 	if (inode_peek(n->inodes, path) != 0) {
 		set_targets(n, NULL, path, to);
-		r = rmdir(full);
+		replayer_call(n->rp, REPLAY_RMDIR, path);
 		set_targets(n, NULL, NULL, NULL);
 	}
 	forget_entry(n, to);
 	set_targets(n, to, NULL, NULL);
-	r = mkdir(full_to, 0755);
+	replayer_call(n->rp, REPLAY_MKDIR, to);
 	set_targets(n, NULL, NULL, NULL);
-	(void)r;
 }
 
 static void replay(struct notifier *n, const struct change *c)
 {
-	char full[PATH_MAX];
-	int fd;
-
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", n->mountpoint, c->path) >= sizeof(full))
-		return;
 	switch (c->what) {
 	case ENGINE_MODIFIED:
-		fd = open(full, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd >= 0)
-			write_one(fd);
+		replayer_call(n->rp, REPLAY_WRITE, c->path);
 		break;
 	case ENGINE_CREATED:
-		replay_created(n, c->path, full);
+		replay_created(n, c->path);
 		break;
 	case ENGINE_ARCHIVED:
-		replay_archived(n, c->path, full);
+		replay_archived(n, c->path);
 		break;
 	}
 }
@@ -268,7 +240,6 @@ static void *notifier_main(void *arg)
 	struct notifier *n = arg;
 	struct change *batch, *c;
 
-	__atomic_store_n(&n->tid, gettid(), __ATOMIC_RELEASE);
 	pthread_mutex_lock(&n->lock);
 	for (;;) {
 		while (!n->stopping && !n->head)
@@ -300,16 +271,17 @@ int notifier_start(struct fuse_session *se, struct inode_table *inodes, const ch
 
 	if (!n)
 		return -ENOMEM;
-	n->mountpoint = strdup(mountpoint);
-	if (!n->mountpoint) {
-		free(n);
-		return -ENOMEM;
-	}
 	n->se = se;
 	n->inodes = inodes;
 	n->wake = wake;
 	n->wake_arg = wake_arg;
 	n->tail = &n->head;
+	r = replayer_start(mountpoint, &n->rp);
+	if (r < 0) {
+		free(n);
+		return r;
+	}
+	n->rp_pid = replayer_pid(n->rp);
 	pthread_mutex_init(&n->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -338,6 +310,8 @@ void notifier_stop(struct notifier *n)
 	pthread_mutex_unlock(&n->lock);
 	pthread_join(n->thread, NULL);
 	n->started = 0;
+	replayer_stop(n->rp);
+	n->rp = NULL;
 	while (c) {
 		struct change *next = c->next;
 
@@ -351,8 +325,8 @@ void notifier_free(struct notifier *n)
 	if (!n)
 		return;
 	notifier_stop(n);
+	replayer_stop(n->rp);
 	pthread_cond_destroy(&n->cond);
 	pthread_mutex_destroy(&n->lock);
-	free(n->mountpoint);
 	free(n);
 }

@@ -3,15 +3,16 @@
  * through the mount so that inotify and poll(2) see them.
  *
  * The kernel sends inotify events for operations a process makes through
- * the VFS, never for a FUSE daemon's cache invalidations. So a thread of
- * the daemon, the notifier, repeats each change the engine made by itself
- * as an ordinary system call on the mount: a changed file is opened for
+ * the VFS, never for a FUSE daemon's cache invalidations. So the notifier
+ * repeats each change the engine made by itself as an ordinary system call
+ * on the mount, made by a child process of the daemon (replayer.h says why
+ * not by a thread): a changed file is opened for
  * writing and written one byte (IN_OPEN, IN_MODIFY, IN_CLOSE_WRITE), a new
  * file is created with O_CREAT|O_EXCL (IN_CREATE first), and an archived
  * item's directory is removed (IN_DELETE|IN_ISDIR) and made again under
- * .archive/ (IN_CREATE|IN_ISDIR). The request
- * handlers recognise the notifier's requests by the thread id the kernel
- * puts in each request, and answer them without changing anything
+ * .archive/ (IN_CREATE|IN_ISDIR). The request handlers recognise the
+ * replayer's requests by the process id the kernel puts in each request,
+ * and answer them without changing anything
  * (notifier_is_self, notifier_lookup, NOTIFY_FH): the new name looks
  * absent to the notifier until it has made it, the archived one present
  * until it has removed it. After each change the notifier wakes the poll(2)
@@ -28,8 +29,8 @@
  *
  * Threads: notifier_changed may be called from any thread, with any engine
  * lock held; it never blocks on the mount. The notifier thread holds no
- * lock while it makes its system calls, which worker threads of the FUSE
- * session serve.
+ * lock while the replayer makes its system calls, which worker threads of
+ * the FUSE session serve.
  */
 #ifndef PACKETFS_NOTIFY_H
 #define PACKETFS_NOTIFY_H
@@ -56,8 +57,9 @@ typedef void (*notifier_wake_fn)(void *arg, const char *path);
  * (absolute), with the session's inode table (for inode numbers of names
  * to invalidate). wake (may be NULL) is told of each path replayed.
  * Returns 0 or a negative errno; *out is freed with notifier_free. Call
- * with the signals the FUSE session handles blocked, so that the thread
- * never takes them.
+ * while the process has a single thread (the replayer is forked), with the
+ * signals the FUSE session handles blocked, so that the thread never takes
+ * them.
  */
 int notifier_start(struct fuse_session *se, struct inode_table *inodes, const char *mountpoint,
 		   notifier_wake_fn wake, void *wake_arg, struct notifier **out);
@@ -74,7 +76,7 @@ void notifier_free(struct notifier *n);
 /* Queues a change (an engine_change_fn: arg is the notifier). Any thread. */
 void notifier_changed(void *arg, const char *path, enum engine_change what);
 
-/* Whether req was sent by the notifier thread. */
+/* Whether req was sent by the notifier (its replayer process). */
 int notifier_is_self(struct notifier *n, fuse_req_t req);
 
 /* How a lookup of path by req must be answered. */
