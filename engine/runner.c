@@ -4,19 +4,61 @@
  * A run owns five libuv handles, all inside struct runner_proc: the process,
  * the read end of the output pipe, and three timers (timeout, grace, poll).
  * The child is spawned with UV_PROCESS_DETACHED, so it starts a new session
- * and its pid is its process group id; every signal goes to the whole group
- * (kill(-pgid, sig)), never to the leader alone.
+ * and its pid is its process group id and its session id.
+ *
+ * DESIGN: which processes are the run's. A process group is not enough: a
+ * descendant may call setsid() or setpgid() (daemons, `setsid cmd &`, test
+ * runners), and once its parent exits it is re-parented. So the daemon is a
+ * child subreaper (runner_set_subreaper, from engine_start): orphans come
+ * to it, never to init. Every run carries a marker in its environment,
+ * RUNNER_MARKER_VAR=<daemon pid>.<n>, inherited by all its descendants. A
+ * sweep (sweep()) reads /proc/PID/stat of every process and takes as the
+ * run's:
+ *   - every process whose session or group is the run's (pid of the
+ *     leader; not once that number was reused by an unrelated process,
+ *     which the leader's start time tells);
+ *   - every process seen as the run's by an earlier sweep (pid and start
+ *     time, so a reused pid is not mistaken for it);
+ *   - every orphan re-parented to the daemon (or to init, when the daemon
+ *     is no subreaper) whose /proc/PID/environ holds the run's marker;
+ *   - every descendant of those (ppid links, to a fixed point).
+ * Signals go to the group at once (kill(-pgid), atomic against forks) and
+ * then to each of these processes by pid. Sweeps run every TRACK_MS while
+ * the leader runs (so that what is seen once stays known even if it later
+ * loses the marker) and every POLL_MS while the run ends; a process that
+ * appears while the run ends gets SIGTERM (once) or SIGKILL (every sweep)
+ * as the run's stage demands. A descendant that both left the session and
+ * dropped the marker before any sweep saw it, and was orphaned, cannot be
+ * told apart and is left alone (its pipe end cannot hold the run open:
+ * the drain deadline still runs).
+ *
+ * Reaping: as a subreaper the daemon inherits orphans and must wait for
+ * them, but libuv reaps its own children (the leaders) by waitpid(pid) on
+ * SIGCHLD, and a leader reaped by anyone else is an exit callback that
+ * never comes. So there is no waitpid(-1): a sweep reaps, by pid, each
+ * zombie that is a child of this process, lies outside this process's
+ * session (which every run left with setsid, while popen and the like stay
+ * in it) and is not the leader of a live run. The leaders of live runs of
+ * the whole process are kept in a registry (leaders[], under leaders_lock,
+ * which also spans uv_spawn so that a sweep on another loop never sees an
+ * unregistered new leader). An orphan that dies after its run finished is
+ * reaped by the next sweep of any run.
  *
  * Life of a run:
- *   running   the leader is alive; output chunks go to on_output. The timeout
- *             or runner_cancel() sends SIGTERM to the group and arms the grace
- *             timer, whose expiry sends SIGKILL.
- *   draining  the leader has exited (exit_cb). If members of its group are
- *             left, they get SIGTERM (once per run) and the grace timer runs;
- *             the poll timer watches for the group to vanish. The run is
- *             finished when the pipe reached EOF and the group is gone (or was
- *             SIGKILLed), or when the grace timer expires: a process that left
- *             the group while holding the pipe cannot keep the run open.
+ *   running   the leader is alive; output chunks go to on_output; the poll
+ *             timer sweeps every TRACK_MS. The timeout or runner_cancel()
+ *             sends SIGTERM to the run's processes and arms the grace timer,
+ *             whose expiry sends SIGKILL.
+ *   draining  the leader has exited (exit_cb). If processes of the run are
+ *             left, they get SIGTERM (once per run) and the grace timer
+ *             runs; the poll timer sweeps every POLL_MS. The run is finished
+ *             when the pipe reached EOF and none of its processes is alive.
+ *             When the grace timer expires, whatever is alive gets SIGKILL
+ *             and the timer is re-armed for KILL_WAIT_MS; when that expires
+ *             too, the run is finished regardless (a process stuck in the
+ *             kernel, or an unknown holder of the pipe, cannot keep it
+ *             open). With nothing alive at the grace expiry the run is
+ *             finished at once, EOF or not.
  *   finished  on_exit fired (exactly once); no callback follows. Every handle
  *             is closed and the struct is freed when the last close callback
  *             has run.
@@ -25,24 +67,47 @@
  * line and the exit callback are delivered from a 0 ms timer, never from
  * inside runner_start().
  *
- * Invariants: the group is never signalled with a pid <= 1 or our own group;
- * handles are freed only in their close callbacks; on_output is never called
- * after on_exit.
+ * Invariants: no signal goes to a pid <= 1, to this process, or to a
+ * process of our own group or session; a run's leader is never reaped here; handles are freed only in
+ * their close callbacks; on_output is never called after on_exit.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "runner.h"
 
 #define DEFAULT_GRACE_S 5
-#define POLL_MS 50
+#define POLL_MS 50          /* sweeps while a run ends */
+#define TRACK_MS 1000       /* sweeps while the leader runs */
+#define KILL_WAIT_MS 2000   /* after SIGKILL, for the processes to vanish */
 #define READ_CHUNK 65536
+#define ENVIRON_MAX (4 << 20) /* bytes of /proc/PID/environ looked at */
+
+/* A process of the run, as the last sweep saw it. */
+struct member {
+	pid_t pid;
+	unsigned long long start; /* starttime of /proc/PID/stat: tells a reused pid apart */
+	int termed;               /* has been sent SIGTERM */
+};
+
+/* What a sweep needs of one /proc/PID/stat. */
+struct pstat {
+	pid_t pid, ppid, pgid, sid;
+	unsigned long long start;
+	char state;  /* R, S, D, Z, ...; 'X' once reaped here */
+	int member;  /* one of the run's processes */
+};
 
 struct runner_proc {
 	uv_loop_t *loop;
@@ -50,37 +115,357 @@ struct runner_proc {
 	uv_pipe_t out;             /* read end of the child's stdout/stderr */
 	uv_timer_t timeout_timer;  /* spec->timeout_s after the spawn */
 	uv_timer_t grace_timer;    /* SIGTERM -> SIGKILL, and the drain deadline */
-	uv_timer_t poll_timer;     /* watches a leftover group; spawn failures */
+	uv_timer_t poll_timer;     /* sweeps (TRACK_MS, then POLL_MS); spawn failures */
 	runner_output_cb on_output;
 	runner_exit_cb on_exit;
 	void *arg;
-	pid_t pid;                 /* == pgid; 0 when the spawn failed */
+	pid_t pid;                 /* == pgid == sid; 0 when the spawn failed */
 	uint64_t grace_ms;
 	uint64_t start_ns;
 	char *prog;                /* for the "cannot run" line */
+	char marker[64];           /* RUNNER_MARKER_VAR=<daemon pid>.<n> */
+	struct member *known;      /* the run's processes at the last sweep */
+	size_t nknown;
 	int nopen;                 /* handles not yet closed */
 	unsigned proc_init : 1;
 	unsigned out_init : 1;
 	unsigned leader_exited : 1;
 	unsigned eof : 1;
 	unsigned term_sent : 1;
+	unsigned group_termed : 1; /* the group got SIGTERM; the next sweep
+				    * marks its members termed */
 	unsigned kill_sent : 1;
+	unsigned deadline : 1;     /* the wait after SIGKILL ran out */
 	unsigned finished : 1;
 	struct runner_result res;
 	char buf[READ_CHUNK];
 };
 
+/* Pids of the leaders of the live runs of this process, all loops
+ * together: libuv reaps them, a sweep never may. leaders_lock also spans
+ * each spawn and each sweep's reaping. */
+static pthread_mutex_t leaders_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t *leaders;
+static size_t nleaders, leaders_cap;
+static unsigned marker_seq;
+
+/* Room for one more leader; under leaders_lock. 0 or -ENOMEM. */
+static int leaders_reserve(void)
+{
+	pid_t *n;
+
+	if (nleaders < leaders_cap)
+		return 0;
+	n = realloc(leaders, (leaders_cap ? leaders_cap * 2 : 16) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	leaders = n;
+	leaders_cap = leaders_cap ? leaders_cap * 2 : 16;
+	return 0;
+}
+
+/* Under leaders_lock. */
+static int leaders_has(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < nleaders; i++)
+		if (leaders[i] == pid)
+			return 1;
+	return 0;
+}
+
+static void leaders_remove(pid_t pid)
+{
+	size_t i;
+
+	pthread_mutex_lock(&leaders_lock);
+	for (i = 0; i < nleaders; i++) {
+		if (leaders[i] == pid) {
+			leaders[i] = leaders[--nleaders];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&leaders_lock);
+}
+
+/* Reads /proc/PID/stat into *ps (member 0). 0, or -1 when pid is gone. */
+static int read_stat(pid_t pid, struct pstat *ps)
+{
+	char path[64], buf[1024], *rp;
+	ssize_t n;
+	int fd, ppid, pgid, sid;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* The command name may hold anything, ')' included: skip to the last. */
+	rp = strrchr(buf, ')');
+	if (!rp || sscanf(rp + 1, " %c %d %d %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+			  "%*s %*s %*s %*s %llu", &ps->state, &ppid, &pgid, &sid, &ps->start) != 5)
+		return -1;
+	ps->pid = pid;
+	ps->ppid = ppid;
+	ps->pgid = pgid;
+	ps->sid = sid;
+	ps->member = 0;
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct pstat *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Every process of /proc, sorted by pid, into *out (caller frees; NULL when
+ * none). The count, or -1 when /proc cannot be read. */
+static ssize_t snapshot(struct pstat **out)
+{
+	struct pstat *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*out = NULL;
+	d = opendir("/proc");
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || *end || pid <= 0)
+			continue;
+		if (n == cap) {
+			nv = realloc(v, (cap ? cap * 2 : 512) * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+			cap = cap ? cap * 2 : 512;
+		}
+		if (read_stat((pid_t)pid, &v[n]) == 0)
+			n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_pid);
+	*out = v;
+	return (ssize_t)n;
+}
+
+static struct pstat *find_pstat(struct pstat *v, size_t n, pid_t pid)
+{
+	struct pstat key = { .pid = pid };
+
+	return n ? bsearch(&key, v, n, sizeof(*v), cmp_pid) : NULL;
+}
+
+/* Whether the environment of pid holds the entry marker exactly. */
+static int has_marker(pid_t pid, const char *marker)
+{
+	size_t len = 0, cap = 0, mlen = strlen(marker), s, e;
+	char path[64], *buf = NULL, *nb;
+	int fd, found = 0;
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		if (cap - len < 4096) {
+			if (cap >= ENVIRON_MAX)
+				break;
+			nb = realloc(buf, cap ? cap * 2 : 65536);
+			if (!nb)
+				break;
+			buf = nb;
+			cap = cap ? cap * 2 : 65536;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	for (s = 0; s < len && !found; s = e + 1) {
+		for (e = s; e < len && buf[e]; e++)
+			;
+		found = e - s == mlen && memcmp(buf + s, marker, mlen) == 0;
+	}
+	free(buf);
+	return found;
+}
+
+static const struct member *known_find(const struct runner_proc *p, pid_t pid,
+				       unsigned long long start)
+{
+	size_t i;
+
+	for (i = 0; i < p->nknown; i++)
+		if (p->known[i].pid == pid && p->known[i].start == start)
+			return &p->known[i];
+	return NULL;
+}
+
+/* Records that sig was sent to processes of the run (SIGKILL outranks). */
+static void note_signal(struct runner_proc *p, int sig)
+{
+	if (sig == SIGKILL || p->res.kill_signal == 0)
+		p->res.kill_signal = sig;
+}
+
+/* Whether the number p->pid still names the run's group and session: after
+ * the leader was reaped, a live process with that pid is someone else (the
+ * kernel reuses no pid that is still some group's or session's id, so
+ * without such a process the id is still the run's). */
+static int ids_ours(const struct runner_proc *p)
+{
+	struct pstat ps;
+
+	if (p->pid <= 1 || p->pid == getpgrp())
+		return 0;
+	if (!p->leader_exited)
+		return 1;
+	return read_stat(p->pid, &ps) < 0;
+}
+
 static int signal_group(struct runner_proc *p, int sig)
 {
-	if (p->pid <= 1 || p->pid == getpgrp())
+	if (!ids_ours(p))
 		return -ESRCH;
 	return kill(-p->pid, sig) == 0 ? 0 : -errno;
 }
 
-/* Whether any process of the group still exists (zombies included). */
-static int group_alive(struct runner_proc *p)
+/* Whether this process is a child subreaper. */
+static int is_subreaper(void)
 {
-	return signal_group(p, 0) != -ESRCH;
+	int on = 0;
+
+	return prctl(PR_GET_CHILD_SUBREAPER, &on, 0, 0, 0) == 0 && on;
+}
+
+/* Reaps the dead orphans of runs among the processes of v (see the top);
+ * marks them 'X'. */
+static void reap_orphans(struct pstat *v, size_t n)
+{
+	pid_t self = getpid(), mysid = getsid(0);
+	size_t i;
+
+	pthread_mutex_lock(&leaders_lock);
+	for (i = 0; i < n; i++) {
+		struct pstat *e = &v[i];
+
+		if (e->state == 'Z' && e->ppid == self && e->sid != mysid && !leaders_has(e->pid) &&
+		    waitpid(e->pid, NULL, WNOHANG) == e->pid)
+			e->state = 'X';
+	}
+	pthread_mutex_unlock(&leaders_lock);
+}
+
+/*
+ * One look at /proc (see the top): finds the run's processes, reaps dead
+ * orphans, and sends the run's processes the signal the run is at: SIGKILL
+ * on every sweep once kill_sent, SIGTERM once to each after term_sent.
+ * p->known becomes what was found. Returns how many of the run's processes
+ * are alive (zombies do not count); without /proc, whether the group
+ * exists.
+ */
+static int sweep(struct runner_proc *p)
+{
+	pid_t self = getpid(), mysid = getsid(0), orphan_parent = is_subreaper() ? self : 1;
+	struct pstat *v = NULL, *e, *par;
+	struct member *known = NULL;
+	size_t i, nk = 0, total = 0;
+	int alive = 0, changed, ids;
+	ssize_t n;
+
+	if (p->pid <= 1)
+		return 0;
+	n = snapshot(&v);
+	if (n < 0)
+		return signal_group(p, 0) != -ESRCH;
+	/* As ids_ours(): a live process with the leader's pid after the leader
+	 * was reaped is someone else, and so are that number's group and
+	 * session. */
+	ids = p->pid != getpgrp() && (!p->leader_exited || !find_pstat(v, (size_t)n, p->pid));
+	/* No process of our own session is ever the run's: every run left it. */
+	for (i = 0; i < (size_t)n; i++) {
+		e = &v[i];
+		if (e->pid <= 1 || e->pid == self || e->sid == mysid)
+			continue;
+		if ((ids && (e->sid == p->pid || e->pgid == p->pid)) ||
+		    known_find(p, e->pid, e->start) ||
+		    (e->ppid == orphan_parent && e->state != 'Z' && has_marker(e->pid, p->marker)))
+			e->member = 1;
+	}
+	do {
+		changed = 0;
+		for (i = 0; i < (size_t)n; i++) {
+			e = &v[i];
+			if (e->member || e->pid <= 1 || e->pid == self || e->sid == mysid)
+				continue;
+			par = find_pstat(v, (size_t)n, e->ppid);
+			if (par && par->member) {
+				e->member = 1;
+				changed = 1;
+			}
+		}
+	} while (changed);
+	reap_orphans(v, (size_t)n);
+
+	for (i = 0; i < (size_t)n; i++)
+		total += v[i].member && v[i].state != 'X';
+	if (total)
+		known = calloc(total, sizeof(*known));
+	for (i = 0; i < (size_t)n; i++) {
+		const struct member *old;
+		struct member m;
+
+		e = &v[i];
+		if (!e->member || e->state == 'X')
+			continue;
+		old = known_find(p, e->pid, e->start);
+		m.pid = e->pid;
+		m.start = e->start;
+		m.termed = old && old->termed;
+		if (e->state != 'Z') {
+			alive++;
+			if (p->kill_sent) {
+				if (kill(e->pid, SIGKILL) == 0)
+					note_signal(p, SIGKILL);
+			} else if (p->term_sent && !m.termed) {
+				/* The group's members had theirs from kill(-pgid). */
+				if (!(p->group_termed && e->pgid == p->pid) &&
+				    kill(e->pid, SIGTERM) == 0)
+					note_signal(p, SIGTERM);
+				m.termed = 1;
+			}
+		}
+		if (known)
+			known[nk++] = m;
+	}
+	if (p->term_sent)
+		p->group_termed = 0;
+	/* Without memory for the list the old one is kept: better stale than
+	 * empty. */
+	if (known || total == 0) {
+		free(p->known);
+		p->known = known;
+		p->nknown = nk;
+	}
+	free(v);
+	return alive;
 }
 
 static void on_close(uv_handle_t *h)
@@ -88,6 +473,7 @@ static void on_close(uv_handle_t *h)
 	struct runner_proc *p = h->data;
 
 	if (--p->nopen == 0) {
+		free(p->known);
 		free(p->prog);
 		free(p);
 	}
@@ -123,36 +509,62 @@ static void finish(struct runner_proc *p)
 }
 
 /* Finishes the run once nothing more can come: the leader has exited, the
- * pipe is at EOF, and the group is gone or has been sent SIGKILL. */
+ * pipe is at EOF, and none of the run's processes is alive. */
 static void maybe_finish(struct runner_proc *p)
 {
-	if (p->leader_exited && p->eof && (p->kill_sent || !group_alive(p)))
-		finish(p);
-}
-
-static void on_grace(uv_timer_t *t)
-{
-	struct runner_proc *p = t->data;
-
-	if (group_alive(p) && signal_group(p, SIGKILL) == 0)
-		p->kill_sent = 1;
-	if (p->leader_exited)
+	if (p->leader_exited && p->eof && sweep(p) == 0)
 		finish(p);
 }
 
 static void on_poll(uv_timer_t *t)
 {
-	maybe_finish(t->data);
+	struct runner_proc *p = t->data;
+	int alive = sweep(p);
+
+	if (p->leader_exited && p->eof && alive == 0)
+		finish(p);
 }
 
-/* SIGTERM to the group (once per run) and the grace timer towards SIGKILL. */
+/* The grace period ran out: SIGKILL to whatever of the run is alive, and
+ * KILL_WAIT_MS more for it to vanish; when that ran out too, the end. */
+static void on_grace(uv_timer_t *t)
+{
+	struct runner_proc *p = t->data;
+
+	if (p->kill_sent) {
+		p->deadline = 1;
+		if (p->leader_exited)
+			finish(p);
+		return;
+	}
+	if (sweep(p) == 0 && p->leader_exited) {
+		/* Nothing of the run is alive; only the pipe lacked its EOF
+		 * (a holder no sweep can see). */
+		finish(p);
+		return;
+	}
+	p->kill_sent = 1;
+	if (signal_group(p, SIGKILL) == 0)
+		note_signal(p, SIGKILL);
+	sweep(p);
+	uv_timer_start(&p->grace_timer, on_grace, KILL_WAIT_MS, 0);
+	uv_timer_start(&p->poll_timer, on_poll, POLL_MS, POLL_MS);
+}
+
+/* SIGTERM to the run's processes (once per run), the grace timer towards
+ * SIGKILL, and sweeps every POLL_MS. */
 static void terminate(struct runner_proc *p)
 {
 	if (p->term_sent)
 		return;
 	p->term_sent = 1;
-	signal_group(p, SIGTERM);
+	if (signal_group(p, SIGTERM) == 0) {
+		note_signal(p, SIGTERM);
+		p->group_termed = 1;
+	}
+	sweep(p);
 	uv_timer_start(&p->grace_timer, on_grace, p->grace_ms, 0);
+	uv_timer_start(&p->poll_timer, on_poll, POLL_MS, POLL_MS);
 }
 
 static void on_timeout(uv_timer_t *t)
@@ -166,23 +578,31 @@ static void on_timeout(uv_timer_t *t)
 static void on_proc_exit(uv_process_t *proc, int64_t exit_status, int term_signal)
 {
 	struct runner_proc *p = proc->data;
+	int alive;
 
+	/* libuv has reaped it: from here on the pid may be reused. */
 	p->leader_exited = 1;
+	leaders_remove(p->pid);
 	p->res.exit_code = (int)exit_status;
 	p->res.term_signal = term_signal;
 	p->res.duration_s = (double)(uv_hrtime() - p->start_ns) / 1e9;
 	uv_timer_stop(&p->timeout_timer);
-
-	if (p->eof && !group_alive(p)) {
+	if (p->deadline) {
 		finish(p);
 		return;
 	}
-	if (group_alive(p)) {
-		terminate(p);
-		uv_timer_start(&p->poll_timer, on_poll, POLL_MS, POLL_MS);
+	alive = sweep(p);
+	if (p->eof && alive == 0) {
+		finish(p);
+		return;
 	}
+	if (alive > 0 && !p->term_sent)
+		p->res.leftovers = alive;
+	if (alive > 0)
+		terminate(p);
+	uv_timer_start(&p->poll_timer, on_poll, POLL_MS, POLL_MS);
 	/* The drain deadline: also bounds a wait for EOF from a pipe held
-	 * by a process outside the group, and the wait after a SIGKILL. */
+	 * by a process no sweep can see. */
 	if (!uv_is_active((uv_handle_t *)&p->grace_timer))
 		uv_timer_start(&p->grace_timer, on_grace, p->grace_ms, 0);
 }
@@ -224,17 +644,48 @@ static void on_spawn_failed(uv_timer_t *t)
 	finish(p);
 }
 
+/* env (NULL: ours) less any marker, plus p's marker: a new array of
+ * borrowed strings (free the array only), or NULL on ENOMEM. */
+static char **marked_env(struct runner_proc *p, char *const *env)
+{
+	extern char **environ;
+	char *const *src = env ? env : environ;
+	size_t n = 0, k = 0, i, vlen = strlen(RUNNER_MARKER_VAR);
+	char **out;
+
+	snprintf(p->marker, sizeof(p->marker), "%s=%d.%u", RUNNER_MARKER_VAR, (int)getpid(),
+		 __atomic_add_fetch(&marker_seq, 1, __ATOMIC_RELAXED));
+	while (src && src[n])
+		n++;
+	out = calloc(n + 2, sizeof(*out));
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (strncmp(src[i], RUNNER_MARKER_VAR, vlen) != 0 || src[i][vlen] != '=')
+			out[k++] = src[i];
+	out[k] = p->marker;
+	return out;
+}
+
 /* The pipe and the spawn; 0 or the negative errno that stopped the start. */
 static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 {
 	uv_process_options_t opt;
 	uv_stdio_container_t stdio[3];
 	uv_file fds[2];
+	char **env;
 	int r;
 
 	if (!spec->argv || !spec->argv[0])
 		return -EINVAL;
+	env = marked_env(p, spec->env);
+	if (!env)
+		return -ENOMEM;
 	r = uv_pipe(fds, 0, 0);
+	if (r < 0) {
+		free(env);
+		return r;
+	}
 	if (r < 0)
 		return r;
 	r = uv_pipe_init(p->loop, &p->out, 0);
@@ -254,16 +705,25 @@ static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 	opt.exit_cb = on_proc_exit;
 	opt.file = spec->argv[0];
 	opt.args = (char **)spec->argv;
-	opt.env = (char **)spec->env;
+	opt.env = env;
 	opt.cwd = spec->cwd;
 	opt.flags = UV_PROCESS_DETACHED;
 	opt.stdio_count = 3;
 	opt.stdio = stdio;
 
 	p->start_ns = uv_hrtime();
-	r = uv_spawn(p->loop, &p->proc, &opt);
-	p->proc.data = p;
-	p->proc_init = 1; /* uv_spawn initialises the handle even on failure */
+	/* Registered before any sweep of another loop can see it dead. */
+	pthread_mutex_lock(&leaders_lock);
+	r = leaders_reserve();
+	if (r == 0) {
+		r = uv_spawn(p->loop, &p->proc, &opt);
+		p->proc.data = p;
+		p->proc_init = 1; /* uv_spawn initialises the handle even on failure */
+		if (r == 0)
+			leaders[nleaders++] = p->proc.pid;
+	}
+	pthread_mutex_unlock(&leaders_lock);
+	free(env);
 	close(fds[1]);
 	if (r < 0)
 		return r;
@@ -276,6 +736,7 @@ static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 fail_fds:
 	close(fds[0]);
 	close(fds[1]);
+	free(env);
 	return r;
 }
 
@@ -314,8 +775,11 @@ int runner_start(uv_loop_t *loop, const struct runner_spec *spec, runner_output_
 		p->leader_exited = 1;
 		p->eof = 1;
 		uv_timer_start(&p->poll_timer, on_spawn_failed, 0, 0);
-	} else if (spec->timeout_s) {
-		uv_timer_start(&p->timeout_timer, on_timeout, (uint64_t)spec->timeout_s * 1000, 0);
+	} else {
+		if (spec->timeout_s)
+			uv_timer_start(&p->timeout_timer, on_timeout,
+				       (uint64_t)spec->timeout_s * 1000, 0);
+		uv_timer_start(&p->poll_timer, on_poll, TRACK_MS, TRACK_MS);
 	}
 	*out = p;
 	return 0;
@@ -333,6 +797,11 @@ void runner_cancel(struct runner_proc *p)
 	p->res.cancelled = 1;
 	if (p->pid > 0)
 		terminate(p);
+}
+
+int runner_set_subreaper(void)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : -errno;
 }
 
 static void sleep_ms(unsigned ms)

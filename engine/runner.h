@@ -2,24 +2,41 @@
  * runner.h - child processes on the engine's libuv loop: stage programs and
  * recipes, each in its own process group (its own session, setsid), with
  * stdout and stderr merged into one pipe streamed to a callback, a timeout,
- * and cancellation that ends the whole process group (SIGTERM, then SIGKILL
+ * and cancellation that ends the whole process tree (SIGTERM, then SIGKILL
  * after a grace period).
  *
- * Design: uv_spawn with UV_PROCESS_DETACHED (so pgid == pid), one pipe whose
- * write end is both stdout and stderr of the child, stdin from /dev/null.
- * When the leader exits, whatever is left of its group is sent SIGTERM (and
- * SIGKILL after the grace period), so no process outlives its run. The exit
- * callback fires once, after the leader exited and the pipe reached EOF (or
- * the group was killed and the grace period ran out).
+ * Design: uv_spawn with UV_PROCESS_DETACHED (so pgid == sid == pid), one
+ * pipe whose write end is both stdout and stderr of the child, stdin from
+ * /dev/null, and one more environment variable, RUNNER_MARKER_VAR
+ * ("PACKETFS_RUN=<daemon pid>.<n>"), that tells the run's processes apart
+ * from everyone else's. A run's processes are its leader, every process of
+ * its session or group, every descendant of those, and every orphan that
+ * was re-parented to this process (runner_set_subreaper) carrying the
+ * marker - so a descendant that called setsid() or setpgid() is still
+ * reached. Cancel, the timeout and the end of the leader signal all of
+ * them, so no process outlives its run. The exit callback fires once,
+ * after the leader exited and the pipe reached EOF with none of the run's
+ * processes left (or they were SIGKILLed and a short wait ran out).
  *
- * Threads: every function must be called on the loop's thread; callbacks
- * run there too.
+ * Reaping: as a subreaper this process inherits the orphans of its runs;
+ * the runner reaps them (waitpid on their pids, never waitpid(-1)): every
+ * zombie child of this process that lies outside this process's session
+ * and is not the leader of a run (libuv reaps those). Other code in the
+ * process that waits for its own children must therefore keep them in the
+ * process's session (popen, fork without setsid), or not mind losing their
+ * exit status.
+ *
+ * Threads: every function must be called on the loop's thread, callbacks
+ * run there too, except where a function says "any thread".
  */
 #ifndef PACKETFS_RUNNER_H
 #define PACKETFS_RUNNER_H
 
 #include <sys/types.h>
 #include <uv.h>
+
+/* The variable added to every run's environment (see the top). */
+#define RUNNER_MARKER_VAR "PACKETFS_RUN"
 
 struct runner_spec {
 	char *const *argv;   /* argv[0] is the program (PATH is searched) */
@@ -35,6 +52,11 @@ struct runner_result {
 	int timed_out;      /* the timeout fired */
 	int cancelled;      /* runner_cancel() was called */
 	int spawn_error;    /* negative errno when the program could not start */
+	int kill_signal;    /* the strongest signal the runner sent to the run's
+			     * processes: SIGTERM, SIGKILL (after the grace
+			     * period), or 0 when none was needed */
+	int leftovers;      /* processes of the run still alive when the leader
+			     * exited, which the runner then ended */
 	double duration_s;  /* wall time from spawn to leader exit */
 };
 
@@ -55,12 +77,23 @@ typedef void (*runner_exit_cb)(void *arg, const struct runner_result *res);
 int runner_start(uv_loop_t *loop, const struct runner_spec *spec, runner_output_cb on_output,
 		 runner_exit_cb on_exit, void *arg, struct runner_proc **out);
 
-/* The process id (== process group id) or 0 when spawning failed. */
+/* The process id (== process group id == session id) or 0 when spawning
+ * failed. */
 pid_t runner_pid(const struct runner_proc *p);
 
-/* Ends the process group: SIGTERM now, SIGKILL after the grace period.
- * The result then has cancelled = 1. Idempotent. */
+/* Ends every process of the run: SIGTERM now, SIGKILL after the grace
+ * period. The result then has cancelled = 1. Idempotent. */
 void runner_cancel(struct runner_proc *p);
+
+/*
+ * Makes this process a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so
+ * that orphaned descendants of runs are re-parented to it instead of init,
+ * where the runner finds (by their marker), signals and reaps them. Call
+ * once, before the first run; any thread. Returns 0 or a negative errno
+ * (then runs still work, but a descendant that left the run's session and
+ * was orphaned can escape).
+ */
+int runner_set_subreaper(void);
 
 /* Sends SIGTERM, then SIGKILL after grace_s seconds, to process group pgid
  * left over from an earlier daemon, blocking the caller at most grace_s

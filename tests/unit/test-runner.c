@@ -2,28 +2,29 @@
  * test-runner.c - the process runner on a real libuv loop with real /bin/sh
  * programs: merged stdout/stderr, stdin from /dev/null, a process group of
  * its own, exit codes and signals, programs that cannot start, timeouts and
- * cancellation that end whole process groups (SIGTERM, then SIGKILL for
- * programs that ignore it), leaders that leave children behind, cwd and env,
- * and runner_kill_group_sync.
+ * cancellation that end whole process trees (SIGTERM, then SIGKILL for
+ * programs that ignore it) - descendants that left the run's session with
+ * setsid() and were orphaned included -, leaders that leave children
+ * behind, the run's environment marker, cwd and env, and
+ * runner_kill_group_sync.
  *
- * The test process is a child subreaper (PR_SET_CHILD_SUBREAPER), so the
- * orphans of every run become its children. While a loop runs, a reaper
- * timer plays init and reaps them as they die (never a leader: those are
- * libuv's), so a run whose leftovers die on SIGTERM ends as it would under
- * a real init, without waiting out the grace period. After a run the test
- * reaps whatever is left (reap_orphans) and can then check, without
- * timing, that nothing of the run's process group remains (kill(-pgid, 0)
- * fails with ESRCH) and how each leftover died. An alarm guards the waits
- * against hanging (a run that never ends, a process that survived). How many orphans a killed shell leaves depends on
- * whether it reaped a dying child before dying itself, so those counts are
- * lower bounds; the grandchild of a finished subshell is always one.
+ * The test process is a child subreaper (runner_set_subreaper), as the
+ * daemon is, so the orphans of every run become its children. The runner
+ * reaps those itself; while a loop runs, a reaper timer also plays init
+ * for anything else (never a leader: those are libuv's). The scripts name
+ * their processes in their output ("pid=N"), and once a run has ended the
+ * test checks, without timing, that each of them is dead (gone, or a
+ * zombie), reaps whatever is left (reap_orphans) and that nothing of the
+ * run's process group remains (kill(-pgid, 0) fails with ESRCH). An alarm
+ * guards the waits against hanging (a run that never ends, a process that
+ * survived).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -223,6 +224,64 @@ static void assert_group_gone(pid_t pgid)
 	ASSERT_EQ(errno, ESRCH);
 }
 
+/* Whether process pid is dead: gone, or a zombie. */
+static int dead(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return !rp || rp[1] == '\0' || rp[2] == 'Z';
+}
+
+/* The numbers after each "pid=" in text, into pids; the count (>= want). */
+static int pids_of(const char *text, pid_t *pids, int max, int want)
+{
+	const char *q = text;
+	int n = 0;
+
+	while (n < max && (q = strstr(q, "pid="))) {
+		q += 4;
+		pids[n] = (pid_t)atoi(q);
+		ASSERT(pids[n] > 1);
+		n++;
+	}
+	if (n < want)
+		FAIL_AT("want %d pids in the output, found %d: \"%s\"", want, n, text);
+	return n;
+}
+
+/* Every process named "pid=N" in the output of r is dead, and after the
+ * reaping so is its group; returns how many were named. */
+static int assert_run_gone(struct run *r, int want)
+{
+	pid_t pids[16];
+	int i, n = pids_of(r->out.data, pids, 16, want);
+
+	for (i = 0; i < n; i++)
+		if (!dead(pids[i]))
+			FAIL_AT("process %d outlived its run (output \"%s\")", (int)pids[i],
+				r->out.data);
+	reap_orphans();
+	for (i = 0; i < n; i++) {
+		errno = 0;
+		ASSERT_EQ(kill(pids[i], 0), -1);
+		ASSERT_EQ(errno, ESRCH);
+	}
+	assert_group_gone(r->pid);
+	return n;
+}
+
 TEST(output_stdout_and_stderr)
 {
 	struct run r;
@@ -350,95 +409,230 @@ TEST(spawn_errors)
 
 TEST(timeout_kills_group)
 {
-	struct reaped rp;
 	struct run r;
 
 	/* The leader, a background child, a grandchild whose parent already
 	 * exited, and the leader's foreground child: all must go. */
-	run_sh(&r, "sleep 100 & (sleep 100 &) ; echo ready; sleep 100; echo survived", NULL, 1,
-	       NULL);
+	run_sh(&r, "sleep 100 & echo pid=$$ pid=$!; (sleep 100 & echo pid=$!); echo ready; "
+		   "sleep 100; echo survived", NULL, 1, NULL);
 	ASSERT_CONTAINS(r.out.data, "ready");
 	ASSERT_EQ(r.res.timed_out, 1);
 	ASSERT_EQ(r.res.cancelled, 0);
 	ASSERT_EQ(r.res.term_signal, SIGTERM);
+	ASSERT_EQ(r.res.kill_signal, SIGTERM);
 	ASSERT_EQ(r.res.spawn_error, 0);
 	ASSERT(!strstr(r.out.data, "survived"));
-	rp = reap_orphans();
-	ASSERT(rp.count >= 1);
-	ASSERT_EQ(rp.by_term, rp.count);
-	assert_group_gone(r.pid);
+	assert_run_gone(&r, 3);
 	buf_free(&r.out);
 }
 
 TEST(cancel_kills_group)
 {
-	struct reaped rp;
 	struct run r;
 
-	run_sh(&r, "sleep 100 & (sleep 100 &) ; echo ready; wait", NULL, 0, "ready");
+	run_sh(&r, "sleep 100 & echo pid=$$ pid=$!; (sleep 100 & echo pid=$!); echo ready; wait",
+	       NULL, 0, "ready");
 	ASSERT_EQ(r.res.cancelled, 1);
 	ASSERT_EQ(r.res.timed_out, 0);
 	ASSERT_EQ(r.res.term_signal, SIGTERM);
-	rp = reap_orphans();
-	ASSERT(rp.count >= 1);
-	ASSERT_EQ(rp.by_term, rp.count);
-	assert_group_gone(r.pid);
+	ASSERT_EQ(r.res.kill_signal, SIGTERM);
+	assert_run_gone(&r, 3);
 	buf_free(&r.out);
 }
 
 TEST(sigterm_ignored_gets_sigkill)
 {
-	struct reaped rp;
 	struct run r;
 
 	/* Ignored signals stay ignored across fork and exec: every process of
 	 * this group ignores SIGTERM. */
-	run_sh(&r, "trap '' TERM; sleep 100 & echo ready; sleep 100; echo survived", NULL, 1,
-	       NULL);
+	run_sh(&r, "trap '' TERM; sleep 100 & echo pid=$$ pid=$!; echo ready; sleep 100; "
+		   "echo survived", NULL, 1, NULL);
 	ASSERT_EQ(r.res.timed_out, 1);
 	ASSERT_EQ(r.res.term_signal, SIGKILL);
+	ASSERT_EQ(r.res.kill_signal, SIGKILL);
 	ASSERT(!strstr(r.out.data, "survived"));
-	rp = reap_orphans();
-	ASSERT(rp.count >= 1);
-	ASSERT_EQ(rp.by_kill, rp.count);
-	assert_group_gone(r.pid);
+	assert_run_gone(&r, 2);
 	buf_free(&r.out);
 
 	/* The same by cancellation. */
-	run_sh(&r, "trap '' TERM; echo ready; sleep 100; echo survived", NULL, 0, "ready");
+	run_sh(&r, "trap '' TERM; echo pid=$$; echo ready; sleep 100; echo survived", NULL, 0,
+	       "ready");
 	ASSERT_EQ(r.res.cancelled, 1);
 	ASSERT_EQ(r.res.term_signal, SIGKILL);
-	rp = reap_orphans();
-	ASSERT_EQ(rp.by_kill, rp.count);
-	assert_group_gone(r.pid);
+	ASSERT_EQ(r.res.kill_signal, SIGKILL);
+	assert_run_gone(&r, 1);
 	buf_free(&r.out);
 }
 
 TEST(leader_exit_ends_leftovers)
 {
-	struct reaped rp;
 	struct run r;
 
 	/* The leader succeeds at once; its background child holds the pipe. */
-	run_sh(&r, "sleep 100 & echo started", NULL, 0, NULL);
-	ASSERT_STREQ(r.out.data, "started\n");
+	run_sh(&r, "sleep 100 & echo pid=$!", NULL, 0, NULL);
 	ASSERT_EQ(r.res.exit_code, 0);
 	ASSERT_EQ(r.res.term_signal, 0);
 	ASSERT_EQ(r.res.timed_out, 0);
 	ASSERT_EQ(r.res.cancelled, 0);
-	rp = reap_orphans();
-	ASSERT_EQ(rp.count, 1);
-	ASSERT_EQ(rp.by_term, 1);
-	assert_group_gone(r.pid);
+	ASSERT_EQ(r.res.leftovers, 1);
+	ASSERT_EQ(r.res.kill_signal, SIGTERM);
+	assert_run_gone(&r, 1);
 	buf_free(&r.out);
 
 	/* A leftover that ignores SIGTERM and does not even hold the pipe. */
-	run_sh(&r, "trap '' TERM; sleep 100 >/dev/null 2>&1 & echo started", NULL, 0, NULL);
+	run_sh(&r, "trap '' TERM; sleep 100 >/dev/null 2>&1 & echo pid=$!", NULL, 0, NULL);
 	ASSERT_EQ(r.res.exit_code, 0);
-	rp = reap_orphans();
-	ASSERT_EQ(rp.count, 1);
-	ASSERT_EQ(rp.by_kill, 1);
-	assert_group_gone(r.pid);
+	ASSERT_EQ(r.res.leftovers, 1);
+	ASSERT_EQ(r.res.kill_signal, SIGKILL);
+	assert_run_gone(&r, 1);
+	buf_free(&r.out);
+
+	/* Nothing left: nothing signalled. */
+	run_sh(&r, "sleep 0 & wait; echo done", NULL, 0, NULL);
+	ASSERT_EQ(r.res.leftovers, 0);
+	ASSERT_EQ(r.res.kill_signal, 0);
+	buf_free(&r.out);
+}
+
+/*
+ * A tree that escapes the group: a child, a grandchild, a grandchild that
+ * setsid()s away while its parent waits, and one that setsid()s away and
+ * is orphaned at once (re-parented to us, the subreaper). Each writes its
+ * pid to a file. Once all four are there and both escapees have their own
+ * session, the leader prints every pid ("pid=N", its own first), how many
+ * escaped ("escaped=2") and "ready", then runs the second %s. The first %s
+ * comes first.
+ */
+static const char escaping_tree[] =
+	"%s f=$(mktemp); "
+	"sleep 100 & echo $! >> \"$f\"; "
+	"(sleep 100 & echo $! >> \"$f\"; wait) & "
+	"(setsid sleep 100 & echo $! >> \"$f\"; wait) & "
+	"(setsid sh -c 'echo $$ >> \"$1\"; exec sleep 100' sh \"$f\" &); "
+	"esc() { n=0; for p in $(cat \"$f\"); do "
+	"[ \"$(cut -d' ' -f6 /proc/$p/stat)\" = \"$p\" ] && n=$((n + 1)); done; echo $n; }; "
+	"until [ \"$(wc -l < \"$f\")\" -ge 4 ] && [ \"$(esc)\" -ge 2 ]; do sleep 0.01; done; "
+	"echo pid=$$; sed 's/^/pid=/' \"$f\"; echo escaped=$(esc); rm -f \"$f\"; echo ready; %s";
+
+TEST(cancel_reaches_escaped_descendants)
+{
+	char script[2048];
+	uv_loop_t loop;
+	struct run r;
+	char *argv[] = { "sh", "-c", script, NULL };
+
+	snprintf(script, sizeof(script), escaping_tree, "", "wait");
+	loop_begin(&loop);
+	start(&loop, &r, argv, test_env, NULL, 0, "ready");
+	loop_end(&loop);
+	ASSERT_EQ(r.exits, 1);
+	ASSERT_CONTAINS(r.out.data, "escaped=2\n");
+	ASSERT_EQ(r.res.cancelled, 1);
+	ASSERT_EQ(r.res.timed_out, 0);
+	ASSERT_EQ(r.res.term_signal, SIGTERM);
+	ASSERT_EQ(r.res.kill_signal, SIGTERM);
+	ASSERT_EQ(assert_run_gone(&r, 5), 5);
+	buf_free(&r.out);
+}
+
+TEST(timeout_reaches_escaped_descendants)
+{
+	char script[2048];
+	struct run r;
+
+	snprintf(script, sizeof(script), escaping_tree, "", "wait");
+	run_sh(&r, script, NULL, 1, NULL);
+	ASSERT_CONTAINS(r.out.data, "escaped=2\n");
+	ASSERT_EQ(r.res.timed_out, 1);
+	ASSERT_EQ(r.res.cancelled, 0);
+	ASSERT_EQ(r.res.term_signal, SIGTERM);
+	ASSERT_EQ(r.res.kill_signal, SIGTERM);
+	assert_run_gone(&r, 5);
+	buf_free(&r.out);
+
+	/* Escapees that ignore SIGTERM (as the whole tree does) get SIGKILL. */
+	snprintf(script, sizeof(script), escaping_tree, "trap '' TERM;", "wait");
+	run_sh(&r, script, NULL, 1, NULL);
+	ASSERT_CONTAINS(r.out.data, "escaped=2\n");
+	ASSERT_EQ(r.res.timed_out, 1);
+	ASSERT_EQ(r.res.term_signal, SIGKILL);
+	ASSERT_EQ(r.res.kill_signal, SIGKILL);
+	assert_run_gone(&r, 5);
+	buf_free(&r.out);
+}
+
+TEST(leader_exit_ends_escaped_descendants)
+{
+	char script[2048];
+	struct run r;
+
+	/* The leader exits 0 at once, leaving the whole tree behind. */
+	snprintf(script, sizeof(script), escaping_tree, "", "exit 0");
+	run_sh(&r, script, NULL, 0, NULL);
+	ASSERT_CONTAINS(r.out.data, "escaped=2\n");
+	ASSERT_EQ(r.res.exit_code, 0);
+	ASSERT_EQ(r.res.term_signal, 0);
+	ASSERT_EQ(r.res.cancelled, 0);
+	ASSERT_EQ(r.res.timed_out, 0);
+	ASSERT(r.res.leftovers >= 4);
+	ASSERT_EQ(r.res.kill_signal, SIGTERM);
+	assert_run_gone(&r, 5);
+	buf_free(&r.out);
+
+	/* A daemon's way out: double fork, setsid, stdout elsewhere. */
+	run_sh(&r, "f=$(mktemp); (setsid sh -c 'echo $$ > \"$1\"; exec sleep 100' sh \"$f\" "
+		   ">/dev/null 2>&1 &); until [ -s \"$f\" ]; do sleep 0.01; done; "
+		   "echo pid=$(cat \"$f\"); rm -f \"$f\"", NULL, 0, NULL);
+	ASSERT_EQ(r.res.exit_code, 0);
+	ASSERT_EQ(r.res.leftovers, 1);
+	assert_run_gone(&r, 1);
+	buf_free(&r.out);
+}
+
+TEST(marker_in_environment)
+{
+	char *env[] = { "PATH=/usr/bin:/bin", RUNNER_MARKER_VAR "=stale.1", NULL };
+	char *argv[] = { "sh", "-c", "env | grep -c '^" RUNNER_MARKER_VAR "='; "
+			 "echo \"[$" RUNNER_MARKER_VAR "]\"", NULL };
+	char want[64];
+	uv_loop_t loop;
+	struct run r;
+
+	loop_begin(&loop);
+	start(&loop, &r, argv, env, NULL, 0, NULL);
+	loop_end(&loop);
+	/* Once, ours (this process's pid first), never the one inherited. */
+	snprintf(want, sizeof(want), "1\n[%d.", (int)getpid());
+	ASSERT_CONTAINS(r.out.data, want);
+	ASSERT(!strstr(r.out.data, "stale"));
+	buf_free(&r.out);
+}
+
+TEST(other_children_not_reaped)
+{
+	char *argv[] = { "sh", "-c", "sleep 0.3 & echo pid=$!", NULL };
+	uv_loop_t loop;
+	struct run r;
+	pid_t kid;
+	int st;
+
+	/* A child of ours in our session (as popen's are) that dies while a
+	 * run ends: its exit status stays ours to collect. */
+	kid = fork();
+	ASSERT(kid >= 0);
+	if (kid == 0)
+		_exit(7);
+	loop_begin(&loop);
+	uv_timer_stop(&reaper); /* the test's own init stays out of it */
+	start(&loop, &r, argv, test_env, NULL, 0, NULL);
+	loop_end(&loop);
+	ASSERT_EQ(r.res.leftovers, 1);
+	ASSERT(dead(kid));
+	ASSERT_EQ(waitpid(kid, &st, 0), kid);
+	ASSERT(WIFEXITED(st));
+	ASSERT_EQ(WEXITSTATUS(st), 7);
+	assert_run_gone(&r, 1);
 	buf_free(&r.out);
 }
 
@@ -449,10 +643,12 @@ TEST(escaped_pipe_holder_does_not_hang)
 	const char *p;
 	pid_t esc;
 
-	/* A process in a session of its own keeps the pipe open forever: it is
-	 * outside the group, so the run ends after the grace period without
-	 * it (and leaves it alone). The leader waits until it has left. */
-	run_sh(&r, "f=$(mktemp); setsid sh -c 'echo esc=$$; echo $$ > \"$1\"; exec sleep 100' "
+	/* A process in a session of its own, without the run's marker, keeps
+	 * the pipe open forever: nothing tells it from any other process, so
+	 * the run ends after the grace period without it (and leaves it
+	 * alone). The leader waits until it has left. */
+	run_sh(&r, "f=$(mktemp); env -u " RUNNER_MARKER_VAR " setsid sh -c 'echo esc=$$; "
+		   "echo $$ > \"$1\"; exec sleep 100' "
 		   "sh \"$f\" & until [ -s \"$f\" ]; do sleep 0.01; done; rm -f \"$f\"; "
 		   "echo started", NULL, 0, NULL);
 	ASSERT_EQ(r.res.exit_code, 0);
@@ -588,8 +784,9 @@ TEST(kill_group_sync)
 
 int main(void)
 {
-	/* Orphans of the runs become our children, so the tests can reap them. */
-	ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	/* Orphans of the runs become our children, as they become the
+	 * daemon's. */
+	ASSERT_EQ(runner_set_subreaper(), 0);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGALRM, on_alarm);
 
@@ -601,6 +798,11 @@ int main(void)
 	RUN(cancel_kills_group);
 	RUN(sigterm_ignored_gets_sigkill);
 	RUN(leader_exit_ends_leftovers);
+	RUN(cancel_reaches_escaped_descendants);
+	RUN(timeout_reaches_escaped_descendants);
+	RUN(leader_exit_ends_escaped_descendants);
+	RUN(marker_in_environment);
+	RUN(other_children_not_reaped);
 	RUN(escaped_pipe_holder_does_not_hang);
 	RUN(cwd_and_env);
 	RUN(concurrent_runs);
