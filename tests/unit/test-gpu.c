@@ -1,13 +1,18 @@
 /*
  * test-gpu.c - the GPU pool: declared slots, listed indices, grants that are
  * all-or-nothing and disjoint, -EAGAIN / -ENODEV, release, the
- * CUDA_VISIBLE_DEVICES list, and "auto" with a stand-in nvidia-smi on PATH.
+ * CUDA_VISIBLE_DEVICES list, and "auto" with a stand-in nvidia-smi on PATH;
+ * leak checks (compute processes mapped by uuid, memory above the baseline,
+ * a device gone), held-back devices and their return, a failing or hanging
+ * nvidia-smi, and pools that never ask it (declared slots), using the
+ * fixture stand-in tests/fixtures/bin/nvidia-smi and a state file.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -245,6 +250,301 @@ TEST(auto_detect)
 	ASSERT_EQ(auto_size(path_env), 0);
 }
 
+/* ---- leak checks, with the fixture stand-in ---- */
+
+static char state_path[PATH_MAX + 32], log_path[PATH_MAX + 32];
+
+/* PATH with the fixture stand-in first (it needs sh, awk, grep, sleep). */
+static void use_fixture_smi(void)
+{
+	const char *root = getenv("PACKETFS_SOURCE_ROOT");
+	char path_env[PATH_MAX * 2];
+
+	ASSERT(root != NULL);
+	snprintf(path_env, sizeof(path_env), "%s/tests/fixtures/bin:/usr/bin:/bin", root);
+	ASSERT_EQ(setenv("PATH", path_env, 1), 0);
+	snprintf(state_path, sizeof(state_path), "%s/smi-state", tmpdir);
+	snprintf(log_path, sizeof(log_path), "%s/smi-log", tmpdir);
+	ASSERT_EQ(setenv("FAKE_NVIDIA_SMI_STATE", state_path, 1), 0);
+	ASSERT_EQ(setenv("FAKE_NVIDIA_SMI_LOG", log_path, 1), 0);
+	unlink(log_path);
+}
+
+/* Replaces the stand-in's state (atomically) with text. */
+static void smi_state(const char *text)
+{
+	char tmp[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", state_path);
+	f = fopen(tmp, "w");
+	ASSERT(f != NULL);
+	fputs(text, f);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(rename(tmp, state_path), 0);
+}
+
+/* How many times the stand-in ran since use_fixture_smi. */
+static int smi_calls(void)
+{
+	FILE *f = fopen(log_path, "r");
+	int c, n = 0;
+
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+static struct gpu_pool *pool_auto(void)
+{
+	struct pfs_config cfg;
+	struct gpu_pool *pool = NULL;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.gpu_mode = GPU_AUTO;
+	ASSERT_EQ(gpu_pool_new(&cfg, &pool), 0);
+	ASSERT(pool != NULL);
+	return pool;
+}
+
+#define TWO_GPUS "gpu 0 GPU-aaaa 100\ngpu 1 GPU-bbbb 200\n"
+
+TEST(leak_compute_process)
+{
+	struct gpu_pool *pool;
+	int a, b, ids[2], back[2];
+	char note[256];
+
+	use_fixture_smi();
+	smi_state(TWO_GPUS);
+	pool = pool_auto();
+	ASSERT_EQ(gpu_pool_size(pool), 2);
+	ASSERT_EQ(gpu_pool_checks(pool), 1);
+	ASSERT_EQ(gpu_pool_held(pool, ids, 2), 0);
+	/* Nothing held back: a recheck asks nobody. */
+	a = smi_calls();
+	ASSERT_EQ(gpu_pool_recheck(pool, back, 2), 0);
+	ASSERT_EQ(smi_calls(), a);
+
+	ASSERT_EQ(gpu_pool_acquire(pool, 1, &a), 0);
+	ASSERT_EQ(gpu_pool_acquire(pool, 1, &b), 0);
+	ASSERT_EQ(a, 0);
+	ASSERT_EQ(b, 1);
+	/* A process on GPU 1 is not GPU 0's leak. */
+	smi_state(TWO_GPUS "app 4242 GPU-bbbb 900\n");
+	ASSERT_EQ(gpu_pool_leak_check(pool, &a, 1, note, sizeof(note)), 0);
+	ASSERT_STREQ(note, "");
+	ASSERT_EQ(gpu_pool_leak_check(pool, &b, 1, note, sizeof(note)), 1);
+	ASSERT_STREQ(note, "GPU 1: 1 compute process");
+	gpu_pool_release(pool, &a, 1);
+	gpu_pool_release(pool, &b, 1);
+
+	/* GPU 1 is held back: one device can be granted, not two. */
+	ASSERT_EQ(gpu_pool_held(pool, ids, 2), 1);
+	ASSERT_EQ(ids[0], 1);
+	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), -EAGAIN);
+	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), 0);
+	ASSERT_EQ(ids[0], 0);
+	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), -EAGAIN);
+	gpu_pool_release(pool, ids, 1);
+	ASSERT_EQ(gpu_pool_size(pool), 2);
+	ASSERT_EQ(gpu_pool_acquire(pool, 3, ids), -ENODEV);
+
+	/* Still there: still held back. */
+	ASSERT_EQ(gpu_pool_recheck(pool, back, 2), 0);
+	ASSERT_EQ(gpu_pool_held(pool, NULL, 0), 1);
+	/* Gone: back in service. */
+	smi_state(TWO_GPUS);
+	ASSERT_EQ(gpu_pool_recheck(pool, back, 2), 1);
+	ASSERT_EQ(back[0], 1);
+	ASSERT_EQ(gpu_pool_held(pool, NULL, 0), 0);
+	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), 0);
+	ASSERT_EQ(ids[0], 0);
+	ASSERT_EQ(ids[1], 1);
+
+	/* Both kinds on one device, nothing on the other; a full note. */
+	smi_state("gpu 0 GPU-aaaa 3377\ngpu 1 GPU-bbbb 200\n"
+		  "app 7 GPU-aaaa 1000\napp 8 GPU-aaaa 2000\n");
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 1);
+	ASSERT_STREQ(note, "GPU 0: 2 compute processes, 3.2 GiB above baseline");
+	gpu_pool_release(pool, ids, 2);
+	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), 0);
+	ASSERT_EQ(ids[0], 1);
+	gpu_pool_release(pool, ids, 1);
+	gpu_pool_free(pool);
+}
+
+TEST(leak_memory_and_gone)
+{
+	struct gpu_pool *pool;
+	int ids[2], back[2];
+	char note[256];
+
+	use_fixture_smi();
+	smi_state(TWO_GPUS);
+	pool = pool_auto();
+	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), 0);
+	/* Up to the tolerance above the baseline is no leak. */
+	smi_state("gpu 0 GPU-aaaa 356\ngpu 1 GPU-bbbb 100\n");
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 0);
+	ASSERT_STREQ(note, "");
+	/* Beyond it is, on each device that is. */
+	smi_state("gpu 0 GPU-aaaa 357\ngpu 1 GPU-bbbb 500\n");
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 2);
+	ASSERT_STREQ(note, "GPU 0: 257 MiB above baseline; GPU 1: 300 MiB above baseline");
+	gpu_pool_release(pool, ids, 2);
+	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), -EAGAIN);
+
+	/* GPU 1 gone from the answer stays held back; GPU 0 is clean. */
+	smi_state("gpu 0 GPU-aaaa 100\n");
+	ASSERT_EQ(gpu_pool_recheck(pool, back, 2), 1);
+	ASSERT_EQ(back[0], 0);
+	ASSERT_EQ(gpu_pool_held(pool, ids, 2), 1);
+	ASSERT_EQ(ids[0], 1);
+	/* A failing nvidia-smi returns nothing to service. */
+	smi_state("fail\n");
+	ASSERT_EQ(gpu_pool_recheck(pool, back, 2), 0);
+	smi_state(TWO_GPUS);
+	ASSERT_EQ(gpu_pool_recheck(pool, back, 2), 1);
+	ASSERT_EQ(back[0], 1);
+
+	/* A device that vanished while granted is held back, and says so. */
+	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), 0);
+	smi_state("gpu 1 GPU-bbbb 200\n");
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 1, note, sizeof(note)), 1);
+	ASSERT_STREQ(note, "GPU 0: not listed by nvidia-smi");
+	gpu_pool_release(pool, ids, 1);
+	gpu_pool_free(pool);
+}
+
+static long long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (long long)(t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+TEST(smi_failing_or_hanging)
+{
+	struct gpu_pool *pool;
+	struct timespec t0;
+	char note[256];
+	int ids[2];
+
+	use_fixture_smi();
+	smi_state(TWO_GPUS);
+	pool = pool_auto();
+	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), 0);
+
+	/* It fails: the check says so, and nothing is held back. */
+	smi_state("fail\n");
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 1, note, sizeof(note)), -EIO);
+	ASSERT_STREQ(note, "nvidia-smi failed");
+	ASSERT_EQ(gpu_pool_held(pool, NULL, 0), 0);
+
+	/* It hangs: killed at the timeout. */
+	gpu_pool_set_timeout(pool, 300);
+	smi_state("hang\n");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 1, note, sizeof(note)), -ETIMEDOUT);
+	ASSERT(elapsed_ms(&t0) < 5000);
+	ASSERT_STREQ(note, "nvidia-smi did not answer within 0.3 s");
+	ASSERT_EQ(gpu_pool_held(pool, NULL, 0), 0);
+
+	/* It is gone from PATH. */
+	ASSERT_EQ(setenv("PATH", "/nonexistent", 1), 0);
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 1, note, sizeof(note)), -ENOENT);
+	ASSERT_STREQ(note, "nvidia-smi is not on PATH");
+	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids + 1), 0);
+	gpu_pool_free(pool);
+
+	/* A hanging nvidia-smi at creation: no GPUs, after the timeout. */
+	use_fixture_smi();
+	smi_state("hang\n");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pool = pool_auto();
+	ASSERT_EQ(gpu_pool_size(pool), 0);
+	ASSERT(elapsed_ms(&t0) < GPU_SMI_TIMEOUT_MS + 3000);
+	gpu_pool_free(pool);
+}
+
+TEST(slots_never_ask)
+{
+	struct gpu_pool *pool;
+	char note[64] = "x";
+	int ids[2];
+
+	use_fixture_smi();
+	smi_state(TWO_GPUS "app 1 GPU-aaaa 10\napp 2 GPU-bbbb 10\n");
+	pool = pool_slots(2);
+	ASSERT_EQ(gpu_pool_checks(pool), 0);
+	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), 0);
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 0);
+	ASSERT_STREQ(note, "");
+	gpu_pool_release(pool, ids, 2);
+	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), 0);
+	ASSERT_EQ(smi_calls(), 0);
+	gpu_pool_free(pool);
+}
+
+TEST(list_checks_known_devices)
+{
+	int cfg_ids[] = { 5, 1 };
+	struct gpu_pool *pool;
+	char note[64];
+	int ids[2], calls;
+
+	use_fixture_smi();
+	smi_state(TWO_GPUS "app 1 GPU-bbbb 10\n");
+	pool = pool_list(cfg_ids, 2);
+	ASSERT_EQ(gpu_pool_size(pool), 2);
+	ASSERT_EQ(gpu_pool_checks(pool), 1);
+	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), 0);
+	ASSERT_EQ(ids[0], 1);
+	ASSERT_EQ(ids[1], 5);
+	/* Device 5 is unknown to nvidia-smi: never checked, never asked. */
+	calls = smi_calls();
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids + 1, 1, note, sizeof(note)), 0);
+	ASSERT_STREQ(note, "");
+	ASSERT_EQ(smi_calls(), calls);
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 1);
+	ASSERT_STREQ(note, "GPU 1: 1 compute process");
+	gpu_pool_free(pool);
+
+	/* No nvidia-smi: a list is still a pool, without checks. */
+	ASSERT_EQ(setenv("PATH", "/nonexistent", 1), 0);
+	pool = pool_list(cfg_ids, 2);
+	ASSERT_EQ(gpu_pool_size(pool), 2);
+	ASSERT_EQ(gpu_pool_checks(pool), 0);
+	gpu_pool_free(pool);
+}
+
+TEST(auto_columns)
+{
+	struct gpu_pool *pool;
+	char note[64];
+	int ids[2];
+
+	/* Units left on, a memory the driver cannot report, blanks. */
+	fake_smi(tmpdir, "printf '0, GPU-x, 10 MiB\\n 1 ,GPU-y,[N/A]\\n'\n");
+	ASSERT_EQ(setenv("PATH", tmpdir, 1), 0);
+	pool = pool_auto();
+	ASSERT_EQ(gpu_pool_size(pool), 2);
+	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), 0);
+	/* Later device 0 uses far more than its baseline; device 1 has no
+	 * baseline, so no memory check; a process query answering with a line
+	 * that is no process finds none. */
+	fake_smi(tmpdir, "case \"$1\" in --query-gpu=*) printf '0, GPU-x, 9000\\n1, GPU-y, [N/A]\\n';; "
+			 "*) echo 'No running processes found';; esac\n");
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 1);
+	ASSERT_STREQ(note, "GPU 0: 8.8 GiB above baseline");
+	gpu_pool_free(pool);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "%s/packetfs-gpu-XXXXXX",
@@ -259,7 +559,21 @@ int main(void)
 	RUN(release_and_disjoint);
 	RUN(format_list);
 	RUN(auto_detect);
+	RUN(leak_compute_process);
+	RUN(leak_memory_and_gone);
+	RUN(smi_failing_or_hanging);
+	RUN(slots_never_ask);
+	RUN(list_checks_known_devices);
+	RUN(auto_columns);
 
+	unlink(state_path);
+	unlink(log_path);
+	{
+		char path[PATH_MAX + 32];
+
+		snprintf(path, sizeof(path), "%s/nvidia-smi", tmpdir);
+		unlink(path);
+	}
 	rmdir(tmpdir);
 	return 0;
 }
