@@ -1,0 +1,342 @@
+/*
+ * test-testcount.c - test summaries read from test runners' output
+ * (engine/testcount.c). The samples are what the tools print: meson 1.0
+ * and ctest 3.25 captured from tiny projects, pytest 7.2 from a test file
+ * with passing, failing, skipped and xfail tests, automake 1.16's parallel
+ * test harness, and the plain "N passed, M failed" line of tests/run.sh.
+ * Each tool is checked for a run with tests, a run with none and a run
+ * whose tests were all skipped; the last summary in the text wins.
+ */
+#include <string.h>
+
+#include "test.h"
+#include "testcount.h"
+
+/* Scans text; checks the tool and the counts (ran, failed). */
+static void expect(const char *text, enum testcount_tool tool, long ran, long failed)
+{
+	struct testcount tc;
+	int found;
+
+	memset(&tc, 0x55, sizeof(tc));
+	found = testcount_scan(text, strlen(text), &tc);
+	if (found != (tool != TESTCOUNT_NONE) || tc.tool != tool || tc.ran != ran ||
+	    tc.failed != failed)
+		FAIL_AT("scan of <<%s>>: found %d tool %s ran %ld failed %ld; want tool %s ran %ld "
+			"failed %ld", text, found, testcount_tool_name(tc.tool), tc.ran, tc.failed,
+			testcount_tool_name(tool), ran, failed);
+}
+
+static const char meson_mixed[] =
+	"ninja: Entering directory `/tmp/tc/m/b'\n"
+	"ninja: no work to do.\n"
+	"1/4 ok1  OK              0.13s\n"
+	"2/4 ok2  OK              0.07s\n"
+	"3/4 bad  FAIL            0.13s   exit status 1\n"
+	">>> MALLOC_PERTURB_=70 /tmp/tc/m/b/bad\n"
+	"\n"
+	"4/4 skip SKIP            0.08s   exit status 77\n"
+	"\n"
+	"Ok:                 2   \n"
+	"Expected Fail:      0   \n"
+	"Fail:               1   \n"
+	"Unexpected Pass:    0   \n"
+	"Skipped:            1   \n"
+	"Timeout:            0   \n"
+	"\n"
+	"Full log written to /tmp/tc/m/b/meson-logs/testlog.txt\n";
+
+static const char meson_skipped[] =
+	"1/1 skip SKIP            0.05s   exit status 77\n"
+	"\n"
+	"Ok:                 0   \n"
+	"Expected Fail:      0   \n"
+	"Fail:               0   \n"
+	"Unexpected Pass:    0   \n"
+	"Skipped:            1   \n"
+	"Timeout:            0   \n"
+	"\n"
+	"Full log written to /tmp/tc/m3/b/meson-logs/testlog.txt\n";
+
+static const char meson_none[] = "ninja: Entering directory `/tmp/tc/m2/b'\n"
+				 "ninja: no work to do.\n"
+				 "No tests defined.\n";
+
+/* meson on a terminal: colour escapes around the counts. */
+static const char meson_colour[] =
+	"\033[32mOk:                 3   \033[0m\n"
+	"Expected Fail:      0   \n"
+	"\033[31mFail:               0   \033[0m\n"
+	"Unexpected Pass:    0   \n"
+	"Skipped:            0   \n"
+	"Timeout:            1   \r\n";
+
+TEST(meson)
+{
+	expect(meson_mixed, TESTCOUNT_MESON, 3, 1);
+	expect(meson_skipped, TESTCOUNT_MESON, 0, 0);
+	expect(meson_none, TESTCOUNT_MESON, 0, 0);
+	expect(meson_colour, TESTCOUNT_MESON, 4, 1);
+	/* "Fail:" outside the block is not a summary */
+	expect("Fail: 0\nSkipped: 3\n", TESTCOUNT_NONE, 0, 0);
+	/* an "Ok:" line that does not hold a count only */
+	expect("Ok: 3 of them\n", TESTCOUNT_NONE, 0, 0);
+}
+
+static const char ctest_fail[] =
+	"Test project /tmp/tc/c/b\n"
+	"    Start 1: ok1\n"
+	"1/3 Test #1: ok1 ..............................   Passed    0.02 sec\n"
+	"    Start 2: ok2\n"
+	"2/3 Test #2: ok2 ..............................   Passed    0.02 sec\n"
+	"    Start 3: bad\n"
+	"3/3 Test #3: bad ..............................***Failed    0.02 sec\n"
+	"\n"
+	"67% tests passed, 1 tests failed out of 3\n"
+	"\n"
+	"Total Test time (real) =   0.06 sec\n"
+	"\n"
+	"The following tests FAILED:\n"
+	"\t  3 - bad (Failed)\n"
+	"Errors while running CTest\n"
+	"Output from these tests are in: /tmp/tc/c/b/Testing/Temporary/LastTest.log\n"
+	"Use \"--rerun-failed --output-on-failure\" to re-run the failed cases verbosely.\n";
+
+static const char ctest_pass[] =
+	"Test project /tmp/tc/c/b\n"
+	"    Start 1: ok1\n"
+	"1/2 Test #1: ok1 ..............................   Passed    0.01 sec\n"
+	"    Start 2: ok2\n"
+	"2/2 Test #2: ok2 ..............................   Passed    0.01 sec\n"
+	"\n"
+	"100% tests passed, 0 tests failed out of 2\n"
+	"\n"
+	"Total Test time (real) =   0.03 sec\n";
+
+static const char ctest_none[] = "Test project /tmp/tc/c2/b\n"
+				 "No tests were found!!!\n";
+
+static const char ctest_skipped[] =
+	"Test project /tmp/tc/c3/b\n"
+	"    Start 1: skip\n"
+	"1/1 Test #1: skip .............................***Skipped   0.01 sec\n"
+	"\n"
+	"100% tests passed, 0 tests failed out of 1\n"
+	"\n"
+	"Total Test time (real) =   0.01 sec\n"
+	"\n"
+	"The following tests did not run:\n"
+	"\t  1 - skip (Skipped)\n";
+
+static const char ctest_some_skipped[] =
+	"100% tests passed, 0 tests failed out of 3\n"
+	"\n"
+	"Total Test time (real) =   0.01 sec\n"
+	"\n"
+	"The following tests did not run:\n"
+	"\t  1 - skip (Skipped)\n"
+	"\t  3 - gpu test (Skipped)\n"
+	"\t  9 - odd (Skipped) name (Disabled)\n"
+	"\t  4 - another (Skipped)\n";
+
+TEST(ctest)
+{
+	expect(ctest_fail, TESTCOUNT_CTEST, 3, 1);
+	expect(ctest_pass, TESTCOUNT_CTEST, 2, 0);
+	expect(ctest_none, TESTCOUNT_CTEST, 0, 0);
+	expect(ctest_skipped, TESTCOUNT_CTEST, 0, 0);
+	/* the list ends at the first line that is not a skipped test */
+	expect(ctest_some_skipped, TESTCOUNT_CTEST, 1, 0);
+}
+
+static const char pytest_mixed[] =
+	"============================= test session starts ==============================\n"
+	"platform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0+repack\n"
+	"rootdir: /tmp/tc/p\n"
+	"collected 5 items\n"
+	"\n"
+	"test_a.py ..Fsx                                                          [100%]\n"
+	"\n"
+	"=================================== FAILURES ===================================\n"
+	"____________________________________ test_c ____________________________________\n"
+	"\n"
+	"    def test_c(): assert 1 == 2\n"
+	"E   assert 1 == 2\n"
+	"\n"
+	"test_a.py:4: AssertionError\n"
+	"=========================== short test summary info ============================\n"
+	"FAILED test_a.py::test_c - assert 1 == 2\n"
+	"============== 1 failed, 2 passed, 1 skipped, 1 xfailed in 0.03s ===============\n";
+
+static const char pytest_none[] =
+	"============================= test session starts ==============================\n"
+	"platform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0+repack\n"
+	"rootdir: /tmp/tc/p/e\n"
+	"collected 0 items\n"
+	"\n"
+	"============================ no tests ran in 0.00s =============================\n";
+
+TEST(pytest)
+{
+	expect(pytest_mixed, TESTCOUNT_PYTEST, 4, 1);
+	expect(pytest_none, TESTCOUNT_PYTEST, 0, 0);
+	/* -q: no frame */
+	expect("..                                                                       [100%]\n"
+	       "2 passed in 0.01s\n", TESTCOUNT_PYTEST, 2, 0);
+	expect("1 failed, 2 passed, 1 skipped, 1 xfailed in 0.02s\n", TESTCOUNT_PYTEST, 4, 1);
+	expect("======================= 1 skipped, 4 deselected in 0.01s =======================\n",
+	       TESTCOUNT_PYTEST, 0, 0);
+	expect("==== 3 passed, 2 warnings in 62.40s (0:01:02) ====\n", TESTCOUNT_PYTEST, 3, 0);
+	expect("==== 1 passed, 1 error in 0.05s ====\n", TESTCOUNT_PYTEST, 2, 1);
+	/* not pytest: an unknown word, or no time */
+	expect("3 passed, 2 bananas in 0.1s\n", TESTCOUNT_NONE, 0, 0);
+	expect("3 passed in the end\n", TESTCOUNT_NONE, 0, 0);
+}
+
+static const char automake_mixed[] =
+	"PASS: t1\n"
+	"PASS: t2\n"
+	"FAIL: t3\n"
+	"SKIP: t4\n"
+	"============================================================================\n"
+	"Testsuite summary for hello 1.0\n"
+	"============================================================================\n"
+	"# TOTAL: 4\n"
+	"# PASS:  2\n"
+	"# SKIP:  1\n"
+	"# XFAIL: 0\n"
+	"# FAIL:  1\n"
+	"# XPASS: 0\n"
+	"# ERROR: 0\n"
+	"============================================================================\n"
+	"See ./test-suite.log\n"
+	"============================================================================\n"
+	"make[3]: *** [Makefile:1138: test-suite.log] Error 1\n";
+
+static const char automake_none[] =
+	"make  check-TESTS\n"
+	"make[2]: Entering directory '/tmp/hello'\n"
+	"============================================================================\n"
+	"Testsuite summary for hello 1.0\n"
+	"============================================================================\n"
+	"# TOTAL: 0\n"
+	"# PASS:  0\n"
+	"# SKIP:  0\n"
+	"# XFAIL: 0\n"
+	"# FAIL:  0\n"
+	"# XPASS: 0\n"
+	"# ERROR: 0\n"
+	"============================================================================\n"
+	"make[2]: Leaving directory '/tmp/hello'\n";
+
+static const char automake_skipped[] =
+	"SKIP: t1\n"
+	"SKIP: t2\n"
+	"============================================================================\n"
+	"Testsuite summary for hello 1.0\n"
+	"============================================================================\n"
+	"# TOTAL: 2\n"
+	"# PASS:  0\n"
+	"# SKIP:  2\n"
+	"# XFAIL: 0\n"
+	"# FAIL:  0\n"
+	"# XPASS: 0\n"
+	"# ERROR: 0\n"
+	"============================================================================\n";
+
+/* with --enable-color-tests (or a terminal) */
+static const char automake_colour[] =
+	"\033[0;32mPASS\033[m: t1\n"
+	"\033[0;32m============================================================================\033[m\n"
+	"\033[0;32mTestsuite summary for hello 1.0\033[m\n"
+	"\033[0;32m============================================================================\033[m\n"
+	"# TOTAL: 1\n"
+	"\033[0;32m# PASS: \033[m 1\n"
+	"# SKIP:  0\n"
+	"# XFAIL: 0\n"
+	"# FAIL:  0\n"
+	"# XPASS: 0\n"
+	"# ERROR: 0\n";
+
+TEST(automake)
+{
+	expect(automake_mixed, TESTCOUNT_AUTOMAKE, 3, 1);
+	expect(automake_none, TESTCOUNT_AUTOMAKE, 0, 0);
+	expect(automake_skipped, TESTCOUNT_AUTOMAKE, 0, 0);
+	expect(automake_colour, TESTCOUNT_AUTOMAKE, 1, 0);
+}
+
+TEST(plain)
+{
+	expect("PASS pipeline/full\nFAIL pipeline/rerun\n12 passed, 1 failed\n", TESTCOUNT_PLAIN,
+	       13, 1);
+	expect("0 passed, 0 failed\n", TESTCOUNT_PLAIN, 0, 0);
+	expect("result: 4 passed, 0 failed, 2 skipped\n", TESTCOUNT_PLAIN, 4, 0);
+	/* not a count of its own */
+	expect("v1.5 passed, 0 failed\n", TESTCOUNT_NONE, 0, 0);
+	expect("run 3 passed, 2 failedover\n", TESTCOUNT_NONE, 0, 0);
+	/* ctest's line is ctest's */
+	expect("100% tests passed, 0 tests failed out of 7\n", TESTCOUNT_CTEST, 7, 0);
+}
+
+TEST(no_summary)
+{
+	struct testcount tc;
+
+	expect("", TESTCOUNT_NONE, 0, 0);
+	expect("cc -Wall -o hello hello.c\nhello, new world\n", TESTCOUNT_NONE, 0, 0);
+	/* what recipes/02-unit-tests.sh says of itself */
+	expect("02-unit-tests: 3 tests passed\n02-unit-tests: validated\n", TESTCOUNT_NONE, 0, 0);
+	/* the engine's own log header and footer */
+	expect("# packetfs recipe log\n# recipe: 02-unit-tests\n# summary: run the unit tests "
+	       "(meson test, make check or make test, ctest)\n# gpus: none\n\n"
+	       "# packetfs: exit code 0 after 0.1 s\n", TESTCOUNT_NONE, 0, 0);
+	ASSERT_EQ(testcount_scan(NULL, 0, &tc), 0);
+	ASSERT_EQ(tc.tool, TESTCOUNT_NONE);
+	ASSERT_STREQ(testcount_tool_name(TESTCOUNT_NONE), "");
+	ASSERT_STREQ(testcount_tool_name(TESTCOUNT_MESON), "meson test");
+	ASSERT_STREQ(testcount_tool_name(TESTCOUNT_AUTOMAKE), "make check");
+}
+
+TEST(last_wins)
+{
+	char text[4096];
+
+	/* tests ran, then a second runner ran none: the last word is "none" */
+	snprintf(text, sizeof(text), "%s%s", ctest_pass, pytest_none);
+	expect(text, TESTCOUNT_PYTEST, 0, 0);
+	snprintf(text, sizeof(text), "%s%s", meson_none, ctest_pass);
+	expect(text, TESTCOUNT_CTEST, 2, 0);
+	snprintf(text, sizeof(text), "%s%s", meson_mixed, automake_none);
+	expect(text, TESTCOUNT_AUTOMAKE, 0, 0);
+	snprintf(text, sizeof(text), "%sunrelated output after it\n", meson_mixed);
+	expect(text, TESTCOUNT_MESON, 3, 1);
+	/* a block cut short still counts what it said */
+	expect("Ok: 5\nExpected Fail: 0\n", TESTCOUNT_MESON, 5, 0);
+	/* no newline at the end, and a NUL inside */
+	expect("2 passed in 0.01s", TESTCOUNT_PYTEST, 2, 0);
+	{
+		static const char nul[] = "no tests ran in 0.01s\0" "3 passed in 0.1s";
+		struct testcount tc;
+
+		ASSERT_EQ(testcount_scan(nul, sizeof(nul) - 1, &tc), 1);
+		ASSERT_EQ(tc.tool, TESTCOUNT_PYTEST);
+		ASSERT_EQ(tc.ran, 3);
+	}
+	/* a very long line does not overflow */
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	expect(text, TESTCOUNT_NONE, 0, 0);
+}
+
+int main(void)
+{
+	RUN(meson);
+	RUN(ctest);
+	RUN(pytest);
+	RUN(automake);
+	RUN(plain);
+	RUN(no_summary);
+	RUN(last_wins);
+	return 0;
+}
