@@ -4,15 +4,27 @@
  * as interrupted.
  *
  * DESIGN. Every run still running or queued is sealed as interrupted (a
- * note in its log, a log sha256, and for a recipe an engine line in the
- * registry); a process group it left behind is killed first, when it is
- * still that run's. Items that were running become queued, or failed when
- * the pipeline says on_interrupt_fail, with an "interrupted" event.
+ * note in its log, a log sha256, for a recipe an engine line in the
+ * registry, and its stage_finished or recipe_finished event with status
+ * interrupted). The processes it left behind are ended first: the process
+ * group the run row records, when it is still that run's, and any other
+ * process that carries the run's environment (PACKET_WORKTREE of this
+ * store and item, its PACKET_STAGE, PACKET_ITERATION and RECIPE_NAME): a
+ * run killed before its group was recorded, or a validator or publish
+ * program that started long after its stage row. Items that were running
+ * become queued, or failed when the pipeline says on_interrupt_fail, with
+ * an "interrupted" event; an item with only an interrupted rerun returns
+ * to done or waiting (its stages stand where they were).
  *
  * Invariants: works on the store alone (no struct pipe exists yet); runs
- * once, on the thread that opens the engine.
+ * once, on the thread that opens the engine, before the new daemon has
+ * started any process of its own - so no process of a dead daemon's runs
+ * is alive once it returns, and nothing of an item runs twice at once.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,23 +33,196 @@
 
 #include "engine_int.h"
 #include "registry.h"
-#include "runner.h"
 
 struct recover {
 	struct engine *e;
-	int rc;
 	int64_t staged[256]; /* items whose stage run was interrupted */
+	char stage_name[256][64]; /* ... and that stage (the latest run's) */
 	int nstaged;
+	int64_t reran[256];  /* items with an interrupted recipe run */
+	int nreran;
 };
+
+/* What a run's processes carry in their environment (pipe__make_env):
+ * "NAME=value" entries. A stage program has its PACKET_STAGE and no
+ * RECIPE_NAME (recipe ""); a recipe is known by its RECIPE_NAME (stage ""
+ * matches any PACKET_STAGE). */
+struct run_env {
+	char worktree[PATH_MAX + 32];
+	char stage[96];
+	char iteration[48];
+	char recipe[96];
+};
+
+/* Adds id to the set v[0..*n) unless there. */
+static void add_id(int64_t *v, int *n, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (v[i] == id)
+			return;
+	if (*n < 256)
+		v[(*n)++] = id;
+}
+
+static int has_id(const int64_t *v, int n, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == id)
+			return 1;
+	return 0;
+}
+
+/*
+ * The environment process pid was started with (NUL-separated "NAME=value"
+ * entries, at most 1 MiB) into *env (caller frees) and its size into *len.
+ * 0, or a negative errno: gone, a zombie or kernel thread (-ENOENT), not
+ * ours to read (-EACCES), -ENOMEM.
+ */
+static int read_environ(pid_t pid, char **env, size_t *len)
+{
+	char path[64], *buf = NULL, *nb;
+	size_t cap = 0, n = 0, got;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	do {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8192;
+			nb = cap <= (1u << 20) ? realloc(buf, cap) : NULL;
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got > 0);
+	fclose(f);
+	if (n == 0) {
+		free(buf);
+		return -ENOENT;
+	}
+	*env = buf;
+	*len = n;
+	return 0;
+}
+
+/* Whether env[0..len) has the entry want (prefix: an entry starting so). */
+static int env_has(const char *env, size_t len, const char *want, int prefix)
+{
+	size_t off = 0, wl = strlen(want), l;
+
+	while (off < len) {
+		l = strnlen(env + off, len - off);
+		if ((prefix ? l >= wl : l == wl) && memcmp(env + off, want, wl) == 0)
+			return 1;
+		off += l + 1;
+	}
+	return 0;
+}
+
+static int env_is_run(const char *env, size_t len, const struct run_env *re)
+{
+	if (!env_has(env, len, re->worktree, 0) || !env_has(env, len, re->iteration, 0) ||
+	    (re->stage[0] && !env_has(env, len, re->stage, 0)))
+		return 0;
+	return re->recipe[0] ? env_has(env, len, re->recipe, 0) : !env_has(env, len, "RECIPE_NAME=", 1);
+}
+
+/* Whether process pid was started with run re's environment. */
+static int proc_is_run(pid_t pid, const struct run_env *re)
+{
+	char *env = NULL;
+	size_t len = 0;
+	int yes;
+
+	if (read_environ(pid, &env, &len))
+		return 0;
+	yes = env_is_run(env, len, re);
+	free(env);
+	return yes;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Whether process group pgid has a member that is not a zombie: an
+ * earlier daemon's children are nobody's to reap once it died, and an init
+ * that does not reap leaves their zombies in the group for good. */
+static int group_has_live(pid_t pgid)
+{
+	char path[300], buf[512], *p, state;
+	struct dirent *de;
+	int live = 0, pg;
+	DIR *d;
+	FILE *f;
+
+	if (kill(-pgid, 0) < 0 && errno == ESRCH)
+		return 0;
+	d = opendir("/proc");
+	if (!d)
+		return 1;
+	while (!live && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (p && sscanf(p + 1, " %c %*d %d", &state, &pg) == 2 && pg == pgid &&
+		    state != 'Z' && state != 'X')
+			live = 1;
+	}
+	closedir(d);
+	return live;
+}
+
+/*
+ * Ends process group pgid: SIGTERM, then SIGKILL once grace_s seconds
+ * passed with members still alive; returns when none is left alive (or,
+ * for a member the kernel cannot end at once, a second after SIGKILL).
+ * Blocks the caller; never our own group.
+ */
+static void end_group(pid_t pgid, unsigned grace_s)
+{
+	long waited;
+
+	if (pgid <= 1 || pgid == getpgrp() || kill(-pgid, SIGTERM) < 0)
+		return;
+	for (waited = 0; waited < (long)grace_s * 1000; waited += 50) {
+		sleep_ms(50);
+		if (!group_has_live(pgid))
+			return;
+	}
+	kill(-pgid, SIGKILL);
+	for (waited = 0; waited < 1000 && group_has_live(pgid); waited += 50)
+		sleep_ms(50);
+}
 
 /*
  * Whether process group pgid, recorded by an earlier daemon for a run
- * started at started_at, is still that run's. A live leader must have
- * started then (pids are reused after a reboot or a wrap); without a
- * leader, the kernel keeps the id from being reused while members remain,
- * so whoever is left is ours.
+ * started at started_at, is still that run's. A live leader must carry the
+ * run's environment, or (when it cleared that) have started then: pids are
+ * reused after a reboot or a wrap. Without a leader, the kernel keeps the
+ * id from being reused while members remain, so whoever is left is ours.
  */
-static int group_is_ours(pid_t pgid, const char *started_at)
+static int group_is_ours(pid_t pgid, const char *started_at, const struct run_env *re)
 {
 	char path[64], buf[1024], *p, *line = NULL;
 	unsigned long long start_ticks = 0, btime = 0;
@@ -52,6 +237,8 @@ static int group_is_ours(pid_t pgid, const char *started_at)
 		return 1;
 	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
 	fclose(f);
+	if (proc_is_run(pgid, re))
+		return 1;
 	for (i = 0; p && i < 20; i++)
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p + 1, "%llu", &start_ticks) != 1)
@@ -74,12 +261,50 @@ static int group_is_ours(pid_t pgid, const char *started_at)
 	}
 }
 
+/*
+ * Ends every process group that holds a process started with run re's
+ * environment: what a dead daemon's run left behind without (or outside)
+ * its recorded group. Never our own group or our parent's.
+ */
+static void end_run_processes(const struct run_env *re, unsigned grace_s)
+{
+	pid_t groups[64], self = getpid(), own = getpgrp(), parent = getpgid(getppid()), pg;
+	struct dirent *de;
+	int ng = 0, i;
+	char *end;
+	DIR *d;
+	long pid;
+
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 1 || pid == self || !proc_is_run((pid_t)pid, re))
+			continue;
+		pg = getpgid((pid_t)pid);
+		if (pg <= 1 || pg == own || pg == parent)
+			continue;
+		for (i = 0; i < ng && groups[i] != pg; i++)
+			;
+		if (i == ng && ng < (int)(sizeof(groups) / sizeof(groups[0])))
+			groups[ng++] = pg;
+	}
+	closedir(d);
+	for (i = 0; i < ng; i++)
+		end_group(groups[i], grace_s);
+}
+
 static int recover_run(void *arg, const struct run *r0)
 {
 	struct recover *rv = arg;
 	struct engine *e = rv->e;
 	struct pfs_config *cfg = engine_config_get(e);
-	const char *msg = "the daemon stopped while this ran; recorded as interrupted on restart";
+	const char *msg = "the daemon stopped while this ran";
+	unsigned grace = (unsigned)(cfg->cancel_grace_s ? cfg->cancel_grace_s : 1);
+	int recipe = strcmp(r0->kind, "recipe") == 0;
+	struct run_env re;
+	struct item it;
 	struct run r;
 	char line[256];
 	int n;
@@ -88,11 +313,37 @@ static int recover_run(void *arg, const struct run *r0)
 		return 0;
 	if (store_run_get(e->store, r0->id, &r))
 		return 0;
-	if (strcmp(r.kind, "stage") == 0 && rv->nstaged < 256)
-		rv->staged[rv->nstaged++] = r.item_id;
-	if (r.pgid > 0 && group_is_ours(r.pgid, r.started_at))
-		runner_kill_group_sync(r.pgid, (unsigned)(cfg->cancel_grace_s ? cfg->cancel_grace_s : 1));
-	n = snprintf(line, sizeof(line), "\n%s packetfs: %s\n", strcmp(r.kind, "recipe") == 0 ? "#" : "[packetfs]", msg);
+	if (store_item_get_id(e->store, r.item_id, &it)) {
+		run_clear(&r);
+		return 0;
+	}
+	if (recipe) {
+		add_id(rv->reran, &rv->nreran, r.item_id);
+	} else {
+		for (n = 0; n < rv->nstaged && rv->staged[n] != r.item_id; n++)
+			;
+		if (n < 256) {
+			rv->staged[n] = r.item_id;
+			snprintf(rv->stage_name[n], sizeof(rv->stage_name[n]), "%s", r.name);
+			rv->nstaged += n == rv->nstaged;
+		}
+	}
+	/* Its processes end before anything of the item can start again. */
+	snprintf(re.worktree, sizeof(re.worktree), "PACKET_WORKTREE=%s/worktrees/%s", e->store_dir,
+		 it.name);
+	snprintf(re.iteration, sizeof(re.iteration), "PACKET_ITERATION=%d", r.iteration);
+	if (recipe) {
+		re.stage[0] = '\0';
+		snprintf(re.recipe, sizeof(re.recipe), "RECIPE_NAME=%s", r.name);
+	} else {
+		snprintf(re.stage, sizeof(re.stage), "PACKET_STAGE=%s", r.name);
+		re.recipe[0] = '\0';
+	}
+	if (r.pgid > 0 && group_is_ours(r.pgid, r.started_at, &re))
+		end_group(r.pgid, grace);
+	end_run_processes(&re, grace);
+	n = snprintf(line, sizeof(line), recipe ? "\n# packetfs: status interrupted: %s (recorded on restart)\n"
+						: "\n[packetfs] interrupted: %s (recorded on restart)\n", msg);
 	store_log_append(e->store, r.id, line, (size_t)n);
 	snprintf(r.status, sizeof(r.status), "interrupted");
 	free(r.note);
@@ -100,7 +351,7 @@ static int recover_run(void *arg, const struct run *r0)
 	util_rfc3339(util_now_ns(), r.finished_at);
 	store_log_sha256(e->store, r.id, r.log_sha256, &r.log_size);
 	store_run_update(e->store, &r);
-	if (strcmp(r.kind, "recipe") == 0) {
+	if (recipe) {
 		struct registry_run rr;
 		char *l;
 		int gpus[16], ng = 0;
@@ -133,6 +384,12 @@ static int recover_run(void *arg, const struct run *r0)
 			free(l);
 		}
 	}
+	/* The end of the run, as a run that ends under a live daemon has. */
+	n = snprintf(line, sizeof(line), ",\"%s\":\"%s\",\"run\":%d,\"status\":\"interrupted\",\"log\":\"%s\"",
+		     recipe ? "recipe" : "stage", r.name, r.run_no, r.log_path);
+	if (n > 0 && (size_t)n < sizeof(line))
+		engine_event(e, it.id, it.name, recipe ? "recipe_finished" : "stage_finished", line);
+	item_clear(&it);
 	run_clear(&r);
 	return 0;
 }
@@ -142,38 +399,57 @@ static int recover_item(void *arg, const struct item *it0)
 	struct recover *rv = arg;
 	struct engine *e = rv->e;
 	struct pfs_config *cfg = engine_config_get(e);
+	const char *state = cfg->on_interrupt_fail ? "failed" : "queued";
 	struct item it;
-	int i, staged = 0;
+	int i;
 
 	if (strcmp(it0->state, "running") != 0)
 		return 0;
 	if (store_item_get_id(e->store, it0->id, &it))
 		return 0;
-	for (i = 0; i < rv->nstaged; i++)
-		staged |= rv->staged[i] == it.id;
-	if (!staged) {
+	if (!has_id(rv->staged, rv->nstaged, it.id) && has_id(rv->reran, rv->nreran, it.id)) {
 		/* Only a rerun of recipes was in progress: its runs are recorded as
-		 * interrupted; the stages are where they were. */
+		 * interrupted; the stages are where they were, so the item is done
+		 * when its last stage had succeeded, and waits for advance
+		 * otherwise. */
+		size_t k;
+		const char *back = it.stage_ok && config_stage(cfg, it.stage, &k) &&
+				   k + 1 == cfg->nstages ? "done" : "waiting";
+		char extra[64];
+
 		free(it.state);
-		it.state = strdup("waiting");
+		it.state = strdup(back);
 		free(it.last_error);
 		it.last_error = strdup("interrupted: the daemon stopped during a rerun");
 		if (it.state && it.last_error) {
 			store_item_update(e->store, &it);
-			engine_event(e, it.id, it.name, "interrupted", ",\"state\":\"waiting\"");
+			snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", back);
+			engine_event(e, it.id, it.name, "interrupted", extra);
 		}
 		item_clear(&it);
 		return 0;
 	}
-	it.stage_ok = 0;
+	/* The interrupted stage runs again (advance starts it): the one whose
+	 * run was cut off, even when the daemon died before the item said so.
+	 * Without one, the daemon died between two steps: the item goes on
+	 * from where its row stands. */
+	for (i = 0; i < rv->nstaged; i++) {
+		if (rv->staged[i] == it.id) {
+			free(it.stage);
+			it.stage = strdup(rv->stage_name[i]);
+			it.stage_ok = 0;
+		}
+	}
 	free(it.state);
-	it.state = strdup(cfg->on_interrupt_fail ? "failed" : "queued");
+	it.state = strdup(state);
 	free(it.last_error);
 	it.last_error = strdup("interrupted: the daemon stopped while a stage ran");
-	if (it.state && it.last_error) {
+	if (it.state && it.last_error && it.stage) {
+		char extra[64];
+
 		store_item_update(e->store, &it);
-		engine_event(e, it.id, it.name, "interrupted",
-			     cfg->on_interrupt_fail ? ",\"state\":\"failed\"" : ",\"state\":\"queued\"");
+		snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", state);
+		engine_event(e, it.id, it.name, "interrupted", extra);
 	}
 	item_clear(&it);
 	return 0;
