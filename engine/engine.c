@@ -27,6 +27,7 @@
 
 #include "engine_int.h"
 #include "repo.h"
+#include "runner.h"
 
 int engine_valid_item_name(const char *name)
 {
@@ -568,6 +569,10 @@ int engine_start(struct engine *e)
 
 	if (e->readonly || e->started)
 		return -EINVAL;
+	/* Orphans of stage and recipe processes come to us, not to init, so
+	 * that cancel and the end of a run reach them (see runner.h). Without
+	 * it runs still work; a descendant that escaped can survive its run. */
+	runner_set_subreaper();
 	rc = uv_loop_init(&e->loop);
 	if (rc)
 		return rc;

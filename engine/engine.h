@@ -201,9 +201,11 @@ void engine_watch(struct engine *e, engine_change_fn fn, void *arg);
  * the item's documents (or of path only), then the item's events. -ENOENT
  * for an unknown item. */
 int engine_log(struct engine *e, const char *item, const char *path, struct buf *out);
-/* `packetfs check`: SQLite integrity, every log against its sha256, every
- * engine registry line against the runs table. Returns 0 when clean, 1
- * when problems were found (each named in out), or -errno. */
+/* `packetfs check`: SQLite integrity, every log against its recorded size
+ * and sha256, every engine registry line against its run in the runs table
+ * and its log, every external line saying it is external. Returns 0 when
+ * clean ("store is consistent" in out), 1 when problems were found (one
+ * line each in out, naming the item and the run), or -errno. */
 int engine_check(struct engine *e, struct buf *out);
 /* The process id of the daemon that last opened the store for writing
  * (recorded in the store), or 0. It may have exited since. */

@@ -10,7 +10,13 @@
  * `advance` means "the stage after it" (or it again, after a failure).
  * Gates are checked when a stage is about to start; a refused gate leaves
  * the item at the previous stage with state blocked (or waiting, for an
- * approve gate) and the reason in last_error.
+ * approve gate) and the reason in last_error. The evidence half of a gate
+ * (registry_gate) believes only the latest engine run of each recipe at
+ * the branch's current head. Starting a stage clears the results of it and
+ * every later stage (verdict, assessment): they are stale. `approve` counts
+ * only when given after the last print ended (a print drops it when it
+ * starts and when it ends) and is used up by the run of the gated stage it
+ * lets through.
  *
  * Processes are jobs: one stage program or one recipe, each a run row
  * whose log is streamed into the store as output arrives. The validate
@@ -181,7 +187,8 @@ char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, 
 
 	for (i = 0; environ[i]; i++) {
 		if (strncmp(environ[i], "PACKET_", 7) == 0 || strncmp(environ[i], "RECIPE_", 7) == 0 ||
-		    strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) == 0)
+		    strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
+		    strncmp(environ[i], "CUDA_DEVICE_ORDER=", 18) == 0)
 			continue;
 		strv_push(&env, environ[i]);
 	}
@@ -207,6 +214,9 @@ char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, 
 		strv_push(&env, var);
 		snprintf(var, sizeof(var), "CUDA_VISIBLE_DEVICES=%s", cuda ? cuda : "");
 		strv_push(&env, var);
+		/* nvidia-smi numbers devices in PCI bus order, CUDA fastest first
+		 * unless told otherwise: the pool's indices are nvidia-smi's. */
+		strv_push(&env, "CUDA_DEVICE_ORDER=PCI_BUS_ID");
 	}
 	return env;
 }
@@ -328,6 +338,16 @@ void pipe__run_seal(struct pipe *p, struct run *r, double duration_s)
 	store_run_update(p->e->store, r);
 }
 
+/* Something of an item ended, so a slot may have opened for a queued item
+ * (max_parallel_items): called wherever an item can stop being busy - a
+ * process exit, a push that ends its stage, a command (cancel) that ends a
+ * validation whose recipes were all queued. */
+static void slot_freed(struct pipe *p)
+{
+	if (!p->shutting_down && engine_config_get(p->e)->max_parallel_items > 0)
+		pipe_resume(p);
+}
+
 static void on_exit_cb(void *arg, const struct runner_result *res)
 {
 	struct job *j = arg;
@@ -344,13 +364,7 @@ static void on_exit_cb(void *arg, const struct runner_result *res)
 		pipe__job_free(j);
 	}
 	pipe__pump(p);
-	if (!p->shutting_down) {
-		/* A slot may have opened for a queued item. */
-		struct pfs_config *cfg = engine_config_get(p->e);
-
-		if (cfg->max_parallel_items > 0)
-			pipe_resume(p);
-	}
+	slot_freed(p);
 }
 
 /*
@@ -595,16 +609,32 @@ static void check_worktree(struct pipe *p, struct job *j, const struct item *it,
 	buf_free(&dirty);
 }
 
-/* A stage program or validation ended: record it and move the item on. */
-/* Tells watchers that change.diff changed when the item's branch no longer
- * points at old_head (stage programs commit on it). */
+/*
+ * Withdraws an approve the item holds (the caller writes the item): a
+ * print started or ended (stage is its name), or the gated stage it let
+ * through succeeded. Recorded as an "approve_dropped" event.
+ */
+static void drop_approve(struct pipe *p, struct item *it, const char *stage)
+{
+	if (!it->approved)
+		return;
+	it->approved = 0;
+	pipe__event(p, it, "approve_dropped", ",\"stage\":\"%s\"", stage);
+}
+
+/* Tells watchers that change.diff (and evidence.md, whose runs went stale)
+ * changed when the item's branch no longer points at old_head (stage
+ * programs commit on it). */
 static void notify_diff(struct pipe *p, const struct item *it, const char *old_head)
 {
 	char head[41] = "";
 
 	repo_branch_head(engine_config_get(p->e)->repo, it->branch, head);
-	if (strcmp(head, old_head) != 0)
+	if (strcmp(head, old_head) != 0) {
 		engine_changed(p->e, it->name, "change.diff", ENGINE_MODIFIED);
+		/* Runs at the old head are stale now: evidence.md says so. */
+		engine_changed(p->e, it->name, "validation/evidence.md", ENGINE_MODIFIED);
+	}
 }
 
 void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result *res)
@@ -617,6 +647,10 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		 !res->timed_out && !res->cancelled;
 
 	if (res) {
+		/* Before the footer, which stays the log's last line. */
+		if (res->leftovers)
+			pipe__log_line(p, j, "\n[packetfs] ended %d process(es) it left running "
+				       "(signal %d)", res->leftovers, res->kill_signal);
 		if (res->spawn_error)
 			pipe__log_line(p, j, "\n[packetfs] could not start: %s\n",
 				       strerror(-res->spawn_error));
@@ -641,6 +675,10 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		return;
 	}
 	notify_diff(p, &it, j->run.head);
+	/* approve counts only when given after the last print ended: one given
+	 * while print ran did not see the change it would let through. */
+	if (is_print_stage(cfg, st))
+		drop_approve(p, &it, st->name);
 	if (p->shutting_down) {
 		snprintf(j->run.status, sizeof(j->run.status), "interrupted");
 		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
@@ -651,8 +689,11 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	}
 	if (res && (res->cancelled || res->timed_out)) {
 		snprintf(j->run.status, sizeof(j->run.status), "%s", res->timed_out ? "timed_out" : "cancelled");
+		/* The signal that ended it, or else the one it was sent (a
+		 * program may catch SIGTERM and exit). */
 		snprintf(why, sizeof(why), "%s: %s (signal %d)", st->name,
-			 res->timed_out ? "timed out" : "cancelled", res->term_signal);
+			 res->timed_out ? "timed out" : "cancelled",
+			 res->term_signal ? res->term_signal : res->kill_signal);
 	} else if (!ok && res) {
 		snprintf(j->run.status, sizeof(j->run.status), "failed");
 		if (res->spawn_error)
@@ -685,6 +726,9 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	}
 	it.stage_ok = 1;
 	pipe__item_set(&it.last_error, warn);
+	/* An approve lets one run of its gated stage through. */
+	if (st->gate_approve)
+		drop_approve(p, &it, st->name);
 	/* What the stage means for the item. */
 	if (st->recipes_from_plan && st->run) {
 		char v[32];
@@ -797,6 +841,7 @@ static void push_done(uv_work_t *req, int status)
 	pipe__stage_done(p, j, &res);
 	pipe__job_free(j);
 	pipe__pump(p);
+	slot_freed(p);
 }
 
 static void start_push(struct pipe *p, struct job *j, const struct item *it,
@@ -875,7 +920,7 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	it->stage_ok = 0;
 	if (is_print_stage(cfg, st)) {
 		pipe__item_set(&it->last_error, ""); /* its old warning goes with the new run */
-		it->approved = 0;               /* a new change needs a new approve */
+		drop_approve(p, it, st->name);  /* a new change needs a new approve */
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
@@ -1158,6 +1203,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		}
 	}
 	item_clear(&it);
+	slot_freed(p);
 	return rc;
 }
 
@@ -1233,6 +1279,7 @@ void pipe_shutdown(struct pipe *p)
 	struct job *j;
 
 	p->shutting_down = 1;
+	pipe__gpu_stop(p);
 	while ((j = p->queue)) {
 		p->queue = j->next;
 		if (j->batch)

@@ -56,6 +56,8 @@ struct pipe {
 	struct batch *batches;
 	int running_recipes;
 	int shutting_down;
+	uv_timer_t gpu_timer;   /* rechecks held-back GPUs (pipe_recipe.c) */
+	int gpu_timer_init;     /* gpu_timer is initialised and not closed */
 };
 
 /* ---- pipe.c ---- */
@@ -113,8 +115,12 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 /* A recipe process exited: releases its GPUs and records it. Does not
  * free j. */
 void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result *res);
-/* Starts what the queue allows: FIFO; the head waits for its GPUs. */
+/* Starts what the queue allows: strict FIFO; the head waits for its GPUs
+ * and nothing overtakes it (see pipe_recipe.c). */
 void pipe__pump(struct pipe *p);
+/* Closes the timer that rechecks held-back GPUs (pipe_shutdown, loop
+ * thread), so that the loop can end. */
+void pipe__gpu_stop(struct pipe *p);
 /* Starts the validate stage of it, whose run is sj: queues the plan's
  * recipes in a new batch, which owns sj from here. */
 void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj);

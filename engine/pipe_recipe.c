@@ -9,15 +9,21 @@
  * GPUs can be granted; the head of the queue waits for GPUs rather than
  * being overtaken, so no recipe starves. A `rerun RECIPE` is a batch of
  * one with no stage run. Every recipe that ends (or cannot start) leaves a
- * sealed log and a line in the item's registry. When the batch is empty
- * the validator program runs, or the engine writes change-validation.md
- * itself.
+ * sealed log and a line in the item's registry (a recipe that exits 0 but
+ * whose log's last test summary says that no test ran is failing, see
+ * testcount.h). When the batch is empty the validator program runs, or
+ * the engine writes change-validation.md itself, counting only runs at
+ * the branch's current head (registry.h: stale evidence).
  *
  * Invariants: a batch's pending counts its recipes queued or running (one
  * more while they are being queued); pipe__batch_step runs whenever it
  * drops, and the batch ends (pipe__validation_finish frees it) at zero.
  * GPUs granted to a job are released once, when it exits or fails to
- * start.
+ * start; after an exit, a leak check (gpu.h) first notes on the registry
+ * line what the recipe left on its devices and holds those back; a libuv
+ * timer looks at held-back devices every GPU_RECHECK_MS until they are
+ * clean, then pumps the queue. nvidia-smi runs synchronously on the loop
+ * thread, each call bounded by GPU_SMI_TIMEOUT_MS.
  */
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +35,8 @@
 #include "gpu.h"
 #include "pipe_int.h"
 #include "registry.h"
+#include "repo.h"
+#include "testcount.h"
 
 /* Queues recipe r for item it in batch b. */
 int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recipe *r,
@@ -95,6 +103,7 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	rr.note = j->run.note ? j->run.note : "";
 	rr.has_exit_code = j->run.has_exit_code;
 	rr.exit_code = j->run.exit_code;
+	rr.signal = j->run.signal;
 	rr.started_at = j->run.started_at;
 	rr.finished_at = j->run.finished_at;
 	rr.duration_s = j->run.duration_s;
@@ -128,44 +137,145 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	}
 }
 
-/* Notes compute processes left on the granted GPUs (when nvidia-smi works). */
-static void leak_check(const int *gpus, int n, char *note, size_t size)
-{
-	char cmd[256], ids[128], line[256];
-	int count = 0;
-	FILE *f;
+/* How often held-back GPUs are looked at again, in milliseconds. */
+#define GPU_RECHECK_MS 2000
 
-	if (n == 0)
+/* Every GPU_RECHECK_MS while a GPU is held back: devices found clean
+ * return to service (a gpu_released event), and the queue is pumped. */
+static void gpu_recheck(uv_timer_t *t)
+{
+	struct pipe *p = t->data;
+	char list[16 * 8 + 1], extra[sizeof(list) + 16];
+	int back[16], n;
+
+	if (p->shutting_down)
 		return;
-	gpu_format_list(gpus, n, ids, sizeof(ids));
-	snprintf(cmd, sizeof(cmd),
-		 "nvidia-smi --query-compute-apps=pid --format=csv,noheader -i %s 2>/dev/null", ids);
-	f = popen(cmd, "r");
-	if (!f)
+	n = gpu_pool_recheck(p->gpus, back, 16);
+	if (n > 0) {
+		gpu_format_list(back, n < 16 ? n : 16, list, sizeof(list));
+		snprintf(extra, sizeof(extra), ",\"gpus\":[%s]", list);
+		engine_event(p->e, 0, NULL, "gpu_released", extra);
+		pipe__pump(p);
+	}
+	if (gpu_pool_held(p->gpus, NULL, 0) == 0)
+		uv_timer_stop(t);
+}
+
+/* Starts the recheck timer (loop thread) unless it runs already. */
+static void gpu_watch(struct pipe *p)
+{
+	if (p->shutting_down)
 		return;
-	while (fgets(line, sizeof(line), f))
-		if (strspn(line, "0123456789") > 0)
-			count++;
-	if (pclose(f) == 0 && count > 0)
-		snprintf(note, size, "leak check: %d compute process(es) still on GPU %s", count, ids);
+	if (!p->gpu_timer_init) {
+		if (uv_timer_init(&p->e->loop, &p->gpu_timer))
+			return;
+		p->gpu_timer.data = p;
+		p->gpu_timer_init = 1;
+	}
+	if (!uv_is_active((uv_handle_t *)&p->gpu_timer))
+		uv_timer_start(&p->gpu_timer, gpu_recheck, GPU_RECHECK_MS, GPU_RECHECK_MS);
+}
+
+void pipe__gpu_stop(struct pipe *p)
+{
+	if (!p->gpu_timer_init)
+		return;
+	uv_close((uv_handle_t *)&p->gpu_timer, NULL);
+	p->gpu_timer_init = 0;
+}
+
+/*
+ * The leak check after recipe j, whose GPUs are still granted (declared
+ * slots are never checked): what it finds goes to note ("leak check: GPU 1:
+ * 2 compute processes, 3.2 GiB above baseline"); leaking devices are held
+ * back (gpu.h), a gpu_held event names them, and the recheck timer runs
+ * until they are clean.
+ */
+static void leak_check(struct pipe *p, struct job *j, char *note, size_t size)
+{
+	char found[400], list[16 * 8 + 1] = "";
+	int held[16], nheld, mine[16], nmine = 0, k, m;
+	struct item it;
+
+	if (!gpu_pool_checks(p->gpus))
+		return;
+	if (gpu_pool_leak_check(p->gpus, j->gpus, j->ngpus, found, sizeof(found)) <= 0) {
+		if (found[0]) /* nvidia-smi did not answer: nothing is held back */
+			snprintf(note, size, "leak check: %s", found);
+		return;
+	}
+	snprintf(note, size, "leak check: %s", found);
+	nheld = gpu_pool_held(p->gpus, held, 16);
+	for (k = 0; k < j->ngpus; k++)
+		for (m = 0; m < nheld && m < 16; m++)
+			if (held[m] == j->gpus[k])
+				mine[nmine++] = j->gpus[k];
+	gpu_format_list(mine, nmine, list, sizeof(list));
+	if (store_item_get_id(p->e->store, j->item_id, &it) == 0) {
+		pipe__event(p, &it, "gpu_held",
+			    ",\"recipe\":\"%s\",\"run\":%d,\"gpus\":[%s],\"reason\":\"%s\"",
+			    j->recipe.name, j->run.run_no, list, found);
+		item_clear(&it);
+	}
+	gpu_watch(p);
+}
+
+/*
+ * Whether the last test summary in the tail of job j's log says that no
+ * test ran; then the reason goes into note (after what it holds). A recipe
+ * that exits 0 on such a run is failing, not validated: its test runner
+ * proved nothing (README "Recipes and evidence").
+ */
+static int no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t size)
+{
+	enum { TAIL = 64 * 1024 };
+	struct testcount tc;
+	struct run r;
+	uint64_t off = 0;
+	ssize_t got;
+	size_t used;
+	char *tail;
+	int none;
+
+	if (store_run_get(p->e->store, j->run.id, &r))
+		return 0;
+	if (r.log_size > TAIL)
+		off = (uint64_t)(r.log_size - TAIL);
+	run_clear(&r);
+	tail = malloc(TAIL);
+	if (!tail)
+		return 0;
+	got = store_log_read(p->e->store, j->run.id, off, tail, TAIL);
+	none = got > 0 && testcount_scan(tail, (size_t)got, &tc) && tc.ran == 0;
+	free(tail);
+	if (!none)
+		return 0;
+	used = strlen(note);
+	snprintf(note + used, size - used, "%sno tests ran (%s)", used ? "; " : "",
+		 testcount_tool_name(tc.tool));
+	return 1;
 }
 
 void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result *res)
 {
 	const char *status;
-	char note[512] = "";
+	char note[512] = "", leak[448] = "";
 
 	if (j->ngpus) {
-		leak_check(j->gpus, j->ngpus, note, sizeof(note));
+		if (!p->shutting_down && !res->spawn_error)
+			leak_check(p, j, leak, sizeof(leak));
 		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
 	}
 	p->running_recipes--;
 	if (p->shutting_down)
 		status = "interrupted", snprintf(note, sizeof(note), "the daemon stopped while this ran");
-	else if (res->cancelled)
-		status = "cancelled";
+	else if (res->cancelled) /* the signal that ended it, or else the one sent */
+		status = "cancelled", snprintf(note, sizeof(note), "cancelled (signal %d)",
+					       res->term_signal ? res->term_signal : res->kill_signal);
 	else if (res->timed_out)
-		status = "timed_out";
+		status = "timed_out", snprintf(note, sizeof(note), "timed out after %d s (signal %d)",
+					       j->recipe.timeout_s,
+					       res->term_signal ? res->term_signal : res->kill_signal);
 	else if (res->spawn_error)
 		status = "failing", snprintf(note, sizeof(note), "cannot run: %s", strerror(-res->spawn_error));
 	else if (res->term_signal)
@@ -175,6 +285,15 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 	else if (res->exit_code == 77)
 		status = "blocked";
 	else
+		status = "failing";
+	if (leak[0])
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
+			 note[0] ? "; " : "", leak);
+	if (res->leftovers)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "%sended %d process(es) it left running (signal %d)", note[0] ? "; " : "",
+			 res->leftovers, res->kill_signal);
+	if (strcmp(status, "validated") == 0 && no_tests_ran(p, j, note, sizeof(note)))
 		status = "failing";
 	pipe__recipe_done(p, j, status, note, res);
 }
@@ -249,7 +368,18 @@ static void recipe_start(struct pipe *p, struct job *j)
 	}
 }
 
-/* Starts what the queue allows: FIFO; the head waits for its GPUs. */
+/*
+ * Starts what the queue allows. The policy is strict FIFO: recipes start
+ * in the order they were queued, while fewer than max_parallel_recipes run
+ * and the head's GPUs can be granted; when they cannot (busy, or held back
+ * after a leak), the head waits and nothing behind it starts, not even a
+ * recipe needing fewer GPUs or none. So a recipe needing 2 GPUs is never
+ * overtaken by 1-GPU recipes queued after it: no starvation, at the cost
+ * of idle GPUs while the head waits. A head needing more GPUs than the
+ * pool has (held-back devices count: they come back) is recorded blocked
+ * without running. Called whenever GPUs or slots are freed: a recipe's
+ * exit, a batch step, a held-back device returning.
+ */
 void pipe__pump(struct pipe *p)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
@@ -362,18 +492,21 @@ static void engine_verdict(struct pipe *p, struct item *it)
 {
 	char **names = NULL, **lines = NULL;
 	struct store_who who = {getuid(), getpid(), "packetfs", "validate"};
-	const char *verdict = "blocked";
+	const char *verdict = "blocked", *at;
+	char head[41] = "";
 	struct doc_meta m;
 	struct buf doc, ev;
 	int existed;
 	size_t nl = 0;
 
+	/* Runs at an older head are stale: they do not count (registry.h). */
+	at = repo_branch_head(engine_config_get(p->e)->repo, it->branch, head) == 0 ? head : NULL;
 	if (view_plan_names(p->e, it, &names) == 0 &&
 	    store_registry_lines(p->e->store, it->id, &lines, &nl) == 0)
-		verdict = registry_verdict(names, lines, nl);
+		verdict = registry_verdict(names, lines, nl, at);
 	buf_init(&doc);
 	buf_init(&ev);
-	registry_evidence_md(it->name, names ? names : (char *[]){NULL}, lines, nl, &ev);
+	registry_evidence_md(it->name, names ? names : (char *[]){NULL}, lines, nl, at, &ev);
 	buf_printf(&doc, "# Change validation for %s\n\nIteration %d. Written by packetfs from "
 			 "validation/registry.jsonl (no validator program is configured).\n\n%s\n"
 			 "## Verdict: %s\n",
@@ -422,12 +555,14 @@ void pipe__validation_finish(struct pipe *p, struct batch *b)
 		if (vs && !vs->run) {
 			engine_verdict(p, &it);
 		} else {
-			char **names = NULL, **lines = NULL;
+			char **names = NULL, **lines = NULL, head[41] = "";
 			size_t nl = 0;
+			int known = repo_branch_head(cfg->repo, it.branch, head) == 0;
 
 			if (view_plan_names(p->e, &it, &names) == 0 &&
 			    store_registry_lines(p->e->store, it.id, &lines, &nl) == 0)
-				pipe__item_set(&it.verdict, registry_verdict(names, lines, nl));
+				pipe__item_set(&it.verdict, registry_verdict(names, lines, nl,
+									     known ? head : NULL));
 			strv_free(names);
 			strv_free(lines);
 		}

@@ -10,7 +10,8 @@
  * engine's. The derived views parse the registry once per call and look up,
  * for each named recipe, its latest engine line (the last one in registry
  * order whose source is "engine"); lines of any other source, or that do not
- * parse, never count.
+ * parse, never count. Given the branch's current head, a latest line
+ * recorded at another commit is stale and counts as no run at all.
  *
  * Engine lines round duration_s to milliseconds so that the JSON stays
  * short. Pure functions over strings: thread-safe.
@@ -43,7 +44,8 @@ static const struct field {
 } fields[] = {
 	{ "run", K_INT },           { "recipe", K_NAME },       { "status", K_STATUS },
 	{ "command", K_STRING },    { "evidence", K_STRING },   { "note", K_STRING },
-	{ "exit_code", K_EXIT },    { "started_at", K_STRING }, { "finished_at", K_STRING },
+	{ "exit_code", K_EXIT },    { "signal", K_INT },
+	{ "started_at", K_STRING }, { "finished_at", K_STRING },
 	{ "duration_s", K_NUMBER }, { "iteration", K_INT },     { "head", K_STRING },
 	{ "gpus", K_GPUS },         { "log_sha256", K_STRING }, { "source", K_SOURCE },
 	{ "executor", K_STRING },
@@ -246,6 +248,8 @@ char *registry_engine_line(const struct registry_run *r)
 		rc = add_num(obj, "exit_code", r->exit_code);
 	else if (!rc && !cJSON_AddNullToObject(obj, "exit_code"))
 		rc = -ENOMEM;
+	if (!rc && r->signal > 0)
+		rc = add_num(obj, "signal", r->signal);
 	rc = rc ? rc : add_str(obj, "started_at", r->started_at);
 	rc = rc ? rc : add_str(obj, "finished_at", r->finished_at);
 	rc = rc ? rc : add_num(obj, "duration_s", round(r->duration_s * 1000) / 1000);
@@ -322,20 +326,37 @@ static const struct entry *latest(const struct entry *e, size_t n, const char *n
 	return NULL;
 }
 
-static size_t count_validated(char *const *names, const struct entry *e, size_t n)
+/* Whether entry l ran at a commit other than head (never, for head NULL). */
+static int stale(const struct entry *l, const char *head)
+{
+	return head && strcmp(l->head, head) != 0;
+}
+
+/* The latest engine entry for name unless it is stale, or NULL. */
+static const struct entry *current(const struct entry *e, size_t n, const char *name,
+				   const char *head)
+{
+	const struct entry *l = latest(e, n, name);
+
+	return l && !stale(l, head) ? l : NULL;
+}
+
+static size_t count_validated(char *const *names, const struct entry *e, size_t n,
+			      const char *head)
 {
 	const struct entry *l;
 	size_t i, ok = 0;
 
 	for (i = 0; names && names[i]; i++) {
-		l = latest(e, n, names[i]);
+		l = current(e, n, names[i], head);
 		if (l && strcmp(l->status, "validated") == 0)
 			ok++;
 	}
 	return ok;
 }
 
-const char *registry_verdict(char *const *names, char *const *lines, size_t nlines)
+const char *registry_verdict(char *const *names, char *const *lines, size_t nlines,
+			     const char *head)
 {
 	const char *verdict = "pass";
 	const struct entry *l;
@@ -345,7 +366,7 @@ const char *registry_verdict(char *const *names, char *const *lines, size_t nlin
 	if (!names || !names[0] || entries_load(lines, nlines, &e))
 		return "blocked";
 	for (i = 0; names[i]; i++) {
-		l = latest(e, nlines, names[i]);
+		l = current(e, nlines, names[i], head);
 		if (l && (strcmp(l->status, "failing") == 0 ||
 			  strcmp(l->status, "timed_out") == 0)) {
 			verdict = "fail";
@@ -361,9 +382,11 @@ const char *registry_verdict(char *const *names, char *const *lines, size_t nlin
 int registry_gate(char *const *names, char *const *lines, size_t nlines, const char *head,
 		  char *reason, size_t reasonlen)
 {
+	const struct entry *l, *first_l = NULL;
 	const char *first = NULL;
 	struct entry *e;
-	size_t i, j, missing = 0;
+	size_t i, missing = 0;
+	char more[48] = "";
 	int rc;
 
 	if (reason && reasonlen)
@@ -372,23 +395,25 @@ int registry_gate(char *const *names, char *const *lines, size_t nlines, const c
 	if (rc)
 		return rc;
 	for (i = 0; names && names[i]; i++) {
-		for (j = 0; j < nlines; j++)
-			if (e[j].engine && head && strcmp(e[j].head, head) == 0 &&
-			    strcmp(e[j].recipe, names[i]) == 0 &&
-			    strcmp(e[j].status, "validated") == 0)
-				break;
-		if (j < nlines)
+		/* Only the latest engine run speaks for a recipe: validated
+		 * once and failing since is failing. */
+		l = latest(e, nlines, names[i]);
+		if (l && head && !stale(l, head) && strcmp(l->status, "validated") == 0)
 			continue;
-		if (!missing++)
+		if (!missing++) {
 			first = names[i];
+			first_l = l && head && !stale(l, head) ? l : NULL;
+		}
 	}
 	if (missing && reason && reasonlen) {
 		if (missing > 1)
-			snprintf(reason, reasonlen, "%s: no validated run at %.12s (and %zu more)",
-				 first, head ? head : "(no head)", missing - 1);
+			snprintf(more, sizeof(more), " (and %zu more)", missing - 1);
+		if (first_l)
+			snprintf(reason, reasonlen, "%s: latest run at %.12s is %s%s", first, head,
+				 first_l->status[0] ? first_l->status : "without status", more);
 		else
-			snprintf(reason, reasonlen, "%s: no validated run at %.12s", first,
-				 head ? head : "(no head)");
+			snprintf(reason, reasonlen, "%s: no validated run at %.12s%s", first,
+				 head ? head : "(no head)", more);
 	}
 	entries_free(e, nlines);
 	return missing ? -EAGAIN : 0;
@@ -438,8 +463,10 @@ static int evidence_cell(struct buf *b, const char *ev)
 	return rc;
 }
 
-/* One row: the cells of obj (NULL: a named recipe that never ran). */
-static int row(struct buf *b, const char *recipe, const cJSON *obj, int with_run)
+/* One row: the cells of obj (NULL: a named recipe that never ran); a stale
+ * run (stale_at: the commit it ran at) says so in its Note. */
+static int row(struct buf *b, const char *recipe, const cJSON *obj, int with_run,
+	       const char *stale_at)
 {
 	const cJSON *run = obj ? cJSON_GetObjectItemCaseSensitive(obj, "run") : NULL;
 	int rc = buf_puts(b, "| ");
@@ -468,6 +495,9 @@ static int row(struct buf *b, const char *recipe, const cJSON *obj, int with_run
 		rc = evidence_cell(b, str_of(obj, "evidence"));
 	if (!rc)
 		rc = buf_puts(b, " | ");
+	if (!rc && stale_at)
+		rc = buf_printf(b, "stale: ran at %.12s%s", stale_at[0] ? stale_at : "(no head)",
+				str_of(obj, "note")[0] ? "; " : "");
 	if (!rc)
 		rc = cell(b, str_of(obj, "note"));
 	if (!rc)
@@ -476,7 +506,7 @@ static int row(struct buf *b, const char *recipe, const cJSON *obj, int with_run
 }
 
 int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
-			 struct buf *out)
+			 const char *head, struct buf *out)
 {
 	const struct entry *l;
 	struct entry *e;
@@ -488,10 +518,10 @@ int registry_evidence_md(const char *item, char *const *names, char *const *line
 		return rc;
 	rc = buf_printf(out, "# Evidence for %s [%zu/%zu validated]\n\n"
 			"| Recipe | Status | Command | Evidence | Note |\n|---|---|---|---|---|\n",
-			item, count_validated(names, e, nlines), nnames);
+			item, count_validated(names, e, nlines, head), nnames);
 	for (i = 0; !rc && i < nnames; i++) {
 		l = latest(e, nlines, names[i]);
-		rc = row(out, names[i], l ? l->obj : NULL, 0);
+		rc = row(out, names[i], l ? l->obj : NULL, 0, l && stale(l, head) ? l->head : NULL);
 	}
 	for (i = 0; !rc && i < nlines; i++) {
 		if (!e[i].obj || e[i].engine)
@@ -501,7 +531,7 @@ int registry_evidence_md(const char *item, char *const *names, char *const *line
 				      "| Run | Recipe | Status | Command | Evidence | Note |\n"
 				      "|---|---|---|---|---|---|\n");
 		if (!rc)
-			rc = row(out, e[i].recipe, e[i].obj, 1);
+			rc = row(out, e[i].recipe, e[i].obj, 1, NULL);
 	}
 	if (!rc)
 		rc = buf_puts(out, "\nGenerated from validation/registry.jsonl"
@@ -510,13 +540,14 @@ int registry_evidence_md(const char *item, char *const *names, char *const *line
 	return rc;
 }
 
-void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines, char out[64])
+void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines,
+			       const char *head, char out[64])
 {
 	struct entry *e;
 	size_t ok = 0;
 
 	if (!entries_load(lines, nlines, &e)) {
-		ok = count_validated(names, e, nlines);
+		ok = count_validated(names, e, nlines, head);
 		entries_free(e, nlines);
 	}
 	snprintf(out, 64, "%zu/%zu validated", ok, strv_len(names));

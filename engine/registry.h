@@ -6,6 +6,7 @@
  * A registry line is one JSON object (schema/registry-line.schema.json):
  *   run (int), recipe (string), status (validated|failing|blocked|timed_out|
  *   cancelled|interrupted), command, evidence, note, exit_code (int|null),
+ *   signal (int; engine lines carry it only when a signal ended the run),
  *   started_at, finished_at, duration_s (number), iteration (int),
  *   head (string), gpus (array of int), log_sha256, source (engine|external),
  *   executor (string).
@@ -31,6 +32,7 @@ struct registry_run {
 	int run;
 	const char *recipe, *status, *command, *evidence, *note;
 	int has_exit_code, exit_code;
+	int signal;             /* that ended the run; 0: none (no "signal" member) */
 	const char *started_at, *finished_at;
 	double duration_s;
 	int iteration;
@@ -45,35 +47,51 @@ struct registry_run {
 char *registry_engine_line(const struct registry_run *r);
 
 /*
- * Verdict over the named recipes (NULL-terminated names) given the
- * registry lines (nlines strings, oldest first): "pass" when every named
- * recipe's latest engine run is validated, "fail" when any is failing or
- * timed_out, "blocked" otherwise (including no names). Returns a static
- * string. External lines never count.
+ * Stale evidence: a run recorded at a commit other than the item branch's
+ * current head says nothing about that head. The functions below that take
+ * head (the branch's current commit, 40 hex digits) treat a recipe whose
+ * latest engine run is stale as if it had not run: it is not counted as
+ * validated, and its failure does not fail the verdict either. head NULL
+ * ignores heads (every run counts, whatever commit it ran at).
  */
-const char *registry_verdict(char *const *names, char *const *lines, size_t nlines);
 
 /*
- * The review gate's evidence check: 0 when every named recipe has a
- * validated engine run at commit head; otherwise -EAGAIN and a reason
- * ("03-unit-tests: no validated run at <head12>") in reason.
+ * Verdict over the named recipes (NULL-terminated names) given the
+ * registry lines (nlines strings, oldest first): "pass" when every named
+ * recipe's latest engine run is validated (and not stale), "fail" when any
+ * is failing or timed_out (and not stale), "blocked" otherwise (including
+ * no names). Returns a static string. External lines never count.
+ */
+const char *registry_verdict(char *const *names, char *const *lines, size_t nlines,
+			     const char *head);
+
+/*
+ * The review gate's evidence check: 0 when the latest engine run of every
+ * named recipe is validated and ran at commit head; otherwise -EAGAIN and
+ * a reason in reason: "03-unit-tests: no validated run at <head12>" (none
+ * at head, or the latest is stale), or "03-unit-tests: latest run at
+ * <head12> is failing" (a later run undid an earlier validated one),
+ * with " (and N more)" when more recipes miss. head NULL always refuses.
  */
 int registry_gate(char *const *names, char *const *lines, size_t nlines, const char *head,
 		  char *reason, size_t reasonlen);
 
 /*
  * Renders validation/evidence.md into out (appends): a heading with
- * "[n/m validated]" (m = number of names), the table
+ * "[n/m validated]" (m = number of names, n = those whose latest engine run
+ * is validated and not stale), the table
  * "Recipe | Status | Command | Evidence | Note" with the latest engine run
- * of each named recipe ("missing" for one that never ran), then external
- * claims in their own table, then the line
+ * of each named recipe ("missing" for one that never ran; a stale run's
+ * Note starts with "stale: ran at <head12>"), then external claims in
+ * their own table, then the line
  * "Generated from validation/registry.jsonl — do not edit by hand."
  * Returns 0 or -ENOMEM.
  */
 int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
-			 struct buf *out);
+			 const char *head, struct buf *out);
 
-/* "n/m validated" for the status file into out[64]. */
-void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines, char out[64]);
+/* "n/m validated" (n as in evidence.md) for the status file into out[64]. */
+void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines,
+			       const char *head, char out[64]);
 
 #endif

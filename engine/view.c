@@ -74,7 +74,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		head[0] = '\0';
 	if (view_plan_names(e, it, &names) == 0 &&
 	    store_registry_lines(e->store, it->id, &lines, &nl) == 0)
-		registry_evidence_summary(names, lines, nl, evidence);
+		registry_evidence_summary(names, lines, nl, head[0] ? head : NULL, evidence);
 	strv_free(names);
 	strv_free(lines);
 	engine_active_gpus(e, it->id, gpus, sizeof(gpus));
@@ -130,10 +130,13 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 
 int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 {
-	char **names = NULL, **lines = NULL;
+	char **names = NULL, **lines = NULL, head[41] = "";
 	size_t nl = 0;
 	int rc;
 
+	/* Runs at another commit than the branch head are stale (registry.h). */
+	if (repo_branch_head(engine_config_get(e)->repo, it->branch, head))
+		head[0] = '\0';
 	rc = view_plan_names(e, it, &names);
 	if (rc == -ENOENT) {
 		names = calloc(1, sizeof(char *));
@@ -142,7 +145,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 	if (rc == 0)
 		rc = store_registry_lines(e->store, it->id, &lines, &nl);
 	if (rc == 0)
-		rc = registry_evidence_md(it->name, names, lines, nl, out);
+		rc = registry_evidence_md(it->name, names, lines, nl, head[0] ? head : NULL, out);
 	strv_free(names);
 	strv_free(lines);
 	return rc;
@@ -225,12 +228,20 @@ static int check_run(void *arg, const struct run *r)
 		buf_printf(c->out, "%s: run %d (%s): log does not match its recorded %s\n", name,
 			   r->run_no, r->log_path, size != r->log_size ? "size" : "sha256");
 		c->bad = 1;
+	} else if (!r->log_sha256[0] && strcmp(r->status, "running") != 0 &&
+		   strcmp(r->status, "queued") != 0) {
+		/* Every run is sealed with its sha256 when it ends. */
+		item_name_of(c->e, r->item_id, name, sizeof(name));
+		buf_printf(c->out, "%s: run %d (%s): no sha256 recorded for a finished run\n", name,
+			   r->run_no, r->log_path);
+		c->bad = 1;
 	}
 	return 0;
 }
 
 struct reg_line {
 	int64_t item_id, run_id;
+	int engine; /* the row's source is "engine" */
 	char *line;
 };
 
@@ -245,8 +256,6 @@ static int collect_line(void *arg, int64_t item_id, const char *line, const char
 {
 	struct reg_lines *l = arg;
 
-	if (strcmp(source, "engine") != 0)
-		return 0;
 	if (l->n == l->cap) {
 		struct reg_line *nv = realloc(l->v, (l->cap ? l->cap * 2 : 16) * sizeof(*nv));
 
@@ -259,6 +268,7 @@ static int collect_line(void *arg, int64_t item_id, const char *line, const char
 	}
 	l->v[l->n].item_id = item_id;
 	l->v[l->n].run_id = run_id;
+	l->v[l->n].engine = strcmp(source, "engine") == 0;
 	l->v[l->n].line = strdup(line);
 	if (!l->v[l->n].line) {
 		l->oom = 1;
@@ -268,40 +278,89 @@ static int collect_line(void *arg, int64_t item_id, const char *line, const char
 	return 0;
 }
 
+/* Adds why to the reasons in b ("; " between them). */
+static void reason(struct buf *b, const char *why)
+{
+	buf_printf(b, "%s%s", b->len ? "; " : "", why);
+}
+
+/* The string member key of o, or "" (also when it is not a string). */
+static const char *jstr_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/*
+ * Checks one registry line. An engine line must be a JSON object saying
+ * "source":"engine" whose run, recipe, status, exit_code, head, evidence
+ * and log_sha256 are those of its row in the runs table, with log_sha256
+ * also the sha256 of the log as stored now. An external line must say
+ * "source":"external" (the engine's lines are the only ones that count).
+ */
 static void check_line(struct check *c, const struct reg_line *l)
 {
-	char name[ITEM_NAME_MAX + 16];
-	const cJSON *run_no, *sha, *status, *recipe;
+	char name[ITEM_NAME_MAX + 16], hex[65] = "", claim[160];
+	const cJSON *run_no, *exit_code;
+	struct buf why;
 	struct run r;
 	cJSON *o = cJSON_Parse(l->line);
-	const char *why = NULL;
+	int64_t size;
 
-	if (!o) {
-		why = "not valid JSON";
+	buf_init(&why);
+	run_no = o ? cJSON_GetObjectItemCaseSensitive(o, "run") : NULL;
+	if (!cJSON_IsObject(o)) {
+		reason(&why, "not a JSON object");
+	} else if (!l->engine) {
+		if (strcmp(jstr_of(o, "source"), "external") != 0)
+			reason(&why, "external line says \"source\":\"engine\" (or no source); "
+			       "it would count as the engine's");
 	} else if (!l->run_id || store_run_get(c->e->store, l->run_id, &r)) {
-		why = "no matching run in the runs table";
+		reason(&why, "no matching run in the runs table");
 	} else {
-		run_no = cJSON_GetObjectItemCaseSensitive(o, "run");
-		sha = cJSON_GetObjectItemCaseSensitive(o, "log_sha256");
-		status = cJSON_GetObjectItemCaseSensitive(o, "status");
-		recipe = cJSON_GetObjectItemCaseSensitive(o, "recipe");
+		exit_code = cJSON_GetObjectItemCaseSensitive(o, "exit_code");
+		if (strcmp(jstr_of(o, "source"), "engine") != 0)
+			reason(&why, "an engine line that does not say \"source\":\"engine\"");
+		if (r.item_id != l->item_id)
+			reason(&why, "its run belongs to another item");
 		if (!cJSON_IsNumber(run_no) || (int)run_no->valuedouble != r.run_no)
-			why = "run number differs from the runs table";
-		else if (!cJSON_IsString(recipe) || strcmp(recipe->valuestring, r.name) != 0)
-			why = "recipe differs from the runs table";
-		else if (!cJSON_IsString(status) || strcmp(status->valuestring, r.status) != 0)
-			why = "status differs from the runs table";
-		else if (!cJSON_IsString(sha) || strcmp(sha->valuestring, r.log_sha256) != 0)
-			why = "log_sha256 differs from the runs table";
+			reason(&why, "run number differs from the runs table");
+		if (strcmp(jstr_of(o, "recipe"), r.name) != 0)
+			reason(&why, "recipe differs from the runs table");
+		if (strcmp(jstr_of(o, "status"), r.status) != 0)
+			reason(&why, "status differs from the runs table");
+		if (r.has_exit_code ? !cJSON_IsNumber(exit_code) ||
+				      (int)exit_code->valuedouble != r.exit_code
+				    : !cJSON_IsNull(exit_code))
+			reason(&why, "exit_code differs from the runs table");
+		if (strcmp(jstr_of(o, "head"), r.head) != 0)
+			reason(&why, "head differs from the runs table");
+		if (strcmp(jstr_of(o, "evidence"), r.log_path) != 0)
+			reason(&why, "evidence differs from the runs table");
+		if (strcmp(jstr_of(o, "log_sha256"), r.log_sha256) != 0)
+			reason(&why, "log_sha256 differs from the runs table");
+		if (store_log_sha256(c->e->store, r.id, hex, &size) == 0 &&
+		    strcmp(jstr_of(o, "log_sha256"), hex) != 0)
+			reason(&why, "log_sha256 is not the sha256 of the log");
 		run_clear(&r);
 	}
-	cJSON_Delete(o);
-	if (why) {
+	if (why.len) {
 		item_name_of(c->e, l->item_id, name, sizeof(name));
-		buf_printf(c->out, "%s: registry line for run id %lld: %s\n", name,
-			   (long long)l->run_id, why);
+		if (!l->engine)
+			snprintf(claim, sizeof(claim), "external registry line for %.64s",
+				 o ? jstr_of(o, "recipe") : "?");
+		else if (cJSON_IsNumber(run_no))
+			snprintf(claim, sizeof(claim), "registry line of run %d (%.64s)",
+				 (int)run_no->valuedouble, jstr_of(o, "recipe"));
+		else
+			snprintf(claim, sizeof(claim), "registry line for run id %lld",
+				 (long long)l->run_id);
+		buf_printf(c->out, "%s: %s: %s\n", name, claim, why.data);
 		c->bad = 1;
 	}
+	buf_free(&why);
+	cJSON_Delete(o);
 }
 
 int engine_check(struct engine *e, struct buf *out)

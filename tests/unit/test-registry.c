@@ -194,10 +194,12 @@ TEST(engine_line)
 	/* Every engine line is also a valid line for the schema. */
 	ASSERT_EQ(registry_check_external(line, strlen(line), &ext, err, sizeof(err)), 0);
 	ASSERT_CONTAINS(ext, "\"source\":\"external\"");
+	ASSERT(!strstr(line, "\"signal\"")); /* only when a signal ended the run */
 	free(ext);
 	free(line);
 
 	r.has_exit_code = 0;
+	r.signal = 15;
 	r.status = "cancelled";
 	r.note = "cancelled by \"ctl\"\n";
 	r.command = NULL;
@@ -205,7 +207,7 @@ TEST(engine_line)
 	r.ngpus = 0;
 	r.duration_s = 0.1 + 0.2;
 	line = registry_engine_line(&r);
-	ASSERT_CONTAINS(line, "\"exit_code\":null");
+	ASSERT_CONTAINS(line, "\"exit_code\":null,\"signal\":15,");
 	ASSERT_CONTAINS(line, "\"status\":\"cancelled\"");
 	ASSERT_CONTAINS(line, "\"note\":\"cancelled by \\\"ctl\\\"\\n\"");
 	ASSERT_CONTAINS(line, "\"command\":\"\"");
@@ -268,25 +270,25 @@ TEST(verdict)
 	char *newline[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD) };
 	char nl[600];
 
-	ASSERT_STREQ(registry_verdict(names, pass, N(pass)), "pass");
-	ASSERT_STREQ(registry_verdict(names, missing, N(missing)), "blocked");
-	ASSERT_STREQ(registry_verdict(names, NULL, 0), "blocked");
-	ASSERT_STREQ(registry_verdict(names, failing, N(failing)), "fail");
-	ASSERT_STREQ(registry_verdict(names, timed, N(timed)), "fail");
-	ASSERT_STREQ(registry_verdict(names, blocked, N(blocked)), "blocked");
-	ASSERT_STREQ(registry_verdict(names, fail_wins, N(fail_wins)), "fail");
-	ASSERT_STREQ(registry_verdict(names, fixed, N(fixed)), "pass");
-	ASSERT_STREQ(registry_verdict(names, regressed, N(regressed)), "fail");
-	ASSERT_STREQ(registry_verdict(names, cancelled, N(cancelled)), "blocked");
-	ASSERT_STREQ(registry_verdict(names, only_ext, N(only_ext)), "blocked");
-	ASSERT_STREQ(registry_verdict(names, ext_fail, N(ext_fail)), "pass");
-	ASSERT_STREQ(registry_verdict(names, junk, N(junk)), "pass");
-	ASSERT_STREQ(registry_verdict(none, pass, N(pass)), "blocked");
-	ASSERT_STREQ(registry_verdict(NULL, pass, N(pass)), "blocked");
+	ASSERT_STREQ(registry_verdict(names, pass, N(pass), NULL), "pass");
+	ASSERT_STREQ(registry_verdict(names, missing, N(missing), NULL), "blocked");
+	ASSERT_STREQ(registry_verdict(names, NULL, 0, NULL), "blocked");
+	ASSERT_STREQ(registry_verdict(names, failing, N(failing), NULL), "fail");
+	ASSERT_STREQ(registry_verdict(names, timed, N(timed), NULL), "fail");
+	ASSERT_STREQ(registry_verdict(names, blocked, N(blocked), NULL), "blocked");
+	ASSERT_STREQ(registry_verdict(names, fail_wins, N(fail_wins), NULL), "fail");
+	ASSERT_STREQ(registry_verdict(names, fixed, N(fixed), NULL), "pass");
+	ASSERT_STREQ(registry_verdict(names, regressed, N(regressed), NULL), "fail");
+	ASSERT_STREQ(registry_verdict(names, cancelled, N(cancelled), NULL), "blocked");
+	ASSERT_STREQ(registry_verdict(names, only_ext, N(only_ext), NULL), "blocked");
+	ASSERT_STREQ(registry_verdict(names, ext_fail, N(ext_fail), NULL), "pass");
+	ASSERT_STREQ(registry_verdict(names, junk, N(junk), NULL), "pass");
+	ASSERT_STREQ(registry_verdict(none, pass, N(pass), NULL), "blocked");
+	ASSERT_STREQ(registry_verdict(NULL, pass, N(pass), NULL), "blocked");
 
 	snprintf(nl, sizeof(nl), "%s\n", newline[1]);
 	newline[1] = nl;
-	ASSERT_STREQ(registry_verdict(names, newline, N(newline)), "pass");
+	ASSERT_STREQ(registry_verdict(names, newline, N(newline), NULL), "pass");
 }
 
 TEST(verdict_external_claiming_engine)
@@ -299,7 +301,7 @@ TEST(verdict_external_claiming_engine)
 
 	ASSERT_EQ(registry_check_external(forged, strlen(forged), &claimed, err, sizeof(err)), 0);
 	lines[0] = claimed;
-	ASSERT_STREQ(registry_verdict(names, lines, 1), "blocked");
+	ASSERT_STREQ(registry_verdict(names, lines, 1, NULL), "blocked");
 	ASSERT_EQ(registry_gate(names, lines, 1, HEAD, err, sizeof(err)), -EAGAIN);
 	free(claimed);
 }
@@ -370,7 +372,7 @@ TEST(evidence_md)
 	struct buf b;
 
 	buf_init(&b);
-	ASSERT_EQ(registry_evidence_md("fix-login", names, lines, N(lines), &b), 0);
+	ASSERT_EQ(registry_evidence_md("fix-login", names, lines, N(lines), NULL, &b), 0);
 	ASSERT_STREQ(b.data,
 		"# Evidence for fix-login [1/3 validated]\n"
 		"\n"
@@ -404,7 +406,7 @@ TEST(evidence_md_plain)
 
 	buf_init(&b);
 	ASSERT_EQ(buf_puts(&b, "prefix\n"), 0);
-	ASSERT_EQ(registry_evidence_md("item", names, lines, N(lines), &b), 0);
+	ASSERT_EQ(registry_evidence_md("item", names, lines, N(lines), NULL, &b), 0);
 	ASSERT(strncmp(b.data, head, strlen(head)) == 0);
 	ASSERT(strstr(b.data, "External claims") == NULL);
 	ASSERT_CONTAINS(b.data, "| 01-build | validated | ./01-build | ");
@@ -412,7 +414,7 @@ TEST(evidence_md_plain)
 			"hand.\n");
 	buf_free(&b);
 
-	ASSERT_EQ(registry_evidence_md("empty", none, NULL, 0, &b), 0);
+	ASSERT_EQ(registry_evidence_md("empty", none, NULL, 0, NULL, &b), 0);
 	ASSERT_STREQ(b.data, "# Evidence for empty [0/0 validated]\n\n"
 		     "| Recipe | Status | Command | Evidence | Note |\n|---|---|---|---|---|\n"
 		     "\nGenerated from validation/registry.jsonl — do not edit by hand.\n");
@@ -427,12 +429,94 @@ TEST(evidence_summary)
 			  eng("04-extra", "validated", HEAD) };
 	char out[64];
 
-	registry_evidence_summary(names, lines, N(lines), out);
+	registry_evidence_summary(names, lines, N(lines), NULL, out);
 	ASSERT_STREQ(out, "1/3 validated");
-	registry_evidence_summary(names, NULL, 0, out);
+	registry_evidence_summary(names, NULL, 0, NULL, out);
 	ASSERT_STREQ(out, "0/3 validated");
-	registry_evidence_summary(NULL, lines, N(lines), out);
+	registry_evidence_summary(NULL, lines, N(lines), NULL, out);
 	ASSERT_STREQ(out, "0/0 validated");
+}
+
+/* Only the latest engine run counts for the gate: validated once at the
+ * head and failing since is refused, and a stale latest run is too. */
+TEST(gate_latest)
+{
+	char *names[] = { "01-build", "02-lint", NULL };
+	char *regressed[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD),
+			      eng("01-build", "failing", HEAD) };
+	char *fixed[] = { eng("01-build", "failing", HEAD), eng("02-lint", "validated", HEAD),
+			  eng("01-build", "validated", HEAD) };
+	char *went_back[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD),
+			      eng("02-lint", "validated", OLD_HEAD) };
+	char *cancelled[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD),
+			      eng("02-lint", "cancelled", HEAD), eng("01-build", "timed_out", HEAD) };
+	char reason[128];
+
+	ASSERT_EQ(registry_gate(names, regressed, N(regressed), HEAD, reason, sizeof(reason)),
+		  -EAGAIN);
+	ASSERT_STREQ(reason, "01-build: latest run at 0123456789ab is failing");
+	ASSERT_EQ(registry_gate(names, fixed, N(fixed), HEAD, reason, sizeof(reason)), 0);
+	ASSERT_EQ(registry_gate(names, went_back, N(went_back), HEAD, reason, sizeof(reason)),
+		  -EAGAIN);
+	ASSERT_STREQ(reason, "02-lint: no validated run at 0123456789ab");
+	ASSERT_EQ(registry_gate(names, cancelled, N(cancelled), HEAD, reason, sizeof(reason)),
+		  -EAGAIN);
+	ASSERT_STREQ(reason, "01-build: latest run at 0123456789ab is timed_out (and 1 more)");
+}
+
+/* Given the current head, runs recorded at another commit are stale: they
+ * count neither as validated nor as failing, and evidence.md says so. */
+TEST(stale)
+{
+	char *names[] = { "01-build", "02-lint", NULL };
+	char *cur[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD) };
+	char *old[] = { eng("01-build", "validated", OLD_HEAD), eng("02-lint", "validated", HEAD) };
+	char *old_fail[] = { eng("01-build", "failing", OLD_HEAD),
+			     eng("02-lint", "validated", HEAD) };
+	char *all_old[] = { eng("01-build", "validated", OLD_HEAD),
+			    eng("02-lint", "validated", OLD_HEAD) };
+	char *revalidated[] = { eng("01-build", "validated", OLD_HEAD),
+				eng("02-lint", "failing", OLD_HEAD),
+				eng("01-build", "validated", HEAD),
+				eng("02-lint", "validated", HEAD) };
+	char *ext_claim[] = { eng("01-build", "validated", OLD_HEAD),
+			      eng("02-lint", "validated", HEAD),
+			      ext("01-build", "validated", HEAD) };
+	char out[64], want[256];
+	struct buf b;
+
+	ASSERT_STREQ(registry_verdict(names, cur, N(cur), HEAD), "pass");
+	ASSERT_STREQ(registry_verdict(names, old, N(old), HEAD), "blocked");
+	ASSERT_STREQ(registry_verdict(names, old, N(old), NULL), "pass");
+	ASSERT_STREQ(registry_verdict(names, old, N(old), OLD_HEAD), "blocked");
+	ASSERT_STREQ(registry_verdict(names, all_old, N(all_old), OLD_HEAD), "pass");
+	ASSERT_STREQ(registry_verdict(names, old_fail, N(old_fail), HEAD), "blocked");
+	ASSERT_STREQ(registry_verdict(names, old_fail, N(old_fail), NULL), "fail");
+	ASSERT_STREQ(registry_verdict(names, revalidated, N(revalidated), HEAD), "pass");
+	ASSERT_STREQ(registry_verdict(names, ext_claim, N(ext_claim), HEAD), "blocked");
+	ASSERT_STREQ(registry_verdict(names, cur, N(cur), ""), "blocked");
+
+	registry_evidence_summary(names, old, N(old), HEAD, out);
+	ASSERT_STREQ(out, "1/2 validated");
+	registry_evidence_summary(names, old, N(old), NULL, out);
+	ASSERT_STREQ(out, "2/2 validated");
+	registry_evidence_summary(names, all_old, N(all_old), HEAD, out);
+	ASSERT_STREQ(out, "0/2 validated");
+
+	buf_init(&b);
+	ASSERT_EQ(registry_evidence_md("item", names, old, N(old), HEAD, &b), 0);
+	ASSERT_CONTAINS(b.data, "# Evidence for item [1/2 validated]\n");
+	snprintf(want, sizeof(want), "| 01-build | validated | ./01-build | "
+		 "[validation/logs/T-01-build-%.*s.log](logs/T-01-build-%.*s.log) | "
+		 "stale: ran at fedcba987654 |\n",
+		 (int)strcspn(strstr(old[0], "-01-build-") + 10, "."),
+		 strstr(old[0], "-01-build-") + 10,
+		 (int)strcspn(strstr(old[0], "-01-build-") + 10, "."),
+		 strstr(old[0], "-01-build-") + 10);
+	ASSERT_CONTAINS(b.data, want);
+	ASSERT(strstr(b.data, "| 02-lint | validated | ./02-lint | [") != NULL);
+	ASSERT(strstr(strstr(b.data, "| 02-lint |"), "stale") == NULL);
+	buf_free(&b);
 }
 
 /* The embedded schema lists exactly the keys the validator knows. */
@@ -459,7 +543,7 @@ TEST(schema_matches_validator)
 		}
 		n++;
 	}
-	ASSERT_EQ(n, 16);
+	ASSERT_EQ(n, 17);
 	req = cJSON_GetObjectItemCaseSensitive(schema, "required");
 	ASSERT_EQ(cJSON_GetArraySize(req), 2);
 	ASSERT_STREQ(cJSON_GetArrayItem(req, 0)->valuestring, "recipe");
@@ -476,6 +560,8 @@ int main(void)
 	RUN(verdict);
 	RUN(verdict_external_claiming_engine);
 	RUN(gate);
+	RUN(gate_latest);
+	RUN(stale);
 	RUN(evidence_md);
 	RUN(evidence_md_plain);
 	RUN(evidence_summary);
