@@ -443,6 +443,23 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		st->view = 1;
 		st->mtime_ns = st->ctime_ns = now;
 		return 0;
+	case N_REGISTRY:
+	case N_EVENTS_ALL:
+	case N_ITEM_EVENTS: {
+		/* Append-only views grow large: their size is asked of SQLite,
+		 * not rendered. */
+		int rc = n->kind == N_REGISTRY
+				 ? store_registry_size(e->store, n->item.id, &st->size)
+				 : store_events_size(e->store, n->kind == N_EVENTS_ALL ? 0 : n->item.id,
+						     &st->size);
+
+		if (rc)
+			return rc;
+		st->mode = S_IFREG | (n->kind != N_REGISTRY || n->archived ? 0444 : 0644);
+		st->view = 1;
+		st->mtime_ns = st->ctime_ns = now;
+		return 0;
+	}
 	default:
 		break;
 	}

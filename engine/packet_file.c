@@ -59,17 +59,12 @@ static int resnapshots(enum kind k)
 
 /* ---- the registry ---- */
 
-/* Current size of registry.jsonl. */
+/* Current size of registry.jsonl (0 when the store cannot say). */
 static uint64_t registry_size(struct engine *e, int64_t item)
 {
-	char **lines = NULL;
-	size_t n = 0, i;
 	uint64_t size = 0;
 
-	if (store_registry_lines(e->store, item, &lines, &n) == 0)
-		for (i = 0; i < n; i++)
-			size += strlen(lines[i]) + 1;
-	strv_free(lines);
+	store_registry_size(e->store, item, &size);
 	return size;
 }
 

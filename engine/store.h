@@ -233,5 +233,10 @@ int store_registry_each(struct store *s,
 int store_event_add(struct store *s, int64_t item_id, const char *line);
 /* Appends the events of an item (item_id 0: all) to out, one per line. */
 int store_events_render(struct store *s, int64_t item_id, struct buf *out);
+/* The size in bytes of validation/registry.jsonl (every line and its
+ * newline) of item item_id, or of the events of item_id (0: all items), as
+ * rendered, without rendering them. 0 or a negative errno. */
+int store_registry_size(struct store *s, int64_t item_id, uint64_t *size);
+int store_events_size(struct store *s, int64_t item_id, uint64_t *size);
 
 #endif

@@ -451,3 +451,39 @@ unlock:
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
+
+/* Runs the one-row, one-column size query sql with item_id bound. */
+static int size_query(struct store *s, const char *sql, int64_t item_id, uint64_t *size)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO, r;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, sql);
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		r = sqlite3_step(st);
+		if (r == SQLITE_ROW) {
+			*size = (uint64_t)sqlite3_column_int64(st, 0);
+			rc = 0;
+		} else {
+			rc = store__err(s, r);
+		}
+		store__done(st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_registry_size(struct store *s, int64_t item_id, uint64_t *size)
+{
+	/* LENGTH of a BLOB counts bytes (of TEXT, characters). */
+	return size_query(s, "SELECT COALESCE(SUM(LENGTH(CAST(line AS BLOB)) + 1), 0) "
+			  "FROM registry WHERE item_id = ?1", item_id, size);
+}
+
+int store_events_size(struct store *s, int64_t item_id, uint64_t *size)
+{
+	return size_query(s, "SELECT COALESCE(SUM(LENGTH(CAST(line AS BLOB)) + 1), 0) "
+			  "FROM events WHERE ?1 = 0 OR item_id = ?1", item_id, size);
+}

@@ -45,7 +45,7 @@
 #define NOTIFY_FH 0
 
 /* Replay batches start at most this often, in milliseconds. */
-#define NOTIFY_PACE_MS 10
+#define NOTIFY_PACE_MS 25
 
 struct notifier;
 
