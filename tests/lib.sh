@@ -627,3 +627,78 @@ no_procs_in()
 {
 	[ -z "$(procs_in "$1")" ]
 }
+
+# std_item RECIPE... : a repository (make_repo), the fixture recipes (unless RECIPES is set
+# already) and the usual pipeline whose plan names the RECIPEs (std_pipeline, with the
+# caller's other tunables), its store mounted on $M, and a new item fix-1 there.
+std_item()
+{
+	make_repo
+	[ -n "${RECIPES:-}" ] || copy_recipes
+	PLAN_RECIPES="$*" std_pipeline "$T/pipeline.json"
+	make_store "$T/pipeline.json"
+	mount_store
+	new_item fix-1
+}
+
+# settled ITEM : waits until ITEM on $M neither runs nor is queued; prints its state.
+settled()
+{
+	wait_for bash -c 'case "$(sed -n "s/^state: *//p" "$1")" in running | queued | "") exit 1 ;; esac' \
+		_ "$M/$1/status"
+	status_field "$M" "$1" state
+}
+
+# tree_recipe SUMMARY [TIMEOUT] : writes the recipe 10-tree to $RECIPES (after copy_recipes; it
+# is not among the fixture recipes, which every test copies), with that summary and "# timeout:"
+# line. It runs the fixture stage program tree.sh, which leaves a process tree behind its group
+# and writes the tree's pids to $T/pids.
+tree_recipe()
+{
+	{
+		printf '#!/usr/bin/env bash\n# summary: %s\n' "$1"
+		[ -z "${2:-}" ] || printf '# timeout: %s\n' "$2"
+		printf 'exec bash %q %q\n' "$FIXTURES/stages/tree.sh" "$T/pids"
+	} >"$RECIPES/10-tree.sh"
+	chmod +x "$RECIPES/10-tree.sh"
+}
+
+# read_tree_pids PIDFILE WRITER : waits until tree.sh has written PIDFILE, then sets TREE_PIDS to
+# the five pids in it (the tree's leader first); WRITER ("stage", "recipe") names the run that
+# wrote them in the failure message.
+read_tree_pids()
+{
+	wait_for test -s "$1"
+	mapfile -t TREE_PIDS <"$1"
+	assert_eq 5 "${#TREE_PIDS[@]}" "pids written by the $2"
+}
+
+# daemon_zombies : how many zombie children the daemon $DAEMON has (it must reap the orphans of
+# its runs).
+daemon_zombies()
+{
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v d="$DAEMON" '
+		match($0, /\) [A-Za-z] [0-9]+ /) {
+			split(substr($0, RSTART + 2), f, " ")
+			if (f[1] == "Z" && f[2] == d)
+				n++
+		}
+		END { print n + 0 }'
+}
+
+# no_zombies : the daemon $DAEMON has no zombie child.
+no_zombies()
+{
+	[ "$(daemon_zombies)" = 0 ]
+}
+
+# wait_tree_gone : waits (bounded) until every process of TREE_PIDS is gone and the daemon has
+# reaped them all (no zombie child left).
+wait_tree_gone()
+{
+	local p
+	for p in "${TREE_PIDS[@]}"; do
+		wait_gone "$p"
+	done
+	wait_for no_zombies
+}

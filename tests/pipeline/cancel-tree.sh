@@ -13,39 +13,21 @@ mount_store
 new_item fix-1
 d=$M/fix-1
 
-# zombies_of : how many zombie children the daemon has (it must reap the orphans of its runs).
-zombies_of()
-{
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v d="$DAEMON" '
-		match($0, /\) [A-Za-z] [0-9]+ /) {
-			split(substr($0, RSTART + 2), f, " ")
-			if (f[1] == "Z" && f[2] == d)
-				n++
-		}
-		END { print n + 0 }'
-}
-no_zombies() { [ "$(zombies_of)" = 0 ]; }
-
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 running
-wait_for test -s "$T/pids"
-mapfile -t pids <"$T/pids"
-assert_eq 5 "${#pids[@]}" "pids written by the stage"
+read_tree_pids "$T/pids" stage
 # The leader (first) leads the stage's session; two of its descendants lead their own.
 escaped=0
-for p in "${pids[@]}"; do
+for p in "${TREE_PIDS[@]}"; do
 	pid_alive "$p" || fail "stage process $p is not running before cancel"
 	[ "$(cut -d' ' -f6 "/proc/$p/stat")" = "$p" ] && escaped=$((escaped + 1))
 done
 assert_eq 3 "$escaped" "processes of the stage leading sessions"
-wait_for grep -q "tree of ${pids[0]} ready" "$d"/stages/*-plan.log
+wait_for grep -q "tree of ${TREE_PIDS[0]} ready" "$d"/stages/*-plan.log
 
 ctl "$M" fix-1 cancel
 wait_state "$M" fix-1 failed
-for p in "${pids[@]}"; do
-	wait_gone "$p"
-done
-wait_for no_zombies
+wait_tree_gone
 check_status "$M" fix-1
 last_error=$(status_field "$M" fix-1 last_error)
 assert_contains "$last_error" "plan: cancelled (signal 15)" "last_error"

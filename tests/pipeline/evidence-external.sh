@@ -5,25 +5,12 @@
 # evidence.md, and neither the engine's verdict (recomputed by a rerun), the evidence count
 # nor the review gate takes them into account.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="01-build 06-prereq" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+std_item 01-build 06-prereq
 d=$M/fix-1
 r=$d/validation/registry.jsonl
 
-# settled : waits until the item neither runs nor is queued; prints its state.
-settled()
-{
-	wait_for bash -c 'case "$(sed -n "s/^state: *//p" "$1")" in running | queued | "") exit 1 ;; esac' \
-		_ "$d/status"
-	status_field "$M" fix-1 state
-}
-
 ctl "$M" fix-1 advance
-assert_eq blocked "$(settled)" "state at the review gate"
+assert_eq blocked "$(settled fix-1)" "state at the review gate"
 assert_eq blocked "$(reg field "$r" -1 status recipe=06-prereq)" "06-prereq status"
 assert_eq blocked "$(status_field "$M" fix-1 verdict)" "verdict"
 head=$(worktree_head fix-1)
@@ -39,7 +26,7 @@ assert_eq 0 "$(reg count "$r" recipe=06-prereq status=validated source=engine)" 
 # A rerun recomputes the verdict from the registry: still blocked.
 ctl "$M" fix-1 "rerun 01-build"
 wait_for bash -c '[ "$(python3 "$1" count "$2" recipe=01-build)" = 2 ]' _ "$FIXTURES/registry.py" "$r"
-assert_eq blocked "$(settled)" "state after the rerun"
+assert_eq blocked "$(settled fix-1)" "state after the rerun"
 assert_eq blocked "$(status_field "$M" fix-1 verdict)" "verdict after the rerun"
 assert_eq "## Verdict: blocked" "$(last_line "$d/change-validation.md")" "change-validation.md"
 assert_eq "1/2 validated" "$(status_field "$M" fix-1 evidence)" "evidence"
@@ -51,7 +38,7 @@ assert_contains "$ev" "| 06-prereq | validated |" "evidence.md external table"
 
 for stage in review publish; do
 	ctl "$M" fix-1 "run $stage"
-	assert_eq blocked "$(settled)" "state after run $stage"
+	assert_eq blocked "$(settled fix-1)" "state after run $stage"
 	assert_contains "$(status_field "$M" fix-1 last_error)" \
 		"$stage: gate refused: verdict is blocked, not pass" "last_error"
 done

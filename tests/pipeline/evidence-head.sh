@@ -5,27 +5,14 @@
 # review and publish gates refuse, and nothing is pushed, until every recipe is validated
 # again at the new head (and a new approve is given).
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="01-build 02-lint" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+std_item 01-build 02-lint
 d=$M/fix-1
 r=$d/validation/registry.jsonl
 
-# settled : waits until the item neither runs nor is queued; prints its state.
-settled()
-{
-	wait_for bash -c 'case "$(sed -n "s/^state: *//p" "$1")" in running | queued | "") exit 1 ;; esac' \
-		_ "$d/status"
-	status_field "$M" fix-1 state
-}
-
 ctl "$M" fix-1 advance
-assert_eq waiting "$(settled)" "state at the publish gate"
+assert_eq waiting "$(settled fix-1)" "state at the publish gate"
 ctl "$M" fix-1 approve
-assert_eq done "$(settled)" "state after approve"
+assert_eq done "$(settled fix-1)" "state after approve"
 head1=$(worktree_head fix-1)
 assert_eq "$head1" "$(git -C "$ORIGIN" rev-parse refs/heads/packetfs/fix-1)" "pushed head"
 assert_eq "2/2 validated" "$(status_field "$M" fix-1 evidence)" "evidence at done"
@@ -36,7 +23,7 @@ done
 # A new commit by run print: the evidence of head1 is stale.
 ctl "$M" fix-1 hold
 ctl "$M" fix-1 "run print"
-assert_eq waiting "$(settled)" "state after run print (held)"
+assert_eq waiting "$(settled fix-1)" "state after run print (held)"
 assert_eq print "$(status_field "$M" fix-1 stage)" "stage after run print"
 head2=$(worktree_head fix-1)
 [ "$head2" != "$head1" ] || fail "run print made no new commit"
@@ -49,13 +36,13 @@ assert_contains "$ev" "[0/2 validated]" "evidence.md after run print"
 assert_contains "$ev" "stale: ran at ${head1:0:12}" "evidence.md after run print"
 
 ctl "$M" fix-1 "run review"
-assert_eq blocked "$(settled)" "state after run review on stale evidence"
+assert_eq blocked "$(settled fix-1)" "state after run review on stale evidence"
 assert_contains "$(status_field "$M" fix-1 last_error)" "review: gate refused" "last_error"
 
 # One recipe again at head2: the other is still stale, so the verdict is not pass.
 ctl "$M" fix-1 "rerun 01-build"
 wait_for bash -c '[ "$(python3 "$1" count "$2" recipe=01-build)" = 2 ]' _ "$FIXTURES/registry.py" "$r"
-settled >/dev/null
+settled fix-1 >/dev/null
 assert_eq "$head2" "$(reg field "$r" -1 head recipe=01-build)" "head of the rerun"
 assert_eq "1/2 validated" "$(status_field "$M" fix-1 evidence)" "evidence after one rerun"
 assert_eq blocked "$(status_field "$M" fix-1 verdict)" "verdict with 02-lint stale"
@@ -67,7 +54,7 @@ assert_contains "$(grep '^| 02-lint' "$d/validation/evidence.md")" "stale: ran a
 
 for stage in review publish; do
 	ctl "$M" fix-1 "run $stage"
-	assert_eq blocked "$(settled)" "state after run $stage with 02-lint stale"
+	assert_eq blocked "$(settled fix-1)" "state after run $stage with 02-lint stale"
 	assert_contains "$(status_field "$M" fix-1 last_error)" "$stage: gate refused" "last_error"
 done
 assert_eq 1 "$(ls "$d/stages" | grep -Ecx '[0-9]+-review\.log')" "review runs"
@@ -79,15 +66,15 @@ assert_eq "$head1" "$(git -C "$ORIGIN" rev-parse refs/heads/packetfs/fix-1)" \
 # approve (the one given before run print does not count).
 ctl "$M" fix-1 "rerun 02-lint"
 wait_for bash -c '[ "$(python3 "$1" count "$2" recipe=02-lint)" = 2 ]' _ "$FIXTURES/registry.py" "$r"
-settled >/dev/null
+settled fix-1 >/dev/null
 assert_eq pass "$(status_field "$M" fix-1 verdict)" "verdict after both reruns"
 assert_eq "2/2 validated" "$(status_field "$M" fix-1 evidence)" "evidence after both reruns"
 ctl "$M" fix-1 release
 ctl "$M" fix-1 "run review"
-assert_eq waiting "$(settled)" "state at the publish gate after revalidation"
+assert_eq waiting "$(settled fix-1)" "state at the publish gate after revalidation"
 assert_eq "publish: waiting for approve" "$(status_field "$M" fix-1 last_error)" "last_error"
 ctl "$M" fix-1 approve
-assert_eq done "$(settled)" "state after the second approve"
+assert_eq done "$(settled fix-1)" "state after the second approve"
 assert_eq "$head2" "$(git -C "$ORIGIN" rev-parse refs/heads/packetfs/fix-1)" "pushed head"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 exit 0

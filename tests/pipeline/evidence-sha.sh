@@ -4,26 +4,14 @@
 # validated, failing, blocked by exit 77, blocked without running (no GPU), timed out, and
 # cancelled by a rerun that is cancelled. packetfs check agrees.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
 export GATE_DIR=$T/gates
 mkdir -p "$GATE_DIR"
-PLAN_RECIPES="01-build 03-fail 04-gpu 06-prereq 07-slow" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+std_item 01-build 03-fail 04-gpu 06-prereq 07-slow
 d=$M/fix-1
 r=$d/validation/registry.jsonl
 
-settled()
-{
-	wait_for bash -c 'case "$(sed -n "s/^state: *//p" "$1")" in running | queued | "") exit 1 ;; esac' \
-		_ "$d/status"
-	status_field "$M" fix-1 state
-}
-
 ctl "$M" fix-1 advance
-assert_eq blocked "$(settled)" "state at the review gate"
+assert_eq blocked "$(settled fix-1)" "state at the review gate"
 head=$(worktree_head fix-1)
 
 # A rerun of 09-gated, cancelled while it waits.
@@ -31,7 +19,7 @@ ctl "$M" fix-1 "rerun 09-gated"
 wait_for bash -c 'ls "$1" | grep -q -- "-09-gated-"' _ "$d/validation/logs"
 ctl "$M" fix-1 cancel
 wait_for bash -c '[ "$(python3 "$1" count "$2" recipe=09-gated)" = 1 ]' _ "$FIXTURES/registry.py" "$r"
-settled >/dev/null
+settled fix-1 >/dev/null
 
 # expect RECIPE STATUS : the line of RECIPE has STATUS, the item's head, iteration 1, and the
 # sha256 of its log, which ends with the engine's footer.

@@ -10,32 +10,14 @@ mount_store
 new_item fix-1
 d=$M/fix-1
 
-# zombies_of : how many zombie children the daemon has (it must reap the orphans of its runs).
-zombies_of()
-{
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v d="$DAEMON" '
-		match($0, /\) [A-Za-z] [0-9]+ /) {
-			split(substr($0, RSTART + 2), f, " ")
-			if (f[1] == "Z" && f[2] == d)
-				n++
-		}
-		END { print n + 0 }'
-}
-no_zombies() { [ "$(zombies_of)" = 0 ]; }
-
 ctl "$M" fix-1 advance
-wait_for test -s "$T/pids"
-mapfile -t pids <"$T/pids"
-assert_eq 5 "${#pids[@]}" "pids written by the stage"
+read_tree_pids "$T/pids" stage
 wait_state "$M" fix-1 done
-for p in "${pids[@]}"; do
-	wait_gone "$p"
-done
-wait_for no_zombies
+wait_tree_gone
 check_status "$M" fix-1
 assert_eq "" "$(status_field "$M" fix-1 last_error)" "last_error"
 log=$(cat "$d"/stages/*-plan.log)
-assert_contains "$log" "tree of ${pids[0]} ready" "plan log"
+assert_contains "$log" "tree of ${TREE_PIDS[0]} ready" "plan log"
 printf '%s\n' "$log" | grep -Eq '^\[packetfs\] ended [4-9] process\(es\) it left running \(signal 15\)$' ||
 	fail "the plan log does not say that the leftovers were ended: $log"
 last_line "$d/stages/1-plan.log" | grep -Eq '^\[packetfs\] exit code 0 after [0-9.]+ s$' ||

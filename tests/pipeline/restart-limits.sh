@@ -9,43 +9,19 @@
 #
 # The runs are tests/fixtures/restart/probe.sh: each counts the live runs when it starts and
 # records any excess in $RESTART_DIR/violations; a run stalls while its block file exists.
+# tests/fixtures/restart/lib.sh holds the setup and helpers this test shares with restart-loop.sh.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../fixtures/restart/lib.sh"
 
-PD=$T/probe
-mkdir -p "$PD/active" "$PD/locks" "$PD/block"
+probe_setup
 echo "2 2" >"$PD/limits"
-echo 2 >"$PD/gpus"
-export RESTART_DIR=$PD RESTART_PROBE=$FIXTURES/restart/probe.sh
-RECIPES=$T/recipes
-mkdir -p "$RECIPES"
-cp "$FIXTURES"/restart/recipes/* "$RECIPES/"
-chmod +x "$RECIPES"/*
-
-make_repo
-probe_run()
-{
-	argv_json /bin/bash "$RESTART_PROBE" stage "$@"
-}
-plan_md='# Plan\n\n```validation-recipes\n11-cpu\n12-cpu\n13-gpu\n14-gpu\n```\n'
 verdict_md='# Change validation\n\n## Verdict: pass\n'
-review_md='# Review\n\nReads well.\n\n## Assessment: sound\n'
 GPUS=2 EXTRA='"max_parallel_items": 2,' pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(probe_run plan.md "$plan_md"), \"produces\": [\"plan.md\"]}" \
+	"{\"name\": \"plan\", \"run\": $(probe_run plan.md "$PLAN_MD"), \"produces\": [\"plan.md\"]}" \
 	"{\"name\": \"validate\", \"recipes\": \"plan\", \"run\": $(probe_run change-validation.md "$verdict_md"), \"produces\": [\"change-validation.md\"]}" \
-	"{\"name\": \"review\", \"run\": $(probe_run review.md "$review_md"), \"produces\": [\"review.md\"]}" \
+	"{\"name\": \"review\", \"run\": $(probe_run review.md "$REVIEW_MD"), \"produces\": [\"review.md\"]}" \
 	'{"name": "publish", "push": {"remote": "origin"}}'
-make_store "$T/pipeline.json"
-mount_store
-ITEMS="a b c d"
-for i in $ITEMS; do
-	new_item "$i"
-done
-
-fail_with()
-{
-	local nl=$'\n'
-	fail "$*$nl--- runs:$nl$(tail -n 40 "$PD/runs" 2>&1)$nl--- violations:$nl$(cat "$PD/violations" 2>&1)"
-}
+mount_items a b c d
 
 check_no_violation()
 {
@@ -108,62 +84,6 @@ watch_limits()
 	check_engine_limits
 }
 
-set_blocks()
-{
-	local k
-	rm -f "$PD"/block/*
-	for k in "$@"; do
-		: >"$PD/block/$k"
-	done
-}
-
-tokens_alive()
-{
-	local args=() t
-	[ $# -gt 0 ] || return 0
-	for t in "$@"; do
-		args+=(-e "PROBE_TOKEN=$t")
-	done
-	grep -lszxF "${args[@]}" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | sort -u
-	return 0
-}
-
-daemon_exited()
-{
-	local t st
-	for t in /proc/"$1"/task/*; do
-		st=$(awk '{ print $3 }' "$t/stat" 2>/dev/null) || continue
-		[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ] || return 1
-	done
-	return 0
-}
-
-# kill_and_remount : as in restart-loop.sh: kill -9, check of the store, a new mount, and no
-# process of the dead daemon's runs alive once it answers.
-kill_and_remount()
-{
-	local old=$DAEMON out left end
-	local -a tokens=()
-	mapfile -t tokens < <(awk '$1 == "start" { print $5 }' "$PD/runs")
-	kill -9 "$old"
-	wait_gone "$old"
-	end=$(($(date +%s%N) + 10 * 1000000000))
-	while ! daemon_exited "$old"; do
-		[ "$(date +%s%N)" -le "$end" ] ||
-			fail "daemon $old, killed with -9, cannot end after 10 s:" \
-				"$(for t in /proc/"$old"/task/*; do echo "${t##*/} $(awk '{ print $3 }' "$t/stat") $(cat "$t/wchan")"; done)"
-		sleep 0.05
-	done
-	forget_daemon "$old"
-	fusermount3 -u -z "$M"
-	out=$("$PFS" check "$STORE" 2>&1) || fail "packetfs check after kill -9 failed: $out"
-	mount_store "$M"
-	check_engine_limits
-	left=$(tokens_alive "${tokens[@]}")
-	[ -z "$left" ] || fail_with "processes of the dead daemon's runs still alive after the remount:" \
-		"$(for p in $left; do tr '\0' ' ' <"/proc/$p/cmdline"; echo " (pid $p)"; done)"
-}
-
 # 1. Two plan stages run, two items wait in the queue.
 note "kill -9 while two items run and two are queued"
 set_blocks a+plan b+plan c+plan d+plan
@@ -174,7 +94,7 @@ wait_for live_count_is 2 stage plan
 assert_eq "2 2" "$(for i in $ITEMS; do status_field "$M" "$i" state; done | sort | uniq -c |
 	awk '{ printf "%s%s", s, $1; s = " " }')" "items running and queued before the kill"
 before=$(live stage plan | sort)
-kill_and_remount
+kill_and_remount check_engine_limits
 wait_for live_count_is 2 stage plan
 [ "$(live stage plan | sort)" != "$before" ] || fail "the plan runs were not started anew"
 watch_limits 1
@@ -191,7 +111,7 @@ done
 set_blocks "${blocks[@]}"
 wait_for recipes_live_is 2
 watch_limits 1
-kill_and_remount
+kill_and_remount check_engine_limits
 wait_for recipes_live_is 2
 # The validator programs start more than 5 s after their stage's run began.
 watch_limits 6
@@ -201,7 +121,7 @@ note "kill -9 while two validator programs run"
 set_blocks a+validate b+validate c+validate d+validate
 wait_for -t 60 live_count_is 2 stage validate
 validators=$(live stage validate)
-kill_and_remount
+kill_and_remount check_engine_limits
 for p in $validators; do
 	for i in $ITEMS; do
 		log=$(grep -ls "started as $p " "$M/$i"/stages/*-validate.log) || continue

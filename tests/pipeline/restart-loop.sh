@@ -12,44 +12,20 @@
 #
 # The runs are tests/fixtures/restart/probe.sh (stages and recipes alike): a run stalls while
 # $RESTART_DIR/block/ITEM+NAME exists, so each round picks exactly what is running at the kill.
+# tests/fixtures/restart/lib.sh holds the setup and helpers this test shares with
+# restart-limits.sh.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../fixtures/restart/lib.sh"
 
-PD=$T/probe
-mkdir -p "$PD/active" "$PD/locks" "$PD/block"
-echo 2 >"$PD/gpus"
-export RESTART_DIR=$PD RESTART_PROBE=$FIXTURES/restart/probe.sh
-RECIPES=$T/recipes
-mkdir -p "$RECIPES"
-cp "$FIXTURES"/restart/recipes/* "$RECIPES/"
-chmod +x "$RECIPES"/*
-
-make_repo
-probe_run()
-{
-	argv_json /bin/bash "$RESTART_PROBE" stage "$@"
-}
-plan_md='# Plan\n\n```validation-recipes\n11-cpu\n12-cpu\n13-gpu\n14-gpu\n```\n'
-review_md='# Review\n\nReads well.\n\n## Assessment: sound\n'
+probe_setup
 GPUS=2 EXTRA='"on_interrupt": "requeue",' pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(probe_run plan.md "$plan_md"), \"produces\": [\"plan.md\"]}" \
+	"{\"name\": \"plan\", \"run\": $(probe_run plan.md "$PLAN_MD"), \"produces\": [\"plan.md\"]}" \
 	'{"name": "validate", "recipes": "plan"}' \
-	"{\"name\": \"review\", \"run\": $(probe_run review.md "$review_md"), \"produces\": [\"review.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-ITEMS="a b c"
-for i in $ITEMS; do
-	new_item "$i"
-done
+	"{\"name\": \"review\", \"run\": $(probe_run review.md "$REVIEW_MD"), \"produces\": [\"review.md\"]}"
+mount_items a b c
 
 declare -A DOCS=() # item-relative path -> content, for every document closed so far
 JOURNAL=""
-
-# fail_with MESSAGE : fails, showing what the probes recorded.
-fail_with()
-{
-	local nl=$'\n'
-	fail "$*$nl--- runs:$nl$(tail -n 40 "$PD/runs" 2>&1)$nl--- violations:$nl$(cat "$PD/violations" 2>&1)"
-}
 
 item_state()
 {
@@ -101,28 +77,6 @@ PY
 	assert_contains "$(cat "$M/.packetfs/pipeline.json")" "\"on_interrupt\": \"$1\"" "pipeline.json"
 }
 
-# set_blocks KEY... : exactly these runs stall.
-set_blocks()
-{
-	local k
-	rm -f "$PD"/block/*
-	for k in "$@"; do
-		: >"$PD/block/$k"
-	done
-}
-
-# tokens_alive TOKEN... : pids of live processes carrying one of the probe tokens.
-tokens_alive()
-{
-	local args=() t
-	[ $# -gt 0 ] || return 0
-	for t in "$@"; do
-		args+=(-e "PROBE_TOKEN=$t")
-	done
-	grep -lszxF "${args[@]}" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | sort -u
-	return 0
-}
-
 # write_docs ROUND : writes and closes a document in every item and appends to a journal.
 write_docs()
 {
@@ -152,50 +106,6 @@ check_no_violation()
 	# The engine's own record agrees: two recipes at most, no GPU granted twice, one stage run
 	# of an item at a time.
 	out=$(python3 "$FIXTURES/restart/events.py" "$M/events" 0 2 2 2>&1) || fail_with "$out"
-}
-
-# kill_and_remount : kill -9 of the daemon, `packetfs check` of the store it left, and a new
-# mount; fails when a process of the dead daemon's runs is still alive once the mount answers.
-# daemon_exited PID : every thread of the killed daemon has ended (a zombie may remain: nothing
-# need reap it); until then its files, the store's lock among them, stay open.
-daemon_exited()
-{
-	local t st
-	for t in /proc/"$1"/task/*; do
-		st=$(awk '{ print $3 }' "$t/stat" 2>/dev/null) || continue
-		[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ] || return 1
-	done
-	return 0
-}
-
-kill_and_remount()
-{
-	local old=$DAEMON out left conn stuck end
-	local -a tokens=()
-	mapfile -t tokens < <(awk '$1 == "start" { print $5 }' "$PD/runs")
-	conn=$(awk -v m="$M" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo | tail -n 1)
-	kill -9 "$old"
-	wait_gone "$old"
-	end=$(($(date +%s%N) + 10 * 1000000000))
-	while ! daemon_exited "$old"; do
-		if [ "$(date +%s%N)" -gt "$end" ]; then
-			stuck=$(for t in /proc/"$old"/task/*; do
-				echo "thread ${t##*/}: $(awk '{ print $3 }' "$t/stat") $(cat "$t/wchan")"
-			done)
-			# Clean up what can be: abort the dead daemon's FUSE connection.
-			[ -z "$conn" ] || echo 1 >"/sys/fs/fuse/connections/$conn/abort" 2>/dev/null || true
-			fail "daemon $old, killed with -9, cannot end after 10 s (a thread of it waits on its" \
-				"own mount, which nobody answers any more; its store lock stays held):"$'\n'"$stuck"
-		fi
-		sleep 0.05
-	done
-	forget_daemon "$old"
-	fusermount3 -u -z "$M"
-	out=$("$PFS" check "$STORE" 2>&1) || fail "packetfs check after kill -9 failed: $out"
-	mount_store "$M"
-	left=$(tokens_alive "${tokens[@]}")
-	[ -z "$left" ] || fail_with "processes of the dead daemon's runs still alive after the remount:" \
-		"$(for p in $left; do tr '\0' ' ' <"/proc/$p/cmdline"; echo " (pid $p)"; done)"
 }
 
 # round N ITEM stage|recipe|rerun NAME requeue|fail : makes ITEM's NAME run and stall (rerun:

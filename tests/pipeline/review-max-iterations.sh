@@ -18,14 +18,6 @@ pipeline_with "$T/pipeline.json" \
 make_store "$T/pipeline.json"
 mount_store
 
-# settled ITEM : waits until ITEM neither runs nor is queued; prints its state.
-settled()
-{
-	wait_for bash -c 'case "$(sed -n "s/^state: *//p" "$1")" in running | queued | "") exit 1 ;; esac' \
-		_ "$M/$1/status"
-	status_field "$M" "$1" state
-}
-
 # runs ITEM STAGE : how many times STAGE ran for ITEM.
 runs()
 {

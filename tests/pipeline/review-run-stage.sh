@@ -8,22 +8,9 @@
 #   run print     a new commit: validated and reviewed again at the new head, a new approve
 #                 publishes the new head.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="01-build 02-lint" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+std_item 01-build 02-lint
 d=$M/fix-1
 r=$d/validation/registry.jsonl
-
-# settled : waits until the item neither runs nor is queued; prints its state.
-settled()
-{
-	wait_for bash -c 'case "$(sed -n "s/^state: *//p" "$1")" in running | queued | "") exit 1 ;; esac' \
-		_ "$d/status"
-	status_field "$M" fix-1 state
-}
 
 runs()
 {
@@ -31,23 +18,23 @@ runs()
 }
 
 ctl "$M" fix-1 advance
-assert_eq waiting "$(settled)" "state at the publish gate"
+assert_eq waiting "$(settled fix-1)" "state at the publish gate"
 ctl "$M" fix-1 approve
-assert_eq done "$(settled)" "state after approve"
+assert_eq done "$(settled fix-1)" "state after approve"
 head1=$(worktree_head fix-1)
 
 # run publish: the approve was used.
 ctl "$M" fix-1 "run publish"
-assert_eq waiting "$(settled)" "state after run publish"
+assert_eq waiting "$(settled fix-1)" "state after run publish"
 assert_eq "publish: waiting for approve" "$(status_field "$M" fix-1 last_error)" "last_error"
 assert_eq 1 "$(runs publish)" "publish runs before the new approve"
 ctl "$M" fix-1 approve
-assert_eq done "$(settled)" "state after the second approve"
+assert_eq done "$(settled fix-1)" "state after the second approve"
 assert_eq 2 "$(runs publish)" "publish runs"
 
 # run validate: the recipes run again at the same head, review follows.
 ctl "$M" fix-1 "run validate"
-assert_eq waiting "$(settled)" "state after run validate"
+assert_eq waiting "$(settled fix-1)" "state after run validate"
 assert_eq 4 "$(reg count "$r" source=engine)" "registry lines after run validate"
 assert_eq 2 "$(runs review)" "review runs after run validate"
 assert_eq 2 "$(runs publish)" "publish runs after run validate"
@@ -56,7 +43,7 @@ assert_eq sound "$(status_field "$M" fix-1 assessment)" "assessment after run va
 
 # run print: a new head, validated and reviewed again.
 ctl "$M" fix-1 "run print"
-assert_eq waiting "$(settled)" "state after run print"
+assert_eq waiting "$(settled fix-1)" "state after run print"
 head2=$(worktree_head fix-1)
 [ "$head2" != "$head1" ] || fail "run print made no new commit"
 assert_eq 6 "$(reg count "$r" source=engine)" "registry lines after run print"
@@ -69,7 +56,7 @@ assert_eq 3 "$(runs review)" "review runs after run print"
 assert_eq "publish: waiting for approve" "$(status_field "$M" fix-1 last_error)" "last_error"
 assert_eq "$head1" "$(git -C "$ORIGIN" rev-parse refs/heads/packetfs/fix-1)" "pushed head"
 ctl "$M" fix-1 approve
-assert_eq done "$(settled)" "state after the third approve"
+assert_eq done "$(settled fix-1)" "state after the third approve"
 assert_eq "$head2" "$(git -C "$ORIGIN" rev-parse refs/heads/packetfs/fix-1)" "pushed head"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 exit 0

@@ -515,6 +515,18 @@ static const char escaping_tree[] =
 	"until [ \"$(wc -l < \"$f\")\" -ge 4 ] && [ \"$(esc)\" -ge 2 ]; do sleep 0.01; done; "
 	"echo pid=$$; sed 's/^/pid=/' \"$f\"; echo escaped=$(esc); rm -f \"$f\"; echo ready; %s";
 
+/* Runs escaping_tree with pre and post as its two %s (as run_sh, with
+ * timeout_s) and checks that both escapees did leave the run's session. */
+static void run_escaping_tree(struct run *r, const char *pre, const char *post,
+			      unsigned timeout_s)
+{
+	char script[2048];
+
+	snprintf(script, sizeof(script), escaping_tree, pre, post);
+	run_sh(r, script, NULL, timeout_s, NULL);
+	ASSERT_CONTAINS(r->out.data, "escaped=2\n");
+}
+
 TEST(cancel_reaches_escaped_descendants)
 {
 	char script[2048];
@@ -538,12 +550,9 @@ TEST(cancel_reaches_escaped_descendants)
 
 TEST(timeout_reaches_escaped_descendants)
 {
-	char script[2048];
 	struct run r;
 
-	snprintf(script, sizeof(script), escaping_tree, "", "wait");
-	run_sh(&r, script, NULL, 1, NULL);
-	ASSERT_CONTAINS(r.out.data, "escaped=2\n");
+	run_escaping_tree(&r, "", "wait", 1);
 	ASSERT_EQ(r.res.timed_out, 1);
 	ASSERT_EQ(r.res.cancelled, 0);
 	ASSERT_EQ(r.res.term_signal, SIGTERM);
@@ -552,9 +561,7 @@ TEST(timeout_reaches_escaped_descendants)
 	buf_free(&r.out);
 
 	/* Escapees that ignore SIGTERM (as the whole tree does) get SIGKILL. */
-	snprintf(script, sizeof(script), escaping_tree, "trap '' TERM;", "wait");
-	run_sh(&r, script, NULL, 1, NULL);
-	ASSERT_CONTAINS(r.out.data, "escaped=2\n");
+	run_escaping_tree(&r, "trap '' TERM;", "wait", 1);
 	ASSERT_EQ(r.res.timed_out, 1);
 	ASSERT_EQ(r.res.term_signal, SIGKILL);
 	ASSERT_EQ(r.res.kill_signal, SIGKILL);
@@ -564,13 +571,10 @@ TEST(timeout_reaches_escaped_descendants)
 
 TEST(leader_exit_ends_escaped_descendants)
 {
-	char script[2048];
 	struct run r;
 
 	/* The leader exits 0 at once, leaving the whole tree behind. */
-	snprintf(script, sizeof(script), escaping_tree, "", "exit 0");
-	run_sh(&r, script, NULL, 0, NULL);
-	ASSERT_CONTAINS(r.out.data, "escaped=2\n");
+	run_escaping_tree(&r, "", "exit 0", 0);
 	ASSERT_EQ(r.res.exit_code, 0);
 	ASSERT_EQ(r.res.term_signal, 0);
 	ASSERT_EQ(r.res.cancelled, 0);
