@@ -339,7 +339,9 @@ ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 {
 	ssize_t n;
 
-	if (off == 0 && f->snap_read && resnapshots(f->kind)) {
+	/* Again at offset 0 once the snapshot was read, or once this handle
+	 * wrote (a ctl command: its result is new). */
+	if (off == 0 && (f->snap_read || f->wrote) && resnapshots(f->kind)) {
 		struct buf now;
 
 		buf_init(&now);

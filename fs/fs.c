@@ -181,18 +181,23 @@ static void wake_polls(void *arg, const char *path)
 
 	if (ino == 0)
 		return;
-	pthread_mutex_lock(&fs->open_lock);
-	for (of = fs->open; of && n < sizeof(ph) / sizeof(ph[0]); of = of->next) {
-		if (of->ino == ino && of->ph) {
-			ph[n++] = of->ph;
-			of->ph = NULL;
+	/* In rounds of at most 64 handles, each taken off its file, until
+	 * none is left. */
+	do {
+		n = 0;
+		pthread_mutex_lock(&fs->open_lock);
+		for (of = fs->open; of && n < sizeof(ph) / sizeof(ph[0]); of = of->next) {
+			if (of->ino == ino && of->ph) {
+				ph[n++] = of->ph;
+				of->ph = NULL;
+			}
 		}
-	}
-	pthread_mutex_unlock(&fs->open_lock);
-	for (i = 0; i < n; i++) {
-		fuse_lowlevel_notify_poll(ph[i]);
-		fuse_pollhandle_destroy(ph[i]);
-	}
+		pthread_mutex_unlock(&fs->open_lock);
+		for (i = 0; i < n; i++) {
+			fuse_lowlevel_notify_poll(ph[i]);
+			fuse_pollhandle_destroy(ph[i]);
+		}
+	} while (n == sizeof(ph) / sizeof(ph[0]));
 }
 
 /*

@@ -72,6 +72,19 @@ for cmd in averyveryverylongverbname "run $(printf 'x%.0s' $(seq 300))"; do
 	failed_result "$out"
 done
 
+# A handle that wrote a command reads its result from offset 0, as a fresh open does.
+python3 - "$d/ctl" <<'PY' || fail "ctl read back on the writing handle"
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.write(fd, b"hold\n")
+got = os.pread(fd, 4096, 0)
+os.write(fd, b"release\n")
+again = os.pread(fd, 4096, 0)
+os.close(fd)
+assert got.startswith(b"hold: ok\n"), got
+assert again.startswith(b"release: ok\n"), again
+PY
+
 # None of the reads triggered anything.
 assert_eq new "$(status_field "$M" fix-1 state)" "state after reading ctl"
 [ -z "$(ls "$d/stages")" ] || fail "reading ctl started a stage: $(ls "$d/stages")"

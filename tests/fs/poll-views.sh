@@ -88,5 +88,22 @@ t = later("hold\n")
 assert woken(events, 20000), "events: poll not woken by hold"
 t.join()
 assert b'"hold"' in read_all(events).splitlines()[-1], "last event is not the hold"
+
+# Many waiters on one file: every one is woken by one change, not only the first few.
+handles = [os.open(os.path.join(d, "events"), os.O_RDONLY) for _ in range(100)]
+for fd in handles:
+    read_all(fd)
+results = [None] * len(handles)
+def wait_one(k):
+    results[k] = woken(handles[k], 20000)
+threads = [threading.Thread(target=wait_one, args=(k,)) for k in range(len(handles))]
+for th in threads:
+    th.start()
+t = later("release\n")
+for th in threads:
+    th.join()
+t.join()
+late = [k for k, r in enumerate(results) if not r]
+assert not late, "%d of %d waiters on events not woken by release" % (len(late), len(handles))
 PY
 exit 0
