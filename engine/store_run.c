@@ -329,35 +329,68 @@ int store_registry_append(struct store *s, int64_t item_id, const char *line, co
 	return rc;
 }
 
-int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n)
+/*
+ * Calls fn(arg, text, len) for the one text column of every row of sql,
+ * with item_id bound to ?1, in the order sql gives, under the store lock
+ * (fn must not call the store). Stops at fn's first non-zero return, which
+ * it returns; else 0, or a negative errno of SQLite.
+ */
+static int each_text(struct store *s, const char *sql, int64_t item_id,
+		     int (*fn)(void *arg, const char *text, size_t len), void *arg)
 {
 	sqlite3_stmt *st;
-	char **v = NULL;
-	size_t count = 0;
-	int rc = 0;
+	int rc = -EIO;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT line FROM registry WHERE item_id = ? ORDER BY id");
-	if (!st) {
-		rc = -EIO;
-		goto unlock;
-	}
-	sqlite3_bind_int64(st, 1, item_id);
-	for (;;) {
-		int r = sqlite3_step(st);
+	st = store__stmt(s, sql);
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		for (;;) {
+			int r = sqlite3_step(st);
 
-		if (r != SQLITE_ROW) {
-			rc = r == SQLITE_DONE ? 0 : store__err(s, r);
-			break;
+			if (r != SQLITE_ROW) {
+				rc = r == SQLITE_DONE ? 0 : store__err(s, r);
+				break;
+			}
+			rc = fn(arg, (const char *)sqlite3_column_text(st, 0),
+				(size_t)sqlite3_column_bytes(st, 0));
+			if (rc)
+				break;
 		}
-		rc = strv_push(&v, (const char *)sqlite3_column_text(st, 0));
-		if (rc)
-			break;
-		count++;
+		store__done(st);
 	}
-	store__done(st);
-unlock:
 	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+struct line_list {
+	char **v;
+	size_t count;
+};
+
+static int push_line(void *arg, const char *text, size_t len)
+{
+	struct line_list *l = arg;
+	int rc;
+
+	(void)len;
+	rc = strv_push(&l->v, text);
+	if (rc == 0)
+		l->count++;
+	return rc;
+}
+
+int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n)
+{
+	struct line_list l = {NULL, 0};
+	char **v;
+	size_t count;
+	int rc;
+
+	rc = each_text(s, "SELECT line FROM registry WHERE item_id = ?1 ORDER BY id", item_id,
+		       push_line, &l);
+	v = l.v;
+	count = l.count;
 	if (rc == 0 && !v) {
 		v = calloc(1, sizeof(char *));
 		if (!v)
@@ -421,35 +454,17 @@ int store_event_add(struct store *s, int64_t item_id, const char *line)
 	return rc;
 }
 
+static int append_line(void *arg, const char *text, size_t len)
+{
+	int rc = buf_append(arg, text, len);
+
+	return rc ? rc : buf_append(arg, "\n", 1);
+}
+
 int store_events_render(struct store *s, int64_t item_id, struct buf *out)
 {
-	sqlite3_stmt *st;
-	int rc = 0;
-
-	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT line FROM events WHERE ?1 = 0 OR item_id = ?1 ORDER BY id");
-	if (!st) {
-		rc = -EIO;
-		goto unlock;
-	}
-	sqlite3_bind_int64(st, 1, item_id);
-	for (;;) {
-		int r = sqlite3_step(st);
-
-		if (r != SQLITE_ROW) {
-			rc = r == SQLITE_DONE ? 0 : store__err(s, r);
-			break;
-		}
-		rc = buf_append(out, sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0));
-		if (rc == 0)
-			rc = buf_append(out, "\n", 1);
-		if (rc)
-			break;
-	}
-	store__done(st);
-unlock:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return each_text(s, "SELECT line FROM events WHERE ?1 = 0 OR item_id = ?1 ORDER BY id",
+			 item_id, append_line, out);
 }
 
 /* Runs the one-row, one-column size query sql with item_id bound. */
