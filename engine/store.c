@@ -189,6 +189,9 @@ static const char *const compat[] = {
 	"CREATE TEMP VIEW items AS SELECT *, t AS dir_mtime_ns, t AS dir_ctime_ns, "
 	"t AS dir_atime_ns FROM (SELECT *, COALESCE(CAST(strftime('%s', updated_at) AS INTEGER), 0) "
 	"* 1000000000 AS t FROM main.items);",
+	/* 0003_jobs */
+	"CREATE TEMP VIEW runs AS SELECT *, '' AS job_id, '' AS job_output, 0 AS job_offset "
+	"FROM main.runs;",
 };
 
 int store_open(const char *dir, int create, int readonly, struct store **out, char *err,

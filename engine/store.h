@@ -196,13 +196,20 @@ struct run {
 	double duration_s;
 	int64_t log_size;
 	char log_sha256[65];
+	char job_id[32];   /* batch system job id ("" for a local run) */
+	char *job_output;  /* the job's output file, "" when none */
+	int64_t job_offset; /* bytes of job_output the log holds */
 };
 void run_clear(struct run *r);
 /* Inserts r (id is set). */
 int store_run_insert(struct store *s, struct run *r);
 /* Writes the mutable fields (status, pgid, exit, signal, note, head, gpus,
- * finished_at, duration_s, log_sha256, command). */
+ * finished_at, duration_s, log_sha256, command, executor, job_id,
+ * job_output, job_offset). */
 int store_run_update(struct store *s, const struct run *r);
+/* Writes run id's job_offset alone (bytes of its job's output file that
+ * its log holds). 0 or -EIO. Any thread. */
+int store_run_set_job_offset(struct store *s, int64_t id, int64_t offset);
 int store_run_get(struct store *s, int64_t id, struct run *out);
 /* The run whose log is at log_path in the item. 0 or -ENOENT. */
 int store_run_by_log(struct store *s, int64_t item_id, const char *log_path, struct run *out);

@@ -20,13 +20,14 @@ void run_clear(struct run *r)
 	free(r->log_path);
 	free(r->note);
 	free(r->gpus);
+	free(r->job_output);
 	memset(r, 0, sizeof(*r));
 }
 
 #define RUN_COLS                                                                              \
 	"id, item_id, run_no, kind, name, iteration, status, command, log_path, pgid, exit_code, " \
 	"signal, note, head, gpus, executor, started_at, finished_at, duration_s, log_size, "      \
-	"log_sha256"
+	"log_sha256, job_id, job_output, job_offset"
 
 static int run_row(sqlite3_stmt *st, struct run *r)
 {
@@ -53,7 +54,10 @@ static int run_row(sqlite3_stmt *st, struct run *r)
 	r->duration_s = sqlite3_column_double(st, 18);
 	r->log_size = sqlite3_column_int64(st, 19);
 	store__col_copy(st, 20, r->log_sha256, sizeof(r->log_sha256));
-	if (!r->name || !r->command || !r->log_path || !r->note || !r->gpus) {
+	store__col_copy(st, 21, r->job_id, sizeof(r->job_id));
+	r->job_output = store__col_dup(st, 22);
+	r->job_offset = sqlite3_column_int64(st, 23);
+	if (!r->name || !r->command || !r->log_path || !r->note || !r->gpus || !r->job_output) {
 		run_clear(r);
 		return -ENOMEM;
 	}
@@ -100,7 +104,8 @@ int store_run_update(struct store *s, const struct run *r)
 	pthread_mutex_lock(&s->lock);
 	st = store__stmt(s, "UPDATE runs SET status = ?, pgid = ?, exit_code = ?, signal = ?, note = ?, "
 		     "head = ?, gpus = ?, finished_at = NULLIF(?, ''), duration_s = ?, "
-		     "log_sha256 = ?, command = ? WHERE id = ?");
+		     "log_sha256 = ?, command = ?, executor = ?, job_id = ?, job_output = ?, "
+		     "job_offset = ? WHERE id = ?");
 	if (st) {
 		sqlite3_bind_text(st, 1, r->status, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, r->pgid);
@@ -116,7 +121,27 @@ int store_run_update(struct store *s, const struct run *r)
 		sqlite3_bind_double(st, 9, r->duration_s);
 		sqlite3_bind_text(st, 10, r->log_sha256, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 11, r->command ? r->command : "", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 12, r->id);
+		sqlite3_bind_text(st, 12, r->executor[0] ? r->executor : "local", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 13, r->job_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 14, r->job_output ? r->job_output : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 15, r->job_offset);
+		sqlite3_bind_int64(st, 16, r->id);
+		rc = store__step_done(s, st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_run_set_job_offset(struct store *s, int64_t id, int64_t offset)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "UPDATE runs SET job_offset = ? WHERE id = ?");
+	if (st) {
+		sqlite3_bind_int64(st, 1, offset);
+		sqlite3_bind_int64(st, 2, id);
 		rc = store__step_done(s, st);
 	}
 	pthread_mutex_unlock(&s->lock);

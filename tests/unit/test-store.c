@@ -342,11 +342,22 @@ TEST(events_and_readonly)
 	store_close(s);
 }
 
-/* A store of version 1 (before 0002_times): a read-only open reads it as
- * the current version (atime = mtime, item directory times = updated_at);
- * a read-write open migrates it. Runs last: it rewrites the database. */
+static int count_run(void *arg, const struct run *r)
+{
+	ASSERT_STREQ(r->job_id, "");
+	ASSERT_STREQ(r->job_output, "");
+	ASSERT_EQ(r->job_offset, 0);
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* A store of version 1 (before 0002_times and 0003_jobs): a read-only open
+ * reads it as the current version (atime = mtime, item directory times =
+ * updated_at, runs without a batch job); a read-write open migrates it.
+ * Runs last: it rewrites the database. */
 TEST(version_1)
 {
+	int nruns;
 	struct store *s;
 	struct doc_meta m;
 	struct item it;
@@ -364,6 +375,9 @@ TEST(version_1)
 			       "ALTER TABLE items DROP COLUMN dir_mtime_ns;"
 			       "ALTER TABLE items DROP COLUMN dir_ctime_ns;"
 			       "ALTER TABLE items DROP COLUMN dir_atime_ns;"
+			       "ALTER TABLE runs DROP COLUMN job_id;"
+			       "ALTER TABLE runs DROP COLUMN job_output;"
+			       "ALTER TABLE runs DROP COLUMN job_offset;"
 			       "UPDATE items SET updated_at = '2001-02-03T04:05:06Z';"
 			       "UPDATE meta SET value = '1' WHERE key = 'schema_version';",
 			       NULL, NULL, NULL), SQLITE_OK);
@@ -375,6 +389,9 @@ TEST(version_1)
 	ASSERT_EQ(it.dir_atime_ns, 981173106000000000LL);
 	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
 	ASSERT_EQ(m.atime_ns, 4000);
+	nruns = 0;
+	ASSERT_EQ(store_run_each(s, 0, NULL, NULL, count_run, &nruns), 0);
+	ASSERT(nruns > 0);
 	item_clear(&it);
 	store_close(s);
 
