@@ -35,7 +35,11 @@
 
 static const char *const top_keys[] = {
 	"repo", "base", "recipes_dir", "gpus", "max_parallel_recipes", "max_parallel_items",
-	"on_interrupt", "cancel_grace_s", "max_doc_size", "stages", NULL,
+	"on_interrupt", "cancel_grace_s", "max_doc_size", "executor", "stages", NULL,
+};
+
+static const char *const executor_keys[] = {
+	"kind", "partition", "account", "extra_args", "shared_dir", "poll_ms", NULL,
 };
 
 static const char *const stage_keys[] = {
@@ -419,6 +423,53 @@ static int parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg
 	return 0;
 }
 
+/* "executor": {"kind": "local"} or {"kind": "slurm", ...} (config.h). */
+static int parse_executor(struct ctx *c, const cJSON *root, struct pfs_executor *ex)
+{
+	static const char *const kinds[] = { "local", "slurm", NULL };
+	const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "executor"), *v;
+	int kind = 0, rc;
+
+	ex->kind = EXECUTOR_LOCAL;
+	ex->poll_ms = 1000;
+	ex->extra_args = calloc(1, sizeof(char *));
+	if (!ex->extra_args)
+		return -ENOMEM;
+	if (!obj)
+		return 0;
+	if (!cJSON_IsObject(obj))
+		return fail(c, "executor", "must be an object such as {\"kind\": \"slurm\"}");
+	rc = check_keys(c, "executor", obj, executor_keys);
+	if (rc)
+		return rc;
+	if (!cJSON_GetObjectItemCaseSensitive(obj, "kind"))
+		return fail(c, "executor.kind", "required");
+	rc = get_enum(c, "executor", obj, "kind", kinds, "\"local\" or \"slurm\"", &kind);
+	if (rc)
+		return rc;
+	ex->kind = kind == 1 ? EXECUTOR_SLURM : EXECUTOR_LOCAL;
+	if (ex->kind == EXECUTOR_LOCAL && obj->child->next)
+		return fail(c, "executor", "the local executor takes no other key");
+	rc = get_str(c, "executor", obj, "partition", 0, &ex->partition);
+	if (!rc)
+		rc = get_str(c, "executor", obj, "account", 0, &ex->account);
+	if (!rc)
+		rc = get_str(c, "executor", obj, "shared_dir", 0, &ex->shared_dir);
+	if (!rc && ex->shared_dir && ex->shared_dir[0] != '/')
+		rc = fail(c, "executor.shared_dir", "must be an absolute path");
+	if (!rc)
+		rc = opt_int(c, "executor", obj, "poll_ms", 50, &ex->poll_ms);
+	if (rc)
+		return rc;
+	v = cJSON_GetObjectItemCaseSensitive(obj, "extra_args");
+	if (v) {
+		strv_free(ex->extra_args);
+		ex->extra_args = NULL;
+		rc = get_strv(c, "executor.extra_args", v, 1, &ex->extra_args);
+	}
+	return rc;
+}
+
 static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 {
 	static const char *const interrupt[] = { "requeue", "fail", NULL };
@@ -459,6 +510,9 @@ static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 			return rc;
 		cfg->max_doc_size = x;
 	}
+	rc = parse_executor(c, root, &cfg->executor);
+	if (rc)
+		return rc;
 	return parse_stages(c, root, cfg);
 }
 
@@ -557,6 +611,10 @@ void config_free(struct pfs_config *cfg)
 	}
 	free(cfg->stages);
 	free(cfg->gpu_ids);
+	free(cfg->executor.partition);
+	free(cfg->executor.account);
+	strv_free(cfg->executor.extra_args);
+	free(cfg->executor.shared_dir);
 	free(cfg->repo);
 	free(cfg->base);
 	free(cfg->recipes_dir);

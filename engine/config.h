@@ -21,6 +21,23 @@ enum gpu_mode {
 	GPU_LIST,  /* a list of device indices */
 };
 
+enum executor_kind {
+	EXECUTOR_LOCAL, /* recipes run on this machine (runner.h) */
+	EXECUTOR_SLURM, /* each recipe run is one Slurm batch job (slurm.h) */
+};
+
+/* "executor": where recipes run. Stage programs always run locally. */
+struct pfs_executor {
+	enum executor_kind kind;  /* default EXECUTOR_LOCAL */
+	char *partition;          /* slurm: sbatch --partition, or NULL: the cluster's default */
+	char *account;            /* slurm: sbatch --account, or NULL */
+	char **extra_args;        /* slurm: more sbatch arguments; NULL-terminated, never NULL */
+	char *shared_dir;         /* slurm: absolute directory shared by the daemon and the
+				   * compute nodes for job scripts and output, or NULL:
+				   * STORE/slurm */
+	int poll_ms;              /* slurm: how often job states are read, default 1000 */
+};
+
 struct pfs_stage {
 	char *name;             /* [a-z][a-z0-9_-]*, unique in the pipeline */
 	char **run;             /* argv (NULL-terminated) or NULL: no program */
@@ -45,6 +62,7 @@ struct pfs_config {
 	int on_interrupt_fail;      /* "on_interrupt": "fail" (default "requeue") */
 	int cancel_grace_s;         /* SIGTERM -> SIGKILL grace, default 5 */
 	int64_t max_doc_size;       /* bytes, default PACKETFS_DEFAULT_MAX_DOC */
+	struct pfs_executor executor;
 	struct pfs_stage *stages;   /* in pipeline order */
 	size_t nstages;             /* >= 1 */
 };

@@ -282,6 +282,53 @@ TEST(messages)
 	expect_bad("[1, 2]", "pipeline: must be a JSON object");
 }
 
+TEST(executor)
+{
+	struct pfs_config *cfg = NULL;
+
+	ASSERT_EQ(parse("{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\"}]}", &cfg, NULL, 0), 0);
+	ASSERT_EQ(cfg->executor.kind, EXECUTOR_LOCAL);
+	ASSERT(cfg->executor.extra_args && !cfg->executor.extra_args[0]);
+	config_free(cfg);
+	ASSERT_EQ(parse("{\"repo\": \"/r\", \"executor\": {\"kind\": \"slurm\", \"partition\": "
+			"\"gpu\", \"account\": \"ml\", \"extra_args\": [\"--qos=high\", \"-N1\"], "
+			"\"shared_dir\": \"/shared/pfs\", \"poll_ms\": 500}, "
+			"\"stages\": [{\"name\": \"a\"}]}", &cfg, NULL, 0), 0);
+	ASSERT_EQ(cfg->executor.kind, EXECUTOR_SLURM);
+	ASSERT_STREQ(cfg->executor.partition, "gpu");
+	ASSERT_STREQ(cfg->executor.account, "ml");
+	ASSERT_STREQ(cfg->executor.extra_args[1], "-N1");
+	ASSERT(cfg->executor.extra_args[2] == NULL);
+	ASSERT_STREQ(cfg->executor.shared_dir, "/shared/pfs");
+	ASSERT_EQ(cfg->executor.poll_ms, 500);
+	config_free(cfg);
+	ASSERT_EQ(parse("{\"repo\": \"/r\", \"executor\": {\"kind\": \"slurm\"}, "
+			"\"stages\": [{\"name\": \"a\"}]}", &cfg, NULL, 0), 0);
+	ASSERT(cfg->executor.partition == NULL && cfg->executor.shared_dir == NULL);
+	ASSERT_EQ(cfg->executor.poll_ms, 1000);
+	config_free(cfg);
+	expect_bad("{\"repo\": \"/r\", \"executor\": \"slurm\", \"stages\": [{\"name\": \"a\"}]}",
+		   "executor: must be an object");
+	expect_bad("{\"repo\": \"/r\", \"executor\": {}, \"stages\": [{\"name\": \"a\"}]}",
+		   "executor.kind: required");
+	expect_bad("{\"repo\": \"/r\", \"executor\": {\"kind\": \"pbs\"}, \"stages\": [{\"name\": "
+		   "\"a\"}]}", "executor.kind: must be \"local\" or \"slurm\"");
+	expect_bad("{\"repo\": \"/r\", \"executor\": {\"kind\": \"local\", \"partition\": \"p\"}, "
+		   "\"stages\": [{\"name\": \"a\"}]}", "executor: the local executor takes no other key");
+	expect_bad("{\"repo\": \"/r\", \"executor\": {\"kind\": \"slurm\", \"queue\": \"p\"}, "
+		   "\"stages\": [{\"name\": \"a\"}]}", "executor.queue: unknown key");
+	expect_bad("{\"repo\": \"/r\", \"executor\": {\"kind\": \"slurm\", \"partition\": \"\"}, "
+		   "\"stages\": [{\"name\": \"a\"}]}", "executor.partition: must be a non-empty string");
+	expect_bad("{\"repo\": \"/r\", \"executor\": {\"kind\": \"slurm\", \"extra_args\": "
+		   "[\"-N1\", 2]}, \"stages\": [{\"name\": \"a\"}]}",
+		   "executor.extra_args[1]: must be a non-empty string");
+	expect_bad("{\"repo\": \"/r\", \"executor\": {\"kind\": \"slurm\", \"shared_dir\": "
+		   "\"spool\"}, \"stages\": [{\"name\": \"a\"}]}",
+		   "executor.shared_dir: must be an absolute path");
+	expect_bad("{\"repo\": \"/r\", \"executor\": {\"kind\": \"slurm\", \"poll_ms\": 10}, "
+		   "\"stages\": [{\"name\": \"a\"}]}", "executor.poll_ms: must be an integer >= 50");
+}
+
 TEST(length_not_nul)
 {
 	static const char text[] = "{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\"}]}GARBAGE";
@@ -378,7 +425,7 @@ TEST(schema_matches_validator)
 {
 	static const char *const top[] = { "repo", "base", "recipes_dir", "gpus",
 		"max_parallel_recipes", "max_parallel_items", "on_interrupt", "cancel_grace_s",
-		"max_doc_size", "stages", NULL };
+		"max_doc_size", "executor", "stages", NULL };
 	static const char *const stage[] = { "name", "run", "produces", "timeout_s", "gate",
 		"recipes", "on_needs_changes", "max_iterations", "push", NULL };
 	cJSON *schema = cJSON_Parse(schema_json_pipeline), *props, *p, *doc, *st, *req;
@@ -441,6 +488,7 @@ int main(void)
 	RUN(all_fields);
 	RUN(gpus_forms);
 	RUN(messages);
+	RUN(executor);
 	RUN(length_not_nul);
 	RUN(small_error_buffer);
 	RUN(default_json);
