@@ -48,7 +48,7 @@ static const struct field {
 	{ "started_at", K_STRING }, { "finished_at", K_STRING },
 	{ "duration_s", K_NUMBER }, { "iteration", K_INT },     { "head", K_STRING },
 	{ "gpus", K_GPUS },         { "log_sha256", K_STRING }, { "source", K_SOURCE },
-	{ "executor", K_STRING },
+	{ "executor", K_STRING },   { "job_id", K_STRING },
 };
 
 static const char *const statuses[] = {
@@ -259,6 +259,8 @@ char *registry_engine_line(const struct registry_run *r)
 	rc = rc ? rc : add_str(obj, "log_sha256", r->log_sha256);
 	rc = rc ? rc : add_str(obj, "source", "engine");
 	rc = rc ? rc : add_str(obj, "executor", r->executor);
+	if (!rc && r->job_id && r->job_id[0])
+		rc = add_str(obj, "job_id", r->job_id);
 	if (!rc)
 		out = cJSON_PrintUnformatted(obj);
 	cJSON_Delete(obj);

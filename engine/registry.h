@@ -9,7 +9,8 @@
  *   signal (int; engine lines carry it only when a signal ended the run),
  *   started_at, finished_at, duration_s (number), iteration (int),
  *   head (string), gpus (array of int), log_sha256, source (engine|external),
- *   executor (string).
+ *   executor (string), job_id (string: the batch system's job id, on
+ *   lines of runs that executor "slurm" ran).
  * Only "recipe" and "status" are required of an external line; every field
  * present must have the right type. Pure functions over strings; thread-safe.
  */
@@ -40,6 +41,7 @@ struct registry_run {
 	const int *gpus;
 	size_t ngpus;
 	const char *log_sha256, *executor;
+	const char *job_id;     /* NULL or "": none (no "job_id" member) */
 };
 
 /* The registry line (compact JSON, no newline, "source":"engine") for a
