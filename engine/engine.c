@@ -558,6 +558,7 @@ static void *loop_main(void *arg)
 {
 	struct engine *e = arg;
 
+	pipe_reattach(e->pipe);
 	pipe_resume(e->pipe);
 	uv_run(&e->loop, UV_RUN_DEFAULT);
 	return NULL;

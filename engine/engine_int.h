@@ -158,9 +158,25 @@ void pipe_resume(struct pipe *p);
  * "LINE: error: WHY"; either way the outcome becomes the item's last_result
  * (ctl's result: this is its only writer). Result as in struct engine_cmd. */
 int pipe_command(struct pipe *p, struct engine_cmd *cmd);
-/* Cancels everything (daemon shutdown): runs become interrupted. */
+/* Cancels everything (daemon shutdown): runs become interrupted, except
+ * Slurm jobs, which go on in the cluster and are followed again by the
+ * next daemon (pipe_reattach). */
 void pipe_shutdown(struct pipe *p);
-/* Crash recovery before the loop starts: called from engine_open. */
+/* Crash recovery before the loop starts: called from engine_open. Runs
+ * for which pipe_run_reattaches() holds, and the running stage runs and
+ * state of their items, are left for pipe_reattach. */
 int pipe_recover(struct engine *e);
+
+/* pipe_slurm.c: Slurm jobs across daemon restarts. */
+/* Whether run r is a Slurm job still running (by the store) with a job id
+ * and an output file: one that a restarted daemon follows again instead
+ * of recording it interrupted. Any thread. */
+int pipe_run_reattaches(const struct run *r);
+/* The ids of the items (at most max, into ids) that have such runs; the
+ * count. Any thread. */
+int pipe_reattach_items(struct store *s, int64_t *ids, int max);
+/* Follows every such run again, rebuilding each item's validation (or
+ * rerun): called once when the loop starts, before pipe_resume. */
+void pipe_reattach(struct pipe *p);
 
 #endif

@@ -235,7 +235,7 @@ void pipe__job_free(struct job *j)
 	free(j);
 }
 
-static void job_unlink(struct job **list, struct job *j)
+void pipe__job_unlink(struct job **list, struct job *j)
 {
 	struct job **pp;
 
@@ -285,7 +285,9 @@ int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, con
 	j->run.iteration = it->iteration;
 	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
 	snprintf(j->run.head, sizeof(j->run.head), "%s", head);
-	snprintf(j->run.executor, sizeof(j->run.executor), "local");
+	snprintf(j->run.executor, sizeof(j->run.executor), "%s",
+		 strcmp(kind, "recipe") == 0 && cfg->executor.kind == EXECUTOR_SLURM ? "slurm"
+										  : "local");
 	now_text(j->run.started_at);
 	snprintf(j->item, sizeof(j->item), "%s", it->name);
 	rc = store_run_insert(p->e->store, &j->run);
@@ -342,7 +344,7 @@ void pipe__run_seal(struct pipe *p, struct run *r, double duration_s)
  * (max_parallel_items): called wherever an item can stop being busy - a
  * process exit, a push that ends its stage, a command (cancel) that ends a
  * validation whose recipes were all queued. */
-static void slot_freed(struct pipe *p)
+void pipe__slot_freed(struct pipe *p)
 {
 	if (!p->shutting_down && engine_config_get(p->e)->max_parallel_items > 0)
 		pipe_resume(p);
@@ -353,7 +355,7 @@ static void on_exit_cb(void *arg, const struct runner_result *res)
 	struct job *j = arg;
 	struct pipe *p = j->p;
 
-	job_unlink(&p->jobs, j);
+	pipe__job_unlink(&p->jobs, j);
 	engine_active_remove(p->e, j->run.id);
 	j->proc = NULL;
 	if (j->is_stage) {
@@ -364,7 +366,7 @@ static void on_exit_cb(void *arg, const struct runner_result *res)
 		pipe__job_free(j);
 	}
 	pipe__pump(p);
-	slot_freed(p);
+	pipe__slot_freed(p);
 }
 
 /*
@@ -818,7 +820,7 @@ static void push_done(uv_work_t *req, int status)
 	struct runner_result res = {0};
 	struct item it;
 
-	job_unlink(&p->pushing, j);
+	pipe__job_unlink(&p->pushing, j);
 	if (status == 0 && w->rc == 0)
 		pipe__log_line(p, j, "[packetfs] pushed %s to %s\n", w->branch, w->remote);
 	else
@@ -841,7 +843,7 @@ static void push_done(uv_work_t *req, int status)
 	pipe__stage_done(p, j, &res);
 	pipe__job_free(j);
 	pipe__pump(p);
-	slot_freed(p);
+	pipe__slot_freed(p);
 }
 
 static void start_push(struct pipe *p, struct job *j, const struct item *it,
@@ -862,7 +864,7 @@ static void start_push(struct pipe *p, struct job *j, const struct item *it,
 		p->pushing = j;
 		if (uv_queue_work(&p->e->loop, &w->req, push_work, push_done) == 0)
 			return;
-		job_unlink(&p->pushing, j);
+		pipe__job_unlink(&p->pushing, j);
 		free(w);
 	}
 	{
@@ -1038,7 +1040,10 @@ static int cancel_item(struct pipe *p, struct item *it)
 	}
 	for (j = p->jobs; j; j = j->next) {
 		if (j->item_id == it->id) {
-			runner_cancel(j->proc);
+			if (j->sjob)
+				slurm_cancel(j->sjob);
+			else
+				runner_cancel(j->proc);
 			found = 1;
 		}
 	}
@@ -1203,7 +1208,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		}
 	}
 	item_clear(&it);
-	slot_freed(p);
+	pipe__slot_freed(p);
 	return rc;
 }
 
@@ -1276,7 +1281,7 @@ void pipe_resume(struct pipe *p)
 
 void pipe_shutdown(struct pipe *p)
 {
-	struct job *j;
+	struct job *j, *next;
 
 	p->shutting_down = 1;
 	pipe__gpu_stop(p);
@@ -1286,8 +1291,20 @@ void pipe_shutdown(struct pipe *p)
 			j->batch->pending--;
 		pipe__job_free(j);
 	}
-	for (j = p->jobs; j; j = j->next)
-		runner_cancel(j->proc);
+	/* Slurm jobs go on in the cluster: their runs stay "running", and the
+	 * next daemon follows them again (pipe_reattach); local runs end. */
+	for (j = p->jobs; j; j = next) {
+		next = j->next;
+		if (j->sjob) {
+			slurm_detach(j->sjob);
+			j->sjob = NULL;
+			pipe__job_unlink(&p->jobs, j);
+			p->running_recipes--;
+			pipe__job_free(j);
+		} else {
+			runner_cancel(j->proc);
+		}
+	}
 	/* Validations with nothing running end now; others when their last
 	 * recipe's exit callback runs. */
 	{

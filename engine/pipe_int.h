@@ -14,6 +14,7 @@
 
 #include "engine_int.h"
 #include "runner.h"
+#include "slurm.h"
 
 struct batch;
 
@@ -23,6 +24,7 @@ struct job {
 	char item[ITEM_NAME_MAX + 1];
 	struct run run;         /* the run row */
 	struct runner_proc *proc;
+	struct slurm_job *sjob; /* recipes of the slurm executor: the job it follows */
 	int is_stage;
 	int stage_index;        /* in cfg */
 	struct pfs_config *cfg; /* stages: the configuration it started under */
@@ -93,6 +95,11 @@ int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, con
  * puts it on p->jobs. 0 or a negative errno (then j is on no list). */
 int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
 		    unsigned timeout_s);
+/* Takes j off list (p->jobs, p->pushing). */
+void pipe__job_unlink(struct job **list, struct job *j);
+/* Something of an item ended, so a slot may have opened for a queued item
+ * (max_parallel_items): resumes queued items. */
+void pipe__slot_freed(struct pipe *p);
 /* Seals a run: finish time, duration (s), log sha256; writes the row. */
 void pipe__run_seal(struct pipe *p, struct run *r, double duration_s);
 /* Runs the stage program st for job j; on failure ends the stage and frees j. */
@@ -115,6 +122,9 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 /* A recipe process exited: releases its GPUs and records it. Does not
  * free j. */
 void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result *res);
+/* Whether the last test summary in the tail of job j's log says that no
+ * test ran; then the reason goes into note (after what it holds). */
+int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t size);
 /* Starts what the queue allows: strict FIFO; the head waits for its GPUs
  * and nothing overtakes it (see pipe_recipe.c). */
 void pipe__pump(struct pipe *p);
@@ -133,5 +143,13 @@ void pipe__batch_step(struct pipe *p, struct batch *b);
  * validation hands its stage job to the validator program, or ends the
  * stage and frees the job. */
 void pipe__validation_finish(struct pipe *p, struct batch *b);
+
+/* ---- pipe_slurm.c ---- */
+
+/* Submits recipe job j (its run row and log header exist, it counts in
+ * running_recipes) as a Slurm batch job with environment env; on failure
+ * records it and frees j. */
+void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it, char **env,
+		       const char *cwd);
 
 #endif

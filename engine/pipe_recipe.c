@@ -112,7 +112,8 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	rr.gpus = j->gpus;
 	rr.ngpus = (size_t)j->ngpus;
 	rr.log_sha256 = j->run.log_sha256;
-	rr.executor = "local";
+	rr.executor = j->run.executor[0] ? j->run.executor : "local";
+	rr.job_id = j->run.job_id;
 	line = registry_engine_line(&rr);
 	if (line) {
 		if (store_registry_append(p->e->store, j->item_id, line, "engine", j->run.id) == 0) {
@@ -226,7 +227,7 @@ static void leak_check(struct pipe *p, struct job *j, char *note, size_t size)
  * that exits 0 on such a run is failing, not validated: its test runner
  * proved nothing (README "Recipes and evidence").
  */
-static int no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t size)
+int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t size)
 {
 	enum { TAIL = 64 * 1024 };
 	struct testcount tc;
@@ -293,7 +294,7 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 		snprintf(note + strlen(note), sizeof(note) - strlen(note),
 			 "%sended %d process(es) it left running (signal %d)", note[0] ? "; " : "",
 			 res->leftovers, res->kill_signal);
-	if (strcmp(status, "validated") == 0 && no_tests_ran(p, j, note, sizeof(note)))
+	if (strcmp(status, "validated") == 0 && pipe__no_tests_ran(p, j, note, sizeof(note)))
 		status = "failing";
 	pipe__recipe_done(p, j, status, note, res);
 }
@@ -305,7 +306,7 @@ static void recipe_start(struct pipe *p, struct job *j)
 	char *argv[2] = {j->recipe.path, NULL};
 	struct item it;
 	char **env;
-	int rc;
+	int rc, slurm;
 
 	if (store_item_get_id(p->e->store, j->item_id, &it)) {
 		if (j->ngpus)
@@ -331,6 +332,7 @@ static void recipe_start(struct pipe *p, struct job *j)
 	}
 	free(j->run.command);
 	j->run.command = strdup(j->recipe.path);
+	slurm = strcmp(j->run.executor, "slurm") == 0;
 	gpu_format_list(j->gpus, j->ngpus, cuda, sizeof(cuda));
 	{
 		struct buf g;
@@ -346,17 +348,31 @@ static void recipe_start(struct pipe *p, struct job *j)
 	}
 	gethostname(host, sizeof(host) - 1);
 	snprintf(cwd, sizeof(cwd), "%s/worktrees/%s", p->e->store_dir, it.name);
+	if (slurm) { /* the node and the devices are Slurm's choice: see below */
+		snprintf(host, sizeof(host), "a Slurm node (below)");
+		if (j->recipe.gpus)
+			snprintf(cuda, sizeof(cuda), "%d, granted by Slurm (below)", j->recipe.gpus);
+	}
 	pipe__log_line(p, j,
 		       "# packetfs recipe log\n# recipe: %s\n# summary: %s\n# command: %s\n# cwd: %s\n"
-		       "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n\n",
+		       "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n%s",
 		       j->recipe.name, j->recipe.summary, j->run.command, cwd, host,
-		       cuda[0] ? cuda : "none", j->run.head, it.iteration, j->run.started_at);
+		       cuda[0] ? cuda : "none", j->run.head, it.iteration, j->run.started_at,
+		       slurm ? "# executor: slurm\n" : "\n");
+	if (slurm)
+		cuda[0] = '\0';
 	env = pipe__make_env(p, &it, "validate", j->recipe.name, cuda);
 	pipe__event(p, &it, "recipe_started",
 		    ",\"recipe\":\"%s\",\"run\":%d,\"gpus\":%s,\"log\":\"%s\"", j->recipe.name,
 		    j->run.run_no, j->run.gpus, j->run.log_path);
-	item_clear(&it);
 	p->running_recipes++;
+	if (slurm) {
+		pipe__slurm_start(p, j, &it, env, cwd);
+		item_clear(&it);
+		strv_free(env);
+		return;
+	}
+	item_clear(&it);
 	rc = pipe__job_spawn(p, j, argv, env, cwd, (unsigned)j->recipe.timeout_s);
 	strv_free(env);
 	if (rc) {
@@ -386,9 +402,11 @@ void pipe__pump(struct pipe *p)
 	struct job *j;
 
 	while ((j = p->queue) && !p->shutting_down) {
-		int rc;
+		int rc, slurm = cfg->executor.kind == EXECUTOR_SLURM;
 
-		if (j->recipe.gpus > gpu_pool_size(p->gpus) || j->recipe.gpus > 16) {
+		/* Under Slurm the cluster places GPU recipes: sbatch refuses one
+		 * that no node of the partition can take (pipe_slurm.c). */
+		if (!slurm && (j->recipe.gpus > gpu_pool_size(p->gpus) || j->recipe.gpus > 16)) {
 			char note[256];
 			struct item it = {0};
 
@@ -416,10 +434,10 @@ void pipe__pump(struct pipe *p)
 		}
 		if (p->running_recipes >= cfg->max_parallel_recipes)
 			break;
-		rc = gpu_pool_acquire(p->gpus, j->recipe.gpus, j->gpus);
+		rc = slurm ? 0 : gpu_pool_acquire(p->gpus, j->recipe.gpus, j->gpus);
 		if (rc == -EAGAIN)
 			break;
-		j->ngpus = j->recipe.gpus;
+		j->ngpus = slurm ? 0 : j->recipe.gpus;
 		p->queue = j->next;
 		j->next = NULL;
 		recipe_start(p, j);

@@ -20,6 +20,9 @@
  * once, on the thread that opens the engine, before the new daemon has
  * started any process of its own - so no process of a dead daemon's runs
  * is alive once it returns, and nothing of an item runs twice at once.
+ * The exception is a Slurm job (pipe_run_reattaches): it runs in the
+ * cluster, not under the daemon, so its run, its item's running stage run
+ * and the item's state are left as they are for pipe_reattach.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,6 +39,8 @@
 
 struct recover {
 	struct engine *e;
+	int64_t followed[256]; /* items whose Slurm jobs the new daemon follows again */
+	int nfollowed;
 	int64_t staged[256]; /* items whose stage run was interrupted */
 	char stage_name[256][64]; /* ... and that stage (the latest run's) */
 	int nstaged;
@@ -311,6 +316,10 @@ static int recover_run(void *arg, const struct run *r0)
 
 	if (strcmp(r0->status, "running") != 0 && strcmp(r0->status, "queued") != 0)
 		return 0;
+	/* A Slurm job goes on without us, and its stage with it. */
+	if (pipe_run_reattaches(r0) ||
+	    (strcmp(r0->kind, "stage") == 0 && has_id(rv->followed, rv->nfollowed, r0->item_id)))
+		return 0;
 	if (store_run_get(e->store, r0->id, &r))
 		return 0;
 	if (store_item_get_id(e->store, r.item_id, &it)) {
@@ -378,6 +387,7 @@ static int recover_run(void *arg, const struct run *r0)
 		rr.ngpus = (size_t)ng;
 		rr.log_sha256 = r.log_sha256;
 		rr.executor = r.executor;
+		rr.job_id = r.job_id;
 		l = registry_engine_line(&rr);
 		if (l) {
 			store_registry_append(e->store, r.item_id, l, "engine", r.id);
@@ -403,7 +413,7 @@ static int recover_item(void *arg, const struct item *it0)
 	struct item it;
 	int i;
 
-	if (strcmp(it0->state, "running") != 0)
+	if (strcmp(it0->state, "running") != 0 || has_id(rv->followed, rv->nfollowed, it0->id))
 		return 0;
 	if (store_item_get_id(e->store, it0->id, &it))
 		return 0;
@@ -460,6 +470,7 @@ int pipe_recover(struct engine *e)
 	struct recover rv = {.e = e};
 	int rc;
 
+	rv.nfollowed = pipe_reattach_items(e->store, rv.followed, 256);
 	rc = store_run_each(e->store, 0, NULL, NULL, recover_run, &rv);
 	if (rc == 0)
 		rc = store_item_each(e->store, 0, recover_item, &rv);

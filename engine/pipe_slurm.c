@@ -1,0 +1,437 @@
+/*
+ * pipe_slurm.c - the recipes of the pipeline engine under the "slurm"
+ * executor: a recipe run is one Slurm batch job (slurm.h), followed on the
+ * loop thread, and a restarted daemon follows the jobs of an earlier one
+ * again (pipe_reattach).
+ *
+ * DESIGN. A recipe job goes through the same queue, run row, log header,
+ * registry line and batch as a local one (pipe_recipe.c); only its process
+ * differs. sbatch's job id and output file are written to the run row as
+ * soon as sbatch answers, and how much of the output the log holds after
+ * every copy: that is all a restarted daemon needs. The local GPU pool is
+ * not used: Slurm grants devices (the registry line names the indices of
+ * GRES=gpu(IDX:...)), and sbatch refuses a job that no node of the
+ * partition can take, which is recorded as blocked with sbatch's reason.
+ * Job states map onto registry statuses as README "Recipes on a Slurm
+ * cluster" says; notes read as a local run's would (a timeout is "timed
+ * out after N s (signal S)").
+ *
+ * At shutdown the jobs are detached, not cancelled: their runs, their
+ * validate stage and their item stay "running" in the store, crash
+ * recovery (pipe_recover.c) leaves such runs alone, and pipe_reattach
+ * rebuilds the batch: the stage job from its running stage run (or a
+ * rerun), one job per Slurm run still running, and the plan's recipes
+ * that had not been submitted yet are queued again.
+ *
+ * Everything here runs on the loop thread.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "pipe_int.h"
+#include "repo.h"
+
+static void on_submitted(void *arg, const char *job_id, const char *output)
+{
+	struct job *j = arg;
+
+	snprintf(j->run.job_id, sizeof(j->run.job_id), "%s", job_id);
+	free(j->run.job_output);
+	j->run.job_output = strdup(output);
+	store_run_update(j->p->e->store, &j->run);
+	pipe__log_line(j->p, j, "# slurm: submitted job %s, output %s\n", job_id, output);
+}
+
+static void on_started(void *arg, const char *node, const int *gpus, int ngpus)
+{
+	struct job *j = arg;
+	char list[16 * 8 + 1];
+	struct buf g;
+
+	j->ngpus = ngpus < 16 ? ngpus : 16;
+	memcpy(j->gpus, gpus, sizeof(int) * (size_t)j->ngpus);
+	gpu_format_list(j->gpus, j->ngpus, list, sizeof(list));
+	buf_init(&g);
+	buf_printf(&g, "[%s]", list);
+	if (g.data) {
+		free(j->run.gpus);
+		j->run.gpus = buf_steal(&g);
+	}
+	store_run_update(j->p->e->store, &j->run);
+	pipe__log_line(j->p, j, "# slurm: job %s running on %s, gpus: %s\n\n", j->run.job_id,
+		       node[0] ? node : "(unknown node)", list[0] ? list : "none");
+}
+
+static void on_output(void *arg, const char *data, size_t len, int64_t offset)
+{
+	struct job *j = arg;
+
+	pipe__log_append(j->p, j, data, len);
+	j->run.job_offset = offset;
+	store_run_set_job_offset(j->p->e->store, j->run.id, offset);
+}
+
+/* The registry status and note of a finished job. */
+static const char *job_status(const struct job *j, const struct slurm_result *sr, char *note,
+			      size_t size)
+{
+	const char *st = sr->state;
+	int sig = sr->r.term_signal ? sr->r.term_signal : 15;
+
+	if (sr->refused) {
+		snprintf(note, size, "Slurm refused the job: %s", sr->reason);
+		return "blocked";
+	}
+	if (sr->lost) {
+		snprintf(note, size, "%s", sr->reason);
+		return "interrupted";
+	}
+	if (sr->r.timed_out) {
+		snprintf(note, size, "timed out after %d s (signal %d)", j->recipe.timeout_s, sig);
+		return "timed_out";
+	}
+	if (sr->r.cancelled) {
+		if (sr->ran)
+			snprintf(note, size, "cancelled (signal %d)", sig);
+		else
+			snprintf(note, size, "cancelled before it started");
+		return "cancelled";
+	}
+	if (strcmp(st, "TIMEOUT") == 0 || strcmp(st, "DEADLINE") == 0) {
+		snprintf(note, size, "Slurm ended job %s: %s", j->run.job_id, st);
+		return "timed_out";
+	}
+	if (strcmp(st, "CANCELLED") == 0) {
+		snprintf(note, size, "job %s was cancelled in Slurm%s%s", j->run.job_id,
+			 sr->reason[0] ? ": " : "", sr->reason);
+		return "cancelled";
+	}
+	if (strcmp(st, "NODE_FAIL") == 0 || strcmp(st, "PREEMPTED") == 0 ||
+	    strcmp(st, "BOOT_FAIL") == 0) {
+		snprintf(note, size, "Slurm ended job %s: %s", j->run.job_id, st);
+		return "interrupted";
+	}
+	if (strcmp(st, "OUT_OF_MEMORY") == 0) {
+		snprintf(note, size, "Slurm ended job %s: %s", j->run.job_id, st);
+		return "failing";
+	}
+	if (sr->r.term_signal)
+		return "failing";
+	if (sr->r.exit_code == 0)
+		return "validated";
+	return sr->r.exit_code == 77 ? "blocked" : "failing";
+}
+
+static void on_exit_cb(void *arg, const struct slurm_result *sr)
+{
+	struct job *j = arg;
+	struct pipe *p = j->p;
+	const char *status;
+	char note[512] = "";
+
+	pipe__job_unlink(&p->jobs, j);
+	j->sjob = NULL;
+	p->running_recipes--;
+	status = job_status(j, sr, note, sizeof(note));
+	if (!sr->ran) {
+		pipe__log_line(p, j, "# not run: %s\n", note[0] ? note : sr->state);
+	}
+	if (strcmp(status, "validated") == 0 && pipe__no_tests_ran(p, j, note, sizeof(note)))
+		status = "failing";
+	pipe__recipe_done(p, j, status, note, sr->ran ? &sr->r : NULL);
+	pipe__job_free(j);
+	pipe__pump(p);
+	pipe__slot_freed(p);
+}
+
+static const struct slurm_callbacks callbacks = {
+	on_submitted, on_started, on_output, on_exit_cb,
+};
+
+/* The directory for job scripts and output: 0 or a negative errno. */
+static int shared_dir(struct pipe *p, char *out, size_t size)
+{
+	const struct pfs_executor *ex = &engine_config_get(p->e)->executor;
+
+	if (ex->shared_dir)
+		snprintf(out, size, "%s", ex->shared_dir);
+	else
+		snprintf(out, size, "%s/slurm", p->e->store_dir);
+	return util_mkdirs(out, 0755);
+}
+
+void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it, char **env,
+		       const char *cwd)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	char dir[PATH_MAX], stem[ITEM_NAME_MAX + 64], name[ITEM_NAME_MAX + 160];
+	struct slurm_spec spec;
+	size_t i, k;
+	int rc;
+
+	/* Slurm sets CUDA_VISIBLE_DEVICES for the GPUs it grants. */
+	for (i = k = 0; env && env[i]; i++) {
+		if (j->recipe.gpus > 0 && strncmp(env[i], "CUDA_VISIBLE_DEVICES=", 21) == 0)
+			free(env[i]);
+		else
+			env[k++] = env[i];
+	}
+	if (env)
+		env[k] = NULL;
+	rc = shared_dir(p, dir, sizeof(dir));
+	snprintf(stem, sizeof(stem), "%s-run%d-%llx", it->name, j->run.run_no,
+		 (unsigned long long)util_now_ns());
+	snprintf(name, sizeof(name), "packetfs-%s-%s", it->name, j->recipe.name);
+	memset(&spec, 0, sizeof(spec));
+	spec.ex = &cfg->executor;
+	spec.dir = dir;
+	spec.stem = stem;
+	spec.name = name;
+	spec.program = j->recipe.path;
+	spec.env = env;
+	spec.cwd = cwd;
+	spec.timeout_s = (unsigned)j->recipe.timeout_s;
+	spec.gpus = j->recipe.gpus;
+	if (rc == 0 && env)
+		rc = slurm_submit(&p->e->loop, &spec, &callbacks, j, &j->sjob);
+	else if (rc == 0)
+		rc = -ENOMEM;
+	if (rc) {
+		char note[PATH_MAX + 64];
+
+		p->running_recipes--;
+		snprintf(note, sizeof(note), "cannot submit to Slurm: %s: %s", dir, strerror(-rc));
+		pipe__log_line(p, j, "# not run: %s\n", note);
+		pipe__recipe_done(p, j, "failing", note, NULL);
+		pipe__job_free(j);
+		return;
+	}
+	j->next = p->jobs;
+	p->jobs = j;
+}
+
+/* ---- after a restart ---- */
+
+int pipe_run_reattaches(const struct run *r)
+{
+	return strcmp(r->kind, "recipe") == 0 && strcmp(r->status, "running") == 0 &&
+	       strcmp(r->executor, "slurm") == 0 && r->job_id[0] && r->job_output &&
+	       r->job_output[0];
+}
+
+struct item_set {
+	int64_t ids[256];
+	int n;
+};
+
+static int collect_item(void *arg, const struct run *r)
+{
+	struct item_set *set = arg;
+	int i;
+
+	if (!pipe_run_reattaches(r))
+		return 0;
+	for (i = 0; i < set->n && set->ids[i] != r->item_id; i++)
+		;
+	if (i == set->n && set->n < 256)
+		set->ids[set->n++] = r->item_id;
+	return 0;
+}
+
+int pipe_reattach_items(struct store *s, int64_t *ids, int max)
+{
+	struct item_set set = {.n = 0};
+	int i;
+
+	store_run_each(s, 0, "recipe", "running", collect_item, &set);
+	for (i = 0; i < set.n && i < max; i++)
+		ids[i] = set.ids[i];
+	return set.n < max ? set.n : max;
+}
+
+/* The item's latest running stage run. */
+struct stage_find {
+	struct store *s;
+	struct run run;
+	int found;
+};
+
+static int latest_stage(void *arg, const struct run *r)
+{
+	struct stage_find *f = arg;
+
+	if (f->found)
+		run_clear(&f->run);
+	f->found = store_run_get(f->s, r->id, &f->run) == 0;
+	return 0;
+}
+
+struct reattach {
+	struct pipe *p;
+	struct item *it;
+	struct batch *b;
+};
+
+/* One job per Slurm run of the item that is still running. */
+static int reattach_run(void *arg, const struct run *r0)
+{
+	struct reattach *ra = arg;
+	struct pipe *p = ra->p;
+	struct pfs_config *cfg = engine_config_get(p->e);
+	const struct recipe *rec;
+	struct job *j;
+	const char *g;
+
+	if (!pipe_run_reattaches(r0) || !(j = calloc(1, sizeof(*j))))
+		return 0;
+	j->p = p;
+	j->item_id = r0->item_id;
+	snprintf(j->item, sizeof(j->item), "%s", ra->it->name);
+	j->batch = ra->b;
+	if (store_run_get(p->e->store, r0->id, &j->run)) {
+		free(j);
+		return 0;
+	}
+	pthread_mutex_lock(&p->e->cfg_lock);
+	rec = recipe_find(&p->e->recipes, j->run.name);
+	j->recipe.name = strdup(j->run.name);
+	j->recipe.file = strdup(rec ? rec->file : j->run.name);
+	j->recipe.path = strdup(rec ? rec->path : j->run.command);
+	j->recipe.summary = strdup(rec ? rec->summary : "");
+	j->recipe.gpus = rec ? rec->gpus : 0;
+	j->recipe.timeout_s = rec ? rec->timeout_s : 0;
+	pthread_mutex_unlock(&p->e->cfg_lock);
+	for (g = j->run.gpus; *g && j->ngpus < 16;) {
+		if (*g >= '0' && *g <= '9')
+			j->gpus[j->ngpus++] = (int)strtol(g, (char **)&g, 10);
+		else
+			g++;
+	}
+	if (!j->recipe.name || !j->recipe.file || !j->recipe.path || !j->recipe.summary ||
+	    slurm_attach(&p->e->loop, &cfg->executor, j->run.job_id, j->run.job_output,
+			 j->run.job_offset, (unsigned)j->recipe.timeout_s, &callbacks, j,
+			 &j->sjob)) {
+		pipe__job_free(j);
+		return 0;
+	}
+	j->next = p->jobs;
+	p->jobs = j;
+	p->running_recipes++;
+	ra->b->pending++;
+	pipe__log_line(p, j, "# slurm: the daemon restarted; following job %s again\n",
+		       j->run.job_id);
+	pipe__event(p, ra->it, "recipe_reattached",
+		    ",\"recipe\":\"%s\",\"run\":%d,\"job_id\":\"%s\",\"log\":\"%s\"",
+		    j->run.name, j->run.run_no, j->run.job_id, j->run.log_path);
+	return 0;
+}
+
+/* Whether the item has a recipe run named name after run number after. */
+struct ran_find {
+	const char *name;
+	int after;
+	int found;
+};
+
+static int ran_since(void *arg, const struct run *r)
+{
+	struct ran_find *f = arg;
+
+	if (r->run_no > f->after && strcmp(r->name, f->name) == 0)
+		f->found = 1;
+	return 0;
+}
+
+/* Queues the plan's recipes that the validate stage (run sj) had not
+ * submitted when the daemon stopped. */
+static void queue_missing(struct pipe *p, struct item *it, struct batch *b, struct job *sj)
+{
+	char **names = NULL;
+	size_t k;
+
+	if (view_plan_names(p->e, it, &names))
+		return;
+	pthread_mutex_lock(&p->e->cfg_lock);
+	for (k = 0; names[k]; k++) {
+		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
+		struct ran_find f = {names[k], sj->run.run_no, 0};
+
+		store_run_each(p->e->store, it->id, "recipe", NULL, ran_since, &f);
+		if (!r || f.found)
+			continue;
+		pipe__log_line(p, sj, "[packetfs] queued %s (after a restart)\n", r->name);
+		pipe__queue_recipe(p, it, r, b);
+	}
+	pthread_mutex_unlock(&p->e->cfg_lock);
+	strv_free(names);
+}
+
+static void reattach_item(struct pipe *p, int64_t item_id)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	struct stage_find sf = {.s = p->e->store};
+	struct reattach ra = {.p = p};
+	struct batch *b;
+	struct item it;
+	size_t idx = 0;
+
+	if (store_item_get_id(p->e->store, item_id, &it))
+		return;
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		item_clear(&it);
+		return;
+	}
+	b->item_id = it.id;
+	snprintf(b->item, sizeof(b->item), "%s", it.name);
+	store_run_each(p->e->store, it.id, "stage", "running", latest_stage, &sf);
+	if (sf.found && config_stage(cfg, sf.run.name, &idx) && cfg->stages[idx].recipes_from_plan &&
+	    (b->stage_job = calloc(1, sizeof(struct job)))) {
+		struct job *sj = b->stage_job;
+
+		sj->p = p;
+		sj->item_id = it.id;
+		snprintf(sj->item, sizeof(sj->item), "%s", it.name);
+		sj->is_stage = 1;
+		sj->stage_index = (int)idx;
+		sj->cfg = cfg;
+		sj->run = sf.run;
+		sf.found = 0;
+		pipe__log_line(p, sj, "[packetfs] the daemon restarted: following this stage's "
+				      "Slurm jobs again\n");
+	} else {
+		/* A rerun: the item returns to where its stages stand. */
+		b->rerun = 1;
+		snprintf(b->prev_state, sizeof(b->prev_state), "%s",
+			 it.stage_ok && config_stage(cfg, it.stage, &idx) && idx + 1 == cfg->nstages
+				 ? "done" : "waiting");
+	}
+	if (sf.found)
+		run_clear(&sf.run);
+	b->next = p->batches;
+	p->batches = b;
+	ra.it = &it;
+	ra.b = b;
+	b->pending++; /* held until everything is attached and queued */
+	store_run_each(p->e->store, it.id, "recipe", "running", reattach_run, &ra);
+	if (b->stage_job)
+		queue_missing(p, &it, b, b->stage_job);
+	pipe__pump(p);
+	b->pending--;
+	item_clear(&it);
+	pipe__batch_step(p, b);
+}
+
+void pipe_reattach(struct pipe *p)
+{
+	int64_t ids[256];
+	int n, i;
+
+	n = pipe_reattach_items(p->e->store, ids, 256);
+	for (i = 0; i < n; i++)
+		reattach_item(p, ids[i]);
+}

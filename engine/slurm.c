@@ -1,0 +1,724 @@
+/*
+ * slurm.c - recipe runs as Slurm batch jobs (slurm.h).
+ *
+ * A job is a struct slurm_job with one repeating timer (the poll) and at
+ * most two Slurm commands in flight: one that reads the job's state
+ * (sbatch first, then scontrol) and one scancel. Each command is a struct
+ * cmd: a uv_process_t with its stdout and stderr pipes, collected into
+ * buffers; its done function runs once the process exited and both pipes
+ * reached EOF. A job is freed when it finished (or was detached), its
+ * timer is closed and no command is left: commands of a detached job run
+ * to their end with nobody told.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "slurm.h"
+#include "util.h"
+
+/* Most output copied in one poll while the job runs, so that a job that
+ * writes fast cannot hold the loop; its end reads everything. */
+#define OUTPUT_PER_POLL (8u << 20)
+/* Most bytes kept of a command's stdout or stderr. */
+#define CMD_OUTPUT_MAX (64u << 10)
+
+struct slurm_job;
+
+struct cmd {
+	struct slurm_job *job;
+	uv_process_t proc;
+	uv_pipe_t out, err;
+	struct buf obuf, ebuf;
+	int64_t exit_status;
+	int term_signal;
+	int spawn_error;     /* uv_spawn failed: negative errno */
+	int exited, eofs;    /* the process exited; pipes at EOF (0..2) */
+	int handles;         /* handles not yet closed */
+	void (*done)(struct slurm_job *j, struct cmd *c);
+};
+
+struct slurm_job {
+	uv_loop_t *loop;
+	uv_timer_t timer;
+	int timer_open;
+	struct slurm_callbacks cb;
+	void *arg;
+	char id[32];
+	char *output;
+	int64_t offset;
+	int fd;
+	unsigned timeout_s;
+	int64_t started_ns;  /* when the job started running (0: not seen) */
+	int state_busy;      /* sbatch or scontrol in flight */
+	int want_cancel, cancel_sent, timed_out;
+	int finish_pending;  /* end at the next poll (a failed submission) */
+	int finished, detached;
+	int ncmds;
+	struct slurm_result res;
+};
+
+/* ---- jobs ---- */
+
+static void job_maybe_free(struct slurm_job *j)
+{
+	if ((j->finished || j->detached) && !j->timer_open && j->ncmds == 0) {
+		if (j->fd >= 0)
+			close(j->fd);
+		free(j->output);
+		free(j);
+	}
+}
+
+static void timer_closed(uv_handle_t *h)
+{
+	struct slurm_job *j = h->data;
+
+	j->timer_open = 0;
+	job_maybe_free(j);
+}
+
+static void job_stop(struct slurm_job *j)
+{
+	if (j->timer_open && !uv_is_closing((uv_handle_t *)&j->timer))
+		uv_close((uv_handle_t *)&j->timer, timer_closed);
+}
+
+/* Copies what the output file gained (at most limit bytes, 0: no limit)
+ * to the output callback. reopen: open the file again first, so that a
+ * network file system shows its final size (close-to-open consistency). */
+static void read_output(struct slurm_job *j, int reopen, size_t limit)
+{
+	char *chunk;
+	size_t done = 0;
+	ssize_t n;
+
+	if (reopen && j->fd >= 0) {
+		close(j->fd);
+		j->fd = -1;
+	}
+	if (j->fd < 0) {
+		j->fd = open(j->output, O_RDONLY | O_CLOEXEC);
+		if (j->fd < 0)
+			return; /* not made yet: the job has not started */
+	}
+	chunk = malloc(64 * 1024);
+	if (!chunk)
+		return;
+	while (!limit || done < limit) {
+		n = pread(j->fd, chunk, 64 * 1024, (off_t)j->offset);
+		if (n <= 0)
+			break;
+		j->offset += n;
+		done += (size_t)n;
+		if (!j->detached && j->cb.output)
+			j->cb.output(j->arg, chunk, (size_t)n, j->offset);
+	}
+	free(chunk);
+}
+
+/* The job ended (or never started): reports res and lets go. */
+static void job_finish(struct slurm_job *j)
+{
+	if (j->finished)
+		return;
+	j->finished = 1;
+	job_stop(j);
+	if (!j->detached && j->cb.exit)
+		j->cb.exit(j->arg, &j->res);
+	job_maybe_free(j);
+}
+
+/* ---- commands ---- */
+
+static void cmd_closed(uv_handle_t *h)
+{
+	struct cmd *c = h->data;
+	struct slurm_job *j = c->job;
+
+	if (--c->handles > 0)
+		return;
+	buf_free(&c->obuf);
+	buf_free(&c->ebuf);
+	free(c);
+	j->ncmds--;
+	job_maybe_free(j);
+}
+
+static void cmd_close(struct cmd *c, uv_handle_t *h)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, cmd_closed);
+}
+
+/* Runs the done function once the process exited and both pipes ended. */
+static void cmd_check(struct cmd *c)
+{
+	if (!c->exited || c->eofs < 2)
+		return;
+	if (!c->job->finished)
+		c->done(c->job, c);
+	cmd_close(c, (uv_handle_t *)&c->out);
+	cmd_close(c, (uv_handle_t *)&c->err);
+	cmd_close(c, (uv_handle_t *)&c->proc);
+}
+
+static void cmd_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
+{
+	static char scratch[16 * 1024]; /* loop thread only */
+
+	(void)h;
+	(void)suggested;
+	b->base = scratch;
+	b->len = sizeof(scratch);
+}
+
+static void cmd_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct cmd *c = s->data;
+	struct buf *into = s == (uv_stream_t *)&c->out ? &c->obuf : &c->ebuf;
+
+	if (n > 0) {
+		if (into->len + (size_t)n <= CMD_OUTPUT_MAX)
+			buf_append(into, b->base, (size_t)n);
+		return;
+	}
+	if (n < 0) {
+		uv_read_stop(s);
+		c->eofs++;
+		cmd_check(c);
+	}
+}
+
+static void cmd_exit(uv_process_t *p, int64_t status, int sig)
+{
+	struct cmd *c = p->data;
+
+	c->exit_status = status;
+	c->term_signal = sig;
+	c->exited = 1;
+	cmd_check(c);
+}
+
+/*
+ * Starts argv (PATH is searched) with env (NULL: this process's) for job
+ * j; done runs when it ended. When it cannot start, done runs at once
+ * with spawn_error set. 0 or -ENOMEM.
+ */
+static int cmd_run(struct slurm_job *j, char *const *argv, char *const *env,
+		   void (*done)(struct slurm_job *, struct cmd *))
+{
+	uv_process_options_t opt;
+	uv_stdio_container_t stdio[3];
+	struct cmd *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	c->job = j;
+	c->done = done;
+	buf_init(&c->obuf);
+	buf_init(&c->ebuf);
+	uv_pipe_init(j->loop, &c->out, 0);
+	uv_pipe_init(j->loop, &c->err, 0);
+	c->out.data = c->err.data = c->proc.data = c;
+	c->handles = 3;
+	j->ncmds++;
+	memset(&opt, 0, sizeof(opt));
+	memset(stdio, 0, sizeof(stdio));
+	stdio[0].flags = UV_IGNORE;
+	stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	stdio[1].data.stream = (uv_stream_t *)&c->out;
+	stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	stdio[2].data.stream = (uv_stream_t *)&c->err;
+	opt.file = argv[0];
+	opt.args = (char **)argv;
+	opt.env = (char **)env;
+	opt.stdio = stdio;
+	opt.stdio_count = 3;
+	opt.exit_cb = cmd_exit;
+	rc = uv_spawn(j->loop, &c->proc, &opt);
+	if (rc) {
+		c->spawn_error = rc;
+		c->exit_status = 127;
+		buf_printf(&c->ebuf, "cannot run %s: %s", argv[0], uv_strerror(rc));
+		c->exited = 1;
+		c->eofs = 2;
+		cmd_check(c);
+		return 0;
+	}
+	uv_read_start((uv_stream_t *)&c->out, cmd_alloc, cmd_read);
+	uv_read_start((uv_stream_t *)&c->err, cmd_alloc, cmd_read);
+	return 0;
+}
+
+/* The last non-empty line of a command's stderr without Slurm's
+ * "PROGRAM: error: " prefix, into out. */
+static void last_error_line(const struct cmd *c, char *out, size_t size)
+{
+	const char *s = c->ebuf.data ? c->ebuf.data : "", *line = s, *p, *end;
+	size_t len;
+
+	for (p = s; *p; p++)
+		if (*p == '\n' && p[1] && p[1] != '\n')
+			line = p + 1;
+	end = strchr(line, '\n');
+	len = end ? (size_t)(end - line) : strlen(line);
+	p = memmem(line, len, "error: ", 7);
+	if (p) {
+		len -= (size_t)(p + 7 - line);
+		line = p + 7;
+	}
+	if (len == 0) {
+		snprintf(out, size, "exit status %lld", (long long)c->exit_status);
+		return;
+	}
+	snprintf(out, size, "%.*s", (int)len, line);
+}
+
+/* ---- parsing `scontrol -o -d show job` ---- */
+
+/* The value of " KEY=" in line (up to the next space) into out. */
+static int field(const char *line, const char *key, char *out, size_t size)
+{
+	size_t kl = strlen(key), n;
+	const char *p = line;
+
+	while ((p = strstr(p, key))) {
+		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+			p += kl + 1;
+			n = strcspn(p, " \n");
+			snprintf(out, size, "%.*s", (int)n, p);
+			return 0;
+		}
+		p += kl;
+	}
+	return -ENOENT;
+}
+
+/* "IDX:0-1,3" after GRES= (or in TRES-less lines, GRES_IDX=gpu(IDX:0)). */
+static void parse_idx(const char *line, int *gpus, int *ngpus)
+{
+	const char *p = strstr(line, "(IDX:");
+	char *end;
+	long a, b;
+
+	*ngpus = 0;
+	if (!p)
+		return;
+	p += 5;
+	while (*ngpus < 16 && *p >= '0' && *p <= '9') {
+		a = strtol(p, &end, 10);
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b && *ngpus < 16; a++)
+			gpus[(*ngpus)++] = (int)a;
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+}
+
+/* "[D-]HH:MM:SS" or "MM:SS" into seconds, -1 when unknown. */
+static long parse_duration(const char *s)
+{
+	long d = 0, part[3] = {0, 0, 0};
+	int n = 0;
+	char *end;
+
+	if (strchr(s, '-')) {
+		d = strtol(s, &end, 10);
+		s = end + 1;
+	}
+	while (n < 3) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		part[n++] = strtol(s, &end, 10);
+		if (*end != ':')
+			break;
+		s = end + 1;
+	}
+	if (n == 3)
+		return d * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
+	if (n == 2)
+		return d * 86400 + part[0] * 60 + part[1];
+	return -1;
+}
+
+int slurm_parse_job(const char *line, char state[32], char reason[256], char node[256],
+		    int *exit_code, int *signal, long *run_s, int *gpus, int *ngpus)
+{
+	char v[64];
+
+	if (field(line, "JobState", state, 32))
+		return -EINVAL;
+	if (field(line, "Reason", reason, 256) || strcmp(reason, "None") == 0)
+		reason[0] = '\0';
+	if (field(line, "BatchHost", node, 256))
+		node[0] = '\0';
+	*exit_code = *signal = 0;
+	if (field(line, "ExitCode", v, sizeof(v)) == 0)
+		sscanf(v, "%d:%d", exit_code, signal);
+	*run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
+	parse_idx(line, gpus, ngpus);
+	return 0;
+}
+
+int slurm_state_final(const char *state)
+{
+	static const char *const final[] = {
+		"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "PREEMPTED",
+		"OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", NULL,
+	};
+	int i;
+
+	for (i = 0; final[i]; i++)
+		if (strcmp(state, final[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* ---- following a job ---- */
+
+static void cancel_done(struct slurm_job *j, struct cmd *c)
+{
+	(void)j;
+	(void)c; /* a job that already ended refuses: its state says the rest */
+}
+
+static void send_cancel(struct slurm_job *j)
+{
+	char *argv[] = {"scancel", j->id, NULL};
+
+	if (!j->id[0] || j->cancel_sent || j->finished)
+		return;
+	j->cancel_sent = 1;
+	cmd_run(j, argv, NULL, cancel_done);
+}
+
+/* The start file's path (DIR/STEM.start beside DIR/STEM.out) into out. */
+static void start_file(const struct slurm_job *j, char *out, size_t size)
+{
+	size_t n = strlen(j->output);
+
+	if (n > 4 && strcmp(j->output + n - 4, ".out") == 0)
+		n -= 4;
+	snprintf(out, size, "%.*s.start", (int)n, j->output);
+}
+
+/*
+ * What the job script wrote when it started (SLURMD_NODENAME and
+ * SLURM_JOB_GPUS, the global indices of its GPUs): the node and devices
+ * of a job that ended before any poll saw it running, when scontrol no
+ * longer shows GRES=...(IDX:...). Leaves node and gpus alone without it.
+ */
+static void read_start_file(const struct slurm_job *j, char node[256], int *gpus, int *ngpus)
+{
+	char path[4200], line[512], name[256], list[256] = "";
+	const char *p;
+	char *end;
+	FILE *f;
+
+	start_file(j, path, sizeof(path));
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f) && sscanf(line, "%255s %255s", name, list) >= 1 &&
+	    strcmp(name, "-") != 0)
+		snprintf(node, 256, "%s", name);
+	fclose(f);
+	if (!list[0])
+		return;
+	*ngpus = 0;
+	for (p = list; *ngpus < 16 && *p >= '0' && *p <= '9'; p = end + 1) {
+		gpus[(*ngpus)++] = (int)strtol(p, &end, 10);
+		if (*end != ',')
+			break;
+	}
+}
+
+static void state_done(struct slurm_job *j, struct cmd *c)
+{
+	char state[32], reason[256], node[256];
+	int exit_code, sig, gpus[16], ngpus;
+	int64_t now = util_now_ns();
+	long run_s;
+
+	j->state_busy = 0;
+	if (c->exit_status != 0 || c->spawn_error) {
+		/* Purged after MinJobAge, or never known to this controller;
+		 * other errors (the controller unreachable) are tried again. */
+		if (c->ebuf.data && strstr(c->ebuf.data, "Invalid job id")) {
+			j->res.lost = 1;
+			snprintf(j->res.reason, sizeof(j->res.reason),
+				 "Slurm does not know job %s", j->id);
+			read_output(j, 1, 0);
+			job_finish(j);
+		}
+		return;
+	}
+	if (!c->obuf.data ||
+	    slurm_parse_job(c->obuf.data, state, reason, node, &exit_code, &sig, &run_s, gpus,
+			    &ngpus))
+		return;
+	if (!j->started_ns && (strcmp(state, "RUNNING") == 0 || strcmp(state, "COMPLETING") == 0 ||
+			       (slurm_state_final(state) && (run_s > 0 || node[0])))) {
+		j->started_ns = now - (run_s > 0 ? (int64_t)run_s * 1000000000 : 0);
+		read_start_file(j, node, gpus, &ngpus);
+		j->res.ran = 1;
+		if (!j->detached && j->cb.started)
+			j->cb.started(j->arg, node, gpus, ngpus);
+	}
+	if (j->timeout_s && j->started_ns && !j->want_cancel && !slurm_state_final(state) &&
+	    now - j->started_ns >= (int64_t)j->timeout_s * 1000000000) {
+		j->timed_out = 1;
+		j->want_cancel = 1;
+		send_cancel(j);
+	}
+	if (!slurm_state_final(state))
+		return;
+	read_output(j, 1, 0);
+	snprintf(j->res.state, sizeof(j->res.state), "%s", state);
+	snprintf(j->res.reason, sizeof(j->res.reason), "%s", reason);
+	j->res.r.exit_code = exit_code;
+	j->res.r.term_signal = sig;
+	j->res.r.timed_out = j->timed_out;
+	j->res.r.cancelled = j->want_cancel && !j->timed_out;
+	if (run_s >= 0)
+		j->res.r.duration_s = (double)run_s;
+	else if (j->started_ns)
+		j->res.r.duration_s = (double)(now - j->started_ns) / 1e9;
+	job_finish(j);
+}
+
+static void poll_state(struct slurm_job *j)
+{
+	char *argv[] = {"scontrol", "-o", "-d", "show", "job", j->id, NULL};
+
+	if (j->state_busy || !j->id[0])
+		return;
+	j->state_busy = 1;
+	if (cmd_run(j, argv, NULL, state_done))
+		j->state_busy = 0;
+}
+
+static void tick(uv_timer_t *t)
+{
+	struct slurm_job *j = t->data;
+
+	if (j->finished || j->detached)
+		return;
+	if (j->finish_pending) {
+		job_finish(j);
+		return;
+	}
+	if (!j->id[0])
+		return; /* sbatch has not answered yet */
+	read_output(j, 0, OUTPUT_PER_POLL);
+	poll_state(j);
+}
+
+static int job_new(uv_loop_t *loop, const struct pfs_executor *ex, const struct slurm_callbacks *cb,
+		   void *arg, unsigned timeout_s, struct slurm_job **out)
+{
+	struct slurm_job *j = calloc(1, sizeof(*j));
+	uint64_t first;
+
+	if (!j)
+		return -ENOMEM;
+	j->loop = loop;
+	j->cb = *cb;
+	j->arg = arg;
+	j->fd = -1;
+	j->timeout_s = timeout_s;
+	uv_timer_init(loop, &j->timer);
+	j->timer.data = j;
+	j->timer_open = 1;
+	first = ex->poll_ms < 200 ? (uint64_t)ex->poll_ms : 200;
+	uv_timer_start(&j->timer, tick, first, (uint64_t)ex->poll_ms);
+	*out = j;
+	return 0;
+}
+
+/* ---- submission ---- */
+
+static void sbatch_done(struct slurm_job *j, struct cmd *c)
+{
+	const char *s = c->obuf.data ? c->obuf.data : "";
+	size_t n = strspn(s, "0123456789_");
+
+	j->state_busy = 0;
+	if (c->exit_status != 0 || c->spawn_error || n == 0 || n >= sizeof(j->id)) {
+		j->res.refused = 1;
+		last_error_line(c, j->res.reason, sizeof(j->res.reason));
+		if (c->spawn_error)
+			j->finish_pending = 1; /* inside slurm_submit: end from the loop */
+		else
+			job_finish(j);
+		return;
+	}
+	memcpy(j->id, s, n);
+	j->id[n] = '\0';
+	if (j->detached) {
+		/* Shut down while sbatch ran: nobody recorded the id, so nobody
+		 * could follow the job after a restart; it must not run. */
+		send_cancel(j);
+		return;
+	}
+	if (j->cb.submitted)
+		j->cb.submitted(j->arg, j->id, j->output);
+	if (j->want_cancel)
+		send_cancel(j);
+}
+
+/* Appends s to b in single quotes for sh. */
+static void sh_quote(struct buf *b, const char *s)
+{
+	buf_puts(b, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			buf_puts(b, "'\\''");
+		else
+			buf_append(b, s, 1);
+	}
+	buf_puts(b, "'");
+}
+
+/* Writes the job script that records where it started (read_start_file)
+ * and runs program: 0 or -errno. */
+static int write_script(const char *path, const char *start, const char *program)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	buf_puts(&b, "#!/bin/sh\n# packetfs: a recipe run as a Slurm batch job. It notes its node "
+		     "and GPUs, then runs\n# the recipe from its own path.\n"
+		     "printf '%s %s\\n' \"${SLURMD_NODENAME:--}\" \"${SLURM_JOB_GPUS:-}\" >");
+	sh_quote(&b, start);
+	buf_puts(&b, " 2>/dev/null\nexec ");
+	sh_quote(&b, program);
+	buf_puts(&b, "\n");
+	if (!b.data)
+		return -ENOMEM;
+	rc = util_write_file(path, b.data, b.len);
+	if (rc == 0 && chmod(path, 0755) < 0)
+		rc = -errno;
+	buf_free(&b);
+	return rc;
+}
+
+int slurm_submit(uv_loop_t *loop, const struct slurm_spec *spec, const struct slurm_callbacks *cb,
+		 void *arg, struct slurm_job **out)
+{
+	char script[4096], opt[6][4200];
+	char **argv = NULL;
+	struct slurm_job *j;
+	size_t k;
+	int rc, n = 0;
+
+	rc = job_new(loop, spec->ex, cb, arg, spec->timeout_s, &j);
+	if (rc)
+		return rc;
+	if (asprintf(&j->output, "%s/%s.out", spec->dir, spec->stem) < 0) {
+		j->output = NULL;
+		j->finished = 1;
+		job_stop(j);
+		return -ENOMEM;
+	}
+	/* Leftovers of the same names would be read as this job's. */
+	unlink(j->output);
+	start_file(j, script, sizeof(script));
+	unlink(script);
+	snprintf(opt[0], sizeof(opt[0]), "%s", script);
+	snprintf(script, sizeof(script), "%s/%s.sh", spec->dir, spec->stem);
+	rc = write_script(script, opt[0], spec->program);
+	if (rc) {
+		j->finished = 1;
+		job_stop(j);
+		return rc;
+	}
+	snprintf(opt[n++], sizeof(opt[0]), "--job-name=%s", spec->name);
+	snprintf(opt[n++], sizeof(opt[0]), "--output=%s", j->output);
+	snprintf(opt[n++], sizeof(opt[0]), "--chdir=%s", spec->cwd);
+	if (spec->timeout_s)
+		snprintf(opt[n++], sizeof(opt[0]), "--time=%u", (spec->timeout_s + 59) / 60 + 2);
+	if (spec->gpus > 0)
+		snprintf(opt[n++], sizeof(opt[0]), "--gres=gpu:%d", spec->gpus);
+	rc = strv_push(&argv, "sbatch");
+	rc = rc ? rc : strv_push(&argv, "--parsable");
+	rc = rc ? rc : strv_push(&argv, "--export=ALL");
+	for (k = 0; rc == 0 && k < (size_t)n; k++)
+		rc = strv_push(&argv, opt[k]);
+	if (rc == 0 && spec->ex->partition) {
+		snprintf(opt[0], sizeof(opt[0]), "--partition=%s", spec->ex->partition);
+		rc = strv_push(&argv, opt[0]);
+	}
+	if (rc == 0 && spec->ex->account) {
+		snprintf(opt[0], sizeof(opt[0]), "--account=%s", spec->ex->account);
+		rc = strv_push(&argv, opt[0]);
+	}
+	for (k = 0; rc == 0 && spec->ex->extra_args && spec->ex->extra_args[k]; k++)
+		rc = strv_push(&argv, spec->ex->extra_args[k]);
+	rc = rc ? rc : strv_push(&argv, script);
+	if (rc == 0) {
+		j->state_busy = 1;
+		rc = cmd_run(j, argv, spec->env, sbatch_done);
+	}
+	strv_free(argv);
+	if (rc) {
+		j->finished = 1;
+		job_stop(j);
+		return rc;
+	}
+	*out = j;
+	return 0;
+}
+
+int slurm_attach(uv_loop_t *loop, const struct pfs_executor *ex, const char *job_id,
+		 const char *output, int64_t offset, unsigned timeout_s,
+		 const struct slurm_callbacks *cb, void *arg, struct slurm_job **out)
+{
+	struct slurm_job *j;
+	int rc;
+
+	rc = job_new(loop, ex, cb, arg, timeout_s, &j);
+	if (rc)
+		return rc;
+	snprintf(j->id, sizeof(j->id), "%s", job_id);
+	j->output = strdup(output);
+	j->offset = offset;
+	if (!j->output) {
+		j->finished = 1;
+		job_stop(j);
+		return -ENOMEM;
+	}
+	*out = j;
+	return 0;
+}
+
+void slurm_cancel(struct slurm_job *j)
+{
+	if (j->finished || j->detached || j->want_cancel)
+		return;
+	j->want_cancel = 1;
+	send_cancel(j);
+}
+
+void slurm_detach(struct slurm_job *j)
+{
+	if (j->finished || j->detached)
+		return;
+	j->detached = 1;
+	job_stop(j);
+	job_maybe_free(j);
+}
+
+const char *slurm_job_id(const struct slurm_job *j)
+{
+	return j->id;
+}

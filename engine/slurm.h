@@ -1,0 +1,124 @@
+/*
+ * slurm.h - recipe runs as Slurm batch jobs (the "slurm" executor of
+ * pipeline.json): submission with sbatch, following the job with scontrol,
+ * its output file copied as it grows, cancel with scancel, and attaching
+ * again to a job that an earlier daemon submitted.
+ *
+ * Design: every Slurm command is an ordinary child process on the libuv
+ * loop (uv_spawn, in this process's session, so that libuv reaps it: see
+ * runner.h on reaping); nothing blocks the loop. A job is submitted as a
+ * small shell script, written into the shared directory, that execs the
+ * recipe (`sbatch --parsable --job-name --output --chdir --export=ALL
+ * [--partition] [--account] [--gres=gpu:N] --time [extra_args] SCRIPT`), so
+ * the recipe runs from its own path, in the item's worktree, with the
+ * environment sbatch was given; Slurm adds CUDA_VISIBLE_DEVICES for the
+ * GPUs it grants. Every poll_ms a timer copies what the output file gained
+ * and reads the job with `scontrol -o -d show job ID` (no accounting
+ * daemon is needed); the job ends when its state is one of Slurm's final
+ * states (COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL, PREEMPTED,
+ * OUT_OF_MEMORY, BOOT_FAIL, DEADLINE), after the output file is read to
+ * its end. The recipe's timeout counts from the first poll that sees the
+ * job RUNNING (time in the queue does not count); when it passes, and on
+ * cancel, the job is ended with `scancel` (Slurm sends SIGTERM, then
+ * SIGKILL after its KillWait). `--time` is the timeout rounded up to
+ * minutes plus two, a backstop that Slurm enforces itself.
+ *
+ * Sources: sbatch(1), scontrol(1) "show job" output (Slurm 22.05),
+ * scancel(1); job state codes from squeue(1) "JOB STATE CODES".
+ *
+ * Threads: every function must be called on the loop's thread; callbacks
+ * run there too.
+ */
+#ifndef PACKETFS_SLURM_H
+#define PACKETFS_SLURM_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "runner.h"
+
+struct slurm_spec {
+	const struct pfs_executor *ex; /* partition, account, extra_args, poll_ms */
+	const char *dir;       /* the shared directory (must exist) for the script and output */
+	const char *stem;      /* file name stem, unique in dir: DIR/STEM.sh, DIR/STEM.out */
+	const char *name;      /* the job name */
+	const char *program;   /* absolute path of the recipe */
+	char *const *env;      /* sbatch's environment (exported to the job), NULL-terminated */
+	const char *cwd;       /* the job's working directory */
+	unsigned timeout_s;    /* 0 = none */
+	int gpus;              /* --gres=gpu:N when > 0 */
+};
+
+struct slurm_result {
+	struct runner_result r; /* exit_code and term_signal from the job's ExitCode,
+				 * timed_out / cancelled when this daemon ended it,
+				 * duration_s from its RunTime */
+	int ran;               /* the job was seen running or with an exit code */
+	int refused;           /* sbatch refused the job (reason says why) */
+	int lost;              /* Slurm does not know the job (any more) */
+	char state[32];        /* the final JobState, "" when none was read */
+	char reason[256];      /* sbatch's error, or Slurm's Reason, or "" */
+};
+
+struct slurm_callbacks {
+	/* sbatch accepted the job: its id and output file (both NUL-
+	 * terminated, valid during the call). */
+	void (*submitted)(void *arg, const char *job_id, const char *output);
+	/* The job was first seen running, on node, with the GPU indices
+	 * Slurm granted (ngpus may be 0). */
+	void (*started)(void *arg, const char *node, const int *gpus, int ngpus);
+	/* More output: len bytes; offset is how many bytes of the output file
+	 * have been delivered with this call included. */
+	void (*output)(void *arg, const char *data, size_t len, int64_t offset);
+	/* Called exactly once unless slurm_detach() came first; the job is
+	 * freed right after it returns. */
+	void (*exit)(void *arg, const struct slurm_result *res);
+};
+
+struct slurm_job;
+
+/*
+ * Submits spec. Returns 0 and *out; every end, a refused submission
+ * included, comes through the exit callback later. Returns a negative
+ * errno only when nothing was started: -ENOMEM, or the script could not
+ * be written (-errno of open/write).
+ */
+int slurm_submit(uv_loop_t *loop, const struct slurm_spec *spec, const struct slurm_callbacks *cb,
+		 void *arg, struct slurm_job **out);
+
+/*
+ * Follows job_id, submitted earlier (by an earlier daemon), whose output
+ * file is output and of which offset bytes were delivered already.
+ * timeout_s as in slurm_spec, counted from the first poll that sees the job
+ * running. 0 and *out, or -ENOMEM.
+ */
+int slurm_attach(uv_loop_t *loop, const struct pfs_executor *ex, const char *job_id,
+		 const char *output, int64_t offset, unsigned timeout_s,
+		 const struct slurm_callbacks *cb, void *arg, struct slurm_job **out);
+
+/* Ends the job with scancel (at once, or as soon as sbatch gave its id);
+ * the result then has cancelled = 1. Idempotent. */
+void slurm_cancel(struct slurm_job *j);
+
+/* Stops following the job, which goes on in Slurm: no callback comes any
+ * more, and the job is freed once its handles are closed. For shutdown. */
+void slurm_detach(struct slurm_job *j);
+
+/* The job id, "" until sbatch answered. */
+const char *slurm_job_id(const struct slurm_job *j);
+
+/*
+ * Parses one line of `scontrol -o -d show job` output (exposed for tests).
+ * Fills state, reason (at most 256 bytes each), node (BatchHost), *exit_code
+ * and *signal (ExitCode=E:S), *run_s (RunTime, seconds, -1 unknown) and the
+ * GPU indices of GRES=...(IDX:...) into gpus (at most 16). Returns 0, or
+ * -EINVAL when the line has no JobState.
+ */
+int slurm_parse_job(const char *line, char state[32], char reason[256], char node[256],
+		    int *exit_code, int *signal, long *run_s, int *gpus, int *ngpus);
+
+/* Whether state is one of Slurm's final job states. */
+int slurm_state_final(const char *state);
+
+#endif

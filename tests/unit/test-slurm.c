@@ -1,0 +1,156 @@
+/*
+ * test-slurm.c - reading Slurm's answers (engine/slurm.c): one line of
+ * `scontrol -o -d show job ID` as Slurm 22.05 (Debian 12's slurm-wlm)
+ * prints it, captured from a one-node cluster: a GPU job running, the
+ * same job completed (the GRES detail is gone then), a job cancelled
+ * before it started, and made-up lines for what those runs could not show
+ * (a failed job with its exit code, a signal, RunTime with days, GPU index
+ * lists). The end-to-end tests are tests/pipeline/slurm-*.sh.
+ */
+#include <string.h>
+
+#include "slurm.h"
+#include "test.h"
+
+static const char running[] =
+	"JobId=23 JobName=t1 UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=4294901737 "
+	"Nice=0 Account=(null) QOS=(null) JobState=RUNNING Reason=None Dependency=(null) "
+	"Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0 DerivedExitCode=0:0 "
+	"RunTime=00:00:00 TimeLimit=UNLIMITED TimeMin=N/A SubmitTime=2026-12-01T06:39:06 "
+	"EligibleTime=2026-12-01T06:39:06 AccrueTime=2026-12-01T06:39:06 "
+	"StartTime=2026-12-01T06:39:07 EndTime=Unknown Deadline=N/A SuspendTime=None "
+	"SecsPreSuspend=0 LastSchedEval=2026-12-01T06:39:07 Scheduler=Main Partition=debug "
+	"AllocNode:Sid=localhost:1239 ReqNodeList=(null) ExcNodeList=(null) NodeList=vm "
+	"BatchHost=vm NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:* "
+	"TRES=cpu=1,node=1,billing=1 Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=* "
+	"JOB_GRES=gpu:2   Nodes=vm CPU_IDs=0 Mem=0 GRES=gpu:2(IDX:0-1) MinCPUsNode=1 "
+	"MinMemoryNode=0 MinTmpDiskNode=0 Features=(null) DelayBoot=00:00:00 OverSubscribe=OK "
+	"Contiguous=0 Licenses=(null) Network=(null) Command=(null) WorkDir=/tmp "
+	"StdErr=/tmp/x-23.out StdIn=/dev/null StdOut=/tmp/x-23.out Power= "
+	"TresPerNode=gres:gpu:2 \n";
+
+static const char completed[] =
+	"JobId=23 JobName=t1 UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=4294901737 "
+	"Nice=0 Account=(null) QOS=(null) JobState=COMPLETED Reason=None Dependency=(null) "
+	"Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0 DerivedExitCode=0:0 "
+	"RunTime=00:00:02 TimeLimit=UNLIMITED TimeMin=N/A SubmitTime=2026-12-01T06:39:06 "
+	"StartTime=2026-12-01T06:39:07 EndTime=2026-12-01T06:39:09 Partition=debug "
+	"NodeList=vm BatchHost=vm NumNodes=1 NumCPUs=1 JOB_GRES=gpu:2   Nodes=vm CPU_IDs=0 "
+	"Mem=0 GRES= MinCPUsNode=1 WorkDir=/tmp StdOut=/tmp/x-23.out Power= "
+	"TresPerNode=gres:gpu:2 \n";
+
+static const char cancelled_pending[] =
+	"JobId=24 JobName=wrap UserId=root(0) GroupId=root(0) MCS_label=N/A "
+	"Priority=4294901736 Nice=0 Account=(null) QOS=(null) JobState=CANCELLED Reason=None "
+	"Dependency=(null) Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0 "
+	"DerivedExitCode=0:0 RunTime=00:00:00 TimeLimit=UNLIMITED TimeMin=N/A "
+	"StartTime=2026-12-01T06:39:12 EndTime=2026-12-01T06:39:12 Partition=debug NodeList= "
+	"NumNodes=1 NumCPUs=1 NumTasks=N/A WorkDir=/tmp StdOut=/tmp/x-24.out Power= \n";
+
+TEST(running_gpu_job)
+{
+	char state[32], reason[256], node[256];
+	int code = -1, sig = -1, gpus[16], ngpus = -1;
+	long run_s = -2;
+
+	ASSERT_EQ(slurm_parse_job(running, state, reason, node, &code, &sig, &run_s, gpus, &ngpus),
+		  0);
+	ASSERT_STREQ(state, "RUNNING");
+	ASSERT_STREQ(reason, "");
+	ASSERT_STREQ(node, "vm");
+	ASSERT_EQ(code, 0);
+	ASSERT_EQ(sig, 0);
+	ASSERT_EQ(run_s, 0);
+	ASSERT_EQ(ngpus, 2);
+	ASSERT_EQ(gpus[0], 0);
+	ASSERT_EQ(gpus[1], 1);
+	ASSERT(!slurm_state_final(state));
+}
+
+TEST(completed_job)
+{
+	char state[32], reason[256], node[256];
+	int code = -1, sig = -1, gpus[16], ngpus = -1;
+	long run_s = -2;
+
+	ASSERT_EQ(slurm_parse_job(completed, state, reason, node, &code, &sig, &run_s, gpus,
+				  &ngpus), 0);
+	ASSERT_STREQ(state, "COMPLETED");
+	ASSERT_STREQ(node, "vm");
+	ASSERT_EQ(run_s, 2);
+	ASSERT_EQ(ngpus, 0);
+	ASSERT(slurm_state_final(state));
+}
+
+TEST(cancelled_before_start)
+{
+	char state[32], reason[256], node[256];
+	int code = -1, sig = -1, gpus[16], ngpus = -1;
+	long run_s = -2;
+
+	ASSERT_EQ(slurm_parse_job(cancelled_pending, state, reason, node, &code, &sig, &run_s,
+				  gpus, &ngpus), 0);
+	ASSERT_STREQ(state, "CANCELLED");
+	ASSERT_STREQ(node, "");
+	ASSERT_EQ(run_s, 0);
+	ASSERT(slurm_state_final(state));
+}
+
+TEST(exit_codes_and_times)
+{
+	char state[32], reason[256], node[256];
+	int code, sig, gpus[16], ngpus;
+	long run_s;
+
+	ASSERT_EQ(slurm_parse_job("JobId=5 JobState=FAILED Reason=NonZeroExitCode ExitCode=3:0 "
+				  "RunTime=1-02:03:04 BatchHost=n17 GRES=gpu(IDX:1,3,5-6)",
+				  state, reason, node, &code, &sig, &run_s, gpus, &ngpus), 0);
+	ASSERT_STREQ(state, "FAILED");
+	ASSERT_STREQ(reason, "NonZeroExitCode");
+	ASSERT_STREQ(node, "n17");
+	ASSERT_EQ(code, 3);
+	ASSERT_EQ(sig, 0);
+	ASSERT_EQ(run_s, 93784);
+	ASSERT_EQ(ngpus, 4);
+	ASSERT_EQ(gpus[0], 1);
+	ASSERT_EQ(gpus[1], 3);
+	ASSERT_EQ(gpus[2], 5);
+	ASSERT_EQ(gpus[3], 6);
+	ASSERT_EQ(slurm_parse_job("JobId=6 JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 "
+				  "RunTime=05:00", state, reason, node, &code, &sig, &run_s, gpus,
+				  &ngpus), 0);
+	ASSERT_STREQ(state, "TIMEOUT");
+	ASSERT_EQ(sig, 15);
+	ASSERT_EQ(run_s, 300);
+	ASSERT_STREQ(node, "");
+	/* A key inside another key's name does not count. */
+	ASSERT_EQ(slurm_parse_job("JobId=7 OldJobState=RUNNING", state, reason, node, &code, &sig,
+				  &run_s, gpus, &ngpus), -EINVAL);
+	ASSERT_EQ(slurm_parse_job("slurm_load_jobs error: Invalid job id specified", state, reason,
+				  node, &code, &sig, &run_s, gpus, &ngpus), -EINVAL);
+}
+
+TEST(final_states)
+{
+	static const char *const final[] = {"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED",
+					    "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY",
+					    "BOOT_FAIL", "DEADLINE"};
+	static const char *const live[] = {"PENDING", "RUNNING", "COMPLETING", "CONFIGURING",
+					   "SUSPENDED", "REQUEUED", "RESIZING", ""};
+	size_t i;
+
+	for (i = 0; i < sizeof(final) / sizeof(final[0]); i++)
+		ASSERT(slurm_state_final(final[i]));
+	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++)
+		ASSERT(!slurm_state_final(live[i]));
+}
+
+int main(void)
+{
+	RUN(running_gpu_job);
+	RUN(completed_job);
+	RUN(cancelled_before_start);
+	RUN(exit_codes_and_times);
+	RUN(final_states);
+	return 0;
+}
