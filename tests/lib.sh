@@ -702,3 +702,39 @@ wait_tree_gone()
 	done
 	wait_for no_zombies
 }
+
+# need_slurm : ends the test as skipped (status 77, the reason on stderr) unless tests/run.sh
+# started the one-node Slurm cluster (tests/slurm-cluster.sh) and exported its SLURM_CONF.
+need_slurm()
+{
+	if [ -z "${SLURM_CONF:-}" ] || ! scontrol ping >/dev/null 2>&1; then
+		echo "SKIP: ${PFS_SLURM_WHY:-no Slurm cluster: run through tests/run.sh, which starts one}" >&2
+		exit 77
+	fi
+}
+
+# slurm_pipeline FILE [STAGE...] : the usual pipeline (std_pipeline, same tunables) with the
+# slurm executor (SLURM_EXECUTOR overrides its JSON object). With STAGE names, only those
+# stages are kept (e.g. "plan print validate").
+slurm_pipeline()
+{
+	local file=$1
+	shift
+	EXTRA="${EXTRA:-}\"executor\": ${SLURM_EXECUTOR:-{\"kind\": \"slurm\", \"poll_ms\": 200\}},"
+	EXTRA=$EXTRA std_pipeline "$file"
+	if [ $# -gt 0 ]; then
+		python3 - "$file" "$@" <<'PY'
+import json, sys
+f = sys.argv[1]
+p = json.load(open(f))
+p["stages"] = [s for s in p["stages"] if s["name"] in sys.argv[2:]]
+json.dump(p, open(f, "w"), indent=1)
+PY
+	fi
+}
+
+# slurm_job_state ID : the JobState of Slurm job ID.
+slurm_job_state()
+{
+	scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
+}

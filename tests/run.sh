@@ -8,11 +8,15 @@
 # 2. Builds with meson into build/ (or build-asan/ with --sanitize: address and undefined
 #    behaviour sanitizers) at the root of the source tree, wherever this is called from.
 # 3. Runs the unit tests (meson test --suite unit): each unit test program counts as one test.
-# 4. Runs every integration test tests/{fs,pipeline,bad}/*.sh in a process of its own under a
+# 4. Starts a one-node Slurm cluster for the slurm executor's tests (tests/slurm-cluster.sh,
+#    private configuration and ports, stopped at the end); where it cannot start, those tests
+#    are skipped and the reason is printed.
+# 5. Runs every integration test tests/{fs,pipeline,bad}/*.sh in a process of its own under a
 #    timeout, each on a fresh store and mount.
 #
-# Prints "PASS name" or "FAIL name" (with the tail of the failing output) per test and ends with
-# the line "N passed, M failed"; exits 0 only when nothing failed. PATTERNs (e.g. "fs/" or
+# Prints "PASS name", "FAIL name" (with the tail of the failing output) or "SKIP name (why)" (a
+# test that exits 77) per test and ends with the line "N passed, M failed" (after "# K skipped"
+# when some were); exits 0 only when nothing failed. PATTERNs (e.g. "fs/" or
 # "pipeline/full") restrict the run to the tests whose name contains one of them; "unit" selects
 # the unit tests. PFS_BUILD_DIR names another build directory (relative to the source root or
 # absolute); PFS_TEST_TIMEOUT changes the per-test timeout (default 120 s).
@@ -42,9 +46,11 @@ done
 
 TEST_TIMEOUT=${PFS_TEST_TIMEOUT:-120}
 PACKAGES="build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev libgit2-dev
-libcjson-dev libuv1-dev libssl-dev git inotify-tools vim rsync util-linux coreutils python3 attr sqlite3"
+libcjson-dev libuv1-dev libssl-dev git inotify-tools vim rsync util-linux coreutils python3 attr sqlite3
+slurm-wlm munge"
 PASSED=0
 FAILED=0
+SKIPPED=0
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-run.XXXXXX")
 [ -n "${PFS_KEEP:-}" ] || trap 'rm -rf "$LOGDIR"' EXIT
 
@@ -67,6 +73,7 @@ fail()
 
 finish()
 {
+	[ "$SKIPPED" = 0 ] || echo "# $SKIPPED skipped"
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" = 0 ]
 	exit
@@ -211,6 +218,14 @@ sweep()
 		"$dir"/*) fusermount3 -u -z "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null ;;
 		esac
 	done </proc/mounts
+	# Slurm jobs of the test (their working directory lies under DIR) end too.
+	if [ -n "${SLURM_CONF:-}" ]; then
+		squeue -h -o '%i %Z' 2>/dev/null | while read -r p mnt; do
+			case "$mnt/" in
+			"$dir"/*) scancel "$p" 2>/dev/null ;;
+			esac
+		done
+	fi
 	for sig in TERM KILL; do
 		for p in $({
 			find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$dir" -o -lname "$dir/*" \) 2>/dev/null
@@ -221,6 +236,19 @@ sweep()
 	done
 	[ -n "${PFS_KEEP:-}" ] || rm -rf "$dir"
 }
+
+# The one-node Slurm cluster of the slurm executor's tests (tests/slurm-cluster.sh); they are
+# skipped, saying why, only where it cannot start.
+SLURM_DIR=$LOGDIR/slurm
+if out=$(bash tests/slurm-cluster.sh start "$SLURM_DIR" 2>&1); then
+	export "${out##*$'\n'}"
+	echo "# Slurm test cluster up ($SLURM_CONF)"
+	trap 'bash tests/slurm-cluster.sh stop "$SLURM_DIR"; [ -n "${PFS_KEEP:-}" ] || rm -rf "$LOGDIR"' EXIT
+else
+	unset SLURM_CONF
+	export PFS_SLURM_WHY="slurmctld cannot start: $(echo "$out" | head -n 1)"
+	echo "# $PFS_SLURM_WHY"
+fi
 
 echo "# integration tests (PACKETFS_BIN=$PACKETFS_BIN)"
 [ -e /dev/fuse ] || echo "# warning: /dev/fuse is missing; mounts will fail"
@@ -245,6 +273,10 @@ for script in tests/fs/*.sh tests/pipeline/*.sh tests/bad/*.sh; do
 	fi
 	case "$rc" in
 	0) pass "$name" ;;
+	77)
+		SKIPPED=$((SKIPPED + 1))
+		echo "SKIP $name ($(sed -n 's/^SKIP: //p' "$log" | head -n 1))"
+		;;
 	124 | 137) fail "$name" "$log" "timed out after ${TEST_TIMEOUT}s" ;;
 	99) fail "$name" "$log" "sanitizer report" ;;
 	*) fail "$name" "$log" ;;

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Slurm refusing a job is an answer, not a hang: a recipe submitted to a partition that does not
+# exist, and a GPU recipe that needs more GPUs than any node of the partition has, are recorded
+# blocked at once with sbatch's reason on the registry line and in the log, without an exit
+# code; a GPU recipe the partition can take still runs. (The local GPU pool does not count
+# under Slurm: the pipeline declares no GPUs.)
+. "$(dirname "$0")/../lib.sh"
+need_slurm
+make_repo
+copy_recipes
+install -m 755 "$FIXTURES/slurm/11-gpus3.sh" "$RECIPES/"
+SLURM_EXECUTOR='{"kind": "slurm", "partition": "nosuch", "poll_ms": 200}' \
+	PLAN_RECIPES="01-build" slurm_pipeline "$T/pipeline.json" plan print validate
+make_store "$T/pipeline.json"
+mount_store
+new_item fix-1
+d=$M/fix-1
+r=$d/validation/registry.jsonl
+
+ctl "$M" fix-1 advance
+settled fix-1 >/dev/null
+assert_eq 1 "$(reg count "$r" recipe=01-build status=blocked source=engine)" "blocked lines"
+note=$(reg field "$r" 0 note recipe=01-build)
+assert_contains "$note" "Slurm refused the job: " "01-build note"
+assert_contains "$note" "Invalid partition name specified" "01-build note"
+assert_eq null "$(reg field "$r" 0 exit_code recipe=01-build)" "01-build exit code"
+assert_eq slurm "$(reg field "$r" 0 executor recipe=01-build)" "01-build executor"
+assert_contains "$(cat "$d/$(reg field "$r" 0 evidence recipe=01-build)")" \
+	"# not run: Slurm refused the job" "01-build log"
+assert_eq blocked "$(status_field "$M" fix-1 verdict)" "verdict"
+reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
+
+# The default partition: 3 GPUs cannot be had on a node with 2; 1 can.
+python3 - "$M/.packetfs/pipeline.json" >"$T/p2.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["executor"] = {"kind": "slurm", "poll_ms": 200}
+print(json.dumps(p))
+PY
+cp "$T/p2.json" "$M/.packetfs/pipeline.json" || fail "the new pipeline.json was refused"
+ctl "$M" fix-1 "rerun 11-gpus3"
+settled fix-1 >/dev/null
+assert_eq 1 "$(reg count "$r" recipe=11-gpus3 status=blocked source=engine)" "11-gpus3 blocked"
+assert_contains "$(reg field "$r" 0 note recipe=11-gpus3)" \
+	"Slurm refused the job: Batch job submission failed: Requested node configuration is not available" \
+	"11-gpus3 note"
+ctl "$M" fix-1 "rerun 04-gpu"
+settled fix-1 >/dev/null
+assert_eq 1 "$(reg count "$r" recipe=04-gpu status=validated source=engine)" "04-gpu validated"
+reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
+exit 0
