@@ -294,8 +294,8 @@ static const char *jstr_of(const cJSON *o, const char *key)
 
 /*
  * Checks one registry line. An engine line must be a JSON object saying
- * "source":"engine" whose run, recipe, status, exit_code, head, evidence
- * and log_sha256 are those of its row in the runs table, with log_sha256
+ * "source":"engine" whose run, recipe, status, exit_code, head, evidence,
+ * log_sha256, executor and job_id are those of its row in the runs table, with log_sha256
  * also the sha256 of the log as stored now. An external line must say
  * "source":"external" (the engine's lines are the only ones that count).
  */
@@ -340,6 +340,10 @@ static void check_line(struct check *c, const struct reg_line *l)
 			reason(&why, "evidence differs from the runs table");
 		if (strcmp(jstr_of(o, "log_sha256"), r.log_sha256) != 0)
 			reason(&why, "log_sha256 differs from the runs table");
+		if (strcmp(jstr_of(o, "executor"), r.executor) != 0)
+			reason(&why, "executor differs from the runs table");
+		if (strcmp(jstr_of(o, "job_id"), r.job_id) != 0)
+			reason(&why, "job_id differs from the runs table");
 		if (store_log_sha256(c->e->store, r.id, hex, &size) == 0 &&
 		    strcmp(jstr_of(o, "log_sha256"), hex) != 0)
 			reason(&why, "log_sha256 is not the sha256 of the log");
