@@ -2,7 +2,8 @@
 # Under the slurm executor a recipe past its "# timeout:" is ended with scancel and recorded
 # timed_out, and `cancel` ends a running job with scancel and records it cancelled: in both
 # cases Slurm shows the job CANCELLED, the log keeps the job's output, and no process of the
-# recipe is left in the item's worktree.
+# recipe is left in the item's worktree. A job cancelled while Slurm still queues it is
+# "cancelled before it started", without an exit code.
 . "$(dirname "$0")/../lib.sh"
 need_slurm
 make_repo
@@ -38,4 +39,24 @@ assert_contains "$(cat "$d/$(reg field "$r" 0 evidence recipe=10-wait)")" "waiti
 	"10-wait log"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 wait_for no_procs_in "$STORE/worktrees/fix-1"
+
+# cancel while the job waits in Slurm's queue (it may not begin for an hour)
+python3 - "$M/.packetfs/pipeline.json" >"$T/p2.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["executor"]["extra_args"] = ["--begin=now+3600"]
+print(json.dumps(p))
+PY
+cp "$T/p2.json" "$M/.packetfs/pipeline.json" || fail "the new pipeline.json was refused"
+ctl "$M" fix-1 "rerun 01-build"
+wait_for bash -c 'grep -qs "# slurm: submitted job" "$1"/*01-build*.log' _ "$d/validation/logs"
+id=$(sed -n 's/^# slurm: submitted job \([0-9][0-9]*\),.*/\1/p' "$d/validation/logs/"*01-build*.log)
+assert_eq PENDING "$(slurm_job_state "$id")" "Slurm state of job $id"
+ctl "$M" fix-1 cancel
+settled fix-1 >/dev/null
+assert_eq cancelled "$(reg field "$r" -1 status recipe=01-build)" "01-build status"
+assert_eq "cancelled before it started" "$(reg field "$r" -1 note recipe=01-build)" "01-build note"
+assert_eq null "$(reg field "$r" -1 exit_code recipe=01-build)" "01-build exit code"
+assert_eq CANCELLED "$(slurm_job_state "$id")" "Slurm state of the cancelled job $id"
+reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 exit 0
