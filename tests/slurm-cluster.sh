@@ -7,7 +7,9 @@
 # slurmctld and slurmd on ports of their own (so an installed cluster is left alone), and waits
 # until the node takes jobs. It prints the line `SLURM_CONF=DIR/slurm.conf` that clients
 # (sbatch, scontrol, scancel, and through them the packetfs daemon) need in their environment.
-# Exit 0 when the cluster runs; 1 with the reason on stderr when it cannot start. Needs root.
+# PFS_SLURM_PORT sets slurmctld's port (default 16817; slurmd takes the next one), so that two
+# such clusters can run on one machine. Exit 0 when the cluster runs; 1 with the reason on
+# stderr when it cannot start. Needs root.
 # stop ends the daemons that start started (their pid files are in DIR).
 set -uo pipefail
 
@@ -65,6 +67,7 @@ for p in slurmctld slurmd sbatch scontrol munged; do
 done
 mkdir -p "$dir/state" "$dir/spool" || why "cannot make $dir"
 host=$(hostname -s)
+port=${PFS_SLURM_PORT:-16817}
 
 # munge: the package made /etc/munge/munge.key; one munged per machine.
 if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
@@ -77,8 +80,8 @@ fi
 cat >"$dir/slurm.conf" <<EOF
 ClusterName=packetfs-test
 SlurmctldHost=$host
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
 AuthType=auth/munge
 ProctrackType=proctrack/pgid
 TaskPlugin=task/none
