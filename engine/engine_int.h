@@ -172,6 +172,10 @@ int pipe_recover(struct engine *e);
  * and an output file: one that a restarted daemon follows again instead
  * of recording it interrupted. Any thread. */
 int pipe_run_reattaches(const struct run *r);
+/* Finds, by their output files, the job ids of Slurm runs still running
+ * whose daemon died before sbatch's answer was recorded, and records them
+ * (so that those runs reattach). Runs scontrol: blocks; crash recovery. */
+void pipe_resolve_jobs(struct store *s);
 /* The ids of the items (at most max, into ids) that have such runs; the
  * count. Any thread. */
 int pipe_reattach_items(struct store *s, int64_t *ids, int max);

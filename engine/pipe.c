@@ -228,6 +228,7 @@ void pipe__job_free(struct job *j)
 	if (!j)
 		return;
 	run_clear(&j->run);
+	free(j->exec_note);
 	free(j->recipe.name);
 	free(j->recipe.file);
 	free(j->recipe.path);

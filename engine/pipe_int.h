@@ -25,6 +25,8 @@ struct job {
 	struct run run;         /* the run row */
 	struct runner_proc *proc;
 	struct slurm_job *sjob; /* recipes of the slurm executor: the job it follows */
+	char *exec_note;        /* slurm: a line for the log's end (pipe_slurm.c) */
+	int out_midline;        /* slurm: the job's output so far ends mid-line */
 	int is_stage;
 	int stage_index;        /* in cfg */
 	struct pfs_config *cfg; /* stages: the configuration it started under */

@@ -470,6 +470,7 @@ int pipe_recover(struct engine *e)
 	struct recover rv = {.e = e};
 	int rc;
 
+	pipe_resolve_jobs(e->store);
 	rv.nfollowed = pipe_reattach_items(e->store, rv.followed, 256);
 	rc = store_run_each(e->store, 0, NULL, NULL, recover_run, &rv);
 	if (rc == 0)

@@ -46,10 +46,13 @@ static void on_submitted(void *arg, const char *job_id, const char *output)
 	pipe__log_line(j->p, j, "# slurm: submitted job %s, output %s\n", job_id, output);
 }
 
+/* The job started: its GPUs go on the run; the line naming node and GPUs
+ * goes into the log now, or at its end when output came first (a line of
+ * the daemon's never cuts the job's output in two). */
 static void on_started(void *arg, const char *node, const int *gpus, int ngpus)
 {
 	struct job *j = arg;
-	char list[16 * 8 + 1];
+	char list[16 * 8 + 1], line[512];
 	struct buf g;
 
 	j->ngpus = ngpus < 16 ? ngpus : 16;
@@ -62,17 +65,41 @@ static void on_started(void *arg, const char *node, const int *gpus, int ngpus)
 		j->run.gpus = buf_steal(&g);
 	}
 	store_run_update(j->p->e->store, &j->run);
-	pipe__log_line(j->p, j, "# slurm: job %s running on %s, gpus: %s\n\n", j->run.job_id,
-		       node[0] ? node : "(unknown node)", list[0] ? list : "none");
+	snprintf(line, sizeof(line), "# slurm: job %s ran on %s, gpus: %s\n", j->run.job_id,
+		 node[0] ? node : "(unknown node)", list[0] ? list : "none");
+	if (j->run.job_offset == 0) {
+		pipe__log_line(j->p, j, "%s\n", line);
+	} else {
+		free(j->exec_note);
+		j->exec_note = strdup(line);
+	}
+}
+
+/* Appends len bytes of the job's output file (offset: how much of it the
+ * log holds then) in one store transaction with the offset. */
+static void job_append(struct job *j, const char *data, size_t len, int64_t offset)
+{
+	struct pipe *p = j->p;
+
+	if (store_log_append_job(p->e->store, j->run.id, data, len, offset) == 0)
+		engine_changed(p->e, j->item, j->run.log_path, ENGINE_MODIFIED);
+	j->run.job_offset = offset;
 }
 
 static void on_output(void *arg, const char *data, size_t len, int64_t offset)
 {
 	struct job *j = arg;
 
-	pipe__log_append(j->p, j, data, len);
-	j->run.job_offset = offset;
-	store_run_set_job_offset(j->p->e->store, j->run.id, offset);
+	job_append(j, data, len, offset);
+	j->out_midline = len > 0 && data[len - 1] != '\n';
+}
+
+static void on_note(void *arg, const char *line, int64_t offset)
+{
+	struct job *j = arg;
+
+	job_append(j, line, strlen(line), offset);
+	j->out_midline = 0;
 }
 
 /* The registry status and note of a finished job. */
@@ -90,6 +117,13 @@ static const char *job_status(const struct job *j, const struct slurm_result *sr
 		snprintf(note, size, "%s", sr->reason);
 		return "interrupted";
 	}
+	if (strcmp(sr->reason, "JobLaunchFailure") == 0) {
+		snprintf(note, size, "Slurm could not launch job %s (JobLaunchFailure)",
+			 j->run.job_id);
+		return "blocked";
+	}
+	if (sr->cancel_missed)
+		snprintf(note, size, "job %s ended before Slurm took the cancel", j->run.job_id);
 	if (sr->r.timed_out) {
 		snprintf(note, size, "timed out after %d s (signal %d)", j->recipe.timeout_s, sig);
 		return "timed_out";
@@ -133,23 +167,34 @@ static void on_exit_cb(void *arg, const struct slurm_result *sr)
 	const char *status;
 	char note[512] = "";
 
+	const struct runner_result *res = sr->ran && !sr->lost ? &sr->r : NULL;
+
 	pipe__job_unlink(&p->jobs, j);
 	j->sjob = NULL;
 	p->running_recipes--;
 	status = job_status(j, sr, note, sizeof(note));
-	if (!sr->ran) {
-		pipe__log_line(p, j, "# not run: %s\n", note[0] ? note : sr->state);
+	if (j->exec_note) {
+		pipe__log_line(p, j, "%s%s", j->out_midline ? "\n" : "", j->exec_note);
+		j->out_midline = 0;
 	}
+	if (!sr->ran)
+		pipe__log_line(p, j, "# not run: %s\n", note[0] ? note : sr->state);
+	else if (!res && j->out_midline)
+		pipe__log_line(p, j, "\n");
 	if (strcmp(status, "validated") == 0 && pipe__no_tests_ran(p, j, note, sizeof(note)))
 		status = "failing";
-	pipe__recipe_done(p, j, status, note, sr->ran ? &sr->r : NULL);
+	pipe__recipe_done(p, j, status, note, res);
 	pipe__job_free(j);
 	pipe__pump(p);
 	pipe__slot_freed(p);
 }
 
 static const struct slurm_callbacks callbacks = {
-	on_submitted, on_started, on_output, on_exit_cb,
+	.submitted = on_submitted,
+	.started = on_started,
+	.output = on_output,
+	.note = on_note,
+	.exit = on_exit_cb,
 };
 
 /* The directory for job scripts and output: 0 or a negative errno. */
@@ -164,11 +209,21 @@ static int shared_dir(struct pipe *p, char *out, size_t size)
 	return util_mkdirs(out, 0755);
 }
 
+/* Records job j as blocked without submitting it: note says why. */
+static void not_submitted(struct pipe *p, struct job *j, const char *note)
+{
+	p->running_recipes--;
+	pipe__log_line(p, j, "# not run: %s\n", note);
+	pipe__recipe_done(p, j, "blocked", note, NULL);
+	pipe__job_free(j);
+}
+
 void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it, char **env,
 		       const char *cwd)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
 	char dir[PATH_MAX], stem[ITEM_NAME_MAX + 64], name[ITEM_NAME_MAX + 160];
+	char note[PATH_MAX + 128];
 	struct slurm_spec spec;
 	size_t i, k;
 	int rc;
@@ -183,9 +238,29 @@ void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it, cha
 	if (env)
 		env[k] = NULL;
 	rc = shared_dir(p, dir, sizeof(dir));
+	if (rc) {
+		snprintf(note, sizeof(note), "cannot use the Slurm shared directory %s: %s", dir,
+			 strerror(-rc));
+		not_submitted(p, j, note);
+		return;
+	}
+	/* sbatch expands %j, %u, ... in --output: such a path would not be
+	 * the file the daemon reads. */
+	if (strchr(dir, '%')) {
+		snprintf(note, sizeof(note), "the Slurm shared directory %s has a '%%' in its path, "
+			 "which sbatch would expand in the output file's name", dir);
+		not_submitted(p, j, note);
+		return;
+	}
 	snprintf(stem, sizeof(stem), "%s-run%d-%llx", it->name, j->run.run_no,
 		 (unsigned long long)util_now_ns());
 	snprintf(name, sizeof(name), "packetfs-%s-%s", it->name, j->recipe.name);
+	/* The output file is known before sbatch answers: a daemon that dies
+	 * in between finds the job by it (slurm_find_job_by_output). */
+	free(j->run.job_output);
+	if (asprintf(&j->run.job_output, "%s/%s.out", dir, stem) < 0)
+		j->run.job_output = NULL;
+	store_run_update(p->e->store, &j->run);
 	memset(&spec, 0, sizeof(spec));
 	spec.ex = &cfg->executor;
 	spec.dir = dir;
@@ -196,18 +271,11 @@ void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it, cha
 	spec.cwd = cwd;
 	spec.timeout_s = (unsigned)j->recipe.timeout_s;
 	spec.gpus = j->recipe.gpus;
-	if (rc == 0 && env)
-		rc = slurm_submit(&p->e->loop, &spec, &callbacks, j, &j->sjob);
-	else if (rc == 0)
-		rc = -ENOMEM;
+	rc = env && j->run.job_output ? slurm_submit(&p->e->loop, &spec, &callbacks, j, &j->sjob)
+				      : -ENOMEM;
 	if (rc) {
-		char note[PATH_MAX + 64];
-
-		p->running_recipes--;
-		snprintf(note, sizeof(note), "cannot submit to Slurm: %s: %s", dir, strerror(-rc));
-		pipe__log_line(p, j, "# not run: %s\n", note);
-		pipe__recipe_done(p, j, "failing", note, NULL);
-		pipe__job_free(j);
+		snprintf(note, sizeof(note), "cannot submit to Slurm: %s", strerror(-rc));
+		not_submitted(p, j, note);
 		return;
 	}
 	j->next = p->jobs;
@@ -221,6 +289,26 @@ int pipe_run_reattaches(const struct run *r)
 	return strcmp(r->kind, "recipe") == 0 && strcmp(r->status, "running") == 0 &&
 	       strcmp(r->executor, "slurm") == 0 && r->job_id[0] && r->job_output &&
 	       r->job_output[0];
+}
+
+static int resolve_run(void *arg, const struct run *r0)
+{
+	struct store *s = arg;
+	struct run r;
+	char id[32];
+
+	if (strcmp(r0->executor, "slurm") != 0 || r0->job_id[0] || !r0->job_output[0] ||
+	    slurm_find_job_by_output(r0->job_output, id) != 0 || store_run_get(s, r0->id, &r))
+		return 0;
+	snprintf(r.job_id, sizeof(r.job_id), "%s", id);
+	store_run_update(s, &r);
+	run_clear(&r);
+	return 0;
+}
+
+void pipe_resolve_jobs(struct store *s)
+{
+	store_run_each(s, 0, "recipe", "running", resolve_run, s);
 }
 
 struct item_set {
@@ -322,18 +410,21 @@ static int reattach_run(void *arg, const struct run *r0)
 	p->jobs = j;
 	p->running_recipes++;
 	ra->b->pending++;
-	pipe__log_line(p, j, "# slurm: the daemon restarted; following job %s again\n",
-		       j->run.job_id);
+	if (ra->b->stage_job)
+		pipe__log_line(p, ra->b->stage_job, "[packetfs] %s: following Slurm job %s again\n",
+			       j->run.name, j->run.job_id);
 	pipe__event(p, ra->it, "recipe_reattached",
 		    ",\"recipe\":\"%s\",\"run\":%d,\"job_id\":\"%s\",\"log\":\"%s\"",
 		    j->run.name, j->run.run_no, j->run.job_id, j->run.log_path);
 	return 0;
 }
 
-/* Whether the item has a recipe run named name after run number after. */
+/* Whether the item has a recipe run named name after run number after
+ * (interrupted runs count only when interrupted ones count). */
 struct ran_find {
 	const char *name;
 	int after;
+	int interrupted_count;
 	int found;
 };
 
@@ -341,24 +432,30 @@ static int ran_since(void *arg, const struct run *r)
 {
 	struct ran_find *f = arg;
 
-	if (r->run_no > f->after && strcmp(r->name, f->name) == 0)
+	if (r->run_no > f->after && strcmp(r->name, f->name) == 0 &&
+	    (f->interrupted_count || strcmp(r->status, "interrupted") != 0))
 		f->found = 1;
 	return 0;
 }
 
 /* Queues the plan's recipes that the validate stage (run sj) had not
- * submitted when the daemon stopped. */
+ * submitted when the daemon stopped, and, unless the pipeline says
+ * "on_interrupt": "fail", those whose run crash recovery recorded
+ * interrupted (a daemon that died while sbatch ran, before it said which
+ * job it made). */
 static void queue_missing(struct pipe *p, struct item *it, struct batch *b, struct job *sj)
 {
 	char **names = NULL;
+	int again_fail;
 	size_t k;
 
 	if (view_plan_names(p->e, it, &names))
 		return;
+	again_fail = engine_config_get(p->e)->on_interrupt_fail;
 	pthread_mutex_lock(&p->e->cfg_lock);
 	for (k = 0; names[k]; k++) {
 		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
-		struct ran_find f = {names[k], sj->run.run_no, 0};
+		struct ran_find f = {names[k], sj->run.run_no, again_fail, 0};
 
 		store_run_each(p->e->store, it->id, "recipe", NULL, ran_since, &f);
 		if (!r || f.found)
@@ -401,8 +498,7 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 		sj->cfg = cfg;
 		sj->run = sf.run;
 		sf.found = 0;
-		pipe__log_line(p, sj, "[packetfs] the daemon restarted: following this stage's "
-				      "Slurm jobs again\n");
+		pipe__log_line(p, sj, "[packetfs] the daemon restarted\n");
 	} else {
 		/* A rerun: the item returns to where its stages stand. */
 		b->rerun = 1;

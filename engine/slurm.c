@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,7 @@ struct cmd {
 	int exited, eofs;    /* the process exited; pipes at EOF (0..2) */
 	int handles;         /* handles not yet closed */
 	void (*done)(struct slurm_job *j, struct cmd *c);
+	struct cmd *next;    /* the job's commands in flight */
 };
 
 struct slurm_job {
@@ -53,13 +56,20 @@ struct slurm_job {
 	int fd;
 	unsigned timeout_s;
 	int64_t started_ns;  /* when the job started running (0: not seen) */
+	int restarts;        /* Slurm's Restarts as last seen; -1 unknown (attached) */
+	int fail_streak;     /* scontrol calls that failed in a row */
+	int midline;         /* the output so far does not end with '\n' */
 	int state_busy;      /* sbatch or scontrol in flight */
 	int want_cancel, cancel_sent, timed_out;
 	int finish_pending;  /* end at the next poll (a failed submission) */
 	int finished, detached;
 	int ncmds;
+	struct cmd *cmds;    /* in flight */
 	struct slurm_result res;
 };
+
+/* scontrol failures in a row after which the log says so (once). */
+#define FAILS_NOTED 10
 
 /* ---- jobs ---- */
 
@@ -114,6 +124,7 @@ static void read_output(struct slurm_job *j, int reopen, size_t limit)
 			break;
 		j->offset += n;
 		done += (size_t)n;
+		j->midline = chunk[n - 1] != '\n';
 		if (!j->detached && j->cb.output)
 			j->cb.output(j->arg, chunk, (size_t)n, j->offset);
 	}
@@ -132,15 +143,34 @@ static void job_finish(struct slurm_job *j)
 	job_maybe_free(j);
 }
 
+/* Tells the log line (a '\n' first when the output stopped mid-line). */
+static void job_note(struct slurm_job *j, const char *line)
+{
+	char text[600];
+
+	if (j->detached || !j->cb.note)
+		return;
+	snprintf(text, sizeof(text), "%s%s", j->midline ? "\n" : "", line);
+	j->midline = 0;
+	j->cb.note(j->arg, text, j->offset);
+}
+
 /* ---- commands ---- */
 
 static void cmd_closed(uv_handle_t *h)
 {
 	struct cmd *c = h->data;
 	struct slurm_job *j = c->job;
+	struct cmd **pp;
 
 	if (--c->handles > 0)
 		return;
+	for (pp = &j->cmds; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
 	buf_free(&c->obuf);
 	buf_free(&c->ebuf);
 	free(c);
@@ -227,6 +257,8 @@ static int cmd_run(struct slurm_job *j, char *const *argv, char *const *env,
 	c->out.data = c->err.data = c->proc.data = c;
 	c->handles = 3;
 	j->ncmds++;
+	c->next = j->cmds;
+	j->cmds = c;
 	memset(&opt, 0, sizeof(opt));
 	memset(stdio, 0, sizeof(stdio));
 	stdio[0].flags = UV_IGNORE;
@@ -350,7 +382,8 @@ static long parse_duration(const char *s)
 }
 
 int slurm_parse_job(const char *line, char state[32], char reason[256], char node[256],
-		    int *exit_code, int *signal, long *run_s, int *gpus, int *ngpus)
+		    int *exit_code, int *signal, long *run_s, int *restarts, int *gpus,
+		    int *ngpus)
 {
 	char v[64];
 
@@ -364,6 +397,7 @@ int slurm_parse_job(const char *line, char state[32], char reason[256], char nod
 	if (field(line, "ExitCode", v, sizeof(v)) == 0)
 		sscanf(v, "%d:%d", exit_code, signal);
 	*run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
+	*restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? atoi(v) : 0;
 	parse_idx(line, gpus, ngpus);
 	return 0;
 }
@@ -386,8 +420,13 @@ int slurm_state_final(const char *state)
 
 static void cancel_done(struct slurm_job *j, struct cmd *c)
 {
-	(void)j;
-	(void)c; /* a job that already ended refuses: its state says the rest */
+	/* A job that already ended refuses, and its state says the rest; any
+	 * other failure (the controller unreachable) is tried again at the
+	 * next poll, until the job's state is final. */
+	if ((c->exit_status != 0 || c->spawn_error) &&
+	    !(c->ebuf.data && (strstr(c->ebuf.data, "already completing or completed") ||
+			       strstr(c->ebuf.data, "Invalid job id"))))
+		j->cancel_sent = 0;
 }
 
 static void send_cancel(struct slurm_job *j)
@@ -443,8 +482,8 @@ static void read_start_file(const struct slurm_job *j, char node[256], int *gpus
 
 static void state_done(struct slurm_job *j, struct cmd *c)
 {
-	char state[32], reason[256], node[256];
-	int exit_code, sig, gpus[16], ngpus;
+	char state[32], reason[256], node[256], line[512];
+	int exit_code, sig, gpus[16], ngpus, restarts, ours;
 	int64_t now = util_now_ns();
 	long run_s;
 
@@ -453,23 +492,45 @@ static void state_done(struct slurm_job *j, struct cmd *c)
 		/* Purged after MinJobAge, or never known to this controller;
 		 * other errors (the controller unreachable) are tried again. */
 		if (c->ebuf.data && strstr(c->ebuf.data, "Invalid job id")) {
+			read_output(j, 1, 0);
 			j->res.lost = 1;
+			j->res.ran = j->started_ns || j->offset > 0;
 			snprintf(j->res.reason, sizeof(j->res.reason),
 				 "Slurm does not know job %s", j->id);
-			read_output(j, 1, 0);
 			job_finish(j);
+			return;
+		}
+		if (++j->fail_streak == FAILS_NOTED) {
+			last_error_line(c, reason, sizeof(reason));
+			snprintf(line, sizeof(line), "# slurm: cannot read the state of job %s: %s "
+				 "(trying again)\n", j->id, reason);
+			job_note(j, line);
 		}
 		return;
 	}
+	j->fail_streak = 0;
 	if (!c->obuf.data ||
-	    slurm_parse_job(c->obuf.data, state, reason, node, &exit_code, &sig, &run_s, gpus,
-			    &ngpus))
+	    slurm_parse_job(c->obuf.data, state, reason, node, &exit_code, &sig, &run_s,
+			    &restarts, gpus, &ngpus))
 		return;
+	if (j->restarts < 0) {
+		j->restarts = restarts;
+	} else if (restarts > j->restarts) {
+		/* Requeued (preemption, a node failure, scontrol requeue): the
+		 * job runs again from the start; --open-mode=append keeps the
+		 * output of every attempt in the file, one after the other. */
+		j->restarts = restarts;
+		j->started_ns = 0;
+		read_output(j, 0, 0);
+		snprintf(line, sizeof(line), "# slurm: job %s was requeued (restart %d); the output "
+			 "of its next attempt follows\n", j->id, restarts);
+		job_note(j, line);
+	}
 	if (!j->started_ns && (strcmp(state, "RUNNING") == 0 || strcmp(state, "COMPLETING") == 0 ||
 			       (slurm_state_final(state) && (run_s > 0 || node[0])))) {
 		j->started_ns = now - (run_s > 0 ? (int64_t)run_s * 1000000000 : 0);
-		read_start_file(j, node, gpus, &ngpus);
 		j->res.ran = 1;
+		read_start_file(j, node, gpus, &ngpus);
 		if (!j->detached && j->cb.started)
 			j->cb.started(j->arg, node, gpus, ngpus);
 	}
@@ -482,15 +543,19 @@ static void state_done(struct slurm_job *j, struct cmd *c)
 	if (!slurm_state_final(state))
 		return;
 	read_output(j, 1, 0);
+	j->res.ran = j->res.ran || j->offset > 0;
 	snprintf(j->res.state, sizeof(j->res.state), "%s", state);
 	snprintf(j->res.reason, sizeof(j->res.reason), "%s", reason);
 	j->res.r.exit_code = exit_code;
 	j->res.r.term_signal = sig;
-	j->res.r.timed_out = j->timed_out;
-	j->res.r.cancelled = j->want_cancel && !j->timed_out;
-	if (run_s >= 0)
-		j->res.r.duration_s = (double)run_s;
-	else if (j->started_ns)
+	/* Only a job that Slurm cancelled was ended by our scancel. */
+	ours = j->want_cancel && strcmp(state, "CANCELLED") == 0;
+	j->res.r.timed_out = ours && j->timed_out;
+	j->res.r.cancelled = ours && !j->timed_out;
+	j->res.cancel_missed = j->want_cancel && !ours;
+	if (run_s > 0 || !j->started_ns)
+		j->res.r.duration_s = run_s > 0 ? (double)run_s : 0;
+	else
 		j->res.r.duration_s = (double)(now - j->started_ns) / 1e9;
 	job_finish(j);
 }
@@ -518,6 +583,8 @@ static void tick(uv_timer_t *t)
 	}
 	if (!j->id[0])
 		return; /* sbatch has not answered yet */
+	if (j->want_cancel && !j->cancel_sent)
+		send_cancel(j);
 	read_output(j, 0, OUTPUT_PER_POLL);
 	poll_state(j);
 }
@@ -652,6 +719,7 @@ int slurm_submit(uv_loop_t *loop, const struct slurm_spec *spec, const struct sl
 	rc = strv_push(&argv, "sbatch");
 	rc = rc ? rc : strv_push(&argv, "--parsable");
 	rc = rc ? rc : strv_push(&argv, "--export=ALL");
+	rc = rc ? rc : strv_push(&argv, "--open-mode=append");
 	for (k = 0; rc == 0 && k < (size_t)n; k++)
 		rc = strv_push(&argv, opt[k]);
 	if (rc == 0 && spec->ex->partition) {
@@ -692,6 +760,7 @@ int slurm_attach(uv_loop_t *loop, const struct pfs_executor *ex, const char *job
 	snprintf(j->id, sizeof(j->id), "%s", job_id);
 	j->output = strdup(output);
 	j->offset = offset;
+	j->restarts = -1;
 	if (!j->output) {
 		j->finished = 1;
 		job_stop(j);
@@ -711,9 +780,14 @@ void slurm_cancel(struct slurm_job *j)
 
 void slurm_detach(struct slurm_job *j)
 {
+	struct cmd *c;
+
 	if (j->finished || j->detached)
 		return;
 	j->detached = 1;
+	for (c = j->cmds; c; c = c->next)
+		if (!c->exited)
+			uv_process_kill(&c->proc, SIGTERM);
 	job_stop(j);
 	job_maybe_free(j);
 }
@@ -721,4 +795,33 @@ void slurm_detach(struct slurm_job *j)
 const char *slurm_job_id(const struct slurm_job *j)
 {
 	return j->id;
+}
+
+int slurm_find_job_by_output(const char *output, char id[32])
+{
+	char *line = NULL, want[4200];
+	size_t cap = 0, wl;
+	int rc = -ENOENT, status;
+	FILE *f;
+
+	wl = (size_t)snprintf(want, sizeof(want), " StdOut=%s", output);
+	if (wl >= sizeof(want))
+		return -ENOENT;
+	f = popen("scontrol -o show job 2>/dev/null", "re");
+	if (!f)
+		return -EIO;
+	while (getline(&line, &cap, f) > 0) {
+		char *p = strstr(line, want);
+
+		if (rc == 0 || !p || (p[wl] != ' ' && p[wl] != '\n' && p[wl] != '\0') ||
+		    strncmp(line, "JobId=", 6) != 0)
+			continue;
+		snprintf(id, 32, "%.*s", (int)strspn(line + 6, "0123456789_"), line + 6);
+		rc = id[0] ? 0 : -ENOENT;
+	}
+	free(line);
+	status = pclose(f);
+	if (rc != 0 && (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
+		rc = -EIO;
+	return rc;
 }

@@ -8,8 +8,10 @@
  * loop (uv_spawn, in this process's session, so that libuv reaps it: see
  * runner.h on reaping); nothing blocks the loop. A job is submitted as a
  * small shell script, written into the shared directory, that execs the
- * recipe (`sbatch --parsable --job-name --output --chdir --export=ALL
- * [--partition] [--account] [--gres=gpu:N] --time [extra_args] SCRIPT`), so
+ * recipe (`sbatch --parsable --export=ALL --open-mode=append --job-name
+ * --output --chdir [--time] [--gres=gpu:N] [--partition] [--account]
+ * [extra_args] SCRIPT`: append, so that a requeued job's attempts follow
+ * one another in its output file), so
  * the recipe runs from its own path, in the item's worktree, with the
  * environment sbatch was given; Slurm adds CUDA_VISIBLE_DEVICES for the
  * GPUs it grants. Every poll_ms a timer copies what the output file gained
@@ -20,7 +22,9 @@
  * its end. The recipe's timeout counts from the first poll that sees the
  * job RUNNING (time in the queue does not count); when it passes, and on
  * cancel, the job is ended with `scancel` (Slurm sends SIGTERM, then
- * SIGKILL after its KillWait). `--time` is the timeout rounded up to
+ * SIGKILL after its KillWait), tried again at every poll while the
+ * controller does not answer; the result says cancelled or timed out only
+ * when Slurm did cancel the job. `--time` is the timeout rounded up to
  * minutes plus two, a backstop that Slurm enforces itself.
  *
  * Sources: sbatch(1), scontrol(1) "show job" output (Slurm 22.05),
@@ -54,9 +58,11 @@ struct slurm_result {
 	struct runner_result r; /* exit_code and term_signal from the job's ExitCode,
 				 * timed_out / cancelled when this daemon ended it,
 				 * duration_s from its RunTime */
-	int ran;               /* the job was seen running or with an exit code */
+	int ran;               /* the job was seen running, or wrote output */
 	int refused;           /* sbatch refused the job (reason says why) */
-	int lost;              /* Slurm does not know the job (any more) */
+	int lost;              /* Slurm does not know the job (any more); r is not valid */
+	int cancel_missed;     /* slurm_cancel() or the timeout asked for scancel, but the
+				* job ended by itself first (r is how it ended) */
 	char state[32];        /* the final JobState, "" when none was read */
 	char reason[256];      /* sbatch's error, or Slurm's Reason, or "" */
 };
@@ -71,6 +77,11 @@ struct slurm_callbacks {
 	/* More output: len bytes; offset is how many bytes of the output file
 	 * have been delivered with this call included. */
 	void (*output)(void *arg, const char *data, size_t len, int64_t offset);
+	/* Something the log should say about the job, as one line (ending in
+	 * '\n'; offset as for output): Slurm requeued it (the output of the
+	 * next attempt follows in the same file), or its state cannot be read
+	 * for a while. */
+	void (*note)(void *arg, const char *line, int64_t offset);
 	/* Called exactly once unless slurm_detach() came first; the job is
 	 * freed right after it returns. */
 	void (*exit)(void *arg, const struct slurm_result *res);
@@ -102,7 +113,8 @@ int slurm_attach(uv_loop_t *loop, const struct pfs_executor *ex, const char *job
 void slurm_cancel(struct slurm_job *j);
 
 /* Stops following the job, which goes on in Slurm: no callback comes any
- * more, and the job is freed once its handles are closed. For shutdown. */
+ * more, Slurm commands in flight are ended (SIGTERM), and the job is freed
+ * once its handles are closed. For shutdown. */
 void slurm_detach(struct slurm_job *j);
 
 /* The job id, "" until sbatch answered. */
@@ -111,12 +123,24 @@ const char *slurm_job_id(const struct slurm_job *j);
 /*
  * Parses one line of `scontrol -o -d show job` output (exposed for tests).
  * Fills state, reason (at most 256 bytes each), node (BatchHost), *exit_code
- * and *signal (ExitCode=E:S), *run_s (RunTime, seconds, -1 unknown) and the
- * GPU indices of GRES=...(IDX:...) into gpus (at most 16). Returns 0, or
+ * and *signal (ExitCode=E:S), *run_s (RunTime, seconds, -1 unknown),
+ * *restarts (Restarts, how often Slurm requeued the job) and the GPU
+ * indices of GRES=...(IDX:...) into gpus (at most 16). Returns 0, or
  * -EINVAL when the line has no JobState.
  */
 int slurm_parse_job(const char *line, char state[32], char reason[256], char node[256],
-		    int *exit_code, int *signal, long *run_s, int *gpus, int *ngpus);
+		    int *exit_code, int *signal, long *run_s, int *restarts, int *gpus,
+		    int *ngpus);
+
+/*
+ * The id of the job whose output file (StdOut) is output, from
+ * `scontrol -o show job` (every job the controller knows), into id: for
+ * crash recovery, when a daemon died after sbatch was started and before
+ * its answer was recorded. 0, -ENOENT (no such job), or -EIO (scontrol did
+ * not answer). Blocks the caller (runs scontrol); any thread, but not the
+ * loop's while it runs.
+ */
+int slurm_find_job_by_output(const char *output, char id[32]);
 
 /* Whether state is one of Slurm's final job states. */
 int slurm_state_final(const char *state);

@@ -207,9 +207,6 @@ int store_run_insert(struct store *s, struct run *r);
  * finished_at, duration_s, log_sha256, command, executor, job_id,
  * job_output, job_offset). */
 int store_run_update(struct store *s, const struct run *r);
-/* Writes run id's job_offset alone (bytes of its job's output file that
- * its log holds). 0 or -EIO. Any thread. */
-int store_run_set_job_offset(struct store *s, int64_t id, int64_t offset);
 int store_run_get(struct store *s, int64_t id, struct run *out);
 /* The run whose log is at log_path in the item. 0 or -ENOENT. */
 int store_run_by_log(struct store *s, int64_t item_id, const char *log_path, struct run *out);
@@ -220,6 +217,12 @@ int store_run_each(struct store *s, int64_t item_id, const char *kind, const cha
 
 /* Appends to a run's log. */
 int store_log_append(struct store *s, int64_t run_id, const void *data, size_t len);
+/* The same for output copied from a batch job's output file: job_offset
+ * (bytes of that file the log holds with these) is written as the run's
+ * job_offset in the same transaction, so that a restarted daemon neither
+ * loses nor repeats output. 0 or a negative errno. Any thread. */
+int store_log_append_job(struct store *s, int64_t run_id, const void *data, size_t len,
+			 int64_t job_offset);
 /* Reads up to size bytes at off; returns the number read or -errno. */
 ssize_t store_log_read(struct store *s, int64_t run_id, uint64_t off, void *buf, size_t size);
 /* sha256 and size of the whole stored log. */

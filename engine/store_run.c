@@ -132,22 +132,6 @@ int store_run_update(struct store *s, const struct run *r)
 	return rc;
 }
 
-int store_run_set_job_offset(struct store *s, int64_t id, int64_t offset)
-{
-	sqlite3_stmt *st;
-	int rc = -EIO;
-
-	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "UPDATE runs SET job_offset = ? WHERE id = ?");
-	if (st) {
-		sqlite3_bind_int64(st, 1, offset);
-		sqlite3_bind_int64(st, 2, id);
-		rc = store__step_done(s, st);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
 static int run_get_by(struct store *s, const char *sql, int64_t a, const char *b, struct run *out)
 {
 	sqlite3_stmt *st;
@@ -217,7 +201,10 @@ int store_run_each(struct store *s, int64_t item_id, const char *kind, const cha
 	return rc < 0 ? rc : 0;
 }
 
-int store_log_append(struct store *s, int64_t run_id, const void *data, size_t len)
+/* Appends len bytes to run_id's log; job_offset >= 0 is written as the
+ * run's job_offset in the same transaction. */
+static int log_append(struct store *s, int64_t run_id, const void *data, size_t len,
+		      int64_t job_offset)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -238,12 +225,14 @@ int store_log_append(struct store *s, int64_t run_id, const void *data, size_t l
 		rc = store__step_done(s, st);
 	}
 	if (rc == 0) {
-		st = store__stmt(s, "UPDATE runs SET log_size = log_size + ? WHERE id = ?");
+		st = store__stmt(s, "UPDATE runs SET log_size = log_size + ?1, "
+				 "job_offset = CASE WHEN ?3 >= 0 THEN ?3 ELSE job_offset END WHERE id = ?2");
 		if (!st) {
 			rc = -EIO;
 		} else {
 			sqlite3_bind_int64(st, 1, (sqlite3_int64)len);
 			sqlite3_bind_int64(st, 2, run_id);
+			sqlite3_bind_int64(st, 3, job_offset);
 			rc = store__step_done(s, st);
 		}
 	}
@@ -251,6 +240,17 @@ int store_log_append(struct store *s, int64_t run_id, const void *data, size_t l
 out:
 	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+int store_log_append(struct store *s, int64_t run_id, const void *data, size_t len)
+{
+	return log_append(s, run_id, data, len, -1);
+}
+
+int store_log_append_job(struct store *s, int64_t run_id, const void *data, size_t len,
+			 int64_t job_offset)
+{
+	return log_append(s, run_id, data, len, job_offset);
 }
 
 ssize_t store_log_read(struct store *s, int64_t run_id, uint64_t off, void *buf, size_t size)

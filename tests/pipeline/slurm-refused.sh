@@ -2,7 +2,8 @@
 # Slurm refusing a job is an answer, not a hang: a recipe submitted to a partition that does not
 # exist, and a GPU recipe that needs more GPUs than any node of the partition has, are recorded
 # blocked at once with sbatch's reason on the registry line and in the log, without an exit
-# code; a GPU recipe the partition can take still runs. (The local GPU pool does not count
+# code; a GPU recipe the partition can take still runs. So is one whose shared directory has a
+# '%' in its path, which sbatch would expand. (The local GPU pool does not count
 # under Slurm: the pipeline declares no GPUs.)
 . "$(dirname "$0")/../lib.sh"
 need_slurm
@@ -48,4 +49,17 @@ ctl "$M" fix-1 "rerun 04-gpu"
 settled fix-1 >/dev/null
 assert_eq 1 "$(reg count "$r" recipe=04-gpu status=validated source=engine)" "04-gpu validated"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
+
+# A shared directory whose path sbatch would expand (%j is the job id) is refused before sbatch.
+python3 - "$M/.packetfs/pipeline.json" "$T/out 50%j" >"$T/p3.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["executor"]["shared_dir"] = sys.argv[2]
+print(json.dumps(p))
+PY
+cp "$T/p3.json" "$M/.packetfs/pipeline.json" || fail "the pipeline.json with a % was refused"
+ctl "$M" fix-1 "rerun 02-lint"
+settled fix-1 >/dev/null
+assert_eq blocked "$(reg field "$r" -1 status recipe=02-lint)" "02-lint status"
+assert_contains "$(reg field "$r" -1 note recipe=02-lint)" "has a '%' in its path" "02-lint note"
 exit 0

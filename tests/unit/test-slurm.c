@@ -52,8 +52,9 @@ TEST(running_gpu_job)
 	char state[32], reason[256], node[256];
 	int code = -1, sig = -1, gpus[16], ngpus = -1;
 	long run_s = -2;
+	int restarts = -1;
 
-	ASSERT_EQ(slurm_parse_job(running, state, reason, node, &code, &sig, &run_s, gpus, &ngpus),
+	ASSERT_EQ(slurm_parse_job(running, state, reason, node, &code, &sig, &run_s, &restarts, gpus, &ngpus),
 		  0);
 	ASSERT_STREQ(state, "RUNNING");
 	ASSERT_STREQ(reason, "");
@@ -61,6 +62,7 @@ TEST(running_gpu_job)
 	ASSERT_EQ(code, 0);
 	ASSERT_EQ(sig, 0);
 	ASSERT_EQ(run_s, 0);
+	ASSERT_EQ(restarts, 0);
 	ASSERT_EQ(ngpus, 2);
 	ASSERT_EQ(gpus[0], 0);
 	ASSERT_EQ(gpus[1], 1);
@@ -72,8 +74,9 @@ TEST(completed_job)
 	char state[32], reason[256], node[256];
 	int code = -1, sig = -1, gpus[16], ngpus = -1;
 	long run_s = -2;
+	int restarts = -1;
 
-	ASSERT_EQ(slurm_parse_job(completed, state, reason, node, &code, &sig, &run_s, gpus,
+	ASSERT_EQ(slurm_parse_job(completed, state, reason, node, &code, &sig, &run_s, &restarts, gpus,
 				  &ngpus), 0);
 	ASSERT_STREQ(state, "COMPLETED");
 	ASSERT_STREQ(node, "vm");
@@ -87,9 +90,10 @@ TEST(cancelled_before_start)
 	char state[32], reason[256], node[256];
 	int code = -1, sig = -1, gpus[16], ngpus = -1;
 	long run_s = -2;
+	int restarts = -1;
 
 	ASSERT_EQ(slurm_parse_job(cancelled_pending, state, reason, node, &code, &sig, &run_s,
-				  gpus, &ngpus), 0);
+				  &restarts, gpus, &ngpus), 0);
 	ASSERT_STREQ(state, "CANCELLED");
 	ASSERT_STREQ(node, "");
 	ASSERT_EQ(run_s, 0);
@@ -99,25 +103,26 @@ TEST(cancelled_before_start)
 TEST(exit_codes_and_times)
 {
 	char state[32], reason[256], node[256];
-	int code, sig, gpus[16], ngpus;
+	int code, sig, gpus[16], ngpus, restarts;
 	long run_s;
 
-	ASSERT_EQ(slurm_parse_job("JobId=5 JobState=FAILED Reason=NonZeroExitCode ExitCode=3:0 "
+	ASSERT_EQ(slurm_parse_job("JobId=5 JobState=FAILED Reason=NonZeroExitCode Restarts=2 ExitCode=3:0 "
 				  "RunTime=1-02:03:04 BatchHost=n17 GRES=gpu(IDX:1,3,5-6)",
-				  state, reason, node, &code, &sig, &run_s, gpus, &ngpus), 0);
+				  state, reason, node, &code, &sig, &run_s, &restarts, gpus, &ngpus), 0);
 	ASSERT_STREQ(state, "FAILED");
 	ASSERT_STREQ(reason, "NonZeroExitCode");
 	ASSERT_STREQ(node, "n17");
 	ASSERT_EQ(code, 3);
 	ASSERT_EQ(sig, 0);
 	ASSERT_EQ(run_s, 93784);
+	ASSERT_EQ(restarts, 2);
 	ASSERT_EQ(ngpus, 4);
 	ASSERT_EQ(gpus[0], 1);
 	ASSERT_EQ(gpus[1], 3);
 	ASSERT_EQ(gpus[2], 5);
 	ASSERT_EQ(gpus[3], 6);
 	ASSERT_EQ(slurm_parse_job("JobId=6 JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 "
-				  "RunTime=05:00", state, reason, node, &code, &sig, &run_s, gpus,
+				  "RunTime=05:00", state, reason, node, &code, &sig, &run_s, &restarts, gpus,
 				  &ngpus), 0);
 	ASSERT_STREQ(state, "TIMEOUT");
 	ASSERT_EQ(sig, 15);
@@ -125,9 +130,9 @@ TEST(exit_codes_and_times)
 	ASSERT_STREQ(node, "");
 	/* A key inside another key's name does not count. */
 	ASSERT_EQ(slurm_parse_job("JobId=7 OldJobState=RUNNING", state, reason, node, &code, &sig,
-				  &run_s, gpus, &ngpus), -EINVAL);
+				  &run_s, &restarts, gpus, &ngpus), -EINVAL);
 	ASSERT_EQ(slurm_parse_job("slurm_load_jobs error: Invalid job id specified", state, reason,
-				  node, &code, &sig, &run_s, gpus, &ngpus), -EINVAL);
+				  node, &code, &sig, &run_s, &restarts, gpus, &ngpus), -EINVAL);
 }
 
 TEST(final_states)
