@@ -57,6 +57,13 @@ struct pfs_stat {
 	uid_t uid;        /* the store owner: everything belongs to the mounting user */
 	gid_t gid;
 	int view;         /* 1 for generated views and logs: no page caching, direct I/O */
+	int stable;       /* 1 when these attributes change only by an operation made
+	                   * through the mount (which the kernel sees) or by one the
+	                   * engine reports to engine_watch: the front end may let the
+	                   * kernel cache them (fs/fs.c "Caching"). 0 for views and
+	                   * logs, the directories whose times follow the item's
+	                   * updated time, documents held open and directories
+	                   * holding a document created open and not stored yet. */
 };
 
 /* Which daemon-wide facilities engine_open starts. */
@@ -103,6 +110,15 @@ typedef int (*engine_dir_cb)(void *arg, const char *name, const struct pfs_stat 
 /* Calls cb for every entry of the directory at path (not "." and ".."), in
  * a stable order; stops early when cb returns non-zero. */
 int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *arg);
+/*
+ * engine_readdir for a listing: cb's st holds only mode (the type, and the
+ * permission bits where they cost nothing), view and stable as they hold
+ * for the entry's kind (an entry whose kind is stable may still report
+ * stable 0 to engine_getattr, e.g. a document held open); size and times
+ * are 0. No view is rendered and no entry is looked up one by one, so a
+ * listing costs the queries of its directory only. Any thread.
+ */
+int engine_list(struct engine *e, const char *path, engine_dir_cb cb, void *arg);
 /* The target of a symlink (the item's worktree link) into buf, NUL-terminated. */
 int engine_readlink(struct engine *e, const char *path, char *buf, size_t size);
 
@@ -156,8 +172,15 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who);
 int engine_file_fsync(struct pfs_file *f, const struct pfs_caller *who);
 /* Flushes (errors are lost, as with close(2) after flush) and frees f. */
 void engine_file_release(struct pfs_file *f);
-/* Whether reads must bypass the page cache (views and logs). */
+/* Whether reads must bypass the page cache (views, and logs still growing). */
 int engine_file_direct(const struct pfs_file *f);
+/* Whether engine_file_flush can do anything for f: 0 for a handle opened
+ * only to read anything but a document, whose flushes and fsyncs may be
+ * left out. */
+int engine_file_flushes(const struct pfs_file *f);
+/* Whether the content read through f can never change (a log whose run
+ * ended and was sealed): the kernel may keep its pages across opens. */
+int engine_file_immutable(const struct pfs_file *f);
 int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st);
 
 /*

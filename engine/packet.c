@@ -11,7 +11,11 @@
  * open document (packet_doc.c) is looked up first, so one created and not
  * yet committed already exists, with its in-memory size. Views are
  * rendered from the store (and git) on demand: a stat renders to learn the
- * size, an open (packet_file.c) keeps the rendering as its snapshot.
+ * size, an open (packet_file.c) keeps the rendering as its snapshot; a
+ * listing for the front end (engine_list) renders nothing, it names the
+ * entries with their types. Every stat says whether its attributes are
+ * stable (engine.h): documents and directories whose times the store keeps,
+ * and sealed logs, as long as nothing held open can still move them.
  *
  * Invariants: a node owns its item row while has_item (packet__node_clear
  * frees it); packet__resolve leaves nothing to clear when it fails.
@@ -47,8 +51,9 @@ static int resolve_doc(struct engine *e, struct node *n)
 	pthread_mutex_lock(&e->files_lock);
 	d = packet__od_find_locked(e, n->item.id, n->rel);
 	if (d) {
-		packet__od_meta(d, &n->doc);
+		packet__od_meta(e, d, &n->doc);
 		n->kind = N_DOC;
+		n->open = 1;
 	}
 	pthread_mutex_unlock(&e->files_lock);
 	if (d)
@@ -143,6 +148,23 @@ static int resolve_history(struct engine *e, struct node *n, const char *rest)
 	return 0;
 }
 
+static int64_t parse_rfc3339(const char *s);
+
+int packet__run_sealed(const struct run *r)
+{
+	return r->log_sha256[0] && strcmp(r->status, "running") != 0 &&
+	       strcmp(r->status, "queued") != 0;
+}
+
+/* Fills a log's node from its run: size, and once sealed its end time. */
+static void log_node(struct node *n, const struct run *r)
+{
+	n->doc.size = (uint64_t)r->log_size;
+	n->sealed = packet__run_sealed(r);
+	if (n->sealed)
+		n->doc.mtime_ns = parse_rfc3339(r->finished_at);
+}
+
 /* Resolves the part of a path below an item directory. */
 static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 {
@@ -184,7 +206,7 @@ static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 		snprintf(n->rel, sizeof(n->rel), "%s", rest);
 		if (store_run_by_log(e->store, n->item.id, n->rel, &r))
 			return -ENOENT;
-		n->doc.size = (uint64_t)r.log_size;
+		log_node(n, &r);
 		run_clear(&r);
 		return n->kind = N_STAGE_LOG, 0;
 	} else if (C1("validation")) {
@@ -202,7 +224,7 @@ static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 			snprintf(n->rel, sizeof(n->rel), "%s", rest);
 			if (store_run_by_log(e->store, n->item.id, n->rel, &r))
 				return -ENOENT;
-			n->doc.size = (uint64_t)r.log_size;
+			log_node(n, &r);
 			run_clear(&r);
 			return n->kind = N_RECIPE_LOG, 0;
 		}
@@ -379,6 +401,72 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 	}
 }
 
+int packet__stable_kind(enum kind k)
+{
+	switch (k) {
+	case N_ROOT:
+	case N_PFS_DIR:
+	case N_RECIPES_DIR:
+	case N_VERSION:
+	case N_ARCHIVE_DIR:
+	case N_ITEM:
+	case N_DOC:
+	case N_DOCDIR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Whether the directory rel ("" for the item's top level) of item holds a
+ * document created open and not stored yet: its first commit moves the
+ * directory's times again (store_doc_write), at a flush the kernel does
+ * not take for a change of the directory.
+ */
+static int holds_unstored(struct engine *e, int64_t item, const char *rel)
+{
+	size_t dlen = strlen(rel);
+	struct open_doc *d;
+	int found = 0;
+
+	pthread_mutex_lock(&e->files_lock);
+	for (d = e->docs; d && !found; d = d->next) {
+		const char *rest = d->rel;
+
+		if (d->item_id != item)
+			continue;
+		if (dlen) {
+			if (strncmp(d->rel, rel, dlen) != 0 || d->rel[dlen] != '/')
+				continue;
+			rest = d->rel + dlen + 1;
+		}
+		if (strchr(rest, '/'))
+			continue;
+		pthread_mutex_lock(&d->lock);
+		found = !d->stored;
+		pthread_mutex_unlock(&d->lock);
+	}
+	pthread_mutex_unlock(&e->files_lock);
+	return found;
+}
+
+/* The stable flag of a resolved node's attributes (struct pfs_stat). */
+static int node_stable(struct engine *e, struct node *n)
+{
+	if (n->kind == N_STAGE_LOG || n->kind == N_RECIPE_LOG)
+		return n->sealed;
+	if (!packet__stable_kind(n->kind))
+		return 0;
+	if (n->kind == N_DOC)
+		return !n->open;
+	if (n->kind == N_ITEM)
+		return !holds_unstored(e, n->item.id, "");
+	if (n->kind == N_DOCDIR)
+		return !holds_unstored(e, n->item.id, n->rel);
+	return 1;
+}
+
 static int64_t parse_rfc3339(const char *s)
 {
 	struct tm tm;
@@ -418,6 +506,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		if (n->archived || n->kind == N_STAGES_DIR || n->kind == N_LOGS_DIR ||
 		    n->kind == N_HISTORY_DIR || n->kind == N_RECIPES_DIR || n->kind == N_ARCHIVE_DIR)
 			st->mode = S_IFDIR | 0555;
+		st->stable = node_stable(e, n);
 		return 0;
 	}
 	switch (n->kind) {
@@ -429,19 +518,29 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 					      n->item.name);
 		return 0;
 	}
+	case N_HISTORY_FILE:
+		/* Its size was read when it resolved. */
+		st->mode = S_IFREG | 0444;
+		st->size = n->doc.size;
+		st->view = 1;
+		return 0;
 	case N_DOC:
 		st->mode = S_IFREG | (n->archived ? (n->doc.mode & 0555) : n->doc.mode);
 		st->size = n->doc.size;
 		st->mtime_ns = n->doc.mtime_ns;
 		st->ctime_ns = n->doc.ctime_ns;
 		st->atime_ns = n->doc.atime_ns;
+		st->stable = node_stable(e, n);
 		return 0;
 	case N_STAGE_LOG:
 	case N_RECIPE_LOG:
+		/* Growing while its run runs; a sealed log is final, and dated
+		 * by the end of its run. */
 		st->mode = S_IFREG | 0444;
 		st->size = n->doc.size;
 		st->view = 1;
-		st->mtime_ns = st->ctime_ns = now;
+		st->mtime_ns = st->ctime_ns = n->sealed && n->doc.mtime_ns ? n->doc.mtime_ns : now;
+		st->stable = node_stable(e, n);
 		return 0;
 	case N_REGISTRY:
 	case N_EVENTS_ALL:
@@ -487,6 +586,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 	    n->kind == N_EVIDENCE || n->kind == N_EVENTS_ALL || n->kind == N_ITEM_EVENTS ||
 	    n->kind == N_REGISTRY)
 		st->mtime_ns = st->ctime_ns = now;
+	st->stable = node_stable(e, n);
 	return 0;
 }
 
@@ -525,22 +625,33 @@ struct dir_walk {
 	engine_dir_cb cb;
 	void *arg;
 	int stop;
+	int light;        /* engine_list: the entry's kind says its type, nothing is stat-ed */
 	char **seen;      /* names already listed (documents vs open documents) */
 };
 
-/* Lists one child by resolving and stat-ing its full path. */
-static int emit(struct dir_walk *w, const char *name)
+/* Lists one child of kind k: by resolving and stat-ing its full path, or
+ * (light) with mode (S_IFDIR, S_IFREG or S_IFLNK, permission bits when the
+ * caller has them) and the kind's view and stable flags. */
+static int emit_kind(struct dir_walk *w, const char *name, enum kind k, mode_t mode)
 {
 	char full[PATH_MAX];
 	struct pfs_stat st;
 
 	if (w->stop)
 		return 1;
-	if ((size_t)snprintf(full, sizeof(full), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "",
-			     name) >= sizeof(full))
-		return 0;
-	if (engine_getattr(w->e, full, &st))
-		return 0;
+	if (w->light) {
+		memset(&st, 0, sizeof(st));
+		st.mode = mode;
+		st.view = !packet__is_dir_kind(k) && k != N_DOC && k != N_PIPELINE &&
+			  k != N_WORKTREE;
+		st.stable = packet__stable_kind(k);
+	} else {
+		if ((size_t)snprintf(full, sizeof(full), "%s%s%s", w->path,
+				     strcmp(w->path, "/") ? "/" : "", name) >= sizeof(full))
+			return 0;
+		if (engine_getattr(w->e, full, &st))
+			return 0;
+	}
 	if (w->cb(w->arg, name, &st))
 		w->stop = 1;
 	return w->stop;
@@ -548,23 +659,23 @@ static int emit(struct dir_walk *w, const char *name)
 
 static int emit_item(void *arg, const struct item *it)
 {
-	return emit(arg, it->name);
+	return emit_kind(arg, it->name, N_ITEM, S_IFDIR);
 }
 
 static int emit_doc(void *arg, const char *name, const struct doc_meta *m)
 {
 	struct dir_walk *w = arg;
 
-	(void)m;
 	strv_push(&w->seen, name);
-	return emit(w, name);
+	return m->is_dir ? emit_kind(w, name, N_DOCDIR, S_IFDIR | m->mode)
+			 : emit_kind(w, name, N_DOC, S_IFREG | m->mode);
 }
 
 static int emit_run(void *arg, const struct run *r)
 {
 	const char *slash = strrchr(r->log_path, '/');
 
-	return emit(arg, slash ? slash + 1 : r->log_path);
+	return emit_kind(arg, slash ? slash + 1 : r->log_path, N_STAGE_LOG, S_IFREG | 0444);
 }
 
 struct hist_list {
@@ -597,7 +708,8 @@ static int emit_hist(void *arg, const struct rev_info *r)
 			return 0;
 		snprintf(name, sizeof(name), "%s@%d", rest, r->rev);
 	}
-	return emit(h->w, name);
+	return slash ? emit_kind(h->w, name, N_HISTORY_DIR, S_IFDIR | 0555)
+		     : emit_kind(h->w, name, N_HISTORY_FILE, S_IFREG | 0444);
 }
 
 /* Lists open documents of dir that are not stored yet. */
@@ -631,14 +743,30 @@ static void emit_open_docs(struct dir_walk *w, int64_t item, const char *dir)
 			if (strcmp(w->seen[k], names[i]) == 0)
 				dup = 1;
 		if (!dup)
-			emit(w, names[i]);
+			emit_kind(w, names[i], N_DOC, S_IFREG);
 	}
 	strv_free(names);
 }
 
-int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *arg)
+/* The fixed entries of an item directory (item_entries) by kind. */
+static const enum kind item_kinds[] = {
+	N_CTL, N_STATUS, N_STATUS_JSON, N_ITEM_EVENTS, N_DIFF, N_STAGES_DIR, N_VALIDATION_DIR,
+	N_WORKTREE, N_HISTORY_DIR,
+};
+
+_Static_assert(sizeof(item_kinds) / sizeof(item_kinds[0]) + 1 ==
+		       sizeof(item_entries) / sizeof(item_entries[0]),
+	       "item_kinds names the kind of each of item_entries");
+
+/* The type bits of a fixed entry of kind k. */
+static mode_t kind_type(enum kind k)
 {
-	struct dir_walk w = {e, path, cb, arg, 0, NULL};
+	return packet__is_dir_kind(k) ? S_IFDIR : k == N_WORKTREE ? S_IFLNK : S_IFREG;
+}
+
+static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *arg, int light)
+{
+	struct dir_walk w = {e, path, cb, arg, 0, light, NULL};
 	struct node n;
 	size_t i;
 	int rc = packet__resolve(e, path, &n);
@@ -651,15 +779,15 @@ int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *a
 	}
 	switch (n.kind) {
 	case N_ROOT:
-		emit(&w, "events");
-		emit(&w, ".packetfs");
-		emit(&w, ".archive");
+		emit_kind(&w, "events", N_EVENTS_ALL, S_IFREG);
+		emit_kind(&w, ".packetfs", N_PFS_DIR, S_IFDIR);
+		emit_kind(&w, ".archive", N_ARCHIVE_DIR, S_IFDIR);
 		rc = store_item_each(e->store, 0, emit_item, &w);
 		break;
 	case N_PFS_DIR:
-		emit(&w, "pipeline.json");
-		emit(&w, "recipes");
-		emit(&w, "version");
+		emit_kind(&w, "pipeline.json", N_PIPELINE, S_IFREG);
+		emit_kind(&w, "recipes", N_RECIPES_DIR, S_IFDIR);
+		emit_kind(&w, "version", N_VERSION, S_IFREG);
 		break;
 	case N_RECIPES_DIR: {
 		char **files = NULL;
@@ -669,7 +797,7 @@ int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *a
 			strv_push(&files, e->recipes.v[i].file);
 		pthread_mutex_unlock(&e->cfg_lock);
 		for (i = 0; files && files[i]; i++)
-			emit(&w, files[i]);
+			emit_kind(&w, files[i], N_RECIPE, S_IFREG);
 		strv_free(files);
 		break;
 	}
@@ -678,14 +806,14 @@ int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *a
 		break;
 	case N_ITEM:
 		for (i = 0; item_entries[i]; i++)
-			emit(&w, item_entries[i]);
+			emit_kind(&w, item_entries[i], item_kinds[i], kind_type(item_kinds[i]));
 		rc = store_doc_list(e->store, n.item.id, "", emit_doc, &w);
 		emit_open_docs(&w, n.item.id, "");
 		break;
 	case N_VALIDATION_DIR:
-		emit(&w, "registry.jsonl");
-		emit(&w, "evidence.md");
-		emit(&w, "logs");
+		emit_kind(&w, "registry.jsonl", N_REGISTRY, S_IFREG);
+		emit_kind(&w, "evidence.md", N_EVIDENCE, S_IFREG);
+		emit_kind(&w, "logs", N_LOGS_DIR, S_IFDIR);
 		rc = store_doc_list(e->store, n.item.id, "validation", emit_doc, &w);
 		emit_open_docs(&w, n.item.id, "validation");
 		break;
@@ -711,4 +839,14 @@ int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *a
 	strv_free(w.seen);
 	packet__node_clear(&n);
 	return rc;
+}
+
+int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *arg)
+{
+	return list_dir(e, path, cb, arg, 0);
+}
+
+int engine_list(struct engine *e, const char *path, engine_dir_cb cb, void *arg)
+{
+	return list_dir(e, path, cb, arg, 1);
 }

@@ -74,9 +74,12 @@ struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const ch
 	return NULL;
 }
 
-/* Fills m from an open document's in-memory state. */
-void packet__od_meta(struct open_doc *d, struct doc_meta *m)
+/* Fills m from an open document's in-memory state; files_lock held. */
+void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m)
 {
+	struct doc_meta stored;
+	int clean;
+
 	pthread_mutex_lock(&d->lock);
 	m->is_dir = 0;
 	m->size = d->content.len;
@@ -84,7 +87,13 @@ void packet__od_meta(struct open_doc *d, struct doc_meta *m)
 	m->mtime_ns = d->mtime_ns;
 	m->ctime_ns = d->mtime_ns;
 	m->atime_ns = d->dirty ? d->mtime_ns : d->atime_ns;
+	clean = !d->dirty && d->stored && !d->unlinked;
 	pthread_mutex_unlock(&d->lock);
+	/* Nothing pending: the store's row is the document, and its ctime
+	 * (moved by each commit, chmod and utimens) is the one a stat of the
+	 * closed document shows. */
+	if (clean && store_doc_stat(e->store, d->item_id, d->rel, &stored) == 0 && !stored.is_dir)
+		m->ctime_ns = stored.ctime_ns;
 }
 
 static void od_destroy(struct open_doc *d)
@@ -221,8 +230,16 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 	struct doc_meta m;
 	struct who_buf wb;
 	char *rel;
-	int rc = 0, unlinked;
+	int rc = 0, unlinked, dirty;
 
+	/* Nothing pending and nothing asked (a handle that only read, a
+	 * second flush): no commit, and no caller to look up. A write that
+	 * comes after this look is committed by its own handle's flush. */
+	pthread_mutex_lock(&d->lock);
+	dirty = d->dirty;
+	pthread_mutex_unlock(&d->lock);
+	if (!dirty && !rev_id)
+		return 0;
 	who_fill(e, c, &wb);
 	pthread_rwlock_rdlock(&e->ns_lock);
 	/* files_lock before d->lock never nests the other way (see packet__od_meta). */

@@ -6,7 +6,9 @@
  *
  * Design. A struct pfs_file is one handle. Views are read from a snapshot
  * rendered at open, except the append-only ones (events, registry.jsonl,
- * logs), which are read live so that tail -f sees them grow. A document
+ * logs), which are read live so that tail -f sees them grow; a log sealed
+ * when it is opened never changes again, and goes through the page cache
+ * (engine_file_immutable). A document
  * handle commits its open_doc at flush; ctl hands what is written to it to
  * ctl.c, which applies its lines; registry.jsonl stores only whole, checked
  * lines;
@@ -38,6 +40,7 @@ struct pfs_file {
 	struct open_doc *od;  /* N_DOC */
 	struct buf snap;      /* snapshot views, pipeline.json being edited */
 	int64_t run_id;       /* logs */
+	int sealed;           /* logs: sealed at open, so never to change (packet__run_sealed) */
 	struct buf line;      /* ctl, registry: a partial line */
 	int wrote;            /* anything written through this handle */
 	int advanced;         /* ctl: no empty-write advance at release (a truncate by path) */
@@ -219,6 +222,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = store_run_by_log(e->store, n.item.id, n.rel, &r);
 		if (rc == 0) {
 			f->run_id = r.id;
+			f->sealed = packet__run_sealed(&r);
 			run_clear(&r);
 		}
 		break;
@@ -606,7 +610,20 @@ void engine_file_release(struct pfs_file *f)
 
 int engine_file_direct(const struct pfs_file *f)
 {
-	return f->kind != N_DOC;
+	return f->kind != N_DOC && !engine_file_immutable(f);
+}
+
+int engine_file_immutable(const struct pfs_file *f)
+{
+	/* (Not a .history revision: the current one is amended in place,
+	 * packet__od_commit.) */
+	return f->sealed;
+}
+
+int engine_file_flushes(const struct pfs_file *f)
+{
+	/* A document's flush commits what any of its handles wrote. */
+	return f->kind == N_DOC || wants_write(f->flags);
 }
 
 int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
@@ -614,13 +631,17 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 	struct engine *e = f->e;
 
 	if (f->kind == N_DOC) {
+		struct doc_meta m;
+
 		memset(st, 0, sizeof(*st));
-		pthread_mutex_lock(&f->od->lock);
-		st->mode = S_IFREG | f->od->mode;
-		st->size = f->od->content.len;
-		st->mtime_ns = st->ctime_ns = f->od->mtime_ns;
-		st->atime_ns = f->od->dirty ? f->od->mtime_ns : f->od->atime_ns;
-		pthread_mutex_unlock(&f->od->lock);
+		pthread_mutex_lock(&e->files_lock);
+		packet__od_meta(e, f->od, &m);
+		pthread_mutex_unlock(&e->files_lock);
+		st->mode = S_IFREG | m.mode;
+		st->size = m.size;
+		st->mtime_ns = m.mtime_ns;
+		st->ctime_ns = m.ctime_ns;
+		st->atime_ns = m.atime_ns;
 		st->nlink = 1;
 		st->uid = e->uid;
 		st->gid = e->gid;

@@ -57,6 +57,8 @@ struct node {
 	int rev;             /* N_HISTORY_FILE */
 	char name[256];      /* N_RECIPE: the file name */
 	struct doc_meta doc; /* N_DOC, N_DOCDIR; sizes of logs and history files */
+	int open;            /* N_DOC: held open (doc is the open document's state) */
+	int sealed;          /* logs: the run ended and its log is sealed (packet__run_sealed) */
 };
 
 struct open_doc {
@@ -87,6 +89,13 @@ int packet__is_dir_kind(enum kind k);
 /* Appends the content of a non-log view to out; 0 or a negative errno
  * (-EINVAL for kinds that are not rendered views). */
 int packet__render(struct engine *e, struct node *n, struct buf *out);
+/* Whether r ended and its log was sealed (its sha256 recorded after the
+ * last byte was appended): the log never changes again. */
+int packet__run_sealed(const struct run *r);
+/* Whether the attributes of nodes of kind k can be stable (engine.h,
+ * struct pfs_stat): they do not follow the item's updated time and are not
+ * a view's. */
+int packet__stable_kind(enum kind k);
 /* Attributes of a resolved node into st; 0 or a negative errno. */
 int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st);
 
@@ -94,8 +103,9 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st);
 
 /* The open document at (item, rel) or NULL; files_lock held. */
 struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const char *rel);
-/* Fills m from an open document's in-memory state (takes d->lock). */
-void packet__od_meta(struct open_doc *d, struct doc_meta *m);
+/* Fills m from an open document's in-memory state (takes d->lock), with
+ * the stored ctime while nothing is pending; files_lock held. */
+void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m);
 /* A reference on the open document (item, rel) in *out, loaded or (create)
  * made empty with mode; excl: -EEXIST when it exists. Release with
  * packet__od_put. 0 or a negative errno. */

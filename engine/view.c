@@ -2,17 +2,193 @@
  * view.c - the generated views of an item (status, status.json,
  * evidence.md, change.diff) and the CLI's reports (packetfs log, packetfs
  * check). Everything here reads; nothing changes the store.
+ *
+ * Git. status and evidence.md name the branch head, and change.diff is the
+ * patch of merge-base(base, branch)..head; a stat renders them to learn
+ * their size. Opening a repository costs far more than reading a ref, so
+ * each thread keeps its own git_repository open (libgit2 objects are never
+ * shared between threads; the handle is freed when the thread exits) and
+ * reads the refs through it: libgit2 reads a loose ref from its file on
+ * every lookup and re-reads packed-refs when that file changed, and
+ * objects never change, so an answer is always the repository's current
+ * one. change.diff is a function of the base's and the head's commits
+ * alone: the last rendering of each item is kept with the two commit ids
+ * it was made from and served while both are still what they resolve to
+ * (a bounded cache, DIFF_CACHE_BYTES of content at most).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <git2.h>
 
 #include "engine_int.h"
 #include "registry.h"
 #include "repo.h"
+
+/* ---- git through a repository kept open per thread ---- */
+
+struct thread_repo {
+	char *path;
+	git_repository *repo;
+};
+
+static pthread_key_t repo_key;
+static pthread_once_t repo_once = PTHREAD_ONCE_INIT;
+static int repo_key_ok;
+
+static void thread_repo_free(void *arg)
+{
+	struct thread_repo *t = arg;
+
+	git_repository_free(t->repo);
+	free(t->path);
+	free(t);
+}
+
+static void repo_key_init(void)
+{
+	repo_key_ok = pthread_key_create(&repo_key, thread_repo_free) == 0;
+}
+
+/* The calling thread's open repository at path, or NULL (then the caller
+ * asks repo.h, which opens one for the call). */
+static git_repository *thread_repo(const char *path)
+{
+	struct thread_repo *t;
+
+	pthread_once(&repo_once, repo_key_init);
+	if (!repo_key_ok || !path)
+		return NULL;
+	t = pthread_getspecific(repo_key);
+	if (t && strcmp(t->path, path) == 0)
+		return t->repo;
+	if (t) {
+		pthread_setspecific(repo_key, NULL);
+		thread_repo_free(t);
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->path = strdup(path);
+	if (!t->path || git_repository_open(&t->repo, path) < 0 ||
+	    pthread_setspecific(repo_key, t) != 0) {
+		thread_repo_free(t);
+		return NULL;
+	}
+	return t->repo;
+}
+
+/* The commit id the local branch points to, as repo_branch_head. */
+static int branch_head(const char *path, const char *branch, char out[41])
+{
+	git_repository *repo = thread_repo(path);
+	git_reference *ref = NULL;
+	git_object *obj = NULL;
+
+	if (!repo)
+		return repo_branch_head(path, branch, out);
+	if (git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL) < 0)
+		return -ENOENT;
+	if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) < 0) {
+		git_reference_free(ref);
+		return -ENOENT;
+	}
+	git_oid_tostr(out, 41, git_object_id(obj));
+	git_object_free(obj);
+	git_reference_free(ref);
+	return 0;
+}
+
+/* The commit id a revspec resolves to, as repo_resolve. */
+static int resolve(const char *path, const char *rev, char out[41])
+{
+	git_repository *repo = thread_repo(path);
+	git_object *obj = NULL, *peeled = NULL;
+	int rc;
+
+	if (!repo)
+		return repo_resolve(path, rev, out);
+	if (git_revparse_single(&obj, repo, rev) < 0)
+		return -ENOENT;
+	rc = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (rc < 0)
+		return -ENOENT;
+	git_oid_tostr(out, 41, git_object_id(peeled));
+	git_object_free(peeled);
+	return 0;
+}
+
+/* ---- the change.diff cache ---- */
+
+#define DIFF_CACHE_SLOTS 256
+#define DIFF_CACHE_BYTES (16u << 20)
+
+struct diff_entry {
+	char *repo;       /* NULL: the slot is free */
+	int64_t item_id;
+	char base[41];    /* the commits the diff was made from */
+	char head[41];
+	struct buf diff;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct diff_entry slot[DIFF_CACHE_SLOTS]; /* protected by lock; by item id */
+	size_t bytes;                             /* protected by lock */
+} diff_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Appends the cached diff of (repo, item) made from base..head to out:
+ * 1, or 0 when there is none. -ENOMEM. */
+static int diff_cached(const char *repo, int64_t item, const char *base, const char *head,
+		       struct buf *out)
+{
+	struct diff_entry *d = &diff_cache.slot[(uint64_t)item % DIFF_CACHE_SLOTS];
+	int rc = 0;
+
+	pthread_mutex_lock(&diff_cache.lock);
+	if (d->repo && d->item_id == item && strcmp(d->repo, repo) == 0 &&
+	    strcmp(d->base, base) == 0 && strcmp(d->head, head) == 0)
+		rc = d->diff.len ? buf_append(out, d->diff.data, d->diff.len) : 0;
+	else
+		rc = -ENOENT;
+	pthread_mutex_unlock(&diff_cache.lock);
+	return rc == -ENOENT ? 0 : rc ? rc : 1;
+}
+
+/* Keeps diff[len] as the diff of (repo, item) made from base..head; a
+ * diff that would take the cache past DIFF_CACHE_BYTES is not kept. */
+static void diff_keep(const char *repo, int64_t item, const char *base, const char *head,
+		      const char *diff, size_t len)
+{
+	struct diff_entry *d = &diff_cache.slot[(uint64_t)item % DIFF_CACHE_SLOTS];
+	char *r = strdup(repo);
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&diff_cache.lock);
+	diff_cache.bytes -= d->diff.len;
+	buf_free(&d->diff);
+	free(d->repo);
+	d->repo = NULL;
+	if (diff_cache.bytes + len <= DIFF_CACHE_BYTES &&
+	    (len == 0 || buf_append(&d->diff, diff, len) == 0)) {
+		d->repo = r;
+		r = NULL;
+		d->item_id = item;
+		snprintf(d->base, sizeof(d->base), "%s", base);
+		snprintf(d->head, sizeof(d->head), "%s", head);
+		diff_cache.bytes += len;
+	} else {
+		buf_free(&d->diff);
+	}
+	pthread_mutex_unlock(&diff_cache.lock);
+	free(r);
+}
 
 int view_plan_names(struct engine *e, const struct item *it, char ***names)
 {
@@ -70,7 +246,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 	int rc = 0;
 
 	item_title(e, it, title, sizeof(title));
-	if (repo_branch_head(cfg->repo, it->branch, head))
+	if (branch_head(cfg->repo, it->branch, head))
 		head[0] = '\0';
 	if (view_plan_names(e, it, &names) == 0 &&
 	    store_registry_lines(e->store, it->id, &lines, &nl) == 0)
@@ -135,7 +311,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 	int rc;
 
 	/* Runs at another commit than the branch head are stale (registry.h). */
-	if (repo_branch_head(engine_config_get(e)->repo, it->branch, head))
+	if (branch_head(engine_config_get(e)->repo, it->branch, head))
 		head[0] = '\0';
 	rc = view_plan_names(e, it, &names);
 	if (rc == -ENOENT) {
@@ -154,8 +330,27 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 int view_change_diff(struct engine *e, const struct item *it, struct buf *out)
 {
 	struct pfs_config *cfg = engine_config_get(e);
+	char base[41], head[41];
+	size_t start = out->len;
+	int rc;
 
-	return repo_diff(cfg->repo, it->base, it->branch, out);
+	if (!cfg->repo || resolve(cfg->repo, it->base, base) ||
+	    branch_head(cfg->repo, it->branch, head))
+		return repo_diff(cfg->repo, it->base, it->branch, out);
+	rc = diff_cached(cfg->repo, it->id, base, head, out);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	rc = repo_diff(cfg->repo, it->base, it->branch, out);
+	if (rc == 0) {
+		char again[41];
+
+		/* Kept only when the branch did not move while it was made. */
+		if (resolve(cfg->repo, it->base, again) == 0 && strcmp(again, base) == 0 &&
+		    branch_head(cfg->repo, it->branch, again) == 0 && strcmp(again, head) == 0)
+			diff_keep(cfg->repo, it->id, base, head, out->data ? out->data + start : "",
+				  out->len - start);
+	}
+	return rc;
 }
 
 /* ---- packetfs log ---- */

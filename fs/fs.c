@@ -13,19 +13,67 @@
  * threads take them (libfuse's handlers end the session loop). No request
  * handler calls a FUSE notify function: a notification sent from inside a
  * handler can deadlock against the kernel, which holds locks until the
- * reply. Nothing in this file notifies at all; the engine makes its own
- * changes visible from its own thread.
+ * reply. The engine makes its own changes visible from its own threads
+ * (fs_changed, the notifier and the poll wake-ups below).
  *
  * Inodes. The engine is addressed by path; the inode table (inode.c) maps
  * the kernel's inode numbers to paths, counts lookups and is re-keyed on
  * rename and unlink. Every reply that hands an inode to the kernel adds one
  * lookup, and takes it back when the reply fails (an interrupted request).
  *
- * Caching. Entry and attribute timeouts are 0: the engine changes views
- * (status, logs, registry) behind the kernel's back, so the kernel asks
- * again each time. Views and logs are opened with direct_io (engine_file_
- * direct()); documents go through the page cache without keep_cache, so
- * shared mmap reads work and each open sees the current content.
+ * Caching. The kernel keeps every entry (name -> inode) for CACHE_TTL, and
+ * the attributes the engine calls stable (struct pfs_stat: documents not
+ * held open, document and item directories without a document created
+ * open and not stored yet, the root and the fixed directories that have no
+ * item, sealed logs) for as long; every other reply - views, logs still
+ * growing, the directories whose times follow the item's updated time,
+ * .history, the worktree link, anything told to the notifier - has an
+ * attribute timeout of 0, so the kernel asks again each time. Negative
+ * entries are never cached (a miss is answered with ENOENT, not an entry
+ * with inode 0). Exactness rests on these rules:
+ *  - Every change made through the mount is seen by the kernel, which drops
+ *    what it holds itself (the parent directory on create, unlink, rename,
+ *    mkdir and rmdir; the inode on write, truncate and setattr, whose reply
+ *    carries the new attributes). Its side effects the kernel does not see
+ *    (status, evidence.md, events, registry.jsonl, .history) are all in
+ *    replies with timeout 0; a document's first commit at close moves its
+ *    directory's times again, which is why a directory holding a document
+ *    created open is not stable until that commit.
+ *  - Every change the engine makes on its own is reported to fs_changed
+ *    (engine_watch), which drops at once, before the engine goes on, the
+ *    attributes of the changed file, of the directory of a new file and of
+ *    an archived item's directory, with an attribute-only
+ *    fuse_lowlevel_notify_inval_inode. That notification takes no lock a
+ *    request may hold (the kernel bumps the inode's attribute version and
+ *    clears its timeout under the inode's spinlock, nothing else), so it
+ *    cannot deadlock; and it is only sent for inodes a reply let the kernel
+ *    cache (inode_set_cached). Those are reported by the engine's loop
+ *    thread only (a document it writes, the directory of a file it creates,
+ *    an archived item); views are never marked, so the reports made inside
+ *    request handlers (a registry append changes evidence.md and events)
+ *    send no notification.
+ *  - A reply races with a change: attr_ttl marks the inode before it looks
+ *    whether fs_changed counted a change since the attributes were asked
+ *    of the engine, and gives 0 if so; a change after that finds the mark
+ *    and invalidates, and the kernel drops a reply older than an
+ *    invalidation by its attribute version. A rename, unlink or rmdir
+ *    through the mount counts too, for the span in which a path already
+ *    names another document than its inode's (ns_change_begin): a lookup
+ *    that revalidates a dentry takes no directory lock, so the kernel does
+ *    not keep it out of that span.
+ *  - An entry the engine removes (an archived item) stays in the kernel
+ *    until the notifier replays its rmdir, but its attributes were dropped:
+ *    every use of the name asks the daemon, which answers ENOENT.
+ * readdirplus replies carry only entries of stable kinds as lookups, stat-ed
+ * when the reply is made (the listing snapshot has names and types only,
+ * engine_list); the others go without attributes, and the kernel looks
+ * them up when they are used. Views and growing logs are opened with
+ * direct_io (engine_file_direct()); documents go through the page cache
+ * without keep_cache, so shared mmap reads work and each open sees the
+ * current content; a sealed log never changes and keeps its pages across
+ * opens (engine_file_immutable()). Handles opened only to read anything but
+ * a document are opened with noflush (engine_file_flushes()): their flush
+ * does nothing.
  *
  * Handles. fi->fh holds a struct open_file * (the engine's struct
  * pfs_file, listed per inode so that fstat works after unlink) for files
@@ -74,6 +122,9 @@
 /* The inode number readdir reports for entries the table does not know. */
 #define UNKNOWN_INO 0xffffffffu
 #define MAX_WRITE (1u << 20)
+/* Seconds the kernel may keep an entry, and the attributes the engine calls
+ * stable: a bound only, every change to them is invalidated (see Caching). */
+#define CACHE_TTL 3600.0
 
 struct fs {
 	struct engine *engine;
@@ -81,6 +132,9 @@ struct fs {
 	const char *store; /* for statfs */
 	struct fuse_session *se;
 	struct notifier *notifier; /* replays the engine's own changes (notify.h) */
+	uint64_t changes;          /* atomic: changes reported by the engine (fs_changed) and
+				    * namespace changes begun or ended (ns_change_begin) */
+	uint64_t moving;           /* atomic: namespace changes in progress (ns_change_begin) */
 	pthread_mutex_t open_lock;
 	struct open_file *open; /* protected by open_lock */
 };
@@ -145,7 +199,8 @@ static int open_add(struct fs *fs, uint64_t ino, struct pfs_file *f, struct fuse
 	pthread_mutex_unlock(&fs->open_lock);
 	fi->fh = (uint64_t)(uintptr_t)of;
 	fi->direct_io = engine_file_direct(f) ? 1 : 0;
-	fi->keep_cache = 0;
+	fi->keep_cache = engine_file_immutable(f) ? 1 : 0;
+	fi->noflush = engine_file_flushes(f) ? 0 : 1;
 	return 0;
 }
 
@@ -267,15 +322,66 @@ static void to_stat(const struct pfs_stat *ps, uint64_t ino, struct stat *st)
 	st->st_ctim = ns_to_ts(ps->ctime_ns);
 }
 
-static void fill_entry(struct fs *fs, uint64_t ino, const struct pfs_stat *ps,
+/* The number of changes the engine reported so far: taken before
+ * attributes are asked of the engine, for attr_ttl. */
+static uint64_t change_count(struct fs *fs)
+{
+	uint64_t c = __atomic_load_n(&fs->changes, __ATOMIC_SEQ_CST);
+
+	/* Mid-rename, a path may name the document its inode no longer is:
+	 * nothing asked now is cached (UINT64_MAX is never a count). */
+	return __atomic_load_n(&fs->moving, __ATOMIC_SEQ_CST) ? UINT64_MAX : c;
+}
+
+/*
+ * A rename, unlink or rmdir through the mount changes what a path names in
+ * the engine before the inode table follows (inode_rename, inode_unlink):
+ * in between, attributes asked by path (a lookup that revalidates a
+ * dentry, a getattr) may be another document's, or be handed over under
+ * the wrong inode. ns_change_begin and ns_change_end bracket that span, so
+ * that attr_ttl gives 0 to whatever was asked during it.
+ */
+static void ns_change_begin(struct fs *fs)
+{
+	__atomic_add_fetch(&fs->moving, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
+}
+
+static void ns_change_end(struct fs *fs)
+{
+	__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&fs->moving, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * How long the kernel may keep the attributes ps of ino, asked of the
+ * engine after change_count gave seen: 0 unless they are stable. A stable
+ * inode is marked first (inode_set_cached), so that fs_changed invalidates
+ * it from then on; a change reported since seen may have been missed by
+ * that (it looked before the mark) and gives 0. The notifier is told its
+ * own mode (notifier_mode): never cached.
+ */
+static double attr_ttl(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, uint64_t seen)
+{
+	struct fs *fs = fs_of(req);
+
+	if (!ps->stable || notifier_is_self(fs->notifier, req))
+		return 0.0;
+	inode_set_cached(fs->inodes, ino);
+	return change_count(fs) == seen ? CACHE_TTL : 0.0;
+}
+
+static void fill_entry(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, uint64_t seen,
 		       struct fuse_entry_param *e)
 {
+	struct fs *fs = fs_of(req);
+
 	memset(e, 0, sizeof(*e));
 	e->ino = ino;
 	e->generation = inode_generation(fs->inodes);
 	to_stat(ps, ino, &e->attr);
-	e->attr_timeout = 0.0;
-	e->entry_timeout = 0.0;
+	e->attr_timeout = attr_ttl(req, ino, ps, seen);
+	e->entry_timeout = CACHE_TTL;
 }
 
 /*
@@ -321,6 +427,42 @@ static int parent_of(const char *path, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+/* Drops the kernel's attributes of path when a reply let it cache them. */
+static void invalidate_attrs(struct fs *fs, const char *path)
+{
+	uint64_t ino = inode_peek_cached(fs->inodes, path);
+
+	if (ino)
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
+}
+
+/*
+ * The engine's change hook (an engine_change_fn; arg is the struct fs): a
+ * change the engine made on its own. Counts it (attr_ttl), drops at once
+ * the attributes the kernel may hold of what changed: the file itself (a
+ * document the engine wrote), the directory of a new file (its times
+ * moved) and an archived item's directory (it no longer exists); then
+ * queues the change for the notifier, which replays it for inotify and
+ * poll(2). Any engine thread, possibly with engine locks held: the only
+ * notification sent is the attribute-only inode invalidation, which takes
+ * no lock a request holds, and only for inodes whose attributes a reply
+ * let the kernel cache (see Caching: never views or growing logs, the only
+ * files reported from inside request handlers).
+ */
+static void fs_changed(void *arg, const char *path, enum engine_change what)
+{
+	struct fs *fs = arg;
+	char *parent;
+
+	__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
+	invalidate_attrs(fs, path);
+	if (what == ENGINE_CREATED && parent_of(path, &parent) == 0) {
+		invalidate_attrs(fs, parent);
+		free(parent);
+	}
+	notifier_changed(fs->notifier, path, what);
+}
+
 /* The path of name in the directory parent. Caller frees *out. */
 static int child_path(struct fs *fs, fuse_ino_t parent, const char *name, char **out)
 {
@@ -341,8 +483,10 @@ static int child_path(struct fs *fs, fuse_ino_t parent, const char *name, char *
 	return r;
 }
 
-/* Hands the inode of path to the kernel as a lookup reply. */
-static void reply_entry(fuse_req_t req, const char *path, const struct pfs_stat *ps)
+/* Hands the inode of path to the kernel as a lookup reply; ps was asked of
+ * the engine after change_count gave seen. */
+static void reply_entry(fuse_req_t req, const char *path, const struct pfs_stat *ps,
+			uint64_t seen)
 {
 	struct fs *fs = fs_of(req);
 	struct fuse_entry_param e;
@@ -353,17 +497,17 @@ static void reply_entry(fuse_req_t req, const char *path, const struct pfs_stat 
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_entry(fs, ino, ps, &e);
+	fill_entry(req, ino, ps, seen, &e);
 	if (fuse_reply_entry(req, &e) != 0)
 		inode_forget(fs->inodes, ino, 1);
 }
 
-static void reply_attr(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps)
+static void reply_attr(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps, uint64_t seen)
 {
 	struct stat st;
 
 	to_stat(ps, ino, &st);
-	fuse_reply_attr(req, &st, 0.0);
+	fuse_reply_attr(req, &st, attr_ttl(req, ino, ps, seen));
 }
 
 /* The notifier opens views for writing to replay changes: under
@@ -386,6 +530,7 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = fs_of(req);
+	uint64_t seen = change_count(fs);
 	struct pfs_stat ps;
 	char *path, as[PATH_MAX];
 	int r = child_path(fs, parent, name, &path);
@@ -409,7 +554,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -r);
 	} else {
 		notifier_mode(req, &ps);
-		reply_entry(req, path, &ps);
+		reply_entry(req, path, &ps, seen);
 	}
 	free(path);
 }
@@ -461,13 +606,14 @@ static int getattr_of(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct pfs_stat ps;
+	uint64_t seen = change_count(fs_of(req));
 	int r = getattr_of(fs_of(req), ino, fi, &ps);
 
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 	} else {
 		notifier_mode(req, &ps);
-		reply_attr(req, ino, &ps);
+		reply_attr(req, ino, &ps, seen);
 	}
 }
 
@@ -483,6 +629,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	struct pfs_caller who;
 	struct pfs_stat ps;
 	char *path = NULL;
+	uint64_t seen;
 	int r;
 
 	caller_of(req, &who);
@@ -541,13 +688,14 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		if (r < 0)
 			goto out;
 	}
+	seen = change_count(fs);
 	r = getattr_of(fs, ino, fi, &ps);
 out:
 	free(path);
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else
-		reply_attr(req, ino, &ps);
+		reply_attr(req, ino, &ps, seen);
 }
 
 static void op_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -574,6 +722,7 @@ static void make_node(fuse_req_t req, const char *path, mode_t mode)
 	struct pfs_caller who;
 	struct pfs_file *f;
 	struct pfs_stat ps;
+	uint64_t seen = change_count(fs);
 	int r;
 
 	caller_of(req, &who);
@@ -587,7 +736,7 @@ static void make_node(fuse_req_t req, const char *path, mode_t mode)
 	engine_file_release(f);
 	if (r < 0)
 		goto fail;
-	reply_entry(req, path, &ps);
+	reply_entry(req, path, &ps, seen);
 	return;
 fail:
 	fuse_reply_err(req, -r);
@@ -618,6 +767,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	struct fs *fs = fs_of(req);
 	struct pfs_caller who;
 	struct pfs_stat ps;
+	uint64_t seen = change_count(fs);
 	char *path;
 	int r = child_path(fs, parent, name, &path);
 
@@ -635,7 +785,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else
-		reply_entry(req, path, &ps);
+		reply_entry(req, path, &ps, seen);
 	free(path);
 }
 
@@ -651,6 +801,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 		return;
 	}
 	caller_of(req, &who);
+	ns_change_begin(fs);
 	/* The notifier removes what the engine has archived already. */
 	if (dir && notifier_is_self(fs->notifier, req))
 		r = 0;
@@ -660,6 +811,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 		r = engine_unlink(fs->engine, path, &who);
 	if (r == 0)
 		inode_unlink(fs->inodes, path);
+	ns_change_end(fs);
 	free(path);
 	fuse_reply_err(req, -r);
 }
@@ -699,12 +851,14 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 		r = child_path(fs, newparent, newname, &to);
 	if (r == 0) {
 		caller_of(req, &who);
+		ns_change_begin(fs);
 		r = engine_rename(fs->engine, from, to, flags, &who);
+		/* inode_rename keeps the table consistent even when it runs out
+		 * of memory; the rename itself has happened. */
+		if (r == 0)
+			inode_rename(fs->inodes, from, to);
+		ns_change_end(fs);
 	}
-	/* inode_rename keeps the table consistent even when it runs out of
-	 * memory; the rename itself has happened. */
-	if (r == 0)
-		inode_rename(fs->inodes, from, to);
 	free(from);
 	free(to);
 	fuse_reply_err(req, -r);
@@ -758,7 +912,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	struct pfs_caller who;
 	struct pfs_file *f = NULL;
 	struct pfs_stat ps;
-	uint64_t ino;
+	uint64_t ino, seen = change_count(fs);
 	char *path;
 	int r = child_path(fs, parent, name, &path);
 
@@ -775,7 +929,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		if (r < 0)
 			goto fail;
 		notifier_mode(req, &ps);
-		fill_entry(fs, ino, &ps, &e);
+		fill_entry(req, ino, &ps, seen, &e);
 		fi->fh = NOTIFY_FH;
 		fi->direct_io = 1;
 		if (fuse_reply_create(req, &e, fi) != 0)
@@ -793,7 +947,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	r = inode_ref(fs->inodes, path, &ino);
 	if (r < 0)
 		goto fail;
-	fill_entry(fs, ino, &ps, &e);
+	fill_entry(req, ino, &ps, seen, &e);
 	r = open_add(fs, ino, f, fi);
 	if (r < 0) {
 		inode_forget(fs->inodes, ino, 1);
@@ -947,8 +1101,9 @@ static int collect_entry(void *arg, const char *name, const struct pfs_stat *st)
 	return dir_add(arg, name, st);
 }
 
-/* (Re)reads the listing of d->path into the snapshot. On failure the
- * snapshot is empty. */
+/* (Re)reads the listing of d->path into the snapshot: names, types and
+ * the stable flag of each entry's kind (engine_list), no attributes. On
+ * failure the snapshot is empty. */
 static int dir_load(struct fs *fs, struct dir_handle *d)
 {
 	struct pfs_stat self;
@@ -964,7 +1119,7 @@ static int dir_load(struct fs *fs, struct dir_handle *d)
 	if (r == 0)
 		r = dir_add(d, "..", &self);
 	if (r == 0)
-		r = engine_readdir(fs->engine, d->path, collect_entry, d);
+		r = engine_list(fs->engine, d->path, collect_entry, d);
 	if (r > 0)
 		r = -ENOMEM;
 	if (r < 0)
@@ -1023,9 +1178,56 @@ static uint64_t entry_ino(struct fs *fs, struct dir_handle *d, size_t i, fuse_in
 }
 
 /*
- * readdir and readdirplus. For readdirplus every entry but "." and ".." is
- * a lookup: it adds to the lookup count only when the entry made it into
- * the reply, and all of them are taken back when the reply fails.
+ * The readdirplus record of entry de of directory dir, at most rem bytes
+ * at p (its size returned; more than rem: nothing was added). An entry of
+ * a stable kind is stat-ed now (the snapshot has no attributes, and the
+ * kernel keeps them) and handed over as a lookup (*eino, 0 otherwise);
+ * others go without attributes (ino 0), as "." and "..": the kernel looks
+ * them up when they are used, and asks their attributes each time anyway.
+ */
+static size_t dirent_plus(fuse_req_t req, const char *dir, const struct dir_entry *de,
+			  uint64_t dino, char *p, size_t rem, off_t next, uint64_t *eino, int *err)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	struct pfs_stat st;
+	uint64_t seen = change_count(fs);
+	char *path;
+	size_t len;
+
+	*eino = 0;
+	*err = 0;
+	memset(&e, 0, sizeof(e));
+	e.attr.st_ino = dino;
+	e.attr.st_mode = de->st.mode;
+	if (!de->st.stable)
+		return fuse_add_direntry_plus(req, p, rem, de->name, &e, next);
+	*err = join(dir, de->name, &path);
+	if (*err < 0)
+		return 0;
+	if (engine_getattr(fs->engine, path, &st) < 0) {
+		/* Gone since the listing: the lookup the kernel makes says so. */
+		free(path);
+		return fuse_add_direntry_plus(req, p, rem, de->name, &e, next);
+	}
+	*err = inode_ref(fs->inodes, path, eino);
+	free(path);
+	if (*err < 0)
+		return 0;
+	fill_entry(req, *eino, &st, seen, &e);
+	len = fuse_add_direntry_plus(req, p, rem, de->name, &e, next);
+	if (len > rem) {
+		inode_forget(fs->inodes, *eino, 1);
+		*eino = 0;
+	}
+	return len;
+}
+
+/*
+ * readdir and readdirplus. For readdirplus every entry of a stable kind is
+ * a lookup (dirent_plus): it adds to the lookup count only when the entry
+ * made it into the reply, and all of them are taken back when the reply
+ * fails.
  */
 static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi, int plus)
@@ -1070,24 +1272,14 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			e.attr.st_mode = de->st.mode;
 			len = fuse_add_direntry_plus(req, p, rem, de->name, &e, (off_t)(i + 1));
 		} else {
-			struct fuse_entry_param e;
 			uint64_t eino;
-			char *path;
 
-			r = join(d->path, de->name, &path);
-			if (r == 0) {
-				r = inode_ref(fs->inodes, path, &eino);
-				free(path);
-			}
+			len = dirent_plus(req, d->path, de, entry_ino(fs, d, i, ino), p, rem,
+					  (off_t)(i + 1), &eino, &r);
 			if (r < 0)
 				break;
-			fill_entry(fs, eino, &de->st, &e);
-			len = fuse_add_direntry_plus(req, p, rem, de->name, &e, (off_t)(i + 1));
-			if (len > rem) {
-				inode_forget(fs->inodes, eino, 1);
-				break;
-			}
-			refs[nrefs++] = eino;
+			if (eino)
+				refs[nrefs++] = eino;
 		}
 		if (len > rem)
 			break;
@@ -1308,7 +1500,7 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	r = notifier_start(fs.se, fs.inodes, o->mountpoint, wake_polls, &fs, &fs.notifier);
 	if (r == 0) {
-		engine_watch(fs.engine, notifier_changed, fs.notifier);
+		engine_watch(fs.engine, fs_changed, &fs);
 		r = engine_start(fs.engine);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

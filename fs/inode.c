@@ -26,6 +26,7 @@ struct inode {
 	uint64_t ino;
 	uint64_t nlookup;       /* protected by inode_table.lock */
 	char *path;             /* protected by inode_table.lock; NULL once unlinked */
+	int cached;             /* protected by inode_table.lock: see inode_set_cached */
 	struct inode *ino_next; /* protected by inode_table.lock */
 	struct inode *path_next;
 };
@@ -254,6 +255,29 @@ uint64_t inode_peek(struct inode_table *t, const char *path)
 	pthread_mutex_lock(&t->lock);
 	n = find_path(t, path);
 	ino = n ? n->ino : 0;
+	pthread_mutex_unlock(&t->lock);
+	return ino;
+}
+
+void inode_set_cached(struct inode_table *t, uint64_t ino)
+{
+	struct inode *n;
+
+	pthread_mutex_lock(&t->lock);
+	n = find_ino(t, ino);
+	if (n)
+		n->cached = 1;
+	pthread_mutex_unlock(&t->lock);
+}
+
+uint64_t inode_peek_cached(struct inode_table *t, const char *path)
+{
+	struct inode *n;
+	uint64_t ino;
+
+	pthread_mutex_lock(&t->lock);
+	n = find_path(t, path);
+	ino = n && n->cached ? n->ino : 0;
 	pthread_mutex_unlock(&t->lock);
 	return ino;
 }

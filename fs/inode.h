@@ -50,6 +50,14 @@ int inode_ref(struct inode_table *t, const char *path, uint64_t *ino);
  * has none for it. */
 uint64_t inode_peek(struct inode_table *t, const char *path);
 
+/* Marks ino as one whose attributes the kernel may cache (a reply gave
+ * them a non-zero timeout). The mark stays until the inode is freed, and
+ * follows it across renames. Unknown numbers are ignored. */
+void inode_set_cached(struct inode_table *t, uint64_t ino);
+
+/* The inode number of path when it is marked by inode_set_cached, else 0. */
+uint64_t inode_peek_cached(struct inode_table *t, const char *path);
+
 /* Takes n lookups back from ino; frees the inode when none are left. Unknown
  * numbers and the root are ignored. */
 void inode_forget(struct inode_table *t, uint64_t ino, uint64_t n);

@@ -1,7 +1,8 @@
 /*
  * test-inode.c - unit tests of the inode table (fs/inode.c): lookup counts,
- * forget, unlink keeping inodes alive, rename of subtrees, growth, and that
- * numbers are never reused.
+ * forget, unlink keeping inodes alive, rename of subtrees, growth, that
+ * numbers are never reused, and the mark of inodes whose attributes the
+ * kernel caches.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -164,6 +165,37 @@ TEST(growth)
 	inode_table_free(t);
 }
 
+TEST(cached_mark)
+{
+	struct inode_table *t;
+	uint64_t a, b, again;
+
+	ASSERT_EQ(0, inode_table_new(&t));
+	ASSERT_EQ(0, inode_ref(t, "/i/a.md", &a));
+	ASSERT_EQ(0, inode_ref(t, "/i/b.md", &b));
+	/* unmarked inodes are not reported */
+	ASSERT_EQ(0, inode_peek_cached(t, "/i/a.md"));
+	inode_set_cached(t, a);
+	inode_set_cached(t, 999); /* unknown: ignored */
+	ASSERT_EQ(a, inode_peek_cached(t, "/i/a.md"));
+	ASSERT_EQ(0, inode_peek_cached(t, "/i/b.md"));
+	ASSERT_EQ(0, inode_peek_cached(t, "/i/none.md"));
+	/* the mark follows the inode across a rename */
+	ASSERT_EQ(0, inode_rename(t, "/i/a.md", "/i/c.md"));
+	ASSERT_EQ(0, inode_peek_cached(t, "/i/a.md"));
+	ASSERT_EQ(a, inode_peek_cached(t, "/i/c.md"));
+	/* an unlinked path is not reported; a freed inode's mark goes with it */
+	inode_unlink(t, "/i/c.md");
+	ASSERT_EQ(0, inode_peek_cached(t, "/i/c.md"));
+	inode_forget(t, a, 1);
+	ASSERT_EQ(0, inode_ref(t, "/i/c.md", &again));
+	ASSERT_EQ(1, again != a);
+	ASSERT_EQ(0, inode_peek_cached(t, "/i/c.md"));
+	inode_forget(t, again, 1);
+	inode_forget(t, b, 1);
+	inode_table_free(t);
+}
+
 int main(void)
 {
 	RUN(root);
@@ -171,5 +203,6 @@ int main(void)
 	RUN(unlink_keeps_inode);
 	RUN(rename_subtree);
 	RUN(growth);
+	RUN(cached_mark);
 	return 0;
 }
