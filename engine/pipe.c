@@ -1204,7 +1204,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 				snprintf(result, sizeof(result), "%s%s%s: %s%s", v, cmd->arg[0] ? " " : "",
 					 cmd->arg, rc ? "error: " : "ok", rc ? cmd->msg : "");
 			pipe__item_set(&now.last_result, result);
-			store_item_update(p->e->store, &now);
+			pipe__item_write(p, &now); /* status's "updated" moved */
 			item_clear(&now);
 		}
 	}

@@ -32,6 +32,17 @@ newest_log()
 	ls "$M/fix-1/stages" | sort -n | tail -n 1
 }
 
+# newer_log_than LOG / not_running : conditions for wait_for, looked at anew on each try.
+newer_log_than()
+{
+	[ "$(newest_log)" != "$1" ]
+}
+
+not_running()
+{
+	[ "$(status_field "$M" fix-1 state)" != running ]
+}
+
 ctl "$M" fix-1 "run plan"
 for round in $(seq 1 10); do
 	wait_for test -n "$(newest_log)"
@@ -48,10 +59,10 @@ for round in $(seq 1 10); do
 	mount_store "$M"
 	# The interrupted run is recorded; the item is queued again and runs a new plan.
 	wait_for grep -q 'interrupted' "$M/fix-1/stages/$log"
-	wait_for test "$(newest_log)" != "$log"
+	wait_for newer_log_than "$log"
 done
 ctl "$M" fix-1 cancel
-wait_for test "$(status_field "$M" fix-1 state)" != running
+wait_for not_running
 umount_store
 out=$("$PFS" check "$STORE" 2>&1) || fail "packetfs check after the rounds: $out"
 exit 0
