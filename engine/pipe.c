@@ -372,10 +372,10 @@ static void on_exit_cb(void *arg, const struct runner_result *res)
 
 /*
  * Runs a stage program for job j: its cwd is the item directory on the
- * mount, but the loop thread must not wait on the mount (uv_spawn blocks
- * until the child has exec'd, and a chdir into FUSE needs a worker thread
- * that may itself be waiting on this loop). So the child starts in "/" and
- * a shell enters $PACKET_DIR after exec.
+ * mount, but the loop thread must not wait on the mount (runner_start
+ * blocks until the child has exec'd, and a chdir into FUSE needs a worker
+ * thread that may itself be waiting on this loop). So the child starts in
+ * "/" and a shell enters $PACKET_DIR after exec.
  */
 void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st,
 		       const struct item *it)

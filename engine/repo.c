@@ -7,6 +7,16 @@
  * and frees every libgit2 object before it returns, so no libgit2 object is
  * ever shared between threads and any thread may call any function (libgit2
  * itself is built thread-safe and initialised once by repo_global_init).
+ * One exception: repo_branch_head, the most frequent call (each run
+ * records its head, each status shows it), would spend most of its time
+ * opening the repository (reading its config files), so it borrows one of
+ * HEAD_SLOTS repositories kept open, each used by one thread at a time
+ * under its own mutex (a free slot open on another path is closed for
+ * this one); a caller that finds every slot busy opens its own as before,
+ * without waiting. A repository kept open still
+ * reads each ref from disk at each lookup (packed-refs again when that
+ * file changed) and looks again for objects it cannot find, so a head moved
+ * by git or libgit2 elsewhere is seen at once.
  * libgit2 return codes become negative errno values in one place, fail(),
  * which also copies libgit2's last message into the caller's err buffer.
  *
@@ -20,6 +30,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,20 +296,79 @@ out_repo:
 	return rc;
 }
 
+/* Repositories kept open for repo_branch_head (see the top). */
+#define HEAD_SLOTS 4
+
+static struct head_slot {
+	pthread_mutex_t lock;
+	git_repository *repo; /* protected by lock; NULL: none yet */
+	char *path;           /* protected by lock: what repo was opened with */
+} head_slots[HEAD_SLOTS] = {
+	{ PTHREAD_MUTEX_INITIALIZER, NULL, NULL }, { PTHREAD_MUTEX_INITIALIZER, NULL, NULL },
+	{ PTHREAD_MUTEX_INITIALIZER, NULL, NULL }, { PTHREAD_MUTEX_INITIALIZER, NULL, NULL },
+};
+
+/* A free slot (locked: the caller unlocks) holding path open, or else one
+ * emptied for it (a slot open on another path is closed); NULL when every
+ * slot is busy. */
+static struct head_slot *head_slot_take(const char *path)
+{
+	struct head_slot *spare = NULL;
+	int i;
+
+	for (i = 0; i < HEAD_SLOTS; i++) {
+		struct head_slot *hs = &head_slots[i];
+
+		if (pthread_mutex_trylock(&hs->lock) != 0)
+			continue;
+		if (hs->repo && strcmp(hs->path, path) == 0) {
+			if (spare)
+				pthread_mutex_unlock(&spare->lock);
+			return hs;
+		}
+		if (!spare || (spare->repo && !hs->repo)) {
+			if (spare)
+				pthread_mutex_unlock(&spare->lock);
+			spare = hs;
+			continue;
+		}
+		pthread_mutex_unlock(&hs->lock);
+	}
+	if (spare && spare->repo) {
+		git_repository_free(spare->repo);
+		free(spare->path);
+		spare->repo = NULL;
+		spare->path = NULL;
+	}
+	return spare;
+}
+
 int repo_branch_head(const char *path, const char *branch, char out[41])
 {
+	struct head_slot *hs = head_slot_take(path);
 	git_repository *repo = NULL;
 	git_commit *commit = NULL;
-	int rc;
+	int rc = 0;
 
-	rc = open_repo(&repo, path, NULL, 0);
-	if (rc < 0)
-		return rc;
-	rc = branch_commit(&commit, repo, branch, NULL, 0);
-	if (rc == 0)
-		git_oid_tostr(out, 41, git_commit_id(commit));
-	git_commit_free(commit);
-	git_repository_free(repo);
+	if (hs && hs->repo)
+		repo = hs->repo;
+	else
+		rc = open_repo(&repo, path, NULL, 0);
+	if (rc == 0 && hs && !hs->repo) {
+		hs->path = strdup(path);
+		if (hs->path)
+			hs->repo = repo;
+	}
+	if (rc == 0) {
+		rc = branch_commit(&commit, repo, branch, NULL, 0);
+		if (rc == 0)
+			git_oid_tostr(out, 41, git_commit_id(commit));
+		git_commit_free(commit);
+		if (!hs || hs->repo != repo)
+			git_repository_free(repo);
+	}
+	if (hs)
+		pthread_mutex_unlock(&hs->lock);
 	return rc;
 }
 

@@ -4,8 +4,9 @@
  * publish push.
  *
  * Every function opens its own git_repository and frees it before
- * returning, so any thread may call any function at any time (libgit2
- * objects are never shared between threads). repo_global_init() must have
+ * returning (repo_branch_head borrows one kept open, under a lock), so any
+ * thread may call any function at any time (libgit2 objects are never used
+ * by two threads at once). repo_global_init() must have
  * been called once, after any fork(). Errors: negative errno values
  * (-ENOENT for a missing repository, branch or base, -EEXIST for an existing
  * branch or worktree, -EIO for other libgit2 failures); when err is not NULL
@@ -34,7 +35,8 @@ int repo_check(const char *path, const char *base, char *err, size_t errlen);
 int repo_item_create(const char *path, const char *base, const char *branch, const char *wt_name,
 		     const char *worktree_path, char *err, size_t errlen);
 
-/* The commit id (40 hex + NUL) the branch points to. 0 or -ENOENT/-EIO. */
+/* The commit id (40 hex + NUL) the branch points to, as it is on disk now
+ * (the repository may be one kept open: see repo.c). 0 or -ENOENT/-EIO. */
 int repo_branch_head(const char *path, const char *branch, char out[41]);
 
 /* The commit id base resolves to (a branch name or any revspec). */

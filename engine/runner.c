@@ -1,10 +1,29 @@
 /*
  * runner.c - child processes on the engine's libuv loop (see runner.h).
  *
- * A run owns five libuv handles, all inside struct runner_proc: the process,
- * the read end of the output pipe, and three timers (timeout, grace, poll).
- * The child is spawned with UV_PROCESS_DETACHED, so it starts a new session
- * and its pid is its process group id and its session id.
+ * A run owns five libuv handles, all inside struct runner_proc: the
+ * leader's exit watcher (a poll handle on its pidfd, or a SIGCHLD signal
+ * handle where no pidfd could be had), the read end of the output pipe,
+ * and three timers (timeout, grace, poll).
+ *
+ * DESIGN: starting a process. The daemon is big (SQLite caches, libgit2,
+ * FUSE buffers, many threads): fork() would copy its page tables and make
+ * every page copy-on-write, then exec throws it all away - milliseconds
+ * per run, and page faults and TLB shootdowns for the daemon's other
+ * threads. So runs start with posix_spawn (glibc: clone(CLONE_VM |
+ * CLONE_VFORK), the calling thread waits only for the child's exec):
+ * POSIX_SPAWN_SETSID (pgid == sid == pid), an empty signal mask and every
+ * signal at its default (SIGPIPE ignored here is not ignored there),
+ * file actions for stdin (/dev/null), stdout and stderr (the pipe's write
+ * end) and the working directory, and an explicit environment. argv[0] is
+ * looked up as execvp does (spawn_search), but on the PATH of the run's
+ * environment, and a file the kernel cannot execute (ENOEXEC) runs with
+ * /bin/sh. Exec errors come back from posix_spawn itself. The end of the
+ * leader is seen through a pidfd (pidfd_open) polled on the loop: readable
+ * once it has exited; then waitpid(pid, WNOHANG) reaps it. Where
+ * pidfd_open fails (old kernel, no file descriptor left) a SIGCHLD signal
+ * handle of the run does the same waitpid on every SIGCHLD; the poll
+ * timer's ticks check too, so no exit goes unseen.
  *
  * DESIGN: which processes are the run's. A process group is not enough: a
  * descendant may call setsid() or setpgid() (daemons, `setsid cmd &`, test
@@ -33,24 +52,24 @@
  * the drain deadline still runs).
  *
  * Reaping: as a subreaper the daemon inherits orphans and must wait for
- * them, but libuv reaps its own children (the leaders) by waitpid(pid) on
- * SIGCHLD, and a leader reaped by anyone else is an exit callback that
- * never comes. So there is no waitpid(-1): a sweep reaps, by pid, each
- * zombie that is a child of this process, lies outside this process's
- * session (which every run left with setsid, while popen and the like stay
- * in it) and is not the leader of a live run. The leaders of live runs of
- * the whole process are kept in a registry (leaders[], under leaders_lock,
- * which also spans uv_spawn so that a sweep on another loop never sees an
- * unregistered new leader). An orphan that dies after its run finished is
- * reaped by the next sweep of any run.
+ * them, but the leaders are reaped by their own runs (waitpid(pid)), and a
+ * leader reaped by anyone else loses its exit status. So there is no
+ * waitpid(-1): a sweep reaps, by pid, each zombie that is a child of this
+ * process, lies outside this process's session (which every run left with
+ * setsid, while popen and the like stay in it) and is not the leader of a
+ * live run. The leaders of live runs of the whole process are kept in a
+ * registry (leaders[], under leaders_lock, which also spans each spawn so
+ * that a sweep on another loop never sees an unregistered new leader). An
+ * orphan that dies after its run finished is reaped by the next sweep of
+ * any run.
  *
  * Life of a run:
  *   running   the leader is alive; output chunks go to on_output; the poll
  *             timer sweeps every TRACK_MS. The timeout or runner_cancel()
  *             sends SIGTERM to the run's processes and arms the grace timer,
  *             whose expiry sends SIGKILL.
- *   draining  the leader has exited (exit_cb). If processes of the run are
- *             left, they get SIGTERM (once per run) and the grace timer
+ *   draining  the leader has exited (leader_exit). If processes of the run
+ *             are left, they get SIGTERM (once per run) and the grace timer
  *             runs; the poll timer sweeps every POLL_MS. The run is finished
  *             when the pipe reached EOF and none of its processes is alive.
  *             When the grace timer expires, whatever is alive gets SIGKILL
@@ -68,18 +87,21 @@
  * inside runner_start().
  *
  * Invariants: no signal goes to a pid <= 1, to this process, or to a
- * process of our own group or session; a run's leader is never reaped here; handles are freed only in
- * their close callbacks; on_output is never called after on_exit.
+ * process of our own group or session; a run's leader is reaped only by
+ * its run; handles are freed only in their close callbacks; on_output is
+ * never called after on_exit.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -111,7 +133,10 @@ struct pstat {
 
 struct runner_proc {
 	uv_loop_t *loop;
-	uv_process_t proc;
+	union {
+		uv_poll_t poll;     /* on pidfd: readable once the leader exited */
+		uv_signal_t sig;    /* SIGCHLD, where there is no pidfd */
+	} exit_watch;
 	uv_pipe_t out;             /* read end of the child's stdout/stderr */
 	uv_timer_t timeout_timer;  /* spec->timeout_s after the spawn */
 	uv_timer_t grace_timer;    /* SIGTERM -> SIGKILL, and the drain deadline */
@@ -120,6 +145,7 @@ struct runner_proc {
 	runner_exit_cb on_exit;
 	void *arg;
 	pid_t pid;                 /* == pgid == sid; 0 when the spawn failed */
+	int pidfd;                 /* the leader's pidfd, or -1 */
 	uint64_t grace_ms;
 	uint64_t start_ns;
 	char *prog;                /* for the "cannot run" line */
@@ -127,7 +153,7 @@ struct runner_proc {
 	struct member *known;      /* the run's processes at the last sweep */
 	size_t nknown;
 	int nopen;                 /* handles not yet closed */
-	unsigned proc_init : 1;
+	unsigned watch_init : 1;   /* exit_watch is initialised */
 	unsigned out_init : 1;
 	unsigned leader_exited : 1;
 	unsigned eof : 1;
@@ -142,12 +168,15 @@ struct runner_proc {
 };
 
 /* Pids of the leaders of the live runs of this process, all loops
- * together: libuv reaps them, a sweep never may. leaders_lock also spans
- * each spawn and each sweep's reaping. */
+ * together: their runs reap them, a sweep never may. leaders_lock also
+ * spans each spawn and each sweep's reaping. */
 static pthread_mutex_t leaders_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t *leaders;
 static size_t nleaders, leaders_cap;
 static unsigned marker_seq;
+/* /dev/null open for reading (close-on-exec, above stdio): every run's
+ * stdin; opened at the first spawn, then kept. Under leaders_lock. */
+static int devnull_fd = -1;
 
 /* Room for one more leader; under leaders_lock. 0 or -ENOMEM. */
 static int leaders_reserve(void)
@@ -374,6 +403,79 @@ static void reap_orphans(struct pstat *v, size_t n)
 }
 
 /*
+ * Whether, without a look at all of /proc, none of the run's processes can
+ * be alive and no dead orphan waits to be reaped. Only after the leader
+ * was reaped, and only for a subreaper: then every live process that a
+ * sweep would take for the run's - in its group or session, known, an
+ * orphan with the marker, or a descendant of one of those - has a topmost
+ * live ancestor that is a child of this process (its own parent died, or
+ * it is the leader), and that child is not the leader of a live run (a
+ * spawn of ours, never a descendant of a run) nor in our session (which no
+ * run's process can join). So when every child of every thread of this
+ * process (/proc/self/task/TID/children) is one of those two, the sweep
+ * would find nothing alive, and nothing to reap (a dead orphan is a zombie
+ * child outside our session). 0 whenever that cannot be told (no
+ * /proc/.../children, a child of another kind, the group's id in use).
+ */
+static int surely_gone(const struct runner_proc *p)
+{
+	char path[320], buf[4096], *q, *end;
+	pid_t mysid = getsid(0);
+	struct dirent *de;
+	struct pstat ps;
+	int fd, gone = 1;
+	ssize_t n;
+	DIR *d;
+
+	if (!p->leader_exited || !is_subreaper())
+		return 0;
+	/* The cheapest test first: a process of the run's group. */
+	if (p->pid > 1 && (kill(-p->pid, 0) == 0 || errno != ESRCH))
+		return 0;
+	d = opendir("/proc/self/task");
+	if (!d)
+		return 0;
+	pthread_mutex_lock(&leaders_lock);
+	while (gone && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%s/children", de->d_name);
+		fd = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			/* A thread that just ended has no children left; a
+			 * thread without the file (a kernel without
+			 * CONFIG_PROC_CHILDREN) tells nothing. */
+			gone = faccessat(dirfd(d), de->d_name, F_OK, 0) < 0;
+			continue;
+		}
+		/* One read: the kernel walks the list in one go. A list too
+		 * long for buf is not worth the trouble. */
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n < 0 || n == (ssize_t)sizeof(buf) - 1) {
+			gone = 0;
+			break;
+		}
+		buf[n] = '\0';
+		for (q = buf; gone; q = end) {
+			long pid = strtol(q, &end, 10);
+
+			if (end == q)
+				break;
+			if (pid <= 1 || leaders_has((pid_t)pid))
+				continue;
+			/* Ours (our session), or gone since (reaped by the
+			 * code that started it). */
+			if (read_stat((pid_t)pid, &ps) == 0 ? ps.sid != mysid : kill((pid_t)pid, 0) == 0)
+				gone = 0;
+		}
+	}
+	pthread_mutex_unlock(&leaders_lock);
+	closedir(d);
+	return gone;
+}
+
+/*
  * One look at /proc (see the top): finds the run's processes, reaps dead
  * orphans, and sends the run's processes the signal the run is at: SIGKILL
  * on every sweep once kill_sent, SIGTERM once to each after term_sent.
@@ -392,6 +494,12 @@ static int sweep(struct runner_proc *p)
 
 	if (p->pid <= 1)
 		return 0;
+	if (surely_gone(p)) {
+		free(p->known);
+		p->known = NULL;
+		p->nknown = 0;
+		return 0;
+	}
 	n = snapshot(&v);
 	if (n < 0)
 		return signal_group(p, 0) != -ESRCH;
@@ -473,6 +581,8 @@ static void on_close(uv_handle_t *h)
 	struct runner_proc *p = h->data;
 
 	if (--p->nopen == 0) {
+		if (p->pidfd >= 0)
+			close(p->pidfd);
 		free(p->known);
 		free(p->prog);
 		free(p);
@@ -499,8 +609,8 @@ static void finish(struct runner_proc *p)
 
 	p->on_exit(p->arg, &p->res);
 
-	if (p->proc_init)
-		close_handle(p, (uv_handle_t *)&p->proc);
+	if (p->watch_init)
+		close_handle(p, (uv_handle_t *)&p->exit_watch);
 	if (p->out_init)
 		close_handle(p, (uv_handle_t *)&p->out);
 	close_handle(p, (uv_handle_t *)&p->timeout_timer);
@@ -516,11 +626,18 @@ static void maybe_finish(struct runner_proc *p)
 		finish(p);
 }
 
+static void check_leader(struct runner_proc *p);
+
 static void on_poll(uv_timer_t *t)
 {
 	struct runner_proc *p = t->data;
-	int alive = sweep(p);
+	int alive;
 
+	/* A safety net under the exit watcher; it may finish the run. */
+	check_leader(p);
+	if (p->finished)
+		return;
+	alive = sweep(p);
 	if (p->leader_exited && p->eof && alive == 0)
 		finish(p);
 }
@@ -575,23 +692,12 @@ static void on_timeout(uv_timer_t *t)
 	terminate(p);
 }
 
-static void on_proc_exit(uv_process_t *proc, int64_t exit_status, int term_signal)
+/* After the leader's end: finishes the run when nothing of it is left,
+ * else ends what is left (leftovers) and waits for the pipe's EOF. */
+static void settle(struct runner_proc *p)
 {
-	struct runner_proc *p = proc->data;
-	int alive;
+	int alive = sweep(p);
 
-	/* libuv has reaped it: from here on the pid may be reused. */
-	p->leader_exited = 1;
-	leaders_remove(p->pid);
-	p->res.exit_code = (int)exit_status;
-	p->res.term_signal = term_signal;
-	p->res.duration_s = (double)(uv_hrtime() - p->start_ns) / 1e9;
-	uv_timer_stop(&p->timeout_timer);
-	if (p->deadline) {
-		finish(p);
-		return;
-	}
-	alive = sweep(p);
 	if (p->eof && alive == 0) {
 		finish(p);
 		return;
@@ -605,6 +711,79 @@ static void on_proc_exit(uv_process_t *proc, int64_t exit_status, int term_signa
 	 * by a process no sweep can see. */
 	if (!uv_is_active((uv_handle_t *)&p->grace_timer))
 		uv_timer_start(&p->grace_timer, on_grace, p->grace_ms, 0);
+}
+
+static void on_settle(uv_timer_t *t)
+{
+	settle(t->data);
+}
+
+/* The leader has exited with wait status status (reaped here: from now on
+ * its pid may be reused), or was reaped by someone else (status -1: its
+ * exit status is lost and exit_code is -1). */
+static void leader_exit(struct runner_proc *p, int status)
+{
+	p->leader_exited = 1;
+	leaders_remove(p->pid);
+	if (p->watch_init) {
+		if (p->pidfd >= 0)
+			uv_poll_stop(&p->exit_watch.poll);
+		else
+			uv_signal_stop(&p->exit_watch.sig);
+	}
+	if (status == -1)
+		p->res.exit_code = -1;
+	else if (WIFSIGNALED(status))
+		p->res.term_signal = WTERMSIG(status);
+	else
+		p->res.exit_code = WEXITSTATUS(status);
+	p->res.duration_s = (double)(uv_hrtime() - p->start_ns) / 1e9;
+	uv_timer_stop(&p->timeout_timer);
+	if (p->deadline) {
+		finish(p);
+		return;
+	}
+	if (p->eof) {
+		settle(p);
+		return;
+	}
+	/* The pipe's EOF is most often among the events of this same turn
+	 * of the loop, after this one: then on_read's maybe_finish ends the
+	 * run with one look at the processes, not two. Otherwise settle()
+	 * runs on the next turn. */
+	uv_timer_start(&p->poll_timer, on_settle, 0, 0);
+}
+
+/* Reaps the leader if it has exited, and goes on with its end. A stopped
+ * or continued leader is not an end (no WUNTRACED: waitpid reports only
+ * exits). */
+static void check_leader(struct runner_proc *p)
+{
+	int status;
+	pid_t w;
+
+	if (p->leader_exited || p->pid <= 0)
+		return;
+	do
+		w = waitpid(p->pid, &status, WNOHANG);
+	while (w < 0 && errno == EINTR);
+	if (w == p->pid)
+		leader_exit(p, status);
+	else if (w < 0 && errno == ECHILD)
+		leader_exit(p, -1); /* a waitpid(-1) elsewhere took it */
+}
+
+static void on_pidfd(uv_poll_t *h, int status, int events)
+{
+	/* An error of the poll itself: the poll timer's checks remain. */
+	if (status < 0)
+		uv_poll_stop(h);
+	check_leader(h->data);
+}
+
+static void on_sigchld(uv_signal_t *h, int signum)
+{
+	check_leader(h->data);
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
@@ -667,11 +846,215 @@ static char **marked_env(struct runner_proc *p, char *const *env)
 	return out;
 }
 
+/* fd moved above the standard streams (close-on-exec): a file action
+ * dup2(fd, 1) must not find the pipe's write end at 0, or stdin's source
+ * at 1. fd itself, a new fd (fd closed), or -1 with errno (fd closed). */
+static int above_stdio(int fd)
+{
+	int nfd;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return nfd;
+}
+
+/* The value of variable name in env (NULL-terminated), or NULL. */
+static const char *env_get(char *const *env, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (; env && *env; env++)
+		if (strncmp(*env, name, len) == 0 && (*env)[len] == '=')
+			return *env + len + 1;
+	return NULL;
+}
+
+/* posix_spawn of the file path, with argv; a file the kernel does not take
+ * for an executable (ENOEXEC: a script without "#!") runs with /bin/sh, as
+ * execvp does it. 0 or a positive errno. */
+static int spawn_file(pid_t *pid, const char *path, char *const *argv, char *const *env,
+		      const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at)
+{
+	char **shargv;
+	size_t n = 0;
+	int r;
+
+	r = posix_spawn(pid, path, fa, at, argv, env);
+	if (r != ENOEXEC)
+		return r;
+	while (argv[n])
+		n++;
+	shargv = calloc(n + 2, sizeof(*shargv));
+	if (!shargv)
+		return ENOMEM;
+	shargv[0] = (char *)"/bin/sh";
+	shargv[1] = (char *)path;
+	if (n > 1)
+		memcpy(shargv + 2, argv + 1, (n - 1) * sizeof(*shargv));
+	r = posix_spawn(pid, "/bin/sh", fa, at, shargv, env);
+	free(shargv);
+	return r;
+}
+
+/*
+ * Starts argv[0] as execvp would find it (a name without '/' is looked up
+ * in the directories of PATH), with this difference: PATH is the one of
+ * env, the run's environment (as in the child, where execvp ran before),
+ * "/bin:/usr/bin" when env has none. Like execvp it goes on past a
+ * candidate that does not exist or cannot be executed (EACCES, reported
+ * when nothing else was found). A candidate named by an absolute path that
+ * does not exist is skipped without a spawn. 0 or a positive errno.
+ */
+static int spawn_search(pid_t *pid, char *const *argv, char *const *env,
+			const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at)
+{
+	const char *file = argv[0], *path, *s, *e;
+	char cand[PATH_MAX];
+	int r, eacces = 0, last = ENOENT, n;
+
+	if (!file[0])
+		return ENOENT;
+	if (strchr(file, '/'))
+		return spawn_file(pid, file, argv, env, fa, at);
+	path = env_get(env, "PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (s = path;; s = e + 1) {
+		e = strchrnul(s, ':');
+		if (e == s)
+			n = snprintf(cand, sizeof(cand), "%s", file); /* "": the cwd */
+		else
+			n = snprintf(cand, sizeof(cand), "%.*s/%s", (int)(e - s), s, file);
+		if (n >= (int)sizeof(cand)) {
+			r = ENAMETOOLONG;
+		} else if (cand[0] == '/' && access(cand, F_OK) < 0 &&
+			   (errno == ENOENT || errno == ENOTDIR)) {
+			r = errno;
+		} else {
+			r = spawn_file(pid, cand, argv, env, fa, at);
+			if (r == 0)
+				return 0;
+		}
+		switch (r) {
+		case EACCES:
+			eacces = 1;
+			break;
+		case ENOENT:
+		case ENOTDIR:
+		case ESTALE:
+		case ENODEV:
+		case ETIMEDOUT:
+		case ENAMETOOLONG:
+			last = r;
+			break;
+		default:
+			return r;
+		}
+		if (!*e)
+			break;
+	}
+	return eacces ? EACCES : last;
+}
+
+/* The leader's exit watcher: a poll on its pidfd, else SIGCHLD (where an
+ * exit before the watch started went unsignalled: runner_start has the
+ * poll timer check at once). 0 or a negative errno (then the poll timer's
+ * checks remain). */
+static int watch_leader(struct runner_proc *p)
+{
+	int r;
+
+	p->pidfd = pidfd_open(p->pid, 0);
+	if (p->pidfd >= 0) {
+		r = uv_poll_init(p->loop, &p->exit_watch.poll, p->pidfd);
+		if (r == 0) {
+			p->exit_watch.poll.data = p;
+			p->watch_init = 1;
+			r = uv_poll_start(&p->exit_watch.poll, UV_READABLE, on_pidfd);
+		}
+		if (r == 0 || p->watch_init)
+			return r;
+		close(p->pidfd);
+		p->pidfd = -1;
+	}
+	r = uv_signal_init(p->loop, &p->exit_watch.sig);
+	if (r < 0)
+		return r;
+	p->exit_watch.sig.data = p;
+	p->watch_init = 1;
+	return uv_signal_start(&p->exit_watch.sig, on_sigchld, SIGCHLD);
+}
+
+/* Builds the spawn's attributes and file actions and starts the leader,
+ * registered in leaders[]; 0 or a positive errno. */
+static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, char **env,
+			int out_fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	pid_t pid;
+	int r, sig;
+
+	sigemptyset(&none);
+	sigfillset(&all);
+	/* glibc's posix_spawn leaves the signals it keeps for itself (those
+	 * below SIGRTMIN: 32 and 33) ignored in the child unless they are in
+	 * the default set, which sigaddset() refuses them: their bits go in
+	 * directly (bit sig - 1, the kernel's layout), so that, as after
+	 * uv_spawn's fork before, no signal at all is ignored. */
+	for (sig = 32; sig < SIGRTMIN; sig++)
+		all.__val[(sig - 1) / (8 * sizeof(all.__val[0]))] |=
+			1UL << ((sig - 1) % (8 * sizeof(all.__val[0])));
+	r = posix_spawn_file_actions_init(&fa);
+	if (r)
+		return r;
+	r = posix_spawnattr_init(&at);
+	if (r) {
+		posix_spawn_file_actions_destroy(&fa);
+		return r;
+	}
+	pthread_mutex_lock(&leaders_lock);
+	if (devnull_fd < 0) {
+		devnull_fd = above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
+		if (devnull_fd < 0)
+			r = errno;
+	}
+	if (!r)
+		r = posix_spawn_file_actions_adddup2(&fa, devnull_fd, 0);
+	if (!r)
+		r = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (!r)
+		r = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+	if (!r && spec->cwd)
+		r = posix_spawn_file_actions_addchdir_np(&fa, spec->cwd);
+	if (!r)
+		r = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+					     POSIX_SPAWN_SETSIGDEF);
+	if (!r)
+		r = posix_spawnattr_setsigmask(&at, &none);
+	if (!r)
+		r = posix_spawnattr_setsigdefault(&at, &all);
+	/* Registered before any sweep of another loop can see it dead. */
+	if (!r)
+		r = -leaders_reserve();
+	if (!r)
+		r = spawn_search(&pid, spec->argv, env, &fa, &at);
+	if (!r) {
+		leaders[nleaders++] = pid;
+		p->pid = pid;
+	}
+	pthread_mutex_unlock(&leaders_lock);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	return r;
+}
+
 /* The pipe and the spawn; 0 or the negative errno that stopped the start. */
 static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 {
-	uv_process_options_t opt;
-	uv_stdio_container_t stdio[3];
 	uv_file fds[2];
 	char **env;
 	int r;
@@ -686,8 +1069,13 @@ static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 		free(env);
 		return r;
 	}
-	if (r < 0)
+	fds[1] = above_stdio(fds[1]);
+	if (fds[1] < 0) {
+		r = -errno;
+		close(fds[0]);
+		free(env);
 		return r;
+	}
 	r = uv_pipe_init(p->loop, &p->out, 0);
 	if (r < 0)
 		goto fail_fds;
@@ -697,38 +1085,15 @@ static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 	if (r < 0)
 		goto fail_fds;
 
-	memset(&opt, 0, sizeof(opt));
-	stdio[0].flags = UV_IGNORE; /* libuv opens /dev/null for fds 0-2 */
-	stdio[1].flags = UV_INHERIT_FD;
-	stdio[1].data.fd = fds[1];
-	stdio[2] = stdio[1];
-	opt.exit_cb = on_proc_exit;
-	opt.file = spec->argv[0];
-	opt.args = (char **)spec->argv;
-	opt.env = env;
-	opt.cwd = spec->cwd;
-	opt.flags = UV_PROCESS_DETACHED;
-	opt.stdio_count = 3;
-	opt.stdio = stdio;
-
 	p->start_ns = uv_hrtime();
-	/* Registered before any sweep of another loop can see it dead. */
-	pthread_mutex_lock(&leaders_lock);
-	r = leaders_reserve();
-	if (r == 0) {
-		r = uv_spawn(p->loop, &p->proc, &opt);
-		p->proc.data = p;
-		p->proc_init = 1; /* uv_spawn initialises the handle even on failure */
-		if (r == 0)
-			leaders[nleaders++] = p->proc.pid;
-	}
-	pthread_mutex_unlock(&leaders_lock);
+	r = -spawn_leader(p, spec, env, fds[1]);
 	free(env);
+	/* Without a watcher the poll timer's checks still see the exit. */
+	if (r == 0)
+		watch_leader(p);
 	close(fds[1]);
 	if (r < 0)
 		return r;
-	p->pid = p->proc.pid;
-
 	if (uv_read_start((uv_stream_t *)&p->out, on_alloc, on_read) < 0)
 		p->eof = 1;
 	return 0;
@@ -757,6 +1122,7 @@ int runner_start(uv_loop_t *loop, const struct runner_spec *spec, runner_output_
 		return -ENOMEM;
 	}
 	p->loop = loop;
+	p->pidfd = -1;
 	p->on_output = on_output;
 	p->on_exit = on_exit;
 	p->arg = arg;
@@ -779,7 +1145,9 @@ int runner_start(uv_loop_t *loop, const struct runner_spec *spec, runner_output_
 		if (spec->timeout_s)
 			uv_timer_start(&p->timeout_timer, on_timeout,
 				       (uint64_t)spec->timeout_s * 1000, 0);
-		uv_timer_start(&p->poll_timer, on_poll, TRACK_MS, TRACK_MS);
+		/* Without a pidfd the first check comes at once (see
+		 * watch_leader). */
+		uv_timer_start(&p->poll_timer, on_poll, p->pidfd >= 0 ? TRACK_MS : 0, TRACK_MS);
 	}
 	*out = p;
 	return 0;

@@ -5,9 +5,12 @@
  * and cancellation that ends the whole process tree (SIGTERM, then SIGKILL
  * after a grace period).
  *
- * Design: uv_spawn with UV_PROCESS_DETACHED (so pgid == sid == pid), one
- * pipe whose write end is both stdout and stderr of the child, stdin from
- * /dev/null, and one more environment variable, RUNNER_MARKER_VAR
+ * Design: posix_spawn (no fork of the caller: glibc clones with CLONE_VM |
+ * CLONE_VFORK) with POSIX_SPAWN_SETSID (so pgid == sid == pid), every
+ * signal at its default and none blocked, one pipe whose write end is both
+ * stdout and stderr of the child, stdin from /dev/null, and the leader's
+ * end seen through its pidfd (SIGCHLD where there is none) on the loop;
+ * one more environment variable, RUNNER_MARKER_VAR
  * ("PACKETFS_RUN=<daemon pid>.<n>"), that tells the run's processes apart
  * from everyone else's. A run's processes are its leader, every process of
  * its session or group, every descendant of those, and every orphan that
@@ -21,10 +24,12 @@
  * Reaping: as a subreaper this process inherits the orphans of its runs;
  * the runner reaps them (waitpid on their pids, never waitpid(-1)): every
  * zombie child of this process that lies outside this process's session
- * and is not the leader of a run (libuv reaps those). Other code in the
- * process that waits for its own children must therefore keep them in the
- * process's session (popen, fork without setsid), or not mind losing their
- * exit status.
+ * and is not the leader of a live run (each run reaps its own leader, the
+ * same way). Other code in the process that waits for its own children
+ * must therefore keep them in the process's session (popen, fork without
+ * setsid), or not mind losing their exit status; and it must not wait for
+ * any child (waitpid(-1)): a leader reaped elsewhere ends its run with
+ * exit_code -1.
  *
  * Threads: every function must be called on the loop's thread, callbacks
  * run there too, except where a function says "any thread".

@@ -7,8 +7,27 @@
  * connection and reset before the lock is released. Changes run inside
  * BEGIN IMMEDIATE ... COMMIT so a failure rolls back whole. The only place
  * that translates SQLite result codes is store__err().
+ *
+ * Checkpoints: SQLite's automatic checkpoint (once the WAL holds 1000
+ * pages) runs inside the commit that crosses the mark, and its fdatasync
+ * of the WAL stalls that commit for as long as the disk takes (15-20 ms on
+ * a VM disk): a commit of the engine's loop thread, which then starts no
+ * process and ends no run meanwhile. So a writable store turns it off and
+ * a thread of its own (ckpt_main), with a connection of its own, runs a
+ * PASSIVE checkpoint (it never waits for nor blocks a writer) whenever a
+ * commit leaves CKPT_PAGES or more in the WAL (the WAL hook wakes it).
+ * The WAL starts over from its beginning only when a write begins after a
+ * checkpoint caught up with it whole, which a writer that never pauses
+ * (a recipe printing a gigabyte) does not allow the thread: so from
+ * CKPT_MAX_PAGES on, the committing thread checkpoints itself, as the
+ * automatic checkpoint did (but once per CKPT_MAX_PAGES), and the thread is
+ * not woken meanwhile. Under s->lock no other write of the process comes
+ * in between, so once it gets the checkpoint lock (the thread's pass, if
+ * one runs, ends first) it catches up whole, and the WAL stays bounded.
+ * Where the thread cannot be had, the automatic checkpoint stays.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +35,12 @@
 
 #include "schema.h"
 #include "store_int.h"
+
+/* WAL pages after a commit that wake the checkpointer (SQLite's own
+ * default mark), and from which the committing thread checkpoints itself
+ * (see the top). */
+#define CKPT_PAGES 1000
+#define CKPT_MAX_PAGES 8000
 
 int store__err(struct store *s, int rc)
 {
@@ -194,6 +219,93 @@ static const char *const compat[] = {
 	"FROM main.runs;",
 };
 
+/* The WAL hook of s->db, after each commit (under s->lock): wakes the
+ * checkpointer once the WAL holds CKPT_PAGES pages; from CKPT_MAX_PAGES
+ * on checkpoints here instead (see the top). */
+static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct store *s = arg;
+
+	if (pages >= CKPT_MAX_PAGES) {
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	} else if (pages >= CKPT_PAGES) {
+		pthread_mutex_lock(&s->ckpt_lock);
+		s->ckpt_wanted = 1;
+		pthread_cond_signal(&s->ckpt_cond);
+		pthread_mutex_unlock(&s->ckpt_lock);
+	}
+	return SQLITE_OK;
+}
+
+/* The checkpointer thread: a PASSIVE checkpoint each time it is woken,
+ * until ckpt_stop. Its failures (SQLITE_BUSY while another checkpoint
+ * runs) are left for the next one. */
+static void *ckpt_main(void *arg)
+{
+	struct store *s = arg;
+
+	pthread_mutex_lock(&s->ckpt_lock);
+	for (;;) {
+		while (!s->ckpt_wanted && !s->ckpt_stop)
+			pthread_cond_wait(&s->ckpt_cond, &s->ckpt_lock);
+		if (s->ckpt_stop)
+			break;
+		s->ckpt_wanted = 0;
+		pthread_mutex_unlock(&s->ckpt_lock);
+		sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&s->ckpt_lock);
+	}
+	pthread_mutex_unlock(&s->ckpt_lock);
+	return NULL;
+}
+
+/* Starts the checkpointer of the writable store at path (see the top) and
+ * turns the automatic checkpoint off; on any failure leaves it on. The
+ * thread blocks every signal: they are for the threads that wait for them. */
+static void ckpt_start(struct store *s, const char *path)
+{
+	sigset_t all, old;
+	int rc;
+
+	/* A connection that has read nothing yet does not know the WAL, and
+	 * its checkpoints do nothing: one read first. */
+	if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK ||
+	    sqlite3_exec(s->ckpt_db, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL, NULL) !=
+		    SQLITE_OK) {
+		sqlite3_close(s->ckpt_db);
+		s->ckpt_db = NULL;
+		return;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&s->ckpt_thread, NULL, ckpt_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		sqlite3_close(s->ckpt_db);
+		s->ckpt_db = NULL;
+		return;
+	}
+	s->ckpt_running = 1;
+	/* Replaces the hook of sqlite3_wal_autocheckpoint(). */
+	sqlite3_wal_hook(s->db, on_wal_commit, s);
+}
+
+/* Stops the checkpointer, if any, and closes its connection. */
+static void ckpt_stop(struct store *s)
+{
+	if (s->ckpt_running) {
+		pthread_mutex_lock(&s->ckpt_lock);
+		s->ckpt_stop = 1;
+		pthread_cond_signal(&s->ckpt_cond);
+		pthread_mutex_unlock(&s->ckpt_lock);
+		pthread_join(s->ckpt_thread, NULL);
+		s->ckpt_running = 0;
+	}
+	sqlite3_close(s->ckpt_db);
+	s->ckpt_db = NULL;
+}
+
 int store_open(const char *dir, int create, int readonly, struct store **out, char *err,
 	       size_t errlen)
 {
@@ -207,6 +319,8 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	if (!s)
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->ckpt_lock, NULL);
+	pthread_cond_init(&s->ckpt_cond, NULL);
 	flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (create)
 		flags |= SQLITE_OPEN_CREATE;
@@ -276,6 +390,8 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 		if (rc)
 			goto fail;
 	}
+	if (!readonly)
+		ckpt_start(s, path);
 	*out = s;
 	return 0;
 fail:
@@ -292,9 +408,13 @@ void store_close(struct store *s)
 
 	if (!s)
 		return;
+	/* First: the last connection to close checkpoints the WAL away. */
+	ckpt_stop(s);
 	for (i = 0; i < s->ncache; i++)
 		sqlite3_finalize(s->cache[i].st);
 	sqlite3_close(s->db);
+	pthread_cond_destroy(&s->ckpt_cond);
+	pthread_mutex_destroy(&s->ckpt_lock);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

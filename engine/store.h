@@ -7,7 +7,9 @@
  * One connection in WAL mode (synchronous=NORMAL: a committed transaction
  * survives the death of the process; store_sync() makes it survive power
  * loss) guarded by one mutex: every function takes it, so any thread may
- * call any function. Each function that changes the store does so in one
+ * call any function. A writable store also has a thread with a second
+ * connection that runs the WAL checkpoints, off the committing threads
+ * (store.c). Each function that changes the store does so in one
  * transaction: it either happens whole or not at all. SQLite result codes
  * are translated to negative errno values in one place (SQLITE_FULL ->
  * -ENOSPC, SQLITE_CONSTRAINT -> -EEXIST or -EPERM for the registry

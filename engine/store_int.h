@@ -23,6 +23,13 @@ struct store {
 		sqlite3_stmt *st;
 	} cache[STMT_CACHE]; /* protected by lock */
 	int ncache;          /* protected by lock */
+	/* The checkpointer (store.c): a thread with a connection of its own. */
+	sqlite3 *ckpt_db;            /* used by the checkpointer thread only */
+	pthread_t ckpt_thread;
+	int ckpt_running;            /* the thread exists */
+	pthread_mutex_t ckpt_lock;
+	pthread_cond_t ckpt_cond;    /* ckpt_wanted or ckpt_stop became set */
+	int ckpt_wanted, ckpt_stop;  /* protected by ckpt_lock */
 };
 
 /* Translates a SQLite result code to 0 or a negative errno, logging

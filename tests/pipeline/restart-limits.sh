@@ -49,13 +49,21 @@ live_count_is()
 	[ "$(live "$2" "$3" | wc -l)" = "$1" ]
 }
 
-# live_recipes : pids of the live recipe runs.
+# live_recipes : pids of the live recipe runs (any recipe, any item), from one listing of the
+# active runs: a listing per recipe would count a run that ended between two listings together
+# with the run that took its slot.
 live_recipes()
 {
-	local r
-	for r in 11-cpu 12-cpu 13-gpu 14-gpu; do
-		live recipe "$r"
+	local f base pid
+	for f in "$PD"/active/recipe+*; do
+		[ -e "$f" ] || continue
+		base=${f##*/}
+		pid=${base##*+}
+		if pid_alive "$pid"; then
+			echo "$pid"
+		fi
 	done
+	return 0
 }
 
 recipes_live_is()

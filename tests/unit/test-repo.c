@@ -6,7 +6,9 @@
  * repo_item_create (branch checked out in a linked worktree that the git
  * command line accepts, for bare and non-bare repositories; -EEXIST for an
  * existing branch, worktree name or path, with nothing left behind;
- * cleanup after a failed worktree add); repo_branch_head; repo_diff
+ * cleanup after a failed worktree add); repo_branch_head (also heads moved
+ * by git after a first look: new commits, packed refs, gc, a new branch, a
+ * repository made anew at the same path); repo_diff
  * (merge-base against an advanced base, text, binary, new, deleted and
  * mode-changed files, 40-hex index lines, `git apply --check` and a full
  * `git apply --index` on a checkout of the merge base giving the branch's
@@ -663,6 +665,55 @@ static void *worker_run(void *arg)
 	return NULL;
 }
 
+/* repo_branch_head after each of GIT's changes to repo: what git says. */
+static void expect_head(const char *repo, const char *branch)
+{
+	char id[41], *want = out_of("git -C %s rev-parse refs/heads/%s", repo, branch);
+
+	ASSERT_EQ(repo_branch_head(repo, branch, id), 0);
+	ASSERT_STREQ(id, want);
+	free(want);
+}
+
+TEST(branch_head_follows_git)
+{
+	char repo[512], wt[512], err[256], id[41];
+	int i;
+
+	make_repo("h");
+	snprintf(repo, sizeof(repo), "%s/h", root);
+	SH("mkdir %s/h-wts", root);
+	snprintf(wt, sizeof(wt), "%s/h-wts/item", root);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	/* Looked at once (the repository may stay open), then moved by git:
+	 * every look sees the head as git left it. */
+	for (i = 0; i < 3; i++) {
+		expect_head(repo, "packetfs/item");
+		SH("cd %s && echo %d >> a.txt && git commit -q -am c%d", wt, i, i);
+	}
+	expect_head(repo, "packetfs/item");
+	SH("git -C %s pack-refs --all", repo);
+	expect_head(repo, "packetfs/item");
+	SH("cd %s && echo packed >> a.txt && git commit -q -am packed", wt);
+	expect_head(repo, "packetfs/item");
+	SH("git -C %s gc -q --prune=now", repo);
+	expect_head(repo, "packetfs/item");
+	SH("cd %s && echo gc >> a.txt && git commit -q -am after-gc", wt);
+	expect_head(repo, "packetfs/item");
+	ASSERT_EQ(repo_branch_head(repo, "packetfs/later", id), -ENOENT);
+	SH("git -C %s branch packetfs/later main", repo);
+	expect_head(repo, "packetfs/later");
+	SH("git -C %s branch -D -q packetfs/later", repo);
+	ASSERT_EQ(repo_branch_head(repo, "packetfs/later", id), -ENOENT);
+
+	/* The repository removed and made anew at the same path. */
+	SH("rm -rf %s %s/h-wts", repo, root);
+	ASSERT_EQ(repo_branch_head(repo, "main", id), -ENOENT);
+	make_repo("h");
+	SH("cd %s && echo new > new.txt && git add new.txt && git commit -q -m new", repo);
+	expect_head(repo, "main");
+}
+
 TEST(threads)
 {
 	char repo[512], wt[512], err[256], head[41];
@@ -728,6 +779,7 @@ int main(void)
 	RUN(diff_prefix_config);
 	RUN(worktree_dirty);
 	RUN(push);
+	RUN(branch_head_follows_git);
 	RUN(threads);
 	return 0;
 }

@@ -1,7 +1,10 @@
 /*
  * test-runner.c - the process runner on a real libuv loop with real /bin/sh
  * programs: merged stdout/stderr, stdin from /dev/null, a process group of
- * its own, exit codes and signals, programs that cannot start, timeouts and
+ * its own, signals neither ignored nor blocked whatever the caller's, exit
+ * codes and signals, programs that cannot start, the PATH search on the
+ * run's own PATH and scripts without "#!", the exit seen without a pidfd
+ * (SIGCHLD), timeouts and
  * cancellation that end whole process trees (SIGTERM, then SIGKILL for
  * programs that ignore it) - descendants that left the run's session with
  * setsid() and were orphaned included -, leaders that leave children
@@ -11,7 +14,7 @@
  * The test process is a child subreaper (runner_set_subreaper), as the
  * daemon is, so the orphans of every run become its children. The runner
  * reaps those itself; while a loop runs, a reaper timer also plays init
- * for anything else (never a leader: those are libuv's). The scripts name
+ * for anything else (never a leader: each run reaps its own). The scripts name
  * their processes in their output ("pid=N"), and once a run has ended the
  * test checks, without timing, that each of them is dead (gone, or a
  * zombie), reaps whatever is left (reap_orphans) and that nothing of the
@@ -25,6 +28,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -113,7 +117,7 @@ static int is_leader(pid_t pid)
 	return 0;
 }
 
-/* Reaps dead orphans; stops at a dead leader, which libuv reaps itself. */
+/* Reaps dead orphans; stops at a dead leader, which its run reaps. */
 static void on_reaper(uv_timer_t *t)
 {
 	siginfo_t si;
@@ -352,13 +356,14 @@ TEST(exit_codes_and_signals)
 	assert_group_gone(r.pid);
 }
 
-static void expect_spawn_error(char *const *argv, const char *cwd, int err, const char *line)
+static void expect_spawn_error_at(char *const *argv, char *const *env, const char *cwd, int err,
+				  const char *line)
 {
 	uv_loop_t loop;
 	struct run r;
 
 	loop_begin(&loop);
-	start(&loop, &r, argv, test_env, cwd, 5, NULL);
+	start(&loop, &r, argv, env, cwd, 5, NULL);
 	ASSERT_EQ(r.pid, 0);
 	loop_end(&loop);
 	ASSERT_EQ(r.exits, 1);
@@ -368,6 +373,16 @@ static void expect_spawn_error(char *const *argv, const char *cwd, int err, cons
 	ASSERT_EQ(r.res.term_signal, 0);
 	ASSERT_STREQ(r.out.data, line);
 	buf_free(&r.out);
+}
+
+static void expect_spawn_error(char *const *argv, const char *cwd, int err, const char *line)
+{
+	expect_spawn_error_at(argv, test_env, cwd, err, line);
+}
+
+static void expect_spawn_error_env(char *const *argv, char *const *env, int err, const char *line)
+{
+	expect_spawn_error_at(argv, env, NULL, err, line);
 }
 
 TEST(spawn_errors)
@@ -405,6 +420,166 @@ TEST(spawn_errors)
 	/* A working directory that does not exist: the program cannot start. */
 	expect_spawn_error(sh, "/nonexistent/packetfs-dir", -ENOENT,
 			   "packetfs: cannot run sh: No such file or directory\n");
+}
+
+TEST(child_signal_state)
+{
+	char *argv[] = { "sh", "-c", "grep -E '^Sig(Ign|Blk):' /proc/$$/status", NULL };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_term;
+	sigset_t block, old_mask;
+	uv_loop_t loop;
+	struct run r;
+
+	/* The caller ignores SIGPIPE (main) and SIGTERM and blocks SIGUSR1 and
+	 * SIGTERM: the program gets every signal at its default, none
+	 * blocked. */
+	ASSERT_EQ(sigaction(SIGTERM, &ign, &old_term), 0);
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigaddset(&block, SIGTERM);
+	ASSERT_EQ(sigprocmask(SIG_BLOCK, &block, &old_mask), 0);
+	loop_begin(&loop);
+	start(&loop, &r, argv, test_env, NULL, 0, NULL);
+	ASSERT_EQ(sigprocmask(SIG_SETMASK, &old_mask, NULL), 0);
+	ASSERT_EQ(sigaction(SIGTERM, &old_term, NULL), 0);
+	loop_end(&loop);
+	ASSERT_EQ(r.exits, 1);
+	ASSERT_EQ(r.res.exit_code, 0);
+	ASSERT_STREQ(r.out.data, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+	buf_free(&r.out);
+}
+
+/* Writes text to path with mode. */
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT(f != NULL);
+	fputs(text, f);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(chmod(path, mode), 0);
+}
+
+TEST(path_search)
+{
+	char dir[PATH_MAX], a[PATH_MAX + 8], b[PATH_MAX + 8], pa[PATH_MAX + 32],
+	     pb[PATH_MAX + 32], path_var[4 * PATH_MAX];
+	char *prog[] = { "packetfs-test-prog", "one", "two", NULL };
+	char *env[] = { path_var, NULL };
+	uv_loop_t loop;
+	struct run r;
+
+	snprintf(dir, sizeof(dir), "%s/packetfs-runner-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ASSERT(mkdtemp(dir) != NULL);
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	ASSERT_EQ(mkdir(a, 0755), 0);
+	ASSERT_EQ(mkdir(b, 0755), 0);
+	snprintf(pa, sizeof(pa), "%s/packetfs-test-prog", a);
+	snprintf(pb, sizeof(pb), "%s/packetfs-test-prog", b);
+
+	/* Found on the run's PATH (not this process's), past a directory that
+	 * does not exist and a candidate without an x bit (EACCES: go on, as
+	 * execvp does); a script without "#!" runs with /bin/sh. */
+	write_file(pa, "echo not this one\n", 0644);
+	write_file(pb, "echo \"args=$*\"; exit 5\n", 0755);
+	snprintf(path_var, sizeof(path_var), "PATH=%s/none:%s:%s:/usr/bin:/bin", dir, a, b);
+	loop_begin(&loop);
+	start(&loop, &r, prog, env, NULL, 0, NULL);
+	ASSERT(r.pid > 1);
+	loop_end(&loop);
+	ASSERT_EQ(r.exits, 1);
+	ASSERT_STREQ(r.out.data, "args=one two\n");
+	ASSERT_EQ(r.res.exit_code, 5);
+	ASSERT_EQ(r.res.spawn_error, 0);
+	buf_free(&r.out);
+
+	/* Only the candidate without an x bit: EACCES, not ENOENT. */
+	snprintf(path_var, sizeof(path_var), "PATH=%s/none:%s", dir, a);
+	expect_spawn_error_env(prog, env, -EACCES,
+			       "packetfs: cannot run packetfs-test-prog: Permission denied\n");
+	/* The caller's PATH is not searched. */
+	snprintf(path_var, sizeof(path_var), "PATH=%s/none", dir);
+	expect_spawn_error_env(prog, env, -ENOENT,
+			       "packetfs: cannot run packetfs-test-prog: "
+			       "No such file or directory\n");
+
+	ASSERT_EQ(unlink(pa), 0);
+	ASSERT_EQ(unlink(pb), 0);
+	ASSERT_EQ(rmdir(a), 0);
+	ASSERT_EQ(rmdir(b), 0);
+	ASSERT_EQ(rmdir(dir), 0);
+}
+
+/*
+ * With no file descriptor left for a pidfd, the leader's exit is seen
+ * through SIGCHLD: the run ends as any other. The table is filled up to a
+ * lowered limit, all but the two descriptors of the output pipe.
+ */
+TEST(exit_seen_without_pidfd)
+{
+	char *argv[] = { "sh", "-c", "echo pid=$$; sleep 0.2; exit 9", NULL };
+	char *kids[] = { "sh", "-c", "sleep 0.3 & echo pid=$!; kill -USR1 $$", NULL };
+	struct rlimit old, low;
+	struct run r, rk;
+	int fds[256], n = 0, i;
+	uv_loop_t loop;
+
+	ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 200;
+	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+	loop_begin(&loop);
+	while (n < 256 && (fds[n] = fcntl(0, F_DUPFD_CLOEXEC, 0)) >= 0)
+		n++;
+	ASSERT_EQ(errno, EMFILE);
+	ASSERT(n >= 4);
+	close(fds[--n]);
+	close(fds[--n]);
+	start(&loop, &r, argv, test_env, NULL, 0, NULL);
+	ASSERT(r.pid > 1);
+	/* No room for a second run's pipe: it cannot start, and says so. */
+	start(&loop, &rk, kids, test_env, NULL, 0, NULL);
+	ASSERT_EQ(rk.pid, 0);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+	loop_end(&loop);
+	ASSERT_EQ(r.exits, 1);
+	ASSERT_EQ(r.res.exit_code, 9);
+	ASSERT_EQ(r.res.term_signal, 0);
+	assert_run_gone(&r, 1);
+	buf_free(&r.out);
+	ASSERT_EQ(rk.exits, 1);
+	ASSERT_EQ(rk.res.spawn_error, -EMFILE);
+	ASSERT_CONTAINS(rk.out.data, "packetfs: cannot run sh: Too many open files\n");
+	buf_free(&rk.out);
+
+	/* The same with leftovers and a signal, fds restored: the SIGCHLD
+	 * watchers of runs and pidfds side by side. */
+	loop_begin(&loop);
+	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+	n = 0;
+	while (n < 256 && (fds[n] = fcntl(0, F_DUPFD_CLOEXEC, 0)) >= 0)
+		n++;
+	close(fds[--n]);
+	close(fds[--n]);
+	start(&loop, &rk, kids, test_env, NULL, 0, NULL);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+	start(&loop, &r, argv, test_env, NULL, 0, NULL);
+	loop_end(&loop);
+	ASSERT_EQ(rk.exits, 1);
+	ASSERT_EQ(rk.res.term_signal, SIGUSR1);
+	ASSERT_EQ(rk.res.leftovers, 1);
+	assert_run_gone(&rk, 1);
+	buf_free(&rk.out);
+	ASSERT_EQ(r.exits, 1);
+	ASSERT_EQ(r.res.exit_code, 9);
+	assert_run_gone(&r, 1);
+	buf_free(&r.out);
 }
 
 TEST(timeout_kills_group)
@@ -798,6 +973,9 @@ int main(void)
 	RUN(output_order_and_volume);
 	RUN(exit_codes_and_signals);
 	RUN(spawn_errors);
+	RUN(child_signal_state);
+	RUN(path_search);
+	RUN(exit_seen_without_pidfd);
 	RUN(timeout_kills_group);
 	RUN(cancel_kills_group);
 	RUN(sigterm_ignored_gets_sigkill);
