@@ -28,21 +28,11 @@
 # W7 1,000 triggers; W8 100,000 items. A full run takes hours (about 4 h extrapolated for two
 # shared cores: W2+W3 ~2 h, W8 ~1 h, W5 ~30 min); see tests/bench/README.md.
 #
-# How items are made (W2, W6, W8, ...): an item needs a branch packetfs/<name> and a worktree
-# (libgit2, engine/repo.c repo_item_create) plus its row in the store and an item_created
-# event (engine/packet_doc.c item_create). `packetfs import` makes one item per process, with
-# the same mkdir inside. mkdir through the mount is the honest way, but libgit2 looks at every
-# worktree of the repository on each mkdir (git_branch_create/git_worktree_add check whether
-# the branch is checked out anywhere), so the Nth mkdir costs O(N): 23 ms at 50 items, 250 ms
-# at 600 (two busy cores), about 6 hours for 10,000 items and weeks for 100,000. The suite
-# therefore makes items by mkdir through the mount, from nproc threads, in batches of 100,
-# and after each batch moves the batch's worktree admin directories (REPO/.git/worktrees/*)
-# aside, moving them all back at the end (fixtures/bench.py fill). The daemon makes every
-# item exactly as a user's mkdir does; only libgit2's scan sees at most 100 other worktrees.
-# Cost: 14-45 ms per item on two cores shared with other work (100,000 items: 25-75 min;
-# less with more cores); disk: about 30 KiB per item (worktree, git admin files, store rows).
-# Writing rows into SQLite directly would be faster but would bypass the engine, and refs
-# packed by hand would differ from what packetfs makes; this suite does neither.
+# How items are made (W2, W6, W8, ...): by mkdir through the mount, from nproc threads, as
+# users make them (fixtures/bench.py fill): the daemon makes each item's branch, worktree, store
+# rows and item_created event. Each mkdir costs about 2 ms whatever the number of items (the
+# engine writes a worktree's git admin files itself instead of letting libgit2 scan every
+# worktree); disk: about 25 KiB per item (worktree, git admin files, store rows).
 #
 # Environment: PACKETFS_BIN overrides the binary (default build/fs/packetfs of the source
 # tree). The suite never builds it.
@@ -446,11 +436,11 @@ new_store()
 	fi
 }
 
-# fill MNT REPO PREFIX START COUNT : COUNT items through the mount (see the header); sets
+# fill MNT PREFIX START COUNT : COUNT items through the mount (see the header); sets
 # ELAPSED to the time it took.
 fill()
 {
-	py fill "$1" "$2/.git" "$3" "$4" "$5" "$THREADS" 100 || die "making items on $1 failed"
+	py fill "$1" "$2" "$3" "$4" "$THREADS" || die "making items on $1 failed"
 	ELAPSED=$PY_OUT
 }
 
@@ -560,7 +550,7 @@ tree_setup()
 	new_store "$d"
 	pfs_mount "$d/store" "$d/mnt"
 	say "W2/W3: making $n items"
-	fill "$d/mnt" "$d/repo" item- 1 "$n"
+	fill "$d/mnt" item- 1 "$n"
 	note W2 "Tree: $n items made by mkdir through the mount in $(printf '%.1f' "$ELAPSED") s (see the script header)"
 	t=$SECONDS
 	py docs "$d/mnt" item- 1 "$n" "$THREADS" || die "writing the documents failed"
@@ -601,7 +591,7 @@ w2()
 {
 	local r t root
 	tree_setup
-	note W2 "Measured: \`find ROOT -type f -printf '%s\\n' >/dev/null\` (one stat per file) and \`ls -lR ROOT >/dev/null\`, wall time. Caches: $([ "$DROP" = 1 ] && echo "dropped before each run" || echo "warm (the setup has just copied and counted every file of each tree)"). packetfs runs with kernel attribute and entry caching off (its design), bindfs with its defaults."
+	note W2 "Measured: \`find ROOT -type f -printf '%s\\n' >/dev/null\` (one stat per file) and \`ls -lR ROOT >/dev/null\`, wall time. Caches: $([ "$DROP" = 1 ] && echo "dropped before each run" || echo "warm (the setup has just copied and counted every file of each tree)"). packetfs caches entries and the attributes of stable files in the kernel (views and growing logs are asked for each time: README \"Performance\"), bindfs runs with its defaults."
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			root=$(tree_target "$t")
@@ -684,7 +674,7 @@ w5()
 	mkdir -p "$d/disk"
 	new_store "$d"
 	pfs_mount "$d/store" "$d/mnt"
-	fill "$d/mnt" "$d/repo" w5-r 1 "$RUNS"
+	fill "$d/mnt" w5-r 1 "$RUNS"
 	bind_mount "$d/disk" "$d/bind"
 	note W5 "A bash loop appends $n lines (\`printf '{\"recipe\":\"99-manual\",\"status\":\"validated\",...}\\n' >>FILE\`, one open/write/close per line; a valid external line, SPEC §6) to validation/registry.jsonl of a new item per run on packetfs, and to a new plain file on the disk and through bindfs; lines/s. The line count is checked afterwards."
 	for ((r = 1; r <= RUNS; r++)); do
@@ -724,7 +714,7 @@ w6()
 	"$PFS" init "$d/store" --repo "$d/repo" --pipeline "$d/pipeline.json" >/dev/null
 	pfs_mount "$d/store" "$d/mnt"
 	say "W6: making $((n * RUNS)) items"
-	fill "$d/mnt" "$d/repo" w6- 1 $((n * RUNS))
+	fill "$d/mnt" w6- 1 $((n * RUNS))
 	for ((i = 1; i <= n * RUNS; i++)); do
 		plan_doc "${names[@]}" >"$d/mnt/w6-$(printf '%06d' "$i")/plan.md"
 	done
@@ -805,7 +795,7 @@ w8()
 	new_store "$d"
 	pfs_mount "$d/store" "$d/mnt"
 	say "W8: making $n items"
-	fill "$d/mnt" "$d/repo" i 1 "$n"
+	fill "$d/mnt" i 1 "$n"
 	note W8 "$n items made by mkdir through the mount in $(printf '%.1f' "$ELAPSED") s (untimed; see the script header), store $(du -sh "$d/store" | cut -f1) with worktrees, database $(du -ch "$d/store"/*.db* | tail -n 1 | cut -f1)."
 	[ "$(ls "$d/mnt" | wc -l)" = $((n + 1)) ] || die "W8: the root lists $(ls "$d/mnt" | wc -l) entries, want $((n + 1))"
 	pfs_umount "$d/mnt"
