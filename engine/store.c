@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "schema.h"
@@ -421,10 +422,20 @@ void store_close(struct store *s)
 
 int store_sync(struct store *s)
 {
-	int rc;
+	struct timespec pause = {0, 1000000};
+	int rc, tries;
 
+	/* One checkpoint runs at a time: while the checkpointer's pass runs,
+	 * this one is refused at once (SQLITE_BUSY, the busy handler is not
+	 * asked), so it waits for that pass, up to the busy timeout. */
 	pthread_mutex_lock(&s->lock);
-	rc = store__err(s, sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_FULL, NULL, NULL));
+	for (tries = 0;; tries++) {
+		rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_FULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY || tries >= 5000)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	rc = store__err(s, rc);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

@@ -733,6 +733,44 @@ PY
 	fi
 }
 
+# slurm_item RECIPE... : a repository, the fixture recipes and those of fixtures/slurm/, the
+# stages plan, print and validate with the slurm executor (slurm_pipeline; SLURM_EXECUTOR and
+# MAX_PARALLEL, default 2, tune it) whose plan names the RECIPEs, its store mounted on $M and a
+# new item fix-1 there: d is its directory, r its registry. Skips the test without a cluster.
+slurm_item()
+{
+	need_slurm
+	make_repo
+	copy_recipes
+	install -m 755 "$FIXTURES"/slurm/*.sh "$RECIPES/"
+	PLAN_RECIPES="$*" slurm_pipeline "$T/pipeline.json" plan print validate
+	sed -i "s/\"max_parallel_recipes\": 2/\"max_parallel_recipes\": ${MAX_PARALLEL:-2}/" \
+		"$T/pipeline.json"
+	make_store "$T/pipeline.json"
+	mount_store
+	new_item fix-1
+	d=$M/fix-1
+	r=$d/validation/registry.jsonl
+}
+
+# set_executor KEY JSON : sets (JSON null: removes) KEY of the executor in the mounted store's
+# pipeline.json, through the mount; fails the test when it is refused.
+set_executor()
+{
+	python3 - "$M/.packetfs/pipeline.json" "$1" "$2" >"$T/executor.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+v = json.loads(sys.argv[3])
+if v is None:
+    p["executor"].pop(sys.argv[2], None)
+else:
+    p["executor"][sys.argv[2]] = v
+print(json.dumps(p))
+PY
+	cp "$T/executor.json" "$M/.packetfs/pipeline.json" ||
+		fail "pipeline.json with executor.$1 = $2 was refused"
+}
+
 # slurm_job_state ID : the JobState of Slurm job ID.
 slurm_job_state()
 {

@@ -4,15 +4,7 @@
 # and the job id, their logs hold the job's output, the GPU recipe sees the device Slurm granted
 # (CUDA_VISIBLE_DEVICES), and the jobs are known to Slurm with the states the lines say.
 . "$(dirname "$0")/../lib.sh"
-need_slurm
-make_repo
-copy_recipes
-PLAN_RECIPES="01-build 03-fail 04-gpu" slurm_pipeline "$T/pipeline.json" plan print validate
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+slurm_item 01-build 03-fail 04-gpu
 
 ctl "$M" fix-1 advance
 assert_eq done "$(settled fix-1)" "state after validate"

@@ -6,17 +6,7 @@
 # '%' in its path, which sbatch would expand. (The local GPU pool does not count
 # under Slurm: the pipeline declares no GPUs.)
 . "$(dirname "$0")/../lib.sh"
-need_slurm
-make_repo
-copy_recipes
-install -m 755 "$FIXTURES/slurm/11-gpus3.sh" "$RECIPES/"
-SLURM_EXECUTOR='{"kind": "slurm", "partition": "nosuch", "poll_ms": 200}' \
-	PLAN_RECIPES="01-build" slurm_pipeline "$T/pipeline.json" plan print validate
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+SLURM_EXECUTOR='{"kind": "slurm", "partition": "nosuch", "poll_ms": 200}' slurm_item 01-build
 
 ctl "$M" fix-1 advance
 settled fix-1 >/dev/null
@@ -32,13 +22,7 @@ assert_eq blocked "$(status_field "$M" fix-1 verdict)" "verdict"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 
 # The default partition: 3 GPUs cannot be had on a node with 2; 1 can.
-python3 - "$M/.packetfs/pipeline.json" >"$T/p2.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["executor"] = {"kind": "slurm", "poll_ms": 200}
-print(json.dumps(p))
-PY
-cp "$T/p2.json" "$M/.packetfs/pipeline.json" || fail "the new pipeline.json was refused"
+set_executor partition null
 ctl "$M" fix-1 "rerun 11-gpus3"
 settled fix-1 >/dev/null
 assert_eq 1 "$(reg count "$r" recipe=11-gpus3 status=blocked source=engine)" "11-gpus3 blocked"
@@ -51,13 +35,7 @@ assert_eq 1 "$(reg count "$r" recipe=04-gpu status=validated source=engine)" "04
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 
 # A shared directory whose path sbatch would expand (%j is the job id) is refused before sbatch.
-python3 - "$M/.packetfs/pipeline.json" "$T/out 50%j" >"$T/p3.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["executor"]["shared_dir"] = sys.argv[2]
-print(json.dumps(p))
-PY
-cp "$T/p3.json" "$M/.packetfs/pipeline.json" || fail "the pipeline.json with a % was refused"
+set_executor shared_dir "\"$T/out 50%j\""
 ctl "$M" fix-1 "rerun 02-lint"
 settled fix-1 >/dev/null
 assert_eq blocked "$(reg field "$r" -1 status recipe=02-lint)" "02-lint status"

@@ -6,17 +6,7 @@
 # sbatch runs is followed by one that finds the job by its output file; a job Slurm requeues
 # has its new output in the same log after a line that says so.
 . "$(dirname "$0")/../lib.sh"
-need_slurm
-make_repo
-copy_recipes
-install -m 755 "$FIXTURES/slurm/10-wait.sh" "$RECIPES/"
-PLAN_RECIPES="10-wait 01-build" slurm_pipeline "$T/pipeline.json" plan print validate
-sed -i 's/"max_parallel_recipes": 2/"max_parallel_recipes": 1/' "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+MAX_PARALLEL=1 slurm_item 10-wait 01-build
 
 # job_of LOG : the Slurm job id the log names.
 job_of()

@@ -5,16 +5,7 @@
 # recipe is left in the item's worktree. A job cancelled while Slurm still queues it is
 # "cancelled before it started", without an exit code.
 . "$(dirname "$0")/../lib.sh"
-need_slurm
-make_repo
-copy_recipes
-install -m 755 "$FIXTURES/slurm/10-wait.sh" "$RECIPES/"
-PLAN_RECIPES="07-slow" slurm_pipeline "$T/pipeline.json" plan print validate
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+slurm_item 07-slow
 
 ctl "$M" fix-1 advance
 settled fix-1 >/dev/null
@@ -41,13 +32,7 @@ reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 wait_for no_procs_in "$STORE/worktrees/fix-1"
 
 # cancel while the job waits in Slurm's queue (it may not begin for an hour)
-python3 - "$M/.packetfs/pipeline.json" >"$T/p2.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["executor"]["extra_args"] = ["--begin=now+3600"]
-print(json.dumps(p))
-PY
-cp "$T/p2.json" "$M/.packetfs/pipeline.json" || fail "the new pipeline.json was refused"
+set_executor extra_args '["--begin=now+3600"]'
 ctl "$M" fix-1 "rerun 01-build"
 wait_for bash -c 'grep -qs "# slurm: submitted job" "$1"/*01-build*.log' _ "$d/validation/logs"
 id=$(sed -n 's/^# slurm: submitted job \([0-9][0-9]*\),.*/\1/p' "$d/validation/logs/"*01-build*.log)
