@@ -339,6 +339,7 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	}
 	sqlite3_busy_timeout(s->db, 5000);
 	sqlite3_extended_result_codes(s->db, 1);
+	s->writable = !readonly;
 	if (!readonly) {
 		rc = store__exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 			     "PRAGMA foreign_keys=ON;");

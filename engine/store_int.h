@@ -14,6 +14,7 @@
 #include "store.h"
 
 #define STMT_CACHE 96
+#define SIZE_CACHE 256
 
 struct store {
 	pthread_mutex_t lock;
@@ -30,6 +31,14 @@ struct store {
 	pthread_mutex_t ckpt_lock;
 	pthread_cond_t ckpt_cond;    /* ckpt_wanted or ckpt_stop became set */
 	int ckpt_wanted, ckpt_stop;  /* protected by ckpt_lock */
+	/* Sizes of registry.jsonl and events views (store_run.c), kept by a
+	 * writable store, the only writer of those append-only rows, so that a
+	 * stat does not sum every line. Direct-mapped; key 0 is empty. */
+	int writable;
+	struct {
+		int64_t key;
+		uint64_t size;
+	} sizes[SIZE_CACHE]; /* protected by lock */
 };
 
 /* Translates a SQLite result code to 0 or a negative errno, logging

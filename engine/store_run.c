@@ -333,6 +333,28 @@ int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *siz
 	return rc;
 }
 
+/* What a cached size is of: registry.jsonl of an item, or the events of
+ * an item (0: every event, the root's events view). */
+enum size_kind { SIZE_REGISTRY, SIZE_EVENTS };
+
+/* The cache slot of (kind, item_id) and its key (never 0). */
+static int size_slot(enum size_kind kind, int64_t item_id, int64_t *key)
+{
+	*key = ((item_id + 1) << 1) | (int64_t)kind;
+	return (int)(((uint64_t)*key * 0x9E3779B97F4A7C15ull) >> 56) % SIZE_CACHE;
+}
+
+/* Adds len bytes to the cached size of (kind, item_id), if cached; under
+ * the lock, after the row that added them was stored. */
+static void size_add(struct store *s, enum size_kind kind, int64_t item_id, uint64_t len)
+{
+	int64_t key;
+	int i = size_slot(kind, item_id, &key);
+
+	if (s->sizes[i].key == key)
+		s->sizes[i].size += len;
+}
+
 /* ---- registry and events ---- */
 
 int store_registry_append(struct store *s, int64_t item_id, const char *line, const char *source,
@@ -349,6 +371,8 @@ int store_registry_append(struct store *s, int64_t item_id, const char *line, co
 		sqlite3_bind_text(st, 3, source, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 4, run_id);
 		rc = store__step_done(s, st);
+		if (rc == 0)
+			size_add(s, SIZE_REGISTRY, item_id, strlen(line) + 1);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
@@ -474,6 +498,11 @@ int store_event_add(struct store *s, int64_t item_id, const char *line)
 		sqlite3_bind_int64(st, 1, item_id);
 		sqlite3_bind_text(st, 2, line, -1, SQLITE_STATIC);
 		rc = store__step_done(s, st);
+		if (rc == 0) {
+			size_add(s, SIZE_EVENTS, 0, strlen(line) + 1);
+			if (item_id)
+				size_add(s, SIZE_EVENTS, item_id, strlen(line) + 1);
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
@@ -493,12 +522,19 @@ int store_events_render(struct store *s, int64_t item_id, struct buf *out)
 }
 
 /* Runs the one-row, one-column size query sql with item_id bound. */
-static int size_query(struct store *s, const char *sql, int64_t item_id, uint64_t *size)
+static int size_query(struct store *s, const char *sql, enum size_kind kind, int64_t item_id,
+		      uint64_t *size)
 {
 	sqlite3_stmt *st;
-	int rc = -EIO, r;
+	int64_t key;
+	int rc = -EIO, r, i = size_slot(kind, item_id, &key);
 
 	pthread_mutex_lock(&s->lock);
+	if (s->writable && s->sizes[i].key == key) {
+		*size = s->sizes[i].size;
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
 	st = store__stmt(s, sql);
 	if (st) {
 		sqlite3_bind_int64(st, 1, item_id);
@@ -506,6 +542,10 @@ static int size_query(struct store *s, const char *sql, int64_t item_id, uint64_
 		if (r == SQLITE_ROW) {
 			*size = (uint64_t)sqlite3_column_int64(st, 0);
 			rc = 0;
+			if (s->writable) {
+				s->sizes[i].key = key;
+				s->sizes[i].size = *size;
+			}
 		} else {
 			rc = store__err(s, r);
 		}
@@ -519,11 +559,11 @@ int store_registry_size(struct store *s, int64_t item_id, uint64_t *size)
 {
 	/* LENGTH of a BLOB counts bytes (of TEXT, characters). */
 	return size_query(s, "SELECT COALESCE(SUM(LENGTH(CAST(line AS BLOB)) + 1), 0) "
-			  "FROM registry WHERE item_id = ?1", item_id, size);
+			  "FROM registry WHERE item_id = ?1", SIZE_REGISTRY, item_id, size);
 }
 
 int store_events_size(struct store *s, int64_t item_id, uint64_t *size)
 {
 	return size_query(s, "SELECT COALESCE(SUM(LENGTH(CAST(line AS BLOB)) + 1), 0) "
-			  "FROM events WHERE ?1 = 0 OR item_id = ?1", item_id, size);
+			  "FROM events WHERE ?1 = 0 OR item_id = ?1", SIZE_EVENTS, item_id, size);
 }
