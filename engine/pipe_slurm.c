@@ -164,10 +164,9 @@ static void on_exit_cb(void *arg, const struct slurm_result *sr)
 {
 	struct job *j = arg;
 	struct pipe *p = j->p;
+	const struct runner_result *res = sr->ran && !sr->lost ? &sr->r : NULL;
 	const char *status;
 	char note[512] = "";
-
-	const struct runner_result *res = sr->ran && !sr->lost ? &sr->r : NULL;
 
 	pipe__job_unlink(&p->jobs, j);
 	j->sjob = NULL;
