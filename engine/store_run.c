@@ -412,26 +412,39 @@ static int each_text(struct store *s, const char *sql, int64_t item_id,
 	return rc;
 }
 
+/* A strv grown by doubling (strv_push would count it at every push). */
 struct line_list {
 	char **v;
-	size_t count;
+	size_t count, cap;
 };
 
 static int push_line(void *arg, const char *text, size_t len)
 {
 	struct line_list *l = arg;
-	int rc;
+	char *c;
 
-	(void)len;
-	rc = strv_push(&l->v, text);
-	if (rc == 0)
-		l->count++;
-	return rc;
+	if (l->count + 2 > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char **nv = realloc(l->v, cap * sizeof(char *));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	c = malloc(len + 1);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, text, len);
+	c[len] = '\0';
+	l->v[l->count++] = c;
+	l->v[l->count] = NULL;
+	return 0;
 }
 
 int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n)
 {
-	struct line_list l = {NULL, 0};
+	struct line_list l = {NULL, 0, 0};
 	char **v;
 	size_t count;
 	int rc;
