@@ -325,6 +325,17 @@ mount_store()
 	DAEMON_PIDS[${#DAEMON_PIDS[@]} - 1]=$DAEMON
 }
 
+# kill_daemon : kill -9 of the daemon serving $M; waits until it is gone and lazily unmounts
+# what it left (mount_store "$M" mounts the store again).
+kill_daemon()
+{
+	local old=$DAEMON
+	kill -9 "$old"
+	wait_gone "$old"
+	forget_daemon "$old"
+	fusermount3 -u -z "$M"
+}
+
 # forget_daemon PID : drops a daemon that is known to be gone from the cleanup list.
 forget_daemon()
 {

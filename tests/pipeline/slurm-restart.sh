@@ -8,6 +8,17 @@
 . "$(dirname "$0")/../lib.sh"
 MAX_PARALLEL=1 slurm_item 10-wait 01-build
 
+# rerun_10_wait N : `rerun 10-wait`, the Nth run of it; waits until its job prints its first
+# line, then sets log (the run's log) and id (its Slurm job).
+rerun_10_wait()
+{
+	ctl "$M" fix-1 "rerun 10-wait"
+	wait_for bash -c 'test "$(ls "$1"/*10-wait*.log | wc -l)" = "$2"' _ "$d/validation/logs" "$1"
+	log=$(ls "$d/validation/logs/"*10-wait*.log | tail -n 1)
+	wait_for grep -qs "waiting for go" "$log"
+	id=$(job_of "$log")
+}
+
 # job_of LOG : the Slurm job id the log names.
 job_of()
 {
@@ -21,11 +32,7 @@ log=$(ls "$d/validation/logs/"*10-wait*.log)
 log=${log#"$d/"}
 id=$(job_of "$d/$log")
 [ -n "$id" ] || fail "no job id in $log"
-old=$DAEMON
-kill -9 "$old"
-wait_gone "$old"
-forget_daemon "$old"
-fusermount3 -u -z "$M"
+kill_daemon
 assert_eq RUNNING "$(slurm_job_state "$id")" "job $id after the daemon died"
 mount_store "$M"
 assert_eq running "$(status_field "$M" fix-1 state)" "state after the restart"
@@ -51,11 +58,7 @@ reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 
 # Round 2: a plain umount during a rerun; the item returns to done after the remount.
 rm "$T/go"
-ctl "$M" fix-1 "rerun 10-wait"
-wait_for bash -c 'test "$(ls "$1"/*10-wait*.log | wc -l)" = 2' _ "$d/validation/logs"
-log=$(ls "$d/validation/logs/"*10-wait*.log | tail -n 1)
-wait_for grep -qs "waiting for go" "$log"
-id=$(job_of "$log")
+rerun_10_wait 2
 umount_store
 assert_eq RUNNING "$(slurm_job_state "$id")" "job $id after umount"
 mount_store "$M"
@@ -78,11 +81,7 @@ umount_store
 PATH=$T/bin:$PATH mount_store "$M"
 ctl "$M" fix-1 "rerun 10-wait"
 wait_for test -e "$T/sbatch-started"
-old=$DAEMON
-kill -9 "$old"
-wait_gone "$old"
-forget_daemon "$old"
-fusermount3 -u -z "$M"
+kill_daemon
 sleep 4 # the orphaned sbatch submits the job meanwhile
 mount_store "$M"
 wait_for bash -c 'test "$(ls "$1"/*10-wait*.log | wc -l)" = 3' _ "$d/validation/logs"
@@ -95,11 +94,7 @@ assert_eq 3 "$(squeue -h -t all -n packetfs-fix-1-10-wait -o %Z | grep -cx "$STO
 
 # Round 4: Slurm requeues the running job: its output starts again, and the log says so.
 rm "$T/go"
-ctl "$M" fix-1 "rerun 10-wait"
-wait_for bash -c 'test "$(ls "$1"/*10-wait*.log | wc -l)" = 4' _ "$d/validation/logs"
-log=$(ls "$d/validation/logs/"*10-wait*.log | tail -n 1)
-wait_for grep -qs "waiting for go" "$log"
-id=$(job_of "$log")
+rerun_10_wait 4
 scontrol requeue "$id" || fail "scontrol requeue $id failed"
 wait_for grep -qs "job $id was requeued" "$log"
 # A requeued job waits two minutes before it may start again; let it start now.
