@@ -38,7 +38,9 @@ struct store;
 int store_open(const char *dir, int create, int readonly, struct store **out, char *err,
 	       size_t errlen);
 void store_close(struct store *s);
-/* Checkpoints the WAL with fsync (durability against power loss). */
+/* Makes every transaction committed so far survive power loss: an fsync of
+ * the WAL file (a full checkpoint where this connection has none open).
+ * 0 or a negative errno (-EIO: the fsync failed, -EBUSY). */
 int store_sync(struct store *s);
 /* PRAGMA integrity_check; appends problems to out. 0 clean, 1 problems. */
 int store_integrity(struct store *s, struct buf *out);
