@@ -382,6 +382,7 @@ static void fill_entry(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, 
 	to_stat(ps, ino, &e->attr);
 	e->attr_timeout = attr_ttl(req, ino, ps, seen);
 	e->entry_timeout = CACHE_TTL;
+	inode_set_leaf(fs->inodes, ino, !S_ISDIR(ps->mode));
 }
 
 /*

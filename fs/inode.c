@@ -6,7 +6,8 @@
  * (unlinked) inodes sit only in the number table. Both tables double when
  * the node count passes the bucket count. Renames and unlinks of a
  * directory touch every node below it; they walk the number table, which is
- * proportional to the inodes the kernel holds, not to the store.
+ * proportional to the inodes the kernel holds, not to the store. Those of
+ * a node known to be no directory (inode_set_leaf) touch that node alone.
  *
  * Invariants: node->path == NULL exactly when the node is not in the path
  * table; next_ino only grows; the root node is created with the table and
@@ -27,6 +28,7 @@ struct inode {
 	uint64_t nlookup;       /* protected by inode_table.lock */
 	char *path;             /* protected by inode_table.lock; NULL once unlinked */
 	int cached;             /* protected by inode_table.lock: see inode_set_cached */
+	int leaf;               /* protected by inode_table.lock: see inode_set_leaf */
 	struct inode *ino_next; /* protected by inode_table.lock */
 	struct inode *path_next;
 };
@@ -270,6 +272,17 @@ void inode_set_cached(struct inode_table *t, uint64_t ino)
 	pthread_mutex_unlock(&t->lock);
 }
 
+void inode_set_leaf(struct inode_table *t, uint64_t ino, int leaf)
+{
+	struct inode *n;
+
+	pthread_mutex_lock(&t->lock);
+	n = find_ino(t, ino);
+	if (n)
+		n->leaf = leaf != 0;
+	pthread_mutex_unlock(&t->lock);
+}
+
 uint64_t inode_peek_cached(struct inode_table *t, const char *path)
 {
 	struct inode *n;
@@ -323,8 +336,12 @@ int inode_path(struct inode_table *t, uint64_t ino, char **out)
 static void unlink_locked(struct inode_table *t, const char *path)
 {
 	size_t len = strlen(path), i;
-	struct inode *n;
+	struct inode *n = find_path(t, path);
 
+	if (n && n->leaf) {
+		drop_path(t, n);
+		return;
+	}
 	for (i = 0; i < t->nbuckets; i++) {
 		for (n = t->by_ino[i]; n; n = n->ino_next) {
 			if (n->path && n->ino != INODE_ROOT && is_below(n->path, path, len))
@@ -343,6 +360,22 @@ void inode_unlink(struct inode_table *t, const char *path)
 	pthread_mutex_unlock(&t->lock);
 }
 
+/* inode_rename of the leaf node to path to, the table locked: nothing can
+ * be below either path (the node at to, if any, is no directory either: a
+ * rename never puts a file over one). 0 or -ENOMEM as inode_rename. */
+static int rename_leaf(struct inode_table *t, struct inode *node, const char *to)
+{
+	char *path = strdup(to);
+
+	unlink_locked(t, to);
+	drop_path(t, node);
+	if (path == NULL)
+		return -ENOMEM;
+	node->path = path;
+	link_path(t, node);
+	return 0;
+}
+
 /* A node to re-key in a rename, with its new path made in advance. */
 struct rekey {
 	struct inode *node;
@@ -359,6 +392,11 @@ int inode_rename(struct inode_table *t, const char *from, const char *to)
 	if (strcmp(from, to) == 0)
 		return 0;
 	pthread_mutex_lock(&t->lock);
+	node = find_path(t, from);
+	if (node && node->leaf) {
+		r = rename_leaf(t, node, to);
+		goto out;
+	}
 	/* Make every new path first, so that a failed allocation changes
 	 * nothing but the paths of the renamed subtree. */
 	v = malloc(cap * sizeof(*v));

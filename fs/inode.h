@@ -55,6 +55,12 @@ uint64_t inode_peek(struct inode_table *t, const char *path);
  * follows it across renames. Unknown numbers are ignored. */
 void inode_set_cached(struct inode_table *t, uint64_t ino);
 
+/* Records whether ino is a leaf (no directory), as the latest reply that
+ * handed it to the kernel said. A rename or unlink of a leaf's path then
+ * touches that inode alone instead of walking the table for inodes below
+ * it. Unknown numbers are ignored. */
+void inode_set_leaf(struct inode_table *t, uint64_t ino, int leaf);
+
 /* The inode number of path when it is marked by inode_set_cached, else 0. */
 uint64_t inode_peek_cached(struct inode_table *t, const char *path);
 

@@ -135,6 +135,54 @@ TEST(rename_subtree)
 	inode_table_free(t);
 }
 
+TEST(rename_leaf)
+{
+	struct inode_table *t;
+	uint64_t d, a, b, swp, unmarked, below;
+	char *p;
+
+	ASSERT_EQ(0, inode_table_new(&t));
+	ASSERT_EQ(0, inode_ref(t, "/i/d", &d));
+	ASSERT_EQ(0, inode_ref(t, "/i/d/a.md", &a));
+	ASSERT_EQ(0, inode_ref(t, "/i/d/b.md", &b));
+	ASSERT_EQ(0, inode_ref(t, "/i/d/.b.md.swp", &swp));
+	inode_set_leaf(t, a, 1);
+	inode_set_leaf(t, b, 1);
+	inode_set_leaf(t, swp, 1);
+	inode_set_leaf(t, 999, 1); /* unknown: ignored */
+	/* an editor's save: the swap file over the leaf it replaces */
+	ASSERT_EQ(0, inode_rename(t, "/i/d/.b.md.swp", "/i/d/b.md"));
+	ASSERT_EQ(swp, inode_peek(t, "/i/d/b.md"));
+	ASSERT_EQ(0, inode_peek(t, "/i/d/.b.md.swp"));
+	ASSERT_EQ(-ENOENT, inode_path(t, b, &p));
+	/* a leaf to a name the table does not hold */
+	ASSERT_EQ(0, inode_rename(t, "/i/d/a.md", "/i/d/c.md"));
+	p = path_of(t, a);
+	ASSERT_STREQ("/i/d/c.md", p);
+	free(p);
+	ASSERT_EQ(0, inode_peek(t, "/i/d/a.md"));
+	/* a node not marked leaf still takes what the table holds below it
+	 * (the kernel said it was a directory once, or never said) */
+	ASSERT_EQ(0, inode_ref(t, "/i/e", &unmarked));
+	ASSERT_EQ(0, inode_ref(t, "/i/e/x.md", &below));
+	inode_set_leaf(t, unmarked, 1);
+	inode_set_leaf(t, unmarked, 0);
+	ASSERT_EQ(0, inode_rename(t, "/i/e", "/i/f"));
+	p = path_of(t, below);
+	ASSERT_STREQ("/i/f/x.md", p);
+	free(p);
+	/* unlink of a leaf drops that path alone */
+	inode_unlink(t, "/i/d/b.md");
+	ASSERT_EQ(-ENOENT, inode_path(t, swp, &p));
+	ASSERT_EQ(a, inode_peek(t, "/i/d/c.md"));
+	ASSERT_EQ(d, inode_peek(t, "/i/d"));
+	/* unlink of the directory drops every path below it */
+	inode_unlink(t, "/i/d");
+	ASSERT_EQ(0, inode_peek(t, "/i/d/c.md"));
+	ASSERT_EQ(0, inode_peek(t, "/i/d"));
+	inode_table_free(t);
+}
+
 TEST(growth)
 {
 	struct inode_table *t;
@@ -202,6 +250,7 @@ int main(void)
 	RUN(ref_forget);
 	RUN(unlink_keeps_inode);
 	RUN(rename_subtree);
+	RUN(rename_leaf);
 	RUN(growth);
 	RUN(cached_mark);
 	return 0;
