@@ -466,6 +466,7 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 	pthread_rwlock_init(&e->ns_lock, NULL);
 	pthread_mutex_init(&e->active_lock, NULL);
 	pthread_mutex_init(&e->q_lock, NULL);
+	pthread_mutex_init(&e->digest_lock, NULL);
 	e->readonly = opt->readonly;
 	e->uid = getuid();
 	e->gid = getgid();
@@ -646,6 +647,8 @@ void engine_close(struct engine *e)
 		config_free(e->old_cfgs[--e->nold_cfgs]);
 	free(e->old_cfgs);
 	free(e->cfg_json);
+	view_digests_free(e);
+	pthread_mutex_destroy(&e->digest_lock);
 	store_close(e->store);
 	if (e->lock_fd >= 0)
 		close(e->lock_fd);

@@ -59,6 +59,17 @@ struct engine_cmd {
 	struct engine_cmd *next;
 };
 
+struct registry_digest;
+
+/* A kept registry digest (view_digest.c). */
+#define DIGEST_SLOTS 64
+struct digest_slot {
+	int64_t item_id;
+	int64_t last_id;               /* of the last registry line it took */
+	struct registry_digest *d;     /* NULL: the slot is free */
+	size_t bytes;
+};
+
 struct engine {
 	char *store_dir;
 	char *mountpoint;       /* NULL offline */
@@ -93,6 +104,10 @@ struct engine {
 	pthread_t thread;
 	int started;
 	struct pipe *pipe;     /* loop thread only */
+
+	pthread_mutex_t digest_lock;
+	struct digest_slot digests[DIGEST_SLOTS]; /* protected by digest_lock; by item id */
+	size_t digest_bytes;                      /* protected by digest_lock */
 
 	engine_change_fn watch_fn; /* constant once started; NULL: nobody watches */
 	void *watch_arg;
@@ -148,6 +163,17 @@ int view_change_diff(struct engine *e, const struct item *it, struct buf *out);
 /* The recipes named by the item's plan.md (NULL-terminated, strv_free), or
  * -ENOENT (no plan.md or no block). */
 int view_plan_names(struct engine *e, const struct item *it, char ***names);
+
+/* view_digest.c: calls fn(arg, d) with the digest (registry.h) of every
+ * registry line of the item, oldest first, as the store holds them now,
+ * kept between calls so that only the lines appended since are read. fn
+ * runs under the cache's lock and must not keep d. Returns fn's result, or
+ * a negative errno of the store (-ENOMEM, -EIO) without calling fn. Any
+ * thread. */
+int view_digest(struct engine *e, int64_t item_id,
+		int (*fn)(void *arg, const struct registry_digest *d), void *arg);
+/* Frees the kept digests (engine_close). */
+void view_digests_free(struct engine *e);
 
 /* pipe*.c: the pipeline state machine; loop thread only. */
 int pipe_new(struct engine *e, struct pipe **out);

@@ -343,20 +343,6 @@ static const struct entry *current(const struct entry *e, size_t n, const char *
 	return l && !stale(l, head) ? l : NULL;
 }
 
-static size_t count_validated(char *const *names, const struct entry *e, size_t n,
-			      const char *head)
-{
-	const struct entry *l;
-	size_t i, ok = 0;
-
-	for (i = 0; names && names[i]; i++) {
-		l = current(e, n, names[i], head);
-		if (l && strcmp(l->status, "validated") == 0)
-			ok++;
-	}
-	return ok;
-}
-
 const char *registry_verdict(char *const *names, char *const *lines, size_t nlines,
 			     const char *head)
 {
@@ -424,15 +410,16 @@ int registry_gate(char *const *names, char *const *lines, size_t nlines, const c
 /* s as one table cell: pipes escaped, line breaks as spaces. */
 static int cell(struct buf *b, const char *s)
 {
+	size_t n;
 	int rc = 0;
 
-	for (; *s && !rc; s++) {
-		if (*s == '|')
-			rc = buf_puts(b, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			rc = buf_puts(b, " ");
-		else
-			rc = buf_append(b, s, 1);
+	while (*s && !rc) {
+		n = strcspn(s, "|\n\r");
+		if (n)
+			rc = buf_append(b, s, n);
+		s += n;
+		if (!rc && *s)
+			rc = buf_puts(b, *s++ == '|' ? "\\|" : " ");
 	}
 	return rc;
 }
@@ -507,50 +494,208 @@ static int row(struct buf *b, const char *recipe, const cJSON *obj, int with_run
 	return rc;
 }
 
-int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
-			 const char *head, struct buf *out)
-{
-	const struct entry *l;
-	struct entry *e;
-	size_t i, nnames = strv_len(names);
-	int rc, externals = 0;
+/* ---- the digest: what evidence.md and the status need of the registry ---- */
 
-	rc = entries_load(lines, nlines, &e);
-	if (rc)
-		return rc;
+/* The latest engine line of one recipe. */
+struct latest_run {
+	char *recipe;
+	cJSON *obj;
+	const char *status; /* in obj; "" when absent */
+	const char *head;   /* in obj; "" when absent */
+};
+
+struct registry_digest {
+	struct latest_run *runs; /* one per recipe with an engine line, first seen first */
+	size_t nruns, capruns;
+	struct buf external;     /* the rows of the external claims table */
+	size_t bytes;            /* memory held, roughly: lines kept + rows */
+};
+
+struct registry_digest *registry_digest_new(void)
+{
+	struct registry_digest *d = calloc(1, sizeof(*d));
+
+	if (d)
+		buf_init(&d->external);
+	return d;
+}
+
+void registry_digest_free(struct registry_digest *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nruns; i++) {
+		free(d->runs[i].recipe);
+		cJSON_Delete(d->runs[i].obj);
+	}
+	free(d->runs);
+	buf_free(&d->external);
+	free(d);
+}
+
+size_t registry_digest_bytes(const struct registry_digest *d)
+{
+	return sizeof(*d) + d->capruns * sizeof(*d->runs) + d->external.cap + d->bytes;
+}
+
+static struct latest_run *digest_find(const struct registry_digest *d, const char *recipe)
+{
+	size_t i;
+
+	for (i = 0; i < d->nruns; i++)
+		if (strcmp(d->runs[i].recipe, recipe) == 0)
+			return &d->runs[i];
+	return NULL;
+}
+
+/* Makes obj (parsed from a line of len bytes) the latest engine line of
+ * its recipe; takes obj. 0 or -ENOMEM (obj freed). */
+static int digest_engine(struct registry_digest *d, cJSON *obj, size_t len)
+{
+	const char *recipe = str_of(obj, "recipe");
+	struct latest_run *l = digest_find(d, recipe);
+
+	if (!l) {
+		if (d->nruns == d->capruns) {
+			size_t cap = d->capruns ? 2 * d->capruns : 8;
+			struct latest_run *v = realloc(d->runs, cap * sizeof(*v));
+
+			if (!v) {
+				cJSON_Delete(obj);
+				return -ENOMEM;
+			}
+			d->runs = v;
+			d->capruns = cap;
+		}
+		l = &d->runs[d->nruns];
+		l->recipe = strdup(recipe);
+		if (!l->recipe) {
+			cJSON_Delete(obj);
+			return -ENOMEM;
+		}
+		l->obj = NULL;
+		d->nruns++;
+	}
+	cJSON_Delete(l->obj);
+	l->obj = obj;
+	l->status = str_of(obj, "status");
+	l->head = str_of(obj, "head");
+	/* A parsed object holds a few times its text. */
+	d->bytes += 4 * len;
+	return 0;
+}
+
+int registry_digest_add(struct registry_digest *d, const char *line, size_t len)
+{
+	cJSON *obj = cJSON_ParseWithLength(line, len);
+	int rc;
+
+	if (!cJSON_IsObject(obj)) {
+		cJSON_Delete(obj);
+		return 0;
+	}
+	if (strcmp(str_of(obj, "source"), "engine") == 0)
+		return digest_engine(d, obj, len);
+	rc = row(&d->external, str_of(obj, "recipe"), obj, 1, NULL);
+	cJSON_Delete(obj);
+	return rc;
+}
+
+/* The latest engine line of name unless it is stale, or NULL. */
+static const struct latest_run *digest_current(const struct registry_digest *d,
+					       const char *name, const char *head)
+{
+	const struct latest_run *l = digest_find(d, name);
+
+	return l && !(head && strcmp(l->head, head) != 0) ? l : NULL;
+}
+
+static size_t digest_validated(const struct registry_digest *d, char *const *names,
+			       const char *head)
+{
+	const struct latest_run *l;
+	size_t i, ok = 0;
+
+	for (i = 0; names && names[i]; i++) {
+		l = digest_current(d, names[i], head);
+		if (l && strcmp(l->status, "validated") == 0)
+			ok++;
+	}
+	return ok;
+}
+
+int registry_digest_evidence_md(const struct registry_digest *d, const char *item,
+				char *const *names, const char *head, struct buf *out)
+{
+	const struct latest_run *l;
+	size_t i, nnames = strv_len(names);
+	int rc;
+
 	rc = buf_printf(out, "# Evidence for %s [%zu/%zu validated]\n\n"
 			"| Recipe | Status | Command | Evidence | Note |\n|---|---|---|---|---|\n",
-			item, count_validated(names, e, nlines, head), nnames);
+			item, digest_validated(d, names, head), nnames);
 	for (i = 0; !rc && i < nnames; i++) {
-		l = latest(e, nlines, names[i]);
-		rc = row(out, names[i], l ? l->obj : NULL, 0, l && stale(l, head) ? l->head : NULL);
+		l = digest_find(d, names[i]);
+		rc = row(out, names[i], l ? l->obj : NULL, 0,
+			 l && head && strcmp(l->head, head) != 0 ? l->head : NULL);
 	}
-	for (i = 0; !rc && i < nlines; i++) {
-		if (!e[i].obj || e[i].engine)
-			continue;
-		if (!externals++)
-			rc = buf_puts(out, "\n## External claims (not counted)\n\n"
-				      "| Run | Recipe | Status | Command | Evidence | Note |\n"
-				      "|---|---|---|---|---|---|\n");
-		if (!rc)
-			rc = row(out, e[i].recipe, e[i].obj, 1, NULL);
-	}
+	if (!rc && d->external.len)
+		rc = buf_puts(out, "\n## External claims (not counted)\n\n"
+			      "| Run | Recipe | Status | Command | Evidence | Note |\n"
+			      "|---|---|---|---|---|---|\n");
+	if (!rc && d->external.len)
+		rc = buf_append(out, d->external.data, d->external.len);
 	if (!rc)
 		rc = buf_puts(out, "\nGenerated from validation/registry.jsonl"
 			      " — do not edit by hand.\n");
-	entries_free(e, nlines);
+	return rc;
+}
+
+void registry_digest_summary(const struct registry_digest *d, char *const *names,
+			     const char *head, char out[64])
+{
+	snprintf(out, 64, "%zu/%zu validated", digest_validated(d, names, head), strv_len(names));
+}
+
+/* A digest of lines (caller frees), or NULL on ENOMEM. */
+static struct registry_digest *digest_of(char *const *lines, size_t nlines)
+{
+	struct registry_digest *d = registry_digest_new();
+	size_t i;
+
+	for (i = 0; d && i < nlines; i++) {
+		if (lines[i] && registry_digest_add(d, lines[i], strlen(lines[i]))) {
+			registry_digest_free(d);
+			d = NULL;
+		}
+	}
+	return d;
+}
+
+int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
+			 const char *head, struct buf *out)
+{
+	struct registry_digest *d = digest_of(lines, nlines);
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	rc = registry_digest_evidence_md(d, item, names, head, out);
+	registry_digest_free(d);
 	return rc;
 }
 
 void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines,
 			       const char *head, char out[64])
 {
-	struct entry *e;
-	size_t ok = 0;
+	struct registry_digest *d = digest_of(lines, nlines);
 
-	if (!entries_load(lines, nlines, &e)) {
-		ok = count_validated(names, e, nlines, head);
-		entries_free(e, nlines);
+	if (d) {
+		registry_digest_summary(d, names, head, out);
+		registry_digest_free(d);
+	} else {
+		snprintf(out, 64, "0/%zu validated", strv_len(names));
 	}
-	snprintf(out, 64, "%zu/%zu validated", ok, strv_len(names));
 }

@@ -96,4 +96,31 @@ int registry_evidence_md(const char *item, char *const *names, char *const *line
 void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines,
 			       const char *head, char out[64]);
 
+/*
+ * A digest of a registry: what evidence.md and the status's "n/m
+ * validated" need of it (the latest engine line of each recipe, the
+ * external claims' rows), fed one line at a time, oldest first, so that a
+ * registry that grows is read once. Rendering from the digest of lines
+ * gives the same text as registry_evidence_md and registry_evidence_summary
+ * over those lines. A digest is not locked: one thread at a time.
+ */
+struct registry_digest;
+
+/* An empty digest (free with registry_digest_free), or NULL on ENOMEM. */
+struct registry_digest *registry_digest_new(void);
+/* NULL is allowed. */
+void registry_digest_free(struct registry_digest *d);
+/* Adds the next line (len bytes, no newline; it need not end with a NUL).
+ * A line that is not a JSON object is skipped, as by the renderers above.
+ * 0 or -ENOMEM (the digest is then incomplete: free it). */
+int registry_digest_add(struct registry_digest *d, const char *line, size_t len);
+/* The memory the digest holds, in bytes (an estimate). */
+size_t registry_digest_bytes(const struct registry_digest *d);
+/* registry_evidence_md over the lines added so far. 0 or -ENOMEM. */
+int registry_digest_evidence_md(const struct registry_digest *d, const char *item,
+				char *const *names, const char *head, struct buf *out);
+/* registry_evidence_summary over the lines added so far. */
+void registry_digest_summary(const struct registry_digest *d, char *const *names,
+			     const char *head, char out[64]);
+
 #endif

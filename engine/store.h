@@ -237,6 +237,12 @@ int store_registry_append(struct store *s, int64_t item_id, const char *line, co
 			  int64_t run_id);
 /* All lines of the item, oldest first (*lines NULL-terminated; strv_free). */
 int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n);
+/* Calls cb(arg, id, line, len) for every line of the item whose id (the
+ * registry row's, increasing with every append) is above after, oldest
+ * first, under the store's lock (cb must not call the store); a non-zero
+ * return of cb stops the walk and is returned. 0 or a negative errno. */
+int store_registry_since(struct store *s, int64_t item_id, int64_t after,
+			 int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg);
 /* Calls cb(line, source, run_id) for every registry line of every item. */
 int store_registry_each(struct store *s,
 			int (*cb)(void *arg, int64_t item_id, const char *line, const char *source,

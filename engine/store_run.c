@@ -468,6 +468,37 @@ int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t
 	return 0;
 }
 
+int store_registry_since(struct store *s, int64_t item_id, int64_t after,
+			 int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT id, line FROM registry WHERE item_id = ?1 AND id > ?2"
+			    " ORDER BY id");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		sqlite3_bind_int64(st, 2, after);
+		for (;;) {
+			int r = sqlite3_step(st);
+
+			if (r != SQLITE_ROW) {
+				rc = r == SQLITE_DONE ? 0 : store__err(s, r);
+				break;
+			}
+			rc = cb(arg, sqlite3_column_int64(st, 0),
+				(const char *)sqlite3_column_text(st, 1),
+				(size_t)sqlite3_column_bytes(st, 1));
+			if (rc)
+				break;
+		}
+		store__done(st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
 int store_registry_each(struct store *s,
 			int (*cb)(void *arg, int64_t item_id, const char *line, const char *source,
 				  int64_t run_id),

@@ -15,6 +15,10 @@
  * alone: the last rendering of each item is kept with the two commit ids
  * it was made from and served while both are still what they resolve to
  * (a bounded cache, DIFF_CACHE_BYTES of content at most).
+ *
+ * Registry. status and evidence.md read the registry through the item's
+ * kept digest (view_digest.c): a stat parses only the lines appended
+ * since the last one, not the whole registry.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -237,22 +241,46 @@ static void item_title(struct engine *e, const struct item *it, char *out, size_
 	free(brief);
 }
 
+/* What a rendering from the item's registry digest needs. */
+struct digest_render {
+	const struct item *it;
+	char *const *names;
+	const char *head;  /* NULL: none */
+	struct buf *out;   /* evidence.md */
+	char *summary;     /* [64]: "n/m validated" */
+};
+
+static int render_summary(void *arg, const struct registry_digest *d)
+{
+	struct digest_render *r = arg;
+
+	registry_digest_summary(d, r->names, r->head, r->summary);
+	return 0;
+}
+
+static int render_evidence(void *arg, const struct registry_digest *d)
+{
+	struct digest_render *r = arg;
+
+	return registry_digest_evidence_md(d, r->it->name, r->names, r->head, r->out);
+}
+
 int view_status(struct engine *e, const struct item *it, int json, struct buf *out)
 {
 	struct pfs_config *cfg = engine_config_get(e);
 	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128];
-	char **names = NULL, **lines = NULL;
-	size_t nl = 0;
+	char **names = NULL;
+	struct digest_render r;
 	int rc = 0;
 
 	item_title(e, it, title, sizeof(title));
 	if (branch_head(cfg->repo, it->branch, head))
 		head[0] = '\0';
-	if (view_plan_names(e, it, &names) == 0 &&
-	    store_registry_lines(e->store, it->id, &lines, &nl) == 0)
-		registry_evidence_summary(names, lines, nl, head[0] ? head : NULL, evidence);
+	if (view_plan_names(e, it, &names) == 0) {
+		r = (struct digest_render){ it, names, head[0] ? head : NULL, NULL, evidence };
+		view_digest(e, it->id, render_summary, &r);
+	}
 	strv_free(names);
-	strv_free(lines);
 	engine_active_gpus(e, it->id, gpus, sizeof(gpus));
 	if (!json) {
 		rc = buf_printf(out,
@@ -306,8 +334,8 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 
 int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 {
-	char **names = NULL, **lines = NULL, head[41] = "";
-	size_t nl = 0;
+	char **names = NULL, head[41] = "";
+	struct digest_render r;
 	int rc;
 
 	/* Runs at another commit than the branch head are stale (registry.h). */
@@ -318,12 +346,11 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 		names = calloc(1, sizeof(char *));
 		rc = names ? 0 : -ENOMEM;
 	}
-	if (rc == 0)
-		rc = store_registry_lines(e->store, it->id, &lines, &nl);
-	if (rc == 0)
-		rc = registry_evidence_md(it->name, names, lines, nl, head[0] ? head : NULL, out);
+	if (rc == 0) {
+		r = (struct digest_render){ it, names, head[0] ? head : NULL, out, NULL };
+		rc = view_digest(e, it->id, render_evidence, &r);
+	}
 	strv_free(names);
-	strv_free(lines);
 	return rc;
 }
 

@@ -396,6 +396,66 @@ TEST(evidence_md)
 	buf_free(&b);
 }
 
+/* A digest fed one line at a time renders, after every line, what a digest
+ * of the lines so far renders, and its count of validated recipes agrees
+ * with the verdict, which reads the lines themselves. */
+TEST(digest_incremental)
+{
+	char *names[] = { "01-build", "02-lint", "03-unit-tests", NULL };
+	char *lines[] = {
+		eng("01-build", "validated", OLD_HEAD),
+		ext("03-unit-tests", "validated", HEAD),
+		"not json",
+		"[1,2]",
+		eng("02-lint", "validated", HEAD),
+		eng("01-build", "validated", HEAD),
+		eng("09-not-planned", "failing", HEAD),
+		ext("02-lint", "failing", HEAD),
+		eng("03-unit-tests", "validated", HEAD),
+		eng("02-lint", "failing", HEAD),
+		eng("02-lint", "validated", HEAD),
+	};
+	struct registry_digest *d = registry_digest_new();
+	char sum[64], want_sum[64], *prefix[N(lines) + 1];
+	struct buf got, want;
+	size_t i, j;
+
+	ASSERT(d != NULL);
+	for (i = 0; i < N(lines); i++) {
+		ASSERT_EQ(registry_digest_add(d, lines[i], strlen(lines[i])), 0);
+		for (j = 0; j <= i; j++)
+			prefix[j] = lines[j];
+		prefix[i + 1] = NULL;
+		buf_init(&got);
+		buf_init(&want);
+		ASSERT_EQ(registry_digest_evidence_md(d, "item", names, HEAD, &got), 0);
+		ASSERT_EQ(registry_evidence_md("item", names, prefix, i + 1, HEAD, &want), 0);
+		ASSERT_STREQ(got.data, want.data);
+		registry_digest_summary(d, names, HEAD, sum);
+		registry_evidence_summary(names, prefix, i + 1, HEAD, want_sum);
+		ASSERT_STREQ(sum, want_sum);
+		ASSERT_EQ(strcmp(sum, "3/3 validated") == 0,
+			  strcmp(registry_verdict(names, prefix, i + 1, HEAD), "pass") == 0);
+		buf_free(&got);
+		buf_free(&want);
+	}
+	/* the last 02-lint line wins over the failing one before it; the
+	 * external failing claim does not count */
+	ASSERT_STREQ(sum, "3/3 validated");
+	ASSERT(registry_digest_bytes(d) > 0);
+	/* without a head every run counts, stale or not */
+	registry_digest_free(d);
+	d = registry_digest_new();
+	ASSERT(d != NULL);
+	ASSERT_EQ(registry_digest_add(d, lines[0], strlen(lines[0])), 0);
+	registry_digest_summary(d, names, NULL, sum);
+	ASSERT_STREQ(sum, "1/3 validated");
+	registry_digest_summary(d, names, HEAD, sum);
+	ASSERT_STREQ(sum, "0/3 validated");
+	registry_digest_free(d);
+	registry_digest_free(NULL);
+}
+
 TEST(evidence_md_plain)
 {
 	char *names[] = { "01-build", NULL };
@@ -563,6 +623,7 @@ int main(void)
 	RUN(gate_latest);
 	RUN(stale);
 	RUN(evidence_md);
+	RUN(digest_incremental);
 	RUN(evidence_md_plain);
 	RUN(evidence_summary);
 	RUN(schema_matches_validator);

@@ -1,0 +1,93 @@
+/*
+ * view_digest.c - registry digests kept per item, so that evidence.md and
+ * the status read only the registry lines appended since their last
+ * rendering instead of parsing the whole registry at every stat.
+ *
+ * Each item's digest (registry.h) is kept with the id of the last line it
+ * took, in one of DIGEST_SLOTS slots chosen by item id. A rendering feeds
+ * it the lines above that id (store_registry_since) and renders from it.
+ * The registry is append-only (triggers refuse updates and deletes) and
+ * items are never deleted, so (item id, last line id) names the lines a
+ * digest holds exactly. The digests hold at most DIGEST_BYTES together; a
+ * digest that would pass that serves its rendering and is dropped.
+ *
+ * Locking: one mutex over the slots, taken before the store's lock (the
+ * feed runs under both); renderings of different items take turns.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "engine_int.h"
+#include "registry.h"
+
+#define DIGEST_BYTES (32u << 20)
+
+/* Feeds one line to the digest d (store_registry_since's callback). */
+struct feed {
+	struct registry_digest *d;
+	int64_t last_id;
+};
+
+static int feed_line(void *arg, int64_t id, const char *line, size_t len)
+{
+	struct feed *f = arg;
+	int rc = registry_digest_add(f->d, line ? line : "", line ? len : 0);
+
+	if (rc == 0)
+		f->last_id = id;
+	return rc;
+}
+
+static void slot_clear(struct engine *e, struct digest_slot *s)
+{
+	e->digest_bytes -= s->bytes;
+	registry_digest_free(s->d);
+	s->d = NULL;
+	s->item_id = 0;
+	s->last_id = 0;
+	s->bytes = 0;
+}
+
+int view_digest(struct engine *e, int64_t item_id,
+		int (*fn)(void *arg, const struct registry_digest *d), void *arg)
+{
+	struct digest_slot *s = &e->digests[(uint64_t)item_id % DIGEST_SLOTS];
+	struct feed f;
+	int rc;
+
+	pthread_mutex_lock(&e->digest_lock);
+	if (s->d && s->item_id != item_id)
+		slot_clear(e, s);
+	if (!s->d) {
+		s->d = registry_digest_new();
+		if (!s->d) {
+			pthread_mutex_unlock(&e->digest_lock);
+			return -ENOMEM;
+		}
+		s->item_id = item_id;
+	}
+	f.d = s->d;
+	f.last_id = s->last_id;
+	rc = store_registry_since(e->store, item_id, s->last_id, feed_line, &f);
+	s->last_id = f.last_id;
+	if (rc == 0)
+		rc = fn(arg, s->d);
+	/* A digest that failed midway holds part of a line's effect: dropped.
+	 * One past the budget serves this call only. */
+	e->digest_bytes -= s->bytes;
+	s->bytes = registry_digest_bytes(s->d);
+	e->digest_bytes += s->bytes;
+	if (rc < 0 || e->digest_bytes > DIGEST_BYTES)
+		slot_clear(e, s);
+	pthread_mutex_unlock(&e->digest_lock);
+	return rc;
+}
+
+void view_digests_free(struct engine *e)
+{
+	size_t i;
+
+	for (i = 0; i < DIGEST_SLOTS; i++)
+		slot_clear(e, &e->digests[i]);
+}
