@@ -25,6 +25,11 @@
  * in between, so once it gets the checkpoint lock (the thread's pass, if
  * one runs, ends first) it catches up whole, and the WAL stays bounded.
  * Where the thread cannot be had, the automatic checkpoint stays.
+ *
+ * Item rows: every request through the mount looks its item up by name
+ * (store_item_get). A writable store, the only writer of its items rows,
+ * keeps copies of the rows it read and drops them all at any write of an
+ * items row (store__items_changed): writes are rare next to lookups.
  */
 #include <errno.h>
 #include <signal.h>
@@ -340,6 +345,7 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	sqlite3_busy_timeout(s->db, 5000);
 	sqlite3_extended_result_codes(s->db, 1);
 	s->writable = !readonly;
+	s->item_gen = 1;
 	if (!readonly) {
 		rc = store__exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 			     "PRAGMA foreign_keys=ON;");
@@ -414,6 +420,8 @@ void store_close(struct store *s)
 	ckpt_stop(s);
 	for (i = 0; i < s->ncache; i++)
 		sqlite3_finalize(s->cache[i].st);
+	for (i = 0; i < ITEM_CACHE; i++)
+		item_clear(&s->items[i].it);
 	sqlite3_close(s->db);
 	pthread_cond_destroy(&s->ckpt_cond);
 	pthread_mutex_destroy(&s->ckpt_lock);
@@ -596,6 +604,7 @@ int store_item_create(struct store *s, const char *name, const char *branch, con
 		sqlite3_bind_text(st, 4, now, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, now, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 6, util_now_ns());
+		store__items_changed(s);
 		rc = store__step_done(s, st);
 		if (rc == 0 && id)
 			*id = sqlite3_last_insert_rowid(s->db);
@@ -604,13 +613,61 @@ int store_item_create(struct store *s, const char *name, const char *branch, con
 	return rc;
 }
 
+void store__items_changed(struct store *s)
+{
+	s->item_gen++;
+}
+
+/* A copy of src into dst (item_clear frees it). 0 or -ENOMEM (dst empty). */
+static int item_copy(struct item *dst, const struct item *src)
+{
+	*dst = *src;
+	dst->name = strdup(src->name);
+	dst->title = strdup(src->title);
+	dst->state = strdup(src->state);
+	dst->stage = strdup(src->stage);
+	dst->branch = strdup(src->branch);
+	dst->base = strdup(src->base);
+	dst->verdict = strdup(src->verdict);
+	dst->assessment = strdup(src->assessment);
+	dst->last_error = strdup(src->last_error);
+	dst->last_result = strdup(src->last_result);
+	dst->created_at = strdup(src->created_at);
+	dst->updated_at = strdup(src->updated_at);
+	if (!dst->name || !dst->title || !dst->state || !dst->stage || !dst->branch ||
+	    !dst->base || !dst->verdict || !dst->assessment || !dst->last_error ||
+	    !dst->last_result || !dst->created_at || !dst->updated_at) {
+		item_clear(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The slot of the item cache for name (FNV-1a). */
+static size_t item_slot(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *name; name++) {
+		h ^= (unsigned char)*name;
+		h *= 0x100000001b3ULL;
+	}
+	return (size_t)(h % ITEM_CACHE);
+}
+
 static int item_get_by(struct store *s, const char *sql, const char *name, int64_t id,
 		       struct item *out)
 {
 	sqlite3_stmt *st;
-	int rc = -EIO;
+	size_t slot = name ? item_slot(name) : 0;
+	int rc = -EIO, keep = name && s->writable;
 
 	pthread_mutex_lock(&s->lock);
+	if (keep && s->items[slot].gen == s->item_gen && strcmp(s->items[slot].it.name, name) == 0) {
+		rc = item_copy(out, &s->items[slot].it);
+		pthread_mutex_unlock(&s->lock);
+		return rc;
+	}
 	st = store__stmt(s, sql);
 	if (st) {
 		if (name)
@@ -623,6 +680,10 @@ static int item_get_by(struct store *s, const char *sql, const char *name, int64
 		else
 			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
 		store__done(st);
+	}
+	if (rc == 0 && keep) {
+		item_clear(&s->items[slot].it);
+		s->items[slot].gen = item_copy(&s->items[slot].it, out) == 0 ? s->item_gen : 0;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
@@ -664,6 +725,7 @@ int store_item_update(struct store *s, struct item *it)
 		sqlite3_bind_int(st, 12, it->archived);
 		sqlite3_bind_text(st, 13, now, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 14, it->id);
+		store__items_changed(s);
 		rc = store__step_done(s, st);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -730,6 +792,7 @@ int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int
 		store__bind_time(st, 2, mtime_ns);
 		sqlite3_bind_int64(st, 3, util_now_ns());
 		sqlite3_bind_int64(st, 4, item_id);
+		store__items_changed(s);
 		rc = store__step_done(s, st);
 		if (rc == 0 && sqlite3_changes(s->db) == 0)
 			rc = -ENOENT;

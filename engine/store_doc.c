@@ -44,9 +44,10 @@ static int touch_parent_locked(struct store *s, int64_t item, const char *path)
 	const char *slash = strrchr(path, '/');
 	sqlite3_stmt *st;
 
-	if (!slash)
+	if (!slash) {
 		st = store__stmt(s, "UPDATE items SET dir_mtime_ns = ?1, dir_ctime_ns = ?1 WHERE id = ?2");
-	else
+		store__items_changed(s);
+	} else
 		st = store__stmt(s, "UPDATE documents SET mtime_ns = ?1, ctime_ns = ?1 "
 				    "WHERE item_id = ?2 AND path = ?3 AND is_dir = 1");
 	if (!st)

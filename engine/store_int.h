@@ -15,6 +15,7 @@
 
 #define STMT_CACHE 96
 #define SIZE_CACHE 256
+#define ITEM_CACHE 256
 
 struct store {
 	pthread_mutex_t lock;
@@ -39,6 +40,14 @@ struct store {
 		int64_t key;
 		uint64_t size;
 	} sizes[SIZE_CACHE]; /* protected by lock */
+	/* Item rows by name (store.c), kept by a writable store: a slot is
+	 * current while its gen equals item_gen, which every write of an
+	 * items row moves on (store__items_changed). Direct-mapped. */
+	uint64_t item_gen;   /* protected by lock; starts at 1 */
+	struct {
+		uint64_t gen;
+		struct item it;
+	} items[ITEM_CACHE]; /* protected by lock */
 };
 
 /* Translates a SQLite result code to 0 or a negative errno, logging
@@ -53,6 +62,9 @@ int store__exec(struct store *s, const char *sql);
  * returns the outcome. */
 int store__begin(struct store *s);
 int store__end(struct store *s, int rc);
+/* Every kept item row is out of date (an items row was written). Lock
+ * held. */
+void store__items_changed(struct store *s);
 /* Steps a statement that returns no rows and resets it. */
 int store__step_done(struct store *s, sqlite3_stmt *st);
 /* Binds a time in ns to parameter idx of st, or NULL for STORE_TIME_OMIT

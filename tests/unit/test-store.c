@@ -2,7 +2,8 @@
  * test-store.c - the SQLite store: creation and reopening, items, documents
  * with every revision (write, rename over, directories, unlink keeps
  * history), their times and the times of their directories, run logs read
- * back at any offset with their sha256, the append-only registry (enforced
+ * back at any offset with their sha256, the item rows a writable store
+ * keeps, the append-only registry (enforced
  * by the database itself), events, a read-only open refusing writes, a
  * version 1 store read read-only and migrated, and checkpoints that keep
  * the WAL from growing with everything ever written.
@@ -67,6 +68,52 @@ TEST(items)
 	ASSERT_EQ(run, 1);
 	ASSERT_EQ(store_item_next_run(s, id, &run), 0);
 	ASSERT_EQ(run, 2);
+	store_close(s);
+}
+
+/* The item rows a writable store keeps follow every write of a row, and a
+ * read-only store, which another process may write under, keeps none. */
+TEST(item_cache)
+{
+	struct store *s = open_store(0, 0), *ro;
+	struct item it, again;
+	int64_t before;
+
+	/* a missing item is not kept as missing */
+	ASSERT_EQ(store_item_get(s, "fix-cache", &it), -ENOENT);
+	ASSERT_EQ(store_item_create(s, "fix-cache", "packetfs/fix-cache", "main", NULL), 0);
+	ASSERT_EQ(store_item_get(s, "fix-cache", &it), 0);
+	ASSERT_EQ(store_item_get(s, "fix-cache", &again), 0);
+	ASSERT_STREQ(again.state, it.state);
+	ASSERT(again.state != it.state); /* each caller owns its copy */
+	item_clear(&again);
+	ro = open_store(0, 1);
+	ASSERT_EQ(store_item_get(ro, "fix-cache", &again), 0);
+	ASSERT_STREQ(again.title, "");
+	item_clear(&again);
+	free(it.title);
+	it.title = strdup("cached no more");
+	ASSERT_EQ(store_item_update(s, &it), 0);
+	ASSERT_EQ(store_item_get(s, "fix-cache", &again), 0);
+	ASSERT_STREQ(again.title, "cached no more");
+	item_clear(&again);
+	ASSERT_EQ(store_item_get(ro, "fix-cache", &again), 0);
+	ASSERT_STREQ(again.title, "cached no more");
+	item_clear(&again);
+	/* a top-level document moves the directory's times */
+	before = util_now_ns();
+	ASSERT_EQ(store_doc_write(s, it.id, "cache.md", "x", 1, (mode_t)-1, 1, "create", &who, NULL),
+		  0);
+	ASSERT_EQ(store_item_get(s, "fix-cache", &again), 0);
+	ASSERT(again.dir_mtime_ns >= before);
+	item_clear(&again);
+	ASSERT_EQ(store_item_set_times(s, it.id, 11, 12), 0);
+	ASSERT_EQ(store_item_get(s, "fix-cache", &again), 0);
+	ASSERT_EQ(again.dir_atime_ns, 11);
+	ASSERT_EQ(again.dir_mtime_ns, 12);
+	item_clear(&again);
+	item_clear(&it);
+	store_close(ro);
 	store_close(s);
 }
 
@@ -451,6 +498,7 @@ int main(void)
 	ASSERT(mkdtemp(dir) != NULL);
 	RUN(open_missing);
 	RUN(items);
+	RUN(item_cache);
 	RUN(documents);
 	RUN(times);
 	RUN(logs);
