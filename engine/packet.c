@@ -65,41 +65,13 @@ static int resolve_doc(struct engine *e, struct node *n)
 	return 0;
 }
 
-struct hist_probe {
-	const char *dir; /* "" or "a/b" */
-	size_t dlen;
-	const char *leaf;
-	int found_dir;
-	int found_rev;
-};
-
-static int hist_probe_cb(void *arg, const struct rev_info *r)
-{
-	struct hist_probe *p = arg;
-	const char *rest = r->path;
-
-	if (p->dlen) {
-		if (strncmp(r->path, p->dir, p->dlen) != 0 || r->path[p->dlen] != '/')
-			return 0;
-		rest = r->path + p->dlen + 1;
-	}
-	if (p->leaf) {
-		size_t ll = strlen(p->leaf);
-
-		if (strncmp(rest, p->leaf, ll) == 0 && rest[ll] == '/')
-			p->found_dir = 1;
-	}
-	return p->found_dir;
-}
-
 /* Resolves .history/<rest> of an item. */
 static int resolve_history(struct engine *e, struct node *n, const char *rest)
 {
-	struct hist_probe p = {0};
 	const char *at;
-	char dir[PATH_MAX];
 	char *end;
 	long rev;
+	int rc;
 
 	if (!*rest) {
 		n->kind = N_HISTORY_DIR;
@@ -111,13 +83,11 @@ static int resolve_history(struct engine *e, struct node *n, const char *rest)
 	at = strrchr(rest, '@');
 	if (at && !strchr(at, '/') && at[1]) {
 		rev = strtol(at + 1, &end, 10);
-		if (*end == '\0' && rev > 0) {
-			char *data = NULL;
+		if (*end == '\0' && rev > 0 && rev <= INT_MAX) {
 			size_t len;
 
 			snprintf(n->rel, sizeof(n->rel), "%.*s", (int)(at - rest), rest);
-			if (store_rev_read(e->store, n->item.id, n->rel, (int)rev, &data, &len) == 0) {
-				free(data);
+			if (store_rev_size(e->store, n->item.id, n->rel, (int)rev, &len) == 0) {
 				n->kind = N_HISTORY_FILE;
 				n->rev = (int)rev;
 				n->doc.size = len;
@@ -126,23 +96,9 @@ static int resolve_history(struct engine *e, struct node *n, const char *rest)
 		}
 	}
 	/* A directory of .history: some revision's path lies below it. */
-	snprintf(dir, sizeof(dir), "%s", rest);
-	{
-		char *slash = strrchr(dir, '/');
-
-		if (slash) {
-			*slash = '\0';
-			p.dir = dir;
-			p.dlen = strlen(dir);
-			p.leaf = slash + 1;
-		} else {
-			p.dir = "";
-			p.leaf = dir;
-		}
-	}
-	store_rev_each(e->store, n->item.id, NULL, hist_probe_cb, &p);
-	if (!p.found_dir)
-		return -ENOENT;
+	rc = store_rev_dir_exists(e->store, n->item.id, rest);
+	if (rc <= 0)
+		return rc < 0 ? rc : -ENOENT;
 	n->kind = N_HISTORY_DIR;
 	snprintf(n->rel, sizeof(n->rel), "%s", rest);
 	return 0;
@@ -682,6 +638,7 @@ struct hist_list {
 	struct dir_walk *w;
 	const char *dir;
 	size_t dlen;
+	char last[PATH_MAX];     /* the subdirectory listed last */
 };
 
 static int emit_hist(void *arg, const struct rev_info *r)
@@ -689,7 +646,6 @@ static int emit_hist(void *arg, const struct rev_info *r)
 	struct hist_list *h = arg;
 	const char *rest = r->path, *slash;
 	char name[PATH_MAX];
-	size_t i;
 
 	if (h->dlen) {
 		if (strncmp(r->path, h->dir, h->dlen) != 0 || r->path[h->dlen] != '/')
@@ -698,11 +654,12 @@ static int emit_hist(void *arg, const struct rev_info *r)
 	}
 	slash = strchr(rest, '/');
 	if (slash) {
+		/* Rows come by path, so the paths below one subdirectory come
+		 * together: it is listed at the first. */
 		snprintf(name, sizeof(name), "%.*s", (int)(slash - rest), rest);
-		for (i = 0; h->w->seen && h->w->seen[i]; i++)
-			if (strcmp(h->w->seen[i], name) == 0)
-				return 0;
-		strv_push(&h->w->seen, name);
+		if (strcmp(name, h->last) == 0)
+			return 0;
+		snprintf(h->last, sizeof(h->last), "%s", name);
 	} else {
 		if (r->size < 0)
 			return 0;
@@ -828,9 +785,9 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		rc = store_run_each(e->store, n.item.id, "recipe", NULL, emit_run, &w);
 		break;
 	case N_HISTORY_DIR: {
-		struct hist_list h = {&w, n.rel, strlen(n.rel)};
+		struct hist_list h = {&w, n.rel, strlen(n.rel), ""};
 
-		rc = store_rev_each(e->store, n.item.id, NULL, emit_hist, &h);
+		rc = store_rev_each_below(e->store, n.item.id, n.rel, emit_hist, &h);
 		break;
 	}
 	default:

@@ -179,6 +179,16 @@ struct rev_info {
  * NULL) of every path, ordered by path then rev. */
 int store_rev_each(struct store *s, int64_t item_id, const char *path,
 		   int (*cb)(void *arg, const struct rev_info *r), void *arg);
+/* store_rev_each(path NULL) restricted to the paths below dir (a path
+ * relative to the item; "" for all), with one index range. */
+int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
+			 int (*cb)(void *arg, const struct rev_info *r), void *arg);
+/* The size in bytes of one revision's content, without reading it. 0 or
+ * -ENOENT (no such revision, or a tombstone). */
+int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len);
+/* Whether some revision of the item has a path below dir (a path relative
+ * to the item, not ""): 1, 0, or a negative errno. One index probe. */
+int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir);
 /* Content of one revision. -ENOENT (no such revision, or a tombstone). */
 int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
 		   size_t *len);

@@ -636,13 +636,30 @@ static int rev_row(sqlite3_stmt *st, void *elem, void *ctx)
 	return 0;
 }
 
+/* The rows of st (bound by the caller, lock held) copied out, then cb for
+ * each without the lock, as store_rev_each. */
+static int rev_walk(struct store *s, sqlite3_stmt *st,
+		    int (*cb)(void *arg, const struct rev_info *r), void *arg)
+{
+	struct rev_row *v = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	rc = store__collect(s, st, sizeof(*v), rev_row, NULL, (void **)&v, &n);
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++) {
+		if (rc == 0 && cb(arg, &v[i].r))
+			rc = 1;
+		rev_row_clear(&v[i]);
+	}
+	free(v);
+	return rc < 0 ? rc : 0;
+}
+
 int store_rev_each(struct store *s, int64_t item_id, const char *path,
 		   int (*cb)(void *arg, const struct rev_info *r), void *arg)
 {
-	struct rev_row *v = NULL;
 	sqlite3_stmt *st;
-	size_t n = 0, i;
-	int rc = -EIO;
 
 	/* Revisions are immutable: copy rows out so cb runs unlocked. */
 	pthread_mutex_lock(&s->lock);
@@ -653,20 +670,110 @@ int store_rev_each(struct store *s, int64_t item_id, const char *path,
 	else
 		st = store__stmt(s, "SELECT path, rev, op, size, mode, uid, pid, comm, stage, "
 				    "created_at FROM revisions WHERE item_id = ? ORDER BY path, rev");
+	if (!st) {
+		pthread_mutex_unlock(&s->lock);
+		return -EIO;
+	}
+	sqlite3_bind_int64(st, 1, item_id);
+	if (path)
+		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	return rev_walk(s, st, cb, arg);
+}
+
+/* The bounds of the paths below dir under binary collation, ["dir/",
+ * "dir0") ('0' follows '/'), in one allocation at *lo (caller frees). */
+static int below_bounds(const char *dir, char **lo, char **hi)
+{
+	size_t dlen = strlen(dir);
+
+	*lo = malloc(2 * (dlen + 2));
+	if (!*lo)
+		return -ENOMEM;
+	*hi = *lo + dlen + 2;
+	memcpy(*lo, dir, dlen);
+	memcpy(*lo + dlen, "/", 2);
+	memcpy(*hi, dir, dlen);
+	memcpy(*hi + dlen, "0", 2);
+	return 0;
+}
+
+int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
+			 int (*cb)(void *arg, const struct rev_info *r), void *arg)
+{
+	sqlite3_stmt *st;
+	char *lo, *hi;
+	int rc;
+
+	if (!*dir)
+		return store_rev_each(s, item_id, NULL, cb, arg);
+	rc = below_bounds(dir, &lo, &hi);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT path, rev, op, size, mode, uid, pid, comm, stage, created_at "
+			    "FROM revisions WHERE item_id = ?1 AND path >= ?2 AND path < ?3 "
+			    "ORDER BY path, rev");
+	if (!st) {
+		pthread_mutex_unlock(&s->lock);
+		free(lo);
+		return -EIO;
+	}
+	sqlite3_bind_int64(st, 1, item_id);
+	sqlite3_bind_text(st, 2, lo, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, hi, -1, SQLITE_STATIC);
+	rc = rev_walk(s, st, cb, arg);
+	free(lo);
+	return rc;
+}
+
+int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT size FROM revisions WHERE item_id = ? AND path = ? AND rev = ? "
+		     "AND content IS NOT NULL");
 	if (st) {
 		sqlite3_bind_int64(st, 1, item_id);
-		if (path)
-			sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-		rc = store__collect(s, st, sizeof(*v), rev_row, NULL, (void **)&v, &n);
+		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, rev);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			*len = (size_t)sqlite3_column_int64(st, 0);
+			rc = 0;
+		} else {
+			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+		}
+		store__done(st);
 	}
 	pthread_mutex_unlock(&s->lock);
-	for (i = 0; i < n; i++) {
-		if (rc == 0 && cb(arg, &v[i].r))
-			rc = 1;
-		rev_row_clear(&v[i]);
+	return rc;
+}
+
+int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
+{
+	sqlite3_stmt *st;
+	char *lo, *hi;
+	int rc = below_bounds(dir, &lo, &hi);
+
+	if (rc)
+		return rc;
+	rc = -EIO;
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT 1 FROM revisions WHERE item_id = ?1 AND path >= ?2 AND path < ?3 "
+			    "LIMIT 1");
+	if (st) {
+		sqlite3_bind_int64(st, 1, item_id);
+		sqlite3_bind_text(st, 2, lo, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, hi, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store__err(s, rc);
+		store__done(st);
 	}
-	free(v);
-	return rc < 0 ? rc : 0;
+	pthread_mutex_unlock(&s->lock);
+	free(lo);
+	return rc;
 }
 
 int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
