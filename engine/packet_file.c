@@ -51,6 +51,12 @@ struct pfs_file {
 	char *path;           /* as opened: rendered views are rendered again from it */
 	uint64_t read_end;    /* offset just past the last read (poll readiness) */
 	int snap_read;        /* the snapshot was read from */
+	/* registry, events: the rows read so far (tail_read) */
+	pthread_mutex_t tail_lock;
+	int tail_lock_init;
+	struct buf tail;      /* protected by tail_lock: the bytes at [tail_off, tail_off + len) */
+	uint64_t tail_off;    /* protected by tail_lock */
+	int64_t tail_id;      /* protected by tail_lock: the id of the last row taken */
 };
 
 /* Rendered views whose snapshot a read at offset 0 takes again, so that a
@@ -230,7 +236,10 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
-		break; /* read live */
+		/* read live (tail_read) */
+		pthread_mutex_init(&f->tail_lock, NULL);
+		f->tail_lock_init = 1;
+		break;
 	case N_PIPELINE:
 		rc = (flags & O_TRUNC) ? 0 : packet__render(e, &n, &f->snap);
 		f->snap_dirty = (flags & O_TRUNC) != 0;
@@ -297,6 +306,81 @@ static int snapshot_stale(struct pfs_file *f)
 	return stale;
 }
 
+/* What tail_row needs: the bytes from keep on are kept, up to end. */
+struct tail_fill {
+	struct pfs_file *f;
+	uint64_t keep, end;
+};
+
+static int tail_row(void *arg, int64_t id, const char *line, size_t len)
+{
+	struct tail_fill *t = arg;
+	struct pfs_file *f = t->f;
+	int rc = 0;
+
+	if (f->tail.len == 0 && f->tail_off + len + 1 <= t->keep) {
+		f->tail_off += len + 1; /* wholly before the read */
+	} else {
+		rc = buf_append(&f->tail, line ? line : "", line ? len : 0);
+		if (rc == 0)
+			rc = buf_append(&f->tail, "\n", 1);
+		if (rc) {
+			/* A row half taken: the next read starts over. */
+			f->tail.len = 0;
+			f->tail_off = 0;
+			f->tail_id = 0;
+			return rc;
+		}
+	}
+	f->tail_id = id;
+	return f->tail_off + f->tail.len >= t->end;
+}
+
+/*
+ * A read of registry.jsonl or events: append-only rows, read live so that
+ * tail -f sees growth. The handle keeps the bytes from its last read on
+ * and the id of the last row it took, so a read asks the store only for
+ * the rows after it, and only until the read is covered: reading a file
+ * of n rows through costs O(n), not a rendering of the whole file per
+ * read. A read before what is kept starts over from the first row.
+ */
+static ssize_t tail_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
+{
+	struct store *store = f->e->store;
+	struct tail_fill t = { f, off, off + size };
+	size_t drop, n = 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&f->tail_lock);
+	if (off < f->tail_off) {
+		f->tail.len = 0;
+		f->tail_off = 0;
+		f->tail_id = 0;
+	}
+	/* What lies before this read is not read again. */
+	drop = off - f->tail_off < f->tail.len ? (size_t)(off - f->tail_off) : f->tail.len;
+	if (drop) {
+		memmove(f->tail.data, f->tail.data + drop, f->tail.len - drop);
+		f->tail.len -= drop;
+		f->tail_off += drop;
+	}
+	if (f->tail_off + f->tail.len < t.end) {
+		if (f->kind == N_REGISTRY)
+			rc = store_registry_since(store, f->item_id, f->tail_id, tail_row, &t);
+		else
+			rc = store_events_since(store, f->kind == N_EVENTS_ALL ? 0 : f->item_id,
+						f->tail_id, tail_row, &t);
+	}
+	if (rc >= 0 && off >= f->tail_off && off - f->tail_off < f->tail.len) {
+		n = f->tail.len - (size_t)(off - f->tail_off);
+		if (n > size)
+			n = size;
+		memcpy(buf, f->tail.data + (off - f->tail_off), n);
+	}
+	pthread_mutex_unlock(&f->tail_lock);
+	return rc < 0 ? rc : (ssize_t)n;
+}
+
 static ssize_t file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
 {
 	struct engine *e = f->e;
@@ -313,27 +397,8 @@ static ssize_t file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 		return store_log_read(e->store, f->run_id, off, buf, size);
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
-	case N_REGISTRY: {
-		/* Append-only: read live, so tail -f sees growth. */
-		struct buf b;
-		int rc;
-
-		buf_init(&b);
-		if (f->kind == N_REGISTRY) {
-			char **lines = NULL;
-			size_t i, nl;
-
-			rc = store_registry_lines(e->store, f->item_id, &lines, &nl);
-			for (i = 0; rc == 0 && i < nl; i++)
-				rc = buf_printf(&b, "%s\n", lines[i]);
-			strv_free(lines);
-		} else {
-			rc = store_events_render(e->store, f->kind == N_EVENTS_ALL ? 0 : f->item_id, &b);
-		}
-		n = rc ? rc : slice(&b, buf, size, off);
-		buf_free(&b);
-		return n;
-	}
+	case N_REGISTRY:
+		return tail_read(f, buf, size, off);
 	default:
 		return slice(&f->snap, buf, size, off);
 	}
@@ -604,6 +669,9 @@ void engine_file_release(struct pfs_file *f)
 		packet__od_put(f->e, f->od);
 	buf_free(&f->snap);
 	buf_free(&f->line);
+	buf_free(&f->tail);
+	if (f->tail_lock_init)
+		pthread_mutex_destroy(&f->tail_lock);
 	free(f->path);
 	free(f);
 }

@@ -261,6 +261,9 @@ int store_registry_each(struct store *s,
 
 /* Appends an event (one JSON object, no newline); item_id 0: store-wide. */
 int store_event_add(struct store *s, int64_t item_id, const char *line);
+/* store_registry_since for the events of an item (item_id 0: all). */
+int store_events_since(struct store *s, int64_t item_id, int64_t after,
+		       int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg);
 /* Appends the events of an item (item_id 0: all) to out, one per line. */
 int store_events_render(struct store *s, int64_t item_id, struct buf *out);
 /* The size in bytes of validation/registry.jsonl (every line and its

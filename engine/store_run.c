@@ -468,15 +468,17 @@ int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t
 	return 0;
 }
 
-int store_registry_since(struct store *s, int64_t item_id, int64_t after,
-			 int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg)
+/* Calls cb(arg, id, text, len) for each row of sql (item_id bound to ?1,
+ * after to ?2; columns id, text), under the lock; cb's non-zero return
+ * stops the walk and is returned. */
+static int rows_since(struct store *s, const char *sql, int64_t item_id, int64_t after,
+		      int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg)
 {
 	sqlite3_stmt *st;
 	int rc = -EIO;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT id, line FROM registry WHERE item_id = ?1 AND id > ?2"
-			    " ORDER BY id");
+	st = store__stmt(s, sql);
 	if (st) {
 		sqlite3_bind_int64(st, 1, item_id);
 		sqlite3_bind_int64(st, 2, after);
@@ -497,6 +499,24 @@ int store_registry_since(struct store *s, int64_t item_id, int64_t after,
 	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+int store_registry_since(struct store *s, int64_t item_id, int64_t after,
+			 int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg)
+{
+	return rows_since(s, "SELECT id, line FROM registry WHERE item_id = ?1 AND id > ?2 ORDER BY id",
+			  item_id, after, cb, arg);
+}
+
+int store_events_since(struct store *s, int64_t item_id, int64_t after,
+		       int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg)
+{
+	/* Two statements, so that each has its index (an OR would have none). */
+	if (item_id == 0)
+		return rows_since(s, "SELECT id, line FROM events WHERE id > ?2 ORDER BY id", 0, after,
+				  cb, arg);
+	return rows_since(s, "SELECT id, line FROM events WHERE item_id = ?1 AND id > ?2 ORDER BY id",
+			  item_id, after, cb, arg);
 }
 
 int store_registry_each(struct store *s,
@@ -561,8 +581,11 @@ static int append_line(void *arg, const char *text, size_t len)
 
 int store_events_render(struct store *s, int64_t item_id, struct buf *out)
 {
-	return each_text(s, "SELECT line FROM events WHERE ?1 = 0 OR item_id = ?1 ORDER BY id",
-			 item_id, append_line, out);
+	if (item_id == 0)
+		return each_text(s, "SELECT line FROM events WHERE ?1 = 0 ORDER BY id", 0, append_line,
+				 out);
+	return each_text(s, "SELECT line FROM events WHERE item_id = ?1 ORDER BY id", item_id,
+			 append_line, out);
 }
 
 /* Runs the one-row, one-column size query sql with item_id bound. */
