@@ -502,13 +502,14 @@ struct latest_run {
 	cJSON *obj;
 	const char *status; /* in obj; "" when absent */
 	const char *head;   /* in obj; "" when absent */
+	size_t cost;        /* obj's memory, roughly */
 };
 
 struct registry_digest {
 	struct latest_run *runs; /* one per recipe with an engine line, first seen first */
 	size_t nruns, capruns;
 	struct buf external;     /* the rows of the external claims table */
-	size_t bytes;            /* memory held, roughly: lines kept + rows */
+	size_t bytes;            /* memory of the objects kept, roughly */
 };
 
 struct registry_digest *registry_digest_new(void)
@@ -576,6 +577,7 @@ static int digest_engine(struct registry_digest *d, cJSON *obj, size_t len)
 			return -ENOMEM;
 		}
 		l->obj = NULL;
+		l->cost = 0;
 		d->nruns++;
 	}
 	cJSON_Delete(l->obj);
@@ -583,7 +585,8 @@ static int digest_engine(struct registry_digest *d, cJSON *obj, size_t len)
 	l->status = str_of(obj, "status");
 	l->head = str_of(obj, "head");
 	/* A parsed object holds a few times its text. */
-	d->bytes += 4 * len;
+	d->bytes += 4 * len - l->cost;
+	l->cost = 4 * len;
 	return 0;
 }
 
