@@ -381,24 +381,23 @@ static long parse_duration(const char *s)
 	return -1;
 }
 
-int slurm_parse_job(const char *line, char state[32], char reason[256], char node[256],
-		    int *exit_code, int *signal, long *run_s, int *restarts, int *gpus,
-		    int *ngpus)
+int slurm_parse_job(const char *line, struct slurm_info *info)
 {
 	char v[64];
 
-	if (field(line, "JobState", state, 32))
+	memset(info, 0, sizeof(*info));
+	if (field(line, "JobState", info->state, sizeof(info->state)))
 		return -EINVAL;
-	if (field(line, "Reason", reason, 256) || strcmp(reason, "None") == 0)
-		reason[0] = '\0';
-	if (field(line, "BatchHost", node, 256))
-		node[0] = '\0';
-	*exit_code = *signal = 0;
+	if (field(line, "Reason", info->reason, sizeof(info->reason)) ||
+	    strcmp(info->reason, "None") == 0)
+		info->reason[0] = '\0';
+	if (field(line, "BatchHost", info->node, sizeof(info->node)))
+		info->node[0] = '\0';
 	if (field(line, "ExitCode", v, sizeof(v)) == 0)
-		sscanf(v, "%d:%d", exit_code, signal);
-	*run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
-	*restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? atoi(v) : 0;
-	parse_idx(line, gpus, ngpus);
+		sscanf(v, "%d:%d", &info->exit_code, &info->signal);
+	info->run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
+	info->restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? atoi(v) : 0;
+	parse_idx(line, info->gpus, &info->ngpus);
 	return 0;
 }
 
@@ -482,10 +481,10 @@ static void read_start_file(const struct slurm_job *j, char node[256], int *gpus
 
 static void state_done(struct slurm_job *j, struct cmd *c)
 {
-	char state[32], reason[256], node[256], line[512];
-	int exit_code, sig, gpus[16], ngpus, restarts, ours;
+	struct slurm_info in;
+	char reason[256], line[512];
+	int ours, final;
 	int64_t now = util_now_ns();
-	long run_s;
 
 	j->state_busy = 0;
 	if (c->exit_status != 0 || c->spawn_error) {
@@ -509,52 +508,52 @@ static void state_done(struct slurm_job *j, struct cmd *c)
 		return;
 	}
 	j->fail_streak = 0;
-	if (!c->obuf.data ||
-	    slurm_parse_job(c->obuf.data, state, reason, node, &exit_code, &sig, &run_s,
-			    &restarts, gpus, &ngpus))
+	if (!c->obuf.data || slurm_parse_job(c->obuf.data, &in))
 		return;
+	final = slurm_state_final(in.state);
 	if (j->restarts < 0) {
-		j->restarts = restarts;
-	} else if (restarts > j->restarts) {
+		j->restarts = in.restarts;
+	} else if (in.restarts > j->restarts) {
 		/* Requeued (preemption, a node failure, scontrol requeue): the
 		 * job runs again from the start; --open-mode=append keeps the
 		 * output of every attempt in the file, one after the other. */
-		j->restarts = restarts;
+		j->restarts = in.restarts;
 		j->started_ns = 0;
 		read_output(j, 0, 0);
 		snprintf(line, sizeof(line), "# slurm: job %s was requeued (restart %d); the output "
-			 "of its next attempt follows\n", j->id, restarts);
+			 "of its next attempt follows\n", j->id, in.restarts);
 		job_note(j, line);
 	}
-	if (!j->started_ns && (strcmp(state, "RUNNING") == 0 || strcmp(state, "COMPLETING") == 0 ||
-			       (slurm_state_final(state) && (run_s > 0 || node[0])))) {
-		j->started_ns = now - (run_s > 0 ? (int64_t)run_s * 1000000000 : 0);
+	if (!j->started_ns && (strcmp(in.state, "RUNNING") == 0 ||
+			       strcmp(in.state, "COMPLETING") == 0 ||
+			       (final && (in.run_s > 0 || in.node[0])))) {
+		j->started_ns = now - (in.run_s > 0 ? (int64_t)in.run_s * 1000000000 : 0);
 		j->res.ran = 1;
-		read_start_file(j, node, gpus, &ngpus);
+		read_start_file(j, in.node, in.gpus, &in.ngpus);
 		if (!j->detached && j->cb.started)
-			j->cb.started(j->arg, node, gpus, ngpus);
+			j->cb.started(j->arg, in.node, in.gpus, in.ngpus);
 	}
-	if (j->timeout_s && j->started_ns && !j->want_cancel && !slurm_state_final(state) &&
+	if (j->timeout_s && j->started_ns && !j->want_cancel && !final &&
 	    now - j->started_ns >= (int64_t)j->timeout_s * 1000000000) {
 		j->timed_out = 1;
 		j->want_cancel = 1;
 		send_cancel(j);
 	}
-	if (!slurm_state_final(state))
+	if (!final)
 		return;
 	read_output(j, 1, 0);
 	j->res.ran = j->res.ran || j->offset > 0;
-	snprintf(j->res.state, sizeof(j->res.state), "%s", state);
-	snprintf(j->res.reason, sizeof(j->res.reason), "%s", reason);
-	j->res.r.exit_code = exit_code;
-	j->res.r.term_signal = sig;
+	snprintf(j->res.state, sizeof(j->res.state), "%s", in.state);
+	snprintf(j->res.reason, sizeof(j->res.reason), "%s", in.reason);
+	j->res.r.exit_code = in.exit_code;
+	j->res.r.term_signal = in.signal;
 	/* Only a job that Slurm cancelled was ended by our scancel. */
-	ours = j->want_cancel && strcmp(state, "CANCELLED") == 0;
+	ours = j->want_cancel && strcmp(in.state, "CANCELLED") == 0;
 	j->res.r.timed_out = ours && j->timed_out;
 	j->res.r.cancelled = ours && !j->timed_out;
 	j->res.cancel_missed = j->want_cancel && !ours;
-	if (run_s > 0 || !j->started_ns)
-		j->res.r.duration_s = run_s > 0 ? (double)run_s : 0;
+	if (in.run_s > 0 || !j->started_ns)
+		j->res.r.duration_s = in.run_s > 0 ? (double)in.run_s : 0;
 	else
 		j->res.r.duration_s = (double)(now - j->started_ns) / 1e9;
 	job_finish(j);

@@ -120,17 +120,25 @@ void slurm_detach(struct slurm_job *j);
 /* The job id, "" until sbatch answered. */
 const char *slurm_job_id(const struct slurm_job *j);
 
+/* A job as Slurm shows it (slurm_parse_job, slurm_parse_queue). */
+struct slurm_info {
+	char state[32];        /* JobState, e.g. "RUNNING", "" when unknown */
+	char reason[256];      /* Reason, "" for None */
+	char node[256];        /* BatchHost, "" when none */
+	int exit_code;         /* ExitCode=E:S: the exit status E ... */
+	int signal;            /* ... and the signal S that ended the job */
+	long run_s;            /* RunTime in seconds, -1 unknown */
+	int restarts;          /* Restarts: how often Slurm requeued the job */
+	int gpus[16];          /* the GPU indices of GRES=...(IDX:...), at most 16 */
+	int ngpus;
+};
+
 /*
- * Parses one line of `scontrol -o -d show job` output (exposed for tests).
- * Fills state, reason (at most 256 bytes each), node (BatchHost), *exit_code
- * and *signal (ExitCode=E:S), *run_s (RunTime, seconds, -1 unknown),
- * *restarts (Restarts, how often Slurm requeued the job) and the GPU
- * indices of GRES=...(IDX:...) into gpus (at most 16). Returns 0, or
- * -EINVAL when the line has no JobState.
+ * Parses one line of `scontrol -o -d show job` output (exposed for tests)
+ * into *info (all of it: what the line lacks is 0, "" or, for run_s, -1).
+ * Returns 0, or -EINVAL when the line has no JobState.
  */
-int slurm_parse_job(const char *line, char state[32], char reason[256], char node[256],
-		    int *exit_code, int *signal, long *run_s, int *restarts, int *gpus,
-		    int *ngpus);
+int slurm_parse_job(const char *line, struct slurm_info *info);
 
 /*
  * The id of the job whose output file (StdOut) is output, from

@@ -49,90 +49,73 @@ static const char cancelled_pending[] =
 
 TEST(running_gpu_job)
 {
-	char state[32], reason[256], node[256];
-	int code = -1, sig = -1, gpus[16], ngpus = -1;
-	long run_s = -2;
-	int restarts = -1;
+	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job(running, state, reason, node, &code, &sig, &run_s, &restarts, gpus, &ngpus),
-		  0);
-	ASSERT_STREQ(state, "RUNNING");
-	ASSERT_STREQ(reason, "");
-	ASSERT_STREQ(node, "vm");
-	ASSERT_EQ(code, 0);
-	ASSERT_EQ(sig, 0);
-	ASSERT_EQ(run_s, 0);
-	ASSERT_EQ(restarts, 0);
-	ASSERT_EQ(ngpus, 2);
-	ASSERT_EQ(gpus[0], 0);
-	ASSERT_EQ(gpus[1], 1);
-	ASSERT(!slurm_state_final(state));
+	ASSERT_EQ(slurm_parse_job(running, &in), 0);
+	ASSERT_STREQ(in.state, "RUNNING");
+	ASSERT_STREQ(in.reason, "");
+	ASSERT_STREQ(in.node, "vm");
+	ASSERT_EQ(in.exit_code, 0);
+	ASSERT_EQ(in.signal, 0);
+	ASSERT_EQ(in.run_s, 0);
+	ASSERT_EQ(in.restarts, 0);
+	ASSERT_EQ(in.ngpus, 2);
+	ASSERT_EQ(in.gpus[0], 0);
+	ASSERT_EQ(in.gpus[1], 1);
+	ASSERT(!slurm_state_final(in.state));
 }
 
 TEST(completed_job)
 {
-	char state[32], reason[256], node[256];
-	int code = -1, sig = -1, gpus[16], ngpus = -1;
-	long run_s = -2;
-	int restarts = -1;
+	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job(completed, state, reason, node, &code, &sig, &run_s, &restarts, gpus,
-				  &ngpus), 0);
-	ASSERT_STREQ(state, "COMPLETED");
-	ASSERT_STREQ(node, "vm");
-	ASSERT_EQ(run_s, 2);
-	ASSERT_EQ(ngpus, 0);
-	ASSERT(slurm_state_final(state));
+	ASSERT_EQ(slurm_parse_job(completed, &in), 0);
+	ASSERT_STREQ(in.state, "COMPLETED");
+	ASSERT_STREQ(in.node, "vm");
+	ASSERT_EQ(in.run_s, 2);
+	ASSERT_EQ(in.ngpus, 0);
+	ASSERT(slurm_state_final(in.state));
 }
 
 TEST(cancelled_before_start)
 {
-	char state[32], reason[256], node[256];
-	int code = -1, sig = -1, gpus[16], ngpus = -1;
-	long run_s = -2;
-	int restarts = -1;
+	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job(cancelled_pending, state, reason, node, &code, &sig, &run_s,
-				  &restarts, gpus, &ngpus), 0);
-	ASSERT_STREQ(state, "CANCELLED");
-	ASSERT_STREQ(node, "");
-	ASSERT_EQ(run_s, 0);
-	ASSERT(slurm_state_final(state));
+	ASSERT_EQ(slurm_parse_job(cancelled_pending, &in), 0);
+	ASSERT_STREQ(in.state, "CANCELLED");
+	ASSERT_STREQ(in.node, "");
+	ASSERT_EQ(in.run_s, 0);
+	ASSERT(slurm_state_final(in.state));
 }
 
 TEST(exit_codes_and_times)
 {
-	char state[32], reason[256], node[256];
-	int code, sig, gpus[16], ngpus, restarts;
-	long run_s;
+	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job("JobId=5 JobState=FAILED Reason=NonZeroExitCode Restarts=2 ExitCode=3:0 "
-				  "RunTime=1-02:03:04 BatchHost=n17 GRES=gpu(IDX:1,3,5-6)",
-				  state, reason, node, &code, &sig, &run_s, &restarts, gpus, &ngpus), 0);
-	ASSERT_STREQ(state, "FAILED");
-	ASSERT_STREQ(reason, "NonZeroExitCode");
-	ASSERT_STREQ(node, "n17");
-	ASSERT_EQ(code, 3);
-	ASSERT_EQ(sig, 0);
-	ASSERT_EQ(run_s, 93784);
-	ASSERT_EQ(restarts, 2);
-	ASSERT_EQ(ngpus, 4);
-	ASSERT_EQ(gpus[0], 1);
-	ASSERT_EQ(gpus[1], 3);
-	ASSERT_EQ(gpus[2], 5);
-	ASSERT_EQ(gpus[3], 6);
+	ASSERT_EQ(slurm_parse_job("JobId=5 JobState=FAILED Reason=NonZeroExitCode Restarts=2 "
+				  "ExitCode=3:0 RunTime=1-02:03:04 BatchHost=n17 GRES=gpu(IDX:1,3,5-6)",
+				  &in), 0);
+	ASSERT_STREQ(in.state, "FAILED");
+	ASSERT_STREQ(in.reason, "NonZeroExitCode");
+	ASSERT_STREQ(in.node, "n17");
+	ASSERT_EQ(in.exit_code, 3);
+	ASSERT_EQ(in.signal, 0);
+	ASSERT_EQ(in.run_s, 93784);
+	ASSERT_EQ(in.restarts, 2);
+	ASSERT_EQ(in.ngpus, 4);
+	ASSERT_EQ(in.gpus[0], 1);
+	ASSERT_EQ(in.gpus[1], 3);
+	ASSERT_EQ(in.gpus[2], 5);
+	ASSERT_EQ(in.gpus[3], 6);
 	ASSERT_EQ(slurm_parse_job("JobId=6 JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 "
-				  "RunTime=05:00", state, reason, node, &code, &sig, &run_s, &restarts, gpus,
-				  &ngpus), 0);
-	ASSERT_STREQ(state, "TIMEOUT");
-	ASSERT_EQ(sig, 15);
-	ASSERT_EQ(run_s, 300);
-	ASSERT_STREQ(node, "");
+				  "RunTime=05:00", &in), 0);
+	ASSERT_STREQ(in.state, "TIMEOUT");
+	ASSERT_EQ(in.signal, 15);
+	ASSERT_EQ(in.run_s, 300);
+	ASSERT_STREQ(in.node, "");
 	/* A key inside another key's name does not count. */
-	ASSERT_EQ(slurm_parse_job("JobId=7 OldJobState=RUNNING", state, reason, node, &code, &sig,
-				  &run_s, &restarts, gpus, &ngpus), -EINVAL);
-	ASSERT_EQ(slurm_parse_job("slurm_load_jobs error: Invalid job id specified", state, reason,
-				  node, &code, &sig, &run_s, &restarts, gpus, &ngpus), -EINVAL);
+	ASSERT_EQ(slurm_parse_job("JobId=7 OldJobState=RUNNING", &in), -EINVAL);
+	ASSERT_EQ(slurm_parse_job("slurm_load_jobs error: Invalid job id specified", &in), -EINVAL);
 }
 
 TEST(final_states)
