@@ -311,7 +311,7 @@ static void last_error_line(const struct cmd *c, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)len, line);
 }
 
-/* ---- parsing `scontrol -o -d show job` ---- */
+/* ---- parsing what scontrol and squeue print ---- */
 
 /* The value of " KEY=" in line (up to the next space) into out. */
 static int field(const char *line, const char *key, char *out, size_t size)
@@ -398,6 +398,40 @@ int slurm_parse_job(const char *line, struct slurm_info *info)
 	info->run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
 	info->restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? atoi(v) : 0;
 	parse_idx(line, info->gpus, &info->ngpus);
+	return 0;
+}
+
+int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info)
+{
+	const char *f[5], *p = line, *end;
+	size_t len[5];
+	char v[32];
+	int i;
+
+	/* Five fields end in '|'; the reason is the rest of the line less its
+	 * last '|'. */
+	for (i = 0; i < 5; i++) {
+		f[i] = p;
+		len[i] = strcspn(p, "|\n");
+		if (p[len[i]] != '|')
+			return -EINVAL;
+		p += len[i] + 1;
+	}
+	end = p + strcspn(p, "\n");
+	if (end == p || end[-1] != '|' || len[0] == 0 || len[0] >= 32 || len[1] == 0 ||
+	    len[1] >= sizeof(info->state) || strspn(f[0], "0123456789_") != len[0] ||
+	    len[2] == 0 || strspn(f[2], "0123456789") != len[2] || len[3] >= sizeof(v))
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	snprintf(id, 32, "%.*s", (int)len[0], f[0]);
+	snprintf(info->state, sizeof(info->state), "%.*s", (int)len[1], f[1]);
+	info->restarts = atoi(f[2]);
+	snprintf(v, sizeof(v), "%.*s", (int)len[3], f[3]);
+	info->run_s = parse_duration(v);
+	if (!(len[4] == 3 && strncmp(f[4], "n/a", 3) == 0))
+		snprintf(info->node, sizeof(info->node), "%.*s", (int)len[4], f[4]);
+	if (!(end - 1 - p == 4 && strncmp(p, "None", 4) == 0))
+		snprintf(info->reason, sizeof(info->reason), "%.*s", (int)(end - 1 - p), p);
 	return 0;
 }
 

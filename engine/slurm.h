@@ -141,6 +141,17 @@ struct slurm_info {
 int slurm_parse_job(const char *line, struct slurm_info *info);
 
 /*
+ * Parses one line of `squeue --noheader --Format=SLURM_QUEUE_FORMAT`
+ * output (exposed for tests), "ID|STATE|RESTARTS|TIMEUSED|BATCHHOST|REASON|",
+ * into id (the job id) and *info: state, restarts, run_s (TimeUsed), node
+ * ("" for n/a) and reason ("" for None); squeue shows no exit code and no
+ * GPU indices, so those are 0. Returns 0, or -EINVAL when the line is not
+ * such a line (an error message, a line cut short).
+ */
+#define SLURM_QUEUE_FORMAT "JobID:|,State:|,RestartCnt:|,TimeUsed:|,BatchHost:|,Reason:|"
+int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info);
+
+/*
  * The id of the job whose output file (StdOut) is output, from
  * `scontrol -o show job` (every job the controller knows), into id: for
  * crash recovery, when a daemon died after sbatch was started and before

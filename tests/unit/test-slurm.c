@@ -5,7 +5,12 @@
  * same job completed (the GRES detail is gone then), a job cancelled
  * before it started, and made-up lines for what those runs could not show
  * (a failed job with its exit code, a signal, RunTime with days, GPU index
- * lists). The end-to-end tests are tests/pipeline/slurm-*.sh.
+ * lists). Then the lines of `squeue --noheader --all --states=all
+ * --jobs=... --Format=SLURM_QUEUE_FORMAT` that follow every job, captured
+ * the same way (a GPU job running and completed, held, failed, not
+ * launched, cancelled while pending, requeued), and made-up ones for long
+ * run times and what must be refused. The end-to-end tests are
+ * tests/pipeline/slurm-*.sh.
  */
 #include <string.h>
 
@@ -118,6 +123,73 @@ TEST(exit_codes_and_times)
 	ASSERT_EQ(slurm_parse_job("slurm_load_jobs error: Invalid job id specified", &in), -EINVAL);
 }
 
+/* squeue's lines, as captured: "ID|STATE|RESTARTS|TIMEUSED|BATCHHOST|REASON|". */
+TEST(queue_lines)
+{
+	static const struct {
+		const char *line, *id, *state, *node, *reason;
+		int restarts;
+		long run_s;
+	} cases[] = {
+		{"86|RUNNING|0|0:07|vm|None|\n", "86", "RUNNING", "vm", "", 0, 7},
+		{"86|COMPLETED|0|0:20|vm|None|\n", "86", "COMPLETED", "vm", "", 0, 20},
+		{"87|PENDING|0|0:00|n/a|JobHeldUser|\n", "87", "PENDING", "", "JobHeldUser", 0, 0},
+		{"88|FAILED|0|0:00|vm|NonZeroExitCode|\n", "88", "FAILED", "vm", "NonZeroExitCode", 0,
+		 0},
+		{"89|FAILED|0|0:00|vm|JobLaunchFailure|\n", "89", "FAILED", "vm", "JobLaunchFailure",
+		 0, 0},
+		{"90|CANCELLED|0|0:00|n/a|BeginTime|\n", "90", "CANCELLED", "", "BeginTime", 0, 0},
+		/* scontrol requeue 91: the old attempt ends, then it waits */
+		{"91|COMPLETING|1|0:00|vm|None|\n", "91", "COMPLETING", "vm", "", 1, 0},
+		{"91|PENDING|1|0:00|n/a|BeginTime|\n", "91", "PENDING", "", "BeginTime", 1, 0},
+		/* made up: hours, days, no newline, a reason with a space */
+		{"7|RUNNING|0|12:34:56|n17|None|\n", "7", "RUNNING", "n17", "", 0, 45296},
+		{"8|RUNNING|3|1-02:03:04|n17|None|", "8", "RUNNING", "n17", "", 3, 93784},
+		{"9|PENDING|0|INVALID|n/a|some reason|\n", "9", "PENDING", "", "some reason", 0, -1},
+	};
+	struct slurm_info in;
+	char id[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&in, 0x55, sizeof(in));
+		ASSERT_EQ(slurm_parse_queue(cases[i].line, id, &in), 0);
+		ASSERT_STREQ(id, cases[i].id);
+		ASSERT_STREQ(in.state, cases[i].state);
+		ASSERT_STREQ(in.node, cases[i].node);
+		ASSERT_STREQ(in.reason, cases[i].reason);
+		ASSERT_EQ(in.restarts, cases[i].restarts);
+		ASSERT_EQ(in.run_s, cases[i].run_s);
+		ASSERT_EQ(in.exit_code, 0);
+		ASSERT_EQ(in.signal, 0);
+		ASSERT_EQ(in.ngpus, 0);
+	}
+}
+
+TEST(queue_lines_refused)
+{
+	static const char *const bad[] = {
+		"slurm_load_jobs error: Invalid job id specified\n",
+		"slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n",
+		"",
+		"\n",
+		"86|RUNNING|0|0:07|vm|None\n",   /* no closing '|': cut short */
+		"86|RUNNING|0|0:07|vm|\n",
+		"86|RUNNING|0|0:07\n",
+		"|RUNNING|0|0:07|vm|None|\n",   /* no id */
+		"86||0|0:07|vm|None|\n",        /* no state */
+		"x86|RUNNING|0|0:07|vm|None|\n",
+		"86|RUNNING|n|0:07|vm|None|\n",
+		"JOBID|STATE|RESTARTCNT|TIME|EXEC_HOST|REASON|\n", /* a header */
+	};
+	struct slurm_info in;
+	char id[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ASSERT_EQ(slurm_parse_queue(bad[i], id, &in), -EINVAL);
+}
+
 TEST(final_states)
 {
 	static const char *const final[] = {"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED",
@@ -139,6 +211,8 @@ int main(void)
 	RUN(completed_job);
 	RUN(cancelled_before_start);
 	RUN(exit_codes_and_times);
+	RUN(queue_lines);
+	RUN(queue_lines_refused);
 	RUN(final_states);
 	return 0;
 }
