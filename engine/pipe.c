@@ -1306,6 +1306,8 @@ void pipe_shutdown(struct pipe *p)
 			runner_cancel(j->proc);
 		}
 	}
+	slurm_poller_close(p->slurm);
+	p->slurm = NULL;
 	/* Validations with nothing running end now; others when their last
 	 * recipe's exit callback runs. */
 	{
