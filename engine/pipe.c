@@ -1247,6 +1247,7 @@ void pipe_free(struct pipe *p)
 
 		p->batches = b->next;
 		pipe__job_free(b->stage_job);
+		free(b->prev_error);
 		free(b);
 	}
 	gpu_pool_free(p->gpus);
