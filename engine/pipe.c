@@ -1247,6 +1247,7 @@ void pipe_free(struct pipe *p)
 
 		p->batches = b->next;
 		pipe__job_free(b->stage_job);
+		free(b->prev_error);
 		free(b);
 	}
 	gpu_pool_free(p->gpus);
@@ -1306,6 +1307,8 @@ void pipe_shutdown(struct pipe *p)
 			runner_cancel(j->proc);
 		}
 	}
+	slurm_poller_close(p->slurm);
+	p->slurm = NULL;
 	/* Validations with nothing running end now; others when their last
 	 * recipe's exit callback runs. */
 	{

@@ -60,6 +60,8 @@ struct pipe {
 	struct batch *batches;
 	int running_recipes;
 	int shutting_down;
+	struct slurm_poller *slurm; /* follows the Slurm jobs (pipe_slurm.c); NULL until the
+				     * first, and after shutdown */
 	uv_timer_t gpu_timer;   /* rechecks held-back GPUs (pipe_recipe.c) */
 	int gpu_timer_init;     /* gpu_timer is initialised and not closed */
 };

@@ -2,7 +2,8 @@
  * pipe_slurm.c - the recipes of the pipeline engine under the "slurm"
  * executor: a recipe run is one Slurm batch job (slurm.h), followed on the
  * loop thread, and a restarted daemon follows the jobs of an earlier one
- * again (pipe_reattach).
+ * again (pipe_reattach). One poller (p->slurm, made for the first job,
+ * closed at shutdown) follows every job of the pipe: one squeue a poll.
  *
  * DESIGN. A recipe job goes through the same queue, run row, log header,
  * registry line and batch as a local one (pipe_recipe.c); only its process
@@ -196,6 +197,15 @@ static const struct slurm_callbacks callbacks = {
 	.exit = on_exit_cb,
 };
 
+/* The pipe's Slurm poller, made at its first use: NULL when out of memory
+ * or shutting down. */
+static struct slurm_poller *poller(struct pipe *p)
+{
+	if (!p->slurm && !p->shutting_down && slurm_poller_new(&p->e->loop, &p->slurm))
+		p->slurm = NULL;
+	return p->slurm;
+}
+
 /* The directory for job scripts and output: 0 or a negative errno. */
 static int shared_dir(struct pipe *p, char *out, size_t size)
 {
@@ -270,8 +280,8 @@ void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it, cha
 	spec.cwd = cwd;
 	spec.timeout_s = (unsigned)j->recipe.timeout_s;
 	spec.gpus = j->recipe.gpus;
-	rc = env && j->run.job_output ? slurm_submit(&p->e->loop, &spec, &callbacks, j, &j->sjob)
-				      : -ENOMEM;
+	rc = env && j->run.job_output && poller(p)
+		     ? slurm_submit(p->slurm, &spec, &callbacks, j, &j->sjob) : -ENOMEM;
 	if (rc) {
 		snprintf(note, sizeof(note), "cannot submit to Slurm: %s", strerror(-rc));
 		not_submitted(p, j, note);
@@ -399,7 +409,8 @@ static int reattach_run(void *arg, const struct run *r0)
 			g++;
 	}
 	if (!j->recipe.name || !j->recipe.file || !j->recipe.path || !j->recipe.summary ||
-	    slurm_attach(&p->e->loop, &cfg->executor, j->run.job_id, j->run.job_output,
+	    !poller(p) ||
+	    slurm_attach(p->slurm, &cfg->executor, j->run.job_id, j->run.job_output,
 			 j->run.job_offset, (unsigned)j->recipe.timeout_s, &callbacks, j,
 			 &j->sjob)) {
 		pipe__job_free(j);

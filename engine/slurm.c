@@ -1,14 +1,33 @@
 /*
  * slurm.c - recipe runs as Slurm batch jobs (slurm.h).
  *
- * A job is a struct slurm_job with one repeating timer (the poll) and at
- * most two Slurm commands in flight: one that reads the job's state
- * (sbatch first, then scontrol) and one scancel. Each command is a struct
- * cmd: a uv_process_t with its stdout and stderr pipes, collected into
- * buffers; its done function runs once the process exited and both pipes
- * reached EOF. A job is freed when it finished (or was detached), its
- * timer is closed and no command is left: commands of a detached job run
- * to their end with nobody told.
+ * A poller (struct slurm_poller) holds the jobs followed on one loop and
+ * one repeating timer. At every tick it copies what each job's output file
+ * gained, sends again a cancel that did not get through, and reads the
+ * state of every job that has an id with one squeue (at most one in
+ * flight): the cost of a poll does not grow with the number of jobs. What
+ * squeue does not show comes from `scontrol -o -d show job ID`, run for one
+ * job at an event only: when squeue first shows it running (the GPU
+ * indices), when squeue shows it ended (the exit code, RunTime), and when
+ * squeue does not show it, or fails calling its id invalid (asked for one
+ * job only, squeue fails when Slurm does not know it): scontrol then says
+ * whether Slurm still knows the job. While that scontrol runs, the job is
+ * left out of the squeue.
+ *
+ * Each Slurm command is a struct cmd: a uv_process_t with its stdout and
+ * stderr pipes, collected into buffers; its done function runs once the
+ * process exited and both pipes reached EOF. A job's commands (sbatch, then
+ * scontrol, and scancel; at most one of sbatch and scontrol) are on the
+ * job's list, the squeue on the poller's. A job leaves the poller's list
+ * when it finished or was detached, and is freed when no command of its is
+ * left: commands of a detached job run to their end with nobody told. The
+ * poller is freed once it was closed, its timer is closed and its squeue
+ * ended.
+ *
+ * Callbacks may submit, attach, cancel and detach jobs. Walks over the
+ * poller's jobs that call them mark each job visited (pass) and start
+ * again from the head whenever a job left the list (gen), so that a job
+ * freed by a callback is never touched again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,29 +44,58 @@
 /* Most output copied in one poll while the job runs, so that a job that
  * writes fast cannot hold the loop; its end reads everything. */
 #define OUTPUT_PER_POLL (8u << 20)
-/* Most bytes kept of a command's stdout or stderr. */
+/* Most bytes kept of a command's stdout or stderr; squeue's answer (one
+ * line of about 40 bytes a job) may have more. */
 #define CMD_OUTPUT_MAX (64u << 10)
+#define QUERY_OUTPUT_MAX (16u << 20)
+/* The first poll of a new job comes this soon (or after poll_ms when
+ * shorter), so that a short job is seen ending without waiting poll_ms. */
+#define FIRST_POLL_MS 200u
+/* Failed reads of a job's state in a row after which the log says so
+ * (once). */
+#define FAILS_NOTED 10
 
+struct slurm_poller;
 struct slurm_job;
 
 struct cmd {
-	struct slurm_job *job;
+	struct slurm_job *job;       /* the job it is for, or NULL for ... */
+	struct slurm_poller *poller; /* ... the poller's squeue */
 	uv_process_t proc;
 	uv_pipe_t out, err;
 	struct buf obuf, ebuf;
+	size_t max;          /* bytes kept of stdout and of stderr */
+	int truncated;       /* more came than max (or memory ran out) */
 	int64_t exit_status;
 	int term_signal;
 	int spawn_error;     /* uv_spawn failed: negative errno */
 	int exited, eofs;    /* the process exited; pipes at EOF (0..2) */
 	int handles;         /* handles not yet closed */
-	void (*done)(struct slurm_job *j, struct cmd *c);
-	struct cmd *next;    /* the job's commands in flight */
+	void (*done)(struct cmd *c);
+	struct cmd *next;    /* the owner's commands in flight */
+};
+
+struct slurm_poller {
+	uv_loop_t *loop;
+	uv_timer_t timer;
+	int timer_open;          /* the timer is not closed yet */
+	uint64_t interval;       /* the timer's period, ms: the shortest poll_ms of jobs */
+	struct slurm_job *jobs;  /* followed: neither finished nor detached */
+	unsigned gen;            /* counts the jobs that left jobs */
+	unsigned pass;           /* numbers the walks over jobs */
+	int querying;            /* the squeue runs (its done function has not) */
+	int closing;             /* slurm_poller_close() was called */
+	int ncmds;
+	struct cmd *cmds;        /* the squeue, while it runs or its handles close */
 };
 
 struct slurm_job {
 	uv_loop_t *loop;
-	uv_timer_t timer;
-	int timer_open;
+	struct slurm_poller *poller; /* NULL once finished or detached */
+	struct slurm_job *next;      /* on poller->jobs */
+	unsigned poll_ms;
+	unsigned pass;       /* the poller's walk that visited it last */
+	int queried;         /* asked for in the squeue that runs */
 	struct slurm_callbacks cb;
 	void *arg;
 	char id[32];
@@ -56,8 +104,9 @@ struct slurm_job {
 	int fd;
 	unsigned timeout_s;
 	int64_t started_ns;  /* when the job started running (0: not seen) */
+	int tell_started;    /* seen running: the started callback is owed (after scontrol) */
 	int restarts;        /* Slurm's Restarts as last seen; -1 unknown (attached) */
-	int fail_streak;     /* scontrol calls that failed in a row */
+	int fail_streak;     /* reads of its state (squeue, scontrol) that failed in a row */
 	int midline;         /* the output so far does not end with '\n' */
 	int state_busy;      /* sbatch or scontrol in flight */
 	int want_cancel, cancel_sent, timed_out;
@@ -68,14 +117,13 @@ struct slurm_job {
 	struct slurm_result res;
 };
 
-/* scontrol failures in a row after which the log says so (once). */
-#define FAILS_NOTED 10
+static void poll_tick(uv_timer_t *t);
 
 /* ---- jobs ---- */
 
 static void job_maybe_free(struct slurm_job *j)
 {
-	if ((j->finished || j->detached) && !j->timer_open && j->ncmds == 0) {
+	if ((j->finished || j->detached) && j->ncmds == 0) {
 		if (j->fd >= 0)
 			close(j->fd);
 		free(j->output);
@@ -83,18 +131,64 @@ static void job_maybe_free(struct slurm_job *j)
 	}
 }
 
-static void timer_closed(uv_handle_t *h)
+static void poller_maybe_free(struct slurm_poller *sp)
 {
-	struct slurm_job *j = h->data;
-
-	j->timer_open = 0;
-	job_maybe_free(j);
+	if (sp->closing && !sp->timer_open && sp->ncmds == 0)
+		free(sp);
 }
 
+/* Puts j on the poller's list. Its first poll comes within FIRST_POLL_MS
+ * (poll_ms when shorter); the poller then polls every interval, the
+ * shortest poll_ms of its jobs. */
+static void poller_add(struct slurm_poller *sp, struct slurm_job *j, unsigned poll_ms)
+{
+	uint64_t first = poll_ms < FIRST_POLL_MS ? poll_ms : FIRST_POLL_MS, due = first;
+
+	j->poller = sp;
+	j->poll_ms = poll_ms;
+	j->next = sp->jobs;
+	sp->jobs = j;
+	if (uv_is_active((uv_handle_t *)&sp->timer)) {
+		if (poll_ms < sp->interval)
+			sp->interval = poll_ms;
+		due = uv_timer_get_due_in(&sp->timer);
+		if (due > first)
+			due = first;
+	} else {
+		sp->interval = poll_ms;
+	}
+	uv_timer_start(&sp->timer, poll_tick, due, sp->interval);
+}
+
+/* Takes j off its poller's list (it finished or was detached); the timer
+ * stops when no job is left. */
 static void job_stop(struct slurm_job *j)
 {
-	if (j->timer_open && !uv_is_closing((uv_handle_t *)&j->timer))
-		uv_close((uv_handle_t *)&j->timer, timer_closed);
+	struct slurm_poller *sp = j->poller;
+	struct slurm_job **pp, *k;
+
+	if (!sp)
+		return;
+	for (pp = &sp->jobs; *pp; pp = &(*pp)->next) {
+		if (*pp == j) {
+			*pp = j->next;
+			break;
+		}
+	}
+	j->poller = NULL;
+	j->next = NULL;
+	sp->gen++;
+	if (!sp->jobs) {
+		uv_timer_stop(&sp->timer);
+		return;
+	}
+	if (j->poll_ms > sp->interval)
+		return;
+	sp->interval = UINT64_MAX;
+	for (k = sp->jobs; k; k = k->next)
+		if (k->poll_ms < sp->interval)
+			sp->interval = k->poll_ms;
+	uv_timer_set_repeat(&sp->timer, sp->interval);
 }
 
 /* Copies what the output file gained (at most limit bytes, 0: no limit)
@@ -161,11 +255,12 @@ static void cmd_closed(uv_handle_t *h)
 {
 	struct cmd *c = h->data;
 	struct slurm_job *j = c->job;
+	struct slurm_poller *sp = c->poller;
 	struct cmd **pp;
 
 	if (--c->handles > 0)
 		return;
-	for (pp = &j->cmds; *pp; pp = &(*pp)->next) {
+	for (pp = j ? &j->cmds : &sp->cmds; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
 			break;
@@ -174,8 +269,13 @@ static void cmd_closed(uv_handle_t *h)
 	buf_free(&c->obuf);
 	buf_free(&c->ebuf);
 	free(c);
-	j->ncmds--;
-	job_maybe_free(j);
+	if (j) {
+		j->ncmds--;
+		job_maybe_free(j);
+	} else {
+		sp->ncmds--;
+		poller_maybe_free(sp);
+	}
 }
 
 static void cmd_close(struct cmd *c, uv_handle_t *h)
@@ -184,16 +284,24 @@ static void cmd_close(struct cmd *c, uv_handle_t *h)
 		uv_close(h, cmd_closed);
 }
 
-/* Runs the done function once the process exited and both pipes ended. */
+/* Runs the done function once the process exited and both pipes ended,
+ * unless its job finished or its poller is closing meanwhile. */
 static void cmd_check(struct cmd *c)
 {
 	if (!c->exited || c->eofs < 2)
 		return;
-	if (!c->job->finished)
-		c->done(c->job, c);
+	if (c->job ? !c->job->finished : !c->poller->closing)
+		c->done(c);
 	cmd_close(c, (uv_handle_t *)&c->out);
 	cmd_close(c, (uv_handle_t *)&c->err);
 	cmd_close(c, (uv_handle_t *)&c->proc);
+}
+
+/* Whether the command failed: it did not start, was killed, or exited
+ * with a status other than 0. */
+static int cmd_failed(const struct cmd *c)
+{
+	return c->spawn_error || c->term_signal || c->exit_status != 0;
 }
 
 static void cmd_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
@@ -212,8 +320,8 @@ static void cmd_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 	struct buf *into = s == (uv_stream_t *)&c->out ? &c->obuf : &c->ebuf;
 
 	if (n > 0) {
-		if (into->len + (size_t)n <= CMD_OUTPUT_MAX)
-			buf_append(into, b->base, (size_t)n);
+		if (into->len + (size_t)n > c->max || buf_append(into, b->base, (size_t)n))
+			c->truncated = 1;
 		return;
 	}
 	if (n < 0) {
@@ -234,12 +342,13 @@ static void cmd_exit(uv_process_t *p, int64_t status, int sig)
 }
 
 /*
- * Starts argv (PATH is searched) with env (NULL: this process's) for job
- * j; done runs when it ended. When it cannot start, done runs at once
- * with spawn_error set. 0 or -ENOMEM.
+ * Starts argv (PATH is searched) with env (NULL: this process's) on loop,
+ * for job j or, when j is NULL, for poller sp, keeping at most max bytes
+ * of its stdout and of its stderr; done runs when it ended. When it cannot
+ * start, done runs at once with spawn_error set. 0 or -ENOMEM.
  */
-static int cmd_run(struct slurm_job *j, char *const *argv, char *const *env,
-		   void (*done)(struct slurm_job *, struct cmd *))
+static int cmd_run(uv_loop_t *loop, struct slurm_job *j, struct slurm_poller *sp,
+		   char *const *argv, char *const *env, size_t max, void (*done)(struct cmd *))
 {
 	uv_process_options_t opt;
 	uv_stdio_container_t stdio[3];
@@ -249,16 +358,24 @@ static int cmd_run(struct slurm_job *j, char *const *argv, char *const *env,
 	if (!c)
 		return -ENOMEM;
 	c->job = j;
+	c->poller = j ? NULL : sp;
 	c->done = done;
+	c->max = max;
 	buf_init(&c->obuf);
 	buf_init(&c->ebuf);
-	uv_pipe_init(j->loop, &c->out, 0);
-	uv_pipe_init(j->loop, &c->err, 0);
+	uv_pipe_init(loop, &c->out, 0);
+	uv_pipe_init(loop, &c->err, 0);
 	c->out.data = c->err.data = c->proc.data = c;
 	c->handles = 3;
-	j->ncmds++;
-	c->next = j->cmds;
-	j->cmds = c;
+	if (j) {
+		j->ncmds++;
+		c->next = j->cmds;
+		j->cmds = c;
+	} else {
+		sp->ncmds++;
+		c->next = sp->cmds;
+		sp->cmds = c;
+	}
 	memset(&opt, 0, sizeof(opt));
 	memset(stdio, 0, sizeof(stdio));
 	stdio[0].flags = UV_IGNORE;
@@ -272,7 +389,7 @@ static int cmd_run(struct slurm_job *j, char *const *argv, char *const *env,
 	opt.stdio = stdio;
 	opt.stdio_count = 3;
 	opt.exit_cb = cmd_exit;
-	rc = uv_spawn(j->loop, &c->proc, &opt);
+	rc = uv_spawn(loop, &c->proc, &opt);
 	if (rc) {
 		c->spawn_error = rc;
 		c->exit_status = 127;
@@ -305,13 +422,16 @@ static void last_error_line(const struct cmd *c, char *out, size_t size)
 		line = p + 7;
 	}
 	if (len == 0) {
-		snprintf(out, size, "exit status %lld", (long long)c->exit_status);
+		if (c->term_signal)
+			snprintf(out, size, "killed by signal %d", c->term_signal);
+		else
+			snprintf(out, size, "exit status %lld", (long long)c->exit_status);
 		return;
 	}
 	snprintf(out, size, "%.*s", (int)len, line);
 }
 
-/* ---- parsing `scontrol -o -d show job` ---- */
+/* ---- parsing what scontrol and squeue print ---- */
 
 /* The value of " KEY=" in line (up to the next space) into out. */
 static int field(const char *line, const char *key, char *out, size_t size)
@@ -381,24 +501,57 @@ static long parse_duration(const char *s)
 	return -1;
 }
 
-int slurm_parse_job(const char *line, char state[32], char reason[256], char node[256],
-		    int *exit_code, int *signal, long *run_s, int *restarts, int *gpus,
-		    int *ngpus)
+int slurm_parse_job(const char *line, struct slurm_info *info)
 {
 	char v[64];
 
-	if (field(line, "JobState", state, 32))
+	memset(info, 0, sizeof(*info));
+	if (field(line, "JobState", info->state, sizeof(info->state)))
 		return -EINVAL;
-	if (field(line, "Reason", reason, 256) || strcmp(reason, "None") == 0)
-		reason[0] = '\0';
-	if (field(line, "BatchHost", node, 256))
-		node[0] = '\0';
-	*exit_code = *signal = 0;
+	if (field(line, "Reason", info->reason, sizeof(info->reason)) ||
+	    strcmp(info->reason, "None") == 0)
+		info->reason[0] = '\0';
+	if (field(line, "BatchHost", info->node, sizeof(info->node)))
+		info->node[0] = '\0';
 	if (field(line, "ExitCode", v, sizeof(v)) == 0)
-		sscanf(v, "%d:%d", exit_code, signal);
-	*run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
-	*restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? atoi(v) : 0;
-	parse_idx(line, gpus, ngpus);
+		sscanf(v, "%d:%d", &info->exit_code, &info->signal);
+	info->run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
+	info->restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? atoi(v) : 0;
+	parse_idx(line, info->gpus, &info->ngpus);
+	return 0;
+}
+
+int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info)
+{
+	const char *f[5], *p = line, *end;
+	size_t len[5];
+	char v[32];
+	int i;
+
+	/* Five fields end in '|'; the reason is the rest of the line less its
+	 * last '|'. */
+	for (i = 0; i < 5; i++) {
+		f[i] = p;
+		len[i] = strcspn(p, "|\n");
+		if (p[len[i]] != '|')
+			return -EINVAL;
+		p += len[i] + 1;
+	}
+	end = p + strcspn(p, "\n");
+	if (end == p || end[-1] != '|' || len[0] == 0 || len[0] >= 32 || len[1] == 0 ||
+	    len[1] >= sizeof(info->state) || strspn(f[0], "0123456789_") != len[0] ||
+	    len[2] == 0 || strspn(f[2], "0123456789") != len[2] || len[3] >= sizeof(v))
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	snprintf(id, 32, "%.*s", (int)len[0], f[0]);
+	snprintf(info->state, sizeof(info->state), "%.*s", (int)len[1], f[1]);
+	info->restarts = atoi(f[2]);
+	snprintf(v, sizeof(v), "%.*s", (int)len[3], f[3]);
+	info->run_s = parse_duration(v);
+	if (!(len[4] == 3 && strncmp(f[4], "n/a", 3) == 0))
+		snprintf(info->node, sizeof(info->node), "%.*s", (int)len[4], f[4]);
+	if (!(end - 1 - p == 4 && strncmp(p, "None", 4) == 0))
+		snprintf(info->reason, sizeof(info->reason), "%.*s", (int)(end - 1 - p), p);
 	return 0;
 }
 
@@ -418,15 +571,15 @@ int slurm_state_final(const char *state)
 
 /* ---- following a job ---- */
 
-static void cancel_done(struct slurm_job *j, struct cmd *c)
+static void cancel_done(struct cmd *c)
 {
 	/* A job that already ended refuses, and its state says the rest; any
 	 * other failure (the controller unreachable) is tried again at the
 	 * next poll, until the job's state is final. */
-	if ((c->exit_status != 0 || c->spawn_error) &&
+	if (cmd_failed(c) &&
 	    !(c->ebuf.data && (strstr(c->ebuf.data, "already completing or completed") ||
 			       strstr(c->ebuf.data, "Invalid job id"))))
-		j->cancel_sent = 0;
+		c->job->cancel_sent = 0;
 }
 
 static void send_cancel(struct slurm_job *j)
@@ -436,7 +589,7 @@ static void send_cancel(struct slurm_job *j)
 	if (!j->id[0] || j->cancel_sent || j->finished)
 		return;
 	j->cancel_sent = 1;
-	cmd_run(j, argv, NULL, cancel_done);
+	cmd_run(j->loop, j, NULL, argv, NULL, CMD_OUTPUT_MAX, cancel_done);
 }
 
 /* The start file's path (DIR/STEM.start beside DIR/STEM.out) into out. */
@@ -480,146 +633,359 @@ static void read_start_file(const struct slurm_job *j, char node[256], int *gpus
 	}
 }
 
-static void state_done(struct slurm_job *j, struct cmd *c)
+/* Slurm does not know the job (purged after MinJobAge, or never known to
+ * this controller): it ends, lost. */
+static void job_lost(struct slurm_job *j)
 {
-	char state[32], reason[256], node[256], line[512];
-	int exit_code, sig, gpus[16], ngpus, restarts, ours;
-	int64_t now = util_now_ns();
-	long run_s;
+	read_output(j, 1, 0);
+	j->res.lost = 1;
+	j->res.ran = j->started_ns || j->offset > 0;
+	snprintf(j->res.reason, sizeof(j->res.reason), "Slurm does not know job %s", j->id);
+	job_finish(j);
+}
+
+/* Reading the job's state failed (c: the squeue or scontrol, whose error
+ * the note quotes): the FAILS_NOTED-th failure in a row is noted in the
+ * log; the next poll tries again. */
+static void job_read_failed(struct slurm_job *j, const struct cmd *c)
+{
+	char reason[256], line[512];
+
+	if (++j->fail_streak != FAILS_NOTED)
+		return;
+	last_error_line(c, reason, sizeof(reason));
+	snprintf(line, sizeof(line), "# slurm: cannot read the state of job %s: %s (trying again)\n",
+		 j->id, reason);
+	job_note(j, line);
+}
+
+static void job_update(struct slurm_job *j, const struct slurm_info *in, int detail);
+
+static void detail_done(struct cmd *c)
+{
+	struct slurm_job *j = c->job;
+	struct slurm_info in;
 
 	j->state_busy = 0;
-	if (c->exit_status != 0 || c->spawn_error) {
-		/* Purged after MinJobAge, or never known to this controller;
-		 * other errors (the controller unreachable) are tried again. */
-		if (c->ebuf.data && strstr(c->ebuf.data, "Invalid job id")) {
-			read_output(j, 1, 0);
-			j->res.lost = 1;
-			j->res.ran = j->started_ns || j->offset > 0;
-			snprintf(j->res.reason, sizeof(j->res.reason),
-				 "Slurm does not know job %s", j->id);
-			job_finish(j);
-			return;
-		}
-		if (++j->fail_streak == FAILS_NOTED) {
-			last_error_line(c, reason, sizeof(reason));
-			snprintf(line, sizeof(line), "# slurm: cannot read the state of job %s: %s "
-				 "(trying again)\n", j->id, reason);
-			job_note(j, line);
-		}
+	if (j->detached)
+		return;
+	if (cmd_failed(c)) {
+		if (c->ebuf.data && strstr(c->ebuf.data, "Invalid job id"))
+			job_lost(j);
+		else
+			job_read_failed(j, c);
 		return;
 	}
-	j->fail_streak = 0;
-	if (!c->obuf.data ||
-	    slurm_parse_job(c->obuf.data, state, reason, node, &exit_code, &sig, &run_s,
-			    &restarts, gpus, &ngpus))
+	if (!c->obuf.data || slurm_parse_job(c->obuf.data, &in))
 		return;
+	job_update(j, &in, 1);
+}
+
+/* Reads the job with `scontrol -o -d show job ID` (detail_done), unless
+ * sbatch or such a read is in flight. */
+static void detail_fetch(struct slurm_job *j)
+{
+	char *argv[] = {"scontrol", "-o", "-d", "show", "job", j->id, NULL};
+
+	if (j->state_busy || !j->id[0] || j->finished || j->detached)
+		return;
+	j->state_busy = 1;
+	if (cmd_run(j->loop, j, NULL, argv, NULL, CMD_OUTPUT_MAX, detail_done))
+		j->state_busy = 0;
+}
+
+/*
+ * The job's state as squeue (detail = 0) or scontrol (detail = 1) showed
+ * it: notes a requeue, starts the timeout clock when the job is first seen
+ * running and ends the job with scancel when its timeout passed. squeue
+ * shows neither a job's GPUs nor how it ended: when it shows the job first
+ * running, or ended, scontrol reads the job and this runs again with its
+ * answer, which tells the started callback and the end.
+ */
+static void job_update(struct slurm_job *j, const struct slurm_info *in, int detail)
+{
+	char node[256], line[512];
+	int gpus[16], ngpus, ours, final = slurm_state_final(in->state);
+	int64_t now = util_now_ns();
+
+	j->fail_streak = 0;
 	if (j->restarts < 0) {
-		j->restarts = restarts;
-	} else if (restarts > j->restarts) {
+		j->restarts = in->restarts;
+	} else if (in->restarts > j->restarts) {
 		/* Requeued (preemption, a node failure, scontrol requeue): the
 		 * job runs again from the start; --open-mode=append keeps the
 		 * output of every attempt in the file, one after the other. */
-		j->restarts = restarts;
+		j->restarts = in->restarts;
 		j->started_ns = 0;
+		j->tell_started = 0;
 		read_output(j, 0, 0);
 		snprintf(line, sizeof(line), "# slurm: job %s was requeued (restart %d); the output "
-			 "of its next attempt follows\n", j->id, restarts);
+			 "of its next attempt follows\n", j->id, in->restarts);
 		job_note(j, line);
 	}
-	if (!j->started_ns && (strcmp(state, "RUNNING") == 0 || strcmp(state, "COMPLETING") == 0 ||
-			       (slurm_state_final(state) && (run_s > 0 || node[0])))) {
-		j->started_ns = now - (run_s > 0 ? (int64_t)run_s * 1000000000 : 0);
+	if (!j->started_ns && (strcmp(in->state, "RUNNING") == 0 ||
+			       strcmp(in->state, "COMPLETING") == 0 ||
+			       (final && (in->run_s > 0 || in->node[0])))) {
+		j->started_ns = now - (in->run_s > 0 ? (int64_t)in->run_s * 1000000000 : 0);
 		j->res.ran = 1;
-		read_start_file(j, node, gpus, &ngpus);
-		if (!j->detached && j->cb.started)
-			j->cb.started(j->arg, node, gpus, ngpus);
+		j->tell_started = 1;
 	}
-	if (j->timeout_s && j->started_ns && !j->want_cancel && !slurm_state_final(state) &&
+	if (j->timeout_s && j->started_ns && !j->want_cancel && !final &&
 	    now - j->started_ns >= (int64_t)j->timeout_s * 1000000000) {
 		j->timed_out = 1;
 		j->want_cancel = 1;
 		send_cancel(j);
 	}
-	if (!slurm_state_final(state))
+	if (!detail && (j->tell_started || final)) {
+		detail_fetch(j);
+		return;
+	}
+	if (j->tell_started) {
+		j->tell_started = 0;
+		snprintf(node, sizeof(node), "%s", in->node);
+		ngpus = in->ngpus;
+		memcpy(gpus, in->gpus, sizeof(gpus));
+		read_start_file(j, node, gpus, &ngpus);
+		if (!j->detached && j->cb.started)
+			j->cb.started(j->arg, node, gpus, ngpus);
+	}
+	if (!final)
 		return;
 	read_output(j, 1, 0);
 	j->res.ran = j->res.ran || j->offset > 0;
-	snprintf(j->res.state, sizeof(j->res.state), "%s", state);
-	snprintf(j->res.reason, sizeof(j->res.reason), "%s", reason);
-	j->res.r.exit_code = exit_code;
-	j->res.r.term_signal = sig;
+	snprintf(j->res.state, sizeof(j->res.state), "%s", in->state);
+	snprintf(j->res.reason, sizeof(j->res.reason), "%s", in->reason);
+	j->res.r.exit_code = in->exit_code;
+	j->res.r.term_signal = in->signal;
 	/* Only a job that Slurm cancelled was ended by our scancel. */
-	ours = j->want_cancel && strcmp(state, "CANCELLED") == 0;
+	ours = j->want_cancel && strcmp(in->state, "CANCELLED") == 0;
 	j->res.r.timed_out = ours && j->timed_out;
 	j->res.r.cancelled = ours && !j->timed_out;
 	j->res.cancel_missed = j->want_cancel && !ours;
-	if (run_s > 0 || !j->started_ns)
-		j->res.r.duration_s = run_s > 0 ? (double)run_s : 0;
+	if (in->run_s > 0 || !j->started_ns)
+		j->res.r.duration_s = in->run_s > 0 ? (double)in->run_s : 0;
 	else
 		j->res.r.duration_s = (double)(now - j->started_ns) / 1e9;
 	job_finish(j);
 }
 
-static void poll_state(struct slurm_job *j)
-{
-	char *argv[] = {"scontrol", "-o", "-d", "show", "job", j->id, NULL};
+/* ---- the poller ---- */
 
-	if (j->state_busy || !j->id[0])
-		return;
-	j->state_busy = 1;
-	if (cmd_run(j, argv, NULL, state_done))
-		j->state_busy = 0;
+/* A line of squeue's answer: the job id and where the line starts. */
+struct row {
+	char id[32];
+	const char *line;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct row *)a)->id, ((const struct row *)b)->id);
 }
 
-static void tick(uv_timer_t *t)
+static int row_find(const void *key, const void *b)
 {
-	struct slurm_job *j = t->data;
+	return strcmp(key, ((const struct row *)b)->id);
+}
 
-	if (j->finished || j->detached)
-		return;
-	if (j->finish_pending) {
-		job_finish(j);
-		return;
+/*
+ * squeue answered for the jobs marked queried. A job it shows goes to
+ * job_update; one it does not show (or, asked alone, the one it calls an
+ * invalid job id) is read with scontrol, which says whether Slurm still
+ * knows it. When squeue failed, every job counts a failed read.
+ */
+static void query_done(struct cmd *c)
+{
+	struct slurm_poller *sp = c->poller;
+	struct row *rows = NULL, *row, *grown;
+	struct slurm_info in;
+	struct slurm_job *j;
+	char id[32];
+	const char *p;
+	size_t n = 0, cap = 0;
+	int failed = cmd_failed(c) || c->truncated, unknown;
+	unsigned gen;
+
+	sp->querying = 0;
+	unknown = failed && !c->truncated && c->ebuf.data &&
+		  strstr(c->ebuf.data, "Invalid job id");
+	p = c->obuf.data && !failed ? c->obuf.data : "";
+	while (*p) {
+		if (slurm_parse_queue(p, id, &in) == 0) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				grown = realloc(rows, cap * sizeof(*rows));
+				if (!grown) {
+					failed = 1;
+					break;
+				}
+				rows = grown;
+			}
+			memcpy(rows[n].id, id, sizeof(id));
+			rows[n++].line = p;
+		}
+		p += strcspn(p, "\n");
+		if (*p)
+			p++;
 	}
-	if (!j->id[0])
-		return; /* sbatch has not answered yet */
-	if (j->want_cancel && !j->cancel_sent)
-		send_cancel(j);
-	read_output(j, 0, OUTPUT_PER_POLL);
-	poll_state(j);
+	if (!failed && n > 1)
+		qsort(rows, n, sizeof(*rows), row_cmp);
+	sp->pass++;
+again:
+	for (j = sp->jobs; j; j = j->next) {
+		if (!j->queried || j->pass == sp->pass)
+			continue;
+		j->pass = sp->pass;
+		j->queried = 0;
+		gen = sp->gen;
+		row = failed ? NULL : bsearch(j->id, rows, n, sizeof(*rows), row_find);
+		if (failed && !unknown)
+			job_read_failed(j, c);
+		else if (row && slurm_parse_queue(row->line, id, &in) == 0)
+			job_update(j, &in, 0);
+		else
+			detail_fetch(j);
+		if (sp->gen != gen)
+			goto again;
+	}
+	free(rows);
 }
 
-static int job_new(uv_loop_t *loop, const struct pfs_executor *ex, const struct slurm_callbacks *cb,
-		   void *arg, unsigned timeout_s, struct slurm_job **out)
+/* Starts one squeue for every job with an id and no scontrol in flight,
+ * unless one runs already. */
+static void query_start(struct slurm_poller *sp)
 {
-	struct slurm_job *j = calloc(1, sizeof(*j));
-	uint64_t first;
+	char *argv[] = {"squeue", "--noheader", "--all", "--states=all", NULL,
+			"--Format=" SLURM_QUEUE_FORMAT, NULL};
+	struct slurm_job *j;
+	struct buf ids;
+	int n = 0, rc;
 
+	if (sp->querying || sp->closing)
+		return;
+	buf_init(&ids);
+	rc = buf_puts(&ids, "--jobs=");
+	for (j = sp->jobs; j && rc == 0; j = j->next) {
+		if (!j->id[0] || j->state_busy || j->finish_pending)
+			continue;
+		rc = buf_printf(&ids, "%s%s", n++ ? "," : "", j->id);
+		j->queried = 1;
+	}
+	if (rc == 0 && n > 0) {
+		argv[4] = ids.data;
+		sp->querying = 1;
+		if (cmd_run(sp->loop, NULL, sp, argv, NULL, QUERY_OUTPUT_MAX, query_done))
+			sp->querying = 0;
+	}
+	if (!sp->querying)
+		for (j = sp->jobs; j; j = j->next)
+			j->queried = 0;
+	buf_free(&ids);
+}
+
+/* Every interval: ends a job whose submission failed, sends again a cancel
+ * that did not get through, copies new output, then asks squeue. */
+static void poll_tick(uv_timer_t *t)
+{
+	struct slurm_poller *sp = t->data;
+	struct slurm_job *j;
+	unsigned gen;
+
+	sp->pass++;
+again:
+	for (j = sp->jobs; j; j = j->next) {
+		if (j->pass == sp->pass)
+			continue;
+		j->pass = sp->pass;
+		gen = sp->gen;
+		if (j->finish_pending) {
+			job_finish(j);
+		} else if (j->id[0]) {
+			if (j->want_cancel && !j->cancel_sent)
+				send_cancel(j);
+			read_output(j, 0, OUTPUT_PER_POLL);
+		}
+		if (sp->gen != gen)
+			goto again;
+	}
+	query_start(sp);
+}
+
+int slurm_poller_new(uv_loop_t *loop, struct slurm_poller **out)
+{
+	struct slurm_poller *sp = calloc(1, sizeof(*sp));
+
+	if (!sp)
+		return -ENOMEM;
+	sp->loop = loop;
+	uv_timer_init(loop, &sp->timer);
+	sp->timer.data = sp;
+	sp->timer_open = 1;
+	*out = sp;
+	return 0;
+}
+
+static void poller_timer_closed(uv_handle_t *h)
+{
+	struct slurm_poller *sp = h->data;
+
+	sp->timer_open = 0;
+	poller_maybe_free(sp);
+}
+
+void slurm_poller_close(struct slurm_poller *sp)
+{
+	struct cmd *c;
+
+	if (!sp || sp->closing)
+		return;
+	while (sp->jobs)
+		slurm_detach(sp->jobs);
+	sp->closing = 1;
+	for (c = sp->cmds; c; c = c->next)
+		if (!c->exited)
+			uv_process_kill(&c->proc, SIGTERM);
+	uv_close((uv_handle_t *)&sp->timer, poller_timer_closed);
+}
+
+static int job_new(struct slurm_poller *sp, const struct pfs_executor *ex,
+		   const struct slurm_callbacks *cb, void *arg, unsigned timeout_s,
+		   struct slurm_job **out)
+{
+	struct slurm_job *j;
+
+	if (sp->closing)
+		return -ESHUTDOWN;
+	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	j->loop = loop;
+	j->loop = sp->loop;
 	j->cb = *cb;
 	j->arg = arg;
 	j->fd = -1;
 	j->timeout_s = timeout_s;
-	uv_timer_init(loop, &j->timer);
-	j->timer.data = j;
-	j->timer_open = 1;
-	first = ex->poll_ms < 200 ? (uint64_t)ex->poll_ms : 200;
-	uv_timer_start(&j->timer, tick, first, (uint64_t)ex->poll_ms);
+	poller_add(sp, j, ex->poll_ms > 0 ? (unsigned)ex->poll_ms : 1000);
 	*out = j;
 	return 0;
 }
 
+/* Lets go of a job that slurm_submit or slurm_attach could not start. */
+static void job_abandon(struct slurm_job *j)
+{
+	j->finished = 1;
+	job_stop(j);
+	job_maybe_free(j);
+}
+
 /* ---- submission ---- */
 
-static void sbatch_done(struct slurm_job *j, struct cmd *c)
+static void sbatch_done(struct cmd *c)
 {
+	struct slurm_job *j = c->job;
 	const char *s = c->obuf.data ? c->obuf.data : "";
 	size_t n = strspn(s, "0123456789_");
 
 	j->state_busy = 0;
-	if (c->exit_status != 0 || c->spawn_error || n == 0 || n >= sizeof(j->id)) {
+	if (cmd_failed(c) || n == 0 || n >= sizeof(j->id)) {
 		j->res.refused = 1;
 		last_error_line(c, j->res.reason, sizeof(j->res.reason));
 		if (c->spawn_error)
@@ -679,8 +1045,8 @@ static int write_script(const char *path, const char *start, const char *program
 	return rc;
 }
 
-int slurm_submit(uv_loop_t *loop, const struct slurm_spec *spec, const struct slurm_callbacks *cb,
-		 void *arg, struct slurm_job **out)
+int slurm_submit(struct slurm_poller *sp, const struct slurm_spec *spec,
+		 const struct slurm_callbacks *cb, void *arg, struct slurm_job **out)
 {
 	char script[4096], opt[6][4200];
 	char **argv = NULL;
@@ -688,13 +1054,12 @@ int slurm_submit(uv_loop_t *loop, const struct slurm_spec *spec, const struct sl
 	size_t k;
 	int rc, n = 0;
 
-	rc = job_new(loop, spec->ex, cb, arg, spec->timeout_s, &j);
+	rc = job_new(sp, spec->ex, cb, arg, spec->timeout_s, &j);
 	if (rc)
 		return rc;
 	if (asprintf(&j->output, "%s/%s.out", spec->dir, spec->stem) < 0) {
 		j->output = NULL;
-		j->finished = 1;
-		job_stop(j);
+		job_abandon(j);
 		return -ENOMEM;
 	}
 	/* Leftovers of the same names would be read as this job's. */
@@ -705,8 +1070,7 @@ int slurm_submit(uv_loop_t *loop, const struct slurm_spec *spec, const struct sl
 	snprintf(script, sizeof(script), "%s/%s.sh", spec->dir, spec->stem);
 	rc = write_script(script, opt[0], spec->program);
 	if (rc) {
-		j->finished = 1;
-		job_stop(j);
+		job_abandon(j);
 		return rc;
 	}
 	snprintf(opt[n++], sizeof(opt[0]), "--job-name=%s", spec->name);
@@ -735,26 +1099,25 @@ int slurm_submit(uv_loop_t *loop, const struct slurm_spec *spec, const struct sl
 	rc = rc ? rc : strv_push(&argv, script);
 	if (rc == 0) {
 		j->state_busy = 1;
-		rc = cmd_run(j, argv, spec->env, sbatch_done);
+		rc = cmd_run(j->loop, j, NULL, argv, spec->env, CMD_OUTPUT_MAX, sbatch_done);
 	}
 	strv_free(argv);
 	if (rc) {
-		j->finished = 1;
-		job_stop(j);
+		job_abandon(j);
 		return rc;
 	}
 	*out = j;
 	return 0;
 }
 
-int slurm_attach(uv_loop_t *loop, const struct pfs_executor *ex, const char *job_id,
+int slurm_attach(struct slurm_poller *sp, const struct pfs_executor *ex, const char *job_id,
 		 const char *output, int64_t offset, unsigned timeout_s,
 		 const struct slurm_callbacks *cb, void *arg, struct slurm_job **out)
 {
 	struct slurm_job *j;
 	int rc;
 
-	rc = job_new(loop, ex, cb, arg, timeout_s, &j);
+	rc = job_new(sp, ex, cb, arg, timeout_s, &j);
 	if (rc)
 		return rc;
 	snprintf(j->id, sizeof(j->id), "%s", job_id);
@@ -762,8 +1125,7 @@ int slurm_attach(uv_loop_t *loop, const struct pfs_executor *ex, const char *job
 	j->offset = offset;
 	j->restarts = -1;
 	if (!j->output) {
-		j->finished = 1;
-		job_stop(j);
+		job_abandon(j);
 		return -ENOMEM;
 	}
 	*out = j;

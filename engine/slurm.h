@@ -1,8 +1,8 @@
 /*
  * slurm.h - recipe runs as Slurm batch jobs (the "slurm" executor of
- * pipeline.json): submission with sbatch, following the job with scontrol,
- * its output file copied as it grows, cancel with scancel, and attaching
- * again to a job that an earlier daemon submitted.
+ * pipeline.json): submission with sbatch, following the jobs with squeue
+ * and scontrol, their output files copied as they grow, cancel with
+ * scancel, and attaching again to a job that an earlier daemon submitted.
  *
  * Design: every Slurm command is an ordinary child process on the libuv
  * loop (uv_spawn, in this process's session, so that libuv reaps it: see
@@ -14,10 +14,16 @@
  * one another in its output file), so
  * the recipe runs from its own path, in the item's worktree, with the
  * environment sbatch was given; Slurm adds CUDA_VISIBLE_DEVICES for the
- * GPUs it grants. Every poll_ms a timer copies what the output file gained
- * and reads the job with `scontrol -o -d show job ID` (no accounting
- * daemon is needed); the job ends when its state is one of Slurm's final
- * states (COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL, PREEMPTED,
+ * GPUs it grants. The jobs of a loop are followed by one poller (struct
+ * slurm_poller): every poll_ms (the shortest of its jobs') it copies what
+ * each output file gained and reads the states of all its jobs with one
+ * `squeue --noheader --all --states=all --jobs=ID,ID,... --Format=...`,
+ * whatever their number (no accounting daemon is needed). `scontrol -o -d
+ * show job ID` reads one job, only at an event: when squeue first shows
+ * it running (the GPU indices it got), when squeue shows it ended (its exit
+ * code and RunTime), and when squeue does not show it (whether Slurm still
+ * knows it). A job ends when its state is one of Slurm's final states
+ * (COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL, PREEMPTED,
  * OUT_OF_MEMORY, BOOT_FAIL, DEADLINE), after the output file is read to
  * its end. The recipe's timeout counts from the first poll that sees the
  * job RUNNING (time in the queue does not count); when it passes, and on
@@ -27,8 +33,10 @@
  * when Slurm did cancel the job. `--time` is the timeout rounded up to
  * minutes plus two, a backstop that Slurm enforces itself.
  *
- * Sources: sbatch(1), scontrol(1) "show job" output (Slurm 22.05),
- * scancel(1); job state codes from squeue(1) "JOB STATE CODES".
+ * Sources: sbatch(1), squeue(1) --Format and "JOB STATE CODES", scontrol(1)
+ * "show job" output, scancel(1), all of Slurm 22.05. squeue asked for one
+ * job id that the controller does not know fails ("Invalid job id
+ * specified"); asked for several, it leaves the unknown ones out.
  *
  * Threads: every function must be called on the loop's thread; callbacks
  * run there too.
@@ -67,6 +75,7 @@ struct slurm_result {
 	char reason[256];      /* sbatch's error, or Slurm's Reason, or "" */
 };
 
+/* Callbacks may submit, attach, cancel and detach jobs. */
 struct slurm_callbacks {
 	/* sbatch accepted the job: its id and output file (both NUL-
 	 * terminated, valid during the call). */
@@ -88,23 +97,39 @@ struct slurm_callbacks {
 };
 
 struct slurm_job;
+struct slurm_poller;
 
 /*
- * Submits spec. Returns 0 and *out; every end, a refused submission
- * included, comes through the exit callback later. Returns a negative
- * errno only when nothing was started: -ENOMEM, or the script could not
- * be written (-errno of open/write).
+ * A poller on loop, for the jobs of slurm_submit and slurm_attach: one
+ * timer, one squeue per poll for all of them. 0 and *out, or -ENOMEM. It
+ * must be closed with slurm_poller_close before the loop is closed.
  */
-int slurm_submit(uv_loop_t *loop, const struct slurm_spec *spec, const struct slurm_callbacks *cb,
-		 void *arg, struct slurm_job **out);
+int slurm_poller_new(uv_loop_t *loop, struct slurm_poller **out);
 
 /*
- * Follows job_id, submitted earlier (by an earlier daemon), whose output
- * file is output and of which offset bytes were delivered already.
- * timeout_s as in slurm_spec, counted from the first poll that sees the job
- * running. 0 and *out, or -ENOMEM.
+ * Detaches the jobs it still follows (slurm_detach), ends its squeue in
+ * flight (SIGTERM), and closes it: it is freed once its handles are
+ * closed, as the loop runs. NULL is fine. For shutdown.
  */
-int slurm_attach(uv_loop_t *loop, const struct pfs_executor *ex, const char *job_id,
+void slurm_poller_close(struct slurm_poller *sp);
+
+/*
+ * Submits spec; sp follows the job (its poll_ms is spec->ex->poll_ms).
+ * Returns 0 and *out; every end, a refused submission included, comes
+ * through the exit callback later. Returns a negative errno only when
+ * nothing was started: -ENOMEM, -ESHUTDOWN (sp is closing), or the script
+ * could not be written (-errno of open/write).
+ */
+int slurm_submit(struct slurm_poller *sp, const struct slurm_spec *spec,
+		 const struct slurm_callbacks *cb, void *arg, struct slurm_job **out);
+
+/*
+ * Follows job_id with sp, submitted earlier (by an earlier daemon), whose
+ * output file is output and of which offset bytes were delivered already.
+ * poll_ms from ex; timeout_s as in slurm_spec, counted from the first poll
+ * that sees the job running. 0 and *out, -ENOMEM or -ESHUTDOWN.
+ */
+int slurm_attach(struct slurm_poller *sp, const struct pfs_executor *ex, const char *job_id,
 		 const char *output, int64_t offset, unsigned timeout_s,
 		 const struct slurm_callbacks *cb, void *arg, struct slurm_job **out);
 
@@ -113,24 +138,44 @@ int slurm_attach(uv_loop_t *loop, const struct pfs_executor *ex, const char *job
 void slurm_cancel(struct slurm_job *j);
 
 /* Stops following the job, which goes on in Slurm: no callback comes any
- * more, Slurm commands in flight are ended (SIGTERM), and the job is freed
- * once its handles are closed. For shutdown. */
+ * more, its Slurm commands in flight are ended (SIGTERM; the poller's
+ * squeue goes on for the other jobs), and the job is freed once its
+ * handles are closed. For shutdown. */
 void slurm_detach(struct slurm_job *j);
 
 /* The job id, "" until sbatch answered. */
 const char *slurm_job_id(const struct slurm_job *j);
 
+/* A job as Slurm shows it (slurm_parse_job, slurm_parse_queue). */
+struct slurm_info {
+	char state[32];        /* JobState, e.g. "RUNNING", "" when unknown */
+	char reason[256];      /* Reason, "" for None */
+	char node[256];        /* BatchHost, "" when none */
+	int exit_code;         /* ExitCode=E:S: the exit status E ... */
+	int signal;            /* ... and the signal S that ended the job */
+	long run_s;            /* RunTime in seconds, -1 unknown */
+	int restarts;          /* Restarts: how often Slurm requeued the job */
+	int gpus[16];          /* the GPU indices of GRES=...(IDX:...), at most 16 */
+	int ngpus;
+};
+
 /*
- * Parses one line of `scontrol -o -d show job` output (exposed for tests).
- * Fills state, reason (at most 256 bytes each), node (BatchHost), *exit_code
- * and *signal (ExitCode=E:S), *run_s (RunTime, seconds, -1 unknown),
- * *restarts (Restarts, how often Slurm requeued the job) and the GPU
- * indices of GRES=...(IDX:...) into gpus (at most 16). Returns 0, or
- * -EINVAL when the line has no JobState.
+ * Parses one line of `scontrol -o -d show job` output (exposed for tests)
+ * into *info (all of it: what the line lacks is 0, "" or, for run_s, -1).
+ * Returns 0, or -EINVAL when the line has no JobState.
  */
-int slurm_parse_job(const char *line, char state[32], char reason[256], char node[256],
-		    int *exit_code, int *signal, long *run_s, int *restarts, int *gpus,
-		    int *ngpus);
+int slurm_parse_job(const char *line, struct slurm_info *info);
+
+/*
+ * Parses one line of `squeue --noheader --Format=SLURM_QUEUE_FORMAT`
+ * output (exposed for tests), "ID|STATE|RESTARTS|TIMEUSED|BATCHHOST|REASON|",
+ * into id (the job id) and *info: state, restarts, run_s (TimeUsed), node
+ * ("" for n/a) and reason ("" for None); squeue shows no exit code and no
+ * GPU indices, so those are 0. Returns 0, or -EINVAL when the line is not
+ * such a line (an error message, a line cut short).
+ */
+#define SLURM_QUEUE_FORMAT "JobID:|,State:|,RestartCnt:|,TimeUsed:|,BatchHost:|,Reason:|"
+int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info);
 
 /*
  * The id of the job whose output file (StdOut) is output, from

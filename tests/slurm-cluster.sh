@@ -6,7 +6,8 @@
 # stand-in GPUs, /dev/null and /dev/zero), starts munged unless one answers already, then
 # slurmctld and slurmd on ports of their own (so an installed cluster is left alone), and waits
 # until the node takes jobs. It prints the line `SLURM_CONF=DIR/slurm.conf` that clients
-# (sbatch, scontrol, scancel, and through them the packetfs daemon) need in their environment.
+# (sbatch, squeue, scontrol, scancel, and through them the packetfs daemon) need in their
+# environment.
 # PFS_SLURM_PORT sets slurmctld's port (default 16817; slurmd takes the next one), so that two
 # such clusters can run on one machine. Exit 0 when the cluster runs; 1 with the reason on
 # stderr when it cannot start. Needs root.
@@ -62,7 +63,7 @@ why()
 }
 
 [ "$(id -u)" = 0 ] || why "needs root (slurmd runs jobs as their users)"
-for p in slurmctld slurmd sbatch scontrol munged; do
+for p in slurmctld slurmd sbatch squeue scontrol munged; do
 	command -v "$p" >/dev/null 2>&1 || why "$p is not installed (Debian: slurm-wlm munge)"
 done
 mkdir -p "$dir/state" "$dir/spool" || why "cannot make $dir"

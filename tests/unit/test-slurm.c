@@ -5,7 +5,12 @@
  * same job completed (the GRES detail is gone then), a job cancelled
  * before it started, and made-up lines for what those runs could not show
  * (a failed job with its exit code, a signal, RunTime with days, GPU index
- * lists). The end-to-end tests are tests/pipeline/slurm-*.sh.
+ * lists). Then the lines of `squeue --noheader --all --states=all
+ * --jobs=... --Format=SLURM_QUEUE_FORMAT` that follow every job, captured
+ * the same way (a GPU job running and completed, held, failed, not
+ * launched, cancelled while pending, requeued), and made-up ones for long
+ * run times and what must be refused. The end-to-end tests are
+ * tests/pipeline/slurm-*.sh.
  */
 #include <string.h>
 
@@ -49,90 +54,140 @@ static const char cancelled_pending[] =
 
 TEST(running_gpu_job)
 {
-	char state[32], reason[256], node[256];
-	int code = -1, sig = -1, gpus[16], ngpus = -1;
-	long run_s = -2;
-	int restarts = -1;
+	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job(running, state, reason, node, &code, &sig, &run_s, &restarts, gpus, &ngpus),
-		  0);
-	ASSERT_STREQ(state, "RUNNING");
-	ASSERT_STREQ(reason, "");
-	ASSERT_STREQ(node, "vm");
-	ASSERT_EQ(code, 0);
-	ASSERT_EQ(sig, 0);
-	ASSERT_EQ(run_s, 0);
-	ASSERT_EQ(restarts, 0);
-	ASSERT_EQ(ngpus, 2);
-	ASSERT_EQ(gpus[0], 0);
-	ASSERT_EQ(gpus[1], 1);
-	ASSERT(!slurm_state_final(state));
+	ASSERT_EQ(slurm_parse_job(running, &in), 0);
+	ASSERT_STREQ(in.state, "RUNNING");
+	ASSERT_STREQ(in.reason, "");
+	ASSERT_STREQ(in.node, "vm");
+	ASSERT_EQ(in.exit_code, 0);
+	ASSERT_EQ(in.signal, 0);
+	ASSERT_EQ(in.run_s, 0);
+	ASSERT_EQ(in.restarts, 0);
+	ASSERT_EQ(in.ngpus, 2);
+	ASSERT_EQ(in.gpus[0], 0);
+	ASSERT_EQ(in.gpus[1], 1);
+	ASSERT(!slurm_state_final(in.state));
 }
 
 TEST(completed_job)
 {
-	char state[32], reason[256], node[256];
-	int code = -1, sig = -1, gpus[16], ngpus = -1;
-	long run_s = -2;
-	int restarts = -1;
+	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job(completed, state, reason, node, &code, &sig, &run_s, &restarts, gpus,
-				  &ngpus), 0);
-	ASSERT_STREQ(state, "COMPLETED");
-	ASSERT_STREQ(node, "vm");
-	ASSERT_EQ(run_s, 2);
-	ASSERT_EQ(ngpus, 0);
-	ASSERT(slurm_state_final(state));
+	ASSERT_EQ(slurm_parse_job(completed, &in), 0);
+	ASSERT_STREQ(in.state, "COMPLETED");
+	ASSERT_STREQ(in.node, "vm");
+	ASSERT_EQ(in.run_s, 2);
+	ASSERT_EQ(in.ngpus, 0);
+	ASSERT(slurm_state_final(in.state));
 }
 
 TEST(cancelled_before_start)
 {
-	char state[32], reason[256], node[256];
-	int code = -1, sig = -1, gpus[16], ngpus = -1;
-	long run_s = -2;
-	int restarts = -1;
+	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job(cancelled_pending, state, reason, node, &code, &sig, &run_s,
-				  &restarts, gpus, &ngpus), 0);
-	ASSERT_STREQ(state, "CANCELLED");
-	ASSERT_STREQ(node, "");
-	ASSERT_EQ(run_s, 0);
-	ASSERT(slurm_state_final(state));
+	ASSERT_EQ(slurm_parse_job(cancelled_pending, &in), 0);
+	ASSERT_STREQ(in.state, "CANCELLED");
+	ASSERT_STREQ(in.node, "");
+	ASSERT_EQ(in.run_s, 0);
+	ASSERT(slurm_state_final(in.state));
 }
 
 TEST(exit_codes_and_times)
 {
-	char state[32], reason[256], node[256];
-	int code, sig, gpus[16], ngpus, restarts;
-	long run_s;
+	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job("JobId=5 JobState=FAILED Reason=NonZeroExitCode Restarts=2 ExitCode=3:0 "
-				  "RunTime=1-02:03:04 BatchHost=n17 GRES=gpu(IDX:1,3,5-6)",
-				  state, reason, node, &code, &sig, &run_s, &restarts, gpus, &ngpus), 0);
-	ASSERT_STREQ(state, "FAILED");
-	ASSERT_STREQ(reason, "NonZeroExitCode");
-	ASSERT_STREQ(node, "n17");
-	ASSERT_EQ(code, 3);
-	ASSERT_EQ(sig, 0);
-	ASSERT_EQ(run_s, 93784);
-	ASSERT_EQ(restarts, 2);
-	ASSERT_EQ(ngpus, 4);
-	ASSERT_EQ(gpus[0], 1);
-	ASSERT_EQ(gpus[1], 3);
-	ASSERT_EQ(gpus[2], 5);
-	ASSERT_EQ(gpus[3], 6);
+	ASSERT_EQ(slurm_parse_job("JobId=5 JobState=FAILED Reason=NonZeroExitCode Restarts=2 "
+				  "ExitCode=3:0 RunTime=1-02:03:04 BatchHost=n17 GRES=gpu(IDX:1,3,5-6)",
+				  &in), 0);
+	ASSERT_STREQ(in.state, "FAILED");
+	ASSERT_STREQ(in.reason, "NonZeroExitCode");
+	ASSERT_STREQ(in.node, "n17");
+	ASSERT_EQ(in.exit_code, 3);
+	ASSERT_EQ(in.signal, 0);
+	ASSERT_EQ(in.run_s, 93784);
+	ASSERT_EQ(in.restarts, 2);
+	ASSERT_EQ(in.ngpus, 4);
+	ASSERT_EQ(in.gpus[0], 1);
+	ASSERT_EQ(in.gpus[1], 3);
+	ASSERT_EQ(in.gpus[2], 5);
+	ASSERT_EQ(in.gpus[3], 6);
 	ASSERT_EQ(slurm_parse_job("JobId=6 JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 "
-				  "RunTime=05:00", state, reason, node, &code, &sig, &run_s, &restarts, gpus,
-				  &ngpus), 0);
-	ASSERT_STREQ(state, "TIMEOUT");
-	ASSERT_EQ(sig, 15);
-	ASSERT_EQ(run_s, 300);
-	ASSERT_STREQ(node, "");
+				  "RunTime=05:00", &in), 0);
+	ASSERT_STREQ(in.state, "TIMEOUT");
+	ASSERT_EQ(in.signal, 15);
+	ASSERT_EQ(in.run_s, 300);
+	ASSERT_STREQ(in.node, "");
 	/* A key inside another key's name does not count. */
-	ASSERT_EQ(slurm_parse_job("JobId=7 OldJobState=RUNNING", state, reason, node, &code, &sig,
-				  &run_s, &restarts, gpus, &ngpus), -EINVAL);
-	ASSERT_EQ(slurm_parse_job("slurm_load_jobs error: Invalid job id specified", state, reason,
-				  node, &code, &sig, &run_s, &restarts, gpus, &ngpus), -EINVAL);
+	ASSERT_EQ(slurm_parse_job("JobId=7 OldJobState=RUNNING", &in), -EINVAL);
+	ASSERT_EQ(slurm_parse_job("slurm_load_jobs error: Invalid job id specified", &in), -EINVAL);
+}
+
+/* squeue's lines, as captured: "ID|STATE|RESTARTS|TIMEUSED|BATCHHOST|REASON|". */
+TEST(queue_lines)
+{
+	static const struct {
+		const char *line, *id, *state, *node, *reason;
+		int restarts;
+		long run_s;
+	} cases[] = {
+		{"86|RUNNING|0|0:07|vm|None|\n", "86", "RUNNING", "vm", "", 0, 7},
+		{"86|COMPLETED|0|0:20|vm|None|\n", "86", "COMPLETED", "vm", "", 0, 20},
+		{"87|PENDING|0|0:00|n/a|JobHeldUser|\n", "87", "PENDING", "", "JobHeldUser", 0, 0},
+		{"88|FAILED|0|0:00|vm|NonZeroExitCode|\n", "88", "FAILED", "vm", "NonZeroExitCode", 0,
+		 0},
+		{"89|FAILED|0|0:00|vm|JobLaunchFailure|\n", "89", "FAILED", "vm", "JobLaunchFailure",
+		 0, 0},
+		{"90|CANCELLED|0|0:00|n/a|BeginTime|\n", "90", "CANCELLED", "", "BeginTime", 0, 0},
+		/* scontrol requeue 91: the old attempt ends, then it waits */
+		{"91|COMPLETING|1|0:00|vm|None|\n", "91", "COMPLETING", "vm", "", 1, 0},
+		{"91|PENDING|1|0:00|n/a|BeginTime|\n", "91", "PENDING", "", "BeginTime", 1, 0},
+		/* made up: hours, days, no newline, a reason with a space */
+		{"7|RUNNING|0|12:34:56|n17|None|\n", "7", "RUNNING", "n17", "", 0, 45296},
+		{"8|RUNNING|3|1-02:03:04|n17|None|", "8", "RUNNING", "n17", "", 3, 93784},
+		{"9|PENDING|0|INVALID|n/a|some reason|\n", "9", "PENDING", "", "some reason", 0, -1},
+	};
+	struct slurm_info in;
+	char id[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&in, 0x55, sizeof(in));
+		ASSERT_EQ(slurm_parse_queue(cases[i].line, id, &in), 0);
+		ASSERT_STREQ(id, cases[i].id);
+		ASSERT_STREQ(in.state, cases[i].state);
+		ASSERT_STREQ(in.node, cases[i].node);
+		ASSERT_STREQ(in.reason, cases[i].reason);
+		ASSERT_EQ(in.restarts, cases[i].restarts);
+		ASSERT_EQ(in.run_s, cases[i].run_s);
+		ASSERT_EQ(in.exit_code, 0);
+		ASSERT_EQ(in.signal, 0);
+		ASSERT_EQ(in.ngpus, 0);
+	}
+}
+
+TEST(queue_lines_refused)
+{
+	static const char *const bad[] = {
+		"slurm_load_jobs error: Invalid job id specified\n",
+		"slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n",
+		"",
+		"\n",
+		"86|RUNNING|0|0:07|vm|None\n",   /* no closing '|': cut short */
+		"86|RUNNING|0|0:07|vm|\n",
+		"86|RUNNING|0|0:07\n",
+		"|RUNNING|0|0:07|vm|None|\n",   /* no id */
+		"86||0|0:07|vm|None|\n",        /* no state */
+		"x86|RUNNING|0|0:07|vm|None|\n",
+		"86|RUNNING|n|0:07|vm|None|\n",
+		"JOBID|STATE|RESTARTCNT|TIME|EXEC_HOST|REASON|\n", /* a header */
+	};
+	struct slurm_info in;
+	char id[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ASSERT_EQ(slurm_parse_queue(bad[i], id, &in), -EINVAL);
 }
 
 TEST(final_states)
@@ -156,6 +211,8 @@ int main(void)
 	RUN(completed_job);
 	RUN(cancelled_before_start);
 	RUN(exit_codes_and_times);
+	RUN(queue_lines);
+	RUN(queue_lines_refused);
 	RUN(final_states);
 	return 0;
 }
