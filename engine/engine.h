@@ -61,9 +61,10 @@ struct pfs_stat {
 	                   * through the mount (which the kernel sees) or by one the
 	                   * engine reports to engine_watch: the front end may let the
 	                   * kernel cache them (fs/fs.c "Caching"). 0 for views and
-	                   * logs, the directories whose times follow the item's
-	                   * updated time, documents held open and directories
-	                   * holding a document created open and not stored yet. */
+	                   * growing logs, the subdirectories of .history and the
+	                   * fixed directories of an archived item, documents held
+	                   * open and directories holding a document created open
+	                   * and not stored yet. */
 };
 
 /* Which daemon-wide facilities engine_open starts. */
@@ -206,6 +207,8 @@ unsigned engine_file_poll(struct pfs_file *f);
  *	ENGINE_MODIFIED  the content of the file at path changed
  *	ENGINE_ARCHIVED  the item directory at path ("/<item>") moved to
  *	                 "/.archive/<item>"
+ *	ENGINE_TIMES     the times of the directory at path moved (nothing in
+ *	                 it changed: nothing for a watcher to see)
  * fn is called on any engine thread, possibly with engine locks held: it
  * must return quickly and must not call into the engine. Call once,
  * before engine_start, from the thread that opened the engine; fn stays in
@@ -215,6 +218,7 @@ enum engine_change {
 	ENGINE_CREATED,
 	ENGINE_MODIFIED,
 	ENGINE_ARCHIVED,
+	ENGINE_TIMES,
 };
 typedef void (*engine_change_fn)(void *arg, const char *path, enum engine_change what);
 void engine_watch(struct engine *e, engine_change_fn fn, void *arg);

@@ -368,6 +368,10 @@ int packet__stable_kind(enum kind k)
 	case N_ITEM:
 	case N_DOC:
 	case N_DOCDIR:
+	case N_STAGES_DIR:
+	case N_VALIDATION_DIR:
+	case N_LOGS_DIR:
+	case N_HISTORY_DIR:
 		return 1;
 	default:
 		return 0;
@@ -420,6 +424,12 @@ static int node_stable(struct engine *e, struct node *n)
 		return !holds_unstored(e, n->item.id, "");
 	if (n->kind == N_DOCDIR)
 		return !holds_unstored(e, n->item.id, n->rel);
+	/* Dated by the item's updated time: every write of the item row
+	 * reports them (pipe__item_write), at the paths of a live item. The
+	 * subdirectories of .history are not reported. */
+	if (n->kind == N_STAGES_DIR || n->kind == N_VALIDATION_DIR || n->kind == N_LOGS_DIR ||
+	    n->kind == N_HISTORY_DIR)
+		return !n->archived && !(n->kind == N_HISTORY_DIR && n->rel[0]);
 	return 1;
 }
 

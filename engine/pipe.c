@@ -95,9 +95,16 @@ void pipe__set_state(struct pipe *p, struct item *it, const char *state, const c
 
 void pipe__item_write(struct pipe *p, struct item *it)
 {
+	/* The item's fixed directories are dated by its updated time
+	 * (packet__node_stat). */
+	static const char *const dated[] = { "stages", "validation", "validation/logs", ".history" };
+	size_t i;
+
 	if (store_item_update(p->e->store, it) == 0) {
 		engine_changed(p->e, it->name, "status", ENGINE_MODIFIED);
 		engine_changed(p->e, it->name, "status.json", ENGINE_MODIFIED);
+		for (i = 0; i < sizeof(dated) / sizeof(dated[0]); i++)
+			engine_changed(p->e, it->name, dated[i], ENGINE_TIMES);
 	}
 }
 

@@ -25,8 +25,9 @@
  * the attributes the engine calls stable (struct pfs_stat: documents not
  * held open, document and item directories without a document created
  * open and not stored yet, the root and the fixed directories that have no
- * item, sealed logs) for as long; every other reply - views, logs still
- * growing, the directories whose times follow the item's updated time,
+ * item, an item's stages/, validation/, validation/logs/ and .history/,
+ * whose times follow the item's updated time, sealed logs) for as long;
+ * every other reply - views, logs still growing, the subdirectories of
  * .history, the worktree link, anything told to the notifier - has an
  * attribute timeout of 0, so the kernel asks again each time. Negative
  * entries are never cached (a miss is answered with ENOENT, not an entry
@@ -41,15 +42,16 @@
  *    created open is not stable until that commit.
  *  - Every change the engine makes on its own is reported to fs_changed
  *    (engine_watch), which drops at once, before the engine goes on, the
- *    attributes of the changed file, of the directory of a new file and of
- *    an archived item's directory, with an attribute-only
+ *    attributes of the changed file, of the directory of a new file, of
+ *    an archived item's directory and of the fixed directories of an item
+ *    whose row was written (ENGINE_TIMES), with an attribute-only
  *    fuse_lowlevel_notify_inval_inode. That notification takes no lock a
  *    request may hold (the kernel bumps the inode's attribute version and
  *    clears its timeout under the inode's spinlock, nothing else), so it
  *    cannot deadlock; and it is only sent for inodes a reply let the kernel
  *    cache (inode_set_cached). Those are reported by the engine's loop
  *    thread only (a document it writes, the directory of a file it creates,
- *    an archived item); views are never marked, so the reports made inside
+ *    an archived item, an item row written); views are never marked, so the reports made inside
  *    request handlers (a registry append changes evidence.md and events)
  *    send no notification.
  *  - A reply races with a change: attr_ttl marks the inode before it looks
@@ -461,7 +463,8 @@ static void fs_changed(void *arg, const char *path, enum engine_change what)
 		invalidate_attrs(fs, parent);
 		free(parent);
 	}
-	notifier_changed(fs->notifier, path, what);
+	if (what != ENGINE_TIMES)
+		notifier_changed(fs->notifier, path, what);
 }
 
 /* The path of name in the directory parent. Caller frees *out. */

@@ -217,6 +217,8 @@ static void replay(struct notifier *n, const struct change *c)
 	case ENGINE_ARCHIVED:
 		replay_archived(n, c->path);
 		break;
+	case ENGINE_TIMES:
+		break; /* never queued (fs_changed): nothing for a watcher */
 	}
 }
 

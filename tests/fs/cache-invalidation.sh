@@ -6,8 +6,8 @@
 # keeps its size and mtime; change-validation.md and the item directory when the engine writes
 # the document (created, then rewritten by a rerun: stat, cat and the document's last revision
 # agree, its mtime moves); documents changed through the mount by other paths (rename over,
-# truncate, another handle); an item archived through ctl is gone for stat at once, and its
-# documents with it.
+# truncate, another handle); the item's fixed directories when its row is written; an item
+# archived through ctl is gone for stat at once, and its documents with it.
 . "$(dirname "$0")/../lib.sh"
 make_repo
 copy_recipes
@@ -116,6 +116,24 @@ same_size "$d/a.md"
 exec 7>&-
 same_size "$d/a.md"
 assert_file_eq "$d/a.md" $'a lappended\n'
+
+# The fixed directories are dated by the item's updated time (whole seconds): a write of the
+# item row (a ctl command's result) moves them for a kernel that holds their attributes.
+fixed="$d/stages $d/validation $d/validation/logs $d/.history"
+# shellcheck disable=SC2086
+stat $fixed >/dev/null
+dated=$(stat -c %Y "$d/stages")
+later()
+{
+	[ "$(date +%s)" -gt "$dated" ]
+}
+wait_for later
+ctl "$M" fix-1 hold
+for f in $fixed; do
+	[ "$(stat -c %Y "$f")" -gt "$dated" ] || fail "mtime of $f did not move with the item row"
+	assert_eq "$(stat -c %Y "$d/status")" "$(stat -c %Y "$f")" "mtime of $f against status"
+done
+ctl "$M" fix-1 release
 
 # Archived through ctl: gone at once, for a kernel that had the item and its documents.
 stat "$d" "$d/brief.md" "$d/a.md" >/dev/null
