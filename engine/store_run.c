@@ -378,96 +378,6 @@ int store_registry_append(struct store *s, int64_t item_id, const char *line, co
 	return rc;
 }
 
-/*
- * Calls fn(arg, text, len) for the one text column of every row of sql,
- * with item_id bound to ?1, in the order sql gives, under the store lock
- * (fn must not call the store). Stops at fn's first non-zero return, which
- * it returns; else 0, or a negative errno of SQLite.
- */
-static int each_text(struct store *s, const char *sql, int64_t item_id,
-		     int (*fn)(void *arg, const char *text, size_t len), void *arg)
-{
-	sqlite3_stmt *st;
-	int rc = -EIO;
-
-	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, sql);
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		for (;;) {
-			int r = sqlite3_step(st);
-
-			if (r != SQLITE_ROW) {
-				rc = r == SQLITE_DONE ? 0 : store__err(s, r);
-				break;
-			}
-			rc = fn(arg, (const char *)sqlite3_column_text(st, 0),
-				(size_t)sqlite3_column_bytes(st, 0));
-			if (rc)
-				break;
-		}
-		store__done(st);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
-/* A strv grown by doubling (strv_push would count it at every push). */
-struct line_list {
-	char **v;
-	size_t count, cap;
-};
-
-static int push_line(void *arg, const char *text, size_t len)
-{
-	struct line_list *l = arg;
-	char *c;
-
-	if (l->count + 2 > l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		char **nv = realloc(l->v, cap * sizeof(char *));
-
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-		l->cap = cap;
-	}
-	c = malloc(len + 1);
-	if (!c)
-		return -ENOMEM;
-	memcpy(c, text, len);
-	c[len] = '\0';
-	l->v[l->count++] = c;
-	l->v[l->count] = NULL;
-	return 0;
-}
-
-int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n)
-{
-	struct line_list l = {NULL, 0, 0};
-	char **v;
-	size_t count;
-	int rc;
-
-	rc = each_text(s, "SELECT line FROM registry WHERE item_id = ?1 ORDER BY id", item_id,
-		       push_line, &l);
-	v = l.v;
-	count = l.count;
-	if (rc == 0 && !v) {
-		v = calloc(1, sizeof(char *));
-		if (!v)
-			rc = -ENOMEM;
-	}
-	if (rc) {
-		strv_free(v);
-		return rc;
-	}
-	*lines = v;
-	if (n)
-		*n = count;
-	return 0;
-}
-
 /* Calls cb(arg, id, text, len) for each row of sql (item_id bound to ?1,
  * after to ?2; columns id, text), under the lock; cb's non-zero return
  * stops the walk and is returned. */
@@ -499,6 +409,62 @@ static int rows_since(struct store *s, const char *sql, int64_t item_id, int64_t
 	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+/* A strv grown by doubling (strv_push would count it at every push). */
+struct line_list {
+	char **v;
+	size_t count, cap;
+};
+
+static int push_line(void *arg, int64_t id, const char *text, size_t len)
+{
+	struct line_list *l = arg;
+	char *c;
+
+	(void)id;
+	if (l->count + 2 > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char **nv = realloc(l->v, cap * sizeof(char *));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	c = malloc(len + 1);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, text, len);
+	c[len] = '\0';
+	l->v[l->count++] = c;
+	l->v[l->count] = NULL;
+	return 0;
+}
+
+int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n)
+{
+	struct line_list l = {NULL, 0, 0};
+	char **v;
+	size_t count;
+	int rc;
+
+	rc = store_registry_since(s, item_id, 0, push_line, &l);
+	v = l.v;
+	count = l.count;
+	if (rc == 0 && !v) {
+		v = calloc(1, sizeof(char *));
+		if (!v)
+			rc = -ENOMEM;
+	}
+	if (rc) {
+		strv_free(v);
+		return rc;
+	}
+	*lines = v;
+	if (n)
+		*n = count;
+	return 0;
 }
 
 int store_registry_since(struct store *s, int64_t item_id, int64_t after,
@@ -572,20 +538,17 @@ int store_event_add(struct store *s, int64_t item_id, const char *line)
 	return rc;
 }
 
-static int append_line(void *arg, const char *text, size_t len)
+static int append_line(void *arg, int64_t id, const char *text, size_t len)
 {
 	int rc = buf_append(arg, text, len);
 
+	(void)id;
 	return rc ? rc : buf_append(arg, "\n", 1);
 }
 
 int store_events_render(struct store *s, int64_t item_id, struct buf *out)
 {
-	if (item_id == 0)
-		return each_text(s, "SELECT line FROM events WHERE ?1 = 0 ORDER BY id", 0, append_line,
-				 out);
-	return each_text(s, "SELECT line FROM events WHERE item_id = ?1 ORDER BY id", item_id,
-			 append_line, out);
+	return store_events_since(s, item_id, 0, append_line, out);
 }
 
 /* Runs the one-row, one-column size query sql with item_id bound. */
