@@ -378,6 +378,24 @@ int packet__stable_kind(enum kind k)
 	}
 }
 
+/* The name of the open document d in the directory dir (dlen bytes; ""
+ * for the item's top level) of item when it lies right in it, else NULL.
+ * files_lock held. */
+static const char *open_doc_child(const struct open_doc *d, int64_t item, const char *dir,
+				  size_t dlen)
+{
+	const char *rest = d->rel;
+
+	if (d->item_id != item)
+		return NULL;
+	if (dlen) {
+		if (strncmp(d->rel, dir, dlen) != 0 || d->rel[dlen] != '/')
+			return NULL;
+		rest = d->rel + dlen + 1;
+	}
+	return strchr(rest, '/') ? NULL : rest;
+}
+
 /*
  * Whether the directory rel ("" for the item's top level) of item holds a
  * document created open and not stored yet: its first commit moves the
@@ -392,16 +410,7 @@ static int holds_unstored(struct engine *e, int64_t item, const char *rel)
 
 	pthread_mutex_lock(&e->files_lock);
 	for (d = e->docs; d && !found; d = d->next) {
-		const char *rest = d->rel;
-
-		if (d->item_id != item)
-			continue;
-		if (dlen) {
-			if (strncmp(d->rel, rel, dlen) != 0 || d->rel[dlen] != '/')
-				continue;
-			rest = d->rel + dlen + 1;
-		}
-		if (strchr(rest, '/'))
+		if (!open_doc_child(d, item, rel, dlen))
 			continue;
 		pthread_mutex_lock(&d->lock);
 		found = !d->stored;
@@ -688,16 +697,9 @@ static void emit_open_docs(struct dir_walk *w, int64_t item, const char *dir)
 
 	pthread_mutex_lock(&w->e->files_lock);
 	for (d = w->e->docs; d; d = d->next) {
-		const char *rest = d->rel;
+		const char *rest = open_doc_child(d, item, dir, dlen);
 
-		if (d->item_id != item)
-			continue;
-		if (dlen) {
-			if (strncmp(d->rel, dir, dlen) != 0 || d->rel[dlen] != '/')
-				continue;
-			rest = d->rel + dlen + 1;
-		}
-		if (strchr(rest, '/'))
+		if (!rest)
 			continue;
 		strv_push(&names, rest);
 	}
