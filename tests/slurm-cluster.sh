@@ -3,7 +3,9 @@
 # slurm executor (tests/pipeline/slurm-*.sh), from Debian's slurm-wlm and munge packages.
 #
 # start writes a private configuration to DIR (slurm.conf, cgroup.conf, gres.conf with two
-# stand-in GPUs, /dev/null and /dev/zero), starts munged unless one answers already, then
+# stand-in GPUs, /dev/null and /dev/zero; the scheduler looks at pending jobs every second, not
+# every minute, so a job the tests release starts at once), starts munged unless one answers
+# already, then
 # slurmctld and slurmd on ports of their own (so an installed cluster is left alone), and waits
 # until the node takes jobs. It prints the line `SLURM_CONF=DIR/slurm.conf` that clients
 # (sbatch, squeue, scontrol, scancel, and through them the packetfs daemon) need in their
@@ -93,6 +95,7 @@ SlurmdSpoolDir=$dir/spool
 StateSaveLocation=$dir/state
 SlurmUser=root
 SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=1,bf_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 GresTypes=gpu

@@ -95,10 +95,18 @@ assert_eq 3 "$(squeue -h -t all -n packetfs-fix-1-10-wait -o %Z | grep -cx "$STO
 # Round 4: Slurm requeues the running job: its output starts again, and the log says so.
 rm "$T/go"
 rerun_10_wait 4
+requeued_at=$(date +%s)
 scontrol requeue "$id" || fail "scontrol requeue $id failed"
 wait_for grep -qs "job $id was requeued" "$log"
-# A requeued job waits two minutes before it may start again; let it start now.
+# A requeued job waits two minutes before it may start again; let it start now, once the second
+# of the requeue is over: slurmd refuses a launch whose credential is not newer than the
+# revocation of the first attempt's, in whole seconds ("Job credential revoked").
 wait_for bash -c 'scontrol -o show job "$1" | grep -q " JobState=PENDING "' _ "$id"
+later_than()
+{
+	[ "$(date +%s)" -gt "$1" ]
+}
+wait_for later_than $((requeued_at + 1))
 wait_for scontrol update JobId="$id" StartTime=now
 wait_for bash -c 'test "$(grep -c "waiting for go" "$1")" = 2' _ "$log"
 touch "$T/go"
