@@ -120,6 +120,34 @@ struct engine {
  */
 int engine_call(struct engine *e, struct engine_cmd *cmd);
 
+/* A request for a recorded run (SPEC §6 "The recorder"). */
+struct record_req {
+	const char *recipe;   /* a catalog recipe name, e.g. "01-build" */
+	char *const *argv;    /* the command and its arguments, NULL-terminated, argv[0] non-empty */
+	int gpus;             /* GPUs to grant, or -1: the recipe's "# gpus" */
+	int timeout_s;        /* seconds, or -1: the recipe's "# timeout" (0: none) */
+	uid_t uid;            /* who asked (the FUSE request's caller) */
+	pid_t pid;
+};
+/*
+ * Queues a recorded run of req->argv as a run of recipe req->recipe for item (SPEC §6): the
+ * engine runs it like a recipe (worktree cwd, own process group, GPUs, timeout, executor,
+ * live log). On success 0, *run_id (the runs table id, for engine_record_cancel and the store),
+ * *run_no (the item's run number) and log (the log's item-relative path,
+ * "validation/logs/...-N.log", NUL-terminated into logsize bytes); the run row and its log exist
+ * when it returns (status "queued" until it starts). Errors with the reason in why: -ENOENT (no
+ * such item), -EINVAL (unknown recipe, empty command, bad gpus/timeout, archived item),
+ * -ENOTCONN (offline engine), -ENOMEM, -ENOSPC/-EIO (store). Any thread but the loop thread.
+ */
+int engine_record(struct engine *e, const char *item, const struct record_req *req,
+		  int64_t *run_id, int *run_no, char *log, size_t logsize, char *why, size_t whysize);
+/* Cancels recorded run run_id of item while it is queued or running (SIGTERM to its process
+ * group, SIGKILL after the grace period; a queued one ends cancelled without running). 0,
+ * -ENOENT (no such run of the item), -EALREADY (it has ended), -ENOTCONN. Any thread but the
+ * loop thread. */
+int engine_record_cancel(struct engine *e, const char *item, int64_t run_id, char *why,
+			 size_t whysize);
+
 /* The configuration in force. Configurations are swapped, never changed,
  * and every one stays valid until engine_close: no release needed. */
 struct pfs_config *engine_config_get(struct engine *e);
