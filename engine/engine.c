@@ -319,6 +319,10 @@ void engine_event(struct engine *e, int64_t item_id, const char *item, const cha
 			engine_changed(e, item, "events", ENGINE_MODIFIED);
 			engine_changed(e, item, "status", ENGINE_MODIFIED);
 			engine_changed(e, item, "status.json", ENGINE_MODIFIED);
+			/* A run queued, started or ended: the answer of a request
+			 * for it (record.c) moved on. */
+			if (strncmp(type, "recipe_", 7) == 0 || strncmp(type, "record_", 7) == 0)
+				engine_changed(e, item, "validation/record", ENGINE_MODIFIED);
 		}
 	}
 	buf_free(&b);
@@ -467,6 +471,7 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 	pthread_mutex_init(&e->active_lock, NULL);
 	pthread_mutex_init(&e->q_lock, NULL);
 	pthread_mutex_init(&e->digest_lock, NULL);
+	pthread_mutex_init(&e->record_lock, NULL);
 	e->readonly = opt->readonly;
 	e->uid = getuid();
 	e->gid = getgid();
@@ -649,6 +654,7 @@ void engine_close(struct engine *e)
 	free(e->cfg_json);
 	view_digests_free(e);
 	pthread_mutex_destroy(&e->digest_lock);
+	pthread_mutex_destroy(&e->record_lock);
 	store_close(e->store);
 	if (e->lock_fd >= 0)
 		close(e->lock_fd);

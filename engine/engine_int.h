@@ -13,6 +13,8 @@
  *   active_lock - the active-run table (written by the loop thread, read by
  *                 FUSE threads for status "gpus" and revision "stage")
  *   q_lock      - the command queue to the loop thread
+ *   record_lock - the last record answer of each item (record.c); takes
+ *                 no other lock
  * The store has its own lock inside store.c.
  */
 #ifndef PACKETFS_ENGINE_INT_H
@@ -60,6 +62,22 @@ struct engine_cmd {
 };
 
 struct registry_digest;
+
+/* The answer of a request made through validation/record (record.c): the
+ * run it queued, and the refusal of the last line refused. */
+struct record_answer {
+	int64_t run_id;   /* the run queued, 0 when none */
+	int err;          /* errno (positive) of the last line refused, 0 when none */
+	char why[256];    /* the reason of that refusal */
+};
+
+/* The answer of an item's latest record request, kept in memory only. */
+#define RECORD_SLOTS 64
+struct record_slot {
+	int64_t item_id;          /* 0: the slot is free */
+	uint64_t stamp;           /* when it was stored: the oldest slot is reused */
+	struct record_answer a;
+};
 
 /* A kept registry digest (view_digest.c). */
 #define DIGEST_SLOTS 64
@@ -111,6 +129,10 @@ struct engine {
 
 	engine_change_fn watch_fn; /* constant once started; NULL: nobody watches */
 	void *watch_arg;
+
+	pthread_mutex_t record_lock;
+	struct record_slot records[RECORD_SLOTS]; /* protected by record_lock; by item id */
+	uint64_t record_stamp;                    /* protected by record_lock */
 };
 
 /*

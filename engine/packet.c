@@ -170,6 +170,8 @@ static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 
 		if (strcmp(v, "registry.jsonl") == 0)
 			return n->kind = N_REGISTRY, 0;
+		if (strcmp(v, "record") == 0)
+			return n->kind = N_RECORD, 0;
 		if (strcmp(v, "evidence.md") == 0)
 			return n->kind = N_EVIDENCE, 0;
 		if (strcmp(v, "logs") == 0)
@@ -329,6 +331,8 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 		return view_evidence(e, &n->item, out);
 	case N_DIFF:
 		return view_change_diff(e, &n->item, out);
+	case N_RECORD:
+		return packet__record_render(e, n->item.id, NULL, out);
 	case N_CTL:
 		if (n->item.last_result[0])
 			rc = buf_printf(out, "%s\n", n->item.last_result);
@@ -553,13 +557,15 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 	st->view = n->kind != N_PIPELINE;
 	if (n->kind == N_CTL || n->kind == N_REGISTRY || n->kind == N_PIPELINE)
 		st->mode = S_IFREG | (n->archived ? 0444 : 0644);
+	else if (n->kind == N_RECORD)
+		st->mode = S_IFREG | (n->archived ? 0444 : 0666); /* anyone the mount lets in */
 	else if (n->kind == N_RECIPE)
 		st->mode = S_IFREG | 0555;
 	else
 		st->mode = S_IFREG | 0444;
 	if (n->kind == N_STATUS || n->kind == N_STATUS_JSON || n->kind == N_DIFF ||
 	    n->kind == N_EVIDENCE || n->kind == N_EVENTS_ALL || n->kind == N_ITEM_EVENTS ||
-	    n->kind == N_REGISTRY)
+	    n->kind == N_REGISTRY || n->kind == N_RECORD)
 		st->mtime_ns = st->ctime_ns = now;
 	st->stable = node_stable(e, n);
 	return 0;
@@ -781,6 +787,7 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		break;
 	case N_VALIDATION_DIR:
 		emit_kind(&w, "registry.jsonl", N_REGISTRY, S_IFREG);
+		emit_kind(&w, "record", N_RECORD, S_IFREG);
 		emit_kind(&w, "evidence.md", N_EVIDENCE, S_IFREG);
 		emit_kind(&w, "logs", N_LOGS_DIR, S_IFDIR);
 		rc = store_doc_list(e->store, n.item.id, "validation", emit_doc, &w);

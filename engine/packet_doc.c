@@ -651,7 +651,8 @@ int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t
 		rc = store_doc_set_times(e->store, n.item.id, n.rel, atime_ns, mtime_ns);
 		if (rc == -ENOENT && d)
 			rc = 0;
-	} else if (n.kind == N_CTL || n.kind == N_REGISTRY || n.kind == N_PIPELINE) {
+	} else if (n.kind == N_CTL || n.kind == N_RECORD || n.kind == N_REGISTRY ||
+		   n.kind == N_PIPELINE) {
 		rc = 0; /* touch of a trigger or append-only file changes nothing */
 	} else {
 		rc = packet__is_dir_kind(n.kind) ? 0 : -EACCES;

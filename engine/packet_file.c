@@ -6,12 +6,14 @@
  *
  * Design. A struct pfs_file is one handle. Views are read from a snapshot
  * rendered at open, except the append-only ones (events, registry.jsonl,
- * logs), which are read live so that tail -f sees them grow; a log sealed
+ * logs), which are read live so that tail -f sees them grow, and
+ * validation/record, whose answer is rendered again at every read at
+ * offset 0 (record.c); a log sealed
  * when it is opened never changes again, and goes through the page cache
  * (engine_file_immutable). A document
  * handle commits its open_doc at flush; ctl hands what is written to it to
- * ctl.c, which applies its lines; registry.jsonl stores only whole, checked
- * lines;
+ * ctl.c, which applies its lines, and validation/record to record.c;
+ * registry.jsonl stores only whole, checked lines;
  * pipeline.json is replaced whole when a changed handle is flushed.
  *
  * Invariants: nothing is committed for a handle that wrote nothing, except
@@ -38,6 +40,7 @@ struct pfs_file {
 	int64_t item_id;
 	char item_name[ITEM_NAME_MAX + 1];
 	struct open_doc *od;  /* N_DOC */
+	struct record_handle *rec; /* N_RECORD */
 	struct buf snap;      /* snapshot views, pipeline.json being edited */
 	int64_t run_id;       /* logs */
 	int sealed;           /* logs: sealed at open, so never to change (packet__run_sealed) */
@@ -63,7 +66,8 @@ struct pfs_file {
  * reader that polls, seeks back and reads sees the new version. */
 static int resnapshots(enum kind k)
 {
-	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_DIFF || k == N_CTL;
+	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_DIFF || k == N_CTL ||
+	       k == N_RECORD;
 }
 
 /* ---- the registry ---- */
@@ -179,7 +183,8 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = e->readonly ? -EROFS : -EACCES;
 		goto fail_node;
 	}
-	if (wr && n.kind != N_DOC && n.kind != N_CTL && n.kind != N_REGISTRY && n.kind != N_PIPELINE) {
+	if (wr && n.kind != N_DOC && n.kind != N_CTL && n.kind != N_RECORD && n.kind != N_REGISTRY &&
+	    n.kind != N_PIPELINE) {
 		rc = -EACCES;
 		goto fail_node;
 	}
@@ -244,6 +249,11 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = (flags & O_TRUNC) ? 0 : packet__render(e, &n, &f->snap);
 		f->snap_dirty = (flags & O_TRUNC) != 0;
 		break;
+	case N_RECORD:
+		rc = packet__record_open(n.item.id, n.item.name, &f->rec);
+		if (rc == 0)
+			rc = packet__record_render(e, n.item.id, f->rec, &f->snap);
+		break;
 	default:
 		rc = packet__render(e, &n, &f->snap);
 		if (rc && n.kind == N_DIFF) {
@@ -256,6 +266,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	if (rc) {
 		if (f->od)
 			packet__od_put(e, f->od);
+		packet__record_release(e, f->rec, &f->opener);
 		buf_free(&f->snap);
 		free(f->path);
 		free(f);
@@ -284,7 +295,11 @@ static ssize_t slice(const struct buf *b, char *out, size_t size, uint64_t off)
 static int render_again(struct pfs_file *f, struct buf *out)
 {
 	struct node n;
-	int rc = packet__resolve(f->e, f->path, &n);
+	int rc;
+
+	if (f->kind == N_RECORD) /* the handle's own answer */
+		return packet__record_render(f->e, f->item_id, f->rec, out);
+	rc = packet__resolve(f->e, f->path, &n);
 
 	if (rc)
 		return rc;
@@ -409,8 +424,9 @@ ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 	ssize_t n;
 
 	/* Again at offset 0 once the snapshot was read, or once this handle
-	 * wrote (a ctl command: its result is new). */
-	if (off == 0 && (f->snap_read || f->wrote) && resnapshots(f->kind)) {
+	 * wrote (a ctl command: its result is new); validation/record at every
+	 * read at offset 0 (its run moves on). */
+	if (off == 0 && (f->snap_read || f->wrote || f->kind == N_RECORD) && resnapshots(f->kind)) {
 		struct buf now;
 
 		buf_init(&now);
@@ -455,6 +471,7 @@ unsigned engine_file_poll(struct pfs_file *f)
 	case N_STATUS_JSON:
 	case N_EVIDENCE:
 	case N_DIFF:
+	case N_RECORD:
 		if (f->read_end < f->snap.len)
 			return ready | out;
 		return (snapshot_stale(f) ? ready : 0) | out;
@@ -469,7 +486,6 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	struct open_doc *d = f->od;
 	int rc;
 
-	(void)who;
 	f->wrote = 1;
 	switch (f->kind) {
 	case N_DOC:
@@ -492,6 +508,8 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 		return rc ? rc : (ssize_t)size;
 	case N_CTL:
 		return packet__ctl_write(f->e, f->item_name, &f->line, buf, size);
+	case N_RECORD:
+		return packet__record_write(f->e, f->rec, buf, size, who ? who : &f->opener);
 	case N_REGISTRY:
 		return registry_write(f, buf, size, off);
 	case N_PIPELINE:
@@ -534,6 +552,7 @@ int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_cal
 		pthread_mutex_unlock(&f->od->lock);
 		return rc;
 	case N_CTL:
+	case N_RECORD:
 		return 0;
 	case N_REGISTRY:
 		return size == registry_size(f->e, f->item_id) ? 0 : -EPERM;
@@ -596,6 +615,8 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 		return rc;
 	case N_CTL:
 		return packet__ctl_flush(e, f->item_name, &f->line);
+	case N_RECORD:
+		return packet__record_flush(e, f->rec, who);
 	case N_REGISTRY:
 		/* A fragment waits for the rest of its line across flushes (a shell
 		 * closes duplicates of the fd after each command). A whole object
@@ -656,6 +677,7 @@ void engine_file_release(struct pfs_file *f)
 	 * is (ctl.c). */
 	if (f->kind == N_CTL)
 		packet__ctl_release(f->e, f->item_name, &f->line);
+	packet__record_release(f->e, f->rec, &f->opener);
 	/* Writing nothing to ctl means advance. Decided at the last close, not
 	 * at a flush: a shell's `: > ctl` flushes once when it moves the fd. The
 	 * outcome is in ctl's last result. */

@@ -2,7 +2,8 @@
  * packet_int.h - what the packet namespace's files (packet.c: paths,
  * attributes, views, directories; packet_doc.c: open documents and changes
  * to the namespace; packet_file.c: open files, the trigger file, registry
- * appends; ctl.c: the trigger file's command lines) share. Not for the
+ * appends; ctl.c: the trigger file's command lines; record.c: the
+ * recorder's transaction file) share. Not for the
  * rest of the engine: engine.h is the contract.
  *
  * Locks (engine_int.h gives the order): files_lock protects e->docs and
@@ -40,6 +41,7 @@ enum kind {
 	N_STAGE_LOG,
 	N_VALIDATION_DIR,
 	N_REGISTRY,
+	N_RECORD,
 	N_EVIDENCE,
 	N_LOGS_DIR,
 	N_RECIPE_LOG,
@@ -159,5 +161,43 @@ int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending);
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
+
+/* ---- record.c: validation/record, the recorder's transaction file ----
+ * A handle's lines are applied under its own lock; any thread but the
+ * loop thread. Every refused line becomes the handle's answer ("error:
+ * ENAME: WHY") and is logged to stderr; every request's answer also
+ * becomes the item's latest (engine_int.h, struct record_slot). */
+
+struct record_handle;
+
+/* A new handle on item's validation/record in *out. 0 or -ENOMEM. */
+int packet__record_open(int64_t item_id, const char *item, struct record_handle **out);
+/*
+ * A write of data[size]: appended to the pending bytes, then every
+ * complete line is applied in order (record.h: a request through
+ * engine_record with who's uid and pid, or cancel through
+ * engine_record_cancel). Returns size; or, when a line is refused, that
+ * line's negative errno when it was the first of the write, else the
+ * count of bytes of data up to just after the last line applied; pending
+ * is then emptied. Refusals: those of record_parse and of the engine,
+ * -EBUSY (a request while the handle's run is queued or running), -ENOENT
+ * (cancel with no run), -EALREADY (cancel of a run that ended), -EFBIG
+ * (a fragment longer than RECORD_LINE_MAX), -ENOMEM.
+ */
+ssize_t packet__record_write(struct engine *e, struct record_handle *h, const char *data,
+			     size_t size, const struct pfs_caller *who);
+/* A flush: a pending fragment that can no longer grow into a line
+ * (record_line_open) is applied and its result returned; one that can
+ * stays pending (0). */
+int packet__record_flush(struct engine *e, struct record_handle *h, const struct pfs_caller *who);
+/* The last close: a pending fragment that is not blank is applied whatever
+ * it is (a refusal only recorded and logged); then h is freed. NULL is
+ * allowed. */
+void packet__record_release(struct engine *e, struct record_handle *h, const struct pfs_caller *who);
+/* Appends the answer of h to out as "key: value" lines, from the store's
+ * current state: h's own when it applied a line, else (h NULL too) the
+ * item's latest, else a usage line. 0 or a negative errno. */
+int packet__record_render(struct engine *e, int64_t item_id, struct record_handle *h,
+			  struct buf *out);
 
 #endif
