@@ -14,6 +14,8 @@
  *   new                        the mount: mkdir and a write of brief.md
  *   status                     either: a mount point is read through the
  *                              mount, a store through a read-only engine
+ *   record                     the mount: the item's validation/record and
+ *                              the run's log (cli_record.c)
  *
  * Errors go to stderr as "packetfs: <command>: <why>"; usage errors also
  * print the command's usage line and exit 2.
@@ -1002,7 +1004,8 @@ static int cmd_export(int argc, char **argv)
  * ending in '/' covers a directory. */
 static const char *const generated[] = {
 	"ctl", "status", "status.json", "events", "change.diff", "stages/", "validation/logs/",
-	"validation/evidence.md", "validation/registry.jsonl", ".history/", "worktree", NULL,
+	"validation/evidence.md", "validation/registry.jsonl", "validation/record", ".history/",
+	"worktree", NULL,
 };
 
 static int is_generated(const char *rel, int dir)
@@ -1231,6 +1234,24 @@ const struct cli_command cli_commands[] = {
 	  "change.diff, stages/, validation logs, registry, evidence) are skipped\n"
 	  "with a warning. The store must not be mounted: on a mount, use\n"
 	  "`packetfs new` and cp instead.\n" },
+	{ "record", cli_record, "[-C ITEM_DIR] RECIPE [--gpus N] [--timeout S] -- COMMAND [ARG...]",
+	  "run a command as a recorded run of a recipe",
+	  "Asks the engine to run COMMAND as a run of the catalog recipe RECIPE for\n"
+	  "the item, exactly as it runs the recipe itself (cwd the item's worktree,\n"
+	  "its own process group, GPUs from the pool, the recipe's timeout, the\n"
+	  "executor, a log and a registry line with source engine, the command and\n"
+	  "recorded_by). Prints the command's output as it comes (the log without\n"
+	  "the engine's header and footer lines, which stay in the log) and exits\n"
+	  "with the command's exit status, 128+N for signal N; 1 with a message\n"
+	  "when the run has neither (blocked, interrupted). SIGINT, SIGTERM and\n"
+	  "SIGHUP cancel the run; its end is still awaited. The run number and log\n"
+	  "of the latest request are then in ITEM_DIR/validation/record.\n"
+	  "\n"
+	  "  -C ITEM_DIR        the item directory on the mount; default: the one\n"
+	  "                     at or above the current directory, else $PACKET_DIR\n"
+	  "  --gpus N           GPUs to grant (default: the recipe's \"# gpus\")\n"
+	  "  --timeout S        seconds before it is stopped, 0 for none (default:\n"
+	  "                     the recipe's \"# timeout\")\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -28,4 +28,7 @@ const struct cli_command *cli_find(const char *name);
 /* Prints "usage: packetfs NAME USAGE" and the help text of c to f. */
 void cli_print_help(FILE *f, const struct cli_command *c);
 
+/* `packetfs record` (cli_record.c). */
+int cli_record(int argc, char **argv);
+
 #endif
