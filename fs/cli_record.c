@@ -249,50 +249,58 @@ static int starts_with(const char *s, size_t len, const char *prefix)
 	return len >= n && memcmp(s, prefix, n) == 0;
 }
 
-/* Where the tail of held that may be the engine's footer begins (at a
- * newline: the one the engine writes before it, then lines of FOOTER and
- * a last line that may still become one), or held.len when none. */
-static size_t footer_start(const struct buf *b)
+/*
+ * Where the tail of held that may be the engine's footer begins, or
+ * held.len when none. The footer is a newline (the engine's, which ends a
+ * last line the command left open, or stands alone) followed by FOOTER
+ * lines, each appended whole, the newline with the first. So at the end
+ * of what the log held (short), only such a tail of complete FOOTER lines
+ * is held back; after a read that filled its buffer (more at once), also
+ * a newline followed by FOOTER lines and a last line that may still become
+ * one.
+ */
+static size_t footer_start(const struct buf *b, int short_read)
 {
-	const char *d = b->data;
-	size_t end = b->len, start, at = b->len;
-	const char *nl = d ? memrchr(d, '\n', end) : NULL;
+	const char *d = b->data, *nl;
+	size_t end = b->len, start, at, lines = 0;
 
-	if (!nl)
+	if (!d || !(nl = memrchr(d, '\n', end)))
 		return b->len;
-	/* The last line, maybe incomplete: a prefix of FOOTER or a footer line. */
+	/* The last line, maybe incomplete. */
 	start = (size_t)(nl - d) + 1;
-	if (memcmp(d + start, FOOTER, end - start < FOOTER_LEN ? end - start : FOOTER_LEN) != 0)
+	if (start < end && (short_read || memcmp(d + start, FOOTER, end - start < FOOTER_LEN
+								      ? end - start : FOOTER_LEN) != 0))
 		return b->len;
 	at = start - 1;
-	/* Complete footer lines before it. */
-	while (at > 0) {
-		nl = memrchr(d, '\n', at);
-		if (!nl)
-			break;
+	/* Complete FOOTER lines before it, and the newline before them. */
+	while (at > 0 && (nl = memrchr(d, '\n', at))) {
 		start = (size_t)(nl - d) + 1;
 		if (!starts_with(d + start, at - start, FOOTER))
 			break;
 		at = start - 1;
+		lines++;
 	}
-	return at;
+	return lines || !short_read ? at : b->len;
 }
 
-/* Output bytes of the command: printed up to where a footer may begin. */
+/* Prints the output held back, up to where the footer may begin. */
+static void release(struct log_filter *f, int short_read)
+{
+	size_t at = footer_start(&f->held, short_read);
+
+	out(f->held.data, at);
+	memmove(f->held.data, f->held.data + at, f->held.len - at);
+	f->held.len -= at;
+}
+
+/* Output bytes of the command, held until release. */
 static void body(struct log_filter *f, const char *data, size_t len)
 {
-	size_t at;
-
 	if (buf_append(&f->held, data, len)) {
 		out(f->held.data, f->held.len); /* out of memory: unfiltered */
 		out(data, len);
 		f->held.len = 0;
-		return;
 	}
-	at = footer_start(&f->held);
-	out(f->held.data, at);
-	memmove(f->held.data, f->held.data + at, f->held.len - at);
-	f->held.len -= at;
 }
 
 /* A whole line of the header part (newline excluded). */
@@ -311,7 +319,8 @@ static void header_line(struct log_filter *f, const char *s, size_t len)
 	}
 }
 
-static void filter_feed(struct log_filter *f, const char *data, size_t len)
+/* Bytes read from the log; short_read: the read found the log's end. */
+static void filter_feed(struct log_filter *f, const char *data, size_t len, int short_read)
 {
 	const char *nl;
 
@@ -329,6 +338,8 @@ static void filter_feed(struct log_filter *f, const char *data, size_t len)
 	}
 	if (len > 0)
 		body(f, data, len);
+	if (f->state == BODY)
+		release(f, short_read);
 }
 
 /* The log is complete: what is held back is printed unless it is the
@@ -339,6 +350,8 @@ static void filter_end(struct log_filter *f)
 
 	if (f->state != BODY && f->line.len && f->line.data[0] != '#')
 		out(f->line.data, f->line.len);
+	if (f->state == BODY)
+		release(f, 1);
 	if (h->len && !(h->len > 1 && h->data[0] == '\n' && h->data[h->len - 1] == '\n' &&
 			starts_with(h->data + 1, h->len - 1, FOOTER)))
 		out(h->data, h->len);
@@ -426,7 +439,7 @@ static int drain(struct session *s, struct log_filter *f)
 			return -errno;
 		if (n == 0)
 			return 0;
-		filter_feed(f, chunk, (size_t)n);
+		filter_feed(f, chunk, (size_t)n, (size_t)n < sizeof(chunk));
 	}
 }
 
@@ -490,7 +503,8 @@ static int outcome(const struct session *s)
 	int failing = strcmp(a->status, "failing") == 0;
 
 	if ((a->has_exit_code || a->signal) && !validated &&
-	    !(failing && a->has_exit_code && a->exit_code != 0))
+	    !(failing && a->has_exit_code && a->exit_code != 0) &&
+	    !(s->cancelled && strcmp(a->status, "cancelled") == 0))
 		fprintf(stderr, "packetfs: record: %s: run %d: %s%s%s\n", s->recipe, a->run, a->status,
 			a->note[0] ? ": " : "", a->note);
 	if (a->has_exit_code)
