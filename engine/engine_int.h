@@ -38,6 +38,7 @@ struct active_run {
 	char name[64];    /* stage or recipe name */
 	int gpus[16];
 	int ngpus;
+	int64_t start_ns; /* when it started, ns since the Unix epoch */
 };
 
 struct open_doc; /* packet_int.h */
@@ -54,6 +55,10 @@ struct engine_cmd {
 	char refusal[256];     /* why it was refused (refused only) */
 	int result;            /* 0 or negative errno, set by the loop */
 	char msg[256];         /* why, for last_result / errors */
+	const void *payload;   /* record: the struct record_req; NULL otherwise */
+	int64_t run_id;        /* record: the run (set by the loop; record-cancel: given) */
+	int run_no;            /* record: its run number, set by the loop */
+	char log[256];         /* record: its log's item-relative path, set by the loop */
 	int done;              /* protected by q_lock */
 	pthread_cond_t cond;
 	struct engine_cmd *next;
@@ -120,6 +125,34 @@ struct engine {
  */
 int engine_call(struct engine *e, struct engine_cmd *cmd);
 
+/* A request for a recorded run (SPEC §6 "The recorder"). */
+struct record_req {
+	const char *recipe;   /* a catalog recipe name, e.g. "01-build" */
+	char *const *argv;    /* the command and its arguments, NULL-terminated, argv[0] non-empty */
+	int gpus;             /* GPUs to grant, or -1: the recipe's "# gpus" */
+	int timeout_s;        /* seconds, or -1: the recipe's "# timeout" (0: none) */
+	uid_t uid;            /* who asked (the FUSE request's caller) */
+	pid_t pid;
+};
+/*
+ * Queues a recorded run of req->argv as a run of recipe req->recipe for item (SPEC §6): the
+ * engine runs it like a recipe (worktree cwd, own process group, GPUs, timeout, executor,
+ * live log). On success 0, *run_id (the runs table id, for engine_record_cancel and the store),
+ * *run_no (the item's run number) and log (the log's item-relative path,
+ * "validation/logs/...-N.log", NUL-terminated into logsize bytes); the run row and its log exist
+ * when it returns (status "queued" until it starts). Errors with the reason in why: -ENOENT (no
+ * such item), -EINVAL (unknown recipe, empty command, bad gpus/timeout, archived item),
+ * -ENOTCONN (offline engine), -ENOMEM, -ENOSPC/-EIO (store). Any thread but the loop thread.
+ */
+int engine_record(struct engine *e, const char *item, const struct record_req *req,
+		  int64_t *run_id, int *run_no, char *log, size_t logsize, char *why, size_t whysize);
+/* Cancels recorded run run_id of item while it is queued or running (SIGTERM to its process
+ * group, SIGKILL after the grace period; a queued one ends cancelled without running). 0,
+ * -ENOENT (no such run of the item), -EALREADY (it has ended), -ENOTCONN. Any thread but the
+ * loop thread. */
+int engine_record_cancel(struct engine *e, const char *item, int64_t run_id, char *why,
+			 size_t whysize);
+
 /* The configuration in force. Configurations are swapped, never changed,
  * and every one stays valid until engine_close: no release needed. */
 struct pfs_config *engine_config_get(struct engine *e);
@@ -140,6 +173,9 @@ void engine_active_remove(struct engine *e, int64_t run_id);
 void engine_active_stage_of(struct engine *e, pid_t pid, char *out, size_t size);
 /* GPUs held by the item's active runs as "0,1" into out (or ""). */
 void engine_active_gpus(struct engine *e, int64_t item_id, char *out, size_t size);
+/* What runs for the item now, with elapsed seconds: "validate (42 s),
+ * 01-build (12 s)" into out, or "". */
+void engine_active_running(struct engine *e, int64_t item_id, char *out, size_t size);
 /* Whether the item has an active stage or recipe. */
 int engine_active_item(struct engine *e, int64_t item_id);
 
@@ -184,6 +220,9 @@ void pipe_resume(struct pipe *p);
  * "LINE: error: WHY"; either way the outcome becomes the item's last_result
  * (ctl's result: this is its only writer). Result as in struct engine_cmd. */
 int pipe_command(struct pipe *p, struct engine_cmd *cmd);
+/* pipe_record.c: applies a "record" or "record-cancel" command (engine_record,
+ * engine_record_cancel); result as in struct engine_cmd. */
+int pipe_record_command(struct pipe *p, struct engine_cmd *cmd);
 /* Cancels everything (daemon shutdown): runs become interrupted, except
  * Slurm jobs, which go on in the cluster and are followed again by the
  * next daemon (pipe_reattach). */
