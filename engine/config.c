@@ -420,7 +420,38 @@ static int parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg
 		if (rc)
 			return rc;
 	}
+	/* A publish passes only on a sound review of the head it pushes
+	 * (SPEC §5): one with no review stage before it never could. */
+	for (i = 0; i < cfg->nstages; i++) {
+		size_t k;
+
+		if (!config_stage_publishes(&cfg->stages[i]))
+			continue;
+		for (k = 0; k < i && !config_stage_reviews(&cfg->stages[k]); k++)
+			;
+		if (k == i)
+			return fail(c, "stages", "stage '%s' publishes, but no stage before it produces "
+				    "review.md: a publish needs a sound review of the head it pushes",
+				    cfg->stages[i].name);
+	}
 	return 0;
+}
+
+int config_stage_reviews(const struct pfs_stage *st)
+{
+	char **v;
+
+	if (st->on_needs_changes)
+		return 1;
+	for (v = st->produces; v && *v; v++)
+		if (strcmp(*v, "review.md") == 0)
+			return 1;
+	return 0;
+}
+
+int config_stage_publishes(const struct pfs_stage *st)
+{
+	return st->push_remote || strcmp(st->name, "publish") == 0;
 }
 
 /* "executor": {"kind": "local"} or {"kind": "slurm", ...} (config.h). */

@@ -82,6 +82,15 @@ void config_free(struct pfs_config *cfg);
 /* The stage called name and its index in *index (may be NULL), or NULL. */
 const struct pfs_stage *config_stage(const struct pfs_config *cfg, const char *name, size_t *index);
 
+/* Whether stage st reviews the change: it produces review.md or loops
+ * back on needs_changes. Its assessment (review.md's last "## Assessment:"
+ * line) is what a publish gate needs. */
+int config_stage_reviews(const struct pfs_stage *st);
+/* Whether stage st publishes: it pushes, or it is called "publish".
+ * config_parse refuses a pipeline where such a stage has no reviewing
+ * stage before it. */
+int config_stage_publishes(const struct pfs_stage *st);
+
 /*
  * The default pipeline.json text for a new store (caller frees), used by
  * `packetfs init` without --pipeline: the base branch, the given recipes

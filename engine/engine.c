@@ -410,6 +410,24 @@ void engine_active_gpus(struct engine *e, int64_t item_id, char *out, size_t siz
 	pthread_mutex_unlock(&e->active_lock);
 }
 
+void engine_active_running(struct engine *e, int64_t item_id, char *out, size_t size)
+{
+	int64_t now = util_now_ns();
+	size_t len = 0;
+	int i;
+
+	out[0] = '\0';
+	pthread_mutex_lock(&e->active_lock);
+	for (i = 0; i < e->nactive && len + 80 < size; i++) {
+		if (e->active[i].item_id != item_id)
+			continue;
+		len += (size_t)snprintf(out + len, size - len, "%s%s (%lld s)", len ? ", " : "",
+					e->active[i].name,
+					(long long)((now - e->active[i].start_ns) / 1000000000));
+	}
+	pthread_mutex_unlock(&e->active_lock);
+}
+
 int engine_active_item(struct engine *e, int64_t item_id)
 {
 	int i, found = 0;
@@ -548,7 +566,9 @@ static void on_wake(uv_async_t *h)
 		pthread_mutex_unlock(&e->q_lock);
 		if (!cmd)
 			break;
-		cmd->result = stopping ? -ESHUTDOWN : pipe_command(e->pipe, cmd);
+		cmd->result = stopping ? -ESHUTDOWN
+			      : strncmp(cmd->verb, "record", 6) == 0 ? pipe_record_command(e->pipe, cmd)
+								     : pipe_command(e->pipe, cmd);
 		pthread_mutex_lock(&e->q_lock);
 		cmd->done = 1;
 		pthread_cond_broadcast(&cmd->cond);
@@ -682,4 +702,43 @@ pid_t engine_daemon_pid(struct engine *e)
 		pid = (pid_t)atoi(v);
 	free(v);
 	return pid;
+}
+
+int engine_record(struct engine *e, const char *item, const struct record_req *req,
+		  int64_t *run_id, int *run_no, char *log, size_t logsize, char *why, size_t whysize)
+{
+	struct engine_cmd cmd;
+	int rc;
+
+	memset(&cmd, 0, sizeof(cmd));
+	snprintf(cmd.item, sizeof(cmd.item), "%s", item);
+	snprintf(cmd.verb, sizeof(cmd.verb), "record");
+	cmd.payload = req;
+	rc = engine_call(e, &cmd);
+	if (rc == -ENOTCONN || rc == -ESHUTDOWN)
+		snprintf(cmd.msg, sizeof(cmd.msg), "the pipeline is not running");
+	snprintf(why, whysize, "%s", rc ? cmd.msg : "");
+	if (rc)
+		return rc == -ESHUTDOWN ? -ENOTCONN : rc;
+	*run_id = cmd.run_id;
+	*run_no = cmd.run_no;
+	snprintf(log, logsize, "%s", cmd.log);
+	return 0;
+}
+
+int engine_record_cancel(struct engine *e, const char *item, int64_t run_id, char *why,
+			 size_t whysize)
+{
+	struct engine_cmd cmd;
+	int rc;
+
+	memset(&cmd, 0, sizeof(cmd));
+	snprintf(cmd.item, sizeof(cmd.item), "%s", item);
+	snprintf(cmd.verb, sizeof(cmd.verb), "record-cancel");
+	cmd.run_id = run_id;
+	rc = engine_call(e, &cmd);
+	if (rc == -ENOTCONN || rc == -ESHUTDOWN)
+		snprintf(cmd.msg, sizeof(cmd.msg), "the pipeline is not running");
+	snprintf(why, whysize, "%s", rc ? cmd.msg : "");
+	return rc == -ESHUTDOWN ? -ENOTCONN : rc;
 }

@@ -40,6 +40,7 @@ struct active_run {
 	char name[64];    /* stage or recipe name */
 	int gpus[16];
 	int ngpus;
+	int64_t start_ns; /* when it started, ns since the Unix epoch */
 };
 
 struct open_doc; /* packet_int.h */
@@ -56,6 +57,10 @@ struct engine_cmd {
 	char refusal[256];     /* why it was refused (refused only) */
 	int result;            /* 0 or negative errno, set by the loop */
 	char msg[256];         /* why, for last_result / errors */
+	const void *payload;   /* record: the struct record_req; NULL otherwise */
+	int64_t run_id;        /* record: the run (set by the loop; record-cancel: given) */
+	int run_no;            /* record: its run number, set by the loop */
+	char log[256];         /* record: its log's item-relative path, set by the loop */
 	int done;              /* protected by q_lock */
 	pthread_cond_t cond;
 	struct engine_cmd *next;
@@ -190,6 +195,9 @@ void engine_active_remove(struct engine *e, int64_t run_id);
 void engine_active_stage_of(struct engine *e, pid_t pid, char *out, size_t size);
 /* GPUs held by the item's active runs as "0,1" into out (or ""). */
 void engine_active_gpus(struct engine *e, int64_t item_id, char *out, size_t size);
+/* What runs for the item now, with elapsed seconds: "validate (42 s),
+ * 01-build (12 s)" into out, or "". */
+void engine_active_running(struct engine *e, int64_t item_id, char *out, size_t size);
 /* Whether the item has an active stage or recipe. */
 int engine_active_item(struct engine *e, int64_t item_id);
 
@@ -234,6 +242,9 @@ void pipe_resume(struct pipe *p);
  * "LINE: error: WHY"; either way the outcome becomes the item's last_result
  * (ctl's result: this is its only writer). Result as in struct engine_cmd. */
 int pipe_command(struct pipe *p, struct engine_cmd *cmd);
+/* pipe_record.c: applies a "record" or "record-cancel" command (engine_record,
+ * engine_record_cancel); result as in struct engine_cmd. */
+int pipe_record_command(struct pipe *p, struct engine_cmd *cmd);
 /* Cancels everything (daemon shutdown): runs become interrupted, except
  * Slurm jobs, which go on in the cluster and are followed again by the
  * next daemon (pipe_reattach). */

@@ -240,6 +240,7 @@ void pipe__job_free(struct job *j)
 	free(j->recipe.file);
 	free(j->recipe.path);
 	free(j->recipe.summary);
+	strv_free(j->argv);
 	free(j);
 }
 
@@ -330,6 +331,7 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 	snprintf(a.name, sizeof(a.name), "%s", j->is_stage ? j->run.name : j->recipe.name);
 	memcpy(a.gpus, j->gpus, sizeof(a.gpus));
 	a.ngpus = j->ngpus;
+	a.start_ns = util_now_ns();
 	engine_active_add(p->e, &a);
 	j->next = p->jobs;
 	p->jobs = j;
@@ -421,67 +423,6 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
 	}
 }
 
-/* ---- gates ---- */
-
-/* 0 when stage index i may start now; otherwise -EAGAIN with the reason
- * and *approve_wait set when only the approve gate is missing. */
-static int gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_t size,
-		      int *approve_wait)
-{
-	struct pfs_config *cfg = engine_config_get(p->e);
-	size_t k;
-	int after_validate = 0, after_review = 0;
-
-	*approve_wait = 0;
-	for (k = 0; k < i; k++) {
-		if (cfg->stages[k].recipes_from_plan)
-			after_validate = 1;
-		if (cfg->stages[k].on_needs_changes)
-			after_review = 1;
-	}
-	if (after_validate) {
-		char **names = NULL, **lines = NULL, head[41] = "";
-		size_t nl = 0;
-		int rc;
-
-		if (strcmp(it->verdict, "pass") != 0) {
-			snprintf(why, size, "%s: gate refused: verdict is %s, not pass",
-				 cfg->stages[i].name, it->verdict[0] ? it->verdict : "missing");
-			return -EAGAIN;
-		}
-		rc = view_plan_names(p->e, it, &names);
-		if (rc == 0)
-			rc = store_registry_lines(p->e->store, it->id, &lines, &nl);
-		if (rc == 0)
-			rc = repo_branch_head(cfg->repo, it->branch, head);
-		if (rc == 0) {
-			char reason[512];
-
-			rc = registry_gate(names, lines, nl, head, reason, sizeof(reason));
-			if (rc)
-				snprintf(why, size, "%s: gate refused: %s", cfg->stages[i].name, reason);
-		} else {
-			snprintf(why, size, "%s: gate refused: cannot read the evidence: %s",
-				 cfg->stages[i].name, strerror(-rc));
-		}
-		strv_free(names);
-		strv_free(lines);
-		if (rc)
-			return -EAGAIN;
-	}
-	if (after_review && strcmp(it->assessment, "sound") != 0) {
-		snprintf(why, size, "%s: gate refused: assessment is %s, not sound", cfg->stages[i].name,
-			 it->assessment[0] ? it->assessment : "missing");
-		return -EAGAIN;
-	}
-	if (cfg->stages[i].gate_approve && !it->approved) {
-		snprintf(why, size, "%s: waiting for approve", cfg->stages[i].name);
-		*approve_wait = 1;
-		return -EAGAIN;
-	}
-	return 0;
-}
-
 /* ---- stages ---- */
 
 static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gates);
@@ -509,32 +450,6 @@ static void stage_advance(struct pipe *p, struct item *it, const char *name)
 		return;
 	}
 	start_stage(p, it, i + 1, 1);
-}
-
-/* The value of the last "## KEY: value" line of a document, or "". */
-static void doc_marker(struct pipe *p, const struct item *it, const char *doc, const char *key,
-		       char *out, size_t size)
-{
-	char *text = NULL, *line, *save = NULL;
-	size_t len, klen = strlen(key);
-
-	out[0] = '\0';
-	if (store_doc_read(p->e->store, it->id, doc, &text, &len))
-		return;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *s = line;
-
-		while (*s == ' ')
-			s++;
-		if (strncmp(s, "## ", 3) != 0 || strncasecmp(s + 3, key, klen) != 0 || s[3 + klen] != ':')
-			continue;
-		s += 4 + klen;
-		while (*s == ' ' || *s == '*' || *s == '`')
-			s++;
-		snprintf(out, size, "%s", s);
-		out[strcspn(out, " \t\r*`")] = '\0';
-	}
-	free(text);
 }
 
 /* Whether the pipeline validates the plan's recipes. */
@@ -739,26 +654,37 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	/* An approve lets one run of its gated stage through. */
 	if (st->gate_approve)
 		drop_approve(p, &it, st->name);
-	/* What the stage means for the item. */
+	/* What the stage means for the item: a verdict or an assessment of
+	 * the head the stage started at (pipe_gate.c). */
 	if (st->recipes_from_plan && st->run) {
 		char v[32];
 
-		doc_marker(p, &it, "change-validation.md", "Verdict", v, sizeof(v));
-		pipe__item_set(&it.verdict, v);
+		pipe__doc_marker(p, &it, "change-validation.md", "Verdict", v, sizeof(v));
+		pipe__set_verdict(&it, v, j->run.head);
 	}
-	if (st->on_needs_changes) {
+	if (config_stage_reviews(st)) {
 		char a[32];
 		size_t back;
 
-		doc_marker(p, &it, "review.md", "Assessment", a, sizeof(a));
+		pipe__doc_marker(p, &it, "review.md", "Assessment", a, sizeof(a));
 		if (strcmp(a, "sound") != 0 && strcmp(a, "needs_changes") != 0) {
 			it.stage_ok = 0;
-			pipe__set_state(p, &it, "failed",
-					"review: review.md does not end with \"## Assessment: sound|needs_changes\"");
+			pipe__set_assessment(&it, "", NULL);
+			snprintf(why, sizeof(why), "%s: review.md does not end with "
+				 "\"## Assessment: sound|needs_changes\"", st->name);
+			pipe__set_state(p, &it, "failed", why);
 			item_clear(&it);
 			return;
 		}
-		pipe__item_set(&it.assessment, a);
+		pipe__set_assessment(&it, a, j->run.head);
+		if (strcmp(a, "needs_changes") == 0 && !st->on_needs_changes) {
+			snprintf(why, sizeof(why), "%s: needs_changes at %.12s (the stage has no "
+				 "on_needs_changes: change the branch, then run %s again)",
+				 st->name, j->run.head, st->name);
+			pipe__set_state(p, &it, "blocked", why);
+			item_clear(&it);
+			return;
+		}
 		if (strcmp(a, "needs_changes") == 0) {
 			if (it.iteration >= st->max_iterations) {
 				snprintf(why, sizeof(why), "%s: needs_changes after %d iterations (max_iterations %d)",
@@ -775,8 +701,8 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 				return;
 			}
 			it.iteration++;
-			pipe__item_set(&it.verdict, "");
-			pipe__item_set(&it.assessment, "");
+			pipe__set_verdict(&it, "", NULL);
+			pipe__set_assessment(&it, "", NULL);
 			pipe__item_write(p, &it);
 			pipe__event(p, &it, "iteration", ",\"iteration\":%d,\"stage\":\"%s\"",
 				    it.iteration, st->on_needs_changes);
@@ -899,7 +825,7 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	struct job *j;
 	int rc, approve_wait;
 
-	if (check_gates && gate_check(p, it, i, why, sizeof(why), &approve_wait)) {
+	if (check_gates && pipe__gate_check(p, it, i, why, sizeof(why), &approve_wait)) {
 		/* The item stands at the gated stage, which has not run. */
 		pipe__item_set(&it->stage, st->name);
 		it->stage_ok = 0;
@@ -921,9 +847,9 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 
 		for (k = i; k < cfg->nstages; k++) {
 			if (cfg->stages[k].recipes_from_plan)
-				pipe__item_set(&it->verdict, "");
-			if (cfg->stages[k].on_needs_changes)
-				pipe__item_set(&it->assessment, "");
+				pipe__set_verdict(it, "", NULL);
+			if (config_stage_reviews(&cfg->stages[k]))
+				pipe__set_assessment(it, "", NULL);
 		}
 	}
 	pipe__item_set(&it->stage, st->name);
@@ -974,6 +900,11 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 }
 
 /* ---- commands ---- */
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static int stage_index_of(struct pipe *p, const char *name, size_t *i)
 {
@@ -1034,16 +965,7 @@ static int cancel_item(struct pipe *p, struct item *it)
 		next = j->next;
 		j->next = NULL;
 		found = 1;
-		if (pipe__job_open_run(p, j, it, "recipe", j->recipe.name, "cancelled") == 0) {
-			free(j->run.command);
-			j->run.command = strdup(j->recipe.path);
-			pipe__log_line(p, j,
-				       "# packetfs recipe log\n# recipe: %s\n# not run: cancelled\n",
-				       j->recipe.name);
-			pipe__recipe_done(p, j, "cancelled", "cancelled before it started", NULL);
-		} else if (j->batch) {
-			j->batch->pending--;
-		}
+		pipe__recipe_not_run(p, j, "cancelled", "cancelled before it started");
 		pipe__job_free(j);
 	}
 	for (j = p->jobs; j; j = j->next) {
@@ -1071,6 +993,121 @@ static int cancel_item(struct pipe *p, struct item *it)
 		}
 	}
 	return found;
+}
+
+/* The rerun batch of an item that runs now, or NULL. */
+static struct batch *rerun_batch(struct pipe *p, int64_t item_id)
+{
+	struct batch *b;
+
+	for (b = p->batches; b; b = b->next)
+		if (b->item_id == item_id && b->rerun)
+			return b;
+	return NULL;
+}
+
+/* The recipes `rerun failed` means: every recipe the plan names whose
+ * latest engine run at the head is not validated (a new strv), or NULL
+ * with why. */
+static char **failed_names(struct pipe *p, const struct item *it, char *why, size_t size)
+{
+	char **names = NULL, **lines = NULL, **out = NULL, head[41] = "", reason[256];
+	size_t k, nl = 0;
+
+	if (view_plan_names(p->e, it, &names)) {
+		snprintf(why, size, "rerun failed: plan.md names no recipes");
+		return NULL;
+	}
+	if (repo_branch_head(engine_config_get(p->e)->repo, it->branch, head) ||
+	    store_registry_lines(p->e->store, it->id, &lines, &nl)) {
+		snprintf(why, size, "rerun failed: cannot read the evidence");
+		strv_free(names);
+		return NULL;
+	}
+	out = calloc(1, sizeof(char *));
+	for (k = 0; out && names[k]; k++)
+		if (registry_gate((char *[]){names[k], NULL}, lines, nl, head, reason,
+				  sizeof(reason)) && strv_push(&out, names[k])) {
+			strv_free(out);
+			out = NULL;
+		}
+	if (out && !out[0]) {
+		snprintf(why, size, "rerun failed: nothing to rerun: every recipe the plan names "
+			 "validated at %.12s", head);
+		strv_free(out);
+		out = NULL;
+	}
+	strv_free(names);
+	strv_free(lines);
+	return out;
+}
+
+/*
+ * `rerun RECIPE` and `rerun failed` (SPEC §4): queues the runs in a rerun
+ * batch - a new one, or the one the item's earlier rerun lines made, so
+ * that several rerun lines queue their runs - or refuses with why.
+ */
+static int rerun(struct pipe *p, struct item *it, const char *what, int busy, char *why,
+		 size_t size)
+{
+	struct batch *b = rerun_batch(p, it->id);
+	char **names = NULL;
+	int fresh = 0, rc = 0;
+	size_t k;
+
+	if (busy && !b) {
+		snprintf(why, size, "rerun: something is running for this item");
+		return -EINVAL;
+	}
+	if (strcmp(what, "failed") == 0)
+		names = failed_names(p, it, why, size);
+	else if (strv_push(&names, what))
+		return -ENOMEM;
+	if (!names)
+		return -EINVAL;
+	qsort(names, strv_len(names), sizeof(char *), by_name);
+	pthread_mutex_lock(&p->e->cfg_lock);
+	for (k = 0; names[k] && rc == 0; k++) {
+		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
+
+		if (!r) {
+			snprintf(why, size, "rerun: no recipe '%s' in the catalog", names[k]);
+			rc = -EINVAL;
+		} else if (r->procedure) {
+			snprintf(why, size, "rerun: %s is a procedure: run its commands with "
+				 "packetfs record %s -- COMMAND", names[k], names[k]);
+			rc = -EINVAL;
+		}
+	}
+	if (rc == 0 && !b) {
+		b = calloc(1, sizeof(*b));
+		if (b) {
+			fresh = 1;
+			b->item_id = it->id;
+			snprintf(b->item, sizeof(b->item), "%s", it->name);
+			b->rerun = 1;
+			snprintf(b->prev_state, sizeof(b->prev_state), "%s", it->state);
+			b->prev_error = strdup(it->last_error);
+			b->next = p->batches;
+			p->batches = b;
+		} else {
+			rc = -ENOMEM;
+		}
+	}
+	if (rc == 0)
+		b->pending++; /* held until every recipe is queued */
+	for (k = 0; rc == 0 && names[k]; k++)
+		pipe__queue_recipe(p, it, recipe_find(&p->e->recipes, names[k]), b, NULL);
+	pthread_mutex_unlock(&p->e->cfg_lock);
+	strv_free(names);
+	if (rc)
+		return rc;
+	if (fresh)
+		pipe__set_state(p, it, "running", "");
+	pipe__pump(p);
+	b->pending--;
+	pipe__batch_step(p, b);
+	return 0;
 }
 
 int pipe_command(struct pipe *p, struct engine_cmd *cmd)
@@ -1112,39 +1149,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 				rc = 0;
 		}
 	} else if (strcmp(v, "rerun") == 0 && cmd->arg[0]) {
-		const struct recipe *r;
-		struct batch *b;
-
-		pthread_mutex_lock(&p->e->cfg_lock);
-		r = recipe_find(&p->e->recipes, cmd->arg);
-		if (busy) {
-			snprintf(cmd->msg, sizeof(cmd->msg), "rerun: something is running for this item");
-			rc = -EINVAL;
-		} else if (!r) {
-			snprintf(cmd->msg, sizeof(cmd->msg), "rerun: no recipe '%s' in the catalog", cmd->arg);
-			rc = -EINVAL;
-		} else if (!(b = calloc(1, sizeof(*b)))) {
-			rc = -ENOMEM;
-		} else {
-			b->item_id = it.id;
-			snprintf(b->item, sizeof(b->item), "%s", it.name);
-			b->rerun = 1;
-			snprintf(b->prev_state, sizeof(b->prev_state), "%s", it.state);
-			b->prev_error = strdup(it.last_error);
-			b->next = p->batches;
-			p->batches = b;
-			rc = pipe__queue_recipe(p, &it, r, b);
-			if (rc)
-				pipe__batch_free(p, b);
-		}
-		pthread_mutex_unlock(&p->e->cfg_lock);
-		if (rc == 0) {
-			pipe__set_state(p, &it, "running", "");
-			b->pending++;
-			pipe__pump(p);
-			b->pending--;
-			pipe__batch_step(p, b);
-		}
+		rc = rerun(p, &it, cmd->arg, busy, cmd->msg, sizeof(cmd->msg));
 	} else if (strcmp(v, "cancel") == 0 && !cmd->arg[0]) {
 		if (!cancel_item(p, &it)) {
 			if (strcmp(it.state, "queued") == 0) {

@@ -35,6 +35,10 @@ struct job {
 	int ngpus;
 	struct batch *batch;    /* recipes of a validate stage or a rerun */
 	int push_cancelled;     /* publish: cancel arrived while it pushed */
+	char **argv;            /* recorded runs: the command (owned); NULL: the recipe's file */
+	uid_t by_uid;           /* recorded runs: who asked (recorded_by) */
+	pid_t by_pid;
+	char by_stage[64];      /* ... and the stage whose process group holds by_pid, or "" */
 	struct job *next;
 };
 
@@ -45,6 +49,8 @@ struct batch {
 	int pending;            /* queued or running recipes */
 	int cancelled;
 	int rerun;              /* a `rerun RECIPE`: no stage run */
+	int record;             /* a recorded run (pipe_record.c): no stage run, no state */
+	char **names;           /* the recipes queued in it (their default needs) */
 	char prev_state[16];    /* rerun: state to return to */
 	char *prev_error;       /* rerun: last_error to return to */
 	struct job *stage_job;  /* validate: the stage's own run (log), not running */
@@ -113,12 +119,31 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
  * Does not free j. */
 void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result *res);
 
+/* ---- pipe_gate.c ---- */
+
+/* 0 when stage index i of the configuration in force may start now for
+ * item it; otherwise -EAGAIN with the reason in why and *approve_wait set
+ * when only the approve gate is missing. */
+int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_t size,
+		     int *approve_wait);
+/* Sets the item's verdict (NUL-terminated word, "" for none) as made at
+ * commit head (40 hex digits; NULL or "" when unknown: it is then stale at
+ * once). The caller writes the item. */
+void pipe__set_verdict(struct item *it, const char *verdict, const char *head);
+/* The same for the assessment. */
+void pipe__set_assessment(struct item *it, const char *assessment, const char *head);
+/* The value of the last "## KEY: value" line of document doc of the item
+ * (its first word), or "" into out. */
+void pipe__doc_marker(struct pipe *p, const struct item *it, const char *doc, const char *key,
+		      char *out, size_t size);
+
 /* ---- pipe_recipe.c ---- */
 
-/* Queues a copy of recipe r for item it in batch b (b->pending counts it).
- * 0 or -ENOMEM. */
+/* Queues a copy of recipe r for item it in batch b (b->pending counts it,
+ * b->names gains its name) at the end of the queue; *out (may be NULL) is
+ * the job. 0 or -ENOMEM. */
 int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recipe *r,
-		       struct batch *b);
+		       struct batch *b, struct job **out);
 /* Records a finished (or never started) recipe run: log footer, run row,
  * registry line, event, batch. Does not free j. */
 void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const char *note,
@@ -129,8 +154,9 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 /* Whether the last test summary in the tail of job j's log says that no
  * test ran; then the reason goes into note (after what it holds). */
 int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t size);
-/* Starts what the queue allows: strict FIFO; the head waits for its GPUs
- * and nothing overtakes it (see pipe_recipe.c). */
+/* Starts what the queue allows: recipes whose needs are met start in
+ * FIFO order; the first of them waits for its GPUs and nothing overtakes
+ * it (see pipe_recipe.c). */
 void pipe__pump(struct pipe *p);
 /* Closes the timer that rechecks held-back GPUs (pipe_shutdown, loop
  * thread), so that the loop can end. */
@@ -138,6 +164,14 @@ void pipe__gpu_stop(struct pipe *p);
 /* Starts the validate stage of it, whose run is sj: queues the plan's
  * recipes in a new batch, which owns sj from here. */
 void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj);
+/* Recomputes the item's verdict from the registry at the branch head (and
+ * change-validation.md when the validate stage has no program), as after
+ * a rerun. The caller writes the item. */
+void pipe__verdict_update(struct pipe *p, struct item *it);
+/* Records job j (a recipe or recorded run that never started: its run row
+ * may exist) as ended with status and note, with a log saying so; frees
+ * nothing. */
+void pipe__recipe_not_run(struct pipe *p, struct job *j, const char *status, const char *note);
 /* Takes b off p->batches and frees it (not its stage job). */
 void pipe__batch_free(struct pipe *p, struct batch *b);
 /* Called whenever a batch's pending count drops: pumps, and finishes the
@@ -151,9 +185,9 @@ void pipe__validation_finish(struct pipe *p, struct batch *b);
 /* ---- pipe_slurm.c ---- */
 
 /* Submits recipe job j (its run row and log header exist, it counts in
- * running_recipes) as a Slurm batch job with environment env; on failure
- * records it and frees j. */
-void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it, char **env,
-		       const char *cwd);
+ * running_recipes) as a Slurm batch job running argv with environment env;
+ * on failure records it and frees j. */
+void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it,
+		       char *const *argv, char **env, const char *cwd);
 
 #endif

@@ -40,7 +40,7 @@
 
 /* Queues recipe r for item it in batch b. */
 int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recipe *r,
-		       struct batch *b)
+		       struct batch *b, struct job **out)
 {
 	struct job *j = calloc(1, sizeof(*j)), **pp;
 
@@ -56,7 +56,8 @@ int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recip
 	j->recipe.gpus = r->gpus;
 	j->recipe.timeout_s = r->timeout_s;
 	j->batch = b;
-	if (!j->recipe.name || !j->recipe.file || !j->recipe.path || !j->recipe.summary) {
+	if (!j->recipe.name || !j->recipe.file || !j->recipe.path || !j->recipe.summary ||
+	    strv_push(&b->names, r->name)) {
 		pipe__job_free(j);
 		return -ENOMEM;
 	}
@@ -64,7 +65,39 @@ int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recip
 		;
 	*pp = j;
 	b->pending++;
+	if (out)
+		*out = j;
 	return 0;
+}
+
+/* The command a job runs, as the registry shows it (caller frees). */
+static char *job_command(const struct job *j)
+{
+	return j->argv ? strv_join(j->argv, " ", 1) : strdup(j->recipe.path);
+}
+
+void pipe__recipe_not_run(struct pipe *p, struct job *j, const char *status, const char *note)
+{
+	struct item it = {0};
+
+	if (j->run.id == 0) {
+		if (store_item_get_id(p->e->store, j->item_id, &it) ||
+		    pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, status)) {
+			if (it.name)
+				item_clear(&it);
+			if (j->batch) {
+				j->batch->pending--;
+				pipe__batch_step(p, j->batch);
+			}
+			return;
+		}
+		item_clear(&it);
+		free(j->run.command);
+		j->run.command = job_command(j);
+	}
+	pipe__log_line(p, j, "# packetfs recipe log\n# recipe: %s\n# command: %s\n# not run: %s\n",
+		       j->recipe.name, j->run.command ? j->run.command : "", note);
+	pipe__recipe_done(p, j, status, note, NULL);
 }
 
 /* Records a finished recipe run: log footer, registry line, batch. */
@@ -114,6 +147,11 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	rr.log_sha256 = j->run.log_sha256;
 	rr.executor = j->run.executor[0] ? j->run.executor : "local";
 	rr.job_id = j->run.job_id;
+	if (j->argv) {
+		rr.recorded_by_stage = j->by_stage;
+		rr.recorded_by_pid = j->by_pid;
+		rr.recorded_by_uid = j->by_uid;
+	}
 	line = registry_engine_line(&rr);
 	if (line) {
 		if (store_registry_append(p->e->store, j->item_id, line, "engine", j->run.id) == 0) {
@@ -299,18 +337,49 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 	pipe__recipe_done(p, j, status, note, res);
 }
 
+/* Gives back what a job that will not run holds (its GPUs). */
+static void job_release(struct pipe *p, struct job *j)
+{
+	if (j->ngpus)
+		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
+	j->ngpus = 0;
+}
+
+/*
+ * Whether the worktree at wt holds exactly its head commit (SPEC §5:
+ * evidence describes exactly the commit it names): 0 when it does;
+ * otherwise -EAGAIN and why, naming the paths that differ.
+ */
+static int worktree_clean(const char *wt, const char *head, char *why, size_t size)
+{
+	struct buf dirty;
+	int rc;
+
+	buf_init(&dirty);
+	rc = repo_worktree_dirty(wt, &dirty);
+	if (rc == 1)
+		snprintf(why, size, "the worktree differs from its head %.12s: %s (commit them, "
+			 "or make git ignore what recipes build: evidence describes one commit)",
+			 head, dirty.data ? dirty.data : "uncommitted changes");
+	else if (rc < 0)
+		snprintf(why, size, "cannot check the worktree against its head: %s",
+			 strerror(-rc));
+	buf_free(&dirty);
+	return rc == 0 ? 0 : -EAGAIN;
+}
+
 /* Starts queued recipe j (GPUs already granted). */
 static void recipe_start(struct pipe *p, struct job *j)
 {
-	char cuda[160] = "", host[256] = "", cwd[PATH_MAX];
-	char *argv[2] = {j->recipe.path, NULL};
+	char cuda[160] = "", host[256] = "", cwd[PATH_MAX], why[768];
+	char *file_argv[2] = {j->recipe.path, NULL};
+	char *const *argv = j->argv ? j->argv : file_argv;
 	struct item it;
 	char **env;
 	int rc, slurm;
 
 	if (store_item_get_id(p->e->store, j->item_id, &it)) {
-		if (j->ngpus)
-			gpu_pool_release(p->gpus, j->gpus, j->ngpus);
+		job_release(p, j);
 		if (j->batch) {
 			j->batch->pending--;
 			pipe__batch_step(p, j->batch);
@@ -318,10 +387,19 @@ static void recipe_start(struct pipe *p, struct job *j)
 		pipe__job_free(j);
 		return;
 	}
-	rc = pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, "running");
+	if (j->run.id == 0) {
+		rc = pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, "running");
+	} else {
+		/* A recorded run, queued with its row: it starts now, at the
+		 * head the branch has now. */
+		rc = 0;
+		snprintf(j->run.status, sizeof(j->run.status), "running");
+		util_rfc3339(util_now_ns(), j->run.started_at);
+		repo_branch_head(engine_config_get(p->e)->repo, it.branch, j->run.head);
+		store_run_update(p->e->store, &j->run);
+	}
 	if (rc) {
-		if (j->ngpus)
-			gpu_pool_release(p->gpus, j->gpus, j->ngpus);
+		job_release(p, j);
 		if (j->batch) {
 			j->batch->pending--;
 			pipe__batch_step(p, j->batch);
@@ -331,7 +409,15 @@ static void recipe_start(struct pipe *p, struct job *j)
 		return;
 	}
 	free(j->run.command);
-	j->run.command = strdup(j->recipe.path);
+	j->run.command = job_command(j);
+	snprintf(cwd, sizeof(cwd), "%s/worktrees/%s", p->e->store_dir, it.name);
+	if (worktree_clean(cwd, j->run.head, why, sizeof(why))) {
+		job_release(p, j);
+		item_clear(&it);
+		pipe__recipe_not_run(p, j, "blocked", why);
+		pipe__job_free(j);
+		return;
+	}
 	slurm = strcmp(j->run.executor, "slurm") == 0;
 	gpu_format_list(j->gpus, j->ngpus, cuda, sizeof(cuda));
 	{
@@ -347,17 +433,21 @@ static void recipe_start(struct pipe *p, struct job *j)
 		j->run.gpus = buf_steal(&g);
 	}
 	gethostname(host, sizeof(host) - 1);
-	snprintf(cwd, sizeof(cwd), "%s/worktrees/%s", p->e->store_dir, it.name);
 	if (slurm) { /* the node and the devices are Slurm's choice: see below */
 		snprintf(host, sizeof(host), "a Slurm node (below)");
 		if (j->recipe.gpus)
 			snprintf(cuda, sizeof(cuda), "%d, granted by Slurm (below)", j->recipe.gpus);
 	}
+	if (j->argv)
+		snprintf(why, sizeof(why), "# recorded_by: stage %s, pid %d, uid %d\n",
+			 j->by_stage[0] ? j->by_stage : "-", (int)j->by_pid, (int)j->by_uid);
+	else
+		why[0] = '\0';
 	pipe__log_line(p, j,
 		       "# packetfs recipe log\n# recipe: %s\n# summary: %s\n# command: %s\n# cwd: %s\n"
-		       "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n%s",
+		       "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n%s%s",
 		       j->recipe.name, j->recipe.summary, j->run.command, cwd, host,
-		       cuda[0] ? cuda : "none", j->run.head, it.iteration, j->run.started_at,
+		       cuda[0] ? cuda : "none", j->run.head, it.iteration, j->run.started_at, why,
 		       slurm ? "# executor: slurm\n" : "\n");
 	if (slurm)
 		cuda[0] = '\0';
@@ -367,7 +457,7 @@ static void recipe_start(struct pipe *p, struct job *j)
 		    j->run.run_no, j->run.gpus, j->run.log_path);
 	p->running_recipes++;
 	if (slurm) {
-		pipe__slurm_start(p, j, &it, env, cwd);
+		pipe__slurm_start(p, j, &it, argv, env, cwd);
 		item_clear(&it);
 		strv_free(env);
 		return;
@@ -384,52 +474,125 @@ static void recipe_start(struct pipe *p, struct job *j)
 	}
 }
 
+/* Whether the job q (running, or queued before the job asking) runs one
+ * of the needs of j: one of the names in needs, or (needs NULL: the
+ * default) a lower-numbered recipe of j's batch. */
+static int runs_a_need(const struct job *q, const struct job *j, char *const *needs)
+{
+	if (q->is_stage || q->item_id != j->item_id)
+		return 0;
+	if (!needs)
+		return q->batch == j->batch && strcmp(q->recipe.name, j->recipe.name) < 0;
+	for (; *needs; needs++)
+		if (strcmp(q->recipe.name, *needs) == 0)
+			return 1;
+	return 0;
+}
+
 /*
- * Starts what the queue allows. The policy is strict FIFO: recipes start
- * in the order they were queued, while fewer than max_parallel_recipes run
- * and the head's GPUs can be granted; when they cannot (busy, or held back
- * after a leak), the head waits and nothing behind it starts, not even a
- * recipe needing fewer GPUs or none. So a recipe needing 2 GPUs is never
+ * Whether queued job j may start as far as its needs go (SPEC §6 "#
+ * needs:"; without that line, every lower-numbered recipe of its batch):
+ * 0 when every need validated at the head; 1 when one still runs or is
+ * queued before j (it waits); -1 when one did not validate at the head
+ * (failing, blocked, never ran, or ran at another commit): why names it.
+ */
+static int needs_met(struct pipe *p, const struct job *j, char *why, size_t size)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	char *const *mine = j->recipe.needs_default ? NULL : j->recipe.needs;
+	char **names = NULL, **lines = NULL, head[41] = "", reason[512];
+	const struct job *q;
+	struct item it = {0};
+	size_t k, nl = 0;
+	int rc = 0;
+
+	if (mine && !mine[0])
+		return 0; /* "# needs: none" */
+	for (q = p->jobs; q; q = q->next)
+		if (runs_a_need(q, j, mine))
+			return 1;
+	for (q = p->queue; q && q != j; q = q->next)
+		if (runs_a_need(q, j, mine))
+			return 1;
+	if (mine) {
+		names = strv_dup(mine);
+	} else {
+		names = calloc(1, sizeof(char *));
+		for (k = 0; names && j->batch && j->batch->names && j->batch->names[k]; k++)
+			if (strcmp(j->batch->names[k], j->recipe.name) < 0 &&
+			    strv_push(&names, j->batch->names[k]))
+				break;
+	}
+	if (!names || !names[0]) {
+		strv_free(names);
+		return 0;
+	}
+	if (store_item_get_id(p->e->store, j->item_id, &it) ||
+	    repo_branch_head(cfg->repo, it.branch, head) ||
+	    store_registry_lines(p->e->store, j->item_id, &lines, &nl)) {
+		snprintf(why, size, "cannot read the evidence of its needs (%s)", names[0]);
+		rc = -1;
+	} else if (registry_gate(names, lines, nl, head, reason, sizeof(reason))) {
+		snprintf(why, size, "a recipe it needs did not validate: %s", reason);
+		rc = -1;
+	}
+	if (it.name)
+		item_clear(&it);
+	strv_free(lines);
+	strv_free(names);
+	return rc;
+}
+
+/*
+ * Starts what the queue allows. A queued recipe is ready when its needs
+ * are met (needs_met); one whose need did not validate is recorded blocked
+ * without running, naming the need; one whose need still runs or waits
+ * ahead of it stays queued and does not hold up the recipes behind it.
+ * Among ready recipes the policy is strict FIFO: they start in the order
+ * they were queued, while fewer than max_parallel_recipes run and the
+ * first ready one's GPUs can be granted; when they cannot (busy, or held
+ * back after a leak), it waits and no ready recipe behind it starts, not
+ * even one needing fewer GPUs or none. So a recipe needing 2 GPUs is never
  * overtaken by 1-GPU recipes queued after it: no starvation, at the cost
- * of idle GPUs while the head waits. A head needing more GPUs than the
- * pool has (held-back devices count: they come back) is recorded blocked
- * without running. Called whenever GPUs or slots are freed: a recipe's
- * exit, a batch step, a held-back device returning.
+ * of idle GPUs while it waits. A recipe needing more GPUs than the pool
+ * has (held-back devices count: they come back) is recorded blocked
+ * without running. Called whenever GPUs or slots are freed or a run ends:
+ * a recipe's exit, a batch step, a held-back device returning. Recording
+ * a recipe that does not run pumps again (recursively), so the scan
+ * restarts from the head after each.
  */
 void pipe__pump(struct pipe *p)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
-	struct job *j;
+	struct job *j, **pp = &p->queue;
+	char note[768];
 
-	while ((j = p->queue) && !p->shutting_down) {
+	while ((j = *pp) && !p->shutting_down) {
 		int rc, slurm = cfg->executor.kind == EXECUTOR_SLURM;
 
 		/* Under Slurm the cluster places GPU recipes: sbatch refuses one
 		 * that no node of the partition can take (pipe_slurm.c). */
 		if (!slurm && (j->recipe.gpus > gpu_pool_size(p->gpus) || j->recipe.gpus > 16)) {
-			char note[256];
-			struct item it = {0};
-
-			p->queue = j->next;
+			*pp = j->next;
 			j->next = NULL;
-			if (store_item_get_id(p->e->store, j->item_id, &it) == 0 &&
-			    pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, "blocked") == 0) {
-				snprintf(note, sizeof(note), "needs %d GPU(s), the pool has %d",
-					 j->recipe.gpus, gpu_pool_size(p->gpus));
-				free(j->run.command);
-				j->run.command = strdup(j->recipe.path);
-				pipe__log_line(p, j,
-					       "# packetfs recipe log\n# recipe: %s\n"
-					       "# not run: %s\n",
-					       j->recipe.name, note);
-				pipe__recipe_done(p, j, "blocked", note, NULL);
-			} else if (j->batch) {
-				j->batch->pending--;
-				pipe__batch_step(p, j->batch);
-			}
-			if (it.name)
-				item_clear(&it);
+			snprintf(note, sizeof(note), "needs %d GPU(s), the pool has %d", j->recipe.gpus,
+				 gpu_pool_size(p->gpus));
+			pipe__recipe_not_run(p, j, "blocked", note);
 			pipe__job_free(j);
+			pp = &p->queue;
+			continue;
+		}
+		rc = needs_met(p, j, note, sizeof(note));
+		if (rc > 0) {
+			pp = &j->next;
+			continue;
+		}
+		if (rc < 0) {
+			*pp = j->next;
+			j->next = NULL;
+			pipe__recipe_not_run(p, j, "blocked", note);
+			pipe__job_free(j);
+			pp = &p->queue;
 			continue;
 		}
 		if (p->running_recipes >= cfg->max_parallel_recipes)
@@ -438,10 +601,16 @@ void pipe__pump(struct pipe *p)
 		if (rc == -EAGAIN)
 			break;
 		j->ngpus = slurm ? 0 : j->recipe.gpus;
-		p->queue = j->next;
+		*pp = j->next;
 		j->next = NULL;
 		recipe_start(p, j);
+		pp = &p->queue;
 	}
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
@@ -469,6 +638,9 @@ void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 		pipe__log_line(p, sj,
 			       "[packetfs] plan.md has no ```validation-recipes block\n");
 	} else {
+		/* In numbered order, whatever the plan's: a recipe needs the
+		 * lower-numbered ones of its batch (SPEC §6). */
+		qsort(names, strv_len(names), sizeof(char *), by_name);
 		pthread_mutex_lock(&p->e->cfg_lock);
 		for (k = 0; names[k]; k++) {
 			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
@@ -479,8 +651,14 @@ void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 					       names[k]);
 				continue;
 			}
+			if (r->procedure) {
+				pipe__log_line(p, sj, "[packetfs] %s is a procedure: the validator "
+					       "records its commands (packetfs record %s -- ...)\n",
+					       r->name, r->name);
+				continue;
+			}
 			pipe__log_line(p, sj, "[packetfs] queued %s\n", r->name);
-			pipe__queue_recipe(p, it, r, b);
+			pipe__queue_recipe(p, it, r, b, NULL);
 		}
 		pthread_mutex_unlock(&p->e->cfg_lock);
 	}
@@ -502,6 +680,7 @@ void pipe__batch_free(struct pipe *p, struct batch *b)
 		}
 	}
 	free(b->prev_error);
+	strv_free(b->names);
 	free(b);
 }
 
@@ -536,11 +715,46 @@ static void engine_verdict(struct pipe *p, struct item *it)
 		engine_changed(p->e, it->name, "change-validation.md",
 			       existed ? ENGINE_MODIFIED : ENGINE_CREATED);
 	}
-	pipe__item_set(&it->verdict, verdict);
+	pipe__set_verdict(it, verdict, at);
 	buf_free(&doc);
 	buf_free(&ev);
 	strv_free(names);
 	strv_free(lines);
+}
+
+void pipe__verdict_update(struct pipe *p, struct item *it)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	const struct pfs_stage *vs = NULL;
+	char **names = NULL, **lines = NULL, head[41] = "";
+	size_t k, nl = 0;
+	int known;
+
+	for (k = 0; k < cfg->nstages; k++)
+		if (cfg->stages[k].recipes_from_plan)
+			vs = &cfg->stages[k];
+	if (vs && !vs->run) {
+		engine_verdict(p, it);
+		return;
+	}
+	known = repo_branch_head(cfg->repo, it->branch, head) == 0;
+	if (view_plan_names(p->e, it, &names) == 0 &&
+	    store_registry_lines(p->e->store, it->id, &lines, &nl) == 0)
+		pipe__set_verdict(it, registry_verdict(names, lines, nl, known ? head : NULL),
+				  known ? head : NULL);
+	strv_free(names);
+	strv_free(lines);
+}
+
+/* Whether the item has a batch (a validation, a rerun, a recorded run). */
+static int item_has_batch(struct pipe *p, int64_t item_id)
+{
+	struct batch *b;
+
+	for (b = p->batches; b; b = b->next)
+		if (b->item_id == item_id)
+			return 1;
+	return 0;
 }
 
 /* Called whenever a batch's pending count drops. */
@@ -554,7 +768,6 @@ void pipe__batch_step(struct pipe *p, struct batch *b)
 
 void pipe__validation_finish(struct pipe *p, struct batch *b)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
 	struct job *sj = b->stage_job;
 	struct item it;
 
@@ -564,30 +777,25 @@ void pipe__validation_finish(struct pipe *p, struct batch *b)
 		return;
 	}
 	if (b->rerun) {
-		const struct pfs_stage *vs = NULL;
-		size_t k;
-
-		for (k = 0; k < cfg->nstages; k++)
-			if (cfg->stages[k].recipes_from_plan)
-				vs = &cfg->stages[k];
-		if (vs && !vs->run) {
-			engine_verdict(p, &it);
-		} else {
-			char **names = NULL, **lines = NULL, head[41] = "";
-			size_t nl = 0;
-			int known = repo_branch_head(cfg->repo, it.branch, head) == 0;
-
-			if (view_plan_names(p->e, &it, &names) == 0 &&
-			    store_registry_lines(p->e->store, it.id, &lines, &nl) == 0)
-				pipe__item_set(&it.verdict, registry_verdict(names, lines, nl,
-									     known ? head : NULL));
-			strv_free(names);
-			strv_free(lines);
-		}
+		pipe__verdict_update(p, &it);
 		pipe__set_state(p, &it, b->prev_state,
 				b->cancelled ? "rerun cancelled" : b->prev_error ? b->prev_error : "");
 		item_clear(&it);
 		pipe__batch_free(p, b);
+		return;
+	}
+	if (b->record) {
+		/* A validator's recorded run: its stage decides the verdict. */
+		struct job *q;
+
+		for (q = p->jobs; q && !(q->is_stage && q->item_id == it.id); q = q->next)
+			;
+		pipe__batch_free(p, b);
+		if (!q && !item_has_batch(p, it.id)) {
+			pipe__verdict_update(p, &it);
+			pipe__item_write(p, &it);
+		}
+		item_clear(&it);
 		return;
 	}
 	if (b->cancelled || p->shutting_down) {

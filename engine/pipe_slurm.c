@@ -227,8 +227,8 @@ static void not_submitted(struct pipe *p, struct job *j, const char *note)
 	pipe__job_free(j);
 }
 
-void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it, char **env,
-		       const char *cwd)
+void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it,
+		       char *const *argv, char **env, const char *cwd)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
 	char dir[PATH_MAX], stem[ITEM_NAME_MAX + 64], name[ITEM_NAME_MAX + 160];
@@ -275,7 +275,7 @@ void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it, cha
 	spec.dir = dir;
 	spec.stem = stem;
 	spec.name = name;
-	spec.program = j->recipe.path;
+	spec.argv = argv;
 	spec.env = env;
 	spec.cwd = cwd;
 	spec.timeout_s = (unsigned)j->recipe.timeout_s;
@@ -468,10 +468,10 @@ static void queue_missing(struct pipe *p, struct item *it, struct batch *b, stru
 		struct ran_find f = {names[k], sj->run.run_no, again_fail, 0};
 
 		store_run_each(p->e->store, it->id, "recipe", NULL, ran_since, &f);
-		if (!r || f.found)
+		if (!r || r->procedure || f.found)
 			continue;
 		pipe__log_line(p, sj, "[packetfs] queued %s (after a restart)\n", r->name);
-		pipe__queue_recipe(p, it, r, b);
+		pipe__queue_recipe(p, it, r, b, NULL);
 	}
 	pthread_mutex_unlock(&p->e->cfg_lock);
 	strv_free(names);

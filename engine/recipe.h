@@ -19,6 +19,15 @@ struct recipe {
 	char *summary; /* "" when absent */
 	int gpus;      /* default 0 */
 	int timeout_s; /* 0 = none */
+	int procedure;   /* 1 for a procedure "NN-name.md": header lines then prose, no command; it is
+	                  * run only through the recorder (packetfs record) */
+	int needs_default; /* 1 when there is no "# needs:" line: the recipe needs every
+	                    * lower-numbered recipe of its batch */
+	char **needs;    /* NULL-terminated recipe names of "# needs: A B" (words separated by blanks
+	                  * or commas); an empty list (non-NULL, first element NULL) for "# needs: none";
+	                  * NULL when needs_default */
+	char **versions; /* the "# version: COMMAND" lines' commands, in order, NULL-terminated, never
+	                  * NULL (empty list when none) */
 };
 
 struct recipe_catalog {

@@ -36,6 +36,8 @@ enum kind {
 	K_NUMBER, /* number >= 0 */
 	K_GPUS,   /* array of integers >= 0 */
 	K_SOURCE, /* "engine" or "external" */
+	K_BY,     /* {"stage": string, "pid": int >= 0, "uid": int >= 0} */
+	K_OBJECT, /* an object */
 };
 
 static const struct field {
@@ -48,7 +50,8 @@ static const struct field {
 	{ "started_at", K_STRING }, { "finished_at", K_STRING },
 	{ "duration_s", K_NUMBER }, { "iteration", K_INT },     { "head", K_STRING },
 	{ "gpus", K_GPUS },         { "log_sha256", K_STRING }, { "source", K_SOURCE },
-	{ "executor", K_STRING },   { "job_id", K_STRING },
+	{ "executor", K_STRING },   { "job_id", K_STRING },     { "recorded_by", K_BY },
+	{ "env", K_OBJECT },
 };
 
 static const char *const statuses[] = {
@@ -108,6 +111,15 @@ static const char *check_value(const cJSON *v, enum kind kind)
 		return NULL;
 	case K_SOURCE:
 		return one_of(v, sources) ? NULL : "must be \"engine\" or \"external\"";
+	case K_BY:
+		if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) != 3 ||
+		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "stage")) ||
+		    !is_int(cJSON_GetObjectItemCaseSensitive(v, "pid"), 0) ||
+		    !is_int(cJSON_GetObjectItemCaseSensitive(v, "uid"), 0))
+			return "must be an object {\"stage\": string, \"pid\": int, \"uid\": int}";
+		return NULL;
+	case K_OBJECT:
+		return cJSON_IsObject(v) ? NULL : "must be an object";
 	}
 	return "unknown type";
 }
@@ -261,6 +273,21 @@ char *registry_engine_line(const struct registry_run *r)
 	rc = rc ? rc : add_str(obj, "executor", r->executor);
 	if (!rc && r->job_id && r->job_id[0])
 		rc = add_str(obj, "job_id", r->job_id);
+	if (!rc && r->recorded_by_stage) {
+		cJSON *by = cJSON_AddObjectToObject(obj, "recorded_by");
+
+		rc = by ? add_str(by, "stage", r->recorded_by_stage) : -ENOMEM;
+		rc = rc ? rc : add_num(by, "pid", (int)r->recorded_by_pid);
+		rc = rc ? rc : add_num(by, "uid", (int)r->recorded_by_uid);
+	}
+	if (!rc && r->env_json && r->env_json[0]) {
+		cJSON *env = cJSON_Parse(r->env_json);
+
+		if (cJSON_IsObject(env))
+			cJSON_AddItemToObject(obj, "env", env);
+		else
+			cJSON_Delete(env);
+	}
 	if (!rc)
 		out = cJSON_PrintUnformatted(obj);
 	cJSON_Delete(obj);

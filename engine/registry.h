@@ -10,7 +10,9 @@
  *   started_at, finished_at, duration_s (number), iteration (int),
  *   head (string), gpus (array of int), log_sha256, source (engine|external),
  *   executor (string), job_id (string: the batch system's job id, on
- *   lines of runs that executor "slurm" ran).
+ *   lines of runs that executor "slurm" ran), recorded_by (object: stage,
+ *   pid, uid; on lines of recorded runs), env (object: the environment the
+ *   run ran in, runenv.h).
  * Only "recipe" and "status" are required of an external line; every field
  * present must have the right type. Pure functions over strings; thread-safe.
  */
@@ -18,6 +20,7 @@
 #define PACKETFS_REGISTRY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include "util.h"
 
 /*
@@ -42,6 +45,13 @@ struct registry_run {
 	size_t ngpus;
 	const char *log_sha256, *executor;
 	const char *job_id;     /* NULL or "": none (no "job_id" member) */
+	const char *recorded_by_stage; /* recorded runs (the recorder): the stage whose process
+				        * asked, "" for none; NULL: not recorded (no
+				        * "recorded_by" member) */
+	pid_t recorded_by_pid;  /* ... the process that asked */
+	uid_t recorded_by_uid;  /* ... and its user */
+	const char *env_json;   /* the run's environment as a JSON object text (runenv.h), or
+				 * NULL / "": none (no "env" member) */
 };
 
 /* The registry line (compact JSON, no newline, "source":"engine") for a

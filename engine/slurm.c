@@ -1022,19 +1022,23 @@ static void sh_quote(struct buf *b, const char *s)
 }
 
 /* Writes the job script that records where it started (read_start_file)
- * and runs program: 0 or -errno. */
-static int write_script(const char *path, const char *start, const char *program)
+ * and runs argv: 0 or -errno. */
+static int write_script(const char *path, const char *start, char *const *argv)
 {
 	struct buf b;
+	size_t k;
 	int rc;
 
 	buf_init(&b);
 	buf_puts(&b, "#!/bin/sh\n# packetfs: a recipe run as a Slurm batch job. It notes its node "
-		     "and GPUs, then runs\n# the recipe from its own path.\n"
+		     "and GPUs, then runs\n# the recipe's command.\n"
 		     "printf '%s %s\\n' \"${SLURMD_NODENAME:--}\" \"${SLURM_JOB_GPUS:-}\" >");
 	sh_quote(&b, start);
-	buf_puts(&b, " 2>/dev/null\nexec ");
-	sh_quote(&b, program);
+	buf_puts(&b, " 2>/dev/null\nexec");
+	for (k = 0; argv[k]; k++) {
+		buf_puts(&b, " ");
+		sh_quote(&b, argv[k]);
+	}
 	buf_puts(&b, "\n");
 	if (!b.data)
 		return -ENOMEM;
@@ -1068,7 +1072,7 @@ int slurm_submit(struct slurm_poller *sp, const struct slurm_spec *spec,
 	unlink(script);
 	snprintf(opt[0], sizeof(opt[0]), "%s", script);
 	snprintf(script, sizeof(script), "%s/%s.sh", spec->dir, spec->stem);
-	rc = write_script(script, opt[0], spec->program);
+	rc = write_script(script, opt[0], spec->argv);
 	if (rc) {
 		job_abandon(j);
 		return rc;

@@ -55,7 +55,8 @@ struct slurm_spec {
 	const char *dir;       /* the shared directory (must exist) for the script and output */
 	const char *stem;      /* file name stem, unique in dir: DIR/STEM.sh, DIR/STEM.out */
 	const char *name;      /* the job name */
-	const char *program;   /* absolute path of the recipe */
+	char *const *argv;     /* the command the job runs (argv[0] a path or a name on the
+				* job's PATH), NULL-terminated */
 	char *const *env;      /* sbatch's environment (exported to the job), NULL-terminated */
 	const char *cwd;       /* the job's working directory */
 	unsigned timeout_s;    /* 0 = none */

@@ -223,7 +223,18 @@ static const char *const compat[] = {
 	/* 0003_jobs */
 	"CREATE TEMP VIEW runs AS SELECT *, '' AS job_id, '' AS job_output, 0 AS job_offset "
 	"FROM main.runs;",
+	/* 0004_heads */
+	"CREATE TEMP VIEW items AS SELECT *, '' AS verdict_head, '' AS assessment_head "
+	"FROM main.items;",
 };
+
+/* compat[3] on a version 1 store, whose items compat[1] already stands in
+ * for: one view with the columns of both. */
+static const char compat_items_v1[] =
+	"DROP VIEW temp.items;"
+	"CREATE TEMP VIEW items AS SELECT *, t AS dir_mtime_ns, t AS dir_ctime_ns, "
+	"t AS dir_atime_ns, '' AS verdict_head, '' AS assessment_head FROM (SELECT *, "
+	"COALESCE(CAST(strftime('%s', updated_at) AS INTEGER), 0) * 1000000000 AS t FROM main.items);";
 
 /* The WAL hook of s->db, after each commit (under s->lock): wakes the
  * checkpointer once the WAL holds CKPT_PAGES pages; from CKPT_MAX_PAGES
@@ -376,7 +387,8 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	if (readonly && version < schema_version) {
 		for (i = version; rc == 0 && i < schema_version; i++)
 			if (i < (int)(sizeof(compat) / sizeof(compat[0])) && compat[i] &&
-			    sqlite3_exec(s->db, compat[i], NULL, NULL, NULL) != SQLITE_OK)
+			    sqlite3_exec(s->db, i == 3 && version < 2 ? compat_items_v1 : compat[i],
+					 NULL, NULL, NULL) != SQLITE_OK)
 				rc = -EIO;
 		if (rc)
 			goto fail;
@@ -551,7 +563,7 @@ void item_clear(struct item *it)
 #define ITEM_COLS                                                                            \
 	"id, name, title, state, stage, stage_ok, iteration, branch, base, verdict, assessment, " \
 	"hold, approved, last_error, last_result, archived, created_at, updated_at, "       \
-	"dir_mtime_ns, dir_ctime_ns, dir_atime_ns"
+	"dir_mtime_ns, dir_ctime_ns, dir_atime_ns, verdict_head, assessment_head"
 
 static int item_row(sqlite3_stmt *st, struct item *it)
 {
@@ -577,6 +589,10 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 	it->dir_mtime_ns = sqlite3_column_int64(st, 18);
 	it->dir_ctime_ns = sqlite3_column_int64(st, 19);
 	it->dir_atime_ns = sqlite3_column_int64(st, 20);
+	snprintf(it->verdict_head, sizeof(it->verdict_head), "%s",
+		 (const char *)sqlite3_column_text(st, 21) ? (const char *)sqlite3_column_text(st, 21) : "");
+	snprintf(it->assessment_head, sizeof(it->assessment_head), "%s",
+		 (const char *)sqlite3_column_text(st, 22) ? (const char *)sqlite3_column_text(st, 22) : "");
 	if (!it->name || !it->title || !it->state || !it->stage || !it->branch || !it->base ||
 	    !it->verdict || !it->assessment || !it->last_error || !it->last_result ||
 	    !it->created_at || !it->updated_at) {
@@ -709,7 +725,8 @@ int store_item_update(struct store *s, struct item *it)
 	pthread_mutex_lock(&s->lock);
 	st = store__stmt(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, iteration = ?, "
 		     "verdict = ?, assessment = ?, hold = ?, approved = ?, last_error = ?, "
-		     "last_result = ?, archived = ?, updated_at = ? WHERE id = ?");
+		     "last_result = ?, archived = ?, updated_at = ?, verdict_head = ?15, "
+		     "assessment_head = ?16 WHERE id = ?14");
 	if (st) {
 		sqlite3_bind_text(st, 1, it->title, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, it->state, -1, SQLITE_STATIC);
@@ -725,6 +742,8 @@ int store_item_update(struct store *s, struct item *it)
 		sqlite3_bind_int(st, 12, it->archived);
 		sqlite3_bind_text(st, 13, now, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 14, it->id);
+		sqlite3_bind_text(st, 15, it->verdict_head, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 16, it->assessment_head, -1, SQLITE_STATIC);
 		store__items_changed(s);
 		rc = store__step_done(s, st);
 	}

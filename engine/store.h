@@ -54,6 +54,10 @@ struct item {
 	char *name, *title, *state, *stage;
 	int stage_ok, iteration;
 	char *branch, *base, *verdict, *assessment;
+	/* The commits the verdict and the assessment were made at (40 hex
+	 * digits), "" when none: when the branch head is another commit they
+	 * are stale (SPEC §5). */
+	char verdict_head[41], assessment_head[41];
 	int hold, approved;
 	char *last_error, *last_result;
 	int archived;

@@ -268,10 +268,10 @@ static int render_evidence(void *arg, const struct registry_digest *d)
 int view_status(struct engine *e, const struct item *it, int json, struct buf *out)
 {
 	struct pfs_config *cfg = engine_config_get(e);
-	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128];
+	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128], running[512];
 	char **names = NULL;
 	struct digest_render r;
-	int rc = 0;
+	int rc = 0, vstale, astale;
 
 	item_title(e, it, title, sizeof(title));
 	if (branch_head(cfg->repo, it->branch, head))
@@ -282,14 +282,22 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 	}
 	strv_free(names);
 	engine_active_gpus(e, it->id, gpus, sizeof(gpus));
+	engine_active_running(e, it->id, running, sizeof(running));
+	/* A verdict or assessment made at another commit than the head is
+	 * stale (SPEC §5): said in the line, and no gate takes it. */
+	vstale = it->verdict[0] && strcmp(it->verdict_head, head) != 0;
+	astale = it->assessment[0] && strcmp(it->assessment_head, head) != 0;
 	if (!json) {
 		rc = buf_printf(out,
 				"item: %s\ntitle: %s\nstate: %s\nstage: %s\niteration: %d\n"
-				"branch: %s\nbase: %s\nhead: %s\nverdict: %s\nassessment: %s\n"
-				"evidence: %s\ngpus: %s\nlast_error: %s\nupdated: %s\n",
+				"branch: %s\nbase: %s\nhead: %s\nverdict: %s%s\nverdict_head: %s\n"
+				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nrunning: %s\n"
+				"gpus: %s\nlast_error: %s\nupdated: %s\n",
 				it->name, title, it->state, it->stage, it->iteration, it->branch,
-				it->base, head, it->verdict, it->assessment, evidence, gpus,
-				it->last_error, it->updated_at);
+				it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
+				it->verdict_head, it->assessment,
+				astale ? " (stale: the head moved)" : "", it->assessment_head, evidence,
+				running, gpus, it->last_error, it->updated_at);
 		return rc;
 	} else {
 		cJSON *o = cJSON_CreateObject(), *g = cJSON_CreateArray();
@@ -309,7 +317,12 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		cJSON_AddStringToObject(o, "base", it->base);
 		cJSON_AddStringToObject(o, "head", head);
 		cJSON_AddStringToObject(o, "verdict", it->verdict);
+		cJSON_AddStringToObject(o, "verdict_head", it->verdict_head);
+		cJSON_AddBoolToObject(o, "verdict_stale", vstale);
 		cJSON_AddStringToObject(o, "assessment", it->assessment);
+		cJSON_AddStringToObject(o, "assessment_head", it->assessment_head);
+		cJSON_AddBoolToObject(o, "assessment_stale", astale);
+		cJSON_AddStringToObject(o, "running", running);
 		cJSON_AddStringToObject(o, "evidence", evidence);
 		for (p = gpus; *p;) {
 			cJSON_AddItemToArray(g, cJSON_CreateNumber(strtol(p, &p, 10)));

@@ -1,0 +1,151 @@
+/*
+ * pipe_gate.c - customs (SPEC §5): the gates a stage passes before it
+ * starts, and the verdict and assessment those gates read, each bound to
+ * the commit it was made at. Loop thread only, like the rest of pipe*.c.
+ *
+ * DESIGN. A verdict and an assessment are facts about one commit: the item
+ * keeps each with the head it was made at (items.verdict_head,
+ * items.assessment_head). Every gate reads the branch head as it is on
+ * disk at the moment it decides and accepts only results made at exactly
+ * that commit, so a commit made by hand, by a later stage or by a round
+ * after a review makes every earlier verdict and assessment stale without
+ * anything having to notice the move. The gates, for stage i:
+ *   - after a validate stage: the verdict is pass at the head, and every
+ *     recipe the plan names has a validated engine run at the head
+ *     (registry_gate);
+ *   - after a reviewing stage (config_stage_reviews): the assessment is
+ *     sound at the head;
+ *   - a stage with "gate": "approve": approve was given (pipe.c drops it
+ *     whenever a print starts or ends, and when the gated stage succeeds).
+ * A refused gate names what is missing; the caller sets the item blocked
+ * (or waiting, for approve alone).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipe_int.h"
+#include "registry.h"
+#include "repo.h"
+
+void pipe__set_verdict(struct item *it, const char *verdict, const char *head)
+{
+	pipe__item_set(&it->verdict, verdict);
+	snprintf(it->verdict_head, sizeof(it->verdict_head), "%s", verdict[0] && head ? head : "");
+}
+
+void pipe__set_assessment(struct item *it, const char *assessment, const char *head)
+{
+	pipe__item_set(&it->assessment, assessment);
+	snprintf(it->assessment_head, sizeof(it->assessment_head), "%s",
+		 assessment[0] && head ? head : "");
+}
+
+/* "made at abc123456789, head is def123456789" into out. */
+static void moved(const char *made, const char *head, char *out, size_t size)
+{
+	snprintf(out, size, "made at %.12s, the head is %.12s now",
+		 made[0] ? made : "an unknown commit", head);
+}
+
+int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_t size,
+		     int *approve_wait)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	const char *name = cfg->stages[i].name;
+	char head[41] = "", where[96];
+	size_t k;
+	int after_validate = 0, after_review = 0, rc;
+
+	*approve_wait = 0;
+	for (k = 0; k < i; k++) {
+		if (cfg->stages[k].recipes_from_plan)
+			after_validate = 1;
+		if (config_stage_reviews(&cfg->stages[k]))
+			after_review = 1;
+	}
+	if ((after_validate || after_review) &&
+	    (rc = repo_branch_head(cfg->repo, it->branch, head)) != 0) {
+		snprintf(why, size, "%s: gate refused: cannot read the head of %s: %s", name,
+			 it->branch, strerror(-rc));
+		return -EAGAIN;
+	}
+	if (after_validate) {
+		char **names = NULL, **lines = NULL;
+		size_t nl = 0;
+
+		if (strcmp(it->verdict, "pass") != 0) {
+			snprintf(why, size, "%s: gate refused: verdict is %s, not pass", name,
+				 it->verdict[0] ? it->verdict : "missing");
+			return -EAGAIN;
+		}
+		if (strcmp(it->verdict_head, head) != 0) {
+			moved(it->verdict_head, head, where, sizeof(where));
+			snprintf(why, size, "%s: gate refused: the verdict pass is stale (%s): "
+				 "validate again", name, where);
+			return -EAGAIN;
+		}
+		rc = view_plan_names(p->e, it, &names);
+		if (rc == 0)
+			rc = store_registry_lines(p->e->store, it->id, &lines, &nl);
+		if (rc == 0) {
+			char reason[512];
+
+			rc = registry_gate(names, lines, nl, head, reason, sizeof(reason));
+			if (rc)
+				snprintf(why, size, "%s: gate refused: %s", name, reason);
+		} else {
+			snprintf(why, size, "%s: gate refused: cannot read the evidence: %s", name,
+				 strerror(-rc));
+		}
+		strv_free(names);
+		strv_free(lines);
+		if (rc)
+			return -EAGAIN;
+	}
+	if (after_review) {
+		if (strcmp(it->assessment, "sound") != 0) {
+			snprintf(why, size, "%s: gate refused: assessment is %s, not sound", name,
+				 it->assessment[0] ? it->assessment : "missing");
+			return -EAGAIN;
+		}
+		if (strcmp(it->assessment_head, head) != 0) {
+			moved(it->assessment_head, head, where, sizeof(where));
+			snprintf(why, size, "%s: gate refused: the assessment sound is stale (%s): "
+				 "no review judged this head; run review again", name, where);
+			return -EAGAIN;
+		}
+	}
+	if (cfg->stages[i].gate_approve && !it->approved) {
+		snprintf(why, size, "%s: waiting for approve", name);
+		*approve_wait = 1;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+void pipe__doc_marker(struct pipe *p, const struct item *it, const char *doc, const char *key,
+		      char *out, size_t size)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len, klen = strlen(key);
+
+	out[0] = '\0';
+	if (store_doc_read(p->e->store, it->id, doc, &text, &len))
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *s = line;
+
+		while (*s == ' ')
+			s++;
+		if (strncmp(s, "## ", 3) != 0 || strncasecmp(s + 3, key, klen) != 0 || s[3 + klen] != ':')
+			continue;
+		s += 4 + klen;
+		while (*s == ' ' || *s == '*' || *s == '`')
+			s++;
+		snprintf(out, size, "%s", s);
+		out[strcspn(out, " \t\r*`")] = '\0';
+	}
+	free(text);
+}
