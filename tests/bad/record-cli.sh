@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `packetfs record` refuses what it cannot send: usage errors exit 2 with the usage line
 # (no RECIPE, no '--' or no command after it, a bad --gpus or --timeout, an unknown option);
-# outside an item directory (also inside the item's worktree, unless PACKET_DIR names the item)
-# and for an archived item it exits 1 saying why, and nothing is asked of the engine.
+# an unknown recipe, outside an item directory (also inside the item's worktree, unless
+# PACKET_DIR names the item) and for an archived item it exits 1 saying why; nothing runs.
 . "$(dirname "$0")/../lib.sh"
 make_repo
 make_store
@@ -38,6 +38,12 @@ record_fails 2 "usage: packetfs record [-C ITEM_DIR] RECIPE" 01-build --
 "$PFS" help record | grep -q -- '--timeout S' || fail "packetfs help record"
 "$PFS" --help | grep -q '^  record ' || fail "packetfs --help does not list record"
 
+# Refused by the engine: an unknown recipe.
+record_fails 1 "packetfs: record: 09-no-such: no recipe '09-no-such' in the catalog" \
+	09-no-such -- true
+assert_contains "$(cat "$d/validation/record")" "error: EINVAL: no recipe '09-no-such'" \
+	"fix-1's record file after an unknown recipe"
+
 # Not inside an item directory: the mount's root, a scratch directory, the item's worktree.
 for where in "$M" "$T" "$STORE/worktrees/fix-1"; do
 	cd "$where"
@@ -60,5 +66,5 @@ record_fails 1 "the item is archived" 01-build -- true
 cd /
 
 assert_eq "" "$(ls "$d/validation/logs")" "logs after refused record commands"
-assert_contains "$(cat "$d/validation/record")" "usage: write one line" "fix-1's record file"
+assert_eq 0 "$(wc -c <"$d/validation/registry.jsonl")" "registry after refused record commands"
 exit 0

@@ -2,7 +2,8 @@
 # Bad requests written to an item's validation/record are refused with EINVAL (EFBIG when over
 # 64 KiB), queue nothing, and say why: on the writer's own handle and to the next reader (`cat`),
 # and in the daemon's log. Not JSON, not an object, an unknown or repeated member, recipe or argv
-# missing, argv empty or not strings, gpus or timeout_s out of range, a NUL; a last line without
+# missing, argv empty or not strings, gpus or timeout_s out of range, a NUL, an unknown recipe; a
+# last line without
 # newline is judged at close; cancel with no run is ENOENT; an archived item's file is read-only
 # (EACCES).
 . "$(dirname "$0")/../lib.sh"
@@ -39,6 +40,9 @@ refused '{"recipe": "01-build", "argv": [""]}' "argv[0] is empty"
 refused '{"recipe": "01-build", "argv": ["make"], "gpus": -1}' "gpus must be a whole number"
 refused '{"recipe": "01-build", "argv": ["make"], "timeout_s": "10"}' "timeout_s must be a whole number"
 refused '{"recipe": "01-build", "argv": ["a\u0000b"]}' "\\u0000 (a NUL character)"
+
+# Refused by the engine: an unknown recipe.
+refused '{"recipe": "09-no-such", "argv": ["true"]}' "no recipe '09-no-such' in the catalog"
 
 # The writer learns why on its own handle, and a last line without newline is judged at close.
 out=$(python3 - "$rec" <<'PY'
