@@ -760,7 +760,11 @@ static int item_has_batch(struct pipe *p, int64_t item_id)
 /* Called whenever a batch's pending count drops. */
 void pipe__batch_step(struct pipe *p, struct batch *b)
 {
+	/* Held while the pump runs: a run of b that it records (blocked,
+	 * cancelled) steps b again from inside, and b must outlive that. */
+	b->pending++;
 	pipe__pump(p);
+	b->pending--;
 	if (b->pending > 0)
 		return;
 	pipe__validation_finish(p, b);
