@@ -675,6 +675,48 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether name is one of v[0..n). */
+static int among(char *const *v, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+void pipe__order_names(struct engine *e, char **names)
+{
+	size_t n = strv_len(names), done = 0, i, k;
+	char *pick;
+
+	qsort(names, n, sizeof(char *), by_name);
+	/* names[0..done) are placed; each round places the first of the
+	 * rest whose needs in the batch are all placed. */
+	while (done < n) {
+		for (i = done; i < n; i++) {
+			const struct recipe *r = recipe_find(&e->recipes, names[i]);
+			int ready = 1;
+
+			if (!r || r->needs_default || !r->needs) {
+				ready = i == done; /* every lower-numbered one placed */
+			} else {
+				for (k = 0; r->needs[k] && ready; k++)
+					if (among(names + done, n - done, r->needs[k]))
+						ready = 0;
+			}
+			if (ready)
+				break;
+		}
+		if (i == n)
+			return; /* a cycle: the rest stays in numbered order */
+		pick = names[i];
+		memmove(names + done + 1, names + done, (i - done) * sizeof(char *));
+		names[done++] = pick;
+	}
+}
+
 void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 {
 	struct batch *b = calloc(1, sizeof(*b));
@@ -700,10 +742,8 @@ void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 		pipe__log_line(p, sj,
 			       "[packetfs] plan.md has no ```validation-recipes block\n");
 	} else {
-		/* In numbered order, whatever the plan's: a recipe needs the
-		 * lower-numbered ones of its batch (SPEC §6). */
-		qsort(names, strv_len(names), sizeof(char *), by_name);
 		pthread_mutex_lock(&p->e->cfg_lock);
+		pipe__order_names(p->e, names);
 		for (k = 0; names[k]; k++) {
 			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
 
