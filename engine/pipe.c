@@ -901,11 +901,6 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 
 /* ---- commands ---- */
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int stage_index_of(struct pipe *p, const char *name, size_t *i)
 {
 	return config_stage(engine_config_get(p->e), name, i) ? 0 : -ENOENT;
@@ -1065,8 +1060,8 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 		return -ENOMEM;
 	if (!names)
 		return -EINVAL;
-	qsort(names, strv_len(names), sizeof(char *), by_name);
 	pthread_mutex_lock(&p->e->cfg_lock);
+	pipe__order_names(p->e, names);
 	for (k = 0; names[k] && rc == 0; k++) {
 		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
 

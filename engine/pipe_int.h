@@ -161,6 +161,12 @@ void pipe__pump(struct pipe *p);
 /* Closes the timer that rechecks held-back GPUs (pipe_shutdown, loop
  * thread), so that the loop can end. */
 void pipe__gpu_stop(struct pipe *p);
+/* Orders the recipe names of a batch (a strv, in place) so that each comes
+ * after the recipes of the batch it needs: numbered order, except that a
+ * recipe whose "# needs:" names a higher-numbered one of the batch comes
+ * after it; the recipes of a needs cycle stay in numbered order (one of
+ * them is then blocked: its need has not run). Caller holds cfg_lock. */
+void pipe__order_names(struct engine *e, char **names);
 /* Starts the validate stage of it, whose run is sj: queues the plan's
  * recipes in a new batch, which owns sj from here. */
 void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj);

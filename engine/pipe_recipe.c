@@ -36,6 +36,7 @@
 #include "pipe_int.h"
 #include "registry.h"
 #include "repo.h"
+#include "runenv.h"
 #include "testcount.h"
 
 /* Queues recipe r for item it in batch b. */
@@ -100,12 +101,26 @@ void pipe__recipe_not_run(struct pipe *p, struct job *j, const char *status, con
 	pipe__recipe_done(p, j, status, note, NULL);
 }
 
+/* The environment block at the head of job j's log as JSON text (caller
+ * frees), or NULL (runenv.h). */
+static char *run_env(struct pipe *p, const struct job *j)
+{
+	enum { HEAD = 64 * 1024 };
+	char *head = malloc(HEAD), *json = NULL;
+	ssize_t got = head ? store_log_read(p->e->store, j->run.id, 0, head, HEAD) : -ENOMEM;
+
+	if (got > 0 && runenv_parse(head, (size_t)got, &json))
+		json = NULL;
+	free(head);
+	return json;
+}
+
 /* Records a finished recipe run: log footer, registry line, batch. */
 void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const char *note,
 		       const struct runner_result *res)
 {
 	struct registry_run rr;
-	char *line, host_note[512];
+	char *line, host_note[512], *env_json = NULL;
 	struct item it;
 
 	if (res) {
@@ -147,6 +162,9 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	rr.log_sha256 = j->run.log_sha256;
 	rr.executor = j->run.executor[0] ? j->run.executor : "local";
 	rr.job_id = j->run.job_id;
+	if (res && !res->spawn_error)
+		env_json = run_env(p, j);
+	rr.env_json = env_json;
 	if (j->argv) {
 		rr.recorded_by_stage = j->by_stage;
 		rr.recorded_by_pid = j->by_pid;
@@ -160,6 +178,7 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 		}
 		free(line);
 	}
+	free(env_json);
 	if (store_item_get_id(p->e->store, j->item_id, &it) == 0) {
 		pipe__event(p, &it, "recipe_finished",
 			    ",\"recipe\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"",
@@ -337,6 +356,19 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 	pipe__recipe_done(p, j, status, note, res);
 }
 
+/* s as one line of at most size - 1 bytes, control characters as spaces
+ * (a header line of the log must stay one line); returns out. */
+static const char *one_line(const char *s, char *out, size_t size)
+{
+	size_t i;
+
+	snprintf(out, size, "%s", s ? s : "");
+	for (i = 0; out[i]; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = ' ';
+	return out;
+}
+
 /* Gives back what a job that will not run holds (its GPUs). */
 static void job_release(struct pipe *p, struct job *j)
 {
@@ -372,10 +404,12 @@ static int worktree_clean(const char *wt, const char *head, char *why, size_t si
 static void recipe_start(struct pipe *p, struct job *j)
 {
 	char cuda[160] = "", host[256] = "", cwd[PATH_MAX], why[768];
+	static char sh[] = "/bin/sh", dash_c[] = "-c", arg0[] = RUNENV_ARG0;
 	char *file_argv[2] = {j->recipe.path, NULL};
 	char *const *argv = j->argv ? j->argv : file_argv;
+	char **env, **run_argv, command[512];
+	struct buf script;
 	struct item it;
-	char **env;
 	int rc, slurm;
 
 	if (store_item_get_id(p->e->store, j->item_id, &it)) {
@@ -446,25 +480,53 @@ static void recipe_start(struct pipe *p, struct job *j)
 	pipe__log_line(p, j,
 		       "# packetfs recipe log\n# recipe: %s\n# summary: %s\n# command: %s\n# cwd: %s\n"
 		       "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n%s%s",
-		       j->recipe.name, j->recipe.summary, j->run.command, cwd, host,
-		       cuda[0] ? cuda : "none", j->run.head, it.iteration, j->run.started_at, why,
+		       j->recipe.name, j->recipe.summary, one_line(j->run.command, command, sizeof(command)),
+		       cwd, host, cuda[0] ? cuda : "none", j->run.head, it.iteration, j->run.started_at, why,
 		       slurm ? "# executor: slurm\n" : "\n");
 	if (slurm)
 		cuda[0] = '\0';
 	env = pipe__make_env(p, &it, "validate", j->recipe.name, cuda);
+	/* The command runs behind a script that first prints, where it
+	 * runs, the environment it runs in (runenv.h). */
+	buf_init(&script);
+	rc = runenv_script(j->recipe.versions, &script);
+	run_argv = rc == 0 ? calloc(strv_len(argv) + 5, sizeof(char *)) : NULL;
+	if (run_argv) {
+		size_t k;
+
+		run_argv[0] = sh;
+		run_argv[1] = dash_c;
+		run_argv[2] = script.data;
+		run_argv[3] = arg0;
+		for (k = 0; argv[k]; k++)
+			run_argv[4 + k] = argv[k];
+	}
 	pipe__event(p, &it, "recipe_started",
 		    ",\"recipe\":\"%s\",\"run\":%d,\"gpus\":%s,\"log\":\"%s\"", j->recipe.name,
 		    j->run.run_no, j->run.gpus, j->run.log_path);
 	p->running_recipes++;
 	if (slurm) {
-		pipe__slurm_start(p, j, &it, argv, env, cwd);
+		if (run_argv)
+			pipe__slurm_start(p, j, &it, run_argv, env, cwd);
 		item_clear(&it);
 		strv_free(env);
+		free(run_argv);
+		buf_free(&script);
+		if (!run_argv) {
+			struct runner_result res = {0};
+
+			res.spawn_error = -ENOMEM;
+			pipe__recipe_exit(p, j, &res);
+			pipe__job_free(j);
+		}
 		return;
 	}
 	item_clear(&it);
-	rc = pipe__job_spawn(p, j, argv, env, cwd, (unsigned)j->recipe.timeout_s);
+	rc = run_argv ? pipe__job_spawn(p, j, run_argv, env, cwd, (unsigned)j->recipe.timeout_s)
+		      : -ENOMEM;
 	strv_free(env);
+	free(run_argv);
+	buf_free(&script);
 	if (rc) {
 		struct runner_result res = {0};
 
@@ -613,6 +675,48 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether name is one of v[0..n). */
+static int among(char *const *v, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+void pipe__order_names(struct engine *e, char **names)
+{
+	size_t n = strv_len(names), done = 0, i, k;
+	char *pick;
+
+	qsort(names, n, sizeof(char *), by_name);
+	/* names[0..done) are placed; each round places the first of the
+	 * rest whose needs in the batch are all placed. */
+	while (done < n) {
+		for (i = done; i < n; i++) {
+			const struct recipe *r = recipe_find(&e->recipes, names[i]);
+			int ready = 1;
+
+			if (!r || r->needs_default || !r->needs) {
+				ready = i == done; /* every lower-numbered one placed */
+			} else {
+				for (k = 0; r->needs[k] && ready; k++)
+					if (among(names + done, n - done, r->needs[k]))
+						ready = 0;
+			}
+			if (ready)
+				break;
+		}
+		if (i == n)
+			return; /* a cycle: the rest stays in numbered order */
+		pick = names[i];
+		memmove(names + done + 1, names + done, (i - done) * sizeof(char *));
+		names[done++] = pick;
+	}
+}
+
 void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 {
 	struct batch *b = calloc(1, sizeof(*b));
@@ -638,10 +742,8 @@ void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 		pipe__log_line(p, sj,
 			       "[packetfs] plan.md has no ```validation-recipes block\n");
 	} else {
-		/* In numbered order, whatever the plan's: a recipe needs the
-		 * lower-numbered ones of its batch (SPEC §6). */
-		qsort(names, strv_len(names), sizeof(char *), by_name);
 		pthread_mutex_lock(&p->e->cfg_lock);
+		pipe__order_names(p->e, names);
 		for (k = 0; names[k]; k++) {
 			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
 
@@ -760,7 +862,11 @@ static int item_has_batch(struct pipe *p, int64_t item_id)
 /* Called whenever a batch's pending count drops. */
 void pipe__batch_step(struct pipe *p, struct batch *b)
 {
+	/* Held while the pump runs: a run of b that it records (blocked,
+	 * cancelled) steps b again from inside, and b must outlive that. */
+	b->pending++;
 	pipe__pump(p);
+	b->pending--;
 	if (b->pending > 0)
 		return;
 	pipe__validation_finish(p, b);

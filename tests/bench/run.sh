@@ -703,7 +703,7 @@ w6()
 	n=$(scaled 100)
 	mkdir -p "$d/recipes" "$d/limit"
 	for k in 01 02 03 04 05 06 07 08 09 10; do
-		printf '#!/bin/sh\n# summary: exits 0 (benchmark W6)\n# timeout: 600\nexit 0\n' \
+		printf '#!/bin/sh\n# summary: exits 0 (benchmark W6)\n# timeout: 600\n# needs: none\nexit 0\n' \
 			>"$d/recipes/$k-ok"
 		chmod +x "$d/recipes/$k-ok"
 		names+=("$k-ok")

@@ -2,7 +2,7 @@
 # The review gate believes only the engine's own runs at the current head, whatever the verdict
 # says: here a validator program writes "## Verdict: pass" whatever the recipes did.
 #   v1  every recipe validated, then a commit lands on the branch outside the engine: the
-#       runs are at an older head and the gate refuses;
+#       verdict was made at an older head, so it is stale, and the gate refuses;
 #   v2  a recipe fails, and an external line claims it validated at the current head (even
 #       saying "source":"engine"): the gate refuses, naming the failing recipe.
 . "$(dirname "$0")/../lib.sh"
@@ -37,8 +37,10 @@ git -C "$STORE/worktrees/v1" commit -q --allow-empty -m "a commit nobody validat
 new=$(worktree_head v1)
 ctl "$M" v1 advance
 assert_eq blocked "$(settled v1)" "v1: state at the review gate with evidence of an older head"
-assert_eq "review: gate refused: 01-build: no validated run at ${new:0:12} (and 1 more)" \
+assert_eq "review: gate refused: the verdict pass is stale (made at ${old:0:12}, the head is ${new:0:12} now): validate again" \
 	"$(status_field "$M" v1 last_error)" "v1: last_error"
+assert_eq "pass (stale: the head moved)" "$(status_field "$M" v1 verdict)" "v1: verdict after the commit"
+assert_eq "$old" "$(status_field "$M" v1 verdict_head)" "v1: verdict_head"
 ls "$M/v1/stages" | grep -Eq -- '-review\.log$' && fail "v1: review ran on stale evidence"
 assert_contains "$(cat "$M/v1/validation/evidence.md")" "stale: ran at ${old:0:12}" \
 	"v1: evidence.md"

@@ -12,8 +12,10 @@ echo "0 1" >"$PD/limits"
 export RESTART_DIR=$PD RESTART_PROBE=$FIXTURES/restart/probe.sh
 make_repo
 plan_md='# Plan\n\nPush it.\n'
+review_md='# Review\n\n## Assessment: sound\n'
 EXTRA='"max_parallel_items": 1,' pipeline_with "$T/pipeline.json" \
 	"{\"name\": \"plan\", \"run\": $(argv_json /bin/bash "$RESTART_PROBE" stage plan.md "$plan_md"), \"produces\": [\"plan.md\"]}" \
+	"{\"name\": \"review\", \"run\": $(argv_json /bin/bash "$RESTART_PROBE" stage review.md "$review_md"), \"produces\": [\"review.md\"]}" \
 	'{"name": "publish", "push": {"remote": "origin"}}'
 make_store "$T/pipeline.json"
 mount_store
