@@ -21,10 +21,10 @@
  *     complete (the engine seals it before it records the end), so it is
  *     read to its end a last time.
  *  4. stdout gets the command's output only: the engine's header (the
- *     leading "#" lines up to the blank line after them, and "# env."
- *     lines) and footer (the trailing "# packetfs: " lines, with the
- *     newline the engine puts before them) are left out; they stay in the
- *     log. A footer-like tail is held back until the log shows whether it
+ *     leading "#" lines, the blank line after them and the environment
+ *     block up to "# env.end", engine/runenv.h) and footer (the trailing
+ *     "# packetfs: " lines, with the newline the engine puts before them)
+ *     are left out; they stay in the log. A footer-like tail is held back until the log shows whether it
  *     is the footer, so output may lag by those lines only.
  *  5. The exit status is the command's: its exit code, 128+N for signal
  *     N; 1 with a message when it has neither (blocked, interrupted, not
@@ -232,13 +232,14 @@ static void out(const char *data, size_t len)
 
 enum filter_state {
 	HEADER,      /* in the engine's header lines */
-	AFTER_BLANK, /* after the blank line that ends them: "# env." lines may follow */
+	AFTER_BLANK, /* after the blank line that ends them: the environment block may follow */
+	ENV,         /* in the environment block ("# env.KEY: VALUE" lines up to "# env.end") */
 	BODY,        /* the command's output */
 };
 
 struct log_filter {
 	enum filter_state state;
-	struct buf line; /* HEADER, AFTER_BLANK: the line being read */
+	struct buf line; /* before BODY: the line being read */
 	struct buf held; /* BODY: output not printed yet, from a newline that may start the footer */
 };
 
@@ -303,15 +304,18 @@ static void body(struct log_filter *f, const char *data, size_t len)
 	}
 }
 
-/* A whole line of the header part (newline excluded). */
+/* A whole line (newline excluded) before the command's output. */
 static void header_line(struct log_filter *f, const char *s, size_t len)
 {
-	if (f->state == AFTER_BLANK && starts_with(s, len, "# env.")) {
-		f->state = HEADER;
+	if (len == 9 && memcmp(s, "# env.end", 9) == 0) {
+		f->state = BODY; /* the output follows at once */
 	} else if (f->state == HEADER && len > 0 && s[0] == '#') {
-		/* a header line */
+		/* a header line (also a Slurm executor's, and an environment block
+		 * without the blank line before it) */
 	} else if (f->state == HEADER && len == 0) {
 		f->state = AFTER_BLANK;
+	} else if (f->state != HEADER && starts_with(s, len, "# env.")) {
+		f->state = ENV;
 	} else {
 		f->state = BODY;
 		body(f, s, len);
