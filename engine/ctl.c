@@ -30,7 +30,8 @@
  *
  * Threads: FUSE threads (any thread but the loop thread, which
  * engine_call waits for). Calls on one pending buffer must not overlap;
- * the recipe catalog is read under cfg_lock.
+ * the recipe catalog is read under cfg_lock, refreshed first
+ * (engine_recipes_refresh).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -197,6 +198,7 @@ static int parse_line(struct engine *e, const char *s, size_t len, struct engine
 		return 0;
 	}
 	pthread_mutex_lock(&e->cfg_lock);
+	engine_recipes_refresh(e);
 	found = recipe_find(&e->recipes, cmd->arg) != NULL;
 	pthread_mutex_unlock(&e->cfg_lock);
 	return found ? 0 : refuse(cmd, "no recipe '%s' in the catalog", cmd->arg);
@@ -240,6 +242,7 @@ static int is_line_prefix(struct engine *e, const char *s, size_t len)
 		return found;
 	}
 	pthread_mutex_lock(&e->cfg_lock);
+	engine_recipes_refresh(e);
 	for (i = 0; i < e->recipes.n && !found; i++)
 		found = strlen(e->recipes.v[i].name) >= w.len[1] &&
 			memcmp(e->recipes.v[i].name, w.w[1], w.len[1]) == 0;
