@@ -49,14 +49,8 @@ int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recip
 	j->p = p;
 	j->item_id = it->id;
 	snprintf(j->item, sizeof(j->item), "%s", it->name);
-	j->recipe.name = strdup(r->name);
-	j->recipe.file = strdup(r->file);
-	j->recipe.path = strdup(r->path);
-	j->recipe.summary = strdup(r->summary);
-	j->recipe.gpus = r->gpus;
-	j->recipe.timeout_s = r->timeout_s;
 	j->batch = b;
-	if (!j->recipe.name || !j->recipe.file || !j->recipe.path || !j->recipe.summary) {
+	if (recipe_copy(&j->recipe, r)) {
 		pipe__job_free(j);
 		return -ENOMEM;
 	}
