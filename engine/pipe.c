@@ -236,10 +236,7 @@ void pipe__job_free(struct job *j)
 		return;
 	run_clear(&j->run);
 	free(j->exec_note);
-	free(j->recipe.name);
-	free(j->recipe.file);
-	free(j->recipe.path);
-	free(j->recipe.summary);
+	recipe_clear(&j->recipe);
 	strv_free(j->argv);
 	free(j);
 }
@@ -485,6 +482,7 @@ static int check_products(struct pipe *p, const struct item *it, const struct pf
 				return -EINVAL;
 			}
 			pthread_mutex_lock(&p->e->cfg_lock);
+			engine_recipes_refresh(p->e);
 			for (k = 0; names[k]; k++) {
 				if (!recipe_find(&p->e->recipes, names[k])) {
 					snprintf(why, size, "%s: plan.md names unknown recipe '%s'", st->name,
@@ -1061,6 +1059,7 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 	if (!names)
 		return -EINVAL;
 	pthread_mutex_lock(&p->e->cfg_lock);
+	engine_recipes_refresh(p->e);
 	pipe__order_names(p->e, names);
 	for (k = 0; names[k] && rc == 0; k++) {
 		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);

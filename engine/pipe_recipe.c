@@ -50,15 +50,8 @@ int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recip
 	j->p = p;
 	j->item_id = it->id;
 	snprintf(j->item, sizeof(j->item), "%s", it->name);
-	j->recipe.name = strdup(r->name);
-	j->recipe.file = strdup(r->file);
-	j->recipe.path = strdup(r->path);
-	j->recipe.summary = strdup(r->summary);
-	j->recipe.gpus = r->gpus;
-	j->recipe.timeout_s = r->timeout_s;
 	j->batch = b;
-	if (!j->recipe.name || !j->recipe.file || !j->recipe.path || !j->recipe.summary ||
-	    strv_push(&b->names, r->name)) {
+	if (recipe_copy(&j->recipe, r) || strv_push(&b->names, r->name)) {
 		pipe__job_free(j);
 		return -ENOMEM;
 	}
@@ -743,6 +736,7 @@ void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 			       "[packetfs] plan.md has no ```validation-recipes block\n");
 	} else {
 		pthread_mutex_lock(&p->e->cfg_lock);
+		engine_recipes_refresh(p->e);
 		pipe__order_names(p->e, names);
 		for (k = 0; names[k]; k++) {
 			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
