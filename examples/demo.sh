@@ -39,7 +39,7 @@ die() {
 
 # --- 1. packages ---------------------------------------------------------
 packages=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev
-	libgit2-dev libcjson-dev libuv1-dev libssl-dev git clang-format)
+	libgit2-dev libcjson-dev libuv1-dev libssl-dev libxml2-dev git clang-format)
 if command -v dpkg >/dev/null 2>&1; then
 	missing=()
 	for p in "${packages[@]}"; do
