@@ -236,6 +236,7 @@ void pipe__job_free(struct job *j)
 		return;
 	run_clear(&j->run);
 	free(j->exec_note);
+	free(j->junit_path);
 	free(j->recipe.name);
 	free(j->recipe.file);
 	free(j->recipe.path);
