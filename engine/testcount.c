@@ -17,11 +17,10 @@
  * a tree, and a file is read through a callback that stops past
  * TESTCOUNT_JUNIT_MAX bytes (also when it grew after fstat): memory stays
  * small whatever the file holds (5 MB for a 63 MiB file of 487,700
- * testcases, read in 0.7 s). A stack of the open
- * suites follows the nesting; a <testcase> counts when its parent is a
- * <testsuite>, and its direct children say whether it failed or was
- * skipped.
- * The suites' count attributes are summed over the leaf suites (those
+ * testcases, read in 0.7 s). A stack of the open suites follows the
+ * nesting; a <testcase> counts when its parent is a <testsuite>, and its
+ * direct children say whether it failed or was skipped. The suites'
+ * count attributes are summed over the leaf suites (those
  * without nested suites), or taken from the root when no leaf has them,
  * and used only when no <testcase> was seen. The reader is made with
  * XML_PARSE_NONET and without XML_PARSE_NOENT, XML_PARSE_DTDLOAD or

@@ -23,8 +23,9 @@
  * a run that writes it to $PACKET_JUNIT has its tests counted from it
  * (SPEC §6 "Test counts"). It is read as Jenkins' and GitLab's readers do:
  * the root is <testsuites> or <testsuite>, suites nest, and each
- * <testcase> of a <testsuite> is one test; one with a <failure> or <error> child
- * failed, one with a <skipped> child (and neither of those) did not run.
+ * <testcase> of a <testsuite> is one test; one with a <failure> or
+ * <error> child failed, one with a <skipped> child (and neither of those)
+ * did not run.
  * The tests/failures/errors/skipped attributes of the suites are used only
  * when the file holds no <testcase> at all. libxml2 reads it streaming,
  * without the network, DTDs or entity expansion: a file that refers to an
@@ -101,9 +102,11 @@ int testcount_junit(const char *data, size_t len, const char *name, struct testc
 /*
  * testcount_junit on the file at path, which must be a regular file (a
  * symbolic link is not followed: -ELOOP; a FIFO or device: -EINVAL, never
- * waited on). Returns 0, -ENOENT when there is no file, -EFBIG when it is
- * larger than TESTCOUNT_JUNIT_MAX, testcount_junit's errors, or another
- * negative errno of open or read; err says why (errlen bytes, may be NULL).
+ * waited on). It is streamed to the parser, never held whole in memory.
+ * Returns 0, -ENOENT when there is no file, -EFBIG when it is larger than
+ * TESTCOUNT_JUNIT_MAX (or grows past it while read), -EINVAL when it is
+ * empty, testcount_junit's errors, or another negative errno of open or
+ * read; err says why (errlen bytes, may be NULL).
  */
 int testcount_junit_file(const char *path, struct testcount *out, char *err, size_t errlen);
 
