@@ -236,6 +236,7 @@ void pipe__job_free(struct job *j)
 		return;
 	run_clear(&j->run);
 	free(j->exec_note);
+	free(j->junit_path);
 	recipe_clear(&j->recipe);
 	strv_free(j->argv);
 	free(j);

@@ -206,8 +206,7 @@ static struct slurm_poller *poller(struct pipe *p)
 	return p->slurm;
 }
 
-/* The directory for job scripts and output: 0 or a negative errno. */
-static int shared_dir(struct pipe *p, char *out, size_t size)
+int pipe__slurm_dir(struct pipe *p, char *out, size_t size)
 {
 	const struct pfs_executor *ex = &engine_config_get(p->e)->executor;
 
@@ -215,6 +214,13 @@ static int shared_dir(struct pipe *p, char *out, size_t size)
 		snprintf(out, size, "%s", ex->shared_dir);
 	else
 		snprintf(out, size, "%s/slurm", p->e->store_dir);
+	return 0;
+}
+
+/* The directory for job scripts and output, made: 0 or a negative errno. */
+static int shared_dir(struct pipe *p, char *out, size_t size)
+{
+	pipe__slurm_dir(p, out, size);
 	return util_mkdirs(out, 0755);
 }
 
@@ -418,6 +424,7 @@ static int reattach_run(void *arg, const struct run *r0)
 		pipe__job_free(j);
 		return 0;
 	}
+	pipe__junit_open(p, j, 0); /* the file its job writes, where it was made */
 	j->next = p->jobs;
 	p->jobs = j;
 	p->running_recipes++;
