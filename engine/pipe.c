@@ -735,12 +735,21 @@ struct push {
 	int cancelled;
 	int rc;
 	char repo[PATH_MAX], remote[256], branch[160], err[512];
+	char expect[41]; /* the head the gates judged */
 };
 
 static void push_work(uv_work_t *req)
 {
 	struct push *w = req->data;
+	char head[41] = "";
 
+	/* The gates judged expect: a branch that moved since is not pushed. */
+	if (repo_branch_head(w->repo, w->branch, head) == 0 && strcmp(head, w->expect) != 0) {
+		snprintf(w->err, sizeof(w->err), "the head moved from %.12s (which the gates "
+			 "judged) to %.12s: not pushed", w->expect, head);
+		w->rc = -EAGAIN;
+		return;
+	}
 	w->rc = repo_push(w->repo, w->remote, w->branch, w->err, sizeof(w->err));
 }
 
@@ -793,6 +802,7 @@ static void start_push(struct pipe *p, struct job *j, const struct item *it,
 		snprintf(w->repo, sizeof(w->repo), "%s", cfg->repo);
 		snprintf(w->remote, sizeof(w->remote), "%s", st->push_remote);
 		snprintf(w->branch, sizeof(w->branch), "%s", it->branch);
+		snprintf(w->expect, sizeof(w->expect), "%s", j->run.head);
 		j->next = p->pushing;
 		p->pushing = j;
 		if (uv_queue_work(&p->e->loop, &w->req, push_work, push_done) == 0)
