@@ -30,7 +30,8 @@
  *
  * Threads: FUSE threads (any thread but the loop thread, which
  * engine_call waits for). Calls on one pending buffer must not overlap;
- * the recipe catalog is read under cfg_lock.
+ * the recipe catalog is read under cfg_lock, refreshed first
+ * (engine_recipes_refresh).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -200,6 +201,7 @@ static int parse_line(struct engine *e, const char *s, size_t len, struct engine
 	if (strcmp(cmd->arg, "failed") == 0)
 		return 0; /* every named recipe not validated at the head */
 	pthread_mutex_lock(&e->cfg_lock);
+	engine_recipes_refresh(e);
 	r = recipe_find(&e->recipes, cmd->arg);
 	found = r != NULL;
 	procedure = r && r->procedure;
@@ -252,6 +254,7 @@ static int is_line_prefix(struct engine *e, const char *s, size_t len)
 	if (w.len[1] <= 6 && memcmp("failed", w.w[1], w.len[1]) == 0)
 		return 1;
 	pthread_mutex_lock(&e->cfg_lock);
+	engine_recipes_refresh(e);
 	for (i = 0; i < e->recipes.n && !found; i++)
 		found = strlen(e->recipes.v[i].name) >= w.len[1] &&
 			memcmp(e->recipes.v[i].name, w.w[1], w.len[1]) == 0;

@@ -221,6 +221,27 @@ struct pfs_config *engine_config_get(struct engine *e)
 	return cfg;
 }
 
+/*
+ * The catalog is read under cfg_lock: a stat of recipes_dir and of each
+ * recipe file tells whether it is still fresh, and only a change reads it
+ * again. Holding the lock while it loads keeps two threads from loading
+ * the same change twice; a load reads a few small files.
+ */
+void engine_recipes_refresh(struct engine *e)
+{
+	const char *dir = e->cfg ? e->cfg->recipes_dir : NULL;
+	struct recipe_catalog cat;
+	int rc;
+
+	if (recipe_catalog_fresh(dir, &e->recipes))
+		return;
+	rc = recipe_catalog_load(dir, &cat);
+	if (rc == -ENOMEM)
+		return;
+	recipe_catalog_free(&e->recipes);
+	e->recipes = cat;
+}
+
 /* Installs cfg as the one in force (cfg_lock held); keeps the old one. */
 static int config_install(struct engine *e, struct pfs_config *cfg)
 {

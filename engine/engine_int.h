@@ -7,7 +7,8 @@
  * store.c, comes last of all and never calls out):
  *   ns_lock     - rwlock: renames and unlinks of documents (exclusive)
  *                 against commits of open documents (shared)
- *   cfg_lock    - cfg, cfg_json, recipes (swapped whole on a config write)
+ *   cfg_lock    - cfg, cfg_json, recipes (swapped whole on a config write, and
+ *                 when recipes_dir changed: engine_recipes_refresh)
  *   files_lock  - the open-document table (packet_doc.c), then an open
  *                 document's own lock
  *   active_lock - the active-run table (written by the loop thread, read by
@@ -178,6 +179,16 @@ int engine_record_cancel(struct engine *e, const char *item, int64_t run_id, cha
 /* The configuration in force. Configurations are swapped, never changed,
  * and every one stays valid until engine_close: no release needed. */
 struct pfs_config *engine_config_get(struct engine *e);
+
+/* Reloads e->recipes from the configuration's recipes_dir when it is no
+ * longer fresh (recipe_catalog_fresh), so that the catalog follows the
+ * directory without a remount. Call it after taking cfg_lock and before
+ * reading e->recipes; pointers into the old catalog die with it. On a
+ * failed load other than -ENOMEM the catalog becomes empty (the directory
+ * cannot be read); on -ENOMEM the old one is kept. Either way the next call
+ * tries again. The caller holds cfg_lock. Any thread; blocks while it
+ * reads the directory. */
+void engine_recipes_refresh(struct engine *e);
 
 /* Replaces the configuration with json (validated first). 0, -EINVAL (err
  * says why, old one kept), -ENOSPC/-EIO. Any thread. */

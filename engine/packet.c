@@ -227,6 +227,7 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 		size_t i;
 
 		pthread_mutex_lock(&e->cfg_lock);
+		engine_recipes_refresh(e);
 		for (i = 0; i < e->recipes.n; i++)
 			if (strcmp(e->recipes.v[i].file, f) == 0)
 				rp = &e->recipes.v[i];
@@ -768,6 +769,7 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		char **files = NULL;
 
 		pthread_mutex_lock(&e->cfg_lock);
+		engine_recipes_refresh(e);
 		for (i = 0; i < e->recipes.n; i++)
 			strv_push(&files, e->recipes.v[i].file);
 		pthread_mutex_unlock(&e->cfg_lock);

@@ -236,10 +236,8 @@ void pipe__job_free(struct job *j)
 		return;
 	run_clear(&j->run);
 	free(j->exec_note);
-	free(j->recipe.name);
-	free(j->recipe.file);
-	free(j->recipe.path);
-	free(j->recipe.summary);
+	free(j->junit_path);
+	recipe_clear(&j->recipe);
 	strv_free(j->argv);
 	free(j);
 }
@@ -485,6 +483,7 @@ static int check_products(struct pipe *p, const struct item *it, const struct pf
 				return -EINVAL;
 			}
 			pthread_mutex_lock(&p->e->cfg_lock);
+			engine_recipes_refresh(p->e);
 			for (k = 0; names[k]; k++) {
 				if (!recipe_find(&p->e->recipes, names[k])) {
 					snprintf(why, size, "%s: plan.md names unknown recipe '%s'", st->name,
@@ -736,12 +735,21 @@ struct push {
 	int cancelled;
 	int rc;
 	char repo[PATH_MAX], remote[256], branch[160], err[512];
+	char expect[41]; /* the head the gates judged */
 };
 
 static void push_work(uv_work_t *req)
 {
 	struct push *w = req->data;
+	char head[41] = "";
 
+	/* The gates judged expect: a branch that moved since is not pushed. */
+	if (repo_branch_head(w->repo, w->branch, head) == 0 && strcmp(head, w->expect) != 0) {
+		snprintf(w->err, sizeof(w->err), "the head moved from %.12s (which the gates "
+			 "judged) to %.12s: not pushed", w->expect, head);
+		w->rc = -EAGAIN;
+		return;
+	}
 	w->rc = repo_push(w->repo, w->remote, w->branch, w->err, sizeof(w->err));
 }
 
@@ -794,6 +802,7 @@ static void start_push(struct pipe *p, struct job *j, const struct item *it,
 		snprintf(w->repo, sizeof(w->repo), "%s", cfg->repo);
 		snprintf(w->remote, sizeof(w->remote), "%s", st->push_remote);
 		snprintf(w->branch, sizeof(w->branch), "%s", it->branch);
+		snprintf(w->expect, sizeof(w->expect), "%s", j->run.head);
 		j->next = p->pushing;
 		p->pushing = j;
 		if (uv_queue_work(&p->e->loop, &w->req, push_work, push_done) == 0)
@@ -1061,6 +1070,7 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 	if (!names)
 		return -EINVAL;
 	pthread_mutex_lock(&p->e->cfg_lock);
+	engine_recipes_refresh(p->e);
 	pipe__order_names(p->e, names);
 	for (k = 0; names[k] && rc == 0; k++) {
 		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);

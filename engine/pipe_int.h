@@ -34,6 +34,7 @@ struct job {
 	int gpus[16];
 	int ngpus;
 	struct batch *batch;    /* recipes of a validate stage or a rerun */
+	char *junit_path;       /* recipes: $PACKET_JUNIT (pipe__junit_open); NULL: none */
 	int push_cancelled;     /* publish: cancel arrived while it pushed */
 	char **argv;            /* recorded runs: the command (owned); NULL: the recipe's file */
 	uid_t by_uid;           /* recorded runs: who asked (recorded_by) */
@@ -151,9 +152,20 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 /* A recipe process exited: releases its GPUs and records it. Does not
  * free j. */
 void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result *res);
-/* Whether the last test summary in the tail of job j's log says that no
- * test ran; then the reason goes into note (after what it holds). */
+/* Whether job j's run, which exited 0, is failing after all: its JUnit
+ * file says that no test ran or that a test failed, or cannot be read, or
+ * (no file) the last test summary in the tail of its log says that no test
+ * ran. What the counts say goes into note (after what it holds), also when
+ * it returns 0 ("7 tests ran (JUnit XML)"). */
 int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t size);
+/* Sets j->junit_path, the $PACKET_JUNIT of recipe job j (its run row
+ * exists), from its run; with create, first makes its directory afresh
+ * (mode 0700, empty). 0 or a negative errno (then j->junit_path is as it
+ * was). */
+int pipe__junit_open(struct pipe *p, struct job *j, int create);
+/* Removes the directory of j->junit_path with what it holds, and clears
+ * it (no JUnit file: nothing). Called once the run is recorded. */
+void pipe__junit_close(struct job *j);
 /* Starts what the queue allows: recipes whose needs are met start in
  * FIFO order; the first of them waits for its GPUs and nothing overtakes
  * it (see pipe_recipe.c). */
@@ -195,5 +207,8 @@ void pipe__validation_finish(struct pipe *p, struct batch *b);
  * on failure records it and frees j. */
 void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it,
 		       char *const *argv, char **env, const char *cwd);
+/* The Slurm shared directory (job scripts, output, JUnit files) of the
+ * current configuration, not created. 0 (the path may be cut at size). */
+int pipe__slurm_dir(struct pipe *p, char *out, size_t size);
 
 #endif

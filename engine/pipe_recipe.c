@@ -10,10 +10,11 @@
  * being overtaken, so no recipe starves. A `rerun RECIPE` is a batch of
  * one with no stage run. Every recipe that ends (or cannot start) leaves a
  * sealed log and a line in the item's registry (a recipe that exits 0 but
- * whose log's last test summary says that no test ran is failing, see
- * testcount.h). When the batch is empty the validator program runs, or
- * the engine writes change-validation.md itself, counting only runs at
- * the branch's current head (registry.h: stale evidence).
+ * whose JUnit XML says that no test ran or that a test failed, or, without
+ * JUnit XML, whose log's last test summary says that no test ran, is
+ * failing, see testcount.h). When the batch is empty the validator
+ * program runs, or the engine writes change-validation.md itself, counting
+ * only runs at the branch's current head (registry.h: stale evidence).
  *
  * Invariants: a batch's pending counts its recipes queued or running (one
  * more while they are being queued); pipe__batch_step runs whenever it
@@ -24,12 +25,22 @@
  * timer looks at held-back devices every GPU_RECHECK_MS until they are
  * clean, then pumps the queue. nvidia-smi runs synchronously on the loop
  * thread, each call bounded by GPU_SMI_TIMEOUT_MS.
+ *
+ * Each recipe run gets $PACKET_JUNIT: junit.xml in a directory of its own
+ * (mode 0700), <base>/junit/<run id>, made before the run and removed with
+ * what is in it once the run is recorded; base is the store, or the Slurm
+ * shared directory for the slurm executor (the job's node writes it). The
+ * path follows from the run, so a restarted daemon that follows a Slurm
+ * job again finds the file. It is read (testcount_junit_file, at most
+ * TESTCOUNT_JUNIT_MAX bytes) on the loop thread when the run ends.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -50,15 +61,8 @@ int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recip
 	j->p = p;
 	j->item_id = it->id;
 	snprintf(j->item, sizeof(j->item), "%s", it->name);
-	j->recipe.name = strdup(r->name);
-	j->recipe.file = strdup(r->file);
-	j->recipe.path = strdup(r->path);
-	j->recipe.summary = strdup(r->summary);
-	j->recipe.gpus = r->gpus;
-	j->recipe.timeout_s = r->timeout_s;
 	j->batch = b;
-	if (!j->recipe.name || !j->recipe.file || !j->recipe.path || !j->recipe.summary ||
-	    strv_push(&b->names, r->name)) {
+	if (recipe_copy(&j->recipe, r) || strv_push(&b->names, r->name)) {
 		pipe__job_free(j);
 		return -ENOMEM;
 	}
@@ -189,6 +193,7 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	if (j->batch && j->batch->stage_job)
 		pipe__log_line(p, j->batch->stage_job, "[packetfs] %s: %s%s%s\n",
 			       j->recipe.name, status, note[0] ? " - " : "", note);
+	pipe__junit_close(j);
 	if (j->batch) {
 		j->batch->pending--;
 		pipe__batch_step(p, j->batch);
@@ -278,9 +283,93 @@ static void leak_check(struct pipe *p, struct job *j, char *note, size_t size)
 	gpu_watch(p);
 }
 
+/* ---- JUnit XML ---- */
+
+/* The directory of job j's JUnit file (see the top of this file): 0 or
+ * -ENAMETOOLONG. */
+static int junit_dir(struct pipe *p, const struct job *j, char *out, size_t size)
+{
+	char base[PATH_MAX];
+
+	if (strcmp(j->run.executor, "slurm") == 0)
+		pipe__slurm_dir(p, base, sizeof(base));
+	else
+		snprintf(base, sizeof(base), "%s", p->e->store_dir);
+	if ((size_t)snprintf(out, size, "%s/junit/%lld", base, (long long)j->run.id) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* rm -rf dir, on its file system only, never following a link. */
+static void remove_tree(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+int pipe__junit_open(struct pipe *p, struct job *j, int create)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], *slash;
+	int rc;
+
+	rc = junit_dir(p, j, dir, sizeof(dir));
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	if (create) {
+		remove_tree(dir); /* a run of the same id in a store made again */
+		slash = strrchr(dir, '/');
+		*slash = '\0';
+		rc = util_mkdirs(dir, 0755);
+		*slash = '/';
+		if (rc)
+			return rc;
+		if (mkdir(dir, 0700) < 0)
+			return -errno;
+	}
+	free(j->junit_path);
+	j->junit_path = strdup(path);
+	return j->junit_path ? 0 : -ENOMEM;
+}
+
+void pipe__junit_close(struct job *j)
+{
+	char *slash;
+
+	if (!j->junit_path)
+		return;
+	slash = strrchr(j->junit_path, '/');
+	*slash = '\0';
+	remove_tree(j->junit_path);
+	free(j->junit_path);
+	j->junit_path = NULL;
+}
+
+/* Appends text to note (size bytes), after "; " when it holds something. */
+static void note_add(char *note, size_t size, const char *text)
+{
+	size_t used = strlen(note);
+
+	snprintf(note + used, size - used, "%s%s", used ? "; " : "", text);
+}
+
 /*
- * Whether the last test summary in the tail of job j's log says that no
- * test ran; then the reason goes into note (after what it holds). A recipe
+ * Whether job j's run, which exited 0, is failing after all; what its
+ * counts say goes into note (after what it holds). The JUnit file comes
+ * first: no test ran, or a test failed, is failing ("no tests ran (JUnit
+ * XML)", "2 of 7 tests failed (JUnit XML)"), and so is a file that cannot
+ * be read ("JUnit XML unreadable: ..."): the evidence it claims is not
+ * there; tests that ran and passed are noted ("7 tests ran, 1 skipped
+ * (JUnit XML)"). Without the file, the last test summary in the tail of
+ * the log decides: one that says that no test ran is failing. A recipe
  * that exits 0 on such a run is failing, not validated: its test runner
  * proved nothing (README "Recipes and evidence").
  */
@@ -292,9 +381,21 @@ int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t s
 	uint64_t off = 0;
 	ssize_t got;
 	size_t used;
-	char *tail;
-	int none;
+	char *tail, why[320], text[384];
+	int none, rc;
 
+	if (j->junit_path) {
+		rc = testcount_junit_file(j->junit_path, &tc, why, sizeof(why));
+		if (rc == 0) {
+			note_add(note, size, testcount_note(&tc, text, sizeof(text)));
+			return testcount_outcome(&tc) != TESTCOUNT_PASSED;
+		}
+		if (rc != -ENOENT) {
+			snprintf(text, sizeof(text), "JUnit XML unreadable: %s", why);
+			note_add(note, size, text);
+			return 1;
+		}
+	}
 	if (store_run_get(p->e->store, j->run.id, &r))
 		return 0;
 	if (r.log_size > TAIL)
@@ -486,6 +587,15 @@ static void recipe_start(struct pipe *p, struct job *j)
 	if (slurm)
 		cuda[0] = '\0';
 	env = pipe__make_env(p, &it, "validate", j->recipe.name, cuda);
+	rc = pipe__junit_open(p, j, 1);
+	if (rc == 0 && env) {
+		char var[PATH_MAX + 32];
+
+		snprintf(var, sizeof(var), "PACKET_JUNIT=%s", j->junit_path);
+		strv_push(&env, var);
+	} else if (rc) {
+		pipe__log_line(p, j, "# packetfs: no $PACKET_JUNIT: %s\n", strerror(-rc));
+	}
 	/* The command runs behind a script that first prints, where it
 	 * runs, the environment it runs in (runenv.h). */
 	buf_init(&script);
@@ -743,6 +853,7 @@ void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 			       "[packetfs] plan.md has no ```validation-recipes block\n");
 	} else {
 		pthread_mutex_lock(&p->e->cfg_lock);
+		engine_recipes_refresh(p->e);
 		pipe__order_names(p->e, names);
 		for (k = 0; names[k]; k++) {
 			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);

@@ -65,6 +65,7 @@ static int record_start(struct pipe *p, struct engine_cmd *cmd)
 		return rc;
 	}
 	pthread_mutex_lock(&p->e->cfg_lock);
+	engine_recipes_refresh(p->e);
 	r = recipe_find(&p->e->recipes, req->recipe);
 	if (!r)
 		rc = refuse(cmd, -EINVAL, "no recipe '%s' in the catalog", req->recipe);

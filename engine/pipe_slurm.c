@@ -206,8 +206,7 @@ static struct slurm_poller *poller(struct pipe *p)
 	return p->slurm;
 }
 
-/* The directory for job scripts and output: 0 or a negative errno. */
-static int shared_dir(struct pipe *p, char *out, size_t size)
+int pipe__slurm_dir(struct pipe *p, char *out, size_t size)
 {
 	const struct pfs_executor *ex = &engine_config_get(p->e)->executor;
 
@@ -215,6 +214,13 @@ static int shared_dir(struct pipe *p, char *out, size_t size)
 		snprintf(out, size, "%s", ex->shared_dir);
 	else
 		snprintf(out, size, "%s/slurm", p->e->store_dir);
+	return 0;
+}
+
+/* The directory for job scripts and output, made: 0 or a negative errno. */
+static int shared_dir(struct pipe *p, char *out, size_t size)
+{
+	pipe__slurm_dir(p, out, size);
 	return util_mkdirs(out, 0755);
 }
 
@@ -380,6 +386,8 @@ static int reattach_run(void *arg, const struct run *r0)
 	struct pipe *p = ra->p;
 	struct pfs_config *cfg = engine_config_get(p->e);
 	const struct recipe *rec;
+	struct recipe gone = {0}; /* what the job knows of a recipe no longer in the catalog */
+	char empty[1] = "";
 	struct job *j;
 	const char *g;
 
@@ -393,14 +401,14 @@ static int reattach_run(void *arg, const struct run *r0)
 		free(j);
 		return 0;
 	}
+	gone.name = gone.file = j->run.name;
+	gone.path = j->run.command;
+	gone.summary = empty;
+	gone.needs_default = 1;
 	pthread_mutex_lock(&p->e->cfg_lock);
+	engine_recipes_refresh(p->e);
 	rec = recipe_find(&p->e->recipes, j->run.name);
-	j->recipe.name = strdup(j->run.name);
-	j->recipe.file = strdup(rec ? rec->file : j->run.name);
-	j->recipe.path = strdup(rec ? rec->path : j->run.command);
-	j->recipe.summary = strdup(rec ? rec->summary : "");
-	j->recipe.gpus = rec ? rec->gpus : 0;
-	j->recipe.timeout_s = rec ? rec->timeout_s : 0;
+	recipe_copy(&j->recipe, rec ? rec : &gone); /* checked below */
 	pthread_mutex_unlock(&p->e->cfg_lock);
 	for (g = j->run.gpus; *g && j->ngpus < 16;) {
 		if (*g >= '0' && *g <= '9')
@@ -416,6 +424,7 @@ static int reattach_run(void *arg, const struct run *r0)
 		pipe__job_free(j);
 		return 0;
 	}
+	pipe__junit_open(p, j, 0); /* the file its job writes, where it was made */
 	j->next = p->jobs;
 	p->jobs = j;
 	p->running_recipes++;
@@ -463,6 +472,7 @@ static void queue_missing(struct pipe *p, struct item *it, struct batch *b, stru
 		return;
 	again_fail = engine_config_get(p->e)->on_interrupt_fail;
 	pthread_mutex_lock(&p->e->cfg_lock);
+	engine_recipes_refresh(p->e);
 	for (k = 0; names[k]; k++) {
 		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
 		struct ran_find f = {names[k], sj->run.run_no, again_fail, 0};

@@ -5,12 +5,36 @@
  * access X_OK), then sorted by name so recipe_find can bisect. A file name
  * must match ^[0-9]{2}-[a-z0-9][a-z0-9._-]*$; its recipe name drops one
  * extension ([a-z0-9]+ after the last '.') when what remains still matches,
- * so "03-unit-tests.sh" is "03-unit-tests" and "04-lint" is "04-lint". Two
- * files with the same recipe name (03-x.sh, 03-x.py): the first file name in
- * byte order wins and the other is skipped. Headers are read from the first
- * 30 lines (and at most HEAD_MAX bytes) of the file; the first occurrence of
- * each header counts, a value without leading digits keeps the default, and
- * numbers saturate at INT_MAX.
+ * so "03-unit-tests.sh" is "03-unit-tests" and "04-lint" is "04-lint". A
+ * file whose dropped extension is "md" is a procedure and need not be
+ * executable; every other recipe must be. Two files with the same recipe
+ * name (03-x.sh, 03-x.py, 03-x.md): the first file name in byte order wins
+ * and the others are skipped. Headers are read from the first 30 lines
+ * (and at most HEAD_MAX bytes) of the file; the first occurrence of summary,
+ * gpus and timeout counts, a value without leading digits keeps the
+ * default, and numbers saturate at INT_MAX. Every "# version:" line counts,
+ * in order (an empty one is skipped). In a procedure a line may wrap its
+ * header in an HTML comment: a leading "<!--" and a trailing "-->" are
+ * dropped before the line is read.
+ *
+ * Needs: the words of every "# needs:" line (separated by blanks or
+ * commas) are gathered. "none" names nothing; a word that is not a recipe
+ * name (NN-name), the recipe's own name and a repeat are ignored. The
+ * recipe has explicit needs (needs_default 0) when some needs line gave
+ * "none" or a name; a needs line that gives neither (empty, or only bad
+ * words) counts as absent, so a typo never lets a recipe start earlier
+ * than it would without the line.
+ *
+ * Freshness: the load records a stamp (struct recipe_stamp) before it
+ * reads anything: the stat of the directory, then of each file whose name
+ * is a recipe file name, the very stat that decides whether it is one.
+ * A change made after a stat moves what that stat saw (a new entry moves
+ * the directory's mtime; a rewrite, a chmod or a rename over a file the
+ * file's times, mode or inode), except a rewrite within the timestamp
+ * granularity of the file system (a jiffy on ext4 or tmpfs, a second or
+ * two on others): so a stamp with any time less than RACY_NS older than
+ * the load is racy, and a racy catalog is never fresh (as git treats its
+ * racily clean index entries). Loading it again later gives a settled one.
  *
  * recipe_plan_names follows CommonMark fences: a line of three or more '`'
  * or '~' (indented at most three spaces) opens a block whose first info word
@@ -24,6 +48,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +60,31 @@
 
 #define HEAD_LINES 30
 #define HEAD_MAX 65536
+/* A stamp with a time less than this older than its load is racy. */
+#define RACY_NS (2 * (int64_t)1000000000)
+
+/* What one stat saw: err 0 and the fields, or the errno of the stat. */
+struct seen {
+	int err;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	mode_t mode;
+	struct timespec mtime, ctime;
+};
+
+struct stamp_file {
+	char *file;     /* the entry's name in the directory */
+	struct seen st;
+};
+
+struct recipe_stamp {
+	char *dir;      /* as given to recipe_catalog_load; NULL: no directory */
+	struct seen st; /* of dir */
+	int racy;       /* a time seen was too recent to rely on (see above) */
+	struct stamp_file *f;
+	size_t n, cap;
+};
 
 static int lower_digit(char ch)
 {
@@ -117,17 +167,65 @@ static char *header_value(char *line, const char *key)
 	return p;
 }
 
-/* Reads the headers of r->path; an unreadable file keeps the defaults. */
+/* A procedure's line without a leading "<!--" and a trailing "-->" (line is edited). */
+static char *uncomment(char *line)
+{
+	size_t n;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncmp(line, "<!--", 4) == 0)
+		line += 4;
+	n = strlen(line);
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+		n--;
+	if (n >= 3 && memcmp(line + n - 3, "-->", 3) == 0)
+		n -= 3;
+	line[n] = '\0';
+	return line;
+}
+
+/* Adds the recipe names of the needs value v to r->needs (see the design
+ * note); *named is set when v gave "none" or a name. 0 or -ENOMEM. */
+static int add_needs(struct recipe *r, char *v, int *named)
+{
+	char *word, *save = NULL;
+	size_t i;
+	int rc;
+
+	for (word = strtok_r(v, " \t,", &save); word; word = strtok_r(NULL, " \t,", &save)) {
+		if (strcmp(word, "none") == 0) {
+			*named = 1;
+			continue;
+		}
+		if (!name_ok(word, strlen(word)) || strcmp(word, r->name) == 0)
+			continue;
+		for (i = 0; r->needs && r->needs[i]; i++)
+			if (strcmp(r->needs[i], word) == 0)
+				break;
+		*named = 1;
+		if (r->needs && r->needs[i])
+			continue;
+		rc = strv_push(&r->needs, word);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Reads the headers of r->path; an unreadable file keeps the defaults.
+ * On -ENOMEM the caller clears r. */
 static int read_headers(struct recipe *r)
 {
 	char *head, *line, *nl, *v;
-	int fd, lines = 0, have_gpus = 0, have_timeout = 0;
+	int fd, lines = 0, have_gpus = 0, have_timeout = 0, named = 0, rc = -ENOMEM;
 	ssize_t got;
 	size_t len = 0;
 
+	r->versions = calloc(1, sizeof(char *));
 	head = malloc(HEAD_MAX + 1);
-	if (!head)
-		return -ENOMEM;
+	if (!head || !r->versions)
+		goto out;
 	fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	while (fd >= 0 && len < HEAD_MAX) {
 		got = read(fd, head + len, HEAD_MAX - len);
@@ -145,10 +243,12 @@ static int read_headers(struct recipe *r)
 		if (!nl)
 			nl = head + len;
 		*nl = '\0';
+		if (r->procedure)
+			line = uncomment(line);
 		if (!r->summary && (v = header_value(line, "summary")) != NULL) {
 			r->summary = strdup(v);
 			if (!r->summary)
-				goto nomem;
+				goto out;
 		} else if (!have_gpus && (v = header_value(line, "gpus")) != NULL) {
 			have_gpus = 1;
 			if (leading_int(v) >= 0)
@@ -157,23 +257,95 @@ static int read_headers(struct recipe *r)
 			have_timeout = 1;
 			if (leading_int(v) >= 0)
 				r->timeout_s = leading_int(v);
+		} else if ((v = header_value(line, "needs")) != NULL) {
+			if (add_needs(r, v, &named))
+				goto out;
+		} else if ((v = header_value(line, "version")) != NULL && *v) {
+			if (strv_push(&r->versions, v))
+				goto out;
 		}
 	}
-	free(head);
 	if (!r->summary && !(r->summary = strdup("")))
-		return -ENOMEM;
-	return 0;
-nomem:
+		goto out;
+	r->needs_default = !named;
+	if (named && !r->needs && !(r->needs = calloc(1, sizeof(char *))))
+		goto out;
+	if (!named) {
+		strv_free(r->needs);
+		r->needs = NULL;
+	}
+	rc = 0;
+out:
 	free(head);
-	return -ENOMEM;
+	return rc;
 }
 
-static void recipe_clear(struct recipe *r)
+void recipe_clear(struct recipe *r)
 {
+	if (!r)
+		return;
 	free(r->name);
 	free(r->file);
 	free(r->path);
 	free(r->summary);
+	strv_free(r->needs);
+	strv_free(r->versions);
+	memset(r, 0, sizeof(*r));
+}
+
+/* A copy of the list v (NULL gives NULL), or NULL with *failed set. */
+static char **list_copy(char *const *v, int *failed)
+{
+	char **c;
+	size_t i, n;
+
+	if (!v)
+		return NULL;
+	n = strv_len(v);
+	c = calloc(n + 1, sizeof(char *));
+	for (i = 0; c && i < n; i++) {
+		c[i] = strdup(v[i]);
+		if (!c[i]) {
+			strv_free(c);
+			c = NULL;
+		}
+	}
+	if (!c)
+		*failed = 1;
+	return c;
+}
+
+/* A copy of s (NULL gives NULL), or NULL with *failed set. */
+static char *str_copy(const char *s, int *failed)
+{
+	char *c = s ? strdup(s) : NULL;
+
+	if (s && !c)
+		*failed = 1;
+	return c;
+}
+
+int recipe_copy(struct recipe *dst, const struct recipe *src)
+{
+	static char *const empty[] = { NULL };
+	int failed = 0;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->name = str_copy(src->name, &failed);
+	dst->file = str_copy(src->file, &failed);
+	dst->path = str_copy(src->path, &failed);
+	dst->summary = str_copy(src->summary, &failed);
+	dst->gpus = src->gpus;
+	dst->timeout_s = src->timeout_s;
+	dst->procedure = src->procedure;
+	dst->needs_default = src->needs_default;
+	dst->needs = list_copy(src->needs, &failed);
+	dst->versions = list_copy(src->versions ? src->versions : empty, &failed);
+	if (failed) {
+		recipe_clear(dst);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -211,11 +383,120 @@ static char *absolute_dir(const char *dir)
 	return buf_steal(&b);
 }
 
+/* ---- stamps ---- */
+
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/* Stats path into *s; a result of stat(2) also for errors (s->err). */
+static void look(const char *path, struct seen *s)
+{
+	struct stat st;
+
+	memset(s, 0, sizeof(*s));
+	if (stat(path, &st)) {
+		s->err = errno;
+		return;
+	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->size = st.st_size;
+	s->mode = st.st_mode;
+	s->mtime = st.st_mtim;
+	s->ctime = st.st_ctim;
+}
+
+static int same(const struct seen *a, const struct seen *b)
+{
+	if (a->err || b->err)
+		return a->err == b->err;
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mode == b->mode &&
+	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+/* Marks the stamp racy when s saw a time less than RACY_NS before start_ns. */
+static void settle(struct recipe_stamp *stamp, const struct seen *s, int64_t start_ns)
+{
+	if (!s->err && (ts_ns(&s->mtime) > start_ns - RACY_NS ||
+			ts_ns(&s->ctime) > start_ns - RACY_NS))
+		stamp->racy = 1;
+}
+
+static void stamp_free(struct recipe_stamp *stamp)
+{
+	size_t i;
+
+	if (!stamp)
+		return;
+	for (i = 0; i < stamp->n; i++)
+		free(stamp->f[i].file);
+	free(stamp->f);
+	free(stamp->dir);
+	free(stamp);
+}
+
+/* Records what a stat of the entry file saw. 0 or -ENOMEM. */
+static int stamp_add(struct recipe_stamp *stamp, const char *file, const struct seen *s)
+{
+	struct stamp_file *nf;
+
+	if (stamp->n == stamp->cap) {
+		size_t cap = stamp->cap ? stamp->cap * 2 : 16;
+
+		nf = realloc(stamp->f, cap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		stamp->f = nf;
+		stamp->cap = cap;
+	}
+	stamp->f[stamp->n].file = strdup(file);
+	if (!stamp->f[stamp->n].file)
+		return -ENOMEM;
+	stamp->f[stamp->n].st = *s;
+	stamp->n++;
+	return 0;
+}
+
+int recipe_catalog_fresh(const char *dir, const struct recipe_catalog *cat)
+{
+	const struct recipe_stamp *stamp = cat ? cat->stamp : NULL;
+	struct seen now;
+	struct buf path;
+	size_t i;
+	int fresh = 1;
+
+	if (!stamp || stamp->racy || !dir != !stamp->dir || (dir && strcmp(dir, stamp->dir)))
+		return 0;
+	if (!dir)
+		return 1;
+	look(dir, &now);
+	if (!same(&now, &stamp->st))
+		return 0;
+	buf_init(&path);
+	for (i = 0; i < stamp->n && fresh; i++) {
+		path.len = 0;
+		if (buf_printf(&path, "%s/%s", dir, stamp->f[i].file)) {
+			fresh = 0;
+			break;
+		}
+		look(path.data, &now);
+		fresh = same(&now, &stamp->f[i].st);
+	}
+	buf_free(&path);
+	return fresh;
+}
+
+/* ---- loading ---- */
+
 static int add_entry(struct recipe_catalog *cat, size_t *cap, const char *dir, const char *file,
-		     size_t namelen)
+		     size_t namelen, int64_t start_ns)
 {
 	struct recipe *r, *nv;
-	struct stat st;
+	struct seen s;
+	int rc;
 
 	if (cat->n == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
@@ -235,7 +516,15 @@ static int add_entry(struct recipe_catalog *cat, size_t *cap, const char *dir, c
 		recipe_clear(r);
 		return -ENOMEM;
 	}
-	if (stat(r->path, &st) || !S_ISREG(st.st_mode) || access(r->path, X_OK)) {
+	r->procedure = strcmp(file + namelen, ".md") == 0;
+	look(r->path, &s);
+	rc = stamp_add(cat->stamp, file, &s);
+	if (rc) {
+		recipe_clear(r);
+		return rc;
+	}
+	settle(cat->stamp, &s, start_ns);
+	if (s.err || !S_ISREG(s.mode) || (!r->procedure && access(r->path, X_OK))) {
 		recipe_clear(r);
 		return 0;
 	}
@@ -249,33 +538,46 @@ static int add_entry(struct recipe_catalog *cat, size_t *cap, const char *dir, c
 
 int recipe_catalog_load(const char *dir, struct recipe_catalog *out)
 {
-	struct recipe_catalog cat = { NULL, 0 };
+	struct recipe_catalog cat = { NULL, 0, NULL };
+	int64_t start_ns = util_now_ns();
 	struct dirent *de;
 	size_t cap = 0, i, j, namelen;
-	char *abs;
+	char *abs = NULL;
 	DIR *d;
-	int rc = 0;
+	int rc = -ENOMEM;
 
-	out->v = NULL;
-	out->n = 0;
-	if (!dir)
-		return 0;
-	abs = absolute_dir(dir);
-	if (!abs)
+	memset(out, 0, sizeof(*out));
+	cat.stamp = calloc(1, sizeof(*cat.stamp));
+	if (!cat.stamp)
 		return -ENOMEM;
+	if (!dir) {
+		*out = cat;
+		return 0;
+	}
+	cat.stamp->dir = strdup(dir);
+	abs = absolute_dir(dir);
+	if (!cat.stamp->dir || !abs)
+		goto fail;
+	look(abs, &cat.stamp->st);
+	settle(cat.stamp, &cat.stamp->st, start_ns);
 	d = opendir(abs);
 	if (!d) {
-		rc = errno == ENOENT ? 0 : -errno;
+		rc = -errno;
+		if (rc != -ENOENT)
+			goto fail;
 		free(abs);
-		return rc;
+		*out = cat;
+		return 0;
 	}
 	while ((de = readdir(d)) != NULL) {
 		namelen = recipe_name_len(de->d_name);
 		if (!namelen)
 			continue;
-		rc = add_entry(&cat, &cap, abs, de->d_name, namelen);
-		if (rc)
+		rc = add_entry(&cat, &cap, abs, de->d_name, namelen, start_ns);
+		if (rc) {
+			closedir(d);
 			goto fail;
+		}
 	}
 	closedir(d);
 	free(abs);
@@ -291,7 +593,6 @@ int recipe_catalog_load(const char *dir, struct recipe_catalog *out)
 	*out = cat;
 	return 0;
 fail:
-	closedir(d);
 	free(abs);
 	recipe_catalog_free(&cat);
 	return rc;
@@ -306,8 +607,10 @@ void recipe_catalog_free(struct recipe_catalog *cat)
 	for (i = 0; i < cat->n; i++)
 		recipe_clear(&cat->v[i]);
 	free(cat->v);
+	stamp_free(cat->stamp);
 	cat->v = NULL;
 	cat->n = 0;
+	cat->stamp = NULL;
 }
 
 static int find_cmp(const void *key, const void *elem)

@@ -1,11 +1,23 @@
 /*
  * recipe.h - the recipe catalog (SPEC §6) and the plan's recipe list.
  *
- * A recipe is an executable regular file "NN-name" or "NN-name.ext" in the
- * recipes directory; its name is the file name without extension. Header
- * lines within its first 30 lines: "# summary: text", "# gpus: N",
- * "# timeout: SECONDS". Files that do not match NN-name or are not
- * executable are skipped. Thread-safe (no shared state).
+ * A recipe is a file "NN-name" or "NN-name.ext" in the recipes directory;
+ * its name is the file name without extension. A script recipe is an
+ * executable regular file; a procedure is a regular file "NN-name.md",
+ * executable or not: header lines, then prose saying what the recipe must
+ * prove, and no command of its own (it runs only through the recorder).
+ * Header lines within the first 30 lines of either: "# summary: text",
+ * "# gpus: N", "# timeout: SECONDS", "# needs: NAME..." and any number of
+ * "# version: COMMAND"; in a procedure they may also stand inside an HTML
+ * comment ("<!--" ... "-->"). Other files, and files whose name is not
+ * NN-name, are skipped.
+ *
+ * The catalog keeps a stamp of what it was read from, so that a caller can
+ * tell cheaply whether the directory still holds the same files
+ * (recipe_catalog_fresh) and load it again when not.
+ *
+ * Thread-safe (no shared state): a catalog or recipe is the caller's, and
+ * must not be freed while another thread reads it.
  */
 #ifndef PACKETFS_RECIPE_H
 #define PACKETFS_RECIPE_H
@@ -13,33 +25,66 @@
 #include <stddef.h>
 
 struct recipe {
-	char *name;    /* "03-unit-tests" */
-	char *file;    /* "03-unit-tests.sh" */
-	char *path;    /* absolute path */
-	char *summary; /* "" when absent */
-	int gpus;      /* default 0 */
-	int timeout_s; /* 0 = none */
-	int procedure;   /* 1 for a procedure "NN-name.md": header lines then prose, no command; it is
-	                  * run only through the recorder (packetfs record) */
+	char *name;        /* "03-unit-tests" */
+	char *file;        /* "03-unit-tests.sh" */
+	char *path;        /* absolute path */
+	char *summary;     /* "" when absent */
+	int gpus;          /* default 0 */
+	int timeout_s;     /* 0 = none */
+	int procedure;     /* 1 for a procedure "NN-name.md": header lines then prose, no
+			    * command; it is run only through the recorder (packetfs record) */
 	int needs_default; /* 1 when there is no "# needs:" line: the recipe needs every
-	                    * lower-numbered recipe of its batch */
-	char **needs;    /* NULL-terminated recipe names of "# needs: A B" (words separated by blanks
-	                  * or commas); an empty list (non-NULL, first element NULL) for "# needs: none";
-	                  * NULL when needs_default */
-	char **versions; /* the "# version: COMMAND" lines' commands, in order, NULL-terminated, never
-	                  * NULL (empty list when none) */
+			    * lower-numbered recipe of its batch */
+	char **needs;      /* NULL-terminated recipe names of "# needs: A B" (words separated by
+			    * blanks or commas); an empty list (non-NULL, first element NULL) for
+			    * "# needs: none"; NULL when needs_default */
+	char **versions;   /* the "# version: COMMAND" lines' commands, in order, NULL-terminated,
+			    * never NULL (empty list when none) */
 };
+
+/* What a catalog was read from (recipe.c). */
+struct recipe_stamp;
 
 struct recipe_catalog {
-	struct recipe *v; /* sorted by name */
+	struct recipe *v;            /* sorted by name */
 	size_t n;
+	struct recipe_stamp *stamp;  /* for recipe_catalog_fresh; NULL: not loaded */
 };
 
-/* Loads dir (NULL or missing dir gives an empty catalog and 0). Returns 0,
- * -ENOMEM, or -errno of opendir for errors other than ENOENT. */
+/*
+ * Loads dir into *out (its old content is not freed). NULL or a missing dir
+ * gives an empty catalog and 0. Returns 0, -ENOMEM, or -errno of opendir
+ * for errors other than ENOENT; on error *out is an empty catalog that is
+ * never fresh. Caller frees with recipe_catalog_free. Blocks (reads the
+ * directory and the first HEAD_MAX bytes of each recipe). Any thread.
+ */
 int recipe_catalog_load(const char *dir, struct recipe_catalog *out);
+/* Frees cat's recipes and stamp and empties it; NULL allowed. */
 void recipe_catalog_free(struct recipe_catalog *cat);
+/* The recipe named name, or NULL. The pointer lives as long as cat. */
 const struct recipe *recipe_find(const struct recipe_catalog *cat, const char *name);
+
+/*
+ * Whether cat still describes dir as it is on disk now: 1 when nothing was
+ * added, removed, renamed or rewritten since it was loaded, 0 otherwise.
+ * It compares the stamp taken at load: dir as given and the directory's
+ * device, inode, mtime and ctime, and of each file whose name is a recipe
+ * file name (also those skipped, so that a chmod +x counts) the device,
+ * inode, size, mode, mtime and ctime, or the error of its stat. A catalog
+ * loaded while any of these times was less than two seconds old is never
+ * fresh (a rewrite within the file system's timestamp granularity could
+ * leave every one of them unchanged), nor is one that was never loaded or
+ * whose load failed. Cheap: one stat of dir plus one per file; reads no
+ * file. Any thread.
+ */
+int recipe_catalog_fresh(const char *dir, const struct recipe_catalog *cat);
+
+/* Deep copy of src into dst (dst's old content is not freed); NULL strings
+ * and a NULL needs stay NULL, a NULL versions becomes an empty list. 0 or
+ * -ENOMEM (dst then cleared). Caller frees with recipe_clear. */
+int recipe_copy(struct recipe *dst, const struct recipe *src);
+/* Frees the strings and lists of r and zeroes it; NULL fields allowed. */
+void recipe_clear(struct recipe *r);
 
 /*
  * Parses the first ```validation-recipes fenced block of a plan.md text:

@@ -19,7 +19,22 @@
  * Colour escapes and carriage returns are ignored. Skipped and deselected
  * tests did not run; errors, expected failures and timeouts did.
  *
- * Pure functions over memory: thread-safe.
+ * JUnit XML (testcount_junit, testcount_junit_file) is read before any log:
+ * a run that writes it to $PACKET_JUNIT has its tests counted from it
+ * (SPEC §6 "Test counts"). It is read as Jenkins' and GitLab's readers do:
+ * the root is <testsuites> or <testsuite>, suites nest, and each
+ * <testcase> of a <testsuite> is one test; one with a <failure> or
+ * <error> child failed, one with a <skipped> child (and neither of those)
+ * did not run.
+ * The tests/failures/errors/skipped attributes of the suites are used only
+ * when the file holds no <testcase> at all. libxml2 reads it streaming,
+ * without the network, DTDs or entity expansion: a file that refers to an
+ * entity (billion laughs, external entities) is refused, not expanded.
+ *
+ * testcount_scan, testcount_tool_name, testcount_outcome and
+ * testcount_note are pure functions over memory; the JUnit readers use
+ * libxml2, initialised once (pthread_once), and keep no state of their
+ * own. All are thread-safe.
  */
 #ifndef PACKETFS_TESTCOUNT_H
 #define PACKETFS_TESTCOUNT_H
@@ -33,6 +48,7 @@ enum testcount_tool {
 	TESTCOUNT_PYTEST,
 	TESTCOUNT_AUTOMAKE,
 	TESTCOUNT_PLAIN,
+	TESTCOUNT_JUNIT,
 };
 
 /* One test summary. */
@@ -41,7 +57,21 @@ struct testcount {
 	long ran;                 /* tests that ran (not skipped), >= 0 */
 	long failed;              /* of those, failed, errored, timed out or
 				   * unexpectedly passed, as the tool counts */
+	long skipped;             /* tests that were skipped, where the summary
+				   * says (meson, ctest, pytest, automake, JUnit);
+				   * 0 otherwise */
 };
+
+/* What counts make of a run whose command exited 0 (testcount_outcome). */
+enum testcount_outcome {
+	TESTCOUNT_PASSED = 0, /* tests ran and none failed (or no count): the exit
+			       * status stands */
+	TESTCOUNT_NO_TESTS,   /* no test ran: never validated */
+	TESTCOUNT_FAILED,     /* a test failed: failing, whatever the exit status */
+};
+
+/* The largest JUnit XML file read, in bytes (64 MiB). */
+#define TESTCOUNT_JUNIT_MAX (64L * 1024 * 1024)
 
 /*
  * Scans text (len bytes; need not be NUL-terminated; NUL bytes end a line)
@@ -53,7 +83,44 @@ struct testcount {
 int testcount_scan(const char *text, size_t len, struct testcount *out);
 
 /* The tool's name as people call it: "meson test", "ctest", "pytest",
- * "make check", "test summary"; "" for TESTCOUNT_NONE. Static string. */
+ * "make check", "test summary", "JUnit XML"; "" for TESTCOUNT_NONE. Static
+ * string. */
 const char *testcount_tool_name(enum testcount_tool tool);
+
+/*
+ * Counts the tests of the JUnit XML document data (len bytes, at most
+ * TESTCOUNT_JUNIT_MAX) into *out (tool TESTCOUNT_JUNIT; ran excludes
+ * skipped tests). name (NULL: "junit.xml") names the document in messages.
+ * Returns 0; -EINVAL when it is not well-formed XML, refers to an entity,
+ * or its root is not <testsuites> or <testsuite>; -EFBIG when len is over
+ * the limit; -ENOMEM. On error *out is zeroed and err (errlen bytes, may
+ * be NULL) says why, with the line where the parser says.
+ */
+int testcount_junit(const char *data, size_t len, const char *name, struct testcount *out,
+		    char *err, size_t errlen);
+
+/*
+ * testcount_junit on the file at path, which must be a regular file (a
+ * symbolic link is not followed: -ELOOP; a FIFO or device: -EINVAL, never
+ * waited on). It is streamed to the parser, never held whole in memory.
+ * Returns 0, -ENOENT when there is no file, -EFBIG when it is larger than
+ * TESTCOUNT_JUNIT_MAX (or grows past it while read), -EINVAL when it is
+ * empty, testcount_junit's errors, or another negative errno of open or
+ * read; err says why (errlen bytes, may be NULL).
+ */
+int testcount_junit_file(const char *path, struct testcount *out, char *err, size_t errlen);
+
+/* What the counts tc make of a run that exited 0: TESTCOUNT_NO_TESTS when
+ * tc->ran is 0, TESTCOUNT_FAILED when tc->failed > 0, else (and for
+ * TESTCOUNT_NONE: no count, nothing to go by) TESTCOUNT_PASSED. */
+enum testcount_outcome testcount_outcome(const struct testcount *tc);
+
+/*
+ * Writes what tc says, for a registry note, into buf (size bytes, always
+ * terminated): "no tests ran (JUnit XML)", "2 of 7 tests failed (JUnit
+ * XML)", "7 tests ran, 1 skipped (JUnit XML)", "1 test ran (pytest)".
+ * Returns buf.
+ */
+char *testcount_note(const struct testcount *tc, char *buf, size_t size);
 
 #endif

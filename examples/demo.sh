@@ -39,7 +39,7 @@ die() {
 
 # --- 1. packages ---------------------------------------------------------
 packages=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev
-	libgit2-dev libcjson-dev libuv1-dev libssl-dev git clang-format)
+	libgit2-dev libcjson-dev libuv1-dev libssl-dev libxml2-dev git clang-format)
 if command -v dpkg >/dev/null 2>&1; then
 	missing=()
 	for p in "${packages[@]}"; do
@@ -85,7 +85,7 @@ cleanup() {
 	fi
 	if [ "$ok" = 1 ] && [ "${PACKETFS_DEMO_KEEP:-0}" != 1 ]; then
 		rm -rf "$WORK"
-		# The out-of-tree build directory 01-build and 02-unit-tests used.
+		# The out-of-tree build directory 01-build used.
 		key="$ITEM-$(printf '%s' "$WORK/store/worktrees/$ITEM" | sha256sum | cut -c1-12)"
 		rm -rf "${TMPDIR:-/tmp}/packetfs-build/$key" "${TMPDIR:-/tmp}/packetfs-build/$key.lock"
 	else

@@ -7,8 +7,8 @@
 # outside the worktree, so the worktree stays exactly as the printer left
 # it: ${TMPDIR:-/tmp}/packetfs-build/<item>-<hash of the worktree path>.
 # Meson and CMake build there directly; a Makefile or configure project is
-# copied there first (without .git). 02-unit-tests uses the same directory;
-# a lock file serializes the two when they run in parallel.
+# copied there first (without .git). A lock file serializes runs that would
+# share it.
 #
 # Exit status: 0 built, 77 no build system found or its tool is missing,
 # 1 the build failed.

@@ -1,17 +1,19 @@
 # shellcheck shell=bash
-# recipes/lib/build-common.sh - what 01-build and 02-unit-tests share; sourced
-# by them, never run as a recipe (the catalog lists only NN-name files).
+# recipes/lib/build-common.sh - the build system detection and build
+# directory of 01-build; sourced, never run as a recipe (the catalog lists
+# only NN-name files). (02-unit-tests builds on its own, in the worktree's
+# .packetfs-build/, for every test system it finds.)
 #
 # Before sourcing, the recipe sets RECIPE (its name, for messages) and, for
 # CMake projects, WANT_CTEST=1 when it needs ctest too. Afterwards:
 #   say/run/fail/blocked/need  output helpers (fail exits 1, blocked 77)
 #   src   the worktree (cwd)
-#   bdir  the out-of-tree build directory shared by the two recipes:
+#   bdir  the out-of-tree build directory:
 #         ${TMPDIR:-/tmp}/packetfs-build/<item>-<hash of the worktree path>
 #   kind  meson | make | cmake | configure (blocked when none is found)
 #   copy_tree  copies the worktree (without .git) to $bdir/src
-# and file descriptor 9 holds a lock on "$bdir.lock", so the two recipes do
-# not build in the same directory at the same time.
+# and file descriptor 9 holds a lock on "$bdir.lock", so two runs do not
+# build in the same directory at the same time.
 
 say() { printf '%s\n' "$*"; }
 fail() { say "$RECIPE: FAILING: $*"; exit 1; }

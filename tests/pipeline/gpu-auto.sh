@@ -20,7 +20,7 @@ output_is()
 # recipe NAME GPUS BODY : an executable recipe in $RECIPES needing GPUS GPUs.
 recipe()
 {
-	printf '#!/usr/bin/env bash\n# summary: %s\n# gpus: %s\n# timeout: 60\n%s\n' \
+	printf '#!/usr/bin/env bash\n# summary: %s\n# gpus: %s\n# timeout: 60\n# needs: none\n%s\n' \
 		"$1, a gpu-auto test recipe" "$2" "$3" >"$RECIPES/$1"
 	chmod +x "$RECIPES/$1"
 }

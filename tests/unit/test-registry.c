@@ -607,7 +607,7 @@ TEST(schema_matches_validator)
 		}
 		n++;
 	}
-	ASSERT_EQ(n, 18);
+	ASSERT_EQ(n, 20);
 	req = cJSON_GetObjectItemCaseSensitive(schema, "required");
 	ASSERT_EQ(cJSON_GetArraySize(req), 2);
 	ASSERT_STREQ(cJSON_GetArrayItem(req, 0)->valuestring, "recipe");

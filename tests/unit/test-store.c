@@ -400,6 +400,45 @@ static int count_run(void *arg, const struct run *r)
 	return 0;
 }
 
+/* A store of version 3 (before 0004_heads): a read-only open reads items
+ * with no verdict or assessment head; a read-write open migrates it, and
+ * the heads are kept from then on. */
+TEST(version_3)
+{
+	struct store *s;
+	struct item it;
+	char path[256];
+	sqlite3 *db;
+
+	s = open_store(0, 0);
+	store_close(s);
+	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE items DROP COLUMN verdict_head;"
+			       "ALTER TABLE items DROP COLUMN assessment_head;"
+			       "UPDATE meta SET value = '3' WHERE key = 'schema_version';",
+			       NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	s = open_store(0, 1);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_STREQ(it.verdict_head, "");
+	item_clear(&it);
+	store_close(s);
+	s = open_store(0, 0);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	snprintf(it.verdict_head, sizeof(it.verdict_head), "%040d", 7);
+	snprintf(it.assessment_head, sizeof(it.assessment_head), "%040d", 8);
+	ASSERT_EQ(store_item_update(s, &it), 0);
+	item_clear(&it);
+	store_close(s);
+	s = open_store(0, 1);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_STREQ(it.verdict_head, "0000000000000000000000000000000000000007");
+	ASSERT_STREQ(it.assessment_head, "0000000000000000000000000000000000000008");
+	item_clear(&it);
+	store_close(s);
+}
+
 /* A store of version 1 (before 0002_times and 0003_jobs): a read-only open
  * reads it as the current version (atime = mtime, item directory times =
  * updated_at, runs without a batch job); a read-write open migrates it.
@@ -427,6 +466,8 @@ TEST(version_1)
 			       "ALTER TABLE runs DROP COLUMN job_id;"
 			       "ALTER TABLE runs DROP COLUMN job_output;"
 			       "ALTER TABLE runs DROP COLUMN job_offset;"
+			       "ALTER TABLE items DROP COLUMN verdict_head;"
+			       "ALTER TABLE items DROP COLUMN assessment_head;"
 			       "UPDATE items SET updated_at = '2001-02-03T04:05:06Z';"
 			       "UPDATE meta SET value = '1' WHERE key = 'schema_version';",
 			       NULL, NULL, NULL), SQLITE_OK);
@@ -436,6 +477,8 @@ TEST(version_1)
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(it.dir_mtime_ns, 981173106000000000LL);
 	ASSERT_EQ(it.dir_atime_ns, 981173106000000000LL);
+	ASSERT_STREQ(it.verdict_head, "");
+	ASSERT_STREQ(it.assessment_head, "");
 	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
 	ASSERT_EQ(m.atime_ns, 4000);
 	nruns = 0;
@@ -504,6 +547,7 @@ int main(void)
 	RUN(logs);
 	RUN(registry_append_only);
 	RUN(events_and_readonly);
+	RUN(version_3);
 	RUN(version_1);
 	RUN(checkpoints);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

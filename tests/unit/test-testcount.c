@@ -6,8 +6,22 @@
  * test harness, and the plain "N passed, M failed" line of tests/run.sh.
  * Each tool is checked for a run with tests, a run with none and a run
  * whose tests were all skipped; the last summary in the text wins.
+ *
+ * JUnit XML: the files of tests/data/good/junit (under
+ * $PACKETFS_SOURCE_ROOT) are counted against the table junit_good, which
+ * names every one of them (meson 1.0's and ctest 3.25's files captured
+ * from tiny projects, pytest 7.2's by hand in its layout); every file of
+ * tests/data/bad/junit is refused with -EINVAL and a message naming it,
+ * among them entity expansion (billion laughs) and external entities.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "testcount.h"
@@ -329,6 +343,261 @@ TEST(last_wins)
 	expect(text, TESTCOUNT_NONE, 0, 0);
 }
 
+/* The skipped counts of summaries. */
+TEST(skipped)
+{
+	struct testcount tc;
+
+	ASSERT_EQ(testcount_scan(meson_mixed, strlen(meson_mixed), &tc), 1);
+	ASSERT_EQ(tc.skipped, 1);
+	ASSERT_EQ(testcount_scan(ctest_some_skipped, strlen(ctest_some_skipped), &tc), 1);
+	ASSERT_EQ(tc.skipped, 2);
+	ASSERT_EQ(testcount_scan(pytest_mixed, strlen(pytest_mixed), &tc), 1);
+	ASSERT_EQ(tc.skipped, 1);
+	ASSERT_EQ(testcount_scan(automake_skipped, strlen(automake_skipped), &tc), 1);
+	ASSERT_EQ(tc.skipped, 2);
+	ASSERT_EQ(testcount_scan(ctest_pass, strlen(ctest_pass), &tc), 1);
+	ASSERT_EQ(tc.skipped, 0);
+}
+
+/* ---- JUnit XML ---- */
+
+static const struct {
+	const char *file;
+	long ran, failed, skipped;
+} junit_good[] = {
+	{ "meson-mixed.xml", 2, 1, 1 },   /* ok, fail, skip (exit 77) */
+	{ "ctest-mixed.xml", 2, 1, 1 },   /* the same tests under ctest --output-junit */
+	{ "pytest-mixed.xml", 4, 2, 2 },  /* a setup <error> fails; xfail is <skipped> */
+	{ "nested.xml", 4, 1, 0 },        /* suites in suites; CDATA is no element */
+	{ "zero.xml", 0, 0, 0 },          /* <testsuites/> */
+	{ "zero-suite.xml", 0, 0, 0 },    /* pytest with nothing collected */
+	{ "all-skipped.xml", 0, 0, 2 },
+	{ "attrs-only.xml", 5, 2, 1 },    /* leaf suites' attributes, "many" ignored */
+	{ "attrs-ignored.xml", 2, 1, 0 }, /* testcases win over attributes; failure over skipped */
+	{ "doctype.xml", 1, 0, 0 },       /* its external DTD is not fetched */
+};
+
+/* The directory tests/data/<kind>/junit. */
+static void data_dir(const char *kind, char *dir, size_t size)
+{
+	const char *root = getenv("PACKETFS_SOURCE_ROOT");
+
+	if (!root)
+		FAIL_AT("PACKETFS_SOURCE_ROOT is not set");
+	snprintf(dir, size, "%s/tests/data/%s/junit", root, kind);
+}
+
+TEST(junit_data_good)
+{
+	char dir[4096], path[8192], err[256];
+	struct testcount tc;
+	struct dirent *de;
+	size_t k, n = 0;
+	DIR *d;
+
+	data_dir("good", dir, sizeof(dir));
+	d = opendir(dir);
+	if (!d)
+		FAIL_AT("cannot open %s", dir);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		for (k = 0; k < sizeof(junit_good) / sizeof(junit_good[0]); k++)
+			if (strcmp(junit_good[k].file, de->d_name) == 0)
+				break;
+		if (k == sizeof(junit_good) / sizeof(junit_good[0]))
+			FAIL_AT("%s/%s is not in junit_good", dir, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		memset(&tc, 0x55, sizeof(tc));
+		if (testcount_junit_file(path, &tc, err, sizeof(err)) != 0)
+			FAIL_AT("%s: %s", de->d_name, err);
+		if (tc.tool != TESTCOUNT_JUNIT || tc.ran != junit_good[k].ran ||
+		    tc.failed != junit_good[k].failed || tc.skipped != junit_good[k].skipped)
+			FAIL_AT("%s: ran %ld failed %ld skipped %ld; want %ld %ld %ld", de->d_name,
+				tc.ran, tc.failed, tc.skipped, junit_good[k].ran,
+				junit_good[k].failed, junit_good[k].skipped);
+		n++;
+	}
+	closedir(d);
+	ASSERT_EQ(n, sizeof(junit_good) / sizeof(junit_good[0]));
+}
+
+/* Reads tests/data/bad/junit/file expecting -EINVAL and a message holding
+ * the file's name and want. */
+static void expect_bad_file(const char *file, const char *want)
+{
+	char dir[4096], path[8192], err[256];
+	struct testcount tc;
+	struct timespec t0, t1;
+	int rc;
+
+	data_dir("bad", dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	memset(err, 'x', sizeof(err));
+	memset(&tc, 0x55, sizeof(tc));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = testcount_junit_file(path, &tc, err, sizeof(err));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc != -EINVAL)
+		FAIL_AT("%s: got %d (%s), want -EINVAL", file, rc, err);
+	ASSERT(memchr(err, '\0', sizeof(err)) != NULL);
+	ASSERT_CONTAINS(err, file);
+	ASSERT_CONTAINS(err, want);
+	ASSERT_EQ(tc.tool, TESTCOUNT_NONE);
+	ASSERT_EQ(tc.ran, 0);
+	/* nothing was expanded: well under a second */
+	ASSERT((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1000);
+}
+
+TEST(junit_data_bad)
+{
+	char dir[4096];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	data_dir("bad", dir, sizeof(dir));
+	d = opendir(dir);
+	if (!d)
+		FAIL_AT("cannot open %s", dir);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		expect_bad_file(de->d_name, ": ");
+		n++;
+	}
+	closedir(d);
+	ASSERT(n >= 9);
+	/* what the messages say */
+	expect_bad_file("wrong-root.xml", "the root element is <test-run>, not <testsuites> or "
+			"<testsuite>");
+	expect_bad_file("truncated.xml", "line ");
+	expect_bad_file("mismatched.xml", "line 3: ");
+	expect_bad_file("empty.xml", "empty");
+	expect_bad_file("billion-laughs.xml", "entity");
+	expect_bad_file("entity-testcases.xml", "refers to the entity &cases;");
+	expect_bad_file("external-entity.xml", "refers to the entity &passwd;");
+}
+
+/* testcount_junit on a string, named "junit.xml". */
+static int junit_text(const char *xml, struct testcount *tc, char *err, size_t errlen)
+{
+	return testcount_junit(xml, strlen(xml), NULL, tc, err, errlen);
+}
+
+TEST(junit_buffer)
+{
+	static const char one[] = "<testsuite><testcase name=\"a\"/></testsuite>";
+	struct testcount tc;
+	char err[128] = "x";
+
+	ASSERT_EQ(junit_text(one, &tc, err, sizeof(err)), 0);
+	ASSERT_STREQ(err, "");
+	ASSERT_EQ(tc.tool, TESTCOUNT_JUNIT);
+	ASSERT_EQ(tc.ran, 1);
+	/* a testcase counts only as a child of a <testsuite> */
+	ASSERT_EQ(junit_text("<testsuites><testcase/><testsuite><x><testcase/></x></testsuite>"
+			     "</testsuites>", &tc, err, sizeof(err)), 0);
+	ASSERT_EQ(tc.ran, 0);
+	/* a namespace prefix on the element names is not in the way */
+	ASSERT_EQ(junit_text("<j:testsuite xmlns:j=\"urn:x\"><j:testcase/></j:testsuite>", &tc, err,
+			     sizeof(err)), 0);
+	ASSERT_EQ(tc.ran, 1);
+	/* the name names the document; err may be NULL */
+	ASSERT_EQ(testcount_junit("<testsuite>", 11, "cut.xml", &tc, err, sizeof(err)), -EINVAL);
+	ASSERT_CONTAINS(err, "cut.xml: line 1: ");
+	ASSERT_EQ(junit_text("<html/>", &tc, NULL, 0), -EINVAL);
+	ASSERT_EQ(junit_text("<html/>", &tc, err, sizeof(err)), -EINVAL);
+	ASSERT_CONTAINS(err, "junit.xml: the root element is <html>");
+	ASSERT_EQ(testcount_junit(one, (size_t)TESTCOUNT_JUNIT_MAX + 1, NULL, &tc, err,
+				  sizeof(err)), -EFBIG);
+	ASSERT_EQ(testcount_junit(NULL, 0, NULL, &tc, err, sizeof(err)), -EINVAL);
+	/* a short err buffer is cut, and terminated */
+	ASSERT_EQ(junit_text("<html/>", &tc, err, 8), -EINVAL);
+	ASSERT_STREQ(err, "junit.x");
+}
+
+TEST(junit_file)
+{
+	char dir[] = "/tmp/test-testcount-XXXXXX", path[256], err[256];
+	struct testcount tc;
+	int fd;
+
+	if (getenv("TMPDIR")) {
+		ASSERT(strlen(getenv("TMPDIR")) < 200);
+	}
+	ASSERT(mkdtemp(dir) != NULL);
+	/* no file */
+	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	ASSERT_EQ(testcount_junit_file(path, &tc, err, sizeof(err)), -ENOENT);
+	ASSERT_CONTAINS(err, "junit.xml: ");
+	ASSERT_EQ(tc.tool, TESTCOUNT_NONE);
+	/* a good one */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ASSERT(fd >= 0);
+	ASSERT_EQ(write(fd, "<testsuite><testcase/><testcase/></testsuite>\n", 46), 46);
+	close(fd);
+	ASSERT_EQ(testcount_junit_file(path, &tc, err, sizeof(err)), 0);
+	ASSERT_EQ(tc.ran, 2);
+	/* a symbolic link is not followed */
+	snprintf(path, sizeof(path), "%s/link.xml", dir);
+	ASSERT_EQ(symlink("junit.xml", path), 0);
+	ASSERT_EQ(testcount_junit_file(path, &tc, err, sizeof(err)), -ELOOP);
+	ASSERT_CONTAINS(err, "link.xml: a symbolic link");
+	unlink(path);
+	/* a FIFO is refused, not waited on */
+	snprintf(path, sizeof(path), "%s/fifo.xml", dir);
+	ASSERT_EQ(mkfifo(path, 0600), 0);
+	ASSERT_EQ(testcount_junit_file(path, &tc, err, sizeof(err)), -EINVAL);
+	ASSERT_CONTAINS(err, "fifo.xml: not a regular file");
+	unlink(path);
+	/* a directory */
+	ASSERT_EQ(testcount_junit_file(dir, &tc, err, sizeof(err)), -EINVAL);
+	/* over the limit (sparse: nothing is written) */
+	snprintf(path, sizeof(path), "%s/huge.xml", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ASSERT(fd >= 0);
+	ASSERT_EQ(ftruncate(fd, TESTCOUNT_JUNIT_MAX + 1), 0);
+	close(fd);
+	ASSERT_EQ(testcount_junit_file(path, &tc, err, sizeof(err)), -EFBIG);
+	ASSERT_CONTAINS(err, "huge.xml: larger than 67108864 bytes");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	unlink(path);
+	ASSERT_EQ(rmdir(dir), 0);
+}
+
+TEST(outcome_and_note)
+{
+	struct testcount tc = {TESTCOUNT_JUNIT, 0, 0, 0};
+	char note[128];
+
+	ASSERT_EQ(testcount_outcome(&tc), TESTCOUNT_NO_TESTS);
+	ASSERT_STREQ(testcount_note(&tc, note, sizeof(note)), "no tests ran (JUnit XML)");
+	tc.skipped = 3; /* skipped tests did not run */
+	ASSERT_EQ(testcount_outcome(&tc), TESTCOUNT_NO_TESTS);
+	tc.ran = 7;
+	tc.failed = 2;
+	ASSERT_EQ(testcount_outcome(&tc), TESTCOUNT_FAILED);
+	ASSERT_STREQ(testcount_note(&tc, note, sizeof(note)), "2 of 7 tests failed (JUnit XML)");
+	tc.failed = 0;
+	ASSERT_EQ(testcount_outcome(&tc), TESTCOUNT_PASSED);
+	ASSERT_STREQ(testcount_note(&tc, note, sizeof(note)), "7 tests ran, 3 skipped (JUnit XML)");
+	tc.ran = 1;
+	tc.skipped = 0;
+	ASSERT_STREQ(testcount_note(&tc, note, sizeof(note)), "1 test ran (JUnit XML)");
+	tc.failed = 1;
+	ASSERT_STREQ(testcount_note(&tc, note, sizeof(note)), "1 of 1 test failed (JUnit XML)");
+	tc.tool = TESTCOUNT_PYTEST;
+	ASSERT_STREQ(testcount_note(&tc, note, 12), "1 of 1 test");
+	/* no count: the exit status stands, nothing to say */
+	memset(&tc, 0, sizeof(tc));
+	ASSERT_EQ(testcount_outcome(&tc), TESTCOUNT_PASSED);
+	ASSERT_STREQ(testcount_note(&tc, note, sizeof(note)), "");
+	ASSERT_STREQ(testcount_tool_name(TESTCOUNT_JUNIT), "JUnit XML");
+}
+
 int main(void)
 {
 	RUN(meson);
@@ -338,5 +607,11 @@ int main(void)
 	RUN(plain);
 	RUN(no_summary);
 	RUN(last_wins);
+	RUN(skipped);
+	RUN(junit_data_good);
+	RUN(junit_data_bad);
+	RUN(junit_buffer);
+	RUN(junit_file);
+	RUN(outcome_and_note);
 	return 0;
 }
