@@ -121,13 +121,20 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	struct item it;
 
 	if (res) {
+		/* A Slurm job's node line that came after its output is the
+		 * footer's first line: the output stays the command's alone. */
+		char node[600] = "";
+
+		if (j->exec_note)
+			snprintf(node, sizeof(node), "# packetfs: %s",
+				 j->exec_note + (strncmp(j->exec_note, "# ", 2) ? 0 : 2));
 		if (res->term_signal)
 			pipe__log_line(p, j,
-				       "\n# packetfs: ended by signal %d after %.1f s\n",
-				       res->term_signal, res->duration_s);
+				       "\n%s# packetfs: ended by signal %d after %.1f s\n",
+				       node, res->term_signal, res->duration_s);
 		else
-			pipe__log_line(p, j, "\n# packetfs: exit code %d after %.1f s\n",
-				       res->exit_code, res->duration_s);
+			pipe__log_line(p, j, "\n%s# packetfs: exit code %d after %.1f s\n",
+				       node, res->exit_code, res->duration_s);
 		j->run.has_exit_code = res->spawn_error == 0 && res->term_signal == 0;
 		j->run.exit_code = res->exit_code;
 		j->run.signal = res->term_signal;

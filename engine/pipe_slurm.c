@@ -173,7 +173,7 @@ static void on_exit_cb(void *arg, const struct slurm_result *sr)
 	j->sjob = NULL;
 	p->running_recipes--;
 	status = job_status(j, sr, note, sizeof(note));
-	if (j->exec_note) {
+	if (j->exec_note && !res) { /* one that ran has it in its footer (pipe__recipe_done) */
 		pipe__log_line(p, j, "%s%s", j->out_midline ? "\n" : "", j->exec_note);
 		j->out_midline = 0;
 	}
