@@ -1,8 +1,10 @@
 /*
- * pipe_int.h - what the pipeline engine's files (pipe.c: jobs, gates,
- * stages, commands, lifecycle; pipe_recipe.c: the recipe queue, batches,
- * the end of a validation) share. Not for the rest of the engine:
- * engine_int.h declares pipe_*.
+ * pipe_int.h - what the pipeline engine's files share: pipe.c (jobs,
+ * stages, commands, lifecycle), pipe_gate.c (gates, verdict and
+ * assessment heads), pipe_recipe.c (one recipe run), pipe_queue.c (the
+ * recipe queue and needs), pipe_batch.c (batches, the end of a
+ * validation), pipe_record.c (recorded runs), pipe_slurm.c (the Slurm
+ * executor). Not for the rest of the engine: engine_int.h declares pipe_*.
  *
  * Everything here runs on the loop thread only.
  */
@@ -30,7 +32,7 @@ struct job {
 	int is_stage;
 	int stage_index;        /* in cfg */
 	struct pfs_config *cfg; /* stages: the configuration it started under */
-	struct recipe recipe;   /* recipes: a copy (strings owned) */
+	struct recipe recipe;   /* recipes: a copy (strings and lists owned) */
 	int gpus[16];
 	int ngpus;
 	struct batch *batch;    /* recipes of a validate stage or a rerun */
@@ -166,6 +168,12 @@ int pipe__junit_open(struct pipe *p, struct job *j, int create);
 /* Removes the directory of j->junit_path with what it holds, and clears
  * it (no JUnit file: nothing). Called once the run is recorded. */
 void pipe__junit_close(struct job *j);
+/* Starts queued recipe j, off the queue, its GPUs granted: its run, or
+ * its record as blocked when the worktree is not its head. */
+void pipe__recipe_start(struct pipe *p, struct job *j);
+
+/* ---- pipe_queue.c ---- */
+
 /* Starts what the queue allows: recipes whose needs are met start in
  * FIFO order; the first of them waits for its GPUs and nothing overtakes
  * it (see pipe_recipe.c). */
@@ -179,6 +187,8 @@ void pipe__gpu_stop(struct pipe *p);
  * after it; the recipes of a needs cycle stay in numbered order (one of
  * them is then blocked: its need has not run). Caller holds cfg_lock. */
 void pipe__order_names(struct engine *e, char **names);
+/* ---- pipe_batch.c ---- */
+
 /* Starts the validate stage of it, whose run is sj: queues the plan's
  * recipes in a new batch, which owns sj from here. */
 void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj);
