@@ -725,6 +725,22 @@ pid_t engine_daemon_pid(struct engine *e)
 	return pid;
 }
 
+/* Sends a recorder command (verb "record" or "record-cancel") for item to
+ * the loop thread; 0 or a negative errno with the reason in why. */
+static int record_call(struct engine *e, struct engine_cmd *cmd, const char *item,
+		       const char *verb, char *why, size_t whysize)
+{
+	int rc;
+
+	snprintf(cmd->item, sizeof(cmd->item), "%s", item);
+	snprintf(cmd->verb, sizeof(cmd->verb), "%s", verb);
+	rc = engine_call(e, cmd);
+	if (rc == -ENOTCONN || rc == -ESHUTDOWN)
+		snprintf(cmd->msg, sizeof(cmd->msg), "the pipeline is not running");
+	snprintf(why, whysize, "%s", rc ? cmd->msg : "");
+	return rc == -ESHUTDOWN ? -ENOTCONN : rc;
+}
+
 int engine_record(struct engine *e, const char *item, const struct record_req *req,
 		  int64_t *run_id, int *run_no, char *log, size_t logsize, char *why, size_t whysize)
 {
@@ -732,15 +748,10 @@ int engine_record(struct engine *e, const char *item, const struct record_req *r
 	int rc;
 
 	memset(&cmd, 0, sizeof(cmd));
-	snprintf(cmd.item, sizeof(cmd.item), "%s", item);
-	snprintf(cmd.verb, sizeof(cmd.verb), "record");
 	cmd.payload = req;
-	rc = engine_call(e, &cmd);
-	if (rc == -ENOTCONN || rc == -ESHUTDOWN)
-		snprintf(cmd.msg, sizeof(cmd.msg), "the pipeline is not running");
-	snprintf(why, whysize, "%s", rc ? cmd.msg : "");
+	rc = record_call(e, &cmd, item, "record", why, whysize);
 	if (rc)
-		return rc == -ESHUTDOWN ? -ENOTCONN : rc;
+		return rc;
 	*run_id = cmd.run_id;
 	*run_no = cmd.run_no;
 	snprintf(log, logsize, "%s", cmd.log);
@@ -751,15 +762,8 @@ int engine_record_cancel(struct engine *e, const char *item, int64_t run_id, cha
 			 size_t whysize)
 {
 	struct engine_cmd cmd;
-	int rc;
 
 	memset(&cmd, 0, sizeof(cmd));
-	snprintf(cmd.item, sizeof(cmd.item), "%s", item);
-	snprintf(cmd.verb, sizeof(cmd.verb), "record-cancel");
 	cmd.run_id = run_id;
-	rc = engine_call(e, &cmd);
-	if (rc == -ENOTCONN || rc == -ESHUTDOWN)
-		snprintf(cmd.msg, sizeof(cmd.msg), "the pipeline is not running");
-	snprintf(why, whysize, "%s", rc ? cmd.msg : "");
-	return rc == -ESHUTDOWN ? -ENOTCONN : rc;
+	return record_call(e, &cmd, item, "record-cancel", why, whysize);
 }

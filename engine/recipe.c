@@ -296,21 +296,9 @@ void recipe_clear(struct recipe *r)
 /* A copy of the list v (NULL gives NULL), or NULL with *failed set. */
 static char **list_copy(char *const *v, int *failed)
 {
-	char **c;
-	size_t i, n;
+	char **c = strv_dup(v);
 
-	if (!v)
-		return NULL;
-	n = strv_len(v);
-	c = calloc(n + 1, sizeof(char *));
-	for (i = 0; c && i < n; i++) {
-		c[i] = strdup(v[i]);
-		if (!c[i]) {
-			strv_free(c);
-			c = NULL;
-		}
-	}
-	if (!c)
+	if (v && !c)
 		*failed = 1;
 	return c;
 }

@@ -11,10 +11,18 @@
 #    examples/sample-project (branch main, one commit) with a bare clone of
 #    it as the remote "origin", a store and a mount point;
 # 4. creates the item demo-1 with a brief, advances it, and follows its
-#    status through plan, print, validate (the shipped recipes) and review
-#    to the publish gate; approves; waits until it is done;
-# 5. checks that the item branch arrived in the remote, shows the packet,
-#    its status, the evidence and the diff; unmounts.
+#    status through plan, print, validate and review to the publish gate;
+#    approves; waits until it is done. The plan names the shipped script
+#    recipes and the procedures 00-preflight and 06-change-review; validate
+#    runs the scripts, then examples/stages/validate.sh, which records each
+#    procedure's commands with `packetfs record` (the stage programs find
+#    the binary in PACKETFS, exported before the mount) and writes
+#    change-validation.md;
+# 5. checks that the item branch arrived in the remote at the head the
+#    verdict and the assessment were made at, and that the registry holds a
+#    validated engine run of each procedure recorded by the validate stage;
+#    shows the packet, its status, change-validation.md, the evidence and
+#    the diff; unmounts.
 #
 # Exits 0 when every step worked. On a failure it prints the item's logs,
 # exits 1, and keeps the temporary directory for inspection (it is removed
@@ -39,7 +47,7 @@ die() {
 
 # --- 1. packages ---------------------------------------------------------
 packages=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev
-	libgit2-dev libcjson-dev libuv1-dev libssl-dev libxml2-dev git clang-format)
+	libgit2-dev libcjson-dev libuv1-dev libssl-dev libxml2-dev git clang-format python3)
 if command -v dpkg >/dev/null 2>&1; then
 	missing=()
 	for p in "${packages[@]}"; do
@@ -114,6 +122,9 @@ sed -e "s|@REPO@|$WORK/repo|g" -e "s|@RECIPES@|$ROOT/recipes|g" \
 say "packetfs init $WORK/store --repo $WORK/repo --pipeline $WORK/pipeline.json"
 "$PFS" init "$WORK/store" --repo "$WORK/repo" --pipeline "$WORK/pipeline.json"
 mkdir "$MNT"
+# Stage programs inherit the daemon's environment: validate.sh runs
+# "$PACKETFS record ..." for the procedures.
+export PACKETFS=$PFS
 say "packetfs mount $WORK/store $MNT"
 "$PFS" mount "$WORK/store" "$MNT"
 for _ in $(seq 100); do
@@ -192,7 +203,45 @@ head=$(field head)
 pushed=$(git -C "$WORK/origin.git" rev-parse -q --verify "refs/heads/$branch") ||
 	die "branch $branch is not in the remote $WORK/origin.git"
 [ "$pushed" = "$head" ] || die "the remote has $branch at $pushed, the item's head is $head"
-say "the remote has $branch at $pushed"
+for key in verdict_head assessment_head; do
+	at=$(field "$key")
+	{ [ "${#at}" -ge 7 ] && [ "${pushed#"$at"}" != "$pushed" ]; } ||
+		die "status $key is '$at', the pushed head is $pushed"
+done
+say "the remote has $branch at $pushed, the head the verdict ($(field verdict)) and the assessment ($(field assessment)) judged"
+
+# Each procedure the plan names: its latest engine run is validated at the
+# pushed head, and the validate stage recorded it.
+procedures=()
+# shellcheck disable=SC2016 # backquotes of the Markdown fence
+while IFS= read -r name; do
+	[ -f "$MNT/.packetfs/recipes/$name.md" ] && procedures+=("$name")
+done < <(sed -n '/^```validation-recipes/,/^```$/p' "$P/plan.md" | sed '1d;$d')
+[ "${#procedures[@]}" -gt 0 ] || die "plan.md names no procedure"
+python3 - "$P/validation/registry.jsonl" "$pushed" "${procedures[@]}" <<'PY' ||
+import json, sys
+
+reg, head, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+latest = {}
+for line in open(reg, encoding="utf-8"):
+    o = json.loads(line)
+    if o.get("source") == "engine":
+        latest[o["recipe"]] = o
+bad = 0
+for name in names:
+    o = latest.get(name)
+    by = (o or {}).get("recorded_by") or {}
+    if not o or o.get("status") != "validated" or o.get("head") != head or by.get("stage") != "validate":
+        print("demo: %s: no validated engine run recorded by validate at %s: %r" % (name, head, o),
+              file=sys.stderr)
+        bad = 1
+        continue
+    print("  %s  %s  run %s, recorded by stage %s: %s" % (name, o["status"], o["run"], by["stage"],
+                                                          o["command"]))
+sys.exit(bad)
+PY
+	die "the registry lacks the procedures' recorded runs"
+say "the procedures ${procedures[*]} were recorded by the validate stage"
 
 say "the packet"
 if command -v tree >/dev/null 2>&1; then
@@ -202,6 +251,8 @@ else
 fi
 say "status"
 cat "$P/status"
+say "change-validation.md"
+cat "$P/change-validation.md"
 say "validation/evidence.md"
 cat "$P/validation/evidence.md"
 say "change.diff"

@@ -5,9 +5,13 @@
 # PACKET_ITEM, PACKET_DIR, PACKET_WORKTREE, PACKET_STAGE, PACKET_ITERATION,
 # PACKET_BRANCH, PACKET_BASE). Reads brief.md and writes plan.md: a
 # summary, the steps, and the ```validation-recipes block that tells the
-# validate stage which recipes to run. 05-gpu-smoke is named only when
-# nvidia-smi answers on this host, since a GPU recipe on a host without
-# GPUs can only be blocked.
+# validate stage which recipes to run: the script recipes 01-build,
+# 02-unit-tests, 03-lint and 04-diff-integrity, and the procedures
+# 00-preflight and 06-change-review where the catalog (.packetfs/recipes/)
+# has them; the validator (validate.sh) records those. 03-lint is named
+# only when clang-format is installed and 05-gpu-smoke only when
+# nvidia-smi answers on this host, since either recipe can only be blocked
+# without its tool.
 # Backquotes in single-quoted strings are Markdown, not command substitution.
 # shellcheck disable=SC2016
 set -euo pipefail
@@ -27,16 +31,36 @@ fi
 # The request: every line of the brief that is not a heading.
 request=$(grep -v '^#' brief.md | sed '/^[[:space:]]*$/d' || true)
 
-recipes="01-build
-02-unit-tests
-03-lint
-04-diff-integrity"
+catalog=../.packetfs/recipes
+recipes=""
+add() { recipes="$recipes${recipes:+
+}$1"; }
+procedures=""
+if [ -f "$catalog/00-preflight.md" ]; then
+	add 00-preflight
+	procedures="00-preflight"
+fi
+add 01-build
+add 02-unit-tests
+lint_note="clang-format is not installed here, so no format check is planned."
+for c in clang-format clang-format-19 clang-format-18 clang-format-17 clang-format-16 \
+	clang-format-15 clang-format-14; do
+	if command -v "$c" >/dev/null 2>&1; then
+		add 03-lint
+		lint_note="The changed C files get a format check (clang-format)."
+		break
+	fi
+done
+add 04-diff-integrity
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-	recipes="$recipes
-05-gpu-smoke"
+	add 05-gpu-smoke
 	gpu_note="nvidia-smi answers on this host, so the GPU smoke test runs too."
 else
 	gpu_note="No GPU answers on this host (nvidia-smi), so no GPU recipe is planned."
+fi
+if [ -f "$catalog/06-change-review.md" ]; then
+	add 06-change-review
+	procedures="$procedures${procedures:+ and }06-change-review"
 fi
 
 {
@@ -53,8 +77,13 @@ fi
 	printf '3. Keep the code formatted as `.clang-format` says.\n'
 	printf '4. Commit on `%s` and describe the change in change.md.\n\n' "${PACKET_BRANCH:-the item branch}"
 	printf '## Validation\n\n'
-	printf 'Build, unit tests, format check of the changed files, and a check that\n'
-	printf 'change.diff applies to the base and reproduces the branch. %s\n\n' "$gpu_note"
+	printf 'Build, unit tests, and a check that change.diff applies to the base and\n'
+	printf 'reproduces the branch. %s\n%s\n\n' "$lint_note" "$gpu_note"
+	if [ -n "$procedures" ]; then
+		printf 'Procedures (%s) have no command of their own: the validator chooses\n' "$procedures"
+		printf 'commands from what each must prove (.packetfs/recipes/NAME.md) and records\n'
+		printf 'them with `packetfs record`, so that they count like the scripts.\n\n'
+	fi
 	printf '```validation-recipes\n%s\n```\n' "$recipes"
 } >plan.md
 printf 'plan.sh: wrote plan.md (%s recipes)\n' "$(printf '%s\n' "$recipes" | wc -l)"
