@@ -305,7 +305,9 @@ static int recover_run(void *arg, const struct run *r0)
 	struct recover *rv = arg;
 	struct engine *e = rv->e;
 	struct pfs_config *cfg = engine_config_get(e);
-	const char *msg = "the daemon stopped while this ran";
+	/* Only a recorded run has a queued row: it never started. */
+	const char *msg = strcmp(r0->status, "queued") == 0 ? "the daemon stopped before this started"
+							    : "the daemon stopped while this ran";
 	unsigned grace = (unsigned)(cfg->cancel_grace_s ? cfg->cancel_grace_s : 1);
 	int recipe = strcmp(r0->kind, "recipe") == 0;
 	struct run_env re;
