@@ -5,8 +5,9 @@
  *
  * DESIGN. Every run still running or queued is sealed as interrupted (a
  * note in its log, a log sha256, for a recipe an engine line in the
- * registry, and its stage_finished or recipe_finished event with status
- * interrupted). The processes it left behind are ended first: the process
+ * registry - a recorded run's with the recorded_by of its record_queued
+ * event, which the run row does not keep - and its stage_finished or
+ * recipe_finished event with status interrupted). The processes it left behind are ended first: the process
  * group the run row records, when it is still that run's, and any other
  * process that carries the run's environment (PACKET_WORKTREE of this
  * store and item, its PACKET_STAGE, PACKET_ITERATION and RECIPE_NAME): a
@@ -33,6 +34,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "engine_int.h"
 #include "registry.h"
@@ -300,6 +303,48 @@ static void end_run_processes(const struct run_env *re, unsigned grace_s)
 		end_group(groups[i], grace_s);
 }
 
+/*
+ * Who asked for recorded run run_no of item item_id (the run row does not
+ * keep it; its record_queued event does) into *by, its stage into stage:
+ * 1 when found, 0 for a run nobody recorded.
+ */
+static int recorded_by(struct engine *e, int64_t item_id, int run_no, char *stage, size_t size,
+		       struct registry_run *by)
+{
+	struct buf ev;
+	char *line, *next;
+	int found = 0;
+
+	buf_init(&ev);
+	if (store_events_render(e->store, item_id, &ev) == 0 && ev.data) {
+		for (line = ev.data; !found && line && *line; line = next) {
+			cJSON *o, *run, *who;
+
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			if (!strstr(line, "\"type\":\"record_queued\"") || !(o = cJSON_Parse(line)))
+				continue;
+			run = cJSON_GetObjectItemCaseSensitive(o, "run");
+			who = cJSON_GetObjectItemCaseSensitive(o, "recorded_by");
+			if (cJSON_IsNumber(run) && run->valueint == run_no && cJSON_IsObject(who) &&
+			    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(who, "stage"))) {
+				snprintf(stage, size, "%s",
+					 cJSON_GetObjectItemCaseSensitive(who, "stage")->valuestring);
+				by->recorded_by_stage = stage;
+				by->recorded_by_pid = (pid_t)cJSON_GetNumberValue(
+					cJSON_GetObjectItemCaseSensitive(who, "pid"));
+				by->recorded_by_uid = (uid_t)cJSON_GetNumberValue(
+					cJSON_GetObjectItemCaseSensitive(who, "uid"));
+				found = 1;
+			}
+			cJSON_Delete(o);
+		}
+	}
+	buf_free(&ev);
+	return found;
+}
+
 static int recover_run(void *arg, const struct run *r0)
 {
 	struct recover *rv = arg;
@@ -364,7 +409,7 @@ static int recover_run(void *arg, const struct run *r0)
 	store_run_update(e->store, &r);
 	if (recipe) {
 		struct registry_run rr;
-		char *l;
+		char *l, by_stage[64];
 		int gpus[16], ng = 0;
 		const char *g = r.gpus;
 
@@ -390,6 +435,7 @@ static int recover_run(void *arg, const struct run *r0)
 		rr.log_sha256 = r.log_sha256;
 		rr.executor = r.executor;
 		rr.job_id = r.job_id;
+		recorded_by(e, r.item_id, r.run_no, by_stage, sizeof(by_stage), &rr);
 		l = registry_engine_line(&rr);
 		if (l) {
 			store_registry_append(e->store, r.item_id, l, "engine", r.id);
