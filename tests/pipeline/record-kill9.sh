@@ -2,8 +2,9 @@
 # The daemon killed (kill -9) while a recorded run runs and another waits queued for the only
 # GPU: each packetfs record exits 1 saying that the daemon stopped; once the store is mounted
 # again each run is recorded exactly once, as interrupted, the running command's processes are
-# gone, the queued command never ran, `packetfs check` finds the store sound, and the item is
-# as it was before the recording (recorded runs leave its state alone).
+# gone, the queued command never ran, the lines keep recorded_by, `packetfs check` finds the
+# store sound, and the item is as it was before the recording (recorded runs leave its state
+# alone).
 . "$(dirname "$0")/../lib.sh"
 GPUS=1 std_item 01-build
 d=$M/fix-1
@@ -70,9 +71,16 @@ check_runs()
 	for run in "$run_a" "$run_b"; do
 		assert_eq interrupted "$(reg field "$r" 0 status run="$run")" "status of run $run"
 		assert_eq engine "$(reg field "$r" 0 source run="$run")" "source of run $run"
-		assert_eq "the daemon stopped while this ran" "$(reg field "$r" 0 note run="$run")" "note of run $run"
 		assert_eq null "$(reg field "$r" 0 exit_code run="$run")" "exit_code of run $run"
 	done
+	assert_eq "the daemon stopped while this ran" "$(reg field "$r" 0 note run="$run_a")" "note of run $run_a"
+	assert_eq "the daemon stopped before this started" "$(reg field "$r" 0 note run="$run_b")" \
+		"note of run $run_b"
+	# Still a recorded run: who asked is on its line, as on the line of a run that ends.
+	assert_eq "{\"stage\": \"\", \"pid\": $cli_a, \"uid\": $(id -u)}" \
+		"$(reg field "$r" 0 recorded_by run="$run_a")" "recorded_by of run $run_a"
+	assert_eq "{\"stage\": \"\", \"pid\": $cli_b, \"uid\": $(id -u)}" \
+		"$(reg field "$r" 0 recorded_by run="$run_b")" "recorded_by of run $run_b"
 	assert_eq "sh -c 'echo \$\$ >'\\''$T/cmd.pid'\\''; echo running; while [ ! -e '\\''$T/go'\\'' ]; do sleep 0.05; done; echo went'" \
 		"$(reg field "$r" 0 command run="$run_a")" "command of run $run_a"
 	assert_eq "touch $T/queued-ran" "$(reg field "$r" 0 command run="$run_b")" "command of run $run_b"
