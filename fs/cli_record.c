@@ -289,6 +289,8 @@ static void release(struct log_filter *f, int short_read)
 {
 	size_t at = footer_start(&f->held, short_read);
 
+	if (at == 0)
+		return; /* nothing held, or all of it may be the footer */
 	out(f->held.data, at);
 	memmove(f->held.data, f->held.data + at, f->held.len - at);
 	f->held.len -= at;
