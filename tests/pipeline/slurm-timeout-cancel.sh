@@ -10,7 +10,7 @@ slurm_item 07-slow
 ctl "$M" fix-1 advance
 settled fix-1 >/dev/null
 assert_eq 1 "$(reg count "$r" recipe=07-slow status=timed_out source=engine)" "timed_out lines"
-assert_eq "timed out after 1 s (signal 15)" "$(reg field "$r" 0 note recipe=07-slow)" "07-slow note"
+assert_eq "timed out after 3 s (signal 15)" "$(reg field "$r" 0 note recipe=07-slow)" "07-slow note"
 id=$(reg field "$r" 0 job_id recipe=07-slow)
 assert_eq CANCELLED "$(slurm_job_state "$id")" "Slurm state of the timed-out job $id"
 assert_contains "$(cat "$d/$(reg field "$r" 0 evidence recipe=07-slow)")" "starting a long job" \
