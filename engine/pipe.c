@@ -1,9 +1,10 @@
 /*
  * pipe.c - the pipeline engine (SPEC §4, §5, §6): stages and recipes of
- * every item, run on the libuv loop thread. This file holds jobs, gates,
- * stages, the ctl commands and the engine's lifecycle; pipe_recipe.c the
- * recipe queue and the batches of a validation, pipe_recover.c crash
- * recovery (pipe_int.h is what pipe.c and pipe_recipe.c share).
+ * every item, run on the libuv loop thread. This file holds jobs, stages
+ * and the engine's lifecycle; pipe_command.c the ctl commands,
+ * pipe_gate.c the gates, pipe_push.c a publish's push, pipe_recipe.c,
+ * pipe_queue.c and pipe_batch.c the recipes, pipe_record.c recorded runs,
+ * pipe_recover.c crash recovery (pipe_int.h is what they share).
  *
  * DESIGN. Item progress lives in the items table: `stage` is the stage
  * that runs or ran last and `stage_ok` whether that run succeeded, so
@@ -163,7 +164,7 @@ static int running_items(struct pipe *p)
 	return n;
 }
 
-static int item_busy(struct pipe *p, int64_t id)
+int pipe__item_busy(struct pipe *p, int64_t id)
 {
 	struct job *j;
 	struct batch *b;
@@ -423,7 +424,6 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
 
 /* ---- stages ---- */
 
-static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gates);
 
 /* After stage `name` succeeded: go on unless held; mark done after the
  * last. Positions come from the configuration in force now. */
@@ -447,7 +447,7 @@ static void stage_advance(struct pipe *p, struct item *it, const char *name)
 		pipe__set_state(p, it, "waiting", "");
 		return;
 	}
-	start_stage(p, it, i + 1, 1);
+	pipe__start_stage(p, it, i + 1, 1);
 }
 
 /* Whether the pipeline validates the plan's recipes. */
@@ -711,7 +711,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 				it.stage_ok = 0;
 				pipe__set_state(p, &it, "waiting", "");
 			} else {
-				start_stage(p, &it, back, 1);
+				pipe__start_stage(p, &it, back, 1);
 			}
 			item_clear(&it);
 			return;
@@ -723,110 +723,12 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 }
 
 /*
- * Publish pushes the branch before its program runs. A push may take as
- * long as the network does, so it runs on libuv's thread pool (libgit2
- * with a repository object of its own); the job waits on p->pushing, where
- * cancel and shutdown can see it, and goes on in push_done.
- */
-struct push {
-	uv_work_t req;
-	struct pipe *p;
-	struct job *j;
-	int cancelled;
-	int rc;
-	char repo[PATH_MAX], remote[256], branch[160], err[512];
-	char expect[41]; /* the head the gates judged */
-};
-
-static void push_work(uv_work_t *req)
-{
-	struct push *w = req->data;
-	char head[41] = "";
-
-	/* The gates judged expect: a branch that moved since is not pushed. */
-	if (repo_branch_head(w->repo, w->branch, head) == 0 && strcmp(head, w->expect) != 0) {
-		snprintf(w->err, sizeof(w->err), "the head moved from %.12s (which the gates "
-			 "judged) to %.12s: not pushed", w->expect, head);
-		w->rc = -EAGAIN;
-		return;
-	}
-	w->rc = repo_push(w->repo, w->remote, w->branch, w->err, sizeof(w->err));
-}
-
-static void push_done(uv_work_t *req, int status)
-{
-	struct push *w = req->data;
-	struct pipe *p = w->p;
-	struct job *j = w->j;
-	const struct pfs_stage *st = &j->cfg->stages[j->stage_index];
-	struct runner_result res = {0};
-	struct item it;
-
-	pipe__job_unlink(&p->pushing, j);
-	if (status == 0 && w->rc == 0)
-		pipe__log_line(p, j, "[packetfs] pushed %s to %s\n", w->branch, w->remote);
-	else
-		pipe__log_line(p, j, "[packetfs] push failed: %s\n",
-			       w->err[0] ? w->err : strerror(status ? -status : -w->rc));
-	if (j->push_cancelled || p->shutting_down) {
-		res.cancelled = 1;
-		res.term_signal = SIGTERM;
-	} else if (status || w->rc) {
-		res.exit_code = 1;
-	} else if (st->run && store_item_get_id(p->e->store, j->item_id, &it) == 0) {
-		free(w);
-		pipe__spawn_stage(p, j, st, &it);
-		item_clear(&it);
-		return;
-	} else if (st->run) {
-		res.exit_code = 1;
-	}
-	free(w);
-	pipe__stage_done(p, j, &res);
-	pipe__job_free(j);
-	pipe__pump(p);
-	pipe__slot_freed(p);
-}
-
-static void start_push(struct pipe *p, struct job *j, const struct item *it,
-		       const struct pfs_stage *st)
-{
-	struct pfs_config *cfg = engine_config_get(p->e);
-	struct push *w = calloc(1, sizeof(*w));
-
-	pipe__log_line(p, j, "[packetfs] pushing %s to %s\n", it->branch, st->push_remote);
-	if (w) {
-		w->req.data = w;
-		w->p = p;
-		w->j = j;
-		snprintf(w->repo, sizeof(w->repo), "%s", cfg->repo);
-		snprintf(w->remote, sizeof(w->remote), "%s", st->push_remote);
-		snprintf(w->branch, sizeof(w->branch), "%s", it->branch);
-		snprintf(w->expect, sizeof(w->expect), "%s", j->run.head);
-		j->next = p->pushing;
-		p->pushing = j;
-		if (uv_queue_work(&p->e->loop, &w->req, push_work, push_done) == 0)
-			return;
-		pipe__job_unlink(&p->pushing, j);
-		free(w);
-	}
-	{
-		struct runner_result res = {0};
-
-		pipe__log_line(p, j, "[packetfs] push failed: cannot start it\n");
-		res.exit_code = 1;
-		pipe__stage_done(p, j, &res);
-		pipe__job_free(j);
-	}
-}
-
-/*
  * Starts stage i of an item (checking gates when check_gates). Returns 0
  * when the stage started (or the item now waits/blocks at a gate: the
  * outcome is in the item), -EBUSY when the parallel-items limit queues it,
  * or another negative errno.
  */
-static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gates)
+int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
 	const struct pfs_stage *st = &cfg->stages[i];
@@ -841,7 +743,7 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 		pipe__set_state(p, it, approve_wait ? "waiting" : "blocked", why);
 		return 0;
 	}
-	if (cfg->max_parallel_items > 0 && !item_busy(p, it->id) &&
+	if (cfg->max_parallel_items > 0 && !pipe__item_busy(p, it->id) &&
 	    running_items(p) >= cfg->max_parallel_items) {
 		pipe__item_set(&it->stage, i > 0 ? cfg->stages[i - 1].name : "");
 		it->stage_ok = i > 0;
@@ -893,7 +795,7 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 		return 0;
 	}
 	if (st->push_remote) {
-		start_push(p, j, it, st);
+		pipe__start_push(p, j, it, st);
 		return 0;
 	}
 	if (!st->run) {
@@ -906,328 +808,6 @@ static int start_stage(struct pipe *p, struct item *it, size_t i, int check_gate
 	}
 	pipe__spawn_stage(p, j, st, it);
 	return 0;
-}
-
-/* ---- commands ---- */
-
-static int stage_index_of(struct pipe *p, const char *name, size_t *i)
-{
-	return config_stage(engine_config_get(p->e), name, i) ? 0 : -ENOENT;
-}
-
-/* The stage `advance` starts, or -EINVAL with why. */
-static int next_stage(struct pipe *p, const struct item *it, size_t *i, char *why, size_t size)
-{
-	struct pfs_config *cfg = engine_config_get(p->e);
-	size_t cur;
-
-	if (!it->stage[0]) {
-		*i = 0;
-		return 0;
-	}
-	if (stage_index_of(p, it->stage, &cur)) {
-		snprintf(why, size, "stage %s is not in the pipeline any more; use run STAGE", it->stage);
-		return -EINVAL;
-	}
-	if (!it->stage_ok) {
-		*i = cur;
-		return 0;
-	}
-	if (cur + 1 >= cfg->nstages) {
-		snprintf(why, size, "the pipeline is finished (done)");
-		return -EINVAL;
-	}
-	*i = cur + 1;
-	return 0;
-}
-
-static int cancel_item(struct pipe *p, struct item *it)
-{
-	struct job *j, *next, *keep = NULL, **tail = &keep, *mine = NULL, **mtail = &mine;
-	struct batch *b;
-	int found = 0;
-
-	for (b = p->batches; b; b = b->next)
-		if (b->item_id == it->id)
-			b->cancelled = 1;
-	/* Take the item's queued recipes off the queue first: recording each
-	 * one pumps the queue. */
-	for (j = p->queue; j; j = next) {
-		next = j->next;
-		j->next = NULL;
-		if (j->item_id != it->id) {
-			*tail = j;
-			tail = &j->next;
-		} else {
-			*mtail = j;
-			mtail = &j->next;
-		}
-	}
-	p->queue = keep;
-	/* They end as cancelled without running. */
-	for (j = mine; j; j = next) {
-		next = j->next;
-		j->next = NULL;
-		found = 1;
-		pipe__recipe_not_run(p, j, "cancelled", "cancelled before it started");
-		pipe__job_free(j);
-	}
-	for (j = p->jobs; j; j = j->next) {
-		if (j->item_id == it->id) {
-			if (j->sjob)
-				slurm_cancel(j->sjob);
-			else
-				runner_cancel(j->proc);
-			found = 1;
-		}
-	}
-	/* A push cannot be interrupted; its stage ends cancelled after it. */
-	for (j = p->pushing; j; j = j->next) {
-		if (j->item_id == it->id) {
-			j->push_cancelled = 1;
-			found = 1;
-		}
-	}
-	/* A validation whose recipes were all queued finishes now. */
-	for (b = p->batches; b; b = b->next) {
-		if (b->item_id == it->id && b->pending == 0) {
-			pipe__batch_step(p, b);
-			found = 1;
-			break;
-		}
-	}
-	return found;
-}
-
-/* The rerun batch of an item that runs now, or NULL. */
-static struct batch *rerun_batch(struct pipe *p, int64_t item_id)
-{
-	struct batch *b;
-
-	for (b = p->batches; b; b = b->next)
-		if (b->item_id == item_id && b->rerun)
-			return b;
-	return NULL;
-}
-
-/* The recipes `rerun failed` means: every recipe the plan names whose
- * latest engine run at the head is not validated (a new strv), or NULL
- * with why. */
-static char **failed_names(struct pipe *p, const struct item *it, char *why, size_t size)
-{
-	char **names = NULL, **lines = NULL, **out = NULL, head[41] = "", reason[256];
-	size_t k, nl = 0;
-
-	if (view_plan_names(p->e, it, &names)) {
-		snprintf(why, size, "rerun failed: plan.md names no recipes");
-		return NULL;
-	}
-	if (repo_branch_head(engine_config_get(p->e)->repo, it->branch, head) ||
-	    store_registry_lines(p->e->store, it->id, &lines, &nl)) {
-		snprintf(why, size, "rerun failed: cannot read the evidence");
-		strv_free(names);
-		return NULL;
-	}
-	out = calloc(1, sizeof(char *));
-	for (k = 0; out && names[k]; k++)
-		if (registry_gate((char *[]){names[k], NULL}, lines, nl, head, reason,
-				  sizeof(reason)) && strv_push(&out, names[k])) {
-			strv_free(out);
-			out = NULL;
-		}
-	if (out && !out[0]) {
-		snprintf(why, size, "rerun failed: nothing to rerun: every recipe the plan names "
-			 "validated at %.12s", head);
-		strv_free(out);
-		out = NULL;
-	}
-	strv_free(names);
-	strv_free(lines);
-	return out;
-}
-
-/*
- * `rerun RECIPE` and `rerun failed` (SPEC §4): queues the runs in a rerun
- * batch - a new one, or the one the item's earlier rerun lines made, so
- * that several rerun lines queue their runs - or refuses with why.
- */
-static int rerun(struct pipe *p, struct item *it, const char *what, int busy, char *why,
-		 size_t size)
-{
-	struct batch *b = rerun_batch(p, it->id);
-	char **names = NULL;
-	int fresh = 0, rc = 0;
-	size_t k;
-
-	if (busy && !b) {
-		snprintf(why, size, "rerun: something is running for this item");
-		return -EINVAL;
-	}
-	if (strcmp(what, "failed") == 0)
-		names = failed_names(p, it, why, size);
-	else if (strv_push(&names, what))
-		return -ENOMEM;
-	if (!names)
-		return -EINVAL;
-	pthread_mutex_lock(&p->e->cfg_lock);
-	engine_recipes_refresh(p->e);
-	pipe__order_names(p->e, names);
-	for (k = 0; names[k] && rc == 0; k++) {
-		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
-
-		if (!r) {
-			snprintf(why, size, "rerun: no recipe '%s' in the catalog", names[k]);
-			rc = -EINVAL;
-		} else if (r->procedure) {
-			snprintf(why, size, "rerun: %s is a procedure: run its commands with "
-				 "packetfs record %s -- COMMAND", names[k], names[k]);
-			rc = -EINVAL;
-		}
-	}
-	if (rc == 0 && !b) {
-		b = calloc(1, sizeof(*b));
-		if (b) {
-			fresh = 1;
-			b->item_id = it->id;
-			snprintf(b->item, sizeof(b->item), "%s", it->name);
-			b->rerun = 1;
-			snprintf(b->prev_state, sizeof(b->prev_state), "%s", it->state);
-			b->prev_error = strdup(it->last_error);
-			b->next = p->batches;
-			p->batches = b;
-		} else {
-			rc = -ENOMEM;
-		}
-	}
-	if (rc == 0)
-		b->pending++; /* held until every recipe is queued */
-	for (k = 0; rc == 0 && names[k]; k++)
-		pipe__queue_recipe(p, it, recipe_find(&p->e->recipes, names[k]), b, NULL);
-	pthread_mutex_unlock(&p->e->cfg_lock);
-	strv_free(names);
-	if (rc)
-		return rc;
-	if (fresh)
-		pipe__set_state(p, it, "running", "");
-	pipe__pump(p);
-	b->pending--;
-	pipe__batch_step(p, b);
-	return 0;
-}
-
-int pipe_command(struct pipe *p, struct engine_cmd *cmd)
-{
-	struct pfs_config *cfg = engine_config_get(p->e);
-	const char *v = cmd->verb;
-	struct item it;
-	size_t i;
-	int rc = 0, busy;
-
-	if (store_item_get(p->e->store, cmd->item, &it)) {
-		snprintf(cmd->msg, sizeof(cmd->msg), "no such item");
-		return -ENOENT;
-	}
-	busy = item_busy(p, it.id);
-	if (cmd->refused) {
-		/* Refused by its sender (ctl.c): only its result is recorded. */
-		snprintf(cmd->msg, sizeof(cmd->msg), "%s", cmd->refusal);
-		rc = -EINVAL;
-	} else if (strcmp(v, "advance") == 0 && !cmd->arg[0]) {
-		if (busy || strcmp(it.state, "running") == 0 || strcmp(it.state, "queued") == 0) {
-			snprintf(cmd->msg, sizeof(cmd->msg), "advance: a stage is running (%s)", it.stage);
-			rc = -EINVAL;
-		} else if ((rc = next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg))) == 0) {
-			rc = start_stage(p, &it, i, 1);
-			if (rc == -EBUSY)
-				rc = 0;
-		}
-	} else if (strcmp(v, "run") == 0 && cmd->arg[0]) {
-		if (busy) {
-			snprintf(cmd->msg, sizeof(cmd->msg), "run: a stage is running (%s)", it.stage);
-			rc = -EINVAL;
-		} else if (stage_index_of(p, cmd->arg, &i)) {
-			snprintf(cmd->msg, sizeof(cmd->msg), "run: no stage '%s' in the pipeline", cmd->arg);
-			rc = -EINVAL;
-		} else {
-			rc = start_stage(p, &it, i, 1);
-			if (rc == -EBUSY)
-				rc = 0;
-		}
-	} else if (strcmp(v, "rerun") == 0 && cmd->arg[0]) {
-		rc = rerun(p, &it, cmd->arg, busy, cmd->msg, sizeof(cmd->msg));
-	} else if (strcmp(v, "cancel") == 0 && !cmd->arg[0]) {
-		if (!cancel_item(p, &it)) {
-			if (strcmp(it.state, "queued") == 0) {
-				pipe__set_state(p, &it, "failed", "cancelled while queued");
-			} else {
-				snprintf(cmd->msg, sizeof(cmd->msg), "cancel: nothing is running for this item");
-				rc = -EINVAL;
-			}
-		}
-	} else if (strcmp(v, "approve") == 0 && !cmd->arg[0]) {
-		it.approved = 1;
-		pipe__item_write(p, &it);
-		pipe__event(p, &it, "approved", NULL);
-		if (strcmp(it.state, "waiting") == 0 && !it.hold &&
-		    next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0 && cfg->stages[i].gate_approve) {
-			rc = start_stage(p, &it, i, 1);
-			if (rc == -EBUSY)
-				rc = 0;
-		}
-		cmd->msg[0] = '\0';
-	} else if (strcmp(v, "hold") == 0 && !cmd->arg[0]) {
-		it.hold = 1;
-		pipe__item_write(p, &it);
-		pipe__event(p, &it, "hold", NULL);
-	} else if (strcmp(v, "release") == 0 && !cmd->arg[0]) {
-		it.hold = 0;
-		pipe__item_write(p, &it);
-		pipe__event(p, &it, "release", NULL);
-		if (strcmp(it.state, "waiting") == 0 &&
-		    next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0) {
-			rc = start_stage(p, &it, i, 1);
-			if (rc == -EBUSY)
-				rc = 0;
-		} else if (strcmp(it.state, "queued") == 0) {
-			pipe_resume(p);
-		}
-		cmd->msg[0] = '\0';
-	} else if (strcmp(v, "archive") == 0 && !cmd->arg[0]) {
-		if (busy || strcmp(it.state, "running") == 0) {
-			snprintf(cmd->msg, sizeof(cmd->msg), "archive: a stage is running; cancel it first");
-			rc = -EBUSY;
-		} else {
-			it.archived = 1;
-			pipe__item_write(p, &it);
-			pipe__event(p, &it, "archived", NULL);
-			engine_changed(p->e, NULL, it.name, ENGINE_ARCHIVED);
-		}
-	} else {
-		snprintf(cmd->msg, sizeof(cmd->msg), "unknown or malformed command '%s%s%s'", v,
-			 cmd->arg[0] ? " " : "", cmd->arg);
-		rc = -EINVAL;
-	}
-	if (rc && !cmd->msg[0])
-		snprintf(cmd->msg, sizeof(cmd->msg), "%s", strerror(-rc));
-	{
-		/* Remember the outcome for readers of ctl. */
-		struct item now;
-		char result[512];
-
-		if (store_item_get_id(p->e->store, it.id, &now) == 0) {
-			if (cmd->refused)
-				snprintf(result, sizeof(result), "%s: error: %s", cmd->line, cmd->msg);
-			else
-				snprintf(result, sizeof(result), "%s%s%s: %s%s", v, cmd->arg[0] ? " " : "",
-					 cmd->arg, rc ? "error: " : "ok", rc ? cmd->msg : "");
-			pipe__item_set(&now.last_result, result);
-			pipe__item_write(p, &now); /* status's "updated" moved */
-			item_clear(&now);
-		}
-	}
-	item_clear(&it);
-	pipe__slot_freed(p);
-	return rc;
 }
 
 /* ---- lifecycle ---- */
@@ -1279,14 +859,14 @@ static int resume_one(void *arg, const struct item *it0)
 	char why[256];
 	size_t i;
 
-	if (strcmp(it0->state, "queued") != 0 || it0->hold || item_busy(p, it0->id))
+	if (strcmp(it0->state, "queued") != 0 || it0->hold || pipe__item_busy(p, it0->id))
 		return 0;
 	if (cfg->max_parallel_items > 0 && running_items(p) >= cfg->max_parallel_items)
 		return 1;
 	if (store_item_get_id(p->e->store, it0->id, &it))
 		return 0;
-	if (next_stage(p, &it, &i, why, sizeof(why)) == 0)
-		start_stage(p, &it, i, 1);
+	if (pipe__next_stage(p, &it, &i, why, sizeof(why)) == 0)
+		pipe__start_stage(p, &it, i, 1);
 	else
 		pipe__set_state(p, &it, "failed", why);
 	item_clear(&it);

@@ -122,6 +122,30 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
  * Does not free j. */
 void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result *res);
 
+/* Whether the item has a process, a queued recipe, a batch or a push. */
+int pipe__item_busy(struct pipe *p, int64_t id);
+/*
+ * Starts stage i of the configuration in force for item it (checking
+ * gates when check_gates). Returns 0 when the stage started (or the item
+ * now waits or is blocked at a gate: the outcome is in the item), -EBUSY
+ * when the parallel-items limit queues it, or another negative errno.
+ */
+int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates);
+
+/* ---- pipe_push.c ---- */
+
+/* Pushes the item branch of publish job j (its run row exists, its head
+ * the one the gates judged) to st's remote on the thread pool, then runs
+ * st's program or ends the stage; a branch that moved since is not pushed.
+ * On failure ends the stage and frees j. */
+void pipe__start_push(struct pipe *p, struct job *j, const struct item *it,
+		      const struct pfs_stage *st);
+
+/* ---- pipe_command.c ---- */
+
+/* The stage index `advance` starts for it into *i, or -EINVAL with why. */
+int pipe__next_stage(struct pipe *p, const struct item *it, size_t *i, char *why, size_t size);
+
 /* ---- pipe_gate.c ---- */
 
 /* 0 when stage index i of the configuration in force may start now for

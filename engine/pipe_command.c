@@ -1,0 +1,334 @@
+/*
+ * pipe_command.c - the ctl commands of SPEC §4 on the loop thread:
+ * advance, run, rerun (also `rerun failed`, and rerun lines that join a
+ * rerun in progress), cancel, approve, hold, release, archive. Each
+ * command's outcome becomes the item's last_result (ctl's result): this
+ * is its only writer. pipe.c starts and ends the stages they ask for.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipe_int.h"
+#include "registry.h"
+#include "repo.h"
+
+static int stage_index_of(struct pipe *p, const char *name, size_t *i)
+{
+	return config_stage(engine_config_get(p->e), name, i) ? 0 : -ENOENT;
+}
+
+int pipe__next_stage(struct pipe *p, const struct item *it, size_t *i, char *why, size_t size)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	size_t cur;
+
+	if (!it->stage[0]) {
+		*i = 0;
+		return 0;
+	}
+	if (stage_index_of(p, it->stage, &cur)) {
+		snprintf(why, size, "stage %s is not in the pipeline any more; use run STAGE", it->stage);
+		return -EINVAL;
+	}
+	if (!it->stage_ok) {
+		*i = cur;
+		return 0;
+	}
+	if (cur + 1 >= cfg->nstages) {
+		snprintf(why, size, "the pipeline is finished (done)");
+		return -EINVAL;
+	}
+	*i = cur + 1;
+	return 0;
+}
+
+static int cancel_item(struct pipe *p, struct item *it)
+{
+	struct job *j, *next, *keep = NULL, **tail = &keep, *mine = NULL, **mtail = &mine;
+	struct batch *b;
+	int found = 0;
+
+	for (b = p->batches; b; b = b->next)
+		if (b->item_id == it->id)
+			b->cancelled = 1;
+	/* Take the item's queued recipes off the queue first: recording each
+	 * one pumps the queue. */
+	for (j = p->queue; j; j = next) {
+		next = j->next;
+		j->next = NULL;
+		if (j->item_id != it->id) {
+			*tail = j;
+			tail = &j->next;
+		} else {
+			*mtail = j;
+			mtail = &j->next;
+		}
+	}
+	p->queue = keep;
+	/* They end as cancelled without running. */
+	for (j = mine; j; j = next) {
+		next = j->next;
+		j->next = NULL;
+		found = 1;
+		pipe__recipe_not_run(p, j, "cancelled", "cancelled before it started");
+		pipe__job_free(j);
+	}
+	for (j = p->jobs; j; j = j->next) {
+		if (j->item_id == it->id) {
+			if (j->sjob)
+				slurm_cancel(j->sjob);
+			else
+				runner_cancel(j->proc);
+			found = 1;
+		}
+	}
+	/* A push cannot be interrupted; its stage ends cancelled after it. */
+	for (j = p->pushing; j; j = j->next) {
+		if (j->item_id == it->id) {
+			j->push_cancelled = 1;
+			found = 1;
+		}
+	}
+	/* A validation whose recipes were all queued finishes now. */
+	for (b = p->batches; b; b = b->next) {
+		if (b->item_id == it->id && b->pending == 0) {
+			pipe__batch_step(p, b);
+			found = 1;
+			break;
+		}
+	}
+	return found;
+}
+
+/* The rerun batch of an item that runs now, or NULL. */
+static struct batch *rerun_batch(struct pipe *p, int64_t item_id)
+{
+	struct batch *b;
+
+	for (b = p->batches; b; b = b->next)
+		if (b->item_id == item_id && b->rerun)
+			return b;
+	return NULL;
+}
+
+/* The recipes `rerun failed` means: every recipe the plan names whose
+ * latest engine run at the head is not validated (a new strv), or NULL
+ * with why. */
+static char **failed_names(struct pipe *p, const struct item *it, char *why, size_t size)
+{
+	char **names = NULL, **lines = NULL, **out = NULL, head[41] = "", reason[256];
+	size_t k, nl = 0;
+
+	if (view_plan_names(p->e, it, &names)) {
+		snprintf(why, size, "rerun failed: plan.md names no recipes");
+		return NULL;
+	}
+	if (repo_branch_head(engine_config_get(p->e)->repo, it->branch, head) ||
+	    store_registry_lines(p->e->store, it->id, &lines, &nl)) {
+		snprintf(why, size, "rerun failed: cannot read the evidence");
+		strv_free(names);
+		return NULL;
+	}
+	out = calloc(1, sizeof(char *));
+	for (k = 0; out && names[k]; k++)
+		if (registry_gate((char *[]){names[k], NULL}, lines, nl, head, reason,
+				  sizeof(reason)) && strv_push(&out, names[k])) {
+			strv_free(out);
+			out = NULL;
+		}
+	if (out && !out[0]) {
+		snprintf(why, size, "rerun failed: nothing to rerun: every recipe the plan names "
+			 "validated at %.12s", head);
+		strv_free(out);
+		out = NULL;
+	}
+	strv_free(names);
+	strv_free(lines);
+	return out;
+}
+
+/*
+ * `rerun RECIPE` and `rerun failed` (SPEC §4): queues the runs in a rerun
+ * batch - a new one, or the one the item's earlier rerun lines made, so
+ * that several rerun lines queue their runs - or refuses with why.
+ */
+static int rerun(struct pipe *p, struct item *it, const char *what, int busy, char *why,
+		 size_t size)
+{
+	struct batch *b = rerun_batch(p, it->id);
+	char **names = NULL;
+	int fresh = 0, rc = 0;
+	size_t k;
+
+	if (busy && !b) {
+		snprintf(why, size, "rerun: something is running for this item");
+		return -EINVAL;
+	}
+	if (strcmp(what, "failed") == 0)
+		names = failed_names(p, it, why, size);
+	else if (strv_push(&names, what))
+		return -ENOMEM;
+	if (!names)
+		return -EINVAL;
+	pthread_mutex_lock(&p->e->cfg_lock);
+	engine_recipes_refresh(p->e);
+	pipe__order_names(p->e, names);
+	for (k = 0; names[k] && rc == 0; k++) {
+		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
+
+		if (!r) {
+			snprintf(why, size, "rerun: no recipe '%s' in the catalog", names[k]);
+			rc = -EINVAL;
+		} else if (r->procedure) {
+			snprintf(why, size, "rerun: %s is a procedure: run its commands with "
+				 "packetfs record %s -- COMMAND", names[k], names[k]);
+			rc = -EINVAL;
+		}
+	}
+	if (rc == 0 && !b) {
+		b = calloc(1, sizeof(*b));
+		if (b) {
+			fresh = 1;
+			b->item_id = it->id;
+			snprintf(b->item, sizeof(b->item), "%s", it->name);
+			b->rerun = 1;
+			snprintf(b->prev_state, sizeof(b->prev_state), "%s", it->state);
+			b->prev_error = strdup(it->last_error);
+			b->next = p->batches;
+			p->batches = b;
+		} else {
+			rc = -ENOMEM;
+		}
+	}
+	if (rc == 0)
+		b->pending++; /* held until every recipe is queued */
+	for (k = 0; rc == 0 && names[k]; k++)
+		pipe__queue_recipe(p, it, recipe_find(&p->e->recipes, names[k]), b, NULL);
+	pthread_mutex_unlock(&p->e->cfg_lock);
+	strv_free(names);
+	if (rc)
+		return rc;
+	if (fresh)
+		pipe__set_state(p, it, "running", "");
+	pipe__pump(p);
+	b->pending--;
+	pipe__batch_step(p, b);
+	return 0;
+}
+
+int pipe_command(struct pipe *p, struct engine_cmd *cmd)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	const char *v = cmd->verb;
+	struct item it;
+	size_t i;
+	int rc = 0, busy;
+
+	if (store_item_get(p->e->store, cmd->item, &it)) {
+		snprintf(cmd->msg, sizeof(cmd->msg), "no such item");
+		return -ENOENT;
+	}
+	busy = pipe__item_busy(p, it.id);
+	if (cmd->refused) {
+		/* Refused by its sender (ctl.c): only its result is recorded. */
+		snprintf(cmd->msg, sizeof(cmd->msg), "%s", cmd->refusal);
+		rc = -EINVAL;
+	} else if (strcmp(v, "advance") == 0 && !cmd->arg[0]) {
+		if (busy || strcmp(it.state, "running") == 0 || strcmp(it.state, "queued") == 0) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "advance: a stage is running (%s)", it.stage);
+			rc = -EINVAL;
+		} else if ((rc = pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg))) == 0) {
+			rc = pipe__start_stage(p, &it, i, 1);
+			if (rc == -EBUSY)
+				rc = 0;
+		}
+	} else if (strcmp(v, "run") == 0 && cmd->arg[0]) {
+		if (busy) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "run: a stage is running (%s)", it.stage);
+			rc = -EINVAL;
+		} else if (stage_index_of(p, cmd->arg, &i)) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "run: no stage '%s' in the pipeline", cmd->arg);
+			rc = -EINVAL;
+		} else {
+			rc = pipe__start_stage(p, &it, i, 1);
+			if (rc == -EBUSY)
+				rc = 0;
+		}
+	} else if (strcmp(v, "rerun") == 0 && cmd->arg[0]) {
+		rc = rerun(p, &it, cmd->arg, busy, cmd->msg, sizeof(cmd->msg));
+	} else if (strcmp(v, "cancel") == 0 && !cmd->arg[0]) {
+		if (!cancel_item(p, &it)) {
+			if (strcmp(it.state, "queued") == 0) {
+				pipe__set_state(p, &it, "failed", "cancelled while queued");
+			} else {
+				snprintf(cmd->msg, sizeof(cmd->msg), "cancel: nothing is running for this item");
+				rc = -EINVAL;
+			}
+		}
+	} else if (strcmp(v, "approve") == 0 && !cmd->arg[0]) {
+		it.approved = 1;
+		pipe__item_write(p, &it);
+		pipe__event(p, &it, "approved", NULL);
+		if (strcmp(it.state, "waiting") == 0 && !it.hold &&
+		    pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0 && cfg->stages[i].gate_approve) {
+			rc = pipe__start_stage(p, &it, i, 1);
+			if (rc == -EBUSY)
+				rc = 0;
+		}
+		cmd->msg[0] = '\0';
+	} else if (strcmp(v, "hold") == 0 && !cmd->arg[0]) {
+		it.hold = 1;
+		pipe__item_write(p, &it);
+		pipe__event(p, &it, "hold", NULL);
+	} else if (strcmp(v, "release") == 0 && !cmd->arg[0]) {
+		it.hold = 0;
+		pipe__item_write(p, &it);
+		pipe__event(p, &it, "release", NULL);
+		if (strcmp(it.state, "waiting") == 0 &&
+		    pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0) {
+			rc = pipe__start_stage(p, &it, i, 1);
+			if (rc == -EBUSY)
+				rc = 0;
+		} else if (strcmp(it.state, "queued") == 0) {
+			pipe_resume(p);
+		}
+		cmd->msg[0] = '\0';
+	} else if (strcmp(v, "archive") == 0 && !cmd->arg[0]) {
+		if (busy || strcmp(it.state, "running") == 0) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "archive: a stage is running; cancel it first");
+			rc = -EBUSY;
+		} else {
+			it.archived = 1;
+			pipe__item_write(p, &it);
+			pipe__event(p, &it, "archived", NULL);
+			engine_changed(p->e, NULL, it.name, ENGINE_ARCHIVED);
+		}
+	} else {
+		snprintf(cmd->msg, sizeof(cmd->msg), "unknown or malformed command '%s%s%s'", v,
+			 cmd->arg[0] ? " " : "", cmd->arg);
+		rc = -EINVAL;
+	}
+	if (rc && !cmd->msg[0])
+		snprintf(cmd->msg, sizeof(cmd->msg), "%s", strerror(-rc));
+	{
+		/* Remember the outcome for readers of ctl. */
+		struct item now;
+		char result[512];
+
+		if (store_item_get_id(p->e->store, it.id, &now) == 0) {
+			if (cmd->refused)
+				snprintf(result, sizeof(result), "%s: error: %s", cmd->line, cmd->msg);
+			else
+				snprintf(result, sizeof(result), "%s%s%s: %s%s", v, cmd->arg[0] ? " " : "",
+					 cmd->arg, rc ? "error: " : "ok", rc ? cmd->msg : "");
+			pipe__item_set(&now.last_result, result);
+			pipe__item_write(p, &now); /* status's "updated" moved */
+			item_clear(&now);
+		}
+	}
+	item_clear(&it);
+	pipe__slot_freed(p);
+	return rc;
+}
