@@ -186,24 +186,41 @@ int pipe__item_busy(struct pipe *p, int64_t id)
 
 /* ---- environment ---- */
 
+/* Whether the stage's own env (NAME=value strings) sets var's name. */
+static int env_sets(char *const *env, const char *var)
+{
+	size_t n = strcspn(var, "=");
+
+	for (; env && *env; env++)
+		if (strncmp(*env, var, n) == 0 && (*env)[n] == '=')
+			return 1;
+	return 0;
+}
+
 char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
 		      const char *cuda)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
+	const struct pfs_stage *st = recipe ? NULL : config_stage(cfg, stage, NULL);
+	char *const *own = st ? st->env : NULL;
+	const char *mnt = p->e->mountpoint ? p->e->mountpoint : "";
 	char **env = NULL, var[PATH_MAX + 64];
 	size_t i;
 
+	/* The daemon's environment, less what packetfs sets for this run
+	 * and what the stage's "env" replaces. */
 	for (i = 0; environ[i]; i++) {
-		if (strncmp(environ[i], "PACKET_", 7) == 0 || strncmp(environ[i], "RECIPE_", 7) == 0 ||
+		if (config_env_reserved(environ[i]) || strncmp(environ[i], "RECIPE_", 7) == 0 ||
 		    strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
-		    strncmp(environ[i], "CUDA_DEVICE_ORDER=", 18) == 0)
+		    strncmp(environ[i], "CUDA_DEVICE_ORDER=", 18) == 0 || env_sets(own, environ[i]))
 			continue;
 		strv_push(&env, environ[i]);
 	}
+	for (i = 0; own && own[i]; i++)
+		strv_push(&env, own[i]);
 	snprintf(var, sizeof(var), "PACKET_ITEM=%s", it->name);
 	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_DIR=%s/%s", p->e->mountpoint ? p->e->mountpoint : "",
-		 it->name);
+	snprintf(var, sizeof(var), "PACKET_DIR=%s/%s", mnt, it->name);
 	strv_push(&env, var);
 	snprintf(var, sizeof(var), "PACKET_WORKTREE=%s/worktrees/%s", p->e->store_dir, it->name);
 	strv_push(&env, var);
@@ -217,6 +234,12 @@ char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, 
 	strv_push(&env, var);
 	snprintf(var, sizeof(var), "PACKET_REPO=%s", cfg->repo);
 	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_LEARNINGS=%s/learnings", mnt);
+	strv_push(&env, var);
+	if (st && st->rounds_max) {
+		snprintf(var, sizeof(var), "PACKET_ROUND=%d", it->round);
+		strv_push(&env, var);
+	}
 	if (recipe) {
 		snprintf(var, sizeof(var), "RECIPE_NAME=%s", recipe);
 		strv_push(&env, var);

@@ -94,8 +94,11 @@ void pipe__log_append(struct pipe *p, const struct job *j, const void *data, siz
 /* Appends a formatted line (at most 2 KiB) to the log of job j's run. */
 void pipe__log_line(struct pipe *p, const struct job *j, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* The environment of a stage or (recipe != NULL) recipe process: a new
- * strv (strv_free it; NULL when out of memory). */
+/* The environment of a stage or (recipe != NULL) recipe process (SPEC
+ * §5): the daemon's, the stage's own "env" over it (stages only), then
+ * the PACKET_* variables (PACKET_ROUND for a rounds stage: it->round),
+ * and for a recipe RECIPE_NAME and the GPUs. A new strv (strv_free it;
+ * NULL when out of memory). */
 char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
 		      const char *cuda);
 /* Frees a job that is on no list (NULL is fine). */
