@@ -135,6 +135,14 @@ int pipe__item_busy(struct pipe *p, int64_t id);
  */
 int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates);
 
+/* ---- pipe_stage.c ---- */
+/* Whether st changes code: "print", or any stage a review loops back to. */
+int pipe__is_print_stage(const struct pfs_config *cfg, const struct pfs_stage *st);
+/* Withdraws an approve the item holds (the caller writes the item): a
+ * print started or ended (stage is its name), or the gated stage it let
+ * through succeeded. Recorded as an "approve_dropped" event. */
+void pipe__drop_approve(struct pipe *p, struct item *it, const char *stage);
+
 /* ---- pipe_push.c ---- */
 
 /* Pushes the item branch of publish job j (its run row exists, its head
