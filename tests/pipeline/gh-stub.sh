@@ -7,7 +7,7 @@
 # The system's python3 where there is one (a version manager's shim costs a second a call).
 if [ -x /usr/bin/python3 ]; then PATH=/usr/bin:$PATH; fi
 export PATH="$FIXTURES/bin:$PATH" GH_STUB_STATE=$T/gh.json GH_REPO=acme/widget
-cd "$T"
+cd "$T" || exit 1
 
 # run CMD... : runs CMD; status in $rc, stdout in $out, stderr in $err.
 run() {
