@@ -18,6 +18,10 @@
 #   3. writes pull-request.json into the packet, {"number": N, "url": "...", "head": "...",
 #      "branch": "...", "base": "..."}, for later stages (babysit.sh reads it).
 #
+# With --dry-run it only prints the pull request and the evidence comment it would send
+# (title, head, base, body) and calls no gh; the demo's pipeline (pipeline.json.in) runs it
+# so, having no GitHub repository.
+#
 # gh finds the repository as it always does: GH_REPO (e.g. set in the publish stage's "env"
 # in pipeline.json), else the git remotes of $PACKET_WORKTREE, where gh runs. GH names
 # another gh command (default gh). Exits 1 with "open-pr.sh: what: why" when gh is missing
@@ -31,9 +35,16 @@ die() {
 	exit 1
 }
 
+dry_run=0
+case ${1:-} in
+--dry-run) dry_run=1 ;;
+"") ;;
+*) die "$1: unknown argument (usage: open-pr.sh [--dry-run])" ;;
+esac
 GH=${GH:-gh}
-command -v "$GH" >/dev/null 2>&1 ||
+if [ "$dry_run" = 0 ] && ! command -v "$GH" >/dev/null 2>&1; then
 	die "$GH: not found (install GitHub CLI, https://cli.github.com, or set GH)"
+fi
 [ -r brief.md ] || die "brief.md: not readable in $PWD"
 branch=${PACKET_BRANCH:-}
 [ -n "$branch" ] || die "PACKET_BRANCH: not set (run this program as a packetfs stage)"
@@ -117,6 +128,15 @@ registry_lines=0
 		printf 'validation/evidence.md: none in the packet.\n'
 	fi
 } >"$tmp/evidence.md"
+
+if [ "$dry_run" = 1 ]; then
+	printf 'Pull request (dry run: not sent)\n\n'
+	printf 'title:  %s\nhead:   %s\nbase:   %s\n\n--- body ---\n' "$title" "$branch" "$base"
+	cat "$tmp/body.md"
+	printf -- '--- evidence comment ---\n'
+	cat "$tmp/evidence.md"
+	exit 0
+fi
 
 # --- open or reuse the pull request ---------------------------------------------------------
 if url=$(gh_ pr create --head "$branch" --base "$base" --title "$title" --body-file "$tmp/body.md"); then

@@ -45,10 +45,11 @@ assessment_head: $HEAD_SHA
 evidence: 1/1 validated
 EOF
 
+# run_open_pr [ARG] : open-pr.sh as the publish stage runs it; output in $T/out.
 run_open_pr() {
 	(cd "$P" && PACKET_ITEM=fix-1 PACKET_DIR=$P PACKET_WORKTREE=$REPO PACKET_STAGE=publish \
 		PACKET_ITERATION=1 PACKET_BRANCH=packetfs/fix-1 PACKET_BASE=main \
-		bash "$OPEN_PR") >"$T/out" 2>&1
+		bash "$OPEN_PR" "$@") >"$T/out" 2>&1
 }
 
 # log_calls PREFIX... : the gh calls whose argv starts with PREFIX, one JSON object a line.
@@ -62,6 +63,14 @@ for line in open(sys.argv[1]):
 PY
 }
 field() { python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())[sys.argv[1]])' "$1"; }
+
+# --dry-run prints what it would send and needs no gh.
+GH=no-such-gh run_open_pr --dry-run || fail "open-pr.sh --dry-run failed: $(cat "$T/out")"
+for want in "head:   packetfs/fix-1" "title:  Add x to hello" "## Validation" "Evidence record"; do
+	assert_contains "$(cat "$T/out")" "$want" "dry run"
+done
+[ ! -e "$P/pull-request.json" ] || fail "a dry run wrote pull-request.json"
+[ ! -e "$GH_STUB_STATE.log" ] || fail "a dry run called gh"
 
 run_open_pr || fail "open-pr.sh failed: $(cat "$T/out")"
 assert_contains "$(cat "$T/out")" "opened https://github.com/acme/widget/pull/1" "output"
