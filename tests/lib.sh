@@ -37,6 +37,8 @@ T=$(cd "$T" && pwd -P)
 MOUNTS=()       # every mount point this test mounted
 DAEMON_PIDS=()  # daemon pid of each entry of MOUNTS (parallel array)
 BG_PIDS=()      # background helpers (watchers, tail -f) started by the test
+EXTRA_DIRS=()   # directories outside $T the test made (a server's files that another user must
+                # reach), removed with $T
 
 # Items on a mount, so that failure diagnostics can show their status.
 STORE="" M="" REPO="" ORIGIN=""
@@ -139,9 +141,9 @@ cleanup()
 		fi
 	done
 	if [ -z "${PFS_KEEP:-}" ]; then
-		rm -rf "$T"
+		rm -rf "$T" "${EXTRA_DIRS[@]}"
 	else
-		echo "# kept $T" >&2
+		echo "# kept $T ${EXTRA_DIRS[*]}" >&2
 	fi
 }
 trap 'rc=$?; trap - EXIT; cleanup $rc; exit $rc' EXIT

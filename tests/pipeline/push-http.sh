@@ -15,27 +15,30 @@ for f in "$APACHE" "$MODS/mod_cgi.so" "$MODS/mod_authn_file.so" "$BACKEND" /usr/
 done
 make_repo
 
-# The server's repository, owned by the user apache runs CGI programs as (when root starts it).
-W=$T/www
-mkdir -p "$W/git" "$W/run"
+# Apache's own files in $A; what its children read (the repositories, the password file) in
+# $W, which the user they run as (www-data, when root starts apache) must reach: so $W lies in
+# /tmp itself, not in $T, whose parents may be closed to others.
+A=$T/apache
+W=$(mktemp -d /tmp/packetfs-www.XXXXXX)
+EXTRA_DIRS+=("$W")
+mkdir -p "$A/run" "$W/git"
 git clone -q --bare "$REPO" "$W/git/remote.git"
 git --git-dir="$W/git/remote.git" config http.receivepack true
+htpasswd -cbB "$W/htpasswd" alice s3cret-pw 2>/dev/null
 user_lines=""
 if [ "$(id -u)" = 0 ]; then
 	id www-data >/dev/null 2>&1 || { echo "SKIP: no user www-data for apache's children" >&2; exit 77; }
 	user_lines=$'User www-data\nGroup www-data'
-	chown -R www-data:www-data "$W/git"
-	chmod 711 "$T" "$W"
+	chown -R www-data:www-data "$W"
 fi
-htpasswd -cbB "$W/htpasswd" alice s3cret-pw 2>/dev/null
 PORT=$(free_port)
-cat >"$W/httpd.conf" <<EOF2
-ServerRoot "$W"
+cat >"$A/httpd.conf" <<EOF2
+ServerRoot "$A"
 ServerName 127.0.0.1
 Listen 127.0.0.1:$PORT
-PidFile "$W/run/httpd.pid"
-DefaultRuntimeDir "$W/run"
-ErrorLog "$W/error.log"
+PidFile "$A/run/httpd.pid"
+DefaultRuntimeDir "$A/run"
+ErrorLog "$A/error.log"
 LogLevel warn
 LoadModule mpm_prefork_module $MODS/mod_mpm_prefork.so
 LoadModule authn_core_module $MODS/mod_authn_core.so
@@ -63,10 +66,10 @@ ScriptAlias /git/ $BACKEND/
 EOF2
 # In the foreground, so that the test's cleanup (BG_PIDS) stops it, also after a failure; in a
 # session of its own, because apache signals its whole process group when it stops.
-bg setsid "$APACHE" -f "$W/httpd.conf" -DFOREGROUND
+bg setsid "$APACHE" -f "$A/httpd.conf" -DFOREGROUND
 listening()
 {
-	pid_alive "$BG" || fail "apache2 did not start: $(cat "$W/error.log" 2>&1)"
+	pid_alive "$BG" || fail "apache2 did not start: $(cat "$A/error.log" 2>&1)"
 	bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" 2>/dev/null
 }
 wait_for listening
