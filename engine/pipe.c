@@ -159,8 +159,6 @@ static int running_items(struct pipe *p)
 		count_item(seen, &n, j->item_id);
 	for (b = p->batches; b; b = b->next)
 		count_item(seen, &n, b->item_id);
-	for (j = p->pushing; j; j = j->next)
-		count_item(seen, &n, j->item_id);
 	return n;
 }
 
@@ -177,9 +175,6 @@ int pipe__item_busy(struct pipe *p, int64_t id)
 			return 1;
 	for (b = p->batches; b; b = b->next)
 		if (b->item_id == id)
-			return 1;
-	for (j = p->pushing; j; j = j->next)
-		if (j->item_id == id)
 			return 1;
 	return 0;
 }
@@ -261,6 +256,7 @@ void pipe__job_free(struct job *j)
 	run_clear(&j->run);
 	free(j->exec_note);
 	free(j->junit_path);
+	free(j->why);
 	recipe_clear(&j->recipe);
 	strv_free(j->argv);
 	free(j);
@@ -331,7 +327,7 @@ static void on_exit_cb(void *arg, const struct runner_result *res);
 
 /* Spawns argv for job j (its run row exists); registers it as active. */
 int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
-		    unsigned timeout_s)
+		    unsigned timeout_s, runner_output_cb out_cb, runner_exit_cb exit_cb, void *arg)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
 	struct runner_spec spec = {argv, env, cwd, timeout_s, (unsigned)cfg->cancel_grace_s};
@@ -340,7 +336,8 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 
 	if (cfg->cancel_grace_s == 0)
 		spec.grace_s = 1;
-	rc = runner_start(&p->e->loop, &spec, on_output, on_exit_cb, j, &j->proc);
+	rc = exit_cb ? runner_start(&p->e->loop, &spec, out_cb, exit_cb, arg, &j->proc)
+		     : runner_start(&p->e->loop, &spec, on_output, on_exit_cb, j, &j->proc);
 	if (rc)
 		return rc;
 	j->run.pgid = runner_pid(j->proc);
@@ -432,7 +429,7 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
 		argv[3] = name;
 		for (i = 0; i < n; i++)
 			argv[4 + i] = st->run[i];
-		rc = pipe__job_spawn(p, j, argv, env, "/", (unsigned)st->timeout_s);
+		rc = pipe__job_spawn(p, j, argv, env, "/", (unsigned)st->timeout_s, NULL, NULL, NULL);
 	}
 	free(argv);
 	strv_free(env);

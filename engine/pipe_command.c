@@ -89,13 +89,6 @@ static int cancel_item(struct pipe *p, struct item *it)
 			found = 1;
 		}
 	}
-	/* A push cannot be interrupted; its stage ends cancelled after it. */
-	for (j = p->pushing; j; j = j->next) {
-		if (j->item_id == it->id) {
-			j->push_cancelled = 1;
-			found = 1;
-		}
-	}
 	/* A validation whose recipes were all queued finishes now. */
 	for (b = p->batches; b; b = b->next) {
 		if (b->item_id == it->id && b->pending == 0) {

@@ -37,7 +37,8 @@ struct job {
 	int ngpus;
 	struct batch *batch;    /* recipes of a validate stage or a rerun */
 	char *junit_path;       /* recipes: $PACKET_JUNIT (pipe__junit_open); NULL: none */
-	int push_cancelled;     /* publish: cancel arrived while it pushed */
+	char *why;              /* stages: the reason a failure gives in last_error instead
+				 * of the exit status (owned; NULL: none) */
 	char **argv;            /* recorded runs: the command (owned); NULL: the recipe's file */
 	uid_t by_uid;           /* recorded runs: who asked (recorded_by) */
 	pid_t by_pid;
@@ -65,7 +66,6 @@ struct pipe {
 	struct gpu_pool *gpus;
 	struct job *jobs;       /* running processes */
 	struct job *queue;      /* recipes waiting to start, FIFO */
-	struct job *pushing;    /* publish stages pushing on the thread pool */
 	struct batch *batches;
 	int running_recipes;
 	int shutting_down;
@@ -108,10 +108,14 @@ void pipe__job_free(struct job *j);
 int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
 		       const char *name, const char *status);
 /* Spawns argv for job j (its run row exists), registers it as active and
- * puts it on p->jobs. 0 or a negative errno (then j is on no list). */
+ * puts it on p->jobs. The runner calls out_cb and exit_cb with arg; with
+ * exit_cb NULL, the stage's or recipe's own (log, record, free j). An
+ * exit_cb of the caller's must do what that one does first: take j off
+ * p->jobs, engine_active_remove its run, clear j->proc. 0 or a negative
+ * errno (then j is on no list). */
 int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
-		    unsigned timeout_s);
-/* Takes j off list (p->jobs, p->pushing). */
+		    unsigned timeout_s, runner_output_cb out_cb, runner_exit_cb exit_cb, void *arg);
+/* Takes j off list (p->jobs, p->queue). */
 void pipe__job_unlink(struct job **list, struct job *j);
 /* Something of an item ended, so a slot may have opened for a queued item
  * (max_parallel_items): resumes queued items. */
@@ -125,7 +129,7 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
  * Does not free j. */
 void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result *res);
 
-/* Whether the item has a process, a queued recipe, a batch or a push. */
+/* Whether the item has a process (a push too), a queued recipe or a batch. */
 int pipe__item_busy(struct pipe *p, int64_t id);
 /*
  * Starts stage i of the configuration in force for item it (checking
@@ -146,9 +150,11 @@ void pipe__drop_approve(struct pipe *p, struct item *it, const char *stage);
 /* ---- pipe_push.c ---- */
 
 /* Pushes the item branch of publish job j (its run row exists, its head
- * the one the gates judged) to st's remote on the thread pool, then runs
- * st's program or ends the stage; a branch that moved since is not pushed.
- * On failure ends the stage and frees j. */
+ * the one the gates judged) to st's remote with `git push` as a process of
+ * the stage (on p->jobs while it runs), then runs st's program or ends the
+ * stage; a branch that moved since is not pushed. A failed push ends the
+ * stage failed, with push_reason's line in last_error. When it cannot
+ * start, ends the stage at once and frees j. */
 void pipe__start_push(struct pipe *p, struct job *j, const struct item *it,
 		      const struct pfs_stage *st);
 

@@ -631,7 +631,8 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		return;
 	}
 	item_clear(&it);
-	rc = run_argv ? pipe__job_spawn(p, j, run_argv, env, cwd, (unsigned)j->recipe.timeout_s)
+	rc = run_argv ? pipe__job_spawn(p, j, run_argv, env, cwd, (unsigned)j->recipe.timeout_s,
+					NULL, NULL, NULL)
 		      : -ENOMEM;
 	strv_free(env);
 	free(run_argv);

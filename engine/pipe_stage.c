@@ -223,7 +223,9 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 			 res->term_signal ? res->term_signal : res->kill_signal);
 	} else if (!ok && res) {
 		snprintf(j->run.status, sizeof(j->run.status), "failed");
-		if (res->spawn_error)
+		if (j->why)
+			snprintf(why, sizeof(why), "%s: %s", st->name, j->why);
+		else if (res->spawn_error)
 			snprintf(why, sizeof(why), "%s: cannot run %s: %s", st->name,
 				 st->run ? st->run[0] : "?", strerror(-res->spawn_error));
 		else if (res->term_signal)

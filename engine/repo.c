@@ -1,7 +1,7 @@
 /*
  * repo.c - the git side of packetfs through libgit2: item branches and their
- * linked worktrees, branch heads, change.diff, the dirty-worktree check and
- * the publish push.
+ * linked worktrees, branch heads, change.diff and the dirty-worktree check
+ * (a publish pushes with the git command line: pipe_push.c).
  *
  * Design: every public function opens its own git_repository, does its work
  * and frees every libgit2 object before it returns, so no libgit2 object is
@@ -42,15 +42,6 @@
 
 /* How many paths the dirty-worktree summary names before "and N more". */
 #define DIRTY_LIST_MAX 5
-
-
-/* State of one push, shared with the libgit2 callbacks. */
-struct push_state {
-	char *err;
-	size_t errlen;
-	int rejected;   /* the remote refused the ref update */
-	int cred_tries; /* credential callback calls so far */
-};
 
 /*
  * Translates a libgit2 return code into a negative errno and writes
@@ -523,93 +514,6 @@ nomem:
 	rc = -ENOMEM;
 out_list:
 	git_status_list_free(list);
-out_repo:
-	git_repository_free(repo);
-	return rc;
-}
-
-/* Records a ref the remote refused (status is the remote's reason). */
-static int push_update_reference(const char *refname, const char *status, void *payload)
-{
-	struct push_state *st = payload;
-
-	if (status) {
-		st->rejected = 1;
-		if (st->err && st->errlen > 0)
-			snprintf(st->err, st->errlen, "remote rejected %s: %s", refname, status);
-	}
-	return 0;
-}
-
-/* Offers the ssh agent once for ssh remotes; anything else has no credentials. */
-static int push_credentials(git_credential **out, const char *url, const char *username,
-			    unsigned int allowed, void *payload)
-{
-	struct push_state *st = payload;
-
-	(void)url;
-	if (st->cred_tries++ > 0 || !(allowed & GIT_CREDENTIAL_SSH_KEY))
-		return GIT_PASSTHROUGH;
-	return git_credential_ssh_key_from_agent(out, username ? username : "git");
-}
-
-/* Whether a name that is not a configured remote can be pushed to as a URL or path. */
-static int is_url_or_path(const char *remote)
-{
-	return strstr(remote, "://") || strchr(remote, ':') || path_exists(remote);
-}
-
-int repo_push(const char *path, const char *remote, const char *branch, char *err, size_t errlen)
-{
-	git_push_options opts;
-	struct push_state st = { .err = err, .errlen = errlen };
-	git_repository *repo = NULL;
-	git_commit *head = NULL;
-	git_remote *rem = NULL;
-	char *spec = NULL;
-	git_strarray specs;
-	int rc;
-
-	rc = open_repo(&repo, path, err, errlen);
-	if (rc < 0)
-		return rc;
-	rc = branch_commit(&head, repo, branch, err, errlen);
-	if (rc < 0)
-		goto out_repo;
-	rc = git_remote_lookup(&rem, repo, remote);
-	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
-		if (!is_url_or_path(remote)) {
-			if (err && errlen > 0)
-				snprintf(err, errlen, "no such remote or repository: %s", remote);
-			rc = -ENOENT;
-			goto out_head;
-		}
-		rc = git_remote_create_anonymous(&rem, repo, remote);
-	}
-	if (rc < 0) {
-		rc = fail(rc, err, errlen);
-		goto out_head;
-	}
-	if (asprintf(&spec, "+refs/heads/%s:refs/heads/%s", branch, branch) < 0) {
-		rc = -ENOMEM;
-		goto out_remote;
-	}
-	specs.strings = &spec;
-	specs.count = 1;
-	git_push_options_init(&opts, GIT_PUSH_OPTIONS_VERSION);
-	opts.callbacks.push_update_reference = push_update_reference;
-	opts.callbacks.credentials = push_credentials;
-	opts.callbacks.payload = &st;
-	rc = git_remote_push(rem, &specs, &opts);
-	if (rc < 0)
-		rc = fail(rc, err, errlen) == -ENOMEM ? -ENOMEM : -EIO;
-	else if (st.rejected)
-		rc = -EIO;
-	free(spec);
-out_remote:
-	git_remote_free(rem);
-out_head:
-	git_commit_free(head);
 out_repo:
 	git_repository_free(repo);
 	return rc;

@@ -1,7 +1,6 @@
 /*
  * repo.h - the git side of packetfs, through libgit2: item branches and
- * worktrees, the branch head, change.diff, the dirty-worktree check and the
- * publish push.
+ * worktrees, the branch head, change.diff and the dirty-worktree check.
  *
  * Every function opens its own git_repository and frees it before
  * returning (repo_branch_head borrows one kept open, under a lock), so any
@@ -60,13 +59,5 @@ int repo_diff(const char *path, const char *base, const char *branch, struct buf
  * summary when not NULL), or a negative errno.
  */
 int repo_worktree_dirty(const char *worktree_path, struct buf *summary);
-
-/*
- * Pushes refs/heads/<branch> to the same ref on the named remote (a
- * configured remote name, or a URL/path). Local paths and file:// URLs
- * work without network. Returns 0, -ENOENT (no such remote), or -EIO with
- * the remote's or libgit2's message in err.
- */
-int repo_push(const char *path, const char *remote, const char *branch, char *err, size_t errlen);
 
 #endif

@@ -14,10 +14,8 @@
  * `git apply --index` on a checkout of the merge base giving the branch's
  * tree, prefix settings in repository and global config ignored,
  * an empty diff, appending, missing inputs); repo_worktree_dirty (clean,
- * untracked, modified, staged, ignored, the five-path summary); repo_push
- * (configured remote, forced re-publish of rewritten history, a path, a
- * bare source repository, unknown remote, missing branch, a remote whose URL
- * is broken); and the functions called from several threads at once.
+ * untracked, modified, staged, ignored, the five-path summary); and the
+ * functions called from several threads at once.
  *
  * Everything lives in a mkdtemp directory under /tmp, which also serves as
  * HOME so the user's git config cannot leak in; it is removed at exit, also
@@ -562,82 +560,6 @@ TEST(worktree_dirty)
 	ASSERT_EQ(repo_worktree_dirty(wt, &s), -ENOENT);
 }
 
-TEST(push)
-{
-	char repo[512], wt[512], origin[512], other[512], bare[600], err[256], id[41];
-	char *s, *want;
-
-	make_repo("p");
-	snprintf(repo, sizeof(repo), "%s/p", root);
-	snprintf(origin, sizeof(origin), "%s/p-origin.git", root);
-	snprintf(other, sizeof(other), "%s/p-other.git", root);
-	SH("git init -q --bare %s && git init -q --bare %s", origin, other);
-	SH("git -C %s remote add origin %s", repo, origin);
-	SH("mkdir %s/p-wts", root);
-	snprintf(wt, sizeof(wt), "%s/p-wts/item", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
-	commit_changes(wt);
-
-	ASSERT_EQ(repo_push(repo, "origin", "packetfs/item", err, sizeof(err)), 0);
-	ASSERT_EQ(repo_branch_head(repo, "packetfs/item", id), 0);
-	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/item", origin);
-	ASSERT_STREQ(s, id);
-	free(s);
-	/* The bare remote's HEAD (main) is unborn, which fsck notes on stderr. */
-	SH("git --git-dir=%s fsck --no-dangling --no-progress 2>/dev/null", origin);
-	/* Only the item branch was pushed. */
-	ASSERT(sh("git --git-dir=%s rev-parse -q --verify refs/heads/main >/dev/null", origin) != 0);
-
-	/* A review loop rewrites the branch: publishing again replaces it. */
-	SH("cd %s && echo again >> new.txt && git commit -q -a --amend -m rewritten", wt);
-	want = out_of("git -C %s rev-parse HEAD", wt);
-	ASSERT(strcmp(want, id) != 0);
-	ASSERT_EQ(repo_push(repo, "origin", "packetfs/item", err, sizeof(err)), 0);
-	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/item", origin);
-	ASSERT_STREQ(s, want);
-	free(s);
-
-	/* A path that is no configured remote, and a file:// URL. */
-	ASSERT_EQ(repo_push(repo, other, "packetfs/item", err, sizeof(err)), 0);
-	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/item", other);
-	ASSERT_STREQ(s, want);
-	free(s);
-	SH("git -C %s branch -q packetfs/url main", repo);
-	snprintf(bare, sizeof(bare), "file://%s", other);
-	ASSERT_EQ(repo_push(repo, bare, "packetfs/url", err, sizeof(err)), 0);
-	ASSERT_EQ(repo_resolve(repo, "main", id), 0);
-	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/url", other);
-	ASSERT_STREQ(s, id);
-	free(s);
-
-	/* From a bare repository. */
-	snprintf(bare, sizeof(bare), "%s/p-src.git", root);
-	SH("git clone -q --bare %s %s", repo, bare);
-	SH("git --git-dir=%s remote set-url origin %s", bare, other);
-	SH("git --git-dir=%s branch -q packetfs/frombare main", bare);
-	ASSERT_EQ(repo_push(bare, "origin", "packetfs/frombare", err, sizeof(err)), 0);
-	s = out_of("git --git-dir=%s rev-parse refs/heads/packetfs/frombare", other);
-	ASSERT_STREQ(s, id);
-	free(s);
-
-	/* Failures are errors, not crashes. */
-	err[0] = '\0';
-	ASSERT_EQ(repo_push(repo, "nosuchremote", "packetfs/item", err, sizeof(err)), -ENOENT);
-	ASSERT_CONTAINS(err, "nosuchremote");
-	ASSERT_EQ(repo_push(repo, "origin", "packetfs/nosuch", err, sizeof(err)), -ENOENT);
-	ASSERT(sh("git --git-dir=%s rev-parse -q --verify refs/heads/packetfs/nosuch >/dev/null",
-		  origin) != 0);
-	snprintf(bare, sizeof(bare), "%s/p-nowhere.git", root);
-	ASSERT_EQ(repo_push(repo, bare, "packetfs/item", err, sizeof(err)), -ENOENT);
-	SH("git -C %s remote add broken %s", repo, bare);
-	err[0] = '\0';
-	ASSERT_EQ(repo_push(repo, "broken", "packetfs/item", err, sizeof(err)), -EIO);
-	ASSERT(err[0] != '\0');
-	ASSERT_EQ(repo_push("/nonexistent/packetfs-repo", "origin", "packetfs/item", err,
-			    sizeof(err)), -ENOENT);
-	free(want);
-}
-
 struct worker {
 	const char *repo;
 	const char *head;
@@ -778,7 +700,6 @@ int main(void)
 	RUN(diff_bare_and_appending);
 	RUN(diff_prefix_config);
 	RUN(worktree_dirty);
-	RUN(push);
 	RUN(branch_head_follows_git);
 	RUN(threads);
 	return 0;
