@@ -488,6 +488,8 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 	pipe__item_set(&it->stage, st->name);
 	it->stage_ok = 0;
 	pipe__item_set(&it->disposition, ""); /* a new plan may end it again */
+	if (st->rounds_max)
+		pipe__round_begin(p, it, st);
 	if (pipe__is_print_stage(cfg, st)) {
 		pipe__item_set(&it->last_error, ""); /* its old warning goes with the new run */
 		pipe__drop_approve(p, it, st->name);  /* a new change needs a new approve */
@@ -582,6 +584,7 @@ static int resume_one(void *arg, const struct item *it0)
 	char why[256];
 	size_t i;
 
+	pipe__round_resume(p, it0);
 	if (strcmp(it0->state, "queued") != 0 || it0->hold || pipe__item_busy(p, it0->id))
 		return 0;
 	if (cfg->max_parallel_items > 0 && running_items(p) >= cfg->max_parallel_items)
@@ -607,6 +610,7 @@ void pipe_shutdown(struct pipe *p)
 
 	p->shutting_down = 1;
 	pipe__gpu_stop(p);
+	pipe__round_shutdown(p);
 	while ((j = p->queue)) {
 		p->queue = j->next;
 		if (j->batch)

@@ -185,6 +185,10 @@ void pipe__validation_finish(struct pipe *p, struct batch *b)
 	struct job *sj = b->stage_job;
 	struct item it;
 
+	if (b->round) {
+		pipe__round_validated(p, b);
+		return;
+	}
 	if (store_item_get_id(p->e->store, b->item_id, &it)) {
 		pipe__job_free(sj);
 		pipe__batch_free(p, b);

@@ -43,6 +43,8 @@ struct job {
 	uid_t by_uid;           /* recorded runs: who asked (recorded_by) */
 	pid_t by_pid;
 	char by_stage[64];      /* ... and the stage whose process group holds by_pid, or "" */
+	int round_exit;         /* a round going on after its program (pipe_round.c): its
+				 * exit status, 0 settled or 75 not settled */
 	struct job *next;
 };
 
@@ -54,6 +56,8 @@ struct batch {
 	int cancelled;
 	int rerun;              /* a `rerun RECIPE`: no stage run */
 	int record;             /* a recorded run (pipe_record.c): no stage run, no state */
+	int round;              /* the recipes at a round's new head: stage_job is the
+				 * round's job (pipe_round.c) */
 	char **names;           /* the recipes queued in it (their default needs) */
 	char prev_state[16];    /* rerun: state to return to */
 	char *prev_error;       /* rerun: last_error to return to */
@@ -73,6 +77,7 @@ struct pipe {
 				     * first, and after shutdown */
 	uv_timer_t gpu_timer;   /* rechecks held-back GPUs (pipe_recipe.c) */
 	int gpu_timer_init;     /* gpu_timer is initialised and not closed */
+	struct round_timer *round_timers; /* items waiting between rounds (pipe_round.c) */
 };
 
 /* ---- pipe.c ---- */
@@ -147,6 +152,31 @@ int pipe__is_print_stage(const struct pfs_config *cfg, const struct pfs_stage *s
  * through succeeded. Recorded as an "approve_dropped" event. */
 void pipe__drop_approve(struct pipe *p, struct item *it, const char *stage);
 
+/* After stage `name` succeeded: goes on unless held; marks the item done
+ * after the last stage. Positions come from the configuration in force. */
+void pipe__stage_advance(struct pipe *p, struct item *it, const char *name);
+
+/* ---- pipe_round.c ---- */
+/* A rounds stage st starts for it: continues its series (the item stands
+ * at st unsettled) or begins a new one; it->round counts this round. The
+ * caller writes the item. Drops the item's round timer. */
+void pipe__round_begin(struct pipe *p, struct item *it, const struct pfs_stage *st);
+/* Re-arms the round timer of an item waiting between rounds (startup). */
+void pipe__round_resume(struct pipe *p, const struct item *it);
+/* The program of round job j exited with exit_code (no signal, no
+ * timeout, not cancelled): returns 1 when the round goes on here (exit 0
+ * or 75: j's run moves to a job of pipe_round.c; the caller still frees
+ * j), 0 when pipe__stage_done ends it as any stage. it is the item, read
+ * after the exit. */
+int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_code);
+/* The recipes of a round's new head ended (batch b, b->round): pushes the
+ * head when every named recipe validated, and ends the round. Frees b. */
+void pipe__round_validated(struct pipe *p, struct batch *b);
+/* Drops the round timer of an item, if any. */
+void pipe__round_unschedule(struct pipe *p, int64_t item_id);
+/* Closes every round timer (shutdown). */
+void pipe__round_shutdown(struct pipe *p);
+
 /* ---- pipe_push.c ---- */
 
 /* Pushes the item branch of publish job j (its run row exists, its head
@@ -157,6 +187,17 @@ void pipe__drop_approve(struct pipe *p, struct item *it, const char *stage);
  * start, ends the stage at once and frees j. */
 void pipe__start_push(struct pipe *p, struct job *j, const struct item *it,
 		      const struct pfs_stage *st);
+/* The end of a pipe__push_head: rc 0 when the remote took the commit,
+ * else a negative errno and why, the reason (push_reason's line when git
+ * ran). j is the caller's again. */
+typedef void (*pipe_push_done_cb)(struct pipe *p, struct job *j, int rc, const char *why);
+/* Pushes commit sha (40 hex digits) to refs/heads/branch on remote with
+ * `git push` as a process of job j (its run row open: git's output goes to
+ * its log; on p->jobs while it runs, so cancel and shutdown end it), under
+ * the timeout of j's stage, then calls done - at once when git cannot
+ * start. Not forced: a remote branch with other commits refuses it. */
+void pipe__push_head(struct pipe *p, struct job *j, const char *remote, const char *branch,
+		     const char *sha, pipe_push_done_cb done);
 
 /* ---- pipe_command.c ---- */
 

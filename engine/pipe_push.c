@@ -45,6 +45,7 @@
 struct push {
 	struct pipe *p;
 	struct job *j;
+	pipe_push_done_cb done;       /* pipe__push_head: called at the end, or NULL */
 	char remote[256], branch[160];
 	size_t len;                   /* bytes in out */
 	char out[PUSH_OUT_MAX + 1];   /* the last PUSH_OUT_MAX bytes of git's output */
@@ -102,6 +103,15 @@ static void push_exit(void *arg, const struct runner_result *res)
 	} else if (ran) {
 		pipe__log_line(p, j, "[packetfs] pushed %s to %s\n", w->branch, w->remote);
 	}
+	if (w->done) {
+		pipe_push_done_cb done = w->done;
+
+		free(w);
+		done(p, j, ran && res->exit_code == 0 ? 0 : -EIO,
+		     j->why ? j->why : res->timed_out ? "the push timed out" :
+		     res->cancelled ? "the push was cancelled" : "the push failed");
+		return;
+	}
 	free(w);
 	if (ran && res->exit_code == 0 && st->run && !p->shutting_down &&
 	    store_item_get_id(p->e->store, j->item_id, &it) == 0) {
@@ -127,15 +137,51 @@ static void not_pushed(struct pipe *p, struct job *j, const char *why)
 	pipe__job_free(j);
 }
 
+/*
+ * Runs git push of commit sha to refs/heads/branch on remote for job j,
+ * with push_output and push_exit (done NULL: a publish stage). 0, or a
+ * negative errno with nothing started.
+ */
+static int spawn_push(struct pipe *p, struct job *j, const char *remote, const char *branch,
+		      const char *sha, unsigned timeout_s, pipe_push_done_cb done)
+{
+	struct pfs_config *cfg = engine_config_get(p->e);
+	char spec[256];
+	char *argv[] = { "git", "push", "--porcelain", "--", (char *)remote, spec, NULL };
+	char **env, *cmd;
+	struct push *w;
+	int rc = -ENOMEM;
+
+	snprintf(spec, sizeof(spec), "%s:refs/heads/%s", sha, branch);
+	cmd = strv_join(argv, " ", 1);
+	if (cmd) {
+		free(j->run.command);
+		j->run.command = cmd;
+	}
+	pipe__log_line(p, j, "[packetfs] pushing %s (%.12s) to %s\n[packetfs] $ cd %s && %s\n",
+		       branch, sha, remote, cfg->repo, cmd ? cmd : "git push");
+	w = calloc(1, sizeof(*w));
+	env = push_env(environ);
+	if (w && env) {
+		w->p = p;
+		w->j = j;
+		w->done = done;
+		snprintf(w->remote, sizeof(w->remote), "%s", remote);
+		snprintf(w->branch, sizeof(w->branch), "%s", branch);
+		rc = pipe__job_spawn(p, j, argv, env, cfg->repo, timeout_s, push_output, push_exit, w);
+	}
+	strv_free(env);
+	if (rc)
+		free(w);
+	return rc;
+}
+
 void pipe__start_push(struct pipe *p, struct job *j, const struct item *it,
 		       const struct pfs_stage *st)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
 	const char *expect = j->run.head; /* the head the gates judged */
-	char head[41] = "", why[512], spec[256];
-	char *argv[] = { "git", "push", "--porcelain", "--", (char *)st->push_remote, spec, NULL };
-	char **env, *cmd;
-	struct push *w;
+	char head[41] = "", why[512];
 	int rc;
 
 	if (repo_branch_head(cfg->repo, it->branch, head) != 0 || strlen(expect) != 40) {
@@ -149,30 +195,25 @@ void pipe__start_push(struct pipe *p, struct job *j, const struct item *it,
 		not_pushed(p, j, why);
 		return;
 	}
-	snprintf(spec, sizeof(spec), "%s:refs/heads/%s", expect, it->branch);
-	cmd = strv_join(argv, " ", 1);
-	if (cmd) {
-		free(j->run.command);
-		j->run.command = cmd;
-	}
-	pipe__log_line(p, j, "[packetfs] pushing %s (%.12s) to %s\n[packetfs] $ cd %s && %s\n",
-		       it->branch, expect, st->push_remote, cfg->repo, j->run.command);
-	w = calloc(1, sizeof(*w));
-	env = push_env(environ);
-	rc = -ENOMEM;
-	if (w && env) {
-		w->p = p;
-		w->j = j;
-		snprintf(w->remote, sizeof(w->remote), "%s", st->push_remote);
-		snprintf(w->branch, sizeof(w->branch), "%s", it->branch);
-		rc = pipe__job_spawn(p, j, argv, env, cfg->repo, (unsigned)st->timeout_s,
-				     push_output, push_exit, w);
-	}
-	strv_free(env);
+	rc = spawn_push(p, j, st->push_remote, it->branch, expect, (unsigned)st->timeout_s, NULL);
 	if (rc) {
-		free(w);
 		snprintf(why, sizeof(why), "push to %s failed: cannot start git: %s",
 			 st->push_remote, strerror(-rc));
 		not_pushed(p, j, why);
+	}
+}
+
+void pipe__push_head(struct pipe *p, struct job *j, const char *remote, const char *branch,
+		     const char *sha, pipe_push_done_cb done)
+{
+	const struct pfs_stage *st = &j->cfg->stages[j->stage_index];
+	char why[512];
+	int rc = strlen(sha) == 40 ? spawn_push(p, j, remote, branch, sha,
+						(unsigned)st->timeout_s, done) : -EINVAL;
+
+	if (rc) {
+		snprintf(why, sizeof(why), "push to %s failed: cannot start git: %s", remote,
+			 strerror(-rc));
+		done(p, j, rc, why);
 	}
 }

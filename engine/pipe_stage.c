@@ -14,9 +14,7 @@
 #include "recipe.h"
 #include "repo.h"
 
-/* After stage `name` succeeded: go on unless held; mark done after the
- * last. Positions come from the configuration in force now. */
-static void stage_advance(struct pipe *p, struct item *it, const char *name)
+void pipe__stage_advance(struct pipe *p, struct item *it, const char *name)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
 	size_t i;
@@ -214,6 +212,12 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		item_clear(&it);
 		return;
 	}
+	/* A round that exited 0 or 75 goes on in pipe_round.c. */
+	if (st->rounds_max && res && !res->spawn_error && !res->term_signal && !res->timed_out &&
+	    !res->cancelled && pipe__round_exit(p, j, &it, res->exit_code)) {
+		item_clear(&it);
+		return;
+	}
 	if (res && (res->cancelled || res->timed_out)) {
 		snprintf(j->run.status, sizeof(j->run.status), "%s", res->timed_out ? "timed_out" : "cancelled");
 		/* The signal that ended it, or else the one it was sent (a
@@ -332,7 +336,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		}
 	}
 	pipe__item_write(p, &it);
-	stage_advance(p, &it, st->name);
+	pipe__stage_advance(p, &it, st->name);
 	item_clear(&it);
 }
 

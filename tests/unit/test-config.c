@@ -480,6 +480,56 @@ TEST(schema_matches_validator)
 	cJSON_Delete(schema);
 }
 
+/* A stage's "env" and "rounds": parsed in order, and each misuse refused
+ * with the field and the reason. */
+#define STAGES(x) "{\"repo\": \"/r\", \"stages\": [" x "]}"
+#define PUBLISH "{\"name\": \"review\", \"produces\": [\"review.md\"]}, {\"name\": \"publish\"}, "
+TEST(env_rounds)
+{
+	struct pfs_config *cfg = NULL;
+	char err[256];
+
+	ASSERT_EQ(parse(STAGES(PUBLISH "{\"name\": \"babysit\", \"run\": [\"/b\"], "
+			       "\"env\": {\"AGENT_CLI\": \"codex\", \"PACKET_AGENT_CMD\": \"codex exec\", "
+			       "\"EMPTY\": \"\"}, \"rounds\": {\"every_s\": 30, \"max\": 5}}"),
+			&cfg, err, sizeof(err)), 0);
+	ASSERT_STREQ(cfg->stages[2].env[0], "AGENT_CLI=codex");
+	ASSERT_STREQ(cfg->stages[2].env[1], "PACKET_AGENT_CMD=codex exec");
+	ASSERT_STREQ(cfg->stages[2].env[2], "EMPTY=");
+	ASSERT(cfg->stages[2].env[3] == NULL);
+	ASSERT_EQ(cfg->stages[2].rounds_every_s, 30);
+	ASSERT_EQ(cfg->stages[2].rounds_max, 5);
+	ASSERT(cfg->stages[0].env && cfg->stages[0].env[0] == NULL);
+	ASSERT_EQ(cfg->stages[0].rounds_max, 0);
+	config_free(cfg);
+
+	expect_bad(STAGES("{\"name\": \"plan\", \"env\": [\"A=1\"]}"),
+		   "stages[0].env: must be an object of strings");
+	expect_bad(STAGES("{\"name\": \"plan\", \"env\": {\"A\": 1}}"),
+		   "stages[0].env.A: must be a string");
+	expect_bad(STAGES("{\"name\": \"plan\", \"env\": {\"1A\": \"x\"}}"),
+		   "stages[0].env.1A: not a variable name");
+	expect_bad(STAGES("{\"name\": \"plan\", \"env\": {\"A-B\": \"x\"}}"),
+		   "stages[0].env.A-B: not a variable name");
+	expect_bad(STAGES("{\"name\": \"plan\", \"env\": {\"PACKET_ITEM\": \"x\"}}"),
+		   "stages[0].env.PACKET_ITEM: packetfs sets PACKET_ITEM for every stage");
+	expect_bad(STAGES("{\"name\": \"plan\", \"env\": {\"A\": \"1\", \"A\": \"2\"}}"),
+		   "stages[0].env.A: duplicate key");
+	expect_bad(STAGES("{\"name\": \"plan\", \"run\": [\"/b\"], \"rounds\": {\"every_s\": 1, \"max\": 1}}"),
+		   "stage 'plan' has rounds, but no stage before it publishes");
+	expect_bad(STAGES(PUBLISH "{\"name\": \"b\", \"run\": [\"/b\"], \"rounds\": {\"every_s\": 1}}"),
+		   "stages[2].rounds.max: required");
+	expect_bad(STAGES(PUBLISH "{\"name\": \"b\", \"run\": [\"/b\"], \"rounds\": {\"every_s\": 0, \"max\": 1}}"),
+		   "stages[2].rounds.every_s: must be an integer >= 1");
+	expect_bad(STAGES(PUBLISH "{\"name\": \"b\", \"run\": [\"/b\"], \"rounds\": {\"every_s\": 1, \"max\": 1, \"x\": 1}}"),
+		   "stages[2].rounds.x: unknown key");
+	expect_bad(STAGES(PUBLISH "{\"name\": \"b\", \"rounds\": {\"every_s\": 1, \"max\": 1}}"),
+		   "stages[2].rounds: a rounds stage needs a program");
+	expect_bad(STAGES(PUBLISH "{\"name\": \"b\", \"run\": [\"/b\"], \"push\": {\"remote\": \"o\"}, "
+			  "\"rounds\": {\"every_s\": 1, \"max\": 1}}"),
+		   "stages[2].rounds: a rounds stage only runs its program");
+}
+
 int main(void)
 {
 	RUN(data_good);
@@ -493,5 +543,6 @@ int main(void)
 	RUN(small_error_buffer);
 	RUN(default_json);
 	RUN(schema_matches_validator);
+	RUN(env_rounds);
 	return 0;
 }
