@@ -38,8 +38,8 @@
 #
 # What each role may do:
 #   role      claude                                        codex exec
-#   plan      --permission-mode default; Read; Edit only    --sandbox workspace-write
-#   review    in the packet and learnings; Bash: git log,   (writes: worktree, packet,
+#   plan      --permission-mode default; Edit rules for the --sandbox workspace-write
+#   review    packet and learnings only; Bash: git log,     (writes: worktree, packet,
 #             git show, git diff, git status                learnings, /tmp)
 #   validate  as plan, but Bash only "packetfs record"      same
 #   print     --permission-mode acceptEdits (edits in the   --sandbox workspace-write, plus
