@@ -44,10 +44,18 @@ static const char *const executor_keys[] = {
 
 static const char *const stage_keys[] = {
 	"name", "run", "produces", "timeout_s", "gate", "recipes", "on_needs_changes",
-	"max_iterations", "push", NULL,
+	"max_iterations", "push", "env", "rounds", NULL,
 };
 
 static const char *const push_keys[] = { "remote", NULL };
+static const char *const rounds_keys[] = { "every_s", "max", NULL };
+
+/* What the engine sets for every stage program (pipe.c). */
+static const char *const engine_vars[] = {
+	"PACKET_ITEM", "PACKET_DIR", "PACKET_WORKTREE", "PACKET_STAGE", "PACKET_ITERATION",
+	"PACKET_BRANCH", "PACKET_BASE", "PACKET_REPO", "PACKET_LEARNINGS", "PACKET_ROUND",
+	"PACKET_JUNIT", "RECIPE_NAME", NULL,
+};
 
 /* Where validation reports its first error. */
 struct ctx {
@@ -83,7 +91,8 @@ static void join(char out[PATH_MAX_LEN], const char *path, const char *key)
 		snprintf(out, PATH_MAX_LEN, "%.64s", key);
 }
 
-/* Refuses keys of obj missing from known (NULL-terminated) and repeated keys. */
+/* Refuses keys of obj missing from known (NULL-terminated; NULL: any key
+ * goes) and repeated keys. */
 static int check_keys(struct ctx *c, const char *path, const cJSON *obj, const char *const *known)
 {
 	const cJSON *k, *prev;
@@ -92,9 +101,9 @@ static int check_keys(struct ctx *c, const char *path, const cJSON *obj, const c
 
 	for (k = obj->child; k; k = k->next) {
 		join(field, path, k->string);
-		for (i = 0; known[i] && strcmp(known[i], k->string) != 0; i++)
+		for (i = 0; known && known[i] && strcmp(known[i], k->string) != 0; i++)
 			;
-		if (!known[i])
+		if (known && !known[i])
 			return fail(c, field, "unknown key");
 		for (prev = obj->child; prev != k; prev = prev->next)
 			if (strcmp(prev->string, k->string) == 0)
@@ -314,6 +323,97 @@ static int parse_push(struct ctx *c, const char *path, const cJSON *obj, struct 
 	return get_str(c, field, v, "remote", 1, &st->push_remote);
 }
 
+int config_env_reserved(const char *name)
+{
+	size_t i, n = strcspn(name, "=");
+
+	for (i = 0; engine_vars[i]; i++)
+		if (strlen(engine_vars[i]) == n && strncmp(engine_vars[i], name, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* "env": {"NAME": "value", ...} into st->env as "NAME=value" strings. */
+static int parse_env(struct ctx *c, const char *path, const cJSON *obj, struct pfs_stage *st)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "env"), *e;
+	char field[PATH_MAX_LEN];
+	int rc;
+
+	st->env = calloc(1, sizeof(char *));
+	if (!st->env)
+		return -ENOMEM;
+	if (!v)
+		return 0;
+	join(field, path, "env");
+	if (!cJSON_IsObject(v))
+		return fail(c, field, "must be an object of strings {\"NAME\": \"value\"}");
+	rc = check_keys(c, field, v, NULL);
+	if (rc)
+		return rc;
+	cJSON_ArrayForEach(e, v) {
+		const char *k = e->string;
+		size_t i;
+		char *var;
+
+		snprintf(field, sizeof(field), "%.32s.env.%.64s", path, k);
+		for (i = 0; k[i] && (k[i] == '_' || (k[i] >= 'A' && k[i] <= 'Z') ||
+				     (k[i] >= 'a' && k[i] <= 'z') || (i && k[i] >= '0' && k[i] <= '9'));
+		     i++)
+			;
+		if (!k[0] || k[i])
+			return fail(c, field, "not a variable name ([A-Za-z_][A-Za-z0-9_]*)");
+		if (config_env_reserved(k))
+			return fail(c, field, "packetfs sets %s for every stage; a stage cannot "
+				    "change it", k);
+		if (!cJSON_IsString(e))
+			return fail(c, field, "must be a string");
+		var = malloc(strlen(k) + strlen(e->valuestring) + 2);
+		if (!var)
+			return -ENOMEM;
+		sprintf(var, "%s=%s", k, e->valuestring);
+		rc = strv_push(&st->env, var);
+		free(var);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* "rounds": {"every_s": N, "max": M}, both integers >= 1. */
+static int parse_rounds(struct ctx *c, const char *path, const cJSON *obj, struct pfs_stage *st)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "rounds");
+	char field[PATH_MAX_LEN], sub[PATH_MAX_LEN];
+	int rc;
+
+	if (!v)
+		return 0;
+	join(field, path, "rounds");
+	if (!cJSON_IsObject(v))
+		return fail(c, field, "must be an object {\"every_s\": N, \"max\": M}");
+	rc = check_keys(c, field, v, rounds_keys);
+	if (rc)
+		return rc;
+	snprintf(sub, sizeof(sub), "%.32s.rounds.every_s", path);
+	if (!cJSON_GetObjectItemCaseSensitive(v, "every_s"))
+		return fail(c, sub, "required");
+	snprintf(sub, sizeof(sub), "%.32s.rounds.max", path);
+	if (!cJSON_GetObjectItemCaseSensitive(v, "max"))
+		return fail(c, sub, "required");
+	rc = opt_int(c, field, v, "every_s", 1, &st->rounds_every_s);
+	if (!rc)
+		rc = opt_int(c, field, v, "max", 1, &st->rounds_max);
+	if (rc)
+		return rc;
+	if (st->recipes_from_plan || st->push_remote || config_stage_reviews(st))
+		return fail(c, field, "a rounds stage only runs its program: it cannot also "
+			    "validate, push or review");
+	if (!st->run)
+		return fail(c, field, "a rounds stage needs a program (\"run\")");
+	return 0;
+}
+
 static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, size_t index)
 {
 	static const char *const gates[] = { "approve", NULL };
@@ -394,9 +494,13 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 				    st->on_needs_changes, st->name);
 	}
 	rc = opt_int(c, path, obj, "max_iterations", 1, &st->max_iterations);
-	if (rc)
-		return rc;
-	return parse_push(c, path, obj, st);
+	if (!rc)
+		rc = parse_push(c, path, obj, st);
+	if (!rc)
+		rc = parse_env(c, path, obj, st);
+	if (!rc)
+		rc = parse_rounds(c, path, obj, st);
+	return rc;
 }
 
 static int parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
@@ -433,6 +537,18 @@ static int parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg
 			return fail(c, "stages", "stage '%s' publishes, but no stage before it produces "
 				    "review.md: a publish needs a sound review of the head it pushes",
 				    cfg->stages[i].name);
+	}
+	/* Rounds babysit what a publish put out (SPEC §5 "After publish"). */
+	for (i = 0; i < cfg->nstages; i++) {
+		size_t k;
+
+		if (!cfg->stages[i].rounds_max)
+			continue;
+		for (k = 0; k < i && !config_stage_publishes(&cfg->stages[k]); k++)
+			;
+		if (k == i)
+			return fail(c, "stages", "stage '%s' has rounds, but no stage before it "
+				    "publishes: rounds run after publish", cfg->stages[i].name);
 	}
 	return 0;
 }
@@ -639,6 +755,7 @@ void config_free(struct pfs_config *cfg)
 		strv_free(st->produces);
 		free(st->on_needs_changes);
 		free(st->push_remote);
+		strv_free(st->env);
 	}
 	free(cfg->stages);
 	free(cfg->gpu_ids);
@@ -664,61 +781,4 @@ const struct pfs_stage *config_stage(const struct pfs_config *cfg, const char *n
 		}
 	}
 	return NULL;
-}
-
-/* Adds {"name": name} plus one optional string and one optional number. */
-static int add_stage(cJSON *stages, const char *name, const char *key, const char *val,
-		     const char *nkey, double num)
-{
-	cJSON *st = cJSON_CreateObject();
-
-	if (!st || !cJSON_AddItemToArray(stages, st))
-		goto fail;
-	if (!cJSON_AddStringToObject(st, "name", name))
-		return -ENOMEM;
-	if (key && !cJSON_AddStringToObject(st, key, val))
-		return -ENOMEM;
-	if (nkey && !cJSON_AddNumberToObject(st, nkey, num))
-		return -ENOMEM;
-	return 0;
-fail:
-	cJSON_Delete(st);
-	return -ENOMEM;
-}
-
-char *config_default_json(const char *repo, const char *base, const char *recipes_dir)
-{
-	cJSON *root = cJSON_CreateObject(), *stages;
-	char *text = NULL, *out = NULL;
-	size_t n;
-
-	if (!root || !repo || !cJSON_AddStringToObject(root, "repo", repo) ||
-	    !cJSON_AddStringToObject(root, "base", base ? base : "main"))
-		goto out;
-	if (recipes_dir && !cJSON_AddStringToObject(root, "recipes_dir", recipes_dir))
-		goto out;
-	if (!cJSON_AddStringToObject(root, "gpus", "auto") ||
-	    !cJSON_AddNumberToObject(root, "max_parallel_recipes", 2))
-		goto out;
-	stages = cJSON_AddArrayToObject(root, "stages");
-	if (!stages || add_stage(stages, "plan", NULL, NULL, NULL, 0) ||
-	    add_stage(stages, "print", NULL, NULL, NULL, 0) ||
-	    add_stage(stages, "validate", "recipes", "plan", NULL, 0) ||
-	    add_stage(stages, "review", "on_needs_changes", "print", "max_iterations", 3) ||
-	    add_stage(stages, "publish", "gate", "approve", NULL, 0))
-		goto out;
-	text = cJSON_Print(root);
-	if (!text)
-		goto out;
-	n = strlen(text);
-	out = malloc(n + 2);
-	if (out) {
-		memcpy(out, text, n);
-		out[n] = '\n';
-		out[n + 1] = '\0';
-	}
-out:
-	cJSON_free(text);
-	cJSON_Delete(root);
-	return out;
 }

@@ -48,6 +48,10 @@ struct pfs_stage {
 	char *on_needs_changes; /* stage to loop back to, or NULL */
 	int max_iterations;     /* default 3 */
 	char *push_remote;      /* "push": {"remote": R} or NULL */
+	char **env;             /* "env": "NAME=value" strings for the stage program, in
+				 * the file's order; NULL-terminated, never NULL */
+	int rounds_every_s;     /* "rounds": {"every_s": N, "max": M}: seconds between */
+	int rounds_max;         /* rounds, and their most; 0 = not a rounds stage */
 };
 
 struct pfs_config {
@@ -90,6 +94,11 @@ int config_stage_reviews(const struct pfs_stage *st);
  * config_parse refuses a pipeline where such a stage has no reviewing
  * stage before it. */
 int config_stage_publishes(const struct pfs_stage *st);
+
+/* Whether NAME is a variable the engine sets for every stage (PACKET_ITEM,
+ * PACKET_DIR, ..., PACKET_ROUND; SPEC §5), which a stage's "env" may not
+ * set. name ends at '=' or NUL. */
+int config_env_reserved(const char *name);
 
 /*
  * The default pipeline.json text for a new store (caller frees), used by

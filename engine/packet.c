@@ -135,7 +135,11 @@ static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 	slash = strchr(rest, '/');
 	c1len = slash ? (size_t)(slash - rest) : strlen(rest);
 #define C1(s) (c1len == sizeof(s) - 1 && strncmp(rest, s, c1len) == 0)
-	if (!slash) {
+	if (n->learnings) {
+		/* Documents and their history, no views. */
+		if (C1(".history"))
+			return resolve_history(e, n, slash ? slash + 1 : "");
+	} else if (!slash) {
 		if (C1("ctl"))
 			return n->kind = N_CTL, 0;
 		if (C1("status"))
@@ -257,7 +261,8 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 	if (rc)
 		return rc;
 	n->has_item = 1;
-	if (n->item.archived != n->archived) {
+	n->learnings = n->item.archived == ITEM_LEARNINGS && !n->archived;
+	if (n->item.archived != n->archived && !n->learnings) {
 		packet__node_clear(n);
 		return -ENOENT;
 	}
@@ -758,6 +763,15 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		emit_kind(&w, "events", N_EVENTS_ALL, S_IFREG);
 		emit_kind(&w, ".packetfs", N_PFS_DIR, S_IFDIR);
 		emit_kind(&w, ".archive", N_ARCHIVE_DIR, S_IFDIR);
+		{
+			struct item li;
+
+			if (store_item_get(e->store, "learnings", &li) == 0) {
+				if (li.archived == ITEM_LEARNINGS)
+					emit_kind(&w, "learnings", N_ITEM, S_IFDIR);
+				item_clear(&li);
+			}
+		}
 		rc = store_item_each(e->store, 0, emit_item, &w);
 		break;
 	case N_PFS_DIR:
@@ -783,7 +797,9 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		break;
 	case N_ITEM:
 		for (i = 0; item_entries[i]; i++)
-			emit_kind(&w, item_entries[i], item_kinds[i], kind_type(item_kinds[i]));
+			if (!n.learnings || strcmp(item_entries[i], ".history") == 0)
+				emit_kind(&w, item_entries[i], item_kinds[i],
+					  kind_type(item_kinds[i]));
 		rc = store_doc_list(e->store, n.item.id, "", emit_doc, &w);
 		emit_open_docs(&w, n.item.id, "");
 		break;

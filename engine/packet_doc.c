@@ -436,6 +436,8 @@ int engine_rmdir(struct engine *e, const char *path, const struct pfs_caller *wh
 	case N_ITEM:
 		if (n.archived)
 			rc = -EACCES;
+		else if (n.learnings)
+			rc = -EPERM; /* the mount's own directory */
 		else
 			rc = packet__ctl_apply(e, n.item.name, "archive", NULL, 0);
 		break;

@@ -53,6 +53,7 @@ enum kind {
 struct node {
 	enum kind kind;
 	int archived;        /* under .archive/: read-only */
+	int learnings;       /* in MOUNT/learnings/ (its N_ITEM: documents only) */
 	int has_item;
 	struct item item;    /* when has_item */
 	char rel[PATH_MAX];  /* item-relative path (documents, history) */

@@ -186,24 +186,41 @@ int pipe__item_busy(struct pipe *p, int64_t id)
 
 /* ---- environment ---- */
 
+/* Whether the stage's own env (NAME=value strings) sets var's name. */
+static int env_sets(char *const *env, const char *var)
+{
+	size_t n = strcspn(var, "=");
+
+	for (; env && *env; env++)
+		if (strncmp(*env, var, n) == 0 && (*env)[n] == '=')
+			return 1;
+	return 0;
+}
+
 char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
 		      const char *cuda)
 {
 	struct pfs_config *cfg = engine_config_get(p->e);
+	const struct pfs_stage *st = recipe ? NULL : config_stage(cfg, stage, NULL);
+	char *const *own = st ? st->env : NULL;
+	const char *mnt = p->e->mountpoint ? p->e->mountpoint : "";
 	char **env = NULL, var[PATH_MAX + 64];
 	size_t i;
 
+	/* The daemon's environment, less what packetfs sets for this run
+	 * and what the stage's "env" replaces. */
 	for (i = 0; environ[i]; i++) {
-		if (strncmp(environ[i], "PACKET_", 7) == 0 || strncmp(environ[i], "RECIPE_", 7) == 0 ||
+		if (config_env_reserved(environ[i]) || strncmp(environ[i], "RECIPE_", 7) == 0 ||
 		    strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
-		    strncmp(environ[i], "CUDA_DEVICE_ORDER=", 18) == 0)
+		    strncmp(environ[i], "CUDA_DEVICE_ORDER=", 18) == 0 || env_sets(own, environ[i]))
 			continue;
 		strv_push(&env, environ[i]);
 	}
+	for (i = 0; own && own[i]; i++)
+		strv_push(&env, own[i]);
 	snprintf(var, sizeof(var), "PACKET_ITEM=%s", it->name);
 	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_DIR=%s/%s", p->e->mountpoint ? p->e->mountpoint : "",
-		 it->name);
+	snprintf(var, sizeof(var), "PACKET_DIR=%s/%s", mnt, it->name);
 	strv_push(&env, var);
 	snprintf(var, sizeof(var), "PACKET_WORKTREE=%s/worktrees/%s", p->e->store_dir, it->name);
 	strv_push(&env, var);
@@ -217,6 +234,12 @@ char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, 
 	strv_push(&env, var);
 	snprintf(var, sizeof(var), "PACKET_REPO=%s", cfg->repo);
 	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_LEARNINGS=%s/learnings", mnt);
+	strv_push(&env, var);
+	if (st && st->rounds_max) {
+		snprintf(var, sizeof(var), "PACKET_ROUND=%d", it->round);
+		strv_push(&env, var);
+	}
 	if (recipe) {
 		snprintf(var, sizeof(var), "RECIPE_NAME=%s", recipe);
 		strv_push(&env, var);
@@ -424,304 +447,6 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
 
 /* ---- stages ---- */
 
-
-/* After stage `name` succeeded: go on unless held; mark done after the
- * last. Positions come from the configuration in force now. */
-static void stage_advance(struct pipe *p, struct item *it, const char *name)
-{
-	struct pfs_config *cfg = engine_config_get(p->e);
-	size_t i;
-
-	if (!config_stage(cfg, name, &i)) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "stage %s is no longer in the pipeline; use run STAGE", name);
-		pipe__set_state(p, it, "failed", why);
-		return;
-	}
-	if (i + 1 >= cfg->nstages) {
-		pipe__set_state(p, it, "done", "");
-		return;
-	}
-	if (it->hold) {
-		pipe__set_state(p, it, "waiting", "");
-		return;
-	}
-	pipe__start_stage(p, it, i + 1, 1);
-}
-
-/* Whether the pipeline validates the plan's recipes. */
-static int has_validate(const struct pfs_config *cfg)
-{
-	size_t k;
-
-	for (k = 0; k < cfg->nstages; k++)
-		if (cfg->stages[k].recipes_from_plan)
-			return 1;
-	return 0;
-}
-
-/* Checks a stage's products; 0 or -EINVAL with the reason in why. */
-static int check_products(struct pipe *p, const struct item *it, const struct pfs_stage *st,
-			  char *why, size_t size)
-{
-	struct doc_meta m;
-	char **v;
-
-	for (v = st->produces; v && *v; v++) {
-		if (store_doc_stat(p->e->store, it->id, *v, &m) || m.is_dir || m.size == 0) {
-			snprintf(why, size, "%s: did not produce %s (missing or empty)", st->name, *v);
-			return -EINVAL;
-		}
-		if (strcmp(*v, "plan.md") == 0 && has_validate(engine_config_get(p->e))) {
-			char **names = NULL;
-			size_t k;
-			int rc = view_plan_names(p->e, it, &names);
-
-			if (rc) {
-				snprintf(why, size, "%s: plan.md has no ```validation-recipes block", st->name);
-				return -EINVAL;
-			}
-			pthread_mutex_lock(&p->e->cfg_lock);
-			engine_recipes_refresh(p->e);
-			for (k = 0; names[k]; k++) {
-				if (!recipe_find(&p->e->recipes, names[k])) {
-					snprintf(why, size, "%s: plan.md names unknown recipe '%s'", st->name,
-						 names[k]);
-					rc = -EINVAL;
-					break;
-				}
-			}
-			pthread_mutex_unlock(&p->e->cfg_lock);
-			strv_free(names);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-/* The stage that changes code: "print", or any stage a review loops back to. */
-static int is_print_stage(const struct pfs_config *cfg, const struct pfs_stage *st)
-{
-	size_t k;
-
-	if (strcmp(st->name, "print") == 0)
-		return 1;
-	for (k = 0; k < cfg->nstages; k++)
-		if (cfg->stages[k].on_needs_changes && strcmp(cfg->stages[k].on_needs_changes, st->name) == 0)
-			return 1;
-	return 0;
-}
-
-/* Reports uncommitted changes a print stage left (they are not committed
- * for it): a warning into warn, its log and the events. */
-static void check_worktree(struct pipe *p, struct job *j, const struct item *it,
-			   const struct pfs_stage *st, char *warn, size_t size)
-{
-	struct buf dirty;
-	char wt[PATH_MAX];
-
-	buf_init(&dirty);
-	snprintf(wt, sizeof(wt), "%s/worktrees/%s", p->e->store_dir, it->name);
-	if (repo_worktree_dirty(wt, &dirty) == 1 && dirty.data) {
-		snprintf(warn, size, "warning: %s: %s left in the worktree (packetfs does not commit "
-			 "them)", st->name, dirty.data);
-		pipe__log_line(p, j, "[packetfs] %s\n", warn);
-		pipe__event(p, it, "uncommitted", ",\"stage\":\"%s\"", st->name);
-	}
-	buf_free(&dirty);
-}
-
-/*
- * Withdraws an approve the item holds (the caller writes the item): a
- * print started or ended (stage is its name), or the gated stage it let
- * through succeeded. Recorded as an "approve_dropped" event.
- */
-static void drop_approve(struct pipe *p, struct item *it, const char *stage)
-{
-	if (!it->approved)
-		return;
-	it->approved = 0;
-	pipe__event(p, it, "approve_dropped", ",\"stage\":\"%s\"", stage);
-}
-
-/* Tells watchers that change.diff (and evidence.md, whose runs went stale)
- * changed when the item's branch no longer points at old_head (stage
- * programs commit on it). */
-static void notify_diff(struct pipe *p, const struct item *it, const char *old_head)
-{
-	char head[41] = "";
-
-	repo_branch_head(engine_config_get(p->e)->repo, it->branch, head);
-	if (strcmp(head, old_head) != 0) {
-		engine_changed(p->e, it->name, "change.diff", ENGINE_MODIFIED);
-		/* Runs at the old head are stale now: evidence.md says so. */
-		engine_changed(p->e, it->name, "validation/evidence.md", ENGINE_MODIFIED);
-	}
-}
-
-void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result *res)
-{
-	struct pfs_config *cfg = j->cfg;
-	const struct pfs_stage *st = &cfg->stages[j->stage_index];
-	char why[768] = "", warn[768] = "";
-	struct item it;
-	int ok = res && res->spawn_error == 0 && res->term_signal == 0 && res->exit_code == 0 &&
-		 !res->timed_out && !res->cancelled;
-
-	if (res) {
-		/* Before the footer, which stays the log's last line. */
-		if (res->leftovers)
-			pipe__log_line(p, j, "\n[packetfs] ended %d process(es) it left running "
-				       "(signal %d)", res->leftovers, res->kill_signal);
-		if (res->spawn_error)
-			pipe__log_line(p, j, "\n[packetfs] could not start: %s\n",
-				       strerror(-res->spawn_error));
-		else if (res->term_signal && p->shutting_down)
-			pipe__log_line(p, j, "\n[packetfs] interrupted: the daemon stopped; "
-				       "ended by signal %d after %.1f s\n", res->term_signal,
-				       res->duration_s);
-		else if (res->term_signal)
-			pipe__log_line(p, j, "\n[packetfs] ended by signal %d%s after %.1f s\n",
-				       res->term_signal,
-				       res->timed_out ? " (timeout)" : res->cancelled ? " (cancel)" : "",
-				       res->duration_s);
-		else
-			pipe__log_line(p, j, "\n[packetfs] exit code %d after %.1f s\n",
-				       res->exit_code, res->duration_s);
-		j->run.has_exit_code = res->spawn_error == 0 && res->term_signal == 0;
-		j->run.exit_code = res->exit_code;
-		j->run.signal = res->term_signal;
-	}
-	if (store_item_get_id(p->e->store, j->item_id, &it)) {
-		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
-		return;
-	}
-	notify_diff(p, &it, j->run.head);
-	/* approve counts only when given after the last print ended: one given
-	 * while print ran did not see the change it would let through. */
-	if (is_print_stage(cfg, st))
-		drop_approve(p, &it, st->name);
-	if (p->shutting_down) {
-		snprintf(j->run.status, sizeof(j->run.status), "interrupted");
-		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
-		pipe__set_state(p, &it, cfg->on_interrupt_fail ? "failed" : "queued",
-				"interrupted: the daemon stopped while this ran");
-		item_clear(&it);
-		return;
-	}
-	if (res && (res->cancelled || res->timed_out)) {
-		snprintf(j->run.status, sizeof(j->run.status), "%s", res->timed_out ? "timed_out" : "cancelled");
-		/* The signal that ended it, or else the one it was sent (a
-		 * program may catch SIGTERM and exit). */
-		snprintf(why, sizeof(why), "%s: %s (signal %d)", st->name,
-			 res->timed_out ? "timed out" : "cancelled",
-			 res->term_signal ? res->term_signal : res->kill_signal);
-	} else if (!ok && res) {
-		snprintf(j->run.status, sizeof(j->run.status), "failed");
-		if (res->spawn_error)
-			snprintf(why, sizeof(why), "%s: cannot run %s: %s", st->name,
-				 st->run ? st->run[0] : "?", strerror(-res->spawn_error));
-		else if (res->term_signal)
-			snprintf(why, sizeof(why), "%s: killed by signal %d (see %s)", st->name,
-				 res->term_signal, j->run.log_path);
-		else
-			snprintf(why, sizeof(why), "%s: exited with code %d (see %s)", st->name,
-				 res->exit_code, j->run.log_path);
-	} else if (check_products(p, &it, st, why, sizeof(why))) {
-		snprintf(j->run.status, sizeof(j->run.status), "failed");
-		pipe__log_line(p, j, "[packetfs] %s\n", why);
-	} else {
-		snprintf(j->run.status, sizeof(j->run.status), "succeeded");
-		if (is_print_stage(cfg, st))
-			check_worktree(p, j, &it, st, warn, sizeof(warn));
-	}
-	/* The log is complete: seal it (its sha256 is evidence). */
-	pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
-	pipe__event(p, &it, "stage_finished",
-		    ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"", st->name,
-		    j->run.run_no, j->run.status, j->run.log_path);
-	if (strcmp(j->run.status, "succeeded") != 0) {
-		it.stage_ok = 0;
-		pipe__set_state(p, &it, "failed", why);
-		item_clear(&it);
-		return;
-	}
-	it.stage_ok = 1;
-	pipe__item_set(&it.last_error, warn);
-	/* An approve lets one run of its gated stage through. */
-	if (st->gate_approve)
-		drop_approve(p, &it, st->name);
-	/* What the stage means for the item: a verdict or an assessment of
-	 * the head the stage started at (pipe_gate.c). */
-	if (st->recipes_from_plan && st->run) {
-		char v[32];
-
-		pipe__doc_marker(p, &it, "change-validation.md", "Verdict", v, sizeof(v));
-		pipe__set_verdict(&it, v, j->run.head);
-	}
-	if (config_stage_reviews(st)) {
-		char a[32];
-		size_t back;
-
-		pipe__doc_marker(p, &it, "review.md", "Assessment", a, sizeof(a));
-		if (strcmp(a, "sound") != 0 && strcmp(a, "needs_changes") != 0) {
-			it.stage_ok = 0;
-			pipe__set_assessment(&it, "", NULL);
-			snprintf(why, sizeof(why), "%s: review.md does not end with "
-				 "\"## Assessment: sound|needs_changes\"", st->name);
-			pipe__set_state(p, &it, "failed", why);
-			item_clear(&it);
-			return;
-		}
-		pipe__set_assessment(&it, a, j->run.head);
-		if (strcmp(a, "needs_changes") == 0 && !st->on_needs_changes) {
-			snprintf(why, sizeof(why), "%s: needs_changes at %.12s (the stage has no "
-				 "on_needs_changes: change the branch, then run %s again)",
-				 st->name, j->run.head, st->name);
-			pipe__set_state(p, &it, "blocked", why);
-			item_clear(&it);
-			return;
-		}
-		if (strcmp(a, "needs_changes") == 0) {
-			if (it.iteration >= st->max_iterations) {
-				snprintf(why, sizeof(why), "%s: needs_changes after %d iterations (max_iterations %d)",
-					 st->name, it.iteration, st->max_iterations);
-				pipe__set_state(p, &it, "blocked", why);
-				item_clear(&it);
-				return;
-			}
-			if (!config_stage(engine_config_get(p->e), st->on_needs_changes, &back)) {
-				snprintf(why, sizeof(why), "%s: stage %s is no longer in the pipeline",
-					 st->name, st->on_needs_changes);
-				pipe__set_state(p, &it, "failed", why);
-				item_clear(&it);
-				return;
-			}
-			it.iteration++;
-			pipe__set_verdict(&it, "", NULL);
-			pipe__set_assessment(&it, "", NULL);
-			pipe__item_write(p, &it);
-			pipe__event(p, &it, "iteration", ",\"iteration\":%d,\"stage\":\"%s\"",
-				    it.iteration, st->on_needs_changes);
-			if (it.hold) {
-				/* Held: release or advance resumes at the loop's target. */
-				pipe__item_set(&it.stage, st->on_needs_changes);
-				it.stage_ok = 0;
-				pipe__set_state(p, &it, "waiting", "");
-			} else {
-				pipe__start_stage(p, &it, back, 1);
-			}
-			item_clear(&it);
-			return;
-		}
-	}
-	pipe__item_write(p, &it);
-	stage_advance(p, &it, st->name);
-	item_clear(&it);
-}
-
 /*
  * Starts stage i of an item (checking gates when check_gates). Returns 0
  * when the stage started (or the item now waits/blocks at a gate: the
@@ -765,9 +490,10 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 	}
 	pipe__item_set(&it->stage, st->name);
 	it->stage_ok = 0;
-	if (is_print_stage(cfg, st)) {
+	pipe__item_set(&it->disposition, ""); /* a new plan may end it again */
+	if (pipe__is_print_stage(cfg, st)) {
 		pipe__item_set(&it->last_error, ""); /* its old warning goes with the new run */
-		drop_approve(p, it, st->name);  /* a new change needs a new approve */
+		pipe__drop_approve(p, it, st->name);  /* a new change needs a new approve */
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j)

@@ -32,6 +32,11 @@ int pipe__next_stage(struct pipe *p, const struct item *it, size_t *i, char *why
 		snprintf(why, size, "stage %s is not in the pipeline any more; use run STAGE", it->stage);
 		return -EINVAL;
 	}
+	if (it->disposition[0]) {
+		snprintf(why, size, "the plan ended the item (Disposition: %s); run %s to plan again",
+			 it->disposition, it->stage);
+		return -EINVAL;
+	}
 	if (!it->stage_ok) {
 		*i = cur;
 		return 0;

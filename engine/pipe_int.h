@@ -94,8 +94,11 @@ void pipe__log_append(struct pipe *p, const struct job *j, const void *data, siz
 /* Appends a formatted line (at most 2 KiB) to the log of job j's run. */
 void pipe__log_line(struct pipe *p, const struct job *j, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* The environment of a stage or (recipe != NULL) recipe process: a new
- * strv (strv_free it; NULL when out of memory). */
+/* The environment of a stage or (recipe != NULL) recipe process (SPEC
+ * §5): the daemon's, the stage's own "env" over it (stages only), then
+ * the PACKET_* variables (PACKET_ROUND for a rounds stage: it->round),
+ * and for a recipe RECIPE_NAME and the GPUs. A new strv (strv_free it;
+ * NULL when out of memory). */
 char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
 		      const char *cuda);
 /* Frees a job that is on no list (NULL is fine). */
@@ -131,6 +134,14 @@ int pipe__item_busy(struct pipe *p, int64_t id);
  * when the parallel-items limit queues it, or another negative errno.
  */
 int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates);
+
+/* ---- pipe_stage.c ---- */
+/* Whether st changes code: "print", or any stage a review loops back to. */
+int pipe__is_print_stage(const struct pfs_config *cfg, const struct pfs_stage *st);
+/* Withdraws an approve the item holds (the caller writes the item): a
+ * print started or ended (stage is its name), or the gated stage it let
+ * through succeeded. Recorded as an "approve_dropped" event. */
+void pipe__drop_approve(struct pipe *p, struct item *it, const char *stage);
 
 /* ---- pipe_push.c ---- */
 

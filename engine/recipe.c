@@ -727,3 +727,50 @@ int recipe_plan_names(const char *plan, size_t len, char ***names)
 	*names = v;
 	return 0;
 }
+
+int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size)
+{
+	static const char key[] = "Disposition:";
+	const char *p = plan, *end = plan + len, *nl, *le, *info, *info_end, *w, *we;
+	size_t open_count = 0, count;
+	char open_ch = 0, ch;
+	int in_block = 0;
+
+	for (; p < end; p = nl ? nl + 1 : end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		le = nl ? nl : end;
+		if (!in_block && fence(p, le, &ch, &count, &info, &info_end)) {
+			open_ch = ch;
+			open_count = count;
+			in_block = 1;
+			continue;
+		}
+		if (in_block) {
+			if (fence(p, le, &ch, &count, &info, &info_end) && ch == open_ch &&
+			    count >= open_count && blank_from(info, le))
+				in_block = 0;
+			continue;
+		}
+		if ((size_t)(le - p) < sizeof(key) - 1 || memcmp(p, key, sizeof(key) - 1) != 0)
+			continue;
+		for (w = p + sizeof(key) - 1; w < le && (*w == ' ' || *w == '\t'); w++)
+			;
+		for (we = le; we > w && (we[-1] == ' ' || we[-1] == '\t' || we[-1] == '\r'); we--)
+			;
+		if (we == w || (size_t)(we - w) >= size) {
+			snprintf(out, size, "plan.md: \"Disposition:\" needs one word (e.g. duplicate)");
+			return -EINVAL;
+		}
+		for (info = w; info < we; info++) {
+			if (!((*info >= 'a' && *info <= 'z') || (*info >= '0' && *info <= '9') ||
+			      *info == '.' || *info == '_' || *info == '-')) {
+				snprintf(out, size, "plan.md: \"Disposition: %.*s\" is not one word of "
+					 "[a-z0-9._-]", (int)(we - w) > 40 ? 40 : (int)(we - w), w);
+				return -EINVAL;
+			}
+		}
+		snprintf(out, size, "%.*s", (int)(we - w), w);
+		return 1;
+	}
+	return 0;
+}

@@ -96,4 +96,17 @@ void recipe_clear(struct recipe *r);
  */
 int recipe_plan_names(const char *plan, size_t len, char ***names);
 
+/* The longest disposition word, with its NUL. */
+#define DISPOSITION_MAX 64
+
+/*
+ * Finds the disposition of a plan.md text (SPEC §5): a line
+ * "Disposition: WORD" outside fenced blocks, where WORD is lower-case
+ * letters, digits, '.', '_' and '-' (e.g. already-resolved, duplicate,
+ * not-reproducible), at most size - 1 bytes. Returns 1 with WORD in out, 0
+ * when the plan has no such line, or -EINVAL with the reason in out when a
+ * "Disposition:" line holds something else. Thread-safe.
+ */
+int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size);
+
 #endif

@@ -215,26 +215,32 @@ int store__collect(struct store *s, sqlite3_stmt *st, size_t size,
  */
 static const char *const compat[] = {
 	NULL, /* 0001_init */
-	/* 0002_times */
-	"CREATE TEMP VIEW documents AS SELECT *, mtime_ns AS atime_ns FROM main.documents;"
-	"CREATE TEMP VIEW items AS SELECT *, t AS dir_mtime_ns, t AS dir_ctime_ns, "
-	"t AS dir_atime_ns FROM (SELECT *, COALESCE(CAST(strftime('%s', updated_at) AS INTEGER), 0) "
-	"* 1000000000 AS t FROM main.items);",
+	/* 0002_times (items: compat_items) */
+	"CREATE TEMP VIEW documents AS SELECT *, mtime_ns AS atime_ns FROM main.documents;",
 	/* 0003_jobs */
 	"CREATE TEMP VIEW runs AS SELECT *, '' AS job_id, '' AS job_output, 0 AS job_offset "
 	"FROM main.runs;",
-	/* 0004_heads */
-	"CREATE TEMP VIEW items AS SELECT *, '' AS verdict_head, '' AS assessment_head "
-	"FROM main.items;",
+	NULL, /* 0004_heads (compat_items) */
+	NULL, /* 0005_rounds (compat_items; no learnings row: no learnings) */
 };
 
-/* compat[3] on a version 1 store, whose items compat[1] already stands in
- * for: one view with the columns of both. */
-static const char compat_items_v1[] =
-	"DROP VIEW temp.items;"
-	"CREATE TEMP VIEW items AS SELECT *, t AS dir_mtime_ns, t AS dir_ctime_ns, "
-	"t AS dir_atime_ns, '' AS verdict_head, '' AS assessment_head FROM (SELECT *, "
-	"COALESCE(CAST(strftime('%s', updated_at) AS INTEGER), 0) * 1000000000 AS t FROM main.items);";
+/* The columns of items that migrations after version added, as one temp
+ * view over main.items (several migrations add columns to it, and a view
+ * cannot extend another of the same name). */
+static int compat_items(sqlite3 *db, int version)
+{
+	char sql[1024];
+
+	if (version >= 5)
+		return 0;
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW items AS SELECT *%s%s%s FROM (SELECT *, "
+		 "COALESCE(CAST(strftime('%%s', updated_at) AS INTEGER), 0) * 1000000000 AS t "
+		 "FROM main.items);",
+		 version < 2 ? ", t AS dir_mtime_ns, t AS dir_ctime_ns, t AS dir_atime_ns" : "",
+		 version < 4 ? ", '' AS verdict_head, '' AS assessment_head" : "",
+		 ", 0 AS round, '' AS disposition");
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+}
 
 /* The WAL hook of s->db, after each commit (under s->lock): wakes the
  * checkpointer once the WAL holds CKPT_PAGES pages; from CKPT_MAX_PAGES
@@ -387,9 +393,10 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	if (readonly && version < schema_version) {
 		for (i = version; rc == 0 && i < schema_version; i++)
 			if (i < (int)(sizeof(compat) / sizeof(compat[0])) && compat[i] &&
-			    sqlite3_exec(s->db, i == 3 && version < 2 ? compat_items_v1 : compat[i],
-					 NULL, NULL, NULL) != SQLITE_OK)
+			    sqlite3_exec(s->db, compat[i], NULL, NULL, NULL) != SQLITE_OK)
 				rc = -EIO;
+		if (rc == 0)
+			rc = compat_items(s->db, version);
 		if (rc)
 			goto fail;
 	}
@@ -557,13 +564,15 @@ void item_clear(struct item *it)
 	free(it->last_result);
 	free(it->created_at);
 	free(it->updated_at);
+	free(it->disposition);
 	memset(it, 0, sizeof(*it));
 }
 
 #define ITEM_COLS                                                                            \
 	"id, name, title, state, stage, stage_ok, iteration, branch, base, verdict, assessment, " \
 	"hold, approved, last_error, last_result, archived, created_at, updated_at, "       \
-	"dir_mtime_ns, dir_ctime_ns, dir_atime_ns, verdict_head, assessment_head"
+	"dir_mtime_ns, dir_ctime_ns, dir_atime_ns, verdict_head, assessment_head, round, "   \
+	"disposition"
 
 static int item_row(sqlite3_stmt *st, struct item *it)
 {
@@ -593,9 +602,11 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 		 (const char *)sqlite3_column_text(st, 21) ? (const char *)sqlite3_column_text(st, 21) : "");
 	snprintf(it->assessment_head, sizeof(it->assessment_head), "%s",
 		 (const char *)sqlite3_column_text(st, 22) ? (const char *)sqlite3_column_text(st, 22) : "");
+	it->round = sqlite3_column_int(st, 23);
+	it->disposition = store__col_dup(st, 24);
 	if (!it->name || !it->title || !it->state || !it->stage || !it->branch || !it->base ||
 	    !it->verdict || !it->assessment || !it->last_error || !it->last_result ||
-	    !it->created_at || !it->updated_at) {
+	    !it->created_at || !it->updated_at || !it->disposition) {
 		item_clear(it);
 		return -ENOMEM;
 	}
@@ -650,9 +661,10 @@ static int item_copy(struct item *dst, const struct item *src)
 	dst->last_result = strdup(src->last_result);
 	dst->created_at = strdup(src->created_at);
 	dst->updated_at = strdup(src->updated_at);
+	dst->disposition = strdup(src->disposition);
 	if (!dst->name || !dst->title || !dst->state || !dst->stage || !dst->branch ||
 	    !dst->base || !dst->verdict || !dst->assessment || !dst->last_error ||
-	    !dst->last_result || !dst->created_at || !dst->updated_at) {
+	    !dst->last_result || !dst->created_at || !dst->updated_at || !dst->disposition) {
 		item_clear(dst);
 		return -ENOMEM;
 	}
@@ -726,7 +738,7 @@ int store_item_update(struct store *s, struct item *it)
 	st = store__stmt(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, iteration = ?, "
 		     "verdict = ?, assessment = ?, hold = ?, approved = ?, last_error = ?, "
 		     "last_result = ?, archived = ?, updated_at = ?, verdict_head = ?15, "
-		     "assessment_head = ?16 WHERE id = ?14");
+		     "assessment_head = ?16, round = ?17, disposition = ?18 WHERE id = ?14");
 	if (st) {
 		sqlite3_bind_text(st, 1, it->title, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, it->state, -1, SQLITE_STATIC);
@@ -744,6 +756,8 @@ int store_item_update(struct store *s, struct item *it)
 		sqlite3_bind_int64(st, 14, it->id);
 		sqlite3_bind_text(st, 15, it->verdict_head, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 16, it->assessment_head, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 17, it->round);
+		sqlite3_bind_text(st, 18, it->disposition, -1, SQLITE_STATIC);
 		store__items_changed(s);
 		rc = store__step_done(s, st);
 	}

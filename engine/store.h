@@ -60,15 +60,26 @@ struct item {
 	char verdict_head[41], assessment_head[41];
 	int hold, approved;
 	char *last_error, *last_result;
-	int archived;
+	int archived;           /* 0, 1: archived, or ITEM_LEARNINGS */
 	char *created_at, *updated_at;
 	/* Times of the item's directory, ns since the Unix epoch: mtime and
 	 * ctime move to now when an entry of its top level is created,
 	 * removed or renamed in or out (store_doc_*), or as set by
 	 * store_item_set_times. */
 	int64_t dir_mtime_ns, dir_ctime_ns, dir_atime_ns;
+	/* Rounds of the item's rounds stage in the current series (SPEC §5
+	 * "After publish"), 0 when none ran. */
+	int round;
+	/* The word of plan.md's "Disposition:" line when the plan ended the
+	 * item without a change (SPEC §5), else "". */
+	char *disposition;
 };
 void item_clear(struct item *it);
+
+/* items.archived of the row that holds MOUNT/learnings/ (schema 0005): it
+ * is named "learnings", no listing of items shows it and no pipeline runs
+ * it; its documents are the learnings, with their history. */
+#define ITEM_LEARNINGS 2
 
 /* Inserts a new item (state "new", iteration 1). 0, -EEXIST. */
 int store_item_create(struct store *s, const char *name, const char *branch, const char *base,

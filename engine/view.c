@@ -271,9 +271,19 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128], running[512];
 	char **names = NULL;
 	struct digest_render r;
-	int rc = 0, vstale, astale;
+	char round[32] = "";
+	int rc = 0, vstale, astale, rounds_max = 0;
+	size_t k;
 
 	item_title(e, it, title, sizeof(title));
+	for (k = 0; k < cfg->nstages; k++)
+		if (cfg->stages[k].rounds_max && strcmp(cfg->stages[k].name, it->stage) == 0)
+			rounds_max = cfg->stages[k].rounds_max;
+	/* "2/5": the second of at most five rounds (SPEC §5 "After publish"). */
+	if (it->round > 0 && rounds_max)
+		snprintf(round, sizeof(round), "%d/%d", it->round, rounds_max);
+	else if (it->round > 0)
+		snprintf(round, sizeof(round), "%d", it->round);
 	if (branch_head(cfg->repo, it->branch, head))
 		head[0] = '\0';
 	if (view_plan_names(e, it, &names) == 0) {
@@ -292,12 +302,12 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 				"item: %s\ntitle: %s\nstate: %s\nstage: %s\niteration: %d\n"
 				"branch: %s\nbase: %s\nhead: %s\nverdict: %s%s\nverdict_head: %s\n"
 				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nrunning: %s\n"
-				"gpus: %s\nlast_error: %s\nupdated: %s\n",
+				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n",
 				it->name, title, it->state, it->stage, it->iteration, it->branch,
 				it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
 				it->verdict_head, it->assessment,
 				astale ? " (stale: the head moved)" : "", it->assessment_head, evidence,
-				running, gpus, it->last_error, it->updated_at);
+				running, gpus, round, it->disposition, it->last_error, it->updated_at);
 		return rc;
 	} else {
 		cJSON *o = cJSON_CreateObject(), *g = cJSON_CreateArray();
@@ -330,6 +340,9 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 				p++;
 		}
 		cJSON_AddItemToObject(o, "gpus", g);
+		cJSON_AddNumberToObject(o, "round", it->round);
+		cJSON_AddNumberToObject(o, "rounds_max", rounds_max);
+		cJSON_AddStringToObject(o, "disposition", it->disposition);
 		cJSON_AddStringToObject(o, "last_error", it->last_error);
 		cJSON_AddStringToObject(o, "updated", it->updated_at);
 		cJSON_AddBoolToObject(o, "hold", it->hold);

@@ -656,6 +656,18 @@ static int source_items(struct source *s, char ***out)
 		r = engine_readdir(s->engine, "/", collect_item, out);
 		if (r > 0)
 			r = -ENOMEM;
+		/* An item has a ctl (learnings/ has none). */
+		for (size_t i = 0, k = 0; r == 0 && *out; i++) {
+			struct pfs_stat ps;
+
+			snprintf(path, sizeof(path), "/%s/ctl", (*out)[i] ? (*out)[i] : "");
+			if ((*out)[i] && engine_getattr(s->engine, path, &ps) != 0)
+				free((*out)[i]);
+			else
+				(*out)[k++] = (*out)[i];
+			if (!(*out)[i])
+				break;
+		}
 	} else {
 		d = opendir(s->root);
 		if (d == NULL)
@@ -663,8 +675,9 @@ static int source_items(struct source *s, char ***out)
 		while (r == 0 && (de = readdir(d)) != NULL) {
 			if (de->d_name[0] == '.')
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", s->root, de->d_name);
-			if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			/* An item has a ctl (learnings/ has none). */
+			snprintf(path, sizeof(path), "%s/%s/ctl", s->root, de->d_name);
+			if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 				r = strv_push(out, de->d_name);
 		}
 		closedir(d);

@@ -90,7 +90,7 @@ dump_diagnostics()
 	for m in "${MOUNTS[@]}"; do
 		timeout 5 mountpoint -q "$m" 2>/dev/null || continue
 		for item in "$m"/*/; do
-			[ -d "$item" ] || continue
+			[ -e "$item/ctl" ] || continue # an item (learnings/ is not)
 			echo "--- $item status" >&2
 			timeout 5 cat "$item/status" >&2 2>&1 || true
 			echo "--- $item ls" >&2

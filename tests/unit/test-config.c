@@ -427,7 +427,7 @@ TEST(schema_matches_validator)
 		"max_parallel_recipes", "max_parallel_items", "on_interrupt", "cancel_grace_s",
 		"max_doc_size", "executor", "stages", NULL };
 	static const char *const stage[] = { "name", "run", "produces", "timeout_s", "gate",
-		"recipes", "on_needs_changes", "max_iterations", "push", NULL };
+		"recipes", "on_needs_changes", "max_iterations", "push", "env", "rounds", NULL };
 	cJSON *schema = cJSON_Parse(schema_json_pipeline), *props, *p, *doc, *st, *req;
 	char field[96];
 	size_t n = 0;

@@ -682,6 +682,31 @@ TEST(plan_length)
 	ASSERT(names == NULL);
 }
 
+/* "Disposition: WORD" outside fences ends an item after plan; a bad word is
+ * refused with its reason; a fenced example does not count. */
+TEST(plan_disposition)
+{
+	static const char ok[] = "# Plan\n\nThe bug was fixed in 1.2.\n\nDisposition: already-resolved  \n";
+	static const char fenced[] = "```\nDisposition: duplicate\n```\nNo disposition here.\n";
+	static const char none[] = "# Plan\nDispositions vary.\n disposition: x\n";
+	static const char bad[] = "Disposition: Not Reproducible\n";
+	static const char empty[] = "Disposition:   \n";
+	char out[128];
+
+	ASSERT_EQ(recipe_plan_disposition(ok, sizeof(ok) - 1, out, sizeof(out)), 1);
+	ASSERT_STREQ(out, "already-resolved");
+	ASSERT_EQ(recipe_plan_disposition(fenced, sizeof(fenced) - 1, out, sizeof(out)), 0);
+	ASSERT_EQ(recipe_plan_disposition(none, sizeof(none) - 1, out, sizeof(out)), 0);
+	ASSERT_EQ(recipe_plan_disposition(bad, sizeof(bad) - 1, out, sizeof(out)), -EINVAL);
+	ASSERT(strstr(out, "Not Reproducible") != NULL);
+	ASSERT_EQ(recipe_plan_disposition(empty, sizeof(empty) - 1, out, sizeof(out)), -EINVAL);
+	ASSERT(strstr(out, "needs one word") != NULL);
+	/* Without a trailing newline, and too long for out. */
+	ASSERT_EQ(recipe_plan_disposition("Disposition: duplicate", 22, out, sizeof(out)), 1);
+	ASSERT_STREQ(out, "duplicate");
+	ASSERT_EQ(recipe_plan_disposition("Disposition: duplicate", 22, out, 5), -EINVAL);
+}
+
 int main(void)
 {
 	RUN(catalog);
@@ -695,5 +720,6 @@ int main(void)
 	RUN(plan_names);
 	RUN(plan_no_block);
 	RUN(plan_length);
+	RUN(plan_disposition);
 	return 0;
 }

@@ -416,6 +416,9 @@ TEST(version_3)
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
 	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE items DROP COLUMN verdict_head;"
 			       "ALTER TABLE items DROP COLUMN assessment_head;"
+			       "ALTER TABLE items DROP COLUMN round;"
+			       "ALTER TABLE items DROP COLUMN disposition;"
+			       "DELETE FROM items WHERE name = 'learnings';"
 			       "UPDATE meta SET value = '3' WHERE key = 'schema_version';",
 			       NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -435,6 +438,65 @@ TEST(version_3)
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_STREQ(it.verdict_head, "0000000000000000000000000000000000000007");
 	ASSERT_STREQ(it.assessment_head, "0000000000000000000000000000000000000008");
+	item_clear(&it);
+	store_close(s);
+}
+
+/* A store of version 4 (before 0005_rounds): a read-only open reads items
+ * with no round and no disposition, and finds no learnings row; a
+ * read-write open migrates it: the columns are kept, and the learnings row
+ * (ITEM_LEARNINGS, listed by no walk of items) exists. */
+static int count_learnings(void *arg, const struct item *it)
+{
+	if (strcmp(it->name, "learnings") == 0)
+		(*(int *)arg)++;
+	return 0;
+}
+
+TEST(version_4)
+{
+	struct store *s;
+	struct item it;
+	char path[256];
+	sqlite3 *db;
+	int n;
+
+	s = open_store(0, 0);
+	store_close(s);
+	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE items DROP COLUMN round;"
+"ALTER TABLE items DROP COLUMN disposition;"
+"DELETE FROM items WHERE name = 'learnings';"
+			       "UPDATE meta SET value = '4' WHERE key = 'schema_version';",
+			       NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	s = open_store(0, 1);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_EQ(it.round, 0);
+	ASSERT_STREQ(it.disposition, "");
+	item_clear(&it);
+	ASSERT_EQ(store_item_get(s, "learnings", &it), -ENOENT);
+	store_close(s);
+	s = open_store(0, 0);
+	ASSERT_EQ(store_item_get(s, "learnings", &it), 0);
+	ASSERT_EQ(it.archived, ITEM_LEARNINGS);
+	item_clear(&it);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	it.round = 3;
+	free(it.disposition);
+	it.disposition = strdup("duplicate");
+	ASSERT_EQ(store_item_update(s, &it), 0);
+	item_clear(&it);
+	n = 0;
+	ASSERT_EQ(store_item_each(s, 0, count_learnings, &n), 0);
+	ASSERT_EQ(store_item_each(s, 1, count_learnings, &n), 0);
+	ASSERT_EQ(n, 0);
+	store_close(s);
+	s = open_store(0, 1);
+	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	ASSERT_EQ(it.round, 3);
+	ASSERT_STREQ(it.disposition, "duplicate");
 	item_clear(&it);
 	store_close(s);
 }
@@ -468,6 +530,9 @@ TEST(version_1)
 			       "ALTER TABLE runs DROP COLUMN job_offset;"
 			       "ALTER TABLE items DROP COLUMN verdict_head;"
 			       "ALTER TABLE items DROP COLUMN assessment_head;"
+			       "ALTER TABLE items DROP COLUMN round;"
+			       "ALTER TABLE items DROP COLUMN disposition;"
+			       "DELETE FROM items WHERE name = 'learnings';"
 			       "UPDATE items SET updated_at = '2001-02-03T04:05:06Z';"
 			       "UPDATE meta SET value = '1' WHERE key = 'schema_version';",
 			       NULL, NULL, NULL), SQLITE_OK);
@@ -548,6 +613,7 @@ int main(void)
 	RUN(registry_append_only);
 	RUN(events_and_readonly);
 	RUN(version_3);
+	RUN(version_4);
 	RUN(version_1);
 	RUN(checkpoints);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
