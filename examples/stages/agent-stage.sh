@@ -1,87 +1,378 @@
 #!/usr/bin/env bash
-# agent-stage.sh - run an AI agent command line as a packetfs stage.
+# agent-stage.sh - runs Claude Code or Codex as a packetfs stage: plan, print, validate,
+# review or babysit.
 #
-# Usage in pipeline.json (one wrapper serves every stage; it reads
-# PACKET_STAGE to know which one it is):
+# Written to the documented behaviour of
+#   Claude Code 2.0: CLI reference and "Identity and Access Management" (permissions) pages,
+#     code.claude.com/docs/en/cli-reference (claude -p, --add-dir, --permission-mode,
+#     --allowedTools rules such as "Bash(git commit:*)" and "Edit(//abs/path/**)");
+#   Codex CLI 0.61: `codex exec --help`, developers.openai.com/codex (non-interactive mode,
+#     CLI reference, sandbox): exec approves nothing (approval "never"), needs a cwd inside a
+#     git repository unless --skip-git-repo-check, and its workspace-write sandbox writes only
+#     under the cwd, the --add-dir directories, /tmp and $TMPDIR.
 #
-#   {"name": "plan",  "run": ["/abs/examples/stages/agent-stage.sh"], "produces": ["plan.md"]},
-#   {"name": "print", "run": ["/abs/examples/stages/agent-stage.sh"], "produces": ["change.md"]},
-#   {"name": "review","run": ["/abs/examples/stages/agent-stage.sh"], "produces": ["review.md"],
-#    "on_needs_changes": "print"}
+# Environment (a stage's "env" object in pipeline.json, or the daemon's environment):
+#   AGENT_CMD         the agent command line, split on white space (no shell quoting), with
+#                     any flags of your own, e.g. "claude --model opus", "codex exec -m gpt-5".
+#                     PACKET_AGENT_CMD is read when AGENT_CMD is unset. Permission flags
+#                     (--permission-mode, --allowedTools, --sandbox, --full-auto, ...) are this
+#                     script's business: a command line that carries one is refused.
+#   AGENT_CLI         claude | codex; default: the name of AGENT_CMD's first word. With no
+#                     AGENT_CMD the command is just AGENT_CLI.
+#   AGENT_ROLE        plan | print | validate | review | babysit; default: PACKET_STAGE.
+#   AGENT_ALLOWED_BASH  the commands a claude printer or babysitter may run: entries separated
+#                     by commas (or, with no comma, by white space), each a command prefix
+#                     ("git commit", "make") or a whole rule ("Bash(npm test:*)"). Default
+#                     below (DEFAULT_BASH).
+#   AGENT_NETWORK=1   codex printer/babysitter: network in the sandbox
+#                     (-c sandbox_workspace_write.network_access=true).
+#   AGENT_LEARNINGS_MAX  bytes of learnings put in the prompt whole (default 32768); the
+#                     documents past it are listed by path.
+#   PACKETFS          the packetfs binary the validator runs (default: packetfs on PATH).
+#   and the engine's PACKET_ITEM PACKET_DIR PACKET_WORKTREE PACKET_STAGE PACKET_ITERATION
+#   PACKET_BRANCH PACKET_BASE PACKET_LEARNINGS PACKET_ROUND.
 #
-# The agent command comes from PACKET_AGENT_CMD in the daemon's environment
-# (export it before `packetfs mount`), split on white space (no shell
-# quoting), with the prompt appended as its last argument:
+# The agent runs with cwd = $PACKET_WORKTREE (a git worktree of the item branch); the packet
+# ($PACKET_DIR) and the learnings ($PACKET_LEARNINGS) are added as writable directories. The
+# prompt goes on stdin (claude -p reads it there; codex exec reads it for the prompt "-").
 #
-#   PACKET_AGENT_CMD="claude -p --permission-mode acceptEdits"
-#   PACKET_AGENT_CMD="codex exec --full-auto"
+# What each role may do:
+#   role      claude                                        codex exec
+#   plan      --permission-mode default; Edit rules for the --sandbox workspace-write
+#   review    packet and learnings only; Bash: git log,     (writes: worktree, packet,
+#             git show, git diff, git status                learnings, /tmp)
+#   validate  as plan, but Bash only "packetfs record"      same
+#   print     --permission-mode acceptEdits (edits in the   --sandbox workspace-write, plus
+#   babysit   worktree, packet, learnings); Bash: the       --add-dir of the git common dir
+#             AGENT_ALLOWED_BASH commands                   (a worktree's index and objects
+#                                                           live there), so git commit works
+# Codex cannot confine writes to the packet while the worktree is its cwd, so for plan,
+# review and validate (both CLIs) this script checks afterwards that the worktree's head and
+# files are as they were, and fails the stage when they are not. Claude's Bash tool is not
+# confined to directories, so claude gets no --add-dir of the git directory (which would
+# let its Edit tool rewrite .git/config and hooks); git commit works without it.
 #
-# The agent runs with cwd = the item directory on the mount, so it reads
-# and writes the packet's files (brief.md, plan.md, change.md, review.md)
-# with its ordinary file tools, and the item's worktree is ./worktree.
-# Its output goes to the stage log (stages/<n>-<stage>.log). packetfs
-# checks afterwards that the stage's "produces" files exist and are not
-# empty; this wrapper only builds the prompt and passes on the agent's
-# exit status. When PACKET_AGENT_CMD is not set it fails (exit 2) and says
-# so, rather than pretending the stage ran.
+# Exit status: the agent's; 1 when the agent exited 0 but changed the worktree in a role that
+# may not, or left its product (plan.md, change.md, change-validation.md, review.md,
+# rounds/round-N-answers.json) missing or empty; 2 when misconfigured (messages read
+# "agent-stage.sh: what: why").
 set -euo pipefail
+
+DEFAULT_BASH="git add,git commit,git status,git diff,git log,git show,git rm,git mv,git restore,make,meson,ninja,cmake,ctest,cc,gcc,clang,./configure,pytest,python3 -m pytest"
 
 die() {
 	printf 'agent-stage.sh: %s\n' "$*" >&2
 	exit 2
 }
+say() { printf 'agent-stage.sh: %s\n' "$*"; }
 
-[ -n "${PACKET_AGENT_CMD:-}" ] ||
-	die "PACKET_AGENT_CMD is not set: export the agent command (e.g. PACKET_AGENT_CMD=\"claude -p\") before 'packetfs mount'"
-read -r -a agent <<<"$PACKET_AGENT_CMD"
-command -v "${agent[0]}" >/dev/null 2>&1 ||
-	die "${agent[0]}: command not found (PACKET_AGENT_CMD=\"$PACKET_AGENT_CMD\")"
-stage=${PACKET_STAGE:-}
-[ -n "$stage" ] || die "PACKET_STAGE is not set: run this program as a packetfs stage"
-[ -s brief.md ] || die "brief.md: missing or empty in $PWD"
+# --- the stage environment ------------------------------------------------------------------
+for v in PACKET_DIR PACKET_WORKTREE PACKET_STAGE; do
+	[ -n "${!v:-}" ] || die "$v is not set: run this program as a packetfs stage"
+done
+pd=$PACKET_DIR
+wt=$PACKET_WORKTREE
+[ -d "$pd" ] || die "PACKET_DIR: $pd is not a directory"
+git -C "$wt" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
+	die "PACKET_WORKTREE: $wt is not a git worktree"
+[ -s "$pd/brief.md" ] || die "brief.md: missing or empty in $pd"
+learn=${PACKET_LEARNINGS:-}
+if [ -z "$learn" ] && [ -d "$pd/../learnings" ]; then
+	learn=$(cd "$pd/../learnings" && pwd)
+fi
+[ -z "$learn" ] || [ -d "$learn" ] || learn=""
 
-recipes=""
-for r in ../.packetfs/recipes/*; do
-	[ -e "$r" ] || continue
-	r=${r##*/}
-	recipes="$recipes${recipes:+ }${r%.*}"
+role=${AGENT_ROLE:-$PACKET_STAGE}
+case $role in
+plan | print | validate | review | babysit) ;;
+*) die "role '$role': unknown (set AGENT_ROLE to plan, print, validate, review or babysit)" ;;
+esac
+round=${PACKET_ROUND:-}
+if [ "$role" = babysit ] && [ -z "$round" ]; then
+	die "babysit: PACKET_ROUND is not set: the babysit role runs as a rounds stage"
+fi
+
+# --- the agent command line -----------------------------------------------------------------
+cmdline=${AGENT_CMD:-${PACKET_AGENT_CMD:-${AGENT_CLI:-}}}
+[ -n "$cmdline" ] || die "no agent: set AGENT_CLI (claude or codex) or AGENT_CMD in the stage's \"env\""
+read -r -a agent <<<"$cmdline"
+cli=${AGENT_CLI:-${agent[0]##*/}}
+case $cli in
+claude | codex) ;;
+*) die "AGENT_CLI '$cli': unknown (claude or codex; for another program name set AGENT_CLI)" ;;
+esac
+command -v "${agent[0]}" >/dev/null 2>&1 || die "${agent[0]}: command not found (agent command \"$cmdline\")"
+for w in "${agent[@]:1}"; do
+	case $cli:$w in
+	claude:--permission-mode* | claude:--allowedTools* | claude:--allowed-tools* | \
+		claude:--dangerously-skip-permissions | codex:--sandbox* | codex:-s | codex:--full-auto | \
+		codex:--dangerously-bypass-approvals-and-sandbox | codex:--yolo | codex:--cd* | codex:-C)
+		die "agent command \"$cmdline\": $w: permissions and the working directory are set per role by this script; remove it"
+		;;
+	esac
 done
 
-context="You are the $stage stage of packetfs work item '${PACKET_ITEM:-?}' (iteration \
-${PACKET_ITERATION:-1}). The current directory is the item's packet: brief.md is the \
-request; plan.md, change.md, review.md and validation/evidence.md are the other stages' \
-documents. The code is in ${PACKET_WORKTREE:-./worktree}, on branch ${PACKET_BRANCH:-?} \
-from ${PACKET_BASE:-main}."
+pfs=${PACKETFS:-packetfs}
+export AGENT_ROLE=$role
 
-case $stage in
+# --- the prompt -----------------------------------------------------------------------------
+# doc FILE TITLE [CAP] : FILE (relative to the packet) under a heading, whole up to CAP bytes.
+doc() {
+	local f=$pd/$1 cap=${3:-32768} n
+	[ -s "$f" ] || return 0
+	n=$(wc -c <"$f")
+	printf '\n## %s (%s)\n\n' "$2" "$f"
+	head -c "$cap" "$f"
+	[ "$n" -le "$cap" ] || printf '\n[... %s of %s bytes shown; read the whole file at %s]\n' "$cap" "$n" "$f"
+	printf '\n'
+}
+
+recipes() {
+	local r s
+	for r in "$pd"/../.packetfs/recipes/*; do
+		[ -f "$r" ] || continue
+		s=$(head -n 30 "$r" | sed -n 's/.*# summary: *//p' | sed 's/ *-->.*//' | head -n 1)
+		case $r in
+		*.md) printf -- '- %s (procedure: no command of its own; record a run of it)%s\n' "$(basename "$r" .md)" "${s:+: $s}" ;;
+		*) printf -- '- %s%s\n' "$(basename "${r%.*}")" "${s:+: $s}" ;;
+		esac
+	done
+}
+
+learnings() {
+	local cap=${AGENT_LEARNINGS_MAX:-32768} used=0 f n listed=""
+	printf '\n## Learnings\n\n'
+	if [ -z "$learn" ]; then
+		printf 'This mount has no learnings directory.\n'
+		return 0
+	fi
+	printf 'Project-wide documents in %s: what earlier items taught. Follow them.\n' "$learn"
+	printf 'When this item teaches something later items should know, add it as a new file\n'
+	printf '%s/<topic>.md (one short document; do not rewrite the others).\n' "$learn"
+	while IFS= read -r f; do
+		n=$(wc -c <"$f")
+		if [ $((used + n)) -le "$cap" ]; then
+			printf '\n### %s\n\n' "$f"
+			cat "$f"
+			used=$((used + n))
+		else
+			listed+="- $f ($n bytes)"$'\n'
+		fi
+	done < <(find "$learn" -maxdepth 2 -type f -name '*.md' 2>/dev/null | LC_ALL=C sort)
+	[ "$used" != 0 ] || [ -n "$listed" ] || printf '\n(none yet)\n'
+	[ -z "$listed" ] || printf '\nMore learnings, too long to include here; read them:\n%s' "$listed"
+}
+
+named_recipes() {
+	[ -s "$pd/plan.md" ] || return 0
+	# shellcheck disable=SC2016 # backquotes, not an expansion
+	sed -n '/^```validation-recipes/,/^```$/{/^```/d;p}' "$pd/plan.md" | sed 's/[[:space:]]//g;/^$/d'
+}
+
+writable="$pd${learn:+ and $learn}"
+header="Role: $role
+You are the $role agent of packetfs work item '${PACKET_ITEM:-?}' (iteration ${PACKET_ITERATION:-1}$([ -z "$round" ] || printf ', round %s' "$round")).
+Your working directory, $wt, is a git worktree of branch ${PACKET_BRANCH:-?} (based on ${PACKET_BASE:-main}).
+The item's packet is $pd: documents shared by every stage (brief.md is the request).
+Nobody answers questions while you work: decide, do the work, and finish by writing the file named below."
+
+case $role in
 plan)
-	task="Read brief.md and the code in the worktree. Write plan.md: a summary, the \
-numbered steps of the change, and a fenced block opened by \`\`\`validation-recipes that \
-names, one a line, the recipes that must validate the change, chosen from: ${recipes:-none}. \
-Do not change any code."
+	task="## Your task
+
+Read the request and the code. Write $pd/plan.md: a short summary of the change, its numbered
+steps (files and functions), and a fenced block opened by \`\`\`validation-recipes and closed
+by \`\`\` naming, one a line, the recipes (from the catalog below) that must validate the
+change. If the request needs no change (already done, duplicate, not reproducible), write a
+line 'Disposition: WORD' instead of the steps.
+
+You may read anything. Write only in $writable. Do not edit, create or commit anything
+in the worktree: the print stage does that."
+	product=plan.md
 	;;
 print)
-	task="Carry out plan.md in the worktree. Commit every change on the current branch \
-with git (leave nothing uncommitted). Then write change.md: what changed and why, file by \
+	task="## Your task
+
+Carry out the plan in the worktree: edit the code, build it and run its tests, then commit
+every change on the current branch with git (git add, git commit; leave nothing uncommitted
+or untracked that is not ignored). Then write $pd/change.md: what changed and why, file by
 file."
-	if [ -s review.md ]; then
-		task="$task This is a later iteration: review.md holds the reviewer's problems \
-with the previous change; address each of them."
+	if [ "${PACKET_ITERATION:-1}" -gt 1 ] && [ -s "$pd/review.md" ]; then
+		task+="
+
+This is iteration ${PACKET_ITERATION}: review.md below holds the reviewer's findings on the
+previous change. Address each of them and say how in change.md."
 	fi
+	product=change.md
+	;;
+validate)
+	names=$(named_recipes | tr '\n' ' ')
+	task="## Your task
+
+The engine has run the plan's script recipes; validation/evidence.md below shows their
+results. Validate the change at the worktree's head, $(git -C "$wt" rev-parse HEAD):
+for each recipe the plan names (${names:-none}) that is a procedure, or whose latest engine
+run is not validated and needs a command of your choosing, have the engine run a command
+that proves it, from the worktree:
+
+    $pfs record RECIPE -- COMMAND [ARG...]
+
+(packetfs runs COMMAND in the worktree, records it in $pd/validation/registry.jsonl and
+prints its output; its exit status is COMMAND's). That is the only command you may run. Do
+not change the worktree: evidence counts only for its committed head.
+
+Then write $pd/change-validation.md: a table of every named recipe with the status, command
+and log (validation/logs/...) of its latest engine run (read $pd/validation/registry.jsonl),
+and as its last line exactly one of
+    ## Verdict: pass        every named recipe validated
+    ## Verdict: fail        one failed or timed out
+    ## Verdict: blocked     otherwise"
+	product=change-validation.md
 	;;
 review)
-	task="Review the change: read change.diff, change.md, plan.md and \
-validation/evidence.md. Write review.md with your findings; its last line must be exactly \
-'## Assessment: sound' when the change does what the brief asks and the evidence shows every \
-named recipe validated, else '## Assessment: needs_changes'. Do not change any code."
+	task="## Your task
+
+Review the change: $pd/change.diff (the diff of the branch against its base), change.md,
+the plan and the evidence below. Write $pd/review.md with your findings, numbered, each
+naming file and line; its last line must be exactly
+    ## Assessment: sound            the change does what the brief asks and every named recipe validated
+    ## Assessment: needs_changes    otherwise (the print stage gets your findings)
+
+You may read anything. Write only in $writable. Do not edit, create or commit anything
+in the worktree."
+	product=review.md
 	;;
-*)
-	task="Do the work of the '$stage' stage for this item, as the packet's documents \
-describe it, and write your results into the packet."
+babysit)
+	task="## Your task
+
+The item's branch is published. $pd/rounds/round-$round.md (below) lists the failing CI
+checks and the unanswered review threads, each with its id. Fix what should be fixed in the
+worktree (build, test, git add, git commit; leave nothing uncommitted), then write
+$pd/rounds/round-$round-answers.json: a JSON array with one object per review thread,
+    {\"thread\": ID, \"verdict\": \"accepted\" | \"declined\", \"action\": \"what you did, or why not\"}
+where ID is the thread's id as the round file gives it. Write [] when there is no thread."
+	product=rounds/round-$round-answers.json
 	;;
 esac
 
-printf 'agent-stage.sh: stage %s: running %s\n' "$stage" "$PACKET_AGENT_CMD"
-exec "${agent[@]}" "$context
+prompt_file=$(mktemp "${TMPDIR:-/tmp}/agent-prompt.XXXXXX")
+trap 'rm -f "$prompt_file"' EXIT
+{
+	printf '%s\n\n%s\n' "$header" "$task"
+	doc brief.md "The request: brief.md"
+	case $role in
+	print | validate | review | babysit) doc plan.md "The plan: plan.md" ;;
+	esac
+	case $role in
+	print) [ "${PACKET_ITERATION:-1}" -le 1 ] || doc review.md "The previous review: review.md" ;;
+	review | babysit) doc change.md "The change: change.md" ;;
+	esac
+	case $role in
+	validate | review) doc validation/evidence.md "The evidence: validation/evidence.md" ;;
+	esac
+	[ "$role" = review ] && doc change-validation.md "The validator's report: change-validation.md"
+	[ "$role" = babysit ] && doc "rounds/round-$round.md" "This round: rounds/round-$round.md"
+	printf '\n## The recipe catalog (%s)\n\n' "$(cd "$pd/../.packetfs/recipes" 2>/dev/null && pwd || echo none)"
+	recipes
+	learnings
+} >"$prompt_file"
 
-$task"
+# --- the command line -----------------------------------------------------------------------
+dirs=("$pd")
+[ -z "$learn" ] || dirs+=("$learn")
+gitdir=$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir)
+args=("${agent[@]}")
+
+case $cli in
+claude)
+	have_p=0
+	for w in "${agent[@]:1}"; do
+		case $w in -p | --print) have_p=1 ;; esac
+	done
+	[ "$have_p" = 1 ] || args+=(-p)
+	for d in "${dirs[@]}"; do
+		args+=(--add-dir "$d")
+	done
+	rules=()
+	case $role in
+	plan | review | validate)
+		args+=(--permission-mode default)
+		for d in "${dirs[@]}"; do
+			rules+=("Edit(/$d/**)")
+		done
+		if [ "$role" = validate ]; then
+			rules+=("Bash(packetfs record:*)")
+			[ "$pfs" = packetfs ] || rules+=("Bash($pfs record:*)")
+		else
+			rules+=("Bash(git log:*)" "Bash(git show:*)" "Bash(git diff:*)" "Bash(git status:*)")
+		fi
+		;;
+	print | babysit)
+		args+=(--permission-mode acceptEdits)
+		list=${AGENT_ALLOWED_BASH:-$DEFAULT_BASH}
+		if [[ $list == *,* ]]; then
+			IFS=, read -r -a entries <<<"$list"
+		else
+			read -r -a entries <<<"$list"
+		fi
+		for e in "${entries[@]}"; do
+			e=$(printf '%s' "$e" | sed 's/^[[:space:]]*//;s/[[:space:]]*$//')
+			[ -n "$e" ] || continue
+			case $e in
+			*'('*')') rules+=("$e") ;;
+			*) rules+=("Bash($e:*)") ;;
+			esac
+		done
+		;;
+	esac
+	args+=(--allowedTools "${rules[@]}")
+	;;
+codex)
+	have_exec=0
+	for w in "${agent[@]:1}"; do
+		case $w in exec | e) have_exec=1 ;; esac
+	done
+	[ "$have_exec" = 1 ] || args+=(exec)
+	args+=(--cd "$wt" --sandbox workspace-write)
+	for d in "${dirs[@]}"; do
+		args+=(--add-dir "$d")
+	done
+	case $role in
+	print | babysit)
+		args+=(--add-dir "$gitdir")
+		[ "${AGENT_NETWORK:-0}" != 1 ] || args+=(-c sandbox_workspace_write.network_access=true)
+		;;
+	esac
+	args+=(-)
+	;;
+esac
+
+# --- run it ---------------------------------------------------------------------------------
+state() {
+	git -C "$wt" rev-parse HEAD
+	git -C "$wt" status --porcelain --untracked-files=all
+}
+before=$(state)
+say "role $role: $cli in $wt (prompt: $(wc -c <"$prompt_file") bytes)"
+say "\$ ${args[*]} < prompt"
+rc=0
+(cd "$wt" && exec "${args[@]}" <"$prompt_file") || rc=$?
+if [ "$rc" != 0 ]; then
+	say "role $role: $cli exited with status $rc"
+	exit "$rc"
+fi
+case $role in
+plan | review | validate)
+	after=$(state)
+	if [ "$after" != "$before" ]; then
+		say "role $role: the worktree changed while the agent ran, which this role may not do:" >&2
+		diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") | sed -n 's/^[<>] /  /p' >&2 || true
+		exit 1
+	fi
+	;;
+esac
+if [ ! -s "$pd/$product" ]; then
+	say "role $role: $cli exited 0 but wrote no $product in $pd" >&2
+	exit 1
+fi
+say "role $role: wrote $product"
