@@ -23,7 +23,6 @@ for cli in claude codex; do
 		# The print stage plays the planner (AGENT_ROLE=plan) with the printer's calls, which
 		# its own calls directory gives as plan.calls; the plan stage keeps the usual ones.
 		cp "$AGENTS/calls/print.calls" "$T/calls-codex/plan.calls"
-		stage_env_supported || true
 		pipeline_with "$T/$cli.json" \
 			"$(agent_stage plan '"produces": ["plan.md"]' "AGENT_CMD=$AGENTS/codex")" \
 			"$(agent_stage print '"produces": ["change.md"]' "AGENT_CMD=$AGENTS/codex" AGENT_ROLE=plan \

@@ -9,8 +9,7 @@
 #   - the validator's `packetfs record 01-build -- make -B hello` is an engine run recorded by
 #     the validate stage, and the verdict and assessment hold at the head;
 #   - each agent ran in the item's worktree, with the role agent-stage.sh gave it, and the
-#     learnings written to MNT/learnings/ were in every prompt (where the mount has
-#     learnings/).
+#     learnings written to MNT/learnings/ were in every prompt.
 . "$(dirname "$0")/../lib.sh"
 . "$FIXTURES/agents/lib.sh"
 WAIT_BOUND=${PFS_WAIT_BOUND:-60}
@@ -28,12 +27,7 @@ for cli in claude codex; do
 		fail "packetfs init ($cli): $out"
 	AGENT_STUB_LOG=$T/$cli.log mount_store "$T/mnt-$cli" "$T/store-$cli"
 	MNT[$cli]=$M
-	learning=""
-	if [ -d "$M/learnings" ]; then
-		printf 'LEARNING-%s: keep the greeting short.\n' "$cli" >"$M/learnings/greeting.md"
-	else
-		note "$cli: the mount has no learnings/ yet: the prompts' learnings are not checked"
-	fi
+	printf 'LEARNING-%s: keep the greeting short.\n' "$cli" >"$M/learnings/greeting.md"
 	new_item fix-1
 	printf '# Greeting\n\nMake the greeting say "new".\n' >"$M/fix-1/brief.md"
 	ctl "$M" fix-1 advance
@@ -87,9 +81,7 @@ PY
 		prompt=$(stub_field "$rec" prompt)
 		assert_contains "$prompt" 'Make the greeting say "new".' "$cli: $role: prompt"
 		assert_contains "$prompt" "$d/" "$cli: $role: prompt"
-		if [ -d "$M/learnings" ]; then
-			assert_contains "$prompt" "LEARNING-$cli: keep the greeting short." "$cli: $role: prompt"
-		fi
+		assert_contains "$prompt" "LEARNING-$cli: keep the greeting short." "$cli: $role: prompt"
 		assert_contains "$(stub_field "$rec" argv)" "\"--add-dir\", \"$d\"" "$cli: $role: argv"
 	done
 	assert_contains "$(stub_field "$(stub_starts "$log" role=print)" permissions)" \
