@@ -510,11 +510,20 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 		return rc;
 	}
 	pipe__set_state(p, it, "running", "");
-	pipe__event(p, it, "stage_started",
-		    ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,\"log\":\"%s\"", st->name,
-		    j->run.run_no, it->iteration, j->run.log_path);
-	pipe__log_line(p, j, "[packetfs] stage %s, item %s, iteration %d, run %d\n",
-		       st->name, it->name, it->iteration, j->run.run_no);
+	if (st->rounds_max)
+		pipe__event(p, it, "stage_started", ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,"
+			    "\"log\":\"%s\",\"round\":%d", st->name, j->run.run_no, it->iteration,
+			    j->run.log_path, it->round);
+	else
+		pipe__event(p, it, "stage_started",
+			    ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,\"log\":\"%s\"", st->name,
+			    j->run.run_no, it->iteration, j->run.log_path);
+	if (st->rounds_max)
+		pipe__log_line(p, j, "[packetfs] stage %s, item %s, round %d of at most %d, run %d\n",
+			       st->name, it->name, it->round, st->rounds_max, j->run.run_no);
+	else
+		pipe__log_line(p, j, "[packetfs] stage %s, item %s, iteration %d, run %d\n",
+			       st->name, it->name, it->iteration, j->run.run_no);
 	if (st->recipes_from_plan) {
 		pipe__start_validation(p, it, j);
 		return 0;

@@ -1,10 +1,13 @@
 /*
- * pipe_int.h - what the pipeline engine's files share: pipe.c (jobs,
- * stages, commands, lifecycle), pipe_gate.c (gates, verdict and
- * assessment heads), pipe_recipe.c (one recipe run), pipe_queue.c (the
- * recipe queue and needs), pipe_batch.c (batches, the end of a
- * validation), pipe_record.c (recorded runs), pipe_slurm.c (the Slurm
- * executor). Not for the rest of the engine: engine_int.h declares pipe_*.
+ * pipe_int.h - what the pipeline engine's files share: pipe.c (jobs, the
+ * environment, the start of a stage, lifecycle), pipe_stage.c (the end of
+ * a stage and what it means), pipe_command.c (the ctl commands),
+ * pipe_gate.c (gates, verdict and assessment heads), pipe_push.c (git
+ * push), pipe_round.c (rounds after publish), pipe_recipe.c (one recipe
+ * run), pipe_queue.c (the recipe queue and needs), pipe_batch.c (batches,
+ * the end of a validation), pipe_record.c (recorded runs), pipe_recover.c
+ * (crash recovery), pipe_slurm.c (the Slurm executor). Not for the rest of
+ * the engine: engine_int.h declares pipe_*.
  *
  * Everything here runs on the loop thread only.
  */

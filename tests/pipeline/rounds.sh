@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rounds after publish (SPEC §5): the rounds stage runs after publish, then every every_s
 # seconds, until it exits 0 (settled: the item is done) or max rounds ran (blocked); exit 75
-# means not settled. Every round keeps its log, status shows the round, PACKET_ROUND counts.
+# means not settled. Every round keeps its log, status shows the round, PACKET_ROUND counts;
+# hold stops the timer, release starts the next round, a restart re-arms the timer.
 # A round that commits has the plan's recipes run at the new head, which is pushed only when
 # they validate; a new head that fails them is not pushed and blocks the item. Exit 3 fails.
 . "$(dirname "$0")/../lib.sh"
@@ -87,6 +88,18 @@ assert_eq 1/4 "$(status_field "$M" fix-4 round)" "round while held"
 ctl "$M" fix-4 release
 wait_state "$M" fix-4 done 30
 assert_eq 2/4 "$(status_field "$M" fix-4 round)" "round after release"
+
+# Waiting between rounds across a restart: the next daemon re-arms the timer.
+printf 'pending\nsettled\n' >"$T/rounds-f"
+pipeline "$M/.packetfs/pipeline.json" "$T/rounds-f" 4 3
+new_item fix-6
+ctl "$M" fix-6 advance
+wait_state "$M" fix-6 waiting 60
+umount_store
+mount_store
+assert_eq waiting "$(status_field "$M" fix-6 state)" "state after the restart"
+wait_state "$M" fix-6 done 30
+assert_eq 2/4 "$(status_field "$M" fix-6 round)" "round after the restart"
 
 # Any other exit status fails the item like any stage.
 printf 'fail\n' >"$T/rounds-e"
