@@ -426,6 +426,7 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 
 	snprintf(path, sizeof(path), "stages[%zu]", index);
 	st->max_iterations = 3;
+	st->timeout_s = STAGE_TIMEOUT_DEFAULT_S;
 	if (!cJSON_IsObject(obj))
 		return fail(c, path, "must be an object");
 	rc = check_keys(c, path, obj, stage_keys);

@@ -38,11 +38,15 @@ struct pfs_executor {
 	int poll_ms;              /* slurm: how often job states are read, default 1000 */
 };
 
+/* A stage's timeout when its config names none (SPEC §5: no stage runs
+ * forever unless its config says so, with "timeout_s": 0). */
+#define STAGE_TIMEOUT_DEFAULT_S 3600
+
 struct pfs_stage {
 	char *name;             /* [a-z][a-z0-9_-]*, unique in the pipeline */
 	char **run;             /* argv (NULL-terminated) or NULL: no program */
 	char **produces;        /* item-relative paths that must exist, non-empty; NULL-terminated, never NULL */
-	int timeout_s;          /* 0 = none */
+	int timeout_s;          /* seconds; default STAGE_TIMEOUT_DEFAULT_S, 0 = none */
 	int gate_approve;       /* "gate": "approve" */
 	int recipes_from_plan;  /* "recipes": "plan" (the validate stage) */
 	char *on_needs_changes; /* stage to loop back to, or NULL */

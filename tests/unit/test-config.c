@@ -133,7 +133,7 @@ TEST(defaults)
 	ASSERT_STREQ(st->name, "plan");
 	ASSERT(st->run == NULL);
 	ASSERT(st->produces != NULL && st->produces[0] == NULL);
-	ASSERT_EQ(st->timeout_s, 0);
+	ASSERT_EQ(st->timeout_s, STAGE_TIMEOUT_DEFAULT_S);
 	ASSERT_EQ(st->gate_approve, 0);
 	ASSERT_EQ(st->recipes_from_plan, 0);
 	ASSERT(st->on_needs_changes == NULL);
