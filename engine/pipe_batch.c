@@ -24,12 +24,49 @@
 #include "registry.h"
 #include "repo.h"
 
+void pipe__batch_run_plan(struct pipe *p, struct item *it, struct batch *b)
+{
+	struct job *lj = b->stage_job;
+	char **names = NULL;
+	size_t k;
+
+	b->next = p->batches;
+	p->batches = b;
+	if (view_plan_names(p->e, it, &names)) {
+		pipe__log_line(p, lj, "[packetfs] plan.md has no ```validation-recipes block\n");
+	} else {
+		pthread_mutex_lock(&p->e->cfg_lock);
+		engine_recipes_refresh(p->e);
+		pipe__order_names(p->e, names);
+		for (k = 0; names[k]; k++) {
+			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
+
+			if (!r) {
+				pipe__log_line(p, lj, "[packetfs] plan.md names unknown recipe '%s'\n",
+					       names[k]);
+				continue;
+			}
+			if (r->procedure) {
+				pipe__log_line(p, lj, "[packetfs] %s is a procedure: the validator "
+					       "records its commands (packetfs record %s -- ...)\n",
+					       r->name, r->name);
+				continue;
+			}
+			pipe__log_line(p, lj, "[packetfs] queued %s\n", r->name);
+			pipe__queue_recipe(p, it, r, b, NULL);
+		}
+		pthread_mutex_unlock(&p->e->cfg_lock);
+	}
+	strv_free(names);
+	b->pending++; /* held until every recipe is queued */
+	pipe__pump(p);
+	b->pending--;
+	pipe__batch_step(p, b);
+}
+
 void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 {
 	struct batch *b = calloc(1, sizeof(*b));
-	char **names = NULL;
-	size_t k;
-	int rc;
 
 	if (!b) {
 		struct runner_result res = {0};
@@ -42,41 +79,7 @@ void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj)
 	b->item_id = it->id;
 	snprintf(b->item, sizeof(b->item), "%s", it->name);
 	b->stage_job = sj;
-	b->next = p->batches;
-	p->batches = b;
-	rc = view_plan_names(p->e, it, &names);
-	if (rc) {
-		pipe__log_line(p, sj,
-			       "[packetfs] plan.md has no ```validation-recipes block\n");
-	} else {
-		pthread_mutex_lock(&p->e->cfg_lock);
-		engine_recipes_refresh(p->e);
-		pipe__order_names(p->e, names);
-		for (k = 0; names[k]; k++) {
-			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
-
-			if (!r) {
-				pipe__log_line(p, sj,
-					       "[packetfs] plan.md names unknown recipe '%s'\n",
-					       names[k]);
-				continue;
-			}
-			if (r->procedure) {
-				pipe__log_line(p, sj, "[packetfs] %s is a procedure: the validator "
-					       "records its commands (packetfs record %s -- ...)\n",
-					       r->name, r->name);
-				continue;
-			}
-			pipe__log_line(p, sj, "[packetfs] queued %s\n", r->name);
-			pipe__queue_recipe(p, it, r, b, NULL);
-		}
-		pthread_mutex_unlock(&p->e->cfg_lock);
-	}
-	strv_free(names);
-	b->pending++; /* held until every recipe is queued */
-	pipe__pump(p);
-	b->pending--;
-	pipe__batch_step(p, b);
+	pipe__batch_run_plan(p, it, b);
 }
 
 void pipe__batch_free(struct pipe *p, struct batch *b)

@@ -277,6 +277,10 @@ void pipe__order_names(struct engine *e, char **names);
 /* Starts the validate stage of it, whose run is sj: queues the plan's
  * recipes in a new batch, which owns sj from here. */
 void pipe__start_validation(struct pipe *p, struct item *it, struct job *sj);
+/* Puts batch b (item and stage_job set: the job whose log names what is
+ * queued or skipped) on p->batches, queues the plan's script recipes in
+ * it in needs order and steps it: an empty batch ends at once. */
+void pipe__batch_run_plan(struct pipe *p, struct item *it, struct batch *b);
 /* Recomputes the item's verdict from the registry at the branch head (and
  * change-validation.md when the validate stage has no program), as after
  * a rerun. The caller writes the item. */

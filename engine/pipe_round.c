@@ -254,58 +254,11 @@ void pipe__round_validated(struct pipe *p, struct batch *b)
 	pipe__push_head(p, rj, remote, branch, head, round_pushed);
 }
 
-/* Starts the plan's script recipes at the new head in a batch whose stage
- * job is rj; 0, or a negative errno (nothing started). */
-static int validate_head(struct pipe *p, struct job *rj, struct item *it)
-{
-	struct batch *b = calloc(1, sizeof(*b));
-	char **names = NULL;
-	size_t k;
-	int rc;
-
-	if (!b)
-		return -ENOMEM;
-	rc = view_plan_names(p->e, it, &names);
-	if (rc) {
-		free(b);
-		return rc;
-	}
-	b->item_id = it->id;
-	snprintf(b->item, sizeof(b->item), "%s", it->name);
-	b->stage_job = rj;
-	b->round = 1;
-	b->next = p->batches;
-	p->batches = b;
-	pthread_mutex_lock(&p->e->cfg_lock);
-	engine_recipes_refresh(p->e);
-	pipe__order_names(p->e, names);
-	for (k = 0; names[k]; k++) {
-		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
-
-		if (!r || r->procedure) {
-			/* The gate after the batch names what is missing. */
-			pipe__log_line(p, rj, "[packetfs] %s: %s\n", names[k],
-				       r ? "a procedure: only a recorded run validates it"
-					 : "not in the catalog");
-			continue;
-		}
-		pipe__log_line(p, rj, "[packetfs] queued %s\n", r->name);
-		pipe__queue_recipe(p, it, r, b, NULL);
-	}
-	pthread_mutex_unlock(&p->e->cfg_lock);
-	strv_free(names);
-	b->pending++; /* held until every recipe is queued */
-	pipe__pump(p);
-	b->pending--;
-	pipe__batch_step(p, b);
-	return 0;
-}
-
 int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_code)
 {
+	struct batch *b;
 	struct job *rj;
-	char head[41] = "", why[256];
-	int rc;
+	char head[41] = "";
 
 	if (exit_code != 0 && exit_code != ROUND_NOT_SETTLED)
 		return 0;
@@ -330,13 +283,18 @@ int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_co
 		       "plan's recipes run at %.12s before it is pushed\n", it->round,
 		       rj->run.head, head, head);
 	pipe__set_state(p, it, "running", "");
-	rc = validate_head(p, rj, it);
-	if (rc) {
-		snprintf(why, sizeof(why), "the head moved to %.12s, but the plan's recipes cannot "
-			 "run: %s: not pushed", head, rc == -ENOENT ? "plan.md names none" :
-			 strerror(-rc));
-		round_end(p, rj, why, 0);
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		round_end(p, rj, "out of memory: the new head's recipes cannot run: not pushed", 0);
+		return 1;
 	}
+	/* The gate after the batch (pipe__round_validated) names what is
+	 * missing: recipes the plan names that the engine cannot run. */
+	b->item_id = it->id;
+	snprintf(b->item, sizeof(b->item), "%s", it->name);
+	b->stage_job = rj;
+	b->round = 1;
+	pipe__batch_run_plan(p, it, b);
 	return 1;
 }
 
