@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/forge.sh - a local stand-in for a forge's git server, for the tests that publish over
 # an authenticated transport (tests/pipeline/push-http.sh, brief-to-pr.sh). Sourced after
 # tests/lib.sh:
@@ -83,6 +84,7 @@ EOF2
 	bg setsid "$apache" -f "$a/httpd.conf" -DFOREGROUND
 	FORGE_PID=$BG
 	wait_for forge_listening
+	# shellcheck disable=SC2034 # the tests read it
 	FORGE_GIT_DIR=$w/git/remote.git
 	FORGE_URL=http://127.0.0.1:$FORGE_PORT/git/remote.git
 	# Basic auth on every request: without credentials, even a read is refused.
