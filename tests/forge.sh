@@ -1,0 +1,126 @@
+# shellcheck shell=bash
+# tests/forge.sh - a local stand-in for a forge's git server, for the tests that publish over
+# an authenticated transport (tests/pipeline/push-http.sh, brief-to-pr.sh). Sourced after
+# tests/lib.sh:
+#
+#	. "$(dirname "$0")/../forge.sh"
+#	forge_http_start            # apache2 + git http-backend, basic auth on every request
+#	forge_home                  # HOME with a credential helper that knows the password
+#	git -C "$REPO" remote set-url origin "$FORGE_URL"
+#
+# The server is apache2 on a private port of 127.0.0.1 with a private configuration: git
+# http-backend behind `Require valid-user` on every request, receive-pack included. It runs in
+# the foreground under bg (cleanup stops it, also after a failure); its served files live in a
+# directory outside $T (EXTRA_DIRS, removed with $T). A host without apache2 skips the test
+# (exit 77), saying which file is missing.
+
+FORGE_USER=alice
+FORGE_PASSWORD=s3cret-pw
+
+# forge_http_start [SOURCE_REPO] : starts the server with a bare clone of SOURCE_REPO (default
+# $REPO) and waits until it listens. Sets FORGE_URL (the repository's URL), FORGE_GIT_DIR (the
+# bare repository the server serves), FORGE_PORT, FORGE_PID (apache's pid) and FORGE_LOG (its
+# error log). Checks that a read without credentials is refused.
+forge_http_start()
+{
+	local src=${1:-$REPO} apache=/usr/sbin/apache2 mods=/usr/lib/apache2/modules backend f
+	local a w user_lines=""
+	backend=$(git --exec-path)/git-http-backend
+	for f in "$apache" "$mods/mod_cgi.so" "$mods/mod_authn_file.so" "$backend" /usr/bin/htpasswd; do
+		[ -e "$f" ] || { echo "SKIP: $f not found (Debian packages apache2, apache2-utils)" >&2; exit 77; }
+	done
+	[ -n "$src" ] || fail "forge_http_start: no repository to serve (make_repo first)"
+	# Apache's own files in $a; what its children read (the repositories, the password file)
+	# in $w, which the user they run as (www-data, when root starts apache) must reach: so $w
+	# lies in /tmp itself, not in $T, whose parents may be closed to others.
+	a=$T/apache
+	w=$(mktemp -d /tmp/packetfs-www.XXXXXX)
+	EXTRA_DIRS+=("$w")
+	mkdir -p "$a/run" "$w/git"
+	git clone -q --bare "$src" "$w/git/remote.git"
+	git --git-dir="$w/git/remote.git" config http.receivepack true
+	htpasswd -cbB "$w/htpasswd" "$FORGE_USER" "$FORGE_PASSWORD" 2>/dev/null
+	if [ "$(id -u)" = 0 ]; then
+		id www-data >/dev/null 2>&1 || { echo "SKIP: no user www-data for apache's children" >&2; exit 77; }
+		user_lines=$'User www-data\nGroup www-data'
+		chown -R www-data:www-data "$w"
+	fi
+	FORGE_PORT=$(free_port)
+	FORGE_LOG=$a/error.log
+	cat >"$a/httpd.conf" <<EOF2
+ServerRoot "$a"
+ServerName 127.0.0.1
+Listen 127.0.0.1:$FORGE_PORT
+PidFile "$a/run/httpd.pid"
+DefaultRuntimeDir "$a/run"
+ErrorLog "$FORGE_LOG"
+LogLevel warn
+LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so
+LoadModule authn_core_module $mods/mod_authn_core.so
+LoadModule authn_file_module $mods/mod_authn_file.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule authz_user_module $mods/mod_authz_user.so
+LoadModule auth_basic_module $mods/mod_auth_basic.so
+LoadModule alias_module $mods/mod_alias.so
+LoadModule cgi_module $mods/mod_cgi.so
+LoadModule env_module $mods/mod_env.so
+$user_lines
+StartServers 1
+MinSpareServers 1
+MaxSpareServers 2
+SetEnv GIT_PROJECT_ROOT $w/git
+SetEnv GIT_HTTP_EXPORT_ALL 1
+ScriptAlias /git/ $backend/
+<Location /git/>
+	AuthType Basic
+	AuthName "packetfs test"
+	AuthBasicProvider file
+	AuthUserFile "$w/htpasswd"
+	Require valid-user
+</Location>
+EOF2
+	# In the foreground, so that the test's cleanup (BG_PIDS) stops it, also after a failure;
+	# in a session of its own, because apache signals its whole process group when it stops.
+	bg setsid "$apache" -f "$a/httpd.conf" -DFOREGROUND
+	FORGE_PID=$BG
+	wait_for forge_listening
+	# shellcheck disable=SC2034 # the tests read it
+	FORGE_GIT_DIR=$w/git/remote.git
+	FORGE_URL=http://127.0.0.1:$FORGE_PORT/git/remote.git
+	# Basic auth on every request: without credentials, even a read is refused.
+	if GIT_TERMINAL_PROMPT=0 git ls-remote "$FORGE_URL" >/dev/null 2>&1; then
+		fail "the forge let a read through without credentials"
+	fi
+}
+
+# forge_listening : the server accepts connections (fails the test when apache has died).
+forge_listening()
+{
+	pid_alive "$FORGE_PID" || fail "apache2 did not start: $(cat "$FORGE_LOG" 2>&1)"
+	bash -c "exec 3<>/dev/tcp/127.0.0.1/$FORGE_PORT" 2>/dev/null
+}
+
+# forge_home : exports HOME=$T/home whose ~/.gitconfig names git's `store` credential helper
+# with the file FORGE_CREDS, which holds the server's user and password (a test may rewrite
+# it: forge_credentials PASSWORD). Export it before `packetfs mount`: the daemon pushes with
+# the environment it was started with.
+forge_home()
+{
+	export HOME=$T/home
+	mkdir -p "$HOME"
+	FORGE_CREDS=$HOME/git-credentials
+	git config --global credential.helper "store --file=$FORGE_CREDS"
+	forge_credentials "$FORGE_PASSWORD"
+}
+
+# forge_credentials PASSWORD : the credential helper's file names FORGE_USER with PASSWORD
+# (empty PASSWORD: the file is empty, the helper knows nothing).
+forge_credentials()
+{
+	if [ -n "$1" ]; then
+		printf 'http://%s:%s@127.0.0.1:%s\n' "$FORGE_USER" "$1" "$FORGE_PORT" >"$FORGE_CREDS"
+	else
+		: >"$FORGE_CREDS"
+	fi
+	chmod 600 "$FORGE_CREDS"
+}
