@@ -197,6 +197,31 @@ round_file=rounds/round-$round.md
 answers_file=rounds/round-$round-answers.json
 head_before=$(worktree_head) || die "$PACKET_WORKTREE: cannot read the head commit"
 say "round $round: pull request #$number ($url), head ${head_before:-?}"
+summary=()
+
+# --- evidence of a head a round pushed -------------------------------------------------------
+# The engine pushes a round's commits only once the plan's recipes validated them: when the
+# pull request's head is the worktree's and not the head pull-request.json has evidence
+# posted for, post the evidence of this head and record it.
+posted=$(bs field pull-request.json head 2>/dev/null || true)
+if [ -n "$head_before" ] && [ "$posted" != "$head_before" ] &&
+	gh_ pr view "$number" --json headRefOid >"$tmp/view.json" &&
+	[ "$(bs field "$tmp/view.json" headRefOid 2>/dev/null)" = "$head_before" ]; then
+	{
+		printf 'Evidence at `%s`, the head a babysitting round committed; packetfs ran the ' "$head_before"
+		printf "plan's recipes there before pushing it.\n\n"
+		if [ -s validation/evidence.md ]; then cat validation/evidence.md; else
+			printf 'validation/evidence.md: none in the packet.\n'; fi
+	} >"$tmp/evidence.md"
+	ev_url=$(gh_ pr comment "$number" --body-file "$tmp/evidence.md") ||
+		die "gh pr comment $number: $(err_text)"
+	python3 -c 'import json, sys
+o = json.load(open("pull-request.json")); o["head"] = sys.argv[1]
+open("pull-request.json.tmp", "w").write(json.dumps(o) + "\n")' "$head_before" &&
+		mv pull-request.json.tmp pull-request.json || die "pull-request.json: cannot record the head"
+	say "posted the evidence of $head_before: $ev_url"
+	summary+=("Posted the evidence of $head_before: $ev_url.")
+fi
 
 # --- CI: poll until the set of (name, bucket) holds still ---------------------------------
 polls=0 same=0 prev="" steady=0
@@ -241,7 +266,6 @@ bs round "$tmp/checks.json" "$tmp/threads.json" "$round" "$url" "$head_before" "
 cat "$tmp/round.md" >"$round_file"
 say "wrote $round_file: $failing failing, $pending pending, $open_threads open threads"
 
-summary=()
 if [ "$steady" = 0 ]; then
 	summary+=("CI did not hold still in $polls polls; threads wait for the next round.")
 elif [ "$failing" -gt 0 ] || [ "$open_threads" -gt 0 ]; then
@@ -280,9 +304,10 @@ fi
 
 why=()
 [ "$steady" = 1 ] || why+=("CI is not steady")
-[ "$pending" = 0 ] || why+=("$pending checks pending")
-[ "$failing" = 0 ] || why+=("$failing checks failing")
-[ "$open_threads" = 0 ] || why+=("$open_threads threads answered this round")
+plural() { [ "$1" = 1 ] && printf '%s %s' "$1" "$2" || printf '%s %ss' "$1" "$2"; }
+[ "$pending" = 0 ] || why+=("$(plural "$pending" check) pending")
+[ "$failing" = 0 ] || why+=("$(plural "$failing" check) failing")
+[ "$open_threads" = 0 ] || why+=("$(plural "$open_threads" thread) answered this round")
 [ "$head_after" = "$head_before" ] || why+=("new commits")
 if [ "${#why[@]}" = 0 ]; then
 	outcome="settled: every check passed, no open thread, nothing committed"

@@ -48,7 +48,7 @@ assert_eq 75 "$rc" "round 1 status ($(cat "$T/out"))"
 r1=$(cat "$P/rounds/round-1.md")
 assert_contains "$r1" "CI polled 3 times: the same for the last 3 polls" "round-1.md"
 assert_contains "$r1" "| build | PENDING | pending | https://ci.example/build |" "round-1.md"
-assert_contains "$r1" "Outcome: not settled: 1 checks pending." "round-1.md"
+assert_contains "$r1" "Outcome: not settled: 1 check pending." "round-1.md"
 assert_eq 0 "$(agent_runs)" "agent runs after round 1"
 
 # --- round 2: CI pending for 2 polls then pass; two threads -> agent, replies, commit, 75 ----
@@ -95,7 +95,7 @@ round 4
 assert_eq 75 "$rc" "round 4 status ($(cat "$T/out"))"
 r4=$(cat "$P/rounds/round-4.md")
 assert_contains "$r4" $'## Failing checks\n\n- lint (FAILURE): https://ci.example/lint' "round-4.md"
-assert_contains "$r4" "Outcome: not settled: 1 checks failing." "round-4.md"
+assert_contains "$r4" "Outcome: not settled: 1 check failing." "round-4.md"
 assert_eq 2 "$(agent_runs)" "agent runs after round 4"
 
 # --- round 5: CI that does not hold still within BABYSIT_MAX_POLLS -> 75, no agent ------------

@@ -41,13 +41,7 @@ git -C "$REPO" remote set-url origin "$FORGE_URL"
 # The forge's CI: a new pull request's build check is pending, then fails; CI follows the
 # server's branch (a new head there restarts every check from its first state).
 export GH_STUB_STATE=$T/gh.json
-gh-stub-state init --check build=PENDING,FAILURE
-python3 - "$GH_STUB_STATE" "$FORGE_GIT_DIR" <<'PY'
-import json, sys
-st = json.load(open(sys.argv[1]))
-st["remote"] = sys.argv[2]
-json.dump(st, open(sys.argv[1], "w"))
-PY
+gh-stub-state init --remote "$FORGE_GIT_DIR" --check build=PENDING,FAILURE
 export AGENT_STUB_SCRIPT_DIR=$AGENTS/calls AGENT_STUB_LOG=$T/agents.log
 
 # The shipped pipeline, filled in.
@@ -62,7 +56,7 @@ path, helper = sys.argv[1:]
 p = json.load(open(path))
 p["gpus"] = 0
 b = [s for s in p["stages"] if s["name"] == "babysit"][0]
-b["rounds"] = {"every_s": 3, "max": 6}
+b["rounds"] = {"every_s": 5, "max": 6}
 b["env"].update({"BABYSIT_POLL_S": "0.1", "AGENT_STUB_BABYSIT": helper,
                  # What this team's babysitter may run: its helper, make and git's commits.
                  "AGENT_ALLOWED_BASH": "git add,git commit,git diff,make," + helper})
@@ -173,7 +167,7 @@ r1=$(cat "$d/rounds/round-1.md")
 assert_contains "$r1" "| build | FAILURE | fail |" "round-1.md"
 assert_contains "$r1" "- build (FAILURE): https://ci.example/build" "round-1.md"
 assert_contains "$r1" "Committed this round: ${fixed:0:7} babysit (stand-in): round 1" "round-1.md"
-assert_contains "$r1" "Outcome: not settled: 1 checks failing, new commits." "round-1.md"
+assert_contains "$r1" "Outcome: not settled: 1 check failing, new commits." "round-1.md"
 assert_eq "[]" "$(cat "$d/rounds/round-1-answers.json")" "round-1-answers.json"
 l1=$(round_log 1)
 assert_contains "$l1" "[packetfs] round 1 moved the head from ${reviewed:0:12} to ${fixed:0:12}" "round 1 log"
@@ -209,7 +203,7 @@ r2=$(cat "$d/rounds/round-2.md")
 assert_contains "$r2" "| build | SUCCESS | pass |" "round-2.md"
 assert_contains "$r2" "### Thread $tid: hello.c:6 (reviewer)" "round-2.md"
 assert_contains "$r2" "Thread $tid: declined; replied https://github.com/$GH_REPO/pull/1#discussion_r" "round-2.md"
-assert_contains "$r2" "Outcome: not settled: 1 threads answered this round." "round-2.md"
+assert_contains "$r2" "Outcome: not settled: 1 thread answered this round." "round-2.md"
 python3 - "$d/rounds/round-2-answers.json" "$tid" <<'PY' || fail "round-2-answers.json: $(cat "$d/rounds/round-2-answers.json")"
 import json, sys
 a = json.load(open(sys.argv[1]))
@@ -223,6 +217,15 @@ assert_eq 1 "$(printf '%s\n' "$reply" | grep -c .)" "replies posted"
 assert_contains "$(printf '%s' "$reply" | field body)" \
 	"Verdict: declined — Action: hello.c:6 keeps its greeting" "the reply"
 assert_eq 1 "$(gh_log api -X POST | grep -c .)" "POST calls to gh api"
+
+# Round 2 found the pull request at round 1's head, which had no evidence on it yet.
+comments=$(gh_log pr comment 1)
+assert_eq 2 "$(printf '%s\n' "$comments" | grep -c .)" "pr comment calls after round 2"
+ev2=$(printf '%s\n' "$comments" | sed -n 2p | field body)
+assert_contains "$ev2" "Evidence at \`$fixed\`, the head a babysitting round committed" "evidence of round 1's head"
+assert_contains "$ev2" "| 01-build | validated |" "evidence of round 1's head"
+assert_contains "$(cat "$d/pull-request.json")" "\"head\": \"$fixed\"" "pull-request.json's head"
+assert_contains "$r2" "Posted the evidence of $fixed" "round-2.md"
 
 r3=$(cat "$d/rounds/round-3.md")
 assert_contains "$r3" "Open review threads"$'\n\nNone.' "round-3.md"

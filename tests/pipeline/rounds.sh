@@ -6,6 +6,7 @@
 # A round that commits has the plan's recipes run at the new head, which is pushed only when
 # they validate; a new head that fails them is not pushed and blocks the item. Exit 3 fails.
 . "$(dirname "$0")/../lib.sh"
+WAIT_BOUND=${PFS_WAIT_BOUND:-60}
 make_repo
 pipeline()
 {
@@ -24,7 +25,7 @@ mount_store
 new_item fix-1
 
 ctl "$M" fix-1 advance
-wait_state "$M" fix-1 done 90
+wait_state "$M" fix-1 done
 assert_eq babysit "$(status_field "$M" fix-1 stage)" "stage"
 assert_eq 3/4 "$(status_field "$M" fix-1 round)" "round"
 logs=$(ls "$M/fix-1/stages" | grep -- '-babysit\.log$')
@@ -56,7 +57,7 @@ printf 'break\n' >"$T/rounds-b"
 pipeline "$M/.packetfs/pipeline.json" "$T/rounds-b"
 new_item fix-2
 ctl "$M" fix-2 advance
-wait_state "$M" fix-2 blocked 90
+wait_state "$M" fix-2 blocked
 pushed=$(git -C "$ORIGIN" rev-parse packetfs/fix-2)
 [ "$pushed" != "$(git -C "$REPO" rev-parse packetfs/fix-2)" ] || fail "the broken head was pushed"
 assert_contains "$(status_field "$M" fix-2 last_error)" "babysit: round 1: the new head" "last_error"
@@ -68,11 +69,11 @@ printf 'pending\npending\npending\n' >"$T/rounds-c"
 pipeline "$M/.packetfs/pipeline.json" "$T/rounds-c" 2
 new_item fix-3
 ctl "$M" fix-3 advance
-wait_state "$M" fix-3 blocked 90
+wait_state "$M" fix-3 blocked
 assert_contains "$(status_field "$M" fix-3 last_error)" "not settled after 2 rounds (max 2)" "last_error"
 assert_eq 2/2 "$(status_field "$M" fix-3 round)" "round"
 ctl "$M" fix-3 "run babysit"
-wait_state "$M" fix-3 blocked 30
+wait_state "$M" fix-3 blocked
 assert_eq 3/2 "$(status_field "$M" fix-3 round)" "round after run babysit"
 
 # Held between rounds: the timer starts nothing until release.
@@ -80,13 +81,13 @@ printf 'pending\nsettled\n' >"$T/rounds-d"
 pipeline "$M/.packetfs/pipeline.json" "$T/rounds-d" 4 4
 new_item fix-4
 ctl "$M" fix-4 advance
-wait_state "$M" fix-4 waiting 60
+wait_state "$M" fix-4 waiting
 assert_eq 1/4 "$(status_field "$M" fix-4 round)" "round"
 ctl "$M" fix-4 hold
 sleep 5
 assert_eq 1/4 "$(status_field "$M" fix-4 round)" "round while held"
 ctl "$M" fix-4 release
-wait_state "$M" fix-4 done 30
+wait_state "$M" fix-4 done
 assert_eq 2/4 "$(status_field "$M" fix-4 round)" "round after release"
 
 # Waiting between rounds across a restart: the next daemon re-arms the timer.
@@ -94,11 +95,11 @@ printf 'pending\nsettled\n' >"$T/rounds-f"
 pipeline "$M/.packetfs/pipeline.json" "$T/rounds-f" 4 3
 new_item fix-6
 ctl "$M" fix-6 advance
-wait_state "$M" fix-6 waiting 60
+wait_state "$M" fix-6 waiting
 umount_store
 mount_store
 assert_eq waiting "$(status_field "$M" fix-6 state)" "state after the restart"
-wait_state "$M" fix-6 done 30
+wait_state "$M" fix-6 done
 assert_eq 2/4 "$(status_field "$M" fix-6 round)" "round after the restart"
 
 # Any other exit status fails the item like any stage.
@@ -106,6 +107,6 @@ printf 'fail\n' >"$T/rounds-e"
 pipeline "$M/.packetfs/pipeline.json" "$T/rounds-e"
 new_item fix-5
 ctl "$M" fix-5 advance
-wait_state "$M" fix-5 failed 60
+wait_state "$M" fix-5 failed
 assert_contains "$(status_field "$M" fix-5 last_error)" "babysit: exited with code 3" "last_error"
 exit 0
