@@ -48,6 +48,8 @@ struct job {
 	char by_stage[64];      /* ... and the stage whose process group holds by_pid, or "" */
 	int round_exit;         /* a round going on after its program (pipe_round.c): its
 				 * exit status, 0 settled or 75 not settled */
+	double round_prog_s;    /* ... the seconds its program ran */
+	uint64_t round_exit_ms; /* ... and uv_now when it exited */
 	struct job *next;
 };
 
@@ -166,12 +168,13 @@ void pipe__stage_advance(struct pipe *p, struct item *it, const char *name);
 void pipe__round_begin(struct pipe *p, struct item *it, const struct pfs_stage *st);
 /* Re-arms the round timer of an item waiting between rounds (startup). */
 void pipe__round_resume(struct pipe *p, const struct item *it);
-/* The program of round job j exited with exit_code (no signal, no
- * timeout, not cancelled): returns 1 when the round goes on here (exit 0
- * or 75: j's run moves to a job of pipe_round.c; the caller still frees
- * j), 0 when pipe__stage_done ends it as any stage. it is the item, read
- * after the exit. */
-int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_code);
+/* The program of round job j exited with exit_code after duration_s
+ * seconds (no signal, no timeout, not cancelled): returns 1 when the
+ * round goes on here (exit 0 or 75: j's run moves to a job of
+ * pipe_round.c; the caller still frees j), 0 when pipe__stage_done ends
+ * it as any stage. it is the item, read after the exit. */
+int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_code,
+		     double duration_s);
 /* The recipes of a round's new head ended (batch b, b->round): pushes the
  * head when every named recipe validated, and ends the round. Frees b. */
 void pipe__round_validated(struct pipe *p, struct batch *b);

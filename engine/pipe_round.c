@@ -150,6 +150,8 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 {
 	const struct pfs_config *cfg = rj->cfg;
 	const struct pfs_stage *st = &cfg->stages[rj->stage_index];
+	/* The round: its program, then its recipes and push. */
+	double secs = rj->round_prog_s + (double)(uv_now(&p->e->loop) - rj->round_exit_ms) / 1000;
 	char why[1024];
 	struct item it;
 
@@ -159,7 +161,7 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 	if (error)
 		pipe__log_line(p, rj, "[packetfs] %s\n", error);
 	if (store_item_get_id(p->e->store, rj->item_id, &it)) {
-		pipe__run_seal(p, &rj->run, 0);
+		pipe__run_seal(p, &rj->run, secs);
 		pipe__job_free(rj);
 		return;
 	}
@@ -168,7 +170,7 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 	else if (!error)
 		pipe__log_line(p, rj, "[packetfs] round %d: not settled (exit %d)\n", it.round,
 			       ROUND_NOT_SETTLED);
-	pipe__run_seal(p, &rj->run, 0);
+	pipe__run_seal(p, &rj->run, secs);
 	pipe__event(p, &it, "stage_finished",
 		    ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\",\"round\":%d",
 		    st->name, rj->run.run_no, rj->run.status, rj->run.log_path, it.round);
@@ -254,7 +256,8 @@ void pipe__round_validated(struct pipe *p, struct batch *b)
 	pipe__push_head(p, rj, remote, branch, head, round_pushed);
 }
 
-int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_code)
+int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_code,
+		     double duration_s)
 {
 	struct batch *b;
 	struct job *rj;
@@ -275,6 +278,8 @@ int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_co
 	rj->run = j->run;
 	memset(&j->run, 0, sizeof(j->run));
 	rj->round_exit = exit_code;
+	rj->round_prog_s = duration_s;
+	rj->round_exit_ms = uv_now(&p->e->loop);
 	if (repo_branch_head(rj->cfg->repo, it->branch, head) || strcmp(head, rj->run.head) == 0) {
 		round_end(p, rj, NULL, 0);
 		return 1;

@@ -214,7 +214,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	}
 	/* A round that exited 0 or 75 goes on in pipe_round.c. */
 	if (st->rounds_max && res && !res->spawn_error && !res->term_signal && !res->timed_out &&
-	    !res->cancelled && pipe__round_exit(p, j, &it, res->exit_code)) {
+	    !res->cancelled && pipe__round_exit(p, j, &it, res->exit_code, res->duration_s)) {
 		item_clear(&it);
 		return;
 	}
