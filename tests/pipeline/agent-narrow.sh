@@ -28,13 +28,7 @@ for cli in claude codex; do
 			"$(agent_stage print '"produces": ["change.md"]' "AGENT_CMD=$AGENTS/codex" AGENT_ROLE=plan \
 				"AGENT_STUB_SCRIPT_DIR=$T/calls-codex")"
 	fi
-	out=$("$PFS" init "$T/store-$cli" --repo "$REPO" --pipeline "$T/$cli.json" 2>&1) ||
-		fail "packetfs init ($cli): $out"
-	AGENT_STUB_LOG=$T/$cli.log mount_store "$T/mnt-$cli" "$T/store-$cli"
-	MNT[$cli]=$M
-	new_item fix-1
-	printf '# Greeting\n\nMake the greeting say "new".\n' >"$M/fix-1/brief.md"
-	ctl "$M" fix-1 advance
+	agent_start "$cli" "$T/$cli.json"
 done
 
 for cli in claude codex; do

@@ -23,14 +23,7 @@ for cli in claude codex; do
 	make_repo "$T/repo-$cli" # the item branches of both stores would clash in one repository
 	REPOS[$cli]=$REPO
 	agent_pipeline "$T/$cli.json" "$cli"
-	out=$("$PFS" init "$T/store-$cli" --repo "$REPO" --pipeline "$T/$cli.json" 2>&1) ||
-		fail "packetfs init ($cli): $out"
-	AGENT_STUB_LOG=$T/$cli.log mount_store "$T/mnt-$cli" "$T/store-$cli"
-	MNT[$cli]=$M
-	printf 'LEARNING-%s: keep the greeting short.\n' "$cli" >"$M/learnings/greeting.md"
-	new_item fix-1
-	printf '# Greeting\n\nMake the greeting say "new".\n' >"$M/fix-1/brief.md"
-	ctl "$M" fix-1 advance
+	agent_start "$cli" "$T/$cli.json" "LEARNING-$cli: keep the greeting short."
 done
 
 for cli in claude codex; do
