@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# tests/forge.sh - a local stand-in for a forge's git server, for the tests that publish over
-# an authenticated transport (tests/pipeline/push-http.sh, brief-to-pr.sh). Sourced after
+# tests/forge.sh - a local stand-in for a forge: its git server, for the tests that publish
+# over an authenticated transport (tests/pipeline/push-http.sh, brief-to-pr.sh), and the log
+# of the stand-in gh (gh_log, field; also tests/pipeline/open-pr.sh). Sourced after
 # tests/lib.sh:
 #
 #	. "$(dirname "$0")/../forge.sh"
@@ -124,3 +125,19 @@ forge_credentials()
 	fi
 	chmod 600 "$FORGE_CREDS"
 }
+
+# gh_log PREFIX... : the calls of the stand-in gh (tests/fixtures/bin/gh, state $GH_STUB_STATE)
+# whose argv starts with PREFIX, one JSON object a line (argv, cwd, stdin, body, stdout, exit).
+gh_log()
+{
+	python3 - "$GH_STUB_STATE.log" "$@" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o["argv"][:len(sys.argv) - 2] == sys.argv[2:]:
+        print(json.dumps(o))
+PY
+}
+
+# field KEY : the member KEY of the JSON object on the first line of stdin.
+field() { python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())[sys.argv[1]])' "$1"; }

@@ -67,18 +67,6 @@ mount_store
 d=$M/fix-1
 r=$d/validation/registry.jsonl
 
-# gh_log PREFIX... : the stand-in gh's calls whose argv starts with PREFIX, one JSON a line.
-gh_log()
-{
-	python3 - "$GH_STUB_STATE.log" "$@" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    if o["argv"][:len(sys.argv) - 2] == sys.argv[2:]:
-        print(json.dumps(o))
-PY
-}
-field() { python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())[sys.argv[1]])' "$1"; }
 # round_log N : the log of round N of the babysit stage (the Nth babysit log).
 round_log()
 {

@@ -4,6 +4,7 @@
 # sections, the evidence comment, pull-request.json; a second run reuses the pull request;
 # gh missing or failing ends it with "open-pr.sh: what: why".
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../forge.sh"
 OPEN_PR=$ROOT/examples/stages/open-pr.sh
 export GH_STUB_STATE=$T/gh.json GH_REPO=acme/widget
 # The system's python3 where there is one (a version manager's shim costs a second a call).
@@ -52,17 +53,6 @@ run_open_pr() {
 		bash "$OPEN_PR" "$@") >"$T/out" 2>&1
 }
 
-# log_calls PREFIX... : the gh calls whose argv starts with PREFIX, one JSON object a line.
-log_calls() {
-	python3 - "$GH_STUB_STATE.log" "$@" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    if o["argv"][:len(sys.argv) - 2] == sys.argv[2:]:
-        print(json.dumps(o))
-PY
-}
-field() { python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())[sys.argv[1]])' "$1"; }
 
 # --dry-run prints what it would send and needs no gh.
 GH=no-such-gh run_open_pr --dry-run || fail "open-pr.sh --dry-run failed: $(cat "$T/out")"
@@ -77,7 +67,7 @@ assert_contains "$(cat "$T/out")" "opened https://github.com/acme/widget/pull/1"
 assert_eq '{"number": 1, "url": "https://github.com/acme/widget/pull/1", "head": "'"$HEAD_SHA"'", "branch": "packetfs/fix-1", "base": "main"}' \
 	"$(cat "$P/pull-request.json")" "pull-request.json"
 
-create=$(log_calls pr create)
+create=$(gh_log pr create)
 [ "$(printf '%s\n' "$create" | wc -l)" = 1 ] || fail "expected one pr create: $create"
 argv=$(printf '%s\n' "$create" | field argv)
 assert_contains "$argv" "'--head', 'packetfs/fix-1', '--base', 'main', '--title', 'Add x to hello'" "pr create argv"
@@ -97,7 +87,7 @@ if [ "$summary_at" -ge "$validation_at" ] || [ "$validation_at" -ge "$notes_at" 
 	fail "sections out of order: $summary_at $validation_at $notes_at"
 fi
 
-comment=$(log_calls pr comment 1)
+comment=$(gh_log pr comment 1)
 [ "$(printf '%s\n' "$comment" | wc -l)" = 1 ] || fail "expected one comment: $comment"
 cbody=$(printf '%s\n' "$comment" | field body)
 assert_contains "$cbody" "Evidence record" "evidence comment"
@@ -112,10 +102,10 @@ HEAD2=$(git -C "$REPO" rev-parse HEAD)
 sed -i "s/^head: .*/head: $HEAD2/" "$P/status"
 run_open_pr || fail "second open-pr.sh failed: $(cat "$T/out")"
 assert_contains "$(cat "$T/out")" "has pull request https://github.com/acme/widget/pull/1 already" "output"
-[ "$(log_calls pr view packetfs/fix-1 | wc -l)" = 1 ] || fail "expected one pr view of the branch"
+[ "$(gh_log pr view packetfs/fix-1 | wc -l)" = 1 ] || fail "expected one pr view of the branch"
 assert_eq 1 "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["prs"]))' "$GH_STUB_STATE")" \
 	"pull requests after a re-publish"
-comments=$(log_calls pr comment 1)
+comments=$(gh_log pr comment 1)
 [ "$(printf '%s\n' "$comments" | wc -l)" = 3 ] || fail "expected 3 comments in all: $comments"
 assert_contains "$(printf '%s\n' "$comments" | sed -n 2p | field body)" "Published again at \`$HEAD2\`" "re-publish comment"
 assert_contains "$(printf '%s\n' "$comments" | sed -n 3p | field body)" "Head \`$HEAD2\`" "second evidence comment"
@@ -136,5 +126,5 @@ assert_contains "$(cat "$T/out")" "open-pr.sh: gh pr create: failed to determine
 git -C "$REPO" remote add upstream https://github.com/acme/widget.git
 GH_REPO="" run_open_pr || fail "open-pr.sh with the worktree's remote failed: $(cat "$T/out")"
 assert_contains "$(cat "$T/out")" "has pull request https://github.com/acme/widget/pull/1 already" "output"
-assert_eq "$REPO" "$(log_calls pr create | tail -n 1 | field cwd)" "gh's cwd"
+assert_eq "$REPO" "$(gh_log pr create | tail -n 1 | field cwd)" "gh's cwd"
 exit 0
