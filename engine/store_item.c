@@ -1,0 +1,325 @@
+/*
+ * store_item.c - the items table of the store (store.h): item rows, their
+ * cache, their directory times and run numbers. store.c opens the store
+ * and holds the helpers of store_int.h that this file uses.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+void item_clear(struct item *it)
+{
+	free(it->name);
+	free(it->title);
+	free(it->state);
+	free(it->stage);
+	free(it->branch);
+	free(it->base);
+	free(it->verdict);
+	free(it->assessment);
+	free(it->last_error);
+	free(it->last_result);
+	free(it->created_at);
+	free(it->updated_at);
+	free(it->disposition);
+	memset(it, 0, sizeof(*it));
+}
+
+#define ITEM_COLS                                                                            \
+	"id, name, title, state, stage, stage_ok, iteration, branch, base, verdict, assessment, " \
+	"hold, approved, last_error, last_result, archived, created_at, updated_at, "       \
+	"dir_mtime_ns, dir_ctime_ns, dir_atime_ns, verdict_head, assessment_head, round, "   \
+	"disposition"
+
+static int item_row(sqlite3_stmt *st, struct item *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->id = sqlite3_column_int64(st, 0);
+	it->name = store__col_dup(st, 1);
+	it->title = store__col_dup(st, 2);
+	it->state = store__col_dup(st, 3);
+	it->stage = store__col_dup(st, 4);
+	it->stage_ok = sqlite3_column_int(st, 5);
+	it->iteration = sqlite3_column_int(st, 6);
+	it->branch = store__col_dup(st, 7);
+	it->base = store__col_dup(st, 8);
+	it->verdict = store__col_dup(st, 9);
+	it->assessment = store__col_dup(st, 10);
+	it->hold = sqlite3_column_int(st, 11);
+	it->approved = sqlite3_column_int(st, 12);
+	it->last_error = store__col_dup(st, 13);
+	it->last_result = store__col_dup(st, 14);
+	it->archived = sqlite3_column_int(st, 15);
+	it->created_at = store__col_dup(st, 16);
+	it->updated_at = store__col_dup(st, 17);
+	it->dir_mtime_ns = sqlite3_column_int64(st, 18);
+	it->dir_ctime_ns = sqlite3_column_int64(st, 19);
+	it->dir_atime_ns = sqlite3_column_int64(st, 20);
+	snprintf(it->verdict_head, sizeof(it->verdict_head), "%s",
+		 (const char *)sqlite3_column_text(st, 21) ? (const char *)sqlite3_column_text(st, 21) : "");
+	snprintf(it->assessment_head, sizeof(it->assessment_head), "%s",
+		 (const char *)sqlite3_column_text(st, 22) ? (const char *)sqlite3_column_text(st, 22) : "");
+	it->round = sqlite3_column_int(st, 23);
+	it->disposition = store__col_dup(st, 24);
+	if (!it->name || !it->title || !it->state || !it->stage || !it->branch || !it->base ||
+	    !it->verdict || !it->assessment || !it->last_error || !it->last_result ||
+	    !it->created_at || !it->updated_at || !it->disposition) {
+		item_clear(it);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int store_item_create(struct store *s, const char *name, const char *branch, const char *base,
+		      int64_t *id)
+{
+	sqlite3_stmt *st;
+	char now[32];
+	int rc = -EIO;
+
+	store__now(now);
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "INSERT INTO items(name, branch, base, created_at, updated_at, "
+		     "dir_mtime_ns, dir_ctime_ns, dir_atime_ns) VALUES (?, ?, ?, ?, ?, ?6, ?6, ?6)");
+	if (st) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, branch, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, base, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, now, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, now, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, util_now_ns());
+		store__items_changed(s);
+		rc = store__step_done(s, st);
+		if (rc == 0 && id)
+			*id = sqlite3_last_insert_rowid(s->db);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void store__items_changed(struct store *s)
+{
+	s->item_gen++;
+}
+
+/* A copy of src into dst (item_clear frees it). 0 or -ENOMEM (dst empty). */
+static int item_copy(struct item *dst, const struct item *src)
+{
+	*dst = *src;
+	dst->name = strdup(src->name);
+	dst->title = strdup(src->title);
+	dst->state = strdup(src->state);
+	dst->stage = strdup(src->stage);
+	dst->branch = strdup(src->branch);
+	dst->base = strdup(src->base);
+	dst->verdict = strdup(src->verdict);
+	dst->assessment = strdup(src->assessment);
+	dst->last_error = strdup(src->last_error);
+	dst->last_result = strdup(src->last_result);
+	dst->created_at = strdup(src->created_at);
+	dst->updated_at = strdup(src->updated_at);
+	dst->disposition = strdup(src->disposition);
+	if (!dst->name || !dst->title || !dst->state || !dst->stage || !dst->branch ||
+	    !dst->base || !dst->verdict || !dst->assessment || !dst->last_error ||
+	    !dst->last_result || !dst->created_at || !dst->updated_at || !dst->disposition) {
+		item_clear(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The slot of the item cache for name (FNV-1a). */
+static size_t item_slot(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *name; name++) {
+		h ^= (unsigned char)*name;
+		h *= 0x100000001b3ULL;
+	}
+	return (size_t)(h % ITEM_CACHE);
+}
+
+static int item_get_by(struct store *s, const char *sql, const char *name, int64_t id,
+		       struct item *out)
+{
+	sqlite3_stmt *st;
+	size_t slot = name ? item_slot(name) : 0;
+	int rc = -EIO, keep = name && s->writable;
+
+	pthread_mutex_lock(&s->lock);
+	if (keep && s->items[slot].gen == s->item_gen && strcmp(s->items[slot].it.name, name) == 0) {
+		rc = item_copy(out, &s->items[slot].it);
+		pthread_mutex_unlock(&s->lock);
+		return rc;
+	}
+	st = store__stmt(s, sql);
+	if (st) {
+		if (name)
+			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_int64(st, 1, id);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			rc = item_row(st, out);
+		else
+			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+		store__done(st);
+	}
+	if (rc == 0 && keep) {
+		item_clear(&s->items[slot].it);
+		s->items[slot].gen = item_copy(&s->items[slot].it, out) == 0 ? s->item_gen : 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_item_get(struct store *s, const char *name, struct item *out)
+{
+	return item_get_by(s, "SELECT " ITEM_COLS " FROM items WHERE name = ?", name, 0, out);
+}
+
+int store_item_get_id(struct store *s, int64_t id, struct item *out)
+{
+	return item_get_by(s, "SELECT " ITEM_COLS " FROM items WHERE id = ?", NULL, id, out);
+}
+
+int store_item_update(struct store *s, struct item *it)
+{
+	sqlite3_stmt *st;
+	char now[32];
+	int rc = -EIO;
+
+	store__now(now);
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, iteration = ?, "
+		     "verdict = ?, assessment = ?, hold = ?, approved = ?, last_error = ?, "
+		     "last_result = ?, archived = ?, updated_at = ?, verdict_head = ?15, "
+		     "assessment_head = ?16, round = ?17, disposition = ?18 WHERE id = ?14");
+	if (st) {
+		sqlite3_bind_text(st, 1, it->title, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, it->state, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, it->stage, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 4, it->stage_ok);
+		sqlite3_bind_int(st, 5, it->iteration);
+		sqlite3_bind_text(st, 6, it->verdict, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, it->assessment, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 8, it->hold);
+		sqlite3_bind_int(st, 9, it->approved);
+		sqlite3_bind_text(st, 10, it->last_error, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 11, it->last_result, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 12, it->archived);
+		sqlite3_bind_text(st, 13, now, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 14, it->id);
+		sqlite3_bind_text(st, 15, it->verdict_head, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 16, it->assessment_head, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 17, it->round);
+		sqlite3_bind_text(st, 18, it->disposition, -1, SQLITE_STATIC);
+		store__items_changed(s);
+		rc = store__step_done(s, st);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (rc == 0) {
+		char *u = strdup(now);
+
+		if (u) {
+			free(it->updated_at);
+			it->updated_at = u;
+		}
+	}
+	return rc;
+}
+
+static int item_row_cb(sqlite3_stmt *st, void *elem, void *ctx)
+{
+	(void)ctx;
+	return item_row(st, elem);
+}
+
+int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const struct item *it),
+		    void *arg)
+{
+	struct item *items = NULL;
+	sqlite3_stmt *st;
+	size_t n = 0, i;
+	int rc = -EIO;
+
+	/* Collect first so cb runs without the lock (it may call the store). */
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "SELECT " ITEM_COLS " FROM items WHERE archived = ? ORDER BY name");
+	if (st) {
+		sqlite3_bind_int(st, 1, archived);
+		rc = store__collect(s, st, sizeof(*items), item_row_cb, NULL, (void **)&items, &n);
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++) {
+		if (rc == 0 && cb(arg, &items[i]))
+			rc = 1;
+		item_clear(&items[i]);
+	}
+	free(items);
+	return rc < 0 ? rc : 0;
+}
+
+void store__bind_time(sqlite3_stmt *st, int idx, int64_t ns)
+{
+	if (ns == STORE_TIME_OMIT)
+		sqlite3_bind_null(st, idx);
+	else
+		sqlite3_bind_int64(st, idx, ns);
+}
+
+int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int64_t mtime_ns)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	st = store__stmt(s, "UPDATE items SET dir_atime_ns = COALESCE(?1, dir_atime_ns), "
+		     "dir_mtime_ns = COALESCE(?2, dir_mtime_ns), dir_ctime_ns = ?3 WHERE id = ?4");
+	if (st) {
+		store__bind_time(st, 1, atime_ns);
+		store__bind_time(st, 2, mtime_ns);
+		sqlite3_bind_int64(st, 3, util_now_ns());
+		sqlite3_bind_int64(st, 4, item_id);
+		store__items_changed(s);
+		rc = store__step_done(s, st);
+		if (rc == 0 && sqlite3_changes(s->db) == 0)
+			rc = -ENOENT;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_item_next_run(struct store *s, int64_t item_id, int *run_no)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__begin(s);
+	if (rc == 0) {
+		st = store__stmt(s, "UPDATE items SET run_seq = run_seq + 1 WHERE id = ? RETURNING run_seq");
+		if (!st) {
+			rc = -EIO;
+		} else {
+			sqlite3_bind_int64(st, 1, item_id);
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW) {
+				*run_no = sqlite3_column_int(st, 0);
+				rc = 0;
+			} else {
+				rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+			}
+			store__done(st);
+		}
+		rc = store__end(s, rc);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
