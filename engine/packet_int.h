@@ -201,4 +201,10 @@ void packet__record_release(struct engine *e, struct record_handle *h, const str
 int packet__record_render(struct engine *e, int64_t item_id, struct record_handle *h,
 			  struct buf *out);
 
+/* The name of the open document d in the directory dir (dlen bytes; ""
+ * for the item's top level) of item when it lies right in it, else NULL.
+ * files_lock held. */
+const char *packet__open_doc_child(const struct open_doc *d, int64_t item, const char *dir,
+				   size_t dlen);
+
 #endif

@@ -1,0 +1,258 @@
+/*
+ * packet_dir.c - directory listings of the packet namespace (engine.h:
+ * engine_readdir, engine_list): the root, .packetfs, the recipe catalog,
+ * .archive, items (their fixed entries, documents, open documents not yet
+ * stored), learnings/, logs and .history. packet.c resolves the paths.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "packet_int.h"
+
+static const char *const item_entries[] = {
+	"ctl", "status", "status.json", "events", "change.diff", "stages", "validation",
+	"worktree", ".history", NULL,
+};
+
+struct dir_walk {
+	struct engine *e;
+	const char *path; /* the directory's path */
+	engine_dir_cb cb;
+	void *arg;
+	int stop;
+	int light;        /* engine_list: the entry's kind says its type, nothing is stat-ed */
+	char **seen;      /* names already listed (documents vs open documents) */
+};
+
+/* Lists one child of kind k: by resolving and stat-ing its full path, or
+ * (light) with mode (S_IFDIR, S_IFREG or S_IFLNK, permission bits when the
+ * caller has them) and the kind's view and stable flags. */
+static int emit_kind(struct dir_walk *w, const char *name, enum kind k, mode_t mode)
+{
+	char full[PATH_MAX];
+	struct pfs_stat st;
+
+	if (w->stop)
+		return 1;
+	if (w->light) {
+		memset(&st, 0, sizeof(st));
+		st.mode = mode;
+		st.view = !packet__is_dir_kind(k) && k != N_DOC && k != N_PIPELINE &&
+			  k != N_WORKTREE;
+		st.stable = packet__stable_kind(k);
+	} else {
+		if ((size_t)snprintf(full, sizeof(full), "%s%s%s", w->path,
+				     strcmp(w->path, "/") ? "/" : "", name) >= sizeof(full))
+			return 0;
+		if (engine_getattr(w->e, full, &st))
+			return 0;
+	}
+	if (w->cb(w->arg, name, &st))
+		w->stop = 1;
+	return w->stop;
+}
+
+static int emit_item(void *arg, const struct item *it)
+{
+	return emit_kind(arg, it->name, N_ITEM, S_IFDIR);
+}
+
+static int emit_doc(void *arg, const char *name, const struct doc_meta *m)
+{
+	struct dir_walk *w = arg;
+
+	strv_push(&w->seen, name);
+	return m->is_dir ? emit_kind(w, name, N_DOCDIR, S_IFDIR | m->mode)
+			 : emit_kind(w, name, N_DOC, S_IFREG | m->mode);
+}
+
+static int emit_run(void *arg, const struct run *r)
+{
+	const char *slash = strrchr(r->log_path, '/');
+
+	return emit_kind(arg, slash ? slash + 1 : r->log_path, N_STAGE_LOG, S_IFREG | 0444);
+}
+
+struct hist_list {
+	struct dir_walk *w;
+	const char *dir;
+	size_t dlen;
+	char last[PATH_MAX];     /* the subdirectory listed last */
+};
+
+static int emit_hist(void *arg, const struct rev_info *r)
+{
+	struct hist_list *h = arg;
+	const char *rest = r->path, *slash;
+	char name[PATH_MAX];
+
+	if (h->dlen) {
+		if (strncmp(r->path, h->dir, h->dlen) != 0 || r->path[h->dlen] != '/')
+			return 0;
+		rest = r->path + h->dlen + 1;
+	}
+	slash = strchr(rest, '/');
+	if (slash) {
+		/* Rows come by path, so the paths below one subdirectory come
+		 * together: it is listed at the first. */
+		snprintf(name, sizeof(name), "%.*s", (int)(slash - rest), rest);
+		if (strcmp(name, h->last) == 0)
+			return 0;
+		snprintf(h->last, sizeof(h->last), "%s", name);
+	} else {
+		if (r->size < 0)
+			return 0;
+		snprintf(name, sizeof(name), "%s@%d", rest, r->rev);
+	}
+	return slash ? emit_kind(h->w, name, N_HISTORY_DIR, S_IFDIR | 0555)
+		     : emit_kind(h->w, name, N_HISTORY_FILE, S_IFREG | 0444);
+}
+
+/* Lists open documents of dir that are not stored yet. */
+static void emit_open_docs(struct dir_walk *w, int64_t item, const char *dir)
+{
+	size_t dlen = strlen(dir), i;
+	char **names = NULL;
+	struct open_doc *d;
+
+	pthread_mutex_lock(&w->e->files_lock);
+	for (d = w->e->docs; d; d = d->next) {
+		const char *rest = packet__open_doc_child(d, item, dir, dlen);
+
+		if (!rest)
+			continue;
+		strv_push(&names, rest);
+	}
+	pthread_mutex_unlock(&w->e->files_lock);
+	for (i = 0; names && names[i]; i++) {
+		size_t k;
+		int dup = 0;
+
+		for (k = 0; w->seen && w->seen[k]; k++)
+			if (strcmp(w->seen[k], names[i]) == 0)
+				dup = 1;
+		if (!dup)
+			emit_kind(w, names[i], N_DOC, S_IFREG);
+	}
+	strv_free(names);
+}
+
+/* The fixed entries of an item directory (item_entries) by kind. */
+static const enum kind item_kinds[] = {
+	N_CTL, N_STATUS, N_STATUS_JSON, N_ITEM_EVENTS, N_DIFF, N_STAGES_DIR, N_VALIDATION_DIR,
+	N_WORKTREE, N_HISTORY_DIR,
+};
+
+_Static_assert(sizeof(item_kinds) / sizeof(item_kinds[0]) + 1 ==
+		       sizeof(item_entries) / sizeof(item_entries[0]),
+	       "item_kinds names the kind of each of item_entries");
+
+/* The type bits of a fixed entry of kind k. */
+static mode_t kind_type(enum kind k)
+{
+	return packet__is_dir_kind(k) ? S_IFDIR : k == N_WORKTREE ? S_IFLNK : S_IFREG;
+}
+
+static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *arg, int light)
+{
+	struct dir_walk w = {e, path, cb, arg, 0, light, NULL};
+	struct node n;
+	size_t i;
+	int rc = packet__resolve(e, path, &n);
+
+	if (rc)
+		return rc;
+	if (!packet__is_dir_kind(n.kind)) {
+		packet__node_clear(&n);
+		return -ENOTDIR;
+	}
+	switch (n.kind) {
+	case N_ROOT:
+		emit_kind(&w, "events", N_EVENTS_ALL, S_IFREG);
+		emit_kind(&w, ".packetfs", N_PFS_DIR, S_IFDIR);
+		emit_kind(&w, ".archive", N_ARCHIVE_DIR, S_IFDIR);
+		{
+			struct item li;
+
+			if (store_item_get(e->store, "learnings", &li) == 0) {
+				if (li.archived == ITEM_LEARNINGS)
+					emit_kind(&w, "learnings", N_ITEM, S_IFDIR);
+				item_clear(&li);
+			}
+		}
+		rc = store_item_each(e->store, 0, emit_item, &w);
+		break;
+	case N_PFS_DIR:
+		emit_kind(&w, "pipeline.json", N_PIPELINE, S_IFREG);
+		emit_kind(&w, "recipes", N_RECIPES_DIR, S_IFDIR);
+		emit_kind(&w, "version", N_VERSION, S_IFREG);
+		break;
+	case N_RECIPES_DIR: {
+		char **files = NULL;
+
+		pthread_mutex_lock(&e->cfg_lock);
+		engine_recipes_refresh(e);
+		for (i = 0; i < e->recipes.n; i++)
+			strv_push(&files, e->recipes.v[i].file);
+		pthread_mutex_unlock(&e->cfg_lock);
+		for (i = 0; files && files[i]; i++)
+			emit_kind(&w, files[i], N_RECIPE, S_IFREG);
+		strv_free(files);
+		break;
+	}
+	case N_ARCHIVE_DIR:
+		rc = store_item_each(e->store, 1, emit_item, &w);
+		break;
+	case N_ITEM:
+		for (i = 0; item_entries[i]; i++)
+			if (!n.learnings || strcmp(item_entries[i], ".history") == 0)
+				emit_kind(&w, item_entries[i], item_kinds[i],
+					  kind_type(item_kinds[i]));
+		rc = store_doc_list(e->store, n.item.id, "", emit_doc, &w);
+		emit_open_docs(&w, n.item.id, "");
+		break;
+	case N_VALIDATION_DIR:
+		emit_kind(&w, "registry.jsonl", N_REGISTRY, S_IFREG);
+		emit_kind(&w, "record", N_RECORD, S_IFREG);
+		emit_kind(&w, "evidence.md", N_EVIDENCE, S_IFREG);
+		emit_kind(&w, "logs", N_LOGS_DIR, S_IFDIR);
+		rc = store_doc_list(e->store, n.item.id, "validation", emit_doc, &w);
+		emit_open_docs(&w, n.item.id, "validation");
+		break;
+	case N_DOCDIR:
+		rc = store_doc_list(e->store, n.item.id, n.rel, emit_doc, &w);
+		emit_open_docs(&w, n.item.id, n.rel);
+		break;
+	case N_STAGES_DIR:
+		rc = store_run_each(e->store, n.item.id, "stage", NULL, emit_run, &w);
+		break;
+	case N_LOGS_DIR:
+		rc = store_run_each(e->store, n.item.id, "recipe", NULL, emit_run, &w);
+		break;
+	case N_HISTORY_DIR: {
+		struct hist_list h = {&w, n.rel, strlen(n.rel), ""};
+
+		rc = store_rev_each_below(e->store, n.item.id, n.rel, emit_hist, &h);
+		break;
+	}
+	default:
+		break;
+	}
+	strv_free(w.seen);
+	packet__node_clear(&n);
+	return rc;
+}
+
+int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *arg)
+{
+	return list_dir(e, path, cb, arg, 0);
+}
+
+int engine_list(struct engine *e, const char *path, engine_dir_cb cb, void *arg)
+{
+	return list_dir(e, path, cb, arg, 1);
+}
