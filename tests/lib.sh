@@ -789,38 +789,3 @@ slurm_job_state()
 {
 	scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
 }
-
-# push_pipeline FILE [PUBLISH_MEMBERS] : a pipeline.json (as pipeline_with) of plan, print, review
-# (sound) and a publish without gate that pushes to the remote "origin" and then runs publish.sh,
-# so that one advance takes an item through its push. PUBLISH_MEMBERS adds members to the publish
-# stage (e.g. '"timeout_s": 5,').
-push_pipeline()
-{
-	pipeline_with "$1" \
-		"{\"name\": \"plan\", \"run\": $(stage_run plan.sh), \"produces\": [\"plan.md\"]}" \
-		"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-		"{\"name\": \"review\", \"run\": $(stage_run review.sh sound), \"produces\": [\"review.md\"]}" \
-		"{\"name\": \"publish\", ${2:-}\"push\": {\"remote\": \"origin\"}, \"run\": $(stage_run publish.sh)}"
-}
-
-# publish_log ITEM : the text of the latest publish log of ITEM on $M.
-publish_log()
-{
-	local f
-	f=$(ls "$M/$1/stages" | grep -E '^[0-9]+-publish\.log$' | sort -n | tail -n 1)
-	[ -n "$f" ] || fail "$1 has no publish log: $(ls "$M/$1/stages")"
-	cat "$M/$1/stages/$f"
-}
-
-# remote_head GIT_DIR BRANCH : the commit BRANCH points at in the (bare) repository GIT_DIR, or
-# nothing when it has no such branch.
-remote_head()
-{
-	git --git-dir="$1" rev-parse -q --verify "refs/heads/$2" 2>/dev/null || true
-}
-
-# free_port : a TCP port of 127.0.0.1 that nothing listens on now.
-free_port()
-{
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}

@@ -4,6 +4,7 @@
 # shutdown - each time with git's whole process tree gone, nothing pushed and the publish
 # program not run.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../forge.sh"
 make_repo
 cat >"$T/hang.sh" <<EOS
 #!/bin/sh

@@ -6,6 +6,7 @@
 #   unreachable       a URL nothing listens on, and a path with no repository
 #   no such remote    the pipeline's remote is not configured
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../forge.sh"
 make_repo
 push_pipeline "$T/pipeline.json"
 make_store "$T/pipeline.json"

@@ -4,6 +4,7 @@
 # origin whose URL a `url.<base>.insteadOf` rewrite turns into a path both receive the item
 # branch at the head review judged, and the publish program runs after the push.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../forge.sh"
 make_repo
 git -C "$REPO" remote set-url origin ../origin.git
 push_pipeline "$T/pipeline.json"

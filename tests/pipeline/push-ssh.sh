@@ -6,6 +6,7 @@
 # started by the test on a private port with its own sshd_config, host key and authorized_keys.
 # With the agent emptied (`ssh-add -D`), publish fails with an authentication reason.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../forge.sh"
 SSHD=/usr/sbin/sshd
 for f in "$SSHD" /usr/bin/ssh /usr/bin/ssh-agent /usr/bin/ssh-add /usr/bin/ssh-keygen; do
 	[ -x "$f" ] || { echo "SKIP: $f not found (Debian packages openssh-server, openssh-client)" >&2; exit 77; }
