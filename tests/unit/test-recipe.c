@@ -1,6 +1,6 @@
 /*
  * test-recipe.c - the recipe catalog and plan.md's recipe list
- * (engine/recipe.c). The catalog cases build a real recipes directory in a
+ * (engine/service/recipe.c). The catalog cases build a real recipes directory in a
  * temporary directory (executable and non-executable files, names that are
  * and are not recipes, headers early and late, procedures, needs and
  * versions) and remove it afterwards. The freshness case waits once for

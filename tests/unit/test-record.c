@@ -1,5 +1,5 @@
 /*
- * test-record.c - the lines of validation/record (engine/record.c,
+ * test-record.c - the lines of validation/record (engine/namespace/record.c,
  * record.h): every way a request can be wrong is refused with its reason,
  * good requests come out whole, and a flush keeps exactly the fragments
  * that can still become a line.
