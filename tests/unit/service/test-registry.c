@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../../schema/schema.h"
+#include "schema.h"
 #include "registry.h"
 #include "test.h"
 #include "util.h"

@@ -15,7 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
-#include "../../schema/schema.h"
+#include "schema.h"
 #include "test.h"
 #include "util.h"
 
