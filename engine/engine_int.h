@@ -229,9 +229,6 @@ int engine_valid_item_name(const char *name);
 int view_status(struct engine *e, const struct item *it, int json, struct buf *out);
 int view_evidence(struct engine *e, const struct item *it, struct buf *out);
 int view_change_diff(struct engine *e, const struct item *it, struct buf *out);
-/* The recipes named by the item's plan.md (NULL-terminated, strv_free), or
- * -ENOENT (no plan.md or no block). */
-int view_plan_names(struct engine *e, const struct item *it, char ***names);
 
 /* view_digest.c: calls fn(arg, d) with the digest (registry.h) of every
  * registry line of the item, oldest first, as the store holds them now,

@@ -30,6 +30,7 @@
 #include <git2.h>
 
 #include "engine_int.h"
+#include "plan.h"
 #include "registry.h"
 #include "repo.h"
 
@@ -194,20 +195,6 @@ static void diff_keep(const char *repo, int64_t item, const char *base, const ch
 	free(r);
 }
 
-int view_plan_names(struct engine *e, const struct item *it, char ***names)
-{
-	char *plan = NULL;
-	size_t len;
-	int rc;
-
-	rc = store_doc_read(e->store, it->id, "plan.md", &plan, &len);
-	if (rc)
-		return rc == -EISDIR ? -ENOENT : rc;
-	rc = recipe_plan_names(plan, len, names);
-	free(plan);
-	return rc;
-}
-
 /* The title: the first non-empty line of brief.md without heading marks. */
 static void item_title(struct engine *e, const struct item *it, char *out, size_t size)
 {
@@ -286,7 +273,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		snprintf(round, sizeof(round), "%d", it->round);
 	if (branch_head(cfg->repo, it->branch, head))
 		head[0] = '\0';
-	if (view_plan_names(e, it, &names) == 0) {
+	if (plan_names(e->store, it->id, &names) == 0) {
 		r = (struct digest_render){ it, names, head[0] ? head : NULL, NULL, evidence };
 		view_digest(e, it->id, render_summary, &r);
 	}
@@ -367,7 +354,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 	/* Runs at another commit than the branch head are stale (registry.h). */
 	if (branch_head(engine_config_get(e)->repo, it->branch, head))
 		head[0] = '\0';
-	rc = view_plan_names(e, it, &names);
+	rc = plan_names(e->store, it->id, &names);
 	if (rc == -ENOENT) {
 		names = calloc(1, sizeof(char *));
 		rc = names ? 0 : -ENOMEM;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "pipe_int.h"
+#include "plan.h"
 #include "registry.h"
 #include "repo.h"
 
@@ -32,7 +33,7 @@ void pipe__batch_run_plan(struct pipe *p, struct item *it, struct batch *b)
 
 	b->next = p->batches;
 	p->batches = b;
-	if (view_plan_names(p->e, it, &names)) {
+	if (plan_names(p->e->store, it->id, &names)) {
 		pipe__log_line(p, lj, "[packetfs] plan.md has no ```validation-recipes block\n");
 	} else {
 		pthread_mutex_lock(&p->e->cfg_lock);
@@ -111,7 +112,7 @@ static void engine_verdict(struct pipe *p, struct item *it)
 
 	/* Runs at an older head are stale: they do not count (registry.h). */
 	at = repo_branch_head(engine_config_get(p->e)->repo, it->branch, head) == 0 ? head : NULL;
-	if (view_plan_names(p->e, it, &names) == 0 &&
+	if (plan_names(p->e->store, it->id, &names) == 0 &&
 	    store_registry_lines(p->e->store, it->id, &lines, &nl) == 0)
 		verdict = registry_verdict(names, lines, nl, at);
 	buf_init(&doc);
@@ -151,7 +152,7 @@ void pipe__verdict_update(struct pipe *p, struct item *it)
 		return;
 	}
 	known = repo_branch_head(cfg->repo, it->branch, head) == 0;
-	if (view_plan_names(p->e, it, &names) == 0 &&
+	if (plan_names(p->e->store, it->id, &names) == 0 &&
 	    store_registry_lines(p->e->store, it->id, &lines, &nl) == 0)
 		pipe__set_verdict(it, registry_verdict(names, lines, nl, known ? head : NULL),
 				  known ? head : NULL);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pipe_int.h"
+#include "plan.h"
 #include "registry.h"
 #include "repo.h"
 
@@ -119,7 +120,7 @@ static char **failed_names(struct pipe *p, const struct item *it, char *why, siz
 	char **names = NULL, **lines = NULL, **out = NULL, head[41] = "", reason[256];
 	size_t k, nl = 0;
 
-	if (view_plan_names(p->e, it, &names)) {
+	if (plan_names(p->e->store, it->id, &names)) {
 		snprintf(why, size, "rerun failed: plan.md names no recipes");
 		return NULL;
 	}

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "pipe_int.h"
+#include "plan.h"
 #include "registry.h"
 #include "repo.h"
 
@@ -86,7 +87,7 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 				 "validate again", name, where);
 			return -EAGAIN;
 		}
-		rc = view_plan_names(p->e, it, &names);
+		rc = plan_names(p->e->store, it->id, &names);
 		if (rc == 0)
 			rc = store_registry_lines(p->e->store, it->id, &lines, &nl);
 		if (rc == 0) {

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "pipe_int.h"
+#include "plan.h"
 #include "registry.h"
 #include "repo.h"
 
@@ -229,7 +230,7 @@ void pipe__round_validated(struct pipe *p, struct batch *b)
 	pipe__item_write(p, &it);
 	rc = repo_branch_head(cfg->repo, it.branch, head);
 	if (rc == 0)
-		rc = view_plan_names(p->e, &it, &names);
+		rc = plan_names(p->e->store, it.id, &names);
 	if (rc == 0)
 		rc = store_registry_lines(p->e->store, it.id, &lines, &nl);
 	if (rc == 0)

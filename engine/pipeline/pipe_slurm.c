@@ -34,6 +34,7 @@
 
 #include "gpu.h"
 #include "pipe_int.h"
+#include "plan.h"
 #include "repo.h"
 
 static void on_submitted(void *arg, const char *job_id, const char *output)
@@ -468,7 +469,7 @@ static void queue_missing(struct pipe *p, struct item *it, struct batch *b, stru
 	int again_fail;
 	size_t k;
 
-	if (view_plan_names(p->e, it, &names))
+	if (plan_names(p->e->store, it->id, &names))
 		return;
 	again_fail = engine_config_get(p->e)->on_interrupt_fail;
 	pthread_mutex_lock(&p->e->cfg_lock);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pipe_int.h"
+#include "plan.h"
 #include "recipe.h"
 #include "repo.h"
 
@@ -83,7 +84,7 @@ static int check_products(struct pipe *p, const struct item *it, const struct pf
 		    has_validate(engine_config_get(p->e))) {
 			char **names = NULL;
 			size_t k;
-			int rc = view_plan_names(p->e, it, &names);
+			int rc = plan_names(p->e->store, it->id, &names);
 
 			if (rc) {
 				snprintf(why, size, "%s: plan.md has no ```validation-recipes block", st->name);
