@@ -1,5 +1,7 @@
 /*
- * slurm.c - recipe runs as Slurm batch jobs (slurm.h).
+ * slurm.c - recipe runs as Slurm batch jobs (slurm.h): submission, the
+ * poller and what each job's state means; slurm_parse.c reads Slurm's
+ * answers, slurm_cmd.c runs its commands.
  *
  * A poller (struct slurm_poller) holds the jobs followed on one loop and
  * one repeating timer. At every tick it copies what each job's output file
@@ -14,9 +16,8 @@
  * whether Slurm still knows the job. While that scontrol runs, the job is
  * left out of the squeue.
  *
- * Each Slurm command is a struct cmd: a uv_process_t with its stdout and
- * stderr pipes, collected into buffers; its done function runs once the
- * process exited and both pipes reached EOF. A job's commands (sbatch, then
+ * Each Slurm command is a struct cmd, a child process (slurm_cmd.c;
+ * slurm_int.h holds what the two files share). A job's commands (sbatch, then
  * scontrol, and scancel; at most one of sbatch and scontrol) are on the
  * job's list, the squeue on the poller's. A job leaves the poller's list
  * when it finished or was detached, and is freed when no command of its is
@@ -32,13 +33,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "slurm.h"
+#include "slurm_int.h"
 #include "util.h"
 
 /* Most output copied in one poll while the job runs, so that a job that
@@ -55,73 +55,11 @@
  * (once). */
 #define FAILS_NOTED 10
 
-struct slurm_poller;
-struct slurm_job;
-
-struct cmd {
-	struct slurm_job *job;       /* the job it is for, or NULL for ... */
-	struct slurm_poller *poller; /* ... the poller's squeue */
-	uv_process_t proc;
-	uv_pipe_t out, err;
-	struct buf obuf, ebuf;
-	size_t max;          /* bytes kept of stdout and of stderr */
-	int truncated;       /* more came than max (or memory ran out) */
-	int64_t exit_status;
-	int term_signal;
-	int spawn_error;     /* uv_spawn failed: negative errno */
-	int exited, eofs;    /* the process exited; pipes at EOF (0..2) */
-	int handles;         /* handles not yet closed */
-	void (*done)(struct cmd *c);
-	struct cmd *next;    /* the owner's commands in flight */
-};
-
-struct slurm_poller {
-	uv_loop_t *loop;
-	uv_timer_t timer;
-	int timer_open;          /* the timer is not closed yet */
-	uint64_t interval;       /* the timer's period, ms: the shortest poll_ms of jobs */
-	struct slurm_job *jobs;  /* followed: neither finished nor detached */
-	unsigned gen;            /* counts the jobs that left jobs */
-	unsigned pass;           /* numbers the walks over jobs */
-	int querying;            /* the squeue runs (its done function has not) */
-	int closing;             /* slurm_poller_close() was called */
-	int ncmds;
-	struct cmd *cmds;        /* the squeue, while it runs or its handles close */
-};
-
-struct slurm_job {
-	uv_loop_t *loop;
-	struct slurm_poller *poller; /* NULL once finished or detached */
-	struct slurm_job *next;      /* on poller->jobs */
-	unsigned poll_ms;
-	unsigned pass;       /* the poller's walk that visited it last */
-	int queried;         /* asked for in the squeue that runs */
-	struct slurm_callbacks cb;
-	void *arg;
-	char id[32];
-	char *output;
-	int64_t offset;
-	int fd;
-	unsigned timeout_s;
-	int64_t started_ns;  /* when the job started running (0: not seen) */
-	int tell_started;    /* seen running: the started callback is owed (after scontrol) */
-	int restarts;        /* Slurm's Restarts as last seen; -1 unknown (attached) */
-	int fail_streak;     /* reads of its state (squeue, scontrol) that failed in a row */
-	int midline;         /* the output so far does not end with '\n' */
-	int state_busy;      /* sbatch or scontrol in flight */
-	int want_cancel, cancel_sent, timed_out;
-	int finish_pending;  /* end at the next poll (a failed submission) */
-	int finished, detached;
-	int ncmds;
-	struct cmd *cmds;    /* in flight */
-	struct slurm_result res;
-};
-
 static void poll_tick(uv_timer_t *t);
 
 /* ---- jobs ---- */
 
-static void job_maybe_free(struct slurm_job *j)
+void slurm__job_maybe_free(struct slurm_job *j)
 {
 	if ((j->finished || j->detached) && j->ncmds == 0) {
 		if (j->fd >= 0)
@@ -131,7 +69,7 @@ static void job_maybe_free(struct slurm_job *j)
 	}
 }
 
-static void poller_maybe_free(struct slurm_poller *sp)
+void slurm__poller_maybe_free(struct slurm_poller *sp)
 {
 	if (sp->closing && !sp->timer_open && sp->ncmds == 0)
 		free(sp);
@@ -234,7 +172,7 @@ static void job_finish(struct slurm_job *j)
 	job_stop(j);
 	if (!j->detached && j->cb.exit)
 		j->cb.exit(j->arg, &j->res);
-	job_maybe_free(j);
+	slurm__job_maybe_free(j);
 }
 
 /* Tells the log line (a '\n' first when the output stopped mid-line). */
@@ -249,326 +187,6 @@ static void job_note(struct slurm_job *j, const char *line)
 	j->cb.note(j->arg, text, j->offset);
 }
 
-/* ---- commands ---- */
-
-static void cmd_closed(uv_handle_t *h)
-{
-	struct cmd *c = h->data;
-	struct slurm_job *j = c->job;
-	struct slurm_poller *sp = c->poller;
-	struct cmd **pp;
-
-	if (--c->handles > 0)
-		return;
-	for (pp = j ? &j->cmds : &sp->cmds; *pp; pp = &(*pp)->next) {
-		if (*pp == c) {
-			*pp = c->next;
-			break;
-		}
-	}
-	buf_free(&c->obuf);
-	buf_free(&c->ebuf);
-	free(c);
-	if (j) {
-		j->ncmds--;
-		job_maybe_free(j);
-	} else {
-		sp->ncmds--;
-		poller_maybe_free(sp);
-	}
-}
-
-static void cmd_close(struct cmd *c, uv_handle_t *h)
-{
-	if (!uv_is_closing(h))
-		uv_close(h, cmd_closed);
-}
-
-/* Runs the done function once the process exited and both pipes ended,
- * unless its job finished or its poller is closing meanwhile. */
-static void cmd_check(struct cmd *c)
-{
-	if (!c->exited || c->eofs < 2)
-		return;
-	if (c->job ? !c->job->finished : !c->poller->closing)
-		c->done(c);
-	cmd_close(c, (uv_handle_t *)&c->out);
-	cmd_close(c, (uv_handle_t *)&c->err);
-	cmd_close(c, (uv_handle_t *)&c->proc);
-}
-
-/* Whether the command failed: it did not start, was killed, or exited
- * with a status other than 0. */
-static int cmd_failed(const struct cmd *c)
-{
-	return c->spawn_error || c->term_signal || c->exit_status != 0;
-}
-
-static void cmd_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
-{
-	static char scratch[16 * 1024]; /* loop thread only */
-
-	(void)h;
-	(void)suggested;
-	b->base = scratch;
-	b->len = sizeof(scratch);
-}
-
-static void cmd_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
-{
-	struct cmd *c = s->data;
-	struct buf *into = s == (uv_stream_t *)&c->out ? &c->obuf : &c->ebuf;
-
-	if (n > 0) {
-		if (into->len + (size_t)n > c->max || buf_append(into, b->base, (size_t)n))
-			c->truncated = 1;
-		return;
-	}
-	if (n < 0) {
-		uv_read_stop(s);
-		c->eofs++;
-		cmd_check(c);
-	}
-}
-
-static void cmd_exit(uv_process_t *p, int64_t status, int sig)
-{
-	struct cmd *c = p->data;
-
-	c->exit_status = status;
-	c->term_signal = sig;
-	c->exited = 1;
-	cmd_check(c);
-}
-
-/*
- * Starts argv (PATH is searched) with env (NULL: this process's) on loop,
- * for job j or, when j is NULL, for poller sp, keeping at most max bytes
- * of its stdout and of its stderr; done runs when it ended. When it cannot
- * start, done runs at once with spawn_error set. 0 or -ENOMEM.
- */
-static int cmd_run(uv_loop_t *loop, struct slurm_job *j, struct slurm_poller *sp,
-		   char *const *argv, char *const *env, size_t max, void (*done)(struct cmd *))
-{
-	uv_process_options_t opt;
-	uv_stdio_container_t stdio[3];
-	struct cmd *c = calloc(1, sizeof(*c));
-	int rc;
-
-	if (!c)
-		return -ENOMEM;
-	c->job = j;
-	c->poller = j ? NULL : sp;
-	c->done = done;
-	c->max = max;
-	buf_init(&c->obuf);
-	buf_init(&c->ebuf);
-	uv_pipe_init(loop, &c->out, 0);
-	uv_pipe_init(loop, &c->err, 0);
-	c->out.data = c->err.data = c->proc.data = c;
-	c->handles = 3;
-	if (j) {
-		j->ncmds++;
-		c->next = j->cmds;
-		j->cmds = c;
-	} else {
-		sp->ncmds++;
-		c->next = sp->cmds;
-		sp->cmds = c;
-	}
-	memset(&opt, 0, sizeof(opt));
-	memset(stdio, 0, sizeof(stdio));
-	stdio[0].flags = UV_IGNORE;
-	stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-	stdio[1].data.stream = (uv_stream_t *)&c->out;
-	stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-	stdio[2].data.stream = (uv_stream_t *)&c->err;
-	opt.file = argv[0];
-	opt.args = (char **)argv;
-	opt.env = (char **)env;
-	opt.stdio = stdio;
-	opt.stdio_count = 3;
-	opt.exit_cb = cmd_exit;
-	rc = uv_spawn(loop, &c->proc, &opt);
-	if (rc) {
-		c->spawn_error = rc;
-		c->exit_status = 127;
-		buf_printf(&c->ebuf, "cannot run %s: %s", argv[0], uv_strerror(rc));
-		c->exited = 1;
-		c->eofs = 2;
-		cmd_check(c);
-		return 0;
-	}
-	uv_read_start((uv_stream_t *)&c->out, cmd_alloc, cmd_read);
-	uv_read_start((uv_stream_t *)&c->err, cmd_alloc, cmd_read);
-	return 0;
-}
-
-/* The last non-empty line of a command's stderr without Slurm's
- * "PROGRAM: error: " prefix, into out. */
-static void last_error_line(const struct cmd *c, char *out, size_t size)
-{
-	const char *s = c->ebuf.data ? c->ebuf.data : "", *line = s, *p, *end;
-	size_t len;
-
-	for (p = s; *p; p++)
-		if (*p == '\n' && p[1] && p[1] != '\n')
-			line = p + 1;
-	end = strchr(line, '\n');
-	len = end ? (size_t)(end - line) : strlen(line);
-	p = memmem(line, len, "error: ", 7);
-	if (p) {
-		len -= (size_t)(p + 7 - line);
-		line = p + 7;
-	}
-	if (len == 0) {
-		if (c->term_signal)
-			snprintf(out, size, "killed by signal %d", c->term_signal);
-		else
-			snprintf(out, size, "exit status %lld", (long long)c->exit_status);
-		return;
-	}
-	snprintf(out, size, "%.*s", (int)len, line);
-}
-
-/* ---- parsing what scontrol and squeue print ---- */
-
-/* The value of " KEY=" in line (up to the next space) into out. */
-static int field(const char *line, const char *key, char *out, size_t size)
-{
-	size_t kl = strlen(key), n;
-	const char *p = line;
-
-	while ((p = strstr(p, key))) {
-		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
-			p += kl + 1;
-			n = strcspn(p, " \n");
-			snprintf(out, size, "%.*s", (int)n, p);
-			return 0;
-		}
-		p += kl;
-	}
-	return -ENOENT;
-}
-
-/* "IDX:0-1,3" after GRES= (or in TRES-less lines, GRES_IDX=gpu(IDX:0)). */
-static void parse_idx(const char *line, int *gpus, int *ngpus)
-{
-	const char *p = strstr(line, "(IDX:");
-	char *end;
-	long a, b;
-
-	*ngpus = 0;
-	if (!p)
-		return;
-	p += 5;
-	while (*ngpus < 16 && *p >= '0' && *p <= '9') {
-		a = strtol(p, &end, 10);
-		b = a;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (; a <= b && *ngpus < 16; a++)
-			gpus[(*ngpus)++] = (int)a;
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
-}
-
-/* "[D-]HH:MM:SS" or "MM:SS" into seconds, -1 when unknown. */
-static long parse_duration(const char *s)
-{
-	long d = 0, part[3] = {0, 0, 0};
-	int n = 0;
-	char *end;
-
-	if (strchr(s, '-')) {
-		d = strtol(s, &end, 10);
-		s = end + 1;
-	}
-	while (n < 3) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		part[n++] = strtol(s, &end, 10);
-		if (*end != ':')
-			break;
-		s = end + 1;
-	}
-	if (n == 3)
-		return d * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
-	if (n == 2)
-		return d * 86400 + part[0] * 60 + part[1];
-	return -1;
-}
-
-int slurm_parse_job(const char *line, struct slurm_info *info)
-{
-	char v[64];
-
-	memset(info, 0, sizeof(*info));
-	if (field(line, "JobState", info->state, sizeof(info->state)))
-		return -EINVAL;
-	if (field(line, "Reason", info->reason, sizeof(info->reason)) ||
-	    strcmp(info->reason, "None") == 0)
-		info->reason[0] = '\0';
-	if (field(line, "BatchHost", info->node, sizeof(info->node)))
-		info->node[0] = '\0';
-	if (field(line, "ExitCode", v, sizeof(v)) == 0)
-		sscanf(v, "%d:%d", &info->exit_code, &info->signal);
-	info->run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
-	info->restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? atoi(v) : 0;
-	parse_idx(line, info->gpus, &info->ngpus);
-	return 0;
-}
-
-int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info)
-{
-	const char *f[5], *p = line, *end;
-	size_t len[5];
-	char v[32];
-	int i;
-
-	/* Five fields end in '|'; the reason is the rest of the line less its
-	 * last '|'. */
-	for (i = 0; i < 5; i++) {
-		f[i] = p;
-		len[i] = strcspn(p, "|\n");
-		if (p[len[i]] != '|')
-			return -EINVAL;
-		p += len[i] + 1;
-	}
-	end = p + strcspn(p, "\n");
-	if (end == p || end[-1] != '|' || len[0] == 0 || len[0] >= 32 || len[1] == 0 ||
-	    len[1] >= sizeof(info->state) || strspn(f[0], "0123456789_") != len[0] ||
-	    len[2] == 0 || strspn(f[2], "0123456789") != len[2] || len[3] >= sizeof(v))
-		return -EINVAL;
-	memset(info, 0, sizeof(*info));
-	snprintf(id, 32, "%.*s", (int)len[0], f[0]);
-	snprintf(info->state, sizeof(info->state), "%.*s", (int)len[1], f[1]);
-	info->restarts = atoi(f[2]);
-	snprintf(v, sizeof(v), "%.*s", (int)len[3], f[3]);
-	info->run_s = parse_duration(v);
-	if (!(len[4] == 3 && strncmp(f[4], "n/a", 3) == 0))
-		snprintf(info->node, sizeof(info->node), "%.*s", (int)len[4], f[4]);
-	if (!(end - 1 - p == 4 && strncmp(p, "None", 4) == 0))
-		snprintf(info->reason, sizeof(info->reason), "%.*s", (int)(end - 1 - p), p);
-	return 0;
-}
-
-int slurm_state_final(const char *state)
-{
-	static const char *const final[] = {
-		"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "PREEMPTED",
-		"OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", NULL,
-	};
-	int i;
-
-	for (i = 0; final[i]; i++)
-		if (strcmp(state, final[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* ---- following a job ---- */
 
 static void cancel_done(struct cmd *c)
@@ -576,7 +194,7 @@ static void cancel_done(struct cmd *c)
 	/* A job that already ended refuses, and its state says the rest; any
 	 * other failure (the controller unreachable) is tried again at the
 	 * next poll, until the job's state is final. */
-	if (cmd_failed(c) &&
+	if (slurm__cmd_failed(c) &&
 	    !(c->ebuf.data && (strstr(c->ebuf.data, "already completing or completed") ||
 			       strstr(c->ebuf.data, "Invalid job id"))))
 		c->job->cancel_sent = 0;
@@ -589,7 +207,7 @@ static void send_cancel(struct slurm_job *j)
 	if (!j->id[0] || j->cancel_sent || j->finished)
 		return;
 	j->cancel_sent = 1;
-	cmd_run(j->loop, j, NULL, argv, NULL, CMD_OUTPUT_MAX, cancel_done);
+	slurm__cmd_run(j->loop, j, NULL, argv, NULL, CMD_OUTPUT_MAX, cancel_done);
 }
 
 /* The start file's path (DIR/STEM.start beside DIR/STEM.out) into out. */
@@ -653,7 +271,7 @@ static void job_read_failed(struct slurm_job *j, const struct cmd *c)
 
 	if (++j->fail_streak != FAILS_NOTED)
 		return;
-	last_error_line(c, reason, sizeof(reason));
+	slurm__last_error_line(c, reason, sizeof(reason));
 	snprintf(line, sizeof(line), "# slurm: cannot read the state of job %s: %s (trying again)\n",
 		 j->id, reason);
 	job_note(j, line);
@@ -669,7 +287,7 @@ static void detail_done(struct cmd *c)
 	j->state_busy = 0;
 	if (j->detached)
 		return;
-	if (cmd_failed(c)) {
+	if (slurm__cmd_failed(c)) {
 		if (c->ebuf.data && strstr(c->ebuf.data, "Invalid job id"))
 			job_lost(j);
 		else
@@ -690,7 +308,7 @@ static void detail_fetch(struct slurm_job *j)
 	if (j->state_busy || !j->id[0] || j->finished || j->detached)
 		return;
 	j->state_busy = 1;
-	if (cmd_run(j->loop, j, NULL, argv, NULL, CMD_OUTPUT_MAX, detail_done))
+	if (slurm__cmd_run(j->loop, j, NULL, argv, NULL, CMD_OUTPUT_MAX, detail_done))
 		j->state_busy = 0;
 }
 
@@ -802,7 +420,7 @@ static void query_done(struct cmd *c)
 	char id[32];
 	const char *p;
 	size_t n = 0, cap = 0;
-	int failed = cmd_failed(c) || c->truncated, unknown;
+	int failed = slurm__cmd_failed(c) || c->truncated, unknown;
 	unsigned gen;
 
 	sp->querying = 0;
@@ -873,7 +491,7 @@ static void query_start(struct slurm_poller *sp)
 	if (rc == 0 && n > 0) {
 		argv[4] = ids.data;
 		sp->querying = 1;
-		if (cmd_run(sp->loop, NULL, sp, argv, NULL, QUERY_OUTPUT_MAX, query_done))
+		if (slurm__cmd_run(sp->loop, NULL, sp, argv, NULL, QUERY_OUTPUT_MAX, query_done))
 			sp->querying = 0;
 	}
 	if (!sp->querying)
@@ -929,7 +547,7 @@ static void poller_timer_closed(uv_handle_t *h)
 	struct slurm_poller *sp = h->data;
 
 	sp->timer_open = 0;
-	poller_maybe_free(sp);
+	slurm__poller_maybe_free(sp);
 }
 
 void slurm_poller_close(struct slurm_poller *sp)
@@ -973,7 +591,7 @@ static void job_abandon(struct slurm_job *j)
 {
 	j->finished = 1;
 	job_stop(j);
-	job_maybe_free(j);
+	slurm__job_maybe_free(j);
 }
 
 /* ---- submission ---- */
@@ -985,9 +603,9 @@ static void sbatch_done(struct cmd *c)
 	size_t n = strspn(s, "0123456789_");
 
 	j->state_busy = 0;
-	if (cmd_failed(c) || n == 0 || n >= sizeof(j->id)) {
+	if (slurm__cmd_failed(c) || n == 0 || n >= sizeof(j->id)) {
 		j->res.refused = 1;
-		last_error_line(c, j->res.reason, sizeof(j->res.reason));
+		slurm__last_error_line(c, j->res.reason, sizeof(j->res.reason));
 		if (c->spawn_error)
 			j->finish_pending = 1; /* inside slurm_submit: end from the loop */
 		else
@@ -1103,7 +721,7 @@ int slurm_submit(struct slurm_poller *sp, const struct slurm_spec *spec,
 	rc = rc ? rc : strv_push(&argv, script);
 	if (rc == 0) {
 		j->state_busy = 1;
-		rc = cmd_run(j->loop, j, NULL, argv, spec->env, CMD_OUTPUT_MAX, sbatch_done);
+		rc = slurm__cmd_run(j->loop, j, NULL, argv, spec->env, CMD_OUTPUT_MAX, sbatch_done);
 	}
 	strv_free(argv);
 	if (rc) {
@@ -1155,39 +773,10 @@ void slurm_detach(struct slurm_job *j)
 		if (!c->exited)
 			uv_process_kill(&c->proc, SIGTERM);
 	job_stop(j);
-	job_maybe_free(j);
+	slurm__job_maybe_free(j);
 }
 
 const char *slurm_job_id(const struct slurm_job *j)
 {
 	return j->id;
-}
-
-int slurm_find_job_by_output(const char *output, char id[32])
-{
-	char *line = NULL, want[4200];
-	size_t cap = 0, wl;
-	int rc = -ENOENT, status;
-	FILE *f;
-
-	wl = (size_t)snprintf(want, sizeof(want), " StdOut=%s", output);
-	if (wl >= sizeof(want))
-		return -ENOENT;
-	f = popen("scontrol -o show job 2>/dev/null", "re");
-	if (!f)
-		return -EIO;
-	while (getline(&line, &cap, f) > 0) {
-		char *p = strstr(line, want);
-
-		if (rc == 0 || !p || (p[wl] != ' ' && p[wl] != '\n' && p[wl] != '\0') ||
-		    strncmp(line, "JobId=", 6) != 0)
-			continue;
-		snprintf(id, 32, "%.*s", (int)strspn(line + 6, "0123456789_"), line + 6);
-		rc = id[0] ? 0 : -ENOENT;
-	}
-	free(line);
-	status = pclose(f);
-	if (rc != 0 && (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
-		rc = -EIO;
-	return rc;
 }

@@ -1,0 +1,187 @@
+/*
+ * slurm_cmd.c - the Slurm commands of slurm.c (sbatch, squeue, scontrol,
+ * scancel) as child processes on the loop (slurm_int.h).
+ *
+ * Each command is a struct cmd: a uv_process_t with its stdout and stderr
+ * pipes, collected into buffers; its done function runs once the process
+ * exited and both pipes reached EOF, unless its job finished or its poller
+ * is closing meanwhile. It is on the list of its job, or of the poller for
+ * the squeue, until its three handles are closed; the last one closed frees
+ * it and lets slurm.c free the job or poller that waited for it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm_int.h"
+
+static void cmd_closed(uv_handle_t *h)
+{
+	struct cmd *c = h->data;
+	struct slurm_job *j = c->job;
+	struct slurm_poller *sp = c->poller;
+	struct cmd **pp;
+
+	if (--c->handles > 0)
+		return;
+	for (pp = j ? &j->cmds : &sp->cmds; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	buf_free(&c->obuf);
+	buf_free(&c->ebuf);
+	free(c);
+	if (j) {
+		j->ncmds--;
+		slurm__job_maybe_free(j);
+	} else {
+		sp->ncmds--;
+		slurm__poller_maybe_free(sp);
+	}
+}
+
+static void cmd_close(struct cmd *c, uv_handle_t *h)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, cmd_closed);
+}
+
+/* Runs the done function once the process exited and both pipes ended,
+ * unless its job finished or its poller is closing meanwhile. */
+static void cmd_check(struct cmd *c)
+{
+	if (!c->exited || c->eofs < 2)
+		return;
+	if (c->job ? !c->job->finished : !c->poller->closing)
+		c->done(c);
+	cmd_close(c, (uv_handle_t *)&c->out);
+	cmd_close(c, (uv_handle_t *)&c->err);
+	cmd_close(c, (uv_handle_t *)&c->proc);
+}
+
+int slurm__cmd_failed(const struct cmd *c)
+{
+	return c->spawn_error || c->term_signal || c->exit_status != 0;
+}
+
+static void cmd_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
+{
+	static char scratch[16 * 1024]; /* loop thread only */
+
+	(void)h;
+	(void)suggested;
+	b->base = scratch;
+	b->len = sizeof(scratch);
+}
+
+static void cmd_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct cmd *c = s->data;
+	struct buf *into = s == (uv_stream_t *)&c->out ? &c->obuf : &c->ebuf;
+
+	if (n > 0) {
+		if (into->len + (size_t)n > c->max || buf_append(into, b->base, (size_t)n))
+			c->truncated = 1;
+		return;
+	}
+	if (n < 0) {
+		uv_read_stop(s);
+		c->eofs++;
+		cmd_check(c);
+	}
+}
+
+static void cmd_exit(uv_process_t *p, int64_t status, int sig)
+{
+	struct cmd *c = p->data;
+
+	c->exit_status = status;
+	c->term_signal = sig;
+	c->exited = 1;
+	cmd_check(c);
+}
+
+int slurm__cmd_run(uv_loop_t *loop, struct slurm_job *j, struct slurm_poller *sp,
+		   char *const *argv, char *const *env, size_t max, void (*done)(struct cmd *))
+{
+	uv_process_options_t opt;
+	uv_stdio_container_t stdio[3];
+	struct cmd *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	c->job = j;
+	c->poller = j ? NULL : sp;
+	c->done = done;
+	c->max = max;
+	buf_init(&c->obuf);
+	buf_init(&c->ebuf);
+	uv_pipe_init(loop, &c->out, 0);
+	uv_pipe_init(loop, &c->err, 0);
+	c->out.data = c->err.data = c->proc.data = c;
+	c->handles = 3;
+	if (j) {
+		j->ncmds++;
+		c->next = j->cmds;
+		j->cmds = c;
+	} else {
+		sp->ncmds++;
+		c->next = sp->cmds;
+		sp->cmds = c;
+	}
+	memset(&opt, 0, sizeof(opt));
+	memset(stdio, 0, sizeof(stdio));
+	stdio[0].flags = UV_IGNORE;
+	stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	stdio[1].data.stream = (uv_stream_t *)&c->out;
+	stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	stdio[2].data.stream = (uv_stream_t *)&c->err;
+	opt.file = argv[0];
+	opt.args = (char **)argv;
+	opt.env = (char **)env;
+	opt.stdio = stdio;
+	opt.stdio_count = 3;
+	opt.exit_cb = cmd_exit;
+	rc = uv_spawn(loop, &c->proc, &opt);
+	if (rc) {
+		c->spawn_error = rc;
+		c->exit_status = 127;
+		buf_printf(&c->ebuf, "cannot run %s: %s", argv[0], uv_strerror(rc));
+		c->exited = 1;
+		c->eofs = 2;
+		cmd_check(c);
+		return 0;
+	}
+	uv_read_start((uv_stream_t *)&c->out, cmd_alloc, cmd_read);
+	uv_read_start((uv_stream_t *)&c->err, cmd_alloc, cmd_read);
+	return 0;
+}
+
+void slurm__last_error_line(const struct cmd *c, char *out, size_t size)
+{
+	const char *s = c->ebuf.data ? c->ebuf.data : "", *line = s, *p, *end;
+	size_t len;
+
+	for (p = s; *p; p++)
+		if (*p == '\n' && p[1] && p[1] != '\n')
+			line = p + 1;
+	end = strchr(line, '\n');
+	len = end ? (size_t)(end - line) : strlen(line);
+	p = memmem(line, len, "error: ", 7);
+	if (p) {
+		len -= (size_t)(p + 7 - line);
+		line = p + 7;
+	}
+	if (len == 0) {
+		if (c->term_signal)
+			snprintf(out, size, "killed by signal %d", c->term_signal);
+		else
+			snprintf(out, size, "exit status %lld", (long long)c->exit_status);
+		return;
+	}
+	snprintf(out, size, "%.*s", (int)len, line);
+}

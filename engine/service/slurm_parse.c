@@ -1,0 +1,184 @@
+/*
+ * slurm_parse.c - reading Slurm's answers (slurm.h): a line of
+ * `scontrol -o -d show job` (slurm_parse_job), a line of squeue's
+ * SLURM_QUEUE_FORMAT (slurm_parse_queue), Slurm's final job states
+ * (slurm_state_final), and the job of an output file among all that
+ * `scontrol -o show job` shows (slurm_find_job_by_output, for crash
+ * recovery). No libuv: the poller and the submission are slurm.c's.
+ *
+ * Sources: squeue(1) --Format and "JOB STATE CODES", scontrol(1) "show
+ * job" output, of Slurm 22.05; tests/unit/test-slurm.c holds lines that
+ * Slurm printed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "slurm.h"
+
+/* The value of " KEY=" in line (up to the next space) into out. */
+static int field(const char *line, const char *key, char *out, size_t size)
+{
+	size_t kl = strlen(key), n;
+	const char *p = line;
+
+	while ((p = strstr(p, key))) {
+		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+			p += kl + 1;
+			n = strcspn(p, " \n");
+			snprintf(out, size, "%.*s", (int)n, p);
+			return 0;
+		}
+		p += kl;
+	}
+	return -ENOENT;
+}
+
+/* "IDX:0-1,3" after GRES= (or in TRES-less lines, GRES_IDX=gpu(IDX:0)). */
+static void parse_idx(const char *line, int *gpus, int *ngpus)
+{
+	const char *p = strstr(line, "(IDX:");
+	char *end;
+	long a, b;
+
+	*ngpus = 0;
+	if (!p)
+		return;
+	p += 5;
+	while (*ngpus < 16 && *p >= '0' && *p <= '9') {
+		a = strtol(p, &end, 10);
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b && *ngpus < 16; a++)
+			gpus[(*ngpus)++] = (int)a;
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+}
+
+/* "[D-]HH:MM:SS" or "MM:SS" into seconds, -1 when unknown. */
+static long parse_duration(const char *s)
+{
+	long d = 0, part[3] = {0, 0, 0};
+	int n = 0;
+	char *end;
+
+	if (strchr(s, '-')) {
+		d = strtol(s, &end, 10);
+		s = end + 1;
+	}
+	while (n < 3) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		part[n++] = strtol(s, &end, 10);
+		if (*end != ':')
+			break;
+		s = end + 1;
+	}
+	if (n == 3)
+		return d * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
+	if (n == 2)
+		return d * 86400 + part[0] * 60 + part[1];
+	return -1;
+}
+
+int slurm_parse_job(const char *line, struct slurm_info *info)
+{
+	char v[64];
+
+	memset(info, 0, sizeof(*info));
+	if (field(line, "JobState", info->state, sizeof(info->state)))
+		return -EINVAL;
+	if (field(line, "Reason", info->reason, sizeof(info->reason)) ||
+	    strcmp(info->reason, "None") == 0)
+		info->reason[0] = '\0';
+	if (field(line, "BatchHost", info->node, sizeof(info->node)))
+		info->node[0] = '\0';
+	if (field(line, "ExitCode", v, sizeof(v)) == 0)
+		sscanf(v, "%d:%d", &info->exit_code, &info->signal);
+	info->run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
+	info->restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? atoi(v) : 0;
+	parse_idx(line, info->gpus, &info->ngpus);
+	return 0;
+}
+
+int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info)
+{
+	const char *f[5], *p = line, *end;
+	size_t len[5];
+	char v[32];
+	int i;
+
+	/* Five fields end in '|'; the reason is the rest of the line less its
+	 * last '|'. */
+	for (i = 0; i < 5; i++) {
+		f[i] = p;
+		len[i] = strcspn(p, "|\n");
+		if (p[len[i]] != '|')
+			return -EINVAL;
+		p += len[i] + 1;
+	}
+	end = p + strcspn(p, "\n");
+	if (end == p || end[-1] != '|' || len[0] == 0 || len[0] >= 32 || len[1] == 0 ||
+	    len[1] >= sizeof(info->state) || strspn(f[0], "0123456789_") != len[0] ||
+	    len[2] == 0 || strspn(f[2], "0123456789") != len[2] || len[3] >= sizeof(v))
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	snprintf(id, 32, "%.*s", (int)len[0], f[0]);
+	snprintf(info->state, sizeof(info->state), "%.*s", (int)len[1], f[1]);
+	info->restarts = atoi(f[2]);
+	snprintf(v, sizeof(v), "%.*s", (int)len[3], f[3]);
+	info->run_s = parse_duration(v);
+	if (!(len[4] == 3 && strncmp(f[4], "n/a", 3) == 0))
+		snprintf(info->node, sizeof(info->node), "%.*s", (int)len[4], f[4]);
+	if (!(end - 1 - p == 4 && strncmp(p, "None", 4) == 0))
+		snprintf(info->reason, sizeof(info->reason), "%.*s", (int)(end - 1 - p), p);
+	return 0;
+}
+
+int slurm_state_final(const char *state)
+{
+	static const char *const final[] = {
+		"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "PREEMPTED",
+		"OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", NULL,
+	};
+	int i;
+
+	for (i = 0; final[i]; i++)
+		if (strcmp(state, final[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int slurm_find_job_by_output(const char *output, char id[32])
+{
+	char *line = NULL, want[4200];
+	size_t cap = 0, wl;
+	int rc = -ENOENT, status;
+	FILE *f;
+
+	wl = (size_t)snprintf(want, sizeof(want), " StdOut=%s", output);
+	if (wl >= sizeof(want))
+		return -ENOENT;
+	f = popen("scontrol -o show job 2>/dev/null", "re");
+	if (!f)
+		return -EIO;
+	while (getline(&line, &cap, f) > 0) {
+		char *p = strstr(line, want);
+
+		if (rc == 0 || !p || (p[wl] != ' ' && p[wl] != '\n' && p[wl] != '\0') ||
+		    strncmp(line, "JobId=", 6) != 0)
+			continue;
+		snprintf(id, 32, "%.*s", (int)strspn(line + 6, "0123456789_"), line + 6);
+		rc = id[0] ? 0 : -ENOENT;
+	}
+	free(line);
+	status = pclose(f);
+	if (rc != 0 && (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
+		rc = -EIO;
+	return rc;
+}
