@@ -36,17 +36,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_int.h"
 #include "engine.h"
 #include "fs.h"
 
-#define NAME_RULE "use [a-z0-9][a-z0-9._-]{0,63}"
-/* The most the CLI reads of one file (a brief, a pipeline, a view). */
-#define MAX_READ (256u << 20)
-
-static int fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Prints "packetfs: cmd: ..." and returns 1. */
-static int fail(const char *cmd, const char *fmt, ...)
+int cli_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -58,8 +52,7 @@ static int fail(const char *cmd, const char *fmt, ...)
 	return 1;
 }
 
-/* Prints "packetfs: cmd: why" and the usage line of cmd; returns 2. */
-static int usage_error(const char *cmd, const char *why)
+int cli_usage_error(const char *cmd, const char *why)
 {
 	const struct cli_command *c = cli_find(cmd);
 
@@ -69,8 +62,7 @@ static int usage_error(const char *cmd, const char *why)
 	return 2;
 }
 
-/* Reports getopt's complaint about argv[optind - 1]; returns 2. */
-static int bad_option(const char *cmd, char **argv, int c)
+int cli_bad_option(const char *cmd, char **argv, int c)
 {
 	char why[256];
 
@@ -80,24 +72,22 @@ static int bad_option(const char *cmd, char **argv, int c)
 		snprintf(why, sizeof(why), "unknown option '-%c'", optopt);
 	else
 		snprintf(why, sizeof(why), "unknown option '%s'", argv[optind - 1]);
-	return usage_error(cmd, why);
+	return cli_usage_error(cmd, why);
 }
 
-/* Starts a getopt_long parse of a command's arguments. */
-static void opts_reset(void)
+void cli_opts_reset(void)
 {
 	optind = 0;
 	opterr = 0;
 }
 
-static int show_help(const char *cmd)
+int cli_show_help(const char *cmd)
 {
 	cli_print_help(stdout, cli_find(cmd));
 	return 0;
 }
 
-/* The engine's message, or "what: strerror" when it left none. */
-static const char *why(const char *err, int r, const char *what, char *buf, size_t len)
+const char *cli_why(const char *err, int r, const char *what, char *buf, size_t len)
 {
 	if (err[0])
 		return err;
@@ -121,15 +111,14 @@ static char *absolute(const char *path)
 	return out;
 }
 
-static struct pfs_caller cli_caller(void)
+struct pfs_caller cli_caller(void)
 {
 	struct pfs_caller who = { getuid(), getgid(), getpid() };
 
 	return who;
 }
 
-/* Reads fd to its end into out. Returns 0 or -errno. */
-static int read_fd(int fd, struct buf *out)
+int cli_read_fd(int fd, struct buf *out)
 {
 	char chunk[65536];
 
@@ -165,8 +154,7 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-/* Reads the whole engine file at path into out. Returns 0 or -errno. */
-static int engine_read_all(struct engine *e, const char *path, struct buf *out)
+int cli_engine_read_all(struct engine *e, const char *path, struct buf *out)
 {
 	struct pfs_caller who = cli_caller();
 	struct pfs_file *f;
@@ -193,22 +181,20 @@ static int engine_read_all(struct engine *e, const char *path, struct buf *out)
 	return r;
 }
 
-/* Opens the store read-only for the CLI's readers. Returns 0 or 1 after
- * reporting. */
-static int open_readonly(const char *cmd, const char *store, struct engine **e)
+int cli_open_readonly(const char *cmd, const char *store, struct engine **e)
 {
 	struct engine_options eo = { store, NULL, 1 };
 	char err[1024] = "", tmp[PATH_MAX + 64];
 	int r = engine_open(&eo, e, err, sizeof(err));
 
 	if (r < 0)
-		return fail(cmd, "%s", why(err, r, store, tmp, sizeof(tmp)));
+		return cli_fail(cmd, "%s", cli_why(err, r, store, tmp, sizeof(tmp)));
 	return 0;
 }
 
 /* --- init ------------------------------------------------------------ */
 
-static int cmd_init(int argc, char **argv)
+int cli_init(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "repo", required_argument, NULL, 'r' },
@@ -222,39 +208,40 @@ static int cmd_init(int argc, char **argv)
 	size_t len;
 	int c, r, rc = 1;
 
-	opts_reset();
+	cli_opts_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'r')
 			repo = optarg;
 		else if (c == 'p')
 			pipeline = optarg;
 		else if (c == 'h')
-			return show_help("init");
+			return cli_show_help("init");
 		else
-			return bad_option("init", argv, c);
+			return cli_bad_option("init", argv, c);
 	}
 	if (argc - optind != 1)
-		return usage_error("init", argc - optind ? "too many arguments" : "missing STORE");
+		return cli_usage_error("init", argc - optind ? "too many arguments" :
+							       "missing STORE");
 	if (repo == NULL)
-		return usage_error("init", "missing --repo REPO");
+		return cli_usage_error("init", "missing --repo REPO");
 	repo_abs = realpath(repo, NULL);
 	if (repo_abs == NULL)
-		return fail("init", "%s: %s", repo, strerror(errno));
+		return cli_fail("init", "%s: %s", repo, strerror(errno));
 	if (pipeline) {
 		r = util_read_file(pipeline, MAX_READ, &json, &len);
 		if (r < 0) {
-			fail("init", "%s: %s", pipeline, strerror(-r));
+			cli_fail("init", "%s: %s", pipeline, strerror(-r));
 			goto out;
 		}
 	}
 	store = absolute(argv[optind]);
 	if (store == NULL) {
-		fail("init", "%s: %s", argv[optind], strerror(errno ? errno : ENOMEM));
+		cli_fail("init", "%s: %s", argv[optind], strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
 	r = engine_init_store(store, repo_abs, json, err, sizeof(err));
 	if (r < 0) {
-		fail("init", "%s", why(err, r, store, tmp, sizeof(tmp)));
+		cli_fail("init", "%s", cli_why(err, r, store, tmp, sizeof(tmp)));
 		goto out;
 	}
 	rc = 0;
@@ -267,7 +254,7 @@ out:
 
 /* --- mount, umount ---------------------------------------------------- */
 
-static int cmd_mount(int argc, char **argv)
+int cli_mount(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "foreground", no_argument, NULL, 'f' },
@@ -281,40 +268,40 @@ static int cmd_mount(int argc, char **argv)
 	struct stat st;
 	int c, rc = 1;
 
-	opts_reset();
+	cli_opts_reset();
 	while ((c = getopt_long(argc, argv, ":fo:h", longopts, NULL)) != -1) {
 		if (c == 'f') {
 			o.foreground = 1;
 		} else if (c == 'o') {
 			if ((opts.len && buf_puts(&opts, ",") < 0) || buf_puts(&opts, optarg) < 0) {
 				buf_free(&opts);
-				return fail("mount", "%s", strerror(ENOMEM));
+				return cli_fail("mount", "%s", strerror(ENOMEM));
 			}
 		} else if (c == 'h') {
 			buf_free(&opts);
-			return show_help("mount");
+			return cli_show_help("mount");
 		} else {
 			buf_free(&opts);
-			return bad_option("mount", argv, c);
+			return cli_bad_option("mount", argv, c);
 		}
 	}
 	if (argc - optind != 2) {
 		buf_free(&opts);
-		return usage_error("mount", argc - optind < 2 ? "missing STORE or MOUNTPOINT" :
-								"too many arguments");
+		return cli_usage_error("mount", argc - optind < 2 ? "missing STORE or MOUNTPOINT" :
+								    "too many arguments");
 	}
 	store = realpath(argv[optind], NULL);
 	if (store == NULL) {
-		fail("mount", "%s: %s", argv[optind], strerror(errno));
+		cli_fail("mount", "%s: %s", argv[optind], strerror(errno));
 		goto out;
 	}
 	mnt = realpath(argv[optind + 1], NULL);
 	if (mnt == NULL || stat(mnt, &st) < 0) {
-		fail("mount", "%s: %s", argv[optind + 1], strerror(errno));
+		cli_fail("mount", "%s: %s", argv[optind + 1], strerror(errno));
 		goto out;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fail("mount", "%s: %s", argv[optind + 1], strerror(ENOTDIR));
+		cli_fail("mount", "%s: %s", argv[optind + 1], strerror(ENOTDIR));
 		goto out;
 	}
 	o.store = store;
@@ -441,7 +428,7 @@ static int fusermount_u(const char *dir, int quiet)
 		if (null >= 0)
 			dup2(null, STDERR_FILENO);
 		execlp("fusermount3", "fusermount3", "-u", "--", dir, (char *)NULL);
-		fail("umount", "fusermount3: %s", strerror(errno));
+		cli_fail("umount", "fusermount3: %s", strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -457,7 +444,7 @@ static int fusermount_u(const char *dir, int quiet)
  * fusermount3 refuses; the daemon is then asked to stop with SIGTERM, and
  * it detaches the mount and ends those processes itself.
  */
-static int cmd_umount(int argc, char **argv)
+int cli_umount(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -467,38 +454,37 @@ static int cmd_umount(int argc, char **argv)
 	int c, r, waited;
 	pid_t daemon;
 
-	opts_reset();
+	cli_opts_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h')
-			return show_help("umount");
-		return bad_option("umount", argv, c);
+			return cli_show_help("umount");
+		return cli_bad_option("umount", argv, c);
 	}
 	if (argc - optind != 1)
-		return usage_error("umount", argc - optind ? "too many arguments" :
-							     "missing MOUNTPOINT");
+		return cli_usage_error("umount", argc - optind ? "too many arguments" :
+								 "missing MOUNTPOINT");
 	if (!realpath(argv[optind], dir))
-		return fail("umount", "%s: %s", argv[optind], strerror(errno));
+		return cli_fail("umount", "%s: %s", argv[optind], strerror(errno));
 	daemon = mount_daemon(dir);
 	r = fusermount_u(dir, daemon > 0);
 	if (r != 0 && daemon > 0 && kill(daemon, SIGTERM) == 0)
 		r = 0;
 	if (r != 0) {
 		if (r != 127)
-			fail("umount", "%s: fusermount3 -u failed", argv[optind]);
+			cli_fail("umount", "%s: fusermount3 -u failed", argv[optind]);
 		return 1;
 	}
 	for (waited = 0; daemon > 0 && alive(daemon) && waited < 600; waited++)
 		usleep(100000);
 	if (daemon > 0 && alive(daemon))
-		return fail("umount", "%s: unmounted, but the daemon (pid %d) is still running",
-			    argv[optind], (int)daemon);
+		return cli_fail("umount", "%s: unmounted, but the daemon (pid %d) is still running",
+				argv[optind], (int)daemon);
 	return 0;
 }
 
 /* --- new --------------------------------------------------------------- */
 
-/* Whether dir is the root of a packetfs mount. */
-static int is_mount(const char *dir)
+int cli_is_mount(const char *dir)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -514,18 +500,16 @@ static int read_brief(const char *src, struct buf *out)
 	int fd, r;
 
 	if (strcmp(src, "-") == 0)
-		return read_fd(STDIN_FILENO, out);
+		return cli_read_fd(STDIN_FILENO, out);
 	fd = open(src, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = read_fd(fd, out);
+	r = cli_read_fd(fd, out);
 	close(fd);
 	return r;
 }
 
-/* Writes data to path as a new or truncated file; close(2)'s result counts
- * (on the mount, it is when the content is committed). */
-static int write_file(const char *path, const char *data, size_t len, mode_t mode)
+int cli_write_file(const char *path, const char *data, size_t len, mode_t mode)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	int r;
@@ -538,7 +522,7 @@ static int write_file(const char *path, const char *data, size_t len, mode_t mod
 	return r;
 }
 
-static int cmd_new(int argc, char **argv)
+int cli_new(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "brief", required_argument, NULL, 'b' },
@@ -550,49 +534,49 @@ static int cmd_new(int argc, char **argv)
 	char *dir = NULL, *file = NULL;
 	int c, r, rc = 1;
 
-	opts_reset();
+	cli_opts_reset();
 	while ((c = getopt_long(argc, argv, ":b:h", longopts, NULL)) != -1) {
 		if (c == 'b')
 			src = optarg;
 		else if (c == 'h')
-			return show_help("new");
+			return cli_show_help("new");
 		else
-			return bad_option("new", argv, c);
+			return cli_bad_option("new", argv, c);
 	}
 	if (argc - optind != 2)
-		return usage_error("new", argc - optind < 2 ? "missing MOUNTPOINT or NAME" :
-							      "too many arguments");
+		return cli_usage_error("new", argc - optind < 2 ? "missing MOUNTPOINT or NAME" :
+								  "too many arguments");
 	mnt = argv[optind];
 	name = argv[optind + 1];
-	if (!is_mount(mnt))
-		return fail("new", "%s: not a packetfs mount", mnt);
+	if (!cli_is_mount(mnt))
+		return cli_fail("new", "%s: not a packetfs mount", mnt);
 	if (name[0] == '\0' || strchr(name, '/'))
-		return fail("new", "%s: invalid item name (" NAME_RULE ")", name);
+		return cli_fail("new", "%s: invalid item name (" NAME_RULE ")", name);
 	/* Read the brief before the item exists, so a bad source leaves
 	 * nothing behind. */
 	if (src) {
 		r = read_brief(src, &brief);
 		if (r < 0)
-			return fail("new", "%s: %s", strcmp(src, "-") ? src : "stdin",
-				    strerror(-r));
+			return cli_fail("new", "%s: %s", strcmp(src, "-") ? src : "stdin",
+					strerror(-r));
 	}
 	if (asprintf(&dir, "%s/%s", mnt, name) < 0 || asprintf(&file, "%s/brief.md", dir) < 0) {
-		fail("new", "%s", strerror(ENOMEM));
+		cli_fail("new", "%s", strerror(ENOMEM));
 		goto out;
 	}
 	if (mkdir(dir, 0777) < 0) {
 		if (errno == EINVAL)
-			fail("new", "%s: invalid item name (" NAME_RULE ")", name);
+			cli_fail("new", "%s: invalid item name (" NAME_RULE ")", name);
 		else if (errno == EEXIST)
-			fail("new", "%s: item exists", name);
+			cli_fail("new", "%s: item exists", name);
 		else
-			fail("new", "%s: %s", name, strerror(errno));
+			cli_fail("new", "%s: %s", name, strerror(errno));
 		goto out;
 	}
 	if (src) {
-		r = write_file(file, brief.data ? brief.data : "", brief.len, 0666);
+		r = cli_write_file(file, brief.data ? brief.data : "", brief.len, 0666);
 		if (r < 0) {
-			fail("new", "%s/brief.md: %s", name, strerror(-r));
+			cli_fail("new", "%s/brief.md: %s", name, strerror(-r));
 			goto out;
 		}
 	}
@@ -619,13 +603,13 @@ static int source_read(struct source *s, const char *path, struct buf *out)
 	int fd, r;
 
 	if (s->engine)
-		return engine_read_all(s->engine, path, out);
+		return cli_engine_read_all(s->engine, path, out);
 	if (snprintf(full, sizeof(full), "%s%s", s->root, path) >= (int)sizeof(full))
 		return -ENAMETOOLONG;
 	fd = open(full, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = read_fd(fd, out);
+	r = cli_read_fd(fd, out);
 	close(fd);
 	return r;
 }
@@ -736,11 +720,11 @@ static int status_one(struct source *s, const char *item, int json)
 	r = source_read(s, path, &b);
 	if (r == -ENOENT || r == -ENOTDIR) {
 		buf_free(&b);
-		return fail("status", "%s: no such item", item);
+		return cli_fail("status", "%s: no such item", item);
 	}
 	if (r < 0) {
 		buf_free(&b);
-		return fail("status", "%s: %s", item, strerror(-r));
+		return cli_fail("status", "%s: %s", item, strerror(-r));
 	}
 	trim(&b);
 	printf("%s\n", b.data ? b.data : "");
@@ -755,7 +739,7 @@ static int status_all(struct source *s, int json)
 	int r = source_items(s, &items), rc = 0;
 
 	if (r < 0)
-		return fail("status", "%s", strerror(-r));
+		return cli_fail("status", "%s", strerror(-r));
 	if (json)
 		printf("[");
 	else if (items)
@@ -766,7 +750,7 @@ static int status_all(struct source *s, int json)
 		snprintf(path, sizeof(path), "/%s/%s", items[i], json ? "status.json" : "status");
 		r = source_read(s, path, &b);
 		if (r < 0) {
-			rc = fail("status", "%s: %s", items[i], strerror(-r));
+			rc = cli_fail("status", "%s: %s", items[i], strerror(-r));
 			buf_free(&b);
 			continue;
 		}
@@ -787,7 +771,7 @@ static int status_all(struct source *s, int json)
 	return rc;
 }
 
-static int cmd_status(int argc, char **argv)
+int cli_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -798,25 +782,25 @@ static int cmd_status(int argc, char **argv)
 	const char *target, *item;
 	int c, json = 0, rc;
 
-	opts_reset();
+	cli_opts_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'j')
 			json = 1;
 		else if (c == 'h')
-			return show_help("status");
+			return cli_show_help("status");
 		else
-			return bad_option("status", argv, c);
+			return cli_bad_option("status", argv, c);
 	}
 	if (argc - optind < 1 || argc - optind > 2)
-		return usage_error("status", argc - optind ? "too many arguments" :
-							     "missing STORE or MOUNTPOINT");
+		return cli_usage_error("status", argc - optind ? "too many arguments" :
+								 "missing STORE or MOUNTPOINT");
 	target = argv[optind];
 	item = argc - optind == 2 ? argv[optind + 1] : NULL;
 	if (item && (item[0] == '\0' || strchr(item, '/')))
-		return fail("status", "%s: no such item", item);
-	if (is_mount(target))
+		return cli_fail("status", "%s: no such item", item);
+	if (cli_is_mount(target))
 		s.root = target;
-	else if (open_readonly("status", target, &s.engine) != 0)
+	else if (cli_open_readonly("status", target, &s.engine) != 0)
 		return 1;
 	rc = item ? status_one(&s, item, json) : status_all(&s, json);
 	engine_close(s.engine);
@@ -825,7 +809,7 @@ static int cmd_status(int argc, char **argv)
 
 /* --- log, check ----------------------------------------------------------- */
 
-static int cmd_log(int argc, char **argv)
+int cli_log(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -836,34 +820,34 @@ static int cmd_log(int argc, char **argv)
 	const char *item, *path;
 	int c, r;
 
-	opts_reset();
+	cli_opts_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h')
-			return show_help("log");
-		return bad_option("log", argv, c);
+			return cli_show_help("log");
+		return cli_bad_option("log", argv, c);
 	}
 	if (argc - optind < 2 || argc - optind > 3)
-		return usage_error("log", argc - optind < 2 ? "missing STORE or ITEM" :
-							      "too many arguments");
+		return cli_usage_error("log", argc - optind < 2 ? "missing STORE or ITEM" :
+								  "too many arguments");
 	item = argv[optind + 1];
 	path = argc - optind == 3 ? argv[optind + 2] : NULL;
-	if (open_readonly("log", argv[optind], &e) != 0)
+	if (cli_open_readonly("log", argv[optind], &e) != 0)
 		return 1;
 	r = engine_log(e, item, path, &out);
 	engine_close(e);
 	if (r == -ENOENT && path)
-		r = fail("log", "%s: no such item or document %s", item, path);
+		r = cli_fail("log", "%s: no such item or document %s", item, path);
 	else if (r == -ENOENT)
-		r = fail("log", "%s: no such item", item);
+		r = cli_fail("log", "%s: no such item", item);
 	else if (r < 0)
-		r = fail("log", "%s: %s", item, strerror(-r));
+		r = cli_fail("log", "%s: %s", item, strerror(-r));
 	else
 		fwrite(out.data ? out.data : "", 1, out.len, stdout);
 	buf_free(&out);
 	return r;
 }
 
-static int cmd_check(int argc, char **argv)
+int cli_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -873,21 +857,22 @@ static int cmd_check(int argc, char **argv)
 	struct engine *e;
 	int c, r;
 
-	opts_reset();
+	cli_opts_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h')
-			return show_help("check");
-		return bad_option("check", argv, c);
+			return cli_show_help("check");
+		return cli_bad_option("check", argv, c);
 	}
 	if (argc - optind != 1)
-		return usage_error("check", argc - optind ? "too many arguments" : "missing STORE");
-	if (open_readonly("check", argv[optind], &e) != 0)
+		return cli_usage_error("check", argc - optind ? "too many arguments" :
+								"missing STORE");
+	if (cli_open_readonly("check", argv[optind], &e) != 0)
 		return 1;
 	r = engine_check(e, &out);
 	engine_close(e);
 	if (r < 0) {
 		buf_free(&out);
-		return fail("check", "%s: %s", argv[optind], strerror(-r));
+		return cli_fail("check", "%s: %s", argv[optind], strerror(-r));
 	}
 	fwrite(out.data ? out.data : "", 1, out.len, stdout);
 	buf_free(&out);
@@ -918,9 +903,9 @@ static int export_file(struct engine *e, const char *path, const char *dst)
 	int r = engine_getattr(e, path, &st);
 
 	if (r == 0)
-		r = engine_read_all(e, path, &b);
+		r = cli_engine_read_all(e, path, &b);
 	if (r == 0)
-		r = write_file(dst, b.data ? b.data : "", b.len, (st.mode & 0777) | 0600);
+		r = cli_write_file(dst, b.data ? b.data : "", b.len, (st.mode & 0777) | 0600);
 	buf_free(&b);
 	return r;
 }
@@ -936,11 +921,11 @@ static int export_dir(struct engine *e, const char *src, const char *dst, int de
 	if (r > 0)
 		r = -ENOMEM;
 	if (r < 0)
-		return fail("export", "%s: %s", src, strerror(-r));
+		return cli_fail("export", "%s: %s", src, strerror(-r));
 	r = util_mkdirs(dst, 0777);
 	if (r < 0) {
 		strv_free(entries);
-		return fail("export", "%s: %s", dst, strerror(-r));
+		return cli_fail("export", "%s: %s", dst, strerror(-r));
 	}
 	for (i = 0; entries && entries[i] && r == 0; i++) {
 		const char *name = entries[i] + 1;
@@ -952,14 +937,14 @@ static int export_dir(struct engine *e, const char *src, const char *dst, int de
 		    asprintf(&to, "%s/%s", dst, name) < 0) {
 			free(from);
 			strv_free(entries);
-			return fail("export", "%s", strerror(ENOMEM));
+			return cli_fail("export", "%s", strerror(ENOMEM));
 		}
 		if (entries[i][0] == 'd') {
 			r = export_dir(e, from, to, depth + 1);
 		} else {
 			r = export_file(e, from, to);
 			if (r < 0)
-				r = fail("export", "%s: %s", from, strerror(-r));
+				r = cli_fail("export", "%s: %s", from, strerror(-r));
 		}
 		free(from);
 		free(to);
@@ -968,7 +953,7 @@ static int export_dir(struct engine *e, const char *src, const char *dst, int de
 	return r;
 }
 
-static int cmd_export(int argc, char **argv)
+int cli_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -980,19 +965,19 @@ static int cmd_export(int argc, char **argv)
 	char src[PATH_MAX];
 	int c, r;
 
-	opts_reset();
+	cli_opts_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h')
-			return show_help("export");
-		return bad_option("export", argv, c);
+			return cli_show_help("export");
+		return cli_bad_option("export", argv, c);
 	}
 	if (argc - optind != 3)
-		return usage_error("export", argc - optind < 3 ? "missing STORE, ITEM or DIR" :
-								 "too many arguments");
+		return cli_usage_error("export", argc - optind < 3 ? "missing STORE, ITEM or DIR" :
+								     "too many arguments");
 	item = argv[optind + 1];
 	if (item[0] == '\0' || item[0] == '.' || strchr(item, '/'))
-		return fail("export", "%s: no such item", item);
-	if (open_readonly("export", argv[optind], &e) != 0)
+		return cli_fail("export", "%s: no such item", item);
+	if (cli_open_readonly("export", argv[optind], &e) != 0)
 		return 1;
 	/* A live item, else an archived one. */
 	snprintf(src, sizeof(src), "/%s", item);
@@ -1004,7 +989,8 @@ static int cmd_export(int argc, char **argv)
 	if (r == 0 && !S_ISDIR(st.mode))
 		r = -ENOENT;
 	if (r < 0)
-		r = fail("export", "%s: %s", item, r == -ENOENT ? "no such item" : strerror(-r));
+		r = cli_fail("export", "%s: %s", item,
+			     r == -ENOENT ? "no such item" : strerror(-r));
 	else
 		r = export_dir(e, src, argv[optind + 2], 0);
 	engine_close(e);
@@ -1050,7 +1036,7 @@ static int import_file(struct engine *e, const char *src, const char *path, mode
 	fd = open(src, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = read_fd(fd, &b);
+	r = cli_read_fd(fd, &b);
 	close(fd);
 	if (r < 0)
 		goto out;
@@ -1084,7 +1070,7 @@ static int import_dir(struct engine *e, const char *dir, const char *base, const
 
 	n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0)
-		return fail("import", "%s: %s", dir, strerror(errno));
+		return cli_fail("import", "%s: %s", dir, strerror(errno));
 	for (i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
 		char *src = NULL, *sub = NULL, *path = NULL;
@@ -1095,11 +1081,11 @@ static int import_dir(struct engine *e, const char *dir, const char *base, const
 		if (asprintf(&src, "%s/%s", dir, name) < 0 ||
 		    asprintf(&sub, "%s%s%s", rel, rel[0] ? "/" : "", name) < 0 ||
 		    asprintf(&path, "%s/%s", base, sub) < 0) {
-			r = fail("import", "%s", strerror(ENOMEM));
+			r = cli_fail("import", "%s", strerror(ENOMEM));
 			goto next;
 		}
 		if (lstat(src, &st) < 0) {
-			r = fail("import", "%s: %s", src, strerror(errno));
+			r = cli_fail("import", "%s: %s", src, strerror(errno));
 			goto next;
 		}
 		if (is_generated(sub, S_ISDIR(st.st_mode))) {
@@ -1112,13 +1098,13 @@ static int import_dir(struct engine *e, const char *dir, const char *base, const
 			if (r == -EEXIST)
 				r = 0;
 			if (r < 0)
-				r = fail("import", "%s: %s", sub, strerror(-r));
+				r = cli_fail("import", "%s: %s", sub, strerror(-r));
 			else
 				r = import_dir(e, src, base, sub);
 		} else if (S_ISREG(st.st_mode)) {
 			r = import_file(e, src, path, st.st_mode);
 			if (r < 0)
-				r = fail("import", "%s: %s", sub, strerror(-r));
+				r = cli_fail("import", "%s: %s", sub, strerror(-r));
 		} else {
 			fprintf(stderr, "packetfs: import: %s: skipped (not a regular file)\n",
 				sub);
@@ -1146,7 +1132,7 @@ static void base_name(const char *path, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(end - start), path + start);
 }
 
-static int cmd_import(int argc, char **argv)
+int cli_import(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -1160,42 +1146,43 @@ static int cmd_import(int argc, char **argv)
 	struct stat st;
 	int c, r;
 
-	opts_reset();
+	cli_opts_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h')
-			return show_help("import");
-		return bad_option("import", argv, c);
+			return cli_show_help("import");
+		return cli_bad_option("import", argv, c);
 	}
 	if (argc - optind < 2 || argc - optind > 3)
-		return usage_error("import", argc - optind < 2 ? "missing STORE or DIR" :
-								 "too many arguments");
+		return cli_usage_error("import", argc - optind < 2 ? "missing STORE or DIR" :
+								     "too many arguments");
 	dir = argv[optind + 1];
 	if (stat(dir, &st) < 0)
-		return fail("import", "%s: %s", dir, strerror(errno));
+		return cli_fail("import", "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return fail("import", "%s: %s", dir, strerror(ENOTDIR));
+		return cli_fail("import", "%s: %s", dir, strerror(ENOTDIR));
 	if (argc - optind == 3)
 		snprintf(name, sizeof(name), "%s", argv[optind + 2]);
 	else
 		base_name(dir, name, sizeof(name));
 	if (name[0] == '\0' || strchr(name, '/'))
-		return fail("import", "%s: invalid item name (" NAME_RULE ")", name);
+		return cli_fail("import", "%s: invalid item name (" NAME_RULE ")", name);
 	eo.store = argv[optind];
 	r = engine_open(&eo, &e, err, sizeof(err));
 	if (r == -EBUSY)
-		return fail("import", "%s (the store is mounted: use `packetfs new` and copy the "
-				      "files onto the mount)",
-			    why(err, r, eo.store, tmp, sizeof(tmp)));
+		return cli_fail("import",
+				"%s (the store is mounted: use `packetfs new` and copy the files "
+				"onto the mount)",
+				cli_why(err, r, eo.store, tmp, sizeof(tmp)));
 	if (r < 0)
-		return fail("import", "%s", why(err, r, eo.store, tmp, sizeof(tmp)));
+		return cli_fail("import", "%s", cli_why(err, r, eo.store, tmp, sizeof(tmp)));
 	snprintf(item, sizeof(item), "/%s", name);
 	r = engine_mkdir(e, item, 0777, &who);
 	if (r == -EINVAL)
-		r = fail("import", "%s: invalid item name (" NAME_RULE ")", name);
+		r = cli_fail("import", "%s: invalid item name (" NAME_RULE ")", name);
 	else if (r == -EEXIST)
-		r = fail("import", "%s: item exists", name);
+		r = cli_fail("import", "%s: item exists", name);
 	else if (r < 0)
-		r = fail("import", "%s: %s", name, strerror(-r));
+		r = cli_fail("import", "%s: %s", name, strerror(-r));
 	else
 		r = import_dir(e, dir, item, "");
 	engine_close(e);
@@ -1205,7 +1192,7 @@ static int cmd_import(int argc, char **argv)
 /* --- the table --------------------------------------------------------- */
 
 const struct cli_command cli_commands[] = {
-	{ "init", cmd_init, "STORE --repo REPO [--pipeline FILE]",
+	{ "init", cli_init, "STORE --repo REPO [--pipeline FILE]",
 	  "create a store for a git repository",
 	  "Creates the directory STORE holding the SQLite store of packets and the\n"
 	  "worktrees of items, for the git repository REPO (bare or not).\n"
@@ -1213,35 +1200,35 @@ const struct cli_command cli_commands[] = {
 	  "  --repo REPO        the git repository items branch from (required)\n"
 	  "  --pipeline FILE    the pipeline configuration (JSON); default: the\n"
 	  "                     built-in pipeline for REPO\n" },
-	{ "mount", cmd_mount, "STORE MOUNTPOINT [-f] [-o OPTIONS]", "mount a store",
+	{ "mount", cli_mount, "STORE MOUNTPOINT [-f] [-o OPTIONS]", "mount a store",
 	  "Mounts the store at MOUNTPOINT and runs its pipeline in the background.\n"
 	  "Returns once the mount is up; the daemon lives until `packetfs umount`.\n"
 	  "\n"
 	  "  -f, --foreground   stay in the foreground (stop with Ctrl-C)\n"
 	  "  -o OPTIONS         FUSE mount options, comma-separated (e.g. allow_other)\n" },
-	{ "umount", cmd_umount, "MOUNTPOINT", "unmount a store",
+	{ "umount", cli_umount, "MOUNTPOINT", "unmount a store",
 	  "Unmounts MOUNTPOINT (fusermount3 -u); the daemon then stops, recording\n"
 	  "whatever was still running as interrupted.\n" },
-	{ "new", cmd_new, "MOUNTPOINT NAME [--brief FILE|-]", "create a work item",
+	{ "new", cli_new, "MOUNTPOINT NAME [--brief FILE|-]", "create a work item",
 	  "Creates the item NAME on the mount (like mkdir MOUNTPOINT/NAME) and\n"
 	  "writes its brief.md.\n"
 	  "\n"
 	  "  --brief FILE       the request, from FILE, or from stdin for '-'\n" },
-	{ "status", cmd_status, "STORE|MOUNTPOINT [ITEM] [--json]", "show items and their state",
+	{ "status", cli_status, "STORE|MOUNTPOINT [ITEM] [--json]", "show items and their state",
 	  "Shows the status of ITEM, or one line per item (state, stage,\n"
 	  "evidence). Reads a mount point through the mount, or a store directly.\n"
 	  "\n"
 	  "  --json             the status as JSON (an array without ITEM)\n" },
-	{ "log", cmd_log, "STORE ITEM [PATH]", "revisions and events of an item",
+	{ "log", cli_log, "STORE ITEM [PATH]", "revisions and events of an item",
 	  "Lists the revisions of ITEM's documents (or of PATH only), then the\n"
 	  "item's events.\n" },
-	{ "check", cmd_check, "STORE", "check the integrity of a store",
+	{ "check", cli_check, "STORE", "check the integrity of a store",
 	  "Checks the SQLite database, every log against its checksum and every\n"
 	  "registry line against the runs recorded. Exits 1 if problems are found.\n" },
-	{ "export", cmd_export, "STORE ITEM DIR", "copy a packet out as plain files",
+	{ "export", cli_export, "STORE ITEM DIR", "copy a packet out as plain files",
 	  "Copies every file of ITEM (live or archived) into DIR, created if\n"
 	  "needed; the worktree link and .history are left out.\n" },
-	{ "import", cmd_import, "STORE DIR [NAME]", "make an item of a packet folder",
+	{ "import", cli_import, "STORE DIR [NAME]", "make an item of a packet folder",
 	  "Creates the item NAME (default: the last component of DIR) and copies\n"
 	  "every file of DIR into it. Files packetfs generates (status, events,\n"
 	  "change.diff, stages/, validation logs, registry, evidence) are skipped\n"
