@@ -1,5 +1,7 @@
 /*
- * cli.c - the commands of the packetfs command line.
+ * cli.c - the commands of the packetfs command line: their table, with
+ * the usage and help texts (cli.h), and the helpers they share (cli_int.h:
+ * errors, option parsing, reading and writing whole files).
  *
  * Each command parses its own options (getopt_long, options and operands
  * in any order), then works either on a store through the engine or on a
@@ -17,36 +19,31 @@
  *   record                     the mount: the item's validation/record and
  *                              the run's log (cli_record.c)
  *
+ * The commands live in files of their own:
+ *
+ *   cli_store.c   init, log, check, export, import
+ *   cli_mount.c   mount, umount, new
+ *   cli_status.c  status
+ *   cli_record.c  record
+ *
  * Errors go to stderr as "packetfs: <command>: <why>"; usage errors also
  * print the command's usage line and exit 2.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_int.h"
 #include "engine.h"
-#include "fs.h"
 
-#define NAME_RULE "use [a-z0-9][a-z0-9._-]{0,63}"
-/* The most the CLI reads of one file (a brief, a pipeline, a view). */
-#define MAX_READ (256u << 20)
-
-static int fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Prints "packetfs: cmd: ..." and returns 1. */
-static int fail(const char *cmd, const char *fmt, ...)
+int cli_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -58,8 +55,7 @@ static int fail(const char *cmd, const char *fmt, ...)
 	return 1;
 }
 
-/* Prints "packetfs: cmd: why" and the usage line of cmd; returns 2. */
-static int usage_error(const char *cmd, const char *why)
+int cli_usage_error(const char *cmd, const char *why)
 {
 	const struct cli_command *c = cli_find(cmd);
 
@@ -69,8 +65,7 @@ static int usage_error(const char *cmd, const char *why)
 	return 2;
 }
 
-/* Reports getopt's complaint about argv[optind - 1]; returns 2. */
-static int bad_option(const char *cmd, char **argv, int c)
+int cli_bad_option(const char *cmd, char **argv, int c)
 {
 	char why[256];
 
@@ -80,24 +75,22 @@ static int bad_option(const char *cmd, char **argv, int c)
 		snprintf(why, sizeof(why), "unknown option '-%c'", optopt);
 	else
 		snprintf(why, sizeof(why), "unknown option '%s'", argv[optind - 1]);
-	return usage_error(cmd, why);
+	return cli_usage_error(cmd, why);
 }
 
-/* Starts a getopt_long parse of a command's arguments. */
-static void opts_reset(void)
+void cli_opts_reset(void)
 {
 	optind = 0;
 	opterr = 0;
 }
 
-static int show_help(const char *cmd)
+int cli_show_help(const char *cmd)
 {
 	cli_print_help(stdout, cli_find(cmd));
 	return 0;
 }
 
-/* The engine's message, or "what: strerror" when it left none. */
-static const char *why(const char *err, int r, const char *what, char *buf, size_t len)
+const char *cli_why(const char *err, int r, const char *what, char *buf, size_t len)
 {
 	if (err[0])
 		return err;
@@ -105,31 +98,14 @@ static const char *why(const char *err, int r, const char *what, char *buf, size
 	return buf;
 }
 
-/* path made absolute against the current directory (it need not exist).
- * Caller frees; NULL on ENOMEM. */
-static char *absolute(const char *path)
-{
-	char cwd[PATH_MAX];
-	char *out;
-
-	if (path[0] == '/')
-		return strdup(path);
-	if (getcwd(cwd, sizeof(cwd)) == NULL)
-		return NULL;
-	if (asprintf(&out, "%s/%s", cwd, path) < 0)
-		return NULL;
-	return out;
-}
-
-static struct pfs_caller cli_caller(void)
+struct pfs_caller cli_caller(void)
 {
 	struct pfs_caller who = { getuid(), getgid(), getpid() };
 
 	return who;
 }
 
-/* Reads fd to its end into out. Returns 0 or -errno. */
-static int read_fd(int fd, struct buf *out)
+int cli_read_fd(int fd, struct buf *out)
 {
 	char chunk[65536];
 
@@ -165,8 +141,20 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-/* Reads the whole engine file at path into out. Returns 0 or -errno. */
-static int engine_read_all(struct engine *e, const char *path, struct buf *out)
+int cli_write_file(const char *path, const char *data, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, data, len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+int cli_engine_read_all(struct engine *e, const char *path, struct buf *out)
 {
 	struct pfs_caller who = cli_caller();
 	struct pfs_file *f;
@@ -193,312 +181,18 @@ static int engine_read_all(struct engine *e, const char *path, struct buf *out)
 	return r;
 }
 
-/* Opens the store read-only for the CLI's readers. Returns 0 or 1 after
- * reporting. */
-static int open_readonly(const char *cmd, const char *store, struct engine **e)
+int cli_open_readonly(const char *cmd, const char *store, struct engine **e)
 {
 	struct engine_options eo = { store, NULL, 1 };
 	char err[1024] = "", tmp[PATH_MAX + 64];
 	int r = engine_open(&eo, e, err, sizeof(err));
 
 	if (r < 0)
-		return fail(cmd, "%s", why(err, r, store, tmp, sizeof(tmp)));
+		return cli_fail(cmd, "%s", cli_why(err, r, store, tmp, sizeof(tmp)));
 	return 0;
 }
 
-/* --- init ------------------------------------------------------------ */
-
-static int cmd_init(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "repo", required_argument, NULL, 'r' },
-		{ "pipeline", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *repo = NULL, *pipeline = NULL;
-	char *store = NULL, *repo_abs = NULL, *json = NULL;
-	char err[1024] = "", tmp[PATH_MAX + 64];
-	size_t len;
-	int c, r, rc = 1;
-
-	opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'r')
-			repo = optarg;
-		else if (c == 'p')
-			pipeline = optarg;
-		else if (c == 'h')
-			return show_help("init");
-		else
-			return bad_option("init", argv, c);
-	}
-	if (argc - optind != 1)
-		return usage_error("init", argc - optind ? "too many arguments" : "missing STORE");
-	if (repo == NULL)
-		return usage_error("init", "missing --repo REPO");
-	repo_abs = realpath(repo, NULL);
-	if (repo_abs == NULL)
-		return fail("init", "%s: %s", repo, strerror(errno));
-	if (pipeline) {
-		r = util_read_file(pipeline, MAX_READ, &json, &len);
-		if (r < 0) {
-			fail("init", "%s: %s", pipeline, strerror(-r));
-			goto out;
-		}
-	}
-	store = absolute(argv[optind]);
-	if (store == NULL) {
-		fail("init", "%s: %s", argv[optind], strerror(errno ? errno : ENOMEM));
-		goto out;
-	}
-	r = engine_init_store(store, repo_abs, json, err, sizeof(err));
-	if (r < 0) {
-		fail("init", "%s", why(err, r, store, tmp, sizeof(tmp)));
-		goto out;
-	}
-	rc = 0;
-out:
-	free(store);
-	free(json);
-	free(repo_abs);
-	return rc;
-}
-
-/* --- mount, umount ---------------------------------------------------- */
-
-static int cmd_mount(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "options", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fs_mount_options o = { NULL, NULL, NULL, 0 };
-	struct buf opts = { NULL, 0, 0 };
-	char *store = NULL, *mnt = NULL;
-	struct stat st;
-	int c, rc = 1;
-
-	opts_reset();
-	while ((c = getopt_long(argc, argv, ":fo:h", longopts, NULL)) != -1) {
-		if (c == 'f') {
-			o.foreground = 1;
-		} else if (c == 'o') {
-			if ((opts.len && buf_puts(&opts, ",") < 0) || buf_puts(&opts, optarg) < 0) {
-				buf_free(&opts);
-				return fail("mount", "%s", strerror(ENOMEM));
-			}
-		} else if (c == 'h') {
-			buf_free(&opts);
-			return show_help("mount");
-		} else {
-			buf_free(&opts);
-			return bad_option("mount", argv, c);
-		}
-	}
-	if (argc - optind != 2) {
-		buf_free(&opts);
-		return usage_error("mount", argc - optind < 2 ? "missing STORE or MOUNTPOINT" :
-								"too many arguments");
-	}
-	store = realpath(argv[optind], NULL);
-	if (store == NULL) {
-		fail("mount", "%s: %s", argv[optind], strerror(errno));
-		goto out;
-	}
-	mnt = realpath(argv[optind + 1], NULL);
-	if (mnt == NULL || stat(mnt, &st) < 0) {
-		fail("mount", "%s: %s", argv[optind + 1], strerror(errno));
-		goto out;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fail("mount", "%s: %s", argv[optind + 1], strerror(ENOTDIR));
-		goto out;
-	}
-	o.store = store;
-	o.mountpoint = mnt;
-	o.options = opts.len ? opts.data : NULL;
-	rc = fs_mount(&o);
-out:
-	buf_free(&opts);
-	free(store);
-	free(mnt);
-	return rc;
-}
-
-/* Undoes the octal escapes of /proc/self/mountinfo fields in place. */
-static void unescape_octal(char *s)
-{
-	char *r = s, *w = s;
-
-	while (*r) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 4;
-		} else {
-			*w++ = *r++;
-		}
-	}
-	*w = '\0';
-}
-
-/* The source of the packetfs mount at dir (its store, see fs.c), from
- * /proc/self/mountinfo, into out. 0 or -ENOENT. */
-static int mount_source(const char *dir, char *out, size_t size)
-{
-	char *line = NULL, *f[12], *save, *dash;
-	size_t cap = 0;
-	int rc = -ENOENT, n;
-	FILE *mi = fopen("/proc/self/mountinfo", "re");
-
-	if (!mi)
-		return -errno;
-	while (rc && getline(&line, &cap, mi) > 0) {
-		dash = strstr(line, " - ");
-		if (!dash)
-			continue;
-		*dash = '\0';
-		n = 0;
-		for (f[n] = strtok_r(line, " ", &save); f[n] && n < 5; f[++n] = strtok_r(NULL, " ", &save))
-			;
-		if (n < 5)
-			continue;
-		unescape_octal(f[4]);
-		if (strcmp(f[4], dir) != 0)
-			continue;
-		f[0] = strtok_r(dash + 3, " ", &save);
-		f[1] = strtok_r(NULL, " ", &save);
-		if (f[0] && f[1] && strcmp(f[0], "fuse.packetfs") == 0) {
-			unescape_octal(f[1]);
-			snprintf(out, size, "%s", f[1]);
-			rc = 0;
-		}
-	}
-	free(line);
-	fclose(mi);
-	return rc;
-}
-
-/* The daemon serving the packetfs mount at dir, or 0 when unknown. */
-static pid_t mount_daemon(const char *dir)
-{
-	char store[PATH_MAX], err[512], comm[32] = "", path[64];
-	struct engine_options eo = { store, NULL, 1 };
-	struct engine *e;
-	pid_t pid;
-	FILE *f;
-
-	if (mount_source(dir, store, sizeof(store)) || engine_open(&eo, &e, err, sizeof(err)))
-		return 0;
-	pid = engine_daemon_pid(e);
-	engine_close(e);
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = pid > 0 ? fopen(path, "re") : NULL;
-	if (f) {
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
-	}
-	return strncmp(comm, "packetfs", 8) == 0 ? pid : 0;
-}
-
-/* Whether process pid still runs (a zombie nobody reaped does not). */
-static int alive(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	int zombie = 0;
-
-	if (kill(pid, 0) != 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (f) {
-		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-		zombie = p && p[1] == ' ' && p[2] == 'Z';
-		fclose(f);
-	}
-	return !zombie;
-}
-
-/* Runs fusermount3 -u on dir (its messages silenced when quiet); its exit
- * status, or 127 when it cannot run. */
-static int fusermount_u(const char *dir, int quiet)
-{
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return 127;
-	if (pid == 0) {
-		int null = quiet ? open("/dev/null", O_WRONLY) : -1;
-
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		execlp("fusermount3", "fusermount3", "-u", "--", dir, (char *)NULL);
-		fail("umount", "fusermount3: %s", strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
-}
-
-/*
- * Unmounts, then waits for the daemon to finish (it records whatever still
- * ran as interrupted), so that the store can be mounted again at once.
- * When processes still use the mount (a running stage has its cwd there),
- * fusermount3 refuses; the daemon is then asked to stop with SIGTERM, and
- * it detaches the mount and ends those processes itself.
- */
-static int cmd_umount(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char dir[PATH_MAX];
-	int c, r, waited;
-	pid_t daemon;
-
-	opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return show_help("umount");
-		return bad_option("umount", argv, c);
-	}
-	if (argc - optind != 1)
-		return usage_error("umount", argc - optind ? "too many arguments" :
-							     "missing MOUNTPOINT");
-	if (!realpath(argv[optind], dir))
-		return fail("umount", "%s: %s", argv[optind], strerror(errno));
-	daemon = mount_daemon(dir);
-	r = fusermount_u(dir, daemon > 0);
-	if (r != 0 && daemon > 0 && kill(daemon, SIGTERM) == 0)
-		r = 0;
-	if (r != 0) {
-		if (r != 127)
-			fail("umount", "%s: fusermount3 -u failed", argv[optind]);
-		return 1;
-	}
-	for (waited = 0; daemon > 0 && alive(daemon) && waited < 600; waited++)
-		usleep(100000);
-	if (daemon > 0 && alive(daemon))
-		return fail("umount", "%s: unmounted, but the daemon (pid %d) is still running",
-			    argv[optind], (int)daemon);
-	return 0;
-}
-
-/* --- new --------------------------------------------------------------- */
-
-/* Whether dir is the root of a packetfs mount. */
-static int is_mount(const char *dir)
+int cli_is_mount(const char *dir)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -508,704 +202,10 @@ static int is_mount(const char *dir)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Reads the brief: a file, or stdin for "-". */
-static int read_brief(const char *src, struct buf *out)
-{
-	int fd, r;
-
-	if (strcmp(src, "-") == 0)
-		return read_fd(STDIN_FILENO, out);
-	fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read_fd(fd, out);
-	close(fd);
-	return r;
-}
-
-/* Writes data to path as a new or truncated file; close(2)'s result counts
- * (on the mount, it is when the content is committed). */
-static int write_file(const char *path, const char *data, size_t len, mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	int r;
-
-	if (fd < 0)
-		return -errno;
-	r = write_all(fd, data, len);
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
-}
-
-static int cmd_new(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "brief", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct buf brief = { NULL, 0, 0 };
-	const char *src = NULL, *mnt, *name;
-	char *dir = NULL, *file = NULL;
-	int c, r, rc = 1;
-
-	opts_reset();
-	while ((c = getopt_long(argc, argv, ":b:h", longopts, NULL)) != -1) {
-		if (c == 'b')
-			src = optarg;
-		else if (c == 'h')
-			return show_help("new");
-		else
-			return bad_option("new", argv, c);
-	}
-	if (argc - optind != 2)
-		return usage_error("new", argc - optind < 2 ? "missing MOUNTPOINT or NAME" :
-							      "too many arguments");
-	mnt = argv[optind];
-	name = argv[optind + 1];
-	if (!is_mount(mnt))
-		return fail("new", "%s: not a packetfs mount", mnt);
-	if (name[0] == '\0' || strchr(name, '/'))
-		return fail("new", "%s: invalid item name (" NAME_RULE ")", name);
-	/* Read the brief before the item exists, so a bad source leaves
-	 * nothing behind. */
-	if (src) {
-		r = read_brief(src, &brief);
-		if (r < 0)
-			return fail("new", "%s: %s", strcmp(src, "-") ? src : "stdin",
-				    strerror(-r));
-	}
-	if (asprintf(&dir, "%s/%s", mnt, name) < 0 || asprintf(&file, "%s/brief.md", dir) < 0) {
-		fail("new", "%s", strerror(ENOMEM));
-		goto out;
-	}
-	if (mkdir(dir, 0777) < 0) {
-		if (errno == EINVAL)
-			fail("new", "%s: invalid item name (" NAME_RULE ")", name);
-		else if (errno == EEXIST)
-			fail("new", "%s: item exists", name);
-		else
-			fail("new", "%s: %s", name, strerror(errno));
-		goto out;
-	}
-	if (src) {
-		r = write_file(file, brief.data ? brief.data : "", brief.len, 0666);
-		if (r < 0) {
-			fail("new", "%s/brief.md: %s", name, strerror(-r));
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	buf_free(&brief);
-	free(dir);
-	free(file);
-	return rc;
-}
-
-/* --- status ------------------------------------------------------------ */
-
-/* Where status reads from: a mount (root) or a store (engine). */
-struct source {
-	const char *root;
-	struct engine *engine;
-};
-
-/* Reads the packet path ("/fix-1/status") into out. */
-static int source_read(struct source *s, const char *path, struct buf *out)
-{
-	char full[PATH_MAX];
-	int fd, r;
-
-	if (s->engine)
-		return engine_read_all(s->engine, path, out);
-	if (snprintf(full, sizeof(full), "%s%s", s->root, path) >= (int)sizeof(full))
-		return -ENAMETOOLONG;
-	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read_fd(fd, out);
-	close(fd);
-	return r;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int collect_item(void *arg, const char *name, const struct pfs_stat *st)
-{
-	if (!S_ISDIR(st->mode) || name[0] == '.')
-		return 0;
-	return strv_push(arg, name) < 0;
-}
-
-/* The names of the live items, sorted, into *out (NULL when none). */
-static int source_items(struct source *s, char ***out)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-	int r = 0;
-
-	*out = NULL;
-	if (s->engine) {
-		r = engine_readdir(s->engine, "/", collect_item, out);
-		if (r > 0)
-			r = -ENOMEM;
-		/* An item has a ctl (learnings/ has none). */
-		for (size_t i = 0, k = 0; r == 0 && *out; i++) {
-			struct pfs_stat ps;
-
-			snprintf(path, sizeof(path), "/%s/ctl", (*out)[i] ? (*out)[i] : "");
-			if ((*out)[i] && engine_getattr(s->engine, path, &ps) != 0)
-				free((*out)[i]);
-			else
-				(*out)[k++] = (*out)[i];
-			if (!(*out)[i])
-				break;
-		}
-	} else {
-		d = opendir(s->root);
-		if (d == NULL)
-			return -errno;
-		while (r == 0 && (de = readdir(d)) != NULL) {
-			if (de->d_name[0] == '.')
-				continue;
-			/* An item has a ctl (learnings/ has none). */
-			snprintf(path, sizeof(path), "%s/%s/ctl", s->root, de->d_name);
-			if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-				r = strv_push(out, de->d_name);
-		}
-		closedir(d);
-	}
-	if (r < 0) {
-		strv_free(*out);
-		*out = NULL;
-		return r;
-	}
-	if (*out)
-		qsort(*out, strv_len(*out), sizeof(char *), cmp_str);
-	return 0;
-}
-
-/* The value of "key: value" in a status text, copied into val. */
-static void status_value(const char *text, const char *key, char *val, size_t len)
-{
-	size_t kl = strlen(key);
-	const char *p = text;
-
-	snprintf(val, len, "-");
-	while (p && *p) {
-		const char *eol = strchr(p, '\n');
-		size_t ll = eol ? (size_t)(eol - p) : strlen(p);
-
-		if (ll > kl + 1 && strncmp(p, key, kl) == 0 && p[kl] == ':') {
-			const char *v = p + kl + 1;
-			size_t vl = ll - kl - 1;
-
-			while (vl && *v == ' ') {
-				v++;
-				vl--;
-			}
-			if (vl)
-				snprintf(val, len, "%.*s", (int)vl, v);
-			return;
-		}
-		p = eol ? eol + 1 : NULL;
-	}
-}
-
-/* Trailing whitespace off b. */
-static void trim(struct buf *b)
-{
-	while (b->len && strchr(" \t\r\n", b->data[b->len - 1]))
-		b->data[--b->len] = '\0';
-}
-
-static int status_one(struct source *s, const char *item, int json)
-{
-	struct buf b = { NULL, 0, 0 };
-	char path[PATH_MAX];
-	int r;
-
-	snprintf(path, sizeof(path), "/%s/%s", item, json ? "status.json" : "status");
-	r = source_read(s, path, &b);
-	if (r == -ENOENT || r == -ENOTDIR) {
-		buf_free(&b);
-		return fail("status", "%s: no such item", item);
-	}
-	if (r < 0) {
-		buf_free(&b);
-		return fail("status", "%s: %s", item, strerror(-r));
-	}
-	trim(&b);
-	printf("%s\n", b.data ? b.data : "");
-	buf_free(&b);
-	return 0;
-}
-
-static int status_all(struct source *s, int json)
-{
-	char **items = NULL, path[PATH_MAX], state[64], stage[64], evidence[64];
-	size_t i;
-	int r = source_items(s, &items), rc = 0;
-
-	if (r < 0)
-		return fail("status", "%s", strerror(-r));
-	if (json)
-		printf("[");
-	else if (items)
-		printf("%-24s %-8s %-10s %s\n", "ITEM", "STATE", "STAGE", "EVIDENCE");
-	for (i = 0; items && items[i]; i++) {
-		struct buf b = { NULL, 0, 0 };
-
-		snprintf(path, sizeof(path), "/%s/%s", items[i], json ? "status.json" : "status");
-		r = source_read(s, path, &b);
-		if (r < 0) {
-			rc = fail("status", "%s: %s", items[i], strerror(-r));
-			buf_free(&b);
-			continue;
-		}
-		trim(&b);
-		if (json) {
-			printf("%s%s", i ? ",\n" : "\n", b.data ? b.data : "{}");
-		} else {
-			status_value(b.data, "state", state, sizeof(state));
-			status_value(b.data, "stage", stage, sizeof(stage));
-			status_value(b.data, "evidence", evidence, sizeof(evidence));
-			printf("%-24s %-8s %-10s %s\n", items[i], state, stage, evidence);
-		}
-		buf_free(&b);
-	}
-	if (json)
-		printf("%s]\n", items ? "\n" : "");
-	strv_free(items);
-	return rc;
-}
-
-static int cmd_status(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct source s = { NULL, NULL };
-	const char *target, *item;
-	int c, json = 0, rc;
-
-	opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'j')
-			json = 1;
-		else if (c == 'h')
-			return show_help("status");
-		else
-			return bad_option("status", argv, c);
-	}
-	if (argc - optind < 1 || argc - optind > 2)
-		return usage_error("status", argc - optind ? "too many arguments" :
-							     "missing STORE or MOUNTPOINT");
-	target = argv[optind];
-	item = argc - optind == 2 ? argv[optind + 1] : NULL;
-	if (item && (item[0] == '\0' || strchr(item, '/')))
-		return fail("status", "%s: no such item", item);
-	if (is_mount(target))
-		s.root = target;
-	else if (open_readonly("status", target, &s.engine) != 0)
-		return 1;
-	rc = item ? status_one(&s, item, json) : status_all(&s, json);
-	engine_close(s.engine);
-	return rc;
-}
-
-/* --- log, check ----------------------------------------------------------- */
-
-static int cmd_log(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct buf out = { NULL, 0, 0 };
-	struct engine *e;
-	const char *item, *path;
-	int c, r;
-
-	opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return show_help("log");
-		return bad_option("log", argv, c);
-	}
-	if (argc - optind < 2 || argc - optind > 3)
-		return usage_error("log", argc - optind < 2 ? "missing STORE or ITEM" :
-							      "too many arguments");
-	item = argv[optind + 1];
-	path = argc - optind == 3 ? argv[optind + 2] : NULL;
-	if (open_readonly("log", argv[optind], &e) != 0)
-		return 1;
-	r = engine_log(e, item, path, &out);
-	engine_close(e);
-	if (r == -ENOENT && path)
-		r = fail("log", "%s: no such item or document %s", item, path);
-	else if (r == -ENOENT)
-		r = fail("log", "%s: no such item", item);
-	else if (r < 0)
-		r = fail("log", "%s: %s", item, strerror(-r));
-	else
-		fwrite(out.data ? out.data : "", 1, out.len, stdout);
-	buf_free(&out);
-	return r;
-}
-
-static int cmd_check(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct buf out = { NULL, 0, 0 };
-	struct engine *e;
-	int c, r;
-
-	opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return show_help("check");
-		return bad_option("check", argv, c);
-	}
-	if (argc - optind != 1)
-		return usage_error("check", argc - optind ? "too many arguments" : "missing STORE");
-	if (open_readonly("check", argv[optind], &e) != 0)
-		return 1;
-	r = engine_check(e, &out);
-	engine_close(e);
-	if (r < 0) {
-		buf_free(&out);
-		return fail("check", "%s: %s", argv[optind], strerror(-r));
-	}
-	fwrite(out.data ? out.data : "", 1, out.len, stdout);
-	buf_free(&out);
-	return r == 0 ? 0 : 1;
-}
-
-/* --- export ------------------------------------------------------------- */
-
-static int collect_all(void *arg, const char *name, const struct pfs_stat *st)
-{
-	char *entry;
-	int r;
-
-	/* One string per entry: a type letter, then the name. */
-	if (asprintf(&entry, "%c%s", S_ISDIR(st->mode) ? 'd' : S_ISREG(st->mode) ? 'f' : 'l',
-		     name) < 0)
-		return 1;
-	r = strv_push(arg, entry);
-	free(entry);
-	return r < 0;
-}
-
-/* Copies the engine file at path to the local file dst. */
-static int export_file(struct engine *e, const char *path, const char *dst)
-{
-	struct buf b = { NULL, 0, 0 };
-	struct pfs_stat st;
-	int r = engine_getattr(e, path, &st);
-
-	if (r == 0)
-		r = engine_read_all(e, path, &b);
-	if (r == 0)
-		r = write_file(dst, b.data ? b.data : "", b.len, (st.mode & 0777) | 0600);
-	buf_free(&b);
-	return r;
-}
-
-/* Copies the engine directory src (a packet path) into the local dst,
- * recursively; depth 0 is the item itself, whose .history is left out. */
-static int export_dir(struct engine *e, const char *src, const char *dst, int depth)
-{
-	char **entries = NULL;
-	size_t i;
-	int r = engine_readdir(e, src, collect_all, &entries);
-
-	if (r > 0)
-		r = -ENOMEM;
-	if (r < 0)
-		return fail("export", "%s: %s", src, strerror(-r));
-	r = util_mkdirs(dst, 0777);
-	if (r < 0) {
-		strv_free(entries);
-		return fail("export", "%s: %s", dst, strerror(-r));
-	}
-	for (i = 0; entries && entries[i] && r == 0; i++) {
-		const char *name = entries[i] + 1;
-		char *from = NULL, *to = NULL;
-
-		if (entries[i][0] == 'l' || (depth == 0 && strcmp(name, ".history") == 0))
-			continue;
-		if (asprintf(&from, "%s/%s", src, name) < 0 ||
-		    asprintf(&to, "%s/%s", dst, name) < 0) {
-			free(from);
-			strv_free(entries);
-			return fail("export", "%s", strerror(ENOMEM));
-		}
-		if (entries[i][0] == 'd') {
-			r = export_dir(e, from, to, depth + 1);
-		} else {
-			r = export_file(e, from, to);
-			if (r < 0)
-				r = fail("export", "%s: %s", from, strerror(-r));
-		}
-		free(from);
-		free(to);
-	}
-	strv_free(entries);
-	return r;
-}
-
-static int cmd_export(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pfs_stat st;
-	struct engine *e;
-	const char *item;
-	char src[PATH_MAX];
-	int c, r;
-
-	opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return show_help("export");
-		return bad_option("export", argv, c);
-	}
-	if (argc - optind != 3)
-		return usage_error("export", argc - optind < 3 ? "missing STORE, ITEM or DIR" :
-								 "too many arguments");
-	item = argv[optind + 1];
-	if (item[0] == '\0' || item[0] == '.' || strchr(item, '/'))
-		return fail("export", "%s: no such item", item);
-	if (open_readonly("export", argv[optind], &e) != 0)
-		return 1;
-	/* A live item, else an archived one. */
-	snprintf(src, sizeof(src), "/%s", item);
-	r = engine_getattr(e, src, &st);
-	if (r == -ENOENT) {
-		snprintf(src, sizeof(src), "/.archive/%s", item);
-		r = engine_getattr(e, src, &st);
-	}
-	if (r == 0 && !S_ISDIR(st.mode))
-		r = -ENOENT;
-	if (r < 0)
-		r = fail("export", "%s: %s", item, r == -ENOENT ? "no such item" : strerror(-r));
-	else
-		r = export_dir(e, src, argv[optind + 2], 0);
-	engine_close(e);
-	return r;
-}
-
-/* --- import -------------------------------------------------------------- */
-
-/* Packet paths the engine generates: an import never writes them. A name
- * ending in '/' covers a directory. */
-static const char *const generated[] = {
-	"ctl", "status", "status.json", "events", "change.diff", "stages/", "validation/logs/",
-	"validation/evidence.md", "validation/registry.jsonl", "validation/record", ".history/",
-	"worktree", NULL,
-};
-
-static int is_generated(const char *rel, int dir)
-{
-	size_t i, rl = strlen(rel);
-
-	for (i = 0; generated[i]; i++) {
-		size_t gl = strlen(generated[i]);
-
-		if (generated[i][gl - 1] == '/') {
-			if (dir && rl == gl - 1 && strncmp(rel, generated[i], rl) == 0)
-				return 1;
-		} else if (!dir && strcmp(rel, generated[i]) == 0) {
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Copies the local file src into the engine document path. */
-static int import_file(struct engine *e, const char *src, const char *path, mode_t mode)
-{
-	struct pfs_caller who = cli_caller();
-	struct buf b = { NULL, 0, 0 };
-	struct pfs_file *f;
-	size_t off = 0;
-	int fd, r;
-
-	fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read_fd(fd, &b);
-	close(fd);
-	if (r < 0)
-		goto out;
-	r = engine_file_open(e, path, O_CREAT | O_WRONLY | O_TRUNC, mode & 0777, &who, &f);
-	if (r < 0)
-		goto out;
-	while (off < b.len) {
-		ssize_t n = engine_file_write(f, b.data + off, b.len - off, off, &who);
-
-		if (n < 0) {
-			r = (int)n;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (r == 0)
-		r = engine_file_flush(f, &who);
-	engine_file_release(f);
-out:
-	buf_free(&b);
-	return r;
-}
-
-/* Imports the local directory dir (rel: its path in the item, "" at the
- * top) into the item at base ("/name"). */
-static int import_dir(struct engine *e, const char *dir, const char *base, const char *rel)
-{
-	struct pfs_caller who = cli_caller();
-	struct dirent **names;
-	int n, i, r = 0;
-
-	n = scandir(dir, &names, NULL, alphasort);
-	if (n < 0)
-		return fail("import", "%s: %s", dir, strerror(errno));
-	for (i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
-		char *src = NULL, *sub = NULL, *path = NULL;
-		struct stat st;
-
-		if (r != 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			goto next;
-		if (asprintf(&src, "%s/%s", dir, name) < 0 ||
-		    asprintf(&sub, "%s%s%s", rel, rel[0] ? "/" : "", name) < 0 ||
-		    asprintf(&path, "%s/%s", base, sub) < 0) {
-			r = fail("import", "%s", strerror(ENOMEM));
-			goto next;
-		}
-		if (lstat(src, &st) < 0) {
-			r = fail("import", "%s: %s", src, strerror(errno));
-			goto next;
-		}
-		if (is_generated(sub, S_ISDIR(st.st_mode))) {
-			fprintf(stderr, "packetfs: import: %s: skipped (generated by packetfs)\n",
-				sub);
-			goto next;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			r = engine_mkdir(e, path, st.st_mode & 0777, &who);
-			if (r == -EEXIST)
-				r = 0;
-			if (r < 0)
-				r = fail("import", "%s: %s", sub, strerror(-r));
-			else
-				r = import_dir(e, src, base, sub);
-		} else if (S_ISREG(st.st_mode)) {
-			r = import_file(e, src, path, st.st_mode);
-			if (r < 0)
-				r = fail("import", "%s: %s", sub, strerror(-r));
-		} else {
-			fprintf(stderr, "packetfs: import: %s: skipped (not a regular file)\n",
-				sub);
-		}
-next:
-		free(src);
-		free(sub);
-		free(path);
-		free(names[i]);
-	}
-	free(names);
-	return r;
-}
-
-/* The last component of path, trailing slashes ignored, into out. */
-static void base_name(const char *path, char *out, size_t len)
-{
-	size_t end = strlen(path), start;
-
-	while (end > 1 && path[end - 1] == '/')
-		end--;
-	start = end;
-	while (start > 0 && path[start - 1] != '/')
-		start--;
-	snprintf(out, len, "%.*s", (int)(end - start), path + start);
-}
-
-static int cmd_import(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pfs_caller who = cli_caller();
-	struct engine_options eo = { NULL, NULL, 0 };
-	char name[NAME_MAX + 1], item[NAME_MAX + 2], err[1024] = "", tmp[PATH_MAX + 64];
-	struct engine *e;
-	const char *dir;
-	struct stat st;
-	int c, r;
-
-	opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return show_help("import");
-		return bad_option("import", argv, c);
-	}
-	if (argc - optind < 2 || argc - optind > 3)
-		return usage_error("import", argc - optind < 2 ? "missing STORE or DIR" :
-								 "too many arguments");
-	dir = argv[optind + 1];
-	if (stat(dir, &st) < 0)
-		return fail("import", "%s: %s", dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return fail("import", "%s: %s", dir, strerror(ENOTDIR));
-	if (argc - optind == 3)
-		snprintf(name, sizeof(name), "%s", argv[optind + 2]);
-	else
-		base_name(dir, name, sizeof(name));
-	if (name[0] == '\0' || strchr(name, '/'))
-		return fail("import", "%s: invalid item name (" NAME_RULE ")", name);
-	eo.store = argv[optind];
-	r = engine_open(&eo, &e, err, sizeof(err));
-	if (r == -EBUSY)
-		return fail("import", "%s (the store is mounted: use `packetfs new` and copy the "
-				      "files onto the mount)",
-			    why(err, r, eo.store, tmp, sizeof(tmp)));
-	if (r < 0)
-		return fail("import", "%s", why(err, r, eo.store, tmp, sizeof(tmp)));
-	snprintf(item, sizeof(item), "/%s", name);
-	r = engine_mkdir(e, item, 0777, &who);
-	if (r == -EINVAL)
-		r = fail("import", "%s: invalid item name (" NAME_RULE ")", name);
-	else if (r == -EEXIST)
-		r = fail("import", "%s: item exists", name);
-	else if (r < 0)
-		r = fail("import", "%s: %s", name, strerror(-r));
-	else
-		r = import_dir(e, dir, item, "");
-	engine_close(e);
-	return r;
-}
-
 /* --- the table --------------------------------------------------------- */
 
 const struct cli_command cli_commands[] = {
-	{ "init", cmd_init, "STORE --repo REPO [--pipeline FILE]",
+	{ "init", cli_init, "STORE --repo REPO [--pipeline FILE]",
 	  "create a store for a git repository",
 	  "Creates the directory STORE holding the SQLite store of packets and the\n"
 	  "worktrees of items, for the git repository REPO (bare or not).\n"
@@ -1213,35 +213,35 @@ const struct cli_command cli_commands[] = {
 	  "  --repo REPO        the git repository items branch from (required)\n"
 	  "  --pipeline FILE    the pipeline configuration (JSON); default: the\n"
 	  "                     built-in pipeline for REPO\n" },
-	{ "mount", cmd_mount, "STORE MOUNTPOINT [-f] [-o OPTIONS]", "mount a store",
+	{ "mount", cli_mount, "STORE MOUNTPOINT [-f] [-o OPTIONS]", "mount a store",
 	  "Mounts the store at MOUNTPOINT and runs its pipeline in the background.\n"
 	  "Returns once the mount is up; the daemon lives until `packetfs umount`.\n"
 	  "\n"
 	  "  -f, --foreground   stay in the foreground (stop with Ctrl-C)\n"
 	  "  -o OPTIONS         FUSE mount options, comma-separated (e.g. allow_other)\n" },
-	{ "umount", cmd_umount, "MOUNTPOINT", "unmount a store",
+	{ "umount", cli_umount, "MOUNTPOINT", "unmount a store",
 	  "Unmounts MOUNTPOINT (fusermount3 -u); the daemon then stops, recording\n"
 	  "whatever was still running as interrupted.\n" },
-	{ "new", cmd_new, "MOUNTPOINT NAME [--brief FILE|-]", "create a work item",
+	{ "new", cli_new, "MOUNTPOINT NAME [--brief FILE|-]", "create a work item",
 	  "Creates the item NAME on the mount (like mkdir MOUNTPOINT/NAME) and\n"
 	  "writes its brief.md.\n"
 	  "\n"
 	  "  --brief FILE       the request, from FILE, or from stdin for '-'\n" },
-	{ "status", cmd_status, "STORE|MOUNTPOINT [ITEM] [--json]", "show items and their state",
+	{ "status", cli_status, "STORE|MOUNTPOINT [ITEM] [--json]", "show items and their state",
 	  "Shows the status of ITEM, or one line per item (state, stage,\n"
 	  "evidence). Reads a mount point through the mount, or a store directly.\n"
 	  "\n"
 	  "  --json             the status as JSON (an array without ITEM)\n" },
-	{ "log", cmd_log, "STORE ITEM [PATH]", "revisions and events of an item",
+	{ "log", cli_log, "STORE ITEM [PATH]", "revisions and events of an item",
 	  "Lists the revisions of ITEM's documents (or of PATH only), then the\n"
 	  "item's events.\n" },
-	{ "check", cmd_check, "STORE", "check the integrity of a store",
+	{ "check", cli_check, "STORE", "check the integrity of a store",
 	  "Checks the SQLite database, every log against its checksum and every\n"
 	  "registry line against the runs recorded. Exits 1 if problems are found.\n" },
-	{ "export", cmd_export, "STORE ITEM DIR", "copy a packet out as plain files",
+	{ "export", cli_export, "STORE ITEM DIR", "copy a packet out as plain files",
 	  "Copies every file of ITEM (live or archived) into DIR, created if\n"
 	  "needed; the worktree link and .history are left out.\n" },
-	{ "import", cmd_import, "STORE DIR [NAME]", "make an item of a packet folder",
+	{ "import", cli_import, "STORE DIR [NAME]", "make an item of a packet folder",
 	  "Creates the item NAME (default: the last component of DIR) and copies\n"
 	  "every file of DIR into it. Files packetfs generates (status, events,\n"
 	  "change.diff, stages/, validation logs, registry, evidence) are skipped\n"

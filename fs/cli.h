@@ -28,7 +28,20 @@ const struct cli_command *cli_find(const char *name);
 /* Prints "usage: packetfs NAME USAGE" and the help text of c to f. */
 void cli_print_help(FILE *f, const struct cli_command *c);
 
-/* `packetfs record` (cli_record.c). */
-int cli_record(int argc, char **argv);
+/*
+ * The commands, each the run function of its entry in cli_commands (the
+ * contract above; the help texts there say what each does). They run on
+ * the main thread, one per process: each restarts getopt's global parse.
+ */
+int cli_init(int argc, char **argv);    /* cli_store.c */
+int cli_mount(int argc, char **argv);   /* cli_mount.c */
+int cli_umount(int argc, char **argv);  /* cli_mount.c */
+int cli_new(int argc, char **argv);     /* cli_mount.c */
+int cli_status(int argc, char **argv);  /* cli_status.c */
+int cli_log(int argc, char **argv);     /* cli_store.c */
+int cli_check(int argc, char **argv);   /* cli_store.c */
+int cli_export(int argc, char **argv);  /* cli_store.c */
+int cli_import(int argc, char **argv);  /* cli_store.c */
+int cli_record(int argc, char **argv);  /* cli_record.c */
 
 #endif

@@ -1,0 +1,239 @@
+/*
+ * cli_status.c - `packetfs status`: the status of one item, or a line (or
+ * a JSON object) per live item. It reads from either source: a mount point
+ * through the mount (ordinary reads of MOUNT/ITEM/status), or a store
+ * through a read-only engine, so it also works on a store mounted
+ * elsewhere. struct source hides which; an item is a directory holding a
+ * ctl (learnings/ has none).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_int.h"
+#include "engine.h"
+
+/* Where status reads from: a mount (root) or a store (engine). */
+struct source {
+	const char *root;
+	struct engine *engine;
+};
+
+/* Reads the packet path ("/fix-1/status") into out. */
+static int source_read(struct source *s, const char *path, struct buf *out)
+{
+	char full[PATH_MAX];
+	int fd, r;
+
+	if (s->engine)
+		return cli_engine_read_all(s->engine, path, out);
+	if (snprintf(full, sizeof(full), "%s%s", s->root, path) >= (int)sizeof(full))
+		return -ENAMETOOLONG;
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = cli_read_fd(fd, out);
+	close(fd);
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect_item(void *arg, const char *name, const struct pfs_stat *st)
+{
+	if (!S_ISDIR(st->mode) || name[0] == '.')
+		return 0;
+	return strv_push(arg, name) < 0;
+}
+
+/* The names of the live items, sorted, into *out (NULL when none). */
+static int source_items(struct source *s, char ***out)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int r = 0;
+
+	*out = NULL;
+	if (s->engine) {
+		r = engine_readdir(s->engine, "/", collect_item, out);
+		if (r > 0)
+			r = -ENOMEM;
+		/* An item has a ctl (learnings/ has none). */
+		for (size_t i = 0, k = 0; r == 0 && *out; i++) {
+			struct pfs_stat ps;
+
+			snprintf(path, sizeof(path), "/%s/ctl", (*out)[i] ? (*out)[i] : "");
+			if ((*out)[i] && engine_getattr(s->engine, path, &ps) != 0)
+				free((*out)[i]);
+			else
+				(*out)[k++] = (*out)[i];
+			if (!(*out)[i])
+				break;
+		}
+	} else {
+		d = opendir(s->root);
+		if (d == NULL)
+			return -errno;
+		while (r == 0 && (de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			/* An item has a ctl (learnings/ has none). */
+			snprintf(path, sizeof(path), "%s/%s/ctl", s->root, de->d_name);
+			if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+				r = strv_push(out, de->d_name);
+		}
+		closedir(d);
+	}
+	if (r < 0) {
+		strv_free(*out);
+		*out = NULL;
+		return r;
+	}
+	if (*out)
+		qsort(*out, strv_len(*out), sizeof(char *), cmp_str);
+	return 0;
+}
+
+/* The value of "key: value" in a status text, copied into val. */
+static void status_value(const char *text, const char *key, char *val, size_t len)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+
+	snprintf(val, len, "-");
+	while (p && *p) {
+		const char *eol = strchr(p, '\n');
+		size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+
+		if (ll > kl + 1 && strncmp(p, key, kl) == 0 && p[kl] == ':') {
+			const char *v = p + kl + 1;
+			size_t vl = ll - kl - 1;
+
+			while (vl && *v == ' ') {
+				v++;
+				vl--;
+			}
+			if (vl)
+				snprintf(val, len, "%.*s", (int)vl, v);
+			return;
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+}
+
+/* Trailing whitespace off b. */
+static void trim(struct buf *b)
+{
+	while (b->len && strchr(" \t\r\n", b->data[b->len - 1]))
+		b->data[--b->len] = '\0';
+}
+
+static int status_one(struct source *s, const char *item, int json)
+{
+	struct buf b = { NULL, 0, 0 };
+	char path[PATH_MAX];
+	int r;
+
+	snprintf(path, sizeof(path), "/%s/%s", item, json ? "status.json" : "status");
+	r = source_read(s, path, &b);
+	if (r == -ENOENT || r == -ENOTDIR) {
+		buf_free(&b);
+		return cli_fail("status", "%s: no such item", item);
+	}
+	if (r < 0) {
+		buf_free(&b);
+		return cli_fail("status", "%s: %s", item, strerror(-r));
+	}
+	trim(&b);
+	printf("%s\n", b.data ? b.data : "");
+	buf_free(&b);
+	return 0;
+}
+
+static int status_all(struct source *s, int json)
+{
+	char **items = NULL, path[PATH_MAX], state[64], stage[64], evidence[64];
+	size_t i;
+	int r = source_items(s, &items), rc = 0;
+
+	if (r < 0)
+		return cli_fail("status", "%s", strerror(-r));
+	if (json)
+		printf("[");
+	else if (items)
+		printf("%-24s %-8s %-10s %s\n", "ITEM", "STATE", "STAGE", "EVIDENCE");
+	for (i = 0; items && items[i]; i++) {
+		struct buf b = { NULL, 0, 0 };
+
+		snprintf(path, sizeof(path), "/%s/%s", items[i], json ? "status.json" : "status");
+		r = source_read(s, path, &b);
+		if (r < 0) {
+			rc = cli_fail("status", "%s: %s", items[i], strerror(-r));
+			buf_free(&b);
+			continue;
+		}
+		trim(&b);
+		if (json) {
+			printf("%s%s", i ? ",\n" : "\n", b.data ? b.data : "{}");
+		} else {
+			status_value(b.data, "state", state, sizeof(state));
+			status_value(b.data, "stage", stage, sizeof(stage));
+			status_value(b.data, "evidence", evidence, sizeof(evidence));
+			printf("%-24s %-8s %-10s %s\n", items[i], state, stage, evidence);
+		}
+		buf_free(&b);
+	}
+	if (json)
+		printf("%s]\n", items ? "\n" : "");
+	strv_free(items);
+	return rc;
+}
+
+int cli_status(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct source s = { NULL, NULL };
+	const char *target, *item;
+	int c, json = 0, rc;
+
+	cli_opts_reset();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'h')
+			return cli_show_help("status");
+		else
+			return cli_bad_option("status", argv, c);
+	}
+	if (argc - optind < 1 || argc - optind > 2)
+		return cli_usage_error("status", argc - optind ? "too many arguments" :
+								 "missing STORE or MOUNTPOINT");
+	target = argv[optind];
+	item = argc - optind == 2 ? argv[optind + 1] : NULL;
+	if (item && (item[0] == '\0' || strchr(item, '/')))
+		return cli_fail("status", "%s: no such item", item);
+	if (cli_is_mount(target))
+		s.root = target;
+	else if (cli_open_readonly("status", target, &s.engine) != 0)
+		return 1;
+	rc = item ? status_one(&s, item, json) : status_all(&s, json);
+	engine_close(s.engine);
+	return rc;
+}

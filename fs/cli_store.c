@@ -1,0 +1,483 @@
+/*
+ * cli_store.c - the commands that work on a store through the engine, with
+ * no mount: `packetfs init` (creates one), `log` and `check` (read one),
+ * `export` (copies an item out as plain files) and `import` (makes an item
+ * of a packet folder). log, check and export open the store read-only, so
+ * they also work while it is mounted; import opens it read-write, which
+ * the engine refuses (EBUSY) while it is mounted.
+ *
+ * What packetfs generates does not travel: export leaves out the worktree
+ * link and .history, import skips the paths of generated[].
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_int.h"
+#include "engine.h"
+
+/* path made absolute against the current directory (it need not exist).
+ * Caller frees; NULL on ENOMEM. */
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+	char *out;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return NULL;
+	if (asprintf(&out, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return out;
+}
+
+/* --- init ------------------------------------------------------------ */
+
+int cli_init(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "repo", required_argument, NULL, 'r' },
+		{ "pipeline", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *repo = NULL, *pipeline = NULL;
+	char *store = NULL, *repo_abs = NULL, *json = NULL;
+	char err[1024] = "", tmp[PATH_MAX + 64];
+	size_t len;
+	int c, r, rc = 1;
+
+	cli_opts_reset();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'r')
+			repo = optarg;
+		else if (c == 'p')
+			pipeline = optarg;
+		else if (c == 'h')
+			return cli_show_help("init");
+		else
+			return cli_bad_option("init", argv, c);
+	}
+	if (argc - optind != 1)
+		return cli_usage_error("init", argc - optind ? "too many arguments" :
+							       "missing STORE");
+	if (repo == NULL)
+		return cli_usage_error("init", "missing --repo REPO");
+	repo_abs = realpath(repo, NULL);
+	if (repo_abs == NULL)
+		return cli_fail("init", "%s: %s", repo, strerror(errno));
+	if (pipeline) {
+		r = util_read_file(pipeline, MAX_READ, &json, &len);
+		if (r < 0) {
+			cli_fail("init", "%s: %s", pipeline, strerror(-r));
+			goto out;
+		}
+	}
+	store = absolute(argv[optind]);
+	if (store == NULL) {
+		cli_fail("init", "%s: %s", argv[optind], strerror(errno ? errno : ENOMEM));
+		goto out;
+	}
+	r = engine_init_store(store, repo_abs, json, err, sizeof(err));
+	if (r < 0) {
+		cli_fail("init", "%s", cli_why(err, r, store, tmp, sizeof(tmp)));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(store);
+	free(json);
+	free(repo_abs);
+	return rc;
+}
+
+/* --- log, check ----------------------------------------------------------- */
+
+int cli_log(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct buf out = { NULL, 0, 0 };
+	struct engine *e;
+	const char *item, *path;
+	int c, r;
+
+	cli_opts_reset();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_show_help("log");
+		return cli_bad_option("log", argv, c);
+	}
+	if (argc - optind < 2 || argc - optind > 3)
+		return cli_usage_error("log", argc - optind < 2 ? "missing STORE or ITEM" :
+								  "too many arguments");
+	item = argv[optind + 1];
+	path = argc - optind == 3 ? argv[optind + 2] : NULL;
+	if (cli_open_readonly("log", argv[optind], &e) != 0)
+		return 1;
+	r = engine_log(e, item, path, &out);
+	engine_close(e);
+	if (r == -ENOENT && path)
+		r = cli_fail("log", "%s: no such item or document %s", item, path);
+	else if (r == -ENOENT)
+		r = cli_fail("log", "%s: no such item", item);
+	else if (r < 0)
+		r = cli_fail("log", "%s: %s", item, strerror(-r));
+	else
+		fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	buf_free(&out);
+	return r;
+}
+
+int cli_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct buf out = { NULL, 0, 0 };
+	struct engine *e;
+	int c, r;
+
+	cli_opts_reset();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_show_help("check");
+		return cli_bad_option("check", argv, c);
+	}
+	if (argc - optind != 1)
+		return cli_usage_error("check", argc - optind ? "too many arguments" :
+								"missing STORE");
+	if (cli_open_readonly("check", argv[optind], &e) != 0)
+		return 1;
+	r = engine_check(e, &out);
+	engine_close(e);
+	if (r < 0) {
+		buf_free(&out);
+		return cli_fail("check", "%s: %s", argv[optind], strerror(-r));
+	}
+	fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	buf_free(&out);
+	return r == 0 ? 0 : 1;
+}
+
+/* --- export ------------------------------------------------------------- */
+
+static int collect_all(void *arg, const char *name, const struct pfs_stat *st)
+{
+	char *entry;
+	int r;
+
+	/* One string per entry: a type letter, then the name. */
+	if (asprintf(&entry, "%c%s", S_ISDIR(st->mode) ? 'd' : S_ISREG(st->mode) ? 'f' : 'l',
+		     name) < 0)
+		return 1;
+	r = strv_push(arg, entry);
+	free(entry);
+	return r < 0;
+}
+
+/* Copies the engine file at path to the local file dst. */
+static int export_file(struct engine *e, const char *path, const char *dst)
+{
+	struct buf b = { NULL, 0, 0 };
+	struct pfs_stat st;
+	int r = engine_getattr(e, path, &st);
+
+	if (r == 0)
+		r = cli_engine_read_all(e, path, &b);
+	if (r == 0)
+		r = cli_write_file(dst, b.data ? b.data : "", b.len, (st.mode & 0777) | 0600);
+	buf_free(&b);
+	return r;
+}
+
+/* Copies the engine directory src (a packet path) into the local dst,
+ * recursively; depth 0 is the item itself, whose .history is left out. */
+static int export_dir(struct engine *e, const char *src, const char *dst, int depth)
+{
+	char **entries = NULL;
+	size_t i;
+	int r = engine_readdir(e, src, collect_all, &entries);
+
+	if (r > 0)
+		r = -ENOMEM;
+	if (r < 0)
+		return cli_fail("export", "%s: %s", src, strerror(-r));
+	r = util_mkdirs(dst, 0777);
+	if (r < 0) {
+		strv_free(entries);
+		return cli_fail("export", "%s: %s", dst, strerror(-r));
+	}
+	for (i = 0; entries && entries[i] && r == 0; i++) {
+		const char *name = entries[i] + 1;
+		char *from = NULL, *to = NULL;
+
+		if (entries[i][0] == 'l' || (depth == 0 && strcmp(name, ".history") == 0))
+			continue;
+		if (asprintf(&from, "%s/%s", src, name) < 0 ||
+		    asprintf(&to, "%s/%s", dst, name) < 0) {
+			free(from);
+			strv_free(entries);
+			return cli_fail("export", "%s", strerror(ENOMEM));
+		}
+		if (entries[i][0] == 'd') {
+			r = export_dir(e, from, to, depth + 1);
+		} else {
+			r = export_file(e, from, to);
+			if (r < 0)
+				r = cli_fail("export", "%s: %s", from, strerror(-r));
+		}
+		free(from);
+		free(to);
+	}
+	strv_free(entries);
+	return r;
+}
+
+int cli_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pfs_stat st;
+	struct engine *e;
+	const char *item;
+	char src[PATH_MAX];
+	int c, r;
+
+	cli_opts_reset();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_show_help("export");
+		return cli_bad_option("export", argv, c);
+	}
+	if (argc - optind != 3)
+		return cli_usage_error("export", argc - optind < 3 ? "missing STORE, ITEM or DIR" :
+								     "too many arguments");
+	item = argv[optind + 1];
+	if (item[0] == '\0' || item[0] == '.' || strchr(item, '/'))
+		return cli_fail("export", "%s: no such item", item);
+	if (cli_open_readonly("export", argv[optind], &e) != 0)
+		return 1;
+	/* A live item, else an archived one. */
+	snprintf(src, sizeof(src), "/%s", item);
+	r = engine_getattr(e, src, &st);
+	if (r == -ENOENT) {
+		snprintf(src, sizeof(src), "/.archive/%s", item);
+		r = engine_getattr(e, src, &st);
+	}
+	if (r == 0 && !S_ISDIR(st.mode))
+		r = -ENOENT;
+	if (r < 0)
+		r = cli_fail("export", "%s: %s", item,
+			     r == -ENOENT ? "no such item" : strerror(-r));
+	else
+		r = export_dir(e, src, argv[optind + 2], 0);
+	engine_close(e);
+	return r;
+}
+
+/* --- import -------------------------------------------------------------- */
+
+/* Packet paths the engine generates: an import never writes them. A name
+ * ending in '/' covers a directory. */
+static const char *const generated[] = {
+	"ctl", "status", "status.json", "events", "change.diff", "stages/", "validation/logs/",
+	"validation/evidence.md", "validation/registry.jsonl", "validation/record", ".history/",
+	"worktree", NULL,
+};
+
+static int is_generated(const char *rel, int dir)
+{
+	size_t i, rl = strlen(rel);
+
+	for (i = 0; generated[i]; i++) {
+		size_t gl = strlen(generated[i]);
+
+		if (generated[i][gl - 1] == '/') {
+			if (dir && rl == gl - 1 && strncmp(rel, generated[i], rl) == 0)
+				return 1;
+		} else if (!dir && strcmp(rel, generated[i]) == 0) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Copies the local file src into the engine document path. */
+static int import_file(struct engine *e, const char *src, const char *path, mode_t mode)
+{
+	struct pfs_caller who = cli_caller();
+	struct buf b = { NULL, 0, 0 };
+	struct pfs_file *f;
+	size_t off = 0;
+	int fd, r;
+
+	fd = open(src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = cli_read_fd(fd, &b);
+	close(fd);
+	if (r < 0)
+		goto out;
+	r = engine_file_open(e, path, O_CREAT | O_WRONLY | O_TRUNC, mode & 0777, &who, &f);
+	if (r < 0)
+		goto out;
+	while (off < b.len) {
+		ssize_t n = engine_file_write(f, b.data + off, b.len - off, off, &who);
+
+		if (n < 0) {
+			r = (int)n;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (r == 0)
+		r = engine_file_flush(f, &who);
+	engine_file_release(f);
+out:
+	buf_free(&b);
+	return r;
+}
+
+/* Imports the local directory dir (rel: its path in the item, "" at the
+ * top) into the item at base ("/name"). */
+static int import_dir(struct engine *e, const char *dir, const char *base, const char *rel)
+{
+	struct pfs_caller who = cli_caller();
+	struct dirent **names;
+	int n, i, r = 0;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0)
+		return cli_fail("import", "%s: %s", dir, strerror(errno));
+	for (i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		char *src = NULL, *sub = NULL, *path = NULL;
+		struct stat st;
+
+		if (r != 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			goto next;
+		if (asprintf(&src, "%s/%s", dir, name) < 0 ||
+		    asprintf(&sub, "%s%s%s", rel, rel[0] ? "/" : "", name) < 0 ||
+		    asprintf(&path, "%s/%s", base, sub) < 0) {
+			r = cli_fail("import", "%s", strerror(ENOMEM));
+			goto next;
+		}
+		if (lstat(src, &st) < 0) {
+			r = cli_fail("import", "%s: %s", src, strerror(errno));
+			goto next;
+		}
+		if (is_generated(sub, S_ISDIR(st.st_mode))) {
+			fprintf(stderr, "packetfs: import: %s: skipped (generated by packetfs)\n",
+				sub);
+			goto next;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			r = engine_mkdir(e, path, st.st_mode & 0777, &who);
+			if (r == -EEXIST)
+				r = 0;
+			if (r < 0)
+				r = cli_fail("import", "%s: %s", sub, strerror(-r));
+			else
+				r = import_dir(e, src, base, sub);
+		} else if (S_ISREG(st.st_mode)) {
+			r = import_file(e, src, path, st.st_mode);
+			if (r < 0)
+				r = cli_fail("import", "%s: %s", sub, strerror(-r));
+		} else {
+			fprintf(stderr, "packetfs: import: %s: skipped (not a regular file)\n",
+				sub);
+		}
+next:
+		free(src);
+		free(sub);
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+/* The last component of path, trailing slashes ignored, into out. */
+static void base_name(const char *path, char *out, size_t len)
+{
+	size_t end = strlen(path), start;
+
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	snprintf(out, len, "%.*s", (int)(end - start), path + start);
+}
+
+int cli_import(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pfs_caller who = cli_caller();
+	struct engine_options eo = { NULL, NULL, 0 };
+	char name[NAME_MAX + 1], item[NAME_MAX + 2], err[1024] = "", tmp[PATH_MAX + 64];
+	struct engine *e;
+	const char *dir;
+	struct stat st;
+	int c, r;
+
+	cli_opts_reset();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_show_help("import");
+		return cli_bad_option("import", argv, c);
+	}
+	if (argc - optind < 2 || argc - optind > 3)
+		return cli_usage_error("import", argc - optind < 2 ? "missing STORE or DIR" :
+								     "too many arguments");
+	dir = argv[optind + 1];
+	if (stat(dir, &st) < 0)
+		return cli_fail("import", "%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cli_fail("import", "%s: %s", dir, strerror(ENOTDIR));
+	if (argc - optind == 3)
+		snprintf(name, sizeof(name), "%s", argv[optind + 2]);
+	else
+		base_name(dir, name, sizeof(name));
+	if (name[0] == '\0' || strchr(name, '/'))
+		return cli_fail("import", "%s: invalid item name (" NAME_RULE ")", name);
+	eo.store = argv[optind];
+	r = engine_open(&eo, &e, err, sizeof(err));
+	if (r == -EBUSY)
+		return cli_fail("import",
+				"%s (the store is mounted: use `packetfs new` and copy the files "
+				"onto the mount)",
+				cli_why(err, r, eo.store, tmp, sizeof(tmp)));
+	if (r < 0)
+		return cli_fail("import", "%s", cli_why(err, r, eo.store, tmp, sizeof(tmp)));
+	snprintf(item, sizeof(item), "/%s", name);
+	r = engine_mkdir(e, item, 0777, &who);
+	if (r == -EINVAL)
+		r = cli_fail("import", "%s: invalid item name (" NAME_RULE ")", name);
+	else if (r == -EEXIST)
+		r = cli_fail("import", "%s: item exists", name);
+	else if (r < 0)
+		r = cli_fail("import", "%s: %s", name, strerror(-r));
+	else
+		r = import_dir(e, dir, item, "");
+	engine_close(e);
+	return r;
+}
