@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel caches entries and the attributes the engine calls stable (fs/fs.c "Caching"); every
+# The kernel caches entries and the attributes the engine calls stable (fs/fs_cache.c "Caching"); every
 # change must still show at once. Checked with the kernel holding each file's attributes from a
 # stat made before the change: views (status, status.json, events, evidence.md, registry.jsonl)
 # and a log while the engine changes them (the size stat gives is the size read); a sealed log

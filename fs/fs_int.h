@@ -1,0 +1,168 @@
+/*
+ * fs_int.h - what the FUSE front end's files share: fs.c (the life of a
+ * mount: daemon, session, loop, teardown), fs_cache.c (what the kernel may
+ * cache and for how long, and the invalidations that keep it exact),
+ * fs_ops.c (the operations on names and attributes, and the table of
+ * operations), fs_ops_file.c (open files) and fs_ops_dir.c (directory
+ * listings). Not for the rest of packetfs: fs.h is the contract.
+ *
+ * Threads. Every function here may be called from any FUSE worker thread
+ * unless it says otherwise. No request handler calls a FUSE notify
+ * function (see fs.c, DESIGN): the only ones that do are fs__wake_polls
+ * (notifier thread) and fs__changed, whose attribute-only invalidation
+ * cannot deadlock and is never sent for what a handler reports (see
+ * fs_cache.c). Errors are negative errno values; the handlers flip the
+ * sign when they reply.
+ *
+ * Locks: fs.open_lock protects the list of open files and each one's poll
+ * handle. fs__open_flush and fs__open_getattr call the engine while they
+ * hold it; fs__wake_polls releases it before it notifies.
+ */
+#ifndef PACKETFS_FS_INT_H
+#define PACKETFS_FS_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <fuse_lowlevel.h>
+
+#include "engine.h"
+#include "inode.h"
+#include "notify.h"
+
+/* The state of a mount, shared by every request (fuse_req_userdata);
+ * lives in serve()'s frame for as long as the session. */
+struct fs {
+	struct engine *engine;
+	struct inode_table *inodes;
+	const char *store; /* for statfs */
+	struct fuse_session *se;
+	struct notifier *notifier; /* replays the engine's own changes (notify.h) */
+	uint64_t changes;          /* atomic: changes reported by the engine (fs__changed) and
+				    * namespace changes begun or ended (fs__ns_change_begin) */
+	uint64_t moving;           /* atomic: namespace changes in progress (fs__ns_change_begin) */
+	pthread_mutex_t open_lock;
+	struct open_file *open; /* protected by open_lock */
+};
+
+/* An open file: what fi->fh points to. Open files are listed so that an
+ * inode whose path was unlinked still has attributes (fstat after unlink). */
+struct open_file {
+	struct pfs_file *f;        /* constant */
+	uint64_t ino;              /* constant */
+	struct fuse_pollhandle *ph; /* protected by fs.open_lock: a poll waiting for a change */
+	struct open_file *prev;    /* protected by fs.open_lock */
+	struct open_file *next;    /* protected by fs.open_lock */
+};
+
+/* The mount a request belongs to. */
+static inline struct fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+/* The uid, gid and pid of the process that made req, into *who. */
+static inline void caller_of(fuse_req_t req, struct pfs_caller *who)
+{
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+
+	who->uid = c->uid;
+	who->gid = c->gid;
+	who->pid = c->pid;
+}
+
+/* The engine's file of a handle fi that fs_ops_file.c opened (not
+ * NOTIFY_FH); it stays owned by the open file. */
+static inline struct pfs_file *file_of(const struct fuse_file_info *fi)
+{
+	return ((struct open_file *)(uintptr_t)fi->fh)->f;
+}
+
+/* ---- fs_cache.c: the caching rules ---- */
+
+/* The number of changes counted so far, to take before attributes are
+ * asked of the engine and hand to fs__fill_entry or fs__reply_attr as
+ * seen: UINT64_MAX (never a count) while a namespace change is under way. */
+uint64_t fs__change_count(struct fs *fs);
+/* Bracket a rename, unlink or rmdir through the mount, from before the
+ * engine is asked until the inode table has followed (inode_rename,
+ * inode_unlink): attributes asked in between are not cached. Every begin
+ * has exactly one end, on the same thread. */
+void fs__ns_change_begin(struct fs *fs);
+void fs__ns_change_end(struct fs *fs);
+/* Fills e for handing ino (already referenced in the inode table by the
+ * caller) to the kernel with the attributes ps, asked of the engine after
+ * fs__change_count gave seen: the entry timeout, and the attribute timeout
+ * the rules give (marking ino cached when it is not 0). Also records
+ * whether ino is a leaf (inode_set_leaf). Cannot fail. */
+void fs__fill_entry(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, uint64_t seen,
+		    struct fuse_entry_param *e);
+/* Replies to req with the attributes ps of ino, asked of the engine after
+ * fs__change_count gave seen, under the attribute timeout the rules give. */
+void fs__reply_attr(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps, uint64_t seen);
+/* Sets the page-cache flags of a handle opened on f (direct_io, keep_cache,
+ * noflush) in fi. */
+void fs__cache_open(struct fuse_file_info *fi, struct pfs_file *f);
+/* The engine's change hook (an engine_change_fn, given to engine_watch;
+ * arg is the struct fs): counts the change, drops the kernel's cached
+ * attributes of what changed and queues it for the notifier. Any engine
+ * thread, possibly with engine locks held. */
+void fs__changed(void *arg, const char *path, enum engine_change what);
+
+/* ---- fs_ops.c: names, attributes, and the table of operations ---- */
+
+/* The operations the session is made with (fuse_session_new). */
+extern const struct fuse_lowlevel_ops fs__ops;
+/* The path of ino in *out (caller frees): -ESTALE for an inode without a
+ * path (replaced by a rename or unlinked), -ENOMEM. */
+int fs__path_of(struct fs *fs, uint64_t ino, char **out);
+/* The path of name in the directory parent in *out (caller frees); "." and
+ * ".." are resolved. -ENOENT for an unknown parent, -ENAMETOOLONG, -ENOMEM. */
+int fs__child_path(struct fs *fs, fuse_ino_t parent, const char *name, char **out);
+/* "/a" + "b" -> "/a/b"; "/" + "b" -> "/b" in *out (caller frees).
+ * -ENAMETOOLONG for a name longer than NAME_MAX, -ENOMEM. */
+int fs__join(const char *dir, const char *name, char **out);
+/* The parent directory of a normalised path in *out (caller frees): "/"
+ * for "/a" and for "/". 0 or -ENOMEM. */
+int fs__parent_of(const char *path, char **out);
+/* Adds the owner's write bit to the mode in ps when req comes from the
+ * notifier (which opens views for writing to replay changes), symbolic
+ * links excepted. */
+void fs__notifier_mode(fuse_req_t req, struct pfs_stat *ps);
+
+/* ---- fs_ops_file.c: open files ---- */
+
+/* The notifier replayed a change of path (a notifier wake callback; arg is
+ * the struct fs): wakes the polls waiting on it. Notifier thread only. */
+void fs__wake_polls(void *arg, const char *path);
+/* Commits what is pending in the open documents of ino (views left alone).
+ * 0 or the first failure's negative errno. Takes fs.open_lock. */
+int fs__open_flush(struct fs *fs, uint64_t ino, const struct pfs_caller *who);
+/* Attributes of ino through any of its open files into ps: 0, -ENOENT when
+ * none is open, or the engine's error. Takes fs.open_lock. */
+int fs__open_getattr(struct fs *fs, uint64_t ino, struct pfs_stat *ps);
+/* The file handlers of fs__ops (struct fuse_lowlevel_ops). */
+void fs__op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		   struct fuse_file_info *fi);
+void fs__op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		 struct fuse_file_info *fi);
+void fs__op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		  struct fuse_file_info *fi);
+void fs__op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs__op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs__op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
+void fs__op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		 struct fuse_pollhandle *ph);
+
+/* ---- fs_ops_dir.c: directory listings ---- */
+
+/* The directory handlers of fs__ops (struct fuse_lowlevel_ops). */
+void fs__op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs__op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi);
+void fs__op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			struct fuse_file_info *fi);
+void fs__op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+
+#endif

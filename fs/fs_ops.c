@@ -1,0 +1,520 @@
+/*
+ * fs_ops.c - the FUSE low-level operations on names and attributes
+ * (lookup, forget, getattr, setattr, readlink, mknod, mkdir, unlink,
+ * rmdir, symlink, link, rename, statfs), the paths they work on, and the
+ * table of all operations; open files are fs_ops_file.c's, directory
+ * listings fs_ops_dir.c's.
+ *
+ * DESIGN
+ *
+ * Inodes. The engine is addressed by path; the inode table (inode.c) maps
+ * the kernel's inode numbers to paths, counts lookups and is re-keyed on
+ * rename and unlink. Every reply that hands an inode to the kernel adds one
+ * lookup, and takes it back when the reply fails (an interrupted request).
+ *
+ * Left to the kernel on purpose: locks (getlk/setlk/flock), so the kernel
+ * does fcntl and flock locking locally, which is correct on a single host;
+ * access, which default_permissions makes the kernel answer; and the xattr
+ * operations: libfuse answers ENOSYS, after which the kernel answers every
+ * xattr call with EOPNOTSUPP (ENOTSUP) itself, without a round trip for the
+ * security.capability check it makes before each write.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+
+#include <fuse_lowlevel.h>
+
+#include "engine.h"
+#include "fs_int.h"
+#include "inode.h"
+#include "notify.h"
+
+#define MAX_WRITE (1u << 20)
+
+/*
+ * The path of ino (caller frees *out). An inode without a path was replaced
+ * by a rename or unlinked after the kernel looked it up: -ESTALE, on which
+ * the VFS looks the name up once more and retries open, stat, chmod...
+ * (an open racing a rename-over then opens the new file, as on a local
+ * disk, instead of failing with ENOENT).
+ */
+int fs__path_of(struct fs *fs, uint64_t ino, char **out)
+{
+	int r = inode_path(fs->inodes, ino, out);
+
+	return r == -ENOENT ? -ESTALE : r;
+}
+
+/* "/a" + "b" -> "/a/b"; "/" + "b" -> "/b". Caller frees *out. */
+int fs__join(const char *dir, const char *name, char **out)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *p;
+
+	if (nl > NAME_MAX)
+		return -ENAMETOOLONG;
+	p = malloc(dl + nl + 2);
+	if (p == NULL)
+		return -ENOMEM;
+	memcpy(p, dir, dl);
+	if (dl > 1)
+		p[dl++] = '/';
+	memcpy(p + dl, name, nl + 1);
+	*out = p;
+	return 0;
+}
+
+/* The parent directory of a normalised path ("/" for "/a" and for "/"). */
+int fs__parent_of(const char *path, char **out)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash && slash != path ? (size_t)(slash - path) : 1;
+
+	*out = strndup(path, len);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* The path of name in the directory parent. Caller frees *out. */
+int fs__child_path(struct fs *fs, fuse_ino_t parent, const char *name, char **out)
+{
+	char *dir;
+	int r = inode_path(fs->inodes, parent, &dir);
+
+	if (r < 0)
+		return r;
+	if (strcmp(name, ".") == 0) {
+		*out = dir;
+		return 0;
+	}
+	if (strcmp(name, "..") == 0)
+		r = fs__parent_of(dir, out);
+	else
+		r = fs__join(dir, name, out);
+	free(dir);
+	return r;
+}
+
+/* Hands the inode of path to the kernel as a lookup reply; ps was asked of
+ * the engine after fs__change_count gave seen. */
+static void reply_entry(fuse_req_t req, const char *path, const struct pfs_stat *ps,
+			uint64_t seen)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	uint64_t ino;
+	int r = inode_ref(fs->inodes, path, &ino);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fs__fill_entry(req, ino, ps, seen, &e);
+	if (fuse_reply_entry(req, &e) != 0)
+		inode_forget(fs->inodes, ino, 1);
+}
+
+/* The notifier opens views for writing to replay changes: under
+ * default_permissions the kernel checks the mode it is told, so the
+ * notifier alone is told the owner may write. */
+void fs__notifier_mode(fuse_req_t req, struct pfs_stat *ps)
+{
+	if (!S_ISLNK(ps->mode) && notifier_is_self(fs_of(req)->notifier, req))
+		ps->mode |= S_IWUSR;
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	/* libfuse lowers this to what its buffers hold; the kernel then
+	 * also allows reads of that size (max_pages). */
+	conn->max_write = MAX_WRITE;
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = fs_of(req);
+	uint64_t seen = fs__change_count(fs);
+	struct pfs_stat ps;
+	char *path, as[PATH_MAX];
+	int r = fs__child_path(fs, parent, name, &path);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	switch (notifier_lookup(fs->notifier, req, path, as, sizeof(as))) {
+	case NOTIFY_HIDE:
+		r = -ENOENT;
+		break;
+	case NOTIFY_REVEAL:
+		r = engine_getattr(fs->engine, as, &ps);
+		break;
+	default:
+		r = engine_getattr(fs->engine, path, &ps);
+		break;
+	}
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+	} else {
+		fs__notifier_mode(req, &ps);
+		reply_entry(req, path, &ps, seen);
+	}
+	free(path);
+}
+
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	inode_forget(fs_of(req)->inodes, ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	struct fs *fs = fs_of(req);
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		inode_forget(fs->inodes, forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+/* Current attributes of ino: through fi when given, else by path, else
+ * (the path was unlinked) through any open file of ino. */
+static int getattr_of(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
+		      struct pfs_stat *ps)
+{
+	char *path;
+	int r;
+
+	if (fi && fi->fh) {
+		r = engine_file_getattr(file_of(fi), ps);
+		if (r != -ENOSYS)
+			return r;
+		/* Views and logs have no attributes of their own handle. */
+	}
+	r = fs__path_of(fs, ino, &path);
+	if (r == 0) {
+		r = engine_getattr(fs->engine, path, ps);
+		free(path);
+	}
+	if (r == -ENOENT || r == -ESTALE) {
+		int o = fs__open_getattr(fs, ino, ps);
+
+		if (o == 0 || r == -ENOENT)
+			r = o;
+	}
+	return r;
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct pfs_stat ps;
+	uint64_t seen = fs__change_count(fs_of(req));
+	int r = getattr_of(fs_of(req), ino, fi, &ps);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+	} else {
+		fs__notifier_mode(req, &ps);
+		fs__reply_attr(req, ino, &ps, seen);
+	}
+}
+
+/*
+ * The kernel passes fi for any setattr through an open file, directories
+ * included, so fi->fh is used only for a size change, which the VFS allows
+ * on regular files only.
+ */
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	struct pfs_stat ps;
+	char *path = NULL;
+	uint64_t seen;
+	int r;
+
+	caller_of(req, &who);
+	r = inode_path(fs->inodes, ino, &path);
+	if (r < 0 && !(r == -ENOENT && fi && fi->fh))
+		goto out;
+	if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+		/* chown to the owner it already has is all a local disk allows
+		 * an unprivileged user, and everything belongs to the mounting
+		 * user. */
+		r = getattr_of(fs, ino, fi, &ps);
+		if (r < 0)
+			goto out;
+		if (((to_set & FUSE_SET_ATTR_UID) && attr->st_uid != ps.uid) ||
+		    ((to_set & FUSE_SET_ATTR_GID) && attr->st_gid != ps.gid)) {
+			r = -EPERM;
+			goto out;
+		}
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		if (fi && fi->fh)
+			r = engine_file_truncate(file_of(fi), (uint64_t)attr->st_size, &who);
+		else
+			r = engine_truncate(fs->engine, path, (uint64_t)attr->st_size, &who);
+		if (r < 0)
+			goto out;
+	}
+	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW |
+		      FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW) &&
+	    path == NULL) {
+		r = -ENOENT;
+		goto out;
+	}
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		r = engine_chmod(fs->engine, path, attr->st_mode & 07777);
+		if (r < 0)
+			goto out;
+	}
+	/* A time left out (UTIME_OMIT) keeps its stored value. */
+	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_ATIME |
+		      FUSE_SET_ATTR_ATIME_NOW)) {
+		int64_t at = PFS_TIME_OMIT, mt = PFS_TIME_OMIT;
+
+		if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+			at = PFS_TIME_NOW;
+		else if (to_set & FUSE_SET_ATTR_ATIME)
+			at = (int64_t)attr->st_atim.tv_sec * 1000000000 + attr->st_atim.tv_nsec;
+		if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+			mt = PFS_TIME_NOW;
+		else if (to_set & FUSE_SET_ATTR_MTIME)
+			mt = (int64_t)attr->st_mtim.tv_sec * 1000000000 + attr->st_mtim.tv_nsec;
+		r = fs__open_flush(fs, ino, &who);
+		if (r < 0)
+			goto out;
+		r = engine_utimens(fs->engine, path, at, mt);
+		if (r < 0)
+			goto out;
+	}
+	seen = fs__change_count(fs);
+	r = getattr_of(fs, ino, fi, &ps);
+out:
+	free(path);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fs__reply_attr(req, ino, &ps, seen);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct fs *fs = fs_of(req);
+	char buf[PATH_MAX];
+	char *path;
+	int r = fs__path_of(fs, ino, &path);
+
+	if (r == 0) {
+		r = engine_readlink(fs->engine, path, buf, sizeof(buf));
+		free(path);
+	}
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_readlink(req, buf);
+}
+
+/* Creates the empty document path and replies with its entry. */
+static void make_node(fuse_req_t req, const char *path, mode_t mode)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	struct pfs_file *f;
+	struct pfs_stat ps;
+	uint64_t seen = fs__change_count(fs);
+	int r;
+
+	caller_of(req, &who);
+	r = engine_file_open(fs->engine, path, O_CREAT | O_EXCL | O_WRONLY, mode & 07777, &who,
+			     &f);
+	if (r < 0)
+		goto fail;
+	r = engine_file_flush(f, &who);
+	if (r == 0)
+		r = engine_file_getattr(f, &ps);
+	engine_file_release(f);
+	if (r < 0)
+		goto fail;
+	reply_entry(req, path, &ps, seen);
+	return;
+fail:
+	fuse_reply_err(req, -r);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		     dev_t rdev)
+{
+	char *path;
+	int r;
+
+	/* Packets hold documents and directories only. */
+	if (!S_ISREG(mode)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	r = fs__child_path(fs_of(req), parent, name, &path);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	make_node(req, path, mode);
+	free(path);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	struct pfs_stat ps;
+	uint64_t seen = fs__change_count(fs);
+	char *path;
+	int r = fs__child_path(fs, parent, name, &path);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	caller_of(req, &who);
+	/* The notifier makes an existing directory again (an archived item's):
+	 * it is new to the kernel, which tells inotify. */
+	if (!notifier_is_self(fs->notifier, req))
+		r = engine_mkdir(fs->engine, path, mode & 07777, &who);
+	if (r == 0)
+		r = engine_getattr(fs->engine, path, &ps);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		reply_entry(req, path, &ps, seen);
+	free(path);
+}
+
+static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, int dir)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	char *path;
+	int r = fs__child_path(fs, parent, name, &path);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	caller_of(req, &who);
+	fs__ns_change_begin(fs);
+	/* The notifier removes what the engine has archived already. */
+	if (dir && notifier_is_self(fs->notifier, req))
+		r = 0;
+	else if (dir)
+		r = engine_rmdir(fs->engine, path, &who);
+	else
+		r = engine_unlink(fs->engine, path, &who);
+	if (r == 0)
+		inode_unlink(fs->inodes, path);
+	fs__ns_change_end(fs);
+	free(path);
+	fuse_reply_err(req, -r);
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, 0);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, 1);
+}
+
+/* Symbolic and hard links: packets hold documents and directories only
+ * (the worktree link is the engine's own). */
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	fuse_reply_err(req, EPERM);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	fuse_reply_err(req, EPERM);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		      const char *newname, unsigned int flags)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	char *from = NULL, *to = NULL;
+	int r;
+
+	r = fs__child_path(fs, parent, name, &from);
+	if (r == 0)
+		r = fs__child_path(fs, newparent, newname, &to);
+	if (r == 0) {
+		caller_of(req, &who);
+		fs__ns_change_begin(fs);
+		r = engine_rename(fs->engine, from, to, flags, &who);
+		/* inode_rename keeps the table consistent even when it runs out
+		 * of memory; the rename itself has happened. */
+		if (r == 0)
+			inode_rename(fs->inodes, from, to);
+		fs__ns_change_end(fs);
+	}
+	free(from);
+	free(to);
+	fuse_reply_err(req, -r);
+}
+
+/* The space of the file system holding the store, which is where packet
+ * content lives. */
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+
+	if (statvfs(fs_of(req)->store, &sv) < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	sv.f_namemax = NAME_MAX;
+	sv.f_flag = 0;
+	fuse_reply_statfs(req, &sv);
+}
+
+const struct fuse_lowlevel_ops fs__ops = {
+	.init = op_init,
+	.lookup = op_lookup,
+	.forget = op_forget,
+	.forget_multi = op_forget_multi,
+	.getattr = op_getattr,
+	.setattr = op_setattr,
+	.readlink = op_readlink,
+	.mknod = op_mknod,
+	.mkdir = op_mkdir,
+	.unlink = op_unlink,
+	.rmdir = op_rmdir,
+	.symlink = op_symlink,
+	.link = op_link,
+	.rename = op_rename,
+	.open = fs__op_open,
+	.create = fs__op_create,
+	.read = fs__op_read,
+	.write = fs__op_write,
+	.flush = fs__op_flush,
+	.release = fs__op_release,
+	.fsync = fs__op_fsync,
+	.poll = fs__op_poll,
+	.opendir = fs__op_opendir,
+	.readdir = fs__op_readdir,
+	.readdirplus = fs__op_readdirplus,
+	.releasedir = fs__op_releasedir,
+	.statfs = op_statfs,
+};

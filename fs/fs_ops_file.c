@@ -1,0 +1,343 @@
+/*
+ * fs_ops_file.c - open files: the list of open handles and the FUSE
+ * operations on them (open, create, read, write, flush, release, fsync,
+ * poll).
+ *
+ * DESIGN
+ *
+ * Handles. fi->fh holds a struct open_file * (the engine's struct
+ * pfs_file, listed per inode so that fstat works after unlink), or
+ * NOTIFY_FH for a handle the notifier opened (notify.h), whose reads are
+ * empty and whose writes change nothing. What the kernel may cache of an
+ * open file is fs_cache.c's to say (fs__cache_open). A poll's handle is
+ * kept on its open file until the notifier replays a change of the file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <fuse_lowlevel.h>
+
+#include "engine.h"
+#include "fs_int.h"
+#include "inode.h"
+#include "notify.h"
+
+/* Lists f as open on ino and points fi at it. Returns 0 or -ENOMEM. */
+static int open_add(struct fs *fs, uint64_t ino, struct pfs_file *f, struct fuse_file_info *fi)
+{
+	struct open_file *of = calloc(1, sizeof(*of));
+
+	if (of == NULL)
+		return -ENOMEM;
+	of->f = f;
+	of->ino = ino;
+	pthread_mutex_lock(&fs->open_lock);
+	of->next = fs->open;
+	if (fs->open)
+		fs->open->prev = of;
+	fs->open = of;
+	pthread_mutex_unlock(&fs->open_lock);
+	fi->fh = (uint64_t)(uintptr_t)of;
+	fs__cache_open(fi, f);
+	return 0;
+}
+
+/* Unlists and releases the open file of fi. */
+static void open_release(struct fs *fs, struct fuse_file_info *fi)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+
+	pthread_mutex_lock(&fs->open_lock);
+	if (of->prev)
+		of->prev->next = of->next;
+	else
+		fs->open = of->next;
+	if (of->next)
+		of->next->prev = of->prev;
+	pthread_mutex_unlock(&fs->open_lock);
+	if (of->ph)
+		fuse_pollhandle_destroy(of->ph);
+	engine_file_release(of->f);
+	free(of);
+}
+
+/* The notifier replayed a change of path: wakes the polls waiting on it.
+ * Runs on the notifier thread (never in a request handler, where a
+ * notification could deadlock against the kernel). */
+void fs__wake_polls(void *arg, const char *path)
+{
+	struct fs *fs = arg;
+	struct fuse_pollhandle *ph[64];
+	struct open_file *of;
+	uint64_t ino = inode_peek(fs->inodes, path);
+	size_t n = 0, i;
+
+	if (ino == 0)
+		return;
+	/* In rounds of at most 64 handles, each taken off its file, until
+	 * none is left. */
+	do {
+		n = 0;
+		pthread_mutex_lock(&fs->open_lock);
+		for (of = fs->open; of && n < sizeof(ph) / sizeof(ph[0]); of = of->next) {
+			if (of->ino == ino && of->ph) {
+				ph[n++] = of->ph;
+				of->ph = NULL;
+			}
+		}
+		pthread_mutex_unlock(&fs->open_lock);
+		for (i = 0; i < n; i++) {
+			fuse_lowlevel_notify_poll(ph[i]);
+			fuse_pollhandle_destroy(ph[i]);
+		}
+	} while (n == sizeof(ph) / sizeof(ph[0]));
+}
+
+/*
+ * Commits what is pending in the open documents of ino. cp -a, tar and
+ * rsync write, set the times (futimens, which carries no file handle) and
+ * only then close: without this, the commit at close would stamp the time
+ * of the close over the one they set. Views are left alone: their flush
+ * has effects of its own (a ctl command).
+ */
+int fs__open_flush(struct fs *fs, uint64_t ino, const struct pfs_caller *who)
+{
+	struct open_file *of;
+	int r = 0;
+
+	pthread_mutex_lock(&fs->open_lock);
+	for (of = fs->open; of && r == 0; of = of->next) {
+		if (of->ino == ino && !engine_file_direct(of->f))
+			r = engine_file_flush(of->f, who);
+	}
+	pthread_mutex_unlock(&fs->open_lock);
+	return r;
+}
+
+/* Attributes of ino through any of its open files: -ENOENT when none. */
+int fs__open_getattr(struct fs *fs, uint64_t ino, struct pfs_stat *ps)
+{
+	struct open_file *of;
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&fs->open_lock);
+	for (of = fs->open; of; of = of->next) {
+		if (of->ino == ino) {
+			r = engine_file_getattr(of->f, ps);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&fs->open_lock);
+	return r;
+}
+
+/* Opens for the notifier: a handle whose writes change nothing. */
+static void notifier_open(fuse_req_t req, struct fuse_file_info *fi)
+{
+	fi->fh = NOTIFY_FH;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	fuse_reply_open(req, fi);
+}
+
+void fs__op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	struct pfs_file *f;
+	char *path;
+	int r = fs__path_of(fs, ino, &path);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	if (notifier_is_self(fs->notifier, req)) {
+		free(path);
+		notifier_open(req, fi);
+		return;
+	}
+	caller_of(req, &who);
+	r = engine_file_open(fs->engine, path, fi->flags, 0, &who, &f);
+	free(path);
+	if (r == 0) {
+		r = open_add(fs, ino, f, fi);
+		if (r < 0)
+			engine_file_release(f);
+	}
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else if (fuse_reply_open(req, fi) != 0)
+		open_release(fs, fi);
+}
+
+void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		   struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	struct pfs_caller who;
+	struct pfs_file *f = NULL;
+	struct pfs_stat ps;
+	uint64_t ino, seen = fs__change_count(fs);
+	char *path;
+	int r = fs__child_path(fs, parent, name, &path);
+
+	if (r < 0)
+		goto fail;
+	if (notifier_is_self(fs->notifier, req)) {
+		/* The notifier creates an existing file again (see notify.h). */
+		r = engine_getattr(fs->engine, path, &ps);
+		if (r == 0 && !S_ISREG(ps.mode))
+			r = -EISDIR;
+		if (r < 0)
+			goto fail;
+		r = inode_ref(fs->inodes, path, &ino);
+		if (r < 0)
+			goto fail;
+		fs__notifier_mode(req, &ps);
+		fs__fill_entry(req, ino, &ps, seen, &e);
+		fi->fh = NOTIFY_FH;
+		fi->direct_io = 1;
+		if (fuse_reply_create(req, &e, fi) != 0)
+			inode_forget(fs->inodes, ino, 1);
+		free(path);
+		return;
+	}
+	caller_of(req, &who);
+	r = engine_file_open(fs->engine, path, fi->flags | O_CREAT, mode & 07777, &who, &f);
+	if (r < 0)
+		goto fail;
+	r = engine_file_getattr(f, &ps);
+	if (r < 0)
+		goto fail;
+	r = inode_ref(fs->inodes, path, &ino);
+	if (r < 0)
+		goto fail;
+	fs__fill_entry(req, ino, &ps, seen, &e);
+	r = open_add(fs, ino, f, fi);
+	if (r < 0) {
+		inode_forget(fs->inodes, ino, 1);
+		goto fail;
+	}
+	if (fuse_reply_create(req, &e, fi) != 0) {
+		inode_forget(fs->inodes, ino, 1);
+		open_release(fs, fi);
+	}
+	free(path);
+	return;
+fail:
+	if (f)
+		engine_file_release(f);
+	free(path);
+	fuse_reply_err(req, -r);
+}
+
+void fs__op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		 struct fuse_file_info *fi)
+{
+	char *buf;
+	ssize_t n;
+
+	if (fi->fh == NOTIFY_FH) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	buf = malloc(size ? size : 1);
+	if (buf == NULL) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = engine_file_read(file_of(fi), buf, size, (uint64_t)off);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+void fs__op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		  struct fuse_file_info *fi)
+{
+	struct pfs_caller who;
+	ssize_t n;
+
+	if (fi->fh == NOTIFY_FH) {
+		fuse_reply_write(req, size);
+		return;
+	}
+	caller_of(req, &who);
+	n = engine_file_write(file_of(fi), buf, size, (uint64_t)off, &who);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+void fs__op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct pfs_caller who;
+
+	if (fi->fh == NOTIFY_FH) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	caller_of(req, &who);
+	fuse_reply_err(req, -engine_file_flush(file_of(fi), &who));
+}
+
+void fs__op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (fi->fh != NOTIFY_FH)
+		open_release(fs_of(req), fi);
+	fuse_reply_err(req, 0);
+}
+
+void fs__op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	struct pfs_caller who;
+
+	if (fi->fh == NOTIFY_FH) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	caller_of(req, &who);
+	fuse_reply_err(req, -engine_file_fsync(file_of(fi), &who));
+}
+
+/*
+ * poll(2): the readiness the engine reports for the handle. A waiter's
+ * handle is kept (replacing an older one) until the notifier replays a
+ * change of the file (fs__wake_polls); it is stored before readiness is
+ * computed, so that a change in between still wakes it.
+ */
+void fs__op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		 struct fuse_pollhandle *ph)
+{
+	struct fs *fs = fs_of(req);
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	struct fuse_pollhandle *old = NULL;
+
+	if (fi->fh == NOTIFY_FH) {
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		fuse_reply_poll(req, POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM);
+		return;
+	}
+	if (ph) {
+		pthread_mutex_lock(&fs->open_lock);
+		old = of->ph;
+		of->ph = ph;
+		pthread_mutex_unlock(&fs->open_lock);
+		if (old)
+			fuse_pollhandle_destroy(old);
+	}
+	fuse_reply_poll(req, engine_file_poll(of->f));
+}
