@@ -1,5 +1,9 @@
 /*
- * runner.c - child processes on the engine's libuv loop (see runner.h).
+ * runner.c - child processes on the engine's libuv loop (see runner.h):
+ * spawning a run and its life - the output pipe, the leader's end, the
+ * timeout, cancel and the exit callback. Which processes are the run's,
+ * the signals to them and the reaping of orphans are in runner_tree.c
+ * (runner_int.h is what the two share).
  *
  * A run owns five libuv handles, all inside struct runner_proc: the
  * leader's exit watcher (a poll handle on its pidfd, or a SIGCHLD signal
@@ -25,44 +29,6 @@
  * handle of the run does the same waitpid on every SIGCHLD; the poll
  * timer's ticks check too, so no exit goes unseen.
  *
- * DESIGN: which processes are the run's. A process group is not enough: a
- * descendant may call setsid() or setpgid() (daemons, `setsid cmd &`, test
- * runners), and once its parent exits it is re-parented. So the daemon is a
- * child subreaper (runner_set_subreaper, from engine_start): orphans come
- * to it, never to init. Every run carries a marker in its environment,
- * RUNNER_MARKER_VAR=<daemon pid>.<n>, inherited by all its descendants. A
- * sweep (sweep()) reads /proc/PID/stat of every process and takes as the
- * run's:
- *   - every process whose session or group is the run's (pid of the
- *     leader; not once that number was reused by an unrelated process,
- *     which the leader's start time tells);
- *   - every process seen as the run's by an earlier sweep (pid and start
- *     time, so a reused pid is not mistaken for it);
- *   - every orphan re-parented to the daemon (or to init, when the daemon
- *     is no subreaper) whose /proc/PID/environ holds the run's marker;
- *   - every descendant of those (ppid links, to a fixed point).
- * Signals go to the group at once (kill(-pgid), atomic against forks) and
- * then to each of these processes by pid. Sweeps run every TRACK_MS while
- * the leader runs (so that what is seen once stays known even if it later
- * loses the marker) and every POLL_MS while the run ends; a process that
- * appears while the run ends gets SIGTERM (once) or SIGKILL (every sweep)
- * as the run's stage demands. A descendant that both left the session and
- * dropped the marker before any sweep saw it, and was orphaned, cannot be
- * told apart and is left alone (its pipe end cannot hold the run open:
- * the drain deadline still runs).
- *
- * Reaping: as a subreaper the daemon inherits orphans and must wait for
- * them, but the leaders are reaped by their own runs (waitpid(pid)), and a
- * leader reaped by anyone else loses its exit status. So there is no
- * waitpid(-1): a sweep reaps, by pid, each zombie that is a child of this
- * process, lies outside this process's session (which every run left with
- * setsid, while popen and the like stay in it) and is not the leader of a
- * live run. The leaders of live runs of the whole process are kept in a
- * registry (leaders[], under leaders_lock, which also spans each spawn so
- * that a sweep on another loop never sees an unregistered new leader). An
- * orphan that dies after its run finished is reaped by the next sweep of
- * any run.
- *
  * Life of a run:
  *   running   the leader is alive; output chunks go to on_output; the poll
  *             timer sweeps every TRACK_MS. The timeout or runner_cancel()
@@ -86,15 +52,12 @@
  * line and the exit callback are delivered from a 0 ms timer, never from
  * inside runner_start().
  *
- * Invariants: no signal goes to a pid <= 1, to this process, or to a
- * process of our own group or session; a run's leader is reaped only by
- * its run; handles are freed only in their close callbacks; on_output is
- * never called after on_exit.
+ * Invariants: a run's leader is reaped only by its run; handles are freed
+ * only in their close callbacks; on_output is never called after on_exit.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -102,479 +65,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "runner_int.h"
 
 #define DEFAULT_GRACE_S 5
-#define POLL_MS 50          /* sweeps while a run ends */
 #define TRACK_MS 1000       /* sweeps while the leader runs */
 #define KILL_WAIT_MS 2000   /* after SIGKILL, for the processes to vanish */
-#define READ_CHUNK 65536
-#define ENVIRON_MAX (4 << 20) /* bytes of /proc/PID/environ looked at */
 
-/* A process of the run, as the last sweep saw it. */
-struct member {
-	pid_t pid;
-	unsigned long long start; /* starttime of /proc/PID/stat: tells a reused pid apart */
-	int termed;               /* has been sent SIGTERM */
-};
-
-/* What a sweep needs of one /proc/PID/stat. */
-struct pstat {
-	pid_t pid, ppid, pgid, sid;
-	unsigned long long start;
-	char state;  /* R, S, D, Z, ...; 'X' once reaped here */
-	int member;  /* one of the run's processes */
-};
-
-struct runner_proc {
-	uv_loop_t *loop;
-	union {
-		uv_poll_t poll;     /* on pidfd: readable once the leader exited */
-		uv_signal_t sig;    /* SIGCHLD, where there is no pidfd */
-	} exit_watch;
-	uv_pipe_t out;             /* read end of the child's stdout/stderr */
-	uv_timer_t timeout_timer;  /* spec->timeout_s after the spawn */
-	uv_timer_t grace_timer;    /* SIGTERM -> SIGKILL, and the drain deadline */
-	uv_timer_t poll_timer;     /* sweeps (TRACK_MS, then POLL_MS); spawn failures */
-	runner_output_cb on_output;
-	runner_exit_cb on_exit;
-	void *arg;
-	pid_t pid;                 /* == pgid == sid; 0 when the spawn failed */
-	int pidfd;                 /* the leader's pidfd, or -1 */
-	uint64_t grace_ms;
-	uint64_t start_ns;
-	char *prog;                /* for the "cannot run" line */
-	char marker[64];           /* RUNNER_MARKER_VAR=<daemon pid>.<n> */
-	struct member *known;      /* the run's processes at the last sweep */
-	size_t nknown;
-	int nopen;                 /* handles not yet closed */
-	unsigned watch_init : 1;   /* exit_watch is initialised */
-	unsigned out_init : 1;
-	unsigned leader_exited : 1;
-	unsigned eof : 1;
-	unsigned term_sent : 1;
-	unsigned group_termed : 1; /* the group got SIGTERM; the next sweep
-				    * marks its members termed */
-	unsigned kill_sent : 1;
-	unsigned deadline : 1;     /* the wait after SIGKILL ran out */
-	unsigned finished : 1;
-	struct runner_result res;
-	char buf[READ_CHUNK];
-};
-
-/* Pids of the leaders of the live runs of this process, all loops
- * together: their runs reap them, a sweep never may. leaders_lock also
- * spans each spawn and each sweep's reaping. */
-static pthread_mutex_t leaders_lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t *leaders;
-static size_t nleaders, leaders_cap;
 static unsigned marker_seq;
 /* /dev/null open for reading (close-on-exec, above stdio): every run's
- * stdin; opened at the first spawn, then kept. Under leaders_lock. */
+ * stdin; opened at the first spawn, then kept. Under the leaders' lock
+ * (runner__leaders_lock). */
 static int devnull_fd = -1;
-
-/* Room for one more leader; under leaders_lock. 0 or -ENOMEM. */
-static int leaders_reserve(void)
-{
-	pid_t *n;
-
-	if (nleaders < leaders_cap)
-		return 0;
-	n = realloc(leaders, (leaders_cap ? leaders_cap * 2 : 16) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	leaders = n;
-	leaders_cap = leaders_cap ? leaders_cap * 2 : 16;
-	return 0;
-}
-
-/* Under leaders_lock. */
-static int leaders_has(pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < nleaders; i++)
-		if (leaders[i] == pid)
-			return 1;
-	return 0;
-}
-
-static void leaders_remove(pid_t pid)
-{
-	size_t i;
-
-	pthread_mutex_lock(&leaders_lock);
-	for (i = 0; i < nleaders; i++) {
-		if (leaders[i] == pid) {
-			leaders[i] = leaders[--nleaders];
-			break;
-		}
-	}
-	pthread_mutex_unlock(&leaders_lock);
-}
-
-/* Reads /proc/PID/stat into *ps (member 0). 0, or -1 when pid is gone. */
-static int read_stat(pid_t pid, struct pstat *ps)
-{
-	char path[64], buf[1024], *rp;
-	ssize_t n;
-	int fd, ppid, pgid, sid;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* The command name may hold anything, ')' included: skip to the last. */
-	rp = strrchr(buf, ')');
-	if (!rp || sscanf(rp + 1, " %c %d %d %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-			  "%*s %*s %*s %*s %llu", &ps->state, &ppid, &pgid, &sid, &ps->start) != 5)
-		return -1;
-	ps->pid = pid;
-	ps->ppid = ppid;
-	ps->pgid = pgid;
-	ps->sid = sid;
-	ps->member = 0;
-	return 0;
-}
-
-static int cmp_pid(const void *a, const void *b)
-{
-	const struct pstat *x = a, *y = b;
-
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-/* Every process of /proc, sorted by pid, into *out (caller frees; NULL when
- * none). The count, or -1 when /proc cannot be read. */
-static ssize_t snapshot(struct pstat **out)
-{
-	struct pstat *v = NULL, *nv;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
-
-	*out = NULL;
-	d = opendir("/proc");
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9' || *end || pid <= 0)
-			continue;
-		if (n == cap) {
-			nv = realloc(v, (cap ? cap * 2 : 512) * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-			cap = cap ? cap * 2 : 512;
-		}
-		if (read_stat((pid_t)pid, &v[n]) == 0)
-			n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_pid);
-	*out = v;
-	return (ssize_t)n;
-}
-
-static struct pstat *find_pstat(struct pstat *v, size_t n, pid_t pid)
-{
-	struct pstat key = { .pid = pid };
-
-	return n ? bsearch(&key, v, n, sizeof(*v), cmp_pid) : NULL;
-}
-
-/* Whether the environment of pid holds the entry marker exactly. */
-static int has_marker(pid_t pid, const char *marker)
-{
-	size_t len = 0, cap = 0, mlen = strlen(marker), s, e;
-	char path[64], *buf = NULL, *nb;
-	int fd, found = 0;
-	ssize_t r;
-
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	for (;;) {
-		if (cap - len < 4096) {
-			if (cap >= ENVIRON_MAX)
-				break;
-			nb = realloc(buf, cap ? cap * 2 : 65536);
-			if (!nb)
-				break;
-			buf = nb;
-			cap = cap ? cap * 2 : 65536;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	for (s = 0; s < len && !found; s = e + 1) {
-		for (e = s; e < len && buf[e]; e++)
-			;
-		found = e - s == mlen && memcmp(buf + s, marker, mlen) == 0;
-	}
-	free(buf);
-	return found;
-}
-
-static const struct member *known_find(const struct runner_proc *p, pid_t pid,
-				       unsigned long long start)
-{
-	size_t i;
-
-	for (i = 0; i < p->nknown; i++)
-		if (p->known[i].pid == pid && p->known[i].start == start)
-			return &p->known[i];
-	return NULL;
-}
-
-/* Records that sig was sent to processes of the run (SIGKILL outranks). */
-static void note_signal(struct runner_proc *p, int sig)
-{
-	if (sig == SIGKILL || p->res.kill_signal == 0)
-		p->res.kill_signal = sig;
-}
-
-/* Whether the number p->pid still names the run's group and session: after
- * the leader was reaped, a live process with that pid is someone else (the
- * kernel reuses no pid that is still some group's or session's id, so
- * without such a process the id is still the run's). */
-static int ids_ours(const struct runner_proc *p)
-{
-	struct pstat ps;
-
-	if (p->pid <= 1 || p->pid == getpgrp())
-		return 0;
-	if (!p->leader_exited)
-		return 1;
-	return read_stat(p->pid, &ps) < 0;
-}
-
-static int signal_group(struct runner_proc *p, int sig)
-{
-	if (!ids_ours(p))
-		return -ESRCH;
-	return kill(-p->pid, sig) == 0 ? 0 : -errno;
-}
-
-/* Whether this process is a child subreaper. */
-static int is_subreaper(void)
-{
-	int on = 0;
-
-	return prctl(PR_GET_CHILD_SUBREAPER, &on, 0, 0, 0) == 0 && on;
-}
-
-/* Reaps the dead orphans of runs among the processes of v (see the top);
- * marks them 'X'. */
-static void reap_orphans(struct pstat *v, size_t n)
-{
-	pid_t self = getpid(), mysid = getsid(0);
-	size_t i;
-
-	pthread_mutex_lock(&leaders_lock);
-	for (i = 0; i < n; i++) {
-		struct pstat *e = &v[i];
-
-		if (e->state == 'Z' && e->ppid == self && e->sid != mysid && !leaders_has(e->pid) &&
-		    waitpid(e->pid, NULL, WNOHANG) == e->pid)
-			e->state = 'X';
-	}
-	pthread_mutex_unlock(&leaders_lock);
-}
-
-/*
- * Whether, without a look at all of /proc, none of the run's processes can
- * be alive and no dead orphan waits to be reaped. Only after the leader
- * was reaped, and only for a subreaper: then every live process that a
- * sweep would take for the run's - in its group or session, known, an
- * orphan with the marker, or a descendant of one of those - has a topmost
- * live ancestor that is a child of this process (its own parent died, or
- * it is the leader), and that child is not the leader of a live run (a
- * spawn of ours, never a descendant of a run) nor in our session (which no
- * run's process can join). So when every child of every thread of this
- * process (/proc/self/task/TID/children) is one of those two, the sweep
- * would find nothing alive, and nothing to reap (a dead orphan is a zombie
- * child outside our session). 0 whenever that cannot be told (no
- * /proc/.../children, a child of another kind, the group's id in use).
- */
-static int surely_gone(const struct runner_proc *p)
-{
-	char path[320], buf[4096], *q, *end;
-	pid_t mysid = getsid(0);
-	struct dirent *de;
-	struct pstat ps;
-	int fd, gone = 1;
-	ssize_t n;
-	DIR *d;
-
-	if (!p->leader_exited || !is_subreaper())
-		return 0;
-	/* The cheapest test first: a process of the run's group. */
-	if (p->pid > 1 && (kill(-p->pid, 0) == 0 || errno != ESRCH))
-		return 0;
-	d = opendir("/proc/self/task");
-	if (!d)
-		return 0;
-	pthread_mutex_lock(&leaders_lock);
-	while (gone && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "%s/children", de->d_name);
-		fd = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			/* A thread that just ended has no children left; a
-			 * thread without the file (a kernel without
-			 * CONFIG_PROC_CHILDREN) tells nothing. */
-			gone = faccessat(dirfd(d), de->d_name, F_OK, 0) < 0;
-			continue;
-		}
-		/* One read: the kernel walks the list in one go. A list too
-		 * long for buf is not worth the trouble. */
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n < 0 || n == (ssize_t)sizeof(buf) - 1) {
-			gone = 0;
-			break;
-		}
-		buf[n] = '\0';
-		for (q = buf; gone; q = end) {
-			long pid = strtol(q, &end, 10);
-
-			if (end == q)
-				break;
-			if (pid <= 1 || leaders_has((pid_t)pid))
-				continue;
-			/* Ours (our session), or gone since (reaped by the
-			 * code that started it). */
-			if (read_stat((pid_t)pid, &ps) == 0 ? ps.sid != mysid : kill((pid_t)pid, 0) == 0)
-				gone = 0;
-		}
-	}
-	pthread_mutex_unlock(&leaders_lock);
-	closedir(d);
-	return gone;
-}
-
-/*
- * One look at /proc (see the top): finds the run's processes, reaps dead
- * orphans, and sends the run's processes the signal the run is at: SIGKILL
- * on every sweep once kill_sent, SIGTERM once to each after term_sent.
- * p->known becomes what was found. Returns how many of the run's processes
- * are alive (zombies do not count); without /proc, whether the group
- * exists.
- */
-static int sweep(struct runner_proc *p)
-{
-	pid_t self = getpid(), mysid = getsid(0), orphan_parent = is_subreaper() ? self : 1;
-	struct pstat *v = NULL, *e, *par;
-	struct member *known = NULL;
-	size_t i, nk = 0, total = 0;
-	int alive = 0, changed, ids;
-	ssize_t n;
-
-	if (p->pid <= 1)
-		return 0;
-	if (surely_gone(p)) {
-		free(p->known);
-		p->known = NULL;
-		p->nknown = 0;
-		return 0;
-	}
-	n = snapshot(&v);
-	if (n < 0)
-		return signal_group(p, 0) != -ESRCH;
-	/* As ids_ours(): a live process with the leader's pid after the leader
-	 * was reaped is someone else, and so are that number's group and
-	 * session. */
-	ids = p->pid != getpgrp() && (!p->leader_exited || !find_pstat(v, (size_t)n, p->pid));
-	/* No process of our own session is ever the run's: every run left it. */
-	for (i = 0; i < (size_t)n; i++) {
-		e = &v[i];
-		if (e->pid <= 1 || e->pid == self || e->sid == mysid)
-			continue;
-		if ((ids && (e->sid == p->pid || e->pgid == p->pid)) ||
-		    known_find(p, e->pid, e->start) ||
-		    (e->ppid == orphan_parent && e->state != 'Z' && has_marker(e->pid, p->marker)))
-			e->member = 1;
-	}
-	do {
-		changed = 0;
-		for (i = 0; i < (size_t)n; i++) {
-			e = &v[i];
-			if (e->member || e->pid <= 1 || e->pid == self || e->sid == mysid)
-				continue;
-			par = find_pstat(v, (size_t)n, e->ppid);
-			if (par && par->member) {
-				e->member = 1;
-				changed = 1;
-			}
-		}
-	} while (changed);
-	reap_orphans(v, (size_t)n);
-
-	for (i = 0; i < (size_t)n; i++)
-		total += v[i].member && v[i].state != 'X';
-	if (total)
-		known = calloc(total, sizeof(*known));
-	for (i = 0; i < (size_t)n; i++) {
-		const struct member *old;
-		struct member m;
-
-		e = &v[i];
-		if (!e->member || e->state == 'X')
-			continue;
-		old = known_find(p, e->pid, e->start);
-		m.pid = e->pid;
-		m.start = e->start;
-		m.termed = old && old->termed;
-		if (e->state != 'Z') {
-			alive++;
-			if (p->kill_sent) {
-				if (kill(e->pid, SIGKILL) == 0)
-					note_signal(p, SIGKILL);
-			} else if (p->term_sent && !m.termed) {
-				/* The group's members had theirs from kill(-pgid). */
-				if (!(p->group_termed && e->pgid == p->pid) &&
-				    kill(e->pid, SIGTERM) == 0)
-					note_signal(p, SIGTERM);
-				m.termed = 1;
-			}
-		}
-		if (known)
-			known[nk++] = m;
-	}
-	if (p->term_sent)
-		p->group_termed = 0;
-	/* Without memory for the list the old one is kept: better stale than
-	 * empty. */
-	if (known || total == 0) {
-		free(p->known);
-		p->known = known;
-		p->nknown = nk;
-	}
-	free(v);
-	return alive;
-}
 
 static void on_close(uv_handle_t *h)
 {
@@ -622,7 +126,7 @@ static void finish(struct runner_proc *p)
  * pipe is at EOF, and none of the run's processes is alive. */
 static void maybe_finish(struct runner_proc *p)
 {
-	if (p->leader_exited && p->eof && sweep(p) == 0)
+	if (p->leader_exited && p->eof && runner__sweep(p) == 0)
 		finish(p);
 }
 
@@ -637,7 +141,7 @@ static void on_poll(uv_timer_t *t)
 	check_leader(p);
 	if (p->finished)
 		return;
-	alive = sweep(p);
+	alive = runner__sweep(p);
 	if (p->leader_exited && p->eof && alive == 0)
 		finish(p);
 }
@@ -654,16 +158,16 @@ static void on_grace(uv_timer_t *t)
 			finish(p);
 		return;
 	}
-	if (sweep(p) == 0 && p->leader_exited) {
+	if (runner__sweep(p) == 0 && p->leader_exited) {
 		/* Nothing of the run is alive; only the pipe lacked its EOF
 		 * (a holder no sweep can see). */
 		finish(p);
 		return;
 	}
 	p->kill_sent = 1;
-	if (signal_group(p, SIGKILL) == 0)
-		note_signal(p, SIGKILL);
-	sweep(p);
+	if (runner__signal_group(p, SIGKILL) == 0)
+		runner__note_signal(p, SIGKILL);
+	runner__sweep(p);
 	uv_timer_start(&p->grace_timer, on_grace, KILL_WAIT_MS, 0);
 	uv_timer_start(&p->poll_timer, on_poll, POLL_MS, POLL_MS);
 }
@@ -675,11 +179,11 @@ static void terminate(struct runner_proc *p)
 	if (p->term_sent)
 		return;
 	p->term_sent = 1;
-	if (signal_group(p, SIGTERM) == 0) {
-		note_signal(p, SIGTERM);
+	if (runner__signal_group(p, SIGTERM) == 0) {
+		runner__note_signal(p, SIGTERM);
 		p->group_termed = 1;
 	}
-	sweep(p);
+	runner__sweep(p);
 	uv_timer_start(&p->grace_timer, on_grace, p->grace_ms, 0);
 	uv_timer_start(&p->poll_timer, on_poll, POLL_MS, POLL_MS);
 }
@@ -696,7 +200,7 @@ static void on_timeout(uv_timer_t *t)
  * else ends what is left (leftovers) and waits for the pipe's EOF. */
 static void settle(struct runner_proc *p)
 {
-	int alive = sweep(p);
+	int alive = runner__sweep(p);
 
 	if (p->eof && alive == 0) {
 		finish(p);
@@ -724,7 +228,7 @@ static void on_settle(uv_timer_t *t)
 static void leader_exit(struct runner_proc *p, int status)
 {
 	p->leader_exited = 1;
-	leaders_remove(p->pid);
+	runner__leaders_remove(p->pid);
 	if (p->watch_init) {
 		if (p->pidfd >= 0)
 			uv_poll_stop(&p->exit_watch.poll);
@@ -988,7 +492,7 @@ static int watch_leader(struct runner_proc *p)
 }
 
 /* Builds the spawn's attributes and file actions and starts the leader,
- * registered in leaders[]; 0 or a positive errno. */
+ * registered among the leaders (runner__leaders_add); 0 or a positive errno. */
 static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, char **env,
 			int out_fd)
 {
@@ -1016,7 +520,7 @@ static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, c
 		posix_spawn_file_actions_destroy(&fa);
 		return r;
 	}
-	pthread_mutex_lock(&leaders_lock);
+	runner__leaders_lock();
 	if (devnull_fd < 0) {
 		devnull_fd = above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
 		if (devnull_fd < 0)
@@ -1039,14 +543,14 @@ static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, c
 		r = posix_spawnattr_setsigdefault(&at, &all);
 	/* Registered before any sweep of another loop can see it dead. */
 	if (!r)
-		r = -leaders_reserve();
+		r = -runner__leaders_reserve();
 	if (!r)
 		r = spawn_search(&pid, spec->argv, env, &fa, &at);
 	if (!r) {
-		leaders[nleaders++] = pid;
+		runner__leaders_add(pid);
 		p->pid = pid;
 	}
-	pthread_mutex_unlock(&leaders_lock);
+	runner__leaders_unlock();
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	return r;
@@ -1165,36 +669,4 @@ void runner_cancel(struct runner_proc *p)
 	p->res.cancelled = 1;
 	if (p->pid > 0)
 		terminate(p);
-}
-
-int runner_set_subreaper(void)
-{
-	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : -errno;
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-int runner_kill_group_sync(pid_t pgid, unsigned grace_s)
-{
-	uint64_t waited_ms = 0;
-
-	if (pgid <= 1 || pgid == getpgrp())
-		return -EINVAL;
-	if (kill(-pgid, SIGTERM) < 0)
-		return errno == ESRCH ? 0 : -errno;
-	while (waited_ms < (uint64_t)grace_s * 1000) {
-		sleep_ms(POLL_MS);
-		waited_ms += POLL_MS;
-		if (kill(-pgid, 0) < 0 && errno == ESRCH)
-			return 0;
-	}
-	if (kill(-pgid, SIGKILL) < 0 && errno != ESRCH)
-		return -errno;
-	return 0;
 }
