@@ -29,9 +29,8 @@
  * CTL_LINE_MAX bytes.
  *
  * Threads: FUSE threads (any thread but the loop thread, which
- * engine_call waits for). Calls on one pending buffer must not overlap;
- * the recipe catalog is read under cfg_lock, refreshed first
- * (engine_recipes_refresh).
+ * pipeline_call waits for). Calls on one pending buffer must not overlap;
+ * the recipe catalog is read under pipeline_recipes_hold.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -131,9 +130,9 @@ static void shorten(const char *s, size_t len, char *out, size_t size)
 }
 
 /* Marks cmd refused with the message fmt. Returns -EINVAL. */
-static int refuse(struct engine_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refuse(struct pipe_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int refuse(struct engine_cmd *cmd, const char *fmt, ...)
+static int refuse(struct pipe_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -150,11 +149,12 @@ static int refuse(struct engine_cmd *cmd, const char *fmt, ...)
  * line as shown, and cmd->verb and cmd->arg the command, or cmd->refused
  * and cmd->refusal why the line is bad. Checks the verb, the number of
  * arguments, their length and that the stage (configuration in force) or
- * recipe (catalog, under cfg_lock) exists; not the item's state. 0 or
+ * recipe (catalog, pipeline_recipes_hold) exists; not the item's state. 0 or
  * -EINVAL (refused).
  */
-static int parse_line(struct engine *e, const char *s, size_t len, struct engine_cmd *cmd)
+static int parse_line(struct engine *e, const char *s, size_t len, struct pipe_cmd *cmd)
 {
+	const struct recipe_catalog *cat;
 	struct pfs_config *cfg;
 	struct words w;
 	const char *what;
@@ -193,19 +193,18 @@ static int parse_line(struct engine *e, const char *s, size_t len, struct engine
 	memcpy(cmd->arg, w.w[1], w.len[1]);
 	cmd->arg[w.len[1]] = '\0';
 	if (strcmp(cmd->verb, "run") == 0) {
-		cfg = engine_config_get(e);
+		cfg = pipeline_config_get(e->pl);
 		if (!cfg || !config_stage(cfg, cmd->arg, NULL))
 			return refuse(cmd, "no stage '%s' in the pipeline", cmd->arg);
 		return 0;
 	}
 	if (strcmp(cmd->arg, "failed") == 0)
 		return 0; /* every named recipe not validated at the head */
-	pthread_mutex_lock(&e->cfg_lock);
-	engine_recipes_refresh(e);
-	r = recipe_find(&e->recipes, cmd->arg);
+	cat = pipeline_recipes_hold(e->pl);
+	r = recipe_find(cat, cmd->arg);
 	found = r != NULL;
 	procedure = r && r->procedure;
-	pthread_mutex_unlock(&e->cfg_lock);
+	pipeline_recipes_release(e->pl);
 	if (!found)
 		return refuse(cmd, "no recipe '%s' in the catalog", cmd->arg);
 	if (procedure)
@@ -219,10 +218,11 @@ static int parse_line(struct engine *e, const char *s, size_t len, struct engine
  * command line as more bytes come: blank, a strict prefix of a verb, "run"
  * or "rerun" with the name to come, or "run " + a prefix of a configured
  * stage name, or "rerun " + a prefix of a recipe name in the catalog
- * (under cfg_lock).
+ * (pipeline_recipes_hold).
  */
 static int is_line_prefix(struct engine *e, const char *s, size_t len)
 {
+	const struct recipe_catalog *cat;
 	struct pfs_config *cfg;
 	struct words w;
 	size_t i;
@@ -245,7 +245,7 @@ static int is_line_prefix(struct engine *e, const char *s, size_t len)
 	if (w.n > 2 || is_space(s[len - 1]))
 		return 0; /* the name has ended */
 	if (word_is(&w, 0, "run")) {
-		cfg = engine_config_get(e);
+		cfg = pipeline_config_get(e->pl);
 		for (i = 0; cfg && i < cfg->nstages && !found; i++)
 			found = strlen(cfg->stages[i].name) >= w.len[1] &&
 				memcmp(cfg->stages[i].name, w.w[1], w.len[1]) == 0;
@@ -253,12 +253,11 @@ static int is_line_prefix(struct engine *e, const char *s, size_t len)
 	}
 	if (w.len[1] <= 6 && memcmp("failed", w.w[1], w.len[1]) == 0)
 		return 1;
-	pthread_mutex_lock(&e->cfg_lock);
-	engine_recipes_refresh(e);
-	for (i = 0; i < e->recipes.n && !found; i++)
-		found = strlen(e->recipes.v[i].name) >= w.len[1] &&
-			memcmp(e->recipes.v[i].name, w.w[1], w.len[1]) == 0;
-	pthread_mutex_unlock(&e->cfg_lock);
+	cat = pipeline_recipes_hold(e->pl);
+	for (i = 0; i < cat->n && !found; i++)
+		found = strlen(cat->v[i].name) >= w.len[1] &&
+			memcmp(cat->v[i].name, w.w[1], w.len[1]) == 0;
+	pipeline_recipes_release(e->pl);
 	return found;
 }
 
@@ -268,12 +267,12 @@ static int is_line_prefix(struct engine *e, const char *s, size_t len)
  * 0 or a negative errno (-EINVAL for a refused line); a failure is logged
  * to stderr with its reason.
  */
-static int send_cmd(struct engine *e, const char *item, struct engine_cmd *cmd)
+static int send_cmd(struct engine *e, const char *item, struct pipe_cmd *cmd)
 {
 	int rc;
 
 	snprintf(cmd->item, sizeof(cmd->item), "%s", item);
-	rc = engine_call(e, cmd);
+	rc = pipeline_call(e->pl, cmd);
 	if (rc == -ENOTCONN)
 		snprintf(cmd->msg, sizeof(cmd->msg), "the pipeline engine is not running");
 	if (cmd->refused)
@@ -320,7 +319,7 @@ static int next_line(const struct buf *b, size_t *pos, size_t *start, size_t *en
 
 int packet__ctl_apply(struct engine *e, const char *item, const char *line, char *msg, size_t size)
 {
-	struct engine_cmd cmd;
+	struct pipe_cmd cmd;
 	int rc;
 
 	memset(&cmd, 0, sizeof(cmd));
@@ -335,7 +334,7 @@ ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pendin
 			  size_t size)
 {
 	size_t keep = pending->len, pos = 0, start, end, applied_end = 0;
-	struct engine_cmd cmd;
+	struct pipe_cmd cmd;
 	int rc, applied = 0;
 
 	rc = buf_append(pending, data, size);
@@ -386,7 +385,7 @@ refused:
 
 int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending)
 {
-	struct engine_cmd cmd;
+	struct pipe_cmd cmd;
 
 	if (is_blank(pending->data, pending->len))
 		return 0;
@@ -400,7 +399,7 @@ int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending)
 
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending)
 {
-	struct engine_cmd cmd;
+	struct pipe_cmd cmd;
 
 	if (!is_blank(pending->data, pending->len)) {
 		memset(&cmd, 0, sizeof(cmd));

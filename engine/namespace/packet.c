@@ -223,14 +223,14 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 	if (strncmp(p, ".packetfs/recipes/", 18) == 0) {
 		const char *f = p + 18;
 		const struct recipe *rp = NULL;
+		const struct recipe_catalog *cat;
 		size_t i;
 
-		pthread_mutex_lock(&e->cfg_lock);
-		engine_recipes_refresh(e);
-		for (i = 0; i < e->recipes.n; i++)
-			if (strcmp(e->recipes.v[i].file, f) == 0)
-				rp = &e->recipes.v[i];
-		pthread_mutex_unlock(&e->cfg_lock);
+		cat = pipeline_recipes_hold(e->pl);
+		for (i = 0; i < cat->n; i++)
+			if (strcmp(cat->v[i].file, f) == 0)
+				rp = &cat->v[i];
+		pipeline_recipes_release(e->pl);
 		if (!rp)
 			return -ENOENT;
 		snprintf(n->name, sizeof(n->name), "%s", f);
@@ -307,17 +307,12 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 	case N_VERSION:
 		return buf_printf(out, "packetfs %s\n", PACKETFS_VERSION);
 	case N_PIPELINE:
-		pthread_mutex_lock(&e->cfg_lock);
-		rc = buf_puts(out, e->cfg_json);
-		if (rc == 0 && (out->len == 0 || out->data[out->len - 1] != '\n'))
-			rc = buf_puts(out, "\n");
-		pthread_mutex_unlock(&e->cfg_lock);
-		return rc;
+		return pipeline_config_json(e->pl, out);
 	case N_RECIPE: {
 		char path[PATH_MAX], *data = NULL;
 		size_t len;
 
-		cfg = engine_config_get(e);
+		cfg = pipeline_config_get(e->pl);
 		snprintf(path, sizeof(path), "%s/%s", cfg->recipes_dir ? cfg->recipes_dir : "", n->name);
 		rc = util_read_file(path, 16 << 20, &data, &len);
 		if (rc == 0)
@@ -594,4 +589,22 @@ int engine_readlink(struct engine *e, const char *path, char *buf, size_t size)
 		rc = -ENAMETOOLONG;
 	packet__node_clear(&n);
 	return rc;
+}
+
+int engine_valid_item_name(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (n == 0 || n > ITEM_NAME_MAX)
+		return 0;
+	if (!((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= '0' && name[0] <= '9')))
+		return 0;
+	for (i = 1; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
+			return 0;
+	}
+	return 1;
 }

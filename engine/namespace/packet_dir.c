@@ -192,13 +192,13 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		emit_kind(&w, "version", N_VERSION, S_IFREG);
 		break;
 	case N_RECIPES_DIR: {
+		const struct recipe_catalog *cat;
 		char **files = NULL;
 
-		pthread_mutex_lock(&e->cfg_lock);
-		engine_recipes_refresh(e);
-		for (i = 0; i < e->recipes.n; i++)
-			strv_push(&files, e->recipes.v[i].file);
-		pthread_mutex_unlock(&e->cfg_lock);
+		cat = pipeline_recipes_hold(e->pl);
+		for (i = 0; i < cat->n; i++)
+			strv_push(&files, cat->v[i].file);
+		pipeline_recipes_release(e->pl);
 		for (i = 0; files && files[i]; i++)
 			emit_kind(&w, files[i], N_RECIPE, S_IFREG);
 		strv_free(files);

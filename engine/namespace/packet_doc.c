@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "packet_int.h"
-#include "repo.h"
 
 /* ---- who ---- */
 
@@ -55,7 +54,7 @@ static void who_fill(struct engine *e, const struct pfs_caller *c, struct who_bu
 				wb->comm[strcspn(wb->comm, "\n")] = '\0';
 			fclose(f);
 		}
-		engine_active_stage_of(e, c->pid, wb->stage, sizeof(wb->stage));
+		pipeline_active_stage_of(e->pl, c->pid, wb->stage, sizeof(wb->stage));
 	}
 	wb->w.comm = wb->comm;
 	wb->w.stage = wb->stage;
@@ -275,7 +274,7 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 
 uint64_t packet__max_doc(struct engine *e)
 {
-	return (uint64_t)engine_config_get(e)->max_doc_size;
+	return (uint64_t)pipeline_config_get(e->pl)->max_doc_size;
 }
 
 /* Resizes an open document's content (zero-filling growth). Lock held. */
@@ -360,7 +359,7 @@ int packet__doc_parent(struct node *p, const char *name, char *rel, size_t size)
 
 static int item_create(struct engine *e, const char *name, const struct pfs_caller *who)
 {
-	struct pfs_config *cfg = engine_config_get(e);
+	struct pfs_config *cfg = pipeline_config_get(e->pl);
 	char branch[128], wt[PATH_MAX], err[512] = "";
 	struct item it;
 	int64_t id;
@@ -392,7 +391,7 @@ static int item_create(struct engine *e, const char *name, const struct pfs_call
 
 		snprintf(extra, sizeof(extra), ",\"branch\":\"%s\",\"uid\":%d,\"pid\":%d", branch,
 			 who ? (int)who->uid : 0, who ? (int)who->pid : 0);
-		engine_event(e, id, name, "item_created", extra);
+		pipeline_event(e->pl, id, name, "item_created", extra);
 	}
 	return 0;
 }
@@ -688,4 +687,25 @@ void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path)
 		pthread_mutex_unlock(&d->lock);
 	}
 	pthread_mutex_unlock(&e->files_lock);
+}
+
+void engine_watch(struct engine *e, engine_change_fn fn, void *arg)
+{
+	e->watch_fn = fn;
+	e->watch_arg = arg;
+}
+
+void engine_changed(struct engine *e, const char *item, const char *rel, enum engine_change what)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (!e->watch_fn)
+		return;
+	if (item)
+		n = snprintf(path, sizeof(path), "/%s/%s", item, rel);
+	else
+		n = snprintf(path, sizeof(path), "/%s", rel);
+	if (n > 0 && (size_t)n < sizeof(path))
+		e->watch_fn(e->watch_arg, path, what);
 }

@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include "packet_int.h"
-#include "registry.h"
 
 struct pfs_file {
 	struct engine *e;
@@ -118,7 +117,7 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 	for (i = 0; ok && ok[i] && rc == 0; i++) {
 		rc = store_registry_append(e->store, f->item_id, ok[i], "external", 0);
 		if (rc == 0) {
-			engine_event(e, f->item_id, f->item_name, "registry_external", "");
+			pipeline_event(e->pl, f->item_id, f->item_name, "registry_external", "");
 			engine_changed(e, f->item_name, "validation/evidence.md", ENGINE_MODIFIED);
 		}
 	}
@@ -642,7 +641,7 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 		if (f->snap.len == 0)
 			return -EINVAL;
 		f->snap_dirty = 0;
-		rc = engine_config_set(e, f->snap.data ? f->snap.data : "", f->snap.len, err, sizeof(err));
+		rc = pipeline_config_set(e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err, sizeof(err));
 		if (rc)
 			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
 				err);
@@ -668,7 +667,7 @@ void engine_file_release(struct pfs_file *f)
 	if (f->kind == N_PIPELINE && f->snap_dirty) {
 		char err[512];
 
-		if (engine_config_set(f->e, f->snap.data ? f->snap.data : "", f->snap.len, err,
+		if (pipeline_config_set(f->e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err,
 				      sizeof(err)))
 			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
 				err);

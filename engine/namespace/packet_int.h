@@ -6,7 +6,7 @@
  * recorder's transaction file) share. Not for the
  * rest of the engine: engine.h is the contract.
  *
- * Locks (engine_int.h gives the order): files_lock protects e->docs and
+ * Locks (namespace.h gives the order): files_lock protects e->docs and
  * each open_doc's rel, refs and unlinked; an open_doc's own lock its
  * content, and is taken after files_lock, never before it.
  */
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "engine_int.h"
+#include "namespace.h"
 
 enum kind {
 	N_ROOT,
@@ -167,7 +167,7 @@ void packet__ctl_release(struct engine *e, const char *item, struct buf *pending
  * A handle's lines are applied under its own lock; any thread but the
  * loop thread. Every refused line becomes the handle's answer ("error:
  * ENAME: WHY") and is logged to stderr; every request's answer also
- * becomes the item's latest (engine_int.h, struct record_slot). */
+ * becomes the item's latest (namespace.h, struct record_slot). */
 
 struct record_handle;
 
@@ -176,8 +176,8 @@ int packet__record_open(int64_t item_id, const char *item, struct record_handle 
 /*
  * A write of data[size]: appended to the pending bytes, then every
  * complete line is applied in order (record.h: a request through
- * engine_record with who's uid and pid, or cancel through
- * engine_record_cancel). Returns size; or, when a line is refused, that
+ * pipeline_record with who's uid and pid, or cancel through
+ * pipeline_record_cancel). Returns size; or, when a line is refused, that
  * line's negative errno when it was the first of the write, else the
  * count of bytes of data up to just after the last line applied; pending
  * is then emptied. Refusals: those of record_parse and of the engine,

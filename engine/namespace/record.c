@@ -1,14 +1,14 @@
 /*
  * record.c - the recorder's transaction file ITEM/validation/record (SPEC
  * §6 "The recorder"): its lines (record.h), applying them through
- * engine_record and engine_record_cancel, and the answer a handle reads.
+ * pipeline_record and pipeline_record_cancel, and the answer a handle reads.
  * packet_file.c owns the open files and calls in here; packet_int.h
  * documents the packet__record_* functions.
  *
  * Design. The file is a transaction: a handle writes one request line and
  * reads back its answer. A write appends to the handle's pending bytes and
  * applies each complete line in order, as ctl does (ctl.c): a request goes
- * to the loop thread through engine_record with the writer's uid and pid,
+ * to the loop thread through pipeline_record with the writer's uid and pid,
  * and the write returns once the run is queued (its row and log exist), or
  * fails with the refusal's errno. A fragment without newline waits: a
  * flush applies it when it is a whole line and keeps it while it can still
@@ -23,7 +23,7 @@
  * the item's latest request, kept in e->records (a table in memory, the
  * least recently stored slot reused; lost when the daemon stops), so that
  * `cat` tells a shell user what became of the request a redirection made.
- * A new answer, and every start and end of a run (engine_event), is
+ * A new answer, and every start and end of a run (pipeline_event), is
  * reported as a change of the file: watchers see it, and poll(2) on a
  * handle wakes (its readiness is packet_file.c's: the answer now differs
  * from the one last read).
@@ -33,7 +33,7 @@
  * came last. Between calls the pending bytes hold no newline and at most
  * RECORD_LINE_MAX bytes.
  *
- * Threads: FUSE threads, never the loop thread (engine_record waits for
+ * Threads: FUSE threads, never the loop thread (pipeline_record waits for
  * it). A handle's lock is held while its lines are applied, so the lines
  * of one handle never overlap; the loop thread takes no handle lock, so no
  * cycle can form. record_lock guards the table only and calls nothing.
@@ -472,7 +472,7 @@ static int apply_request(struct engine *e, struct record_handle *h, const char *
 		req.timeout_s = rq.timeout_s;
 		req.uid = who->uid;
 		req.pid = who->pid;
-		rc = engine_record(e, h->item, &req, &run_id, &run_no, log, sizeof(log), why,
+		rc = pipeline_record(e->pl, h->item, &req, &run_id, &run_no, log, sizeof(log), why,
 				   sizeof(why));
 		record_request_clear(&rq);
 	}
@@ -504,7 +504,7 @@ static int apply_cancel(struct engine *e, struct record_handle *h)
 		say(why, sizeof(why), "no run to cancel: no request was made through this file");
 		rc = -ENOENT;
 	} else {
-		rc = engine_record_cancel(e, h->item, h->a.run_id, why, sizeof(why));
+		rc = pipeline_record_cancel(e->pl, h->item, h->a.run_id, why, sizeof(why));
 	}
 	if (rc)
 		refused(h, rc, why);

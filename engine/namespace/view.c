@@ -29,10 +29,7 @@
 #include <cjson/cJSON.h>
 #include <git2.h>
 
-#include "engine_int.h"
-#include "plan.h"
-#include "registry.h"
-#include "repo.h"
+#include "namespace.h"
 
 /* ---- git through a repository kept open per thread ---- */
 
@@ -254,7 +251,7 @@ static int render_evidence(void *arg, const struct registry_digest *d)
 
 int view_status(struct engine *e, const struct item *it, int json, struct buf *out)
 {
-	struct pfs_config *cfg = engine_config_get(e);
+	struct pfs_config *cfg = pipeline_config_get(e->pl);
 	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128], running[512];
 	char **names = NULL;
 	struct digest_render r;
@@ -278,8 +275,8 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		view_digest(e, it->id, render_summary, &r);
 	}
 	strv_free(names);
-	engine_active_gpus(e, it->id, gpus, sizeof(gpus));
-	engine_active_running(e, it->id, running, sizeof(running));
+	pipeline_active_gpus(e->pl, it->id, gpus, sizeof(gpus));
+	pipeline_active_running(e->pl, it->id, running, sizeof(running));
 	/* A verdict or assessment made at another commit than the head is
 	 * stale (SPEC §5): said in the line, and no gate takes it. */
 	vstale = it->verdict[0] && strcmp(it->verdict_head, head) != 0;
@@ -352,7 +349,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 	int rc;
 
 	/* Runs at another commit than the branch head are stale (registry.h). */
-	if (branch_head(engine_config_get(e)->repo, it->branch, head))
+	if (branch_head(pipeline_config_get(e->pl)->repo, it->branch, head))
 		head[0] = '\0';
 	rc = plan_names(e->store, it->id, &names);
 	if (rc == -ENOENT) {
@@ -369,7 +366,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 
 int view_change_diff(struct engine *e, const struct item *it, struct buf *out)
 {
-	struct pfs_config *cfg = engine_config_get(e);
+	struct pfs_config *cfg = pipeline_config_get(e->pl);
 	char base[41], head[41];
 	size_t start = out->len;
 	int rc;

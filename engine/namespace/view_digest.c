@@ -18,8 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "engine_int.h"
-#include "registry.h"
+#include "namespace.h"
 
 #define DIGEST_BYTES (32u << 20)
 

@@ -37,10 +37,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpu.h"
 #include "pipe_int.h"
-#include "registry.h"
-#include "repo.h"
 
 extern char **environ;
 
@@ -64,7 +61,7 @@ void pipe__event(struct pipe *p, const struct item *it, const char *type, const 
 		vsnprintf(extra, sizeof(extra), fmt, ap);
 		va_end(ap);
 	}
-	engine_event(p->e, it->id, it->name, type, extra);
+	pipeline_event(p->pl, it->id, it->name, type, extra);
 }
 
 /* A JSON string literal for s (static buffer use only in one expression). */
@@ -101,18 +98,18 @@ void pipe__item_write(struct pipe *p, struct item *it)
 	static const char *const dated[] = { "stages", "validation", "validation/logs", ".history" };
 	size_t i;
 
-	if (store_item_update(p->e->store, it) == 0) {
-		engine_changed(p->e, it->name, "status", ENGINE_MODIFIED);
-		engine_changed(p->e, it->name, "status.json", ENGINE_MODIFIED);
+	if (store_item_update(p->pl->store, it) == 0) {
+		pipe__changed(p->pl, it->name, "status", PIPELINE_MODIFIED);
+		pipe__changed(p->pl, it->name, "status.json", PIPELINE_MODIFIED);
 		for (i = 0; i < sizeof(dated) / sizeof(dated[0]); i++)
-			engine_changed(p->e, it->name, dated[i], ENGINE_TIMES);
+			pipe__changed(p->pl, it->name, dated[i], PIPELINE_TIMES);
 	}
 }
 
 void pipe__log_append(struct pipe *p, const struct job *j, const void *data, size_t len)
 {
-	if (store_log_append(p->e->store, j->run.id, data, len) == 0)
-		engine_changed(p->e, j->item, j->run.log_path, ENGINE_MODIFIED);
+	if (store_log_append(p->pl->store, j->run.id, data, len) == 0)
+		pipe__changed(p->pl, j->item, j->run.log_path, PIPELINE_MODIFIED);
 }
 
 void pipe__log_line(struct pipe *p, const struct job *j, const char *fmt, ...)
@@ -195,10 +192,10 @@ static int env_sets(char *const *env, const char *var)
 char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
 		      const char *cuda)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	const struct pfs_stage *st = recipe ? NULL : config_stage(cfg, stage, NULL);
 	char *const *own = st ? st->env : NULL;
-	const char *mnt = p->e->mountpoint ? p->e->mountpoint : "";
+	const char *mnt = p->pl->mountpoint ? p->pl->mountpoint : "";
 	char **env = NULL, var[PATH_MAX + 64];
 	size_t i;
 
@@ -217,7 +214,7 @@ char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, 
 	strv_push(&env, var);
 	snprintf(var, sizeof(var), "PACKET_DIR=%s/%s", mnt, it->name);
 	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_WORKTREE=%s/worktrees/%s", p->e->store_dir, it->name);
+	snprintf(var, sizeof(var), "PACKET_WORKTREE=%s/worktrees/%s", p->pl->store_dir, it->name);
 	strv_push(&env, var);
 	snprintf(var, sizeof(var), "PACKET_STAGE=%s", stage);
 	strv_push(&env, var);
@@ -287,10 +284,10 @@ int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, con
 		       const char *name, const char *status)
 {
 	char stamp[32], path[PATH_MAX], head[41] = "";
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	int rc;
 
-	rc = store_item_next_run(p->e->store, it->id, &j->run.run_no);
+	rc = store_item_next_run(p->pl->store, it->id, &j->run.run_no);
 	if (rc)
 		return rc;
 	if (strcmp(kind, "stage") == 0) {
@@ -317,9 +314,9 @@ int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, con
 										  : "local");
 	now_text(j->run.started_at);
 	snprintf(j->item, sizeof(j->item), "%s", it->name);
-	rc = store_run_insert(p->e->store, &j->run);
+	rc = store_run_insert(p->pl->store, &j->run);
 	if (rc == 0)
-		engine_changed(p->e, it->name, j->run.log_path, ENGINE_CREATED);
+		pipe__changed(p->pl, it->name, j->run.log_path, PIPELINE_CREATED);
 	return rc;
 }
 
@@ -329,19 +326,19 @@ static void on_exit_cb(void *arg, const struct runner_result *res);
 int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
 		    unsigned timeout_s, runner_output_cb out_cb, runner_exit_cb exit_cb, void *arg)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	struct runner_spec spec = {argv, env, cwd, timeout_s, (unsigned)cfg->cancel_grace_s};
 	struct active_run a;
 	int rc;
 
 	if (cfg->cancel_grace_s == 0)
 		spec.grace_s = 1;
-	rc = exit_cb ? runner_start(&p->e->loop, &spec, out_cb, exit_cb, arg, &j->proc)
-		     : runner_start(&p->e->loop, &spec, on_output, on_exit_cb, j, &j->proc);
+	rc = exit_cb ? runner_start(&p->pl->loop, &spec, out_cb, exit_cb, arg, &j->proc)
+		     : runner_start(&p->pl->loop, &spec, on_output, on_exit_cb, j, &j->proc);
 	if (rc)
 		return rc;
 	j->run.pgid = runner_pid(j->proc);
-	store_run_update(p->e->store, &j->run);
+	store_run_update(p->pl->store, &j->run);
 	memset(&a, 0, sizeof(a));
 	a.item_id = j->item_id;
 	a.run_id = j->run.id;
@@ -351,7 +348,7 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 	memcpy(a.gpus, j->gpus, sizeof(a.gpus));
 	a.ngpus = j->ngpus;
 	a.start_ns = util_now_ns();
-	engine_active_add(p->e, &a);
+	pipe__active_add(p->pl, &a);
 	j->next = p->jobs;
 	p->jobs = j;
 	return 0;
@@ -364,9 +361,9 @@ void pipe__run_seal(struct pipe *p, struct run *r, double duration_s)
 
 	now_text(r->finished_at);
 	r->duration_s = duration_s;
-	store_log_sha256(p->e->store, r->id, r->log_sha256, &size);
+	store_log_sha256(p->pl->store, r->id, r->log_sha256, &size);
 	r->log_size = size;
-	store_run_update(p->e->store, r);
+	store_run_update(p->pl->store, r);
 }
 
 /* Something of an item ended, so a slot may have opened for a queued item
@@ -375,7 +372,7 @@ void pipe__run_seal(struct pipe *p, struct run *r, double duration_s)
  * validation whose recipes were all queued. */
 void pipe__slot_freed(struct pipe *p)
 {
-	if (!p->shutting_down && engine_config_get(p->e)->max_parallel_items > 0)
+	if (!p->shutting_down && pipeline_config_get(p->pl)->max_parallel_items > 0)
 		pipe_resume(p);
 }
 
@@ -385,7 +382,7 @@ static void on_exit_cb(void *arg, const struct runner_result *res)
 	struct pipe *p = j->p;
 
 	pipe__job_unlink(&p->jobs, j);
-	engine_active_remove(p->e, j->run.id);
+	pipe__active_remove(p->pl, j->run.id);
 	j->proc = NULL;
 	if (j->is_stage) {
 		pipe__stage_done(p, j, res);
@@ -452,7 +449,7 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
  */
 int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	const struct pfs_stage *st = &cfg->stages[i];
 	char why[768];
 	struct job *j;
@@ -546,15 +543,15 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 
 /* ---- lifecycle ---- */
 
-int pipe_new(struct engine *e, struct pipe **out)
+int pipe_new(struct pipeline *pl, struct pipe **out)
 {
 	struct pipe *p = calloc(1, sizeof(*p));
 	int rc;
 
 	if (!p)
 		return -ENOMEM;
-	p->e = e;
-	rc = gpu_pool_new(engine_config_get(e), &p->gpus);
+	p->pl = pl;
+	rc = gpu_pool_new(pipeline_config_get(pl), &p->gpus);
 	if (rc) {
 		free(p);
 		return rc;
@@ -588,7 +585,7 @@ void pipe_free(struct pipe *p)
 static int resume_one(void *arg, const struct item *it0)
 {
 	struct pipe *p = arg;
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	struct item it;
 	char why[256];
 	size_t i;
@@ -598,7 +595,7 @@ static int resume_one(void *arg, const struct item *it0)
 		return 0;
 	if (cfg->max_parallel_items > 0 && running_items(p) >= cfg->max_parallel_items)
 		return 1;
-	if (store_item_get_id(p->e->store, it0->id, &it))
+	if (store_item_get_id(p->pl->store, it0->id, &it))
 		return 0;
 	if (pipe__next_stage(p, &it, &i, why, sizeof(why)) == 0)
 		pipe__start_stage(p, &it, i, 1);
@@ -610,7 +607,7 @@ static int resume_one(void *arg, const struct item *it0)
 
 void pipe_resume(struct pipe *p)
 {
-	store_item_each(p->e->store, 0, resume_one, p);
+	store_item_each(p->pl->store, 0, resume_one, p);
 }
 
 void pipe_shutdown(struct pipe *p)

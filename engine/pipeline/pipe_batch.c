@@ -22,8 +22,6 @@
 
 #include "pipe_int.h"
 #include "plan.h"
-#include "registry.h"
-#include "repo.h"
 
 void pipe__batch_run_plan(struct pipe *p, struct item *it, struct batch *b)
 {
@@ -33,14 +31,14 @@ void pipe__batch_run_plan(struct pipe *p, struct item *it, struct batch *b)
 
 	b->next = p->batches;
 	p->batches = b;
-	if (plan_names(p->e->store, it->id, &names)) {
+	if (plan_names(p->pl->store, it->id, &names)) {
 		pipe__log_line(p, lj, "[packetfs] plan.md has no ```validation-recipes block\n");
 	} else {
-		pthread_mutex_lock(&p->e->cfg_lock);
-		engine_recipes_refresh(p->e);
-		pipe__order_names(p->e, names);
+		const struct recipe_catalog *cat = pipeline_recipes_hold(p->pl);
+
+		pipe__order_names(cat, names);
 		for (k = 0; names[k]; k++) {
-			const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
+			const struct recipe *r = recipe_find(cat, names[k]);
 
 			if (!r) {
 				pipe__log_line(p, lj, "[packetfs] plan.md names unknown recipe '%s'\n",
@@ -56,7 +54,7 @@ void pipe__batch_run_plan(struct pipe *p, struct item *it, struct batch *b)
 			pipe__log_line(p, lj, "[packetfs] queued %s\n", r->name);
 			pipe__queue_recipe(p, it, r, b, NULL);
 		}
-		pthread_mutex_unlock(&p->e->cfg_lock);
+		pipeline_recipes_release(p->pl);
 	}
 	strv_free(names);
 	b->pending++; /* held until every recipe is queued */
@@ -99,7 +97,7 @@ void pipe__batch_free(struct pipe *p, struct batch *b)
 }
 
 /* Writes change-validation.md from the registry; sets the verdict. */
-static void engine_verdict(struct pipe *p, struct item *it)
+static void write_validation(struct pipe *p, struct item *it)
 {
 	char **names = NULL, **lines = NULL;
 	struct store_who who = {getuid(), getpid(), "packetfs", "validate"};
@@ -111,9 +109,9 @@ static void engine_verdict(struct pipe *p, struct item *it)
 	size_t nl = 0;
 
 	/* Runs at an older head are stale: they do not count (registry.h). */
-	at = repo_branch_head(engine_config_get(p->e)->repo, it->branch, head) == 0 ? head : NULL;
-	if (plan_names(p->e->store, it->id, &names) == 0 &&
-	    store_registry_lines(p->e->store, it->id, &lines, &nl) == 0)
+	at = repo_branch_head(pipeline_config_get(p->pl)->repo, it->branch, head) == 0 ? head : NULL;
+	if (plan_names(p->pl->store, it->id, &names) == 0 &&
+	    store_registry_lines(p->pl->store, it->id, &lines, &nl) == 0)
 		verdict = registry_verdict(names, lines, nl, at);
 	buf_init(&doc);
 	buf_init(&ev);
@@ -122,13 +120,10 @@ static void engine_verdict(struct pipe *p, struct item *it)
 			 "validation/registry.jsonl (no validator program is configured).\n\n%s\n"
 			 "## Verdict: %s\n",
 		   it->name, it->iteration, ev.data ? ev.data : "", verdict);
-	existed = store_doc_stat(p->e->store, it->id, "change-validation.md", &m) == 0;
-	if (store_doc_write(p->e->store, it->id, "change-validation.md", doc.data, doc.len,
-			    (mode_t)-1, -1, "write", &who, NULL) == 0) {
-		engine_doc_refresh(p->e, it->id, "change-validation.md");
-		engine_changed(p->e, it->name, "change-validation.md",
-			       existed ? ENGINE_MODIFIED : ENGINE_CREATED);
-	}
+	existed = store_doc_stat(p->pl->store, it->id, "change-validation.md", &m) == 0;
+	if (store_doc_write(p->pl->store, it->id, "change-validation.md", doc.data, doc.len,
+			    (mode_t)-1, -1, "write", &who, NULL) == 0)
+		pipe__doc_written(p->pl, it->id, it->name, "change-validation.md", !existed);
 	pipe__set_verdict(it, verdict, at);
 	buf_free(&doc);
 	buf_free(&ev);
@@ -138,7 +133,7 @@ static void engine_verdict(struct pipe *p, struct item *it)
 
 void pipe__verdict_update(struct pipe *p, struct item *it)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	const struct pfs_stage *vs = NULL;
 	char **names = NULL, **lines = NULL, head[41] = "";
 	size_t k, nl = 0;
@@ -148,12 +143,12 @@ void pipe__verdict_update(struct pipe *p, struct item *it)
 		if (cfg->stages[k].recipes_from_plan)
 			vs = &cfg->stages[k];
 	if (vs && !vs->run) {
-		engine_verdict(p, it);
+		write_validation(p, it);
 		return;
 	}
 	known = repo_branch_head(cfg->repo, it->branch, head) == 0;
-	if (plan_names(p->e->store, it->id, &names) == 0 &&
-	    store_registry_lines(p->e->store, it->id, &lines, &nl) == 0)
+	if (plan_names(p->pl->store, it->id, &names) == 0 &&
+	    store_registry_lines(p->pl->store, it->id, &lines, &nl) == 0)
 		pipe__set_verdict(it, registry_verdict(names, lines, nl, known ? head : NULL),
 				  known ? head : NULL);
 	strv_free(names);
@@ -193,7 +188,7 @@ void pipe__validation_finish(struct pipe *p, struct batch *b)
 		pipe__round_validated(p, b);
 		return;
 	}
-	if (store_item_get_id(p->e->store, b->item_id, &it)) {
+	if (store_item_get_id(p->pl->store, b->item_id, &it)) {
 		pipe__job_free(sj);
 		pipe__batch_free(p, b);
 		return;
@@ -240,7 +235,7 @@ void pipe__validation_finish(struct pipe *p, struct batch *b)
 			item_clear(&it);
 			return;
 		}
-		engine_verdict(p, &it);
+		write_validation(p, &it);
 		pipe__item_write(p, &it);
 		pipe__log_line(p, sj, "[packetfs] verdict: %s\n", it.verdict);
 		item_clear(&it);

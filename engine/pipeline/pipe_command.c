@@ -12,17 +12,15 @@
 
 #include "pipe_int.h"
 #include "plan.h"
-#include "registry.h"
-#include "repo.h"
 
 static int stage_index_of(struct pipe *p, const char *name, size_t *i)
 {
-	return config_stage(engine_config_get(p->e), name, i) ? 0 : -ENOENT;
+	return config_stage(pipeline_config_get(p->pl), name, i) ? 0 : -ENOENT;
 }
 
 int pipe__next_stage(struct pipe *p, const struct item *it, size_t *i, char *why, size_t size)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	size_t cur;
 
 	if (!it->stage[0]) {
@@ -120,12 +118,12 @@ static char **failed_names(struct pipe *p, const struct item *it, char *why, siz
 	char **names = NULL, **lines = NULL, **out = NULL, head[41] = "", reason[256];
 	size_t k, nl = 0;
 
-	if (plan_names(p->e->store, it->id, &names)) {
+	if (plan_names(p->pl->store, it->id, &names)) {
 		snprintf(why, size, "rerun failed: plan.md names no recipes");
 		return NULL;
 	}
-	if (repo_branch_head(engine_config_get(p->e)->repo, it->branch, head) ||
-	    store_registry_lines(p->e->store, it->id, &lines, &nl)) {
+	if (repo_branch_head(pipeline_config_get(p->pl)->repo, it->branch, head) ||
+	    store_registry_lines(p->pl->store, it->id, &lines, &nl)) {
 		snprintf(why, size, "rerun failed: cannot read the evidence");
 		strv_free(names);
 		return NULL;
@@ -156,6 +154,7 @@ static char **failed_names(struct pipe *p, const struct item *it, char *why, siz
 static int rerun(struct pipe *p, struct item *it, const char *what, int busy, char *why,
 		 size_t size)
 {
+	const struct recipe_catalog *cat;
 	struct batch *b = rerun_batch(p, it->id);
 	char **names = NULL;
 	int fresh = 0, rc = 0;
@@ -171,11 +170,10 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 		return -ENOMEM;
 	if (!names)
 		return -EINVAL;
-	pthread_mutex_lock(&p->e->cfg_lock);
-	engine_recipes_refresh(p->e);
-	pipe__order_names(p->e, names);
+	cat = pipeline_recipes_hold(p->pl);
+	pipe__order_names(cat, names);
 	for (k = 0; names[k] && rc == 0; k++) {
-		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
+		const struct recipe *r = recipe_find(cat, names[k]);
 
 		if (!r) {
 			snprintf(why, size, "rerun: no recipe '%s' in the catalog", names[k]);
@@ -204,8 +202,8 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 	if (rc == 0)
 		b->pending++; /* held until every recipe is queued */
 	for (k = 0; rc == 0 && names[k]; k++)
-		pipe__queue_recipe(p, it, recipe_find(&p->e->recipes, names[k]), b, NULL);
-	pthread_mutex_unlock(&p->e->cfg_lock);
+		pipe__queue_recipe(p, it, recipe_find(cat, names[k]), b, NULL);
+	pipeline_recipes_release(p->pl);
 	strv_free(names);
 	if (rc)
 		return rc;
@@ -217,15 +215,15 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 	return 0;
 }
 
-int pipe_command(struct pipe *p, struct engine_cmd *cmd)
+int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	const char *v = cmd->verb;
 	struct item it;
 	size_t i;
 	int rc = 0, busy;
 
-	if (store_item_get(p->e->store, cmd->item, &it)) {
+	if (store_item_get(p->pl->store, cmd->item, &it)) {
 		snprintf(cmd->msg, sizeof(cmd->msg), "no such item");
 		return -ENOENT;
 	}
@@ -302,7 +300,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 			it.archived = 1;
 			pipe__item_write(p, &it);
 			pipe__event(p, &it, "archived", NULL);
-			engine_changed(p->e, NULL, it.name, ENGINE_ARCHIVED);
+			pipe__changed(p->pl, NULL, it.name, PIPELINE_ARCHIVED);
 		}
 	} else {
 		snprintf(cmd->msg, sizeof(cmd->msg), "unknown or malformed command '%s%s%s'", v,
@@ -316,7 +314,7 @@ int pipe_command(struct pipe *p, struct engine_cmd *cmd)
 		struct item now;
 		char result[512];
 
-		if (store_item_get_id(p->e->store, it.id, &now) == 0) {
+		if (store_item_get_id(p->pl->store, it.id, &now) == 0) {
 			if (cmd->refused)
 				snprintf(result, sizeof(result), "%s: error: %s", cmd->line, cmd->msg);
 			else

@@ -27,8 +27,6 @@
 
 #include "pipe_int.h"
 #include "plan.h"
-#include "registry.h"
-#include "repo.h"
 
 void pipe__set_verdict(struct item *it, const char *verdict, const char *head)
 {
@@ -53,7 +51,7 @@ static void moved(const char *made, const char *head, char *out, size_t size)
 int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_t size,
 		     int *approve_wait)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	const char *name = cfg->stages[i].name;
 	char head[41] = "", where[96];
 	size_t k;
@@ -87,9 +85,9 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 				 "validate again", name, where);
 			return -EAGAIN;
 		}
-		rc = plan_names(p->e->store, it->id, &names);
+		rc = plan_names(p->pl->store, it->id, &names);
 		if (rc == 0)
-			rc = store_registry_lines(p->e->store, it->id, &lines, &nl);
+			rc = store_registry_lines(p->pl->store, it->id, &lines, &nl);
 		if (rc == 0) {
 			char reason[512];
 
@@ -135,7 +133,7 @@ void pipe__doc_marker(struct pipe *p, const struct item *it, const char *doc, co
 	size_t len, klen = strlen(key);
 
 	out[0] = '\0';
-	if (store_doc_read(p->e->store, it->id, doc, &text, &len))
+	if (store_doc_read(p->pl->store, it->id, doc, &text, &len))
 		return;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *s = line;

@@ -1,25 +1,123 @@
 /*
- * pipe_int.h - what the pipeline engine's files share: pipe.c (jobs, the
- * environment, the start of a stage, lifecycle), pipe_stage.c (the end of
- * a stage and what it means), pipe_command.c (the ctl commands),
- * pipe_gate.c (gates, verdict and assessment heads), pipe_push.c (git
- * push), pipe_round.c (rounds after publish), pipe_recipe.c (one recipe
- * run), pipe_queue.c (the recipe queue and needs), pipe_batch.c (batches,
- * the end of a validation), pipe_record.c (recorded runs), pipe_recover.c
- * (crash recovery), pipe_slurm.c (the Slurm executor). Not for the rest of
- * the engine: engine_int.h declares pipe_*.
+ * pipe_int.h - what the pipeline's files share: pipeline.c (the layer's
+ * handle: open, the loop thread and its command queue, events, the table
+ * of what runs now), pipe_config.c (the configuration in force and the
+ * catalog), pipe.c (jobs, the environment, the start of a stage,
+ * lifecycle), pipe_stage.c (the end of a stage and what it means),
+ * pipe_command.c (the ctl commands), pipe_gate.c (gates, verdict and
+ * assessment heads), pipe_push.c (git push), pipe_round.c (rounds after
+ * publish), pipe_recipe.c (one recipe run), pipe_queue.c (the recipe queue
+ * and needs), pipe_batch.c (batches, the end of a validation),
+ * pipe_record.c (recorded runs), pipe_recover.c (crash recovery),
+ * pipe_slurm.c (the Slurm executor). Not for the layers above: pipeline.h
+ * is the contract.
  *
- * Everything here runs on the loop thread only.
+ * Everything about struct pipe runs on the loop thread only; struct
+ * pipeline's fields say their locks (order in pipeline.h).
  */
 #ifndef PACKETFS_PIPE_INT_H
 #define PACKETFS_PIPE_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <uv.h>
 
-#include "engine_int.h"
-#include "runner.h"
-#include "slurm.h"
+#include "pipeline.h"
+
+#define ACTIVE_MAX 256
+
+/* One process running for an item (a stage program or a recipe). */
+struct active_run {
+	int64_t item_id;
+	int64_t run_id;
+	pid_t pgid;
+	char kind;        /* 's' stage, 'r' recipe */
+	char name[64];    /* stage or recipe name */
+	int gpus[16];
+	int ngpus;
+	int64_t start_ns; /* when it started, ns since the Unix epoch */
+};
+
+struct pipe;
+
+/* The layer's handle (pipeline.h). */
+struct pipeline {
+	struct store *store;    /* borrowed (struct pipeline_options) */
+	const char *store_dir;
+	const char *mountpoint; /* NULL offline */
+	int readonly;
+	struct pipeline_hooks hooks; /* constant */
+
+	pthread_mutex_t cfg_lock;
+	struct pfs_config *cfg;         /* protected by cfg_lock */
+	struct pfs_config **old_cfgs;   /* replaced ones, kept until close; cfg_lock */
+	size_t nold_cfgs;               /* protected by cfg_lock */
+	char *cfg_json;                 /* protected by cfg_lock */
+	struct recipe_catalog recipes;  /* protected by cfg_lock */
+
+	pthread_mutex_t active_lock;
+	struct active_run active[ACTIVE_MAX]; /* protected by active_lock */
+	int nactive;                          /* protected by active_lock */
+
+	pthread_mutex_t q_lock;
+	struct pipe_cmd *q_head, *q_tail;    /* protected by q_lock */
+	int stopping;                        /* protected by q_lock */
+
+	uv_loop_t loop;        /* loop thread only */
+	uv_async_t wake;
+	pthread_t thread;
+	int started;           /* set before the thread starts, cleared after it ends */
+	struct pipe *pipe;     /* loop thread only */
+};
+
+/* ---- pipeline.c ---- */
+
+/* Tells the hooks that item's rel (item NULL: a root path) changed. */
+void pipe__changed(struct pipeline *pl, const char *item, const char *rel,
+		   enum pipeline_change what);
+/* Tells the hooks that document rel of item item_id was written to the
+ * store by the pipeline (created: it is new), then that it changed. */
+void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, const char *rel,
+		       int created);
+/* Adds r to / removes run run_id from the table of what runs now (loop thread). */
+void pipe__active_add(struct pipeline *pl, const struct active_run *r);
+void pipe__active_remove(struct pipeline *pl, int64_t run_id);
+
+/* ---- pipe.c: the loop's state ---- */
+
+int pipe_new(struct pipeline *pl, struct pipe **out);
+void pipe_free(struct pipe *p);
+/* Resumes queued items; called once when the loop starts. */
+void pipe_resume(struct pipe *p);
+/* Applies one ctl command (pipeline_call); result as in struct pipe_cmd. */
+int pipe_command(struct pipe *p, struct pipe_cmd *cmd);
+/* pipe_record.c: applies a "record" or "record-cancel" command
+ * (pipeline_record, pipeline_record_cancel); result as in struct pipe_cmd. */
+int pipe_record_command(struct pipe *p, struct pipe_cmd *cmd);
+/* Cancels everything (daemon shutdown): runs become interrupted, except
+ * Slurm jobs, which go on in the cluster and are followed again by the
+ * next daemon (pipe_reattach). */
+void pipe_shutdown(struct pipe *p);
+
+/* ---- pipe_recover.c, pipe_slurm.c: across daemon restarts ---- */
+
+/* pipeline_recover: runs for which pipe_run_reattaches() holds, and the
+ * running stage runs and state of their items, are left for pipe_reattach. */
+int pipe_recover(struct pipeline *pl);
+/* Whether run r is a Slurm job still running (by the store) with a job id
+ * and an output file: one that a restarted daemon follows again instead
+ * of recording it interrupted. Any thread. */
+int pipe_run_reattaches(const struct run *r);
+/* Finds, by their output files, the job ids of Slurm runs still running
+ * whose daemon died before sbatch's answer was recorded, and records them
+ * (so that those runs reattach). Runs scontrol: blocks; crash recovery. */
+void pipe_resolve_jobs(struct store *s);
+/* The ids of the items (at most max, into ids) that have such runs; the
+ * count. Any thread. */
+int pipe_reattach_items(struct store *s, int64_t *ids, int max);
+/* Follows every such run again, rebuilding each item's validation (or
+ * rerun): called once when the loop starts, before pipe_resume. */
+void pipe_reattach(struct pipe *p);
 
 struct batch;
 
@@ -71,7 +169,7 @@ struct batch {
 };
 
 struct pipe {
-	struct engine *e;
+	struct pipeline *pl;
 	struct gpu_pool *gpus;
 	struct job *jobs;       /* running processes */
 	struct job *queue;      /* recipes waiting to start, FIFO */
@@ -121,7 +219,7 @@ int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, con
  * puts it on p->jobs. The runner calls out_cb and exit_cb with arg; with
  * exit_cb NULL, the stage's or recipe's own (log, record, free j). An
  * exit_cb of the caller's must do what that one does first: take j off
- * p->jobs, engine_active_remove its run, clear j->proc. 0 or a negative
+ * p->jobs, pipe__active_remove its run, clear j->proc. 0 or a negative
  * errno (then j is on no list). */
 int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
 		    unsigned timeout_s, runner_output_cb out_cb, runner_exit_cb exit_cb, void *arg);
@@ -273,8 +371,8 @@ void pipe__gpu_stop(struct pipe *p);
  * after the recipes of the batch it needs: numbered order, except that a
  * recipe whose "# needs:" names a higher-numbered one of the batch comes
  * after it; the recipes of a needs cycle stay in numbered order (one of
- * them is then blocked: its need has not run). Caller holds cfg_lock. */
-void pipe__order_names(struct engine *e, char **names);
+ * them is then blocked: its need has not run). cat is held (pipeline_recipes_hold). */
+void pipe__order_names(const struct recipe_catalog *cat, char **names);
 /* ---- pipe_batch.c ---- */
 
 /* Starts the validate stage of it, whose run is sj: queues the plan's

@@ -36,8 +36,6 @@
 #include <string.h>
 
 #include "pipe_int.h"
-#include "push.h"
-#include "repo.h"
 
 #define PUSH_OUT_MAX 16384
 
@@ -89,7 +87,7 @@ static void push_exit(void *arg, const struct runner_result *res)
 	struct item it;
 
 	pipe__job_unlink(&p->jobs, j);
-	engine_active_remove(p->e, j->run.id);
+	pipe__active_remove(p->pl, j->run.id);
 	j->proc = NULL;
 	w->out[w->len] = '\0';
 	if (res->spawn_error) {
@@ -114,7 +112,7 @@ static void push_exit(void *arg, const struct runner_result *res)
 	}
 	free(w);
 	if (ran && res->exit_code == 0 && st->run && !p->shutting_down &&
-	    store_item_get_id(p->e->store, j->item_id, &it) == 0) {
+	    store_item_get_id(p->pl->store, j->item_id, &it) == 0) {
 		pipe__spawn_stage(p, j, st, &it);
 		item_clear(&it);
 		return;
@@ -145,7 +143,7 @@ static void not_pushed(struct pipe *p, struct job *j, const char *why)
 static int spawn_push(struct pipe *p, struct job *j, const char *remote, const char *branch,
 		      const char *sha, unsigned timeout_s, pipe_push_done_cb done)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	char spec[256];
 	char *argv[] = { "git", "push", "--porcelain", "--", (char *)remote, spec, NULL };
 	char **env, *cmd;
@@ -179,7 +177,7 @@ static int spawn_push(struct pipe *p, struct job *j, const char *remote, const c
 void pipe__start_push(struct pipe *p, struct job *j, const struct item *it,
 		       const struct pfs_stage *st)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	const char *expect = j->run.head; /* the head the gates judged */
 	char head[41] = "", why[512];
 	int rc;

@@ -18,10 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
 #include "pipe_int.h"
-#include "registry.h"
-#include "repo.h"
 
 /* Whether the job q (running, or queued before the job asking) runs one
  * of the needs of j: one of the names in needs, or (needs NULL: the
@@ -47,7 +44,7 @@ static int runs_a_need(const struct job *q, const struct job *j, char *const *ne
  */
 static int needs_met(struct pipe *p, const struct job *j, char *why, size_t size)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	char *const *mine = j->recipe.needs_default ? NULL : j->recipe.needs;
 	char **names = NULL, **lines = NULL, head[41] = "", reason[512];
 	const struct job *q;
@@ -76,9 +73,9 @@ static int needs_met(struct pipe *p, const struct job *j, char *why, size_t size
 		strv_free(names);
 		return 0;
 	}
-	if (store_item_get_id(p->e->store, j->item_id, &it) ||
+	if (store_item_get_id(p->pl->store, j->item_id, &it) ||
 	    repo_branch_head(cfg->repo, it.branch, head) ||
-	    store_registry_lines(p->e->store, j->item_id, &lines, &nl)) {
+	    store_registry_lines(p->pl->store, j->item_id, &lines, &nl)) {
 		snprintf(why, size, "cannot read the evidence of its needs (%s)", names[0]);
 		rc = -1;
 	} else if (registry_gate(names, lines, nl, head, reason, sizeof(reason))) {
@@ -112,7 +109,7 @@ static int needs_met(struct pipe *p, const struct job *j, char *why, size_t size
  */
 void pipe__pump(struct pipe *p)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	struct job *j, **pp = &p->queue;
 	char note[768];
 
@@ -173,7 +170,7 @@ static int among(char *const *v, size_t n, const char *name)
 	return 0;
 }
 
-void pipe__order_names(struct engine *e, char **names)
+void pipe__order_names(const struct recipe_catalog *cat, char **names)
 {
 	size_t n = strv_len(names), done = 0, i, k;
 	char *pick;
@@ -183,7 +180,7 @@ void pipe__order_names(struct engine *e, char **names)
 	 * rest whose needs in the batch are all placed. */
 	while (done < n) {
 		for (i = done; i < n; i++) {
-			const struct recipe *r = recipe_find(&e->recipes, names[i]);
+			const struct recipe *r = recipe_find(cat, names[i]);
 			int ready = 1;
 
 			if (!r || r->needs_default || !r->needs) {

@@ -36,12 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gpu.h"
 #include "pipe_int.h"
-#include "registry.h"
-#include "repo.h"
-#include "runenv.h"
-#include "testcount.h"
 
 /* Queues recipe r for item it in batch b. */
 int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recipe *r,
@@ -79,7 +74,7 @@ void pipe__recipe_not_run(struct pipe *p, struct job *j, const char *status, con
 	struct item it = {0};
 
 	if (j->run.id == 0) {
-		if (store_item_get_id(p->e->store, j->item_id, &it) ||
+		if (store_item_get_id(p->pl->store, j->item_id, &it) ||
 		    pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, status)) {
 			if (it.name)
 				item_clear(&it);
@@ -104,7 +99,7 @@ static char *run_env(struct pipe *p, const struct job *j)
 {
 	enum { HEAD = 64 * 1024 };
 	char *head = malloc(HEAD), *json = NULL;
-	ssize_t got = head ? store_log_read(p->e->store, j->run.id, 0, head, HEAD) : -ENOMEM;
+	ssize_t got = head ? store_log_read(p->pl->store, j->run.id, 0, head, HEAD) : -ENOMEM;
 
 	if (got > 0 && runenv_parse(head, (size_t)got, &json))
 		json = NULL;
@@ -176,14 +171,14 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	}
 	line = registry_engine_line(&rr);
 	if (line) {
-		if (store_registry_append(p->e->store, j->item_id, line, "engine", j->run.id) == 0) {
-			engine_changed(p->e, j->item, "validation/registry.jsonl", ENGINE_MODIFIED);
-			engine_changed(p->e, j->item, "validation/evidence.md", ENGINE_MODIFIED);
+		if (store_registry_append(p->pl->store, j->item_id, line, "engine", j->run.id) == 0) {
+			pipe__changed(p->pl, j->item, "validation/registry.jsonl", PIPELINE_MODIFIED);
+			pipe__changed(p->pl, j->item, "validation/evidence.md", PIPELINE_MODIFIED);
 		}
 		free(line);
 	}
 	free(env_json);
-	if (store_item_get_id(p->e->store, j->item_id, &it) == 0) {
+	if (store_item_get_id(p->pl->store, j->item_id, &it) == 0) {
 		pipe__event(p, &it, "recipe_finished",
 			    ",\"recipe\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"",
 			    j->recipe.name, j->run.run_no, status, j->run.log_path);
@@ -217,7 +212,7 @@ static void gpu_recheck(uv_timer_t *t)
 	if (n > 0) {
 		gpu_format_list(back, n < 16 ? n : 16, list, sizeof(list));
 		snprintf(extra, sizeof(extra), ",\"gpus\":[%s]", list);
-		engine_event(p->e, 0, NULL, "gpu_released", extra);
+		pipeline_event(p->pl, 0, NULL, "gpu_released", extra);
 		pipe__pump(p);
 	}
 	if (gpu_pool_held(p->gpus, NULL, 0) == 0)
@@ -230,7 +225,7 @@ static void gpu_watch(struct pipe *p)
 	if (p->shutting_down)
 		return;
 	if (!p->gpu_timer_init) {
-		if (uv_timer_init(&p->e->loop, &p->gpu_timer))
+		if (uv_timer_init(&p->pl->loop, &p->gpu_timer))
 			return;
 		p->gpu_timer.data = p;
 		p->gpu_timer_init = 1;
@@ -274,7 +269,7 @@ static void leak_check(struct pipe *p, struct job *j, char *note, size_t size)
 			if (held[m] == j->gpus[k])
 				mine[nmine++] = j->gpus[k];
 	gpu_format_list(mine, nmine, list, sizeof(list));
-	if (store_item_get_id(p->e->store, j->item_id, &it) == 0) {
+	if (store_item_get_id(p->pl->store, j->item_id, &it) == 0) {
 		pipe__event(p, &it, "gpu_held",
 			    ",\"recipe\":\"%s\",\"run\":%d,\"gpus\":[%s],\"reason\":\"%s\"",
 			    j->recipe.name, j->run.run_no, list, found);
@@ -294,7 +289,7 @@ static int junit_dir(struct pipe *p, const struct job *j, char *out, size_t size
 	if (strcmp(j->run.executor, "slurm") == 0)
 		pipe__slurm_dir(p, base, sizeof(base));
 	else
-		snprintf(base, sizeof(base), "%s", p->e->store_dir);
+		snprintf(base, sizeof(base), "%s", p->pl->store_dir);
 	if ((size_t)snprintf(out, size, "%s/junit/%lld", base, (long long)j->run.id) >= size)
 		return -ENAMETOOLONG;
 	return 0;
@@ -396,7 +391,7 @@ int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t s
 			return 1;
 		}
 	}
-	if (store_run_get(p->e->store, j->run.id, &r))
+	if (store_run_get(p->pl->store, j->run.id, &r))
 		return 0;
 	if (r.log_size > TAIL)
 		off = (uint64_t)(r.log_size - TAIL);
@@ -404,7 +399,7 @@ int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t s
 	tail = malloc(TAIL);
 	if (!tail)
 		return 0;
-	got = store_log_read(p->e->store, j->run.id, off, tail, TAIL);
+	got = store_log_read(p->pl->store, j->run.id, off, tail, TAIL);
 	none = got > 0 && testcount_scan(tail, (size_t)got, &tc) && tc.ran == 0;
 	free(tail);
 	if (!none)
@@ -512,7 +507,7 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	struct item it;
 	int rc, slurm;
 
-	if (store_item_get_id(p->e->store, j->item_id, &it)) {
+	if (store_item_get_id(p->pl->store, j->item_id, &it)) {
 		job_release(p, j);
 		if (j->batch) {
 			j->batch->pending--;
@@ -529,8 +524,8 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		rc = 0;
 		snprintf(j->run.status, sizeof(j->run.status), "running");
 		util_rfc3339(util_now_ns(), j->run.started_at);
-		repo_branch_head(engine_config_get(p->e)->repo, it.branch, j->run.head);
-		store_run_update(p->e->store, &j->run);
+		repo_branch_head(pipeline_config_get(p->pl)->repo, it.branch, j->run.head);
+		store_run_update(p->pl->store, &j->run);
 	}
 	if (rc) {
 		job_release(p, j);
@@ -544,7 +539,7 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	}
 	free(j->run.command);
 	j->run.command = job_command(j);
-	snprintf(cwd, sizeof(cwd), "%s/worktrees/%s", p->e->store_dir, it.name);
+	snprintf(cwd, sizeof(cwd), "%s/worktrees/%s", p->pl->store_dir, it.name);
 	if (worktree_clean(cwd, j->run.head, why, sizeof(why))) {
 		job_release(p, j);
 		item_clear(&it);

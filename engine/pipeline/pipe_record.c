@@ -29,14 +29,15 @@
 #include "pipe_int.h"
 
 /* Refuses cmd: -EINVAL (or rc) with the reason in cmd->msg. */
-static int refuse(struct engine_cmd *cmd, int rc, const char *fmt, const char *arg)
+static int refuse(struct pipe_cmd *cmd, int rc, const char *fmt, const char *arg)
 {
 	snprintf(cmd->msg, sizeof(cmd->msg), fmt, arg);
 	return rc;
 }
 
-static int record_start(struct pipe *p, struct engine_cmd *cmd)
+static int record_start(struct pipe *p, struct pipe_cmd *cmd)
 {
+	const struct recipe_catalog *cat;
 	const struct record_req *req = cmd->payload;
 	const struct recipe *r;
 	struct batch *b = NULL;
@@ -46,7 +47,7 @@ static int record_start(struct pipe *p, struct engine_cmd *cmd)
 
 	if (!req || !req->recipe)
 		return refuse(cmd, -EINVAL, "%s", "no request");
-	if (store_item_get(p->e->store, cmd->item, &it))
+	if (store_item_get(p->pl->store, cmd->item, &it))
 		return refuse(cmd, -ENOENT, "no such item '%s'", cmd->item);
 	if (it.archived)
 		rc = refuse(cmd, -EINVAL, "item %s is archived", cmd->item);
@@ -64,9 +65,8 @@ static int record_start(struct pipe *p, struct engine_cmd *cmd)
 		item_clear(&it);
 		return rc;
 	}
-	pthread_mutex_lock(&p->e->cfg_lock);
-	engine_recipes_refresh(p->e);
-	r = recipe_find(&p->e->recipes, req->recipe);
+	cat = pipeline_recipes_hold(p->pl);
+	r = recipe_find(cat, req->recipe);
 	if (!r)
 		rc = refuse(cmd, -EINVAL, "no recipe '%s' in the catalog", req->recipe);
 	if (rc == 0) {
@@ -77,7 +77,7 @@ static int record_start(struct pipe *p, struct engine_cmd *cmd)
 		p->batches = b;
 		rc = pipe__queue_recipe(p, &it, r, b, &j);
 	}
-	pthread_mutex_unlock(&p->e->cfg_lock);
+	pipeline_recipes_release(p->pl);
 	if (rc) {
 		if (p->batches == b)
 			pipe__batch_free(p, b);
@@ -93,7 +93,7 @@ static int record_start(struct pipe *p, struct engine_cmd *cmd)
 	j->argv = strv_dup(req->argv);
 	j->by_uid = req->uid;
 	j->by_pid = req->pid;
-	engine_active_stage_of(p->e, req->pid, j->by_stage, sizeof(j->by_stage));
+	pipeline_active_stage_of(p->pl, req->pid, j->by_stage, sizeof(j->by_stage));
 	rc = j->argv ? pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, "queued") : -ENOMEM;
 	if (rc == 0) {
 		char *c = strv_join(j->argv, " ", 1);
@@ -102,7 +102,7 @@ static int record_start(struct pipe *p, struct engine_cmd *cmd)
 		if (c) {
 			free(j->run.command);
 			j->run.command = c;
-			store_run_update(p->e->store, &j->run);
+			store_run_update(p->pl->store, &j->run);
 		}
 	}
 	if (rc) {
@@ -127,13 +127,13 @@ static int record_start(struct pipe *p, struct engine_cmd *cmd)
 	return 0;
 }
 
-static int record_cancel(struct pipe *p, struct engine_cmd *cmd)
+static int record_cancel(struct pipe *p, struct pipe_cmd *cmd)
 {
 	struct item it;
 	struct run r;
 	struct job *j;
 
-	if (store_item_get(p->e->store, cmd->item, &it))
+	if (store_item_get(p->pl->store, cmd->item, &it))
 		return refuse(cmd, -ENOENT, "no such item '%s'", cmd->item);
 	for (j = p->queue; j; j = j->next)
 		if (j->item_id == it.id && j->run.id == cmd->run_id)
@@ -157,7 +157,7 @@ static int record_cancel(struct pipe *p, struct engine_cmd *cmd)
 		item_clear(&it);
 		return 0;
 	}
-	if (store_run_get(p->e->store, cmd->run_id, &r) == 0) {
+	if (store_run_get(p->pl->store, cmd->run_id, &r) == 0) {
 		int mine = r.item_id == it.id;
 
 		snprintf(cmd->msg, sizeof(cmd->msg), "run %d has ended (%s)", r.run_no, r.status);
@@ -172,7 +172,7 @@ static int record_cancel(struct pipe *p, struct engine_cmd *cmd)
 	return -ENOENT;
 }
 
-int pipe_record_command(struct pipe *p, struct engine_cmd *cmd)
+int pipe_record_command(struct pipe *p, struct pipe_cmd *cmd)
 {
 	if (strcmp(cmd->verb, "record") == 0)
 		return record_start(p, cmd);

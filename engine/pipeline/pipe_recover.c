@@ -1,5 +1,5 @@
 /*
- * pipe_recover.c - crash recovery of the pipeline engine: at engine_open,
+ * pipe_recover.c - crash recovery of the pipeline: at pipeline_recover (engine_open),
  * before the loop starts, what an earlier daemon left running is recorded
  * as interrupted.
  *
@@ -37,11 +37,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "engine_int.h"
-#include "registry.h"
+#include "pipe_int.h"
 
 struct recover {
-	struct engine *e;
+	struct pipeline *pl;
 	int64_t followed[256]; /* items whose Slurm jobs the new daemon follows again */
 	int nfollowed;
 	int64_t staged[256]; /* items whose stage run was interrupted */
@@ -308,7 +307,7 @@ static void end_run_processes(const struct run_env *re, unsigned grace_s)
  * keep it; its record_queued event does) into *by, its stage into stage:
  * 1 when found, 0 for a run nobody recorded.
  */
-static int recorded_by(struct engine *e, int64_t item_id, int run_no, char *stage, size_t size,
+static int recorded_by(struct pipeline *pl, int64_t item_id, int run_no, char *stage, size_t size,
 		       struct registry_run *by)
 {
 	struct buf ev;
@@ -316,7 +315,7 @@ static int recorded_by(struct engine *e, int64_t item_id, int run_no, char *stag
 	int found = 0;
 
 	buf_init(&ev);
-	if (store_events_render(e->store, item_id, &ev) == 0 && ev.data) {
+	if (store_events_render(pl->store, item_id, &ev) == 0 && ev.data) {
 		for (line = ev.data; !found && line && *line; line = next) {
 			cJSON *o, *run, *who;
 
@@ -348,8 +347,8 @@ static int recorded_by(struct engine *e, int64_t item_id, int run_no, char *stag
 static int recover_run(void *arg, const struct run *r0)
 {
 	struct recover *rv = arg;
-	struct engine *e = rv->e;
-	struct pfs_config *cfg = engine_config_get(e);
+	struct pipeline *pl = rv->pl;
+	struct pfs_config *cfg = pipeline_config_get(pl);
 	/* Only a recorded run has a queued row: it never started. */
 	const char *msg = strcmp(r0->status, "queued") == 0 ? "the daemon stopped before this started"
 							    : "the daemon stopped while this ran";
@@ -367,9 +366,9 @@ static int recover_run(void *arg, const struct run *r0)
 	if (pipe_run_reattaches(r0) ||
 	    (strcmp(r0->kind, "stage") == 0 && has_id(rv->followed, rv->nfollowed, r0->item_id)))
 		return 0;
-	if (store_run_get(e->store, r0->id, &r))
+	if (store_run_get(pl->store, r0->id, &r))
 		return 0;
-	if (store_item_get_id(e->store, r.item_id, &it)) {
+	if (store_item_get_id(pl->store, r.item_id, &it)) {
 		run_clear(&r);
 		return 0;
 	}
@@ -385,7 +384,7 @@ static int recover_run(void *arg, const struct run *r0)
 		}
 	}
 	/* Its processes end before anything of the item can start again. */
-	snprintf(re.worktree, sizeof(re.worktree), "PACKET_WORKTREE=%s/worktrees/%s", e->store_dir,
+	snprintf(re.worktree, sizeof(re.worktree), "PACKET_WORKTREE=%s/worktrees/%s", pl->store_dir,
 		 it.name);
 	snprintf(re.iteration, sizeof(re.iteration), "PACKET_ITERATION=%d", r.iteration);
 	if (recipe) {
@@ -400,13 +399,13 @@ static int recover_run(void *arg, const struct run *r0)
 	end_run_processes(&re, grace);
 	n = snprintf(line, sizeof(line), recipe ? "\n# packetfs: status interrupted: %s (recorded on restart)\n"
 						: "\n[packetfs] interrupted: %s (recorded on restart)\n", msg);
-	store_log_append(e->store, r.id, line, (size_t)n);
+	store_log_append(pl->store, r.id, line, (size_t)n);
 	snprintf(r.status, sizeof(r.status), "interrupted");
 	free(r.note);
 	r.note = strdup(msg);
 	util_rfc3339(util_now_ns(), r.finished_at);
-	store_log_sha256(e->store, r.id, r.log_sha256, &r.log_size);
-	store_run_update(e->store, &r);
+	store_log_sha256(pl->store, r.id, r.log_sha256, &r.log_size);
+	store_run_update(pl->store, &r);
 	if (recipe) {
 		struct registry_run rr;
 		char *l, by_stage[64];
@@ -435,10 +434,10 @@ static int recover_run(void *arg, const struct run *r0)
 		rr.log_sha256 = r.log_sha256;
 		rr.executor = r.executor;
 		rr.job_id = r.job_id;
-		recorded_by(e, r.item_id, r.run_no, by_stage, sizeof(by_stage), &rr);
+		recorded_by(pl, r.item_id, r.run_no, by_stage, sizeof(by_stage), &rr);
 		l = registry_engine_line(&rr);
 		if (l) {
-			store_registry_append(e->store, r.item_id, l, "engine", r.id);
+			store_registry_append(pl->store, r.item_id, l, "engine", r.id);
 			free(l);
 		}
 	}
@@ -446,7 +445,7 @@ static int recover_run(void *arg, const struct run *r0)
 	n = snprintf(line, sizeof(line), ",\"%s\":\"%s\",\"run\":%d,\"status\":\"interrupted\",\"log\":\"%s\"",
 		     recipe ? "recipe" : "stage", r.name, r.run_no, r.log_path);
 	if (n > 0 && (size_t)n < sizeof(line))
-		engine_event(e, it.id, it.name, recipe ? "recipe_finished" : "stage_finished", line);
+		pipeline_event(pl, it.id, it.name, recipe ? "recipe_finished" : "stage_finished", line);
 	item_clear(&it);
 	run_clear(&r);
 	return 0;
@@ -455,15 +454,15 @@ static int recover_run(void *arg, const struct run *r0)
 static int recover_item(void *arg, const struct item *it0)
 {
 	struct recover *rv = arg;
-	struct engine *e = rv->e;
-	struct pfs_config *cfg = engine_config_get(e);
+	struct pipeline *pl = rv->pl;
+	struct pfs_config *cfg = pipeline_config_get(pl);
 	const char *state = cfg->on_interrupt_fail ? "failed" : "queued";
 	struct item it;
 	int i;
 
 	if (strcmp(it0->state, "running") != 0 || has_id(rv->followed, rv->nfollowed, it0->id))
 		return 0;
-	if (store_item_get_id(e->store, it0->id, &it))
+	if (store_item_get_id(pl->store, it0->id, &it))
 		return 0;
 	if (!has_id(rv->staged, rv->nstaged, it.id) && has_id(rv->reran, rv->nreran, it.id)) {
 		/* Only a rerun of recipes was in progress: its runs are recorded as
@@ -480,9 +479,9 @@ static int recover_item(void *arg, const struct item *it0)
 		free(it.last_error);
 		it.last_error = strdup("interrupted: the daemon stopped during a rerun");
 		if (it.state && it.last_error) {
-			store_item_update(e->store, &it);
+			store_item_update(pl->store, &it);
 			snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", back);
-			engine_event(e, it.id, it.name, "interrupted", extra);
+			pipeline_event(pl, it.id, it.name, "interrupted", extra);
 		}
 		item_clear(&it);
 		return 0;
@@ -505,23 +504,23 @@ static int recover_item(void *arg, const struct item *it0)
 	if (it.state && it.last_error && it.stage) {
 		char extra[64];
 
-		store_item_update(e->store, &it);
+		store_item_update(pl->store, &it);
 		snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", state);
-		engine_event(e, it.id, it.name, "interrupted", extra);
+		pipeline_event(pl, it.id, it.name, "interrupted", extra);
 	}
 	item_clear(&it);
 	return 0;
 }
 
-int pipe_recover(struct engine *e)
+int pipe_recover(struct pipeline *pl)
 {
-	struct recover rv = {.e = e};
+	struct recover rv = {.pl = pl};
 	int rc;
 
-	pipe_resolve_jobs(e->store);
-	rv.nfollowed = pipe_reattach_items(e->store, rv.followed, 256);
-	rc = store_run_each(e->store, 0, NULL, NULL, recover_run, &rv);
+	pipe_resolve_jobs(pl->store);
+	rv.nfollowed = pipe_reattach_items(pl->store, rv.followed, 256);
+	rc = store_run_each(pl->store, 0, NULL, NULL, recover_run, &rv);
 	if (rc == 0)
-		rc = store_item_each(e->store, 0, recover_item, &rv);
+		rc = store_item_each(pl->store, 0, recover_item, &rv);
 	return rc;
 }

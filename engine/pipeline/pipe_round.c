@@ -29,8 +29,6 @@
 
 #include "pipe_int.h"
 #include "plan.h"
-#include "registry.h"
-#include "repo.h"
 
 /* The exit status by which a round says "not settled yet" (sysexits.h
  * EX_TEMPFAIL). */
@@ -72,13 +70,13 @@ static void timer_fired(uv_timer_t *h)
 {
 	struct round_timer *t = h->data;
 	struct pipe *p = t->p;
-	const struct pfs_config *cfg = engine_config_get(p->e);
+	const struct pfs_config *cfg = pipeline_config_get(p->pl);
 	int64_t id = t->item_id;
 	struct item it;
 	size_t i;
 
 	pipe__round_unschedule(p, id);
-	if (p->shutting_down || store_item_get_id(p->e->store, id, &it))
+	if (p->shutting_down || store_item_get_id(p->pl->store, id, &it))
 		return;
 	/* Only an item still waiting between rounds, not held: advance, run
 	 * or hold may have come first. */
@@ -103,7 +101,7 @@ static void schedule(struct pipe *p, int64_t item_id, int secs)
 	t->p = p;
 	t->item_id = item_id;
 	t->t.data = t;
-	if (uv_timer_init(&p->e->loop, &t->t)) {
+	if (uv_timer_init(&p->pl->loop, &t->t)) {
 		free(t);
 		return;
 	}
@@ -122,7 +120,7 @@ void pipe__round_begin(struct pipe *p, struct item *it, const struct pfs_stage *
 
 void pipe__round_resume(struct pipe *p, const struct item *it)
 {
-	const struct pfs_config *cfg = engine_config_get(p->e);
+	const struct pfs_config *cfg = pipeline_config_get(p->pl);
 	size_t i;
 
 	if (strcmp(it->state, "waiting") == 0 && !it->stage_ok && it->round > 0 && !it->hold &&
@@ -152,7 +150,7 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 	const struct pfs_config *cfg = rj->cfg;
 	const struct pfs_stage *st = &cfg->stages[rj->stage_index];
 	/* The round: its program, then its recipes and push. */
-	double secs = rj->round_prog_s + (double)(uv_now(&p->e->loop) - rj->round_exit_ms) / 1000;
+	double secs = rj->round_prog_s + (double)(uv_now(&p->pl->loop) - rj->round_exit_ms) / 1000;
 	char why[1024];
 	struct item it;
 
@@ -161,7 +159,7 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 		 "succeeded");
 	if (error)
 		pipe__log_line(p, rj, "[packetfs] %s\n", error);
-	if (store_item_get_id(p->e->store, rj->item_id, &it)) {
+	if (store_item_get_id(p->pl->store, rj->item_id, &it)) {
 		pipe__run_seal(p, &rj->run, secs);
 		pipe__job_free(rj);
 		return;
@@ -221,7 +219,7 @@ void pipe__round_validated(struct pipe *p, struct batch *b)
 
 	b->stage_job = NULL;
 	pipe__batch_free(p, b);
-	if (cancelled || p->shutting_down || store_item_get_id(p->e->store, rj->item_id, &it)) {
+	if (cancelled || p->shutting_down || store_item_get_id(p->pl->store, rj->item_id, &it)) {
 		round_end(p, rj, "cancelled while the plan's recipes ran: not pushed", cancelled);
 		return;
 	}
@@ -230,9 +228,9 @@ void pipe__round_validated(struct pipe *p, struct batch *b)
 	pipe__item_write(p, &it);
 	rc = repo_branch_head(cfg->repo, it.branch, head);
 	if (rc == 0)
-		rc = plan_names(p->e->store, it.id, &names);
+		rc = plan_names(p->pl->store, it.id, &names);
 	if (rc == 0)
-		rc = store_registry_lines(p->e->store, it.id, &lines, &nl);
+		rc = store_registry_lines(p->pl->store, it.id, &lines, &nl);
 	if (rc == 0)
 		rc = registry_gate(names, lines, nl, head, reason, sizeof(reason));
 	else
@@ -280,7 +278,7 @@ int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_co
 	memset(&j->run, 0, sizeof(j->run));
 	rj->round_exit = exit_code;
 	rj->round_prog_s = duration_s;
-	rj->round_exit_ms = uv_now(&p->e->loop);
+	rj->round_exit_ms = uv_now(&p->pl->loop);
 	if (repo_branch_head(rj->cfg->repo, it->branch, head) || strcmp(head, rj->run.head) == 0) {
 		round_end(p, rj, NULL, 0);
 		return 1;

@@ -32,10 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
 #include "pipe_int.h"
 #include "plan.h"
-#include "repo.h"
 
 static void on_submitted(void *arg, const char *job_id, const char *output)
 {
@@ -44,7 +42,7 @@ static void on_submitted(void *arg, const char *job_id, const char *output)
 	snprintf(j->run.job_id, sizeof(j->run.job_id), "%s", job_id);
 	free(j->run.job_output);
 	j->run.job_output = strdup(output);
-	store_run_update(j->p->e->store, &j->run);
+	store_run_update(j->p->pl->store, &j->run);
 	pipe__log_line(j->p, j, "# slurm: submitted job %s, output %s\n", job_id, output);
 }
 
@@ -66,7 +64,7 @@ static void on_started(void *arg, const char *node, const int *gpus, int ngpus)
 		free(j->run.gpus);
 		j->run.gpus = buf_steal(&g);
 	}
-	store_run_update(j->p->e->store, &j->run);
+	store_run_update(j->p->pl->store, &j->run);
 	snprintf(line, sizeof(line), "# slurm: job %s ran on %s, gpus: %s\n", j->run.job_id,
 		 node[0] ? node : "(unknown node)", list[0] ? list : "none");
 	if (j->run.job_offset == 0) {
@@ -83,8 +81,8 @@ static void job_append(struct job *j, const char *data, size_t len, int64_t offs
 {
 	struct pipe *p = j->p;
 
-	if (store_log_append_job(p->e->store, j->run.id, data, len, offset) == 0)
-		engine_changed(p->e, j->item, j->run.log_path, ENGINE_MODIFIED);
+	if (store_log_append_job(p->pl->store, j->run.id, data, len, offset) == 0)
+		pipe__changed(p->pl, j->item, j->run.log_path, PIPELINE_MODIFIED);
 	j->run.job_offset = offset;
 }
 
@@ -202,19 +200,19 @@ static const struct slurm_callbacks callbacks = {
  * or shutting down. */
 static struct slurm_poller *poller(struct pipe *p)
 {
-	if (!p->slurm && !p->shutting_down && slurm_poller_new(&p->e->loop, &p->slurm))
+	if (!p->slurm && !p->shutting_down && slurm_poller_new(&p->pl->loop, &p->slurm))
 		p->slurm = NULL;
 	return p->slurm;
 }
 
 int pipe__slurm_dir(struct pipe *p, char *out, size_t size)
 {
-	const struct pfs_executor *ex = &engine_config_get(p->e)->executor;
+	const struct pfs_executor *ex = &pipeline_config_get(p->pl)->executor;
 
 	if (ex->shared_dir)
 		snprintf(out, size, "%s", ex->shared_dir);
 	else
-		snprintf(out, size, "%s/slurm", p->e->store_dir);
+		snprintf(out, size, "%s/slurm", p->pl->store_dir);
 	return 0;
 }
 
@@ -237,7 +235,7 @@ static void not_submitted(struct pipe *p, struct job *j, const char *note)
 void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it,
 		       char *const *argv, char **env, const char *cwd)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	char dir[PATH_MAX], stem[ITEM_NAME_MAX + 64], name[ITEM_NAME_MAX + 160];
 	char note[PATH_MAX + 128];
 	struct slurm_spec spec;
@@ -276,7 +274,7 @@ void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it,
 	free(j->run.job_output);
 	if (asprintf(&j->run.job_output, "%s/%s.out", dir, stem) < 0)
 		j->run.job_output = NULL;
-	store_run_update(p->e->store, &j->run);
+	store_run_update(p->pl->store, &j->run);
 	memset(&spec, 0, sizeof(spec));
 	spec.ex = &cfg->executor;
 	spec.dir = dir;
@@ -385,7 +383,7 @@ static int reattach_run(void *arg, const struct run *r0)
 {
 	struct reattach *ra = arg;
 	struct pipe *p = ra->p;
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	const struct recipe *rec;
 	struct recipe gone = {0}; /* what the job knows of a recipe no longer in the catalog */
 	char empty[1] = "";
@@ -398,7 +396,7 @@ static int reattach_run(void *arg, const struct run *r0)
 	j->item_id = r0->item_id;
 	snprintf(j->item, sizeof(j->item), "%s", ra->it->name);
 	j->batch = ra->b;
-	if (store_run_get(p->e->store, r0->id, &j->run)) {
+	if (store_run_get(p->pl->store, r0->id, &j->run)) {
 		free(j);
 		return 0;
 	}
@@ -406,11 +404,9 @@ static int reattach_run(void *arg, const struct run *r0)
 	gone.path = j->run.command;
 	gone.summary = empty;
 	gone.needs_default = 1;
-	pthread_mutex_lock(&p->e->cfg_lock);
-	engine_recipes_refresh(p->e);
-	rec = recipe_find(&p->e->recipes, j->run.name);
+	rec = recipe_find(pipeline_recipes_hold(p->pl), j->run.name);
 	recipe_copy(&j->recipe, rec ? rec : &gone); /* checked below */
-	pthread_mutex_unlock(&p->e->cfg_lock);
+	pipeline_recipes_release(p->pl);
 	for (g = j->run.gpus; *g && j->ngpus < 16;) {
 		if (*g >= '0' && *g <= '9')
 			j->gpus[j->ngpus++] = (int)strtol(g, (char **)&g, 10);
@@ -465,39 +461,39 @@ static int ran_since(void *arg, const struct run *r)
  * job it made). */
 static void queue_missing(struct pipe *p, struct item *it, struct batch *b, struct job *sj)
 {
+	const struct recipe_catalog *cat;
 	char **names = NULL;
 	int again_fail;
 	size_t k;
 
-	if (plan_names(p->e->store, it->id, &names))
+	if (plan_names(p->pl->store, it->id, &names))
 		return;
-	again_fail = engine_config_get(p->e)->on_interrupt_fail;
-	pthread_mutex_lock(&p->e->cfg_lock);
-	engine_recipes_refresh(p->e);
+	again_fail = pipeline_config_get(p->pl)->on_interrupt_fail;
+	cat = pipeline_recipes_hold(p->pl);
 	for (k = 0; names[k]; k++) {
-		const struct recipe *r = recipe_find(&p->e->recipes, names[k]);
+		const struct recipe *r = recipe_find(cat, names[k]);
 		struct ran_find f = {names[k], sj->run.run_no, again_fail, 0};
 
-		store_run_each(p->e->store, it->id, "recipe", NULL, ran_since, &f);
+		store_run_each(p->pl->store, it->id, "recipe", NULL, ran_since, &f);
 		if (!r || r->procedure || f.found)
 			continue;
 		pipe__log_line(p, sj, "[packetfs] queued %s (after a restart)\n", r->name);
 		pipe__queue_recipe(p, it, r, b, NULL);
 	}
-	pthread_mutex_unlock(&p->e->cfg_lock);
+	pipeline_recipes_release(p->pl);
 	strv_free(names);
 }
 
 static void reattach_item(struct pipe *p, int64_t item_id)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
-	struct stage_find sf = {.s = p->e->store};
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct stage_find sf = {.s = p->pl->store};
 	struct reattach ra = {.p = p};
 	struct batch *b;
 	struct item it;
 	size_t idx = 0;
 
-	if (store_item_get_id(p->e->store, item_id, &it))
+	if (store_item_get_id(p->pl->store, item_id, &it))
 		return;
 	b = calloc(1, sizeof(*b));
 	if (!b) {
@@ -506,7 +502,7 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 	}
 	b->item_id = it.id;
 	snprintf(b->item, sizeof(b->item), "%s", it.name);
-	store_run_each(p->e->store, it.id, "stage", "running", latest_stage, &sf);
+	store_run_each(p->pl->store, it.id, "stage", "running", latest_stage, &sf);
 	if (sf.found && config_stage(cfg, sf.run.name, &idx) && cfg->stages[idx].recipes_from_plan &&
 	    (b->stage_job = calloc(1, sizeof(struct job)))) {
 		struct job *sj = b->stage_job;
@@ -534,7 +530,7 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 	ra.it = &it;
 	ra.b = b;
 	b->pending++; /* held until everything is attached and queued */
-	store_run_each(p->e->store, it.id, "recipe", "running", reattach_run, &ra);
+	store_run_each(p->pl->store, it.id, "recipe", "running", reattach_run, &ra);
 	if (b->stage_job)
 		queue_missing(p, &it, b, b->stage_job);
 	pipe__pump(p);
@@ -548,7 +544,7 @@ void pipe_reattach(struct pipe *p)
 	int64_t ids[256];
 	int n, i;
 
-	n = pipe_reattach_items(p->e->store, ids, 256);
+	n = pipe_reattach_items(p->pl->store, ids, 256);
 	for (i = 0; i < n; i++)
 		reattach_item(p, ids[i]);
 }

@@ -12,12 +12,10 @@
 
 #include "pipe_int.h"
 #include "plan.h"
-#include "recipe.h"
-#include "repo.h"
 
 void pipe__stage_advance(struct pipe *p, struct item *it, const char *name)
 {
-	struct pfs_config *cfg = engine_config_get(p->e);
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	size_t i;
 
 	if (!config_stage(cfg, name, &i)) {
@@ -60,14 +58,14 @@ static int check_products(struct pipe *p, const struct item *it, const struct pf
 
 	disposition[0] = '\0';
 	for (v = st->produces; v && *v; v++) {
-		if (store_doc_stat(p->e->store, it->id, *v, &m) || m.is_dir || m.size == 0) {
+		if (store_doc_stat(p->pl->store, it->id, *v, &m) || m.is_dir || m.size == 0) {
 			snprintf(why, size, "%s: did not produce %s (missing or empty)", st->name, *v);
 			return -EINVAL;
 		}
 		if (strcmp(*v, "plan.md") == 0) {
 			char *plan = NULL, word[DISPOSITION_MAX];
 			size_t len;
-			int rc = store_doc_read(p->e->store, it->id, "plan.md", &plan, &len);
+			int rc = store_doc_read(p->pl->store, it->id, "plan.md", &plan, &len);
 
 			rc = rc ? rc : recipe_plan_disposition(plan, len, word, sizeof(word));
 			free(plan);
@@ -81,26 +79,26 @@ static int check_products(struct pipe *p, const struct item *it, const struct pf
 		}
 		/* A plan that ends the item needs no recipes. */
 		if (strcmp(*v, "plan.md") == 0 && !disposition[0] &&
-		    has_validate(engine_config_get(p->e))) {
+		    has_validate(pipeline_config_get(p->pl))) {
+			const struct recipe_catalog *cat;
 			char **names = NULL;
 			size_t k;
-			int rc = plan_names(p->e->store, it->id, &names);
+			int rc = plan_names(p->pl->store, it->id, &names);
 
 			if (rc) {
 				snprintf(why, size, "%s: plan.md has no ```validation-recipes block", st->name);
 				return -EINVAL;
 			}
-			pthread_mutex_lock(&p->e->cfg_lock);
-			engine_recipes_refresh(p->e);
+			cat = pipeline_recipes_hold(p->pl);
 			for (k = 0; names[k]; k++) {
-				if (!recipe_find(&p->e->recipes, names[k])) {
+				if (!recipe_find(cat, names[k])) {
 					snprintf(why, size, "%s: plan.md names unknown recipe '%s'", st->name,
 						 names[k]);
 					rc = -EINVAL;
 					break;
 				}
 			}
-			pthread_mutex_unlock(&p->e->cfg_lock);
+			pipeline_recipes_release(p->pl);
 			strv_free(names);
 			if (rc)
 				return rc;
@@ -130,7 +128,7 @@ static void check_worktree(struct pipe *p, struct job *j, const struct item *it,
 	char wt[PATH_MAX];
 
 	buf_init(&dirty);
-	snprintf(wt, sizeof(wt), "%s/worktrees/%s", p->e->store_dir, it->name);
+	snprintf(wt, sizeof(wt), "%s/worktrees/%s", p->pl->store_dir, it->name);
 	if (repo_worktree_dirty(wt, &dirty) == 1 && dirty.data) {
 		snprintf(warn, size, "warning: %s: %s left in the worktree (packetfs does not commit "
 			 "them)", st->name, dirty.data);
@@ -155,11 +153,11 @@ static void notify_diff(struct pipe *p, const struct item *it, const char *old_h
 {
 	char head[41] = "";
 
-	repo_branch_head(engine_config_get(p->e)->repo, it->branch, head);
+	repo_branch_head(pipeline_config_get(p->pl)->repo, it->branch, head);
 	if (strcmp(head, old_head) != 0) {
-		engine_changed(p->e, it->name, "change.diff", ENGINE_MODIFIED);
+		pipe__changed(p->pl, it->name, "change.diff", PIPELINE_MODIFIED);
 		/* Runs at the old head are stale now: evidence.md says so. */
-		engine_changed(p->e, it->name, "validation/evidence.md", ENGINE_MODIFIED);
+		pipe__changed(p->pl, it->name, "validation/evidence.md", PIPELINE_MODIFIED);
 	}
 }
 
@@ -196,7 +194,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		j->run.exit_code = res->exit_code;
 		j->run.signal = res->term_signal;
 	}
-	if (store_item_get_id(p->e->store, j->item_id, &it)) {
+	if (store_item_get_id(p->pl->store, j->item_id, &it)) {
 		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
 		return;
 	}
@@ -311,7 +309,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 				item_clear(&it);
 				return;
 			}
-			if (!config_stage(engine_config_get(p->e), st->on_needs_changes, &back)) {
+			if (!config_stage(pipeline_config_get(p->pl), st->on_needs_changes, &back)) {
 				snprintf(why, sizeof(why), "%s: stage %s is no longer in the pipeline",
 					 st->name, st->on_needs_changes);
 				pipe__set_state(p, &it, "failed", why);

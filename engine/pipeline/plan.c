@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "plan.h"
-#include "recipe.h"
+#include "service.h"
 
 int plan_names(struct store *s, int64_t item_id, char ***names)
 {

@@ -1,0 +1,117 @@
+/*
+ * namespace.h - the namespace layer (SPEC §3, §4): the mount's paths,
+ * documents and their revisions, the generated views, the trigger file and
+ * the recorder's file. It implements engine.h for fs/ (packet*.c, ctl.c,
+ * record.c, view*.c); this header is what those files and engine.c, which
+ * opens the engine, share: the struct engine and the namespace's own
+ * tables. Not for fs/.
+ *
+ * Below it: the pipeline (pipeline.h), which it asks through
+ * pipeline_call and whose hooks engine.c points at engine_changed and
+ * engine_doc_refresh; the services and the store.
+ *
+ * Locks, in the order they may be taken (the pipeline's come after them,
+ * the store's own lock last of all, and it never calls out):
+ *   ns_lock     - rwlock: renames and unlinks of documents (exclusive)
+ *                 against commits of open documents (shared)
+ *   files_lock  - the open-document table (packet_doc.c), then an open
+ *                 document's own lock
+ *   digest_lock - the kept registry digests (view_digest.c)
+ *   record_lock - the last record answer of each item (record.c); takes
+ *                 no other lock
+ */
+#ifndef PACKETFS_NAMESPACE_H
+#define PACKETFS_NAMESPACE_H
+
+#include <pthread.h>
+
+#include "engine.h"
+#include "pipeline.h"
+
+struct open_doc; /* packet_int.h */
+
+struct registry_digest;
+
+/* The answer of a request made through validation/record (record.c): the
+ * run it queued, and the refusal of the last line refused. */
+struct record_answer {
+	int64_t run_id;   /* the run queued, 0 when none */
+	int err;          /* errno (positive) of the last line refused, 0 when none */
+	char why[256];    /* the reason of that refusal */
+};
+
+/* The answer of an item's latest record request, kept in memory only. */
+#define RECORD_SLOTS 64
+struct record_slot {
+	int64_t item_id;          /* 0: the slot is free */
+	uint64_t stamp;           /* when it was stored: the oldest slot is reused */
+	struct record_answer a;
+};
+
+/* A kept registry digest (view_digest.c). */
+#define DIGEST_SLOTS 64
+struct digest_slot {
+	int64_t item_id;
+	int64_t last_id;               /* of the last registry line it took */
+	struct registry_digest *d;     /* NULL: the slot is free */
+	size_t bytes;
+};
+
+struct engine {
+	char *store_dir;
+	char *mountpoint;       /* NULL offline */
+	int readonly;
+	int lock_fd;            /* flock on the database file; -1 readonly */
+	struct store *store;
+	uid_t uid;              /* owner of everything on the mount */
+	gid_t gid;
+	int64_t start_ns;       /* mount time: the mtime of fixed entries */
+
+	struct pipeline *pl;    /* the configuration, the loop, what runs */
+
+	pthread_rwlock_t ns_lock;
+	pthread_mutex_t files_lock;
+	struct open_doc *docs;          /* protected by files_lock */
+
+	pthread_mutex_t digest_lock;
+	struct digest_slot digests[DIGEST_SLOTS]; /* protected by digest_lock; by item id */
+	size_t digest_bytes;                      /* protected by digest_lock */
+
+	engine_change_fn watch_fn; /* constant once started; NULL: nobody watches */
+	void *watch_arg;
+
+	pthread_mutex_t record_lock;
+	struct record_slot records[RECORD_SLOTS]; /* protected by record_lock; by item id */
+	uint64_t record_stamp;                    /* protected by record_lock */
+};
+
+/* After the engine wrote a document straight to the store: an open,
+ * unchanged copy of it (shared by its readers) takes the new content; a
+ * copy with pending writes keeps them. Any thread. */
+void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path);
+
+/* Tells the watcher (engine_watch) that the engine changed rel (an
+ * item-relative path, or a root path when item is NULL) on its own. Any
+ * thread. */
+void engine_changed(struct engine *e, const char *item, const char *rel, enum engine_change what);
+
+/* Item name rules: [a-z0-9][a-z0-9._-]{0,63}. */
+int engine_valid_item_name(const char *name);
+
+/* view.c: generated views. Append the content to out. */
+int view_status(struct engine *e, const struct item *it, int json, struct buf *out);
+int view_evidence(struct engine *e, const struct item *it, struct buf *out);
+int view_change_diff(struct engine *e, const struct item *it, struct buf *out);
+
+/* view_digest.c: calls fn(arg, d) with the digest (registry.h) of every
+ * registry line of the item, oldest first, as the store holds them now,
+ * kept between calls so that only the lines appended since are read. fn
+ * runs under the cache's lock and must not keep d. Returns fn's result, or
+ * a negative errno of the store (-ENOMEM, -EIO) without calling fn. Any
+ * thread. */
+int view_digest(struct engine *e, int64_t item_id,
+		int (*fn)(void *arg, const struct registry_digest *d), void *arg);
+/* Frees the kept digests (engine_close). */
+void view_digests_free(struct engine *e);
+
+#endif
