@@ -11,15 +11,17 @@
 # 4. Starts a one-node Slurm cluster for the slurm executor's tests (tests/slurm-cluster.sh,
 #    private configuration and ports, stopped at the end); where it cannot start, those tests
 #    are skipped and the reason is printed.
-# 5. Runs every integration test tests/{fs,pipeline,bad}/*.sh in a process of its own under a
-#    timeout, each on a fresh store and mount.
+# 5. Runs the source tree's checks tests/tree/*.sh, then every integration test
+#    tests/{fs,pipeline,bad}/*.sh, each in a process of its own under a timeout; each
+#    integration test on a fresh store and mount.
 #
 # Prints "PASS name", "FAIL name" (with the tail of the failing output) or "SKIP name (why)" (a
 # test that exits 77) per test and ends with the line "N passed, M failed" (after "# K skipped"
 # when some were); exits 0 only when nothing failed. PATTERNs (e.g. "fs/" or
 # "pipeline/full") restrict the run to the tests whose name contains one of them; "unit" selects
 # the unit tests. PFS_BUILD_DIR names another build directory (relative to the source root or
-# absolute); PFS_TEST_TIMEOUT changes the per-test timeout (default 120 s).
+# absolute); PFS_TEST_TIMEOUT changes the per-test timeout (default 120 s). A test that needs
+# longer says so in a header line "# test-timeout: SECONDS" (the larger of the two applies).
 
 set -uo pipefail
 
@@ -253,7 +255,7 @@ fi
 
 echo "# integration tests (PACKETFS_BIN=$PACKETFS_BIN)"
 [ -e /dev/fuse ] || echo "# warning: /dev/fuse is missing; mounts will fail"
-for script in tests/fs/*.sh tests/pipeline/*.sh tests/bad/*.sh; do
+for script in tests/tree/*.sh tests/fs/*.sh tests/pipeline/*.sh tests/bad/*.sh; do
 	[ -f "$script" ] || continue
 	name=${script#tests/}
 	name=${name%.sh}
@@ -262,7 +264,9 @@ for script in tests/fs/*.sh tests/pipeline/*.sh tests/bad/*.sh; do
 	tmp=$LOGDIR/tmp-$(echo "$name" | tr / -)
 	mkdir -p "$tmp"
 	rc=0
-	TMPDIR=$tmp timeout -k 10 "$TEST_TIMEOUT" bash "$script" </dev/null >"$log" 2>&1 || rc=$?
+	limit=$(sed -n 's/^# test-timeout: \([0-9][0-9]*\)$/\1/p' "$script" | head -n 1)
+	[ -n "$limit" ] && [ "$limit" -gt "$TEST_TIMEOUT" ] || limit=$TEST_TIMEOUT
+	TMPDIR=$tmp timeout -k 10 "$limit" bash "$script" </dev/null >"$log" 2>&1 || rc=$?
 	sweep "$tmp"
 	if [ -n "${SANDIR:-}" ] && [ -n "$(ls -A "$SANDIR")" ]; then
 		# Reports of suppressed leaks only (a summary table) are no failure.
@@ -278,7 +282,7 @@ for script in tests/fs/*.sh tests/pipeline/*.sh tests/bad/*.sh; do
 		SKIPPED=$((SKIPPED + 1))
 		echo "SKIP $name ($(sed -n 's/^SKIP: //p' "$log" | head -n 1))"
 		;;
-	124 | 137) fail "$name" "$log" "timed out after ${TEST_TIMEOUT}s" ;;
+	124 | 137) fail "$name" "$log" "timed out after ${limit}s" ;;
 	99) fail "$name" "$log" "sanitizer report" ;;
 	*) fail "$name" "$log" ;;
 	esac

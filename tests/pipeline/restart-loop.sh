@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-timeout: 300
 # kill -9 of the daemon in a loop, each time while something else runs: a stage program, a CPU
 # recipe, a GPU recipe (declared slots, "gpus": 2). After each kill the store passes `packetfs
 # check`, and the next mount ends every process the dead daemon's runs left, records each
