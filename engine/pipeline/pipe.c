@@ -130,16 +130,27 @@ static void now_text(char out[32])
 	util_rfc3339(util_now_ns(), out);
 }
 
-/* Adds id to the set seen[0..*n) unless there. */
-static void count_item(int64_t *seen, int *n, int64_t id)
+int pipe__id_add(int64_t *set, int *n, int max, int64_t id)
 {
 	int i;
 
 	for (i = 0; i < *n; i++)
-		if (seen[i] == id)
-			return;
-	if (*n < 256)
-		seen[(*n)++] = id;
+		if (set[i] == id)
+			return 1;
+	if (*n >= max)
+		return 0;
+	set[(*n)++] = id;
+	return 1;
+}
+
+int pipe__id_has(const int64_t *set, int n, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == id)
+			return 1;
+	return 0;
 }
 
 /* Items with a process, a queued recipe or a validation in progress. */
@@ -151,11 +162,11 @@ static int running_items(struct pipe *p)
 	int n = 0;
 
 	for (j = p->jobs; j; j = j->next)
-		count_item(seen, &n, j->item_id);
+		pipe__id_add(seen, &n, 256, j->item_id);
 	for (j = p->queue; j; j = j->next)
-		count_item(seen, &n, j->item_id);
+		pipe__id_add(seen, &n, 256, j->item_id);
 	for (b = p->batches; b; b = b->next)
-		count_item(seen, &n, b->item_id);
+		pipe__id_add(seen, &n, 256, b->item_id);
 	return n;
 }
 

@@ -41,11 +41,29 @@ void pipe__set_assessment(struct item *it, const char *assessment, const char *h
 		 assessment[0] && head ? head : "");
 }
 
-/* "made at abc123456789, head is def123456789" into out. */
-static void moved(const char *made, const char *head, char *out, size_t size)
+/*
+ * Whether a judgment (what: "verdict" or "assessment") lets stage name
+ * through: its value must be want and made at head (40 hex digits, as
+ * judged_at is). 0, or -EAGAIN with why: a missing or other value, or a
+ * stale one ("made at abc123456789, the head is def123456789 now", then
+ * advice).
+ */
+static int judged(const char *name, const char *what, const char *value, const char *want,
+		  const char *judged_at, const char *head, const char *advice, char *why,
+		  size_t size)
 {
-	snprintf(out, size, "made at %.12s, the head is %.12s now",
-		 made[0] ? made : "an unknown commit", head);
+	if (strcmp(value, want) != 0) {
+		snprintf(why, size, "%s: gate refused: %s is %s, not %s", name, what,
+			 value[0] ? value : "missing", want);
+		return -EAGAIN;
+	}
+	if (strcmp(judged_at, head) != 0) {
+		snprintf(why, size, "%s: gate refused: the %s %s is stale (made at %.12s, the head "
+			 "is %.12s now): %s", name, what, want,
+			 judged_at[0] ? judged_at : "an unknown commit", head, advice);
+		return -EAGAIN;
+	}
+	return 0;
 }
 
 int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_t size,
@@ -53,7 +71,7 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 {
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	const char *name = cfg->stages[i].name;
-	char head[41] = "", where[96];
+	char head[41] = "";
 	size_t k;
 	int after_validate = 0, after_review = 0, rc;
 
@@ -74,17 +92,9 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 		char **names = NULL, **lines = NULL;
 		size_t nl = 0;
 
-		if (strcmp(it->verdict, "pass") != 0) {
-			snprintf(why, size, "%s: gate refused: verdict is %s, not pass", name,
-				 it->verdict[0] ? it->verdict : "missing");
+		if (judged(name, "verdict", it->verdict, "pass", it->verdict_head, head,
+			   "validate again", why, size))
 			return -EAGAIN;
-		}
-		if (strcmp(it->verdict_head, head) != 0) {
-			moved(it->verdict_head, head, where, sizeof(where));
-			snprintf(why, size, "%s: gate refused: the verdict pass is stale (%s): "
-				 "validate again", name, where);
-			return -EAGAIN;
-		}
 		rc = plan_names(p->pl->store, it->id, &names);
 		if (rc == 0)
 			rc = store_registry_lines(p->pl->store, it->id, &lines, &nl);
@@ -106,17 +116,9 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 	/* A round's own commits are judged by the plan's recipes at the new
 	 * head (pipe_round.c), not by another review. */
 	if (after_review && !cfg->stages[i].rounds_max) {
-		if (strcmp(it->assessment, "sound") != 0) {
-			snprintf(why, size, "%s: gate refused: assessment is %s, not sound", name,
-				 it->assessment[0] ? it->assessment : "missing");
+		if (judged(name, "assessment", it->assessment, "sound", it->assessment_head, head,
+			   "no review judged this head; run review again", why, size))
 			return -EAGAIN;
-		}
-		if (strcmp(it->assessment_head, head) != 0) {
-			moved(it->assessment_head, head, where, sizeof(where));
-			snprintf(why, size, "%s: gate refused: the assessment sound is stale (%s): "
-				 "no review judged this head; run review again", name, where);
-			return -EAGAIN;
-		}
 	}
 	if (cfg->stages[i].gate_approve && !it->approved) {
 		snprintf(why, size, "%s: waiting for approve", name);

@@ -209,6 +209,11 @@ void pipe__log_line(struct pipe *p, const struct job *j, const char *fmt, ...)
  * NULL when out of memory). */
 char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
 		      const char *cuda);
+/* Adds id to the set set[0..*n) of at most max ids unless it is there: 1
+ * when it is there now, 0 when the set was full. */
+int pipe__id_add(int64_t *set, int *n, int max, int64_t id);
+/* Whether id is in the set set[0..n). */
+int pipe__id_has(const int64_t *set, int n, int64_t id);
 /* Frees a job that is on no list (NULL is fine). */
 void pipe__job_free(struct job *j);
 /* Creates the run row of a new job with the given kind ("stage",

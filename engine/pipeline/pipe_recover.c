@@ -61,28 +61,6 @@ struct run_env {
 	char recipe[96];
 };
 
-/* Adds id to the set v[0..*n) unless there. */
-static void add_id(int64_t *v, int *n, int64_t id)
-{
-	int i;
-
-	for (i = 0; i < *n; i++)
-		if (v[i] == id)
-			return;
-	if (*n < 256)
-		v[(*n)++] = id;
-}
-
-static int has_id(const int64_t *v, int n, int64_t id)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] == id)
-			return 1;
-	return 0;
-}
-
 /*
  * The environment process pid was started with (NUL-separated "NAME=value"
  * entries, at most 1 MiB) into *env (caller frees) and its size into *len.
@@ -364,7 +342,8 @@ static int recover_run(void *arg, const struct run *r0)
 		return 0;
 	/* A Slurm job goes on without us, and its stage with it. */
 	if (pipe_run_reattaches(r0) ||
-	    (strcmp(r0->kind, "stage") == 0 && has_id(rv->followed, rv->nfollowed, r0->item_id)))
+	    (strcmp(r0->kind, "stage") == 0 &&
+	     pipe__id_has(rv->followed, rv->nfollowed, r0->item_id)))
 		return 0;
 	if (store_run_get(pl->store, r0->id, &r))
 		return 0;
@@ -373,7 +352,7 @@ static int recover_run(void *arg, const struct run *r0)
 		return 0;
 	}
 	if (recipe) {
-		add_id(rv->reran, &rv->nreran, r.item_id);
+		pipe__id_add(rv->reran, &rv->nreran, 256, r.item_id);
 	} else {
 		for (n = 0; n < rv->nstaged && rv->staged[n] != r.item_id; n++)
 			;
@@ -460,11 +439,12 @@ static int recover_item(void *arg, const struct item *it0)
 	struct item it;
 	int i;
 
-	if (strcmp(it0->state, "running") != 0 || has_id(rv->followed, rv->nfollowed, it0->id))
+	if (strcmp(it0->state, "running") != 0 || pipe__id_has(rv->followed, rv->nfollowed, it0->id))
 		return 0;
 	if (store_item_get_id(pl->store, it0->id, &it))
 		return 0;
-	if (!has_id(rv->staged, rv->nstaged, it.id) && has_id(rv->reran, rv->nreran, it.id)) {
+	if (!pipe__id_has(rv->staged, rv->nstaged, it.id) &&
+	    pipe__id_has(rv->reran, rv->nreran, it.id)) {
 		/* Only a rerun of recipes was in progress: its runs are recorded as
 		 * interrupted; the stages are where they were, so the item is done
 		 * when its last stage had succeeded, and waits for advance
