@@ -105,9 +105,9 @@ int cli_no_options(const char *cmd, int argc, char **argv)
 	};
 	int status = -1;
 
+	/* With --help alone, the first option ends the command either way. */
 	cli_opts_reset();
-	while (cli_next_option(cmd, argc, argv, ":h", longopts, &status) > 0)
-		;
+	cli_next_option(cmd, argc, argv, ":h", longopts, &status);
 	return status;
 }
 

@@ -44,11 +44,11 @@ void cli_opts_reset(void);
 /*
  * The next option of cmd's arguments argv[0..argc-1]: getopt_long with
  * shortopts (starting with ':', holding 'h') and longopts (ending with
- * CLI_OPTIONS_END); cli_opts_reset starts the parse. --help prints cmd's help and
- * any option getopt does not know, or one missing its value, is reported
- * as a usage error: both return CLI_OPT_EXIT with *status set to the exit
- * status (0 after the help, 2 after the error). Otherwise returns the
- * option's character (optarg: its value), or -1 when the options end
+ * CLI_OPTIONS_END); cli_opts_reset starts the parse. --help prints cmd's
+ * help, and an option getopt does not know, or one missing its value, is
+ * reported as a usage error: both return CLI_OPT_EXIT with *status set to
+ * the exit status (0 after the help, 2 after the error). Otherwise returns
+ * the option's character (optarg: its value), or -1 when the options end
  * (optind: the first operand).
  */
 int cli_next_option(const char *cmd, int argc, char **argv, const char *shortopts,
