@@ -374,7 +374,8 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 
 /* The path of name in the directory parent into *path (the caller frees
  * it) and the process that made req into *who, for a request that changes
- * the directory. Returns 0, or -errno after replying req with the error. */
+ * the directory; on the request's FUSE thread. Returns 0, or -errno after
+ * replying req with the error. */
 static int change_request(fuse_req_t req, fuse_ino_t parent, const char *name, char **path,
 			  struct pfs_caller *who)
 {

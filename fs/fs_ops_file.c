@@ -283,7 +283,8 @@ void fs__op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, 
 
 /* Replies req with the result of sync (engine_file_flush or
  * engine_file_fsync) on the file of fi, done for the process that made
- * req; a notifier's handle (NOTIFY_FH) has nothing to sync: 0. */
+ * req; a notifier's handle (NOTIFY_FH) has nothing to sync: 0. On the
+ * request's FUSE thread. */
 static void reply_sync(fuse_req_t req, struct fuse_file_info *fi,
 		       int (*sync)(struct pfs_file *, const struct pfs_caller *))
 {

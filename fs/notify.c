@@ -237,8 +237,9 @@ static void pace(struct notifier *n, long ms)
 		;
 }
 
-/* Waits until changes are queued or the notifier stops; lock held.
- * Returns the queue, taken (the caller frees it), or NULL when stopping. */
+/* Waits until changes are queued or the notifier stops; lock held, on the
+ * notifier thread. Returns the queue, taken (the caller frees it), or NULL
+ * when stopping. */
 static struct change *next_batch(struct notifier *n)
 {
 	while (!n->stopping && !n->head)
@@ -247,7 +248,7 @@ static struct change *next_batch(struct notifier *n)
 }
 
 /* Replays the changes of batch in their order, telling n->wake of each,
- * and frees them; lock not held. */
+ * and frees them; on the notifier thread, lock not held. */
 static void replay_batch(struct notifier *n, struct change *batch)
 {
 	struct change *c;
@@ -313,8 +314,8 @@ int notifier_start(struct fuse_session *se, struct inode_table *inodes, const ch
 }
 
 /* Makes the notifier refuse further changes and tells its thread to end;
- * takes the lock. Returns the changes still queued, which will not be
- * replayed (the caller frees them). */
+ * takes the lock (any thread but the notifier's). Returns the changes still
+ * queued, which will not be replayed (the caller frees them). */
 static struct change *close_queue(struct notifier *n)
 {
 	struct change *left;
