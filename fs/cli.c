@@ -84,6 +84,42 @@ void cli_opts_reset(void)
 	opterr = 0;
 }
 
+int cli_next_option(const char *cmd, int argc, char **argv, const char *shortopts,
+		    const struct option *longopts, int *status)
+{
+	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+
+	if (c == 'h')
+		*status = cli_show_help(cmd);
+	else if (c == ':' || c == '?')
+		*status = cli_bad_option(cmd, argv, c);
+	else
+		return c;
+	return CLI_OPT_EXIT;
+}
+
+int cli_no_options(const char *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_OPTIONS_END,
+	};
+	int status = -1;
+
+	/* With --help alone, the first option ends the command either way. */
+	cli_opts_reset();
+	cli_next_option(cmd, argc, argv, ":h", longopts, &status);
+	return status;
+}
+
+int cli_operands(const char *cmd, int argc, int min, int max, const char *missing)
+{
+	if (argc - optind < min)
+		return cli_usage_error(cmd, missing);
+	if (argc - optind > max)
+		return cli_usage_error(cmd, "too many arguments");
+	return 0;
+}
+
 int cli_show_help(const char *cmd)
 {
 	cli_print_help(stdout, cli_find(cmd));
@@ -105,24 +141,41 @@ struct pfs_caller cli_caller(void)
 	return who;
 }
 
+ssize_t cli_read_some(int fd, void *data, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, data, len);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
 int cli_read_fd(int fd, struct buf *out)
 {
 	char chunk[65536];
 
 	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		ssize_t n = cli_read_some(fd, chunk, sizeof(chunk));
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
+		if (n <= 0)
+			return (int)n;
 		if (out->len + (size_t)n > MAX_READ)
 			return -EFBIG;
 		if (buf_append(out, chunk, (size_t)n) < 0)
 			return -ENOMEM;
 	}
+}
+
+int cli_read_file(const char *path, struct buf *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = cli_read_fd(fd, out);
+	close(fd);
+	return r;
 }
 
 /* Writes all of data to fd. Returns 0 or -errno. */

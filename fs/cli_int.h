@@ -1,8 +1,8 @@
 /*
  * cli_int.h - what the files of the command line share (cli.c: the table,
  * help and these helpers; cli_mount.c: mount, umount, new; cli_status.c:
- * status; cli_store.c: init, log, check, export, import). Not for the rest
- * of fs/: cli.h is the contract.
+ * status; cli_store.c: init, log, check, export, import; cli_record.c:
+ * record). Not for the rest of fs/: cli.h is the contract.
  *
  * Threads: the command line is single-threaded; every function here runs
  * on the main thread (the option parse uses getopt's global state).
@@ -10,6 +10,7 @@
 #ifndef PACKETFS_CLI_INT_H
 #define PACKETFS_CLI_INT_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -33,6 +34,37 @@ int cli_bad_option(const char *cmd, char **argv, int c);
 /* Starts a getopt_long parse of a command's arguments. */
 void cli_opts_reset(void);
 
+/* Ends every command's table of long options: --help (-h), which
+ * cli_next_option answers, then the terminator. */
+#define CLI_OPTIONS_END { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+
+/* What cli_next_option returns when the command is to end at once. */
+#define CLI_OPT_EXIT (-2)
+
+/*
+ * The next option of cmd's arguments argv[0..argc-1]: getopt_long with
+ * shortopts (starting with ':', holding 'h') and longopts (ending with
+ * CLI_OPTIONS_END); cli_opts_reset starts the parse. --help prints cmd's
+ * help, and an option getopt does not know, or one missing its value, is
+ * reported as a usage error: both return CLI_OPT_EXIT with *status set to
+ * the exit status (0 after the help, 2 after the error). Otherwise returns
+ * the option's character (optarg: its value), or -1 when the options end
+ * (optind: the first operand).
+ */
+int cli_next_option(const char *cmd, int argc, char **argv, const char *shortopts,
+		    const struct option *longopts, int *status);
+
+/* Parses the options of cmd when --help is its only one (starting the
+ * parse itself). Returns -1 when the command goes on (optind: the first
+ * operand), else the exit status (0 after the help, 2 after a usage error). */
+int cli_no_options(const char *cmd, int argc, char **argv);
+
+/* Checks that cmd got from min to max operands (argv[optind..argc-1]).
+ * Returns 0 when it did, else 2 after reporting the usage error missing
+ * (what lacks, e.g. "missing STORE") when there are fewer, "too many
+ * arguments" when there are more. */
+int cli_operands(const char *cmd, int argc, int min, int max, const char *missing);
+
 /* Prints the help of cmd on stdout; returns 0. */
 int cli_show_help(const char *cmd);
 
@@ -43,10 +75,20 @@ const char *cli_why(const char *err, int r, const char *what, char *buf, size_t 
 /* The CLI process as the engine's caller (its uid, gid and pid). */
 struct pfs_caller cli_caller(void);
 
+/* read(2) of at most len bytes of fd into data, again when a signal
+ * interrupts it. Returns the bytes read (0 at the end of the file) or
+ * -errno. */
+ssize_t cli_read_some(int fd, void *data, size_t len);
+
 /* Reads fd to its end, appending to out (at most MAX_READ bytes in all).
  * Returns 0 or -errno (-EFBIG past MAX_READ, -ENOMEM); out keeps what was
  * read either way and the caller frees it. fd stays open. */
 int cli_read_fd(int fd, struct buf *out);
+
+/* Reads the local file at path to its end, appending to out, as
+ * cli_read_fd does. Returns 0 or -errno (also open(2)'s); the caller frees
+ * out. */
+int cli_read_file(const char *path, struct buf *out);
 
 /* Writes data (len bytes) to path as a new or truncated file with mode;
  * close(2)'s result counts (on the mount, it is when the content is

@@ -34,8 +34,7 @@ int cli_mount(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "options", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTIONS_END,
 	};
 	struct fs_mount_options o = { NULL, NULL, NULL, 0 };
 	struct buf opts = { NULL, 0, 0 };
@@ -44,7 +43,7 @@ int cli_mount(int argc, char **argv)
 	int c, rc = 1;
 
 	cli_opts_reset();
-	while ((c = getopt_long(argc, argv, ":fo:h", longopts, NULL)) != -1) {
+	while ((c = cli_next_option("mount", argc, argv, ":fo:h", longopts, &rc)) > 0) {
 		if (c == 'f') {
 			o.foreground = 1;
 		} else if (c == 'o') {
@@ -52,19 +51,14 @@ int cli_mount(int argc, char **argv)
 				buf_free(&opts);
 				return cli_fail("mount", "%s", strerror(ENOMEM));
 			}
-		} else if (c == 'h') {
-			buf_free(&opts);
-			return cli_show_help("mount");
-		} else {
-			buf_free(&opts);
-			return cli_bad_option("mount", argv, c);
 		}
 	}
-	if (argc - optind != 2) {
+	if (c == CLI_OPT_EXIT ||
+	    (rc = cli_operands("mount", argc, 2, 2, "missing STORE or MOUNTPOINT"))) {
 		buf_free(&opts);
-		return cli_usage_error("mount", argc - optind < 2 ? "missing STORE or MOUNTPOINT" :
-								    "too many arguments");
+		return rc;
 	}
+	rc = 1;
 	store = realpath(argv[optind], NULL);
 	if (store == NULL) {
 		cli_fail("mount", "%s: %s", argv[optind], strerror(errno));
@@ -221,23 +215,13 @@ static int fusermount_u(const char *dir, int quiet)
  */
 int cli_umount(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char dir[PATH_MAX];
-	int c, r, waited;
+	int r, waited;
 	pid_t daemon;
 
-	cli_opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_show_help("umount");
-		return cli_bad_option("umount", argv, c);
-	}
-	if (argc - optind != 1)
-		return cli_usage_error("umount", argc - optind ? "too many arguments" :
-								 "missing MOUNTPOINT");
+	if ((r = cli_no_options("umount", argc, argv)) >= 0 ||
+	    (r = cli_operands("umount", argc, 1, 1, "missing MOUNTPOINT")))
+		return r;
 	if (!realpath(argv[optind], dir))
 		return cli_fail("umount", "%s: %s", argv[optind], strerror(errno));
 	daemon = mount_daemon(dir);
@@ -262,24 +246,14 @@ int cli_umount(int argc, char **argv)
 /* Reads the brief: a file, or stdin for "-". */
 static int read_brief(const char *src, struct buf *out)
 {
-	int fd, r;
-
-	if (strcmp(src, "-") == 0)
-		return cli_read_fd(STDIN_FILENO, out);
-	fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = cli_read_fd(fd, out);
-	close(fd);
-	return r;
+	return strcmp(src, "-") == 0 ? cli_read_fd(STDIN_FILENO, out) : cli_read_file(src, out);
 }
 
 int cli_new(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "brief", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTIONS_END,
 	};
 	struct buf brief = { NULL, 0, 0 };
 	const char *src = NULL, *mnt, *name;
@@ -287,17 +261,11 @@ int cli_new(int argc, char **argv)
 	int c, r, rc = 1;
 
 	cli_opts_reset();
-	while ((c = getopt_long(argc, argv, ":b:h", longopts, NULL)) != -1) {
-		if (c == 'b')
-			src = optarg;
-		else if (c == 'h')
-			return cli_show_help("new");
-		else
-			return cli_bad_option("new", argv, c);
-	}
-	if (argc - optind != 2)
-		return cli_usage_error("new", argc - optind < 2 ? "missing MOUNTPOINT or NAME" :
-								  "too many arguments");
+	while ((c = cli_next_option("new", argc, argv, ":b:h", longopts, &r)) == 'b')
+		src = optarg;
+	if (c == CLI_OPT_EXIT ||
+	    (r = cli_operands("new", argc, 2, 2, "missing MOUNTPOINT or NAME")))
+		return r;
 	mnt = argv[optind];
 	name = argv[optind + 1];
 	if (!cli_is_mount(mnt))

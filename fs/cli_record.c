@@ -41,7 +41,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +50,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "cli_int.h"
 #include "engine.h"
 
 /* The longest wait for a wake-up before the answer is read again. */
@@ -65,29 +65,6 @@ static void on_signal(int sig)
 {
 	if (!got_signal)
 		got_signal = sig;
-}
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Prints "packetfs: record: ..." and returns 1. */
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("packetfs: record: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-/* Prints "packetfs: record: why" and the usage line; returns 2. */
-static int usage(const char *why)
-{
-	fprintf(stderr, "packetfs: record: %s\nusage: packetfs record %s\n", why,
-		cli_find("record")->usage);
-	return 2;
 }
 
 /* ---- the item directory ---- */
@@ -116,9 +93,10 @@ static int find_item(const char *dir, char *out, size_t size)
 
 	if (dir) {
 		if (!realpath(dir, out))
-			return fail("%s: %s", dir, strerror(errno));
+			return cli_fail("record", "%s: %s", dir, strerror(errno));
 		if (!is_item_dir(out))
-			return fail("%s: not an item directory of a packetfs mount", dir);
+			return cli_fail("record", "%s: not an item directory of a packetfs mount",
+					dir);
 		return 0;
 	}
 	if (getcwd(cwd, sizeof(cwd))) {
@@ -135,7 +113,7 @@ static int find_item(const char *dir, char *out, size_t size)
 	}
 	if (env && env[0] && realpath(env, out) && is_item_dir(out))
 		return 0;
-	return fail("not inside an item directory (use -C ITEM_DIR)");
+	return cli_fail("record", "not inside an item directory (use -C ITEM_DIR)");
 }
 
 /* ---- the answer ---- */
@@ -406,7 +384,7 @@ static int number(const char *opt, const char *s, long max, long *out)
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < 0 || v > max) {
 		snprintf(why, sizeof(why), "%s: not a whole number from 0 to %ld: '%s'", opt, max, s);
-		return usage(why);
+		return cli_usage_error("record", why);
 	}
 	*out = v;
 	return 0;
@@ -426,8 +404,10 @@ struct session {
 /* The daemon went away while run a->run was going on. Returns 1. */
 static int daemon_gone(const struct session *s)
 {
-	return fail("run %d: the daemon of %s stopped; the run is recorded as interrupted when the "
-		    "store is mounted again", s->a.run, s->mnt);
+	return cli_fail("record",
+			"run %d: the daemon of %s stopped; the run is recorded as interrupted "
+			"when the store is mounted again",
+			s->a.run, s->mnt);
 }
 
 /* Reads what the log holds past what was read into the filter. 0 at its
@@ -438,13 +418,9 @@ static int drain(struct session *s, struct log_filter *f)
 	ssize_t n;
 
 	for (;;) {
-		n = read(s->log_fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
+		n = cli_read_some(s->log_fd, chunk, sizeof(chunk));
+		if (n <= 0)
+			return (int)n;
 		filter_feed(f, chunk, (size_t)n, (size_t)n < sizeof(chunk));
 	}
 }
@@ -496,7 +472,7 @@ static int follow(struct session *s, const sigset_t *waitmask)
 	if (r == -ENOTCONN || r == -ECONNABORTED)
 		return daemon_gone(s);
 	if (r < 0)
-		return fail("%s: %s: %s", s->recipe, s->a.log, strerror(-r));
+		return cli_fail("record", "%s: %s: %s", s->recipe, s->a.log, strerror(-r));
 	return 0;
 }
 
@@ -519,7 +495,8 @@ static int outcome(const struct session *s)
 		return 128 + a->signal;
 	if (s->cancelled && strcmp(a->status, "cancelled") == 0)
 		return 128 + s->cancelled;
-	return fail("%s: %s%s%s", s->recipe, a->status, a->note[0] ? ": " : "", a->note);
+	return cli_fail("record", "%s: %s%s%s", s->recipe, a->status, a->note[0] ? ": " : "",
+			a->note);
 }
 
 /* Writes the request and reads its answer. 0, or 1 after reporting. */
@@ -537,13 +514,13 @@ static int ask(struct session *s, const char *line)
 	else if ((size_t)n != len)
 		err = EIO;
 	if (err == ENOTCONN || err == ECONNABORTED)
-		return fail("%s: the daemon of %s is not running", s->dir, s->mnt);
+		return cli_fail("record", "%s: the daemon of %s is not running", s->dir, s->mnt);
 	if (read_answer(s->rec_fd, &s->a) < 0)
 		memset(&s->a, 0, sizeof(s->a));
 	if (err)
-		return fail("%s: %s", s->recipe, error_why(&s->a, strerror(err)));
+		return cli_fail("record", "%s: %s", s->recipe, error_why(&s->a, strerror(err)));
 	if (!s->a.run || !s->a.log[0])
-		return fail("%s: the mount gave no run for the request", s->recipe);
+		return cli_fail("record", "%s: the mount gave no run for the request", s->recipe);
 	return 0;
 }
 
@@ -552,26 +529,21 @@ int cli_record(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "gpus", required_argument, NULL, 'g' },
 		{ "timeout", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTIONS_END,
 	};
 	struct session s = { .rec_fd = -1, .log_fd = -1 };
 	const char *dir = NULL;
 	long gpus = -1, timeout = -1;
-	char path[PATH_MAX + 600], why[256], *line, *slash;
+	char path[PATH_MAX + 600], *line, *slash;
 	sigset_t block, waitmask;
 	struct sigaction sa;
 	int c, r, dashes, archived;
 
 	for (dashes = 1; dashes < argc && strcmp(argv[dashes], "--") != 0; dashes++)
 		;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(dashes, argv, ":hC:", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			cli_print_help(stdout, cli_find("record"));
-			return 0;
-		} else if (c == 'C') {
+	cli_opts_reset();
+	while ((c = cli_next_option("record", dashes, argv, ":hC:", longopts, &r)) > 0) {
+		if (c == 'C') {
 			dir = optarg;
 		} else if (c == 'g') {
 			if ((r = number("--gpus", optarg, 1024, &gpus)))
@@ -579,24 +551,19 @@ int cli_record(int argc, char **argv)
 		} else if (c == 't') {
 			if ((r = number("--timeout", optarg, 365L * 24 * 3600, &timeout)))
 				return r;
-		} else {
-			if (c == ':')
-				snprintf(why, sizeof(why), "option '%s' needs a value", argv[optind - 1]);
-			else if (optopt)
-				snprintf(why, sizeof(why), "unknown option '-%c'", optopt);
-			else
-				snprintf(why, sizeof(why), "unknown option '%s'", argv[optind - 1]);
-			return usage(why);
 		}
 	}
+	if (c == CLI_OPT_EXIT)
+		return r;
 	if (optind >= dashes)
-		return usage("missing RECIPE");
+		return cli_usage_error("record", "missing RECIPE");
 	if (dashes >= argc)
-		return usage("missing '--' and the command after it");
+		return cli_usage_error("record", "missing '--' and the command after it");
 	if (dashes - optind > 1)
-		return usage("too many arguments before '--' (the command goes after '--')");
+		return cli_usage_error("record", "too many arguments before '--' (the command goes "
+						 "after '--')");
 	if (dashes + 1 >= argc || argv[dashes + 1][0] == '\0')
-		return usage("no command after '--'");
+		return cli_usage_error("record", "no command after '--'");
 	s.recipe = argv[optind];
 	if (find_item(dir, s.dir, sizeof(s.dir)))
 		return 1;
@@ -611,7 +578,7 @@ int cli_record(int argc, char **argv)
 		*slash = '\0';
 	line = request_line(s.recipe, argv + dashes + 1, gpus, timeout);
 	if (!line)
-		return fail("%s", strerror(ENOMEM));
+		return cli_fail("record", "%s", strerror(ENOMEM));
 
 	/* The signals that cancel are taken only while waiting (ppoll). */
 	sigemptyset(&block);
@@ -633,11 +600,12 @@ int cli_record(int argc, char **argv)
 	s.rec_fd = open(path, O_RDWR | O_CLOEXEC);
 	if (s.rec_fd < 0) {
 		if (errno == ENOTCONN)
-			r = fail("%s: the daemon of %s is not running", s.dir, s.mnt);
+			r = cli_fail("record", "%s: the daemon of %s is not running", s.dir, s.mnt);
 		else if (errno == EACCES && archived)
-			r = fail("%s: the item is archived: it takes no recorded runs", s.dir);
+			r = cli_fail("record", "%s: the item is archived: it takes no recorded runs",
+				     s.dir);
 		else
-			r = fail("%s: %s", path, strerror(errno));
+			r = cli_fail("record", "%s: %s", path, strerror(errno));
 		free(line);
 		return r;
 	}
@@ -647,7 +615,8 @@ int cli_record(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", s.dir, s.a.log);
 		s.log_fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (s.log_fd < 0)
-			r = errno == ENOTCONN ? daemon_gone(&s) : fail("%s: %s", path, strerror(errno));
+			r = errno == ENOTCONN ? daemon_gone(&s) :
+						cli_fail("record", "%s: %s", path, strerror(errno));
 	}
 	if (r == 0)
 		r = follow(&s, &waitmask);

@@ -206,25 +206,18 @@ int cli_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTIONS_END,
 	};
 	struct source s = { NULL, NULL };
 	const char *target, *item;
 	int c, json = 0, rc;
 
 	cli_opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'j')
-			json = 1;
-		else if (c == 'h')
-			return cli_show_help("status");
-		else
-			return cli_bad_option("status", argv, c);
-	}
-	if (argc - optind < 1 || argc - optind > 2)
-		return cli_usage_error("status", argc - optind ? "too many arguments" :
-								 "missing STORE or MOUNTPOINT");
+	while ((c = cli_next_option("status", argc, argv, ":h", longopts, &rc)) == 'j')
+		json = 1;
+	if (c == CLI_OPT_EXIT ||
+	    (rc = cli_operands("status", argc, 1, 2, "missing STORE or MOUNTPOINT")))
+		return rc;
 	target = argv[optind];
 	item = argc - optind == 2 ? argv[optind + 1] : NULL;
 	if (item && (item[0] == '\0' || strchr(item, '/')))

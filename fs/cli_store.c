@@ -47,8 +47,7 @@ int cli_init(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "repo", required_argument, NULL, 'r' },
 		{ "pipeline", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_OPTIONS_END,
 	};
 	const char *repo = NULL, *pipeline = NULL;
 	char *store = NULL, *repo_abs = NULL, *json = NULL;
@@ -57,19 +56,14 @@ int cli_init(int argc, char **argv)
 	int c, r, rc = 1;
 
 	cli_opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = cli_next_option("init", argc, argv, ":h", longopts, &r)) > 0) {
 		if (c == 'r')
 			repo = optarg;
 		else if (c == 'p')
 			pipeline = optarg;
-		else if (c == 'h')
-			return cli_show_help("init");
-		else
-			return cli_bad_option("init", argv, c);
 	}
-	if (argc - optind != 1)
-		return cli_usage_error("init", argc - optind ? "too many arguments" :
-							       "missing STORE");
+	if (c == CLI_OPT_EXIT || (r = cli_operands("init", argc, 1, 1, "missing STORE")))
+		return r;
 	if (repo == NULL)
 		return cli_usage_error("init", "missing --repo REPO");
 	repo_abs = realpath(repo, NULL);
@@ -104,24 +98,14 @@ out:
 
 int cli_log(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct buf out = { NULL, 0, 0 };
 	struct engine *e;
 	const char *item, *path;
-	int c, r;
+	int r;
 
-	cli_opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_show_help("log");
-		return cli_bad_option("log", argv, c);
-	}
-	if (argc - optind < 2 || argc - optind > 3)
-		return cli_usage_error("log", argc - optind < 2 ? "missing STORE or ITEM" :
-								  "too many arguments");
+	if ((r = cli_no_options("log", argc, argv)) >= 0 ||
+	    (r = cli_operands("log", argc, 2, 3, "missing STORE or ITEM")))
+		return r;
 	item = argv[optind + 1];
 	path = argc - optind == 3 ? argv[optind + 2] : NULL;
 	if (cli_open_readonly("log", argv[optind], &e) != 0)
@@ -142,23 +126,13 @@ int cli_log(int argc, char **argv)
 
 int cli_check(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct buf out = { NULL, 0, 0 };
 	struct engine *e;
-	int c, r;
+	int r;
 
-	cli_opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_show_help("check");
-		return cli_bad_option("check", argv, c);
-	}
-	if (argc - optind != 1)
-		return cli_usage_error("check", argc - optind ? "too many arguments" :
-								"missing STORE");
+	if ((r = cli_no_options("check", argc, argv)) >= 0 ||
+	    (r = cli_operands("check", argc, 1, 1, "missing STORE")))
+		return r;
 	if (cli_open_readonly("check", argv[optind], &e) != 0)
 		return 1;
 	r = engine_check(e, &out);
@@ -248,25 +222,15 @@ static int export_dir(struct engine *e, const char *src, const char *dst, int de
 
 int cli_export(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct pfs_stat st;
 	struct engine *e;
 	const char *item;
 	char src[PATH_MAX];
-	int c, r;
+	int r;
 
-	cli_opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_show_help("export");
-		return cli_bad_option("export", argv, c);
-	}
-	if (argc - optind != 3)
-		return cli_usage_error("export", argc - optind < 3 ? "missing STORE, ITEM or DIR" :
-								     "too many arguments");
+	if ((r = cli_no_options("export", argc, argv)) >= 0 ||
+	    (r = cli_operands("export", argc, 3, 3, "missing STORE, ITEM or DIR")))
+		return r;
 	item = argv[optind + 1];
 	if (item[0] == '\0' || item[0] == '.' || strchr(item, '/'))
 		return cli_fail("export", "%s: no such item", item);
@@ -324,13 +288,8 @@ static int import_file(struct engine *e, const char *src, const char *path, mode
 	struct buf b = { NULL, 0, 0 };
 	struct pfs_file *f;
 	size_t off = 0;
-	int fd, r;
+	int r = cli_read_file(src, &b);
 
-	fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = cli_read_fd(fd, &b);
-	close(fd);
 	if (r < 0)
 		goto out;
 	r = engine_file_open(e, path, O_CREAT | O_WRONLY | O_TRUNC, mode & 0777, &who, &f);
@@ -427,27 +386,17 @@ static void base_name(const char *path, char *out, size_t len)
 
 int cli_import(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct pfs_caller who = cli_caller();
 	struct engine_options eo = { NULL, NULL, 0 };
 	char name[NAME_MAX + 1], item[NAME_MAX + 2], err[1024] = "", tmp[PATH_MAX + 64];
 	struct engine *e;
 	const char *dir;
 	struct stat st;
-	int c, r;
+	int r;
 
-	cli_opts_reset();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return cli_show_help("import");
-		return cli_bad_option("import", argv, c);
-	}
-	if (argc - optind < 2 || argc - optind > 3)
-		return cli_usage_error("import", argc - optind < 2 ? "missing STORE or DIR" :
-								     "too many arguments");
+	if ((r = cli_no_options("import", argc, argv)) >= 0 ||
+	    (r = cli_operands("import", argc, 2, 3, "missing STORE or DIR")))
+		return r;
 	dir = argv[optind + 1];
 	if (stat(dir, &st) < 0)
 		return cli_fail("import", "%s: %s", dir, strerror(errno));

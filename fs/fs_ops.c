@@ -372,6 +372,23 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	free(path);
 }
 
+/* The path of name in the directory parent into *path (the caller frees
+ * it) and the process that made req into *who, for a request that changes
+ * the directory; on the request's FUSE thread. Returns 0, or -errno after
+ * replying req with the error. */
+static int change_request(fuse_req_t req, fuse_ino_t parent, const char *name, char **path,
+			  struct pfs_caller *who)
+{
+	int r = fs__child_path(fs_of(req), parent, name, path);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return r;
+	}
+	caller_of(req, who);
+	return 0;
+}
+
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct fs *fs = fs_of(req);
@@ -379,13 +396,10 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	struct pfs_stat ps;
 	uint64_t seen = fs__change_count(fs);
 	char *path;
-	int r = fs__child_path(fs, parent, name, &path);
+	int r = change_request(req, parent, name, &path, &who);
 
-	if (r < 0) {
-		fuse_reply_err(req, -r);
+	if (r < 0)
 		return;
-	}
-	caller_of(req, &who);
 	/* The notifier makes an existing directory again (an archived item's):
 	 * it is new to the kernel, which tells inotify. */
 	if (!notifier_is_self(fs->notifier, req))
@@ -404,13 +418,10 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	struct fs *fs = fs_of(req);
 	struct pfs_caller who;
 	char *path;
-	int r = fs__child_path(fs, parent, name, &path);
+	int r = change_request(req, parent, name, &path, &who);
 
-	if (r < 0) {
-		fuse_reply_err(req, -r);
+	if (r < 0)
 		return;
-	}
-	caller_of(req, &who);
 	fs__ns_change_begin(fs);
 	/* The notifier removes what the engine has archived already. */
 	if (dir && notifier_is_self(fs->notifier, req))

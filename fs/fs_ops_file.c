@@ -281,7 +281,12 @@ void fs__op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, 
 		fuse_reply_write(req, (size_t)n);
 }
 
-void fs__op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/* Replies req with the result of sync (engine_file_flush or
+ * engine_file_fsync) on the file of fi, done for the process that made
+ * req; a notifier's handle (NOTIFY_FH) has nothing to sync: 0. On the
+ * request's FUSE thread. */
+static void reply_sync(fuse_req_t req, struct fuse_file_info *fi,
+		       int (*sync)(struct pfs_file *, const struct pfs_caller *))
 {
 	struct pfs_caller who;
 
@@ -290,7 +295,12 @@ void fs__op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	caller_of(req, &who);
-	fuse_reply_err(req, -engine_file_flush(file_of(fi), &who));
+	fuse_reply_err(req, -sync(file_of(fi), &who));
+}
+
+void fs__op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	reply_sync(req, fi, engine_file_flush);
 }
 
 void fs__op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -302,14 +312,7 @@ void fs__op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 void fs__op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	struct pfs_caller who;
-
-	if (fi->fh == NOTIFY_FH) {
-		fuse_reply_err(req, 0);
-		return;
-	}
-	caller_of(req, &who);
-	fuse_reply_err(req, -engine_file_fsync(file_of(fi), &who));
+	reply_sync(req, fi, engine_file_fsync);
 }
 
 /*

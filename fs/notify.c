@@ -237,26 +237,40 @@ static void pace(struct notifier *n, long ms)
 		;
 }
 
+/* Waits until changes are queued or the notifier stops; lock held, on the
+ * notifier thread. Returns the queue, taken (the caller frees it), or NULL
+ * when stopping. */
+static struct change *next_batch(struct notifier *n)
+{
+	while (!n->stopping && !n->head)
+		pthread_cond_wait(&n->cond, &n->lock);
+	return n->stopping ? NULL : take_all(n);
+}
+
+/* Replays the changes of batch in their order, telling n->wake of each,
+ * and frees them; on the notifier thread, lock not held. */
+static void replay_batch(struct notifier *n, struct change *batch)
+{
+	struct change *c;
+
+	while ((c = batch) != NULL) {
+		batch = c->next;
+		replay(n, c);
+		if (n->wake)
+			n->wake(n->wake_arg, c->path);
+		change_free(c);
+	}
+}
+
 static void *notifier_main(void *arg)
 {
 	struct notifier *n = arg;
-	struct change *batch, *c;
+	struct change *batch;
 
 	pthread_mutex_lock(&n->lock);
-	for (;;) {
-		while (!n->stopping && !n->head)
-			pthread_cond_wait(&n->cond, &n->lock);
-		if (n->stopping)
-			break;
-		batch = take_all(n);
+	while ((batch = next_batch(n)) != NULL) {
 		pthread_mutex_unlock(&n->lock);
-		while ((c = batch) != NULL) {
-			batch = c->next;
-			replay(n, c);
-			if (n->wake)
-				n->wake(n->wake_arg, c->path);
-			change_free(c);
-		}
+		replay_batch(n, batch);
 		pthread_mutex_lock(&n->lock);
 		pace(n, NOTIFY_PACE_MS);
 	}
@@ -299,26 +313,35 @@ int notifier_start(struct fuse_session *se, struct inode_table *inodes, const ch
 	return 0;
 }
 
+/* Makes the notifier refuse further changes and tells its thread to end;
+ * takes the lock (any thread but the notifier's). Returns the changes still
+ * queued, which will not be replayed (the caller frees them). */
+static struct change *close_queue(struct notifier *n)
+{
+	struct change *left;
+
+	pthread_mutex_lock(&n->lock);
+	n->stopping = 1;
+	left = take_all(n);
+	pthread_cond_broadcast(&n->cond);
+	pthread_mutex_unlock(&n->lock);
+	return left;
+}
+
 void notifier_stop(struct notifier *n)
 {
-	struct change *c;
+	struct change *left, *next;
 
 	if (!n || !n->started)
 		return;
-	pthread_mutex_lock(&n->lock);
-	n->stopping = 1;
-	c = take_all(n);
-	pthread_cond_broadcast(&n->cond);
-	pthread_mutex_unlock(&n->lock);
+	left = close_queue(n);
 	pthread_join(n->thread, NULL);
 	n->started = 0;
 	replayer_stop(n->rp);
 	n->rp = NULL;
-	while (c) {
-		struct change *next = c->next;
-
-		change_free(c);
-		c = next;
+	for (; left; left = next) {
+		next = left->next;
+		change_free(left);
 	}
 }
 

@@ -112,6 +112,29 @@ static int check_keys(struct ctx *c, const char *path, const cJSON *obj, const c
 	return 0;
 }
 
+/* Checks that v, the value at path, is an object (the message says "must
+ * be " shape otherwise) with keys from known only (NULL-terminated; NULL:
+ * any key goes), none repeated. Returns 0 or -EINVAL after fail(). */
+static int check_object(struct ctx *c, const char *path, const cJSON *v,
+			const char *const *known, const char *shape)
+{
+	if (!cJSON_IsObject(v))
+		return fail(c, path, "must be %s", shape);
+	return check_keys(c, path, v, known);
+}
+
+/* An optional object field of obj, checked as check_object does, into *out
+ * (NULL when absent), its path (path "." key) into field. Returns 0 or
+ * -EINVAL after fail(). *out belongs to obj. */
+static int get_object(struct ctx *c, const char *path, const cJSON *obj, const char *key,
+		      const char *const *known, const char *shape, char field[PATH_MAX_LEN],
+		      const cJSON **out)
+{
+	*out = cJSON_GetObjectItemCaseSensitive(obj, key);
+	join(field, path, key);
+	return *out ? check_object(c, field, *out, known, shape) : 0;
+}
+
 /* An integral JSON number within [min, max] into *out. */
 static int get_int(struct ctx *c, const char *path, const cJSON *v, double min, double max,
 		   int64_t *out)
@@ -308,17 +331,12 @@ static int stage_name_ok(const char *s)
 
 static int parse_push(struct ctx *c, const char *path, const cJSON *obj, struct pfs_stage *st)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "push");
+	const cJSON *v;
 	char field[PATH_MAX_LEN];
-	int rc;
+	int rc = get_object(c, path, obj, "push", push_keys, "an object {\"remote\": NAME}", field,
+			    &v);
 
-	if (!v)
-		return 0;
-	join(field, path, "push");
-	if (!cJSON_IsObject(v))
-		return fail(c, field, "must be an object {\"remote\": NAME}");
-	rc = check_keys(c, field, v, push_keys);
-	if (rc)
+	if (rc || !v)
 		return rc;
 	return get_str(c, field, v, "remote", 1, &st->push_remote);
 }
@@ -336,20 +354,16 @@ int config_env_reserved(const char *name)
 /* "env": {"NAME": "value", ...} into st->env as "NAME=value" strings. */
 static int parse_env(struct ctx *c, const char *path, const cJSON *obj, struct pfs_stage *st)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "env"), *e;
+	const cJSON *v, *e;
 	char field[PATH_MAX_LEN];
 	int rc;
 
 	st->env = calloc(1, sizeof(char *));
 	if (!st->env)
 		return -ENOMEM;
-	if (!v)
-		return 0;
-	join(field, path, "env");
-	if (!cJSON_IsObject(v))
-		return fail(c, field, "must be an object of strings {\"NAME\": \"value\"}");
-	rc = check_keys(c, field, v, NULL);
-	if (rc)
+	rc = get_object(c, path, obj, "env", NULL, "an object of strings {\"NAME\": \"value\"}",
+			field, &v);
+	if (rc || !v)
 		return rc;
 	cJSON_ArrayForEach(e, v) {
 		const char *k = e->string;
@@ -383,17 +397,12 @@ static int parse_env(struct ctx *c, const char *path, const cJSON *obj, struct p
 /* "rounds": {"every_s": N, "max": M}, both integers >= 1. */
 static int parse_rounds(struct ctx *c, const char *path, const cJSON *obj, struct pfs_stage *st)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "rounds");
+	const cJSON *v;
 	char field[PATH_MAX_LEN], sub[PATH_MAX_LEN];
-	int rc;
+	int rc = get_object(c, path, obj, "rounds", rounds_keys,
+			    "an object {\"every_s\": N, \"max\": M}", field, &v);
 
-	if (!v)
-		return 0;
-	join(field, path, "rounds");
-	if (!cJSON_IsObject(v))
-		return fail(c, field, "must be an object {\"every_s\": N, \"max\": M}");
-	rc = check_keys(c, field, v, rounds_keys);
-	if (rc)
+	if (rc || !v)
 		return rc;
 	snprintf(sub, sizeof(sub), "%.32s.rounds.every_s", path);
 	if (!cJSON_GetObjectItemCaseSensitive(v, "every_s"))
@@ -427,9 +436,7 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 	snprintf(path, sizeof(path), "stages[%zu]", index);
 	st->max_iterations = 3;
 	st->timeout_s = STAGE_TIMEOUT_DEFAULT_S;
-	if (!cJSON_IsObject(obj))
-		return fail(c, path, "must be an object");
-	rc = check_keys(c, path, obj, stage_keys);
+	rc = check_object(c, path, obj, stage_keys, "an object");
 	if (rc)
 		return rc;
 
@@ -575,7 +582,8 @@ int config_stage_publishes(const struct pfs_stage *st)
 static int parse_executor(struct ctx *c, const cJSON *root, struct pfs_executor *ex)
 {
 	static const char *const kinds[] = { "local", "slurm", NULL };
-	const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "executor"), *v;
+	const cJSON *obj, *v;
+	char field[PATH_MAX_LEN];
 	int kind = 0, rc;
 
 	ex->kind = EXECUTOR_LOCAL;
@@ -583,12 +591,9 @@ static int parse_executor(struct ctx *c, const cJSON *root, struct pfs_executor 
 	ex->extra_args = calloc(1, sizeof(char *));
 	if (!ex->extra_args)
 		return -ENOMEM;
-	if (!obj)
-		return 0;
-	if (!cJSON_IsObject(obj))
-		return fail(c, "executor", "must be an object such as {\"kind\": \"slurm\"}");
-	rc = check_keys(c, "executor", obj, executor_keys);
-	if (rc)
+	rc = get_object(c, "", root, "executor", executor_keys,
+			"an object such as {\"kind\": \"slurm\"}", field, &obj);
+	if (rc || !obj)
 		return rc;
 	if (!cJSON_GetObjectItemCaseSensitive(obj, "kind"))
 		return fail(c, "executor.kind", "required");

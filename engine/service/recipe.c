@@ -140,27 +140,28 @@ static int leading_int(const char *s)
 	return (int)v;
 }
 
+/* Where s goes on past blanks, the character c (not '\0') and the blanks
+ * after it; NULL when c does not come after the blanks. */
+static char *past(char *s, char c)
+{
+	s += strspn(s, " \t");
+	if (*s != c)
+		return NULL;
+	s++;
+	return s + strspn(s, " \t");
+}
+
 /* If line is "# key: value", a pointer to the trimmed value (line is edited). */
 static char *header_value(char *line, const char *key)
 {
 	size_t k = strlen(key), n;
-	char *p = line;
+	char *p = past(line, '#');
 
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p++ != '#')
+	if (!p || strncmp(p, key, k) != 0)
 		return NULL;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (strncmp(p, key, k) != 0)
+	p = past(p + k, ':');
+	if (!p)
 		return NULL;
-	p += k;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p++ != ':')
-		return NULL;
-	while (*p == ' ' || *p == '\t')
-		p++;
 	n = strlen(p);
 	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
 		p[--n] = '\0';

@@ -451,6 +451,14 @@ static int cell(struct buf *b, const char *s)
 	return rc;
 }
 
+/* The separator " | ", then s as the next cell (cell()). 0 or -ENOMEM. */
+static int next_cell(struct buf *b, const char *s)
+{
+	int rc = buf_puts(b, " | ");
+
+	return rc ? rc : cell(b, s);
+}
+
 /*
  * The evidence cell: a link to the log. Paths are item-relative and
  * evidence.md lives in validation/, so "validation/logs/x.log" links to
@@ -498,13 +506,9 @@ static int row(struct buf *b, const char *recipe, const cJSON *obj, int with_run
 	if (!rc && !obj)
 		return buf_puts(b, " | missing | | | |\n");
 	if (!rc)
-		rc = buf_puts(b, " | ");
+		rc = next_cell(b, str_of(obj, "status"));
 	if (!rc)
-		rc = cell(b, str_of(obj, "status"));
-	if (!rc)
-		rc = buf_puts(b, " | ");
-	if (!rc)
-		rc = cell(b, str_of(obj, "command"));
+		rc = next_cell(b, str_of(obj, "command"));
 	if (!rc)
 		rc = buf_puts(b, " | ");
 	if (!rc)

@@ -99,17 +99,36 @@ static int branch_commit(git_commit **out, git_repository *repo, const char *bra
 {
 	git_reference *ref = NULL;
 	git_object *obj = NULL;
-	int rc;
+	int rc = git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL);
 
-	rc = git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL);
-	if (rc < 0)
-		return fail(rc, err, errlen);
-	rc = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
-	git_reference_free(ref);
+	if (rc == 0) {
+		rc = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
+		git_reference_free(ref);
+	}
 	if (rc < 0)
 		return fail(rc, err, errlen);
 	*out = (git_commit *)obj;
 	return 0;
+}
+
+/* Opens the repository at path into *repo and resolves rev in it
+ * (resolve_commit) into *commit; the caller frees both. On failure both
+ * are NULL and the result is -errno, with git's message in err (errlen
+ * bytes; err may be NULL). */
+static int open_at(git_repository **repo, git_commit **commit, const char *path,
+		   const char *rev, char *err, size_t errlen)
+{
+	int rc = open_repo(repo, path, err, errlen);
+
+	*commit = NULL;
+	if (rc < 0)
+		return rc;
+	rc = resolve_commit(commit, *repo, rev, err, errlen);
+	if (rc < 0) {
+		git_repository_free(*repo);
+		*repo = NULL;
+	}
+	return rc;
 }
 
 static int path_exists(const char *path)
@@ -128,12 +147,8 @@ int repo_check(const char *path, const char *base, char *err, size_t errlen)
 {
 	git_repository *repo = NULL;
 	git_commit *commit = NULL;
-	int rc;
+	int rc = open_at(&repo, &commit, path, base, err, errlen);
 
-	rc = open_repo(&repo, path, err, errlen);
-	if (rc < 0)
-		return rc;
-	rc = resolve_commit(&commit, repo, base, err, errlen);
 	git_commit_free(commit);
 	git_repository_free(repo);
 	return rc;
@@ -251,14 +266,10 @@ int repo_item_create(const char *path, const char *base, const char *branch, con
 	git_commit *commit = NULL;
 	git_reference *ref = NULL;
 	char *admin = NULL;
-	int rc;
+	int rc = open_at(&repo, &commit, path, base, err, errlen);
 
-	rc = open_repo(&repo, path, err, errlen);
 	if (rc < 0)
 		return rc;
-	rc = resolve_commit(&commit, repo, base, err, errlen);
-	if (rc < 0)
-		goto out_repo;
 	if (asprintf(&admin, "%s/worktrees/%s", git_repository_commondir(repo), wt_name) < 0) {
 		admin = NULL;
 		rc = -ENOMEM;
@@ -282,7 +293,6 @@ int repo_item_create(const char *path, const char *base, const char *branch, con
 out_commit:
 	free(admin);
 	git_commit_free(commit);
-out_repo:
 	git_repository_free(repo);
 	return rc;
 }
@@ -367,12 +377,8 @@ int repo_resolve(const char *path, const char *rev, char out[41])
 {
 	git_repository *repo = NULL;
 	git_commit *commit = NULL;
-	int rc;
+	int rc = open_at(&repo, &commit, path, rev, NULL, 0);
 
-	rc = open_repo(&repo, path, NULL, 0);
-	if (rc < 0)
-		return rc;
-	rc = resolve_commit(&commit, repo, rev, NULL, 0);
 	if (rc == 0)
 		git_oid_tostr(out, 41, git_commit_id(commit));
 	git_commit_free(commit);
@@ -391,12 +397,9 @@ int repo_diff(const char *path, const char *base, const char *branch, struct buf
 	git_oid mb;
 	int rc;
 
-	rc = open_repo(&repo, path, NULL, 0);
+	rc = open_at(&repo, &base_c, path, base, NULL, 0);
 	if (rc < 0)
 		return rc;
-	rc = resolve_commit(&base_c, repo, base, NULL, 0);
-	if (rc < 0)
-		goto out_repo;
 	rc = branch_commit(&head_c, repo, branch, NULL, 0);
 	if (rc < 0)
 		goto out_base;
@@ -452,7 +455,6 @@ out_head:
 	git_commit_free(head_c);
 out_base:
 	git_commit_free(base_c);
-out_repo:
 	git_repository_free(repo);
 	return rc;
 }

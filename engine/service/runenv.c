@@ -538,13 +538,31 @@ static int add_version(cJSON *arr, const struct slice *sl)
 	return rc;
 }
 
+/* The array key in obj, its elements made by add (add_gpu, add_version)
+ * from the slices of list in their order; no key for an empty list.
+ * 0 or -ENOMEM. */
+static int add_list(cJSON *obj, const char *key, const struct slices *list,
+		    int (*add)(cJSON *arr, const struct slice *sl))
+{
+	cJSON *arr;
+	size_t i;
+	int rc = 0;
+
+	if (!list->n)
+		return 0;
+	arr = cJSON_AddArrayToObject(obj, key);
+	if (!arr)
+		return -ENOMEM;
+	for (i = 0; rc == 0 && i < list->n; i++)
+		rc = add(arr, &list->v[i]);
+	return rc;
+}
+
 /* The JSON object of b into obj. 0 or -ENOMEM. */
 static int build(const struct block *b, cJSON *obj)
 {
 	const struct slice *s = b->single;
-	cJSON *arr;
 	long long v;
-	size_t i;
 	int rc = 0;
 
 	if (s[S_OS].p)
@@ -559,22 +577,12 @@ static int build(const struct block *b, cJSON *obj)
 	if (rc == 0 && s[S_MEMORY].p &&
 	    (v = decimal(s[S_MEMORY].p, s[S_MEMORY].n, 1LL << 53)) >= 0)
 		rc = add_number(obj, "memory_bytes", (double)v);
-	if (rc == 0 && b->gpus.n) {
-		arr = cJSON_AddArrayToObject(obj, "gpus");
-		for (i = 0; arr && rc == 0 && i < b->gpus.n; i++)
-			rc = add_gpu(arr, &b->gpus.v[i]);
-		if (!arr)
-			rc = -ENOMEM;
-	}
+	if (rc == 0)
+		rc = add_list(obj, "gpus", &b->gpus, add_gpu);
 	if (rc == 0 && s[S_CUDA].p)
 		rc = add_text(obj, "cuda", s[S_CUDA].p, s[S_CUDA].n);
-	if (rc == 0 && b->versions.n) {
-		arr = cJSON_AddArrayToObject(obj, "versions");
-		for (i = 0; arr && rc == 0 && i < b->versions.n; i++)
-			rc = add_version(arr, &b->versions.v[i]);
-		if (!arr)
-			rc = -ENOMEM;
-	}
+	if (rc == 0)
+		rc = add_list(obj, "versions", &b->versions, add_version);
 	if (rc == 0 && !cJSON_AddBoolToObject(obj, "complete", b->complete))
 		rc = -ENOMEM;
 	return rc;

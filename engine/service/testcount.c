@@ -139,6 +139,39 @@ static void automake_update(struct scan *sc)
 	found(sc, TESTCOUNT_AUTOMAKE, v[0] - v[2], v[4] + v[5] + v[6], v[2]);
 }
 
+/* A summary block of "Key: N" lines, its first key first. */
+struct key_block {
+	enum block block;                   /* what scan.block is while in it */
+	const char *const *keys;
+	void (*update)(struct scan *sc);    /* the counts of scan.v into scan.last */
+};
+
+static const struct key_block key_blocks[] = {
+	{ B_MESON, meson_keys, meson_update },
+	{ B_AUTOMAKE, automake_keys, automake_update },
+};
+
+/* Takes line into the block kb: a further key while sc is in it, or its
+ * first key, which (re)starts it. Returns 1 when the line was taken, 0 when
+ * it is not kb's. */
+static int key_block_line(struct scan *sc, const struct key_block *kb, const char *line)
+{
+	long n;
+	int k = key_line(line, kb->keys, &n);
+
+	if (k > 0 && sc->block == kb->block) {
+		sc->v[k] = n;
+	} else if (k == 0) {
+		memset(sc->v, 0, sizeof(sc->v));
+		sc->v[0] = n;
+		sc->block = kb->block;
+	} else {
+		return 0;
+	}
+	kb->update(sc);
+	return 1;
+}
+
 /* "N% tests passed, M tests failed out of T" */
 static int ctest_line(const char *s, long *failed, long *total)
 {
@@ -279,49 +312,19 @@ static void scan_line(struct scan *sc, const char *line)
 {
 	const char *s = line;
 	char frame[LINE_SCAN];
-	long n, a, b, c;
-	size_t len;
-	int k;
+	long a, b, c;
+	size_t len, i;
 
-	if (sc->block == B_MESON) {
-		k = key_line(line, meson_keys, &n);
-		if (k > 0) {
-			sc->v[k] = n;
-			meson_update(sc);
-			return;
-		}
-		sc->block = B_NONE;
-	} else if (sc->block == B_AUTOMAKE) {
-		k = key_line(line, automake_keys, &n);
-		if (k > 0) {
-			sc->v[k] = n;
-			automake_update(sc);
-			return;
-		}
-		sc->block = B_NONE;
-	} else if (sc->block == B_CTEST_SKIPS) {
-		if (ctest_skip_line(line)) {
-			if (sc->last.ran > 0)
-				sc->last.ran--;
-			sc->last.skipped++;
-			return;
-		}
-		sc->block = B_NONE;
-	}
-	if (key_line(line, meson_keys, &n) == 0) {
-		memset(sc->v, 0, sizeof(sc->v));
-		sc->v[0] = n;
-		sc->block = B_MESON;
-		meson_update(sc);
+	if (sc->block == B_CTEST_SKIPS && ctest_skip_line(line)) {
+		if (sc->last.ran > 0)
+			sc->last.ran--;
+		sc->last.skipped++;
 		return;
 	}
-	if (key_line(line, automake_keys, &n) == 0) {
-		memset(sc->v, 0, sizeof(sc->v));
-		sc->v[0] = n;
-		sc->block = B_AUTOMAKE;
-		automake_update(sc);
-		return;
-	}
+	for (i = 0; i < sizeof(key_blocks) / sizeof(key_blocks[0]); i++)
+		if (key_block_line(sc, &key_blocks[i], line))
+			return;
+	sc->block = B_NONE; /* the line ends the block sc was in, if any */
 	skip_blanks(&s);
 	if (strcmp(s, "No tests defined.") == 0) {
 		found(sc, TESTCOUNT_MESON, 0, 0, 0);

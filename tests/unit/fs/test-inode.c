@@ -12,13 +12,24 @@
 #include "inode.h"
 #include "test.h"
 
-static char *path_of(struct inode_table *t, uint64_t ino)
+/* The path of inode ino in t is want. */
+static void expect_path(struct inode_table *t, uint64_t ino, const char *want)
 {
 	char *p = NULL;
 
-	if (inode_path(t, ino, &p) < 0)
-		return NULL;
-	return p;
+	ASSERT_EQ(0, inode_path(t, ino, &p));
+	ASSERT_STREQ(want, p);
+	free(p);
+}
+
+/* The number of path in t, looked up once more (inode_ref, which must
+ * succeed). */
+static uint64_t ref(struct inode_table *t, const char *path)
+{
+	uint64_t ino = 0;
+
+	ASSERT_EQ(0, inode_ref(t, path, &ino));
+	return ino;
 }
 
 TEST(root)
@@ -28,9 +39,7 @@ TEST(root)
 
 	ASSERT_EQ(0, inode_table_new(&t));
 	ASSERT_EQ(1, inode_count(t));
-	p = path_of(t, INODE_ROOT);
-	ASSERT_STREQ("/", p);
-	free(p);
+	expect_path(t, INODE_ROOT, "/");
 	ASSERT_EQ(INODE_ROOT, inode_peek(t, "/"));
 	inode_forget(t, INODE_ROOT, 100);
 	ASSERT_EQ(INODE_ROOT, inode_peek(t, "/"));
@@ -46,10 +55,10 @@ TEST(ref_forget)
 	uint64_t a, a2, b;
 
 	ASSERT_EQ(0, inode_table_new(&t));
-	ASSERT_EQ(0, inode_ref(t, "/fix-1", &a));
-	ASSERT_EQ(0, inode_ref(t, "/fix-1", &a2));
+	a = ref(t, "/fix-1");
+	a2 = ref(t, "/fix-1");
 	ASSERT_EQ(a, a2);
-	ASSERT_EQ(0, inode_ref(t, "/fix-1/plan.md", &b));
+	b = ref(t, "/fix-1/plan.md");
 	ASSERT(a != b);
 	ASSERT_EQ(3, inode_count(t));
 	inode_forget(t, a, 1);
@@ -58,7 +67,7 @@ TEST(ref_forget)
 	ASSERT_EQ(0, inode_peek(t, "/fix-1"));
 	ASSERT_EQ(2, inode_count(t));
 	/* a forgotten number is not reused */
-	ASSERT_EQ(0, inode_ref(t, "/fix-1", &a2));
+	a2 = ref(t, "/fix-1");
 	ASSERT(a2 != a && a2 != b);
 	/* over-forgetting frees, unknown numbers are ignored */
 	inode_forget(t, b, 50);
@@ -75,18 +84,16 @@ TEST(unlink_keeps_inode)
 	char *p;
 
 	ASSERT_EQ(0, inode_table_new(&t));
-	ASSERT_EQ(0, inode_ref(t, "/a", &d));
-	ASSERT_EQ(0, inode_ref(t, "/a/x", &f));
-	ASSERT_EQ(0, inode_ref(t, "/ab", &g));
+	d = ref(t, "/a");
+	f = ref(t, "/a/x");
+	g = ref(t, "/ab");
 	inode_unlink(t, "/a");
 	ASSERT_EQ(-ENOENT, inode_path(t, d, &p));
 	ASSERT_EQ(-ENOENT, inode_path(t, f, &p));
-	p = path_of(t, g);
-	ASSERT_STREQ("/ab", p); /* a sibling sharing the prefix is untouched */
-	free(p);
+	expect_path(t, g, "/ab"); /* a sibling sharing the prefix is untouched */
 	ASSERT_EQ(4, inode_count(t));
 	/* the path can be looked up again as a new inode */
-	ASSERT_EQ(0, inode_ref(t, "/a/x", &f2));
+	f2 = ref(t, "/a/x");
 	ASSERT(f2 != f);
 	inode_forget(t, f, 1);
 	inode_forget(t, d, 1);
@@ -102,24 +109,16 @@ TEST(rename_subtree)
 	char *p;
 
 	ASSERT_EQ(0, inode_table_new(&t));
-	ASSERT_EQ(0, inode_ref(t, "/i/notes", &d));
-	ASSERT_EQ(0, inode_ref(t, "/i/notes/a.md", &f));
-	ASSERT_EQ(0, inode_ref(t, "/i/notes/sub/b.md", &s));
-	ASSERT_EQ(0, inode_ref(t, "/i/notesx", &other));
-	ASSERT_EQ(0, inode_ref(t, "/i/docs", &old));
+	d = ref(t, "/i/notes");
+	f = ref(t, "/i/notes/a.md");
+	s = ref(t, "/i/notes/sub/b.md");
+	other = ref(t, "/i/notesx");
+	old = ref(t, "/i/docs");
 	ASSERT_EQ(0, inode_rename(t, "/i/notes", "/i/docs"));
-	p = path_of(t, d);
-	ASSERT_STREQ("/i/docs", p);
-	free(p);
-	p = path_of(t, f);
-	ASSERT_STREQ("/i/docs/a.md", p);
-	free(p);
-	p = path_of(t, s);
-	ASSERT_STREQ("/i/docs/sub/b.md", p);
-	free(p);
-	p = path_of(t, other);
-	ASSERT_STREQ("/i/notesx", p);
-	free(p);
+	expect_path(t, d, "/i/docs");
+	expect_path(t, f, "/i/docs/a.md");
+	expect_path(t, s, "/i/docs/sub/b.md");
+	expect_path(t, other, "/i/notesx");
 	/* the replaced target lost its path but lives until forgotten */
 	ASSERT_EQ(-ENOENT, inode_path(t, old, &p));
 	ASSERT_EQ(0, inode_peek(t, "/i/notes"));
@@ -142,10 +141,10 @@ TEST(rename_leaf)
 	char *p;
 
 	ASSERT_EQ(0, inode_table_new(&t));
-	ASSERT_EQ(0, inode_ref(t, "/i/d", &d));
-	ASSERT_EQ(0, inode_ref(t, "/i/d/a.md", &a));
-	ASSERT_EQ(0, inode_ref(t, "/i/d/b.md", &b));
-	ASSERT_EQ(0, inode_ref(t, "/i/d/.b.md.swp", &swp));
+	d = ref(t, "/i/d");
+	a = ref(t, "/i/d/a.md");
+	b = ref(t, "/i/d/b.md");
+	swp = ref(t, "/i/d/.b.md.swp");
 	inode_set_leaf(t, a, 1);
 	inode_set_leaf(t, b, 1);
 	inode_set_leaf(t, swp, 1);
@@ -157,20 +156,16 @@ TEST(rename_leaf)
 	ASSERT_EQ(-ENOENT, inode_path(t, b, &p));
 	/* a leaf to a name the table does not hold */
 	ASSERT_EQ(0, inode_rename(t, "/i/d/a.md", "/i/d/c.md"));
-	p = path_of(t, a);
-	ASSERT_STREQ("/i/d/c.md", p);
-	free(p);
+	expect_path(t, a, "/i/d/c.md");
 	ASSERT_EQ(0, inode_peek(t, "/i/d/a.md"));
 	/* a node not marked leaf still takes what the table holds below it
 	 * (the kernel said it was a directory once, or never said) */
-	ASSERT_EQ(0, inode_ref(t, "/i/e", &unmarked));
-	ASSERT_EQ(0, inode_ref(t, "/i/e/x.md", &below));
+	unmarked = ref(t, "/i/e");
+	below = ref(t, "/i/e/x.md");
 	inode_set_leaf(t, unmarked, 1);
 	inode_set_leaf(t, unmarked, 0);
 	ASSERT_EQ(0, inode_rename(t, "/i/e", "/i/f"));
-	p = path_of(t, below);
-	ASSERT_STREQ("/i/f/x.md", p);
-	free(p);
+	expect_path(t, below, "/i/f/x.md");
 	/* unlink of a leaf drops that path alone */
 	inode_unlink(t, "/i/d/b.md");
 	ASSERT_EQ(-ENOENT, inode_path(t, swp, &p));
@@ -193,17 +188,13 @@ TEST(growth)
 	ASSERT_EQ(0, inode_table_new(&t));
 	for (i = 0; i < 5000; i++) {
 		snprintf(path, sizeof(path), "/item/doc-%d.md", i);
-		ASSERT_EQ(0, inode_ref(t, path, &ino[i]));
+		ino[i] = ref(t, path);
 	}
 	ASSERT_EQ(5001, inode_count(t));
 	for (i = 0; i < 5000; i++) {
-		char *p;
-
 		snprintf(path, sizeof(path), "/item/doc-%d.md", i);
 		ASSERT_EQ(ino[i], inode_peek(t, path));
-		p = path_of(t, ino[i]);
-		ASSERT_STREQ(path, p);
-		free(p);
+		expect_path(t, ino[i], path);
 	}
 	ASSERT_EQ(0, inode_rename(t, "/item", "/moved"));
 	ASSERT_EQ(ino[4321], inode_peek(t, "/moved/doc-4321.md"));
@@ -219,8 +210,8 @@ TEST(cached_mark)
 	uint64_t a, b, again;
 
 	ASSERT_EQ(0, inode_table_new(&t));
-	ASSERT_EQ(0, inode_ref(t, "/i/a.md", &a));
-	ASSERT_EQ(0, inode_ref(t, "/i/b.md", &b));
+	a = ref(t, "/i/a.md");
+	b = ref(t, "/i/b.md");
 	/* unmarked inodes are not reported */
 	ASSERT_EQ(0, inode_peek_cached(t, "/i/a.md"));
 	inode_set_cached(t, a);
@@ -236,7 +227,7 @@ TEST(cached_mark)
 	inode_unlink(t, "/i/c.md");
 	ASSERT_EQ(0, inode_peek_cached(t, "/i/c.md"));
 	inode_forget(t, a, 1);
-	ASSERT_EQ(0, inode_ref(t, "/i/c.md", &again));
+	again = ref(t, "/i/c.md");
 	ASSERT_EQ(1, again != a);
 	ASSERT_EQ(0, inode_peek_cached(t, "/i/c.md"));
 	inode_forget(t, again, 1);

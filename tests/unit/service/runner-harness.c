@@ -69,27 +69,19 @@ static void count_reaped(int st)
 		reaped.other++;
 }
 
-static int is_leader(pid_t pid)
-{
-	int i;
-
-	for (i = 0; i < nleaders; i++)
-		if (leaders[i] == pid)
-			return 1;
-	return 0;
-}
-
 /* Reaps dead orphans; stops at a dead leader, which its run reaps. */
 static void on_reaper(uv_timer_t *t)
 {
 	siginfo_t si;
-	int st;
+	int st, i;
 
 	for (;;) {
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			return;
-		if (is_leader(si.si_pid))
+		for (i = 0; i < nleaders && leaders[i] != si.si_pid; i++)
+			;
+		if (i < nleaders)
 			return;
 		ASSERT_EQ(waitpid(si.si_pid, &st, 0), si.si_pid);
 		count_reaped(st);
@@ -157,6 +149,13 @@ void run_sh(struct run *r, const char *script, const char *cwd, unsigned timeout
 	ASSERT_EQ(r->outputs_after_exit, 0);
 }
 
+void assert_exited(const struct run *r, int code)
+{
+	ASSERT_EQ(r->res.exit_code, code);
+	ASSERT_EQ(r->res.term_signal, 0);
+	ASSERT_EQ(r->res.timed_out, 0);
+	ASSERT_EQ(r->res.cancelled, 0);
+}
 
 /*
  * Reaps every child of this process (the orphans of finished runs) and

@@ -61,6 +61,9 @@ void start(uv_loop_t *loop, struct run *r, char *const *argv, char *const *env,
 /* Runs `sh -c script` to its end on a loop of its own. */
 void run_sh(struct run *r, const char *script, const char *cwd, unsigned timeout_s,
 	    const char *cancel_on);
+/* r's run ended by itself: its leader exited with code, no signal ended
+ * it, and neither its timeout nor a cancellation came. */
+void assert_exited(const struct run *r, int code);
 /* Reaps every child (the orphans of finished runs); what was reaped since
  * the last call, counted by how each ended. */
 struct reaped reap_orphans(void);

@@ -17,6 +17,7 @@
 
 #include "gpu.h"
 #include "test.h"
+#include "util.h"
 
 static struct gpu_pool *pool_slots(int n)
 {
@@ -273,15 +274,7 @@ static void use_fixture_smi(void)
 /* Replaces the stand-in's state (atomically) with text. */
 static void smi_state(const char *text)
 {
-	char tmp[PATH_MAX + 64];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", state_path);
-	f = fopen(tmp, "w");
-	ASSERT(f != NULL);
-	fputs(text, f);
-	ASSERT_EQ(fclose(f), 0);
-	ASSERT_EQ(rename(tmp, state_path), 0);
+	ASSERT_EQ(util_write_file(state_path, text, strlen(text)), 0);
 }
 
 /* How many times the stand-in ran since use_fixture_smi. */
@@ -310,17 +303,33 @@ static struct gpu_pool *pool_auto(void)
 	return pool;
 }
 
+/* use_fixture_smi with the stand-in's state made state, and a pool of its
+ * devices (gpus "auto"). */
+static struct gpu_pool *fixture_pool(const char *state)
+{
+	use_fixture_smi();
+	smi_state(state);
+	return pool_auto();
+}
+
+/* A leak check of the n devices ids of pool returns want, and note. */
+static void expect_leaks(struct gpu_pool *pool, const int *ids, int n, int want,
+			 const char *note)
+{
+	char got[256] = "x"; /* the check must set it, also to "" */
+
+	ASSERT_EQ(gpu_pool_leak_check(pool, ids, n, got, sizeof(got)), want);
+	ASSERT_STREQ(got, note);
+}
+
 #define TWO_GPUS "gpu 0 GPU-aaaa 100\ngpu 1 GPU-bbbb 200\n"
 
 TEST(leak_compute_process)
 {
 	struct gpu_pool *pool;
 	int a, b, ids[2], back[2];
-	char note[256];
 
-	use_fixture_smi();
-	smi_state(TWO_GPUS);
-	pool = pool_auto();
+	pool = fixture_pool(TWO_GPUS);
 	ASSERT_EQ(gpu_pool_size(pool), 2);
 	ASSERT_EQ(gpu_pool_checks(pool), 1);
 	ASSERT_EQ(gpu_pool_held(pool, ids, 2), 0);
@@ -335,10 +344,8 @@ TEST(leak_compute_process)
 	ASSERT_EQ(b, 1);
 	/* A process on GPU 1 is not GPU 0's leak. */
 	smi_state(TWO_GPUS "app 4242 GPU-bbbb 900\n");
-	ASSERT_EQ(gpu_pool_leak_check(pool, &a, 1, note, sizeof(note)), 0);
-	ASSERT_STREQ(note, "");
-	ASSERT_EQ(gpu_pool_leak_check(pool, &b, 1, note, sizeof(note)), 1);
-	ASSERT_STREQ(note, "GPU 1: 1 compute process");
+	expect_leaks(pool, &a, 1, 0, "");
+	expect_leaks(pool, &b, 1, 1, "GPU 1: 1 compute process");
 	gpu_pool_release(pool, &a, 1);
 	gpu_pool_release(pool, &b, 1);
 
@@ -368,8 +375,7 @@ TEST(leak_compute_process)
 	/* Both kinds on one device, nothing on the other; a full note. */
 	smi_state("gpu 0 GPU-aaaa 3377\ngpu 1 GPU-bbbb 200\n"
 		  "app 7 GPU-aaaa 1000\napp 8 GPU-aaaa 2000\n");
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 1);
-	ASSERT_STREQ(note, "GPU 0: 2 compute processes, 3.2 GiB above baseline");
+	expect_leaks(pool, ids, 2, 1, "GPU 0: 2 compute processes, 3.2 GiB above baseline");
 	gpu_pool_release(pool, ids, 2);
 	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), 0);
 	ASSERT_EQ(ids[0], 1);
@@ -381,20 +387,16 @@ TEST(leak_memory_and_gone)
 {
 	struct gpu_pool *pool;
 	int ids[2], back[2];
-	char note[256];
 
-	use_fixture_smi();
-	smi_state(TWO_GPUS);
-	pool = pool_auto();
+	pool = fixture_pool(TWO_GPUS);
 	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), 0);
 	/* Up to the tolerance above the baseline is no leak. */
 	smi_state("gpu 0 GPU-aaaa 356\ngpu 1 GPU-bbbb 100\n");
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 0);
-	ASSERT_STREQ(note, "");
+	expect_leaks(pool, ids, 2, 0, "");
 	/* Beyond it is, on each device that is. */
 	smi_state("gpu 0 GPU-aaaa 357\ngpu 1 GPU-bbbb 500\n");
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 2);
-	ASSERT_STREQ(note, "GPU 0: 257 MiB above baseline; GPU 1: 300 MiB above baseline");
+	expect_leaks(pool, ids, 2, 2,
+		     "GPU 0: 257 MiB above baseline; GPU 1: 300 MiB above baseline");
 	gpu_pool_release(pool, ids, 2);
 	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), -EAGAIN);
 
@@ -414,8 +416,7 @@ TEST(leak_memory_and_gone)
 	/* A device that vanished while granted is held back, and says so. */
 	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), 0);
 	smi_state("gpu 1 GPU-bbbb 200\n");
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 1, note, sizeof(note)), 1);
-	ASSERT_STREQ(note, "GPU 0: not listed by nvidia-smi");
+	expect_leaks(pool, ids, 1, 1, "GPU 0: not listed by nvidia-smi");
 	gpu_pool_release(pool, ids, 1);
 	gpu_pool_free(pool);
 }
@@ -435,15 +436,12 @@ TEST(smi_failing_or_hanging)
 	char note[256];
 	int ids[2];
 
-	use_fixture_smi();
-	smi_state(TWO_GPUS);
-	pool = pool_auto();
+	pool = fixture_pool(TWO_GPUS);
 	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids), 0);
 
 	/* It fails: the check says so, and nothing is held back. */
 	smi_state("fail\n");
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 1, note, sizeof(note)), -EIO);
-	ASSERT_STREQ(note, "nvidia-smi failed");
+	expect_leaks(pool, ids, 1, -EIO, "nvidia-smi failed");
 	ASSERT_EQ(gpu_pool_held(pool, NULL, 0), 0);
 
 	/* It hangs: killed at the timeout. */
@@ -457,8 +455,7 @@ TEST(smi_failing_or_hanging)
 
 	/* It is gone from PATH. */
 	ASSERT_EQ(setenv("PATH", "/nonexistent", 1), 0);
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 1, note, sizeof(note)), -ENOENT);
-	ASSERT_STREQ(note, "nvidia-smi is not on PATH");
+	expect_leaks(pool, ids, 1, -ENOENT, "nvidia-smi is not on PATH");
 	ASSERT_EQ(gpu_pool_acquire(pool, 1, ids + 1), 0);
 	gpu_pool_free(pool);
 
@@ -475,7 +472,6 @@ TEST(smi_failing_or_hanging)
 TEST(slots_never_ask)
 {
 	struct gpu_pool *pool;
-	char note[64] = "x";
 	int ids[2];
 
 	use_fixture_smi();
@@ -483,8 +479,7 @@ TEST(slots_never_ask)
 	pool = pool_slots(2);
 	ASSERT_EQ(gpu_pool_checks(pool), 0);
 	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), 0);
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 0);
-	ASSERT_STREQ(note, "");
+	expect_leaks(pool, ids, 2, 0, "");
 	gpu_pool_release(pool, ids, 2);
 	ASSERT_EQ(gpu_pool_acquire(pool, 2, ids), 0);
 	ASSERT_EQ(smi_calls(), 0);
@@ -495,7 +490,6 @@ TEST(list_checks_known_devices)
 {
 	int cfg_ids[] = { 5, 1 };
 	struct gpu_pool *pool;
-	char note[64];
 	int ids[2], calls;
 
 	use_fixture_smi();
@@ -508,11 +502,9 @@ TEST(list_checks_known_devices)
 	ASSERT_EQ(ids[1], 5);
 	/* Device 5 is unknown to nvidia-smi: never checked, never asked. */
 	calls = smi_calls();
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids + 1, 1, note, sizeof(note)), 0);
-	ASSERT_STREQ(note, "");
+	expect_leaks(pool, ids + 1, 1, 0, "");
 	ASSERT_EQ(smi_calls(), calls);
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 1);
-	ASSERT_STREQ(note, "GPU 1: 1 compute process");
+	expect_leaks(pool, ids, 2, 1, "GPU 1: 1 compute process");
 	gpu_pool_free(pool);
 
 	/* No nvidia-smi: a list is still a pool, without checks. */
@@ -526,7 +518,6 @@ TEST(list_checks_known_devices)
 TEST(auto_columns)
 {
 	struct gpu_pool *pool;
-	char note[64];
 	int ids[2];
 
 	/* Units left on, a memory the driver cannot report, blanks. */
@@ -540,8 +531,7 @@ TEST(auto_columns)
 	 * that is no process finds none. */
 	fake_smi(tmpdir, "case \"$1\" in --query-gpu=*) printf '0, GPU-x, 9000\\n1, GPU-y, [N/A]\\n';; "
 			 "*) echo 'No running processes found';; esac\n");
-	ASSERT_EQ(gpu_pool_leak_check(pool, ids, 2, note, sizeof(note)), 1);
-	ASSERT_STREQ(note, "GPU 0: 8.8 GiB above baseline");
+	expect_leaks(pool, ids, 2, 1, "GPU 0: 8.8 GiB above baseline");
 	gpu_pool_free(pool);
 }
 

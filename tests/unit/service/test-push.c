@@ -13,6 +13,12 @@
 #include "test.h"
 #include "util.h"
 
+/* What git says when ssh failed it or a path holds no repository. */
+#define COULD_NOT_READ                                          \
+	"fatal: Could not read from remote repository.\n\n"     \
+	"Please make sure you have the correct access rights\n" \
+	"and the repository exists.\n"
+
 /* The reason for output (exit code 1 unless rc says otherwise). */
 static char why[768];
 
@@ -20,6 +26,14 @@ static enum push_kind reason(const char *remote, const char *output, int rc)
 {
 	memset(why, 'x', sizeof(why));
 	return push_reason(remote, "packetfs/fix-1", output, rc, why, sizeof(why));
+}
+
+/* The reason for output (exit code rc) is of kind, and want says it. */
+static void expect_reason(const char *remote, const char *output, int rc, enum push_kind kind,
+			  const char *want)
+{
+	ASSERT_EQ(reason(remote, output, rc), kind);
+	ASSERT_STREQ(why, want);
 }
 
 /* Whether env holds var exactly. */
@@ -97,12 +111,10 @@ TEST(env)
 
 TEST(ok)
 {
-	ASSERT_EQ(reason("origin", "To ../remote.git\n"
-		  "*\t0bf259b47f04245d4ac9f4c5f4a165b8c5fef308:refs/heads/packetfs/fix-1\t[new branch]\n"
-		  "Done\n", 0), PUSH_OK);
-	ASSERT_STREQ(why, "");
-	ASSERT_EQ(reason("origin", NULL, 0), PUSH_OK);
-	ASSERT_STREQ(why, "");
+	expect_reason("origin", "To ../remote.git\n"
+		      "*\t0bf259b47f04245d4ac9f4c5f4a165b8c5fef308:refs/heads/packetfs/fix-1\t[new branch]\n"
+		      "Done\n", 0, PUSH_OK, "");
+	expect_reason("origin", NULL, 0, PUSH_OK, "");
 }
 
 TEST(nonff)
@@ -118,121 +130,111 @@ TEST(nonff)
 
 	snprintf(out, sizeof(out), "To ../remote.git\n!\t013dc3b3b290d8bf7a58ec023b839bc30179cf89:"
 		 "refs/heads/packetfs/fix-1\t[rejected] (fetch first)\nDone\n%s", hint);
-	ASSERT_EQ(reason("origin", out, 1), PUSH_NONFF);
-	ASSERT_STREQ(why, "push to origin refused: non-fast-forward (the remote's packetfs/fix-1 "
-		     "has commits the item branch lacks)");
+	expect_reason("origin", out, 1, PUSH_NONFF,
+		      "push to origin refused: non-fast-forward (the remote's packetfs/fix-1 "
+		      "has commits the item branch lacks)");
 	/* The remote's commits fetched already. */
-	ASSERT_EQ(reason("upstream", "To ../remote.git\n!\t013dc3b3b290d8bf7a58ec023b839bc30179cf89:"
-			 "refs/heads/packetfs/fix-1\t[rejected] (non-fast-forward)\nDone\n"
-			 "error: failed to push some refs to '../remote.git'\n", 1), PUSH_NONFF);
-	ASSERT_STREQ(why, "push to upstream refused: non-fast-forward (the remote's packetfs/fix-1 "
-		     "has commits the item branch lacks)");
+	expect_reason("upstream", "To ../remote.git\n!\t013dc3b3b290d8bf7a58ec023b839bc30179cf89:"
+		      "refs/heads/packetfs/fix-1\t[rejected] (non-fast-forward)\nDone\n"
+		      "error: failed to push some refs to '../remote.git'\n", 1, PUSH_NONFF,
+		      "push to upstream refused: non-fast-forward (the remote's packetfs/fix-1 "
+		      "has commits the item branch lacks)");
 }
 
 TEST(rejected)
 {
-	ASSERT_EQ(reason("origin", "remote: no pushes on Fridays\n"
-			 "To /srv/remote.git\n"
-			 "!\t013dc3b3b290d8bf7a58ec023b839bc30179cf89:refs/heads/packetfs/fix-1\t"
-			 "[remote rejected] (pre-receive hook declined)\nDone\n"
-			 "error: failed to push some refs to '/srv/remote.git'\n", 1), PUSH_REJECTED);
-	ASSERT_STREQ(why, "push to origin refused: [remote rejected] (pre-receive hook declined)");
+	expect_reason("origin", "remote: no pushes on Fridays\n"
+		      "To /srv/remote.git\n"
+		      "!\t013dc3b3b290d8bf7a58ec023b839bc30179cf89:refs/heads/packetfs/fix-1\t"
+		      "[remote rejected] (pre-receive hook declined)\nDone\n"
+		      "error: failed to push some refs to '/srv/remote.git'\n", 1, PUSH_REJECTED,
+		      "push to origin refused: [remote rejected] (pre-receive hook declined)");
 }
 
 TEST(auth)
 {
 	/* A credential helper's password that the server refused. */
-	ASSERT_EQ(reason("origin", "fatal: Authentication failed for "
-			 "'http://127.0.0.1:8080/git/remote.git/'\n", 128), PUSH_AUTH);
-	ASSERT_STREQ(why, "push to origin refused: authentication failed "
-		     "(http://127.0.0.1:8080/git/remote.git/)");
+	expect_reason("origin", "fatal: Authentication failed for "
+		      "'http://127.0.0.1:8080/git/remote.git/'\n", 128, PUSH_AUTH,
+		      "push to origin refused: authentication failed "
+		      "(http://127.0.0.1:8080/git/remote.git/)");
 	/* No credentials at all, and no terminal to ask on. */
-	ASSERT_EQ(reason("origin", "fatal: could not read Username for 'http://127.0.0.1:8080': "
-			 "terminal prompts disabled\n", 128), PUSH_AUTH);
-	ASSERT_STREQ(why, "push to origin refused: authentication failed (no username or password "
-		     "for http://127.0.0.1:8080: no credential helper gave one)");
+	expect_reason("origin", "fatal: could not read Username for 'http://127.0.0.1:8080': "
+		      "terminal prompts disabled\n", 128, PUSH_AUTH,
+		      "push to origin refused: authentication failed (no username or password "
+		      "for http://127.0.0.1:8080: no credential helper gave one)");
 	/* ssh without a key the server takes (the agent empty); ssh ends lines with \r\n. */
-	ASSERT_EQ(reason("origin", "root@127.0.0.1: Permission denied (publickey).\r\n"
-			 "fatal: Could not read from remote repository.\n\n"
-			 "Please make sure you have the correct access rights\n"
-			 "and the repository exists.\n", 128), PUSH_AUTH);
-	ASSERT_STREQ(why, "push to origin refused: authentication failed "
-		     "(root@127.0.0.1: Permission denied (publickey))");
-	ASSERT_EQ(reason("origin", "fatal: unable to access 'https://h.invalid/r.git/': "
-			 "The requested URL returned error: 403\n", 128), PUSH_AUTH);
-	ASSERT_STREQ(why, "push to origin refused: authentication failed (unable to access "
-		     "'https://h.invalid/r.git/': The requested URL returned error: 403)");
+	expect_reason("origin", "root@127.0.0.1: Permission denied (publickey).\r\n"
+		      COULD_NOT_READ, 128, PUSH_AUTH,
+		      "push to origin refused: authentication failed "
+		      "(root@127.0.0.1: Permission denied (publickey))");
+	expect_reason("origin", "fatal: unable to access 'https://h.invalid/r.git/': "
+		      "The requested URL returned error: 403\n", 128, PUSH_AUTH,
+		      "push to origin refused: authentication failed (unable to access "
+		      "'https://h.invalid/r.git/': The requested URL returned error: 403)");
 }
 
 TEST(hostkey)
 {
-	ASSERT_EQ(reason("origin", "Host key verification failed.\r\n"
-			 "fatal: Could not read from remote repository.\n\n"
-			 "Please make sure you have the correct access rights\n"
-			 "and the repository exists.\n", 128), PUSH_HOSTKEY);
-	ASSERT_STREQ(why, "push to origin failed: the remote's host key is not trusted "
-		     "(Host key verification failed)");
+	expect_reason("origin", "Host key verification failed.\r\n"
+		      COULD_NOT_READ, 128, PUSH_HOSTKEY,
+		      "push to origin failed: the remote's host key is not trusted "
+		      "(Host key verification failed)");
 }
 
 TEST(unreachable)
 {
-	ASSERT_EQ(reason("origin", "fatal: unable to access 'http://127.0.0.1:1/x.git/': Failed to "
-			 "connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server\n",
-			 128), PUSH_UNREACHABLE);
-	ASSERT_STREQ(why, "push to origin failed: remote unreachable (unable to access "
-		     "'http://127.0.0.1:1/x.git/': Failed to connect to 127.0.0.1 port 1 after 0 ms: "
-		     "Couldn't connect to server)");
+	expect_reason("origin", "fatal: unable to access 'http://127.0.0.1:1/x.git/': Failed to "
+		      "connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server\n",
+		      128, PUSH_UNREACHABLE,
+		      "push to origin failed: remote unreachable (unable to access "
+		      "'http://127.0.0.1:1/x.git/': Failed to connect to 127.0.0.1 port 1 after 0 ms: "
+		      "Couldn't connect to server)");
 	ASSERT_EQ(reason("origin", "fatal: unable to access 'http://nosuch.invalid/x.git/': Could "
 			 "not resolve host: nosuch.invalid\n", 128), PUSH_UNREACHABLE);
 	ASSERT_CONTAINS(why, "remote unreachable (");
 	ASSERT_CONTAINS(why, "Could not resolve host: nosuch.invalid)");
-	ASSERT_EQ(reason("origin", "ssh: connect to host 127.0.0.1 port 1: Connection refused\r\n"
-			 "fatal: Could not read from remote repository.\n\n"
-			 "Please make sure you have the correct access rights\n"
-			 "and the repository exists.\n", 128), PUSH_UNREACHABLE);
-	ASSERT_STREQ(why, "push to origin failed: remote unreachable (connect to host 127.0.0.1 "
-		     "port 1: Connection refused)");
-	ASSERT_EQ(reason("origin", "ssh: Could not resolve hostname nosuchhost.invalid: Name or "
-			 "service not known\r\nfatal: Could not read from remote repository.\n", 128),
-		  PUSH_UNREACHABLE);
-	ASSERT_STREQ(why, "push to origin failed: remote unreachable (Could not resolve hostname "
-		     "nosuchhost.invalid: Name or service not known)");
+	expect_reason("origin", "ssh: connect to host 127.0.0.1 port 1: Connection refused\r\n"
+		      COULD_NOT_READ, 128, PUSH_UNREACHABLE,
+		      "push to origin failed: remote unreachable (connect to host 127.0.0.1 "
+		      "port 1: Connection refused)");
+	expect_reason("origin", "ssh: Could not resolve hostname nosuchhost.invalid: Name or "
+		      "service not known\r\nfatal: Could not read from remote repository.\n", 128,
+		      PUSH_UNREACHABLE,
+		      "push to origin failed: remote unreachable (Could not resolve hostname "
+		      "nosuchhost.invalid: Name or service not known)");
 	/* A path (also a relative one, or file://) with no repository. */
-	ASSERT_EQ(reason("origin", "fatal: '../nowhere.git' does not appear to be a git repository\n"
-			 "fatal: Could not read from remote repository.\n\n"
-			 "Please make sure you have the correct access rights\n"
-			 "and the repository exists.\n", 128), PUSH_UNREACHABLE);
-	ASSERT_STREQ(why, "push to origin failed: remote unreachable (no git repository at "
-		     "../nowhere.git)");
+	expect_reason("origin", "fatal: '../nowhere.git' does not appear to be a git repository\n"
+		      COULD_NOT_READ, 128, PUSH_UNREACHABLE,
+		      "push to origin failed: remote unreachable (no git repository at "
+		      "../nowhere.git)");
 	ASSERT_EQ(reason("/srv/x.git", "fatal: '/srv/x.git' does not appear to be a git repository\n"
 			 "fatal: Could not read from remote repository.\n", 128), PUSH_UNREACHABLE);
-	ASSERT_EQ(reason("origin", "remote: Repository not found.\nfatal: repository "
-			 "'http://127.0.0.1:8080/git/nosuch.git/' not found\n", 128), PUSH_UNREACHABLE);
-	ASSERT_STREQ(why, "push to origin failed: remote unreachable (no git repository at "
-		     "http://127.0.0.1:8080/git/nosuch.git/)");
+	expect_reason("origin", "remote: Repository not found.\nfatal: repository "
+		      "'http://127.0.0.1:8080/git/nosuch.git/' not found\n", 128, PUSH_UNREACHABLE,
+		      "push to origin failed: remote unreachable (no git repository at "
+		      "http://127.0.0.1:8080/git/nosuch.git/)");
 }
 
 TEST(no_remote)
 {
-	ASSERT_EQ(reason("upstream", "fatal: 'upstream' does not appear to be a git repository\n"
-			 "fatal: Could not read from remote repository.\n\n"
-			 "Please make sure you have the correct access rights\n"
-			 "and the repository exists.\n", 128), PUSH_NO_REMOTE);
-	ASSERT_STREQ(why, "push to upstream failed: no such remote");
+	expect_reason("upstream", "fatal: 'upstream' does not appear to be a git repository\n"
+		      COULD_NOT_READ, 128, PUSH_NO_REMOTE,
+		      "push to upstream failed: no such remote");
 }
 
 TEST(other)
 {
 	/* git's first error line, not the generic one after it. */
-	ASSERT_EQ(reason("origin", "error: cannot run nosuchssh: No such file or directory\n"
-			 "fatal: unable to fork\n", 128), PUSH_OTHER);
-	ASSERT_STREQ(why, "push to origin failed: cannot run nosuchssh: No such file or directory");
-	ASSERT_EQ(reason("origin", "error: failed to push some refs to 'origin'\n", 1), PUSH_OTHER);
-	ASSERT_STREQ(why, "push to origin failed: failed to push some refs to 'origin'");
-	ASSERT_EQ(reason("origin", "", 1), PUSH_OTHER);
-	ASSERT_STREQ(why, "push to origin failed: git push exited with code 1");
-	ASSERT_EQ(reason("origin", NULL, 128), PUSH_OTHER);
-	ASSERT_STREQ(why, "push to origin failed: git push exited with code 128");
+	expect_reason("origin", "error: cannot run nosuchssh: No such file or directory\n"
+		      "fatal: unable to fork\n", 128, PUSH_OTHER,
+		      "push to origin failed: cannot run nosuchssh: No such file or directory");
+	expect_reason("origin", "error: failed to push some refs to 'origin'\n", 1, PUSH_OTHER,
+		      "push to origin failed: failed to push some refs to 'origin'");
+	expect_reason("origin", "", 1, PUSH_OTHER,
+		      "push to origin failed: git push exited with code 1");
+	expect_reason("origin", NULL, 128, PUSH_OTHER,
+		      "push to origin failed: git push exited with code 128");
 }
 
 TEST(cut)

@@ -36,6 +36,20 @@ static void put(const char *name, int mode, const char *text)
 	close(fd);
 }
 
+/* Writes the script dir/name (mode 0755) with the header lines header
+ * after 29 lines of filler: too late to count (recipe.c reads the first 30
+ * lines). */
+static void put_late(const char *name, const char *header)
+{
+	char text[4096] = "#!/bin/sh\n";
+	int i;
+
+	for (i = 0; i < 29; i++)
+		strcat(text, "echo filler\n");
+	strcat(text, header);
+	put(name, 0755, text);
+}
+
 /* Makes dir, a new empty temporary directory. */
 static void new_dir(void)
 {
@@ -51,8 +65,7 @@ static void new_dir(void)
 
 static void make_dir(void)
 {
-	char path[PATH_MAX + 256], late[4096];
-	int i;
+	char path[PATH_MAX + 256];
 
 	new_dir();
 
@@ -71,12 +84,7 @@ static void make_dir(void)
 	put("09-empty", 0755, "");
 	put("10-bad-values", 0755, "#!/bin/sh\n# gpus: many\n# timeout: -3\n# summary:\n"
 	    "# summary: second summary\n# gpus: 99999999999999\n");
-	late[0] = '\0';
-	strcat(late, "#!/bin/sh\n");
-	for (i = 0; i < 29; i++)
-		strcat(late, "echo filler\n");
-	strcat(late, "# summary: too late\n# gpus: 4\n");
-	put("11-late-header", 0755, late);
+	put_late("11-late-header", "# summary: too late\n# gpus: 4\n");
 	put("12-gpu-header.bash", 0755, "#!/bin/bash\n# gpus: 1\n# summary: x | y\n");
 	snprintf(path, sizeof(path), "%s/13-subdir", dir);
 	ASSERT_EQ(mkdir(path, 0755), 0);
@@ -336,8 +344,6 @@ TEST(procedures)
 TEST(needs)
 {
 	struct recipe_catalog cat;
-	char late[4096];
-	int i;
 
 	new_dir();
 	put("01-a.sh", 0755, "#!/bin/sh\n");
@@ -351,12 +357,7 @@ TEST(needs)
 	put("09-i.sh", 0755, "#!/bin/sh\n# needs: none, 01-a\n");
 	put("10-j.md", 0644, "<!--\n# needs: 99-not-in-catalog 08-data.tar\n-->\n");
 	put("11-k.sh", 0755, "#!/bin/sh\n# needs: 05-e\n# needs: none\n");
-	late[0] = '\0';
-	strcat(late, "#!/bin/sh\n");
-	for (i = 0; i < 29; i++)
-		strcat(late, "echo filler\n");
-	strcat(late, "# needs: none\n");
-	put("12-late.sh", 0755, late);
+	put_late("12-late.sh", "# needs: none\n");
 
 	ASSERT_EQ(recipe_catalog_load(dir, &cat), 0);
 	ASSERT_EQ(cat.n, 12);

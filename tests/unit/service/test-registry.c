@@ -245,6 +245,19 @@ static char *ext(const char *recipe, const char *status, const char *head)
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+/* registry_gate of the n lines for names at head returns rc, and want as
+ * its reason (NULL: not looked at). */
+static void expect_gate(char *const *names, char *const *lines, size_t n, const char *head,
+			int rc, const char *want)
+{
+	char reason[128];
+
+	memset(reason, 'x', sizeof(reason));
+	ASSERT_EQ(registry_gate(names, lines, n, head, reason, sizeof(reason)), rc);
+	if (want)
+		ASSERT_STREQ(reason, want);
+}
+
 TEST(verdict)
 {
 	char *names[] = { "01-build", "02-lint", NULL };
@@ -321,30 +334,23 @@ TEST(gate)
 			    eng("03-unit-tests", "failing", HEAD) };
 	char *both_old[] = { eng("01-build", "validated", OLD_HEAD),
 			     eng("03-unit-tests", "validated", OLD_HEAD) };
-	char reason[128];
 
-	memset(reason, 'x', sizeof(reason));
-	ASSERT_EQ(registry_gate(names, at_head, N(at_head), HEAD, reason, sizeof(reason)), 0);
-	ASSERT_STREQ(reason, "");
+	expect_gate(names, at_head, N(at_head), HEAD, 0, "");
 
-	ASSERT_EQ(registry_gate(names, older, N(older), HEAD, reason, sizeof(reason)), -EAGAIN);
-	ASSERT_STREQ(reason, "03-unit-tests: no validated run at 0123456789ab");
-	ASSERT_EQ(registry_gate(names, older, N(older), OLD_HEAD, reason, sizeof(reason)), -EAGAIN);
-	ASSERT_STREQ(reason, "01-build: no validated run at fedcba987654");
-	ASSERT_EQ(registry_gate(one, older, N(older), OLD_HEAD, reason, sizeof(reason)), 0);
+	expect_gate(names, older, N(older), HEAD, -EAGAIN,
+		    "03-unit-tests: no validated run at 0123456789ab");
+	expect_gate(names, older, N(older), OLD_HEAD, -EAGAIN,
+		    "01-build: no validated run at fedcba987654");
+	expect_gate(one, older, N(older), OLD_HEAD, 0, NULL);
 
-	ASSERT_EQ(registry_gate(names, ext_only, N(ext_only), HEAD, reason, sizeof(reason)),
-		  -EAGAIN);
-	ASSERT_STREQ(reason, "03-unit-tests: no validated run at 0123456789ab");
-	ASSERT_EQ(registry_gate(names, failing, N(failing), HEAD, reason, sizeof(reason)),
-		  -EAGAIN);
-	ASSERT_EQ(registry_gate(names, NULL, 0, HEAD, reason, sizeof(reason)), -EAGAIN);
-	ASSERT_STREQ(reason, "01-build: no validated run at 0123456789ab (and 1 more)");
-	ASSERT_EQ(registry_gate(names, both_old, N(both_old), HEAD, reason, sizeof(reason)),
-		  -EAGAIN);
-	ASSERT_STREQ(reason, "01-build: no validated run at 0123456789ab (and 1 more)");
-	ASSERT_EQ(registry_gate(names, at_head, N(at_head), NULL, reason, sizeof(reason)),
-		  -EAGAIN);
+	expect_gate(names, ext_only, N(ext_only), HEAD, -EAGAIN,
+		    "03-unit-tests: no validated run at 0123456789ab");
+	expect_gate(names, failing, N(failing), HEAD, -EAGAIN, NULL);
+	expect_gate(names, NULL, 0, HEAD, -EAGAIN,
+		    "01-build: no validated run at 0123456789ab (and 1 more)");
+	expect_gate(names, both_old, N(both_old), HEAD, -EAGAIN,
+		    "01-build: no validated run at 0123456789ab (and 1 more)");
+	expect_gate(names, at_head, N(at_head), NULL, -EAGAIN, NULL);
 	ASSERT_EQ(registry_gate(none, at_head, N(at_head), HEAD, NULL, 0), 0);
 	ASSERT_EQ(registry_gate(names, older, N(older), HEAD, NULL, 0), -EAGAIN);
 }
@@ -514,18 +520,14 @@ TEST(gate_latest)
 			      eng("02-lint", "validated", OLD_HEAD) };
 	char *cancelled[] = { eng("01-build", "validated", HEAD), eng("02-lint", "validated", HEAD),
 			      eng("02-lint", "cancelled", HEAD), eng("01-build", "timed_out", HEAD) };
-	char reason[128];
 
-	ASSERT_EQ(registry_gate(names, regressed, N(regressed), HEAD, reason, sizeof(reason)),
-		  -EAGAIN);
-	ASSERT_STREQ(reason, "01-build: latest run at 0123456789ab is failing");
-	ASSERT_EQ(registry_gate(names, fixed, N(fixed), HEAD, reason, sizeof(reason)), 0);
-	ASSERT_EQ(registry_gate(names, went_back, N(went_back), HEAD, reason, sizeof(reason)),
-		  -EAGAIN);
-	ASSERT_STREQ(reason, "02-lint: no validated run at 0123456789ab");
-	ASSERT_EQ(registry_gate(names, cancelled, N(cancelled), HEAD, reason, sizeof(reason)),
-		  -EAGAIN);
-	ASSERT_STREQ(reason, "01-build: latest run at 0123456789ab is timed_out (and 1 more)");
+	expect_gate(names, regressed, N(regressed), HEAD, -EAGAIN,
+		    "01-build: latest run at 0123456789ab is failing");
+	expect_gate(names, fixed, N(fixed), HEAD, 0, NULL);
+	expect_gate(names, went_back, N(went_back), HEAD, -EAGAIN,
+		    "02-lint: no validated run at 0123456789ab");
+	expect_gate(names, cancelled, N(cancelled), HEAD, -EAGAIN,
+		    "01-build: latest run at 0123456789ab is timed_out (and 1 more)");
 }
 
 /* Given the current head, runs recorded at another commit are stale: they

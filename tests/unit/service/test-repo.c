@@ -136,6 +136,27 @@ static void make_repo(const char *name)
 	SH("cd %s/%s && git add -A && git commit -q -m base", root, name);
 }
 
+/* The item "item" of the repository repo: its branch packetfs/item made
+ * from main and checked out in the worktree <root>/<name>-wts/item, whose
+ * path goes into wt (512 bytes). */
+static void make_item(const char *repo, const char *name, char *wt)
+{
+	char err[256];
+
+	SH("mkdir %s/%s-wts", root, name);
+	snprintf(wt, 512, "%s/%s-wts/item", root, name);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+}
+
+/* make_repo(name), its path into repo and its item into wt (make_item);
+ * both buffers are 512 bytes. */
+static void make_repo_item(const char *name, char *repo, char *wt)
+{
+	make_repo(name);
+	snprintf(repo, 512, "%s/%s", root, name);
+	make_item(repo, name, wt);
+}
+
 /*
  * Commits, in worktree wt, a text edit, a new file, a deleted file, a binary
  * edit, a new binary file and a mode change.
@@ -380,15 +401,11 @@ TEST(item_create_refusals)
 /* The full diff check on a repository where main moved on after branching. */
 TEST(diff_merge_base)
 {
-	char repo[512], wt[512], err[256], head[41];
+	char repo[512], wt[512], head[41];
 	struct buf d = { 0 };
 	char *mb, *s;
 
-	make_repo("d");
-	snprintf(repo, sizeof(repo), "%s/d", root);
-	SH("mkdir %s/d-wts", root);
-	snprintf(wt, sizeof(wt), "%s/d-wts/item", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	make_repo_item("d", repo, wt);
 	mb = out_of("git -C %s rev-parse main", repo);
 	commit_changes(wt);
 	/* main advances: the diff must still be against the merge base. */
@@ -431,16 +448,14 @@ TEST(diff_merge_base)
 
 TEST(diff_bare_and_appending)
 {
-	char repo[512], wt[512], err[256];
+	char repo[512], wt[512];
 	struct buf d = { 0 };
 	char *mb;
 
 	make_repo("db-src");
 	snprintf(repo, sizeof(repo), "%s/db.git", root);
 	SH("git clone -q --bare %s/db-src %s", root, repo);
-	SH("mkdir %s/db-wts", root);
-	snprintf(wt, sizeof(wt), "%s/db-wts/item", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	make_item(repo, "db", wt);
 
 	/* No commits on the branch: an empty diff appends nothing. */
 	ASSERT_EQ(buf_puts(&d, "before\n"), 0);
@@ -471,15 +486,11 @@ TEST(diff_bare_and_appending)
 
 TEST(diff_prefix_config)
 {
-	char repo[512], wt[512], err[256];
+	char repo[512], wt[512];
 	struct buf d = { 0 };
 	char *mb;
 
-	make_repo("dp");
-	snprintf(repo, sizeof(repo), "%s/dp", root);
-	SH("mkdir %s/dp-wts", root);
-	snprintf(wt, sizeof(wt), "%s/dp-wts/item", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	make_repo_item("dp", repo, wt);
 	mb = out_of("git -C %s rev-parse main", repo);
 	commit_changes(wt);
 
@@ -509,15 +520,11 @@ TEST(diff_prefix_config)
 
 TEST(worktree_dirty)
 {
-	char repo[512], wt[512], err[256];
+	char repo[512], wt[512];
 	struct buf s = { 0 };
 	int i;
 
-	make_repo("wd");
-	snprintf(repo, sizeof(repo), "%s/wd", root);
-	SH("mkdir %s/wd-wts", root);
-	snprintf(wt, sizeof(wt), "%s/wd-wts/item", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	make_repo_item("wd", repo, wt);
 
 	ASSERT_EQ(repo_worktree_dirty(wt, &s), 0);
 	ASSERT_EQ(s.len, 0);
@@ -599,14 +606,10 @@ static void expect_head(const char *repo, const char *branch)
 
 TEST(branch_head_follows_git)
 {
-	char repo[512], wt[512], err[256], id[41];
+	char repo[512], wt[512], id[41];
 	int i;
 
-	make_repo("h");
-	snprintf(repo, sizeof(repo), "%s/h", root);
-	SH("mkdir %s/h-wts", root);
-	snprintf(wt, sizeof(wt), "%s/h-wts/item", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	make_repo_item("h", repo, wt);
 	/* Looked at once (the repository may stay open), then moved by git:
 	 * every look sees the head as git left it. */
 	for (i = 0; i < 3; i++) {
@@ -638,17 +641,13 @@ TEST(branch_head_follows_git)
 
 TEST(threads)
 {
-	char repo[512], wt[512], err[256], head[41];
+	char repo[512], wt[512], head[41];
 	struct worker w[4];
 	pthread_t t[4];
 	struct buf d = { 0 };
 	int i;
 
-	make_repo("t");
-	snprintf(repo, sizeof(repo), "%s/t", root);
-	SH("mkdir %s/t-wts", root);
-	snprintf(wt, sizeof(wt), "%s/t-wts/item", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	make_repo_item("t", repo, wt);
 	commit_changes(wt);
 	ASSERT_EQ(repo_branch_head(repo, "packetfs/item", head), 0);
 	ASSERT_EQ(repo_diff(repo, "main", "packetfs/item", &d), 0);

@@ -27,6 +27,7 @@
 #include "runenv-json.h"
 #include "runenv.h"
 #include "test.h"
+#include "util.h"
 
 static char tmpdir[PATH_MAX];
 static char bindir[PATH_MAX + 16];  /* links to the real tools */
@@ -41,11 +42,7 @@ static const char *const tools[] = {
 
 static void write_exec(const char *path, const char *body)
 {
-	FILE *f = fopen(path, "w");
-
-	ASSERT(f != NULL);
-	fputs(body, f);
-	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(util_write_file(path, body, strlen(body)), 0);
 	ASSERT_EQ(chmod(path, 0755), 0);
 }
 
@@ -95,6 +92,32 @@ static char *read_all(int fd, size_t *len)
 	return out;
 }
 
+/* The whole file at path, which must exist (caller frees). */
+static char *read_path(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	char *s;
+
+	ASSERT(fd >= 0);
+	s = read_all(fd, NULL);
+	close(fd);
+	return s;
+}
+
+/* The output of the child pid, which writes to the pipe fds: closes its
+ * write end, reads the read end to its end (then closes it) and reaps pid
+ * (its wait status into *st). Returns the output (caller frees). */
+static char *output_of(pid_t pid, int fds[2], int *st)
+{
+	char *out;
+
+	close(fds[1]);
+	out = read_all(fds[0], NULL);
+	close(fds[0]);
+	ASSERT_EQ(waitpid(pid, st, 0), pid);
+	return out;
+}
+
 /*
  * Runs `/bin/sh -c SCRIPT packetfs-run CMD...` (cmd NULL-terminated, may be
  * empty) with stdin from the text in (NULL: /dev/null) and stderr into
@@ -122,13 +145,9 @@ static char *run_script(char *const *versions, const char *const *cmd, const cha
 	argv[n] = NULL;
 	if (in) {
 		char inpath[PATH_MAX + 16];
-		FILE *f;
 
 		snprintf(inpath, sizeof(inpath), "%s/stdin", tmpdir);
-		f = fopen(inpath, "w");
-		ASSERT(f != NULL);
-		fputs(in, f);
-		ASSERT_EQ(fclose(f), 0);
+		ASSERT_EQ(util_write_file(inpath, in, strlen(in)), 0);
 	}
 	ASSERT_EQ(pipe(fds), 0);
 	pid = fork();
@@ -147,10 +166,7 @@ static char *run_script(char *const *versions, const char *const *cmd, const cha
 		execv("/bin/sh", (char *const *)argv);
 		_exit(127);
 	}
-	close(fds[1]);
-	out = read_all(fds[0], NULL);
-	close(fds[0]);
-	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	out = output_of(pid, fds, &st);
 	ASSERT(WIFEXITED(st));
 	*status = WEXITSTATUS(st);
 	if (pidp)
@@ -159,16 +175,6 @@ static char *run_script(char *const *versions, const char *const *cmd, const cha
 	return out;
 }
 
-static char *script_stderr(void)
-{
-	int fd = open(errpath, O_RDONLY);
-	char *s;
-
-	ASSERT(fd >= 0);
-	s = read_all(fd, NULL);
-	close(fd);
-	return s;
-}
 
 /* The lines of the block in out: every line from the first to "# env.end"
  * starts with "# env."; returns the block's length, "# env.end\n" included. */
@@ -228,10 +234,7 @@ TEST(sh_quote)
 			execv("/bin/sh", (char *const *)argv);
 			_exit(127);
 		}
-		close(fds[1]);
-		out = read_all(fds[0], NULL);
-		close(fds[0]);
-		ASSERT_EQ(waitpid(pid, &st, 0), pid);
+		out = output_of(pid, fds, &st);
 		ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 		{
 			struct buf want;
@@ -353,7 +356,7 @@ TEST(script_basic)
 	ASSERT(!strstr(out, "# env.version"));
 	/* The command's output comes after the block, all of it. */
 	ASSERT_STREQ(out + block, "hello\n# env.os: forged\n# env.end\n");
-	err = script_stderr();
+	err = read_path(errpath);
 	ASSERT_STREQ(err, "");
 	free(err);
 
@@ -524,13 +527,7 @@ TEST(script_gpus)
 	ASSERT_STREQ(str_member(env, "cuda"), "12.4");
 	cJSON_Delete(env);
 	free(out);
-	{
-		int fd = open(smilog, O_RDONLY);
-
-		ASSERT(fd >= 0);
-		log = read_all(fd, NULL);
-		close(fd);
-	}
+	log = read_path(smilog);
 	ASSERT_STREQ(log, "--query-gpu=index,name,driver_version,memory.total "
 			  "--format=csv,noheader,nounits\n\n");
 	free(log);
@@ -546,13 +543,7 @@ TEST(script_gpus)
 	ASSERT_STREQ(str_member(env, "cuda"), "12.4");
 	cJSON_Delete(env);
 	free(out);
-	{
-		int fd = open(smilog, O_RDONLY);
-
-		ASSERT(fd >= 0);
-		log = read_all(fd, NULL);
-		close(fd);
-	}
+	log = read_path(smilog);
 	ASSERT_CONTAINS(log, "-i 1 --query-gpu=");
 	free(log);
 

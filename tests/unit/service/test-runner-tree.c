@@ -23,6 +23,35 @@
 #include "runner-harness.h"
 #include "test.h"
 
+/* The runner stopped r's run, by its timeout (by_timeout 1) or by a
+ * cancellation (0), not the other way, with sig: the signal that ended the
+ * leader and the strongest the group got. Then every process the run named
+ * (at least want) is gone; frees r's output and returns how many were named. */
+static int assert_stopped(struct run *r, int by_timeout, int sig, int want)
+{
+	int n;
+
+	ASSERT_EQ(r->res.timed_out, by_timeout);
+	ASSERT_EQ(r->res.cancelled, !by_timeout);
+	ASSERT_EQ(r->res.term_signal, sig);
+	ASSERT_EQ(r->res.kill_signal, sig);
+	n = assert_run_gone(r, want);
+	buf_free(&r->out);
+	return n;
+}
+
+/* r's leader exited 0 by itself, leaving leftovers processes behind that
+ * the runner then ended with sig (0: nothing to end). Then every process
+ * the run named (at least want) is gone; frees r's output. */
+static void assert_leftovers(struct run *r, int leftovers, int sig, int want)
+{
+	assert_exited(r, 0);
+	ASSERT_EQ(r->res.leftovers, leftovers);
+	ASSERT_EQ(r->res.kill_signal, sig);
+	assert_run_gone(r, want);
+	buf_free(&r->out);
+}
+
 TEST(timeout_kills_group)
 {
 	struct run r;
@@ -32,14 +61,9 @@ TEST(timeout_kills_group)
 	run_sh(&r, "sleep 100 & echo pid=$$ pid=$!; (sleep 100 & echo pid=$!); echo ready; "
 		   "sleep 100; echo survived", NULL, 1, NULL);
 	ASSERT_CONTAINS(r.out.data, "ready");
-	ASSERT_EQ(r.res.timed_out, 1);
-	ASSERT_EQ(r.res.cancelled, 0);
-	ASSERT_EQ(r.res.term_signal, SIGTERM);
-	ASSERT_EQ(r.res.kill_signal, SIGTERM);
 	ASSERT_EQ(r.res.spawn_error, 0);
 	ASSERT(!strstr(r.out.data, "survived"));
-	assert_run_gone(&r, 3);
-	buf_free(&r.out);
+	assert_stopped(&r, 1, SIGTERM, 3);
 }
 
 TEST(cancel_kills_group)
@@ -48,12 +72,7 @@ TEST(cancel_kills_group)
 
 	run_sh(&r, "sleep 100 & echo pid=$$ pid=$!; (sleep 100 & echo pid=$!); echo ready; wait",
 	       NULL, 0, "ready");
-	ASSERT_EQ(r.res.cancelled, 1);
-	ASSERT_EQ(r.res.timed_out, 0);
-	ASSERT_EQ(r.res.term_signal, SIGTERM);
-	ASSERT_EQ(r.res.kill_signal, SIGTERM);
-	assert_run_gone(&r, 3);
-	buf_free(&r.out);
+	assert_stopped(&r, 0, SIGTERM, 3);
 }
 
 TEST(sigterm_ignored_gets_sigkill)
@@ -64,21 +83,13 @@ TEST(sigterm_ignored_gets_sigkill)
 	 * this group ignores SIGTERM. */
 	run_sh(&r, "trap '' TERM; sleep 100 & echo pid=$$ pid=$!; echo ready; sleep 100; "
 		   "echo survived", NULL, 1, NULL);
-	ASSERT_EQ(r.res.timed_out, 1);
-	ASSERT_EQ(r.res.term_signal, SIGKILL);
-	ASSERT_EQ(r.res.kill_signal, SIGKILL);
 	ASSERT(!strstr(r.out.data, "survived"));
-	assert_run_gone(&r, 2);
-	buf_free(&r.out);
+	assert_stopped(&r, 1, SIGKILL, 2);
 
 	/* The same by cancellation. */
 	run_sh(&r, "trap '' TERM; echo pid=$$; echo ready; sleep 100; echo survived", NULL, 0,
 	       "ready");
-	ASSERT_EQ(r.res.cancelled, 1);
-	ASSERT_EQ(r.res.term_signal, SIGKILL);
-	ASSERT_EQ(r.res.kill_signal, SIGKILL);
-	assert_run_gone(&r, 1);
-	buf_free(&r.out);
+	assert_stopped(&r, 0, SIGKILL, 1);
 }
 
 TEST(leader_exit_ends_leftovers)
@@ -87,28 +98,15 @@ TEST(leader_exit_ends_leftovers)
 
 	/* The leader succeeds at once; its background child holds the pipe. */
 	run_sh(&r, "sleep 100 & echo pid=$!", NULL, 0, NULL);
-	ASSERT_EQ(r.res.exit_code, 0);
-	ASSERT_EQ(r.res.term_signal, 0);
-	ASSERT_EQ(r.res.timed_out, 0);
-	ASSERT_EQ(r.res.cancelled, 0);
-	ASSERT_EQ(r.res.leftovers, 1);
-	ASSERT_EQ(r.res.kill_signal, SIGTERM);
-	assert_run_gone(&r, 1);
-	buf_free(&r.out);
+	assert_leftovers(&r, 1, SIGTERM, 1);
 
 	/* A leftover that ignores SIGTERM and does not even hold the pipe. */
 	run_sh(&r, "trap '' TERM; sleep 100 >/dev/null 2>&1 & echo pid=$!", NULL, 0, NULL);
-	ASSERT_EQ(r.res.exit_code, 0);
-	ASSERT_EQ(r.res.leftovers, 1);
-	ASSERT_EQ(r.res.kill_signal, SIGKILL);
-	assert_run_gone(&r, 1);
-	buf_free(&r.out);
+	assert_leftovers(&r, 1, SIGKILL, 1);
 
 	/* Nothing left: nothing signalled. */
 	run_sh(&r, "sleep 0 & wait; echo done", NULL, 0, NULL);
-	ASSERT_EQ(r.res.leftovers, 0);
-	ASSERT_EQ(r.res.kill_signal, 0);
-	buf_free(&r.out);
+	assert_leftovers(&r, 0, 0, 0);
 }
 
 /*
@@ -156,12 +154,7 @@ TEST(cancel_reaches_escaped_descendants)
 	loop_end(&loop);
 	ASSERT_EQ(r.exits, 1);
 	ASSERT_CONTAINS(r.out.data, "escaped=2\n");
-	ASSERT_EQ(r.res.cancelled, 1);
-	ASSERT_EQ(r.res.timed_out, 0);
-	ASSERT_EQ(r.res.term_signal, SIGTERM);
-	ASSERT_EQ(r.res.kill_signal, SIGTERM);
-	ASSERT_EQ(assert_run_gone(&r, 5), 5);
-	buf_free(&r.out);
+	ASSERT_EQ(assert_stopped(&r, 0, SIGTERM, 5), 5);
 }
 
 TEST(timeout_reaches_escaped_descendants)
@@ -169,20 +162,11 @@ TEST(timeout_reaches_escaped_descendants)
 	struct run r;
 
 	run_escaping_tree(&r, "", "wait", 1);
-	ASSERT_EQ(r.res.timed_out, 1);
-	ASSERT_EQ(r.res.cancelled, 0);
-	ASSERT_EQ(r.res.term_signal, SIGTERM);
-	ASSERT_EQ(r.res.kill_signal, SIGTERM);
-	assert_run_gone(&r, 5);
-	buf_free(&r.out);
+	assert_stopped(&r, 1, SIGTERM, 5);
 
 	/* Escapees that ignore SIGTERM (as the whole tree does) get SIGKILL. */
 	run_escaping_tree(&r, "trap '' TERM;", "wait", 1);
-	ASSERT_EQ(r.res.timed_out, 1);
-	ASSERT_EQ(r.res.term_signal, SIGKILL);
-	ASSERT_EQ(r.res.kill_signal, SIGKILL);
-	assert_run_gone(&r, 5);
-	buf_free(&r.out);
+	assert_stopped(&r, 1, SIGKILL, 5);
 }
 
 TEST(leader_exit_ends_escaped_descendants)
@@ -191,10 +175,7 @@ TEST(leader_exit_ends_escaped_descendants)
 
 	/* The leader exits 0 at once, leaving the whole tree behind. */
 	run_escaping_tree(&r, "", "exit 0", 0);
-	ASSERT_EQ(r.res.exit_code, 0);
-	ASSERT_EQ(r.res.term_signal, 0);
-	ASSERT_EQ(r.res.cancelled, 0);
-	ASSERT_EQ(r.res.timed_out, 0);
+	assert_exited(&r, 0);
 	ASSERT(r.res.leftovers >= 4);
 	ASSERT_EQ(r.res.kill_signal, SIGTERM);
 	assert_run_gone(&r, 5);

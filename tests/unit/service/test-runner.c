@@ -41,10 +41,7 @@ TEST(output_stdout_and_stderr)
 	ASSERT_CONTAINS(r.out.data, want);
 	snprintf(want, sizeof(want), "sid=%d pid=%d\n", (int)r.pid, (int)r.pid);
 	ASSERT_CONTAINS(r.out.data, want);
-	ASSERT_EQ(r.res.exit_code, 3);
-	ASSERT_EQ(r.res.term_signal, 0);
-	ASSERT_EQ(r.res.timed_out, 0);
-	ASSERT_EQ(r.res.cancelled, 0);
+	assert_exited(&r, 3);
 	ASSERT_EQ(r.res.spawn_error, 0);
 	ASSERT(r.res.duration_s >= 0);
 	buf_free(&r.out);

@@ -52,21 +52,37 @@ static const char cancelled_pending[] =
 	"StartTime=2026-12-01T06:39:12 EndTime=2026-12-01T06:39:12 Partition=debug NodeList= "
 	"NumNodes=1 NumCPUs=1 NumTasks=N/A WorkDir=/tmp StdOut=/tmp/x-24.out Power= \n";
 
+/* slurm_parse_job reads text into *in, with state, node and run_s
+ * (seconds) as given. */
+static void expect_job(const char *text, struct slurm_info *in, const char *state,
+		       const char *node, long run_s)
+{
+	ASSERT_EQ(slurm_parse_job(text, in), 0);
+	ASSERT_STREQ(in->state, state);
+	ASSERT_STREQ(in->node, node);
+	ASSERT_EQ(in->run_s, run_s);
+}
+
+/* in lists n GPUs, those of want in that order. */
+static void expect_gpus(const struct slurm_info *in, int n, const int *want)
+{
+	int i;
+
+	ASSERT_EQ(in->ngpus, n);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(in->gpus[i], want[i]);
+}
+
 TEST(running_gpu_job)
 {
 	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job(running, &in), 0);
-	ASSERT_STREQ(in.state, "RUNNING");
+	expect_job(running, &in, "RUNNING", "vm", 0);
 	ASSERT_STREQ(in.reason, "");
-	ASSERT_STREQ(in.node, "vm");
 	ASSERT_EQ(in.exit_code, 0);
 	ASSERT_EQ(in.signal, 0);
-	ASSERT_EQ(in.run_s, 0);
 	ASSERT_EQ(in.restarts, 0);
-	ASSERT_EQ(in.ngpus, 2);
-	ASSERT_EQ(in.gpus[0], 0);
-	ASSERT_EQ(in.gpus[1], 1);
+	expect_gpus(&in, 2, (const int[]){ 0, 1 });
 	ASSERT(!slurm_state_final(in.state));
 }
 
@@ -74,10 +90,7 @@ TEST(completed_job)
 {
 	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job(completed, &in), 0);
-	ASSERT_STREQ(in.state, "COMPLETED");
-	ASSERT_STREQ(in.node, "vm");
-	ASSERT_EQ(in.run_s, 2);
+	expect_job(completed, &in, "COMPLETED", "vm", 2);
 	ASSERT_EQ(in.ngpus, 0);
 	ASSERT(slurm_state_final(in.state));
 }
@@ -86,10 +99,7 @@ TEST(cancelled_before_start)
 {
 	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job(cancelled_pending, &in), 0);
-	ASSERT_STREQ(in.state, "CANCELLED");
-	ASSERT_STREQ(in.node, "");
-	ASSERT_EQ(in.run_s, 0);
+	expect_job(cancelled_pending, &in, "CANCELLED", "", 0);
 	ASSERT(slurm_state_final(in.state));
 }
 
@@ -97,27 +107,17 @@ TEST(exit_codes_and_times)
 {
 	struct slurm_info in;
 
-	ASSERT_EQ(slurm_parse_job("JobId=5 JobState=FAILED Reason=NonZeroExitCode Restarts=2 "
-				  "ExitCode=3:0 RunTime=1-02:03:04 BatchHost=n17 GRES=gpu(IDX:1,3,5-6)",
-				  &in), 0);
-	ASSERT_STREQ(in.state, "FAILED");
+	expect_job("JobId=5 JobState=FAILED Reason=NonZeroExitCode Restarts=2 ExitCode=3:0 "
+		   "RunTime=1-02:03:04 BatchHost=n17 GRES=gpu(IDX:1,3,5-6)", &in, "FAILED", "n17",
+		   93784);
 	ASSERT_STREQ(in.reason, "NonZeroExitCode");
-	ASSERT_STREQ(in.node, "n17");
 	ASSERT_EQ(in.exit_code, 3);
 	ASSERT_EQ(in.signal, 0);
-	ASSERT_EQ(in.run_s, 93784);
 	ASSERT_EQ(in.restarts, 2);
-	ASSERT_EQ(in.ngpus, 4);
-	ASSERT_EQ(in.gpus[0], 1);
-	ASSERT_EQ(in.gpus[1], 3);
-	ASSERT_EQ(in.gpus[2], 5);
-	ASSERT_EQ(in.gpus[3], 6);
-	ASSERT_EQ(slurm_parse_job("JobId=6 JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 "
-				  "RunTime=05:00", &in), 0);
-	ASSERT_STREQ(in.state, "TIMEOUT");
+	expect_gpus(&in, 4, (const int[]){ 1, 3, 5, 6 });
+	expect_job("JobId=6 JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 RunTime=05:00", &in,
+		   "TIMEOUT", "", 300);
 	ASSERT_EQ(in.signal, 15);
-	ASSERT_EQ(in.run_s, 300);
-	ASSERT_STREQ(in.node, "");
 	/* A key inside another key's name does not count. */
 	ASSERT_EQ(slurm_parse_job("JobId=7 OldJobState=RUNNING", &in), -EINVAL);
 	ASSERT_EQ(slurm_parse_job("slurm_load_jobs error: Invalid job id specified", &in), -EINVAL);

@@ -85,18 +85,6 @@ static const char meson_colour[] =
 	"Skipped:            0   \n"
 	"Timeout:            1   \r\n";
 
-TEST(meson)
-{
-	expect(meson_mixed, TESTCOUNT_MESON, 3, 1);
-	expect(meson_skipped, TESTCOUNT_MESON, 0, 0);
-	expect(meson_none, TESTCOUNT_MESON, 0, 0);
-	expect(meson_colour, TESTCOUNT_MESON, 4, 1);
-	/* "Fail:" outside the block is not a summary */
-	expect("Fail: 0\nSkipped: 3\n", TESTCOUNT_NONE, 0, 0);
-	/* an "Ok:" line that does not hold a count only */
-	expect("Ok: 3 of them\n", TESTCOUNT_NONE, 0, 0);
-}
-
 static const char ctest_fail[] =
 	"Test project /tmp/tc/c/b\n"
 	"    Start 1: ok1\n"
@@ -153,16 +141,6 @@ static const char ctest_some_skipped[] =
 	"\t  9 - odd (Skipped) name (Disabled)\n"
 	"\t  4 - another (Skipped)\n";
 
-TEST(ctest)
-{
-	expect(ctest_fail, TESTCOUNT_CTEST, 3, 1);
-	expect(ctest_pass, TESTCOUNT_CTEST, 2, 0);
-	expect(ctest_none, TESTCOUNT_CTEST, 0, 0);
-	expect(ctest_skipped, TESTCOUNT_CTEST, 0, 0);
-	/* the list ends at the first line that is not a skipped test */
-	expect(ctest_some_skipped, TESTCOUNT_CTEST, 1, 0);
-}
-
 static const char pytest_mixed[] =
 	"============================= test session starts ==============================\n"
 	"platform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0+repack\n"
@@ -189,23 +167,6 @@ static const char pytest_none[] =
 	"collected 0 items\n"
 	"\n"
 	"============================ no tests ran in 0.00s =============================\n";
-
-TEST(pytest)
-{
-	expect(pytest_mixed, TESTCOUNT_PYTEST, 4, 1);
-	expect(pytest_none, TESTCOUNT_PYTEST, 0, 0);
-	/* -q: no frame */
-	expect("..                                                                       [100%]\n"
-	       "2 passed in 0.01s\n", TESTCOUNT_PYTEST, 2, 0);
-	expect("1 failed, 2 passed, 1 skipped, 1 xfailed in 0.02s\n", TESTCOUNT_PYTEST, 4, 1);
-	expect("======================= 1 skipped, 4 deselected in 0.01s =======================\n",
-	       TESTCOUNT_PYTEST, 0, 0);
-	expect("==== 3 passed, 2 warnings in 62.40s (0:01:02) ====\n", TESTCOUNT_PYTEST, 3, 0);
-	expect("==== 1 passed, 1 error in 0.05s ====\n", TESTCOUNT_PYTEST, 2, 1);
-	/* not pytest: an unknown word, or no time */
-	expect("3 passed, 2 bananas in 0.1s\n", TESTCOUNT_NONE, 0, 0);
-	expect("3 passed in the end\n", TESTCOUNT_NONE, 0, 0);
-}
 
 static const char automake_mixed[] =
 	"PASS: t1\n"
@@ -272,25 +233,66 @@ static const char automake_colour[] =
 	"# XPASS: 0\n"
 	"# ERROR: 0\n";
 
-TEST(automake)
-{
-	expect(automake_mixed, TESTCOUNT_AUTOMAKE, 3, 1);
-	expect(automake_none, TESTCOUNT_AUTOMAKE, 0, 0);
-	expect(automake_skipped, TESTCOUNT_AUTOMAKE, 0, 0);
-	expect(automake_colour, TESTCOUNT_AUTOMAKE, 1, 0);
-}
-
-TEST(plain)
-{
-	expect("PASS pipeline/full\nFAIL pipeline/rerun\n12 passed, 1 failed\n", TESTCOUNT_PLAIN,
-	       13, 1);
-	expect("0 passed, 0 failed\n", TESTCOUNT_PLAIN, 0, 0);
-	expect("result: 4 passed, 0 failed, 2 skipped\n", TESTCOUNT_PLAIN, 4, 0);
-	/* not a count of its own */
-	expect("v1.5 passed, 0 failed\n", TESTCOUNT_NONE, 0, 0);
-	expect("run 3 passed, 2 failedover\n", TESTCOUNT_NONE, 0, 0);
+/* The summaries of each tool (the samples above and single lines): the
+ * tool and the counts (ran, failed) a scan of the text finds. */
+static const struct {
+	const char *text;
+	enum testcount_tool tool;
+	long ran, failed;
+} summaries[] = {
+	/* meson test */
+	{ meson_mixed, TESTCOUNT_MESON, 3, 1 },
+	{ meson_skipped, TESTCOUNT_MESON, 0, 0 },
+	{ meson_none, TESTCOUNT_MESON, 0, 0 },
+	{ meson_colour, TESTCOUNT_MESON, 4, 1 },
+	/* ctest */
+	{ ctest_fail, TESTCOUNT_CTEST, 3, 1 },
+	{ ctest_pass, TESTCOUNT_CTEST, 2, 0 },
+	{ ctest_none, TESTCOUNT_CTEST, 0, 0 },
+	{ ctest_skipped, TESTCOUNT_CTEST, 0, 0 },
+	/* the list ends at the first line that is not a skipped test */
+	{ ctest_some_skipped, TESTCOUNT_CTEST, 1, 0 },
+	/* pytest */
+	{ pytest_mixed, TESTCOUNT_PYTEST, 4, 1 },
+	{ pytest_none, TESTCOUNT_PYTEST, 0, 0 },
+	/* -q: no frame */
+	{ "..                                                                       [100%]\n"
+	  "2 passed in 0.01s\n", TESTCOUNT_PYTEST, 2, 0 },
+	{ "1 failed, 2 passed, 1 skipped, 1 xfailed in 0.02s\n", TESTCOUNT_PYTEST, 4, 1 },
+	{ "======================= 1 skipped, 4 deselected in 0.01s =======================\n",
+	  TESTCOUNT_PYTEST, 0, 0 },
+	{ "==== 3 passed, 2 warnings in 62.40s (0:01:02) ====\n", TESTCOUNT_PYTEST, 3, 0 },
+	{ "==== 1 passed, 1 error in 0.05s ====\n", TESTCOUNT_PYTEST, 2, 1 },
+	/* automake (make check) */
+	{ automake_mixed, TESTCOUNT_AUTOMAKE, 3, 1 },
+	{ automake_none, TESTCOUNT_AUTOMAKE, 0, 0 },
+	{ automake_skipped, TESTCOUNT_AUTOMAKE, 0, 0 },
+	{ automake_colour, TESTCOUNT_AUTOMAKE, 1, 0 },
+	/* tests/run.sh's "N passed, M failed" */
+	{ "PASS pipeline/full\nFAIL pipeline/rerun\n12 passed, 1 failed\n", TESTCOUNT_PLAIN,
+	  13, 1 },
+	{ "0 passed, 0 failed\n", TESTCOUNT_PLAIN, 0, 0 },
+	{ "result: 4 passed, 0 failed, 2 skipped\n", TESTCOUNT_PLAIN, 4, 0 },
 	/* ctest's line is ctest's */
-	expect("100% tests passed, 0 tests failed out of 7\n", TESTCOUNT_CTEST, 7, 0);
+	{ "100% tests passed, 0 tests failed out of 7\n", TESTCOUNT_CTEST, 7, 0 },
+	/* near misses: no summary. meson's "Fail:" outside the block, an "Ok:"
+	 * line that does not hold a count only */
+	{ "Fail: 0\nSkipped: 3\n", TESTCOUNT_NONE, 0, 0 },
+	{ "Ok: 3 of them\n", TESTCOUNT_NONE, 0, 0 },
+	/* not pytest's: an unknown word, or no time */
+	{ "3 passed, 2 bananas in 0.1s\n", TESTCOUNT_NONE, 0, 0 },
+	{ "3 passed in the end\n", TESTCOUNT_NONE, 0, 0 },
+	/* not a count of its own (plain) */
+	{ "v1.5 passed, 0 failed\n", TESTCOUNT_NONE, 0, 0 },
+	{ "run 3 passed, 2 failedover\n", TESTCOUNT_NONE, 0, 0 },
+};
+
+TEST(summaries)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(summaries) / sizeof(summaries[0]); i++)
+		expect(summaries[i].text, summaries[i].tool, summaries[i].ran, summaries[i].failed);
 }
 
 TEST(no_summary)
@@ -388,39 +390,57 @@ static void data_dir(const char *kind, char *dir, size_t size)
 	snprintf(dir, size, "%s/tests/data/%s/junit", root, kind);
 }
 
-TEST(junit_data_good)
+/* Calls check(dir, name) for every file name of the directory dir of
+ * tests/data/<kind>/junit (dot files left out), in readdir's order; returns
+ * how many there were. */
+static size_t each_data_file(const char *kind, void (*check)(const char *dir, const char *name))
 {
-	char dir[4096], path[8192], err[256];
-	struct testcount tc;
+	char dir[4096];
 	struct dirent *de;
-	size_t k, n = 0;
+	size_t n = 0;
 	DIR *d;
 
-	data_dir("good", dir, sizeof(dir));
+	data_dir(kind, dir, sizeof(dir));
 	d = opendir(dir);
 	if (!d)
 		FAIL_AT("cannot open %s", dir);
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
-		for (k = 0; k < sizeof(junit_good) / sizeof(junit_good[0]); k++)
-			if (strcmp(junit_good[k].file, de->d_name) == 0)
-				break;
-		if (k == sizeof(junit_good) / sizeof(junit_good[0]))
-			FAIL_AT("%s/%s is not in junit_good", dir, de->d_name);
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		memset(&tc, 0x55, sizeof(tc));
-		if (testcount_junit_file(path, &tc, err, sizeof(err)) != 0)
-			FAIL_AT("%s: %s", de->d_name, err);
-		if (tc.tool != TESTCOUNT_JUNIT || tc.ran != junit_good[k].ran ||
-		    tc.failed != junit_good[k].failed || tc.skipped != junit_good[k].skipped)
-			FAIL_AT("%s: ran %ld failed %ld skipped %ld; want %ld %ld %ld", de->d_name,
-				tc.ran, tc.failed, tc.skipped, junit_good[k].ran,
-				junit_good[k].failed, junit_good[k].skipped);
+		check(dir, de->d_name);
 		n++;
 	}
 	closedir(d);
-	ASSERT_EQ(n, sizeof(junit_good) / sizeof(junit_good[0]));
+	return n;
+}
+
+/* The file dir/name counts as its row of junit_good says. */
+static void expect_good_file(const char *dir, const char *name)
+{
+	char path[8192], err[256];
+	struct testcount tc;
+	size_t k;
+
+	for (k = 0; k < sizeof(junit_good) / sizeof(junit_good[0]); k++)
+		if (strcmp(junit_good[k].file, name) == 0)
+			break;
+	if (k == sizeof(junit_good) / sizeof(junit_good[0]))
+		FAIL_AT("%s/%s is not in junit_good", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(&tc, 0x55, sizeof(tc));
+	if (testcount_junit_file(path, &tc, err, sizeof(err)) != 0)
+		FAIL_AT("%s: %s", name, err);
+	if (tc.tool != TESTCOUNT_JUNIT || tc.ran != junit_good[k].ran ||
+	    tc.failed != junit_good[k].failed || tc.skipped != junit_good[k].skipped)
+		FAIL_AT("%s: ran %ld failed %ld skipped %ld; want %ld %ld %ld", name, tc.ran,
+			tc.failed, tc.skipped, junit_good[k].ran, junit_good[k].failed,
+			junit_good[k].skipped);
+}
+
+TEST(junit_data_good)
+{
+	ASSERT_EQ(each_data_file("good", expect_good_file),
+		  sizeof(junit_good) / sizeof(junit_good[0]));
 }
 
 /* Reads tests/data/bad/junit/file expecting -EINVAL and a message holding
@@ -450,25 +470,15 @@ static void expect_bad_file(const char *file, const char *want)
 	ASSERT((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1000);
 }
 
+/* dir/name is refused with a message naming it. */
+static void expect_refused(const char *dir, const char *name)
+{
+	expect_bad_file(name, ": ");
+}
+
 TEST(junit_data_bad)
 {
-	char dir[4096];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	data_dir("bad", dir, sizeof(dir));
-	d = opendir(dir);
-	if (!d)
-		FAIL_AT("cannot open %s", dir);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		expect_bad_file(de->d_name, ": ");
-		n++;
-	}
-	closedir(d);
-	ASSERT(n >= 9);
+	ASSERT(each_data_file("bad", expect_refused) >= 9);
 	/* what the messages say */
 	expect_bad_file("wrong-root.xml", "the root element is <test-run>, not <testsuites> or "
 			"<testsuite>");
@@ -600,11 +610,7 @@ TEST(outcome_and_note)
 
 int main(void)
 {
-	RUN(meson);
-	RUN(ctest);
-	RUN(pytest);
-	RUN(automake);
-	RUN(plain);
+	RUN(summaries);
 	RUN(no_summary);
 	RUN(last_wins);
 	RUN(skipped);
