@@ -2,7 +2,8 @@
  * packet_dir.c - directory listings of the packet namespace (engine.h:
  * engine_readdir, engine_list): the root, .packetfs, the recipe catalog,
  * .archive, items (their fixed entries, documents, open documents not yet
- * stored), learnings/, logs and .history. packet.c resolves the paths.
+ * stored), learnings/, logs and .history (both forms of a revision:
+ * packet.c, "Revisions"). packet.c resolves the paths.
  */
 #include <errno.h>
 #include <limits.h>
@@ -77,18 +78,37 @@ static int emit_run(void *arg, const struct run *r)
 	return emit_kind(arg, slash ? slash + 1 : r->log_path, N_STAGE_LOG, S_IFREG | 0444);
 }
 
+/* A listing of a directory of .history (packet.c, "Revisions"). */
 struct hist_list {
 	struct dir_walk *w;
+	int64_t item;
 	const char *dir;
 	size_t dlen;
-	char last[PATH_MAX];     /* the subdirectory listed last */
+	int dir_form;            /* dir is also the directory form of the document dir */
+	char last[PATH_MAX];     /* the directory listed last */
+	char **longs;            /* the directories with long names listed */
 };
+
+/* Lists a revision of the document whose directory form is listed, as the
+ * file named by its number. */
+static int emit_rev_file(void *arg, const struct rev_info *r)
+{
+	struct hist_list *h = arg;
+	char name[16];
+
+	if (r->size < 0)
+		return 0;
+	snprintf(name, sizeof(name), "%d", r->rev);
+	return emit_kind(h->w, name, N_HISTORY_FILE, S_IFREG | 0444);
+}
 
 static int emit_hist(void *arg, const struct rev_info *r)
 {
 	struct hist_list *h = arg;
 	const char *rest = r->path, *slash;
 	char name[PATH_MAX];
+	size_t len, k;
+	int rev;
 
 	if (h->dlen) {
 		if (strncmp(r->path, h->dir, h->dlen) != 0 || r->path[h->dlen] != '/')
@@ -96,20 +116,39 @@ static int emit_hist(void *arg, const struct rev_info *r)
 		rest = r->path + h->dlen + 1;
 	}
 	slash = strchr(rest, '/');
-	if (slash) {
-		/* Rows come by path, so the paths below one subdirectory come
-		 * together: it is listed at the first. */
-		snprintf(name, sizeof(name), "%.*s", (int)(slash - rest), rest);
-		if (strcmp(name, h->last) == 0)
-			return 0;
-		snprintf(h->last, sizeof(h->last), "%s", name);
-	} else {
+	len = slash ? (size_t)(slash - rest) : strlen(rest);
+	if (!slash && len <= HISTORY_AT_MAX) {
 		if (r->size < 0)
 			return 0;
 		snprintf(name, sizeof(name), "%s@%d", rest, r->rev);
+		return emit_kind(h->w, name, N_HISTORY_FILE, S_IFREG | 0444);
 	}
-	return slash ? emit_kind(h->w, name, N_HISTORY_DIR, S_IFDIR | 0555)
-		     : emit_kind(h->w, name, N_HISTORY_FILE, S_IFREG | 0444);
+	/* A directory: one that held documents, or the directory form of a
+	 * long name, listed at its first revision with content. Rows come by
+	 * path, so those of one name and those below it come together, but
+	 * for a long name: other paths sort between "NAME" and "NAME/x"
+	 * ("NAME-2"), so those are remembered. A name past NAME_MAX (which no
+	 * document made through a mount has) could not be looked up. */
+	if ((!slash && r->size < 0) || len > NAME_MAX)
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", (int)len, rest);
+	if (strcmp(name, h->last) == 0)
+		return 0;
+	snprintf(h->last, sizeof(h->last), "%s", name);
+	if (len > HISTORY_AT_MAX) {
+		for (k = 0; h->longs && h->longs[k]; k++)
+			if (strcmp(h->longs[k], name) == 0)
+				return 0;
+		if (strv_push(&h->longs, name))
+			return 0;
+	} else if (h->dir_form && (rev = packet__history_rev(name)) != 0) {
+		size_t size;
+
+		/* The revision file of that number has the name. */
+		if (store_rev_size(h->w->e->store, h->item, h->dir, rev, &size) == 0)
+			return 0;
+	}
+	return emit_kind(h->w, name, N_HISTORY_DIR, S_IFDIR | 0555);
 }
 
 /* Lists open documents of dir that are not stored yet. */
@@ -234,9 +273,15 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		rc = store_run_each(e->store, n.item.id, "recipe", NULL, emit_run, &w);
 		break;
 	case N_HISTORY_DIR: {
-		struct hist_list h = {&w, n.rel, strlen(n.rel), ""};
+		const char *base = strrchr(n.rel, '/');
+		struct hist_list h = {&w, n.item.id, n.rel, strlen(n.rel), 0, "", NULL};
 
-		rc = store_rev_each_below(e->store, n.item.id, n.rel, emit_hist, &h);
+		h.dir_form = strlen(base ? base + 1 : n.rel) > HISTORY_AT_MAX;
+		if (h.dir_form)
+			rc = store_rev_each(e->store, n.item.id, n.rel, emit_rev_file, &h);
+		if (rc == 0)
+			rc = store_rev_each_below(e->store, n.item.id, n.rel, emit_hist, &h);
+		strv_free(h.longs);
 		break;
 	}
 	default:

@@ -82,6 +82,21 @@ struct open_doc {
 
 /* ---- packet.c ---- */
 
+/*
+ * The two forms of a revision in .history (packet.c, "Revisions"). A
+ * document whose name (the last component of its path) is at most
+ * HISTORY_AT_MAX bytes shows revision REV as the file NAME@REV; a longer
+ * name shows the directory NAME/ holding one file per revision, named REV.
+ * HISTORY_AT_MAX is NAME_MAX less the '@' and the 10 digits of the largest
+ * revision (INT_MAX).
+ */
+#define HISTORY_AT_MAX (NAME_MAX - 1 - 10)
+
+/* The revision a file of the directory form is named by: s holds a number
+ * from 1 to INT_MAX written as the listing writes it (digits, no leading
+ * zero). The number, or 0 when s is no such name. */
+int packet__history_rev(const char *s);
+
 /* Resolves path into n (packet__node_clear it after, when 0). 0 or a
  * negative errno (-ENOENT, -ENOTDIR, -ENAMETOOLONG, -EINVAL, ...). */
 int packet__resolve(struct engine *e, const char *path, struct node *n);
