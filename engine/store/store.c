@@ -257,12 +257,9 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 		for (i = version; rc == 0 && i < schema_version; i++)
 			rc = store__script(s, schema_migrations[i]);
 		snprintf(v, sizeof(v), "%d", schema_version);
-		if (rc == 0) {
-			sqlite3_stmt *st = store__stmt(s, "INSERT OR REPLACE INTO meta(key, value) VALUES "
-						   "('schema_version', ?)");
-			sqlite3_bind_text(st, 1, v, -1, SQLITE_TRANSIENT);
-			rc = store__step_done(s, st);
-		}
+		if (rc == 0)
+			rc = store__exec(s, "INSERT OR REPLACE INTO meta(key, value) VALUES "
+					 "('schema_version', ?)", "s", v);
 		rc = store__end(s, rc);
 		if (rc)
 			goto fail;
@@ -339,22 +336,19 @@ int store_integrity(struct store *s, struct buf *out)
 	int bad = 0, rc;
 
 	pthread_mutex_lock(&s->lock);
-	rc = sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			const char *t = (const char *)sqlite3_column_text(st, 0);
+	rc = store__prepare(s, &st, "PRAGMA integrity_check", "");
+	while (rc == 0 && (rc = store__step(s, st)) > 0) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
 
-			if (t && strcmp(t, "ok") != 0) {
-				buf_printf(out, "sqlite: %s\n", t);
-				bad = 1;
-			}
+		if (t && strcmp(t, "ok") != 0) {
+			buf_printf(out, "sqlite: %s\n", t);
+			bad = 1;
 		}
-		sqlite3_finalize(st);
-	} else {
-		bad = store__err(s, rc);
+		rc = 0;
 	}
+	store__done(st);
 	pthread_mutex_unlock(&s->lock);
-	return bad;
+	return rc < 0 ? rc : bad;
 }
 
 int store_meta_get(struct store *s, const char *key, char **value)
@@ -363,37 +357,23 @@ int store_meta_get(struct store *s, const char *key, char **value)
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT value FROM meta WHERE key = ?");
-	if (!st) {
-		rc = -ENOENT;
-		goto out;
-	}
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	rc = store__first(s, &st, "SELECT value FROM meta WHERE key = ?", "s", key);
+	if (rc == 0) {
 		*value = store__col_dup(st, 0);
-		rc = *value ? 0 : -ENOMEM;
-	} else {
-		rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+		if (!*value)
+			rc = -ENOMEM;
 	}
 	store__done(st);
-out:
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
 int store_meta_set(struct store *s, const char *key, const char *value)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
-	if (st) {
-		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-		rc = store__step_done(s, st);
-	}
+	rc = store__exec(s, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", "ss", key, value);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
