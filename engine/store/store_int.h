@@ -124,9 +124,6 @@ int store__collect(struct store *s, sqlite3_stmt *st, size_t size,
 
 /* Every kept item row is out of date (an items row was written; store_item.c). */
 void store__items_changed(struct store *s);
-/* Binds a time in ns to parameter idx of st, or NULL for STORE_TIME_OMIT
- * (statements keep the stored time with COALESCE). */
-void store__bind_time(sqlite3_stmt *st, int idx, int64_t ns);
 /* RFC 3339 UTC now (store.c). */
 void store__now(char out[32]);
 

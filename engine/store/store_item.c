@@ -232,14 +232,6 @@ int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const st
 	return rc < 0 ? rc : 0;
 }
 
-void store__bind_time(sqlite3_stmt *st, int idx, int64_t ns)
-{
-	if (ns == STORE_TIME_OMIT)
-		sqlite3_bind_null(st, idx);
-	else
-		sqlite3_bind_int64(st, idx, ns);
-}
-
 int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int64_t mtime_ns)
 {
 	int rc;
