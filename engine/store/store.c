@@ -253,14 +253,16 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	if (!readonly && version < schema_version) {
 		char v[16];
 
-		rc = store__begin(s);
+		rc = store__txn_lock(s);
+		if (rc)
+			goto fail;
 		for (i = version; rc == 0 && i < schema_version; i++)
 			rc = store__script(s, schema_migrations[i]);
 		snprintf(v, sizeof(v), "%d", schema_version);
 		if (rc == 0)
 			rc = store__exec(s, "INSERT OR REPLACE INTO meta(key, value) VALUES "
 					 "('schema_version', ?)", "s", v);
-		rc = store__end(s, rc);
+		rc = store__txn_unlock(s, rc);
 		if (rc)
 			goto fail;
 	}

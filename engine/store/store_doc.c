@@ -178,10 +178,9 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
 
 	if (mtime_ns < 0)
 		mtime_ns = util_now_ns();
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = doc_stat_locked(s, item_id, path, &m);
 	if (rc == 0 && m.is_dir)
 		rc = -EISDIR;
@@ -195,10 +194,7 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
 		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns);
 	if (rc == 0 && created)
 		rc = touch_parent_locked(s, item_id, path);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
 }
 
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
@@ -209,10 +205,9 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 
 	if (mtime_ns < 0)
 		mtime_ns = util_now_ns();
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = doc_stat_locked(s, item_id, path, &m);
 	if (rc == 0 && (m.is_dir || m.rev_id != rev_id))
 		rc = -ESTALE;
@@ -223,10 +218,7 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 				 "bIiI", len ? data : "", len, (int64_t)len, (int)(mode & 07777), rev_id);
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
 }
 
 int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode)
@@ -234,19 +226,15 @@ int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t m
 	int64_t now = util_now_ns();
 	int rc;
 
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = store__exec(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, mtime_ns, "
 			 "ctime_ns, atime_ns) VALUES (?1, ?2, 1, NULL, 0, ?3, ?4, ?4, ?4)", "IsiI",
 			 item_id, path, (int)(mode & 07777), now);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
 }
 
 static int doc_delete(struct store *s, int64_t item, const char *path)
@@ -272,10 +260,9 @@ int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const s
 	struct doc_meta m;
 	int rc;
 
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = doc_stat_locked(s, item_id, path, &m);
 	if (rc == 0 && m.is_dir)
 		rc = -EISDIR;
@@ -285,10 +272,7 @@ int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const s
 		rc = doc_delete(s, item_id, path);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
 }
 
 int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
@@ -296,10 +280,9 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
 	struct doc_meta m;
 	int rc;
 
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = doc_stat_locked(s, item_id, path, &m);
 	if (rc == 0 && !m.is_dir)
 		rc = -ENOTDIR;
@@ -312,10 +295,7 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
 		rc = doc_delete(s, item_id, path);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
 }
 
 /* Moves one live entry from -> to (the target slot is free). Lock held. */
@@ -348,10 +328,9 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 
 	if (strcmp(from, to) == 0)
 		return 0;
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = doc_stat_locked(s, item_id, from, &src);
 	if (rc)
 		goto fin;
@@ -405,9 +384,7 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, to);
 fin:
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
+	rc = store__txn_unlock(s, rc);
 	strv_free(paths);
 	return rc;
 }

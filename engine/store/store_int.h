@@ -4,7 +4,8 @@
  * store_doc.c: documents and revisions; store_run.c: runs, logs, registry,
  * events) share. Not for the rest of the engine: store.h is the contract.
  *
- * Every store__ helper expects s->lock to be held by the caller.
+ * Every store__ helper expects s->lock to be held by the caller, but the
+ * pair that takes and releases it around a transaction (store__txn_lock).
  */
 #ifndef PACKETFS_STORE_INT_H
 #define PACKETFS_STORE_INT_H
@@ -102,10 +103,12 @@ int store__err(struct store *s, int rc);
 /* Runs sql, one or more statements without parameters, with sqlite3_exec:
  * pragmas, migrations. 0 or a negative errno. */
 int store__script(struct store *s, const char *sql);
-/* BEGIN IMMEDIATE; store__end commits when rc == 0, else rolls back, and
- * returns the outcome. */
-int store__begin(struct store *s);
-int store__end(struct store *s, int rc);
+/* A write transaction under the lock: store__txn_lock takes s->lock and
+ * begins (BEGIN IMMEDIATE): 0 with the lock held, or a negative errno with
+ * it released. store__txn_unlock commits when rc == 0, else rolls back,
+ * releases s->lock and returns rc or the commit's failure. */
+int store__txn_lock(struct store *s);
+int store__txn_unlock(struct store *s, int rc);
 /* Column i as a new string ("" for NULL; NULL on ENOMEM) or copied into out. */
 char *store__col_dup(sqlite3_stmt *st, int i);
 void store__col_copy(sqlite3_stmt *st, int i, char *out, size_t size);

@@ -252,17 +252,14 @@ int store_item_next_run(struct store *s, int64_t item_id, int *run_no)
 	sqlite3_stmt *st;
 	int rc;
 
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
-	if (rc == 0) {
-		rc = store__first(s, &st, "UPDATE items SET run_seq = run_seq + 1 WHERE id = ? "
-				  "RETURNING run_seq", "I", item_id);
-		if (rc == 0)
-			*run_no = sqlite3_column_int(st, 0);
-		store__done(st);
-		rc = store__end(s, rc);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	rc = store__txn_lock(s);
+	if (rc)
+		return rc;
+	rc = store__first(s, &st, "UPDATE items SET run_seq = run_seq + 1 WHERE id = ? "
+			  "RETURNING run_seq", "I", item_id);
+	if (rc == 0)
+		*run_no = sqlite3_column_int(st, 0);
+	store__done(st);
+	return store__txn_unlock(s, rc);
 }
 

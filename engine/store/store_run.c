@@ -170,20 +170,16 @@ static int log_append(struct store *s, int64_t run_id, const void *data, size_t 
 
 	if (len == 0)
 		return 0;
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = store__exec(s, "INSERT INTO log_chunks(run_id, off, data) "
 			 "SELECT ?1, log_size, ?2 FROM runs WHERE id = ?1", "Ib", run_id, data, len);
 	if (rc == 0)
 		rc = store__exec(s, "UPDATE runs SET log_size = log_size + ?1, job_offset = "
 				 "CASE WHEN ?3 >= 0 THEN ?3 ELSE job_offset END WHERE id = ?2", "III",
 				 (int64_t)len, run_id, job_offset);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
 }
 
 int store_log_append(struct store *s, int64_t run_id, const void *data, size_t len)

@@ -12,7 +12,8 @@
  * before s->lock is released. store__err is the only place that turns a
  * SQLite result code into an errno value and logs SQLite's message.
  *
- * Every function here expects s->lock to be held by the caller.
+ * Every function here expects s->lock to be held by the caller, but
+ * store__txn_lock, which takes it, and store__txn_unlock, which releases it.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -197,19 +198,24 @@ int store__script(struct store *s, const char *sql)
 	return store__err(s, sqlite3_exec(s->db, sql, NULL, NULL, NULL));
 }
 
-int store__begin(struct store *s)
+int store__txn_lock(struct store *s)
 {
-	return store__script(s, "BEGIN IMMEDIATE");
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__script(s, "BEGIN IMMEDIATE");
+	if (rc)
+		pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
-int store__end(struct store *s, int rc)
+int store__txn_unlock(struct store *s, int rc)
 {
-	if (rc == 0) {
+	if (rc == 0)
 		rc = store__script(s, "COMMIT");
-		if (rc == 0)
-			return 0;
-	}
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
