@@ -255,7 +255,11 @@ static int dir_has_children(struct store *s, int64_t item, const char *dir)
 	return rc;
 }
 
-int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who)
+/* Removes the live entry at path, a directory (dir: it must be empty) or
+ * a document (a tombstone keeps its history), and moves the times of the
+ * directory holding it: store_doc_rmdir and store_doc_unlink. */
+static int doc_remove(struct store *s, int64_t item_id, const char *path, int dir,
+		      const struct store_who *who)
 {
 	struct doc_meta m;
 	int rc;
@@ -264,10 +268,15 @@ int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const s
 	if (rc)
 		return rc;
 	rc = doc_stat_locked(s, item_id, path, &m);
-	if (rc == 0 && m.is_dir)
-		rc = -EISDIR;
-	if (rc == 0)
+	if (rc == 0 && !m.is_dir != !dir)
+		rc = dir ? -ENOTDIR : -EISDIR;
+	if (rc == 0 && dir) {
+		rc = dir_has_children(s, item_id, path);
+		if (rc > 0)
+			rc = -ENOTEMPTY;
+	} else if (rc == 0) {
 		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, who, NULL, NULL);
+	}
 	if (rc == 0)
 		rc = doc_delete(s, item_id, path);
 	if (rc == 0)
@@ -275,27 +284,14 @@ int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const s
 	return store__txn_unlock(s, rc);
 }
 
+int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who)
+{
+	return doc_remove(s, item_id, path, 0, who);
+}
+
 int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
 {
-	struct doc_meta m;
-	int rc;
-
-	rc = store__txn_lock(s);
-	if (rc)
-		return rc;
-	rc = doc_stat_locked(s, item_id, path, &m);
-	if (rc == 0 && !m.is_dir)
-		rc = -ENOTDIR;
-	if (rc == 0) {
-		rc = dir_has_children(s, item_id, path);
-		if (rc > 0)
-			rc = -ENOTEMPTY;
-	}
-	if (rc == 0)
-		rc = doc_delete(s, item_id, path);
-	if (rc == 0)
-		rc = touch_parent_locked(s, item_id, path);
-	return store__txn_unlock(s, rc);
+	return doc_remove(s, item_id, path, 1, NULL);
 }
 
 /* Moves one live entry from -> to (the target slot is free). Lock held. */
@@ -581,19 +577,33 @@ int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
 	return rc;
 }
 
-int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len)
+/* Revision rev of path unless a tombstone: its content in *data (caller
+ * frees) and its size in *len, or (data NULL) its size alone, without
+ * reading the content. 0, -ENOENT or a negative errno. */
+static int rev_get(struct store *s, int64_t item_id, const char *path, int rev, char **data,
+		   size_t *len)
 {
+	static const char sql_size[] = "SELECT size FROM revisions WHERE item_id = ? AND path = ? "
+				       "AND rev = ? AND content IS NOT NULL";
+	static const char sql_content[] = "SELECT content FROM revisions WHERE item_id = ? "
+					  "AND path = ? AND rev = ? AND content IS NOT NULL";
 	sqlite3_stmt *st;
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	rc = store__first(s, &st, "SELECT size FROM revisions WHERE item_id = ? AND path = ? "
-			  "AND rev = ? AND content IS NOT NULL", "Isi", item_id, path, rev);
-	if (rc == 0)
+	rc = store__first(s, &st, data ? sql_content : sql_size, "Isi", item_id, path, rev);
+	if (rc == 0 && data)
+		rc = store__blob_out(st, 0, data, len);
+	else if (rc == 0)
 		*len = (size_t)sqlite3_column_int64(st, 0);
 	store__done(st);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len)
+{
+	return rev_get(s, item_id, path, rev, NULL, len);
 }
 
 int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
@@ -618,16 +628,6 @@ int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
 int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
 		   size_t *len)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	rc = store__first(s, &st, "SELECT content FROM revisions WHERE item_id = ? AND path = ? "
-			  "AND rev = ? AND content IS NOT NULL", "Isi", item_id, path, rev);
-	if (rc == 0)
-		rc = store__blob_out(st, 0, data, len);
-	store__done(st);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rev_get(s, item_id, path, rev, data, len);
 }
 
