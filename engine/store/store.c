@@ -92,6 +92,15 @@ static int compat_items(sqlite3 *db, int version)
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
+/* Sets *flag (s->ckpt_wanted or s->ckpt_stop) and wakes the checkpointer. */
+static void ckpt_signal(struct store *s, int *flag)
+{
+	pthread_mutex_lock(&s->ckpt_lock);
+	*flag = 1;
+	pthread_cond_signal(&s->ckpt_cond);
+	pthread_mutex_unlock(&s->ckpt_lock);
+}
+
 /* The WAL hook of s->db, after each commit (under s->lock): wakes the
  * checkpointer once the WAL holds CKPT_PAGES pages; from CKPT_MAX_PAGES
  * on checkpoints here instead (see the top). */
@@ -99,14 +108,10 @@ static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct store *s = arg;
 
-	if (pages >= CKPT_MAX_PAGES) {
+	if (pages >= CKPT_MAX_PAGES)
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-	} else if (pages >= CKPT_PAGES) {
-		pthread_mutex_lock(&s->ckpt_lock);
-		s->ckpt_wanted = 1;
-		pthread_cond_signal(&s->ckpt_cond);
-		pthread_mutex_unlock(&s->ckpt_lock);
-	}
+	else if (pages >= CKPT_PAGES)
+		ckpt_signal(s, &s->ckpt_wanted);
 	return SQLITE_OK;
 }
 
@@ -168,10 +173,7 @@ static void ckpt_start(struct store *s, const char *path)
 static void ckpt_stop(struct store *s)
 {
 	if (s->ckpt_running) {
-		pthread_mutex_lock(&s->ckpt_lock);
-		s->ckpt_stop = 1;
-		pthread_cond_signal(&s->ckpt_cond);
-		pthread_mutex_unlock(&s->ckpt_lock);
+		ckpt_signal(s, &s->ckpt_stop);
 		pthread_join(s->ckpt_thread, NULL);
 		s->ckpt_running = 0;
 	}
