@@ -229,9 +229,9 @@ int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t m
 	rc = store__txn_lock(s);
 	if (rc)
 		return rc;
-	rc = store__exec(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, mtime_ns, "
-			 "ctime_ns, atime_ns) VALUES (?1, ?2, 1, NULL, 0, ?3, ?4, ?4, ?4)", "IsiI",
-			 item_id, path, (int)(mode & 07777), now);
+	rc = store__exec(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
+			 "mtime_ns, ctime_ns, atime_ns) VALUES (?1, ?2, 1, NULL, 0, ?3, ?4, ?4, ?4)",
+			 "IsiI", item_id, path, (int)(mode & 07777), now);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
 	return store__txn_unlock(s, rc);

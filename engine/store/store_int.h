@@ -93,9 +93,6 @@ int store__step(struct store *s, sqlite3_stmt *st);
 int store__step_done(struct store *s, sqlite3_stmt *st);
 /* Resets st and clears its bindings, for its next use; NULL is ignored. */
 void store__done(sqlite3_stmt *st);
-/* The cached statement for sql, unbound; NULL (logged) when it cannot be
- * prepared. store__prepare with "" is the same with an errno. */
-sqlite3_stmt *store__stmt(struct store *s, const char *sql);
 /* Translates a SQLite result code to 0 (SQLITE_OK, _ROW, _DONE) or a
  * negative errno, logging SQLite's message for failures. The only such
  * translation. */

@@ -49,7 +49,11 @@ int store__err(struct store *s, int rc)
 	}
 }
 
-sqlite3_stmt *store__stmt(struct store *s, const char *sql)
+/* The cached statement for sql (cached by its address), unbound; NULL,
+ * logged, when it cannot be prepared. STMT_CACHE must stay above the
+ * number of statements the store has: past it, each use prepares one that
+ * is never finalized. */
+static sqlite3_stmt *stmt_get(struct store *s, const char *sql)
 {
 	sqlite3_stmt *st;
 	int i;
@@ -121,7 +125,7 @@ static int prepare_v(struct store *s, sqlite3_stmt **st, const char *sql, const 
 {
 	int rc;
 
-	*st = store__stmt(s, sql);
+	*st = stmt_get(s, sql);
 	if (!*st)
 		return -EIO;
 	rc = bind_args(s, *st, fmt, ap);
