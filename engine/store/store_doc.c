@@ -52,7 +52,7 @@ static int touch_parent_locked(struct store *s, int64_t item, const char *path)
 	}
 	/* The parent's path is a prefix of path: bound with its length. */
 	rc = store__prepare(s, &st, "UPDATE documents SET mtime_ns = ?1, ctime_ns = ?1 "
-			    "WHERE item_id = ?2 AND path = ?3 AND is_dir = 1", "II", util_now_ns(), item);
+			    "WHERE item_id = ?2 AND path = ?3 AND is_dir = 1", "II-", util_now_ns(), item);
 	if (rc == 0)
 		rc = store__err(s, sqlite3_bind_text(st, 3, path, (int)(slash - path), SQLITE_STATIC));
 	if (rc == 0)

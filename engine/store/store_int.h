@@ -57,7 +57,8 @@ struct store {
  *
  * store__prepare gets the cached statement for sql (a string literal: the
  * cache is keyed by its address) and binds the arguments that follow fmt
- * to its parameters 1, 2, ... in order, one letter of fmt each:
+ * to its parameters 1, 2, ... in order, one letter of fmt for each of its
+ * parameters (the largest ?NNN counts; the count is checked):
  *
  *	I	int64_t			an integer
  *	i	int			an integer
@@ -67,15 +68,17 @@ struct store {
  *	t	int64_t			a time in ns; STORE_TIME_OMIT binds NULL
  *					(statements keep the stored time with
  *					COALESCE)
- *	-	(none)			leaves the parameter NULL
+ *	-	(none)			leaves the parameter NULL (unused, or
+ *					for the caller to bind)
  *
  * Arguments must have exactly these types: variadic arguments are not
  * converted, so cast (an int, a uid_t or a size_t passed for I must be
  * cast to int64_t). Text and blobs are bound without a copy and must stay
  * valid until store__done. Returns 0 with *st, or a negative errno with
- * *st NULL (-EIO: sql cannot be prepared; a bind's failure through
- * store__err; -EINVAL: a letter not above). Give *st to store__done after
- * every call, whatever it returned: it accepts NULL.
+ * *st NULL (-EIO: sql cannot be prepared; -EINVAL: more or fewer
+ * letters than parameters, or a letter not above; a bind's failure through
+ * store__err). Give *st to store__done after every call, whatever it
+ * returned: it accepts NULL.
  */
 int store__prepare(struct store *s, sqlite3_stmt **st, const char *sql, const char *fmt, ...);
 /* store__prepare, then one step: 0 with the first row's columns readable

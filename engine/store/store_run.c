@@ -91,7 +91,7 @@ int store_run_update(struct store *s, const struct run *r)
 	rc = store__prepare(s, &st, "UPDATE runs SET status = ?, pgid = ?, exit_code = ?, signal = ?, "
 			    "note = ?, head = ?, gpus = ?, finished_at = NULLIF(?, ''), "
 			    "duration_s = ?, log_sha256 = ?, command = ?, executor = ?, job_id = ?, "
-			    "job_output = ?, job_offset = ? WHERE id = ?", "si-isssdsssssII",
+			    "job_output = ?, job_offset = ? WHERE id = ?", "si-issssdsssssII",
 			    r->status, r->pgid, r->signal, r->note ? r->note : "", r->head,
 			    r->gpus ? r->gpus : "[]", r->finished_at, r->duration_s, r->log_sha256,
 			    r->command ? r->command : "", r->executor[0] ? r->executor : "local",

@@ -74,7 +74,7 @@ static sqlite3_stmt *stmt_get(struct store *s, const char *sql)
 }
 
 /* Binds the arguments in ap to st's parameters 1, 2, ... as fmt says (see
- * store_int.h). 0 or a negative errno. */
+ * store_int.h), one letter for each parameter. 0 or a negative errno. */
 static int bind_args(struct store *s, sqlite3_stmt *st, const char *fmt, va_list ap)
 {
 	const void *p;
@@ -82,6 +82,13 @@ static int bind_args(struct store *s, sqlite3_stmt *st, const char *fmt, va_list
 	size_t len;
 	int i, rc;
 
+	/* A letter short or too many: the arguments would go to the wrong
+	 * parameters. */
+	if (strlen(fmt) != (size_t)sqlite3_bind_parameter_count(st)) {
+		fprintf(stderr, "packetfs: store: %zu bind letters for %d parameters: %s\n",
+			strlen(fmt), sqlite3_bind_parameter_count(st), sqlite3_sql(st));
+		return -EINVAL;
+	}
 	for (i = 1; *fmt; fmt++, i++) {
 		switch (*fmt) {
 		case 'I':

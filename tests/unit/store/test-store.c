@@ -329,6 +329,49 @@ TEST(logs)
 	ASSERT_EQ(store_run_by_log(s, it.id, "validation/logs/x-03-unit-tests-3.log", &got), 0);
 	ASSERT_EQ(got.log_size, 16);
 	ASSERT_STREQ(got.status, "running");
+	ASSERT_EQ(got.has_exit_code, 0);
+	run_clear(&got);
+	/* Every mutable field is written; the log's size and offset stay. */
+	strcpy(r.status, "validated");
+	r.has_exit_code = 1;
+	r.exit_code = 3;
+	r.signal = 9;
+	r.note = "a note";
+	strcpy(r.head, "0123456789012345678901234567890123456789");
+	r.gpus = "[0]";
+	strcpy(r.finished_at, "2026-11-29T16:00:02Z");
+	r.duration_s = 2.5;
+	strcpy(r.log_sha256, hex);
+	strcpy(r.executor, "slurm");
+	strcpy(r.job_id, "42");
+	r.job_output = "/tmp/job.out";
+	r.job_offset = 7;
+	ASSERT_EQ(store_run_update(s, &r), 0);
+	ASSERT_EQ(store_run_get(s, r.id, &got), 0);
+	ASSERT_STREQ(got.status, "validated");
+	ASSERT_EQ(got.has_exit_code, 1);
+	ASSERT_EQ(got.exit_code, 3);
+	ASSERT_EQ(got.signal, 9);
+	ASSERT_STREQ(got.note, "a note");
+	ASSERT_STREQ(got.head, r.head);
+	ASSERT_STREQ(got.gpus, "[0]");
+	ASSERT_STREQ(got.finished_at, "2026-11-29T16:00:02Z");
+	ASSERT(got.duration_s == 2.5);
+	ASSERT_STREQ(got.log_sha256, hex);
+	ASSERT_STREQ(got.command, "");
+	ASSERT_STREQ(got.executor, "slurm");
+	ASSERT_STREQ(got.job_id, "42");
+	ASSERT_STREQ(got.job_output, "/tmp/job.out");
+	ASSERT_EQ(got.job_offset, 7);
+	ASSERT_EQ(got.log_size, 16);
+	run_clear(&got);
+	/* No exit code again: NULL; no finish time: NULL, read as "". */
+	r.has_exit_code = 0;
+	r.finished_at[0] = '\0';
+	ASSERT_EQ(store_run_update(s, &r), 0);
+	ASSERT_EQ(store_run_get(s, r.id, &got), 0);
+	ASSERT_EQ(got.has_exit_code, 0);
+	ASSERT_STREQ(got.finished_at, "");
 	run_clear(&got);
 	item_clear(&it);
 	store_close(s);
@@ -653,10 +696,12 @@ TEST(statements)
 	ASSERT_EQ(store__exec(s, sql_put, "ss", "stmt-test", "2"), -EEXIST);
 	ASSERT_EQ(store__exec(s, sql_put, "s-", "stmt-null"), -EEXIST); /* NOT NULL */
 
-	/* A bad letter, a parameter too many, SQL that does not prepare. */
+	/* A bad letter, a letter short or too many, SQL that does not prepare. */
 	ASSERT_EQ(store__prepare(s, &st, sql_one, "sx", "a", 1), -EINVAL);
 	ASSERT(st == NULL);
-	ASSERT_EQ(store__prepare(s, &st, sql_one, "sii", "a", 1, 2), -EIO);
+	ASSERT_EQ(store__prepare(s, &st, sql_one, "s", "a"), -EINVAL);
+	ASSERT(st == NULL);
+	ASSERT_EQ(store__prepare(s, &st, sql_one, "sii", "a", 1, 2), -EINVAL);
 	ASSERT(st == NULL);
 	ASSERT_EQ(store__prepare(s, &st, "SELECT FROM", ""), -EIO);
 	ASSERT(st == NULL);
