@@ -1,13 +1,13 @@
 /*
  * store.c - the SQLite store (see store.h for the contract): the
- * connection, migrations, meta, and the helpers of store_int.h (the
- * items table: store_item.c).
+ * connection, migrations, the checkpointer and meta (the statement layer
+ * of store_int.h: store_stmt.c; the items table: store_item.c).
  *
  * Design: one connection, one mutex (s->lock) taken by every public
  * function; prepared statements are cached per SQL text for the life of the
  * connection and reset before the lock is released. Changes run inside
  * BEGIN IMMEDIATE ... COMMIT so a failure rolls back whole. The only place
- * that translates SQLite result codes is store__err().
+ * that translates SQLite result codes is store__err() (store_stmt.c).
  *
  * Checkpoints: SQLite's automatic checkpoint (once the WAL holds 1000
  * pages) runs inside the commit that crosses the mark, and its fdatasync
@@ -50,161 +50,9 @@
 #define CKPT_PAGES 1000
 #define CKPT_MAX_PAGES 8000
 
-int store__err(struct store *s, int rc)
-{
-	int primary = rc & 0xff;
-
-	if (primary == SQLITE_OK || primary == SQLITE_DONE || primary == SQLITE_ROW)
-		return 0;
-	fprintf(stderr, "packetfs: store: %s\n", sqlite3_errmsg(s->db));
-	switch (primary) {
-	case SQLITE_FULL:
-		return -ENOSPC;
-	case SQLITE_CONSTRAINT:
-		return rc == SQLITE_CONSTRAINT_TRIGGER ? -EPERM : -EEXIST;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_READONLY:
-		return -EROFS;
-	case SQLITE_TOOBIG:
-		return -EFBIG;
-	default:
-		return -EIO;
-	}
-}
-
-/* A cached prepared statement for sql (a string literal: cached by address). */
-sqlite3_stmt *store__stmt(struct store *s, const char *sql)
-{
-	sqlite3_stmt *st;
-	int i;
-
-	for (i = 0; i < s->ncache; i++)
-		if (s->cache[i].sql == sql)
-			return s->cache[i].st;
-	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "packetfs: store: prepare: %s\n", sqlite3_errmsg(s->db));
-		return NULL;
-	}
-	if (s->ncache < STMT_CACHE) {
-		s->cache[s->ncache].sql = sql;
-		s->cache[s->ncache].st = st;
-		s->ncache++;
-	}
-	return st;
-}
-
-void store__done(sqlite3_stmt *st)
-{
-	if (st) {
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-	}
-}
-
-int store__exec(struct store *s, const char *sql)
-{
-	return store__err(s, sqlite3_exec(s->db, sql, NULL, NULL, NULL));
-}
-
-int store__begin(struct store *s)
-{
-	return store__exec(s, "BEGIN IMMEDIATE");
-}
-
-int store__end(struct store *s, int rc)
-{
-	if (rc == 0) {
-		rc = store__exec(s, "COMMIT");
-		if (rc == 0)
-			return 0;
-	}
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	return rc;
-}
-
-char *store__col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return strdup(t ? (const char *)t : "");
-}
-
-void store__col_copy(sqlite3_stmt *st, int i, char *out, size_t size)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	snprintf(out, size, "%s", t ? (const char *)t : "");
-}
-
 void store__now(char out[32])
 {
 	util_rfc3339(util_now_ns(), out);
-}
-
-/* Runs a statement that returns no rows; binds are done by the caller. */
-int store__step_done(struct store *s, sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	rc = rc == SQLITE_DONE ? 0 : store__err(s, rc);
-	store__done(st);
-	return rc;
-}
-
-int store__blob_out(sqlite3_stmt *st, int i, char **data, size_t *len)
-{
-	const void *p = sqlite3_column_blob(st, i);
-	size_t n = (size_t)sqlite3_column_bytes(st, i);
-	char *d = malloc(n + 1);
-
-	if (!d)
-		return -ENOMEM;
-	if (n)
-		memcpy(d, p, n);
-	d[n] = '\0';
-	*data = d;
-	if (len)
-		*len = n;
-	return 0;
-}
-
-int store__collect(struct store *s, sqlite3_stmt *st, size_t size,
-		   int (*row)(sqlite3_stmt *st, void *elem, void *ctx), void *ctx, void **out,
-		   size_t *n)
-{
-	char *v = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
-
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW) {
-			rc = rc == SQLITE_DONE ? 0 : store__err(s, rc);
-			break;
-		}
-		if (count == cap) {
-			char *nv = realloc(v, (cap ? cap * 2 : 16) * size);
-
-			if (!nv) {
-				rc = -ENOMEM;
-				break;
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 16;
-		}
-		rc = row(st, v + count * size, ctx);
-		if (rc)
-			break;
-		count++;
-	}
-	store__done(st);
-	*out = v;
-	*n = count;
-	return rc;
 }
 
 /*
@@ -244,6 +92,15 @@ static int compat_items(sqlite3 *db, int version)
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
+/* Sets *flag (s->ckpt_wanted or s->ckpt_stop) and wakes the checkpointer. */
+static void ckpt_signal(struct store *s, int *flag)
+{
+	pthread_mutex_lock(&s->ckpt_lock);
+	*flag = 1;
+	pthread_cond_signal(&s->ckpt_cond);
+	pthread_mutex_unlock(&s->ckpt_lock);
+}
+
 /* The WAL hook of s->db, after each commit (under s->lock): wakes the
  * checkpointer once the WAL holds CKPT_PAGES pages; from CKPT_MAX_PAGES
  * on checkpoints here instead (see the top). */
@@ -251,14 +108,10 @@ static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct store *s = arg;
 
-	if (pages >= CKPT_MAX_PAGES) {
+	if (pages >= CKPT_MAX_PAGES)
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-	} else if (pages >= CKPT_PAGES) {
-		pthread_mutex_lock(&s->ckpt_lock);
-		s->ckpt_wanted = 1;
-		pthread_cond_signal(&s->ckpt_cond);
-		pthread_mutex_unlock(&s->ckpt_lock);
-	}
+	else if (pages >= CKPT_PAGES)
+		ckpt_signal(s, &s->ckpt_wanted);
 	return SQLITE_OK;
 }
 
@@ -320,10 +173,7 @@ static void ckpt_start(struct store *s, const char *path)
 static void ckpt_stop(struct store *s)
 {
 	if (s->ckpt_running) {
-		pthread_mutex_lock(&s->ckpt_lock);
-		s->ckpt_stop = 1;
-		pthread_cond_signal(&s->ckpt_cond);
-		pthread_mutex_unlock(&s->ckpt_lock);
+		ckpt_signal(s, &s->ckpt_stop);
 		pthread_join(s->ckpt_thread, NULL);
 		s->ckpt_running = 0;
 	}
@@ -366,8 +216,8 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	s->writable = !readonly;
 	s->item_gen = 1;
 	if (!readonly) {
-		rc = store__exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-			     "PRAGMA foreign_keys=ON;");
+		rc = store__script(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+				   "PRAGMA foreign_keys=ON;");
 		if (rc)
 			goto fail;
 	}
@@ -405,17 +255,16 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	if (!readonly && version < schema_version) {
 		char v[16];
 
-		rc = store__begin(s);
+		rc = store__txn_lock(s);
+		if (rc)
+			goto fail;
 		for (i = version; rc == 0 && i < schema_version; i++)
-			rc = store__exec(s, schema_migrations[i]);
+			rc = store__script(s, schema_migrations[i]);
 		snprintf(v, sizeof(v), "%d", schema_version);
-		if (rc == 0) {
-			sqlite3_stmt *st = store__stmt(s, "INSERT OR REPLACE INTO meta(key, value) VALUES "
-						   "('schema_version', ?)");
-			sqlite3_bind_text(st, 1, v, -1, SQLITE_TRANSIENT);
-			rc = store__step_done(s, st);
-		}
-		rc = store__end(s, rc);
+		if (rc == 0)
+			rc = store__exec(s, "INSERT OR REPLACE INTO meta(key, value) VALUES "
+					 "('schema_version', ?)", "s", v);
+		rc = store__txn_unlock(s, rc);
 		if (rc)
 			goto fail;
 	}
@@ -491,22 +340,19 @@ int store_integrity(struct store *s, struct buf *out)
 	int bad = 0, rc;
 
 	pthread_mutex_lock(&s->lock);
-	rc = sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			const char *t = (const char *)sqlite3_column_text(st, 0);
+	rc = store__prepare(s, &st, "PRAGMA integrity_check", "");
+	while (rc == 0 && (rc = store__step(s, st)) > 0) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
 
-			if (t && strcmp(t, "ok") != 0) {
-				buf_printf(out, "sqlite: %s\n", t);
-				bad = 1;
-			}
+		if (t && strcmp(t, "ok") != 0) {
+			buf_printf(out, "sqlite: %s\n", t);
+			bad = 1;
 		}
-		sqlite3_finalize(st);
-	} else {
-		bad = store__err(s, rc);
+		rc = 0;
 	}
+	store__done(st);
 	pthread_mutex_unlock(&s->lock);
-	return bad;
+	return rc < 0 ? rc : bad;
 }
 
 int store_meta_get(struct store *s, const char *key, char **value)
@@ -515,37 +361,23 @@ int store_meta_get(struct store *s, const char *key, char **value)
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT value FROM meta WHERE key = ?");
-	if (!st) {
-		rc = -ENOENT;
-		goto out;
-	}
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	rc = store__first(s, &st, "SELECT value FROM meta WHERE key = ?", "s", key);
+	if (rc == 0) {
 		*value = store__col_dup(st, 0);
-		rc = *value ? 0 : -ENOMEM;
-	} else {
-		rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
+		if (!*value)
+			rc = -ENOMEM;
 	}
 	store__done(st);
-out:
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
 int store_meta_set(struct store *s, const char *key, const char *value)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
-	if (st) {
-		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-		rc = store__step_done(s, st);
-	}
+	rc = store__exec(s, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", "ss", key, value);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

@@ -34,18 +34,27 @@ struct store;
 
 /* Opens (creating when create != 0) STORE/packetfs.db and applies pending
  * migrations; readonly opens with SQLITE_OPEN_READONLY and applies none.
- * Returns 0, -ENOENT (no database), -EIO with SQLite's message in err. */
+ * Returns 0 with *out (close it with store_close), or -ENOENT (no
+ * database, or not a packetfs store), -EPROTO (a store newer than this
+ * packetfs), -ENOMEM, or -EIO or another negative errno from SQLite, with
+ * what went wrong in err (errlen bytes; err may be NULL; not for -ENOMEM).
+ * A writable store starts its checkpointer thread: open it after a fork,
+ * not before. */
 int store_open(const char *dir, int create, int readonly, struct store **out, char *err,
 	       size_t errlen);
+/* Stops the checkpointer and closes the store; NULL is ignored. No other
+ * call on s may be running or follow. */
 void store_close(struct store *s);
 /* Makes every transaction committed so far survive power loss: an fsync of
  * the WAL file (a full checkpoint where this connection has none open).
  * 0 or a negative errno (-EIO: the fsync failed, -EBUSY). */
 int store_sync(struct store *s);
-/* PRAGMA integrity_check; appends problems to out. 0 clean, 1 problems. */
+/* PRAGMA integrity_check; appends problems to out. 0 clean, 1 problems,
+ * or a negative errno when the check could not run. */
 int store_integrity(struct store *s, struct buf *out);
 
-/* meta key/value. get: 0 and *value (caller frees) or -ENOENT. */
+/* meta key/value. get: 0 and *value (caller frees), -ENOENT, or a negative
+ * errno. set: stores value under key, replacing any; 0 or a negative errno. */
 int store_meta_get(struct store *s, const char *key, char **value);
 int store_meta_set(struct store *s, const char *key, const char *value);
 
@@ -74,6 +83,8 @@ struct item {
 	 * item without a change (SPEC §5), else "". */
 	char *disposition;
 };
+/* Frees the strings of it and zeroes it (a zeroed item may be cleared
+ * again). */
 void item_clear(struct item *it);
 
 /* items.archived of the row that holds MOUNT/learnings/ (schema 0005): it
@@ -81,22 +92,27 @@ void item_clear(struct item *it);
  * it; its documents are the learnings, with their history. */
 #define ITEM_LEARNINGS 2
 
-/* Inserts a new item (state "new", iteration 1). 0, -EEXIST. */
+/* Inserts a new item (state "new", iteration 1). 0 with *id (id may be
+ * NULL), -EEXIST (the name is taken), or a negative errno. */
 int store_item_create(struct store *s, const char *name, const char *branch, const char *base,
 		      int64_t *id);
-/* By name (archived too). 0 or -ENOENT. */
+/* The item by name (archived too) or by id into out (item_clear it
+ * after). 0, -ENOENT, or a negative errno. */
 int store_item_get(struct store *s, const char *name, struct item *out);
 int store_item_get_id(struct store *s, int64_t id, struct item *out);
-/* Writes every mutable field of it (by id) and sets updated_at to now. */
+/* Writes every mutable field of it (by id) and sets updated_at to now, in
+ * the row and in it. 0 (also when no row has that id) or a negative errno. */
 int store_item_update(struct store *s, struct item *it);
 /* Calls cb for each item with archived == archived, by name; cb's item is
- * valid during the call only. A non-zero cb return stops the walk. */
+ * valid during the call only. cb runs without the store's lock (it may
+ * call the store); a non-zero return stops the walk. 0 or a negative errno. */
 int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const struct item *it),
 		    void *arg);
 /* Sets the times of the item's directory (ns since the Unix epoch, or
  * STORE_TIME_OMIT to keep one) and its ctime to now. 0 or -ENOENT. */
 int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int64_t mtime_ns);
-/* Allocates the item's next run number (1, 2, ...). */
+/* Allocates the item's next run number (1, 2, ...) into *run_no. 0,
+ * -ENOENT (no such item), or a negative errno. */
 int store_item_next_run(struct store *s, int64_t item_id, int *run_no);
 
 /* Who made a change: recorded with each revision. */
@@ -127,9 +143,11 @@ struct doc_meta {
 /* A time argument meaning "keep the stored one". */
 #define STORE_TIME_OMIT INT64_MIN
 
-/* Metadata of the live entry at path. 0 or -ENOENT. */
+/* Metadata of the live entry at path. 0, -ENOENT, or a negative errno. */
 int store_doc_stat(struct store *s, int64_t item_id, const char *path, struct doc_meta *out);
-/* Current content of a document (*data NUL-terminated, caller frees). */
+/* Current content of a document (*data NUL-terminated, caller frees; its
+ * length in *len, len may be NULL). 0, -ENOENT, -EISDIR, or a negative
+ * errno. */
 int store_doc_read(struct store *s, int64_t item_id, const char *path, char **data, size_t *len);
 /* Stores data as a new revision of path (creating the document; the
  * caller checks that its parent directory exists) with op "write" or
@@ -147,12 +165,15 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
  * becomes the same. */
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
 		    const void *data, size_t len, mode_t mode, int64_t mtime_ns);
-/* Creates a directory entry. 0, -EEXIST, -ENOENT (no parent). */
+/* Creates a directory entry with permission bits mode & 07777 (the caller
+ * checks that its parent directory exists). 0, -EEXIST, or a negative
+ * errno. */
 int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode);
 /* Removes a document, recording a tombstone revision (history is kept).
- * -ENOENT, -EISDIR. */
+ * 0, -ENOENT, -EISDIR, or a negative errno. */
 int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who);
-/* Removes an empty directory. -ENOENT, -ENOTDIR, -ENOTEMPTY. */
+/* Removes an empty directory. 0, -ENOENT, -ENOTDIR, -ENOTEMPTY, or a
+ * negative errno. */
 int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
 /*
  * Renames a document or directory (with everything below it) within one
@@ -164,6 +185,8 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
  */
 int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
 		     int noreplace, const struct store_who *who);
+/* Sets the permission bits (mode & 07777) of the entry at path and its
+ * ctime to now. 0, -ENOENT, or a negative errno. */
 int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode);
 /* Sets the access and modification times of the entry at path (ns since
  * the Unix epoch, or STORE_TIME_OMIT to keep one) and its ctime to now.
@@ -176,7 +199,9 @@ int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int6
  * a holding directory the store does not keep (validation/) is no error. */
 int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path);
 /* Calls cb with the name (last component) and metadata of each live entry
- * directly inside directory dir ("" for the item's top level), by name. */
+ * directly inside directory dir ("" for the item's top level), by name;
+ * both are valid during the call only. cb runs without the store's lock;
+ * a non-zero return stops the walk. 0 or a negative errno. */
 int store_doc_list(struct store *s, int64_t item_id, const char *dir,
 		   int (*cb)(void *arg, const char *name, const struct doc_meta *m), void *arg);
 
@@ -191,7 +216,9 @@ struct rev_info {
 	const char *comm, *stage, *created_at;
 };
 /* Calls cb for every revision of the item whose path equals path, or (path
- * NULL) of every path, ordered by path then rev. */
+ * NULL) of every path, ordered by path then rev; r is valid during the call
+ * only. cb runs without the store's lock; a non-zero return stops the
+ * walk. 0 or a negative errno. */
 int store_rev_each(struct store *s, int64_t item_id, const char *path,
 		   int (*cb)(void *arg, const struct rev_info *r), void *arg);
 /* store_rev_each(path NULL) restricted to the paths below dir (a path
@@ -204,7 +231,9 @@ int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, 
 /* Whether some revision of the item has a path below dir (a path relative
  * to the item, not ""): 1, 0, or a negative errno. One index probe. */
 int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir);
-/* Content of one revision. -ENOENT (no such revision, or a tombstone). */
+/* Content of one revision (*data NUL-terminated, caller frees; its length
+ * in *len, len may be NULL). 0, -ENOENT (no such revision, or a
+ * tombstone), or a negative errno. */
 int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
 		   size_t *len);
 
@@ -229,22 +258,28 @@ struct run {
 	char *job_output;  /* the job's output file, "" when none */
 	int64_t job_offset; /* bytes of job_output the log holds */
 };
+/* Frees the strings of r and zeroes it (a zeroed run may be cleared again). */
 void run_clear(struct run *r);
-/* Inserts r (id is set). */
+/* Inserts r (its id is set). 0, -EEXIST (the item has a run with that
+ * run_no), or a negative errno. */
 int store_run_insert(struct store *s, struct run *r);
 /* Writes the mutable fields (status, pgid, exit, signal, note, head, gpus,
  * finished_at, duration_s, log_sha256, command, executor, job_id,
- * job_output, job_offset). */
+ * job_output, job_offset) of the run with r's id. 0 (also when there is
+ * none) or a negative errno. */
 int store_run_update(struct store *s, const struct run *r);
+/* The run with that id, or whose log is at log_path in the item, into out
+ * (run_clear it after). 0, -ENOENT, or a negative errno. */
 int store_run_get(struct store *s, int64_t id, struct run *out);
-/* The run whose log is at log_path in the item. 0 or -ENOENT. */
 int store_run_by_log(struct store *s, int64_t item_id, const char *log_path, struct run *out);
 /* Calls cb for the item's runs of the given kind (NULL: all) by run_no;
- * item_id 0: every item. status NULL: any status. */
+ * item_id 0: every item. status NULL: any status. r is valid during the
+ * call only; cb runs without the store's lock and a non-zero return stops
+ * the walk. 0 or a negative errno. */
 int store_run_each(struct store *s, int64_t item_id, const char *kind, const char *status,
 		   int (*cb)(void *arg, const struct run *r), void *arg);
 
-/* Appends to a run's log. */
+/* Appends len bytes to a run's log. 0 (also for len 0) or a negative errno. */
 int store_log_append(struct store *s, int64_t run_id, const void *data, size_t len);
 /* The same for output copied from a batch job's output file: job_offset
  * (bytes of that file the log holds with these) is written as the run's
@@ -252,15 +287,19 @@ int store_log_append(struct store *s, int64_t run_id, const void *data, size_t l
  * loses nor repeats output. 0 or a negative errno. Any thread. */
 int store_log_append_job(struct store *s, int64_t run_id, const void *data, size_t len,
 			 int64_t job_offset);
-/* Reads up to size bytes at off; returns the number read or -errno. */
+/* Reads up to size bytes of a run's log at off into buf; returns the
+ * number read (fewer at the end of the log) or a negative errno. */
 ssize_t store_log_read(struct store *s, int64_t run_id, uint64_t off, void *buf, size_t size);
-/* sha256 and size of the whole stored log. */
+/* sha256 (64 hex digits and a NUL) and size (size may be NULL) of the
+ * whole stored log. 0, -ENOMEM, or a negative errno. */
 int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *size);
 
-/* Appends one registry line (no newline). source "engine" | "external". */
+/* Appends one registry line (no newline). source "engine" | "external"
+ * (another is refused: -EEXIST); run_id 0: none. 0 or a negative errno. */
 int store_registry_append(struct store *s, int64_t item_id, const char *line, const char *source,
 			  int64_t run_id);
-/* All lines of the item, oldest first (*lines NULL-terminated; strv_free). */
+/* All lines of the item, oldest first (*lines NULL-terminated; strv_free;
+ * their count in *n, n may be NULL). 0 or a negative errno. */
 int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n);
 /* Calls cb(arg, id, line, len) for every line of the item whose id (the
  * registry row's, increasing with every append) is above after, oldest
@@ -268,18 +307,22 @@ int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t
  * return of cb stops the walk and is returned. 0 or a negative errno. */
 int store_registry_since(struct store *s, int64_t item_id, int64_t after,
 			 int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg);
-/* Calls cb(line, source, run_id) for every registry line of every item. */
+/* Calls cb(arg, item_id, line, source, run_id) for every registry line of
+ * every item, oldest first, under the store's lock (cb must not call the
+ * store); a non-zero return stops the walk. 0 or a negative errno. */
 int store_registry_each(struct store *s,
 			int (*cb)(void *arg, int64_t item_id, const char *line, const char *source,
 				  int64_t run_id),
 			void *arg);
 
-/* Appends an event (one JSON object, no newline); item_id 0: store-wide. */
+/* Appends an event (one JSON object, no newline); item_id 0: store-wide.
+ * 0 or a negative errno. */
 int store_event_add(struct store *s, int64_t item_id, const char *line);
 /* store_registry_since for the events of an item (item_id 0: all). */
 int store_events_since(struct store *s, int64_t item_id, int64_t after,
 		       int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg);
-/* Appends the events of an item (item_id 0: all) to out, one per line. */
+/* Appends the events of an item (item_id 0: all) to out, one per line. 0
+ * or a negative errno. */
 int store_events_render(struct store *s, int64_t item_id, struct buf *out);
 /* The size in bytes of validation/registry.jsonl (every line and its
  * newline) of item item_id, or of the events of item_id (0: all items), as

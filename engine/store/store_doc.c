@@ -43,20 +43,22 @@ static int touch_parent_locked(struct store *s, int64_t item, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	sqlite3_stmt *st;
+	int rc;
 
 	if (!slash) {
-		st = store__stmt(s, "UPDATE items SET dir_mtime_ns = ?1, dir_ctime_ns = ?1 WHERE id = ?2");
 		store__items_changed(s);
-	} else
-		st = store__stmt(s, "UPDATE documents SET mtime_ns = ?1, ctime_ns = ?1 "
-				    "WHERE item_id = ?2 AND path = ?3 AND is_dir = 1");
-	if (!st)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, util_now_ns());
-	sqlite3_bind_int64(st, 2, item);
-	if (slash)
-		sqlite3_bind_text(st, 3, path, (int)(slash - path), SQLITE_STATIC);
-	return store__step_done(s, st);
+		return store__exec(s, "UPDATE items SET dir_mtime_ns = ?1, dir_ctime_ns = ?1 "
+				   "WHERE id = ?2", "II", util_now_ns(), item);
+	}
+	/* The parent's path is a prefix of path: bound with its length. */
+	rc = store__prepare(s, &st, "UPDATE documents SET mtime_ns = ?1, ctime_ns = ?1 "
+			    "WHERE item_id = ?2 AND path = ?3 AND is_dir = 1", "II-", util_now_ns(), item);
+	if (rc == 0)
+		rc = store__err(s, sqlite3_bind_text(st, 3, path, (int)(slash - path), SQLITE_STATIC));
+	if (rc == 0)
+		rc = store__step_done(s, st);
+	store__done(st);
+	return rc;
 }
 
 int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path)
@@ -72,21 +74,12 @@ int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path)
 /* Lock held. */
 static int doc_stat_locked(struct store *s, int64_t item, const char *path, struct doc_meta *m)
 {
-	sqlite3_stmt *st = store__stmt(s, "SELECT " DOC_COLS " FROM documents d "
-				   "WHERE d.item_id = ? AND d.path = ?");
-	int rc;
+	sqlite3_stmt *st;
+	int rc = store__first(s, &st, "SELECT " DOC_COLS " FROM documents d "
+			      "WHERE d.item_id = ? AND d.path = ?", "Is", item, path);
 
-	if (!st)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, item);
-	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	if (rc == 0)
 		doc_row(st, 0, m);
-		rc = 0;
-	} else {
-		rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
-	}
 	store__done(st);
 	return rc;
 }
@@ -104,21 +97,14 @@ int store_doc_stat(struct store *s, int64_t item_id, const char *path, struct do
 int store_doc_read(struct store *s, int64_t item_id, const char *path, char **data, size_t *len)
 {
 	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT d.is_dir, r.content FROM documents d LEFT JOIN revisions r "
-		     "ON r.id = d.rev_id WHERE d.item_id = ? AND d.path = ?");
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			rc = sqlite3_column_int(st, 0) ? -EISDIR : store__blob_out(st, 1, data, len);
-		else
-			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
-		store__done(st);
-	}
+	rc = store__first(s, &st, "SELECT d.is_dir, r.content FROM documents d LEFT JOIN revisions r "
+			  "ON r.id = d.rev_id WHERE d.item_id = ? AND d.path = ?", "Is", item_id, path);
+	if (rc == 0)
+		rc = sqlite3_column_int(st, 0) ? -EISDIR : store__blob_out(st, 1, data, len);
+	store__done(st);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -142,42 +128,29 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 		"stage, created_at) SELECT ?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 FROM revisions "
 		"WHERE item_id = ?1 AND path = ?2), ?3, content, size, ?6, ?7, ?8, ?9, ?10, ?11 "
 		"FROM revisions WHERE id = ?4 RETURNING id, rev";
-	sqlite3_stmt *st = store__stmt(s, copy_from > 0 ? sql_copy : sql_data);
+	int64_t uid = who ? (int64_t)who->uid : 0, pid = who ? (int64_t)who->pid : 0;
+	const char *comm = who && who->comm ? who->comm : "";
+	const char *stage = who && who->stage ? who->stage : "";
+	sqlite3_stmt *st;
 	char now[32];
 	int rc;
 
-	if (!st)
-		return -EIO;
 	store__now(now);
-	sqlite3_bind_int64(st, 1, item);
-	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, op, -1, SQLITE_STATIC);
-	if (copy_from > 0) {
-		sqlite3_bind_int64(st, 4, copy_from);
-	} else if (tomb) {
-		sqlite3_bind_null(st, 4);
-		sqlite3_bind_int64(st, 5, -1);
-	} else {
-		sqlite3_bind_blob64(st, 4, len ? data : "", len, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)len);
-	}
-	sqlite3_bind_int(st, 6, (int)mode);
-	sqlite3_bind_int64(st, 7, who ? who->uid : 0);
-	sqlite3_bind_int64(st, 8, who ? who->pid : 0);
-	sqlite3_bind_text(st, 9, who && who->comm ? who->comm : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 10, who && who->stage ? who->stage : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 11, now, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	/* The content: a blob (never NULL, even empty) or a tombstone's NULL. */
+	if (copy_from > 0)
+		rc = store__first(s, &st, sql_copy, "IssI-iIIsss", item, path, op, copy_from,
+				  (int)mode, uid, pid, comm, stage, now);
+	else
+		rc = store__first(s, &st, sql_data, "IssbIiIIsss", item, path, op,
+				  tomb ? NULL : len ? data : "", len, tomb ? (int64_t)-1 : (int64_t)len,
+				  (int)mode, uid, pid, comm, stage, now);
+	if (rc == 0) {
 		if (rev_id)
 			*rev_id = sqlite3_column_int64(st, 0);
 		if (rev)
 			*rev = sqlite3_column_int(st, 1);
-		rc = 0;
 		while (sqlite3_step(st) == SQLITE_ROW)
 			;
-	} else {
-		rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
 	}
 	store__done(st);
 	return rc;
@@ -188,22 +161,11 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 static int doc_put(struct store *s, int64_t item, const char *path, int64_t rev_id, uint64_t size,
 		   mode_t mode, int64_t mtime_ns, int64_t atime_ns)
 {
-	sqlite3_stmt *st = store__stmt(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
-				   "mtime_ns, ctime_ns, atime_ns) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8) "
-				   "ON CONFLICT(item_id, path) DO UPDATE SET rev_id = ?3, size = ?4, "
-				   "mode = ?5, mtime_ns = ?6, ctime_ns = ?7, atime_ns = ?8");
-
-	if (!st)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, item);
-	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, rev_id);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)size);
-	sqlite3_bind_int(st, 5, (int)mode);
-	sqlite3_bind_int64(st, 6, mtime_ns);
-	sqlite3_bind_int64(st, 7, util_now_ns());
-	sqlite3_bind_int64(st, 8, atime_ns);
-	return store__step_done(s, st);
+	return store__exec(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
+			   "mtime_ns, ctime_ns, atime_ns) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8) "
+			   "ON CONFLICT(item_id, path) DO UPDATE SET rev_id = ?3, size = ?4, "
+			   "mode = ?5, mtime_ns = ?6, ctime_ns = ?7, atime_ns = ?8", "IsIIiIII", item,
+			   path, rev_id, (int64_t)size, (int)mode, mtime_ns, util_now_ns(), atime_ns);
 }
 
 int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
@@ -216,10 +178,9 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
 
 	if (mtime_ns < 0)
 		mtime_ns = util_now_ns();
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = doc_stat_locked(s, item_id, path, &m);
 	if (rc == 0 && m.is_dir)
 		rc = -EISDIR;
@@ -233,178 +194,116 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
 		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns);
 	if (rc == 0 && created)
 		rc = touch_parent_locked(s, item_id, path);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
 }
 
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
 		    const void *data, size_t len, mode_t mode, int64_t mtime_ns)
 {
 	struct doc_meta m;
-	sqlite3_stmt *st;
 	int rc;
 
 	if (mtime_ns < 0)
 		mtime_ns = util_now_ns();
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = doc_stat_locked(s, item_id, path, &m);
 	if (rc == 0 && (m.is_dir || m.rev_id != rev_id))
 		rc = -ESTALE;
 	else if (rc == -ENOENT)
 		rc = -ESTALE;
-	if (rc == 0) {
-		st = store__stmt(s, "UPDATE revisions SET content = ?, size = ?, mode = ? WHERE id = ?");
-		if (!st) {
-			rc = -EIO;
-		} else {
-			sqlite3_bind_blob64(st, 1, len ? data : "", len, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 2, (sqlite3_int64)len);
-			sqlite3_bind_int(st, 3, (int)(mode & 07777));
-			sqlite3_bind_int64(st, 4, rev_id);
-			rc = store__step_done(s, st);
-		}
-	}
+	if (rc == 0)
+		rc = store__exec(s, "UPDATE revisions SET content = ?, size = ?, mode = ? WHERE id = ?",
+				 "bIiI", len ? data : "", len, (int64_t)len, (int)(mode & 07777), rev_id);
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
 }
 
 int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode)
 {
-	sqlite3_stmt *st;
 	int64_t now = util_now_ns();
 	int rc;
 
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
-	st = store__stmt(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, mtime_ns, "
-		     "ctime_ns, atime_ns) VALUES (?1, ?2, 1, NULL, 0, ?3, ?4, ?4, ?4)");
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 3, (int)(mode & 07777));
-		sqlite3_bind_int64(st, 4, now);
-		rc = store__step_done(s, st);
-	} else {
-		rc = -EIO;
-	}
+		return rc;
+	rc = store__exec(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
+			 "mtime_ns, ctime_ns, atime_ns) VALUES (?1, ?2, 1, NULL, 0, ?3, ?4, ?4, ?4)",
+			 "IsiI", item_id, path, (int)(mode & 07777), now);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
 }
 
 static int doc_delete(struct store *s, int64_t item, const char *path)
 {
-	sqlite3_stmt *st = store__stmt(s, "DELETE FROM documents WHERE item_id = ? AND path = ?");
-
-	if (!st)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, item);
-	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-	return store__step_done(s, st);
+	return store__exec(s, "DELETE FROM documents WHERE item_id = ? AND path = ?", "Is", item, path);
 }
 
 /* Whether directory dir has live entries below it. Lock held. */
 static int dir_has_children(struct store *s, int64_t item, const char *dir)
 {
-	sqlite3_stmt *st = store__stmt(s, "SELECT 1 FROM documents WHERE item_id = ? AND path > ? || '/' "
-				   "AND path < ? || '0' LIMIT 1");
-	int rc;
+	sqlite3_stmt *st;
+	int rc = store__prepare(s, &st, "SELECT 1 FROM documents WHERE item_id = ?1 "
+				"AND path > ?2 || '/' AND path < ?2 || '0' LIMIT 1", "Is", item, dir);
 
-	if (!st)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, item);
-	sqlite3_bind_text(st, 2, dir, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, dir, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	rc = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store__err(s, rc);
+	if (rc == 0)
+		rc = store__step(s, st);
 	store__done(st);
 	return rc;
 }
 
-int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who)
+/* Removes the live entry at path, a directory (dir: it must be empty) or
+ * a document (a tombstone keeps its history), and moves the times of the
+ * directory holding it: store_doc_rmdir and store_doc_unlink. */
+static int doc_remove(struct store *s, int64_t item_id, const char *path, int dir,
+		      const struct store_who *who)
 {
 	struct doc_meta m;
 	int rc;
 
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = doc_stat_locked(s, item_id, path, &m);
-	if (rc == 0 && m.is_dir)
-		rc = -EISDIR;
-	if (rc == 0)
-		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, who, NULL, NULL);
-	if (rc == 0)
-		rc = doc_delete(s, item_id, path);
-	if (rc == 0)
-		rc = touch_parent_locked(s, item_id, path);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
-int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
-{
-	struct doc_meta m;
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
-	if (rc)
-		goto out;
-	rc = doc_stat_locked(s, item_id, path, &m);
-	if (rc == 0 && !m.is_dir)
-		rc = -ENOTDIR;
-	if (rc == 0) {
+	if (rc == 0 && !m.is_dir != !dir)
+		rc = dir ? -ENOTDIR : -EISDIR;
+	if (rc == 0 && dir) {
 		rc = dir_has_children(s, item_id, path);
 		if (rc > 0)
 			rc = -ENOTEMPTY;
+	} else if (rc == 0) {
+		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, who, NULL, NULL);
 	}
 	if (rc == 0)
 		rc = doc_delete(s, item_id, path);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return store__txn_unlock(s, rc);
+}
+
+int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who)
+{
+	return doc_remove(s, item_id, path, 0, who);
+}
+
+int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
+{
+	return doc_remove(s, item_id, path, 1, NULL);
 }
 
 /* Moves one live entry from -> to (the target slot is free). Lock held. */
 static int move_one(struct store *s, int64_t item, const char *from, const char *to,
 		    const struct doc_meta *m, const struct store_who *who)
 {
-	sqlite3_stmt *st;
 	int64_t rev_id;
 	int rc;
 
-	if (m->is_dir) {
-		st = store__stmt(s, "UPDATE documents SET path = ?, ctime_ns = ? WHERE item_id = ? "
-				    "AND path = ?");
-		if (!st)
-			return -EIO;
-		sqlite3_bind_text(st, 1, to, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, util_now_ns());
-		sqlite3_bind_int64(st, 3, item);
-		sqlite3_bind_text(st, 4, from, -1, SQLITE_STATIC);
-		return store__step_done(s, st);
-	}
+	if (m->is_dir)
+		return store__exec(s, "UPDATE documents SET path = ?, ctime_ns = ? WHERE item_id = ? "
+				   "AND path = ?", "sIIs", to, util_now_ns(), item, from);
 	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, who, &rev_id, NULL);
 	if (rc == 0)
 		rc = rev_add(s, item, from, "rename", NULL, 0, 0, 1, m->mode, who, NULL, NULL);
@@ -425,10 +324,9 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 
 	if (strcmp(from, to) == 0)
 		return 0;
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
+		return rc;
 	rc = doc_stat_locked(s, item_id, from, &src);
 	if (rc)
 		goto fin;
@@ -453,18 +351,13 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 	}
 	if (src.is_dir) {
 		/* Collect the subtree first; paths change as we go. */
-		sqlite3_stmt *st = store__stmt(s, "SELECT path FROM documents WHERE item_id = ? AND "
-					   "path > ? || '/' AND path < ? || '0' ORDER BY path");
+		sqlite3_stmt *st;
 		size_t i;
 
-		if (!st) {
-			rc = -EIO;
-			goto fin;
-		}
-		sqlite3_bind_int64(st, 1, item_id);
-		sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, from, -1, SQLITE_STATIC);
-		while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+		rc = store__prepare(s, &st, "SELECT path FROM documents WHERE item_id = ?1 AND "
+				    "path > ?2 || '/' AND path < ?2 || '0' ORDER BY path", "Is", item_id,
+				    from);
+		while (rc == 0 && (rc = store__step(s, st)) > 0)
 			rc = strv_push(&paths, (const char *)sqlite3_column_text(st, 0));
 		store__done(st);
 		for (i = 0; rc == 0 && paths && paths[i]; i++) {
@@ -487,60 +380,39 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, to);
 fin:
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
+	rc = store__txn_unlock(s, rc);
 	strv_free(paths);
 	return rc;
 }
 
-static int doc_set(struct store *s, const char *sql, int64_t item, const char *path, int64_t v)
+/* Runs sql, an UPDATE of the documents row at path (?4, ?5) that sets
+ * what ?1 and ?2 say (bound with "t": STORE_TIME_OMIT binds NULL) and its
+ * ctime (?3) to now. Takes the lock. 0, -ENOENT or a negative errno. */
+static int doc_set(struct store *s, const char *sql, int64_t item, const char *path, int64_t v1,
+		   int64_t v2)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, sql);
-	if (st) {
-		sqlite3_bind_int64(st, 1, v);
-		sqlite3_bind_int64(st, 2, util_now_ns());
-		sqlite3_bind_int64(st, 3, item);
-		sqlite3_bind_text(st, 4, path, -1, SQLITE_STATIC);
-		rc = store__step_done(s, st);
-		if (rc == 0 && sqlite3_changes(s->db) == 0)
-			rc = -ENOENT;
-	}
+	rc = store__exec(s, sql, "ttIIs", v1, v2, util_now_ns(), item, path);
+	if (rc == 0 && sqlite3_changes(s->db) == 0)
+		rc = -ENOENT;
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
 int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode)
 {
-	return doc_set(s, "UPDATE documents SET mode = ?1, ctime_ns = ?2 WHERE item_id = ?3 AND path = ?4",
-		       item_id, path, (int64_t)(mode & 07777));
+	return doc_set(s, "UPDATE documents SET mode = ?1, ctime_ns = ?3 WHERE item_id = ?4 "
+		       "AND path = ?5", item_id, path, (int64_t)(mode & 07777), STORE_TIME_OMIT);
 }
 
 int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int64_t atime_ns,
 			int64_t mtime_ns)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
-
-	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "UPDATE documents SET atime_ns = COALESCE(?1, atime_ns), "
-		     "mtime_ns = COALESCE(?2, mtime_ns), ctime_ns = ?3 WHERE item_id = ?4 AND path = ?5");
-	if (st) {
-		store__bind_time(st, 1, atime_ns);
-		store__bind_time(st, 2, mtime_ns);
-		sqlite3_bind_int64(st, 3, util_now_ns());
-		sqlite3_bind_int64(st, 4, item_id);
-		sqlite3_bind_text(st, 5, path, -1, SQLITE_STATIC);
-		rc = store__step_done(s, st);
-		if (rc == 0 && sqlite3_changes(s->db) == 0)
-			rc = -ENOENT;
-	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return doc_set(s, "UPDATE documents SET atime_ns = COALESCE(?1, atime_ns), "
+		       "mtime_ns = COALESCE(?2, mtime_ns), ctime_ns = ?3 WHERE item_id = ?4 "
+		       "AND path = ?5", item_id, path, atime_ns, mtime_ns);
 }
 
 struct doc_entry {
@@ -567,22 +439,20 @@ int store_doc_list(struct store *s, int64_t item_id, const char *dir,
 	struct doc_entry *ents = NULL;
 	size_t n = 0, i, dlen = strlen(dir);
 	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
 	if (dlen == 0)
-		st = store__stmt(s, "SELECT d.path, " DOC_COLS " FROM documents d WHERE d.item_id = ?1 "
-				    "AND instr(d.path, '/') = 0 ORDER BY d.path");
+		rc = store__prepare(s, &st, "SELECT d.path, " DOC_COLS " FROM documents d "
+				    "WHERE d.item_id = ?1 AND instr(d.path, '/') = 0 ORDER BY d.path",
+				    "I", item_id);
 	else
-		st = store__stmt(s, "SELECT d.path, " DOC_COLS " FROM documents d WHERE d.item_id = ?1 "
-				    "AND d.path > ?2 || '/' AND d.path < ?2 || '0' "
-				    "AND instr(substr(d.path, length(?2) + 2), '/') = 0 ORDER BY d.path");
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		if (dlen)
-			sqlite3_bind_text(st, 2, dir, -1, SQLITE_STATIC);
+		rc = store__prepare(s, &st, "SELECT d.path, " DOC_COLS " FROM documents d "
+				    "WHERE d.item_id = ?1 AND d.path > ?2 || '/' AND d.path < ?2 || '0' "
+				    "AND instr(substr(d.path, length(?2) + 2), '/') = 0 ORDER BY d.path",
+				    "Is", item_id, dir);
+	if (rc == 0)
 		rc = store__collect(s, st, sizeof(*ents), doc_entry_row, &dlen, (void **)&ents, &n);
-	}
 	pthread_mutex_unlock(&s->lock);
 	for (i = 0; i < n; i++) {
 		if (rc == 0 && cb(arg, ents[i].name, &ents[i].m))
@@ -636,16 +506,23 @@ static int rev_row(sqlite3_stmt *st, void *elem, void *ctx)
 	return 0;
 }
 
-/* The rows of st (bound by the caller, lock held) copied out, then cb for
- * each without the lock, as store_rev_each. */
-static int rev_walk(struct store *s, sqlite3_stmt *st,
-		    int (*cb)(void *arg, const struct rev_info *r), void *arg)
+#define REV_COLS "path, rev, op, size, mode, uid, pid, comm, stage, created_at"
+
+/* The rows of sql (REV_COLS; item_id bound to ?1, a and b, NULL for none,
+ * to ?2 and ?3) copied out under the lock, then cb for each without it
+ * (revisions are immutable), as store_rev_each. */
+static int rev_walk(struct store *s, const char *sql, int64_t item_id, const char *a,
+		    const char *b, int (*cb)(void *arg, const struct rev_info *r), void *arg)
 {
 	struct rev_row *v = NULL;
+	sqlite3_stmt *st;
 	size_t n = 0, i;
 	int rc;
 
-	rc = store__collect(s, st, sizeof(*v), rev_row, NULL, (void **)&v, &n);
+	pthread_mutex_lock(&s->lock);
+	rc = store__prepare(s, &st, sql, b ? "Iss" : a ? "Is" : "I", item_id, a, b);
+	if (rc == 0)
+		rc = store__collect(s, st, sizeof(*v), rev_row, NULL, (void **)&v, &n);
 	pthread_mutex_unlock(&s->lock);
 	for (i = 0; i < n; i++) {
 		if (rc == 0 && cb(arg, &v[i].r))
@@ -659,25 +536,11 @@ static int rev_walk(struct store *s, sqlite3_stmt *st,
 int store_rev_each(struct store *s, int64_t item_id, const char *path,
 		   int (*cb)(void *arg, const struct rev_info *r), void *arg)
 {
-	sqlite3_stmt *st;
-
-	/* Revisions are immutable: copy rows out so cb runs unlocked. */
-	pthread_mutex_lock(&s->lock);
 	if (path)
-		st = store__stmt(s, "SELECT path, rev, op, size, mode, uid, pid, comm, stage, "
-				    "created_at FROM revisions WHERE item_id = ? AND path = ? "
-				    "ORDER BY path, rev");
-	else
-		st = store__stmt(s, "SELECT path, rev, op, size, mode, uid, pid, comm, stage, "
-				    "created_at FROM revisions WHERE item_id = ? ORDER BY path, rev");
-	if (!st) {
-		pthread_mutex_unlock(&s->lock);
-		return -EIO;
-	}
-	sqlite3_bind_int64(st, 1, item_id);
-	if (path)
-		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-	return rev_walk(s, st, cb, arg);
+		return rev_walk(s, "SELECT " REV_COLS " FROM revisions WHERE item_id = ? AND path = ? "
+				"ORDER BY path, rev", item_id, path, NULL, cb, arg);
+	return rev_walk(s, "SELECT " REV_COLS " FROM revisions WHERE item_id = ? ORDER BY path, rev",
+			item_id, NULL, NULL, cb, arg);
 }
 
 /* The bounds of the paths below dir under binary collation, ["dir/",
@@ -700,7 +563,6 @@ static int below_bounds(const char *dir, char **lo, char **hi)
 int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
 			 int (*cb)(void *arg, const struct rev_info *r), void *arg)
 {
-	sqlite3_stmt *st;
 	char *lo, *hi;
 	int rc;
 
@@ -709,46 +571,39 @@ int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
 	rc = below_bounds(dir, &lo, &hi);
 	if (rc)
 		return rc;
-	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT path, rev, op, size, mode, uid, pid, comm, stage, created_at "
-			    "FROM revisions WHERE item_id = ?1 AND path >= ?2 AND path < ?3 "
-			    "ORDER BY path, rev");
-	if (!st) {
-		pthread_mutex_unlock(&s->lock);
-		free(lo);
-		return -EIO;
-	}
-	sqlite3_bind_int64(st, 1, item_id);
-	sqlite3_bind_text(st, 2, lo, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, hi, -1, SQLITE_STATIC);
-	rc = rev_walk(s, st, cb, arg);
+	rc = rev_walk(s, "SELECT " REV_COLS " FROM revisions WHERE item_id = ?1 AND path >= ?2 "
+		      "AND path < ?3 ORDER BY path, rev", item_id, lo, hi, cb, arg);
 	free(lo);
+	return rc;
+}
+
+/* Revision rev of path unless a tombstone: its content in *data (caller
+ * frees) and its size in *len, or (data NULL) its size alone, without
+ * reading the content. 0, -ENOENT or a negative errno. */
+static int rev_get(struct store *s, int64_t item_id, const char *path, int rev, char **data,
+		   size_t *len)
+{
+	static const char sql_size[] = "SELECT size FROM revisions WHERE item_id = ? AND path = ? "
+				       "AND rev = ? AND content IS NOT NULL";
+	static const char sql_content[] = "SELECT content FROM revisions WHERE item_id = ? "
+					  "AND path = ? AND rev = ? AND content IS NOT NULL";
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__first(s, &st, data ? sql_content : sql_size, "Isi", item_id, path, rev);
+	if (rc == 0 && data)
+		rc = store__blob_out(st, 0, data, len);
+	else if (rc == 0)
+		*len = (size_t)sqlite3_column_int64(st, 0);
+	store__done(st);
+	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
 int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
-
-	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT size FROM revisions WHERE item_id = ? AND path = ? AND rev = ? "
-		     "AND content IS NOT NULL");
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 3, rev);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			*len = (size_t)sqlite3_column_int64(st, 0);
-			rc = 0;
-		} else {
-			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
-		}
-		store__done(st);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rev_get(s, item_id, path, rev, NULL, len);
 }
 
 int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
@@ -759,18 +614,12 @@ int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
 
 	if (rc)
 		return rc;
-	rc = -EIO;
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT 1 FROM revisions WHERE item_id = ?1 AND path >= ?2 AND path < ?3 "
-			    "LIMIT 1");
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		sqlite3_bind_text(st, 2, lo, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, hi, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		rc = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store__err(s, rc);
-		store__done(st);
-	}
+	rc = store__prepare(s, &st, "SELECT 1 FROM revisions WHERE item_id = ?1 AND path >= ?2 "
+			    "AND path < ?3 LIMIT 1", "Iss", item_id, lo, hi);
+	if (rc == 0)
+		rc = store__step(s, st);
+	store__done(st);
 	pthread_mutex_unlock(&s->lock);
 	free(lo);
 	return rc;
@@ -779,24 +628,6 @@ int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
 int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
 		   size_t *len)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
-
-	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT content FROM revisions WHERE item_id = ? AND path = ? AND rev = ? "
-		     "AND content IS NOT NULL");
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 3, rev);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			rc = store__blob_out(st, 0, data, len);
-		else
-			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
-		store__done(st);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rev_get(s, item_id, path, rev, data, len);
 }
 

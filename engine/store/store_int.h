@@ -1,9 +1,11 @@
 /*
- * store_int.h - what the store's files (store.c: connection, meta, items;
+ * store_int.h - what the store's files (store_stmt.c: statements and
+ * transactions; store.c: connection, meta; store_item.c: items;
  * store_doc.c: documents and revisions; store_run.c: runs, logs, registry,
  * events) share. Not for the rest of the engine: store.h is the contract.
  *
- * Every store__ helper expects s->lock to be held by the caller.
+ * Every store__ helper expects s->lock to be held by the caller, but the
+ * pair that takes and releases it around a transaction (store__txn_lock).
  */
 #ifndef PACKETFS_STORE_INT_H
 #define PACKETFS_STORE_INT_H
@@ -50,33 +52,68 @@ struct store {
 	} items[ITEM_CACHE]; /* protected by lock */
 };
 
-/* Translates a SQLite result code to 0 or a negative errno, logging
- * SQLite's message for failures. The only such translation. */
-int store__err(struct store *s, int rc);
-/* The prepared statement for sql, cached by the address of sql (pass
- * string literals); NULL when it cannot be prepared. Reset with store__done. */
-sqlite3_stmt *store__stmt(struct store *s, const char *sql);
-void store__done(sqlite3_stmt *st);
-int store__exec(struct store *s, const char *sql);
-/* BEGIN IMMEDIATE; store__end commits when rc == 0, else rolls back, and
- * returns the outcome. */
-int store__begin(struct store *s);
-int store__end(struct store *s, int rc);
-/* Every kept item row is out of date (an items row was written). Lock
- * held. */
-void store__items_changed(struct store *s);
-/* Steps a statement that returns no rows and resets it. */
+/*
+ * Statements (store_stmt.c).
+ *
+ * store__prepare gets the cached statement for sql (a string literal: the
+ * cache is keyed by its address) and binds the arguments that follow fmt
+ * to its parameters 1, 2, ... in order, one letter of fmt for each of its
+ * parameters (the largest ?NNN counts; the count is checked):
+ *
+ *	I	int64_t			an integer
+ *	i	int			an integer
+ *	d	double			a real
+ *	s	const char *		text; NULL binds NULL
+ *	b	const void *, size_t	a blob of that many bytes; NULL binds NULL
+ *	t	int64_t			a time in ns; STORE_TIME_OMIT binds NULL
+ *					(statements keep the stored time with
+ *					COALESCE)
+ *	-	(none)			leaves the parameter NULL (unused, or
+ *					for the caller to bind)
+ *
+ * Arguments must have exactly these types: variadic arguments are not
+ * converted, so cast (an int, a uid_t or a size_t passed for I must be
+ * cast to int64_t). Text and blobs are bound without a copy and must stay
+ * valid until store__done. Returns 0 with *st, or a negative errno with
+ * *st NULL (-EIO: sql cannot be prepared; -EINVAL: more or fewer
+ * letters than parameters, or a letter not above; a bind's failure through
+ * store__err). Give *st to store__done after every call, whatever it
+ * returned: it accepts NULL.
+ */
+int store__prepare(struct store *s, sqlite3_stmt **st, const char *sql, const char *fmt, ...);
+/* store__prepare, then one step: 0 with the first row's columns readable
+ * in *st, -ENOENT when there is no row, or a negative errno. store__done(*st)
+ * after, as for store__prepare. */
+int store__first(struct store *s, sqlite3_stmt **st, const char *sql, const char *fmt, ...);
+/* store__prepare, then runs the statement to its end and resets it: for a
+ * statement that returns no rows (sqlite3_changes() still tells how many
+ * it changed). 0 or a negative errno. */
+int store__exec(struct store *s, const char *sql, const char *fmt, ...);
+/* Steps st once: 1 with a row to read, 0 at its end, or a negative errno
+ * (store__err). Does not reset st. */
+int store__step(struct store *s, sqlite3_stmt *st);
+/* Steps st to its end and resets it (store__done). 0 or a negative errno. */
 int store__step_done(struct store *s, sqlite3_stmt *st);
-/* Binds a time in ns to parameter idx of st, or NULL for STORE_TIME_OMIT
- * (statements keep the stored time with COALESCE). */
-void store__bind_time(sqlite3_stmt *st, int idx, int64_t ns);
+/* Resets st and clears its bindings, for its next use; NULL is ignored. */
+void store__done(sqlite3_stmt *st);
+/* Translates a SQLite result code to 0 (SQLITE_OK, _ROW, _DONE) or a
+ * negative errno, logging SQLite's message for failures. The only such
+ * translation. */
+int store__err(struct store *s, int rc);
+/* Runs sql, one or more statements without parameters, with sqlite3_exec:
+ * pragmas, migrations. 0 or a negative errno. */
+int store__script(struct store *s, const char *sql);
+/* A write transaction under the lock: store__txn_lock takes s->lock and
+ * begins (BEGIN IMMEDIATE): 0 with the lock held, or a negative errno with
+ * it released. store__txn_unlock commits when rc == 0, else rolls back,
+ * releases s->lock and returns rc or the commit's failure. */
+int store__txn_lock(struct store *s);
+int store__txn_unlock(struct store *s, int rc);
 /* Column i as a new string ("" for NULL; NULL on ENOMEM) or copied into out. */
 char *store__col_dup(sqlite3_stmt *st, int i);
 void store__col_copy(sqlite3_stmt *st, int i, char *out, size_t size);
 /* Column i (a blob) as a new NUL-terminated buffer in *data. 0 or -ENOMEM. */
 int store__blob_out(sqlite3_stmt *st, int i, char **data, size_t *len);
-/* RFC 3339 UTC now. */
-void store__now(char out[32]);
 /*
  * Steps st to its end, converting each row with row(st, elem, ctx) into a
  * new element of `size` bytes of a growing array. Returns 0 with *out
@@ -87,5 +124,10 @@ void store__now(char out[32]);
 int store__collect(struct store *s, sqlite3_stmt *st, size_t size,
 		   int (*row)(sqlite3_stmt *st, void *elem, void *ctx), void *ctx, void **out,
 		   size_t *n);
+
+/* Every kept item row is out of date (an items row was written; store_item.c). */
+void store__items_changed(struct store *s);
+/* RFC 3339 UTC now (store.c). */
+void store__now(char out[32]);
 
 #endif

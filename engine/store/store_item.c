@@ -77,26 +77,17 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 int store_item_create(struct store *s, const char *name, const char *branch, const char *base,
 		      int64_t *id)
 {
-	sqlite3_stmt *st;
 	char now[32];
-	int rc = -EIO;
+	int rc;
 
 	store__now(now);
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "INSERT INTO items(name, branch, base, created_at, updated_at, "
-		     "dir_mtime_ns, dir_ctime_ns, dir_atime_ns) VALUES (?, ?, ?, ?, ?, ?6, ?6, ?6)");
-	if (st) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, branch, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, base, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, now, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 5, now, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 6, util_now_ns());
-		store__items_changed(s);
-		rc = store__step_done(s, st);
-		if (rc == 0 && id)
-			*id = sqlite3_last_insert_rowid(s->db);
-	}
+	store__items_changed(s);
+	rc = store__exec(s, "INSERT INTO items(name, branch, base, created_at, updated_at, "
+			 "dir_mtime_ns, dir_ctime_ns, dir_atime_ns) VALUES (?, ?, ?, ?4, ?4, ?5, ?5, ?5)",
+			 "ssssI", name, branch, base, now, util_now_ns());
+	if (rc == 0 && id)
+		*id = sqlite3_last_insert_rowid(s->db);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -149,7 +140,7 @@ static int item_get_by(struct store *s, const char *sql, const char *name, int64
 {
 	sqlite3_stmt *st;
 	size_t slot = name ? item_slot(name) : 0;
-	int rc = -EIO, keep = name && s->writable;
+	int rc, keep = name && s->writable;
 
 	pthread_mutex_lock(&s->lock);
 	if (keep && s->items[slot].gen == s->item_gen && strcmp(s->items[slot].it.name, name) == 0) {
@@ -157,19 +148,13 @@ static int item_get_by(struct store *s, const char *sql, const char *name, int64
 		pthread_mutex_unlock(&s->lock);
 		return rc;
 	}
-	st = store__stmt(s, sql);
-	if (st) {
-		if (name)
-			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_int64(st, 1, id);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			rc = item_row(st, out);
-		else
-			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
-		store__done(st);
-	}
+	if (name)
+		rc = store__first(s, &st, sql, "s", name);
+	else
+		rc = store__first(s, &st, sql, "I", id);
+	if (rc == 0)
+		rc = item_row(st, out);
+	store__done(st);
 	if (rc == 0 && keep) {
 		item_clear(&s->items[slot].it);
 		s->items[slot].gen = item_copy(&s->items[slot].it, out) == 0 ? s->item_gen : 0;
@@ -190,38 +175,21 @@ int store_item_get_id(struct store *s, int64_t id, struct item *out)
 
 int store_item_update(struct store *s, struct item *it)
 {
-	sqlite3_stmt *st;
 	char now[32];
-	int rc = -EIO;
+	int rc;
 
 	store__now(now);
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, iteration = ?, "
-		     "verdict = ?, assessment = ?, hold = ?, approved = ?, last_error = ?, "
-		     "last_result = ?, archived = ?, updated_at = ?, verdict_head = ?15, "
-		     "assessment_head = ?16, round = ?17, disposition = ?18 WHERE id = ?14");
-	if (st) {
-		sqlite3_bind_text(st, 1, it->title, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, it->state, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, it->stage, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 4, it->stage_ok);
-		sqlite3_bind_int(st, 5, it->iteration);
-		sqlite3_bind_text(st, 6, it->verdict, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, it->assessment, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 8, it->hold);
-		sqlite3_bind_int(st, 9, it->approved);
-		sqlite3_bind_text(st, 10, it->last_error, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 11, it->last_result, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 12, it->archived);
-		sqlite3_bind_text(st, 13, now, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 14, it->id);
-		sqlite3_bind_text(st, 15, it->verdict_head, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 16, it->assessment_head, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 17, it->round);
-		sqlite3_bind_text(st, 18, it->disposition, -1, SQLITE_STATIC);
-		store__items_changed(s);
-		rc = store__step_done(s, st);
-	}
+	store__items_changed(s);
+	rc = store__exec(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, "
+			 "iteration = ?, verdict = ?, assessment = ?, hold = ?, approved = ?, "
+			 "last_error = ?, last_result = ?, archived = ?, updated_at = ?, "
+			 "verdict_head = ?15, assessment_head = ?16, round = ?17, disposition = ?18 "
+			 "WHERE id = ?14", "sssiissiissisIssis",
+			 it->title, it->state, it->stage, it->stage_ok, it->iteration, it->verdict,
+			 it->assessment, it->hold, it->approved, it->last_error, it->last_result,
+			 it->archived, now, it->id, it->verdict_head, it->assessment_head, it->round,
+			 it->disposition);
 	pthread_mutex_unlock(&s->lock);
 	if (rc == 0) {
 		char *u = strdup(now);
@@ -246,15 +214,14 @@ int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const st
 	struct item *items = NULL;
 	sqlite3_stmt *st;
 	size_t n = 0, i;
-	int rc = -EIO;
+	int rc;
 
 	/* Collect first so cb runs without the lock (it may call the store). */
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT " ITEM_COLS " FROM items WHERE archived = ? ORDER BY name");
-	if (st) {
-		sqlite3_bind_int(st, 1, archived);
+	rc = store__prepare(s, &st, "SELECT " ITEM_COLS " FROM items WHERE archived = ? ORDER BY name",
+			    "i", archived);
+	if (rc == 0)
 		rc = store__collect(s, st, sizeof(*items), item_row_cb, NULL, (void **)&items, &n);
-	}
 	pthread_mutex_unlock(&s->lock);
 	for (i = 0; i < n; i++) {
 		if (rc == 0 && cb(arg, &items[i]))
@@ -265,32 +232,17 @@ int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const st
 	return rc < 0 ? rc : 0;
 }
 
-void store__bind_time(sqlite3_stmt *st, int idx, int64_t ns)
-{
-	if (ns == STORE_TIME_OMIT)
-		sqlite3_bind_null(st, idx);
-	else
-		sqlite3_bind_int64(st, idx, ns);
-}
-
 int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int64_t mtime_ns)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "UPDATE items SET dir_atime_ns = COALESCE(?1, dir_atime_ns), "
-		     "dir_mtime_ns = COALESCE(?2, dir_mtime_ns), dir_ctime_ns = ?3 WHERE id = ?4");
-	if (st) {
-		store__bind_time(st, 1, atime_ns);
-		store__bind_time(st, 2, mtime_ns);
-		sqlite3_bind_int64(st, 3, util_now_ns());
-		sqlite3_bind_int64(st, 4, item_id);
-		store__items_changed(s);
-		rc = store__step_done(s, st);
-		if (rc == 0 && sqlite3_changes(s->db) == 0)
-			rc = -ENOENT;
-	}
+	store__items_changed(s);
+	rc = store__exec(s, "UPDATE items SET dir_atime_ns = COALESCE(?1, dir_atime_ns), "
+			 "dir_mtime_ns = COALESCE(?2, dir_mtime_ns), dir_ctime_ns = ?3 WHERE id = ?4",
+			 "ttII", atime_ns, mtime_ns, util_now_ns(), item_id);
+	if (rc == 0 && sqlite3_changes(s->db) == 0)
+		rc = -ENOENT;
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -300,26 +252,14 @@ int store_item_next_run(struct store *s, int64_t item_id, int *run_no)
 	sqlite3_stmt *st;
 	int rc;
 
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
-	if (rc == 0) {
-		st = store__stmt(s, "UPDATE items SET run_seq = run_seq + 1 WHERE id = ? RETURNING run_seq");
-		if (!st) {
-			rc = -EIO;
-		} else {
-			sqlite3_bind_int64(st, 1, item_id);
-			rc = sqlite3_step(st);
-			if (rc == SQLITE_ROW) {
-				*run_no = sqlite3_column_int(st, 0);
-				rc = 0;
-			} else {
-				rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
-			}
-			store__done(st);
-		}
-		rc = store__end(s, rc);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	rc = store__txn_lock(s);
+	if (rc)
+		return rc;
+	rc = store__first(s, &st, "UPDATE items SET run_seq = run_seq + 1 WHERE id = ? "
+			  "RETURNING run_seq", "I", item_id);
+	if (rc == 0)
+		*run_no = sqlite3_column_int(st, 0);
+	store__done(st);
+	return store__txn_unlock(s, rc);
 }
 

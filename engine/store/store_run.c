@@ -66,32 +66,18 @@ static int run_row(sqlite3_stmt *st, struct run *r)
 
 int store_run_insert(struct store *s, struct run *r)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "INSERT INTO runs(item_id, run_no, kind, name, iteration, status, command, "
-		     "log_path, pgid, note, head, gpus, executor, started_at) "
-		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	if (st) {
-		sqlite3_bind_int64(st, 1, r->item_id);
-		sqlite3_bind_int(st, 2, r->run_no);
-		sqlite3_bind_text(st, 3, r->kind, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, r->name, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 5, r->iteration);
-		sqlite3_bind_text(st, 6, r->status, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, r->command ? r->command : "", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 8, r->log_path, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 9, r->pgid);
-		sqlite3_bind_text(st, 10, r->note ? r->note : "", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 11, r->head, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 12, r->gpus ? r->gpus : "[]", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 13, r->executor[0] ? r->executor : "local", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 14, r->started_at, -1, SQLITE_STATIC);
-		rc = store__step_done(s, st);
-		if (rc == 0)
-			r->id = sqlite3_last_insert_rowid(s->db);
-	}
+	rc = store__exec(s, "INSERT INTO runs(item_id, run_no, kind, name, iteration, status, "
+			 "command, log_path, pgid, note, head, gpus, executor, started_at) "
+			 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "Iississsisssss",
+			 r->item_id, r->run_no, r->kind, r->name, r->iteration, r->status,
+			 r->command ? r->command : "", r->log_path, r->pgid, r->note ? r->note : "",
+			 r->head, r->gpus ? r->gpus : "[]", r->executor[0] ? r->executor : "local",
+			 r->started_at);
+	if (rc == 0)
+		r->id = sqlite3_last_insert_rowid(s->db);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -99,35 +85,23 @@ int store_run_insert(struct store *s, struct run *r)
 int store_run_update(struct store *s, const struct run *r)
 {
 	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "UPDATE runs SET status = ?, pgid = ?, exit_code = ?, signal = ?, note = ?, "
-		     "head = ?, gpus = ?, finished_at = NULLIF(?, ''), duration_s = ?, "
-		     "log_sha256 = ?, command = ?, executor = ?, job_id = ?, job_output = ?, "
-		     "job_offset = ? WHERE id = ?");
-	if (st) {
-		sqlite3_bind_text(st, 1, r->status, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 2, r->pgid);
-		if (r->has_exit_code)
-			sqlite3_bind_int(st, 3, r->exit_code);
-		else
-			sqlite3_bind_null(st, 3);
-		sqlite3_bind_int(st, 4, r->signal);
-		sqlite3_bind_text(st, 5, r->note ? r->note : "", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 6, r->head, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, r->gpus ? r->gpus : "[]", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 8, r->finished_at, -1, SQLITE_STATIC);
-		sqlite3_bind_double(st, 9, r->duration_s);
-		sqlite3_bind_text(st, 10, r->log_sha256, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 11, r->command ? r->command : "", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 12, r->executor[0] ? r->executor : "local", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 13, r->job_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 14, r->job_output ? r->job_output : "", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 15, r->job_offset);
-		sqlite3_bind_int64(st, 16, r->id);
+	rc = store__prepare(s, &st, "UPDATE runs SET status = ?, pgid = ?, exit_code = ?, signal = ?, "
+			    "note = ?, head = ?, gpus = ?, finished_at = NULLIF(?, ''), "
+			    "duration_s = ?, log_sha256 = ?, command = ?, executor = ?, job_id = ?, "
+			    "job_output = ?, job_offset = ? WHERE id = ?", "si-issssdsssssII",
+			    r->status, r->pgid, r->signal, r->note ? r->note : "", r->head,
+			    r->gpus ? r->gpus : "[]", r->finished_at, r->duration_s, r->log_sha256,
+			    r->command ? r->command : "", r->executor[0] ? r->executor : "local",
+			    r->job_id, r->job_output ? r->job_output : "", r->job_offset, r->id);
+	/* exit_code: NULL ("-") until the run has one. */
+	if (rc == 0 && r->has_exit_code)
+		rc = store__err(s, sqlite3_bind_int(st, 3, r->exit_code));
+	if (rc == 0)
 		rc = store__step_done(s, st);
-	}
+	store__done(st);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -135,21 +109,13 @@ int store_run_update(struct store *s, const struct run *r)
 static int run_get_by(struct store *s, const char *sql, int64_t a, const char *b, struct run *out)
 {
 	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, sql);
-	if (st) {
-		sqlite3_bind_int64(st, 1, a);
-		if (b)
-			sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			rc = run_row(st, out);
-		else
-			rc = rc == SQLITE_DONE ? -ENOENT : store__err(s, rc);
-		store__done(st);
-	}
+	rc = store__first(s, &st, sql, b ? "Is" : "I", a, b);
+	if (rc == 0)
+		rc = run_row(st, out);
+	store__done(st);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -177,20 +143,14 @@ int store_run_each(struct store *s, int64_t item_id, const char *kind, const cha
 	struct run *v = NULL;
 	sqlite3_stmt *st;
 	size_t n = 0, i;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT " RUN_COLS " FROM runs WHERE (?1 = 0 OR item_id = ?1) AND "
-			    "(?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR status = ?3) "
-			    "ORDER BY item_id, run_no");
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		if (kind)
-			sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-		if (status)
-			sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
+	rc = store__prepare(s, &st, "SELECT " RUN_COLS " FROM runs WHERE (?1 = 0 OR item_id = ?1) "
+			    "AND (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR status = ?3) "
+			    "ORDER BY item_id, run_no", "Iss", item_id, kind, status);
+	if (rc == 0)
 		rc = store__collect(s, st, sizeof(*v), run_row_cb, NULL, (void **)&v, &n);
-	}
 	pthread_mutex_unlock(&s->lock);
 	for (i = 0; i < n; i++) {
 		if (rc == 0 && cb(arg, &v[i]))
@@ -206,40 +166,20 @@ int store_run_each(struct store *s, int64_t item_id, const char *kind, const cha
 static int log_append(struct store *s, int64_t run_id, const void *data, size_t len,
 		      int64_t job_offset)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	if (len == 0)
 		return 0;
-	pthread_mutex_lock(&s->lock);
-	rc = store__begin(s);
+	rc = store__txn_lock(s);
 	if (rc)
-		goto out;
-	st = store__stmt(s, "INSERT INTO log_chunks(run_id, off, data) "
-		     "SELECT ?1, log_size, ?2 FROM runs WHERE id = ?1");
-	if (!st) {
-		rc = -EIO;
-	} else {
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_blob64(st, 2, data, len, SQLITE_STATIC);
-		rc = store__step_done(s, st);
-	}
-	if (rc == 0) {
-		st = store__stmt(s, "UPDATE runs SET log_size = log_size + ?1, "
-				 "job_offset = CASE WHEN ?3 >= 0 THEN ?3 ELSE job_offset END WHERE id = ?2");
-		if (!st) {
-			rc = -EIO;
-		} else {
-			sqlite3_bind_int64(st, 1, (sqlite3_int64)len);
-			sqlite3_bind_int64(st, 2, run_id);
-			sqlite3_bind_int64(st, 3, job_offset);
-			rc = store__step_done(s, st);
-		}
-	}
-	rc = store__end(s, rc);
-out:
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+		return rc;
+	rc = store__exec(s, "INSERT INTO log_chunks(run_id, off, data) "
+			 "SELECT ?1, log_size, ?2 FROM runs WHERE id = ?1", "Ib", run_id, data, len);
+	if (rc == 0)
+		rc = store__exec(s, "UPDATE runs SET log_size = log_size + ?1, job_offset = "
+				 "CASE WHEN ?3 >= 0 THEN ?3 ELSE job_offset END WHERE id = ?2", "III",
+				 (int64_t)len, run_id, job_offset);
+	return store__txn_unlock(s, rc);
 }
 
 int store_log_append(struct store *s, int64_t run_id, const void *data, size_t len)
@@ -258,28 +198,18 @@ ssize_t store_log_read(struct store *s, int64_t run_id, uint64_t off, void *buf,
 	sqlite3_stmt *st;
 	uint64_t end_off = off + size;
 	ssize_t got = 0;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT off, data FROM log_chunks WHERE run_id = ?1 AND off >= COALESCE("
-		     "(SELECT MAX(off) FROM log_chunks WHERE run_id = ?1 AND off <= ?2), 0) "
-		     "AND off < ?3 ORDER BY off");
-	if (!st) {
-		rc = -EIO;
-		goto unlock;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)off);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)end_off);
-	for (;;) {
-		int r = sqlite3_step(st);
+	rc = store__prepare(s, &st, "SELECT off, data FROM log_chunks WHERE run_id = ?1 AND off >= "
+			    "COALESCE((SELECT MAX(off) FROM log_chunks WHERE run_id = ?1 AND "
+			    "off <= ?2), 0) AND off < ?3 ORDER BY off", "III", run_id, (int64_t)off,
+			    (int64_t)end_off);
+	while (rc == 0 && (rc = store__step(s, st)) > 0) {
 		uint64_t coff, clen, from, to;
 		const char *data;
 
-		if (r != SQLITE_ROW) {
-			rc = r == SQLITE_DONE ? 0 : store__err(s, r);
-			break;
-		}
+		rc = 0;
 		coff = (uint64_t)sqlite3_column_int64(st, 0);
 		data = sqlite3_column_blob(st, 1);
 		clen = (uint64_t)sqlite3_column_bytes(st, 1);
@@ -294,7 +224,6 @@ ssize_t store_log_read(struct store *s, int64_t run_id, uint64_t off, void *buf,
 		got += (ssize_t)(to - from);
 	}
 	store__done(st);
-unlock:
 	pthread_mutex_unlock(&s->lock);
 	return rc ? rc : got;
 }
@@ -304,28 +233,19 @@ int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *siz
 	struct util_sha *sha = util_sha_new();
 	sqlite3_stmt *st;
 	int64_t total = 0;
-	int rc = 0;
+	int rc;
 
 	if (!sha)
 		return -ENOMEM;
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT data FROM log_chunks WHERE run_id = ? ORDER BY off");
-	if (!st) {
-		rc = -EIO;
-	} else {
-		sqlite3_bind_int64(st, 1, run_id);
-		for (;;) {
-			int r = sqlite3_step(st);
-
-			if (r != SQLITE_ROW) {
-				rc = r == SQLITE_DONE ? 0 : store__err(s, r);
-				break;
-			}
-			util_sha_update(sha, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
-			total += sqlite3_column_bytes(st, 0);
-		}
-		store__done(st);
+	rc = store__prepare(s, &st, "SELECT data FROM log_chunks WHERE run_id = ? ORDER BY off", "I",
+			    run_id);
+	while (rc == 0 && (rc = store__step(s, st)) > 0) {
+		util_sha_update(sha, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+		total += sqlite3_column_bytes(st, 0);
+		rc = 0;
 	}
+	store__done(st);
 	pthread_mutex_unlock(&s->lock);
 	util_sha_final(sha, hex);
 	if (size)
@@ -360,20 +280,13 @@ static void size_add(struct store *s, enum size_kind kind, int64_t item_id, uint
 int store_registry_append(struct store *s, int64_t item_id, const char *line, const char *source,
 			  int64_t run_id)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "INSERT INTO registry(item_id, line, source, run_id) VALUES (?, ?, ?, NULLIF(?, 0))");
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		sqlite3_bind_text(st, 2, line, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, source, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, run_id);
-		rc = store__step_done(s, st);
-		if (rc == 0)
-			size_add(s, SIZE_REGISTRY, item_id, strlen(line) + 1);
-	}
+	rc = store__exec(s, "INSERT INTO registry(item_id, line, source, run_id) "
+			 "VALUES (?, ?, ?, NULLIF(?, 0))", "IssI", item_id, line, source, run_id);
+	if (rc == 0)
+		size_add(s, SIZE_REGISTRY, item_id, strlen(line) + 1);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -385,28 +298,14 @@ static int rows_since(struct store *s, const char *sql, int64_t item_id, int64_t
 		      int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg)
 {
 	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, sql);
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		sqlite3_bind_int64(st, 2, after);
-		for (;;) {
-			int r = sqlite3_step(st);
-
-			if (r != SQLITE_ROW) {
-				rc = r == SQLITE_DONE ? 0 : store__err(s, r);
-				break;
-			}
-			rc = cb(arg, sqlite3_column_int64(st, 0),
-				(const char *)sqlite3_column_text(st, 1),
-				(size_t)sqlite3_column_bytes(st, 1));
-			if (rc)
-				break;
-		}
-		store__done(st);
-	}
+	rc = store__prepare(s, &st, sql, "II", item_id, after);
+	while (rc == 0 && (rc = store__step(s, st)) > 0)
+		rc = cb(arg, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+			(size_t)sqlite3_column_bytes(st, 1));
+	store__done(st);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -491,48 +390,31 @@ int store_registry_each(struct store *s,
 			void *arg)
 {
 	sqlite3_stmt *st;
-	int rc = 0;
+	int rc;
 
 	/* Used by the offline check only: cb must not call the store. */
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "SELECT item_id, line, source, COALESCE(run_id, 0) FROM registry ORDER BY id");
-	if (!st) {
-		rc = -EIO;
-		goto unlock;
-	}
-	for (;;) {
-		int r = sqlite3_step(st);
-
-		if (r != SQLITE_ROW) {
-			rc = r == SQLITE_DONE ? 0 : store__err(s, r);
-			break;
-		}
-		if (cb(arg, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
-		       (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3)))
-			break;
-	}
+	rc = store__prepare(s, &st, "SELECT item_id, line, source, COALESCE(run_id, 0) FROM registry "
+			    "ORDER BY id", "");
+	while (rc == 0 && (rc = store__step(s, st)) > 0)
+		rc = cb(arg, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+			(const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3)) ? 1 : 0;
 	store__done(st);
-unlock:
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int store_event_add(struct store *s, int64_t item_id, const char *line)
 {
-	sqlite3_stmt *st;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	st = store__stmt(s, "INSERT INTO events(item_id, line) VALUES (NULLIF(?, 0), ?)");
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		sqlite3_bind_text(st, 2, line, -1, SQLITE_STATIC);
-		rc = store__step_done(s, st);
-		if (rc == 0) {
-			size_add(s, SIZE_EVENTS, 0, strlen(line) + 1);
-			if (item_id)
-				size_add(s, SIZE_EVENTS, item_id, strlen(line) + 1);
-		}
+	rc = store__exec(s, "INSERT INTO events(item_id, line) VALUES (NULLIF(?, 0), ?)", "Is",
+			 item_id, line);
+	if (rc == 0) {
+		size_add(s, SIZE_EVENTS, 0, strlen(line) + 1);
+		if (item_id)
+			size_add(s, SIZE_EVENTS, item_id, strlen(line) + 1);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
@@ -557,7 +439,7 @@ static int size_query(struct store *s, const char *sql, enum size_kind kind, int
 {
 	sqlite3_stmt *st;
 	int64_t key;
-	int rc = -EIO, r, i = size_slot(kind, item_id, &key);
+	int rc, i = size_slot(kind, item_id, &key);
 
 	pthread_mutex_lock(&s->lock);
 	if (s->writable && s->sizes[i].key == key) {
@@ -565,22 +447,15 @@ static int size_query(struct store *s, const char *sql, enum size_kind kind, int
 		pthread_mutex_unlock(&s->lock);
 		return 0;
 	}
-	st = store__stmt(s, sql);
-	if (st) {
-		sqlite3_bind_int64(st, 1, item_id);
-		r = sqlite3_step(st);
-		if (r == SQLITE_ROW) {
-			*size = (uint64_t)sqlite3_column_int64(st, 0);
-			rc = 0;
-			if (s->writable) {
-				s->sizes[i].key = key;
-				s->sizes[i].size = *size;
-			}
-		} else {
-			rc = store__err(s, r);
+	rc = store__first(s, &st, sql, "I", item_id);
+	if (rc == 0) {
+		*size = (uint64_t)sqlite3_column_int64(st, 0);
+		if (s->writable) {
+			s->sizes[i].key = key;
+			s->sizes[i].size = *size;
 		}
-		store__done(st);
 	}
+	store__done(st);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

@@ -6,7 +6,8 @@
  * keeps, the append-only registry (enforced
  * by the database itself), events, a read-only open refusing writes, a
  * version 1 store read read-only and migrated, and checkpoints that keep
- * the WAL from growing with everything ever written.
+ * the WAL from growing with everything ever written; below them, the
+ * statement layer of store_int.h (each bind letter, stepping, errors).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "store.h"
+#include "store_int.h"
 #include "test.h"
 
 static char dir[] = "/tmp/pfs-store-XXXXXX";
@@ -327,6 +329,49 @@ TEST(logs)
 	ASSERT_EQ(store_run_by_log(s, it.id, "validation/logs/x-03-unit-tests-3.log", &got), 0);
 	ASSERT_EQ(got.log_size, 16);
 	ASSERT_STREQ(got.status, "running");
+	ASSERT_EQ(got.has_exit_code, 0);
+	run_clear(&got);
+	/* Every mutable field is written; the log's size and offset stay. */
+	strcpy(r.status, "validated");
+	r.has_exit_code = 1;
+	r.exit_code = 3;
+	r.signal = 9;
+	r.note = "a note";
+	strcpy(r.head, "0123456789012345678901234567890123456789");
+	r.gpus = "[0]";
+	strcpy(r.finished_at, "2026-11-29T16:00:02Z");
+	r.duration_s = 2.5;
+	strcpy(r.log_sha256, hex);
+	strcpy(r.executor, "slurm");
+	strcpy(r.job_id, "42");
+	r.job_output = "/tmp/job.out";
+	r.job_offset = 7;
+	ASSERT_EQ(store_run_update(s, &r), 0);
+	ASSERT_EQ(store_run_get(s, r.id, &got), 0);
+	ASSERT_STREQ(got.status, "validated");
+	ASSERT_EQ(got.has_exit_code, 1);
+	ASSERT_EQ(got.exit_code, 3);
+	ASSERT_EQ(got.signal, 9);
+	ASSERT_STREQ(got.note, "a note");
+	ASSERT_STREQ(got.head, r.head);
+	ASSERT_STREQ(got.gpus, "[0]");
+	ASSERT_STREQ(got.finished_at, "2026-11-29T16:00:02Z");
+	ASSERT(got.duration_s == 2.5);
+	ASSERT_STREQ(got.log_sha256, hex);
+	ASSERT_STREQ(got.command, "");
+	ASSERT_STREQ(got.executor, "slurm");
+	ASSERT_STREQ(got.job_id, "42");
+	ASSERT_STREQ(got.job_output, "/tmp/job.out");
+	ASSERT_EQ(got.job_offset, 7);
+	ASSERT_EQ(got.log_size, 16);
+	run_clear(&got);
+	/* No exit code again: NULL; no finish time: NULL, read as "". */
+	r.has_exit_code = 0;
+	r.finished_at[0] = '\0';
+	ASSERT_EQ(store_run_update(s, &r), 0);
+	ASSERT_EQ(store_run_get(s, r.id, &got), 0);
+	ASSERT_EQ(got.has_exit_code, 0);
+	ASSERT_STREQ(got.finished_at, "");
 	run_clear(&got);
 	item_clear(&it);
 	store_close(s);
@@ -599,6 +644,76 @@ TEST(checkpoints)
 	store_close(s);
 }
 
+/* The statement layer (store_int.h) on a store's own connection: each
+ * letter of a bind format, stepping, and the errors. */
+TEST(statements)
+{
+	static const char sql_all[] = "SELECT ?1, ?2, ?3, ?4, ?5, typeof(?6), ?7, typeof(?8), "
+				      "typeof(?9), typeof(?10), typeof(?11)";
+	static const char sql_one[] = "SELECT ?1 WHERE ?2";
+	static const char sql_two[] = "SELECT 1 UNION ALL SELECT 2";
+	static const char sql_put[] = "INSERT INTO meta(key, value) VALUES (?1, ?2)";
+	struct store *s = open_store(0, 0);
+	sqlite3_stmt *st;
+	size_t len = 3;
+
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__prepare(s, &st, sql_all, "Iidsbbtt-ss", (int64_t)1 << 40, -7, 2.5, "text",
+				 "abc", len, NULL, (size_t)0, (int64_t)99, STORE_TIME_OMIT, NULL,
+				 "x"),
+		  0);
+	ASSERT_EQ(store__step(s, st), 1);
+	ASSERT_EQ(sqlite3_column_int64(st, 0), (int64_t)1 << 40);
+	ASSERT_EQ(sqlite3_column_int(st, 1), -7);
+	ASSERT(sqlite3_column_double(st, 2) == 2.5);
+	ASSERT_STREQ((const char *)sqlite3_column_text(st, 3), "text");
+	ASSERT_EQ(sqlite3_column_type(st, 4), SQLITE_BLOB);
+	ASSERT_EQ(sqlite3_column_bytes(st, 4), 3);
+	ASSERT_STREQ((const char *)sqlite3_column_text(st, 5), "null");
+	ASSERT_EQ(sqlite3_column_int64(st, 6), 99);
+	ASSERT_STREQ((const char *)sqlite3_column_text(st, 7), "null");
+	ASSERT_STREQ((const char *)sqlite3_column_text(st, 8), "null");
+	ASSERT_STREQ((const char *)sqlite3_column_text(st, 9), "null");
+	ASSERT_STREQ((const char *)sqlite3_column_text(st, 10), "text");
+	ASSERT_EQ(store__step(s, st), 0);
+	store__done(st);
+
+	/* store__first: a row, or -ENOENT. */
+	ASSERT_EQ(store__first(s, &st, sql_one, "si", "yes", 1), 0);
+	ASSERT_STREQ((const char *)sqlite3_column_text(st, 0), "yes");
+	store__done(st);
+	ASSERT_EQ(store__first(s, &st, sql_one, "si", "no", 0), -ENOENT);
+	store__done(st);
+	ASSERT_EQ(store__prepare(s, &st, sql_two, ""), 0);
+	ASSERT_EQ(store__step(s, st), 1);
+	ASSERT_EQ(store__step(s, st), 1);
+	ASSERT_EQ(store__step(s, st), 0);
+	store__done(st);
+
+	/* store__exec, and SQLite's codes as errno values. */
+	ASSERT_EQ(store__exec(s, sql_put, "ss", "stmt-test", "1"), 0);
+	ASSERT_EQ(sqlite3_changes(s->db), 1);
+	ASSERT_EQ(store__exec(s, sql_put, "ss", "stmt-test", "2"), -EEXIST);
+	ASSERT_EQ(store__exec(s, sql_put, "s-", "stmt-null"), -EEXIST); /* NOT NULL */
+
+	/* A bad letter, a letter short or too many, SQL that does not prepare. */
+	ASSERT_EQ(store__prepare(s, &st, sql_one, "sx", "a", 1), -EINVAL);
+	ASSERT(st == NULL);
+	ASSERT_EQ(store__prepare(s, &st, sql_one, "s", "a"), -EINVAL);
+	ASSERT(st == NULL);
+	ASSERT_EQ(store__prepare(s, &st, sql_one, "sii", "a", 1, 2), -EINVAL);
+	ASSERT(st == NULL);
+	ASSERT_EQ(store__prepare(s, &st, "SELECT FROM", ""), -EIO);
+	ASSERT(st == NULL);
+	store__done(st);
+	/* The statement that failed to bind is whole again. */
+	ASSERT_EQ(store__first(s, &st, sql_one, "si", "again", 1), 0);
+	ASSERT_STREQ((const char *)sqlite3_column_text(st, 0), "again");
+	store__done(st);
+	pthread_mutex_unlock(&s->lock);
+	store_close(s);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -616,6 +731,7 @@ int main(void)
 	RUN(version_4);
 	RUN(version_1);
 	RUN(checkpoints);
+	RUN(statements);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }
