@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The engine is a stack of layers (README, Design; tests/tree/layers.py): no include or call
+# goes from a lower layer to a higher one, a layer is seen through its one header, no include
+# cycle, no C file over 800 lines. First the checker must catch each kind of breach in a copy of
+# the sources, then the tree itself must pass.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/layers.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+CHECK="python3 $ROOT/tests/tree/layers.py"
+
+fail()
+{
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# breach NAME EXPECTED_LINE EDIT...: copies the sources, runs the edit (a shell command, in the
+# copy) and checks that the checker exits 1 with a line containing EXPECTED_LINE.
+breach()
+{
+	local name=$1 want=$2 out rc=0
+	shift 2
+	rm -rf "$T/copy"
+	mkdir -p "$T/copy/tests"
+	cp -r "$ROOT/engine" "$ROOT/fs" "$T/copy/"
+	cp -r "$ROOT/tests/unit" "$T/copy/tests/"
+	(cd "$T/copy" && eval "$*")
+	out=$($CHECK "$T/copy") || rc=$?
+	[ "$rc" = 1 ] || fail "$name: the checker exited $rc, not 1: $out"
+	grep -qF -- "$want" <<<"$out" || fail "$name: no line with '$want' in: $out"
+	echo "ok: caught $name"
+}
+
+breach "an upward include" "includes engine/namespace/packet_int.h, of the higher layer namespace" \
+	'sed -i "0,/#include \"pipe_int.h\"/s//&\n#include \"packet_int.h\"/" engine/pipeline/pipe_queue.c'
+breach "an inner header of a lower layer" "includes engine/service/repo.h, not the service layer's header" \
+	'sed -i "0,/#include \"packet_int.h\"/s//&\n#include \"repo.h\"/" engine/namespace/ctl.c'
+breach "fs/ past engine.h" "includes engine/pipeline/pipeline.h, not the pipeline layer's header (engine.h)" \
+	'sed -i "0,/#include \"engine.h\"/s//&\n#include \"pipeline.h\"/" fs/cli.c'
+breach "an include cycle" "include cycle" \
+	'sed -i "0,/#define/s//#include \"store.h\"\n&/" engine/util/util.h'
+breach "an upward call" "calls engine_changed() of engine/namespace/" \
+	'printf "void probe(void)\n{\n\tengine_changed(0, 0, 0, 0);\n}\n" >>engine/pipeline/pipe.c'
+breach "a long file" "lines, over 800" \
+	'seq 801 | sed "s,.*,/* padding */," >>engine/service/gpu.c'
+
+out=$($CHECK "$ROOT") || fail "the tree breaks its layers:
+$out"
+echo "$out"
