@@ -213,55 +213,62 @@ static void log_node(struct node *n, const struct run *r)
 		n->doc.mtime_ns = parse_rfc3339(r->finished_at);
 }
 
+const struct packet_entry packet__item_entries[] = {
+	{"ctl", N_CTL},
+	{"status", N_STATUS},
+	{"status.json", N_STATUS_JSON},
+	{"events", N_ITEM_EVENTS},
+	{"change.diff", N_DIFF},
+	{"stages", N_STAGES_DIR},
+	{"validation", N_VALIDATION_DIR},
+	{"worktree", N_WORKTREE},
+	{".history", N_HISTORY_DIR},
+	{NULL, N_ROOT},
+};
+
+/* The fixed entry of an item directory named by the len bytes at name, or NULL. */
+static const struct packet_entry *item_entry(const char *name, size_t len)
+{
+	const struct packet_entry *x;
+
+	for (x = packet__item_entries; x->name; x++)
+		if (strlen(x->name) == len && memcmp(x->name, name, len) == 0)
+			return x;
+	return NULL;
+}
+
+/* Resolves a log of the item (rest: "stages/NAME" or "validation/logs/NAME")
+ * as kind. 0 or -ENOENT. */
+static int resolve_log(struct engine *e, struct node *n, const char *rest, enum kind kind)
+{
+	struct run r;
+
+	snprintf(n->rel, sizeof(n->rel), "%s", rest);
+	if (store_run_by_log(e->store, n->item.id, n->rel, &r))
+		return -ENOENT;
+	log_node(n, &r);
+	run_clear(&r);
+	return n->kind = kind, 0;
+}
+
 /* Resolves the part of a path below an item directory. */
 static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 {
-	const char *slash;
-	size_t c1len;
-	struct run r;
+	const char *slash = strchr(rest, '/');
+	const struct packet_entry *x;
 
 	if (!*rest) {
 		n->kind = N_ITEM;
 		return 0;
 	}
-	slash = strchr(rest, '/');
-	c1len = slash ? (size_t)(slash - rest) : strlen(rest);
-#define C1(s) (c1len == sizeof(s) - 1 && strncmp(rest, s, c1len) == 0)
-	if (n->learnings) {
-		/* Documents and their history, no views. */
-		if (C1(".history"))
-			return resolve_history(e, n, slash ? slash + 1 : "");
-	} else if (!slash) {
-		if (C1("ctl"))
-			return n->kind = N_CTL, 0;
-		if (C1("status"))
-			return n->kind = N_STATUS, 0;
-		if (C1("status.json"))
-			return n->kind = N_STATUS_JSON, 0;
-		if (C1("events"))
-			return n->kind = N_ITEM_EVENTS, 0;
-		if (C1("change.diff"))
-			return n->kind = N_DIFF, 0;
-		if (C1("worktree"))
-			return n->kind = N_WORKTREE, 0;
-		if (C1("stages"))
-			return n->kind = N_STAGES_DIR, 0;
-		if (C1("validation"))
-			return n->kind = N_VALIDATION_DIR, 0;
-		if (C1(".history"))
-			return resolve_history(e, n, "");
-	} else if (C1(".history")) {
-		return resolve_history(e, n, slash + 1);
-	} else if (C1("stages")) {
-		if (strchr(slash + 1, '/'))
-			return -ENOENT;
-		snprintf(n->rel, sizeof(n->rel), "%s", rest);
-		if (store_run_by_log(e->store, n->item.id, n->rel, &r))
-			return -ENOENT;
-		log_node(n, &r);
-		run_clear(&r);
-		return n->kind = N_STAGE_LOG, 0;
-	} else if (C1("validation")) {
+	x = item_entry(rest, slash ? (size_t)(slash - rest) : strlen(rest));
+	if (x && x->kind == N_HISTORY_DIR)
+		return resolve_history(e, n, slash ? slash + 1 : "");
+	if (x && !n->learnings && !slash)
+		return n->kind = x->kind, 0;
+	if (x && !n->learnings && x->kind == N_STAGES_DIR)
+		return strchr(slash + 1, '/') ? -ENOENT : resolve_log(e, n, rest, N_STAGE_LOG);
+	if (x && !n->learnings && x->kind == N_VALIDATION_DIR) {
 		const char *v = slash + 1;
 
 		if (strcmp(v, "registry.jsonl") == 0)
@@ -272,21 +279,11 @@ static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 			return n->kind = N_EVIDENCE, 0;
 		if (strcmp(v, "logs") == 0)
 			return n->kind = N_LOGS_DIR, 0;
-		if (strncmp(v, "logs/", 5) == 0) {
-			if (strchr(v + 5, '/'))
-				return -ENOENT;
-			snprintf(n->rel, sizeof(n->rel), "%s", rest);
-			if (store_run_by_log(e->store, n->item.id, n->rel, &r))
-				return -ENOENT;
-			log_node(n, &r);
-			run_clear(&r);
-			return n->kind = N_RECIPE_LOG, 0;
-		}
-	} else if (C1("ctl") || C1("status") || C1("status.json") || C1("events") ||
-		   C1("change.diff") || C1("worktree")) {
-		return -ENOTDIR;
+		if (strncmp(v, "logs/", 5) == 0)
+			return strchr(v + 5, '/') ? -ENOENT : resolve_log(e, n, rest, N_RECIPE_LOG);
+	} else if (x && !n->learnings) {
+		return -ENOTDIR; /* below a file of the item */
 	}
-#undef C1
 	if (strlen(rest) >= sizeof(n->rel))
 		return -ENAMETOOLONG;
 	snprintf(n->rel, sizeof(n->rel), "%s", rest);

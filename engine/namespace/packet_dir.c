@@ -14,11 +14,6 @@
 
 #include "packet_int.h"
 
-static const char *const item_entries[] = {
-	"ctl", "status", "status.json", "events", "change.diff", "stages", "validation",
-	"worktree", ".history", NULL,
-};
-
 struct dir_walk {
 	struct engine *e;
 	const char *path; /* the directory's path */
@@ -180,16 +175,6 @@ static void emit_open_docs(struct dir_walk *w, int64_t item, const char *dir)
 	strv_free(names);
 }
 
-/* The fixed entries of an item directory (item_entries) by kind. */
-static const enum kind item_kinds[] = {
-	N_CTL, N_STATUS, N_STATUS_JSON, N_ITEM_EVENTS, N_DIFF, N_STAGES_DIR, N_VALIDATION_DIR,
-	N_WORKTREE, N_HISTORY_DIR,
-};
-
-_Static_assert(sizeof(item_kinds) / sizeof(item_kinds[0]) + 1 ==
-		       sizeof(item_entries) / sizeof(item_entries[0]),
-	       "item_kinds names the kind of each of item_entries");
-
 /* The type bits of a fixed entry of kind k. */
 static mode_t kind_type(enum kind k)
 {
@@ -199,6 +184,7 @@ static mode_t kind_type(enum kind k)
 static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *arg, int light)
 {
 	struct dir_walk w = {e, path, cb, arg, 0, light, NULL};
+	const struct packet_entry *x;
 	struct node n;
 	size_t i;
 	int rc = packet__resolve(e, path, &n);
@@ -247,10 +233,9 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		rc = store_item_each(e->store, 1, emit_item, &w);
 		break;
 	case N_ITEM:
-		for (i = 0; item_entries[i]; i++)
-			if (!n.learnings || strcmp(item_entries[i], ".history") == 0)
-				emit_kind(&w, item_entries[i], item_kinds[i],
-					  kind_type(item_kinds[i]));
+		for (x = packet__item_entries; x->name; x++)
+			if (!n.learnings || x->kind == N_HISTORY_DIR)
+				emit_kind(&w, x->name, x->kind, kind_type(x->kind));
 		rc = store_doc_list(e->store, n.item.id, "", emit_doc, &w);
 		emit_open_docs(&w, n.item.id, "");
 		break;

@@ -50,6 +50,14 @@ enum kind {
 	N_HISTORY_FILE,
 };
 
+/* A fixed entry of a directory: its name and kind. */
+struct packet_entry {
+	const char *name; /* NULL ends a table */
+	enum kind kind;
+};
+/* The fixed entries of an item directory, in listing order (packet.c). */
+extern const struct packet_entry packet__item_entries[];
+
 struct node {
 	enum kind kind;
 	int archived;        /* under .archive/: read-only */
