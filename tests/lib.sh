@@ -17,6 +17,10 @@
 # Environment: PACKETFS_BIN overrides the binary under test (default build/fs/packetfs of the
 # source tree); PFS_WAIT_BOUND overrides the polling bound in seconds (default 30);
 # PFS_KEEP=1 keeps $T after the test for inspection (mounts are still undone).
+#
+# Topic libraries, sourced after this file by the tests that need them: tests/forge.sh
+# (remotes, a git server, the stand-in gh), tests/slurm.sh (the slurm executor's pipeline and
+# jobs), tests/trees.sh (process trees that a run leaves behind).
 
 set -euo pipefail
 
@@ -660,132 +664,4 @@ settled()
 	wait_for bash -c 'case "$(sed -n "s/^state: *//p" "$1")" in running | queued | "") exit 1 ;; esac' \
 		_ "$M/$1/status"
 	status_field "$M" "$1" state
-}
-
-# tree_recipe SUMMARY [TIMEOUT] : writes the recipe 10-tree to $RECIPES (after copy_recipes; it
-# is not among the fixture recipes, which every test copies), with that summary and "# timeout:"
-# line. It runs the fixture stage program tree.sh, which leaves a process tree behind its group
-# and writes the tree's pids to $T/pids.
-tree_recipe()
-{
-	{
-		printf '#!/usr/bin/env bash\n# summary: %s\n' "$1"
-		[ -z "${2:-}" ] || printf '# timeout: %s\n' "$2"
-		printf 'exec bash %q %q\n' "$FIXTURES/stages/tree.sh" "$T/pids"
-	} >"$RECIPES/10-tree.sh"
-	chmod +x "$RECIPES/10-tree.sh"
-}
-
-# read_tree_pids PIDFILE WRITER : waits until tree.sh has written PIDFILE, then sets TREE_PIDS to
-# the five pids in it (the tree's leader first); WRITER ("stage", "recipe") names the run that
-# wrote them in the failure message.
-read_tree_pids()
-{
-	wait_for test -s "$1"
-	mapfile -t TREE_PIDS <"$1"
-	assert_eq 5 "${#TREE_PIDS[@]}" "pids written by the $2"
-}
-
-# daemon_zombies : how many zombie children the daemon $DAEMON has (it must reap the orphans of
-# its runs).
-daemon_zombies()
-{
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v d="$DAEMON" '
-		match($0, /\) [A-Za-z] [0-9]+ /) {
-			split(substr($0, RSTART + 2), f, " ")
-			if (f[1] == "Z" && f[2] == d)
-				n++
-		}
-		END { print n + 0 }'
-}
-
-# no_zombies : the daemon $DAEMON has no zombie child.
-no_zombies()
-{
-	[ "$(daemon_zombies)" = 0 ]
-}
-
-# wait_tree_gone : waits (bounded) until every process of TREE_PIDS is gone and the daemon has
-# reaped them all (no zombie child left).
-wait_tree_gone()
-{
-	local p
-	for p in "${TREE_PIDS[@]}"; do
-		wait_gone "$p"
-	done
-	wait_for no_zombies
-}
-
-# need_slurm : ends the test as skipped (status 77, the reason on stderr) unless tests/run.sh
-# started the one-node Slurm cluster (tests/slurm-cluster.sh) and exported its SLURM_CONF.
-need_slurm()
-{
-	if [ -z "${SLURM_CONF:-}" ] || ! scontrol ping >/dev/null 2>&1; then
-		echo "SKIP: ${PFS_SLURM_WHY:-no Slurm cluster: run through tests/run.sh, which starts one}" >&2
-		exit 77
-	fi
-}
-
-# slurm_pipeline FILE [STAGE...] : the usual pipeline (std_pipeline, same tunables) with the
-# slurm executor (SLURM_EXECUTOR overrides its JSON object). With STAGE names, only those
-# stages are kept (e.g. "plan print validate").
-slurm_pipeline()
-{
-	local file=$1
-	shift
-	EXTRA="${EXTRA:-}\"executor\": ${SLURM_EXECUTOR:-{\"kind\": \"slurm\", \"poll_ms\": 200\}},"
-	EXTRA=$EXTRA std_pipeline "$file"
-	if [ $# -gt 0 ]; then
-		python3 - "$file" "$@" <<'PY'
-import json, sys
-f = sys.argv[1]
-p = json.load(open(f))
-p["stages"] = [s for s in p["stages"] if s["name"] in sys.argv[2:]]
-json.dump(p, open(f, "w"), indent=1)
-PY
-	fi
-}
-
-# slurm_item RECIPE... : a repository, the fixture recipes and those of fixtures/slurm/, the
-# stages plan, print and validate with the slurm executor (slurm_pipeline; SLURM_EXECUTOR and
-# MAX_PARALLEL, default 2, tune it) whose plan names the RECIPEs, its store mounted on $M and a
-# new item fix-1 there: d is its directory, r its registry. Skips the test without a cluster.
-slurm_item()
-{
-	need_slurm
-	make_repo
-	copy_recipes
-	install -m 755 "$FIXTURES"/slurm/*.sh "$RECIPES/"
-	PLAN_RECIPES="$*" slurm_pipeline "$T/pipeline.json" plan print validate
-	sed -i "s/\"max_parallel_recipes\": 2/\"max_parallel_recipes\": ${MAX_PARALLEL:-2}/" \
-		"$T/pipeline.json"
-	make_store "$T/pipeline.json"
-	mount_store
-	new_item fix-1
-	d=$M/fix-1
-	r=$d/validation/registry.jsonl
-}
-
-# set_executor KEY JSON : sets (JSON null: removes) KEY of the executor in the mounted store's
-# pipeline.json, through the mount; fails the test when it is refused.
-set_executor()
-{
-	python3 - "$M/.packetfs/pipeline.json" "$1" "$2" >"$T/executor.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-v = json.loads(sys.argv[3])
-if v is None:
-    p["executor"].pop(sys.argv[2], None)
-else:
-    p["executor"][sys.argv[2]] = v
-print(json.dumps(p))
-PY
-	cp "$T/executor.json" "$M/.packetfs/pipeline.json" ||
-		fail "pipeline.json with executor.$1 = $2 was refused"
-}
-
-# slurm_job_state ID : the JobState of Slurm job ID.
-slurm_job_state()
-{
-	scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
 }

@@ -4,6 +4,7 @@
 # the daemon, a child subreaper) are all gone after the cancel; the stage run and the item's
 # last_error say cancelled, with the signal.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../trees.sh"
 make_repo
 pipeline_with "$T/pipeline.json" \
 	"{\"name\": \"plan\", \"run\": $(stage_run tree.sh "$T/pids"), \"produces\": [\"plan.md\"]}" \

@@ -2,6 +2,7 @@
 # A stage that exits 0 while leaving processes behind, some of them in sessions of their own
 # and orphaned: the run ends them when it ends (and says so in its log), and it still succeeds.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../trees.sh"
 make_repo
 pipeline_with "$T/pipeline.json" \
 	"{\"name\": \"plan\", \"run\": $(stage_run tree.sh "$T/pids" exit), \"produces\": [\"plan.md\"]}"

@@ -4,6 +4,7 @@
 # every one of those processes ends, the registry line says cancelled with the signal, and the
 # item is failed with the reason.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../trees.sh"
 copy_recipes
 tree_recipe "leaves a process tree behind its group and waits"
 std_item 10-tree

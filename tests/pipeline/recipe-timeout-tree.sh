@@ -3,6 +3,7 @@
 # grandchild that setsid()s away, one that setsid()s away and is orphaned) and runs past its
 # "# timeout:" is recorded timed_out with the signal, and none of its processes is left.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../trees.sh"
 copy_recipes
 tree_recipe "leaves a process tree behind its group, then runs past its timeout" 3
 std_item 10-tree

@@ -4,6 +4,7 @@
 # a job runs is followed by one that reads the same job's file when it ends; every directory
 # is removed once its run is recorded.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 need_slurm
 make_repo
 copy_recipes

@@ -4,6 +4,7 @@
 # paths): validated, failing, blocked (exit 77), timed out and GPU recipes alike, with the same
 # statuses, exit codes, signals, notes and granted GPUs.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 need_slurm
 copy_recipes
 recipes="01-build 02-lint 03-fail 04-gpu 06-prereq 07-slow"

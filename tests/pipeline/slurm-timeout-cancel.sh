@@ -5,6 +5,7 @@
 # recipe is left in the item's worktree. A job cancelled while Slurm still queues it is
 # "cancelled before it started", without an exit code.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 slurm_item 07-slow
 
 ctl "$M" fix-1 advance
