@@ -7,6 +7,11 @@
 #	make_store
 #	mount_store
 #
+# or, for the usual shapes, with one call that also makes the item fix-1 (d, its directory; r,
+# its registry): mount_item (a store without pipeline), std_item RECIPE... (the usual
+# five-stage pipeline whose plan names the RECIPEs) or pipeline_item STAGE_JSON... (the stages
+# given, e.g. "$(plan_stage 01-build)" "$(print_stage)" "$(validate_stage)").
+#
 # Design: every test owns one temporary directory $T (mktemp -d) holding its git repository,
 # its bare remote, its store, its mount points and its scratch files. An EXIT trap always
 # lazily unmounts every mount the test made (fusermount3 -u -z), ends the daemons, ends any
@@ -190,6 +195,7 @@ wait_gone()
 	done
 }
 
+
 # json_escape STRING : the string as a JSON string literal.
 json_escape()
 {
@@ -248,39 +254,33 @@ EOF
 	git -C "$REPO" remote add origin "$ORIGIN"
 }
 
-# copy_recipes : copies the fixture recipes to $T/recipes (executable) and sets RECIPES.
+# copy_recipes [SET...] : copies the fixture recipes (tests/fixtures/recipes), and those of each
+# further fixture SET (tests/fixtures/SET/*.sh, e.g. junit), to $T/recipes (executable) and sets
+# RECIPES.
 copy_recipes()
 {
+	local set
 	RECIPES="$T/recipes"
 	mkdir -p "$RECIPES"
 	cp "$FIXTURES"/recipes/* "$RECIPES/"
+	for set in "$@"; do
+		cp "$FIXTURES/$set"/*.sh "$RECIPES/"
+	done
 	chmod +x "$RECIPES"/*
 }
 
-# std_pipeline FILE : writes the usual five-stage pipeline built of fixture stage programs.
-# Tunables (environment of the call): PLAN_RECIPES (names the plan lists, default
+# std_pipeline FILE : writes the usual five-stage pipeline built of fixture stage programs
+# (pipeline_with): plan, print, validate, a review that loops back to print, and a publish behind
+# the gate approve. Tunables (environment of the call): PLAN_RECIPES (names the plan lists, default
 # "01-build 02-lint"), PRINT_ARGS (arguments of print.sh), ASSESSMENT (review's verdict, default
 # sound), MAX_ITER (default 3), GPUS (the "gpus" member, default 0), EXTRA (extra top-level
 # members, e.g. '"max_doc_size": 1024,').
 std_pipeline()
 {
-	local file=$1
-	[ -n "${RECIPES:-}" ] || copy_recipes
 	# shellcheck disable=SC2086
-	cat >"$file" <<EOF
-{
-  "repo": $(json_escape "$REPO"), "base": "main", "recipes_dir": $(json_escape "$RECIPES"),
-  "gpus": ${GPUS:-0}, "max_parallel_recipes": 2, ${EXTRA:-}
-  "stages": [
-    {"name": "plan", "run": $(stage_run plan.sh ${PLAN_RECIPES:-01-build 02-lint}), "produces": ["plan.md"]},
-    {"name": "print", "run": $(stage_run print.sh ${PRINT_ARGS:-}), "produces": ["change.md"]},
-    {"name": "validate", "recipes": "plan"},
-    {"name": "review", "run": $(stage_run review.sh "${ASSESSMENT:-sound}"), "produces": ["review.md"],
-     "on_needs_changes": "print", "max_iterations": ${MAX_ITER:-3}},
-    {"name": "publish", "gate": "approve", "push": {"remote": "origin"}, "run": $(stage_run publish.sh)}
-  ]
-}
-EOF
+	pipeline_with "$1" "$(plan_stage ${PLAN_RECIPES:-01-build 02-lint})" "$(print_stage ${PRINT_ARGS:-})" \
+		"$(validate_stage)" "$(review_loop "${MAX_ITER:-3}" review.sh "${ASSESSMENT:-sound}")" \
+		"$(publish_stage '"gate": "approve",')"
 }
 
 # make_store [PIPELINE_FILE] : `packetfs init` of a new store $STORE over $REPO.
@@ -621,18 +621,6 @@ $stages
 EOF2
 }
 
-# plan_print_pipeline FILE SCRIPT [ARG...] : a pipeline.json (as pipeline_with) of two stages:
-# plan runs the fixture stage program SCRIPT with the ARGs and produces plan.md, then print runs
-# print.sh and produces change.md.
-plan_print_pipeline()
-{
-	local file=$1
-	shift
-	pipeline_with "$file" \
-		"{\"name\": \"plan\", \"run\": $(stage_run "$@"), \"produces\": [\"plan.md\"]}" \
-		"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
-}
-
 # procs_in DIR : pids of processes whose cwd lies in DIR (empty output when none).
 procs_in()
 {
@@ -647,15 +635,115 @@ no_procs_in()
 
 # std_item RECIPE... : a repository (make_repo), the fixture recipes (unless RECIPES is set
 # already) and the usual pipeline whose plan names the RECIPEs (std_pipeline, with the
-# caller's other tunables), its store mounted on $M, and a new item fix-1 there.
+# caller's other tunables), its store mounted on $M, and a new item fix-1 there (mount_item:
+# d is its directory, r its registry).
 std_item()
 {
 	make_repo
 	[ -n "${RECIPES:-}" ] || copy_recipes
 	PLAN_RECIPES="$*" std_pipeline "$T/pipeline.json"
-	make_store "$T/pipeline.json"
+	mount_item "$T/pipeline.json"
+}
+
+# mount_item [PIPELINE_FILE] : a store (make_store, with PIPELINE_FILE when given; it makes the
+# repository when there is none yet) mounted on $M (mount_store), and a new item fix-1 there
+# (new_item). Sets d to the item's directory and r to its registry
+# ($d/validation/registry.jsonl). Fails the test when a step fails.
+mount_item()
+{
+	make_store "$@"
 	mount_store
 	new_item fix-1
+	d=$M/fix-1
+	r=$d/validation/registry.jsonl
+}
+
+# pipeline_store STAGE_JSON... : the pipeline $T/pipeline.json of those stages over $REPO
+# (pipeline_with, same tunables; make_repo first when there is no repository yet), and its store
+# (make_store) mounted on $M (mount_store).
+pipeline_store()
+{
+	[ -n "$REPO" ] || make_repo
+	pipeline_with "$T/pipeline.json" "$@"
+	make_store "$T/pipeline.json"
+	mount_store
+}
+
+# pipeline_item STAGE_JSON... : pipeline_store of those stages, and a new item fix-1 there; sets
+# d and r as mount_item does.
+pipeline_item()
+{
+	pipeline_store "$@"
+	new_item fix-1
+	d=$M/fix-1
+	r=$d/validation/registry.jsonl
+}
+
+# stage_json NAME PRODUCT SCRIPT [ARG...] : prints the JSON object of a stage NAME that runs the
+# fixture stage program SCRIPT with the ARGs and produces the document PRODUCT ("-": produces
+# nothing). For the usual stages: plan_stage, print_stage, validate_stage, review_stage,
+# review_loop, publish_stage.
+stage_json()
+{
+	local name=$1 product=$2 produces="[]"
+	shift 2
+	[ "$product" = - ] || produces="[$(json_escape "$product")]"
+	printf '{"name": %s, "run": %s, "produces": %s}' "$(json_escape "$name")" "$(stage_run "$@")" \
+		"$produces"
+}
+
+# plan_stage RECIPE... : prints the stage "plan": plan.sh writes a plan.md naming the RECIPEs.
+plan_stage()
+{
+	stage_json plan plan.md plan.sh "$@"
+}
+
+# print_stage [ARG...] : prints the stage "print": print.sh (with the ARGs) commits a change to
+# hello.c and writes change.md.
+print_stage()
+{
+	stage_json print change.md print.sh "$@"
+}
+
+# validate_stage [SCRIPT [ARG...]] : prints the stage "validate" that runs the recipes the plan
+# names; with SCRIPT, the stage then runs that fixture stage program (with the ARGs), which
+# produces change-validation.md.
+validate_stage()
+{
+	if [ $# -gt 0 ]; then
+		printf '{"name": "validate", "recipes": "plan", "run": %s, "produces": ["change-validation.md"]}' \
+			"$(stage_run "$@")"
+	else
+		printf '{"name": "validate", "recipes": "plan"}'
+	fi
+}
+
+# review_stage ASSESSMENT : prints the stage "review": review.sh writes a review.md whose
+# assessment is ASSESSMENT (sound, needs_changes, ...).
+review_stage()
+{
+	stage_json review review.md review.sh "$1"
+}
+
+# review_loop MAX SCRIPT [ARG...] : prints a stage "review" that runs the fixture stage program
+# SCRIPT (with the ARGs), produces review.md, and sends an assessment needs_changes back to
+# print, for at most MAX iterations.
+review_loop()
+{
+	local max=$1 run
+	shift
+	run=$(stage_run "$@")
+	printf '{"name": "review", "run": %s, "produces": ["review.md"], "on_needs_changes": "print", "max_iterations": %s}' \
+		"$run" "$max"
+}
+
+# publish_stage [MEMBERS] : prints the stage "publish" that pushes the item branch to the remote
+# "origin", then runs publish.sh. MEMBERS, JSON text, are added to the stage first (e.g.
+# '"gate": "approve",').
+publish_stage()
+{
+	printf '{"name": "publish", %s"push": {"remote": "origin"}, "run": %s}' "${1:-}" \
+		"$(stage_run publish.sh)"
 }
 
 # settled ITEM : waits until ITEM on $M neither runs nor is queued; prints its state.

@@ -2,11 +2,7 @@
 # Invalid registry lines fail with EINVAL and store nothing: not JSON, not an object, missing
 # or mistyped fields, unknown status, several lines with a bad one.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-r=$M/fix-1/validation/registry.jsonl
+mount_item
 
 echo '{"recipe":"01-build","status":"failing"}' >>"$r"
 snap=$(cat "$r"; printf x)

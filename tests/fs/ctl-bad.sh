@@ -7,12 +7,7 @@
 # status.json, the item's events, stages/ and the registry are as they were; archive and rmdir
 # while a stage runs are EBUSY. (Replaces tests/bad/ctl-unknown.sh.)
 . "$(dirname "$0")/../lib.sh"
-make_repo
-plan_print_pipeline "$T/pipeline.json" sleep.sh "$T/pids"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(stage_json plan plan.md sleep.sh "$T/pids")" "$(print_stage)"
 
 # snapshot : everything a refused command must leave as it was.
 snapshot()

@@ -6,11 +6,7 @@
 # remount. Access times are not moved by reads (noatime): a document's atime is its last
 # write's mtime unless set since.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 OLD="2001-02-03 04:05:06 UTC" OLD_S=981173106
 
 # make_old DIR... : touch -d an old date on each DIR, checked.

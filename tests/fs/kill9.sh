@@ -2,11 +2,7 @@
 # Once close() returns, the content is committed: it survives kill -9 of the daemon, the store
 # mounts again, and `packetfs check` finds it clean.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 echo "survives kill -9" >"$d/notes.md"
 for i in $(seq 1 20); do

@@ -4,11 +4,7 @@
 # mode is kept, no temp file is left, each edit adds exactly one revision to .history holding
 # the new content (earlier revisions unchanged), in a subdirectory too, and after a remount.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 v1=$'# Plan\n\nSay old world.\nKeep this line.\n'
 printf '%s' "$v1" >"$d/plan.md"

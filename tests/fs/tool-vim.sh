@@ -7,11 +7,7 @@
 # mode is kept, the swap file existed during the edit, and no swap file, probe or stray backup
 # is left. vim also writes a new document.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 # No vimrc and no viminfo; the swap file and backups go next to the file (on the mount), and
 # backupskip is cleared, since its default skips /tmp where the mount lives.
