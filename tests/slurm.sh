@@ -40,24 +40,20 @@ PY
 	fi
 }
 
-# slurm_item RECIPE... : a repository, the fixture recipes and those of fixtures/slurm/, the
-# stages plan, print and validate with the slurm executor (slurm_pipeline; SLURM_EXECUTOR and
-# MAX_PARALLEL, default 2, tune it) whose plan names the RECIPEs, its store mounted on $M and a
-# new item fix-1 there: d is its directory, r its registry. Skips the test without a cluster.
+# slurm_item RECIPE... : a repository, the fixture recipes and those of fixtures/slurm/ (unless
+# RECIPES is set already: copy_recipes), the stages plan, print and validate with the slurm
+# executor (slurm_pipeline; SLURM_EXECUTOR and MAX_PARALLEL, default 2, tune it) whose plan names
+# the RECIPEs, its store mounted on $M and a new item fix-1 there (mount_item: d is its
+# directory, r its registry). Skips the test without a cluster.
 slurm_item()
 {
 	need_slurm
 	make_repo
-	copy_recipes
-	install -m 755 "$FIXTURES"/slurm/*.sh "$RECIPES/"
+	[ -n "${RECIPES:-}" ] || copy_recipes slurm
 	PLAN_RECIPES="$*" slurm_pipeline "$T/pipeline.json" plan print validate
 	sed -i "s/\"max_parallel_recipes\": 2/\"max_parallel_recipes\": ${MAX_PARALLEL:-2}/" \
 		"$T/pipeline.json"
-	make_store "$T/pipeline.json"
-	mount_store
-	new_item fix-1
-	d=$M/fix-1
-	r=$d/validation/registry.jsonl
+	mount_item "$T/pipeline.json"
 }
 
 # set_executor KEY JSON : sets (JSON null: removes) KEY of the executor in the mounted store's

@@ -2,14 +2,7 @@
 # cancel stops a running stage: the whole process group ends, the item is failed with the
 # reason, and nothing of the stage is left running.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run sleep.sh "$T/pids"), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(stage_json plan plan.md sleep.sh "$T/pids")" "$(print_stage)"
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 running

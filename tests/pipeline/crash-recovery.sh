@@ -3,13 +3,7 @@
 # run is recorded as interrupted, visibly, and the item is re-queued (the default) so the stage
 # runs again.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run sleep.sh "$T/pids"), \"produces\": [\"plan.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(stage_json plan plan.md sleep.sh "$T/pids")"
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 running

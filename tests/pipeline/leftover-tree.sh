@@ -3,13 +3,7 @@
 # and orphaned: the run ends them when it ends (and says so in its log), and it still succeeds.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../trees.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run tree.sh "$T/pids" exit), \"produces\": [\"plan.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(stage_json plan plan.md tree.sh "$T/pids" exit)"
 
 ctl "$M" fix-1 advance
 read_tree_pids "$T/pids" stage

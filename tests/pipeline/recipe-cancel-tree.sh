@@ -8,8 +8,6 @@
 copy_recipes
 tree_recipe "leaves a process tree behind its group and waits"
 std_item 10-tree
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 ctl "$M" fix-1 advance
 read_tree_pids "$T/pids" recipe
