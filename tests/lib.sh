@@ -421,6 +421,17 @@ assert_contains()
 	esac
 }
 
+# assert_contains_each HAYSTACK WHAT NEEDLE... : HAYSTACK contains every NEEDLE (assert_contains,
+# WHAT naming HAYSTACK in the failure message).
+assert_contains_each()
+{
+	local text=$1 what=$2 needle
+	shift 2
+	for needle in "$@"; do
+		assert_contains "$text" "$needle" "$what"
+	done
+}
+
 assert_not_contains()
 {
 	case "$1" in
@@ -484,6 +495,23 @@ sh_write()
 sh_append()
 {
 	bash -c 'printf "%s" "$2" >> "$1"' _ "$1" "$2"
+}
+
+# write_then_close FILE APPEND|TRUNC TEXT : one open(2) of FILE for writing (O_APPEND or
+# O_TRUNC), one write(2) of TEXT, then close(2): for a last line without a newline, which the
+# mount judges at close. Exits 0 when the close succeeds; a close that fails exits 1 with the
+# error's text (strerror) on stderr (for assert_fails_with).
+write_then_close()
+{
+	python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | getattr(os, "O_" + sys.argv[2]))
+os.write(fd, sys.argv[3].encode())
+try:
+    os.close(fd)
+except OSError as e:
+    sys.exit(os.strerror(e.errno))
+' "$@"
 }
 
 # bg COMMAND... : starts a helper in the background, ended by cleanup. Sets BG.
@@ -744,6 +772,32 @@ publish_stage()
 {
 	printf '{"name": "publish", %s"push": {"remote": "origin"}, "run": %s}' "${1:-}" \
 		"$(stage_run publish.sh)"
+}
+
+# sleeping_item [STAGE_JSON...] : the item fix-1 of a pipeline (pipeline_item) whose plan runs
+# the fixture stage program sleep.sh, which runs until it is stopped, followed by the
+# STAGE_JSONs; advances the item, waits until the plan runs and sleep.sh has written its pids
+# (its own, then its child's) to $T/pids, and sets the array pids to them.
+sleeping_item()
+{
+	pipeline_item "$(stage_json plan plan.md sleep.sh "$T/pids")" "$@"
+	ctl "$M" fix-1 advance
+	wait_state "$M" fix-1 running
+	wait_for test -s "$T/pids"
+	mapfile -t pids <"$T/pids"
+}
+
+# assert_engine_line RECIPE STATUS NOTE [SIGNAL] : the registry $r holds exactly one line of
+# RECIPE with STATUS written by the engine, and the first line of RECIPE has the note NOTE; with
+# SIGNAL, that line also names the signal SIGNAL and has no exit code (null).
+assert_engine_line()
+{
+	assert_eq 1 "$(reg count "$r" recipe="$1" status="$2" source=engine)" "$2 lines of $1"
+	assert_eq "$3" "$(reg field "$r" 0 note recipe="$1")" "$1 note"
+	if [ -n "${4:-}" ]; then
+		assert_eq "$4" "$(reg field "$r" 0 signal recipe="$1")" "$1 signal"
+		assert_eq null "$(reg field "$r" 0 exit_code recipe="$1")" "$1 exit_code"
+	fi
 }
 
 # settled ITEM : waits until ITEM on $M neither runs nor is queued; prints its state.

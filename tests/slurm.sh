@@ -79,3 +79,16 @@ slurm_job_state()
 {
 	scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
 }
+
+# assert_job_cancelled RECIPE STATUS NOTE TEXT : the registry $r holds one engine line of RECIPE
+# with STATUS and the note NOTE (assert_engine_line), Slurm shows the job of that line
+# CANCELLED, and its evidence log (in $d) contains TEXT.
+# shellcheck disable=SC2154 # d and r: mount_item (tests/lib.sh)
+assert_job_cancelled()
+{
+	local id
+	assert_engine_line "$1" "$2" "$3"
+	id=$(reg field "$r" 0 job_id recipe="$1")
+	assert_eq CANCELLED "$(slurm_job_state "$id")" "Slurm state of the $2 job $id"
+	assert_contains "$(cat "$d/$(reg field "$r" 0 evidence recipe="$1")")" "$4" "$1 log"
+}

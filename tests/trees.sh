@@ -63,3 +63,17 @@ wait_tree_gone()
 	done
 	wait_for no_zombies
 }
+
+# assert_recipe_tree_ended STATUS NOTE : after the engine ended the recipe 10-tree
+# (tree_recipe) of fix-1: every process of its tree is gone and reaped (wait_tree_gone), none
+# is left in the item's worktree, the registry $r holds one engine line of 10-tree with STATUS,
+# the note NOTE, signal 15 and no exit code (assert_engine_line), and its lines are complete
+# (reg check).
+# shellcheck disable=SC2154 # d and r: mount_item (tests/lib.sh)
+assert_recipe_tree_ended()
+{
+	wait_tree_gone
+	wait_for no_procs_in "$STORE/worktrees/fix-1"
+	assert_engine_line 10-tree "$1" "$2" 15
+	reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
+}

@@ -46,15 +46,7 @@ refused frobnicate "advance now" "approve please" "hold on" "release it" "archiv
 
 # A last line without a newline is applied on close: still refused, at close.
 before=$(snapshot)
-assert_fails_with EINVAL python3 -c '
-import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY | os.O_TRUNC)
-os.write(fd, b"frobnicate")
-try:
-    os.close(fd)
-except OSError as e:
-    sys.exit(os.strerror(e.errno))
-' "$d/ctl"
+assert_fails_with EINVAL write_then_close "$d/ctl" TRUNC frobnicate
 assert_eq "$before" "$(snapshot)" "item after a refused last line without newline"
 assert_eq new "$(status_field "$M" fix-1 state)" "state after refused commands"
 [ -z "$(ls "$d/stages")" ] || fail "a refused command started a stage: $(ls "$d/stages")"

@@ -19,10 +19,7 @@ os.close(fd)
 PY
 
 old=$DAEMON
-kill -9 "$old"
-wait_gone "$old"
-forget_daemon "$old"
-fusermount3 -u -z "$M"
+kill_daemon
 
 mount_store "$M"
 [ "$DAEMON" != "$old" ] || fail "the same daemon pid after kill -9"

@@ -2,13 +2,8 @@
 # cancel stops a running stage: the whole process group ends, the item is failed with the
 # reason, and nothing of the stage is left running.
 . "$(dirname "$0")/../lib.sh"
-pipeline_item "$(stage_json plan plan.md sleep.sh "$T/pids")" "$(print_stage)"
-
-ctl "$M" fix-1 advance
-wait_state "$M" fix-1 running
+sleeping_item "$(print_stage)"
 assert_eq plan "$(status_field "$M" fix-1 stage)" "running stage"
-wait_for test -s "$T/pids"
-mapfile -t pids <"$T/pids"
 assert_eq 2 "${#pids[@]}" "pids written by the stage"
 for p in "${pids[@]}"; do
 	pid_alive "$p" || fail "stage process $p is not running before cancel"

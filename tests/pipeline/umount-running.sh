@@ -3,11 +3,7 @@
 # stage's processes end, the run is recorded interrupted, and the store mounts again at once
 # with the item re-queued.
 . "$(dirname "$0")/../lib.sh"
-pipeline_item "$(stage_json plan plan.md sleep.sh "$T/pids")"
-ctl "$M" fix-1 advance
-wait_state "$M" fix-1 running
-wait_for test -s "$T/pids"
-mapfile -t pids <"$T/pids"
+sleeping_item
 
 umount_store
 for p in "${pids[@]}"; do
