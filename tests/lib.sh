@@ -36,6 +36,10 @@ PFS=${PACKETFS_BIN:-$ROOT/build/fs/packetfs}
 WAIT_BOUND=${PFS_WAIT_BOUND:-30}
 TEST_NAME="$(basename "$(dirname "$0")")/$(basename "$0" .sh)"
 
+# json_escape, argv_json, pid_alive, pid_of_cmdline
+# shellcheck source=common.sh
+. "$TESTS_DIR/common.sh"
+
 # Git identity for every commit the tests and the stage programs make.
 export GIT_AUTHOR_NAME="packetfs tests" GIT_AUTHOR_EMAIL="tests@packetfs.invalid"
 export GIT_COMMITTER_NAME="packetfs tests" GIT_COMMITTER_EMAIL="tests@packetfs.invalid"
@@ -178,12 +182,8 @@ wait_for()
 	done
 }
 
-# until_gone PID : waits (bounded) until the process PID no longer exists.
-pid_alive()
-{
-	kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
-}
-
+# wait_gone PID : waits (bounded) until the process PID no longer exists (pid_alive); fails the
+# test when the bound runs out.
 wait_gone()
 {
 	local pid=$1 end=$(( $(date +%s%N) + WAIT_BOUND * 1000000000 ))
@@ -195,26 +195,6 @@ wait_gone()
 	done
 }
 
-
-# json_escape STRING : the string as a JSON string literal.
-json_escape()
-{
-	local s=$1
-	s=${s//\\/\\\\}
-	s=${s//\"/\\\"}
-	printf '"%s"' "$s"
-}
-
-# argv_json WORD... : a JSON array of strings.
-argv_json()
-{
-	local out="[" sep="" w
-	for w in "$@"; do
-		out+="$sep$(json_escape "$w")"
-		sep=", "
-	done
-	printf '%s]' "$out"
-}
 
 # stage_run SCRIPT ARG... : the "run" array for a fixture stage program.
 stage_run()
@@ -301,18 +281,7 @@ make_store()
 # find_daemon STORE MNT : pid of the daemon serving STORE on MNT (empty if none).
 find_daemon()
 {
-	local want="$PFS mount $1 $2" p
-	local -a args
-	for p in /proc/[0-9]*; do
-		[ -r "$p/cmdline" ] || continue
-		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
-		[ "${#args[@]}" -ge 4 ] || continue
-		if [ "${args[*]:0:4}" = "$want" ]; then
-			echo "${p#/proc/}"
-			return 0
-		fi
-	done
-	return 0
+	pid_of_cmdline -p "$PFS" mount "$1" "$2"
 }
 
 # mount_store [MNT] [STORE] : `packetfs mount STORE MNT` (daemonized), then waits until the
