@@ -37,7 +37,7 @@ git -C "$REPO" commit -q -m "make test and ctest"
 RECIPES=$T/recipes
 mkdir -p "$RECIPES/lib"
 cp "$ROOT/recipes/02-unit-tests.sh" "$RECIPES/"
-cp "$ROOT/recipes/lib/junit-merge.py" "$RECIPES/lib/"
+cp "$ROOT/recipes/lib/junit-merge.py" "$ROOT/recipes/lib/report.sh" "$RECIPES/lib/"
 PLAN_RECIPES=02-unit-tests std_pipeline "$T/pipeline.json"
 mount_item "$T/pipeline.json"
 wt=$STORE/worktrees/fix-1
