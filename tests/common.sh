@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tests/common.sh - helpers without side effects shared by tests/lib.sh and
-# tests/bench/run.sh: JSON text from shell words (for the pipeline.json files they write), and
+# tests/bench/run.sh: JSON text from shell words, the pipeline.json files they write, and
 # processes by pid or command line. Defines functions only.
 
 # json_escape STRING : the string as a JSON string literal.
@@ -21,6 +21,29 @@ argv_json()
 		sep=", "
 	done
 	printf '%s]' "$out"
+}
+
+# pipeline_json FILE REPO RECIPES_DIR MEMBERS STAGE_JSON... : writes FILE, a pipeline.json over
+# the repository REPO (base main) and RECIPES_DIR, with the top-level MEMBERS (JSON text that
+# ends in a comma, e.g. '"gpus": 0, "max_parallel_recipes": 2,') on a line of their own before
+# "stages", and the STAGE_JSON objects as its stages, one a line.
+pipeline_json()
+{
+	local file=$1 repo=$2 recipes=$3 members=$4 stages="" sep="" s
+	shift 4
+	for s in "$@"; do
+		stages+="$sep    $s"
+		sep=$',\n'
+	done
+	cat >"$file" <<EOF
+{
+  "repo": $(json_escape "$repo"), "base": "main", "recipes_dir": $(json_escape "$recipes"),
+  $members
+  "stages": [
+$stages
+  ]
+}
+EOF
 }
 
 # pid_alive PID : whether PID is a live process (one that exists and is not a zombie).

@@ -597,25 +597,13 @@ assert_head()
 }
 
 # pipeline_with FILE STAGE_JSON... : a pipeline.json over $REPO and the fixture recipes with
-# the given stage objects (EXTRA adds top-level members, as for std_pipeline).
+# the given stage objects (pipeline_json; EXTRA adds top-level members, as for std_pipeline).
 pipeline_with()
 {
-	local file=$1 stages="" sep="" s
+	local file=$1
 	shift
 	[ -n "${RECIPES:-}" ] || copy_recipes
-	for s in "$@"; do
-		stages+="$sep    $s"
-		sep=$',\n'
-	done
-	cat >"$file" <<EOF2
-{
-  "repo": $(json_escape "$REPO"), "base": "main", "recipes_dir": $(json_escape "$RECIPES"),
-  "gpus": ${GPUS:-0}, "max_parallel_recipes": 2, ${EXTRA:-}
-  "stages": [
-$stages
-  ]
-}
-EOF2
+	pipeline_json "$file" "$REPO" "$RECIPES" "\"gpus\": ${GPUS:-0}, \"max_parallel_recipes\": 2, ${EXTRA:-}" "$@"
 }
 
 # procs_in DIR : pids of processes whose cwd lies in DIR (empty output when none).

@@ -379,24 +379,13 @@ make_repo()
 	git -C "$1" commit -q -m "initial commit"
 }
 
-# write_pipeline FILE REPO RECIPES MAX_PARALLEL STAGE_JSON... : a pipeline.json.
+# write_pipeline FILE REPO RECIPES MAX_PARALLEL STAGE_JSON... : a pipeline.json (pipeline_json)
+# without GPUs.
 write_pipeline()
 {
-	local file=$1 repo=$2 recipes=$3 par=$4 stages="" sep="" s
+	local file=$1 repo=$2 recipes=$3 par=$4
 	shift 4
-	for s in "$@"; do
-		stages+="$sep    $s"
-		sep=$',\n'
-	done
-	cat >"$file" <<EOF
-{
-  "repo": $(json_escape "$repo"), "base": "main", "recipes_dir": $(json_escape "$recipes"),
-  "gpus": 0, "max_parallel_recipes": $par,
-  "stages": [
-$stages
-  ]
-}
-EOF
+	pipeline_json "$file" "$repo" "$recipes" "\"gpus\": 0, \"max_parallel_recipes\": $par," "$@"
 }
 
 # new_store DIR [PIPELINE] : a repository DIR/repo and a store DIR/store over it.
