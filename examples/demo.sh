@@ -103,21 +103,7 @@ cleanup() {
 trap cleanup EXIT
 
 say "demo directory $WORK"
-git_id=(-c user.name="packetfs demo" -c user.email="demo@example.invalid")
-cp -a "$ROOT/examples/sample-project" "$WORK/repo"
-git -C "$WORK/repo" init -q -b main
-git -C "$WORK/repo" add -A
-git -C "$WORK/repo" "${git_id[@]}" commit -q -m "strkit: string helpers"
-git clone -q --bare "$WORK/repo" "$WORK/origin.git"
-git -C "$WORK/repo" remote add origin "$WORK/origin.git"
-
-gpus=0
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-	gpus='"auto"'
-fi
-sed -e "s|@REPO@|$WORK/repo|g" -e "s|@RECIPES@|$ROOT/recipes|g" \
-	-e "s|@STAGES@|$ROOT/examples/stages|g" -e "s|@GPUS@|$gpus|g" \
-	"$ROOT/examples/pipeline.json.in" >"$WORK/pipeline.json"
+bash "$ROOT/examples/sample-setup.sh" "$WORK"
 
 say "packetfs init $WORK/store --repo $WORK/repo --pipeline $WORK/pipeline.json"
 "$PFS" init "$WORK/store" --repo "$WORK/repo" --pipeline "$WORK/pipeline.json"

@@ -40,13 +40,23 @@
 # missing (and nothing failed).
 set -uo pipefail # not -e: a system that fails is noted and the next one runs
 
-say() { printf '%s\n' "$*"; }
-fail() { say "02-unit-tests: FAILING: $*"; exit 1; }
-blocked() { say "02-unit-tests: BLOCKED: $*"; exit 77; }
+# shellcheck disable=SC2034 # used by lib/report.sh
+RECIPE=02-unit-tests
+# shellcheck source=lib/report.sh
+. "$(dirname "$0")/lib/report.sh"
 have() { command -v "$1" >/dev/null 2>&1; }
-run() {
-	say "\$ $*"
-	"$@"
+# tools_for WHAT TOOL... : true when every TOOL is installed; else notes "WHAT, but TOOL or
+# TOOL is not installed" in missing and is false.
+tools_for() {
+	local what=$1 t list
+	shift
+	for t in "$@"; do
+		if ! have "$t"; then
+			list=$(printf ' or %s' "$@")
+			missing+=("$what, but ${list# or } is not installed")
+			return 1
+		fi
+	done
 }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -56,7 +66,7 @@ mkdir -p "$out" || fail "cannot make $out"
 jobs=$(nproc 2>/dev/null || echo 2)
 export PYTHONDONTWRITEBYTECODE=1
 
-say "recipe:   ${RECIPE_NAME:-02-unit-tests}"
+say "recipe:   ${RECIPE_NAME:-$RECIPE}"
 say "worktree: $PWD"
 say "head:     $(git rev-parse HEAD 2>/dev/null || echo '(not a git worktree)')"
 say "builds:   $PWD/$out"
@@ -68,9 +78,7 @@ merge=()    # arguments of junit-merge.py
 
 # --- meson -------------------------------------------------------------
 if [ -f meson.build ]; then
-	if ! have meson || ! have ninja; then
-		missing+=("meson.build, but meson or ninja is not installed")
-	else
+	if tools_for meson.build meson ninja; then
 		say ""
 		say "== meson test"
 		systems+=(meson)
@@ -99,9 +107,7 @@ cmake_tests() {
 }
 
 if [ -f CMakeLists.txt ] && cmake_tests; then
-	if ! have cmake || ! have ctest; then
-		missing+=("CMake tests, but cmake or ctest is not installed")
-	else
+	if tools_for "CMake tests" cmake ctest; then
 		say ""
 		say "== ctest"
 		systems+=(ctest)
@@ -132,9 +138,7 @@ for f in GNUmakefile makefile Makefile; do
 	[ -f "$f" ] && mk=$f
 done
 if [ -n "$mk" ] || [ -x configure ]; then
-	if ! have make; then
-		missing+=("${mk:-configure}, but make is not installed")
-	else
+	if tools_for "${mk:-configure}" make; then
 		say ""
 		say "== make check / make test"
 		src=$out/make/src

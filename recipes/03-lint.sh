@@ -14,11 +14,12 @@
 # missing, 1 a file is not formatted.
 set -euo pipefail
 
-say() { printf '%s\n' "$*"; }
-fail() { say "03-lint: FAILING: $*"; exit 1; }
-blocked() { say "03-lint: BLOCKED: $*"; exit 77; }
+# shellcheck disable=SC2034 # used by lib/report.sh
+RECIPE=03-lint
+# shellcheck source=lib/report.sh
+. "$(dirname "$0")/lib/report.sh"
 
-say "recipe:   ${RECIPE_NAME:-03-lint}"
+say "recipe:   ${RECIPE_NAME:-$RECIPE}"
 say "worktree: $PWD"
 
 cf=""

@@ -14,11 +14,12 @@
 # does not reproduce HEAD.
 set -euo pipefail
 
-say() { printf '%s\n' "$*"; }
-fail() { say "04-diff-integrity: FAILING: $*"; exit 1; }
-blocked() { say "04-diff-integrity: BLOCKED: $*"; exit 77; }
+# shellcheck disable=SC2034 # used by lib/report.sh
+RECIPE=04-diff-integrity
+# shellcheck source=lib/report.sh
+. "$(dirname "$0")/lib/report.sh"
 
-say "recipe:   ${RECIPE_NAME:-04-diff-integrity}"
+say "recipe:   ${RECIPE_NAME:-$RECIPE}"
 say "worktree: $PWD"
 
 [ -n "${PACKET_DIR:-}" ] || blocked "PACKET_DIR is not set"

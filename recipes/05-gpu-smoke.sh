@@ -14,11 +14,12 @@
 # or a result is wrong.
 set -euo pipefail
 
-say() { printf '%s\n' "$*"; }
-fail() { say "05-gpu-smoke: FAILING: $*"; exit 1; }
-blocked() { say "05-gpu-smoke: BLOCKED: $*"; exit 77; }
+# shellcheck disable=SC2034 # used by lib/report.sh
+RECIPE=05-gpu-smoke
+# shellcheck source=lib/report.sh
+. "$(dirname "$0")/lib/report.sh"
 
-say "recipe:   ${RECIPE_NAME:-05-gpu-smoke}"
+say "recipe:   ${RECIPE_NAME:-$RECIPE}"
 command -v nvidia-smi >/dev/null 2>&1 || blocked "nvidia-smi is not installed"
 [ -n "${CUDA_VISIBLE_DEVICES:-}" ] || blocked "no GPU granted (CUDA_VISIBLE_DEVICES is empty)"
 say "gpus:     $CUDA_VISIBLE_DEVICES"

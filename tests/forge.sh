@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tests/forge.sh - remotes and a local stand-in for a forge, for the tests that publish:
-# a pipeline that pushes (push_pipeline, publish_log, remote_head, free_port; the
+# a pipeline that pushes (push_pipeline, push_item, publish_log, remote_head, free_port; the
 # tests/pipeline/push-*.sh), a git server behind authentication (push-http.sh,
 # brief-to-pr.sh), and the log of the stand-in gh (gh_log, field; also open-pr.sh). Sourced
 # after tests/lib.sh:
@@ -149,11 +149,16 @@ field() { python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())[s
 # stage (e.g. '"timeout_s": 5,').
 push_pipeline()
 {
-	pipeline_with "$1" \
-		"{\"name\": \"plan\", \"run\": $(stage_run plan.sh), \"produces\": [\"plan.md\"]}" \
-		"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-		"{\"name\": \"review\", \"run\": $(stage_run review.sh sound), \"produces\": [\"review.md\"]}" \
-		"{\"name\": \"publish\", ${2:-}\"push\": {\"remote\": \"origin\"}, \"run\": $(stage_run publish.sh)}"
+	pipeline_with "$1" "$(plan_stage)" "$(print_stage)" "$(review_stage sound)" "$(publish_stage "${2:-}")"
+}
+
+# push_item [PUBLISH_MEMBERS] : the pipeline $T/pipeline.json of push_pipeline (with those
+# PUBLISH_MEMBERS), its store mounted on $M and a new item fix-1 there (mount_item: d is its
+# directory, r its registry).
+push_item()
+{
+	push_pipeline "$T/pipeline.json" "$@"
+	mount_item "$T/pipeline.json"
 }
 
 # publish_log ITEM : the text of the latest publish log of ITEM on $M.

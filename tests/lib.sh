@@ -7,6 +7,11 @@
 #	make_store
 #	mount_store
 #
+# or, for the usual shapes, with one call that also makes the item fix-1 (d, its directory; r,
+# its registry): mount_item (a store without pipeline), std_item RECIPE... (the usual
+# five-stage pipeline whose plan names the RECIPEs) or pipeline_item STAGE_JSON... (the stages
+# given, e.g. "$(plan_stage 01-build)" "$(print_stage)" "$(validate_stage)").
+#
 # Design: every test owns one temporary directory $T (mktemp -d) holding its git repository,
 # its bare remote, its store, its mount points and its scratch files. An EXIT trap always
 # lazily unmounts every mount the test made (fusermount3 -u -z), ends the daemons, ends any
@@ -17,6 +22,10 @@
 # Environment: PACKETFS_BIN overrides the binary under test (default build/fs/packetfs of the
 # source tree); PFS_WAIT_BOUND overrides the polling bound in seconds (default 30);
 # PFS_KEEP=1 keeps $T after the test for inspection (mounts are still undone).
+#
+# Topic libraries, sourced after this file by the tests that need them: tests/forge.sh
+# (remotes, a git server, the stand-in gh), tests/slurm.sh (the slurm executor's pipeline and
+# jobs), tests/trees.sh (process trees that a run leaves behind).
 
 set -euo pipefail
 
@@ -26,6 +35,10 @@ FIXTURES="$TESTS_DIR/fixtures"
 PFS=${PACKETFS_BIN:-$ROOT/build/fs/packetfs}
 WAIT_BOUND=${PFS_WAIT_BOUND:-30}
 TEST_NAME="$(basename "$(dirname "$0")")/$(basename "$0" .sh)"
+
+# json_escape, argv_json, pid_alive, pid_of_cmdline
+# shellcheck source=common.sh
+. "$TESTS_DIR/common.sh"
 
 # Git identity for every commit the tests and the stage programs make.
 export GIT_AUTHOR_NAME="packetfs tests" GIT_AUTHOR_EMAIL="tests@packetfs.invalid"
@@ -169,12 +182,8 @@ wait_for()
 	done
 }
 
-# until_gone PID : waits (bounded) until the process PID no longer exists.
-pid_alive()
-{
-	kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
-}
-
+# wait_gone PID : waits (bounded) until the process PID no longer exists (pid_alive); fails the
+# test when the bound runs out.
 wait_gone()
 {
 	local pid=$1 end=$(( $(date +%s%N) + WAIT_BOUND * 1000000000 ))
@@ -186,25 +195,6 @@ wait_gone()
 	done
 }
 
-# json_escape STRING : the string as a JSON string literal.
-json_escape()
-{
-	local s=$1
-	s=${s//\\/\\\\}
-	s=${s//\"/\\\"}
-	printf '"%s"' "$s"
-}
-
-# argv_json WORD... : a JSON array of strings.
-argv_json()
-{
-	local out="[" sep="" w
-	for w in "$@"; do
-		out+="$sep$(json_escape "$w")"
-		sep=", "
-	done
-	printf '%s]' "$out"
-}
 
 # stage_run SCRIPT ARG... : the "run" array for a fixture stage program.
 stage_run()
@@ -244,39 +234,33 @@ EOF
 	git -C "$REPO" remote add origin "$ORIGIN"
 }
 
-# copy_recipes : copies the fixture recipes to $T/recipes (executable) and sets RECIPES.
+# copy_recipes [SET...] : copies the fixture recipes (tests/fixtures/recipes), and those of each
+# further fixture SET (tests/fixtures/SET/*.sh, e.g. junit), to $T/recipes (executable) and sets
+# RECIPES.
 copy_recipes()
 {
+	local set
 	RECIPES="$T/recipes"
 	mkdir -p "$RECIPES"
 	cp "$FIXTURES"/recipes/* "$RECIPES/"
+	for set in "$@"; do
+		cp "$FIXTURES/$set"/*.sh "$RECIPES/"
+	done
 	chmod +x "$RECIPES"/*
 }
 
-# std_pipeline FILE : writes the usual five-stage pipeline built of fixture stage programs.
-# Tunables (environment of the call): PLAN_RECIPES (names the plan lists, default
+# std_pipeline FILE : writes the usual five-stage pipeline built of fixture stage programs
+# (pipeline_with): plan, print, validate, a review that loops back to print, and a publish behind
+# the gate approve. Tunables (environment of the call): PLAN_RECIPES (names the plan lists, default
 # "01-build 02-lint"), PRINT_ARGS (arguments of print.sh), ASSESSMENT (review's verdict, default
 # sound), MAX_ITER (default 3), GPUS (the "gpus" member, default 0), EXTRA (extra top-level
 # members, e.g. '"max_doc_size": 1024,').
 std_pipeline()
 {
-	local file=$1
-	[ -n "${RECIPES:-}" ] || copy_recipes
 	# shellcheck disable=SC2086
-	cat >"$file" <<EOF
-{
-  "repo": $(json_escape "$REPO"), "base": "main", "recipes_dir": $(json_escape "$RECIPES"),
-  "gpus": ${GPUS:-0}, "max_parallel_recipes": 2, ${EXTRA:-}
-  "stages": [
-    {"name": "plan", "run": $(stage_run plan.sh ${PLAN_RECIPES:-01-build 02-lint}), "produces": ["plan.md"]},
-    {"name": "print", "run": $(stage_run print.sh ${PRINT_ARGS:-}), "produces": ["change.md"]},
-    {"name": "validate", "recipes": "plan"},
-    {"name": "review", "run": $(stage_run review.sh "${ASSESSMENT:-sound}"), "produces": ["review.md"],
-     "on_needs_changes": "print", "max_iterations": ${MAX_ITER:-3}},
-    {"name": "publish", "gate": "approve", "push": {"remote": "origin"}, "run": $(stage_run publish.sh)}
-  ]
-}
-EOF
+	pipeline_with "$1" "$(plan_stage ${PLAN_RECIPES:-01-build 02-lint})" "$(print_stage ${PRINT_ARGS:-})" \
+		"$(validate_stage)" "$(review_loop "${MAX_ITER:-3}" review.sh "${ASSESSMENT:-sound}")" \
+		"$(publish_stage '"gate": "approve",')"
 }
 
 # make_store [PIPELINE_FILE] : `packetfs init` of a new store $STORE over $REPO.
@@ -297,18 +281,7 @@ make_store()
 # find_daemon STORE MNT : pid of the daemon serving STORE on MNT (empty if none).
 find_daemon()
 {
-	local want="$PFS mount $1 $2" p
-	local -a args
-	for p in /proc/[0-9]*; do
-		[ -r "$p/cmdline" ] || continue
-		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
-		[ "${#args[@]}" -ge 4 ] || continue
-		if [ "${args[*]:0:4}" = "$want" ]; then
-			echo "${p#/proc/}"
-			return 0
-		fi
-	done
-	return 0
+	pid_of_cmdline -p "$PFS" mount "$1" "$2"
 }
 
 # mount_store [MNT] [STORE] : `packetfs mount STORE MNT` (daemonized), then waits until the
@@ -417,6 +390,17 @@ assert_contains()
 	esac
 }
 
+# assert_contains_each HAYSTACK WHAT NEEDLE... : HAYSTACK contains every NEEDLE (assert_contains,
+# WHAT naming HAYSTACK in the failure message).
+assert_contains_each()
+{
+	local text=$1 what=$2 needle
+	shift 2
+	for needle in "$@"; do
+		assert_contains "$text" "$needle" "$what"
+	done
+}
+
 assert_not_contains()
 {
 	case "$1" in
@@ -480,6 +464,23 @@ sh_write()
 sh_append()
 {
 	bash -c 'printf "%s" "$2" >> "$1"' _ "$1" "$2"
+}
+
+# write_then_close FILE APPEND|TRUNC TEXT : one open(2) of FILE for writing (O_APPEND or
+# O_TRUNC), one write(2) of TEXT, then close(2): for a last line without a newline, which the
+# mount judges at close. Exits 0 when the close succeeds; a close that fails exits 1 with the
+# error's text (strerror) on stderr (for assert_fails_with).
+write_then_close()
+{
+	python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | getattr(os, "O_" + sys.argv[2]))
+os.write(fd, sys.argv[3].encode())
+try:
+    os.close(fd)
+except OSError as e:
+    sys.exit(os.strerror(e.errno))
+' "$@"
 }
 
 # bg COMMAND... : starts a helper in the background, ended by cleanup. Sets BG.
@@ -596,37 +597,13 @@ assert_head()
 }
 
 # pipeline_with FILE STAGE_JSON... : a pipeline.json over $REPO and the fixture recipes with
-# the given stage objects (EXTRA adds top-level members, as for std_pipeline).
+# the given stage objects (pipeline_json; EXTRA adds top-level members, as for std_pipeline).
 pipeline_with()
-{
-	local file=$1 stages="" sep="" s
-	shift
-	[ -n "${RECIPES:-}" ] || copy_recipes
-	for s in "$@"; do
-		stages+="$sep    $s"
-		sep=$',\n'
-	done
-	cat >"$file" <<EOF2
-{
-  "repo": $(json_escape "$REPO"), "base": "main", "recipes_dir": $(json_escape "$RECIPES"),
-  "gpus": ${GPUS:-0}, "max_parallel_recipes": 2, ${EXTRA:-}
-  "stages": [
-$stages
-  ]
-}
-EOF2
-}
-
-# plan_print_pipeline FILE SCRIPT [ARG...] : a pipeline.json (as pipeline_with) of two stages:
-# plan runs the fixture stage program SCRIPT with the ARGs and produces plan.md, then print runs
-# print.sh and produces change.md.
-plan_print_pipeline()
 {
 	local file=$1
 	shift
-	pipeline_with "$file" \
-		"{\"name\": \"plan\", \"run\": $(stage_run "$@"), \"produces\": [\"plan.md\"]}" \
-		"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
+	[ -n "${RECIPES:-}" ] || copy_recipes
+	pipeline_json "$file" "$REPO" "$RECIPES" "\"gpus\": ${GPUS:-0}, \"max_parallel_recipes\": 2, ${EXTRA:-}" "$@"
 }
 
 # procs_in DIR : pids of processes whose cwd lies in DIR (empty output when none).
@@ -643,15 +620,141 @@ no_procs_in()
 
 # std_item RECIPE... : a repository (make_repo), the fixture recipes (unless RECIPES is set
 # already) and the usual pipeline whose plan names the RECIPEs (std_pipeline, with the
-# caller's other tunables), its store mounted on $M, and a new item fix-1 there.
+# caller's other tunables), its store mounted on $M, and a new item fix-1 there (mount_item:
+# d is its directory, r its registry).
 std_item()
 {
 	make_repo
 	[ -n "${RECIPES:-}" ] || copy_recipes
 	PLAN_RECIPES="$*" std_pipeline "$T/pipeline.json"
-	make_store "$T/pipeline.json"
+	mount_item "$T/pipeline.json"
+}
+
+# mount_item [PIPELINE_FILE] : a store (make_store, with PIPELINE_FILE when given; it makes the
+# repository when there is none yet) mounted on $M (mount_store), and a new item fix-1 there
+# (new_item). Sets d to the item's directory and r to its registry
+# ($d/validation/registry.jsonl). Fails the test when a step fails.
+mount_item()
+{
+	make_store "$@"
 	mount_store
 	new_item fix-1
+	d=$M/fix-1
+	r=$d/validation/registry.jsonl
+}
+
+# pipeline_store STAGE_JSON... : the pipeline $T/pipeline.json of those stages over $REPO
+# (pipeline_with, same tunables; make_repo first when there is no repository yet), and its store
+# (make_store) mounted on $M (mount_store).
+pipeline_store()
+{
+	[ -n "$REPO" ] || make_repo
+	pipeline_with "$T/pipeline.json" "$@"
+	make_store "$T/pipeline.json"
+	mount_store
+}
+
+# pipeline_item STAGE_JSON... : pipeline_store of those stages, and a new item fix-1 there; sets
+# d and r as mount_item does.
+pipeline_item()
+{
+	pipeline_store "$@"
+	new_item fix-1
+	d=$M/fix-1
+	r=$d/validation/registry.jsonl
+}
+
+# stage_json NAME PRODUCT SCRIPT [ARG...] : prints the JSON object of a stage NAME that runs the
+# fixture stage program SCRIPT with the ARGs and produces the document PRODUCT ("-": produces
+# nothing). For the usual stages: plan_stage, print_stage, validate_stage, review_stage,
+# review_loop, publish_stage.
+stage_json()
+{
+	local name=$1 product=$2 produces="[]"
+	shift 2
+	[ "$product" = - ] || produces="[$(json_escape "$product")]"
+	printf '{"name": %s, "run": %s, "produces": %s}' "$(json_escape "$name")" "$(stage_run "$@")" \
+		"$produces"
+}
+
+# plan_stage RECIPE... : prints the stage "plan": plan.sh writes a plan.md naming the RECIPEs.
+plan_stage()
+{
+	stage_json plan plan.md plan.sh "$@"
+}
+
+# print_stage [ARG...] : prints the stage "print": print.sh (with the ARGs) commits a change to
+# hello.c and writes change.md.
+print_stage()
+{
+	stage_json print change.md print.sh "$@"
+}
+
+# validate_stage [SCRIPT [ARG...]] : prints the stage "validate" that runs the recipes the plan
+# names; with SCRIPT, the stage then runs that fixture stage program (with the ARGs), which
+# produces change-validation.md.
+validate_stage()
+{
+	if [ $# -gt 0 ]; then
+		printf '{"name": "validate", "recipes": "plan", "run": %s, "produces": ["change-validation.md"]}' \
+			"$(stage_run "$@")"
+	else
+		printf '{"name": "validate", "recipes": "plan"}'
+	fi
+}
+
+# review_stage ASSESSMENT : prints the stage "review": review.sh writes a review.md whose
+# assessment is ASSESSMENT (sound, needs_changes, ...).
+review_stage()
+{
+	stage_json review review.md review.sh "$1"
+}
+
+# review_loop MAX SCRIPT [ARG...] : prints a stage "review" that runs the fixture stage program
+# SCRIPT (with the ARGs), produces review.md, and sends an assessment needs_changes back to
+# print, for at most MAX iterations.
+review_loop()
+{
+	local max=$1 run
+	shift
+	run=$(stage_run "$@")
+	printf '{"name": "review", "run": %s, "produces": ["review.md"], "on_needs_changes": "print", "max_iterations": %s}' \
+		"$run" "$max"
+}
+
+# publish_stage [MEMBERS] : prints the stage "publish" that pushes the item branch to the remote
+# "origin", then runs publish.sh. MEMBERS, JSON text, are added to the stage first (e.g.
+# '"gate": "approve",').
+publish_stage()
+{
+	printf '{"name": "publish", %s"push": {"remote": "origin"}, "run": %s}' "${1:-}" \
+		"$(stage_run publish.sh)"
+}
+
+# sleeping_item [STAGE_JSON...] : the item fix-1 of a pipeline (pipeline_item) whose plan runs
+# the fixture stage program sleep.sh, which runs until it is stopped, followed by the
+# STAGE_JSONs; advances the item, waits until the plan runs and sleep.sh has written its pids
+# (its own, then its child's) to $T/pids, and sets the array pids to them.
+sleeping_item()
+{
+	pipeline_item "$(stage_json plan plan.md sleep.sh "$T/pids")" "$@"
+	ctl "$M" fix-1 advance
+	wait_state "$M" fix-1 running
+	wait_for test -s "$T/pids"
+	mapfile -t pids <"$T/pids"
+}
+
+# assert_engine_line RECIPE STATUS NOTE [SIGNAL] : the registry $r holds exactly one line of
+# RECIPE with STATUS written by the engine, and the first line of RECIPE has the note NOTE; with
+# SIGNAL, that line also names the signal SIGNAL and has no exit code (null).
+assert_engine_line()
+{
+	assert_eq 1 "$(reg count "$r" recipe="$1" status="$2" source=engine)" "$2 lines of $1"
+	assert_eq "$3" "$(reg field "$r" 0 note recipe="$1")" "$1 note"
+	if [ -n "${4:-}" ]; then
+		assert_eq "$4" "$(reg field "$r" 0 signal recipe="$1")" "$1 signal"
+		assert_eq null "$(reg field "$r" 0 exit_code recipe="$1")" "$1 exit_code"
+	fi
 }
 
 # settled ITEM : waits until ITEM on $M neither runs nor is queued; prints its state.
@@ -660,132 +763,4 @@ settled()
 	wait_for bash -c 'case "$(sed -n "s/^state: *//p" "$1")" in running | queued | "") exit 1 ;; esac' \
 		_ "$M/$1/status"
 	status_field "$M" "$1" state
-}
-
-# tree_recipe SUMMARY [TIMEOUT] : writes the recipe 10-tree to $RECIPES (after copy_recipes; it
-# is not among the fixture recipes, which every test copies), with that summary and "# timeout:"
-# line. It runs the fixture stage program tree.sh, which leaves a process tree behind its group
-# and writes the tree's pids to $T/pids.
-tree_recipe()
-{
-	{
-		printf '#!/usr/bin/env bash\n# summary: %s\n' "$1"
-		[ -z "${2:-}" ] || printf '# timeout: %s\n' "$2"
-		printf 'exec bash %q %q\n' "$FIXTURES/stages/tree.sh" "$T/pids"
-	} >"$RECIPES/10-tree.sh"
-	chmod +x "$RECIPES/10-tree.sh"
-}
-
-# read_tree_pids PIDFILE WRITER : waits until tree.sh has written PIDFILE, then sets TREE_PIDS to
-# the five pids in it (the tree's leader first); WRITER ("stage", "recipe") names the run that
-# wrote them in the failure message.
-read_tree_pids()
-{
-	wait_for test -s "$1"
-	mapfile -t TREE_PIDS <"$1"
-	assert_eq 5 "${#TREE_PIDS[@]}" "pids written by the $2"
-}
-
-# daemon_zombies : how many zombie children the daemon $DAEMON has (it must reap the orphans of
-# its runs).
-daemon_zombies()
-{
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v d="$DAEMON" '
-		match($0, /\) [A-Za-z] [0-9]+ /) {
-			split(substr($0, RSTART + 2), f, " ")
-			if (f[1] == "Z" && f[2] == d)
-				n++
-		}
-		END { print n + 0 }'
-}
-
-# no_zombies : the daemon $DAEMON has no zombie child.
-no_zombies()
-{
-	[ "$(daemon_zombies)" = 0 ]
-}
-
-# wait_tree_gone : waits (bounded) until every process of TREE_PIDS is gone and the daemon has
-# reaped them all (no zombie child left).
-wait_tree_gone()
-{
-	local p
-	for p in "${TREE_PIDS[@]}"; do
-		wait_gone "$p"
-	done
-	wait_for no_zombies
-}
-
-# need_slurm : ends the test as skipped (status 77, the reason on stderr) unless tests/run.sh
-# started the one-node Slurm cluster (tests/slurm-cluster.sh) and exported its SLURM_CONF.
-need_slurm()
-{
-	if [ -z "${SLURM_CONF:-}" ] || ! scontrol ping >/dev/null 2>&1; then
-		echo "SKIP: ${PFS_SLURM_WHY:-no Slurm cluster: run through tests/run.sh, which starts one}" >&2
-		exit 77
-	fi
-}
-
-# slurm_pipeline FILE [STAGE...] : the usual pipeline (std_pipeline, same tunables) with the
-# slurm executor (SLURM_EXECUTOR overrides its JSON object). With STAGE names, only those
-# stages are kept (e.g. "plan print validate").
-slurm_pipeline()
-{
-	local file=$1
-	shift
-	EXTRA="${EXTRA:-}\"executor\": ${SLURM_EXECUTOR:-{\"kind\": \"slurm\", \"poll_ms\": 200\}},"
-	EXTRA=$EXTRA std_pipeline "$file"
-	if [ $# -gt 0 ]; then
-		python3 - "$file" "$@" <<'PY'
-import json, sys
-f = sys.argv[1]
-p = json.load(open(f))
-p["stages"] = [s for s in p["stages"] if s["name"] in sys.argv[2:]]
-json.dump(p, open(f, "w"), indent=1)
-PY
-	fi
-}
-
-# slurm_item RECIPE... : a repository, the fixture recipes and those of fixtures/slurm/, the
-# stages plan, print and validate with the slurm executor (slurm_pipeline; SLURM_EXECUTOR and
-# MAX_PARALLEL, default 2, tune it) whose plan names the RECIPEs, its store mounted on $M and a
-# new item fix-1 there: d is its directory, r its registry. Skips the test without a cluster.
-slurm_item()
-{
-	need_slurm
-	make_repo
-	copy_recipes
-	install -m 755 "$FIXTURES"/slurm/*.sh "$RECIPES/"
-	PLAN_RECIPES="$*" slurm_pipeline "$T/pipeline.json" plan print validate
-	sed -i "s/\"max_parallel_recipes\": 2/\"max_parallel_recipes\": ${MAX_PARALLEL:-2}/" \
-		"$T/pipeline.json"
-	make_store "$T/pipeline.json"
-	mount_store
-	new_item fix-1
-	d=$M/fix-1
-	r=$d/validation/registry.jsonl
-}
-
-# set_executor KEY JSON : sets (JSON null: removes) KEY of the executor in the mounted store's
-# pipeline.json, through the mount; fails the test when it is refused.
-set_executor()
-{
-	python3 - "$M/.packetfs/pipeline.json" "$1" "$2" >"$T/executor.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-v = json.loads(sys.argv[3])
-if v is None:
-    p["executor"].pop(sys.argv[2], None)
-else:
-    p["executor"][sys.argv[2]] = v
-print(json.dumps(p))
-PY
-	cp "$T/executor.json" "$M/.packetfs/pipeline.json" ||
-		fail "pipeline.json with executor.$1 = $2 was refused"
-}
-
-# slurm_job_state ID : the JobState of Slurm job ID.
-slurm_job_state()
-{
-	scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
 }

@@ -60,11 +60,10 @@ set -euo pipefail
 
 DEFAULT_BASH="git add,git commit,git status,git diff,git log,git show,git rm,git mv,git restore,make,meson,ninja,cmake,ctest,cc,gcc,clang,./configure,pytest,python3 -m pytest"
 
-die() {
-	printf 'agent-stage.sh: %s\n' "$*" >&2
-	exit 2
-}
-say() { printf 'agent-stage.sh: %s\n' "$*"; }
+# shellcheck disable=SC2034 # read by die (lib.sh)
+DIE_STATUS=2 # die: a misconfigured stage
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # --- the stage environment ------------------------------------------------------------------
 for v in PACKET_DIR PACKET_WORKTREE PACKET_STAGE; do

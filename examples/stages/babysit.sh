@@ -44,11 +44,8 @@
 # an error, with "babysit.sh: what: why".
 set -euo pipefail
 
-die() {
-	printf 'babysit.sh: %s\n' "$*" >&2
-	exit 1
-}
-say() { printf 'babysit.sh: %s\n' "$*"; }
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 GH=${GH:-gh}
 POLL_S=${BABYSIT_POLL_S:-30}
@@ -171,16 +168,6 @@ elif cmd == "count":  # FILE: the length of its list
 PY
 bs() { python3 "$tmp/bs.py" "$@"; }
 
-# gh_ ARG... : gh, run in the worktree unless GH_REPO names the repository; its standard
-# error is kept in $tmp/err (err_text: that text on one line).
-gh_() {
-	if [ -z "${GH_REPO:-}" ] && [ -d "${PACKET_WORKTREE:-}" ]; then
-		(cd "$PACKET_WORKTREE" && "$GH" "$@") 2>"$tmp/err"
-	else
-		"$GH" "$@" 2>"$tmp/err"
-	fi
-}
-err_text() { tr '\n' ' ' <"$tmp/err" | sed 's/[[:space:]]*$//'; }
 worktree_head() {
 	if [ -d "${PACKET_WORKTREE:-}" ]; then git -C "$PACKET_WORKTREE" rev-parse HEAD; fi
 }

@@ -30,10 +30,8 @@
 # shellcheck disable=SC2016
 set -euo pipefail
 
-die() {
-	printf 'open-pr.sh: %s\n' "$*" >&2
-	exit 1
-}
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 dry_run=0
 case ${1:-} in
@@ -52,17 +50,6 @@ base=${PACKET_BASE:-main}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-# gh_ ARG... : gh, run in the worktree unless GH_REPO names the repository; its standard
-# error is kept in $tmp/err.
-gh_() {
-	if [ -z "${GH_REPO:-}" ] && [ -d "${PACKET_WORKTREE:-}" ]; then
-		(cd "$PACKET_WORKTREE" && "$GH" "$@") 2>"$tmp/err"
-	else
-		"$GH" "$@" 2>"$tmp/err"
-	fi
-}
-gh_error() { tr '\n' ' ' <"$tmp/err" | sed 's/[[:space:]]*$//'; }
 
 # status_of KEY : the value of KEY in the item's status ("" when there is none).
 status_of() {
@@ -146,14 +133,14 @@ if url=$(gh_ pr create --head "$branch" --base "$base" --title "$title" --body-f
 	printf 'open-pr.sh: opened %s\n' "$url"
 	reused=0
 elif grep -q 'already exists' "$tmp/err"; then
-	view=$(gh_ pr view "$branch" --json number,url) || die "gh pr view $branch: $(gh_error)"
+	view=$(gh_ pr view "$branch" --json number,url) || die "gh pr view $branch: $(err_text)"
 	read -r number url < <(printf '%s' "$view" | python3 -c \
 		'import json, sys; o = json.load(sys.stdin); print(o["number"], o["url"])') ||
 		die "gh pr view $branch: unreadable JSON: $view"
 	printf 'open-pr.sh: %s has pull request %s already; commenting there\n' "$branch" "$url"
 	reused=1
 else
-	die "gh pr create: $(gh_error)"
+	die "gh pr create: $(err_text)"
 fi
 [[ $number =~ ^[0-9]+$ ]] || die "gh: $url: no pull request number in it"
 
@@ -163,10 +150,10 @@ if [ "$reused" = 1 ]; then
 		sed -E 's/^## /#### /' "$tmp/body.md"
 	} >"$tmp/again.md"
 	gh_ pr comment "$number" --body-file "$tmp/again.md" >/dev/null ||
-		die "gh pr comment $number: $(gh_error)"
+		die "gh pr comment $number: $(err_text)"
 fi
 comment=$(gh_ pr comment "$number" --body-file "$tmp/evidence.md") ||
-	die "gh pr comment $number: $(gh_error)"
+	die "gh pr comment $number: $(err_text)"
 printf 'open-pr.sh: evidence record posted: %s\n' "$comment"
 
 python3 -c 'import json, sys

@@ -16,10 +16,8 @@
 # shellcheck disable=SC2016
 set -euo pipefail
 
-die() {
-	printf 'plan.sh: %s\n' "$*" >&2
-	exit 1
-}
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 [ -s brief.md ] || die "brief.md: missing or empty in $PWD"
 

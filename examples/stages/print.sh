@@ -18,10 +18,8 @@
 # shellcheck disable=SC2016
 set -euo pipefail
 
-die() {
-	printf 'print.sh: %s\n' "$*" >&2
-	exit 1
-}
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 wt=${PACKET_WORKTREE:-}
 [ -n "$wt" ] || die "PACKET_WORKTREE is not set"

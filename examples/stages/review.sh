@@ -14,10 +14,8 @@
 # shellcheck disable=SC2016
 set -euo pipefail
 
-die() {
-	printf 'review.sh: %s\n' "$*" >&2
-	exit 1
-}
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 [ -r change.diff ] || die "change.diff: not readable in $PWD"
 [ -r validation/evidence.md ] || die "validation/evidence.md: not readable in $PWD"

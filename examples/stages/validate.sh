@@ -64,11 +64,8 @@
 # procedure to record and no packetfs command).
 set -euo pipefail
 
-die() {
-	printf 'validate.sh: %s\n' "$*" >&2
-	exit 1
-}
-say() { printf 'validate.sh: %s\n' "$*"; }
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PFS=${PACKETFS:-packetfs}
 wt=${PACKET_WORKTREE:-}

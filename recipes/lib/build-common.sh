@@ -6,7 +6,8 @@
 #
 # Before sourcing, the recipe sets RECIPE (its name, for messages) and, for
 # CMake projects, WANT_CTEST=1 when it needs ctest too. Afterwards:
-#   say/run/fail/blocked/need  output helpers (fail exits 1, blocked 77)
+#   say/run/fail/blocked  output helpers (lib/report.sh: fail exits 1, blocked 77)
+#   need  need TOOL WHAT: blocked unless the command TOOL is installed
 #   src   the worktree (cwd)
 #   bdir  the out-of-tree build directory:
 #         ${TMPDIR:-/tmp}/packetfs-build/<item>-<hash of the worktree path>
@@ -15,13 +16,8 @@
 # and file descriptor 9 holds a lock on "$bdir.lock", so two runs do not
 # build in the same directory at the same time.
 
-say() { printf '%s\n' "$*"; }
-fail() { say "$RECIPE: FAILING: $*"; exit 1; }
-blocked() { say "$RECIPE: BLOCKED: $*"; exit 77; }
-run() {
-	say "\$ $*"
-	"$@"
-}
+# shellcheck source=report.sh
+. "$(dirname "${BASH_SOURCE[0]}")/report.sh"
 need() {
 	command -v "$1" >/dev/null 2>&1 || blocked "$2 project, but '$1' is not installed"
 }

@@ -2,12 +2,7 @@
 # A pipeline with a small max_doc_size: writes beyond it fail with EFBIG and what is stored
 # stays intact; exactly the limit is fine.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-EXTRA='"max_doc_size": 1024,' std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+EXTRA='"max_doc_size": 1024,' std_item 01-build 02-lint
 
 head -c 1024 /dev/zero | tr '\0' a >"$T/exact"
 cp "$T/exact" "$d/exact.md" || fail "a document of exactly the limit was refused"

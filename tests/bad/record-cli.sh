@@ -4,11 +4,7 @@
 # an unknown recipe, outside an item directory (also inside the item's worktree, unless
 # PACKET_DIR names the item) and for an archived item it exits 1 saying why; nothing runs.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 # record_fails STATUS TEXT ARG... : packetfs record ARG... exits STATUS, saying TEXT on stderr and
 # printing nothing on stdout.

@@ -7,11 +7,7 @@
 # newline is judged at close; cancel with no run is ENOENT; an archived item's file is read-only
 # (EACCES).
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 rec=$d/validation/record
 
 assert_eq "-rw-rw-rw-" "$(stat -c %A "$rec")" "mode of validation/record"

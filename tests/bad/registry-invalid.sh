@@ -2,11 +2,7 @@
 # Invalid registry lines fail with EINVAL and store nothing: not JSON, not an object, missing
 # or mistyped fields, unknown status, several lines with a bad one.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-r=$M/fix-1/validation/registry.jsonl
+mount_item
 
 echo '{"recipe":"01-build","status":"failing"}' >>"$r"
 snap=$(cat "$r"; printf x)
@@ -18,15 +14,7 @@ for line in 'not json' '[1, 2]' '"a string"' '{"recipe":"01-build"}' '{"status":
 	assert_eq "$snap" "$(cat "$r"; printf x)" "registry after appending '$line'"
 done
 # A partial line left at close is refused too, and not stored.
-assert_fails_with EINVAL python3 -c '
-import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
-os.write(fd, b"{\"recipe\":\"02-lint\",\"status\":\"validated\"}")
-try:
-    os.close(fd)
-except OSError as e:
-    sys.exit(os.strerror(e.errno))
-' "$r"
+assert_fails_with EINVAL write_then_close "$r" APPEND '{"recipe":"02-lint","status":"validated"}'
 assert_eq "$snap" "$(cat "$r"; printf x)" "registry after a partial line at close"
 
 # Appending with an offset write in the middle (not at the end) is refused.

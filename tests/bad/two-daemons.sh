@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # A second daemon on the same store is refused with a clear error; the first keeps working.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
+mount_item
 echo "first daemon" >"$M/fix-1/notes.md"
 
 mkdir -p "$T/mnt2"

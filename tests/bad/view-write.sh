@@ -2,11 +2,7 @@
 # Writes to views through every usual tool are refused with EACCES and change nothing:
 # cp, tee, truncate, dd, touch, sed -i and mv over a view, writes into logs and .history.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 echo "my notes" >"$d/notes.md"
 echo "v2" >"$d/notes.md"
 echo "x" >"$T/x"

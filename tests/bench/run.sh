@@ -47,6 +47,9 @@ BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_SRC/../.." && pwd)
 PFS=${PACKETFS_BIN:-$ROOT/build/fs/packetfs}
 PY=(python3 "$BENCH_SRC/fixtures/bench.py")
+# json_escape, argv_json, pid_alive, pid_of_cmdline
+# shellcheck source=../common.sh
+. "$ROOT/tests/common.sh"
 ALL_WORKLOADS="W1 W2 W3 W4 W5 W6 W7 W8"
 
 SCALE=1.0
@@ -148,28 +151,6 @@ CHILD=""   # the child run() waits for
 MOUNTS=()  # mount points made by this run (packetfs and bindfs)
 DAEMONS=() # the pid serving each of MOUNTS (parallel array; "" when unknown)
 
-# pid_of_cmdline WORD... : the pid of the process whose command line is exactly WORD...
-pid_of_cmdline()
-{
-	local want="$*" p
-	local -a args
-	for p in /proc/[0-9]*; do
-		[ -r "$p/cmdline" ] || continue
-		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
-		[ "${#args[@]}" = "$#" ] || continue
-		if [ "${args[*]}" = "$want" ]; then
-			echo "${p#/proc/}"
-			return 0
-		fi
-	done
-	return 0
-}
-
-pid_alive()
-{
-	kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
-}
-
 # forget_mount MNT : drops MNT from the cleanup list.
 forget_mount()
 {
@@ -205,23 +186,35 @@ wait_answers()
 	die "$1 does not answer after 300 s"
 }
 
-# pfs_mount STORE MNT : packetfs mount (daemonized); waits until stat of
-# MNT/.packetfs/version answers. Sets PFS_PID, and MOUNT_MS to the time from the start of
-# `packetfs mount` until that stat answered.
-pfs_mount()
+# timed_mount MNT PROBE CMD... : makes MNT (listed for cleanup: MOUNTS, DAEMONS) and runs CMD,
+# which mounts a FUSE file system there and daemonizes; dies when CMD fails. Then waits until
+# stat of MNT/PROBE answers (no wait when PROBE is empty). Sets MOUNT_MS to the time from the
+# start of CMD until then, and DAEMON_PID to the pid of the process whose command line is CMD
+# (empty when there is none).
+timed_mount()
 {
-	local t0 t1
-	mkdir -p "$2"
-	MOUNTS+=("$2")
+	local mnt=$1 probe=$2 t0 t1
+	shift 2
+	mkdir -p "$mnt"
+	MOUNTS+=("$mnt")
 	DAEMONS+=("")
 	t0=${EPOCHREALTIME/./}
-	"$PFS" mount "$1" "$2" </dev/null || die "packetfs mount $1 $2 failed"
-	wait_answers "$2/.packetfs/version"
+	"$@" </dev/null || die "$* failed"
+	[ -z "$probe" ] || wait_answers "$mnt/$probe"
 	t1=${EPOCHREALTIME/./}
 	MOUNT_MS=$(div $((t1 - t0)) 1000)
-	PFS_PID=$(pid_of_cmdline "$PFS" mount "$1" "$2")
+	DAEMON_PID=$(pid_of_cmdline "$@")
+	DAEMONS[${#DAEMONS[@]} - 1]=$DAEMON_PID
+}
+
+# pfs_mount STORE MNT : packetfs mount (daemonized); waits until stat of
+# MNT/.packetfs/version answers. Sets PFS_PID, and MOUNT_MS to the time from the start of
+# `packetfs mount` until that stat answered (timed_mount).
+pfs_mount()
+{
+	timed_mount "$2" .packetfs/version "$PFS" mount "$1" "$2"
+	PFS_PID=$DAEMON_PID
 	[ -n "$PFS_PID" ] || die "no daemon found for $1 on $2"
-	DAEMONS[${#DAEMONS[@]} - 1]=$PFS_PID
 }
 
 # pfs_umount MNT : packetfs umount, then waits for its daemon to exit.
@@ -240,17 +233,8 @@ pfs_umount()
 # MNT/PROBE answers (when given). Sets BIND_PID, and MOUNT_MS as pfs_mount does.
 bind_mount()
 {
-	local t0 t1
-	mkdir -p "$2"
-	MOUNTS+=("$2")
-	DAEMONS+=("")
-	t0=${EPOCHREALTIME/./}
-	"$BINDFS" "$1" "$2" </dev/null || die "bindfs $1 $2 failed"
-	[ $# -lt 3 ] || wait_answers "$2/$3"
-	t1=${EPOCHREALTIME/./}
-	MOUNT_MS=$(div $((t1 - t0)) 1000)
-	BIND_PID=$(pid_of_cmdline "$BINDFS" "$1" "$2")
-	DAEMONS[${#DAEMONS[@]} - 1]=$BIND_PID
+	timed_mount "$2" "${3:-}" "$BINDFS" "$1" "$2"
+	BIND_PID=$DAEMON_PID
 }
 
 bind_umount()
@@ -395,33 +379,13 @@ make_repo()
 	git -C "$1" commit -q -m "initial commit"
 }
 
-# json_str STRING : STRING as a JSON string literal.
-json_str()
-{
-	local s=$1
-	s=${s//\\/\\\\}
-	s=${s//\"/\\\"}
-	printf '"%s"' "$s"
-}
-
-# write_pipeline FILE REPO RECIPES MAX_PARALLEL STAGE_JSON... : a pipeline.json.
+# write_pipeline FILE REPO RECIPES MAX_PARALLEL STAGE_JSON... : a pipeline.json (pipeline_json)
+# without GPUs.
 write_pipeline()
 {
-	local file=$1 repo=$2 recipes=$3 par=$4 stages="" sep="" s
+	local file=$1 repo=$2 recipes=$3 par=$4
 	shift 4
-	for s in "$@"; do
-		stages+="$sep    $s"
-		sep=$',\n'
-	done
-	cat >"$file" <<EOF
-{
-  "repo": $(json_str "$repo"), "base": "main", "recipes_dir": $(json_str "$recipes"),
-  "gpus": 0, "max_parallel_recipes": $par,
-  "stages": [
-$stages
-  ]
-}
-EOF
+	pipeline_json "$file" "$repo" "$recipes" "\"gpus\": 0, \"max_parallel_recipes\": $par," "$@"
 }
 
 # new_store DIR [PIPELINE] : a repository DIR/repo and a store DIR/store over it.
@@ -760,7 +724,7 @@ w7()
 	fi
 	make_repo "$d/repo"
 	write_pipeline "$d/pipeline.json" "$d/repo" "$d/recipes" 1 \
-		"{\"name\": \"plan\", \"run\": [$(json_str "$stamp"), $(json_str "$d/stamps")]}"
+		"{\"name\": \"plan\", \"run\": [$(json_escape "$stamp"), $(json_escape "$d/stamps")]}"
 	"$PFS" init "$d/store" --repo "$d/repo" --pipeline "$d/pipeline.json" >/dev/null
 	pfs_mount "$d/store" "$d/mnt"
 	mkdir "$d/mnt/w7"
@@ -780,6 +744,19 @@ w7()
 }
 
 # --- W8: scale -------------------------------------------------------------------------------------
+
+# w8_mounted TARGET MNT PID : W8's measurements of TARGET (bindfs, packetfs) just mounted on MNT
+# by its daemon PID: the time until stat answered (MOUNT_MS), a timed ls of MNT, the daemon's
+# VmRSS after it, a timed ls -l of MNT.
+w8_mounted()
+{
+	record W8 "mount until stat answers" ms lower "$1" "$MOUNT_MS"
+	timed ls "$2" >/dev/null
+	record W8 "ls root" s lower "$1" "$ELAPSED"
+	record W8 "daemon VmRSS after ls" MiB lower "$1" "$(vmrss_mib "$3")"
+	timed ls -l "$2" >/dev/null
+	record W8 "ls -l root" s lower "$1" "$ELAPSED"
+}
 
 # vmrss_mib PID
 vmrss_mib()
@@ -809,21 +786,11 @@ w8()
 		record W8 "ls -l root" s lower disk "$ELAPSED"
 
 		bind_mount "$d/disk" "$d/bind" "$first"
-		record W8 "mount until stat answers" ms lower bindfs "$MOUNT_MS"
-		timed ls "$d/bind" >/dev/null
-		record W8 "ls root" s lower bindfs "$ELAPSED"
-		record W8 "daemon VmRSS after ls" MiB lower bindfs "$(vmrss_mib "$BIND_PID")"
-		timed ls -l "$d/bind" >/dev/null
-		record W8 "ls -l root" s lower bindfs "$ELAPSED"
+		w8_mounted bindfs "$d/bind" "$BIND_PID"
 		bind_umount "$d/bind"
 
 		pfs_mount "$d/store" "$d/mnt"
-		record W8 "mount until stat answers" ms lower packetfs "$MOUNT_MS"
-		timed ls "$d/mnt" >/dev/null
-		record W8 "ls root" s lower packetfs "$ELAPSED"
-		record W8 "daemon VmRSS after ls" MiB lower packetfs "$(vmrss_mib "$PFS_PID")"
-		timed ls -l "$d/mnt" >/dev/null
-		record W8 "ls -l root" s lower packetfs "$ELAPSED"
+		w8_mounted packetfs "$d/mnt" "$PFS_PID"
 		pfs_umount "$d/mnt"
 	done
 	rm -rf "$d"

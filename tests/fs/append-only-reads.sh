@@ -6,11 +6,7 @@
 # every revision is listed, a revision's stat size is its content's, and a directory of
 # .history resolves.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-r=$M/fix-1/validation/registry.jsonl
+mount_item
 
 python3 - "$M" <<'PY' || fail "append-only reads"
 import json, os, sys

@@ -2,10 +2,7 @@
 # rmdir of an item, or "archive" written to its ctl, archives it: it leaves the root and shows
 # read-only under .archive/ with its documents; nothing is deleted (branch, history).
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
+mount_item
 new_item fix-2
 echo "keep me" >"$M/fix-1/notes.md"
 echo "me too" >"$M/fix-2/notes.md"

@@ -9,17 +9,9 @@
 # truncate, another handle); the item's fixed directories when its row is written; an item
 # archived through ctl is gone for stat at once, and its documents with it.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
 export GATE_DIR=$T/gates # inherited by the daemon, and so by its recipes
 mkdir -p "$GATE_DIR"
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 09-gated), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(plan_stage 09-gated)" "$(validate_stage)"
 OLD="2001-02-03 04:05:06 UTC" OLD_S=981173106
 
 # same_size FILE... : stat's size of each FILE is the number of bytes a read gives.

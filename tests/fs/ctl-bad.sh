@@ -7,12 +7,7 @@
 # status.json, the item's events, stages/ and the registry are as they were; archive and rmdir
 # while a stage runs are EBUSY. (Replaces tests/bad/ctl-unknown.sh.)
 . "$(dirname "$0")/../lib.sh"
-make_repo
-plan_print_pipeline "$T/pipeline.json" sleep.sh "$T/pids"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(stage_json plan plan.md sleep.sh "$T/pids")" "$(print_stage)"
 
 # snapshot : everything a refused command must leave as it was.
 snapshot()
@@ -51,15 +46,7 @@ refused frobnicate "advance now" "approve please" "hold on" "release it" "archiv
 
 # A last line without a newline is applied on close: still refused, at close.
 before=$(snapshot)
-assert_fails_with EINVAL python3 -c '
-import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY | os.O_TRUNC)
-os.write(fd, b"frobnicate")
-try:
-    os.close(fd)
-except OSError as e:
-    sys.exit(os.strerror(e.errno))
-' "$d/ctl"
+assert_fails_with EINVAL write_then_close "$d/ctl" TRUNC frobnicate
 assert_eq "$before" "$(snapshot)" "item after a refused last line without newline"
 assert_eq new "$(status_field "$M" fix-1 state)" "state after refused commands"
 [ -z "$(ls "$d/stages")" ] || fail "a refused command started a stage: $(ls "$d/stages")"

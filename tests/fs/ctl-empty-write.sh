@@ -5,10 +5,7 @@
 # second stage. The items are held, so a second advance would show as a second stage (or as
 # a refused advance in ctl's result) instead of being hidden by automatic advancing.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-plan_print_pipeline "$T/pipeline.json" plan.sh 02-lint
-make_store "$T/pipeline.json"
-mount_store
+pipeline_store "$(plan_stage 02-lint)" "$(print_stage)"
 
 # started ITEM : the stage of each stage_started event of ITEM, one a line.
 started()

@@ -5,11 +5,7 @@
 # and every command of a write holding several lines, in order. Each effect is seen in the
 # item's events (hold/release) and in status.json's "hold".
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 # ctl_types : the types of fix-1's hold/release events, one a line.
 ctl_types()

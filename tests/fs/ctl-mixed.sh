@@ -5,11 +5,7 @@
 # appended to registry.jsonl, §6). A malformed line is known to be bad before anything is
 # applied, wherever it stands in the write. ctl's last result names the bad line.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 # ctl_write DATA : one write() of DATA to ctl, then close; prints "ok N" or the error.
 ctl_write()

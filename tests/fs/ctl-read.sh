@@ -4,11 +4,7 @@
 # last command's result; refusals found while parsing a line (an over-long verb or argument)
 # are results too. Reading ctl triggers nothing.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 # has_verbs TEXT : TEXT lists every verb of SPEC §4.
 has_verbs()

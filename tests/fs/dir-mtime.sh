@@ -6,11 +6,7 @@
 # remount. Access times are not moved by reads (noatime): a document's atime is its last
 # write's mtime unless set since.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 OLD="2001-02-03 04:05:06 UTC" OLD_S=981173106
 
 # make_old DIR... : touch -d an old date on each DIR, checked.
@@ -23,12 +19,22 @@ make_old()
 	done
 }
 
-# recent WHAT DIR... : the mtime and ctime of each DIR are not before $before.
-recent()
+# moves WHAT DIR... -- CMD... : makes each DIR old (make_old), runs CMD (WHAT says what it
+# does), then checks that the mtime and ctime of each DIR are not before the time CMD started.
+moves()
 {
-	local what=$1 x m c
+	local what=$1 x m c before
+	local -a dirs=()
 	shift
-	for x in "$@"; do
+	while [ "$1" != -- ]; do
+		dirs+=("$1")
+		shift
+	done
+	shift
+	make_old "${dirs[@]}"
+	before=$(date +%s)
+	"$@" || fail "$what: '$*' failed"
+	for x in "${dirs[@]}"; do
 		m=$(stat -c %Y "$x")
 		c=$(stat -c %Z "$x")
 		[ "$m" -ge "$before" ] || fail "$what: mtime of $x is $m, older than $before"
@@ -52,26 +58,12 @@ for x in "$d/sub" "$d"; do
 done
 
 # Create, rename within, unlink: the directory holding the entry moves.
-make_old "$d/sub" "$d"
-before=$(date +%s)
-touch "$d/sub/a.md"
-recent "touch of a new document in sub/" "$d/sub"
+make_old "$d"
+moves "touch of a new document in sub/" "$d/sub" -- touch "$d/sub/a.md"
 assert_eq "$OLD_S" "$(stat -c %Y "$d")" "mtime of the item after a create in sub/"
-
-make_old "$d/sub"
-before=$(date +%s)
-echo text >"$d/sub/b.md"
-recent "a redirect creating sub/b.md" "$d/sub"
-
-make_old "$d/sub"
-before=$(date +%s)
-mv "$d/sub/a.md" "$d/sub/c.md"
-recent "a rename within sub/" "$d/sub"
-
-make_old "$d/sub"
-before=$(date +%s)
-rm "$d/sub/c.md"
-recent "an unlink in sub/" "$d/sub"
+moves "a redirect creating sub/b.md" "$d/sub" -- sh_write "$d/sub/b.md" $'text\n'
+moves "a rename within sub/" "$d/sub" -- mv "$d/sub/a.md" "$d/sub/c.md"
+moves "an unlink in sub/" "$d/sub" -- rm "$d/sub/c.md"
 
 # Writing to an existing document leaves its directory alone (as on a local disk).
 make_old "$d/sub"
@@ -80,39 +72,16 @@ printf 'new\n' >"$d/sub/b.md"
 assert_eq "$OLD_S" "$(stat -c %Y "$d/sub")" "mtime of sub/ after writes to an existing document"
 
 # Rename out of sub/ into the item's top level: both directories move.
-make_old "$d/sub" "$d"
-before=$(date +%s)
-mv "$d/sub/b.md" "$d/b.md"
-recent "a rename from sub/ to the top level" "$d/sub" "$d"
+moves "a rename from sub/ to the top level" "$d/sub" "$d" -- mv "$d/sub/b.md" "$d/b.md"
+moves "a create in the item directory" "$d" -- touch "$d/top.md"
+moves "an unlink in the item directory" "$d" -- rm "$d/top.md"
 
 make_old "$d"
-before=$(date +%s)
-touch "$d/top.md"
-recent "a create in the item directory" "$d"
-
-make_old "$d"
-before=$(date +%s)
-rm "$d/top.md"
-recent "an unlink in the item directory" "$d"
-
-make_old "$d/sub" "$d"
-before=$(date +%s)
-mkdir "$d/sub/deeper"
-recent "mkdir in sub/" "$d/sub"
+moves "mkdir in sub/" "$d/sub" -- mkdir "$d/sub/deeper"
 assert_eq "$OLD_S" "$(stat -c %Y "$d")" "mtime of the item after mkdir in sub/"
-make_old "$d/sub"
-before=$(date +%s)
-rmdir "$d/sub/deeper"
-recent "rmdir in sub/" "$d/sub"
-
-make_old "$d"
-before=$(date +%s)
-mkdir "$d/other"
-recent "mkdir in the item directory" "$d"
-make_old "$d" "$d/other"
-before=$(date +%s)
-mv "$d/b.md" "$d/other/b.md"
-recent "a rename from the top level into other/" "$d" "$d/other"
+moves "rmdir in sub/" "$d/sub" -- rmdir "$d/sub/deeper"
+moves "mkdir in the item directory" "$d" -- mkdir "$d/other"
+moves "a rename from the top level into other/" "$d" "$d/other" -- mv "$d/b.md" "$d/other/b.md"
 
 # Access times: a write sets atime to the write's mtime; a read changes nothing.
 printf 'x\n' >"$d/other/b.md"

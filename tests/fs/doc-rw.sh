@@ -5,11 +5,7 @@
 # several megabytes; the content survives a remount. (Overwrite shorter, truncate, fsync,
 # touch, chmod, rename, copy and the rest: tests/fs/tool-*.sh.)
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 echo "first line" >"$d/notes.md"
 assert_file_eq "$d/notes.md" $'first line\n'

@@ -2,11 +2,7 @@
 # packetfs export writes an item's packet as plain files; packetfs import makes an item of such
 # a folder (refused while the store is mounted).
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 printf 'The brief.\n' >"$d/brief.md"
 printf '# Plan\n' >"$d/plan.md"
 mkdir "$d/notes"

@@ -5,11 +5,7 @@
 # revision in .history holding what the document held at that close, and `packetfs log`
 # names each writer's pid for its revision.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 mkdir -p "$T/local"
 
 # The steps: two forked writers A and B, driven in lockstep by their parent. After each close

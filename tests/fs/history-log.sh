@@ -6,12 +6,7 @@
 # to change.md), none for a write made outside the pipeline. Without PATH it lists the
 # revisions of every document and the item's events; an unknown item is an error.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-plan_print_pipeline "$T/pipeline.json" plan.sh 02-lint
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(plan_stage 02-lint)" "$(print_stage)"
 uid=$(id -u)
 t0=$(date -u +%s)
 

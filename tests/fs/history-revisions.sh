@@ -6,11 +6,7 @@
 # path's revisions are all still there and the new path's latest revision is its content;
 # history is read-only and survives a remount. (Replaces tests/fs/history.sh.)
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 X=$T/expected
 mkdir -p "$X"
 

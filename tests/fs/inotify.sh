@@ -2,11 +2,7 @@
 # inotify watchers on an item directory see writes through the mount (CLOSE_WRITE) and
 # temp-file-then-rename saves (MOVED_TO), as on a local disk.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 bg inotifywait -m -e close_write,moved_to,create --format '%e %f' "$d" >"$T/events.txt" \
 	2>"$T/inotify.err"

@@ -11,10 +11,7 @@ for ((i = 0; ; i++)); do
 	echo "line $i"
 done
 EOS
-pipeline_with "$T/pipeline.json" "{\"name\": \"plan\", \"run\": $(argv_json /bin/bash "$T/talk.sh")}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+pipeline_item "{\"name\": \"plan\", \"run\": $(argv_json /bin/bash "$T/talk.sh")}"
 
 # replayer_of PID : the replayer child of daemon PID (empty when none).
 replayer_of()

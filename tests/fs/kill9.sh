@@ -2,11 +2,7 @@
 # Once close() returns, the content is committed: it survives kill -9 of the daemon, the store
 # mounts again, and `packetfs check` finds it clean.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 echo "survives kill -9" >"$d/notes.md"
 for i in $(seq 1 20); do
@@ -23,10 +19,7 @@ os.close(fd)
 PY
 
 old=$DAEMON
-kill -9 "$old"
-wait_gone "$old"
-forget_daemon "$old"
-fusermount3 -u -z "$M"
+kill_daemon
 
 mount_store "$M"
 [ "$DAEMON" != "$old" ] || fail "the same daemon pid after kill -9"

@@ -3,12 +3,7 @@
 # content, not ready after it has, and woken when the engine changes it; reading status again
 # from offset 0 on the same handle then gives the new content.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 02-lint), \"produces\": [\"plan.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+pipeline_item "$(plan_stage 02-lint)"
 
 python3 - "$M" fix-1 <<'PY' || fail "poll on views"
 import os, select, sys, threading, time

@@ -3,11 +3,7 @@
 # with "source":"external"; a partial line waits for its newline; an invalid line fails with
 # EINVAL and stores nothing; rewriting, truncating or removing fails with EPERM.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-r=$M/fix-1/validation/registry.jsonl
+mount_item
 
 [ -f "$r" ] || fail "registry.jsonl missing on a new item"
 assert_eq 0 "$(stat -c %s "$r")" "size of a new registry"

@@ -5,11 +5,7 @@
 # lost, none overwritten, none interleaved with another; the size is the sum of the lines; the
 # same after a remount.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 f=$d/log.md
 N=300
 

@@ -3,11 +3,7 @@
 # subdirectory show in stat exactly, fchmod through python too; the content is unchanged by
 # each; chown and fchown to the same owner succeed and change nothing; modes survive a remount.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 f=$d/notes.md
 
 printf 'content that chmod must not touch\n' >"$f"

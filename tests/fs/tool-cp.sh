@@ -4,11 +4,7 @@
 # keeps the mtime and mode of files and directories, without complaint; tar reads the copied
 # tree back out.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 src=$T/src
 mkdir -p "$src/notes/deeper" "$src/notes/empty-dir"

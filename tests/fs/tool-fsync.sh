@@ -4,11 +4,7 @@
 # is exact and survives umount + mount. What fsync acknowledged is durable before close: with
 # the descriptor still open, kill -9 of the daemon loses none of it.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 python3 - "$d" <<'PY' || fail "fsync/fdatasync through python"
 import os, sys

@@ -5,11 +5,7 @@
 # for fcntl locks (python fcntl.lockf): EAGAIN/EACCES while held, byte ranges conflict only
 # where they overlap, free after release. Locking changes no content.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 f=$d/lock.md
 printf 'locked content\n' >"$f"
 printf 'other\n' >"$d/other.md"

@@ -5,11 +5,7 @@
 # another descriptor (shorter, then longer, then in place), a new mapping shows the new content;
 # a mapping kept open sees an in-place write.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 printf 'mapped content\n' >"$d/small.md"
 head -c 20001 /dev/urandom >"$T/big"

@@ -5,10 +5,7 @@
 # subdirectory and back; RENAME_NOREPLACE onto an existing name is EEXIST and a rename across
 # items is EXDEV, both leaving everything as it was; all of it survives a remount.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
+mount_item
 new_item fix-2
 d=$M/fix-1
 

@@ -3,11 +3,7 @@
 # content: exact bytes and size, also when the old content was just read (page cache), also as
 # seen through a descriptor opened before the overwrite, and after a remount.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 f=$d/notes.md
 
 # A long document, several pages, read once so that its pages are cached.

@@ -4,11 +4,7 @@
 # shell: exact content and size, mode of the temp file, no temp file left, the listing holds the
 # document once, .history gains the saved content, and all of it survives a remount.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 v1=$'plan v1, the first and longest version of the plan\n'
 printf '%s' "$v1" >"$d/plan.md"

@@ -4,11 +4,7 @@
 # deletion with --delete) updates exactly those files and leaves no temp file; a third rsync
 # finds nothing to do; rsync out of the item gives the same tree back.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 src=$T/src
 mkdir -p "$src/notes/deeper"

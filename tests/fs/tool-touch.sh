@@ -5,11 +5,7 @@
 # mtime to now; times survive a remount. An O_RDWR open that writes nothing changes nothing
 # (content, size, mtime, revisions).
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 # touch creates an empty document.
 (umask 022 && touch "$d/new.md")

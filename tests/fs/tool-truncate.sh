@@ -4,11 +4,7 @@
 # to 0, os.truncate by path, ftruncate on an open descriptor then writes past the end (a hole
 # of zeros), and the sizes and bytes survive a remount.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 f=$d/notes.md
 
 printf 'abcdefghijklmnopqrstuvwxyz\n' >"$f"

@@ -7,11 +7,7 @@
 # mode is kept, the swap file existed during the edit, and no swap file, probe or stray backup
 # is left. vim also writes a new document.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 # No vimrc and no viminfo; the swap file and backups go next to the file (on the mount), and
 # backupskip is cleared, since its default skips /tmp where the mount lives.
@@ -34,6 +30,16 @@ vim_edit()
 	assert_eq "$d/.$file.swp"$'\n'1 "$(cat "$T/swap")" "swap file of vim ($settings) during the edit"
 }
 
+# backed_up WHAT NEW OLD : after the edit WHAT, plan.md holds NEW and its backup plan.md~ OLD
+# (content and size), plan.md's mode is still 640, and the item's documents are those two.
+backed_up()
+{
+	assert_doc "$d/plan.md" "$2"
+	assert_doc "$d/plan.md~" "$3"
+	assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after vim ($1)"
+	assert_eq "plan.md plan.md~ " "$(doc_names "$d")" "documents after vim ($1)"
+}
+
 v0=$'# Plan\n\nsay old world\nold habits\n'
 printf '%s' "$v0" >"$d/plan.md"
 chmod 640 "$d/plan.md"
@@ -41,35 +47,23 @@ chmod 640 "$d/plan.md"
 # backupcopy=yes, growing edit.
 vim_edit plan.md "backup writebackup backupcopy=yes" '%s/old/brand new/g'
 v1=$'# Plan\n\nsay brand new world\nbrand new habits\n'
-assert_doc "$d/plan.md" "$v1"
-assert_doc "$d/plan.md~" "$v0"
-assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after vim (backupcopy=yes)"
-assert_eq "plan.md plan.md~ " "$(doc_names "$d")" "documents after vim (backupcopy=yes, grow)"
+backed_up "backupcopy=yes, grow" "$v1" "$v0"
 
 # backupcopy=yes, shrinking edit.
 vim_edit plan.md "backup writebackup backupcopy=yes" 'g/habits/d' '%s/brand new/new/'
 v2=$'# Plan\n\nsay new world\n'
-assert_doc "$d/plan.md" "$v2"
-assert_doc "$d/plan.md~" "$v1"
-assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after vim (backupcopy=yes, shrink)"
-assert_eq "plan.md plan.md~ " "$(doc_names "$d")" "documents after vim (backupcopy=yes, shrink)"
+backed_up "backupcopy=yes, shrink" "$v2" "$v1"
 
 # backupcopy=no, growing edit: the original becomes the backup, a new file is written.
 vim_edit plan.md "backup writebackup backupcopy=no" \
 	"call append('\$', ['', '## Steps', '1. first step', '2. second step'])"
 v3=$'# Plan\n\nsay new world\n\n## Steps\n1. first step\n2. second step\n'
-assert_doc "$d/plan.md" "$v3"
-assert_doc "$d/plan.md~" "$v2"
-assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after vim (backupcopy=no)"
-assert_eq "plan.md plan.md~ " "$(doc_names "$d")" "documents after vim (backupcopy=no, grow)"
+backed_up "backupcopy=no, grow" "$v3" "$v2"
 
 # backupcopy=no, shrinking edit.
 vim_edit plan.md "backup writebackup backupcopy=no" '1,4d'
 v4=$'## Steps\n1. first step\n2. second step\n'
-assert_doc "$d/plan.md" "$v4"
-assert_doc "$d/plan.md~" "$v3"
-assert_eq 640 "$(stat -c %a "$d/plan.md")" "mode after vim (backupcopy=no, shrink)"
-assert_eq "plan.md plan.md~ " "$(doc_names "$d")" "documents after vim (backupcopy=no, shrink)"
+backed_up "backupcopy=no, shrink" "$v4" "$v3"
 
 # writebackup without backup, backupcopy=auto (vim probes the directory with a file "4913"):
 # the backup exists only during the write.

@@ -6,11 +6,7 @@
 # attribute, system.posix_acl_access or security.selinux gives ENODATA or ENOTSUP. The same
 # through setfattr/getfattr. Content is unchanged, and ls -l reports no error.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 printf 'xattr content\n' >"$d/notes.md"
 mkdir "$d/sub"
 printf 'deep\n' >"$d/sub/deep.md"

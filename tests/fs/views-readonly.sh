@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
 # Generated views refuse writes with EACCES ("Permission denied") and keep their content.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-make_store
-mount_store
-new_item fix-1
-d=$M/fix-1
+mount_item
 
 before=$(cat "$d/status")
 assert_contains "$before" "state: new" "status"

@@ -16,7 +16,6 @@ mkdir -p "$T/calls-codex"
 declare -A MNT REPOS
 for cli in claude codex; do
 	make_repo "$T/repo-$cli"
-	REPOS[$cli]=$REPO
 	if [ "$cli" = claude ]; then
 		agent_pipeline "$T/$cli.json" claude AGENT_ALLOWED_BASH=make
 	else
@@ -32,10 +31,7 @@ for cli in claude codex; do
 done
 
 for cli in claude codex; do
-	M=${MNT[$cli]}
-	STORE=$T/store-$cli
-	REPO=${REPOS[$cli]}
-	d=$M/fix-1
+	agent_use "$cli"
 	assert_eq failed "$(settled fix-1)" "$cli: state"
 	assert_eq print "$(status_field "$M" fix-1 stage)" "$cli: stage"
 	assert_eq "$(git -C "$REPO" rev-parse main)" "$(git -C "$REPO" rev-parse packetfs/fix-1)" \

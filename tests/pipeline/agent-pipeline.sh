@@ -21,17 +21,12 @@ export AGENT_STUB_SCRIPT_DIR=$AGENTS/calls AGENT_STUB_TMP_ROOTS= PACKETFS=$PFS
 declare -A MNT REPOS
 for cli in claude codex; do
 	make_repo "$T/repo-$cli" # the item branches of both stores would clash in one repository
-	REPOS[$cli]=$REPO
 	agent_pipeline "$T/$cli.json" "$cli"
 	agent_start "$cli" "$T/$cli.json" "LEARNING-$cli: keep the greeting short."
 done
 
 for cli in claude codex; do
-	M=${MNT[$cli]}
-	STORE=$T/store-$cli
-	REPO=${REPOS[$cli]}
-	d=$M/fix-1
-	r=$d/validation/registry.jsonl
+	agent_use "$cli"
 	log=$T/$cli.log
 	assert_eq done "$(settled fix-1)" "$cli: state after review"
 	check_status "$M" fix-1

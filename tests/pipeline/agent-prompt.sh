@@ -67,10 +67,9 @@ for cli in claude codex; do
 		prompt=$(stub_field "$REC" prompt)
 		argv=$(stub_field "$REC" argv)
 		assert_eq "Role: $role" "$(printf '%s\n' "$prompt" | head -n 1)" "$what: first prompt line"
-		for want in BRIEF-TEXT LEARNING-TEXT "$m/learnings/style.md" "- 01-build: SUMMARY-BUILD builds it" \
-			"- 06-review (procedure: no command of its own; record a run of it): SUMMARY-PROC the change reads well"; do
-			assert_contains "$prompt" "$want" "$what: prompt"
-		done
+		assert_contains_each "$prompt" "$what: prompt" BRIEF-TEXT LEARNING-TEXT "$m/learnings/style.md" \
+			"- 01-build: SUMMARY-BUILD builds it" \
+			"- 06-review (procedure: no command of its own; record a run of it): SUMMARY-PROC the change reads well"
 		case $role in
 		plan) assert_not_contains "$prompt" PLAN-TEXT "$what: prompt" ;;
 		*) assert_contains "$prompt" PLAN-TEXT "$what: prompt" ;;

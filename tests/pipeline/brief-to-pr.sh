@@ -132,11 +132,9 @@ assert_eq 1 "$(printf '%s\n' "$create" | grep -c .)" "pr create calls"
 assert_contains "$(printf '%s' "$create" | field argv)" \
 	"'--head', 'packetfs/fix-1', '--base', 'main', '--title', 'Greeting says new'" "pr create argv"
 body=$(printf '%s' "$create" | field body)
-for want in '## Summary' 'Make the greeting say "new".' 'stand-in printer' '## Validation' \
-	"Verdict: **pass** at \`$reviewed\`" '| 01-build | validated |' '## Notes' \
-	"Review: sound at \`$reviewed\`" '1 file changed, 1 insertion(+), 1 deletion(-)'; do
-	assert_contains "$body" "$want" "PR body"
-done
+assert_contains_each "$body" "PR body" '## Summary' 'Make the greeting say "new".' 'stand-in printer' \
+	'## Validation' "Verdict: **pass** at \`$reviewed\`" '| 01-build | validated |' '## Notes' \
+	"Review: sound at \`$reviewed\`" '1 file changed, 1 insertion(+), 1 deletion(-)'
 [ "$(printf '%s\n' "$body" | grep -nxE '## (Summary|Validation|Notes)' | cut -d' ' -f2 | tr '\n' ' ')" = \
 	"Summary Validation Notes " ] || fail "PR body sections out of order: $body"
 comment=$(gh_log pr comment 1)

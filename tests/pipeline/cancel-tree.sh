@@ -4,14 +4,8 @@
 # the daemon, a child subreaper) are all gone after the cancel; the stage run and the item's
 # last_error say cancelled, with the signal.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run tree.sh "$T/pids"), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+. "$(dirname "$0")/../trees.sh"
+pipeline_item "$(stage_json plan plan.md tree.sh "$T/pids")" "$(print_stage)"
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 running

@@ -2,20 +2,8 @@
 # cancel stops a running stage: the whole process group ends, the item is failed with the
 # reason, and nothing of the stage is left running.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run sleep.sh "$T/pids"), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-
-ctl "$M" fix-1 advance
-wait_state "$M" fix-1 running
+sleeping_item "$(print_stage)"
 assert_eq plan "$(status_field "$M" fix-1 stage)" "running stage"
-wait_for test -s "$T/pids"
-mapfile -t pids <"$T/pids"
 assert_eq 2 "${#pids[@]}" "pids written by the stage"
 for p in "${pids[@]}"; do
 	pid_alive "$p" || fail "stage process $p is not running before cancel"

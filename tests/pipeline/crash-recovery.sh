@@ -3,25 +3,10 @@
 # run is recorded as interrupted, visibly, and the item is re-queued (the default) so the stage
 # runs again.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run sleep.sh "$T/pids"), \"produces\": [\"plan.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-
-ctl "$M" fix-1 advance
-wait_state "$M" fix-1 running
-wait_for test -s "$T/pids"
-mapfile -t pids <"$T/pids"
+sleeping_item
 rm "$T/pids"
 
-old=$DAEMON
-kill -9 "$old"
-wait_gone "$old"
-forget_daemon "$old"
-fusermount3 -u -z "$M"
+kill_daemon
 mount_store "$M"
 
 for p in "${pids[@]}"; do

@@ -4,17 +4,8 @@
 # pushed, not even by `run publish`. (Before, such a stage's review.md
 # was never read and publish pushed whatever it said.)
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 01-build 02-lint), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}" \
-	"{\"name\": \"review\", \"run\": $(stage_run review.sh needs_changes), \"produces\": [\"review.md\"]}" \
-	"{\"name\": \"publish\", \"push\": {\"remote\": \"origin\"}, \"run\": $(stage_run publish.sh)}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+pipeline_item "$(plan_stage 01-build 02-lint)" "$(print_stage)" "$(validate_stage)" \
+	"$(review_stage needs_changes)" "$(publish_stage)"
 ctl "$M" fix-1 advance
 assert_eq blocked "$(settled fix-1)" "state after a needs_changes review"
 assert_eq review "$(status_field "$M" fix-1 stage)" "stage"

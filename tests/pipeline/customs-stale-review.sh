@@ -4,14 +4,7 @@
 # is blocked until a review judges that head. Status shows the verdict and the assessment stale
 # with the commits they were made at; two rerun lines in one write queue both runs.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+std_item 01-build 02-lint
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 waiting
 reviewed=$(worktree_head fix-1)

@@ -4,7 +4,6 @@
 # recipes "validated at head" that used a file the head does not hold. Once the file is
 # committed, a rerun validates at the new head. Files git ignores do not count.
 . "$(dirname "$0")/../lib.sh"
-make_repo
 copy_recipes
 cat >"$RECIPES/05-generated.sh" <<'EOR'
 #!/usr/bin/env bash
@@ -12,12 +11,7 @@ cat >"$RECIPES/05-generated.sh" <<'EOR'
 test -f generated.h && echo "generated.h is there"
 EOR
 chmod +x "$RECIPES/05-generated.sh"
-PRINT_ARGS=untracked PLAN_RECIPES="01-build 05-generated" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+PRINT_ARGS=untracked std_item 01-build 05-generated
 ctl "$M" fix-1 advance
 assert_eq blocked "$(settled fix-1)" "state after validation"
 head=$(worktree_head fix-1)

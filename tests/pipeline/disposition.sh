@@ -10,14 +10,11 @@ plan()
 	printf '{"name": "plan", "run": %s, "produces": ["plan.md"], "env": {"PLAN_DISPOSITION": "%s"}}' \
 		"$(stage_run plan.sh 01-build)" "$1"
 }
-rest=("{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
-	'{"name": "validate", "recipes": "plan"}'
-	"{\"name\": \"review\", \"run\": $(stage_run review.sh sound), \"produces\": [\"review.md\"]}"
+rest=("$(print_stage)"
+	"$(validate_stage)"
+	"$(review_stage sound)"
 	"{\"name\": \"publish\", \"push\": {\"remote\": \"origin\"}}")
-pipeline_with "$T/pipeline.json" "$(plan duplicate)" "${rest[@]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+pipeline_item "$(plan duplicate)" "${rest[@]}"
 base=$(git -C "$REPO" rev-parse main)
 
 ctl "$M" fix-1 advance

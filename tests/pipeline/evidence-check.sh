@@ -4,14 +4,7 @@
 # wrong (or the store cannot be opened), 2 for a usage error (SPEC §7). The faults are made
 # with the sqlite3 command line tool (or Python's sqlite3 module) on the unmounted store.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="01-build 02-lint 03-fail" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+std_item 01-build 02-lint 03-fail
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 blocked   # 03-fail fails: the review gate refuses

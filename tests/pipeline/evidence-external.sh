@@ -6,8 +6,6 @@
 # nor the review gate takes them into account.
 . "$(dirname "$0")/../lib.sh"
 std_item 01-build 06-prereq
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 ctl "$M" fix-1 advance
 assert_eq blocked "$(settled fix-1)" "state at the review gate"

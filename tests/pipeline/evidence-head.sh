@@ -6,8 +6,6 @@
 # again at the new head (and a new approve is given).
 . "$(dirname "$0")/../lib.sh"
 std_item 01-build 02-lint
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 ctl "$M" fix-1 advance
 assert_eq waiting "$(settled fix-1)" "state at the publish gate"

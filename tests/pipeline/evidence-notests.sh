@@ -5,19 +5,11 @@
 # "# TOTAL: 0", a plain "0 passed, 0 failed". Recipes whose tests ran (a real meson test, a
 # ctest summary followed by more output) and recipes without a summary stay validated.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-cp "$FIXTURES"/notests/*.sh "$RECIPES/"
-chmod +x "$RECIPES"/*
+copy_recipes notests
 names="01-build 10-meson-none 11-meson-tests 12-pytest-none 13-ctest-skipped 14-automake-zero
 15-plain-zero 16-ctest-ran"
 # shellcheck disable=SC2086
-PLAN_RECIPES=$(echo $names) std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+std_item $names
 
 ctl "$M" fix-1 advance
 # The verdict is fail: the review gate refuses (waiting at publish would mean it passed).

@@ -7,8 +7,6 @@
 export GATE_DIR=$T/gates
 mkdir -p "$GATE_DIR"
 std_item 01-build 03-fail 04-gpu 06-prereq 07-slow
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 ctl "$M" fix-1 advance
 assert_eq blocked "$(settled fix-1)" "state at the review gate"

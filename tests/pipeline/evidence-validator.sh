@@ -6,16 +6,8 @@
 #   v2  a recipe fails, and an external line claims it validated at the current head (even
 #       saying "source":"engine"): the gate refuses, naming the failing recipe.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 01-build 02-lint), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\", \"run\": $(stage_run validator-pass.sh), \"produces\": [\"change-validation.md\"]}" \
-	"{\"name\": \"review\", \"run\": $(stage_run review.sh sound), \"produces\": [\"review.md\"], \"on_needs_changes\": \"print\", \"max_iterations\": 3}" \
-	"{\"name\": \"publish\", \"gate\": \"approve\", \"push\": {\"remote\": \"origin\"}, \"run\": $(stage_run publish.sh)}"
-make_store "$T/pipeline.json"
-mount_store
+pipeline_store "$(plan_stage 01-build 02-lint)" "$(print_stage)" "$(validate_stage validator-pass.sh)" \
+	"$(review_loop 3 review.sh sound)" "$(publish_stage '"gate": "approve",')"
 
 # step ITEM STAGE : advance of a held ITEM, which then waits after STAGE.
 step()

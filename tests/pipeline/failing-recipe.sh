@@ -2,13 +2,7 @@
 # A recipe that exits 1 is recorded failing, the verdict is fail, and the review gate refuses:
 # the item is blocked with the reason, and review never runs.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="01-build 03-fail" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+std_item 01-build 03-fail
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 blocked
@@ -18,7 +12,6 @@ assert_eq fail "$(status_field "$M" fix-1 verdict)" "status verdict"
 assert_eq "1/2 validated" "$(status_field "$M" fix-1 evidence)" "status evidence"
 assert_eq "## Verdict: fail" "$(last_line "$d/change-validation.md")" "change-validation.md"
 
-r=$d/validation/registry.jsonl
 assert_eq 1 "$(reg count "$r" recipe=03-fail status=failing source=engine)" "failing 03-fail lines"
 assert_eq 1 "$(reg field "$r" 0 exit_code recipe=03-fail)" "03-fail exit code"
 assert_eq 1 "$(reg count "$r" recipe=01-build status=validated source=engine)" "validated 01-build"

@@ -3,13 +3,7 @@
 # and review, then waits at the publish gate; approve pushes the branch to the bare remote and
 # runs the publish program. Checks the registry, the evidence, the logs, status and the remote.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="01-build 02-lint" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+std_item 01-build 02-lint
 printf 'Make the greeting say "new".\n' >"$d/brief.md"
 
 ctl "$M" fix-1 advance
@@ -42,7 +36,6 @@ assert_contains "$diff" "diff --git a/hello.c b/hello.c" "change.diff"
 assert_contains "$diff" '+	printf("hello, new world (iteration 1)\n");' "change.diff"
 
 # Registry: one validated engine line per recipe, logs matching their sha256.
-r=$d/validation/registry.jsonl
 assert_eq 2 "$(reg count "$r")" "registry lines"
 for rc in 01-build 02-lint; do
 	assert_eq 1 "$(reg count "$r" recipe=$rc status=validated source=engine)" "validated $rc lines"

@@ -6,13 +6,7 @@ make_repo
 # A user configuration that changes prefixes must not change change.diff.
 git -C "$REPO" config diff.noprefix true
 git -C "$REPO" config diff.mnemonicPrefix true
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 02-lint), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh binary), \"produces\": [\"change.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(plan_stage 02-lint)" "$(print_stage binary)"
 assert_eq "" "$(cat "$d/change.diff")" "change.diff of a new item"
 
 ctl "$M" fix-1 advance

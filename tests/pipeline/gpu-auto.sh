@@ -38,17 +38,11 @@ recipe 31-pair-a 1 "OTHER=32-pair-b; $pair"
 recipe 32-pair-b 1 "OTHER=31-pair-a; $pair"
 recipe 33-three 3 'touch "$(dirname "$0")/../ran-33-three"'
 
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 31-pair-a 32-pair-b 33-three), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}"
+pipeline_with "$T/pipeline.json" "$(plan_stage 31-pair-a 32-pair-b 33-three)" "$(print_stage)" \
+	"$(validate_stage)"
 sed -i 's/"gpus": [0-9]*,/"gpus": "auto",/' "$T/pipeline.json"
 grep -q '"gpus": "auto"' "$T/pipeline.json" || fail "pipeline.json does not ask for auto"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+mount_item "$T/pipeline.json"
 
 ctl "$M" fix-1 advance
 wait_for output_is 3 reg count "$r"

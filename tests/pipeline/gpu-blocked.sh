@@ -2,14 +2,7 @@
 # A recipe needing a GPU on a pool of none ("gpus": 0) is recorded blocked without running; a
 # recipe exiting 77 is blocked too; the verdict is blocked and the review gate refuses.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="04-gpu 06-prereq" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+std_item 04-gpu 06-prereq
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 blocked

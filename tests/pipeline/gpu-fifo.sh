@@ -30,15 +30,8 @@ recipe 53-one 1 "$mark"
 recipe 54-one 1 "$mark"
 recipe 55-one 1 "$mark"
 
-GPUS=2 pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 51-first 52-two 53-one 54-one 55-one), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+GPUS=2 pipeline_item "$(plan_stage 51-first 52-two 53-one 54-one 55-one)" "$(print_stage)" \
+	"$(validate_stage)"
 
 ctl "$M" fix-1 advance
 wait_for test -e "$T/ran-51-first"

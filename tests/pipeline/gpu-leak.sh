@@ -46,19 +46,13 @@ s=$FAKE_NVIDIA_SMI_STATE
 awk -v d="$CUDA_VISIBLE_DEVICES" '"'"'$1 == "gpu" && $2 == d { $4 += 1000 } { print }'"'"' "$s" >"$s.tmp" &&
 	mv "$s.tmp" "$s"'
 
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 41-leak 42-after 43-both 44-memleak), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}"
+pipeline_with "$T/pipeline.json" "$(plan_stage 41-leak 42-after 43-both 44-memleak)" "$(print_stage)" \
+	"$(validate_stage)"
 # One recipe at a time, auto-detected GPUs.
 sed -i -e 's/"gpus": [0-9]*,/"gpus": "auto",/' \
 	-e 's/"max_parallel_recipes": [0-9]*/"max_parallel_recipes": 1/' "$T/pipeline.json"
 grep -q '"max_parallel_recipes": 1' "$T/pipeline.json" || fail "pipeline.json edit failed"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+mount_item "$T/pipeline.json"
 
 held_events() { grep -c '"type":"gpu_held"' "$M/events" || true; }
 released_events() { grep -c '"type":"gpu_released"' "$M/events" || true; }

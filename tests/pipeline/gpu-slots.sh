@@ -2,14 +2,7 @@
 # With "gpus": N (declared slots) a GPU recipe runs with CUDA_VISIBLE_DEVICES set to the GPU
 # it was granted, and its registry line names it.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-GPUS=1 PLAN_RECIPES="04-gpu 02-lint" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+GPUS=1 std_item 04-gpu 02-lint
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 waiting

@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
 # hold stops automatic advancing after the running stage; release resumes it.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 02-lint), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(plan_stage 02-lint)" "$(print_stage)"
 
 ctl "$M" fix-1 hold
 ctl "$M" fix-1 advance

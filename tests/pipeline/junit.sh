@@ -7,18 +7,10 @@
 # of its own in a private directory, removed with what is in it once the run is recorded; a
 # recipe that writes no JUnit XML is judged as before.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-cp "$FIXTURES"/junit/*.sh "$RECIPES/"
-chmod +x "$RECIPES"/*
+copy_recipes junit
 names="01-build 20-junit-none 21-junit-fail 22-junit-pass 23-junit-bad 24-junit-exit1"
 # shellcheck disable=SC2086
-PLAN_RECIPES=$(echo $names) std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+std_item $names
 
 ctl "$M" fix-1 advance
 wait_for bash -c 'case "$(sed -n "s/^state: *//p" "$1")" in running | queued) exit 1 ;; esac' \

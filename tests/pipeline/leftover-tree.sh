@@ -2,13 +2,8 @@
 # A stage that exits 0 while leaving processes behind, some of them in sessions of their own
 # and orphaned: the run ends them when it ends (and says so in its log), and it still succeeds.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run tree.sh "$T/pids" exit), \"produces\": [\"plan.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+. "$(dirname "$0")/../trees.sh"
+pipeline_item "$(stage_json plan plan.md tree.sh "$T/pids" exit)"
 
 ctl "$M" fix-1 advance
 read_tree_pids "$T/pids" stage

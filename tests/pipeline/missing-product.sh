@@ -2,14 +2,7 @@
 # A stage that exits 0 without writing its "produces" file fails: the item is failed with the
 # reason (naming the file) in last_error, and the pipeline does not advance.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run publish.sh), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(stage_json plan plan.md publish.sh)" "$(print_stage)"
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 failed

@@ -56,9 +56,8 @@ run_open_pr() {
 
 # --dry-run prints what it would send and needs no gh.
 GH=no-such-gh run_open_pr --dry-run || fail "open-pr.sh --dry-run failed: $(cat "$T/out")"
-for want in "head:   packetfs/fix-1" "title:  Add x to hello" "## Validation" "Evidence record"; do
-	assert_contains "$(cat "$T/out")" "$want" "dry run"
-done
+assert_contains_each "$(cat "$T/out")" "dry run" "head:   packetfs/fix-1" "title:  Add x to hello" \
+	"## Validation" "Evidence record"
 [ ! -e "$P/pull-request.json" ] || fail "a dry run wrote pull-request.json"
 [ ! -e "$GH_STUB_STATE.log" ] || fail "a dry run called gh"
 
@@ -72,11 +71,9 @@ create=$(gh_log pr create)
 argv=$(printf '%s\n' "$create" | field argv)
 assert_contains "$argv" "'--head', 'packetfs/fix-1', '--base', 'main', '--title', 'Add x to hello'" "pr create argv"
 body=$(printf '%s\n' "$create" | field body)
-for want in "## Summary" "The project needs a global x." "x.c declares x." "## Validation" \
-	"Verdict: **pass** at \`$HEAD_SHA\`" "| 01-build | validated | make |" "## Notes" \
-	"Review: sound at \`$HEAD_SHA\`" "1 file changed, 1 insertion(+)"; do
-	assert_contains "$body" "$want" "PR body"
-done
+assert_contains_each "$body" "PR body" "## Summary" "The project needs a global x." "x.c declares x." \
+	"## Validation" "Verdict: **pass** at \`$HEAD_SHA\`" "| 01-build | validated | make |" "## Notes" \
+	"Review: sound at \`$HEAD_SHA\`" "1 file changed, 1 insertion(+)"
 # The packet's own headings nest under the body's sections.
 assert_contains "$body" "### Change" "PR body"
 assert_not_contains "$body" $'\n# ' "PR body"

@@ -2,14 +2,7 @@
 # Uncommitted changes a print stage leaves in the worktree are reported in last_error, never
 # committed silently.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 02-lint), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh dirty), \"produces\": [\"change.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(plan_stage 02-lint)" "$(print_stage dirty)"
 
 ctl "$M" fix-1 advance
 settled()

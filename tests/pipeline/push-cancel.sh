@@ -14,10 +14,7 @@ EOS
 chmod +x "$T/hang.sh"
 git -C "$REPO" config core.sshCommand "$T/hang.sh"
 git -C "$REPO" remote set-url origin "ssh://nowhere.invalid/origin.git"
-push_pipeline "$T/pipeline.json" '"timeout_s": 4,'
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+push_item '"timeout_s": 4,'
 
 # hanging COMMAND : writes COMMAND to fix-1's ctl, then waits until its push hangs in hang.sh;
 # sets HANG to the pid of its sleep.

@@ -17,11 +17,8 @@ SERVER=$FORGE_GIT_DIR
 # The daemon's user: HOME with a ~/.gitconfig naming a credential helper.
 forge_home
 git -C "$REPO" remote set-url origin "$URL"
-push_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
+push_item
 
-new_item fix-1
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 done
 head=$(worktree_head fix-1)

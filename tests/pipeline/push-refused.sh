@@ -8,10 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../forge.sh"
 make_repo
-push_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
+push_item
 
 # failed_publish WHAT NEEDLE : the item's publish failed, last_error names NEEDLE, the branch is
 # untouched, and the stage log ends with the reason.

@@ -7,12 +7,9 @@
 . "$(dirname "$0")/../forge.sh"
 make_repo
 git -C "$REPO" remote set-url origin ../origin.git
-push_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
+push_item
 
 # A relative path, resolved from the repository as for a `git push` typed there.
-new_item fix-1
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 done
 head=$(worktree_head fix-1)

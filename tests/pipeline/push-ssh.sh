@@ -64,11 +64,8 @@ Host pfs-test-remote
 EOF2
 git config --global core.sshCommand "ssh -F $HOME/.ssh/config"
 git -C "$REPO" remote set-url origin "pfs-test-remote:$S/srv/remote.git"
-push_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
+push_item
 
-new_item fix-1
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 done
 assert_eq "$(worktree_head fix-1)" "$(remote_head "$S/srv/remote.git" packetfs/fix-1)" \

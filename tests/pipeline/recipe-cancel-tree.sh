@@ -4,11 +4,10 @@
 # every one of those processes ends, the registry line says cancelled with the signal, and the
 # item is failed with the reason.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../trees.sh"
 copy_recipes
 tree_recipe "leaves a process tree behind its group and waits"
 std_item 10-tree
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 ctl "$M" fix-1 advance
 read_tree_pids "$T/pids" recipe
@@ -18,14 +17,7 @@ done
 
 ctl "$M" fix-1 cancel
 wait_state "$M" fix-1 failed
-wait_tree_gone
-wait_for no_procs_in "$STORE/worktrees/fix-1"
-
-assert_eq 1 "$(reg count "$r" recipe=10-tree status=cancelled source=engine)" "cancelled lines"
-reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
-assert_eq 15 "$(reg field "$r" 0 signal recipe=10-tree)" "registry signal"
-assert_eq null "$(reg field "$r" 0 exit_code recipe=10-tree)" "registry exit_code"
-assert_eq "cancelled (signal 15)" "$(reg field "$r" 0 note recipe=10-tree)" "registry note"
+assert_recipe_tree_ended cancelled "cancelled (signal 15)"
 log=$(cat "$d/$(reg field "$r" 0 evidence recipe=10-tree)")
 assert_contains "$log" "# packetfs: status cancelled: cancelled (signal 15)" "10-tree log"
 check_status "$M" fix-1

@@ -2,17 +2,7 @@
 # A recipe runs with cwd = the item worktree and env PACKET_* plus RECIPE_NAME; its log has
 # its output between a header and a footer.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 05-env), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+pipeline_item "$(plan_stage 05-env)" "$(print_stage)" "$(validate_stage)"
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 done

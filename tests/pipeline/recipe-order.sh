@@ -54,11 +54,7 @@ chmod +x "$RECIPES"/*
 PLAN_RECIPES="05-after-fail 02-test 09-fail 04-package 03-docs 08-smoke 01-build" \
 	std_pipeline "$T/pipeline.json"
 sed -i 's/"max_parallel_recipes": 2/"max_parallel_recipes": 4/' "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+mount_item "$T/pipeline.json"
 ctl "$M" fix-1 advance
 # 03-docs runs while 01-build waits; 05-after-fail is blocked once 09-fail failed.
 wait_for test -e "$T/docs-ran"

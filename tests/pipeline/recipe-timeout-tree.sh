@@ -3,23 +3,15 @@
 # grandchild that setsid()s away, one that setsid()s away and is orphaned) and runs past its
 # "# timeout:" is recorded timed_out with the signal, and none of its processes is left.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../trees.sh"
 copy_recipes
 tree_recipe "leaves a process tree behind its group, then runs past its timeout" 3
 std_item 10-tree
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 ctl "$M" fix-1 advance
 read_tree_pids "$T/pids" recipe
 wait_state "$M" fix-1 blocked
-wait_tree_gone
-wait_for no_procs_in "$STORE/worktrees/fix-1"
-
-assert_eq 1 "$(reg count "$r" recipe=10-tree status=timed_out source=engine)" "timed_out lines"
-reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
-assert_eq 15 "$(reg field "$r" 0 signal recipe=10-tree)" "registry signal"
-assert_eq null "$(reg field "$r" 0 exit_code recipe=10-tree)" "registry exit_code"
-assert_eq "timed out after 3 s (signal 15)" "$(reg field "$r" 0 note recipe=10-tree)" "registry note"
+assert_recipe_tree_ended timed_out "timed out after 3 s (signal 15)"
 log=$(cat "$d/$(reg field "$r" 0 evidence recipe=10-tree)")
 assert_contains "$log" "tree of ${TREE_PIDS[0]} ready" "10-tree log"
 assert_contains "$log" "# packetfs: ended by signal 15" "10-tree log footer"

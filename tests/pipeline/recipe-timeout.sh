@@ -2,14 +2,7 @@
 # A recipe that runs past its "# timeout:" is stopped and recorded timed_out; the verdict is
 # fail and no process of it is left.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="07-slow" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+std_item 07-slow
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 blocked

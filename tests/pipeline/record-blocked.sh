@@ -3,8 +3,6 @@
 # packetfs record prints nothing on stdout and exits 1 saying why; the daemon goes on serving.
 . "$(dirname "$0")/../lib.sh"
 std_item 01-build
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 rc=0
 (cd "$d" && exec "$PFS" record 01-build --gpus 1 -- true) >"$T/out" 2>"$T/err" </dev/null || rc=$?

@@ -5,8 +5,6 @@
 # the CLI exits 130. SIGTERM does the same.
 . "$(dirname "$0")/../lib.sh"
 GPUS=1 std_item 01-build
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 # A running run.
 (cd "$d" && exec "$PFS" record 01-build -- sh -c 'echo started; sleep 60; echo never') \

@@ -6,8 +6,6 @@
 # directory, a directory below it, with -C, and from the worktree with PACKET_DIR.
 . "$(dirname "$0")/../lib.sh"
 std_item 01-build
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 # record_in DIR OUT ARG... : packetfs record ARG... run in DIR in the background, its stdout to
 # OUT and stderr to OUT.err; waits for it and sets RC and REC_PID.

@@ -5,8 +5,6 @@
 # count. Once the changes are committed, the same record validates at the new head.
 . "$(dirname "$0")/../lib.sh"
 std_item 01-build
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 wt=$STORE/worktrees/fix-1
 head=$(worktree_head fix-1)
 

@@ -6,9 +6,7 @@
 # reason.
 . "$(dirname "$0")/../lib.sh"
 std_item 01-build
-d=$M/fix-1
 rec=$d/validation/record
-r=$d/validation/registry.jsonl
 
 printf '%s\n' '{"recipe": "01-build", "argv": ["sh", "-c", "echo from the file; exit 4"]}' >"$rec" ||
 	fail "a request written by a redirect was refused: $(cat "$rec")"

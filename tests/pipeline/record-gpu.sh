@@ -6,8 +6,6 @@
 # and packetfs record says why.
 . "$(dirname "$0")/../lib.sh"
 GPUS=2 std_item 01-build
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 rec=$d/validation/record
 
 # One device: the command sees it, the line names it.

@@ -7,8 +7,6 @@
 # alone).
 . "$(dirname "$0")/../lib.sh"
 GPUS=1 std_item 01-build
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 rec=$d/validation/record
 
 # The item goes through its pipeline first and waits at publish's approve gate.

@@ -5,6 +5,7 @@
 # recorded_by and the environment where the job ran. SIGINT to packetfs record cancels the job
 # (scancel): Slurm shows it CANCELLED, its line is cancelled, no process of it is left.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 slurm_item 01-build
 me=$(id -u)
 

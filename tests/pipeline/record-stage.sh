@@ -15,16 +15,8 @@ cat >"$RECIPES/10-manual.md" <<'EOF'
 Print the greeting and check that it says "new".
 EOF
 chmod 644 "$RECIPES/10-manual.md"
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 01-build 10-manual), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\", \"run\": $(stage_run record-validator.sh "$PFS" 10-manual "$T/pids"), \"produces\": [\"change-validation.md\"]}" \
-	"{\"name\": \"review\", \"run\": $(stage_run review.sh sound), \"produces\": [\"review.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+pipeline_item "$(plan_stage 01-build 10-manual)" "$(print_stage)" \
+	"$(validate_stage record-validator.sh "$PFS" 10-manual "$T/pids")" "$(review_stage sound)"
 [ -e "$M/.packetfs/recipes/10-manual.md" ] || fail "the procedure is not in the catalog: $(ls "$M/.packetfs/recipes")"
 
 ctl "$M" fix-1 advance

@@ -2,14 +2,7 @@
 # rerun RECIPE runs one recipe again: the registry gains a line and the verdict is recomputed
 # from the latest runs; an unknown recipe is refused with EINVAL.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="01-build 02-lint" std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+std_item 01-build 02-lint
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 waiting

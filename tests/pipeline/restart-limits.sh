@@ -31,16 +31,7 @@ check_no_violation()
 # live KIND NAME : pids of the live probe runs of stage or recipe NAME (any item), one a line.
 live()
 {
-	local f base pid
-	for f in "$PD"/active/"$1"+*+"$2"+*; do
-		[ -e "$f" ] || continue
-		base=${f##*/}
-		pid=${base##*+}
-		if pid_alive "$pid"; then
-			echo "$pid"
-		fi
-	done
-	return 0
+	active_pids "$1+*+$2+*"
 }
 
 # live_count_is N KIND NAME
@@ -54,16 +45,7 @@ live_count_is()
 # with the run that took its slot.
 live_recipes()
 {
-	local f base pid
-	for f in "$PD"/active/recipe+*; do
-		[ -e "$f" ] || continue
-		base=${f##*/}
-		pid=${base##*+}
-		if pid_alive "$pid"; then
-			echo "$pid"
-		fi
-	done
-	return 0
+	active_pids "recipe+*"
 }
 
 recipes_live_is()

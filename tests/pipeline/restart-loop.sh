@@ -21,7 +21,7 @@
 probe_setup
 GPUS=2 EXTRA='"on_interrupt": "requeue",' pipeline_with "$T/pipeline.json" \
 	"{\"name\": \"plan\", \"run\": $(probe_run plan.md "$PLAN_MD"), \"produces\": [\"plan.md\"]}" \
-	'{"name": "validate", "recipes": "plan"}' \
+	"$(validate_stage)" \
 	"{\"name\": \"review\", \"run\": $(probe_run review.md "$REVIEW_MD"), \"produces\": [\"review.md\"]}"
 mount_items a b c
 

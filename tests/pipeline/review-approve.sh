@@ -9,18 +9,11 @@
 #   a6  approve, then run review (no new print): the approve still counts.
 # print and review are held on files under $T/go (wait-then.sh) while the test acts.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
 G=$T/go
 mkdir -p "$G"
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 01-build), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run wait-then.sh "$G/print-%i-%n" print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}" \
-	"{\"name\": \"review\", \"run\": $(stage_run wait-then.sh "$G/review-%i-%n" review-scripted.sh), \"produces\": [\"review.md\"], \"on_needs_changes\": \"print\", \"max_iterations\": 3}" \
-	"{\"name\": \"publish\", \"gate\": \"approve\", \"push\": {\"remote\": \"origin\"}, \"run\": $(stage_run publish.sh)}"
-make_store "$T/pipeline.json"
-mount_store
+pipeline_store "$(plan_stage 01-build)" "$(stage_json print change.md wait-then.sh "$G/print-%i-%n" print.sh)" \
+	"$(validate_stage)" "$(review_loop 3 wait-then.sh "$G/review-%i-%n" review-scripted.sh)" \
+	"$(publish_stage '"gate": "approve",')"
 
 # running_stage ITEM STAGE : waits until STAGE of ITEM runs and waits on its file.
 running_stage()

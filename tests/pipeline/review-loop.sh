@@ -2,13 +2,7 @@
 # A reviewer that keeps saying needs_changes sends the item back to print with the iteration
 # raised, until max_iterations is reached; then the item is blocked.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-PLAN_RECIPES="01-build" ASSESSMENT=needs_changes MAX_ITER=2 std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+ASSESSMENT=needs_changes MAX_ITER=2 std_item 01-build
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 blocked
@@ -27,7 +21,6 @@ assert_contains "$(cat "$d/change.md")" "iteration 2:" "change.md"
 assert_contains "$(cat "$d/review.md")" "iteration 2" "review.md of the last review"
 
 # Validation ran again on the second iteration's head.
-r=$d/validation/registry.jsonl
 assert_eq 2 "$(reg count "$r" recipe=01-build status=validated source=engine)" "01-build runs"
 assert_eq 1 "$(reg field "$r" 0 iteration recipe=01-build)" "iteration of the first run"
 assert_eq 2 "$(reg field "$r" 1 iteration recipe=01-build)" "iteration of the second run"

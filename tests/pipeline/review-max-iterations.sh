@@ -7,16 +7,8 @@
 #   e3  needs_changes while held: the item waits at print with the iteration raised and the
 #       assessment and verdict cleared; release runs print, validate and review again.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 01-build), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}" \
-	"{\"name\": \"review\", \"run\": $(stage_run review-scripted.sh), \"produces\": [\"review.md\"], \"on_needs_changes\": \"print\", \"max_iterations\": 2}" \
-	"{\"name\": \"publish\", \"gate\": \"approve\", \"push\": {\"remote\": \"origin\"}, \"run\": $(stage_run publish.sh)}"
-make_store "$T/pipeline.json"
-mount_store
+pipeline_store "$(plan_stage 01-build)" "$(print_stage)" "$(validate_stage)" \
+	"$(review_loop 2 review-scripted.sh)" "$(publish_stage '"gate": "approve",')"
 
 # runs ITEM STAGE : how many times STAGE ran for ITEM.
 runs()

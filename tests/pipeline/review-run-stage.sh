@@ -9,8 +9,6 @@
 #                 publishes the new head.
 . "$(dirname "$0")/../lib.sh"
 std_item 01-build 02-lint
-d=$M/fix-1
-r=$d/validation/registry.jsonl
 
 runs()
 {

@@ -10,12 +10,8 @@ WAIT_BOUND=${PFS_WAIT_BOUND:-60}
 make_repo
 pipeline()
 {
-	pipeline_with "$1" \
-		"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 01-build), \"produces\": [\"plan.md\"]}" \
-		"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-		'{"name": "validate", "recipes": "plan"}' \
-		"{\"name\": \"review\", \"run\": $(stage_run review.sh sound), \"produces\": [\"review.md\"]}" \
-		"{\"name\": \"publish\", \"push\": {\"remote\": \"origin\"}, \"run\": $(stage_run publish.sh)}" \
+	pipeline_with "$1" "$(plan_stage 01-build)" "$(print_stage)" "$(validate_stage)" \
+		"$(review_stage sound)" "$(publish_stage)" \
 		"{\"name\": \"babysit\", \"run\": $(stage_run round.sh "$2"), \"rounds\": {\"every_s\": ${4:-1}, \"max\": ${3:-4}}}"
 }
 printf 'pending\ncommit\nsettled\n' >"$T/rounds-a"

@@ -2,15 +2,7 @@
 # A stage that fails leaves the item failed with the reason in last_error; "run STAGE" runs a
 # stage again (a new run with its own log) and the pipeline advances from it.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 02-lint), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"check\", \"run\": $(stage_run fail.sh), \"produces\": []}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(plan_stage 02-lint)" "$(print_stage)" "$(stage_json check - fail.sh)"
 
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 failed

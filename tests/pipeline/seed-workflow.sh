@@ -25,22 +25,10 @@ export TMPDIR=$T/tmp PACKETFS=$PFS
 unset CC
 mkdir -p "$TMPDIR"
 
+# The demo's repository, remote and pipeline (examples/sample-setup.sh, as demo.sh makes them).
+bash "$ROOT/examples/sample-setup.sh" "$T"
 REPO=$T/repo
 ORIGIN=$T/origin.git
-cp -a "$ROOT/examples/sample-project" "$REPO"
-git -C "$REPO" init -q -b main
-git -C "$REPO" add -A
-git -C "$REPO" commit -q -m "strkit: string helpers"
-git clone -q --bare "$REPO" "$ORIGIN"
-git -C "$REPO" remote add origin "$ORIGIN"
-
-gpus=0
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-	gpus='"auto"'
-fi
-sed -e "s|@REPO@|$REPO|g" -e "s|@RECIPES@|$ROOT/recipes|g" \
-	-e "s|@STAGES@|$ROOT/examples/stages|g" -e "s|@GPUS@|$gpus|g" \
-	"$ROOT/examples/pipeline.json.in" >"$T/pipeline.json"
 make_store "$T/pipeline.json"
 mount_store
 

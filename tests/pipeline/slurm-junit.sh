@@ -4,18 +4,9 @@
 # a job runs is followed by one that reads the same job's file when it ends; every directory
 # is removed once its run is recorded.
 . "$(dirname "$0")/../lib.sh"
-need_slurm
-make_repo
-copy_recipes
-install -m 755 "$FIXTURES"/junit/*.sh "$RECIPES/"
-PLAN_RECIPES="21-junit-fail 22-junit-pass 25-junit-wait" slurm_pipeline "$T/pipeline.json" \
-	plan print validate
-sed -i 's/"max_parallel_recipes": 2/"max_parallel_recipes": 3/' "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+. "$(dirname "$0")/../slurm.sh"
+copy_recipes junit
+MAX_PARALLEL=3 slurm_item 21-junit-fail 22-junit-pass 25-junit-wait
 
 ctl "$M" fix-1 advance
 wait_for bash -c 'grep -qs "waiting for go" "$1"/*25-junit-wait*.log' _ "$d/validation/logs"

@@ -5,6 +5,7 @@
 # one alone. The job ids are made unknown on a stopped daemon's store (the run rows name ids
 # that Slurm never gave); the next daemon follows them.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 slurm_item 10-wait 12-wait
 
 # db SQL : runs SQL on the (unmounted) store.

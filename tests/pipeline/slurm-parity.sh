@@ -4,15 +4,14 @@
 # paths): validated, failing, blocked (exit 77), timed out and GPU recipes alike, with the same
 # statuses, exit codes, signals, notes and granted GPUs.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 need_slurm
 copy_recipes
 recipes="01-build 02-lint 03-fail 04-gpu 06-prereq 07-slow"
 
 make_repo "$T/repo-local"
-GPUS=2 PLAN_RECIPES="$recipes" pipeline_with "$T/local.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh $recipes), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}"
+GPUS=2 PLAN_RECIPES="$recipes" pipeline_with "$T/local.json" "$(plan_stage $recipes)" \
+	"$(print_stage)" "$(validate_stage)"
 make_store "$T/local.json"
 mount_store "$T/mnt-local"
 new_item fix-1

@@ -6,6 +6,7 @@
 # PATH are wrappers that log every call, and fail as an unreachable controller makes them fail
 # while the file "down" exists.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 mkdir -p "$T/bin"
 for c in squeue scontrol scancel; do
 	cat >"$T/bin/$c" <<WRAP

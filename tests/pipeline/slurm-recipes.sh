@@ -4,6 +4,7 @@
 # and the job id, their logs hold the job's output, the GPU recipe sees the device Slurm granted
 # (CUDA_VISIBLE_DEVICES), and the jobs are known to Slurm with the states the lines say.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 slurm_item 01-build 03-fail 04-gpu
 
 ctl "$M" fix-1 advance

@@ -6,6 +6,7 @@
 # '%' in its path, which sbatch would expand. (The local GPU pool does not count
 # under Slurm: the pipeline declares no GPUs.)
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 SLURM_EXECUTOR='{"kind": "slurm", "partition": "nosuch", "poll_ms": 200}' slurm_item 01-build
 
 ctl "$M" fix-1 advance

@@ -6,6 +6,7 @@
 # sbatch runs is followed by one that finds the job by its output file; a job Slurm requeues
 # has its new output in the same log after a line that says so.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 MAX_PARALLEL=1 slurm_item 10-wait 01-build
 
 # rerun_10_wait N : `rerun 10-wait`, the Nth run of it; waits until its job prints its first

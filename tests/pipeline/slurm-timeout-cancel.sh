@@ -5,16 +5,12 @@
 # recipe is left in the item's worktree. A job cancelled while Slurm still queues it is
 # "cancelled before it started", without an exit code.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 slurm_item 07-slow
 
 ctl "$M" fix-1 advance
 settled fix-1 >/dev/null
-assert_eq 1 "$(reg count "$r" recipe=07-slow status=timed_out source=engine)" "timed_out lines"
-assert_eq "timed out after 3 s (signal 15)" "$(reg field "$r" 0 note recipe=07-slow)" "07-slow note"
-id=$(reg field "$r" 0 job_id recipe=07-slow)
-assert_eq CANCELLED "$(slurm_job_state "$id")" "Slurm state of the timed-out job $id"
-assert_contains "$(cat "$d/$(reg field "$r" 0 evidence recipe=07-slow)")" "starting a long job" \
-	"07-slow log"
+assert_job_cancelled 07-slow timed_out "timed out after 3 s (signal 15)" "starting a long job"
 wait_for no_procs_in "$STORE/worktrees/fix-1"
 
 # cancel while the job runs (a rerun of one recipe)
@@ -22,12 +18,7 @@ ctl "$M" fix-1 "rerun 10-wait"
 wait_for bash -c 'grep -qs "waiting for go" "$1"/*10-wait*.log' _ "$d/validation/logs"
 ctl "$M" fix-1 cancel
 settled fix-1 >/dev/null
-assert_eq 1 "$(reg count "$r" recipe=10-wait status=cancelled source=engine)" "cancelled lines"
-assert_eq "cancelled (signal 15)" "$(reg field "$r" 0 note recipe=10-wait)" "10-wait note"
-id=$(reg field "$r" 0 job_id recipe=10-wait)
-assert_eq CANCELLED "$(slurm_job_state "$id")" "Slurm state of the cancelled job $id"
-assert_contains "$(cat "$d/$(reg field "$r" 0 evidence recipe=10-wait)")" "waiting for go" \
-	"10-wait log"
+assert_job_cancelled 10-wait cancelled "cancelled (signal 15)" "waiting for go"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 wait_for no_procs_in "$STORE/worktrees/fix-1"
 

@@ -28,17 +28,8 @@ make_repo
 copy_recipes
 RUN_RECIPES="01-build 02-lint 08-stream"
 # shellcheck disable=SC2086
-plan=$(stage_run plan.sh $RUN_RECIPES)
-print=$(stage_run chatty.sh 60 print.sh)
-review=$(stage_run chatty.sh 30 review-until.sh 2)
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $plan, \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $print, \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}" \
-	"{\"name\": \"review\", \"run\": $review, \"produces\": [\"review.md\"],
-	  \"on_needs_changes\": \"print\", \"max_iterations\": 3}"
-make_store "$T/pipeline.json"
-mount_store
+pipeline_store "$(plan_stage $RUN_RECIPES)" "$(stage_json print change.md chatty.sh 60 print.sh)" \
+	"$(validate_stage)" "$(review_loop 3 chatty.sh 30 review-until.sh 2)"
 git clone -q "$REPO" "$T/base"
 
 ITEMS="fix-1 fix-2 fix-3"

@@ -2,17 +2,9 @@
 # tail -f on a running recipe's log shows every line as the recipe prints it, before the recipe
 # prints the next one: the recipe prints line N only once the test has seen line N-1 through tail.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
 export GATE_DIR=$T/gates # inherited by the daemon, and so by its recipes
 mkdir -p "$GATE_DIR"
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 09-gated), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(plan_stage 09-gated)" "$(validate_stage)"
 
 ctl "$M" fix-1 advance
 log_exists()

@@ -3,16 +3,7 @@
 # stage's processes end, the run is recorded interrupted, and the store mounts again at once
 # with the item re-queued.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run sleep.sh "$T/pids"), \"produces\": [\"plan.md\"]}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-ctl "$M" fix-1 advance
-wait_state "$M" fix-1 running
-wait_for test -s "$T/pids"
-mapfile -t pids <"$T/pids"
+sleeping_item
 
 umount_store
 for p in "${pids[@]}"; do

@@ -37,13 +37,9 @@ git -C "$REPO" commit -q -m "make test and ctest"
 RECIPES=$T/recipes
 mkdir -p "$RECIPES/lib"
 cp "$ROOT/recipes/02-unit-tests.sh" "$RECIPES/"
-cp "$ROOT/recipes/lib/junit-merge.py" "$RECIPES/lib/"
+cp "$ROOT/recipes/lib/junit-merge.py" "$ROOT/recipes/lib/report.sh" "$RECIPES/lib/"
 PLAN_RECIPES=02-unit-tests std_pipeline "$T/pipeline.json"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
-r=$d/validation/registry.jsonl
+mount_item "$T/pipeline.json"
 wt=$STORE/worktrees/fix-1
 
 ctl "$M" fix-1 advance

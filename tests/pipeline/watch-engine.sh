@@ -7,16 +7,7 @@
 # CREATE,ISDIR under .archive/. Each watched content is already the new one when its event
 # arrives: the watcher's own read after the CLOSE_WRITE of status sees the final state.
 . "$(dirname "$0")/../lib.sh"
-make_repo
-copy_recipes
-pipeline_with "$T/pipeline.json" \
-	"{\"name\": \"plan\", \"run\": $(stage_run plan.sh 01-build 08-stream), \"produces\": [\"plan.md\"]}" \
-	"{\"name\": \"print\", \"run\": $(stage_run print.sh), \"produces\": [\"change.md\"]}" \
-	"{\"name\": \"validate\", \"recipes\": \"plan\"}"
-make_store "$T/pipeline.json"
-mount_store
-new_item fix-1
-d=$M/fix-1
+pipeline_item "$(plan_stage 01-build 08-stream)" "$(print_stage)" "$(validate_stage)"
 ev=$T/events.txt
 
 bg inotifywait -m -r -e create,modify,close_write,moved_to,delete --format '%e %w%f' "$M" \

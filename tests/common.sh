@@ -1,0 +1,79 @@
+# shellcheck shell=bash
+# tests/common.sh - helpers without side effects shared by tests/lib.sh and
+# tests/bench/run.sh: JSON text from shell words, the pipeline.json files they write, and
+# processes by pid or command line. Defines functions only.
+
+# json_escape STRING : the string as a JSON string literal.
+json_escape()
+{
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	printf '"%s"' "$s"
+}
+
+# argv_json WORD... : a JSON array of strings.
+argv_json()
+{
+	local out="[" sep="" w
+	for w in "$@"; do
+		out+="$sep$(json_escape "$w")"
+		sep=", "
+	done
+	printf '%s]' "$out"
+}
+
+# pipeline_json FILE REPO RECIPES_DIR MEMBERS STAGE_JSON... : writes FILE, a pipeline.json over
+# the repository REPO (base main) and RECIPES_DIR, with the top-level MEMBERS (JSON text that
+# ends in a comma, e.g. '"gpus": 0, "max_parallel_recipes": 2,') on a line of their own before
+# "stages", and the STAGE_JSON objects as its stages, one a line.
+pipeline_json()
+{
+	local file=$1 repo=$2 recipes=$3 members=$4 stages="" sep="" s
+	shift 4
+	for s in "$@"; do
+		stages+="$sep    $s"
+		sep=$',\n'
+	done
+	cat >"$file" <<EOF
+{
+  "repo": $(json_escape "$repo"), "base": "main", "recipes_dir": $(json_escape "$recipes"),
+  $members
+  "stages": [
+$stages
+  ]
+}
+EOF
+}
+
+# pid_alive PID : whether PID is a live process (one that exists and is not a zombie).
+pid_alive()
+{
+	kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# pid_of_cmdline [-p] WORD... : prints the pid of the first process whose command line is
+# exactly the WORDs (with -p: begins with them); prints nothing when there is none.
+pid_of_cmdline()
+{
+	local prefix=0 p
+	local -a args
+	if [ "$1" = -p ]; then
+		prefix=1
+		shift
+	fi
+	for p in /proc/[0-9]*; do
+		[ -r "$p/cmdline" ] || continue
+		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
+		if [ "$prefix" = 1 ]; then
+			[ "${#args[@]}" -ge $# ] || continue
+		else
+			[ "${#args[@]}" = $# ] || continue
+		fi
+		if [ "${args[*]:0:$#}" = "$*" ]; then
+			echo "${p#/proc/}"
+			return 0
+		fi
+	done
+	return 0
+}
