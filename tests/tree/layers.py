@@ -24,7 +24,8 @@ Rules, each failure printed as one line "layers: FILE:LINE: what":
  4. No file calls a function defined (not static) in a file of a higher layer: the
     names are read from the definitions at the start of a line, the calls from every
     "name(" outside comments and strings.
- 5. No C source file of engine/, fs/ or tests/unit/ is over LIMIT lines.
+ 5. No source file is over LIMIT lines: the C of engine/, fs/ and tests/unit/, and the
+    shell and Python programs of tests/, examples/ and recipes/.
 
 Exits 0 when every rule holds, 1 otherwise (with the lines), 2 on a usage error.
 """
@@ -172,10 +173,12 @@ def check(root):
                     rel, line, name, owner, dst))
 
     # Rule 5: file sizes.
-    for top in ("engine", "fs", "tests/unit"):
+    for top, ends in (("engine", (".c", ".h")), ("fs", (".c", ".h")),
+                      ("tests", (".c", ".h", ".sh", ".py")), ("examples", (".sh", ".py")),
+                      ("recipes", (".sh", ".py"))):
         for d, _, names in os.walk(os.path.join(root, top)):
             for name in names:
-                if name.endswith((".c", ".h")):
+                if name.endswith(ends):
                     path = os.path.join(d, name)
                     with open(path, encoding="utf-8") as f:
                         n = sum(1 for _ in f)
@@ -194,8 +197,8 @@ def main(argv):
     for p in problems:
         print("layers: " + p)
     if not problems:
-        print("layers: the engine is a stack: no include or call goes up, no cycle, "
-              "no file over %d lines" % LIMIT)
+        print("layers: the engine is a stack: no include or call goes up, no cycle; "
+              "no source file over %d lines" % LIMIT)
     return 1 if problems else 0
 
 
