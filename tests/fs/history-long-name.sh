@@ -45,6 +45,16 @@ assert_name_max()
 	[ -z "$long" ] || fail "a name over 255 bytes is listed under $1: $long"
 }
 
+# assert_grep_r DIR PATTERN EXPECTED [GREP_OPTION] : `grep -r [GREP_OPTION] -- PATTERN DIR` exits 0
+# (found; never 2, an error, as an unreachable name would give) and prints exactly EXPECTED.
+assert_grep_r()
+{
+	local out rc=0 opt=${4:-}
+	out=$(grep -r ${opt:+"$opt"} -- "$2" "$1" 2>&1) || rc=$?
+	assert_eq 0 "$rc" "exit status of grep -r $opt over $1 (output: $out)"
+	assert_eq "$3" "$out" "grep -r $opt $2 over $1"
+}
+
 # assert_revs_dir HIST NAME N : HIST/NAME is the directory form of NAME holding exactly the
 # files 1..N, each with the content written as that revision, mode 0444.
 assert_revs_dir()
@@ -127,18 +137,9 @@ assert_fails_with ENOENT cat "$h/$n255/0"
 # Nothing listed in the item passes NAME_MAX, and grep -r reads all of it: it finds an old
 # revision of each long name and ends with 0 (found), never 2 (an error).
 assert_name_max "$d"
-rc=0
-out=$(grep -r -- "revision 1 of long255-" "$d" 2>&1) || rc=$?
-assert_eq 0 "$rc" "exit status of grep -r over the item (output: $out)"
-assert_eq "$h/$n255/1:$(rev_text "$n255" 1)" "$out" "grep -r over the item"
-rc=0
-out=$(grep -rl -- "revision 1 of docs/long255 " "$d" 2>&1) || rc=$?
-assert_eq 0 "$rc" "exit status of grep -r over the item (output: $out)"
-assert_eq "$h/docs/$n255/1" "$out" "grep -rl over the item"
-rc=0
-out=$(grep -rl -- "revision 10 of edge253-" "$d" 2>&1) || rc=$?
-assert_eq 0 "$rc" "exit status of grep -r over the item (output: $out)"
-assert_eq "$h/$n253/10" "$out" "grep -rl over the item"
+assert_grep_r "$d" "revision 1 of long255-" "$h/$n255/1:$(rev_text "$n255" 1)"
+assert_grep_r "$d" "revision 1 of docs/long255 " "$h/docs/$n255/1" -l
+assert_grep_r "$d" "revision 10 of edge253-" "$h/$n253/10" -l
 
 # The directory form is read-only, as every directory of .history is (EACCES).
 assert_fails_with EACCES sh_write "$h/$n255/1" "rewritten"
@@ -192,10 +193,7 @@ done
 assert_revs_dir "$l/.history" "$n255" 2
 assert_fails_with EACCES sh_write "$l/.history/$n255/1" "rewritten"
 assert_name_max "$l"
-rc=0
-out=$(grep -rl -- "revision 1 of long255-" "$l" 2>&1) || rc=$?
-assert_eq 0 "$rc" "exit status of grep -r over learnings (output: $out)"
-assert_eq "$l/.history/$n255/1" "$out" "grep -rl over learnings"
+assert_grep_r "$l" "revision 1 of long255-" "$l/.history/$n255/1" -l
 
 # An archived item keeps both forms, read-only.
 rmdir "$d"
@@ -209,10 +207,7 @@ assert_revs_dir "$a" "$n253" 11
 assert_revs_at "$M/.archive/fix-1" "$n200" 3
 assert_fails_with EACCES sh_write "$a/$n255/1" "rewritten"
 assert_name_max "$M/.archive/fix-1"
-rc=0
-out=$(grep -rl -- "revision 2 of long255-" "$M/.archive/fix-1" 2>&1) || rc=$?
-assert_eq 0 "$rc" "exit status of grep -r over the archived item (output: $out)"
-assert_eq "$a/$n255/2" "$out" "grep -rl over the archived item"
+assert_grep_r "$M/.archive/fix-1" "revision 2 of long255-" "$a/$n255/2" -l
 
 # Revisions survive a remount.
 umount_store
