@@ -196,6 +196,7 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 {
 	struct pipeline_options po = {0};
 	struct engine *e;
+	struct stat sb;
 	char pidtext[32];
 	int rc;
 
@@ -217,6 +218,9 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 		snprintf(err, errlen, "%s: %s", opt->store, strerror(errno));
 		goto fail;
 	}
+	/* The store's group: the group of the store directory. */
+	if (stat(e->store_dir, &sb) == 0)
+		e->gid = sb.st_gid;
 	if (opt->mountpoint) {
 		e->mountpoint = strdup(opt->mountpoint);
 		if (!e->mountpoint) {

@@ -31,10 +31,11 @@
 struct engine;
 struct pfs_file;
 
-/* Who performs an operation: recorded with every revision. */
+/* Who performs an operation: recorded with every revision (uid), and the
+ * owner and group of what it creates (uid, gid: see struct pfs_stat). */
 struct pfs_caller {
 	uid_t uid;
-	gid_t gid;
+	gid_t gid; /* its filesystem gid */
 	pid_t pid; /* 0 when unknown (the CLI, the engine itself) */
 };
 
@@ -54,7 +55,14 @@ struct pfs_stat {
 	int64_t atime_ns; /* 0 where the entry keeps none (views, open-file
 	                   * attributes): report mtime_ns as its access time */
 	uint32_t nlink;
-	uid_t uid;        /* the store owner: everything belongs to the mounting user */
+	/* Owner and group. Documents, their directories and item directories
+	 * belong to whoever made them (the caller's uid, and its gid, or the
+	 * directory's gid where the directory has the set-group-ID bit, which
+	 * a new directory then takes too) until a chown; generated entries
+	 * (the root, views, logs, ctl, the fixed directories) to the store
+	 * owner (the mounting user) and the store's group (the group of the
+	 * store directory), as does everything made before owners were kept. */
+	uid_t uid;
 	gid_t gid;
 	int view;         /* 1 for generated views and logs: no page caching, direct I/O */
 	int stable;       /* 1 when these attributes change only by an operation made
@@ -133,9 +141,25 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 /* truncate(2) by path; -EACCES on views, -EPERM on the registry unless
  * size equals its current size. */
 int engine_truncate(struct engine *e, const char *path, uint64_t size, const struct pfs_caller *who);
-/* chmod: documents keep the permission bits; views -EACCES... except a
- * chmod to the mode they already have. */
+/* chmod: documents, their directories and item directories keep the
+ * permission bits; views -EACCES... except a chmod to the mode they
+ * already have. (Who may chmod is the kernel's check: default_permissions.) */
 int engine_chmod(struct engine *e, const char *path, mode_t mode);
+/*
+ * chown: sets the owner and group ((uid_t)-1, (gid_t)-1: keep) of a
+ * document, a document directory or an item directory, durably (ctime
+ * moves). Unless privileged, a document's set-user-ID bit is cleared, and
+ * its set-group-ID bit when it has group execute, as Linux does. Who may
+ * chown (POSIX: root gives away, the owner may change the group to one of
+ * its own) is the caller's check (fs/). Generated entries keep the store
+ * owner and group: -EPERM unless nothing changes; -EACCES under .archive/.
+ */
+int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int privileged);
+/* The store owner (the uid of the process that opened e: the mounting
+ * user) and the store's group (the group of the store directory, read at
+ * engine_open): a mount lets in root, the store owner and the members of
+ * the store's group (README "Sharing a mount"). Any thread. */
+void engine_team(const struct engine *e, uid_t *owner, gid_t *group);
 /* Time arguments of engine_utimens besides ns since the Unix epoch. */
 #define PFS_TIME_OMIT INT64_MIN      /* keep the time as it is */
 #define PFS_TIME_NOW (INT64_MIN + 1) /* the current time */

@@ -392,6 +392,7 @@ int cli_import(int argc, char **argv)
 	struct engine *e;
 	const char *dir;
 	struct stat st;
+	mode_t um;
 	int r;
 
 	if ((r = cli_no_options("import", argc, argv)) >= 0 ||
@@ -418,7 +419,10 @@ int cli_import(int argc, char **argv)
 	if (r < 0)
 		return cli_fail("import", "%s", cli_why(err, r, eo.store, tmp, sizeof(tmp)));
 	snprintf(item, sizeof(item), "/%s", name);
-	r = engine_mkdir(e, item, 0777, &who);
+	/* As mkdir(2) would make it: the item directory's mode under the umask. */
+	um = umask(0);
+	umask(um);
+	r = engine_mkdir(e, item, 0777 & ~um, &who);
 	if (r == -EINVAL)
 		r = cli_fail("import", "%s: invalid item name (" NAME_RULE ")", name);
 	else if (r == -EEXIST)

@@ -115,6 +115,23 @@ out:
 	return r;
 }
 
+/* Whether the user's mount options opts (comma-separated; NULL: none) hold
+ * allow_other: a mount a team shares (fs_team.c). */
+static int shared_mount(const char *opts)
+{
+	size_t len = strlen("allow_other");
+	const char *p = opts;
+
+	while (p && *p) {
+		if (strncmp(p, "allow_other", len) == 0 && (p[len] == ',' || p[len] == '\0'))
+			return 1;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
 /* Detaches the daemon from the caller's terminal and directory, before the
  * engine starts processes that would inherit them. */
 static void detach(void)
@@ -149,7 +166,8 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 {
 	struct engine_options eo = { o->store, o->mountpoint, 0 };
 	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = 10 };
-	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER };
+	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER,
+			 .team.lock = PTHREAD_MUTEX_INITIALIZER };
 	char err[1024] = "";
 	sigset_t block, old;
 	int r, rc = 1;
@@ -162,6 +180,8 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 			report(status_fd, "%s: %s", o->store, strerror(-r));
 		return 1;
 	}
+	fs__team_init(&fs);
+	fs.shared = shared_mount(o->options);
 	r = inode_table_new(&fs.inodes);
 	if (r < 0) {
 		report(status_fd, "%s", strerror(-r));

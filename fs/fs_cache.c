@@ -13,7 +13,8 @@
  * whose times follow the item's updated time, sealed logs) for as long;
  * every other reply - views, logs still growing, the subdirectories of
  * .history, the worktree link, anything told to the notifier - has an
- * attribute timeout of 0, so the kernel asks again each time. Negative
+ * attribute timeout of 0, so the kernel asks again each time, as does the
+ * root of a mount shared with -o allow_other (fs_team.c). Negative
  * entries are never cached (a miss is answered with ENOENT, not an entry
  * with inode 0). Exactness rests on these rules:
  *  - Every change made through the mount is seen by the kernel, which drops
@@ -151,6 +152,11 @@ static double attr_ttl(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, 
 	struct fs *fs = fs_of(req);
 
 	if (!ps->stable || notifier_is_self(fs->notifier, req))
+		return 0.0;
+	/* A shared mount's root: every path walk from it asks its attributes
+	 * (the kernel checks its permissions), so that fs__admit refuses
+	 * whoever it does not let in, even where the kernel holds the rest. */
+	if (fs->shared && ino == FUSE_ROOT_ID)
 		return 0.0;
 	inode_set_cached(fs->inodes, ino);
 	return fs__change_count(fs) == seen ? CACHE_TTL : 0.0;

@@ -30,12 +30,22 @@
 #include "inode.h"
 #include "notify.h"
 
+/* A user's membership of the store's group, as the group database gave it
+ * (fs_team.c). */
+#define TEAM_SLOTS 64
+struct team_slot {
+	uid_t uid;
+	int member;
+	int64_t expires_ns; /* CLOCK_MONOTONIC; 0: empty */
+};
+
 /* The state of a mount, shared by every request (fuse_req_userdata);
  * lives in serve()'s frame for as long as the session. */
 struct fs {
 	struct engine *engine;
 	struct inode_table *inodes;
 	const char *store; /* for statfs */
+	int shared;        /* mounted with -o allow_other (fs_team.c) */
 	struct fuse_session *se;
 	struct notifier *notifier; /* replays the engine's own changes (notify.h) */
 	uint64_t changes;          /* atomic: changes reported by the engine (fs__changed) and
@@ -43,6 +53,12 @@ struct fs {
 	uint64_t moving;           /* atomic: namespace changes in progress (fs__ns_change_begin) */
 	pthread_mutex_t open_lock;
 	struct open_file *open; /* protected by open_lock */
+	struct {
+		uid_t owner;            /* constant: the store owner (engine_team) */
+		gid_t group;            /* constant: the store's group */
+		pthread_mutex_t lock;
+		struct team_slot slots[TEAM_SLOTS]; /* protected by lock; by uid */
+	} team;                         /* fs_team.c */
 };
 
 /* An open file: what fi->fh points to. Open files are listed so that an
@@ -109,10 +125,25 @@ void fs__cache_open(struct fuse_file_info *fi, struct pfs_file *f);
  * thread, possibly with engine locks held. */
 void fs__changed(void *arg, const char *path, enum engine_change what);
 
+/* ---- fs_team.c: who may use the mount ---- */
+
+/* The operations the session is made with (fuse_session_new): those of
+ * fs__handlers behind fs__admit. */
+extern const struct fuse_lowlevel_ops fs__ops;
+/* Reads the store owner and the store's group of fs->engine. Call once,
+ * before the session serves. */
+void fs__team_init(struct fs *fs);
+/* Whether req comes from root, the store owner or a member of the store's
+ * group: 1; else replies EACCES to req and returns 0. */
+int fs__admit(fuse_req_t req);
+/* Whether the process that made req is in group gid (its filesystem gid,
+ * or one of its supplementary groups): 1 or 0. */
+int fs__in_group(fuse_req_t req, gid_t gid);
+
 /* ---- fs_ops.c: names, attributes, and the table of operations ---- */
 
-/* The operations the session is made with (fuse_session_new). */
-extern const struct fuse_lowlevel_ops fs__ops;
+/* Every operation's handler, none of them gated (fs__ops is). */
+extern const struct fuse_lowlevel_ops fs__handlers;
 /* The path of ino in *out (caller frees): -ESTALE for an inode without a
  * path (replaced by a rename or unlinked), -ENOMEM. */
 int fs__path_of(struct fs *fs, uint64_t ino, char **out);

@@ -228,6 +228,39 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 }
 
 /*
+ * The chown part of a setattr, under POSIX rules (as Linux's chown_ok and
+ * chgrp_ok, which the kernel checks first under default_permissions): root
+ * may give anything away; the owner may "change" the owner to itself, and
+ * the group to one it is in (fs__in_group) or to the one it has; anyone
+ * else gets EPERM. The engine clears set-ID bits for anyone but root.
+ */
+static int chown_request(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+			 const char *path, const struct stat *attr, int to_set)
+{
+	struct fs *fs = fs_of(req);
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+	uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
+	gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
+	struct pfs_stat ps;
+	int r = getattr_of(fs, ino, fi, &ps);
+
+	if (r < 0)
+		return r;
+	if (path == NULL) /* unlinked, still open: its owner stays as it is */
+		return (uid == (uid_t)-1 || uid == ps.uid) && (gid == (gid_t)-1 || gid == ps.gid)
+			       ? 0
+			       : -ENOENT;
+	if (c->uid != 0) {
+		if (uid != (uid_t)-1 && (c->uid != ps.uid || uid != ps.uid))
+			return -EPERM;
+		if (gid != (gid_t)-1 &&
+		    (c->uid != ps.uid || (gid != ps.gid && !fs__in_group(req, gid))))
+			return -EPERM;
+	}
+	return engine_chown(fs->engine, path, uid, gid, c->uid == 0);
+}
+
+/*
  * The kernel passes fi for any setattr through an open file, directories
  * included, so fi->fh is used only for a size change, which the VFS allows
  * on regular files only.
@@ -247,17 +280,9 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	if (r < 0 && !(r == -ENOENT && fi && fi->fh))
 		goto out;
 	if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
-		/* chown to the owner it already has is all a local disk allows
-		 * an unprivileged user, and everything belongs to the mounting
-		 * user. */
-		r = getattr_of(fs, ino, fi, &ps);
+		r = chown_request(req, ino, fi, path, attr, to_set);
 		if (r < 0)
 			goto out;
-		if (((to_set & FUSE_SET_ATTR_UID) && attr->st_uid != ps.uid) ||
-		    ((to_set & FUSE_SET_ATTR_GID) && attr->st_gid != ps.gid)) {
-			r = -EPERM;
-			goto out;
-		}
 	}
 	if (to_set & FUSE_SET_ATTR_SIZE) {
 		if (fi && fi->fh)
@@ -500,7 +525,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_statfs(req, &sv);
 }
 
-const struct fuse_lowlevel_ops fs__ops = {
+const struct fuse_lowlevel_ops fs__handlers = {
 	.init = op_init,
 	.lookup = op_lookup,
 	.forget = op_forget,

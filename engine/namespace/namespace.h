@@ -63,7 +63,11 @@ struct engine {
 	int readonly;
 	int lock_fd;            /* flock on the database file; -1 readonly */
 	struct store *store;
-	uid_t uid;              /* owner of everything on the mount */
+	/* The store owner (the mounting user: the daemon's uid) and the
+	 * store's group (the group of the store directory): the owner and
+	 * group of the generated entries, and who STORE_ID_DEFAULT stands for
+	 * in the store (packet__uid, packet__gid). */
+	uid_t uid;
 	gid_t gid;
 	int64_t start_ns;       /* mount time: the mtime of fixed entries */
 

@@ -543,6 +543,16 @@ static int64_t parse_rfc3339(const char *s)
 	return (int64_t)timegm(&tm) * 1000000000;
 }
 
+/* Permission bits of the generated entries (README "Sharing a mount"): the
+ * store owner's, with the store's group; the root and validation/ (where
+ * members make items and documents) and ctl and registry.jsonl (which
+ * members write) are writable by the group, the root sticky (an item is
+ * removed, which archives it, by its owner alone). pipeline.json names
+ * the programs the daemon runs: its owner's alone. */
+#define MODE_ROOT 01775
+#define MODE_SHARED_DIR 0775
+#define MODE_SHARED_FILE 0664
+
 /* Attributes of a resolved node. */
 int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 {
@@ -560,14 +570,23 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 			st->mtime_ns = st->ctime_ns = t;
 	}
 	if (packet__is_dir_kind(n->kind)) {
-		st->mode = S_IFDIR | (n->kind == N_DOCDIR ? n->doc.mode : 0755);
+		st->mode = S_IFDIR | 0755;
 		st->nlink = 2;
 		if (n->kind == N_DOCDIR) {
+			st->mode = S_IFDIR | n->doc.mode;
+			st->uid = packet__uid(e, n->doc.uid), st->gid = packet__gid(e, n->doc.gid);
 			st->mtime_ns = n->doc.mtime_ns, st->ctime_ns = n->doc.ctime_ns;
 			st->atime_ns = n->doc.atime_ns;
 		} else if (n->kind == N_ITEM) {
+			st->mode = S_IFDIR | n->item.dir_mode;
+			st->uid = packet__uid(e, n->item.dir_uid);
+			st->gid = packet__gid(e, n->item.dir_gid);
 			st->mtime_ns = n->item.dir_mtime_ns, st->ctime_ns = n->item.dir_ctime_ns;
 			st->atime_ns = n->item.dir_atime_ns;
+		} else if (n->kind == N_ROOT) {
+			st->mode = S_IFDIR | MODE_ROOT;
+		} else if (n->kind == N_VALIDATION_DIR) {
+			st->mode = S_IFDIR | MODE_SHARED_DIR;
 		}
 		if (n->archived || n->kind == N_STAGES_DIR || n->kind == N_LOGS_DIR ||
 		    n->kind == N_HISTORY_DIR || n->kind == N_RECIPES_DIR || n->kind == N_ARCHIVE_DIR)
@@ -592,6 +611,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		return 0;
 	case N_DOC:
 		st->mode = S_IFREG | (n->archived ? (n->doc.mode & 0555) : n->doc.mode);
+		st->uid = packet__uid(e, n->doc.uid), st->gid = packet__gid(e, n->doc.gid);
 		st->size = n->doc.size;
 		st->mtime_ns = n->doc.mtime_ns;
 		st->ctime_ns = n->doc.ctime_ns;
@@ -620,7 +640,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 
 		if (rc)
 			return rc;
-		st->mode = S_IFREG | (n->kind != N_REGISTRY || n->archived ? 0444 : 0644);
+		st->mode = S_IFREG | (n->kind != N_REGISTRY || n->archived ? 0444 : MODE_SHARED_FILE);
 		st->view = 1;
 		st->mtime_ns = st->ctime_ns = now;
 		return 0;
@@ -642,8 +662,10 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		buf_free(&b);
 	}
 	st->view = n->kind != N_PIPELINE;
-	if (n->kind == N_CTL || n->kind == N_REGISTRY || n->kind == N_PIPELINE)
-		st->mode = S_IFREG | (n->archived ? 0444 : 0644);
+	if (n->kind == N_CTL || n->kind == N_REGISTRY)
+		st->mode = S_IFREG | (n->archived ? 0444 : MODE_SHARED_FILE);
+	else if (n->kind == N_PIPELINE)
+		st->mode = S_IFREG | 0644;
 	else if (n->kind == N_RECORD)
 		st->mode = S_IFREG | (n->archived ? 0444 : 0666); /* anyone the mount lets in */
 	else if (n->kind == N_RECIPE)

@@ -83,6 +83,8 @@ void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m)
 	m->is_dir = 0;
 	m->size = d->content.len;
 	m->mode = d->mode;
+	m->uid = d->uid;
+	m->gid = d->gid;
 	m->mtime_ns = d->mtime_ns;
 	m->ctime_ns = d->mtime_ns;
 	m->atime_ns = d->dirty ? d->mtime_ns : d->atime_ns;
@@ -111,7 +113,7 @@ static void od_destroy(struct open_doc *d)
  * against the revision then current and repeated if a commit slipped in.
  */
 int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
-		   mode_t mode, struct open_doc **out)
+		   mode_t mode, uid_t uid, gid_t gid, struct open_doc **out)
 {
 	struct open_doc *d, *nd;
 	struct doc_meta m, now;
@@ -145,6 +147,8 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 			rc = -EEXIST;
 		if (rc == -ENOENT && create) {
 			nd->mode = mode & 07777;
+			nd->uid = uid;
+			nd->gid = gid;
 			nd->dirty = 1;
 			nd->mtime_ns = nd->atime_ns = util_now_ns();
 			m.rev_id = 0;
@@ -154,6 +158,8 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 			rc = store_doc_read(e->store, item, rel, &nd->content.data, &nd->content.len);
 			nd->content.cap = nd->content.len + 1;
 			nd->mode = m.mode;
+			nd->uid = m.uid;
+			nd->gid = m.gid;
 			nd->mtime_ns = m.mtime_ns;
 			nd->atime_ns = m.atime_ns;
 			nd->stored = 1;
@@ -256,8 +262,9 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 					     d->mode, d->mtime_ns)
 			   : -ESTALE;
 		if (rc == -ESTALE)
-			rc = store_doc_write(e->store, d->item_id, rel, data, d->content.len, d->mode,
-					     d->mtime_ns, d->stored ? "write" : "create", &wb.w, NULL);
+			rc = store_doc_write_owned(e->store, d->item_id, rel, data, d->content.len,
+						   d->mode, d->mtime_ns, d->stored ? "write" : "create",
+						   &wb.w, d->uid, d->gid, NULL);
 		if (rc == 0) {
 			d->dirty = 0;
 			d->stored = 1;
@@ -357,7 +364,8 @@ int packet__doc_parent(struct node *p, const char *name, char *rel, size_t size)
 	return 0;
 }
 
-static int item_create(struct engine *e, const char *name, const struct pfs_caller *who)
+static int item_create(struct engine *e, const char *name, mode_t mode,
+		       const struct pfs_caller *who)
 {
 	struct pfs_config *cfg = pipeline_config_get(e->pl);
 	char branch[128], wt[PATH_MAX], err[512] = "";
@@ -383,7 +391,10 @@ static int item_create(struct engine *e, const char *name, const struct pfs_call
 		fprintf(stderr, "packetfs: mkdir %s: %s\n", name, err);
 		return rc == -EEXIST ? -EEXIST : rc == -ENOENT ? -ENOENT : -EIO;
 	}
-	rc = store_item_create(e->store, name, branch, cfg->base, &id);
+	/* The root has no set-group-ID bit: the item takes its maker's group. */
+	rc = store_item_create_owned(e->store, name, branch, cfg->base,
+				     packet__store_uid(e, who ? who->uid : e->uid),
+				     packet__store_gid(e, who ? who->gid : e->gid), mode, &id);
 	if (rc)
 		return rc;
 	{
@@ -407,7 +418,7 @@ int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct p
 	if (rc)
 		return rc;
 	if (strcmp(parent, "/") == 0)
-		return item_create(e, name, who);
+		return item_create(e, name, mode & 07777, who);
 	rc = packet__resolve(e, path, &n);
 	if (rc == 0) {
 		packet__node_clear(&n);
@@ -417,8 +428,14 @@ int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct p
 	if (rc)
 		return rc;
 	rc = packet__doc_parent(&p, name, rel, sizeof(rel));
-	if (rc == 0)
-		rc = store_doc_mkdir(e->store, p.item.id, rel, mode);
+	if (rc == 0) {
+		uid_t uid;
+		gid_t gid;
+
+		mode &= 07777;
+		packet__new_owner(e, &p, who, 1, &mode, &uid, &gid);
+		rc = store_doc_mkdir_owned(e->store, p.item.id, rel, mode, uid, gid);
+	}
 	packet__node_clear(&p);
 	return rc;
 }
@@ -606,6 +623,8 @@ int engine_chmod(struct engine *e, const char *path, mode_t mode)
 		rc = store_doc_set_mode(e->store, n.item.id, n.rel, mode);
 		if (rc == -ENOENT && d)
 			rc = 0;
+	} else if (n.kind == N_ITEM && !n.archived) {
+		rc = store_item_set_owner(e->store, n.item.id, n.item.dir_uid, n.item.dir_gid, mode);
 	} else {
 		rc = packet__node_stat(e, &n, &st);
 		if (rc == 0 && (st.mode & 07777) != (mode & 07777))
@@ -680,6 +699,8 @@ void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path)
 			d->content.len = len;
 			d->content.cap = len + 1;
 			d->mode = m.mode;
+			d->uid = m.uid;
+			d->gid = m.gid;
 			d->mtime_ns = m.mtime_ns;
 			d->atime_ns = m.atime_ns;
 			d->stored = 1;

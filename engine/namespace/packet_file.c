@@ -162,6 +162,8 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 			return rc;
 		}
 		memset(&n, 0, sizeof(n));
+		n.doc.mode = mode & 07777;
+		packet__new_owner(e, &p, who, 0, &n.doc.mode, &n.doc.uid, &n.doc.gid);
 		n.kind = N_DOC;
 		n.has_item = 1;
 		n.item = p.item; /* moves ownership */
@@ -216,7 +218,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	switch (n.kind) {
 	case N_DOC:
 		rc = packet__od_get(e, n.item.id, n.rel, creating, creating && (flags & O_EXCL),
-				    mode, &f->od);
+				    n.doc.mode, n.doc.uid, n.doc.gid, &f->od);
 		f->trunc_pending = creating;
 		if (rc == 0 && (flags & O_TRUNC) && wr) {
 			pthread_mutex_lock(&f->od->lock);
@@ -732,8 +734,8 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		st->ctime_ns = m.ctime_ns;
 		st->atime_ns = m.atime_ns;
 		st->nlink = 1;
-		st->uid = e->uid;
-		st->gid = e->gid;
+		st->uid = packet__uid(e, m.uid);
+		st->gid = packet__gid(e, m.gid);
 		return 0;
 	}
 	return -ENOSYS;

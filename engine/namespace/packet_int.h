@@ -1,9 +1,9 @@
 /*
  * packet_int.h - what the packet namespace's files (packet.c: paths,
  * attributes, views, directories; packet_doc.c: open documents and changes
- * to the namespace; packet_file.c: open files, the trigger file, registry
- * appends; ctl.c: the trigger file's command lines; record.c: the
- * recorder's transaction file) share. Not for the
+ * to the namespace; packet_owner.c: owners and chown; packet_file.c: open
+ * files, the trigger file, registry appends; ctl.c: the trigger file's
+ * command lines; record.c: the recorder's transaction file) share. Not for the
  * rest of the engine: engine.h is the contract.
  *
  * Locks (namespace.h gives the order): files_lock protects e->docs and
@@ -82,6 +82,8 @@ struct open_doc {
 	int dirty;            /* protected by lock */
 	int stored;           /* protected by lock: exists in the store */
 	mode_t mode;          /* protected by lock */
+	uid_t uid;            /* protected by lock: owner and group, as the store keeps them */
+	gid_t gid;            /* protected by lock */
 	int64_t mtime_ns;     /* protected by lock */
 	int64_t atime_ns;     /* protected by lock: the stored or set atime; while
 	                       * dirty the content's mtime_ns stands for it */
@@ -125,6 +127,27 @@ int packet__stable_kind(enum kind k);
 /* Attributes of a resolved node into st; 0 or a negative errno. */
 int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st);
 
+/* ---- packet_owner.c ---- */
+
+/*
+ * Owners. The store keeps owner and group ids with STORE_ID_DEFAULT for
+ * the store owner and the store's group (store.h); the namespace reports
+ * e->uid and e->gid for it (packet__uid, packet__gid), and stores it for
+ * them (packet__store_uid, packet__store_gid), so that what the mounting
+ * user makes keeps belonging to whoever mounts the store.
+ */
+uid_t packet__uid(const struct engine *e, uid_t stored);
+gid_t packet__gid(const struct engine *e, gid_t stored);
+uid_t packet__store_uid(const struct engine *e, uid_t uid);
+gid_t packet__store_gid(const struct engine *e, gid_t gid);
+/* The owner and group (as the store keeps them) of a new entry that who
+ * (NULL: the engine, the store owner) makes in directory node p, and its
+ * permission bits *mode, adjusted: the owner is who, the group who's group,
+ * or p's when p has the set-group-ID bit, which a new directory then takes
+ * too (as Linux and the BSDs do). */
+void packet__new_owner(const struct engine *e, const struct node *p, const struct pfs_caller *who,
+		       int dir, mode_t *mode, uid_t *uid, gid_t *gid);
+
 /* ---- packet_doc.c ---- */
 
 /* The open document at (item, rel) or NULL; files_lock held. */
@@ -133,10 +156,11 @@ struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const ch
  * the stored ctime while nothing is pending; files_lock held. */
 void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m);
 /* A reference on the open document (item, rel) in *out, loaded or (create)
- * made empty with mode; excl: -EEXIST when it exists. Release with
- * packet__od_put. 0 or a negative errno. */
+ * made empty with mode, owner uid and group gid (as the store keeps them);
+ * excl: -EEXIST when it exists. Release with packet__od_put. 0 or a
+ * negative errno. */
 int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
-		   mode_t mode, struct open_doc **out);
+		   mode_t mode, uid_t uid, gid_t gid, struct open_doc **out);
 /* Drops a reference; the last one frees the document (nothing committed). */
 void packet__od_put(struct engine *e, struct open_doc *d);
 /* Commits a changed open document as a new revision (or amends the

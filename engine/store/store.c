@@ -65,13 +65,13 @@ void store__now(char out[32])
  */
 static const char *const compat[] = {
 	NULL, /* 0001_init */
-	/* 0002_times (items: compat_items) */
-	"CREATE TEMP VIEW documents AS SELECT *, mtime_ns AS atime_ns FROM main.documents;",
+	NULL, /* 0002_times (compat_items, compat_documents) */
 	/* 0003_jobs */
 	"CREATE TEMP VIEW runs AS SELECT *, '' AS job_id, '' AS job_output, 0 AS job_offset "
 	"FROM main.runs;",
 	NULL, /* 0004_heads (compat_items) */
 	NULL, /* 0005_rounds (compat_items; no learnings row: no learnings) */
+	NULL, /* 0006_owners (compat_items, compat_documents) */
 };
 
 /* The columns of items that migrations after version added, as one temp
@@ -81,14 +81,28 @@ static int compat_items(sqlite3 *db, int version)
 {
 	char sql[1024];
 
-	if (version >= 5)
+	if (version >= 6)
 		return 0;
-	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW items AS SELECT *%s%s%s FROM (SELECT *, "
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW items AS SELECT *%s%s%s%s FROM (SELECT *, "
 		 "COALESCE(CAST(strftime('%%s', updated_at) AS INTEGER), 0) * 1000000000 AS t "
 		 "FROM main.items);",
 		 version < 2 ? ", t AS dir_mtime_ns, t AS dir_ctime_ns, t AS dir_atime_ns" : "",
 		 version < 4 ? ", '' AS verdict_head, '' AS assessment_head" : "",
-		 ", 0 AS round, '' AS disposition");
+		 version < 5 ? ", 0 AS round, '' AS disposition" : "",
+		 ", -1 AS dir_uid, -1 AS dir_gid, CASE archived WHEN 2 THEN 1533 ELSE 493 END "
+		 "AS dir_mode");
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+}
+
+/* The same for the columns of documents (0002_times, 0006_owners). */
+static int compat_documents(sqlite3 *db, int version)
+{
+	char sql[256];
+
+	if (version >= 6)
+		return 0;
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW documents AS SELECT *%s%s FROM main.documents;",
+		 version < 2 ? ", mtime_ns AS atime_ns" : "", ", -1 AS uid, -1 AS gid");
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -249,6 +263,8 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 				rc = -EIO;
 		if (rc == 0)
 			rc = compat_items(s->db, version);
+		if (rc == 0)
+			rc = compat_documents(s->db, version);
 		if (rc)
 			goto fail;
 	}

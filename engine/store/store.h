@@ -82,6 +82,11 @@ struct item {
 	/* The word of plan.md's "Disposition:" line when the plan ended the
 	 * item without a change (SPEC §5), else "". */
 	char *disposition;
+	/* Owner, group and permission bits of the item's directory (schema
+	 * 0006; STORE_ID_DEFAULT: see there). */
+	uid_t dir_uid;
+	gid_t dir_gid;
+	mode_t dir_mode;
 };
 /* Frees the strings of it and zeroes it (a zeroed item may be cleared
  * again). */
@@ -92,10 +97,28 @@ void item_clear(struct item *it);
  * it; its documents are the learnings, with their history. */
 #define ITEM_LEARNINGS 2
 
-/* Inserts a new item (state "new", iteration 1). 0 with *id (id may be
- * NULL), -EEXIST (the name is taken), or a negative errno. */
+/*
+ * Owners (schema 0006). Every document, directory and item directory keeps
+ * an owner uid and gid. STORE_ID_DEFAULT, as either, stands for the store
+ * owner (a uid) or the store's group (a gid), whoever they are when the
+ * store is mounted: entries made before version 6 have it, and the engine
+ * gives it to what the mounting user makes, so that a store keeps
+ * belonging to whoever mounts it. The store keeps the ids as given and
+ * never resolves this one.
+ */
+#define STORE_ID_DEFAULT ((uint32_t)-1)
+
+/* Inserts a new item (state "new", iteration 1) whose directory has owner
+ * uid, group gid and permission bits mode & 07777; store_item_create gives
+ * it STORE_ID_DEFAULT for both and 0755. 0 with *id (id may be NULL),
+ * -EEXIST (the name is taken), or a negative errno. */
 int store_item_create(struct store *s, const char *name, const char *branch, const char *base,
 		      int64_t *id);
+int store_item_create_owned(struct store *s, const char *name, const char *branch,
+			    const char *base, uid_t uid, gid_t gid, mode_t mode, int64_t *id);
+/* Sets the owner, group and permission bits (mode & 07777) of the item's
+ * directory, and its ctime to now. 0, -ENOENT, or a negative errno. */
+int store_item_set_owner(struct store *s, int64_t item_id, uid_t uid, gid_t gid, mode_t mode);
 /* The item by name (archived too) or by id into out (item_clear it
  * after). 0, -ENOENT, or a negative errno. */
 int store_item_get(struct store *s, const char *name, struct item *out);
@@ -129,6 +152,8 @@ struct doc_meta {
 	int rev;         /* revision number of the current content */
 	uint64_t size;
 	mode_t mode;     /* permission bits only */
+	uid_t uid;       /* owner and group (STORE_ID_DEFAULT: see there) */
+	gid_t gid;
 	int64_t mtime_ns, ctime_ns;
 	int64_t atime_ns; /* the last content write's mtime, unless set since */
 };
@@ -154,10 +179,14 @@ int store_doc_read(struct store *s, int64_t item_id, const char *path, char **da
  * "create". mode: permission bits, or (mode_t)-1 to keep the current ones
  * (0644 for a new document). mtime_ns < 0 means now; atime_ns becomes the
  * same. *rev (may be NULL) gets the new revision number. -EISDIR when
- * path is a directory. */
+ * path is a directory. A document this creates is owned by uid and gid
+ * (store_doc_write: STORE_ID_DEFAULT); an existing one keeps its owner. */
 int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
 		    size_t len, mode_t mode, int64_t mtime_ns, const char *op,
 		    const struct store_who *who, int *rev);
+int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, const void *data,
+			  size_t len, mode_t mode, int64_t mtime_ns, const char *op,
+			  const struct store_who *who, uid_t uid, gid_t gid, int *rev);
 /* Replaces, in place, the content of revision rev_id of path while it is
  * still the document's current revision: for a commit that only made a
  * close durable before the same handle's writes. 0, or -ESTALE when it is
@@ -165,10 +194,12 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
  * becomes the same. */
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
 		    const void *data, size_t len, mode_t mode, int64_t mtime_ns);
-/* Creates a directory entry with permission bits mode & 07777 (the caller
- * checks that its parent directory exists). 0, -EEXIST, or a negative
- * errno. */
+/* Creates a directory entry with permission bits mode & 07777, owned by
+ * uid and gid (store_doc_mkdir: STORE_ID_DEFAULT); the caller checks that
+ * its parent directory exists. 0, -EEXIST, or a negative errno. */
 int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode);
+int store_doc_mkdir_owned(struct store *s, int64_t item_id, const char *path, mode_t mode,
+			  uid_t uid, gid_t gid);
 /* Removes a document, recording a tombstone revision (history is kept).
  * 0, -ENOENT, -EISDIR, or a negative errno. */
 int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who);
@@ -188,6 +219,10 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 /* Sets the permission bits (mode & 07777) of the entry at path and its
  * ctime to now. 0, -ENOENT, or a negative errno. */
 int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode);
+/* Sets the owner, group and permission bits (mode & 07777) of the entry
+ * at path, and its ctime to now. 0, -ENOENT, or a negative errno. */
+int store_doc_set_owner(struct store *s, int64_t item_id, const char *path, uid_t uid, gid_t gid,
+			mode_t mode);
 /* Sets the access and modification times of the entry at path (ns since
  * the Unix epoch, or STORE_TIME_OMIT to keep one) and its ctime to now.
  * 0 or -ENOENT. */

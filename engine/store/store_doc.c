@@ -22,7 +22,8 @@
 
 #define DOC_COLS                                                                          \
 	"d.is_dir, d.rev_id, d.size, d.mode, d.mtime_ns, d.ctime_ns, "                   \
-	"COALESCE((SELECT rev FROM revisions r WHERE r.id = d.rev_id), 0), d.atime_ns"
+	"COALESCE((SELECT rev FROM revisions r WHERE r.id = d.rev_id), 0), d.atime_ns, "     \
+	"d.uid, d.gid"
 
 static void doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
 {
@@ -34,6 +35,8 @@ static void doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
 	m->ctime_ns = sqlite3_column_int64(st, first + 5);
 	m->rev = sqlite3_column_int(st, first + 6);
 	m->atime_ns = sqlite3_column_int64(st, first + 7);
+	m->uid = (uid_t)sqlite3_column_int64(st, first + 8);
+	m->gid = (gid_t)sqlite3_column_int64(st, first + 9);
 }
 
 /* Moves the mtime and ctime of the directory that holds path to now: the
@@ -157,20 +160,30 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 }
 
 /* Points the live entry at path to a revision (insert or update); its
- * ctime becomes now. Lock held. */
+ * ctime becomes now. An entry this inserts is owned by uid and gid; an
+ * existing one keeps its owner. Lock held. */
 static int doc_put(struct store *s, int64_t item, const char *path, int64_t rev_id, uint64_t size,
-		   mode_t mode, int64_t mtime_ns, int64_t atime_ns)
+		   mode_t mode, int64_t mtime_ns, int64_t atime_ns, uid_t uid, gid_t gid)
 {
 	return store__exec(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
-			   "mtime_ns, ctime_ns, atime_ns) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8) "
-			   "ON CONFLICT(item_id, path) DO UPDATE SET rev_id = ?3, size = ?4, "
-			   "mode = ?5, mtime_ns = ?6, ctime_ns = ?7, atime_ns = ?8", "IsIIiIII", item,
-			   path, rev_id, (int64_t)size, (int)mode, mtime_ns, util_now_ns(), atime_ns);
+			   "mtime_ns, ctime_ns, atime_ns, uid, gid) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, "
+			   "?7, ?8, ?9, ?10) ON CONFLICT(item_id, path) DO UPDATE SET rev_id = ?3, "
+			   "size = ?4, mode = ?5, mtime_ns = ?6, ctime_ns = ?7, atime_ns = ?8",
+			   "IsIIiIIIII", item, path, rev_id, (int64_t)size, (int)mode, mtime_ns,
+			   util_now_ns(), atime_ns, store__id(uid), store__id(gid));
 }
 
 int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
 		    size_t len, mode_t mode, int64_t mtime_ns, const char *op,
 		    const struct store_who *who, int *rev)
+{
+	return store_doc_write_owned(s, item_id, path, data, len, mode, mtime_ns, op, who,
+				     STORE_ID_DEFAULT, STORE_ID_DEFAULT, rev);
+}
+
+int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, const void *data,
+			  size_t len, mode_t mode, int64_t mtime_ns, const char *op,
+			  const struct store_who *who, uid_t uid, gid_t gid, int *rev)
 {
 	struct doc_meta m;
 	int64_t rev_id = 0;
@@ -191,7 +204,7 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
 	if (rc == 0)
 		rc = rev_add(s, item_id, path, op, data, len, 0, 0, m.mode, who, &rev_id, rev);
 	if (rc == 0)
-		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns);
+		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns, uid, gid);
 	if (rc == 0 && created)
 		rc = touch_parent_locked(s, item_id, path);
 	return store__txn_unlock(s, rc);
@@ -217,11 +230,18 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 		rc = store__exec(s, "UPDATE revisions SET content = ?, size = ?, mode = ? WHERE id = ?",
 				 "bIiI", len ? data : "", len, (int64_t)len, (int)(mode & 07777), rev_id);
 	if (rc == 0)
-		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns);
+		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns, m.uid,
+			     m.gid);
 	return store__txn_unlock(s, rc);
 }
 
 int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode)
+{
+	return store_doc_mkdir_owned(s, item_id, path, mode, STORE_ID_DEFAULT, STORE_ID_DEFAULT);
+}
+
+int store_doc_mkdir_owned(struct store *s, int64_t item_id, const char *path, mode_t mode,
+			  uid_t uid, gid_t gid)
 {
 	int64_t now = util_now_ns();
 	int rc;
@@ -230,8 +250,9 @@ int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t m
 	if (rc)
 		return rc;
 	rc = store__exec(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
-			 "mtime_ns, ctime_ns, atime_ns) VALUES (?1, ?2, 1, NULL, 0, ?3, ?4, ?4, ?4)",
-			 "IsiI", item_id, path, (int)(mode & 07777), now);
+			 "mtime_ns, ctime_ns, atime_ns, uid, gid) VALUES (?1, ?2, 1, NULL, 0, ?3, ?4, "
+			 "?4, ?4, ?5, ?6)", "IsiIII", item_id, path, (int)(mode & 07777), now,
+			 store__id(uid), store__id(gid));
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
 	return store__txn_unlock(s, rc);
@@ -310,7 +331,8 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 	if (rc == 0)
 		rc = doc_delete(s, item, from);
 	if (rc == 0)
-		rc = doc_put(s, item, to, rev_id, m->size, m->mode, m->mtime_ns, m->atime_ns);
+		rc = doc_put(s, item, to, rev_id, m->size, m->mode, m->mtime_ns, m->atime_ns, m->uid,
+			     m->gid);
 	return rc;
 }
 
@@ -405,6 +427,21 @@ int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_
 {
 	return doc_set(s, "UPDATE documents SET mode = ?1, ctime_ns = ?3 WHERE item_id = ?4 "
 		       "AND path = ?5", item_id, path, (int64_t)(mode & 07777), STORE_TIME_OMIT);
+}
+
+int store_doc_set_owner(struct store *s, int64_t item_id, const char *path, uid_t uid, gid_t gid,
+			mode_t mode)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__exec(s, "UPDATE documents SET uid = ?, gid = ?, mode = ?, ctime_ns = ? "
+			 "WHERE item_id = ? AND path = ?", "IIiIIs", store__id(uid), store__id(gid),
+			 (int)(mode & 07777), util_now_ns(), item_id, path);
+	if (rc == 0 && sqlite3_changes(s->db) == 0)
+		rc = -ENOENT;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int64_t atime_ns,

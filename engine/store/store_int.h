@@ -125,6 +125,14 @@ int store__collect(struct store *s, sqlite3_stmt *st, size_t size,
 		   int (*row)(sqlite3_stmt *st, void *elem, void *ctx), void *ctx, void **out,
 		   size_t *n);
 
+/* An owner or group id as the store keeps it: STORE_ID_DEFAULT as -1,
+ * every other id as itself. (A column read back with sqlite3_column_int64
+ * and cast to uid_t or gid_t gives the id again.) */
+static inline int64_t store__id(uint32_t id)
+{
+	return id == STORE_ID_DEFAULT ? -1 : (int64_t)id;
+}
+
 /* Every kept item row is out of date (an items row was written; store_item.c). */
 void store__items_changed(struct store *s);
 /* RFC 3339 UTC now (store.c). */

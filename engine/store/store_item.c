@@ -33,7 +33,7 @@ void item_clear(struct item *it)
 	"id, name, title, state, stage, stage_ok, iteration, branch, base, verdict, assessment, " \
 	"hold, approved, last_error, last_result, archived, created_at, updated_at, "       \
 	"dir_mtime_ns, dir_ctime_ns, dir_atime_ns, verdict_head, assessment_head, round, "   \
-	"disposition"
+	"disposition, dir_uid, dir_gid, dir_mode"
 
 static int item_row(sqlite3_stmt *st, struct item *it)
 {
@@ -65,6 +65,9 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 		 (const char *)sqlite3_column_text(st, 22) ? (const char *)sqlite3_column_text(st, 22) : "");
 	it->round = sqlite3_column_int(st, 23);
 	it->disposition = store__col_dup(st, 24);
+	it->dir_uid = (uid_t)sqlite3_column_int64(st, 25);
+	it->dir_gid = (gid_t)sqlite3_column_int64(st, 26);
+	it->dir_mode = (mode_t)sqlite3_column_int(st, 27) & 07777;
 	if (!it->name || !it->title || !it->state || !it->stage || !it->branch || !it->base ||
 	    !it->verdict || !it->assessment || !it->last_error || !it->last_result ||
 	    !it->created_at || !it->updated_at || !it->disposition) {
@@ -77,6 +80,13 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 int store_item_create(struct store *s, const char *name, const char *branch, const char *base,
 		      int64_t *id)
 {
+	return store_item_create_owned(s, name, branch, base, STORE_ID_DEFAULT, STORE_ID_DEFAULT,
+				       0755, id);
+}
+
+int store_item_create_owned(struct store *s, const char *name, const char *branch,
+			    const char *base, uid_t uid, gid_t gid, mode_t mode, int64_t *id)
+{
 	char now[32];
 	int rc;
 
@@ -84,8 +94,10 @@ int store_item_create(struct store *s, const char *name, const char *branch, con
 	pthread_mutex_lock(&s->lock);
 	store__items_changed(s);
 	rc = store__exec(s, "INSERT INTO items(name, branch, base, created_at, updated_at, "
-			 "dir_mtime_ns, dir_ctime_ns, dir_atime_ns) VALUES (?, ?, ?, ?4, ?4, ?5, ?5, ?5)",
-			 "ssssI", name, branch, base, now, util_now_ns());
+			 "dir_mtime_ns, dir_ctime_ns, dir_atime_ns, dir_uid, dir_gid, dir_mode) "
+			 "VALUES (?, ?, ?, ?4, ?4, ?5, ?5, ?5, ?6, ?7, ?8)",
+			 "ssssIIIi", name, branch, base, now, util_now_ns(), store__id(uid),
+			 store__id(gid), (int)(mode & 07777));
 	if (rc == 0 && id)
 		*id = sqlite3_last_insert_rowid(s->db);
 	pthread_mutex_unlock(&s->lock);
@@ -241,6 +253,21 @@ int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int
 	rc = store__exec(s, "UPDATE items SET dir_atime_ns = COALESCE(?1, dir_atime_ns), "
 			 "dir_mtime_ns = COALESCE(?2, dir_mtime_ns), dir_ctime_ns = ?3 WHERE id = ?4",
 			 "ttII", atime_ns, mtime_ns, util_now_ns(), item_id);
+	if (rc == 0 && sqlite3_changes(s->db) == 0)
+		rc = -ENOENT;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_item_set_owner(struct store *s, int64_t item_id, uid_t uid, gid_t gid, mode_t mode)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	store__items_changed(s);
+	rc = store__exec(s, "UPDATE items SET dir_uid = ?, dir_gid = ?, dir_mode = ?, "
+			 "dir_ctime_ns = ? WHERE id = ?", "IIiII", store__id(uid), store__id(gid),
+			 (int)(mode & 07777), util_now_ns(), item_id);
 	if (rc == 0 && sqlite3_changes(s->db) == 0)
 		rc = -ENOENT;
 	pthread_mutex_unlock(&s->lock);

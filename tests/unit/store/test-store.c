@@ -459,7 +459,12 @@ TEST(version_3)
 	store_close(s);
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE items DROP COLUMN verdict_head;"
+	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN uid;"
+			       "ALTER TABLE documents DROP COLUMN gid;"
+			       "ALTER TABLE items DROP COLUMN dir_uid;"
+			       "ALTER TABLE items DROP COLUMN dir_gid;"
+			       "ALTER TABLE items DROP COLUMN dir_mode;"
+			       "ALTER TABLE items DROP COLUMN verdict_head;"
 			       "ALTER TABLE items DROP COLUMN assessment_head;"
 			       "ALTER TABLE items DROP COLUMN round;"
 			       "ALTER TABLE items DROP COLUMN disposition;"
@@ -510,7 +515,12 @@ TEST(version_4)
 	store_close(s);
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE items DROP COLUMN round;"
+	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN uid;"
+			       "ALTER TABLE documents DROP COLUMN gid;"
+			       "ALTER TABLE items DROP COLUMN dir_uid;"
+			       "ALTER TABLE items DROP COLUMN dir_gid;"
+			       "ALTER TABLE items DROP COLUMN dir_mode;"
+			       "ALTER TABLE items DROP COLUMN round;"
 "ALTER TABLE items DROP COLUMN disposition;"
 "DELETE FROM items WHERE name = 'learnings';"
 			       "UPDATE meta SET value = '4' WHERE key = 'schema_version';",
@@ -566,7 +576,12 @@ TEST(version_1)
 	store_close(s);
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN atime_ns;"
+	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN uid;"
+			       "ALTER TABLE documents DROP COLUMN gid;"
+			       "ALTER TABLE items DROP COLUMN dir_uid;"
+			       "ALTER TABLE items DROP COLUMN dir_gid;"
+			       "ALTER TABLE items DROP COLUMN dir_mode;"
+			       "ALTER TABLE documents DROP COLUMN atime_ns;"
 			       "ALTER TABLE items DROP COLUMN dir_mtime_ns;"
 			       "ALTER TABLE items DROP COLUMN dir_ctime_ns;"
 			       "ALTER TABLE items DROP COLUMN dir_atime_ns;"

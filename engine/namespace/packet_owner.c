@@ -1,0 +1,117 @@
+/*
+ * packet_owner.c - owners and groups of the packet namespace (SPEC §3, a
+ * team on one mount): who a new entry belongs to, what the store keeps for
+ * the store owner and the store's group, and chown. engine.h documents the
+ * public functions, packet_int.h the ones the other packet files use.
+ *
+ * Design. Documents, their directories and item directories belong to
+ * whoever made them, as on a local disk: the caller's uid, and its gid or,
+ * below a set-group-ID directory, the directory's (BSD rules, which Linux
+ * follows there), a new directory taking the bit along. The store keeps
+ * STORE_ID_DEFAULT for the store owner and the store's group (e->uid,
+ * e->gid), so that what the mounting user makes, and everything made
+ * before owners were kept, belongs to whoever mounts the store. Generated
+ * entries belong to the store owner and the store's group (packet.c).
+ * Who may chown is fs/'s check (POSIX rules); the mode bits are the
+ * kernel's (default_permissions).
+ */
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "packet_int.h"
+
+uid_t packet__uid(const struct engine *e, uid_t stored)
+{
+	return stored == STORE_ID_DEFAULT ? e->uid : stored;
+}
+
+gid_t packet__gid(const struct engine *e, gid_t stored)
+{
+	return stored == STORE_ID_DEFAULT ? e->gid : stored;
+}
+
+uid_t packet__store_uid(const struct engine *e, uid_t uid)
+{
+	return uid == e->uid ? STORE_ID_DEFAULT : uid;
+}
+
+gid_t packet__store_gid(const struct engine *e, gid_t gid)
+{
+	return gid == e->gid ? STORE_ID_DEFAULT : gid;
+}
+
+void packet__new_owner(const struct engine *e, const struct node *p, const struct pfs_caller *who,
+		       int dir, mode_t *mode, uid_t *uid, gid_t *gid)
+{
+	mode_t pmode = 0;
+	gid_t pgid = STORE_ID_DEFAULT;
+
+	*uid = packet__store_uid(e, who ? who->uid : e->uid);
+	*gid = packet__store_gid(e, who ? who->gid : e->gid);
+	if (p->kind == N_ITEM)
+		pmode = p->item.dir_mode, pgid = p->item.dir_gid;
+	else if (p->kind == N_DOCDIR)
+		pmode = p->doc.mode, pgid = p->doc.gid;
+	if (pmode & S_ISGID) {
+		*gid = pgid;
+		if (dir)
+			*mode |= S_ISGID;
+	}
+}
+
+int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int privileged)
+{
+	struct pfs_stat st;
+	struct node n;
+	mode_t mode;
+	int rc = packet__resolve(e, path, &n);
+
+	if (rc)
+		return rc;
+	rc = packet__node_stat(e, &n, &st);
+	if (rc)
+		goto out;
+	mode = st.mode & 07777;
+	/* As Linux: a chown by anyone but root clears the set-user-ID bit of
+	 * a file, and its set-group-ID bit where that means set-group-ID
+	 * (with group execute; without it, mandatory locking). */
+	if (!privileged && S_ISREG(st.mode) && (uid != (uid_t)-1 || gid != (gid_t)-1)) {
+		mode &= ~(mode_t)S_ISUID;
+		if (mode & S_IXGRP)
+			mode &= ~(mode_t)S_ISGID;
+	}
+	uid = packet__store_uid(e, uid == (uid_t)-1 ? st.uid : uid);
+	gid = packet__store_gid(e, gid == (gid_t)-1 ? st.gid : gid);
+	if (n.archived) {
+		rc = -EACCES;
+	} else if (n.kind == N_DOC || n.kind == N_DOCDIR) {
+		struct open_doc *d;
+
+		pthread_mutex_lock(&e->files_lock);
+		d = packet__od_find_locked(e, n.item.id, n.rel);
+		if (d) {
+			pthread_mutex_lock(&d->lock);
+			d->uid = uid;
+			d->gid = gid;
+			d->mode = mode;
+			pthread_mutex_unlock(&d->lock);
+		}
+		pthread_mutex_unlock(&e->files_lock);
+		rc = store_doc_set_owner(e->store, n.item.id, n.rel, uid, gid, mode);
+		if (rc == -ENOENT && d)
+			rc = 0;
+	} else if (n.kind == N_ITEM) {
+		rc = store_item_set_owner(e->store, n.item.id, uid, gid, mode);
+	} else if (packet__uid(e, uid) != st.uid || packet__gid(e, gid) != st.gid) {
+		rc = -EPERM; /* generated entries keep the store owner and group */
+	}
+out:
+	packet__node_clear(&n);
+	return rc;
+}
+
+void engine_team(const struct engine *e, uid_t *owner, gid_t *group)
+{
+	*owner = e->uid;
+	*group = e->gid;
+}
