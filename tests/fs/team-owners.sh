@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../users.sh"
 need_users
 make_repo
-plan_print_pipeline "$T/pipeline.json" plan.sh 02-lint
+pipeline_with "$T/pipeline.json" "$(plan_stage 02-lint)" "$(print_stage)"
 make_group TEAM
 make_group OTHER
 make_user A "$TEAM" "$OTHER"
