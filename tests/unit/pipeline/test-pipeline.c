@@ -20,7 +20,8 @@
 static char dir[] = "/tmp/pfs-pipeline-XXXXXX";
 static char store_dir[256], repo[256], recipes[256];
 
-/* What the hooks were told, as "ITEM:REL:WHAT" lines ("-" for a root path). */
+/* What the hooks were told, as "ITEM:REL:WHAT" lines ("-" for a root path); a test
+ * empties it with buf_free before the calls it watches. */
 static struct buf told;
 
 static void on_changed(void *arg, const char *item, const char *rel, enum pipeline_change what)
@@ -116,7 +117,7 @@ TEST(configuration)
 	buf_free(&out);
 
 	/* Refused: the reason, a config_rejected event, the old one kept. */
-	buf_init(&told);
+	buf_free(&told);
 	ASSERT_EQ(pipeline_config_set(pl, "{\"repo\": 1}", 11, err, sizeof(err)), -EINVAL);
 	ASSERT(err[0] != '\0');
 	ASSERT(pipeline_config_get(pl) == first);
@@ -203,7 +204,7 @@ TEST(events_and_hooks)
 	int64_t id;
 
 	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
-	buf_init(&told);
+	buf_free(&told);
 	pipeline_event(pl, id, "fix-1", "recipe_started", ",\"recipe\":\"01-build\"");
 	ASSERT_CONTAINS(told.data, "-:events:modified\n");
 	ASSERT_CONTAINS(told.data, "fix-1:events:modified\n");
@@ -211,7 +212,6 @@ TEST(events_and_hooks)
 	ASSERT_CONTAINS(told.data, "fix-1:status.json:modified\n");
 	ASSERT_CONTAINS(told.data, "fix-1:validation/record:modified\n");
 	buf_free(&told);
-	buf_init(&told);
 	pipeline_event(pl, id, "fix-1", "approved", NULL);
 	ASSERT(strstr(told.data, "validation/record") == NULL);
 	buf_free(&told);
@@ -224,7 +224,7 @@ TEST(events_and_hooks)
 
 	ro = open_store(1);
 	pl = open_pipeline(ro, 1);
-	buf_init(&told);
+	buf_free(&told);
 	pipeline_event(pl, id, "fix-1", "ignored", NULL);
 	ASSERT(told.data == NULL || told.len == 0);
 	ASSERT_EQ(pipeline_config_set(pl, json, strlen(json), err, sizeof(err)), -EROFS);
@@ -294,6 +294,7 @@ int main(void)
 	RUN(catalog);
 	RUN(events_and_hooks);
 	RUN(not_started);
+	buf_free(&told);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }
