@@ -445,6 +445,49 @@ static int count_run(void *arg, const struct run *r)
 	return 0;
 }
 
+/*
+ * What each migration of schema/ added, undone: undo[v] takes a store of
+ * version v + 1 back to version v (0006 owners ... 0002 times).
+ */
+static const char *const undo[] = {
+	[1] = "ALTER TABLE documents DROP COLUMN atime_ns;"
+	      "ALTER TABLE items DROP COLUMN dir_mtime_ns;"
+	      "ALTER TABLE items DROP COLUMN dir_ctime_ns;"
+	      "ALTER TABLE items DROP COLUMN dir_atime_ns;",
+	[2] = "ALTER TABLE runs DROP COLUMN job_id;"
+	      "ALTER TABLE runs DROP COLUMN job_output;"
+	      "ALTER TABLE runs DROP COLUMN job_offset;",
+	[3] = "ALTER TABLE items DROP COLUMN verdict_head;"
+	      "ALTER TABLE items DROP COLUMN assessment_head;",
+	[4] = "ALTER TABLE items DROP COLUMN round;"
+	      "ALTER TABLE items DROP COLUMN disposition;"
+	      "DELETE FROM items WHERE name = 'learnings';",
+	[5] = "ALTER TABLE documents DROP COLUMN uid;"
+	      "ALTER TABLE documents DROP COLUMN gid;"
+	      "ALTER TABLE items DROP COLUMN dir_uid;"
+	      "ALTER TABLE items DROP COLUMN dir_gid;"
+	      "ALTER TABLE items DROP COLUMN dir_mode;",
+};
+
+/* Takes the closed store in dir back to schema version (1 or more), then
+ * runs extra (SQL, or NULL) on it, as a store an older packetfs left. */
+static void downgrade_to(int version, const char *extra)
+{
+	char path[256], sql[96];
+	sqlite3 *db;
+	int v;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	for (v = (int)(sizeof(undo) / sizeof(undo[0])) - 1; v >= version; v--)
+		ASSERT_EQ(sqlite3_exec(db, undo[v], NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, extra ? extra : "", NULL, NULL, NULL), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version';",
+		 version);
+	ASSERT_EQ(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
 /* A store of version 3 (before 0004_heads): a read-only open reads items
  * with no verdict or assessment head; a read-write open migrates it, and
  * the heads are kept from then on. */
@@ -452,26 +495,10 @@ TEST(version_3)
 {
 	struct store *s;
 	struct item it;
-	char path[256];
-	sqlite3 *db;
 
 	s = open_store(0, 0);
 	store_close(s);
-	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN uid;"
-			       "ALTER TABLE documents DROP COLUMN gid;"
-			       "ALTER TABLE items DROP COLUMN dir_uid;"
-			       "ALTER TABLE items DROP COLUMN dir_gid;"
-			       "ALTER TABLE items DROP COLUMN dir_mode;"
-			       "ALTER TABLE items DROP COLUMN verdict_head;"
-			       "ALTER TABLE items DROP COLUMN assessment_head;"
-			       "ALTER TABLE items DROP COLUMN round;"
-			       "ALTER TABLE items DROP COLUMN disposition;"
-			       "DELETE FROM items WHERE name = 'learnings';"
-			       "UPDATE meta SET value = '3' WHERE key = 'schema_version';",
-			       NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	downgrade_to(3, NULL);
 	s = open_store(0, 1);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_STREQ(it.verdict_head, "");
@@ -507,25 +534,11 @@ TEST(version_4)
 {
 	struct store *s;
 	struct item it;
-	char path[256];
-	sqlite3 *db;
 	int n;
 
 	s = open_store(0, 0);
 	store_close(s);
-	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN uid;"
-			       "ALTER TABLE documents DROP COLUMN gid;"
-			       "ALTER TABLE items DROP COLUMN dir_uid;"
-			       "ALTER TABLE items DROP COLUMN dir_gid;"
-			       "ALTER TABLE items DROP COLUMN dir_mode;"
-			       "ALTER TABLE items DROP COLUMN round;"
-"ALTER TABLE items DROP COLUMN disposition;"
-"DELETE FROM items WHERE name = 'learnings';"
-			       "UPDATE meta SET value = '4' WHERE key = 'schema_version';",
-			       NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	downgrade_to(4, NULL);
 	s = open_store(0, 1);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(it.round, 0);
@@ -566,37 +579,13 @@ TEST(version_1)
 	struct store *s;
 	struct doc_meta m;
 	struct item it;
-	char path[256];
-	sqlite3 *db;
 
 	s = open_store(0, 0);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(store_doc_write(s, it.id, "v1.md", "v", 1, (mode_t)-1, 4000, "create", &who, NULL), 0);
 	item_clear(&it);
 	store_close(s);
-	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN uid;"
-			       "ALTER TABLE documents DROP COLUMN gid;"
-			       "ALTER TABLE items DROP COLUMN dir_uid;"
-			       "ALTER TABLE items DROP COLUMN dir_gid;"
-			       "ALTER TABLE items DROP COLUMN dir_mode;"
-			       "ALTER TABLE documents DROP COLUMN atime_ns;"
-			       "ALTER TABLE items DROP COLUMN dir_mtime_ns;"
-			       "ALTER TABLE items DROP COLUMN dir_ctime_ns;"
-			       "ALTER TABLE items DROP COLUMN dir_atime_ns;"
-			       "ALTER TABLE runs DROP COLUMN job_id;"
-			       "ALTER TABLE runs DROP COLUMN job_output;"
-			       "ALTER TABLE runs DROP COLUMN job_offset;"
-			       "ALTER TABLE items DROP COLUMN verdict_head;"
-			       "ALTER TABLE items DROP COLUMN assessment_head;"
-			       "ALTER TABLE items DROP COLUMN round;"
-			       "ALTER TABLE items DROP COLUMN disposition;"
-			       "DELETE FROM items WHERE name = 'learnings';"
-			       "UPDATE items SET updated_at = '2001-02-03T04:05:06Z';"
-			       "UPDATE meta SET value = '1' WHERE key = 'schema_version';",
-			       NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	downgrade_to(1, "UPDATE items SET updated_at = '2001-02-03T04:05:06Z';");
 
 	s = open_store(0, 1);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
