@@ -40,7 +40,10 @@
  * or '~' (indented at most three spaces) opens a block whose first info word
  * names its kind; the block ends at a fence of the same character at least
  * as long, or at the end of the text. Blocks of other kinds are skipped
- * whole, so an example inside them does not count.
+ * whole, so an example inside them does not count. A repeated name keeps
+ * its first place; the repeats are found by sorting (name, position)
+ * pairs, so a list of n names costs O(n log n), never a comparison of
+ * each name with all before it (plan.md is read at every stat of status).
  *
  * No shared state: every function is thread-safe.
  */
@@ -655,12 +658,82 @@ static int blank_from(const char *p, const char *e)
 	return 1;
 }
 
-/* Adds the name on the line [s, e) to *names unless blank, a comment or a repeat. */
-static int plan_line(const char *s, const char *e, char ***names)
+/* A growing list of strings, NULL-terminated once v is not NULL. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+/* Appends s, which the list takes (freed here on failure). 0 or -ENOMEM. */
+static int names_take(struct names *l, char *s)
+{
+	if (l->n + 1 >= l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return -ENOMEM;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
+	return 0;
+}
+
+struct slot {
+	const char *s;
+	size_t i;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * Drops from the list every string equal to an earlier one, keeping the
+ * order of the others: a sort of (string, position) pairs puts the first
+ * of each run of equal strings first, in O(n log n) where comparing each
+ * with all before it would be quadratic. 0 or -ENOMEM (list unchanged).
+ */
+static int names_dedupe(struct names *l)
+{
+	struct slot *s;
+	size_t i, k;
+
+	if (l->n < 2)
+		return 0;
+	s = malloc(l->n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++)
+		s[i] = (struct slot){ l->v[i], i };
+	qsort(s, l->n, sizeof(*s), slot_cmp);
+	for (i = 1; i < l->n; i++) {
+		if (strcmp(s[i].s, s[i - 1].s) == 0) {
+			free(l->v[s[i].i]);
+			l->v[s[i].i] = NULL;
+		}
+	}
+	free(s);
+	for (i = k = 0; i < l->n; i++)
+		if (l->v[i])
+			l->v[k++] = l->v[i];
+	l->n = k;
+	l->v[k] = NULL;
+	return 0;
+}
+
+/* Adds the name on the line [s, e) to *l unless blank or a comment. */
+static int plan_line(const char *s, const char *e, struct names *l)
 {
 	char *name;
-	size_t i;
-	int rc;
 
 	while (s < e && (*s == ' ' || *s == '\t'))
 		s++;
@@ -676,15 +749,7 @@ static int plan_line(const char *s, const char *e, char ***names)
 	name = strndup(s, (size_t)(e - s));
 	if (!name)
 		return -ENOMEM;
-	for (i = 0; *names && (*names)[i]; i++) {
-		if (strcmp((*names)[i], name) == 0) {
-			free(name);
-			return 0;
-		}
-	}
-	rc = strv_push(names, name);
-	free(name);
-	return rc;
+	return names_take(l, name);
 }
 
 int recipe_plan_names(const char *plan, size_t len, char ***names)
@@ -693,11 +758,11 @@ int recipe_plan_names(const char *plan, size_t len, char ***names)
 	const char *p = plan, *end = plan + len, *nl, *le, *info, *info_end;
 	size_t open_count = 0, count;
 	char open_ch = 0, ch;
-	char **v = NULL;
+	struct names l = { NULL, 0, 0 };
 	int state = 0; /* 0: outside a block, 1: in another block, 2: in ours */
-	int rc;
+	int rc = 0;
 
-	while (p < end) {
+	while (p < end && rc == 0) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		le = nl ? nl : end;
 		if (state == 0) {
@@ -706,8 +771,9 @@ int recipe_plan_names(const char *plan, size_t len, char ***names)
 				open_count = count;
 				state = (size_t)(info_end - info) == sizeof(kind) - 1 &&
 					memcmp(info, kind, sizeof(kind) - 1) == 0 ? 2 : 1;
-				if (state == 2 && !(v = calloc(1, sizeof(char *))))
+				if (state == 2 && !(l.v = calloc(1, sizeof(char *))))
 					return -ENOMEM;
+				l.cap = state == 2;
 			}
 		} else if (fence(p, le, &ch, &count, &info, &info_end) && ch == open_ch &&
 			   count >= open_count && blank_from(info, le)) {
@@ -715,17 +781,19 @@ int recipe_plan_names(const char *plan, size_t len, char ***names)
 				break;
 			state = 0;
 		} else if (state == 2) {
-			rc = plan_line(p, le, &v);
-			if (rc) {
-				strv_free(v);
-				return rc;
-			}
+			rc = plan_line(p, le, &l);
 		}
 		p = nl ? nl + 1 : end;
 	}
-	if (!v)
+	if (rc == 0)
+		rc = names_dedupe(&l);
+	if (rc) {
+		strv_free(l.v);
+		return rc;
+	}
+	if (!l.v)
 		return -ENOENT;
-	*names = v;
+	*names = l.v;
 	return 0;
 }
 

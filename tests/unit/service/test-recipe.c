@@ -654,6 +654,32 @@ TEST(plan_names)
 	expect_names("```sh\nmake\n```\n```validation-recipes\n01-a\n```\n", "01-a");
 }
 
+/* A long list costs time in proportion to its length: 300,000 names, each
+ * given twice (about 7 MB), keep their first places. Comparing each name
+ * with every one before it took minutes; the suite's timeout catches that. */
+TEST(plan_many_names)
+{
+	enum { N = 300000 };
+	struct buf text = { 0 };
+	char **names = NULL, want[32];
+	size_t i;
+
+	expect_names("```validation-recipes\n01-b\n01-a\n01-b\n01-c\n01-a\n```\n",
+		     "01-b,01-a,01-c");
+	ASSERT_EQ(buf_puts(&text, "```validation-recipes\n"), 0);
+	for (i = 0; i < 2 * N; i++)
+		ASSERT_EQ(buf_printf(&text, "%02zu-r%zu\n", i % N % 100, i % N), 0);
+	ASSERT_EQ(buf_puts(&text, "```\n"), 0);
+	ASSERT_EQ(recipe_plan_names(text.data, text.len, &names), 0);
+	ASSERT_EQ(strv_len(names), N);
+	for (i = 0; i < N; i += 997) {
+		snprintf(want, sizeof(want), "%02zu-r%zu", i % 100, i);
+		ASSERT_STREQ(names[i], want);
+	}
+	strv_free(names);
+	buf_free(&text);
+}
+
 TEST(plan_no_block)
 {
 	plan("", -ENOENT);
@@ -719,6 +745,7 @@ int main(void)
 	RUN(copy_clear);
 	RUN(fresh);
 	RUN(plan_names);
+	RUN(plan_many_names);
 	RUN(plan_no_block);
 	RUN(plan_length);
 	RUN(plan_disposition);
