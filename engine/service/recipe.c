@@ -189,13 +189,84 @@ static char *uncomment(char *line)
 	return line;
 }
 
-/* Adds the recipe names of the needs value v to r->needs (see the design
- * note); *named is set when v gave "none" or a name. 0 or -ENOMEM. */
-static int add_needs(struct recipe *r, char *v, int *named)
+/* A growing list of strings, NULL-terminated once v is not NULL. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+/* Appends s, which the list takes (freed here on failure). 0 or -ENOMEM. */
+static int names_take(struct names *l, char *s)
 {
-	char *word, *save = NULL;
+	if (l->n + 1 >= l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return -ENOMEM;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
+	return 0;
+}
+
+struct slot {
+	const char *s;
 	size_t i;
-	int rc;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * Drops from the list every string equal to an earlier one, keeping the
+ * order of the others: a sort of (string, position) pairs puts the first
+ * of each run of equal strings first, in O(n log n) where comparing each
+ * with all before it would be quadratic. 0 or -ENOMEM (list unchanged).
+ */
+static int names_dedupe(struct names *l)
+{
+	struct slot *s;
+	size_t i, k;
+
+	if (l->n < 2)
+		return 0;
+	s = malloc(l->n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++)
+		s[i] = (struct slot){ l->v[i], i };
+	qsort(s, l->n, sizeof(*s), slot_cmp);
+	for (i = 1; i < l->n; i++) {
+		if (strcmp(s[i].s, s[i - 1].s) == 0) {
+			free(l->v[s[i].i]);
+			l->v[s[i].i] = NULL;
+		}
+	}
+	free(s);
+	for (i = k = 0; i < l->n; i++)
+		if (l->v[i])
+			l->v[k++] = l->v[i];
+	l->n = k;
+	l->v[k] = NULL;
+	return 0;
+}
+
+/* Adds the recipe names of the needs value v to *needs (see the design
+ * note; repeats are dropped at the end, names_dedupe); *named is set when
+ * v gave "none" or a name. 0 or -ENOMEM. */
+static int add_needs(const struct recipe *r, char *v, struct names *needs, int *named)
+{
+	char *word, *save = NULL, *copy;
 
 	for (word = strtok_r(v, " \t,", &save); word; word = strtok_r(NULL, " \t,", &save)) {
 		if (strcmp(word, "none") == 0) {
@@ -204,15 +275,10 @@ static int add_needs(struct recipe *r, char *v, int *named)
 		}
 		if (!name_ok(word, strlen(word)) || strcmp(word, r->name) == 0)
 			continue;
-		for (i = 0; r->needs && r->needs[i]; i++)
-			if (strcmp(r->needs[i], word) == 0)
-				break;
 		*named = 1;
-		if (r->needs && r->needs[i])
-			continue;
-		rc = strv_push(&r->needs, word);
-		if (rc)
-			return rc;
+		copy = strdup(word);
+		if (!copy || names_take(needs, copy))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -221,6 +287,7 @@ static int add_needs(struct recipe *r, char *v, int *named)
  * On -ENOMEM the caller clears r. */
 static int read_headers(struct recipe *r)
 {
+	struct names needs = { NULL, 0, 0 };
 	char *head, *line, *nl, *v;
 	int fd, lines = 0, have_gpus = 0, have_timeout = 0, named = 0, rc = -ENOMEM;
 	ssize_t got;
@@ -262,7 +329,7 @@ static int read_headers(struct recipe *r)
 			if (leading_int(v) >= 0)
 				r->timeout_s = leading_int(v);
 		} else if ((v = header_value(line, "needs")) != NULL) {
-			if (add_needs(r, v, &named))
+			if (add_needs(r, v, &needs, &named))
 				goto out;
 		} else if ((v = header_value(line, "version")) != NULL && *v) {
 			if (strv_push(&r->versions, v))
@@ -272,14 +339,16 @@ static int read_headers(struct recipe *r)
 	if (!r->summary && !(r->summary = strdup("")))
 		goto out;
 	r->needs_default = !named;
-	if (named && !r->needs && !(r->needs = calloc(1, sizeof(char *))))
+	if (named && (names_dedupe(&needs) ||
+		      (!needs.v && !(needs.v = calloc(1, sizeof(char *))))))
 		goto out;
-	if (!named) {
-		strv_free(r->needs);
-		r->needs = NULL;
+	if (named) {
+		r->needs = needs.v;
+		needs.v = NULL;
 	}
 	rc = 0;
 out:
+	strv_free(needs.v);
 	free(head);
 	return rc;
 }
@@ -656,78 +725,6 @@ static int blank_from(const char *p, const char *e)
 		if (*p != ' ' && *p != '\t' && *p != '\r')
 			return 0;
 	return 1;
-}
-
-/* A growing list of strings, NULL-terminated once v is not NULL. */
-struct names {
-	char **v;
-	size_t n, cap;
-};
-
-/* Appends s, which the list takes (freed here on failure). 0 or -ENOMEM. */
-static int names_take(struct names *l, char *s)
-{
-	if (l->n + 1 >= l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		char **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(s);
-			return -ENOMEM;
-		}
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = s;
-	l->v[l->n] = NULL;
-	return 0;
-}
-
-struct slot {
-	const char *s;
-	size_t i;
-};
-
-static int slot_cmp(const void *a, const void *b)
-{
-	const struct slot *x = a, *y = b;
-	int c = strcmp(x->s, y->s);
-
-	return c ? c : (x->i > y->i) - (x->i < y->i);
-}
-
-/*
- * Drops from the list every string equal to an earlier one, keeping the
- * order of the others: a sort of (string, position) pairs puts the first
- * of each run of equal strings first, in O(n log n) where comparing each
- * with all before it would be quadratic. 0 or -ENOMEM (list unchanged).
- */
-static int names_dedupe(struct names *l)
-{
-	struct slot *s;
-	size_t i, k;
-
-	if (l->n < 2)
-		return 0;
-	s = malloc(l->n * sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < l->n; i++)
-		s[i] = (struct slot){ l->v[i], i };
-	qsort(s, l->n, sizeof(*s), slot_cmp);
-	for (i = 1; i < l->n; i++) {
-		if (strcmp(s[i].s, s[i - 1].s) == 0) {
-			free(l->v[s[i].i]);
-			l->v[s[i].i] = NULL;
-		}
-	}
-	free(s);
-	for (i = k = 0; i < l->n; i++)
-		if (l->v[i])
-			l->v[k++] = l->v[i];
-	l->n = k;
-	l->v[k] = NULL;
-	return 0;
 }
 
 /* Adds the name on the line [s, e) to *l unless blank or a comment. */

@@ -386,6 +386,37 @@ TEST(needs)
 	remove_dir();
 }
 
+/* A needs line of 3,000 names, each given twice, keeps them once, in order
+ * (repeats are found by sorting, not by comparing each with all before). */
+TEST(needs_many)
+{
+	enum { N = 3000 };
+	struct recipe_catalog cat;
+	const struct recipe *r;
+	struct buf text = { 0 };
+	char want[32];
+	size_t i;
+
+	new_dir();
+	ASSERT_EQ(buf_puts(&text, "#!/bin/sh\n# needs:"), 0);
+	for (i = 0; i < 2 * N; i++)
+		ASSERT_EQ(buf_printf(&text, " %02zu-n%zu", i % N % 100, i % N), 0);
+	ASSERT_EQ(buf_puts(&text, "\n"), 0);
+	put("99-many.sh", 0755, text.data);
+	ASSERT_EQ(recipe_catalog_load(dir, &cat), 0);
+	r = recipe_find(&cat, "99-many");
+	ASSERT(r != NULL);
+	ASSERT_EQ(r->needs_default, 0);
+	ASSERT_EQ(strv_len(r->needs), N);
+	for (i = 0; i < N; i += 97) {
+		snprintf(want, sizeof(want), "%02zu-n%zu", i % 100, i);
+		ASSERT_STREQ(r->needs[i], want);
+	}
+	recipe_catalog_free(&cat);
+	buf_free(&text);
+	remove_dir();
+}
+
 TEST(versions)
 {
 	struct recipe_catalog cat;
@@ -741,6 +772,7 @@ int main(void)
 	RUN(catalog_missing);
 	RUN(procedures);
 	RUN(needs);
+	RUN(needs_many);
 	RUN(versions);
 	RUN(copy_clear);
 	RUN(fresh);
