@@ -731,6 +731,7 @@ static int blank_from(const char *p, const char *e)
 static int plan_line(const char *s, const char *e, struct names *l)
 {
 	char *name;
+	size_t n;
 
 	while (s < e && (*s == ' ' || *s == '\t'))
 		s++;
@@ -743,9 +744,20 @@ static int plan_line(const char *s, const char *e, struct names *l)
 	}
 	if (s == e || *s == '#')
 		return 0;
-	name = strndup(s, (size_t)(e - s));
+	/* A NUL byte would end the name early (or leave it empty): it stands
+	 * as the two characters "\0", which no recipe name holds. */
+	name = malloc(2 * (size_t)(e - s) + 1);
 	if (!name)
 		return -ENOMEM;
+	for (n = 0; s < e; s++) {
+		if (*s) {
+			name[n++] = *s;
+		} else {
+			name[n++] = '\\';
+			name[n++] = '0';
+		}
+	}
+	name[n] = '\0';
 	return names_take(l, name);
 }
 
@@ -794,9 +806,21 @@ int recipe_plan_names(const char *plan, size_t len, char ***names)
 	return 0;
 }
 
+/* The bytes [s, e) for a message: at most 40, a control byte (NUL
+ * included) as '?', into out[size]. */
+static void shown(const char *s, const char *e, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; s < e && n < 40 && n + 1 < size; s++)
+		out[n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+	out[n] = '\0';
+}
+
 int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size)
 {
 	static const char key[] = "Disposition:";
+	char word[41];
 	const char *p = plan, *end = plan + len, *nl, *le, *info, *info_end, *w, *we;
 	size_t open_count = 0, count;
 	char open_ch = 0, ch;
@@ -830,8 +854,9 @@ int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size
 		for (info = w; info < we; info++) {
 			if (!((*info >= 'a' && *info <= 'z') || (*info >= '0' && *info <= '9') ||
 			      *info == '.' || *info == '_' || *info == '-')) {
-				snprintf(out, size, "plan.md: \"Disposition: %.*s\" is not one word of "
-					 "[a-z0-9._-]", (int)(we - w) > 40 ? 40 : (int)(we - w), w);
+				shown(w, we, word, sizeof(word));
+				snprintf(out, size, "plan.md: \"Disposition: %s\" is not one word of "
+					 "[a-z0-9._-]", word);
 				return -EINVAL;
 			}
 		}

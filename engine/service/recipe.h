@@ -89,7 +89,9 @@ void recipe_clear(struct recipe *r);
 /*
  * Parses the first ```validation-recipes fenced block of a plan.md text:
  * one recipe name per line, blank lines and lines starting with '#'
- * ignored, surrounding spaces and a leading "- " stripped. On success
+ * ignored, surrounding spaces and a leading "- " stripped. A NUL byte in a
+ * line stands as the two characters "\0" in its name, which no recipe name
+ * can hold: such a name is shown whole and never matches a recipe. On success
  * returns 0 and a NULL-terminated, de-duplicated list in *names (caller
  * frees with strv_free; may be empty). Returns -ENOENT when the plan has no
  * such block, -ENOMEM on allocation failure.

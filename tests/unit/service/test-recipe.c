@@ -724,6 +724,25 @@ TEST(plan_no_block)
 	plan("```sh\n```validation-recipes\n01-a\n", -ENOENT);
 }
 
+/* A NUL byte neither ends a name early nor makes an empty one: it shows as
+ * "\0", so the name matches no recipe; a disposition with one is refused
+ * and shown without it. */
+TEST(plan_nul)
+{
+	static const char text[] = "```validation-recipes\n01-a\0b\n\0\n01-a\n- \0\0\n```\n";
+	static const char disp[] = "Disposition: dup\0licate\n";
+	char **names = NULL, out[128];
+	char *got;
+
+	ASSERT_EQ(recipe_plan_names(text, sizeof(text) - 1, &names), 0);
+	got = strv_join(names, ",", 0);
+	ASSERT_STREQ(got, "01-a\\0b,\\0,01-a,\\0\\0");
+	free(got);
+	strv_free(names);
+	ASSERT_EQ(recipe_plan_disposition(disp, sizeof(disp) - 1, out, sizeof(out)), -EINVAL);
+	ASSERT_CONTAINS(out, "\"Disposition: dup?licate\" is not one word");
+}
+
 TEST(plan_length)
 {
 	static const char text[] = "```validation-recipes\n01-a\n02-b\n```\n";
@@ -779,6 +798,7 @@ int main(void)
 	RUN(plan_names);
 	RUN(plan_many_names);
 	RUN(plan_no_block);
+	RUN(plan_nul);
 	RUN(plan_length);
 	RUN(plan_disposition);
 	return 0;
