@@ -10,6 +10,12 @@
  * a JSON Schema cannot state: unique stage names, on_needs_changes naming an
  * earlier stage, no duplicate keys.
  *
+ * Cost: a file is refused or accepted in time about proportional to its
+ * size (it may come from an agent through the mount, and is parsed on the
+ * loop thread). Keys of a fixed set are marked in a bit mask; the keys of
+ * an "env" object and the stage names are checked for repeats by sorting
+ * (string, place) pairs; lists are allocated once at their length.
+ *
  * Invariants: a configuration returned by config_parse is complete (repo and
  * base set, produces never NULL, gpu_ids allocated for GPU_LIST, nstages >= 1)
  * and is never modified afterwards. Nothing is shared between calls, so all
@@ -91,25 +97,93 @@ static void join(char out[PATH_MAX_LEN], const char *path, const char *key)
 		snprintf(out, PATH_MAX_LEN, "%.64s", key);
 }
 
-/* Refuses keys of obj missing from known (NULL-terminated; NULL: any key
- * goes) and repeated keys. */
+/* A string and its place in a list, for finding repeats by sorting. */
+struct slot {
+	const char *s;
+	size_t i;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Sorts v[n] by string, then place: the first of equal strings comes first.
+ * Returns the smallest place of a string equal to one at an earlier place,
+ * or n when all differ: O(n log n), where comparing each with all before it
+ * would be quadratic. */
+static size_t first_repeat(struct slot *v, size_t n)
+{
+	size_t i, at = n;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), slot_cmp);
+	for (i = 1; i < n; i++)
+		if (v[i].i < at && strcmp(v[i].s, v[i - 1].s) == 0)
+			at = v[i].i;
+	return at;
+}
+
+/* The smallest place of s in v[n] (sorted by first_repeat), or n when s is
+ * not there. */
+static size_t slot_find(const struct slot *v, size_t n, const char *s)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(v[mid].s, s) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(v[lo].s, s) == 0 ? v[lo].i : n;
+}
+
+/* Refuses keys of obj missing from known (NULL-terminated, fewer than 32
+ * keys; NULL: any key goes) and repeated keys, naming the first key in
+ * the object's order that is either. 0, -EINVAL after fail(), -ENOMEM. */
 static int check_keys(struct ctx *c, const char *path, const cJSON *obj, const char *const *known)
 {
-	const cJSON *k, *prev;
+	const cJSON *k;
 	char field[PATH_MAX_LEN];
-	size_t i;
+	struct slot *v;
+	size_t i, n = 0, at;
+	uint32_t seen = 0;
 
-	for (k = obj->child; k; k = k->next) {
-		join(field, path, k->string);
-		for (i = 0; known && known[i] && strcmp(known[i], k->string) != 0; i++)
-			;
-		if (known && !known[i])
-			return fail(c, field, "unknown key");
-		for (prev = obj->child; prev != k; prev = prev->next)
-			if (strcmp(prev->string, k->string) == 0)
+	if (known) {
+		for (k = obj->child; k; k = k->next) {
+			for (i = 0; known[i] && strcmp(known[i], k->string) != 0; i++)
+				;
+			join(field, path, k->string);
+			if (!known[i])
+				return fail(c, field, "unknown key");
+			if (seen & (UINT32_C(1) << i))
 				return fail(c, field, "duplicate key");
+			seen |= UINT32_C(1) << i;
+		}
+		return 0;
 	}
-	return 0;
+	for (k = obj->child; k; k = k->next)
+		n++;
+	if (n < 2)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (k = obj->child, i = 0; k; k = k->next, i++)
+		v[i] = (struct slot){ k->string, i };
+	at = first_repeat(v, n);
+	free(v);
+	if (at == n)
+		return 0;
+	for (k = obj->child; at--; k = k->next)
+		;
+	join(field, path, k->string);
+	return fail(c, field, "duplicate key");
 }
 
 /* Checks that v, the value at path, is an object (the message says "must
@@ -270,25 +344,27 @@ static int get_strv(struct ctx *c, const char *path, const cJSON *v, int allow_e
 	char field[PATH_MAX_LEN];
 	const cJSON *e;
 	char **list;
-	int i = 0, rc;
+	size_t i = 0, n = 0;
 
 	if (!cJSON_IsArray(v))
 		return fail(c, path, "must be an array of strings");
 	if (!allow_empty && !v->child)
 		return fail(c, path, "must not be empty");
-	list = calloc(1, sizeof(char *));
+	cJSON_ArrayForEach(e, v)
+		n++;
+	list = calloc(n + 1, sizeof(char *));
 	if (!list)
 		return -ENOMEM;
 	cJSON_ArrayForEach(e, v) {
 		if (!cJSON_IsString(e) || !e->valuestring[0]) {
 			strv_free(list);
-			snprintf(field, sizeof(field), "%s[%d]", path, i);
+			snprintf(field, sizeof(field), "%s[%zu]", path, i);
 			return fail(c, field, "must be a non-empty string");
 		}
-		rc = strv_push(&list, e->valuestring);
-		if (rc) {
+		list[i] = strdup(e->valuestring);
+		if (!list[i]) {
 			strv_free(list);
-			return rc;
+			return -ENOMEM;
 		}
 		i++;
 	}
@@ -356,6 +432,7 @@ static int parse_env(struct ctx *c, const char *path, const cJSON *obj, struct p
 {
 	const cJSON *v, *e;
 	char field[PATH_MAX_LEN];
+	size_t n = 0;
 	int rc;
 
 	st->env = calloc(1, sizeof(char *));
@@ -365,6 +442,13 @@ static int parse_env(struct ctx *c, const char *path, const cJSON *obj, struct p
 			field, &v);
 	if (rc || !v)
 		return rc;
+	cJSON_ArrayForEach(e, v)
+		n++;
+	free(st->env);
+	st->env = calloc(n + 1, sizeof(char *));
+	if (!st->env)
+		return -ENOMEM;
+	n = 0;
 	cJSON_ArrayForEach(e, v) {
 		const char *k = e->string;
 		size_t i;
@@ -386,10 +470,7 @@ static int parse_env(struct ctx *c, const char *path, const cJSON *obj, struct p
 		if (!var)
 			return -ENOMEM;
 		sprintf(var, "%s=%s", k, e->valuestring);
-		rc = strv_push(&st->env, var);
-		free(var);
-		if (rc)
-			return rc;
+		st->env[n++] = var;
 	}
 	return 0;
 }
@@ -423,7 +504,17 @@ static int parse_rounds(struct ctx *c, const char *path, const cJSON *obj, struc
 	return 0;
 }
 
-static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, size_t index)
+/* The names of the stages array as written, for parse_stage: names[n]
+ * sorted by first_repeat (stages whose "name" is not a string left out),
+ * and dup, the first stage whose name an earlier stage has (cfg->nstages
+ * when none does). */
+struct stage_names {
+	struct slot *v;
+	size_t n, dup;
+};
+
+static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, size_t index,
+		       const struct stage_names *names)
 {
 	static const char *const gates[] = { "approve", NULL };
 	static const char *const sources[] = { "plan", NULL };
@@ -431,7 +522,7 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 	const cJSON *v;
 	char path[32], field[PATH_MAX_LEN];
 	int rc, found = -1;
-	size_t i, j;
+	size_t j;
 
 	snprintf(path, sizeof(path), "stages[%zu]", index);
 	st->max_iterations = 3;
@@ -446,9 +537,9 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 	join(field, path, "name");
 	if (!stage_name_ok(st->name))
 		return fail(c, field, "\"%.64s\" does not match [a-z][a-z0-9_-]{0,31}", st->name);
-	for (i = 0; i < index; i++)
-		if (strcmp(cfg->stages[i].name, st->name) == 0)
-			return fail(c, field, "stage \"%s\" is defined twice", st->name);
+	/* Every stage before this one passed, so its name is as written. */
+	if (index == names->dup)
+		return fail(c, field, "stage \"%s\" is defined twice", st->name);
 
 	v = cJSON_GetObjectItemCaseSensitive(obj, "run");
 	if (v) {
@@ -493,11 +584,8 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 	if (rc)
 		return rc;
 	if (st->on_needs_changes) {
-		for (i = 0; i < index; i++)
-			if (strcmp(cfg->stages[i].name, st->on_needs_changes) == 0)
-				break;
 		join(field, path, "on_needs_changes");
-		if (i == index)
+		if (slot_find(names->v, names->n, st->on_needs_changes) >= index)
 			return fail(c, field, "\"%.64s\" is not a stage before \"%s\"",
 				    st->on_needs_changes, st->name);
 	}
@@ -514,47 +602,59 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 static int parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "stages");
-	const cJSON *e;
-	size_t i = 0;
-	int n, rc;
+	const cJSON *e, *name;
+	struct stage_names names = { NULL, 0, 0 };
+	size_t i = 0, n = 0, reviewer, publisher;
+	int rc = 0;
 
 	if (!v)
 		return fail(c, "stages", "required");
 	if (!cJSON_IsArray(v) || !v->child)
 		return fail(c, "stages", "must be a non-empty array of stage objects");
-	n = cJSON_GetArraySize(v);
-	cfg->stages = calloc((size_t)n, sizeof(*cfg->stages));
-	if (!cfg->stages)
+	cJSON_ArrayForEach(e, v)
+		n++;
+	cfg->stages = calloc(n, sizeof(*cfg->stages));
+	names.v = malloc(n * sizeof(*names.v));
+	if (!cfg->stages || !names.v) {
+		free(names.v);
 		return -ENOMEM;
-	cfg->nstages = (size_t)n;
-	cJSON_ArrayForEach(e, v) {
-		rc = parse_stage(c, e, cfg, i++);
-		if (rc)
-			return rc;
 	}
+	cfg->nstages = n;
+	cJSON_ArrayForEach(e, v) {
+		name = cJSON_GetObjectItemCaseSensitive(e, "name");
+		if (cJSON_IsString(name))
+			names.v[names.n++] = (struct slot){ name->valuestring, i };
+		i++;
+	}
+	names.dup = first_repeat(names.v, names.n);
+	if (names.dup == names.n)
+		names.dup = n;
+	i = 0;
+	cJSON_ArrayForEach(e, v) {
+		rc = parse_stage(c, e, cfg, i++, &names);
+		if (rc)
+			break;
+	}
+	free(names.v);
+	if (rc)
+		return rc;
 	/* A publish passes only on a sound review of the head it pushes
-	 * (SPEC §5): one with no review stage before it never could. */
-	for (i = 0; i < cfg->nstages; i++) {
-		size_t k;
-
-		if (!config_stage_publishes(&cfg->stages[i]))
-			continue;
-		for (k = 0; k < i && !config_stage_reviews(&cfg->stages[k]); k++)
-			;
-		if (k == i)
+	 * (SPEC §5): one with no review stage before it never could. Rounds
+	 * babysit what a publish put out (SPEC §5 "After publish"). */
+	for (reviewer = 0; reviewer < n && !config_stage_reviews(&cfg->stages[reviewer]);
+	     reviewer++)
+		;
+	for (publisher = 0; publisher < n && !config_stage_publishes(&cfg->stages[publisher]);
+	     publisher++)
+		;
+	for (i = 0; i < n; i++) {
+		if (config_stage_publishes(&cfg->stages[i]) && reviewer >= i)
 			return fail(c, "stages", "stage '%s' publishes, but no stage before it produces "
 				    "review.md: a publish needs a sound review of the head it pushes",
 				    cfg->stages[i].name);
 	}
-	/* Rounds babysit what a publish put out (SPEC §5 "After publish"). */
-	for (i = 0; i < cfg->nstages; i++) {
-		size_t k;
-
-		if (!cfg->stages[i].rounds_max)
-			continue;
-		for (k = 0; k < i && !config_stage_publishes(&cfg->stages[k]); k++)
-			;
-		if (k == i)
+	for (i = 0; i < n; i++) {
+		if (cfg->stages[i].rounds_max && publisher >= i)
 			return fail(c, "stages", "stage '%s' has rounds, but no stage before it "
 				    "publishes: rounds run after publish", cfg->stages[i].name);
 	}
