@@ -169,6 +169,12 @@ int registry_check_external(const char *line, size_t len, char **out, char *err,
 
 	if (err && errlen)
 		err[0] = '\0';
+	if (len > REGISTRY_LINE_MAX) {
+		snprintf(msg, sizeof(msg), "line too long (%zu bytes, at most %d)", len,
+			 REGISTRY_LINE_MAX);
+		set_err(err, errlen, NULL, msg);
+		return -EFBIG;
+	}
 	if (len && (memchr(line, '\n', len) || memchr(line, '\0', len)))
 		return set_err(err, errlen, NULL, "a registry line must be one line of text");
 	if (only_space(line, len))

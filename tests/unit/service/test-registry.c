@@ -111,6 +111,28 @@ TEST(external_nul_inside)
 	ASSERT_EQ(registry_check_external("x", 1, &out, NULL, 0), -EINVAL);
 }
 
+/* A line of REGISTRY_LINE_MAX bytes is judged; a longer one is refused
+ * whatever it holds. */
+TEST(external_too_long)
+{
+	struct buf b = { 0 };
+	char err[128], *out = NULL;
+
+	ASSERT_EQ(buf_puts(&b, "{\"recipe\": \"01-a\", \"status\": \"failing\", \"note\": \""), 0);
+	while (b.len < REGISTRY_LINE_MAX - 2)
+		ASSERT_EQ(buf_puts(&b, "x"), 0);
+	ASSERT_EQ(buf_puts(&b, "\"}"), 0);
+	ASSERT_EQ(b.len, REGISTRY_LINE_MAX);
+	ASSERT_EQ(registry_check_external(b.data, b.len, &out, err, sizeof(err)), 0);
+	free(out);
+	out = NULL;
+	ASSERT_EQ(buf_puts(&b, " "), 0);
+	ASSERT_EQ(registry_check_external(b.data, b.len, &out, err, sizeof(err)), -EFBIG);
+	ASSERT(out == NULL);
+	ASSERT_CONTAINS(err, "line too long (65537 bytes, at most 65536)");
+	buf_free(&b);
+}
+
 TEST(external_valid)
 {
 	char *out;
@@ -621,6 +643,7 @@ int main(void)
 {
 	RUN(external_invalid);
 	RUN(external_nul_inside);
+	RUN(external_too_long);
 	RUN(external_valid);
 	RUN(engine_line);
 	RUN(verdict);
