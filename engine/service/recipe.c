@@ -36,11 +36,15 @@
  * the load is racy, and a racy catalog is never fresh (as git treats its
  * racily clean index entries). Loading it again later gives a settled one.
  *
- * recipe_plan_names follows CommonMark fences: a line of three or more '`'
- * or '~' (indented at most three spaces) opens a block whose first info word
- * names its kind; the block ends at a fence of the same character at least
- * as long, or at the end of the text. Blocks of other kinds are skipped
- * whole, so an example inside them does not count. A repeated name keeps
+ * Markdown (plan.md, and the stage documents of recipe_doc_marker) is read
+ * line by line with CommonMark's fenced code blocks: a line of three or
+ * more '`' or '~' (indented at most three spaces; a backtick fence with no
+ * backtick after it) opens a block whose first info word names its kind;
+ * the block ends at a fence of the same character at least as long with
+ * only blanks after it, or at the end of the text. recipe_plan_names reads
+ * the first block of its kind and skips the others whole, so an example
+ * inside them does not count; a disposition or a marker counts only
+ * outside every block. A repeated name keeps
  * its first place; the repeats are found by sorting (name, position)
  * pairs, so a list of n names costs O(n log n), never a comparison of
  * each name with all before it (plan.md is read at every stat of status).
@@ -55,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -690,7 +695,9 @@ const struct recipe *recipe_find(const struct recipe_catalog *cat, const char *n
 
 /*
  * If the line [s, e) is a fence, its character, length and (for an opening
- * fence) the info word [*info, *info_end); 0 when it is not one.
+ * fence) the info word [*info, *info_end); 0 when it is not one. A line of
+ * backticks followed by a backtick is no fence (CommonMark: it would be an
+ * inline code span).
  */
 static int fence(const char *s, const char *e, char *ch, size_t *count, const char **info,
 		 const char **info_end)
@@ -707,7 +714,7 @@ static int fence(const char *s, const char *e, char *ch, size_t *count, const ch
 		p++;
 		n++;
 	}
-	if (n < 3)
+	if (n < 3 || (*ch == '`' && memchr(p, '`', (size_t)(e - p))))
 		return 0;
 	*count = n;
 	while (p < e && (*p == ' ' || *p == '\t'))
@@ -725,6 +732,50 @@ static int blank_from(const char *p, const char *e)
 		if (*p != ' ' && *p != '\t' && *p != '\r')
 			return 0;
 	return 1;
+}
+
+/* A walk over the lines of a Markdown text that tells fenced code blocks
+ * (the design note) from the text around them. */
+struct md_walk {
+	const char *p, *end; /* the lines not walked yet */
+	char ch;             /* the open block's fence character; 0: outside blocks */
+	size_t count;        /* the open block's fence length */
+};
+
+enum md_line {
+	MD_TEXT,  /* a line outside fenced blocks */
+	MD_OPEN,  /* a fence that opens a block */
+	MD_CODE,  /* a line inside a block */
+	MD_CLOSE, /* the fence that closes it */
+};
+
+/* The next line of w: [*s, *e) without its newline, and what it is (for
+ * MD_OPEN the info word is [*info, *info_end)); -1 at the end of the text. */
+static int md_next(struct md_walk *w, const char **s, const char **e, const char **info,
+		   const char **info_end)
+{
+	const char *nl;
+	size_t count;
+	char ch;
+
+	if (w->p >= w->end)
+		return -1;
+	nl = memchr(w->p, '\n', (size_t)(w->end - w->p));
+	*s = w->p;
+	*e = nl ? nl : w->end;
+	w->p = nl ? nl + 1 : w->end;
+	if (!fence(*s, *e, &ch, &count, info, info_end))
+		return w->ch ? MD_CODE : MD_TEXT;
+	if (!w->ch) {
+		w->ch = ch;
+		w->count = count;
+		return MD_OPEN;
+	}
+	if (ch == w->ch && count >= w->count && blank_from(*info, *e)) {
+		w->ch = 0;
+		return MD_CLOSE;
+	}
+	return MD_CODE;
 }
 
 /* Adds the name on the line [s, e) to *l unless blank or a comment. */
@@ -764,35 +815,23 @@ static int plan_line(const char *s, const char *e, struct names *l)
 int recipe_plan_names(const char *plan, size_t len, char ***names)
 {
 	static const char kind[] = "validation-recipes";
-	const char *p = plan, *end = plan + len, *nl, *le, *info, *info_end;
-	size_t open_count = 0, count;
-	char open_ch = 0, ch;
+	struct md_walk w = { plan, plan + len, 0, 0 };
+	const char *s, *e, *info, *info_end;
 	struct names l = { NULL, 0, 0 };
-	int state = 0; /* 0: outside a block, 1: in another block, 2: in ours */
-	int rc = 0;
+	int line, ours = 0, rc = 0;
 
-	while (p < end && rc == 0) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		le = nl ? nl : end;
-		if (state == 0) {
-			if (fence(p, le, &ch, &count, &info, &info_end)) {
-				open_ch = ch;
-				open_count = count;
-				state = (size_t)(info_end - info) == sizeof(kind) - 1 &&
-					memcmp(info, kind, sizeof(kind) - 1) == 0 ? 2 : 1;
-				if (state == 2 && !(l.v = calloc(1, sizeof(char *))))
-					return -ENOMEM;
-				l.cap = state == 2;
-			}
-		} else if (fence(p, le, &ch, &count, &info, &info_end) && ch == open_ch &&
-			   count >= open_count && blank_from(info, le)) {
-			if (state == 2)
-				break;
-			state = 0;
-		} else if (state == 2) {
-			rc = plan_line(p, le, &l);
+	while (rc == 0 && (line = md_next(&w, &s, &e, &info, &info_end)) >= 0) {
+		if (line == MD_OPEN) {
+			ours = (size_t)(info_end - info) == sizeof(kind) - 1 &&
+			       memcmp(info, kind, sizeof(kind) - 1) == 0;
+			if (ours && !(l.v = calloc(1, sizeof(char *))))
+				return -ENOMEM;
+			l.cap = (size_t)ours;
+		} else if (line == MD_CLOSE && ours) {
+			break;
+		} else if (line == MD_CODE && ours) {
+			rc = plan_line(s, e, &l);
 		}
-		p = nl ? nl + 1 : end;
 	}
 	if (rc == 0)
 		rc = names_dedupe(&l);
@@ -820,28 +859,14 @@ static void shown(const char *s, const char *e, char *out, size_t size)
 int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size)
 {
 	static const char key[] = "Disposition:";
+	struct md_walk md = { plan, plan + len, 0, 0 };
+	const char *p, *le, *info, *info_end, *w, *we, *c;
 	char word[41];
-	const char *p = plan, *end = plan + len, *nl, *le, *info, *info_end, *w, *we;
-	size_t open_count = 0, count;
-	char open_ch = 0, ch;
-	int in_block = 0;
+	int line;
 
-	for (; p < end; p = nl ? nl + 1 : end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		le = nl ? nl : end;
-		if (!in_block && fence(p, le, &ch, &count, &info, &info_end)) {
-			open_ch = ch;
-			open_count = count;
-			in_block = 1;
-			continue;
-		}
-		if (in_block) {
-			if (fence(p, le, &ch, &count, &info, &info_end) && ch == open_ch &&
-			    count >= open_count && blank_from(info, le))
-				in_block = 0;
-			continue;
-		}
-		if ((size_t)(le - p) < sizeof(key) - 1 || memcmp(p, key, sizeof(key) - 1) != 0)
+	while ((line = md_next(&md, &p, &le, &info, &info_end)) >= 0) {
+		if (line != MD_TEXT || (size_t)(le - p) < sizeof(key) - 1 ||
+		    memcmp(p, key, sizeof(key) - 1) != 0)
 			continue;
 		for (w = p + sizeof(key) - 1; w < le && (*w == ' ' || *w == '\t'); w++)
 			;
@@ -851,9 +876,9 @@ int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size
 			snprintf(out, size, "plan.md: \"Disposition:\" needs one word (e.g. duplicate)");
 			return -EINVAL;
 		}
-		for (info = w; info < we; info++) {
-			if (!((*info >= 'a' && *info <= 'z') || (*info >= '0' && *info <= '9') ||
-			      *info == '.' || *info == '_' || *info == '-')) {
+		for (c = w; c < we; c++) {
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+			      *c == '_' || *c == '-')) {
 				shown(w, we, word, sizeof(word));
 				snprintf(out, size, "plan.md: \"Disposition: %s\" is not one word of "
 					 "[a-z0-9._-]", word);
@@ -864,4 +889,32 @@ int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size
 		return 1;
 	}
 	return 0;
+}
+
+void recipe_doc_marker(const char *text, size_t len, const char *key, char *out, size_t size)
+{
+	struct md_walk md = { text, text + len, 0, 0 };
+	const char *p, *le, *info, *info_end, *w;
+	size_t klen = strlen(key), n;
+	int line;
+
+	out[0] = '\0';
+	while ((line = md_next(&md, &p, &le, &info, &info_end)) >= 0) {
+		if (line != MD_TEXT)
+			continue;
+		for (n = 0; p < le && *p == ' ' && n < 3; n++)
+			p++;
+		if ((size_t)(le - p) < 4 + klen || memcmp(p, "## ", 3) != 0 ||
+		    strncasecmp(p + 3, key, klen) != 0 || p[3 + klen] != ':')
+			continue;
+		/* (A match holds no NUL byte: key holds none.) */
+		for (p += 4 + klen; p < le && (*p == ' ' || *p == '*' || *p == '`'); p++)
+			;
+		for (w = p; w < le && *w != ' ' && *w != '\t' && *w != '\r' && *w != '*' &&
+			    *w != '`'; w++)
+			;
+		for (n = 0; p < w && n + 1 < size; p++)
+			out[n++] = *p ? *p : '?';
+		out[n] = '\0';
+	}
 }

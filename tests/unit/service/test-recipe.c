@@ -683,6 +683,11 @@ TEST(plan_names)
 		     "```\n````\n\nThe real list:\n```validation-recipes\n01-real\n```\n",
 		     "01-real");
 	expect_names("```sh\nmake\n```\n```validation-recipes\n01-a\n```\n", "01-a");
+	/* A backtick after backticks makes no fence; a tilde fence may hold one. */
+	expect_names("``` `x`\n```validation-recipes\n01-a\n```\n", "01-a");
+	expect_names("```validation-recipes\n01-a\n``` `x`\n02-b\n```\n", "01-a,``` `x`,02-b");
+	expect_names("~~~ `x`\n```validation-recipes\n~~~\n```validation-recipes\n01-a\n```\n",
+		     "01-a");
 }
 
 /* A long list costs time in proportion to its length: 300,000 names, each
@@ -784,6 +789,59 @@ TEST(plan_disposition)
 	ASSERT_EQ(recipe_plan_disposition("Disposition: duplicate", 22, out, 5), -EINVAL);
 }
 
+/* recipe_doc_marker over text gives want (out of size bytes). */
+static void expect_marker(const char *text, size_t len, const char *key, size_t size,
+			  const char *want)
+{
+	char out[64];
+
+	memset(out, 'x', sizeof(out));
+	ASSERT(size <= sizeof(out));
+	recipe_doc_marker(text, len, key, out, size);
+	if (strcmp(out, want) != 0)
+		FAIL_AT("marker %s of \"%s\": got \"%s\", want \"%s\"", key, text, out, want);
+}
+
+#define MARKER(text, want) expect_marker(text, sizeof(text) - 1, "Verdict", 32, want)
+
+/* The last "## KEY: value" heading counts, and only outside fenced code
+ * blocks (CommonMark: ``` or ~~~, at most three spaces in, closed by a
+ * fence of the same character at least as long with nothing after it). */
+TEST(doc_marker)
+{
+	MARKER("# Validation\n\n## Verdict: pass\n", "pass");
+	MARKER("## Verdict: fail\n## verdict: **PASS**\n", "PASS");
+	MARKER("## Verdict:`pass` at abc\r\n", "pass");
+	MARKER("## Verdict: needs_changes\r\n", "needs_changes");
+	MARKER("No verdict.\n##Verdict: pass\n## Verdicts: pass\n#### Verdict: pass\n", "");
+	MARKER("   ## Verdict: pass\n", "pass");
+	MARKER("    ## Verdict: pass\n", "");
+	/* Fenced examples do not count, wherever they stand. */
+	MARKER("```\n## Verdict: pass\n```\n## Verdict: fail\n", "fail");
+	MARKER("## Verdict: fail\n```markdown\n## Verdict: pass\n```\n", "fail");
+	MARKER("## Verdict: fail\n   ~~~\n## Verdict: pass\n~~~\n", "fail");
+	MARKER("## Verdict: fail\n~~~~\n## Verdict: pass\n~~~\n## Verdict: pass\n", "fail");
+	MARKER("## Verdict: fail\n````\n```\n## Verdict: pass\n````\n", "fail");
+	MARKER("## Verdict: fail\n```\n## Verdict: pass\n``` x\n## Verdict: pass\n", "fail");
+	MARKER("## Verdict: fail\n```sh\n## Verdict: pass", "fail");
+	MARKER("## Verdict: fail\n~~~\n## Verdict: pass\n```\n## Verdict: pass\n", "fail");
+	MARKER("```\n```\n## Verdict: pass\n", "pass");
+	/* Not fences: four spaces in, two characters, a backtick after backticks. */
+	MARKER("## Verdict: fail\n    ```\n## Verdict: pass\n", "pass");
+	MARKER("## Verdict: fail\n``\n## Verdict: pass\n", "pass");
+	MARKER("## Verdict: fail\n``` `x`\n## Verdict: pass\n", "pass");
+	MARKER("~~~ `x`\n## Verdict: pass\n~~~\n## Verdict: fail\n", "fail");
+	/* A NUL byte ends neither the text nor the word. */
+	MARKER("## Verdict: fail\n\0\n## Verdict: pass\n", "pass");
+	MARKER("## Verdict: pa\0ss\n", "pa?ss");
+	MARKER("## Verd\0ct: pass\n## Verdict: fail\n", "fail");
+	/* The word is cut to fit. */
+	expect_marker("## Assessment: soundness\n", 24, "Assessment", 6, "sound");
+	expect_marker("## Assessment: sound\n", 10, "Assessment", 32, "");
+	expect_marker("## Assessment: sound\n", 0, "Assessment", 32, "");
+}
+#undef MARKER
+
 int main(void)
 {
 	RUN(catalog);
@@ -801,5 +859,6 @@ int main(void)
 	RUN(plan_nul);
 	RUN(plan_length);
 	RUN(plan_disposition);
+	RUN(doc_marker);
 	return 0;
 }
