@@ -241,6 +241,7 @@ static int slot_cmp(const void *a, const void *b)
 static int names_dedupe(struct names *l)
 {
 	struct slot *s;
+	const char *first;
 	size_t i, k;
 
 	if (l->n < 2)
@@ -251,11 +252,13 @@ static int names_dedupe(struct names *l)
 	for (i = 0; i < l->n; i++)
 		s[i] = (struct slot){ l->v[i], i };
 	qsort(s, l->n, sizeof(*s), slot_cmp);
-	for (i = 1; i < l->n; i++) {
-		if (strcmp(s[i].s, s[i - 1].s) == 0) {
-			free(l->v[s[i].i]);
-			l->v[s[i].i] = NULL;
+	for (i = 1, first = s[0].s; i < l->n; i++) {
+		if (strcmp(s[i].s, first) != 0) {
+			first = s[i].s;
+			continue;
 		}
+		free(l->v[s[i].i]);
+		l->v[s[i].i] = NULL;
 	}
 	free(s);
 	for (i = k = 0; i < l->n; i++)

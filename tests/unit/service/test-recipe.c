@@ -700,8 +700,8 @@ TEST(plan_many_names)
 	char **names = NULL, want[32];
 	size_t i;
 
-	expect_names("```validation-recipes\n01-b\n01-a\n01-b\n01-c\n01-a\n```\n",
-		     "01-b,01-a,01-c");
+	expect_names("```validation-recipes\n01-b\n01-a\n01-b\n01-c\n01-a\n01-b\n01-d\n```\n",
+		     "01-b,01-a,01-c,01-d");
 	ASSERT_EQ(buf_puts(&text, "```validation-recipes\n"), 0);
 	for (i = 0; i < 2 * N; i++)
 		ASSERT_EQ(buf_printf(&text, "%02zu-r%zu\n", i % N % 100, i % N), 0);
