@@ -24,22 +24,25 @@
 
 #include "slurm.h"
 
-/* The value of " KEY=" in line (up to the next space) into out. */
+/* The value of the first word "KEY=value" of line (words are separated by
+ * spaces; the value ends at a space or newline) into out. One pass over
+ * the words, whatever the line holds. */
 static int field(const char *line, const char *key, char *out, size_t size)
 {
 	size_t kl = strlen(key), n;
-	const char *p = line;
+	const char *p;
 
-	while ((p = strstr(p, key))) {
-		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+	for (p = line;; p++) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
 			p += kl + 1;
 			n = strcspn(p, " \n");
-			snprintf(out, size, "%.*s", (int)n, p);
+			snprintf(out, size, "%.*s", n < size ? (int)n : (int)size, p);
 			return 0;
 		}
-		p += kl;
+		p = strchr(p, ' ');
+		if (!p)
+			return -ENOENT;
 	}
-	return -ENOENT;
 }
 
 /* Where digits() saturates: far below what its callers' sums overflow. */
