@@ -8,6 +8,9 @@
 # 2. Builds with meson into build/ (or build-asan/ with --sanitize: address and undefined
 #    behaviour sanitizers) at the root of the source tree, wherever this is called from.
 # 3. Runs the unit tests (meson test --suite unit): each unit test program counts as one test.
+#    Then the parsers' libFuzzer harnesses (tests/fuzz/README.md), each over its seed corpus
+#    plus 10 s of fuzzing, built with clang into build-fuzz/: one test "fuzz/NAME" each,
+#    skipped (with the reason) where clang's libFuzzer is missing.
 # 4. Starts a one-node Slurm cluster for the slurm executor's tests (tests/slurm-cluster.sh,
 #    private configuration and ports, stopped at the end); where it cannot start, those tests
 #    are skipped and the reason is printed.
@@ -50,7 +53,7 @@ TEST_TIMEOUT=${PFS_TEST_TIMEOUT:-120}
 PACKAGES="build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev libgit2-dev
 libcjson-dev libuv1-dev libssl-dev libxml2-dev git inotify-tools vim rsync util-linux coreutils
 python3 attr sqlite3 slurm-wlm munge cmake python3-pytest apache2 apache2-utils openssh-server
-openssh-client"
+openssh-client clang libclang-rt-dev"
 PASSED=0
 FAILED=0
 SKIPPED=0
@@ -209,6 +212,41 @@ if selected unit; then
 	echo "# unit tests"
 	run_unit_tests
 fi
+
+# The fuzz harnesses' quick form: built once (under a timeout of its own), then each run.
+run_fuzz_quick()
+{
+	local names=() name rc=0 log=$LOGDIR/fuzz-build.log why
+	for name in $(bash tests/fuzz/run.sh --list); do
+		selected "fuzz/$name" && names+=("$name")
+	done
+	[ "${#names[@]}" -gt 0 ] || return 0
+	echo "# fuzz harnesses (quick: corpus plus 10 s each)"
+	timeout -k 10 900 bash tests/fuzz/run.sh --build-only >"$log" 2>&1 || rc=$?
+	if [ "$rc" = 77 ]; then
+		why=$(sed -n 's/^SKIP: //p' "$log" | head -n 1)
+		for name in "${names[@]}"; do
+			SKIPPED=$((SKIPPED + 1))
+			echo "SKIP fuzz/$name ($why)"
+		done
+		return 0
+	elif [ "$rc" != 0 ]; then
+		fail fuzz/build "$log"
+		return 0
+	fi
+	for name in "${names[@]}"; do
+		log=$LOGDIR/fuzz-$name.log
+		rc=0
+		PFS_FUZZ_WORK=$LOGDIR/fuzz-work timeout -k 10 "$TEST_TIMEOUT" \
+			bash tests/fuzz/run.sh 10 "$name" >"$log" 2>&1 || rc=$?
+		case "$rc" in
+		0) pass "fuzz/$name" ;;
+		124 | 137) fail "fuzz/$name" "$log" "timed out after ${TEST_TIMEOUT}s" ;;
+		*) fail "fuzz/$name" "$log" ;;
+		esac
+	done
+}
+run_fuzz_quick
 
 # sweep DIR : what a test killed in mid-run may have left under DIR (its TMPDIR): mounts are
 # lazily unmounted, processes working there are ended, the directory is removed.

@@ -80,11 +80,22 @@ static uint64_t registry_size(struct engine *e, int64_t item)
 	return size;
 }
 
+/*
+ * A write to registry.jsonl: the bytes join the fragment held since the
+ * last newline, and every line they complete is checked before any is
+ * stored, so that all of them are stored or none (-EINVAL, or -EFBIG for a
+ * line longer than REGISTRY_LINE_MAX). The held fragment holds no newline,
+ * so only the new bytes are searched for one, and a write that would leave
+ * it longer than REGISTRY_LINE_MAX is refused (-EFBIG): a line without its
+ * newline costs neither time on every write nor memory without bound. A
+ * refused write leaves the fragment as it was before it.
+ */
 static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off)
 {
 	struct engine *e = f->e;
-	size_t keep = f->line.len, start = 0, i;
-	char **ok = NULL;
+	size_t keep = f->line.len, start = 0, at;
+	const char *nl, *p;
+	struct buf ok;
 	int rc = 0;
 
 	if (!(f->flags & O_APPEND) && off != registry_size(e, f->item_id) + f->line.len)
@@ -92,36 +103,40 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 	rc = buf_append(&f->line, buf, size);
 	if (rc)
 		return rc;
-	/* Check every complete line first: all are stored or none. */
-	for (i = 0; i < f->line.len && rc == 0; i++) {
+	buf_init(&ok);
+	for (at = keep; rc == 0 && (nl = memchr(f->line.data + at, '\n', f->line.len - at));
+	     at = start) {
 		char err[256], *norm = NULL;
 
-		if (f->line.data[i] != '\n')
-			continue;
-		rc = registry_check_external(f->line.data + start, i - start, &norm, err, sizeof(err));
+		p = f->line.data + start;
+		rc = registry_check_external(p, (size_t)(nl - p), &norm, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "packetfs: %s/validation/registry.jsonl: %s\n", f->item_name, err);
 		} else {
-			rc = strv_push(&ok, norm);
+			rc = buf_append(&ok, norm, strlen(norm) + 1);
 			free(norm);
 		}
-		start = i + 1;
+		start = (size_t)(nl - f->line.data) + 1;
+	}
+	if (rc == 0 && f->line.len - start > REGISTRY_LINE_MAX) {
+		fprintf(stderr, "packetfs: %s/validation/registry.jsonl: line too long (more than %d "
+				"bytes without a newline)\n", f->item_name, REGISTRY_LINE_MAX);
+		rc = -EFBIG;
 	}
 	if (rc) {
 		f->line.len = keep;
-		if (f->line.data)
-			f->line.data[keep] = '\0';
-		strv_free(ok);
-		return rc == -ENOMEM ? rc : -EINVAL;
+		f->line.data[keep] = '\0';
+		buf_free(&ok);
+		return rc == -ENOMEM || rc == -EFBIG ? rc : -EINVAL;
 	}
-	for (i = 0; ok && ok[i] && rc == 0; i++) {
-		rc = store_registry_append(e->store, f->item_id, ok[i], "external", 0);
+	for (p = ok.data; p && p < ok.data + ok.len && rc == 0; p += strlen(p) + 1) {
+		rc = store_registry_append(e->store, f->item_id, p, "external", 0);
 		if (rc == 0) {
 			pipeline_event(e->pl, f->item_id, f->item_name, "registry_external", "");
 			engine_changed(e, f->item_name, "validation/evidence.md", ENGINE_MODIFIED);
 		}
 	}
-	strv_free(ok);
+	buf_free(&ok);
 	memmove(f->line.data, f->line.data + start, f->line.len - start);
 	f->line.len -= start;
 	f->line.data[f->line.len] = '\0';

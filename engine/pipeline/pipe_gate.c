@@ -131,24 +131,12 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 void pipe__doc_marker(struct pipe *p, const struct item *it, const char *doc, const char *key,
 		      char *out, size_t size)
 {
-	char *text = NULL, *line, *save = NULL;
-	size_t len, klen = strlen(key);
+	char *text = NULL;
+	size_t len;
 
 	out[0] = '\0';
 	if (store_doc_read(p->pl->store, it->id, doc, &text, &len))
 		return;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *s = line;
-
-		while (*s == ' ')
-			s++;
-		if (strncmp(s, "## ", 3) != 0 || strncasecmp(s + 3, key, klen) != 0 || s[3 + klen] != ':')
-			continue;
-		s += 4 + klen;
-		while (*s == ' ' || *s == '*' || *s == '`')
-			s++;
-		snprintf(out, size, "%s", s);
-		out[strcspn(out, " \t\r*`")] = '\0';
-	}
+	recipe_doc_marker(text, len, key, out, size);
 	free(text);
 }

@@ -326,8 +326,9 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 void pipe__set_verdict(struct item *it, const char *verdict, const char *head);
 /* The same for the assessment. */
 void pipe__set_assessment(struct item *it, const char *assessment, const char *head);
-/* The value of the last "## KEY: value" line of document doc of the item
- * (its first word), or "" into out. */
+/* The value of the last "## KEY: value" heading of document doc of the
+ * item outside fenced code blocks (its first word, recipe_doc_marker), or
+ * "" into out. */
 void pipe__doc_marker(struct pipe *p, const struct item *it, const char *doc, const char *key,
 		      char *out, size_t size);
 

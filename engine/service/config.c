@@ -8,7 +8,15 @@
  * "nmae" is refused instead of silently ignored) and for keys given twice.
  * The language accepted is exactly schema/pipeline.schema.json plus the rules
  * a JSON Schema cannot state: unique stage names, on_needs_changes naming an
- * earlier stage, no duplicate keys.
+ * earlier stage, no duplicate keys. This file reads the document, its
+ * top-level fields and the executor; config_stage.c the stages; the
+ * readers of fields they share are declared in config_int.h.
+ *
+ * Cost: a file is refused or accepted in time about proportional to its
+ * size (it may come from an agent through the mount, and is parsed on the
+ * loop thread). Keys of a fixed set are marked in a bit mask; the keys of
+ * an "env" object and the stage names are checked for repeats by sorting
+ * (string, place) pairs; lists are allocated once at their length.
  *
  * Invariants: a configuration returned by config_parse is complete (repo and
  * base set, produces never NULL, gpu_ids allocated for GPU_LIST, nstages >= 1)
@@ -26,12 +34,12 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "config_int.h"
 #include "packetfs-config.h"
 #include "util.h"
 
 #define MAX_GPUS 1024                   /* "gpus": N <= MAX_GPUS, list indices < MAX_GPUS */
 #define MAX_DOC_LIMIT 9007199254740991.0 /* 2^53 - 1: the largest exact JSON integer */
-#define PATH_MAX_LEN 160                /* longest field path in a message */
 
 static const char *const top_keys[] = {
 	"repo", "base", "recipes_dir", "gpus", "max_parallel_recipes", "max_parallel_items",
@@ -42,31 +50,7 @@ static const char *const executor_keys[] = {
 	"kind", "partition", "account", "extra_args", "shared_dir", "poll_ms", NULL,
 };
 
-static const char *const stage_keys[] = {
-	"name", "run", "produces", "timeout_s", "gate", "recipes", "on_needs_changes",
-	"max_iterations", "push", "env", "rounds", NULL,
-};
-
-static const char *const push_keys[] = { "remote", NULL };
-static const char *const rounds_keys[] = { "every_s", "max", NULL };
-
-/* What the engine sets for every stage program (pipe.c). */
-static const char *const engine_vars[] = {
-	"PACKET_ITEM", "PACKET_DIR", "PACKET_WORKTREE", "PACKET_STAGE", "PACKET_ITERATION",
-	"PACKET_BRANCH", "PACKET_BASE", "PACKET_REPO", "PACKET_LEARNINGS", "PACKET_ROUND",
-	"PACKET_JUNIT", "RECIPE_NAME", NULL,
-};
-
-/* Where validation reports its first error. */
-struct ctx {
-	char *err;
-	size_t errlen;
-};
-
-static int fail(struct ctx *c, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct ctx *c, const char *path, const char *fmt, ...)
+int config__fail(struct ctx *c, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -83,7 +67,7 @@ static int fail(struct ctx *c, const char *path, const char *fmt, ...)
 }
 
 /* out = path "." key, or key alone at the top level. */
-static void join(char out[PATH_MAX_LEN], const char *path, const char *key)
+void config__join(char out[PATH_MAX_LEN], const char *path, const char *key)
 {
 	if (*path)
 		snprintf(out, PATH_MAX_LEN, "%s.%.64s", path, key);
@@ -91,70 +75,132 @@ static void join(char out[PATH_MAX_LEN], const char *path, const char *key)
 		snprintf(out, PATH_MAX_LEN, "%.64s", key);
 }
 
-/* Refuses keys of obj missing from known (NULL-terminated; NULL: any key
- * goes) and repeated keys. */
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Sorts v[n] by string, then place: the first of equal strings comes first.
+ * Returns the smallest place of a string equal to one at an earlier place,
+ * or n when all differ: O(n log n), where comparing each with all before it
+ * would be quadratic. */
+size_t config__first_repeat(struct slot *v, size_t n)
+{
+	size_t i, at = n;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), slot_cmp);
+	for (i = 1; i < n; i++)
+		if (v[i].i < at && strcmp(v[i].s, v[i - 1].s) == 0)
+			at = v[i].i;
+	return at;
+}
+
+/* The smallest place of s in v[n] (sorted by first_repeat), or n when s is
+ * not there. */
+size_t config__slot_find(const struct slot *v, size_t n, const char *s)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(v[mid].s, s) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(v[lo].s, s) == 0 ? v[lo].i : n;
+}
+
+/* Refuses keys of obj missing from known (NULL-terminated, fewer than 32
+ * keys; NULL: any key goes) and repeated keys, naming the first key in
+ * the object's order that is either. 0, -EINVAL after config__fail(), -ENOMEM. */
 static int check_keys(struct ctx *c, const char *path, const cJSON *obj, const char *const *known)
 {
-	const cJSON *k, *prev;
+	const cJSON *k;
 	char field[PATH_MAX_LEN];
-	size_t i;
+	struct slot *v;
+	size_t i, n = 0, at;
+	uint32_t seen = 0;
 
-	for (k = obj->child; k; k = k->next) {
-		join(field, path, k->string);
-		for (i = 0; known && known[i] && strcmp(known[i], k->string) != 0; i++)
-			;
-		if (known && !known[i])
-			return fail(c, field, "unknown key");
-		for (prev = obj->child; prev != k; prev = prev->next)
-			if (strcmp(prev->string, k->string) == 0)
-				return fail(c, field, "duplicate key");
+	if (known) {
+		for (k = obj->child; k; k = k->next) {
+			for (i = 0; known[i] && strcmp(known[i], k->string) != 0; i++)
+				;
+			config__join(field, path, k->string);
+			if (!known[i])
+				return config__fail(c, field, "unknown key");
+			if (seen & (UINT32_C(1) << i))
+				return config__fail(c, field, "duplicate key");
+			seen |= UINT32_C(1) << i;
+		}
+		return 0;
 	}
-	return 0;
+	for (k = obj->child; k; k = k->next)
+		n++;
+	if (n < 2)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (k = obj->child, i = 0; k; k = k->next, i++)
+		v[i] = (struct slot){ k->string, i };
+	at = config__first_repeat(v, n);
+	free(v);
+	if (at == n)
+		return 0;
+	for (k = obj->child; at--; k = k->next)
+		;
+	config__join(field, path, k->string);
+	return config__fail(c, field, "duplicate key");
 }
 
 /* Checks that v, the value at path, is an object (the message says "must
  * be " shape otherwise) with keys from known only (NULL-terminated; NULL:
- * any key goes), none repeated. Returns 0 or -EINVAL after fail(). */
-static int check_object(struct ctx *c, const char *path, const cJSON *v,
-			const char *const *known, const char *shape)
+ * any key goes), none repeated. Returns 0 or -EINVAL after config__fail(). */
+int config__check_object(struct ctx *c, const char *path, const cJSON *v,
+			 const char *const *known, const char *shape)
 {
 	if (!cJSON_IsObject(v))
-		return fail(c, path, "must be %s", shape);
+		return config__fail(c, path, "must be %s", shape);
 	return check_keys(c, path, v, known);
 }
 
 /* An optional object field of obj, checked as check_object does, into *out
  * (NULL when absent), its path (path "." key) into field. Returns 0 or
- * -EINVAL after fail(). *out belongs to obj. */
-static int get_object(struct ctx *c, const char *path, const cJSON *obj, const char *key,
-		      const char *const *known, const char *shape, char field[PATH_MAX_LEN],
-		      const cJSON **out)
+ * -EINVAL after config__fail(). *out belongs to obj. */
+int config__get_object(struct ctx *c, const char *path, const cJSON *obj, const char *key,
+		       const char *const *known, const char *shape, char field[PATH_MAX_LEN],
+		       const cJSON **out)
 {
 	*out = cJSON_GetObjectItemCaseSensitive(obj, key);
-	join(field, path, key);
-	return *out ? check_object(c, field, *out, known, shape) : 0;
+	config__join(field, path, key);
+	return *out ? config__check_object(c, field, *out, known, shape) : 0;
 }
 
 /* An integral JSON number within [min, max] into *out. */
-static int get_int(struct ctx *c, const char *path, const cJSON *v, double min, double max,
-		   int64_t *out)
+int config__get_int(struct ctx *c, const char *path, const cJSON *v, double min, double max,
+		    int64_t *out)
 {
 	double d;
 
 	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
-		return fail(c, path, "must be an integer");
+		return config__fail(c, path, "must be an integer");
 	d = v->valuedouble;
 	if (d < min)
-		return fail(c, path, "must be an integer >= %.0f", min);
+		return config__fail(c, path, "must be an integer >= %.0f", min);
 	if (d > max)
-		return fail(c, path, "must be at most %.0f", max);
+		return config__fail(c, path, "must be at most %.0f", max);
 	*out = (int64_t)d;
 	return 0;
 }
 
 /* An optional int field of obj: absent leaves *out (the default) alone. */
-static int opt_int(struct ctx *c, const char *path, const cJSON *obj, const char *key, int min,
-		   int *out)
+int config__opt_int(struct ctx *c, const char *path, const cJSON *obj, const char *key, int min,
+		    int *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char field[PATH_MAX_LEN];
@@ -163,8 +209,8 @@ static int opt_int(struct ctx *c, const char *path, const cJSON *obj, const char
 
 	if (!v)
 		return 0;
-	join(field, path, key);
-	rc = get_int(c, field, v, min, INT_MAX, &x);
+	config__join(field, path, key);
+	rc = config__get_int(c, field, v, min, INT_MAX, &x);
 	if (rc)
 		return rc;
 	*out = (int)x;
@@ -172,17 +218,17 @@ static int opt_int(struct ctx *c, const char *path, const cJSON *obj, const char
 }
 
 /* A string field into a fresh copy in *out; absent is an error when required. */
-static int get_str(struct ctx *c, const char *path, const cJSON *obj, const char *key,
-		   int required, char **out)
+int config__get_str(struct ctx *c, const char *path, const cJSON *obj, const char *key,
+		    int required, char **out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char field[PATH_MAX_LEN];
 
-	join(field, path, key);
+	config__join(field, path, key);
 	if (!v)
-		return required ? fail(c, field, "required") : 0;
+		return required ? config__fail(c, field, "required") : 0;
 	if (!cJSON_IsString(v) || !v->valuestring[0])
-		return fail(c, field, "must be a non-empty string");
+		return config__fail(c, field, "must be a non-empty string");
 	*out = strdup(v->valuestring);
 	return *out ? 0 : -ENOMEM;
 }
@@ -190,18 +236,18 @@ static int get_str(struct ctx *c, const char *path, const cJSON *obj, const char
 static int get_abs_path(struct ctx *c, const cJSON *obj, const char *key, int required,
 			char **out)
 {
-	int rc = get_str(c, "", obj, key, required, out);
+	int rc = config__get_str(c, "", obj, key, required, out);
 
 	if (rc || !*out)
 		return rc;
 	if ((*out)[0] != '/')
-		return fail(c, key, "must be an absolute path");
+		return config__fail(c, key, "must be an absolute path");
 	return 0;
 }
 
 /* One of the strings in allowed (NULL-terminated): its index in *index. */
-static int get_enum(struct ctx *c, const char *path, const cJSON *obj, const char *key,
-		    const char *const *allowed, const char *wording, int *index)
+int config__get_enum(struct ctx *c, const char *path, const cJSON *obj, const char *key,
+		     const char *const *allowed, const char *wording, int *index)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char field[PATH_MAX_LEN];
@@ -209,14 +255,14 @@ static int get_enum(struct ctx *c, const char *path, const cJSON *obj, const cha
 
 	if (!v)
 		return 0;
-	join(field, path, key);
+	config__join(field, path, key);
 	for (i = 0; cJSON_IsString(v) && allowed[i]; i++) {
 		if (strcmp(v->valuestring, allowed[i]) == 0) {
 			*index = i;
 			return 0;
 		}
 	}
-	return fail(c, field, "must be %s", wording);
+	return config__fail(c, field, "must be %s", wording);
 }
 
 static int parse_gpus(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
@@ -231,7 +277,7 @@ static int parse_gpus(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 	if (!v || (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0))
 		return 0;
 	if (cJSON_IsNumber(v)) {
-		rc = get_int(c, "gpus", v, 0, MAX_GPUS, &x);
+		rc = config__get_int(c, "gpus", v, 0, MAX_GPUS, &x);
 		if (rc)
 			return rc;
 		cfg->gpu_mode = GPU_SLOTS;
@@ -239,11 +285,11 @@ static int parse_gpus(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 		return 0;
 	}
 	if (!cJSON_IsArray(v))
-		return fail(c, "gpus", "must be \"auto\", a number of GPUs or a list of device "
-			    "indices");
+		return config__fail(c, "gpus", "must be \"auto\", a number of GPUs or a list of "
+				    "device indices");
 	n = cJSON_GetArraySize(v);
 	if (n > MAX_GPUS)
-		return fail(c, "gpus", "at most %d devices", MAX_GPUS);
+		return config__fail(c, "gpus", "at most %d devices", MAX_GPUS);
 	cfg->gpu_mode = GPU_LIST;
 	cfg->gpu_ids = calloc((size_t)n + 1, sizeof(int));
 	if (!cfg->gpu_ids)
@@ -251,12 +297,12 @@ static int parse_gpus(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 	i = 0;
 	cJSON_ArrayForEach(e, v) {
 		snprintf(field, sizeof(field), "gpus[%d]", i);
-		rc = get_int(c, field, e, 0, MAX_GPUS - 1, &x);
+		rc = config__get_int(c, field, e, 0, MAX_GPUS - 1, &x);
 		if (rc)
 			return rc;
 		for (j = 0; j < i; j++)
 			if (cfg->gpu_ids[j] == (int)x)
-				return fail(c, field, "device %d is listed twice", (int)x);
+				return config__fail(c, field, "device %d is listed twice", (int)x);
 		cfg->gpu_ids[i++] = (int)x;
 	}
 	cfg->gpu_count = n;
@@ -264,318 +310,38 @@ static int parse_gpus(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 }
 
 /* A NULL-terminated list of non-empty strings (never NULL on success). */
-static int get_strv(struct ctx *c, const char *path, const cJSON *v, int allow_empty,
-		    char ***out)
+int config__get_strv(struct ctx *c, const char *path, const cJSON *v, int allow_empty,
+		     char ***out)
 {
 	char field[PATH_MAX_LEN];
 	const cJSON *e;
 	char **list;
-	int i = 0, rc;
+	size_t i = 0, n = 0;
 
 	if (!cJSON_IsArray(v))
-		return fail(c, path, "must be an array of strings");
+		return config__fail(c, path, "must be an array of strings");
 	if (!allow_empty && !v->child)
-		return fail(c, path, "must not be empty");
-	list = calloc(1, sizeof(char *));
+		return config__fail(c, path, "must not be empty");
+	cJSON_ArrayForEach(e, v)
+		n++;
+	list = calloc(n + 1, sizeof(char *));
 	if (!list)
 		return -ENOMEM;
 	cJSON_ArrayForEach(e, v) {
 		if (!cJSON_IsString(e) || !e->valuestring[0]) {
 			strv_free(list);
-			snprintf(field, sizeof(field), "%s[%d]", path, i);
-			return fail(c, field, "must be a non-empty string");
+			snprintf(field, sizeof(field), "%s[%zu]", path, i);
+			return config__fail(c, field, "must be a non-empty string");
 		}
-		rc = strv_push(&list, e->valuestring);
-		if (rc) {
+		list[i] = strdup(e->valuestring);
+		if (!list[i]) {
 			strv_free(list);
-			return rc;
+			return -ENOMEM;
 		}
 		i++;
 	}
 	*out = list;
 	return 0;
-}
-
-/* An item-relative path: not absolute and without ".." components. */
-static int relative_path_ok(const char *p)
-{
-	const char *s = p, *slash;
-
-	if (p[0] == '/')
-		return 0;
-	for (;;) {
-		slash = strchr(s, '/');
-		if (s[0] == '.' && s[1] == '.' && (s[2] == '/' || s[2] == '\0'))
-			return 0;
-		if (!slash)
-			return 1;
-		s = slash + 1;
-	}
-}
-
-static int stage_name_ok(const char *s)
-{
-	size_t i;
-
-	if (!(s[0] >= 'a' && s[0] <= 'z'))
-		return 0;
-	for (i = 1; s[i]; i++) {
-		if (i >= 32)
-			return 0;
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
-		      s[i] == '_' || s[i] == '-'))
-			return 0;
-	}
-	return 1;
-}
-
-static int parse_push(struct ctx *c, const char *path, const cJSON *obj, struct pfs_stage *st)
-{
-	const cJSON *v;
-	char field[PATH_MAX_LEN];
-	int rc = get_object(c, path, obj, "push", push_keys, "an object {\"remote\": NAME}", field,
-			    &v);
-
-	if (rc || !v)
-		return rc;
-	return get_str(c, field, v, "remote", 1, &st->push_remote);
-}
-
-int config_env_reserved(const char *name)
-{
-	size_t i, n = strcspn(name, "=");
-
-	for (i = 0; engine_vars[i]; i++)
-		if (strlen(engine_vars[i]) == n && strncmp(engine_vars[i], name, n) == 0)
-			return 1;
-	return 0;
-}
-
-/* "env": {"NAME": "value", ...} into st->env as "NAME=value" strings. */
-static int parse_env(struct ctx *c, const char *path, const cJSON *obj, struct pfs_stage *st)
-{
-	const cJSON *v, *e;
-	char field[PATH_MAX_LEN];
-	int rc;
-
-	st->env = calloc(1, sizeof(char *));
-	if (!st->env)
-		return -ENOMEM;
-	rc = get_object(c, path, obj, "env", NULL, "an object of strings {\"NAME\": \"value\"}",
-			field, &v);
-	if (rc || !v)
-		return rc;
-	cJSON_ArrayForEach(e, v) {
-		const char *k = e->string;
-		size_t i;
-		char *var;
-
-		snprintf(field, sizeof(field), "%.32s.env.%.64s", path, k);
-		for (i = 0; k[i] && (k[i] == '_' || (k[i] >= 'A' && k[i] <= 'Z') ||
-				     (k[i] >= 'a' && k[i] <= 'z') || (i && k[i] >= '0' && k[i] <= '9'));
-		     i++)
-			;
-		if (!k[0] || k[i])
-			return fail(c, field, "not a variable name ([A-Za-z_][A-Za-z0-9_]*)");
-		if (config_env_reserved(k))
-			return fail(c, field, "packetfs sets %s for every stage; a stage cannot "
-				    "change it", k);
-		if (!cJSON_IsString(e))
-			return fail(c, field, "must be a string");
-		var = malloc(strlen(k) + strlen(e->valuestring) + 2);
-		if (!var)
-			return -ENOMEM;
-		sprintf(var, "%s=%s", k, e->valuestring);
-		rc = strv_push(&st->env, var);
-		free(var);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* "rounds": {"every_s": N, "max": M}, both integers >= 1. */
-static int parse_rounds(struct ctx *c, const char *path, const cJSON *obj, struct pfs_stage *st)
-{
-	const cJSON *v;
-	char field[PATH_MAX_LEN], sub[PATH_MAX_LEN];
-	int rc = get_object(c, path, obj, "rounds", rounds_keys,
-			    "an object {\"every_s\": N, \"max\": M}", field, &v);
-
-	if (rc || !v)
-		return rc;
-	snprintf(sub, sizeof(sub), "%.32s.rounds.every_s", path);
-	if (!cJSON_GetObjectItemCaseSensitive(v, "every_s"))
-		return fail(c, sub, "required");
-	snprintf(sub, sizeof(sub), "%.32s.rounds.max", path);
-	if (!cJSON_GetObjectItemCaseSensitive(v, "max"))
-		return fail(c, sub, "required");
-	rc = opt_int(c, field, v, "every_s", 1, &st->rounds_every_s);
-	if (!rc)
-		rc = opt_int(c, field, v, "max", 1, &st->rounds_max);
-	if (rc)
-		return rc;
-	if (st->recipes_from_plan || st->push_remote || config_stage_reviews(st))
-		return fail(c, field, "a rounds stage only runs its program: it cannot also "
-			    "validate, push or review");
-	if (!st->run)
-		return fail(c, field, "a rounds stage needs a program (\"run\")");
-	return 0;
-}
-
-static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, size_t index)
-{
-	static const char *const gates[] = { "approve", NULL };
-	static const char *const sources[] = { "plan", NULL };
-	struct pfs_stage *st = &cfg->stages[index];
-	const cJSON *v;
-	char path[32], field[PATH_MAX_LEN];
-	int rc, found = -1;
-	size_t i, j;
-
-	snprintf(path, sizeof(path), "stages[%zu]", index);
-	st->max_iterations = 3;
-	st->timeout_s = STAGE_TIMEOUT_DEFAULT_S;
-	rc = check_object(c, path, obj, stage_keys, "an object");
-	if (rc)
-		return rc;
-
-	rc = get_str(c, path, obj, "name", 1, &st->name);
-	if (rc)
-		return rc;
-	join(field, path, "name");
-	if (!stage_name_ok(st->name))
-		return fail(c, field, "\"%.64s\" does not match [a-z][a-z0-9_-]{0,31}", st->name);
-	for (i = 0; i < index; i++)
-		if (strcmp(cfg->stages[i].name, st->name) == 0)
-			return fail(c, field, "stage \"%s\" is defined twice", st->name);
-
-	v = cJSON_GetObjectItemCaseSensitive(obj, "run");
-	if (v) {
-		join(field, path, "run");
-		rc = get_strv(c, field, v, 0, &st->run);
-		if (rc)
-			return rc;
-	}
-
-	v = cJSON_GetObjectItemCaseSensitive(obj, "produces");
-	join(field, path, "produces");
-	if (v) {
-		rc = get_strv(c, field, v, 1, &st->produces);
-		if (rc)
-			return rc;
-		for (j = 0; st->produces[j]; j++) {
-			if (relative_path_ok(st->produces[j]))
-				continue;
-			snprintf(field, sizeof(field), "%s.produces[%zu]", path, j);
-			return fail(c, field, "must be a path inside the item (no leading '/', "
-				    "no '..')");
-		}
-	} else {
-		st->produces = calloc(1, sizeof(char *));
-		if (!st->produces)
-			return -ENOMEM;
-	}
-
-	rc = opt_int(c, path, obj, "timeout_s", 0, &st->timeout_s);
-	if (!rc)
-		rc = get_enum(c, path, obj, "gate", gates, "\"approve\"", &found);
-	if (rc)
-		return rc;
-	st->gate_approve = found == 0;
-	found = -1;
-	rc = get_enum(c, path, obj, "recipes", sources, "\"plan\"", &found);
-	if (rc)
-		return rc;
-	st->recipes_from_plan = found == 0;
-
-	rc = get_str(c, path, obj, "on_needs_changes", 0, &st->on_needs_changes);
-	if (rc)
-		return rc;
-	if (st->on_needs_changes) {
-		for (i = 0; i < index; i++)
-			if (strcmp(cfg->stages[i].name, st->on_needs_changes) == 0)
-				break;
-		join(field, path, "on_needs_changes");
-		if (i == index)
-			return fail(c, field, "\"%.64s\" is not a stage before \"%s\"",
-				    st->on_needs_changes, st->name);
-	}
-	rc = opt_int(c, path, obj, "max_iterations", 1, &st->max_iterations);
-	if (!rc)
-		rc = parse_push(c, path, obj, st);
-	if (!rc)
-		rc = parse_env(c, path, obj, st);
-	if (!rc)
-		rc = parse_rounds(c, path, obj, st);
-	return rc;
-}
-
-static int parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "stages");
-	const cJSON *e;
-	size_t i = 0;
-	int n, rc;
-
-	if (!v)
-		return fail(c, "stages", "required");
-	if (!cJSON_IsArray(v) || !v->child)
-		return fail(c, "stages", "must be a non-empty array of stage objects");
-	n = cJSON_GetArraySize(v);
-	cfg->stages = calloc((size_t)n, sizeof(*cfg->stages));
-	if (!cfg->stages)
-		return -ENOMEM;
-	cfg->nstages = (size_t)n;
-	cJSON_ArrayForEach(e, v) {
-		rc = parse_stage(c, e, cfg, i++);
-		if (rc)
-			return rc;
-	}
-	/* A publish passes only on a sound review of the head it pushes
-	 * (SPEC §5): one with no review stage before it never could. */
-	for (i = 0; i < cfg->nstages; i++) {
-		size_t k;
-
-		if (!config_stage_publishes(&cfg->stages[i]))
-			continue;
-		for (k = 0; k < i && !config_stage_reviews(&cfg->stages[k]); k++)
-			;
-		if (k == i)
-			return fail(c, "stages", "stage '%s' publishes, but no stage before it produces "
-				    "review.md: a publish needs a sound review of the head it pushes",
-				    cfg->stages[i].name);
-	}
-	/* Rounds babysit what a publish put out (SPEC §5 "After publish"). */
-	for (i = 0; i < cfg->nstages; i++) {
-		size_t k;
-
-		if (!cfg->stages[i].rounds_max)
-			continue;
-		for (k = 0; k < i && !config_stage_publishes(&cfg->stages[k]); k++)
-			;
-		if (k == i)
-			return fail(c, "stages", "stage '%s' has rounds, but no stage before it "
-				    "publishes: rounds run after publish", cfg->stages[i].name);
-	}
-	return 0;
-}
-
-int config_stage_reviews(const struct pfs_stage *st)
-{
-	char **v;
-
-	if (st->on_needs_changes)
-		return 1;
-	for (v = st->produces; v && *v; v++)
-		if (strcmp(*v, "review.md") == 0)
-			return 1;
-	return 0;
-}
-
-int config_stage_publishes(const struct pfs_stage *st)
-{
-	return st->push_remote || strcmp(st->name, "publish") == 0;
 }
 
 /* "executor": {"kind": "local"} or {"kind": "slurm", ...} (config.h). */
@@ -591,34 +357,34 @@ static int parse_executor(struct ctx *c, const cJSON *root, struct pfs_executor 
 	ex->extra_args = calloc(1, sizeof(char *));
 	if (!ex->extra_args)
 		return -ENOMEM;
-	rc = get_object(c, "", root, "executor", executor_keys,
-			"an object such as {\"kind\": \"slurm\"}", field, &obj);
+	rc = config__get_object(c, "", root, "executor", executor_keys,
+				"an object such as {\"kind\": \"slurm\"}", field, &obj);
 	if (rc || !obj)
 		return rc;
 	if (!cJSON_GetObjectItemCaseSensitive(obj, "kind"))
-		return fail(c, "executor.kind", "required");
-	rc = get_enum(c, "executor", obj, "kind", kinds, "\"local\" or \"slurm\"", &kind);
+		return config__fail(c, "executor.kind", "required");
+	rc = config__get_enum(c, "executor", obj, "kind", kinds, "\"local\" or \"slurm\"", &kind);
 	if (rc)
 		return rc;
 	ex->kind = kind == 1 ? EXECUTOR_SLURM : EXECUTOR_LOCAL;
 	if (ex->kind == EXECUTOR_LOCAL && obj->child->next)
-		return fail(c, "executor", "the local executor takes no other key");
-	rc = get_str(c, "executor", obj, "partition", 0, &ex->partition);
+		return config__fail(c, "executor", "the local executor takes no other key");
+	rc = config__get_str(c, "executor", obj, "partition", 0, &ex->partition);
 	if (!rc)
-		rc = get_str(c, "executor", obj, "account", 0, &ex->account);
+		rc = config__get_str(c, "executor", obj, "account", 0, &ex->account);
 	if (!rc)
-		rc = get_str(c, "executor", obj, "shared_dir", 0, &ex->shared_dir);
+		rc = config__get_str(c, "executor", obj, "shared_dir", 0, &ex->shared_dir);
 	if (!rc && ex->shared_dir && ex->shared_dir[0] != '/')
-		rc = fail(c, "executor.shared_dir", "must be an absolute path");
+		rc = config__fail(c, "executor.shared_dir", "must be an absolute path");
 	if (!rc)
-		rc = opt_int(c, "executor", obj, "poll_ms", 50, &ex->poll_ms);
+		rc = config__opt_int(c, "executor", obj, "poll_ms", 50, &ex->poll_ms);
 	if (rc)
 		return rc;
 	v = cJSON_GetObjectItemCaseSensitive(obj, "extra_args");
 	if (v) {
 		strv_free(ex->extra_args);
 		ex->extra_args = NULL;
-		rc = get_strv(c, "executor.extra_args", v, 1, &ex->extra_args);
+		rc = config__get_strv(c, "executor.extra_args", v, 1, &ex->extra_args);
 	}
 	return rc;
 }
@@ -631,12 +397,12 @@ static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 	int rc, mode = 0;
 
 	if (!cJSON_IsObject(root))
-		return fail(c, "pipeline", "must be a JSON object");
+		return config__fail(c, "pipeline", "must be a JSON object");
 	rc = check_keys(c, "", root, top_keys);
 	if (!rc)
 		rc = get_abs_path(c, root, "repo", 1, &cfg->repo);
 	if (!rc)
-		rc = get_str(c, "", root, "base", 0, &cfg->base);
+		rc = config__get_str(c, "", root, "base", 0, &cfg->base);
 	if (!rc && !cfg->base && !(cfg->base = strdup("main")))
 		rc = -ENOMEM;
 	if (!rc)
@@ -644,21 +410,23 @@ static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 	if (!rc)
 		rc = parse_gpus(c, root, cfg);
 	if (!rc)
-		rc = opt_int(c, "", root, "max_parallel_recipes", 1, &cfg->max_parallel_recipes);
+		rc = config__opt_int(c, "", root, "max_parallel_recipes", 1,
+				     &cfg->max_parallel_recipes);
 	if (!rc)
-		rc = opt_int(c, "", root, "max_parallel_items", 0, &cfg->max_parallel_items);
+		rc = config__opt_int(c, "", root, "max_parallel_items", 0,
+				     &cfg->max_parallel_items);
 	if (!rc)
-		rc = get_enum(c, "", root, "on_interrupt", interrupt, "\"requeue\" or \"fail\"",
-			      &mode);
+		rc = config__get_enum(c, "", root, "on_interrupt", interrupt,
+				      "\"requeue\" or \"fail\"", &mode);
 	if (rc)
 		return rc;
 	cfg->on_interrupt_fail = mode == 1;
-	rc = opt_int(c, "", root, "cancel_grace_s", 0, &cfg->cancel_grace_s);
+	rc = config__opt_int(c, "", root, "cancel_grace_s", 0, &cfg->cancel_grace_s);
 	if (rc)
 		return rc;
 	v = cJSON_GetObjectItemCaseSensitive(root, "max_doc_size");
 	if (v) {
-		rc = get_int(c, "max_doc_size", v, 1, MAX_DOC_LIMIT, &x);
+		rc = config__get_int(c, "max_doc_size", v, 1, MAX_DOC_LIMIT, &x);
 		if (rc)
 			return rc;
 		cfg->max_doc_size = x;
@@ -666,7 +434,7 @@ static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 	rc = parse_executor(c, root, &cfg->executor);
 	if (rc)
 		return rc;
-	return parse_stages(c, root, cfg);
+	return config__parse_stages(c, root, cfg);
 }
 
 /* Line and column (from 1) of offset off in text. */
@@ -714,7 +482,7 @@ int config_parse(const char *json, size_t len, struct pfs_config **out, char *er
 		memcpy(text, json, len);
 	text[len] = '\0';
 	if (only_space(text, len)) {
-		rc = fail(&c, "pipeline", "empty document");
+		rc = config__fail(&c, "pipeline", "empty document");
 		goto out;
 	}
 	root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 0);
@@ -722,9 +490,9 @@ int config_parse(const char *json, size_t len, struct pfs_config **out, char *er
 		while (root && only_space(end, 1))
 			end++;
 		position(text, end ? (size_t)(end - text) : 0, &line, &col);
-		rc = fail(&c, "pipeline", "%s at line %d, column %d",
-			  root ? "unexpected data after the JSON value" : "malformed JSON", line,
-			  col);
+		rc = config__fail(&c, "pipeline", "%s at line %d, column %d",
+				  root ? "unexpected data after the JSON value" : "malformed JSON",
+				  line, col);
 		goto out;
 	}
 	cfg = calloc(1, sizeof(*cfg));
@@ -773,18 +541,4 @@ void config_free(struct pfs_config *cfg)
 	free(cfg->base);
 	free(cfg->recipes_dir);
 	free(cfg);
-}
-
-const struct pfs_stage *config_stage(const struct pfs_config *cfg, const char *name, size_t *index)
-{
-	size_t i;
-
-	for (i = 0; cfg && name && i < cfg->nstages; i++) {
-		if (strcmp(cfg->stages[i].name, name) == 0) {
-			if (index)
-				*index = i;
-			return &cfg->stages[i];
-		}
-	}
-	return NULL;
 }

@@ -1,5 +1,6 @@
 /*
- * recipe.c - the recipe catalog and the plan's recipe list (see recipe.h).
+ * recipe.c - the recipe catalog (see recipe.h); recipe_plan.c reads the
+ * plan's recipe list and the stage documents' markers.
  *
  * Design: the catalog is read from the directory in one pass (readdir, stat,
  * access X_OK), then sorted by name so recipe_find can bisect. A file name
@@ -36,11 +37,10 @@
  * the load is racy, and a racy catalog is never fresh (as git treats its
  * racily clean index entries). Loading it again later gives a settled one.
  *
- * recipe_plan_names follows CommonMark fences: a line of three or more '`'
- * or '~' (indented at most three spaces) opens a block whose first info word
- * names its kind; the block ends at a fence of the same character at least
- * as long, or at the end of the text. Blocks of other kinds are skipped
- * whole, so an example inside them does not count.
+ * Lists of names (needs here, the plan's recipes in recipe_plan.c) drop
+ * their repeats, each keeping its first place, by sorting (name, position)
+ * pairs: n names cost O(n log n), never a comparison of each name with all
+ * before it.
  *
  * No shared state: every function is thread-safe.
  */
@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "recipe.h"
+#include "recipe_int.h"
 #include "util.h"
 
 #define HEAD_LINES 30
@@ -186,13 +187,77 @@ static char *uncomment(char *line)
 	return line;
 }
 
-/* Adds the recipe names of the needs value v to r->needs (see the design
- * note); *named is set when v gave "none" or a name. 0 or -ENOMEM. */
-static int add_needs(struct recipe *r, char *v, int *named)
+int recipe__names_take(struct recipe_names *l, char *s)
 {
-	char *word, *save = NULL;
+	if (l->n + 1 >= l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return -ENOMEM;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
+	return 0;
+}
+
+/* A string and its place in a list. */
+struct slot {
+	const char *s;
 	size_t i;
-	int rc;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* A sort of (string, position) pairs puts the first of each run of equal
+ * strings first; the others are dropped. */
+int recipe__names_dedupe(struct recipe_names *l)
+{
+	struct slot *s;
+	const char *first;
+	size_t i, k;
+
+	if (l->n < 2)
+		return 0;
+	s = malloc(l->n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++)
+		s[i] = (struct slot){ l->v[i], i };
+	qsort(s, l->n, sizeof(*s), slot_cmp);
+	for (i = 1, first = s[0].s; i < l->n; i++) {
+		if (strcmp(s[i].s, first) != 0) {
+			first = s[i].s;
+			continue;
+		}
+		free(l->v[s[i].i]);
+		l->v[s[i].i] = NULL;
+	}
+	free(s);
+	for (i = k = 0; i < l->n; i++)
+		if (l->v[i])
+			l->v[k++] = l->v[i];
+	l->n = k;
+	l->v[k] = NULL;
+	return 0;
+}
+
+/* Adds the recipe names of the needs value v to *needs (see the design
+ * note; recipe__names_dedupe drops the repeats at the end); *named is set
+ * when v gave "none" or a name. 0 or -ENOMEM. */
+static int add_needs(const struct recipe *r, char *v, struct recipe_names *needs, int *named)
+{
+	char *word, *save = NULL, *copy;
 
 	for (word = strtok_r(v, " \t,", &save); word; word = strtok_r(NULL, " \t,", &save)) {
 		if (strcmp(word, "none") == 0) {
@@ -201,15 +266,10 @@ static int add_needs(struct recipe *r, char *v, int *named)
 		}
 		if (!name_ok(word, strlen(word)) || strcmp(word, r->name) == 0)
 			continue;
-		for (i = 0; r->needs && r->needs[i]; i++)
-			if (strcmp(r->needs[i], word) == 0)
-				break;
 		*named = 1;
-		if (r->needs && r->needs[i])
-			continue;
-		rc = strv_push(&r->needs, word);
-		if (rc)
-			return rc;
+		copy = strdup(word);
+		if (!copy || recipe__names_take(needs, copy))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -218,6 +278,7 @@ static int add_needs(struct recipe *r, char *v, int *named)
  * On -ENOMEM the caller clears r. */
 static int read_headers(struct recipe *r)
 {
+	struct recipe_names needs = { NULL, 0, 0 };
 	char *head, *line, *nl, *v;
 	int fd, lines = 0, have_gpus = 0, have_timeout = 0, named = 0, rc = -ENOMEM;
 	ssize_t got;
@@ -259,7 +320,7 @@ static int read_headers(struct recipe *r)
 			if (leading_int(v) >= 0)
 				r->timeout_s = leading_int(v);
 		} else if ((v = header_value(line, "needs")) != NULL) {
-			if (add_needs(r, v, &named))
+			if (add_needs(r, v, &needs, &named))
 				goto out;
 		} else if ((v = header_value(line, "version")) != NULL && *v) {
 			if (strv_push(&r->versions, v))
@@ -269,14 +330,16 @@ static int read_headers(struct recipe *r)
 	if (!r->summary && !(r->summary = strdup("")))
 		goto out;
 	r->needs_default = !named;
-	if (named && !r->needs && !(r->needs = calloc(1, sizeof(char *))))
+	if (named && (recipe__names_dedupe(&needs) ||
+		      (!needs.v && !(needs.v = calloc(1, sizeof(char *))))))
 		goto out;
-	if (!named) {
-		strv_free(r->needs);
-		r->needs = NULL;
+	if (named) {
+		r->needs = needs.v;
+		needs.v = NULL;
 	}
 	rc = 0;
 out:
+	strv_free(needs.v);
 	free(head);
 	return rc;
 }
@@ -614,164 +677,4 @@ const struct recipe *recipe_find(const struct recipe_catalog *cat, const char *n
 	if (!cat || !cat->n || !name)
 		return NULL;
 	return bsearch(name, cat->v, cat->n, sizeof(*cat->v), find_cmp);
-}
-
-/*
- * If the line [s, e) is a fence, its character, length and (for an opening
- * fence) the info word [*info, *info_end); 0 when it is not one.
- */
-static int fence(const char *s, const char *e, char *ch, size_t *count, const char **info,
-		 const char **info_end)
-{
-	const char *p = s;
-	size_t n = 0;
-
-	while (p < e && *p == ' ' && p - s < 3)
-		p++;
-	if (p == e || (*p != '`' && *p != '~'))
-		return 0;
-	*ch = *p;
-	while (p < e && *p == *ch) {
-		p++;
-		n++;
-	}
-	if (n < 3)
-		return 0;
-	*count = n;
-	while (p < e && (*p == ' ' || *p == '\t'))
-		p++;
-	*info = p;
-	while (p < e && *p != ' ' && *p != '\t' && *p != '\r')
-		p++;
-	*info_end = p;
-	return 1;
-}
-
-static int blank_from(const char *p, const char *e)
-{
-	for (; p < e; p++)
-		if (*p != ' ' && *p != '\t' && *p != '\r')
-			return 0;
-	return 1;
-}
-
-/* Adds the name on the line [s, e) to *names unless blank, a comment or a repeat. */
-static int plan_line(const char *s, const char *e, char ***names)
-{
-	char *name;
-	size_t i;
-	int rc;
-
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	if (e - s >= 2 && s[0] == '-' && s[1] == ' ') {
-		s += 2;
-		while (s < e && (*s == ' ' || *s == '\t'))
-			s++;
-	}
-	if (s == e || *s == '#')
-		return 0;
-	name = strndup(s, (size_t)(e - s));
-	if (!name)
-		return -ENOMEM;
-	for (i = 0; *names && (*names)[i]; i++) {
-		if (strcmp((*names)[i], name) == 0) {
-			free(name);
-			return 0;
-		}
-	}
-	rc = strv_push(names, name);
-	free(name);
-	return rc;
-}
-
-int recipe_plan_names(const char *plan, size_t len, char ***names)
-{
-	static const char kind[] = "validation-recipes";
-	const char *p = plan, *end = plan + len, *nl, *le, *info, *info_end;
-	size_t open_count = 0, count;
-	char open_ch = 0, ch;
-	char **v = NULL;
-	int state = 0; /* 0: outside a block, 1: in another block, 2: in ours */
-	int rc;
-
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		le = nl ? nl : end;
-		if (state == 0) {
-			if (fence(p, le, &ch, &count, &info, &info_end)) {
-				open_ch = ch;
-				open_count = count;
-				state = (size_t)(info_end - info) == sizeof(kind) - 1 &&
-					memcmp(info, kind, sizeof(kind) - 1) == 0 ? 2 : 1;
-				if (state == 2 && !(v = calloc(1, sizeof(char *))))
-					return -ENOMEM;
-			}
-		} else if (fence(p, le, &ch, &count, &info, &info_end) && ch == open_ch &&
-			   count >= open_count && blank_from(info, le)) {
-			if (state == 2)
-				break;
-			state = 0;
-		} else if (state == 2) {
-			rc = plan_line(p, le, &v);
-			if (rc) {
-				strv_free(v);
-				return rc;
-			}
-		}
-		p = nl ? nl + 1 : end;
-	}
-	if (!v)
-		return -ENOENT;
-	*names = v;
-	return 0;
-}
-
-int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size)
-{
-	static const char key[] = "Disposition:";
-	const char *p = plan, *end = plan + len, *nl, *le, *info, *info_end, *w, *we;
-	size_t open_count = 0, count;
-	char open_ch = 0, ch;
-	int in_block = 0;
-
-	for (; p < end; p = nl ? nl + 1 : end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		le = nl ? nl : end;
-		if (!in_block && fence(p, le, &ch, &count, &info, &info_end)) {
-			open_ch = ch;
-			open_count = count;
-			in_block = 1;
-			continue;
-		}
-		if (in_block) {
-			if (fence(p, le, &ch, &count, &info, &info_end) && ch == open_ch &&
-			    count >= open_count && blank_from(info, le))
-				in_block = 0;
-			continue;
-		}
-		if ((size_t)(le - p) < sizeof(key) - 1 || memcmp(p, key, sizeof(key) - 1) != 0)
-			continue;
-		for (w = p + sizeof(key) - 1; w < le && (*w == ' ' || *w == '\t'); w++)
-			;
-		for (we = le; we > w && (we[-1] == ' ' || we[-1] == '\t' || we[-1] == '\r'); we--)
-			;
-		if (we == w || (size_t)(we - w) >= size) {
-			snprintf(out, size, "plan.md: \"Disposition:\" needs one word (e.g. duplicate)");
-			return -EINVAL;
-		}
-		for (info = w; info < we; info++) {
-			if (!((*info >= 'a' && *info <= 'z') || (*info >= '0' && *info <= '9') ||
-			      *info == '.' || *info == '_' || *info == '-')) {
-				snprintf(out, size, "plan.md: \"Disposition: %.*s\" is not one word of "
-					 "[a-z0-9._-]", (int)(we - w) > 40 ? 40 : (int)(we - w), w);
-				return -EINVAL;
-			}
-		}
-		snprintf(out, size, "%.*s", (int)(we - w), w);
-		return 1;
-	}
-	return 0;
 }

@@ -1,5 +1,7 @@
 /*
- * recipe.h - the recipe catalog (SPEC §6) and the plan's recipe list.
+ * recipe.h - the recipe catalog (SPEC §6), the plan's recipe list and
+ * disposition (SPEC §5), and the markers of the stage documents that the
+ * gates read, all of it Markdown read with CommonMark's fenced code blocks.
  *
  * A recipe is a file "NN-name" or "NN-name.ext" in the recipes directory;
  * its name is the file name without extension. A script recipe is an
@@ -89,7 +91,9 @@ void recipe_clear(struct recipe *r);
 /*
  * Parses the first ```validation-recipes fenced block of a plan.md text:
  * one recipe name per line, blank lines and lines starting with '#'
- * ignored, surrounding spaces and a leading "- " stripped. On success
+ * ignored, surrounding spaces and a leading "- " stripped. A NUL byte in a
+ * line stands as the two characters "\0" in its name, which no recipe name
+ * can hold: such a name is shown whole and never matches a recipe. On success
  * returns 0 and a NULL-terminated, de-duplicated list in *names (caller
  * frees with strv_free; may be empty). Returns -ENOENT when the plan has no
  * such block, -ENOMEM on allocation failure.
@@ -108,5 +112,18 @@ int recipe_plan_names(const char *plan, size_t len, char ***names);
  * "Disposition:" line holds something else. Thread-safe.
  */
 int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size);
+
+/*
+ * What a stage's document says in its heading "## KEY: value" (SPEC §5:
+ * "## Verdict: pass" in change-validation.md, "## Assessment: sound" in
+ * review.md): the first word of the value of the last such line of text
+ * (len bytes; need not be NUL-terminated) that stands outside fenced code
+ * blocks, indented at most three spaces (a Markdown heading), KEY matched
+ * without regard to case. '*' and '`' around the word are dropped; the
+ * word ends at a blank, '*' or '`'. Into out (size >= 1 bytes): the word
+ * cut to size - 1 bytes, a NUL byte in it as '?', or "" when there is no
+ * such line. key holds no NUL byte. Thread-safe.
+ */
+void recipe_doc_marker(const char *text, size_t len, const char *key, char *out, size_t size);
 
 #endif

@@ -9,8 +9,9 @@
  * "source" forced to "external", so a line can never pass itself off as the
  * engine's. The derived views parse the registry once per call and look up,
  * for each named recipe, its latest engine line (the last one in registry
- * order whose source is "engine"); lines of any other source, or that do not
- * parse, never count. Given the branch's current head, a latest line
+ * order whose source is "engine") by bisection of an index of those lines
+ * sorted by recipe, so that n names over m lines cost O((n + m) log m);
+ * lines of any other source, or that do not parse, never count. Given the branch's current head, a latest line
  * recorded at another commit is stale and counts as no run at all.
  *
  * Engine lines round duration_s to milliseconds so that the JSON stays
@@ -169,6 +170,12 @@ int registry_check_external(const char *line, size_t len, char **out, char *err,
 
 	if (err && errlen)
 		err[0] = '\0';
+	if (len > REGISTRY_LINE_MAX) {
+		snprintf(msg, sizeof(msg), "line too long (%zu bytes, at most %d)", len,
+			 REGISTRY_LINE_MAX);
+		set_err(err, errlen, NULL, msg);
+		return -EFBIG;
+	}
 	if (len && (memchr(line, '\n', len) || memchr(line, '\0', len)))
 		return set_err(err, errlen, NULL, "a registry line must be one line of text");
 	if (only_space(line, len))
@@ -346,13 +353,55 @@ static int entries_load(char *const *lines, size_t n, struct entry **out)
 	return 0;
 }
 
-/* The latest engine entry for recipe name, or NULL. */
-static const struct entry *latest(const struct entry *e, size_t n, const char *name)
+/* The latest engine entry of each recipe, sorted by recipe name: a name
+ * is looked up by bisection, not by a walk over every line (a plan may
+ * name many recipes and a registry hold many lines). */
+struct latest_index {
+	const struct entry **v;
+	size_t n;
+};
+
+/* By recipe, and of one recipe's entries the later first. */
+static int later_first(const void *a, const void *b)
 {
-	while (n--)
-		if (e[n].engine && strcmp(e[n].recipe, name) == 0)
-			return &e[n];
-	return NULL;
+	const struct entry *x = *(const struct entry *const *)a, *y = *(const struct entry *const *)b;
+	int c = strcmp(x->recipe, y->recipe);
+
+	return c ? c : (x < y) - (x > y);
+}
+
+/* Indexes the engine entries of e[n] into *ix (free ix->v). 0 or -ENOMEM. */
+static int index_load(const struct entry *e, size_t n, struct latest_index *ix)
+{
+	size_t i, k;
+
+	ix->n = 0;
+	ix->v = malloc((n ? n : 1) * sizeof(*ix->v));
+	if (!ix->v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (e[i].engine)
+			ix->v[ix->n++] = &e[i];
+	qsort(ix->v, ix->n, sizeof(*ix->v), later_first);
+	for (i = k = 0; i < ix->n; i++)
+		if (k == 0 || strcmp(ix->v[i]->recipe, ix->v[k - 1]->recipe) != 0)
+			ix->v[k++] = ix->v[i];
+	ix->n = k;
+	return 0;
+}
+
+static int by_recipe(const void *key, const void *elem)
+{
+	return strcmp(key, (*(const struct entry *const *)elem)->recipe);
+}
+
+/* The latest engine entry for recipe name, or NULL. */
+static const struct entry *latest(const struct latest_index *ix, const char *name)
+{
+	const struct entry **l = ix->n ? bsearch(name, ix->v, ix->n, sizeof(*ix->v), by_recipe)
+				       : NULL;
+
+	return l ? *l : NULL;
 }
 
 /* Whether entry l ran at a commit other than head (never, for head NULL). */
@@ -362,10 +411,10 @@ static int stale(const struct entry *l, const char *head)
 }
 
 /* The latest engine entry for name unless it is stale, or NULL. */
-static const struct entry *current(const struct entry *e, size_t n, const char *name,
+static const struct entry *current(const struct latest_index *ix, const char *name,
 				   const char *head)
 {
-	const struct entry *l = latest(e, n, name);
+	const struct entry *l = latest(ix, name);
 
 	return l && !stale(l, head) ? l : NULL;
 }
@@ -374,14 +423,19 @@ const char *registry_verdict(char *const *names, char *const *lines, size_t nlin
 			     const char *head)
 {
 	const char *verdict = "pass";
+	struct latest_index ix;
 	const struct entry *l;
 	struct entry *e;
 	size_t i;
 
 	if (!names || !names[0] || entries_load(lines, nlines, &e))
 		return "blocked";
+	if (index_load(e, nlines, &ix)) {
+		entries_free(e, nlines);
+		return "blocked";
+	}
 	for (i = 0; names[i]; i++) {
-		l = current(e, nlines, names[i], head);
+		l = current(&ix, names[i], head);
 		if (l && (strcmp(l->status, "failing") == 0 ||
 			  strcmp(l->status, "timed_out") == 0)) {
 			verdict = "fail";
@@ -390,6 +444,7 @@ const char *registry_verdict(char *const *names, char *const *lines, size_t nlin
 		if (!l || strcmp(l->status, "validated") != 0)
 			verdict = "blocked";
 	}
+	free(ix.v);
 	entries_free(e, nlines);
 	return verdict;
 }
@@ -399,6 +454,7 @@ int registry_gate(char *const *names, char *const *lines, size_t nlines, const c
 {
 	const struct entry *l, *first_l = NULL;
 	const char *first = NULL;
+	struct latest_index ix;
 	struct entry *e;
 	size_t i, missing = 0;
 	char more[48] = "";
@@ -409,10 +465,15 @@ int registry_gate(char *const *names, char *const *lines, size_t nlines, const c
 	rc = entries_load(lines, nlines, &e);
 	if (rc)
 		return rc;
+	rc = index_load(e, nlines, &ix);
+	if (rc) {
+		entries_free(e, nlines);
+		return rc;
+	}
 	for (i = 0; names && names[i]; i++) {
 		/* Only the latest engine run speaks for a recipe: validated
 		 * once and failing since is failing. */
-		l = latest(e, nlines, names[i]);
+		l = latest(&ix, names[i]);
 		if (l && head && !stale(l, head) && strcmp(l->status, "validated") == 0)
 			continue;
 		if (!missing++) {
@@ -430,6 +491,7 @@ int registry_gate(char *const *names, char *const *lines, size_t nlines, const c
 			snprintf(reason, reasonlen, "%s: no validated run at %.12s%s", first,
 				 head ? head : "(no head)", more);
 	}
+	free(ix.v);
 	entries_free(e, nlines);
 	return missing ? -EAGAIN : 0;
 }

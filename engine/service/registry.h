@@ -23,11 +23,17 @@
 #include <sys/types.h>
 #include "util.h"
 
+/* The longest line appended from outside, newline excluded (64 KiB, as a
+ * request to the recorder): a longer one is refused whole (-EFBIG), and
+ * the mount never holds a longer fragment waiting for its newline. */
+#define REGISTRY_LINE_MAX (64 * 1024)
+
 /*
  * Checks one line appended from outside (without its '\n'). On success
  * returns 0 and *out, the line re-serialised compactly by cJSON with
  * "source" forced to "external" (caller frees). Returns -EINVAL with a
- * reason in err for anything that is not one valid JSON object line.
+ * reason in err for anything that is not one valid JSON object line,
+ * -EFBIG with a reason for a line longer than REGISTRY_LINE_MAX, -ENOMEM.
  */
 int registry_check_external(const char *line, size_t len, char **out, char *err, size_t errlen);
 

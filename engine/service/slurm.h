@@ -148,14 +148,20 @@ void slurm_detach(struct slurm_job *j);
 const char *slurm_job_id(const struct slurm_job *j);
 
 /* A job as Slurm shows it (slurm_parse_job, slurm_parse_queue). */
+/* The longest run time a parser gives (68 years): longer than any timeout,
+ * and in nanoseconds still an int64_t. */
+#define SLURM_RUN_S_MAX 2147483647L
+
 struct slurm_info {
 	char state[32];        /* JobState, e.g. "RUNNING", "" when unknown */
 	char reason[256];      /* Reason, "" for None */
 	char node[256];        /* BatchHost, "" when none */
 	int exit_code;         /* ExitCode=E:S: the exit status E ... */
 	int signal;            /* ... and the signal S that ended the job */
-	long run_s;            /* RunTime in seconds, -1 unknown */
-	int restarts;          /* Restarts: how often Slurm requeued the job */
+	long run_s;            /* RunTime in seconds, -1 unknown; a longer one reads as
+				* SLURM_RUN_S_MAX */
+	int restarts;          /* Restarts: how often Slurm requeued the job (a count
+				* past INT_MAX, and exit_code and signal, saturate) */
 	int gpus[16];          /* the GPU indices of GRES=...(IDX:...), at most 16 */
 	int ngpus;
 };

@@ -9,8 +9,14 @@
  * Sources: squeue(1) --Format and "JOB STATE CODES", scontrol(1) "show
  * job" output, of Slurm 22.05; tests/unit/test-slurm.c holds lines that
  * Slurm printed.
+ *
+ * Numbers are read digit by digit and saturate (counts and codes at
+ * INT_MAX, run times at SLURM_RUN_S_MAX), never overflow: a run time too
+ * large to hold reads as the longest one, past every timeout, not as a
+ * negative or wrapped one that no timeout would ever reach.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,41 +24,69 @@
 
 #include "slurm.h"
 
-/* The value of " KEY=" in line (up to the next space) into out. */
+/* The value of the first word "KEY=value" of line (words are separated by
+ * spaces; the value ends at a space or newline) into out. One pass over
+ * the words, whatever the line holds. */
 static int field(const char *line, const char *key, char *out, size_t size)
 {
 	size_t kl = strlen(key), n;
-	const char *p = line;
+	const char *p;
 
-	while ((p = strstr(p, key))) {
-		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+	for (p = line;; p++) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
 			p += kl + 1;
 			n = strcspn(p, " \n");
-			snprintf(out, size, "%.*s", (int)n, p);
+			snprintf(out, size, "%.*s", n < size ? (int)n : (int)size, p);
 			return 0;
 		}
-		p += kl;
+		p = strchr(p, ' ');
+		if (!p)
+			return -ENOENT;
 	}
-	return -ENOENT;
 }
 
-/* "IDX:0-1,3" after GRES= (or in TRES-less lines, GRES_IDX=gpu(IDX:0)). */
+/* Where digits() saturates: far below what its callers' sums overflow. */
+#define DIGITS_MAX 1000000000000LL
+
+/* The decimal digits at s as a number saturated at DIGITS_MAX, with *end
+ * past the last of them; -1 (and *end = s) when s starts with no digit. */
+static long long digits(const char *s, const char **end)
+{
+	long long v = 0;
+
+	*end = s;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v >= DIGITS_MAX / 10 ? DIGITS_MAX : v * 10 + (*s - '0');
+	*end = s;
+	return v;
+}
+
+/* The digits at s saturated at INT_MAX, or dflt when s starts with none. */
+static int int_at(const char *s, int dflt, const char **end)
+{
+	long long v = digits(s, end);
+
+	return v < 0 ? dflt : v > INT_MAX ? INT_MAX : (int)v;
+}
+
+/* "IDX:0-1,3" after GRES= (or in TRES-less lines, GRES_IDX=gpu(IDX:0)).
+ * An index past INT_MAX ends the list. */
 static void parse_idx(const char *line, int *gpus, int *ngpus)
 {
-	const char *p = strstr(line, "(IDX:");
-	char *end;
-	long a, b;
+	const char *p = strstr(line, "(IDX:"), *end;
+	long long a, b;
 
 	*ngpus = 0;
 	if (!p)
 		return;
 	p += 5;
-	while (*ngpus < 16 && *p >= '0' && *p <= '9') {
-		a = strtol(p, &end, 10);
+	while (*ngpus < 16 && (a = digits(p, &end)) >= 0 && a <= INT_MAX) {
 		b = a;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (; a <= b && *ngpus < 16; a++)
+		if (*end == '-' && (b = digits(end + 1, &end)) < 0)
+			break;
+		for (; a <= b && a <= INT_MAX && *ngpus < 16; a++)
 			gpus[(*ngpus)++] = (int)a;
 		if (*end != ',')
 			break;
@@ -60,34 +94,39 @@ static void parse_idx(const char *line, int *gpus, int *ngpus)
 	}
 }
 
-/* "[D-]HH:MM:SS" or "MM:SS" into seconds, -1 when unknown. */
+/* "[D-]HH:MM:SS" or "MM:SS" into seconds saturated at SLURM_RUN_S_MAX, -1
+ * when unknown (INVALID, UNLIMITED, a sign, a part without digits). */
 static long parse_duration(const char *s)
 {
-	long d = 0, part[3] = {0, 0, 0};
+	long long d = 0, part[3] = {0, 0, 0}, t;
+	const char *end;
 	int n = 0;
-	char *end;
 
 	if (strchr(s, '-')) {
-		d = strtol(s, &end, 10);
+		d = digits(s, &end);
+		if (d < 0 || *end != '-')
+			return -1;
 		s = end + 1;
 	}
 	while (n < 3) {
-		if (*s < '0' || *s > '9')
+		if ((part[n++] = digits(s, &end)) < 0)
 			return -1;
-		part[n++] = strtol(s, &end, 10);
 		if (*end != ':')
 			break;
 		s = end + 1;
 	}
 	if (n == 3)
-		return d * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
-	if (n == 2)
-		return d * 86400 + part[0] * 60 + part[1];
-	return -1;
+		t = d * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
+	else if (n == 2)
+		t = d * 86400 + part[0] * 60 + part[1];
+	else
+		return -1;
+	return t > SLURM_RUN_S_MAX ? SLURM_RUN_S_MAX : (long)t;
 }
 
 int slurm_parse_job(const char *line, struct slurm_info *info)
 {
+	const char *end;
 	char v[64];
 
 	memset(info, 0, sizeof(*info));
@@ -98,17 +137,20 @@ int slurm_parse_job(const char *line, struct slurm_info *info)
 		info->reason[0] = '\0';
 	if (field(line, "BatchHost", info->node, sizeof(info->node)))
 		info->node[0] = '\0';
-	if (field(line, "ExitCode", v, sizeof(v)) == 0)
-		sscanf(v, "%d:%d", &info->exit_code, &info->signal);
+	if (field(line, "ExitCode", v, sizeof(v)) == 0) {
+		info->exit_code = int_at(v, 0, &end);
+		if (end > v && *end == ':')
+			info->signal = int_at(end + 1, 0, &end);
+	}
 	info->run_s = field(line, "RunTime", v, sizeof(v)) == 0 ? parse_duration(v) : -1;
-	info->restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? atoi(v) : 0;
+	info->restarts = field(line, "Restarts", v, sizeof(v)) == 0 ? int_at(v, 0, &end) : 0;
 	parse_idx(line, info->gpus, &info->ngpus);
 	return 0;
 }
 
 int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info)
 {
-	const char *f[5], *p = line, *end;
+	const char *f[5], *p = line, *end, *e;
 	size_t len[5];
 	char v[32];
 	int i;
@@ -130,7 +172,7 @@ int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info)
 	memset(info, 0, sizeof(*info));
 	snprintf(id, 32, "%.*s", (int)len[0], f[0]);
 	snprintf(info->state, sizeof(info->state), "%.*s", (int)len[1], f[1]);
-	info->restarts = atoi(f[2]);
+	info->restarts = int_at(f[2], 0, &e);
 	snprintf(v, sizeof(v), "%.*s", (int)len[3], f[3]);
 	info->run_s = parse_duration(v);
 	if (!(len[4] == 3 && strncmp(f[4], "n/a", 3) == 0))

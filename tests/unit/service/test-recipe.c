@@ -1,6 +1,6 @@
 /*
- * test-recipe.c - the recipe catalog and plan.md's recipe list
- * (engine/service/recipe.c). The catalog cases build a real recipes directory in a
+ * test-recipe.c - the recipe catalog (engine/service/recipe.c;
+ * test-recipe-plan.c has plan.md). The catalog cases build a real recipes directory in a
  * temporary directory (executable and non-executable files, names that are
  * and are not recipes, headers early and late, procedures, needs and
  * versions) and remove it afterwards. The freshness case waits once for
@@ -386,6 +386,37 @@ TEST(needs)
 	remove_dir();
 }
 
+/* A needs line of 3,000 names, each given twice, keeps them once, in order
+ * (repeats are found by sorting, not by comparing each with all before). */
+TEST(needs_many)
+{
+	enum { N = 3000 };
+	struct recipe_catalog cat;
+	const struct recipe *r;
+	struct buf text = { 0 };
+	char want[32];
+	size_t i;
+
+	new_dir();
+	ASSERT_EQ(buf_puts(&text, "#!/bin/sh\n# needs:"), 0);
+	for (i = 0; i < 2 * N; i++)
+		ASSERT_EQ(buf_printf(&text, " %02zu-n%zu", i % N % 100, i % N), 0);
+	ASSERT_EQ(buf_puts(&text, "\n"), 0);
+	put("99-many.sh", 0755, text.data);
+	ASSERT_EQ(recipe_catalog_load(dir, &cat), 0);
+	r = recipe_find(&cat, "99-many");
+	ASSERT(r != NULL);
+	ASSERT_EQ(r->needs_default, 0);
+	ASSERT_EQ(strv_len(r->needs), N);
+	for (i = 0; i < N; i += 97) {
+		snprintf(want, sizeof(want), "%02zu-n%zu", i % 100, i);
+		ASSERT_STREQ(r->needs[i], want);
+	}
+	recipe_catalog_free(&cat);
+	buf_free(&text);
+	remove_dir();
+}
+
 TEST(versions)
 {
 	struct recipe_catalog cat;
@@ -610,104 +641,6 @@ TEST(fresh)
 	remove_dir();
 }
 
-static char **plan(const char *text, int want_rc)
-{
-	char **names = NULL;
-
-	ASSERT_EQ(recipe_plan_names(text, strlen(text), &names), want_rc);
-	if (want_rc)
-		ASSERT(names == NULL);
-	else
-		ASSERT(names != NULL);
-	return names;
-}
-
-static void expect_names(const char *text, const char *joined)
-{
-	char **names = plan(text, 0);
-	char *got = strv_join(names, ",", 0);
-
-	ASSERT_STREQ(got, joined);
-	free(got);
-	strv_free(names);
-}
-
-TEST(plan_names)
-{
-	expect_names("# Plan\n\nSteps.\n\n```validation-recipes\n01-build\n02-lint\n"
-		     "03-unit-tests\n```\n\nMore text.\n", "01-build,02-lint,03-unit-tests");
-	expect_names("```validation-recipes\n\n  01-build  \n# a comment\n- 02-lint\n"
-		     "  -   03-unit-tests\t\n01-build\n\t\n```\n",
-		     "01-build,02-lint,03-unit-tests");
-	expect_names("```validation-recipes\r\n01-build\r\n02-lint\r\n```\r\n", "01-build,02-lint");
-	expect_names("```validation-recipes\n```\n", "");
-	expect_names("``` validation-recipes\n01-a\n```\n", "01-a");
-	expect_names("   ```validation-recipes\n01-a\n   ```\n", "01-a");
-	expect_names("~~~validation-recipes\n01-a\n```\n02-b\n~~~\n", "01-a,```,02-b");
-	expect_names("````validation-recipes\n01-a\n```\n02-b\n````\n03-c\n", "01-a,```,02-b");
-	expect_names("```validation-recipes\n01-a\n02-b", "01-a,02-b");
-	expect_names("```validation-recipes\n01-first\n```\n"
-		     "```validation-recipes\n02-second\n```\n", "01-first");
-	expect_names("Example of the format:\n````markdown\n```validation-recipes\n99-example\n"
-		     "```\n````\n\nThe real list:\n```validation-recipes\n01-real\n```\n",
-		     "01-real");
-	expect_names("```sh\nmake\n```\n```validation-recipes\n01-a\n```\n", "01-a");
-}
-
-TEST(plan_no_block)
-{
-	plan("", -ENOENT);
-	plan("# Plan\n\nNo recipes here.\n", -ENOENT);
-	plan("```sh\nmake\n```\n", -ENOENT);
-	plan("```validation-recipes-extra\n01-a\n```\n", -ENOENT);
-	plan("```validation\n01-a\n```\n", -ENOENT);
-	plan("    ```validation-recipes\n    01-a\n    ```\n", -ENOENT);
-	plan("``validation-recipes\n01-a\n``\n", -ENOENT);
-	plan("Mentions ```validation-recipes inline.\n01-a\n", -ENOENT);
-	plan("```sh\n```validation-recipes\n01-a\n", -ENOENT);
-}
-
-TEST(plan_length)
-{
-	static const char text[] = "```validation-recipes\n01-a\n02-b\n```\n";
-	char **names = NULL;
-	char *got;
-
-	ASSERT_EQ(recipe_plan_names(text, strlen("```validation-recipes\n01-a\n02"), &names), 0);
-	got = strv_join(names, ",", 0);
-	ASSERT_STREQ(got, "01-a,02");
-	free(got);
-	strv_free(names);
-	names = NULL;
-	ASSERT_EQ(recipe_plan_names(text, 10, &names), -ENOENT);
-	ASSERT(names == NULL);
-}
-
-/* "Disposition: WORD" outside fences ends an item after plan; a bad word is
- * refused with its reason; a fenced example does not count. */
-TEST(plan_disposition)
-{
-	static const char ok[] = "# Plan\n\nThe bug was fixed in 1.2.\n\nDisposition: already-resolved  \n";
-	static const char fenced[] = "```\nDisposition: duplicate\n```\nNo disposition here.\n";
-	static const char none[] = "# Plan\nDispositions vary.\n disposition: x\n";
-	static const char bad[] = "Disposition: Not Reproducible\n";
-	static const char empty[] = "Disposition:   \n";
-	char out[128];
-
-	ASSERT_EQ(recipe_plan_disposition(ok, sizeof(ok) - 1, out, sizeof(out)), 1);
-	ASSERT_STREQ(out, "already-resolved");
-	ASSERT_EQ(recipe_plan_disposition(fenced, sizeof(fenced) - 1, out, sizeof(out)), 0);
-	ASSERT_EQ(recipe_plan_disposition(none, sizeof(none) - 1, out, sizeof(out)), 0);
-	ASSERT_EQ(recipe_plan_disposition(bad, sizeof(bad) - 1, out, sizeof(out)), -EINVAL);
-	ASSERT(strstr(out, "Not Reproducible") != NULL);
-	ASSERT_EQ(recipe_plan_disposition(empty, sizeof(empty) - 1, out, sizeof(out)), -EINVAL);
-	ASSERT(strstr(out, "needs one word") != NULL);
-	/* Without a trailing newline, and too long for out. */
-	ASSERT_EQ(recipe_plan_disposition("Disposition: duplicate", 22, out, sizeof(out)), 1);
-	ASSERT_STREQ(out, "duplicate");
-	ASSERT_EQ(recipe_plan_disposition("Disposition: duplicate", 22, out, 5), -EINVAL);
-}
-
 int main(void)
 {
 	RUN(catalog);
@@ -715,12 +648,9 @@ int main(void)
 	RUN(catalog_missing);
 	RUN(procedures);
 	RUN(needs);
+	RUN(needs_many);
 	RUN(versions);
 	RUN(copy_clear);
 	RUN(fresh);
-	RUN(plan_names);
-	RUN(plan_no_block);
-	RUN(plan_length);
-	RUN(plan_disposition);
 	return 0;
 }

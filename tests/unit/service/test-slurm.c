@@ -12,6 +12,7 @@
  * run times and what must be refused. The end-to-end tests are
  * tests/pipeline/slurm-*.sh.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "slurm.h"
@@ -123,6 +124,42 @@ TEST(exit_codes_and_times)
 	ASSERT_EQ(slurm_parse_job("slurm_load_jobs error: Invalid job id specified", &in), -EINVAL);
 }
 
+/* Numbers too large for their fields saturate instead of overflowing: a
+ * run time past any int64_t of nanoseconds reads as SLURM_RUN_S_MAX, so a
+ * timeout still fires; counts, codes and GPU indices stop at INT_MAX. */
+TEST(huge_numbers)
+{
+	struct slurm_info in;
+	char id[32];
+
+	expect_job("JobId=5 JobState=RUNNING Restarts=99999999999999999999 "
+		   "ExitCode=4294967296:99999999999 RunTime=106751991167300-15:30:08 "
+		   "GRES=gpu(IDX:2147483646-99999999999999999999,0)", &in, "RUNNING", "",
+		   SLURM_RUN_S_MAX);
+	ASSERT_EQ(in.restarts, INT_MAX);
+	ASSERT_EQ(in.exit_code, INT_MAX);
+	ASSERT_EQ(in.signal, INT_MAX);
+	expect_gpus(&in, 3, (const int[]){ 2147483646, 2147483647, 0 });
+	expect_job("JobId=5 JobState=RUNNING RunTime=99999999999999999999999:00:00", &in,
+		   "RUNNING", "", SLURM_RUN_S_MAX);
+	expect_job("JobId=5 JobState=RUNNING RunTime=24855-03:14:07", &in, "RUNNING", "",
+		   SLURM_RUN_S_MAX);
+	expect_job("JobId=5 JobState=RUNNING RunTime=24855-03:14:06", &in, "RUNNING", "",
+		   SLURM_RUN_S_MAX - 1);
+	expect_job("JobId=5 JobState=RUNNING RunTime=UNLIMITED GRES=gpu(IDX:3000000000)", &in,
+		   "RUNNING", "", -1);
+	ASSERT_EQ(in.ngpus, 0);
+	/* Signs and blanks are no numbers. */
+	expect_job("JobId=5 JobState=RUNNING RunTime=-5-00:00:00 ExitCode=-1:0", &in, "RUNNING",
+		   "", -1);
+	ASSERT_EQ(in.exit_code, 0);
+	expect_job("JobId=5 JobState=RUNNING RunTime=1-+2:00:00", &in, "RUNNING", "", -1);
+	ASSERT_EQ(slurm_parse_queue("8|RUNNING|99999999999999999999|99999999999999:59:59|n17|None|",
+				    id, &in), 0);
+	ASSERT_EQ(in.restarts, INT_MAX);
+	ASSERT_EQ(in.run_s, SLURM_RUN_S_MAX);
+}
+
 /* squeue's lines, as captured: "ID|STATE|RESTARTS|TIMEUSED|BATCHHOST|REASON|". */
 TEST(queue_lines)
 {
@@ -211,6 +248,7 @@ int main(void)
 	RUN(completed_job);
 	RUN(cancelled_before_start);
 	RUN(exit_codes_and_times);
+	RUN(huge_numbers);
 	RUN(queue_lines);
 	RUN(queue_lines_refused);
 	RUN(final_states);
