@@ -14,10 +14,11 @@
 # mounted with `-o allow_other,default_permissions` (the binary is PACKETFS_BIN, default
 # build/fs/packetfs), as root. --target DIR runs it in DIR instead (e.g. a directory on ext4, to
 # measure the baseline tests/pjdfstest/known-failures is checked against). Every test file
-# (chmod/00.t, ...) is run with `prove` on its own, under a timeout of 300 s, and counts as one
-# test: its line "ok NAME" or "not ok NAME (failed tests: N,M...)" goes to stdout and to FILE with
-# --out; the TAP output of each failing file goes to build-pjdfstest/logs/NAME.log. All of them
-# run, or those named (a directory of pjdfstest's tests/, or one file, e.g. symlink/03.t).
+# (chmod/00.t, ...) is run with `prove` on its own, under a timeout of 900 s, four at a time
+# (PFS_PJDFSTEST_JOBS), and counts as one test: its line "ok NAME" or "not ok NAME (failed
+# tests: N,M...)" goes to stdout, in the files' order, and to FILE with --out; the TAP output of
+# each failing file goes to build-pjdfstest/logs/NAME.log (DIR-NN.t). All of them run, or those
+# named (a directory of pjdfstest's tests/, or one file, e.g. symlink/03.t).
 #
 # Exits 0 when every file ran (whatever its result), 1 when the suite could not be run (mount,
 # item), 77 with a line "SKIP: why" when pjdfstest's source, autoconf, automake or prove is
@@ -34,6 +35,8 @@ PFS=${PACKETFS_BIN:-$ROOT/build/fs/packetfs}
 
 TARGET=""
 OUT=""
+JOBS=${PFS_PJDFSTEST_JOBS:-4}
+FILE_TIMEOUT=900
 MODE=run
 NAMES=()
 while [ $# -gt 0 ]; do
@@ -164,20 +167,39 @@ fi
 	exit 1
 }
 
-mkdir -p "$BUILD/logs"
-[ -z "$OUT" ] || : >"$OUT"
-while IFS= read -r f; do
+# run_one FILE: runs the test file FILE in TARGET and writes its result line to RES/FILE.
+run_one()
+{
+	local f=$1 log rc=0 failed line
 	log=$BUILD/logs/${f//\//-}.log
-	rc=0
-	(cd "$TARGET" && timeout -k 10 300 prove -v "$BUILD/src/tests/$f") >"$log" 2>&1 || rc=$?
+	(cd "$TARGET" && timeout -k 10 "$FILE_TIMEOUT" prove -v "$BUILD/src/tests/$f") >"$log" 2>&1 ||
+		rc=$?
 	if [ "$rc" = 0 ]; then
 		line="ok $f"
 		rm -f "$log"
 	else
 		failed=$(sed -n 's/^ *Failed tests*: *//p' "$log" | tr -d ' ' | paste -sd, -)
-		[ "$rc" = 124 ] || [ "$rc" = 137 ] && failed="timed out after 300 s"
+		[ "$rc" = 124 ] || [ "$rc" = 137 ] && failed="timed out after $FILE_TIMEOUT s"
 		line="not ok $f (failed tests: ${failed:-exit status $rc})"
 	fi
+	echo "$line" >"$RES/${f//\//-}"
+}
+
+# The files run JOBS at a time (most of their time is sleep(1) between a change and the check
+# of its ctime), in one directory: pjdfstest's names are random.
+RES=$BUILD/results
+rm -rf "$RES" "$BUILD/logs"
+mkdir -p "$RES" "$BUILD/logs"
+while IFS= read -r f; do
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+	run_one "$f" &
+done <<<"$FILES"
+wait
+[ -z "$OUT" ] || : >"$OUT"
+while IFS= read -r f; do
+	line=$(cat "$RES/${f//\//-}" 2>/dev/null) || line="not ok $f (failed tests: no result)"
 	echo "$line"
 	[ -z "$OUT" ] || echo "$line" >>"$OUT"
 done <<<"$FILES"
