@@ -54,7 +54,9 @@ struct pfs_stat {
 	int64_t ctime_ns;
 	int64_t atime_ns; /* 0 where the entry keeps none (views, open-file
 	                   * attributes): report mtime_ns as its access time */
-	uint32_t nlink;
+	uint32_t nlink;   /* 0 stands for 1 */
+	int unlinked;     /* 1 for a document open after its name was unlinked:
+	                   * its link count is 0 (nlink is then ignored) */
 	/* Owner and group. Documents, their directories and item directories
 	 * belong to whoever made them (the caller's uid, and its gid, or the
 	 * directory's gid where the directory has the set-group-ID bit, which

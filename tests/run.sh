@@ -342,7 +342,7 @@ run_pjdfstest()
 	done
 	[ "${#names[@]}" -gt 0 ] || return 0
 	echo "# pjdfstest inside an item (-o allow_other,default_permissions)"
-	TMPDIR=$LOGDIR timeout -k 10 3600 bash tests/pjdfstest/run.sh --out "$out" "${names[@]}" \
+	timeout -k 10 3600 bash tests/pjdfstest/run.sh --out "$out" "${names[@]}" \
 		>"$log" 2>&1 || rc=$?
 	if [ "$rc" = 77 ]; then
 		why=$(sed -n 's/^SKIP: //p' "$log" | head -n 1)

@@ -553,6 +553,19 @@ static int64_t parse_rfc3339(const char *s)
 #define MODE_SHARED_DIR 0775
 #define MODE_SHARED_FILE 0664
 
+/* The fixed subdirectories of the item directory n (stages/, validation/,
+ * .history/; learnings/ has .history/ alone). */
+static uint32_t item_subdirs(const struct node *n)
+{
+	const struct packet_entry *x;
+	uint32_t k = 0;
+
+	for (x = packet__item_entries; x->name; x++)
+		if (packet__is_dir_kind(x->kind) && (!n->learnings || x->kind == N_HISTORY_DIR))
+			k++;
+	return k;
+}
+
 /* Attributes of a resolved node. */
 int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 {
@@ -587,6 +600,17 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 			st->mode = S_IFDIR | MODE_ROOT;
 		} else if (n->kind == N_VALIDATION_DIR) {
 			st->mode = S_IFDIR | MODE_SHARED_DIR;
+		}
+		if (n->kind == N_DOCDIR || n->kind == N_ITEM) {
+			uint32_t sub = 0;
+
+			/* As on a local disk: its own ".", its parent's entry and
+			 * the ".." of each subdirectory. */
+			if (store_doc_subdirs(e->store, n->item.id, n->kind == N_ITEM ? "" : n->rel,
+					      &sub) == 0)
+				st->nlink += sub;
+			if (n->kind == N_ITEM)
+				st->nlink += item_subdirs(n);
 		}
 		if (n->archived || n->kind == N_STAGES_DIR || n->kind == N_LOGS_DIR ||
 		    n->kind == N_HISTORY_DIR || n->kind == N_RECIPES_DIR || n->kind == N_ARCHIVE_DIR)

@@ -738,10 +738,12 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 
 	if (f->kind == N_DOC) {
 		struct doc_meta m;
+		int unlinked;
 
 		memset(st, 0, sizeof(*st));
 		pthread_mutex_lock(&e->files_lock);
 		packet__od_meta(e, f->od, &m);
+		unlinked = f->od->unlinked;
 		pthread_mutex_unlock(&e->files_lock);
 		st->mode = S_IFREG | m.mode;
 		st->size = m.size;
@@ -749,6 +751,7 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		st->ctime_ns = m.ctime_ns;
 		st->atime_ns = m.atime_ns;
 		st->nlink = 1;
+		st->unlinked = unlinked;
 		st->uid = packet__uid(e, m.uid);
 		st->gid = packet__gid(e, m.gid);
 		return 0;

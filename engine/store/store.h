@@ -233,6 +233,10 @@ int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int6
  * the store records it (a document created open). 0, or a negative errno;
  * a holding directory the store does not keep (validation/) is no error. */
 int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path);
+/* The number of directories directly in the directory dir ("" for the
+ * item directory) into *n: what its link count adds to 2. Any thread. 0 or a
+ * negative errno. */
+int store_doc_subdirs(struct store *s, int64_t item_id, const char *dir, uint32_t *n);
 /* Calls cb with the name (last component) and metadata of each live entry
  * directly inside directory dir ("" for the item's top level), by name;
  * both are valid during the call only. cb runs without the store's lock;

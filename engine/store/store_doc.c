@@ -279,6 +279,26 @@ static int dir_has_children(struct store *s, int64_t item, const char *dir)
 	return rc;
 }
 
+int store_doc_subdirs(struct store *s, int64_t item_id, const char *dir, uint32_t *n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	if (dir[0] == '\0')
+		rc = store__first(s, &st, "SELECT count(*) FROM documents WHERE item_id = ?1 AND "
+				  "is_dir = 1 AND instr(path, '/') = 0", "I", item_id);
+	else
+		rc = store__first(s, &st, "SELECT count(*) FROM documents WHERE item_id = ?1 AND "
+				  "path > ?2 || '/' AND path < ?2 || '0' AND is_dir = 1 AND "
+				  "instr(substr(path, length(?2) + 2), '/') = 0", "Is", item_id, dir);
+	if (rc == 0)
+		*n = (uint32_t)sqlite3_column_int64(st, 0);
+	store__done(st);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
 /* Removes the live entry at path, a directory (dir: it must be empty) or
  * a document (a tombstone keeps its history), and moves the times of the
  * directory holding it: store_doc_rmdir and store_doc_unlink. */

@@ -12,7 +12,9 @@
 #
 # By default the suite runs where SPEC §3 says it must pass: inside the item `posix` of a new store
 # mounted with `-o allow_other,default_permissions` (the binary is PACKETFS_BIN, default
-# build/fs/packetfs), as root. --target DIR runs it in DIR instead (e.g. a directory on ext4, to
+# build/fs/packetfs), as root, with the users pjdfstest acts as (uids 65534 and 65533) members
+# of the store's group; the store and mount lie in a directory of TMPDIR (default /tmp) that
+# they can reach. --target DIR runs it in DIR instead (e.g. a directory on ext4, to
 # measure the baseline tests/pjdfstest/known-failures is checked against). Every test file
 # (chmod/00.t, ...) is run with `prove` on its own, under a timeout of 900 s, four at a time
 # (PFS_PJDFSTEST_JOBS), and counts as one test: its line "ok NAME" or "not ok NAME (failed
@@ -130,8 +132,10 @@ FILES=$(list_files)
 
 WORK=""
 MNT=""
+MADE_USER=""
 cleanup()
 {
+	[ -z "$MADE_USER" ] || userdel "$MADE_USER" 2>/dev/null
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
 		"$PFS" umount "$MNT" >/dev/null 2>&1 || fusermount3 -u -z "$MNT" 2>/dev/null
 	fi
@@ -156,6 +160,14 @@ if [ -z "$TARGET" ]; then
 		cat "$WORK/init.log" >&2
 		exit 1
 	}
+	# pjdfstest acts as uids 65534 and 65533 (its tests' -u): the mount lets them in as
+	# members of the store's group, 65534 (Debian's nogroup, nobody's primary group), and
+	# 65533 is made for the run when the system has no such user.
+	chgrp 65534 "$WORK/store" || exit 1
+	if ! getent passwd 65533 >/dev/null; then
+		useradd -u 65533 -g 65534 -M -N -d / -s /usr/sbin/nologin pfs-pjdfstest || exit 1
+		MADE_USER=pfs-pjdfstest
+	fi
 	MNT=$WORK/mnt
 	mkdir "$MNT"
 	"$PFS" mount "$WORK/store" "$MNT" -o allow_other,default_permissions </dev/null || exit 1

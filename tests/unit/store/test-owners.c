@@ -121,7 +121,8 @@ TEST(version_5)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN uid;"
+	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE xattrs;"
+			       "ALTER TABLE documents DROP COLUMN uid;"
 			       "ALTER TABLE documents DROP COLUMN gid;"
 			       "ALTER TABLE items DROP COLUMN dir_uid;"
 			       "ALTER TABLE items DROP COLUMN dir_gid;"
