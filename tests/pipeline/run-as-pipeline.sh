@@ -3,7 +3,8 @@
 # "run_as": USER (SPEC §5), the daemon root: plan, print and a stage after validate run as USER
 # (uid, groups, HOME, USER, LOGNAME), and so do the recipes; print's commit, made by USER's git
 # in the worktree the engine gave it, lands on the item branch; the evidence counts as without
-# run_as (2/2 validated, verdict pass). The stage after validate tries to rewrite the evidence
+# run_as (2/2 validated, verdict pass). A stage asks for a recorded run through the mount
+# (`packetfs record`, as USER), which the engine runs as USER too. The stage after validate tries to rewrite the evidence
 # in the store's database, with the sqlite3 shell and with python3's sqlite3 module, and is
 # refused by the file system (it cannot even open the database, which is 0600, the store
 # owner's, as are its -wal and -shm); the registry, the runs and the verdict are unchanged.
@@ -43,6 +44,14 @@ cat >"$BIN/ident.sh" <<'EOF'
 # ident.sh PROGRAM ARG... : says who runs the stage, then runs the stage program PROGRAM.
 echo "stage $PACKET_STAGE uid=$(id -u) gid=$(id -g) groups=$(id -G) home=$HOME user=$USER logname=$LOGNAME"
 exec bash "$(dirname "$0")/$1" "${@:2}"
+EOF
+cp "$PFS" "$BIN/packetfs"
+cat >"$BIN/record.sh" <<'EOF'
+#!/usr/bin/env bash
+# record.sh : asks for a recorded run of 01-build, from the item directory (the cwd).
+set -euo pipefail
+"$(dirname "$0")/packetfs" record 01-build -- \
+	bash -c 'echo "recorded uid=$(id -u) home=$HOME"; cc -Wall -o hello hello.c'
 EOF
 cat >"$BIN/tamper.sh" <<'EOF'
 #!/usr/bin/env bash
@@ -88,6 +97,7 @@ pipeline_json "$T/pipeline.json" "$REPO" "$RECIPES" "\"gpus\": 0, \"run_as\": \"
 	"{\"name\": \"plan\", \"run\": $(ident plan.sh 01-build 02-whoami), \"produces\": [\"plan.md\"]}" \
 	"{\"name\": \"print\", \"run\": $(ident print.sh), \"produces\": [\"change.md\"]}" \
 	'{"name": "validate", "recipes": "plan"}' \
+	"{\"name\": \"record\", \"run\": $(argv_json /bin/bash "$BIN/record.sh")}" \
 	"{\"name\": \"tamper\", \"run\": $(argv_json /bin/bash "$BIN/tamper.sh" "$STORE/packetfs.db")}"
 out=$("$PFS" init "$STORE" --repo "$REPO" --pipeline "$T/pipeline.json" 2>&1) ||
 	fail "packetfs init failed: $out"
@@ -116,12 +126,16 @@ for log in stages/1-plan.log stages/2-print.log; do
 	assert_contains "$(cat "$d/$log")" "uid=$uid gid=$gid groups=$(id -G "$U") home=$home user=$U logname=$U" \
 		"identity in $log"
 done
-for rc in 01-build 02-whoami; do
-	assert_eq 1 "$(reg count "$r" recipe=$rc status=validated source=engine)" "validated $rc lines"
-done
+assert_eq 1 "$(reg count "$r" recipe=02-whoami status=validated source=engine)" "02-whoami lines"
 assert_contains "$(cat "$d"/validation/logs/*-02-whoami-*.log)" \
 	"recipe uid=$uid gid=$gid home=$home user=$U logname=$U" "identity of the recipe"
 assert_contains "$(reg field "$r" 0 note recipe=02-whoami)" "ran (JUnit XML)" "note of 02-whoami"
+
+# The recorded run: asked by USER through the mount, run as USER, counted.
+assert_eq 2 "$(reg count "$r" recipe=01-build status=validated source=engine)" "01-build lines"
+assert_eq "$uid" "$(reg field "$r" -1 recorded_by recipe=01-build | python3 -c \
+	'import json, sys; print(json.load(sys.stdin)["uid"])')" "uid that asked for the recorded run"
+assert_contains "$(cat "$d"/stages/*-record.log)" "recorded uid=$uid home=$home" "the recorded run"
 
 # print's commit (USER's git) is the branch head, and the evidence is at it.
 head=$(rgit -C "$REPO" rev-parse packetfs/fix-1)
@@ -138,8 +152,8 @@ assert_eq pass "$(status_field "$M" fix-1 verdict)" "status verdict"
 tlog=$(cat "$d"/stages/*-tamper.log)
 assert_contains "$tlog" "tamper: every attempt refused" "tamper's log"
 assert_contains "$tlog" "python3 refused: unable to open database file" "tamper's log"
-assert_eq 2 "$(reg count "$r")" "registry lines"
-assert_eq 2 "$(sqlite3 "$STORE/packetfs.db" "select count(*) from registry")" "registry rows"
+assert_eq 3 "$(reg count "$r")" "registry lines"
+assert_eq 3 "$(sqlite3 "$STORE/packetfs.db" "select count(*) from registry")" "registry rows"
 assert_eq 0 "$(sqlite3 "$STORE/packetfs.db" \
 	"select count(*) from runs where kind = 'recipe' and status != 'validated'")" "recipe runs changed"
 assert_eq pass "$(status_field "$M" fix-1 verdict)" "verdict after the tampering"
