@@ -397,6 +397,10 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 			return rc == -ENOMEM ? -ENOMEM : -EIO;
 		}
 	}
+	if (user && user->uid == geteuid()) { /* this process's own user */
+		runner_user_free(user);
+		user = NULL;
+	}
 	rc = repo_item_create(cfg->repo, cfg->base, branch, name, wt,
 			      user ? user->uid : (uid_t)-1, user ? user->gid : (gid_t)-1, err,
 			      sizeof(err));

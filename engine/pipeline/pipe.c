@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -345,7 +346,8 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 
 	if (cfg->cancel_grace_s == 0)
 		spec.grace_s = 1;
-	/* run_as (SPEC §5): the user as the databases say now. */
+	/* run_as (SPEC §5): the user as the databases say now; a run_as that
+	 * names this process's own user changes nothing. */
 	if (cfg->run_as) {
 		rc = runner_user_lookup(cfg->run_as, &user);
 		if (rc) {
@@ -353,7 +355,8 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 				       rc == -ENOENT ? "no such user" : strerror(-rc));
 			return rc;
 		}
-		spec.user = user;
+		if (user->uid != geteuid())
+			spec.user = user;
 	}
 	rc = exit_cb ? runner_start(&p->pl->loop, &spec, out_cb, exit_cb, arg, &j->proc)
 		     : runner_start(&p->pl->loop, &spec, on_output, on_exit_cb, j, &j->proc);

@@ -22,7 +22,10 @@
  * end) and the working directory, and an explicit environment. argv[0] is
  * looked up as execvp does (spawn_search), but on the PATH of the run's
  * environment, and a file the kernel cannot execute (ENOEXEC) runs with
- * /bin/sh. Exec errors come back from posix_spawn itself. The end of the
+ * /bin/sh. Exec errors come back from posix_spawn itself. A run with a
+ * user (runner_spec.user) starts the same way through runner__spawn_as
+ * instead (runner_user.c: vfork, then the credentials by system calls
+ * before exec), since posix_spawn cannot change them. The end of the
  * leader is seen through a pidfd (pidfd_open) polled on the loop: readable
  * once it has exited; then waitpid(pid, WNOHANG) reaps it. Where
  * pidfd_open fails (old kernel, no file descriptor left) a SIGCHLD signal

@@ -6,7 +6,8 @@
  * after a grace period).
  *
  * Design: posix_spawn (no fork of the caller: glibc clones with CLONE_VM |
- * CLONE_VFORK) with POSIX_SPAWN_SETSID (so pgid == sid == pid), every
+ * CLONE_VFORK; vfork for a run as another user, runner_user.c) with
+ * POSIX_SPAWN_SETSID (so pgid == sid == pid), every
  * signal at its default and none blocked, one pipe whose write end is both
  * stdout and stderr of the child, stdin from /dev/null, and the leader's
  * end seen through its pidfd (SIGCHLD where there is none) on the loop;
