@@ -4,7 +4,8 @@
 # (uid, groups, HOME, USER, LOGNAME), and so do the recipes; print's commit, made by USER's git
 # in the worktree the engine gave it, lands on the item branch; the evidence counts as without
 # run_as (2/2 validated, verdict pass). A stage asks for a recorded run through the mount
-# (`packetfs record`, as USER), which the engine runs as USER too. The stage after validate tries to rewrite the evidence
+# (`packetfs record`, as USER), which the engine runs as USER too. Publish's push runs as USER
+# and lands the branch in the remote (USER's). The stage after validate tries to rewrite the evidence
 # in the store's database, with the sqlite3 shell and with python3's sqlite3 module, and is
 # refused by the file system (it cannot even open the database, which is 0600, the store
 # owner's, as are its -wal and -shm); the registry, the runs and the verdict are unchanged.
@@ -38,7 +39,8 @@ set -euo pipefail
 echo "recipe uid=$(id -u) gid=$(id -g) home=$HOME user=$USER logname=$LOGNAME"
 printf '<testsuite tests="1" failures="0"><testcase name="whoami"/></testsuite>\n' >"$PACKET_JUNIT"
 EOF
-cp "$FIXTURES/stages/plan.sh" "$FIXTURES/stages/print.sh" "$BIN/"
+cp "$FIXTURES/stages/plan.sh" "$FIXTURES/stages/print.sh" "$FIXTURES/stages/review.sh" \
+	"$FIXTURES/stages/publish.sh" "$BIN/"
 cat >"$BIN/ident.sh" <<'EOF'
 #!/usr/bin/env bash
 # ident.sh PROGRAM ARG... : says who runs the stage, then runs the stage program PROGRAM.
@@ -98,7 +100,9 @@ pipeline_json "$T/pipeline.json" "$REPO" "$RECIPES" "\"gpus\": 0, \"run_as\": \"
 	"{\"name\": \"print\", \"run\": $(ident print.sh), \"produces\": [\"change.md\"]}" \
 	'{"name": "validate", "recipes": "plan"}' \
 	"{\"name\": \"record\", \"run\": $(argv_json /bin/bash "$BIN/record.sh")}" \
-	"{\"name\": \"tamper\", \"run\": $(argv_json /bin/bash "$BIN/tamper.sh" "$STORE/packetfs.db")}"
+	"{\"name\": \"tamper\", \"run\": $(argv_json /bin/bash "$BIN/tamper.sh" "$STORE/packetfs.db")}" \
+	"{\"name\": \"review\", \"run\": $(ident review.sh sound), \"produces\": [\"review.md\"]}" \
+	"{\"name\": \"publish\", \"push\": {\"remote\": \"origin\"}, \"run\": $(ident publish.sh)}"
 out=$("$PFS" init "$STORE" --repo "$REPO" --pipeline "$T/pipeline.json" 2>&1) ||
 	fail "packetfs init failed: $out"
 chgrp "$TEAM" "$STORE"
@@ -122,8 +126,8 @@ ctl "$M" fix-1 advance
 assert_eq done "$(settled fix-1)" "state after the pipeline (last_error: $(status_field "$M" fix-1 last_error))"
 
 # Every program ran as USER, with USER's environment.
-for log in stages/1-plan.log stages/2-print.log; do
-	assert_contains "$(cat "$d/$log")" "uid=$uid gid=$gid groups=$(id -G "$U") home=$home user=$U logname=$U" \
+for log in stages/1-plan.log stages/2-print.log stages/*-review.log stages/*-publish.log; do
+	assert_contains "$(cat "$d"/$log)" "uid=$uid gid=$gid groups=$(id -G "$U") home=$home user=$U logname=$U" \
 		"identity in $log"
 done
 assert_eq 1 "$(reg count "$r" recipe=02-whoami status=validated source=engine)" "02-whoami lines"
@@ -145,6 +149,9 @@ assert_head "$head" "$(status_field "$M" fix-1 head)" "status head"
 assert_head "$head" "$(reg field "$r" 0 head recipe=02-whoami)" "head of the evidence"
 assert_eq "" "$(find "$REPO/.git/objects" -newer "$T/pipeline.json" ! -user "$U")" \
 	"objects of print's commit not USER's"
+assert_eq "$head" "$(rgit -C "$ORIGIN" rev-parse packetfs/fix-1)" "the branch pushed to origin"
+assert_eq "" "$(find "$ORIGIN/objects" -newer "$T/pipeline.json" ! -user "$U")" \
+	"objects pushed not USER's"
 assert_eq "2/2 validated" "$(status_field "$M" fix-1 evidence)" "status evidence"
 assert_eq pass "$(status_field "$M" fix-1 verdict)" "status verdict"
 
