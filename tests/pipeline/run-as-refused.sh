@@ -3,7 +3,7 @@
 # not exist, by `packetfs init` (nothing left behind) and by a write of .packetfs/pipeline.json
 # (EINVAL, a config_rejected event with the reason, the old configuration kept); another user
 # named by a process that is not root (init run as USER); run_as with the slurm executor. A
-# process that is not root may name itself.
+# process that is not root may name itself. A mount makes an older store's database private.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../users.sh"
 need_users
@@ -49,9 +49,17 @@ assert_contains "$err" "run_as: root: only a daemon running as root runs stages 
 [ ! -e "$TEAM_DIR/u/s3" ] || fail "a refused init left $TEAM_DIR/u/s3 behind"
 run_pfs 0 run_as "$U" "$PFS" init "$TEAM_DIR/u/s4" --repo "$REPO" --pipeline "$TEAM_DIR/self.json"
 
-# Through the mount: refused on close, the reason in events, the old configuration kept.
+# A store whose database others could read (made before init made it 0600) is made private
+# by the mount.
 make_store
+chmod 0644 "$STORE/packetfs.db"
 mount_store
+assert_eq 600 "$(stat -c %a "$STORE/packetfs.db")" "mode of the database after a mount"
+for f in "$STORE/packetfs.db-wal" "$STORE/packetfs.db-shm"; do
+	[ ! -e "$f" ] || assert_eq 600 "$(stat -c %a "$f")" "mode of $f after a mount"
+done
+
+# Through the mount: refused on close, the reason in events, the old configuration kept.
 p=$M/.packetfs/pipeline.json
 cp "$p" "$T/orig.json"
 python3 - "$T/orig.json" "$T/bad.json" "$nosuch" <<'PY'
