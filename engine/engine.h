@@ -155,6 +155,30 @@ int engine_chmod(struct engine *e, const char *path, mode_t mode);
  * owner and group: -EPERM unless nothing changes; -EACCES under .archive/.
  */
 int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int privileged);
+/*
+ * Extended attributes (packet_xattr.c): documents, document directories
+ * and item directories keep attributes of the user namespace ("user."
+ * names) in the store, across remounts, renames included; what the kernel
+ * checks before (name and value lengths, who may write, that the entry is
+ * a regular file or a directory) is not checked again. Any thread.
+ *
+ * engine_getxattr: the value into *value (caller frees) and its length
+ * into *len; -ENODATA when the entry has none of that name (always, for
+ * another namespace or a generated entry). engine_setxattr: how is 0,
+ * ENGINE_XATTR_CREATE (-EEXIST when it exists) or ENGINE_XATTR_REPLACE
+ * (-ENODATA when not); -ENOTSUP for a name outside user. or a generated
+ * entry, -EACCES under .archive/. engine_listxattr: appends each name and
+ * its NUL to names. engine_removexattr: -ENODATA when there is none,
+ * -EACCES under .archive/. Otherwise 0, -ENOENT, or a negative errno.
+ */
+#define ENGINE_XATTR_CREATE 1
+#define ENGINE_XATTR_REPLACE 2
+int engine_getxattr(struct engine *e, const char *path, const char *name, char **value,
+		    size_t *len);
+int engine_setxattr(struct engine *e, const char *path, const char *name, const void *value,
+		    size_t len, int how);
+int engine_listxattr(struct engine *e, const char *path, struct buf *names);
+int engine_removexattr(struct engine *e, const char *path, const char *name);
 /* The store owner (the uid of the process that opened e: the mounting
  * user) and the store's group (the group of the store directory, read at
  * engine_open): a mount lets in root, the store owner and the members of

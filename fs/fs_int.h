@@ -188,6 +188,12 @@ void fs__op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 
 /* ---- fs_ops_dir.c: directory listings ---- */
 
+/* The extended attribute handlers of fs__ops (fs_ops_xattr.c). */
+void fs__op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);
+void fs__op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+		     size_t size, int flags);
+void fs__op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
+void fs__op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 /* The directory handlers of fs__ops (struct fuse_lowlevel_ops). */
 void fs__op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs__op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,

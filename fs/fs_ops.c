@@ -3,7 +3,7 @@
  * (lookup, forget, getattr, setattr, readlink, mknod, mkdir, unlink,
  * rmdir, symlink, link, rename, statfs), the paths they work on, and the
  * table of all operations; open files are fs_ops_file.c's, directory
- * listings fs_ops_dir.c's.
+ * listings fs_ops_dir.c's, extended attributes fs_ops_xattr.c's.
  *
  * DESIGN
  *
@@ -14,10 +14,7 @@
  *
  * Left to the kernel on purpose: locks (getlk/setlk/flock), so the kernel
  * does fcntl and flock locking locally, which is correct on a single host;
- * access, which default_permissions makes the kernel answer; and the xattr
- * operations: libfuse answers ENOSYS, after which the kernel answers every
- * xattr call with EOPNOTSUPP (ENOTSUP) itself, without a round trip for the
- * security.capability check it makes before each write.
+ * and access, which default_permissions makes the kernel answer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -553,4 +550,8 @@ const struct fuse_lowlevel_ops fs__handlers = {
 	.readdirplus = fs__op_readdirplus,
 	.releasedir = fs__op_releasedir,
 	.statfs = op_statfs,
+	.getxattr = fs__op_getxattr,
+	.setxattr = fs__op_setxattr,
+	.listxattr = fs__op_listxattr,
+	.removexattr = fs__op_removexattr,
 };

@@ -229,6 +229,12 @@ GATE(readdir, (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fu
 GATE(readdirplus, (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi), (req, ino, size, off, fi))
 GATE(statfs, (fuse_req_t req, fuse_ino_t ino), (req, ino))
+GATE(getxattr, (fuse_req_t req, fuse_ino_t ino, const char *name, size_t size),
+     (req, ino, name, size))
+GATE(setxattr, (fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size,
+		int flags), (req, ino, name, value, size, flags))
+GATE(listxattr, (fuse_req_t req, fuse_ino_t ino, size_t size), (req, ino, size))
+GATE(removexattr, (fuse_req_t req, fuse_ino_t ino, const char *name), (req, ino, name))
 
 const struct fuse_lowlevel_ops fs__ops = {
 	.init = pass_init,
@@ -258,4 +264,8 @@ const struct fuse_lowlevel_ops fs__ops = {
 	.readdirplus = gate_readdirplus,
 	.releasedir = pass_releasedir,
 	.statfs = gate_statfs,
+	.getxattr = gate_getxattr,
+	.setxattr = gate_setxattr,
+	.listxattr = gate_listxattr,
+	.removexattr = gate_removexattr,
 };

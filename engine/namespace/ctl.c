@@ -39,96 +39,6 @@
 
 #include "packet_int.h"
 
-/* The longest command line, newline excluded. */
-#define CTL_LINE_MAX 4096
-/* Bytes of a line shown in ctl's result and in the log before "...". */
-#define SHOWN_MAX 60
-
-/* The verbs of SPEC §4; "run" and "rerun" take one argument, the others none. */
-static const char *const verbs[] = {
-	"advance", "run", "rerun", "cancel", "approve", "hold", "release", "archive", NULL,
-};
-
-/* The first words of a line: verb, argument and whether more follow. */
-struct words {
-	const char *w[2]; /* w[0] the verb, w[1] the first argument */
-	size_t len[2];
-	int n;            /* words in the line, counted up to 3 (3: two arguments or more) */
-};
-
-/* Whether c separates words (a '\r' before the newline counts as one). */
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* Whether c may not stand in a command line: a control character other
- * than tab and CR (NUL included), or DEL. */
-static int is_control(char c)
-{
-	unsigned char u = (unsigned char)c;
-
-	return (u < 0x20 && !is_space(c)) || u == 0x7f;
-}
-
-/* Whether the len bytes at s are all spaces (also when len is 0). */
-static int is_blank(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (!is_space(s[i]))
-			return 0;
-	return 1;
-}
-
-/* Splits the len bytes at s (no newline) into words. */
-static void split(const char *s, size_t len, struct words *out)
-{
-	size_t i = 0, start;
-
-	memset(out, 0, sizeof(*out));
-	while (out->n < 3) {
-		while (i < len && is_space(s[i]))
-			i++;
-		if (i == len)
-			break;
-		start = i;
-		while (i < len && !is_space(s[i]))
-			i++;
-		if (out->n < 2) {
-			out->w[out->n] = s + start;
-			out->len[out->n] = i - start;
-		}
-		out->n++;
-	}
-}
-
-/* Whether word k of w is exactly s. */
-static int word_is(const struct words *w, int k, const char *s)
-{
-	return w->n > k && w->len[k] == strlen(s) && memcmp(w->w[k], s, w->len[k]) == 0;
-}
-
-/* Copies the line s[len] into out[size] for showing it: outer spaces
- * trimmed, control characters as '?', cut to SHOWN_MAX bytes with "...". */
-static void shorten(const char *s, size_t len, char *out, size_t size)
-{
-	size_t i, n = 0;
-
-	while (len && is_space(*s))
-		s++, len--;
-	while (len && is_space(s[len - 1]))
-		len--;
-	for (i = 0; i < len && i < SHOWN_MAX && n + 4 < size; i++)
-		out[n++] = is_control(s[i]) ? '?' : s[i];
-	if (i < len && n + 4 <= size) {
-		memcpy(out + n, "...", 3);
-		n += 3;
-	}
-	out[n] = '\0';
-}
-
 /* Marks cmd refused with the message fmt. Returns -EINVAL. */
 static int refuse(struct pipe_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -147,52 +57,33 @@ static int refuse(struct pipe_cmd *cmd, const char *fmt, ...)
  * Parses and checks the command line s[len] (no newline; need not be
  * NUL-terminated) into cmd, which the caller zeroed: cmd->line gets the
  * line as shown, and cmd->verb and cmd->arg the command, or cmd->refused
- * and cmd->refusal why the line is bad. Checks the verb, the number of
- * arguments, their length and that the stage (configuration in force) or
- * recipe (catalog, pipeline_recipes_hold) exists; not the item's state. 0 or
+ * and cmd->refusal why the line is bad. Checks the syntax (ctlline.h), the
+ * argument's length and that the stage (configuration in force) or recipe
+ * (catalog, pipeline_recipes_hold) exists; not the item's state. 0 or
  * -EINVAL (refused).
  */
 static int parse_line(struct engine *e, const char *s, size_t len, struct pipe_cmd *cmd)
 {
 	const struct recipe_catalog *cat;
 	struct pfs_config *cfg;
-	struct words w;
-	const char *what;
-	size_t i;
+	struct ctl_line l;
 	const struct recipe *r;
-	int wants, found, procedure;
+	char why[sizeof(cmd->refusal)];
+	int found, procedure;
 
-	shorten(s, len, cmd->line, sizeof(cmd->line));
-	if (len > CTL_LINE_MAX)
-		return refuse(cmd, "line too long (%zu bytes, at most %d)", len, CTL_LINE_MAX);
-	for (i = 0; i < len; i++)
-		if (is_control(s[i]))
-			return refuse(cmd, "control character (byte 0x%02x) in the line",
-				      (unsigned char)s[i]);
-	split(s, len, &w);
-	if (w.n == 0)
-		return refuse(cmd, "empty command");
-	for (i = 0; verbs[i] && !word_is(&w, 0, verbs[i]); i++)
-		;
-	if (!verbs[i])
-		return refuse(cmd, "unknown verb");
-	snprintf(cmd->verb, sizeof(cmd->verb), "%s", verbs[i]);
-	wants = word_is(&w, 0, "run") || word_is(&w, 0, "rerun");
-	what = word_is(&w, 0, "run") ? "stage" : "recipe";
-	if (!wants && w.n > 1)
-		return refuse(cmd, "%s takes no argument", cmd->verb);
-	if (wants && w.n == 1)
-		return refuse(cmd, "%s needs a %s name", cmd->verb, what);
-	if (wants && w.n > 2)
-		return refuse(cmd, "%s takes one %s name, not more", cmd->verb, what);
-	if (!wants)
+	ctl_line_shown(s, len, cmd->line, sizeof(cmd->line));
+	if (ctl_line_parse(s, len, &l, why, sizeof(why)))
+		return refuse(cmd, "%s", why);
+	snprintf(cmd->verb, sizeof(cmd->verb), "%s", l.verb);
+	if (l.kind == CTL_ARG_NONE)
 		return 0;
-	if (w.len[1] >= sizeof(cmd->arg))
-		return refuse(cmd, "%s name too long (%zu bytes, at most %zu)", what, w.len[1],
+	if (l.arg_len >= sizeof(cmd->arg))
+		return refuse(cmd, "%s name too long (%zu bytes, at most %zu)",
+			      l.kind == CTL_ARG_STAGE ? "stage" : "recipe", l.arg_len,
 			      sizeof(cmd->arg) - 1);
-	memcpy(cmd->arg, w.w[1], w.len[1]);
-	cmd->arg[w.len[1]] = '\0';
-	if (strcmp(cmd->verb, "run") == 0) {
+	memcpy(cmd->arg, l.arg, l.arg_len);
+	cmd->arg[l.arg_len] = '\0';
+	if (l.kind == CTL_ARG_STAGE) {
 		cfg = pipeline_config_get(e->pl);
 		if (!cfg || !config_stage(cfg, cmd->arg, NULL))
 			return refuse(cmd, "no stage '%s' in the pipeline", cmd->arg);
@@ -213,50 +104,45 @@ static int parse_line(struct engine *e, const char *s, size_t len, struct pipe_c
 	return 0;
 }
 
+/* Whether name begins with the n bytes at p. */
+static int begins(const char *name, const char *p, size_t n)
+{
+	return strlen(name) >= n && memcmp(name, p, n) == 0;
+}
+
 /*
  * Whether the fragment s[len] (no newline) can still become a valid
- * command line as more bytes come: blank, a strict prefix of a verb, "run"
- * or "rerun" with the name to come, or "run " + a prefix of a configured
- * stage name, or "rerun " + a prefix of a recipe name in the catalog
- * (pipeline_recipes_hold).
+ * command line as more bytes come (ctl_line_prefix), its name matched
+ * against the configured stages for "run " and against "failed" and the
+ * recipes in the catalog (pipeline_recipes_hold) for "rerun ".
  */
 static int is_line_prefix(struct engine *e, const char *s, size_t len)
 {
 	const struct recipe_catalog *cat;
 	struct pfs_config *cfg;
-	struct words w;
+	struct ctl_line l;
 	size_t i;
 	int found = 0;
 
-	for (i = 0; i < len; i++)
-		if (is_control(s[i]))
-			return 0;
-	split(s, len, &w);
-	if (w.n == 0)
-		return 1;
-	if (w.n == 1 && !is_space(s[len - 1]))
-		for (i = 0; verbs[i]; i++)
-			if (w.len[0] < strlen(verbs[i]) && memcmp(verbs[i], w.w[0], w.len[0]) == 0)
-				return 1;
-	if (!word_is(&w, 0, "run") && !word_is(&w, 0, "rerun"))
+	switch (ctl_line_prefix(s, len, &l)) {
+	case CTL_PREFIX_NO:
 		return 0;
-	if (w.n == 1)
+	case CTL_PREFIX_YES:
 		return 1;
-	if (w.n > 2 || is_space(s[len - 1]))
-		return 0; /* the name has ended */
-	if (word_is(&w, 0, "run")) {
+	case CTL_PREFIX_NAME:
+		break;
+	}
+	if (l.kind == CTL_ARG_STAGE) {
 		cfg = pipeline_config_get(e->pl);
 		for (i = 0; cfg && i < cfg->nstages && !found; i++)
-			found = strlen(cfg->stages[i].name) >= w.len[1] &&
-				memcmp(cfg->stages[i].name, w.w[1], w.len[1]) == 0;
+			found = begins(cfg->stages[i].name, l.arg, l.arg_len);
 		return found;
 	}
-	if (w.len[1] <= 6 && memcmp("failed", w.w[1], w.len[1]) == 0)
+	if (begins("failed", l.arg, l.arg_len))
 		return 1;
 	cat = pipeline_recipes_hold(e->pl);
 	for (i = 0; i < cat->n && !found; i++)
-		found = strlen(cat->v[i].name) >= w.len[1] &&
-			memcmp(cat->v[i].name, w.w[1], w.len[1]) == 0;
+		found = begins(cat->v[i].name, l.arg, l.arg_len);
 	pipeline_recipes_release(e->pl);
 	return found;
 }
@@ -342,7 +228,7 @@ ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pendin
 		return rc;
 	/* Every complete line is checked before any is applied. */
 	while (next_line(pending, &pos, &start, &end)) {
-		if (is_blank(pending->data + start, end - start))
+		if (ctl_line_blank(pending->data + start, end - start))
 			continue;
 		memset(&cmd, 0, sizeof(cmd));
 		if (parse_line(e, pending->data + start, end - start, &cmd))
@@ -356,7 +242,7 @@ ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pendin
 	/* Then applied in order; one the item's state refuses ends the write. */
 	pos = 0;
 	while (next_line(pending, &pos, &start, &end)) {
-		if (is_blank(pending->data + start, end - start))
+		if (ctl_line_blank(pending->data + start, end - start))
 			continue;
 		memset(&cmd, 0, sizeof(cmd));
 		parse_line(e, pending->data + start, end - start, &cmd); /* refused: recorded */
@@ -387,7 +273,7 @@ int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending)
 {
 	struct pipe_cmd cmd;
 
-	if (is_blank(pending->data, pending->len))
+	if (ctl_line_blank(pending->data, pending->len))
 		return 0;
 	memset(&cmd, 0, sizeof(cmd));
 	if (parse_line(e, pending->data, pending->len, &cmd) &&
@@ -401,7 +287,7 @@ void packet__ctl_release(struct engine *e, const char *item, struct buf *pending
 {
 	struct pipe_cmd cmd;
 
-	if (!is_blank(pending->data, pending->len)) {
+	if (!ctl_line_blank(pending->data, pending->len)) {
 		memset(&cmd, 0, sizeof(cmd));
 		parse_line(e, pending->data, pending->len, &cmd);
 		send_cmd(e, item, &cmd);

@@ -9,6 +9,7 @@
  * runner's types). Each header states its own contract and threads.
  *
  *   config.h    - pipeline.json: parsing and validating the configuration
+ *   ctlline.h   - the syntax of ctl's command lines
  *   recipe.h    - the recipe catalog and the plan's recipe list
  *   registry.h  - registry.jsonl lines, the verdict, evidence.md's text
  *   testcount.h - how many tests a run ran: a runner's summary, JUnit XML
@@ -23,6 +24,7 @@
 #define PACKETFS_SERVICE_H
 
 #include "config.h"
+#include "ctlline.h"
 #include "gpu.h"
 #include "push.h"
 #include "recipe.h"

@@ -72,6 +72,8 @@ static const char *const compat[] = {
 	NULL, /* 0004_heads (compat_items) */
 	NULL, /* 0005_rounds (compat_items; no learnings row: no learnings) */
 	NULL, /* 0006_owners (compat_items, compat_documents) */
+	/* 0007_xattrs: an older store has no attribute */
+	"CREATE TEMP TABLE xattrs (item_id INTEGER, path TEXT, name TEXT, value BLOB);",
 };
 
 /* The columns of items that migrations after version added, as one temp

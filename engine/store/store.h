@@ -240,6 +240,30 @@ int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path);
 int store_doc_list(struct store *s, int64_t item_id, const char *dir,
 		   int (*cb)(void *arg, const char *name, const struct doc_meta *m), void *arg);
 
+/*
+ * Extended attributes (store_xattr.c) of the entry at path in item_id: a
+ * document or document directory (path as store_doc_*), or the item
+ * directory (path ""). name is the whole attribute name, NUL-terminated;
+ * values are bytes. An attribute follows its entry through
+ * store_doc_rename and goes with it at store_doc_unlink and _rmdir.
+ * Setting and removing move the entry's ctime to now. Any thread.
+ *
+ * store_xattr_get: the value into *value (NUL-terminated, caller frees)
+ * and its length into *len. 0, -ENODATA (none of that name), or a negative
+ * errno. store_xattr_set: how is 0 (create or replace), STORE_XATTR_CREATE
+ * (-EEXIST when it exists) or STORE_XATTR_REPLACE (-ENODATA when it does
+ * not). store_xattr_list: appends every name, each with its NUL, in byte
+ * order, to names. store_xattr_remove: 0, -ENODATA, or a negative errno.
+ */
+#define STORE_XATTR_CREATE 1
+#define STORE_XATTR_REPLACE 2
+int store_xattr_get(struct store *s, int64_t item_id, const char *path, const char *name,
+		    char **value, size_t *len);
+int store_xattr_set(struct store *s, int64_t item_id, const char *path, const char *name,
+		    const void *value, size_t len, int how);
+int store_xattr_list(struct store *s, int64_t item_id, const char *path, struct buf *names);
+int store_xattr_remove(struct store *s, int64_t item_id, const char *path, const char *name);
+
 struct rev_info {
 	const char *path;
 	int rev;

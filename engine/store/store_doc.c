@@ -260,7 +260,10 @@ int store_doc_mkdir_owned(struct store *s, int64_t item_id, const char *path, mo
 
 static int doc_delete(struct store *s, int64_t item, const char *path)
 {
-	return store__exec(s, "DELETE FROM documents WHERE item_id = ? AND path = ?", "Is", item, path);
+	int rc = store__exec(s, "DELETE FROM documents WHERE item_id = ? AND path = ?", "Is", item,
+			     path);
+
+	return rc ? rc : store__xattr_drop(s, item, path);
 }
 
 /* Whether directory dir has live entries below it. Lock held. */
@@ -320,11 +323,13 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 		    const struct doc_meta *m, const struct store_who *who)
 {
 	int64_t rev_id;
-	int rc;
+	int rc = store__xattr_move(s, item, from, to); /* the slot at to has none */
 
-	if (m->is_dir)
-		return store__exec(s, "UPDATE documents SET path = ?, ctime_ns = ? WHERE item_id = ? "
-				   "AND path = ?", "sIIs", to, util_now_ns(), item, from);
+	if (rc == 0 && m->is_dir)
+		rc = store__exec(s, "UPDATE documents SET path = ?, ctime_ns = ? WHERE item_id = ? "
+				 "AND path = ?", "sIIs", to, util_now_ns(), item, from);
+	if (rc || m->is_dir)
+		return rc;
 	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, who, &rev_id, NULL);
 	if (rc == 0)
 		rc = rev_add(s, item, from, "rename", NULL, 0, 0, 1, m->mode, who, NULL, NULL);

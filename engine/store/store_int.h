@@ -133,6 +133,12 @@ static inline int64_t store__id(uint32_t id)
 	return id == STORE_ID_DEFAULT ? -1 : (int64_t)id;
 }
 
+/* The extended attributes of the entry at from move to the entry at to (which
+ * has none), or go (store_xattr.c). Lock held, in the caller's transaction.
+ * 0 or a negative errno. */
+int store__xattr_move(struct store *s, int64_t item, const char *from, const char *to);
+int store__xattr_drop(struct store *s, int64_t item, const char *path);
+
 /* Every kept item row is out of date (an items row was written; store_item.c). */
 void store__items_changed(struct store *s);
 /* RFC 3339 UTC now (store.c). */

@@ -5,10 +5,6 @@
  * classified and a request parsed, and each fragment judged as the flush
  * judges a line still open.
  *
- * The trigger file ctl's lines (namespace/ctl.c) have no such entry: their
- * parser is static and checks stages and recipes against a running
- * engine; tests/fuzz/README.md says so.
- *
  * Contract checked: a request is parsed (recipe and non-empty argv[0],
  * gpus and timeout_s in range) or refused with -EINVAL and a reason, or
  * -EFBIG for a line over RECORD_LINE_MAX.

@@ -447,7 +447,7 @@ static int count_run(void *arg, const struct run *r)
 
 /*
  * What each migration of schema/ added, undone: undo[v] takes a store of
- * version v + 1 back to version v (0006 owners ... 0002 times).
+ * version v + 1 back to version v (0007 xattrs ... 0002 times).
  */
 static const char *const undo[] = {
 	[1] = "ALTER TABLE documents DROP COLUMN atime_ns;"
@@ -467,6 +467,7 @@ static const char *const undo[] = {
 	      "ALTER TABLE items DROP COLUMN dir_uid;"
 	      "ALTER TABLE items DROP COLUMN dir_gid;"
 	      "ALTER TABLE items DROP COLUMN dir_mode;",
+	[6] = "DROP TABLE xattrs;",
 };
 
 /* Takes the closed store in dir back to schema version (1 or more), then
