@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # test-timeout: 180
 # "run_as": USER (SPEC §5), the daemon root: plan, print and a stage after validate run as USER
-# (uid, groups, HOME, USER, LOGNAME), and so do the recipes; print's commit, made by USER's git
-# in the worktree the engine gave it, lands on the item branch; the evidence counts as without
-# run_as (2/2 validated, verdict pass). A stage asks for a recorded run through the mount
-# (`packetfs record`, as USER), which the engine runs as USER too. Publish's push runs as USER
-# and lands the branch in the remote (USER's). The stage after validate tries to rewrite the evidence
-# in the store's database, with the sqlite3 shell and with python3's sqlite3 module, and is
-# refused by the file system (it cannot even open the database, which is 0600, the store
-# owner's, as are its -wal and -shm); the registry, the runs and the verdict are unchanged.
+# (uid, groups, HOME, USER, LOGNAME), and so do the recipes; print's commit, made by USER's git in
+# the worktree the engine gave it, lands on the item branch; the evidence counts as without run_as
+# (2/2 validated, verdict pass). A stage asks for a recorded run through the mount (`packetfs
+# record`, as USER), which the engine runs as USER too. Publish's push runs as USER and lands the
+# branch in the remote (USER's). The stage after validate tries to rewrite the evidence in the
+# store's database, with the sqlite3 shell and with python3's sqlite3 module, and is refused by
+# the file system (it cannot even open the database, which is 0600, the store owner's, as are its
+# -wal and -shm); the registry, the runs and the verdict are unchanged.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../users.sh"
 need_users
@@ -44,7 +44,8 @@ cp "$FIXTURES/stages/plan.sh" "$FIXTURES/stages/print.sh" "$FIXTURES/stages/revi
 cat >"$BIN/ident.sh" <<'EOF'
 #!/usr/bin/env bash
 # ident.sh PROGRAM ARG... : says who runs the stage, then runs the stage program PROGRAM.
-echo "stage $PACKET_STAGE uid=$(id -u) gid=$(id -g) groups=$(id -G) home=$HOME user=$USER logname=$LOGNAME"
+echo "stage $PACKET_STAGE uid=$(id -u) gid=$(id -g) groups=$(id -G)" \
+	"home=$HOME user=$USER logname=$LOGNAME"
 exec bash "$(dirname "$0")/$1" "${@:2}"
 EOF
 cp "$PFS" "$BIN/packetfs"
@@ -96,11 +97,13 @@ chmod 0755 "$RECIPES"/* "$BIN"/*
 STORE=$TEAM_DIR/store
 ident() { argv_json /bin/bash "$BIN/ident.sh" "$@"; }
 pipeline_json "$T/pipeline.json" "$REPO" "$RECIPES" "\"gpus\": 0, \"run_as\": \"$U\"," \
-	"{\"name\": \"plan\", \"run\": $(ident plan.sh 01-build 02-whoami), \"produces\": [\"plan.md\"]}" \
+	"{\"name\": \"plan\", \"run\": $(ident plan.sh 01-build 02-whoami),
+	  \"produces\": [\"plan.md\"]}" \
 	"{\"name\": \"print\", \"run\": $(ident print.sh), \"produces\": [\"change.md\"]}" \
 	'{"name": "validate", "recipes": "plan"}' \
 	"{\"name\": \"record\", \"run\": $(argv_json /bin/bash "$BIN/record.sh")}" \
-	"{\"name\": \"tamper\", \"run\": $(argv_json /bin/bash "$BIN/tamper.sh" "$STORE/packetfs.db")}" \
+	"{\"name\": \"tamper\",
+	  \"run\": $(argv_json /bin/bash "$BIN/tamper.sh" "$STORE/packetfs.db")}" \
 	"{\"name\": \"review\", \"run\": $(ident review.sh sound), \"produces\": [\"review.md\"]}" \
 	"{\"name\": \"publish\", \"push\": {\"remote\": \"origin\"}, \"run\": $(ident publish.sh)}"
 out=$("$PFS" init "$STORE" --repo "$REPO" --pipeline "$T/pipeline.json" 2>&1) ||
@@ -121,14 +124,16 @@ d=$M/fix-1
 r=$d/validation/registry.jsonl
 wt=$STORE/worktrees/fix-1
 assert_eq "$U:$TEAM" "$(stat -c %U:%G "$wt")" "owner of the worktree"
-assert_eq "" "$(find "$wt" "$REPO/.git/worktrees/fix-1" ! -user "$U")" "files of the worktree not USER's"
+assert_eq "" "$(find "$wt" "$REPO/.git/worktrees/fix-1" ! -user "$U")" \
+	"files of the worktree not USER's"
 ctl "$M" fix-1 advance
-assert_eq done "$(settled fix-1)" "state after the pipeline (last_error: $(status_field "$M" fix-1 last_error))"
+assert_eq done "$(settled fix-1)" \
+	"state after the pipeline (last_error: $(status_field "$M" fix-1 last_error))"
 
 # Every program ran as USER, with USER's environment.
 for log in stages/1-plan.log stages/2-print.log stages/*-review.log stages/*-publish.log; do
-	assert_contains "$(cat "$d"/$log)" "uid=$uid gid=$gid groups=$(id -G "$U") home=$home user=$U logname=$U" \
-		"identity in $log"
+	assert_contains "$(cat "$d"/$log)" \
+		"uid=$uid gid=$gid groups=$(id -G "$U") home=$home user=$U logname=$U" "identity in $log"
 done
 assert_eq 1 "$(reg count "$r" recipe=02-whoami status=validated source=engine)" "02-whoami lines"
 assert_contains "$(cat "$d"/validation/logs/*-02-whoami-*.log)" \
@@ -138,7 +143,7 @@ assert_contains "$(reg field "$r" 0 note recipe=02-whoami)" "ran (JUnit XML)" "n
 # The recorded run: asked by USER through the mount, run as USER, counted.
 assert_eq 2 "$(reg count "$r" recipe=01-build status=validated source=engine)" "01-build lines"
 assert_eq "$uid" "$(reg field "$r" -1 recorded_by recipe=01-build | python3 -c \
-	'import json, sys; print(json.load(sys.stdin)["uid"])')" "uid that asked for the recorded run"
+	'import json, sys; print(json.load(sys.stdin)["uid"])')" "uid that asked for the record"
 assert_contains "$(cat "$d"/stages/*-record.log)" "recorded uid=$uid home=$home" "the recorded run"
 
 # print's commit (USER's git) is the branch head, and the evidence is at it.
@@ -162,7 +167,8 @@ assert_contains "$tlog" "python3 refused: unable to open database file" "tamper'
 assert_eq 3 "$(reg count "$r")" "registry lines"
 assert_eq 3 "$(sqlite3 "$STORE/packetfs.db" "select count(*) from registry")" "registry rows"
 assert_eq 0 "$(sqlite3 "$STORE/packetfs.db" \
-	"select count(*) from runs where kind = 'recipe' and status != 'validated'")" "recipe runs changed"
+	"select count(*) from runs where kind = 'recipe' and status != 'validated'")" \
+	"recipe runs changed"
 assert_eq pass "$(status_field "$M" fix-1 verdict)" "verdict after the tampering"
 assert_eq "2/2 validated" "$(status_field "$M" fix-1 evidence)" "evidence after the tampering"
 exit 0
