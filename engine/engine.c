@@ -76,7 +76,9 @@ int engine_init_store(const char *store, const char *repo, const char *pipeline_
 			return -EEXIST;
 		}
 	} else {
-		if (mkdir(store, 0700)) {
+		/* 0711: the run_as user (SPEC §5) reaches the worktrees under
+		 * it, and nobody but the owner lists it. */
+		if (mkdir(store, 0711) || chmod(store, 0711)) {
 			rc = -errno;
 			snprintf(err, errlen, "%s: %s", store, strerror(errno));
 			return rc;
@@ -97,6 +99,17 @@ int engine_init_store(const char *store, const char *repo, const char *pipeline_
 	rc = pipeline_config_check(cfg, err, errlen);
 	if (rc)
 		goto fail;
+	/* The database is the store owner's alone (0600, whatever the
+	 * umask), from its first byte: SQLite gives its -wal and -shm files
+	 * the database's mode. */
+	snprintf(path, sizeof(path), "%s/%s", store, STORE_DB_NAME);
+	rc = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (rc < 0 || fchmod(rc, 0600) < 0) {
+		rc = rc < 0 ? -errno : (close(rc), -errno);
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		goto fail;
+	}
+	close(rc);
 	rc = store_open(store, 1, 0, &s, err, errlen);
 	if (rc)
 		goto fail;
@@ -162,6 +175,24 @@ static void on_pipeline_doc_written(void *arg, int64_t item_id, const char *rel)
 
 /* ---- open and close ---- */
 
+/* The database and its -wal and -shm files are readable and writable by
+ * the store owner alone (0600: SPEC §5, run_as), also in a store made
+ * before packetfs set it so. Best effort: a daemon that may not chmod them
+ * leaves them as they are. */
+static void private_db(const char *dir)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	char path[4096];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s%s", dir, STORE_DB_NAME, suffix[i]);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+			chmod(path, st.st_mode & 0700);
+	}
+}
+
 static int take_lock(struct engine *e, char *err, size_t errlen)
 {
 	char path[4096];
@@ -176,8 +207,10 @@ static int take_lock(struct engine *e, char *err, size_t errlen)
 			 errno == ENOENT ? "no packetfs store here" : strerror(errno));
 		return rc;
 	}
-	if (flock(e->lock_fd, LOCK_EX | LOCK_NB) == 0)
+	if (flock(e->lock_fd, LOCK_EX | LOCK_NB) == 0) {
+		private_db(e->store_dir);
 		return 0;
+	}
 	snprintf(path, sizeof(path), "%s", e->store_dir);
 	if (store_open(e->store_dir, 0, 1, &e->store, NULL, 0) == 0) {
 		store_meta_get(e->store, "daemon_pid", &pid);

@@ -369,6 +369,7 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 {
 	struct pfs_config *cfg = pipeline_config_get(e->pl);
 	char branch[128], wt[PATH_MAX], err[512] = "";
+	struct runner_user *user = NULL;
 	struct item it;
 	int64_t id;
 	int rc;
@@ -386,7 +387,24 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 	}
 	snprintf(branch, sizeof(branch), "packetfs/%s", name);
 	snprintf(wt, sizeof(wt), "%s/worktrees/%s", e->store_dir, name);
-	rc = repo_item_create(cfg->repo, cfg->base, branch, name, wt, err, sizeof(err));
+	/* run_as (SPEC §5): the worktree is that user's, to write and to
+	 * commit in. */
+	if (cfg->run_as) {
+		rc = runner_user_lookup(cfg->run_as, &user);
+		if (rc) {
+			fprintf(stderr, "packetfs: mkdir %s: run_as: %s: %s\n", name, cfg->run_as,
+				rc == -ENOENT ? "no such user" : strerror(-rc));
+			return rc == -ENOMEM ? -ENOMEM : -EIO;
+		}
+	}
+	if (user && user->uid == geteuid()) { /* this process's own user */
+		runner_user_free(user);
+		user = NULL;
+	}
+	rc = repo_item_create(cfg->repo, cfg->base, branch, name, wt,
+			      user ? user->uid : (uid_t)-1, user ? user->gid : (gid_t)-1, err,
+			      sizeof(err));
+	runner_user_free(user);
 	if (rc) {
 		fprintf(stderr, "packetfs: mkdir %s: %s\n", name, err);
 		return rc == -EEXIST ? -EEXIST : rc == -ENOENT ? -ENOENT : -EIO;

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +41,36 @@ static int program_exists(const char *program)
 	return 0;
 }
 
+/* run_as (SPEC §5) names a user of this machine, and this process may run
+ * programs as it: it is root, or it is that user. 0 or -EINVAL with err
+ * set. */
+static int check_run_as(const char *name, char *err, size_t errlen)
+{
+	struct passwd pw, *res = NULL;
+	char buf[16384];
+	int r = getpwnam_r(name, &pw, buf, sizeof(buf), &res);
+
+	if (r || !res) {
+		snprintf(err, errlen, "run_as: %s: %s", name,
+			 r && r != ENOENT && r != ESRCH ? strerror(r) : "no such user");
+		return -EINVAL;
+	}
+	if (geteuid() != 0 && pw.pw_uid != geteuid()) {
+		snprintf(err, errlen, "run_as: %s: only a daemon running as root runs stages as "
+			 "another user (this one runs as uid %d)", name, (int)geteuid());
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int pipeline_config_check(const struct pfs_config *cfg, char *err, size_t errlen)
 {
 	struct stat st;
 	size_t i;
 	int rc;
 
+	if (cfg->run_as && (rc = check_run_as(cfg->run_as, err, errlen)))
+		return rc;
 	rc = repo_check(cfg->repo, cfg->base, err, errlen);
 	if (rc)
 		return rc == -ENOENT ? -EINVAL : rc;

@@ -310,6 +310,23 @@ static void remove_tree(const char *dir)
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
+/* The run's directory dir goes to the run_as user (SPEC §5), whose run
+ * writes its JUnit file there. 0 or a negative errno. */
+static int give_to_run_as(struct pipe *p, const char *dir)
+{
+	const char *name = pipeline_config_get(p->pl)->run_as;
+	struct runner_user *u = NULL;
+	int rc;
+
+	if (!name)
+		return 0;
+	rc = runner_user_lookup(name, &u);
+	if (rc == 0 && chown(dir, u->uid, u->gid) < 0)
+		rc = -errno;
+	runner_user_free(u);
+	return rc;
+}
+
 int pipe__junit_open(struct pipe *p, struct job *j, int create)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 16], *slash;
@@ -329,6 +346,9 @@ int pipe__junit_open(struct pipe *p, struct job *j, int create)
 			return rc;
 		if (mkdir(dir, 0700) < 0)
 			return -errno;
+		rc = give_to_run_as(p, dir);
+		if (rc)
+			return rc;
 	}
 	free(j->junit_path);
 	j->junit_path = strdup(path);

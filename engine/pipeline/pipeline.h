@@ -113,9 +113,10 @@ int pipeline_config_json(struct pipeline *pl, struct buf *out);
  */
 int pipeline_config_set(struct pipeline *pl, const char *json, size_t len, char *err,
 			size_t errlen);
-/* What config_parse cannot see: the repository and base exist, the recipes
- * directory exists, every stage program can be run. 0 or -EINVAL with why
- * in err. */
+/* What config_parse cannot see: the run_as user exists and this process
+ * may run programs as it (it is root, or that user), the repository and
+ * base exist, the recipes directory exists, every stage program can be
+ * run. 0 or -EINVAL with why in err. */
 int pipeline_config_check(const struct pfs_config *cfg, char *err, size_t errlen);
 /*
  * The recipe catalog of the configuration in force, read again first when

@@ -43,7 +43,7 @@
 
 static const char *const top_keys[] = {
 	"repo", "base", "recipes_dir", "gpus", "max_parallel_recipes", "max_parallel_items",
-	"on_interrupt", "cancel_grace_s", "max_doc_size", "executor", "stages", NULL,
+	"on_interrupt", "cancel_grace_s", "max_doc_size", "run_as", "executor", "stages", NULL,
 };
 
 static const char *const executor_keys[] = {
@@ -431,9 +431,14 @@ static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 			return rc;
 		cfg->max_doc_size = x;
 	}
-	rc = parse_executor(c, root, &cfg->executor);
+	rc = config__get_str(c, "", root, "run_as", 0, &cfg->run_as);
+	if (!rc)
+		rc = parse_executor(c, root, &cfg->executor);
 	if (rc)
 		return rc;
+	if (cfg->run_as && cfg->executor.kind == EXECUTOR_SLURM)
+		return config__fail(c, "run_as", "not with the slurm executor (its jobs would run "
+				    "as the daemon's user)");
 	return config__parse_stages(c, root, cfg);
 }
 
@@ -540,5 +545,6 @@ void config_free(struct pfs_config *cfg)
 	free(cfg->repo);
 	free(cfg->base);
 	free(cfg->recipes_dir);
+	free(cfg->run_as);
 	free(cfg);
 }

@@ -70,6 +70,8 @@ struct pfs_config {
 	int on_interrupt_fail;      /* "on_interrupt": "fail" (default "requeue") */
 	int cancel_grace_s;         /* SIGTERM -> SIGKILL grace, default 5 */
 	int64_t max_doc_size;       /* bytes, default PACKETFS_DEFAULT_MAX_DOC */
+	char *run_as;               /* "run_as": the user stage programs, recipes and
+				     * pushes run as (SPEC §5), or NULL: the daemon's */
 	struct pfs_executor executor;
 	struct pfs_stage *stages;   /* in pipeline order */
 	size_t nstages;             /* >= 1 */

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <git2.h>
 
@@ -140,7 +141,14 @@ static int path_exists(const char *path)
 
 int repo_global_init(void)
 {
-	return git_libgit2_init() < 0 ? -EIO : 0;
+	if (git_libgit2_init() < 0)
+		return -EIO;
+	/* The engine opens the configured repository and the worktrees it
+	 * made, which belong to the run_as user when there is one (SPEC §5);
+	 * libgit2's check that a repository belongs to the current user
+	 * (safe.directory) would refuse them to a daemon running as root.
+	 * libgit2 runs no hooks or filter programs of a repository's config. */
+	return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0) < 0 ? -EIO : 0;
 }
 
 int repo_check(const char *path, const char *base, char *err, size_t errlen)
@@ -259,8 +267,94 @@ static int add_worktree(const char *admin, const char *branch, const char *workt
 	return rc < 0 ? fail(rc, err, errlen) : 0;
 }
 
+/* The owner nftw's callbacks give entries to (give_item): one call
+ * at a time, under give_lock. */
+static pthread_mutex_t give_lock = PTHREAD_MUTEX_INITIALIZER;
+static uid_t give_uid;
+static gid_t give_gid;
+static int give_err;
+
+static int give_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	if (lchown(path, give_uid, give_gid) < 0 && !give_err)
+		give_err = -errno;
+	return 0;
+}
+
+/* lchown -R of path (its links not followed, its file system only);
+ * a missing path is no error. 0 or the first negative errno. */
+static int give_tree(const char *path, uid_t uid, gid_t gid)
+{
+	int rc;
+
+	pthread_mutex_lock(&give_lock);
+	give_uid = uid;
+	give_gid = gid;
+	give_err = 0;
+	if (nftw(path, give_entry, 16, FTW_PHYS | FTW_MOUNT) < 0 && errno != ENOENT && !give_err)
+		give_err = -errno;
+	rc = give_err;
+	pthread_mutex_unlock(&give_lock);
+	return rc;
+}
+
+/* Gives what repo_item_create made for an item to uid and gid (lchown,
+ * links not followed): the worktree and everything in it, its
+ * administrative directory, and the branch's loose ref and reflog with the
+ * directories between them and refs/heads and logs/refs/heads, so that git
+ * run as that user works in the worktree (its ownership check, its lock
+ * files). 0, or a negative errno with why in err. */
+static int give_item(const char *path, const char *branch, const char *wt_name,
+		     const char *worktree_path, uid_t uid, gid_t gid, char *err, size_t errlen)
+{
+	static const char *const under[] = { "refs/heads", "logs/refs/heads" };
+	git_repository *repo = NULL;
+	char p[PATH_MAX], *slash;
+	const char *common;
+	size_t i;
+	int rc = git_repository_open(&repo, path);
+
+	if (rc < 0)
+		return fail(rc, err, errlen);
+	common = git_repository_commondir(repo);
+	rc = give_tree(worktree_path, uid, gid);
+	if (rc == 0) {
+		snprintf(p, sizeof(p), "%s/worktrees/%s", common, wt_name);
+		rc = give_tree(p, uid, gid);
+	}
+	/* The branch's ref and reflog, and the directories under refs/heads
+	 * and logs/refs/heads that hold them (packetfs/), where git as the
+	 * user writes its lock files. */
+	for (i = 0; rc == 0 && i < sizeof(under) / sizeof(under[0]); i++) {
+		int base;
+
+		base = snprintf(p, sizeof(p), "%s/%s/", common, under[i]);
+		if ((size_t)snprintf(p + base, sizeof(p) - (size_t)base, "%s", branch) >=
+		    sizeof(p) - (size_t)base) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		for (;;) {
+			if (lchown(p, uid, gid) < 0 && errno != ENOENT) {
+				rc = -errno;
+				break;
+			}
+			slash = strrchr(p + base, '/');
+			if (!slash)
+				break;
+			*slash = '\0';
+		}
+	}
+	git_repository_free(repo);
+	if (rc && err && errlen)
+		snprintf(err, errlen, "cannot give the worktree to uid %d: %s", (int)uid,
+			 strerror(-rc));
+	return rc;
+}
+
 int repo_item_create(const char *path, const char *base, const char *branch, const char *wt_name,
-		     const char *worktree_path, char *err, size_t errlen)
+		     const char *worktree_path, uid_t owner, gid_t group, char *err, size_t errlen)
 {
 	git_repository *repo = NULL;
 	git_commit *commit = NULL;
@@ -284,6 +378,8 @@ int repo_item_create(const char *path, const char *base, const char *branch, con
 		goto out_commit;
 	}
 	rc = add_worktree(admin, branch, worktree_path, err, errlen);
+	if (rc == 0 && owner != (uid_t)-1)
+		rc = give_item(path, branch, wt_name, worktree_path, owner, group, err, errlen);
 	if (rc < 0) {
 		remove_tree(worktree_path);
 		remove_tree(admin);

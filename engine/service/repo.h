@@ -15,6 +15,7 @@
 #define PACKETFS_REPO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include "util.h"
 
 /* git_libgit2_init(); returns 0 or -EIO. */
@@ -28,11 +29,19 @@ int repo_check(const char *path, const char *base, char *err, size_t errlen);
  * Creates branch (e.g. "packetfs/fix-1") at the commit base resolves to and
  * a linked worktree named wt_name at worktree_path with the branch checked
  * out (git_worktree_add). The parent directory of worktree_path must exist.
+ * With an owner other than (uid_t)-1 (the run_as user, SPEC §5), the
+ * worktree and everything in it, its administrative directory
+ * (<commondir>/worktrees/<wt_name>), and the branch's loose ref and reflog
+ * with the directories under refs/heads and logs/refs/heads that hold
+ * them, are then given to owner and group (lchown; the caller must be
+ * allowed to chown), so that git run as that user works in the worktree.
  * Returns 0, -EEXIST when the branch or worktree already exists, -ENOENT
- * when base does not resolve, -EIO otherwise.
+ * when base does not resolve, -EPERM when the chown was refused, -EIO
+ * otherwise; on an error neither the branch nor the worktree is left.
  */
 int repo_item_create(const char *path, const char *base, const char *branch, const char *wt_name,
-		     const char *worktree_path, char *err, size_t errlen);
+		     const char *worktree_path, uid_t owner, gid_t group, char *err,
+		     size_t errlen);
 
 /* The commit id (40 hex + NUL) the branch points to, as it is on disk now
  * (the repository may be one kept open: see repo.c). 0 or -ENOENT/-EIO. */

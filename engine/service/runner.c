@@ -22,7 +22,10 @@
  * end) and the working directory, and an explicit environment. argv[0] is
  * looked up as execvp does (spawn_search), but on the PATH of the run's
  * environment, and a file the kernel cannot execute (ENOEXEC) runs with
- * /bin/sh. Exec errors come back from posix_spawn itself. The end of the
+ * /bin/sh. Exec errors come back from posix_spawn itself. A run with a
+ * user (runner_spec.user) starts the same way through runner__spawn_as
+ * instead (runner_user.c: vfork, then the credentials by system calls
+ * before exec), since posix_spawn cannot change them. The end of the
  * leader is seen through a pidfd (pidfd_open) polled on the loop: readable
  * once it has exited; then waitpid(pid, WNOHANG) reaps it. Where
  * pidfd_open fails (old kernel, no file descriptor left) a SIGCHLD signal
@@ -327,9 +330,16 @@ static void on_spawn_failed(uv_timer_t *t)
 	finish(p);
 }
 
-/* env (NULL: ours) less any marker, plus p's marker: a new array of
- * borrowed strings (free the array only), or NULL on ENOMEM. */
-static char **marked_env(struct runner_proc *p, char *const *env)
+/* Whether entry ("NAME=value") is variable name (len bytes). */
+static int is_var(const char *entry, const char *name, size_t len)
+{
+	return strncmp(entry, name, len) == 0 && entry[len] == '=';
+}
+
+/* env (NULL: ours) less any marker, plus p's marker; with a user u, less
+ * HOME, USER and LOGNAME, plus u's: a new array of borrowed strings (free
+ * the array only), or NULL on ENOMEM. */
+static char **marked_env(struct runner_proc *p, char *const *env, const struct runner_user *u)
 {
 	extern char **environ;
 	char *const *src = env ? env : environ;
@@ -340,12 +350,22 @@ static char **marked_env(struct runner_proc *p, char *const *env)
 		 __atomic_add_fetch(&marker_seq, 1, __ATOMIC_RELAXED));
 	while (src && src[n])
 		n++;
-	out = calloc(n + 2, sizeof(*out));
+	out = calloc(n + 5, sizeof(*out));
 	if (!out)
 		return NULL;
-	for (i = 0; i < n; i++)
-		if (strncmp(src[i], RUNNER_MARKER_VAR, vlen) != 0 || src[i][vlen] != '=')
-			out[k++] = src[i];
+	for (i = 0; i < n; i++) {
+		if (is_var(src[i], RUNNER_MARKER_VAR, vlen))
+			continue;
+		if (u && (is_var(src[i], "HOME", 4) || is_var(src[i], "USER", 4) ||
+			  is_var(src[i], "LOGNAME", 7)))
+			continue;
+		out[k++] = src[i];
+	}
+	if (u) {
+		out[k++] = u->env_home;
+		out[k++] = u->env_user;
+		out[k++] = u->env_logname;
+	}
 	out[k] = p->marker;
 	return out;
 }
@@ -375,17 +395,37 @@ static const char *env_get(char *const *env, const char *name)
 	return NULL;
 }
 
-/* posix_spawn of the file path, with argv; a file the kernel does not take
+/* How a leader is started: posix_spawn with fa and at, or, with a user,
+ * runner__spawn_as with the rest. */
+struct spawn_how {
+	const posix_spawn_file_actions_t *fa;
+	const posix_spawnattr_t *at;
+	const struct runner_user *user;
+	int in_fd, out_fd;
+	const char *cwd;
+};
+
+/* One start of path, as how says. 0 or a positive errno. */
+static int spawn_one(pid_t *pid, const char *path, char *const *argv, char *const *env,
+		     const struct spawn_how *how)
+{
+	if (how->user)
+		return runner__spawn_as(pid, path, argv, env, how->user, how->in_fd, how->out_fd,
+					how->cwd);
+	return posix_spawn(pid, path, how->fa, how->at, argv, env);
+}
+
+/* A start of the file path, with argv; a file the kernel does not take
  * for an executable (ENOEXEC: a script without "#!") runs with /bin/sh, as
  * execvp does it. 0 or a positive errno. */
 static int spawn_file(pid_t *pid, const char *path, char *const *argv, char *const *env,
-		      const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at)
+		      const struct spawn_how *how)
 {
 	char **shargv;
 	size_t n = 0;
 	int r;
 
-	r = posix_spawn(pid, path, fa, at, argv, env);
+	r = spawn_one(pid, path, argv, env, how);
 	if (r != ENOEXEC)
 		return r;
 	while (argv[n])
@@ -397,7 +437,7 @@ static int spawn_file(pid_t *pid, const char *path, char *const *argv, char *con
 	shargv[1] = (char *)path;
 	if (n > 1)
 		memcpy(shargv + 2, argv + 1, (n - 1) * sizeof(*shargv));
-	r = posix_spawn(pid, "/bin/sh", fa, at, shargv, env);
+	r = spawn_one(pid, "/bin/sh", shargv, env, how);
 	free(shargv);
 	return r;
 }
@@ -412,7 +452,7 @@ static int spawn_file(pid_t *pid, const char *path, char *const *argv, char *con
  * does not exist is skipped without a spawn. 0 or a positive errno.
  */
 static int spawn_search(pid_t *pid, char *const *argv, char *const *env,
-			const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at)
+			const struct spawn_how *how)
 {
 	const char *file = argv[0], *path, *s, *e;
 	char cand[PATH_MAX];
@@ -421,7 +461,7 @@ static int spawn_search(pid_t *pid, char *const *argv, char *const *env,
 	if (!file[0])
 		return ENOENT;
 	if (strchr(file, '/'))
-		return spawn_file(pid, file, argv, env, fa, at);
+		return spawn_file(pid, file, argv, env, how);
 	path = env_get(env, "PATH");
 	if (!path)
 		path = "/bin:/usr/bin";
@@ -437,7 +477,7 @@ static int spawn_search(pid_t *pid, char *const *argv, char *const *env,
 			   (errno == ENOENT || errno == ENOTDIR)) {
 			r = errno;
 		} else {
-			r = spawn_file(pid, cand, argv, env, fa, at);
+			r = spawn_file(pid, cand, argv, env, how);
 			if (r == 0)
 				return 0;
 		}
@@ -498,6 +538,7 @@ static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, c
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
+	struct spawn_how how = { &fa, &at, spec->user, -1, out_fd, spec->cwd };
 	sigset_t none, all;
 	pid_t pid;
 	int r, sig;
@@ -544,8 +585,9 @@ static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, c
 	/* Registered before any sweep of another loop can see it dead. */
 	if (!r)
 		r = -runner__leaders_reserve();
+	how.in_fd = devnull_fd;
 	if (!r)
-		r = spawn_search(&pid, spec->argv, env, &fa, &at);
+		r = spawn_search(&pid, spec->argv, env, &how);
 	if (!r) {
 		runner__leaders_add(pid);
 		p->pid = pid;
@@ -565,7 +607,7 @@ static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 
 	if (!spec->argv || !spec->argv[0])
 		return -EINVAL;
-	env = marked_env(p, spec->env);
+	env = marked_env(p, spec->env, spec->user);
 	if (!env)
 		return -ENOMEM;
 	r = uv_pipe(fds, 0, 0);

@@ -6,7 +6,8 @@
  * after a grace period).
  *
  * Design: posix_spawn (no fork of the caller: glibc clones with CLONE_VM |
- * CLONE_VFORK) with POSIX_SPAWN_SETSID (so pgid == sid == pid), every
+ * CLONE_VFORK; vfork for a run as another user, runner_user.c) with
+ * POSIX_SPAWN_SETSID (so pgid == sid == pid), every
  * signal at its default and none blocked, one pipe whose write end is both
  * stdout and stderr of the child, stdin from /dev/null, and the leader's
  * end seen through its pidfd (SIGCHLD where there is none) on the loop;
@@ -43,12 +44,33 @@
 /* The variable added to every run's environment (see the top). */
 #define RUNNER_MARKER_VAR "PACKETFS_RUN"
 
+/* A user a run runs as (runner_user_lookup): its ids, its groups from the
+ * group database, and the HOME, USER and LOGNAME entries of its
+ * environment ("NAME=value"). */
+struct runner_user {
+	uid_t uid;
+	gid_t gid;           /* the primary group */
+	gid_t *groups;       /* every group of the user, the primary one included */
+	int ngroups;
+	char *name;
+	char *env_home;      /* "HOME=" the user's home directory ("/" when it has none) */
+	char *env_user;      /* "USER=" name */
+	char *env_logname;   /* "LOGNAME=" name */
+};
+
 struct runner_spec {
 	char *const *argv;   /* argv[0] is the program (PATH is searched) */
 	char *const *env;    /* full environment, NULL-terminated */
 	const char *cwd;
 	unsigned timeout_s;  /* 0 = none */
 	unsigned grace_s;    /* SIGTERM -> SIGKILL delay; 0 means 5 */
+	/* NULL: the run is this process's user. Otherwise the run's leader
+	 * sets its groups, group id and user id to u's (in that order, each
+	 * checked) before it enters cwd and execs, and HOME, USER and LOGNAME
+	 * in env are replaced by u's; this process must be root (else the
+	 * spawn fails with EPERM). The process group, the marker and the
+	 * ending of the run are as for any run. */
+	const struct runner_user *user;
 };
 
 struct runner_result {
@@ -81,6 +103,14 @@ typedef void (*runner_exit_cb)(void *arg, const struct runner_result *res);
  */
 int runner_start(uv_loop_t *loop, const struct runner_spec *spec, runner_output_cb on_output,
 		 runner_exit_cb on_exit, void *arg, struct runner_proc **out);
+
+/* The user called name, from the user and group databases: 0 and *out
+ * (free with runner_user_free), -ENOENT when there is no such user,
+ * -ENOMEM, -E2BIG (more than 65536 groups), or another negative errno of
+ * the database. Any thread; it may block on the databases (NSS). */
+int runner_user_lookup(const char *name, struct runner_user **out);
+/* Frees what runner_user_lookup made; NULL is allowed. Any thread. */
+void runner_user_free(struct runner_user *u);
 
 /* The process id (== process group id == session id) or 0 when spawning
  * failed. */

@@ -24,6 +24,7 @@ static struct reaped reaped;       /* orphans reaped since the last reap_orphans
 static uv_timer_t reaper;
 
 char *const test_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+const struct runner_user *harness_user;
 
 static void on_output(void *arg, const char *data, size_t len)
 {
@@ -120,6 +121,7 @@ void start(uv_loop_t *loop, struct run *r, char *const *argv, char *const *env,
 {
 	struct runner_spec spec = {
 		.argv = argv, .env = env, .cwd = cwd, .timeout_s = timeout_s, .grace_s = 1,
+		.user = harness_user,
 	};
 
 	memset(r, 0, sizeof(*r));

@@ -42,6 +42,8 @@ struct reaped {
 
 /* PATH only: the environment of the runs. */
 extern char *const test_env[];
+/* The user start() makes its runs run as (runner_spec.user); NULL: ours. */
+extern const struct runner_user *harness_user;
 
 /* SIGALRM's handler: a run did not end, or a process outlived its run. */
 void on_alarm(int sig);

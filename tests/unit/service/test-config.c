@@ -329,6 +329,28 @@ TEST(executor)
 		   "\"stages\": [{\"name\": \"a\"}]}", "executor.poll_ms: must be an integer >= 50");
 }
 
+/* "run_as": a user name (whether it exists is pipeline_config_check's),
+ * not with the slurm executor. */
+TEST(run_as)
+{
+	struct pfs_config *cfg = NULL;
+
+	ASSERT_EQ(parse("{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\"}]}", &cfg, NULL, 0), 0);
+	ASSERT(cfg->run_as == NULL);
+	config_free(cfg);
+	ASSERT_EQ(parse("{\"repo\": \"/r\", \"run_as\": \"agent\", \"stages\": [{\"name\": \"a\"}]}",
+			&cfg, NULL, 0), 0);
+	ASSERT_STREQ(cfg->run_as, "agent");
+	config_free(cfg);
+	expect_bad("{\"repo\": \"/r\", \"run_as\": \"\", \"stages\": [{\"name\": \"a\"}]}",
+		   "run_as: must be a non-empty string");
+	expect_bad("{\"repo\": \"/r\", \"run_as\": 1000, \"stages\": [{\"name\": \"a\"}]}",
+		   "run_as: must be a non-empty string");
+	expect_bad("{\"repo\": \"/r\", \"run_as\": \"agent\", \"executor\": {\"kind\": "
+		   "\"slurm\"}, \"stages\": [{\"name\": \"a\"}]}",
+		   "run_as: not with the slurm executor (its jobs would run as the daemon's user)");
+}
+
 TEST(length_not_nul)
 {
 	static const char text[] = "{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\"}]}GARBAGE";
@@ -425,7 +447,7 @@ TEST(schema_matches_validator)
 {
 	static const char *const top[] = { "repo", "base", "recipes_dir", "gpus",
 		"max_parallel_recipes", "max_parallel_items", "on_interrupt", "cancel_grace_s",
-		"max_doc_size", "executor", "stages", NULL };
+		"max_doc_size", "run_as", "executor", "stages", NULL };
 	static const char *const stage[] = { "name", "run", "produces", "timeout_s", "gate",
 		"recipes", "on_needs_changes", "max_iterations", "push", "env", "rounds", NULL };
 	cJSON *schema = cJSON_Parse(schema_json_pipeline), *props, *p, *doc, *st, *req;
@@ -612,6 +634,7 @@ int main(void)
 	RUN(gpus_forms);
 	RUN(messages);
 	RUN(executor);
+	RUN(run_as);
 	RUN(length_not_nul);
 	RUN(small_error_buffer);
 	RUN(default_json);

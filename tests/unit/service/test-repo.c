@@ -35,6 +35,9 @@
 #include "test.h"
 #include "util.h"
 
+/* repo_item_create's owner and group that leave what it makes as it is made. */
+#define SAME_OWNER (uid_t)-1, (gid_t)-1
+
 static char root[64];
 
 /* Runs a shell command (printf-style); returns its exit status. */
@@ -145,7 +148,8 @@ static void make_item(const char *repo, const char *name, char *wt)
 
 	SH("mkdir %s/%s-wts", root, name);
 	snprintf(wt, 512, "%s/%s-wts/item", root, name);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, err, sizeof(err)), 0);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, SAME_OWNER,
+				   err, sizeof(err)), 0);
 }
 
 /* make_repo(name), its path into repo and its item into wt (make_item);
@@ -282,7 +286,7 @@ static void create_and_verify(const char *repo, const char *name)
 	snprintf(wt, sizeof(wt), "%s/wts-%s/%s", root, name, name);
 	snprintf(br, sizeof(br), "packetfs/%s", name);
 	SH("mkdir -p %s/wts-%s", root, name);
-	ASSERT_EQ(repo_item_create(repo, "main", br, name, wt, err, sizeof(err)), 0);
+	ASSERT_EQ(repo_item_create(repo, "main", br, name, wt, SAME_OWNER, err, sizeof(err)), 0);
 
 	s = out_of("git -C %s rev-parse --abbrev-ref HEAD", wt);
 	ASSERT_STREQ(s, br);
@@ -346,13 +350,15 @@ TEST(item_create_refusals)
 	snprintf(repo, sizeof(repo), "%s/ir", root);
 	SH("mkdir %s/ir-wts", root);
 	snprintf(wt, sizeof(wt), "%s/ir-wts/one", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/one", "one", wt, err, sizeof(err)), 0);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/one", "one", wt, SAME_OWNER,
+				   err, sizeof(err)), 0);
 	SH("cd %s && echo x > x.txt && git add x.txt && git commit -q -m x", wt);
 
 	/* The same branch again, with a fresh name and path. */
 	snprintf(wt, sizeof(wt), "%s/ir-wts/one-b", root);
 	err[0] = '\0';
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/one", "one-b", wt, err, sizeof(err)),
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/one", "one-b", wt, SAME_OWNER,
+				   err, sizeof(err)),
 		  -EEXIST);
 	ASSERT(err[0] != '\0');
 	ASSERT(!exists("%s", wt));
@@ -360,35 +366,38 @@ TEST(item_create_refusals)
 	ASSERT(exists("%s/ir-wts/one/x.txt", root));
 
 	/* The same worktree name with a new branch: the branch is not made. */
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/two", "one", wt, err, sizeof(err)),
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/two", "one", wt, SAME_OWNER,
+				   err, sizeof(err)),
 		  -EEXIST);
 	ASSERT_EQ(repo_branch_head(repo, "packetfs/two", id), -ENOENT);
 	ASSERT(!exists("%s", wt));
 
 	/* An existing worktree path. */
 	snprintf(wt, sizeof(wt), "%s/ir-wts/one", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/two", "two", wt, err, sizeof(err)),
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/two", "two", wt, SAME_OWNER,
+				   err, sizeof(err)),
 		  -EEXIST);
 	ASSERT_EQ(repo_branch_head(repo, "packetfs/two", id), -ENOENT);
 	ASSERT(!exists("%s/.git/worktrees/two", repo));
 
 	/* A base that does not resolve. */
 	snprintf(wt, sizeof(wt), "%s/ir-wts/three", root);
-	ASSERT_EQ(repo_item_create(repo, "nosuch", "packetfs/three", "three", wt, err,
-				   sizeof(err)), -ENOENT);
+	ASSERT_EQ(repo_item_create(repo, "nosuch", "packetfs/three", "three", wt, SAME_OWNER,
+				   err, sizeof(err)), -ENOENT);
 	ASSERT_EQ(repo_branch_head(repo, "packetfs/three", id), -ENOENT);
 	ASSERT(!exists("%s", wt));
 
 	/* A missing repository. */
 	snprintf(wt, sizeof(wt), "%s/ir-wts/four", root);
 	ASSERT_EQ(repo_item_create("/nonexistent/packetfs-repo", "main", "packetfs/four", "four",
-				   wt, err, sizeof(err)), -ENOENT);
+				   wt, SAME_OWNER, err, sizeof(err)), -ENOENT);
 
 	/* git_worktree_add fails half-way (the parent is a file): nothing is left. */
 	write_text(wt, "a file\n");
 	snprintf(wt, sizeof(wt), "%s/ir-wts/four/sub", root);
 	err[0] = '\0';
-	ASSERT(repo_item_create(repo, "main", "packetfs/four", "four", wt, err, sizeof(err)) < 0);
+	ASSERT(repo_item_create(repo, "main", "packetfs/four", "four", wt, SAME_OWNER,
+				err, sizeof(err)) < 0);
 	ASSERT(err[0] != '\0');
 	ASSERT_EQ(repo_branch_head(repo, "packetfs/four", id), -ENOENT);
 	ASSERT(!exists("%s/.git/worktrees/four", repo));

@@ -5,7 +5,7 @@
  * blocked whatever the caller's, exit codes and signals, programs that
  * cannot start, the PATH search on the run's own PATH and scripts without
  * "#!", the exit seen without a pidfd (SIGCHLD), cwd and env, concurrent
- * runs. test-runner-tree.c has the whole process trees; the harness
+ * runs, runs as another user (as root). test-runner-tree.c has the whole process trees; the harness
  * (runner-harness.h) checks after each run that every process it named is
  * gone.
  */
@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -373,6 +374,63 @@ TEST(concurrent_runs)
 	buf_free(&rc.out);
 }
 
+/* A run as another user ("nobody", as root only): its uid, gid and groups,
+ * HOME, USER and LOGNAME are the user's; signals as for any run; cwd is
+ * entered as the user (a directory it may not enter fails the spawn with
+ * EACCES); cancel ends it and its group. */
+TEST(run_as_user)
+{
+	char *argv[] = { "sh", "-c", "echo \"uid=$(id -u) gid=$(id -g) groups=$(id -G)\"; "
+			 "echo \"HOME=$HOME USER=$USER LOGNAME=$LOGNAME\"; pwd; "
+			 "grep -E '^Sig(Ign|Blk):' /proc/self/status", NULL };
+	char *sleeper[] = { "sh", "-c", "echo started; sleep 100", NULL };
+	char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/root", "USER=root", NULL };
+	char dir[PATH_MAX], want[256];
+	struct runner_user *u = NULL;
+	uv_loop_t loop;
+	struct run r;
+	int i;
+
+	ASSERT_EQ(runner_user_lookup("packetfs-no-such-user", &u), -ENOENT);
+	if (geteuid() != 0 || runner_user_lookup("nobody", &u) != 0) {
+		printf("  (skipped: needs root and the user nobody)\n");
+		return;
+	}
+	harness_user = u;
+	loop_begin(&loop);
+	start(&loop, &r, argv, env, "/tmp", 0, NULL);
+	loop_end(&loop);
+	snprintf(want, sizeof(want), "uid=%d gid=%d groups=", (int)u->uid, (int)u->gid);
+	ASSERT_CONTAINS(r.out.data, want);
+	for (i = 0; i < u->ngroups; i++) {
+		snprintf(want, sizeof(want), "%d", (int)u->groups[i]);
+		ASSERT_CONTAINS(r.out.data, want);
+	}
+	snprintf(want, sizeof(want), "%s %s %s\n/tmp\n", u->env_home, u->env_user, u->env_logname);
+	ASSERT_CONTAINS(r.out.data, want);
+	ASSERT_CONTAINS(r.out.data, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+	assert_exited(&r, 0);
+	buf_free(&r.out);
+
+	snprintf(dir, sizeof(dir), "%s/packetfs-runner-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ASSERT(mkdtemp(dir) != NULL);
+	ASSERT_EQ(chmod(dir, 0700), 0);
+	expect_spawn_error(argv, dir, -EACCES, "packetfs: cannot run sh: Permission denied\n");
+	ASSERT_EQ(rmdir(dir), 0);
+
+	loop_begin(&loop);
+	start(&loop, &r, sleeper, env, NULL, 0, "started");
+	loop_end(&loop);
+	ASSERT_EQ(r.res.cancelled, 1);
+	ASSERT_EQ(r.res.term_signal, SIGTERM);
+	buf_free(&r.out);
+	reap_orphans();
+	assert_group_gone(r.pid);
+	harness_user = NULL;
+	runner_user_free(u);
+}
+
 int main(void)
 {
 	/* Orphans of the runs become our children, as they become the
@@ -390,5 +448,6 @@ int main(void)
 	RUN(exit_seen_without_pidfd);
 	RUN(cwd_and_env);
 	RUN(concurrent_runs);
+	RUN(run_as_user);
 	return 0;
 }
