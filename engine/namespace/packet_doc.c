@@ -389,14 +389,22 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 	rc = repo_item_create(cfg->repo, cfg->base, branch, name, wt, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "packetfs: mkdir %s: %s\n", name, err);
-		return rc == -EEXIST ? -EEXIST : rc == -ENOENT ? -ENOENT : -EIO;
+		return rc == -EEXIST || rc == -ENOENT || rc == -ENOSPC || rc == -EDQUOT ? rc : -EIO;
 	}
 	/* The root has no set-group-ID bit: the item takes its maker's group. */
 	rc = store_item_create_owned(e->store, name, branch, cfg->base,
 				     packet__store_uid(e, who ? who->uid : e->uid),
 				     packet__store_gid(e, who ? who->gid : e->gid), mode, &id);
-	if (rc)
+	if (rc) {
+		/* No half-made item: the branch and worktree go again, so that
+		 * the same mkdir succeeds once the store can take it. */
+		int undo = repo_item_remove(cfg->repo, branch, name, wt);
+
+		fprintf(stderr, "packetfs: mkdir %s: the store refused the item: %s%s%s\n", name,
+			strerror(-rc), undo ? "; its branch or worktree remain: " : "",
+			undo ? strerror(-undo) : "");
 		return rc;
+	}
 	{
 		char extra[256];
 
