@@ -449,6 +449,12 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 			 res->leftovers, res->kill_signal);
 	if (strcmp(status, "validated") == 0 && pipe__no_tests_ran(p, j, note, sizeof(note)))
 		status = "failing";
+	/* A log that misses output is no evidence of a pass. */
+	if (pipe__log_lost(j, leak, sizeof(leak))) {
+		note_add(note, sizeof(note), leak);
+		if (strcmp(status, "validated") == 0)
+			status = "failing";
+	}
 	pipe__recipe_done(p, j, status, note, res);
 }
 
