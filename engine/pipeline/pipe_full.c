@@ -6,11 +6,14 @@
  * and written again every UNSTORED_RETRY_MS until the store takes it (the
  * disk has room again) or a later state of the item replaces it; a ctl
  * command for the item first writes it (pipe__unstored_flush), and is
- * refused with the store's error while it cannot.
+ * refused with the store's error while it cannot. Meanwhile status shows
+ * the kept state (pipeline_unstored_state).
  *
- * Loop thread only.
+ * The list is struct pipeline's, under unstored_lock, which is never held
+ * while the store is called; everything else here runs on the loop thread.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,40 +67,68 @@ static int unstored_write(struct pipe *p, const struct unstored *u)
 }
 
 /* Takes the kept state of item_id off the list (NULL: none). */
-static struct unstored *unstored_take(struct pipe *p, int64_t item_id)
+static struct unstored *unstored_take(struct pipeline *pl, int64_t item_id)
 {
 	struct unstored **up, *u;
 
-	for (up = &p->unstored; (u = *up); up = &u->next) {
+	pthread_mutex_lock(&pl->unstored_lock);
+	for (up = &pl->unstored; (u = *up); up = &u->next) {
 		if (u->item_id == item_id) {
 			*up = u->next;
 			u->next = NULL;
-			return u;
+			break;
 		}
 	}
-	return NULL;
+	pthread_mutex_unlock(&pl->unstored_lock);
+	return u;
+}
+
+/* Puts u back on the list, unless a later state of its item is there. */
+static void unstored_put(struct pipeline *pl, struct unstored *u)
+{
+	struct unstored *o;
+
+	pthread_mutex_lock(&pl->unstored_lock);
+	for (o = pl->unstored; o && o->item_id != u->item_id; o = o->next)
+		;
+	if (!o) {
+		u->next = pl->unstored;
+		pl->unstored = u;
+		u = NULL;
+	}
+	pthread_mutex_unlock(&pl->unstored_lock);
+	unstored_free(u);
+}
+
+/* The kept states' items, at most max of them, into ids; their count. */
+static int unstored_ids(struct pipeline *pl, int64_t *ids, int max)
+{
+	struct unstored *u;
+	int n = 0;
+
+	pthread_mutex_lock(&pl->unstored_lock);
+	for (u = pl->unstored; u && n < max; u = u->next)
+		ids[n++] = u->item_id;
+	pthread_mutex_unlock(&pl->unstored_lock);
+	return n;
 }
 
 static void retry_cb(uv_timer_t *t)
 {
 	struct pipe *p = t->data;
-	struct unstored **up = &p->unstored, *u;
+	int64_t ids[64];
+	int i, n = unstored_ids(p->pl, ids, 64);
 
-	while ((u = *up)) {
-		if (unstored_write(p, u) == 0) {
-			*up = u->next;
-			unstored_free(u);
-		} else {
-			up = &u->next;
-		}
-	}
-	if (!p->unstored)
+	for (i = 0; i < n; i++)
+		if (pipe__unstored_flush(p, ids[i]) != 0)
+			break; /* the store still refuses: the next tick tries again */
+	if (unstored_ids(p->pl, ids, 1) == 0)
 		uv_timer_stop(t);
 }
 
 void pipe__unstored_keep(struct pipe *p, const struct item *it)
 {
-	struct unstored *u = unstored_take(p, it->id);
+	struct unstored *u = unstored_take(p->pl, it->id);
 
 	unstored_free(u);
 	if (p->shutting_down)
@@ -116,8 +147,10 @@ void pipe__unstored_keep(struct pipe *p, const struct item *it)
 	}
 	fprintf(stderr, "packetfs: %s: the store did not take the state %s (%s); writing it "
 		"again every %d ms\n", it->name, it->state, it->last_error, UNSTORED_RETRY_MS);
-	u->next = p->unstored;
-	p->unstored = u;
+	unstored_put(p->pl, u);
+	/* status shows the kept state (pipeline_unstored_state). */
+	pipe__changed(p->pl, it->name, "status", PIPELINE_MODIFIED);
+	pipe__changed(p->pl, it->name, "status.json", PIPELINE_MODIFIED);
 	if (!p->unstored_timer_init) {
 		if (uv_timer_init(&p->pl->loop, &p->unstored_timer))
 			return;
@@ -130,20 +163,19 @@ void pipe__unstored_keep(struct pipe *p, const struct item *it)
 
 void pipe__unstored_drop(struct pipe *p, int64_t item_id)
 {
-	unstored_free(unstored_take(p, item_id));
+	unstored_free(unstored_take(p->pl, item_id));
 }
 
 int pipe__unstored_flush(struct pipe *p, int64_t item_id)
 {
-	struct unstored *u = unstored_take(p, item_id);
+	struct unstored *u = unstored_take(p->pl, item_id);
 	int rc;
 
 	if (!u)
 		return 0;
 	rc = unstored_write(p, u);
 	if (rc) {
-		u->next = p->unstored;
-		p->unstored = u;
+		unstored_put(p->pl, u);
 		return rc;
 	}
 	unstored_free(u);
@@ -154,12 +186,33 @@ void pipe__unstored_stop(struct pipe *p)
 {
 	struct unstored *u;
 
-	while ((u = p->unstored)) {
-		p->unstored = u->next;
+	pthread_mutex_lock(&p->pl->unstored_lock);
+	while ((u = p->pl->unstored)) {
+		p->pl->unstored = u->next;
 		unstored_free(u);
 	}
+	pthread_mutex_unlock(&p->pl->unstored_lock);
 	if (p->unstored_timer_init) {
 		uv_close((uv_handle_t *)&p->unstored_timer, NULL);
 		p->unstored_timer_init = 0;
 	}
+}
+
+int pipeline_unstored_state(struct pipeline *pl, int64_t item_id, char *state, size_t state_size,
+			    char *stage, size_t stage_size, char *last_error, size_t error_size)
+{
+	struct unstored *u;
+	int found = 0;
+
+	pthread_mutex_lock(&pl->unstored_lock);
+	for (u = pl->unstored; u && u->item_id != item_id; u = u->next)
+		;
+	if (u) {
+		snprintf(state, state_size, "%s", u->state);
+		snprintf(stage, stage_size, "%s", u->stage);
+		snprintf(last_error, error_size, "%s", u->last_error);
+		found = 1;
+	}
+	pthread_mutex_unlock(&pl->unstored_lock);
+	return found;
 }

@@ -60,6 +60,10 @@ struct pipeline {
 	struct active_run active[ACTIVE_MAX]; /* protected by active_lock */
 	int nactive;                          /* protected by active_lock */
 
+	pthread_mutex_t unstored_lock;
+	struct unstored *unstored; /* protected by unstored_lock: states the store did not
+				    * take (pipe_full.c), written by the loop thread */
+
 	pthread_mutex_t q_lock;
 	struct pipe_cmd *q_head, *q_tail;    /* protected by q_lock */
 	int stopping;                        /* protected by q_lock */
@@ -189,7 +193,6 @@ struct pipe {
 	uv_timer_t gpu_timer;   /* rechecks held-back GPUs (pipe_recipe.c) */
 	int gpu_timer_init;     /* gpu_timer is initialised and not closed */
 	struct round_timer *round_timers; /* items waiting between rounds (pipe_round.c) */
-	struct unstored *unstored; /* states the store did not take (pipe_full.c) */
 	uv_timer_t unstored_timer; /* writes them again (pipe_full.c) */
 	int unstored_timer_init;   /* unstored_timer is initialised and not closed */
 };

@@ -31,6 +31,7 @@ int pipeline_open(const struct pipeline_options *opt, struct pipeline **out, cha
 		return -ENOMEM;
 	pthread_mutex_init(&pl->cfg_lock, NULL);
 	pthread_mutex_init(&pl->active_lock, NULL);
+	pthread_mutex_init(&pl->unstored_lock, NULL);
 	pthread_mutex_init(&pl->q_lock, NULL);
 	pl->store = opt->store;
 	pl->store_dir = opt->store_dir;
@@ -186,6 +187,7 @@ void pipeline_close(struct pipeline *pl)
 	free(pl->cfg_json);
 	pthread_mutex_destroy(&pl->cfg_lock);
 	pthread_mutex_destroy(&pl->active_lock);
+	pthread_mutex_destroy(&pl->unstored_lock);
 	pthread_mutex_destroy(&pl->q_lock);
 	free(pl);
 }
