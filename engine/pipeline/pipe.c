@@ -465,7 +465,8 @@ void pipe__run_seal(struct pipe *p, struct run *r, double duration_s)
 	r->duration_s = duration_s;
 	store_log_sha256(p->pl->store, r->id, r->log_sha256, &size);
 	r->log_size = size;
-	store_run_update(p->pl->store, r);
+	if (store_run_update(p->pl->store, r))
+		pipe__unsealed_keep(p, r); /* written again (pipe_full.c) */
 }
 
 /* Something of an item ended, so a slot may have opened for a queued item

@@ -1,5 +1,6 @@
 /*
- * pipe_full.c - states the store could not take (SPEC §8: a full disk).
+ * pipe_full.c - what the store could not take (SPEC §8: a full disk): item
+ * states, the ends of runs and their registry lines.
  * When the write of an item's state fails (ENOSPC, or any other error of
  * the store), the item would stay as the store has it, e.g. `running` for
  * a stage whose process has ended. Such a state is kept here, per item,
@@ -7,7 +8,10 @@
  * disk has room again) or a later state of the item replaces it; a ctl
  * command for the item first writes it (pipe__unstored_flush), and is
  * refused with the store's error while it cannot. Meanwhile status shows
- * the kept state (pipeline_unstored_state).
+ * the kept state (pipeline_unstored_state). The end of a run (its status,
+ * finish time, exit and the sha256 of its log) and a recipe run's registry
+ * line are kept the same way and written first, in the order they came,
+ * so that the line follows its run and a run is never left `running`.
  *
  * The list is struct pipeline's, under unstored_lock, which is never held
  * while the store is called; everything else here runs on the loop thread.
@@ -113,18 +117,176 @@ static int unstored_ids(struct pipeline *pl, int64_t *ids, int max)
 	return n;
 }
 
+/* ---- run ends and registry lines ---- */
+
+/* The end of a run that the store did not take, and its registry line. */
+struct unsealed {
+	int64_t run_id, item_id;
+	char item[ITEM_NAME_MAX + 1];
+	int sealed;             /* the run row holds its end (or never needed it) */
+	char status[16], finished_at[32];
+	double duration_s;
+	int has_exit_code, exit_code, signal;
+	char *note;
+	char *line;             /* the registry line to append; NULL: none */
+	struct unsealed *next;
+};
+
+static void unsealed_free(struct unsealed *u)
+{
+	if (!u)
+		return;
+	free(u->note);
+	free(u->line);
+	free(u);
+}
+
+/* The entry of run_id, made (sealed, without a line) when there is none;
+ * NULL when out of memory. */
+static struct unsealed *unsealed_get(struct pipe *p, int64_t run_id)
+{
+	struct unsealed *u;
+
+	for (u = p->unsealed; u; u = u->next)
+		if (u->run_id == run_id)
+			return u;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->run_id = run_id;
+	u->sealed = 1;
+	u->next = p->unsealed;
+	p->unsealed = u;
+	return u;
+}
+
+/* Writes what u keeps. 0 when all of it is stored now. */
+static int unsealed_write(struct pipe *p, struct unsealed *u)
+{
+	struct run r;
+	int64_t size;
+	int rc;
+
+	if (!u->sealed) {
+		rc = store_run_get(p->pl->store, u->run_id, &r);
+		if (rc == -ENOENT) {
+			u->sealed = 1;
+		} else if (rc == 0) {
+			snprintf(r.status, sizeof(r.status), "%s", u->status);
+			snprintf(r.finished_at, sizeof(r.finished_at), "%s", u->finished_at);
+			r.duration_s = u->duration_s;
+			r.has_exit_code = u->has_exit_code;
+			r.exit_code = u->exit_code;
+			r.signal = u->signal;
+			pipe__item_set(&r.note, u->note ? u->note : "");
+			rc = store_log_sha256(p->pl->store, r.id, r.log_sha256, &size);
+			if (rc == 0)
+				rc = store_run_update(p->pl->store, &r);
+			run_clear(&r);
+			if (rc == 0)
+				u->sealed = 1;
+		}
+		if (!u->sealed)
+			return rc ? rc : -EIO;
+	}
+	if (u->line) {
+		rc = store_registry_append(p->pl->store, u->item_id, u->line, "engine", u->run_id);
+		if (rc)
+			return rc;
+		free(u->line);
+		u->line = NULL;
+		pipe__changed(p->pl, u->item, "validation/registry.jsonl", PIPELINE_MODIFIED);
+		pipe__changed(p->pl, u->item, "validation/evidence.md", PIPELINE_MODIFIED);
+	}
+	return 0;
+}
+
+/* Starts the timer that writes kept things again, unless it runs. */
+static void retry_arm(struct pipe *p);
+
+void pipe__unsealed_keep(struct pipe *p, const struct run *r)
+{
+	struct unsealed *u;
+
+	if (p->shutting_down || !(u = unsealed_get(p, r->id)))
+		return;
+	u->item_id = r->item_id;
+	u->sealed = 0;
+	snprintf(u->status, sizeof(u->status), "%s", r->status);
+	snprintf(u->finished_at, sizeof(u->finished_at), "%s", r->finished_at);
+	u->duration_s = r->duration_s;
+	u->has_exit_code = r->has_exit_code;
+	u->exit_code = r->exit_code;
+	u->signal = r->signal;
+	free(u->note);
+	u->note = r->note ? strdup(r->note) : NULL;
+	fprintf(stderr, "packetfs: run %lld: the store did not take its end (%s); writing it "
+		"again every %d ms\n", (long long)r->id, r->status, UNSTORED_RETRY_MS);
+	retry_arm(p);
+}
+
+void pipe__unsealed_line(struct pipe *p, int64_t item_id, const char *item, int64_t run_id,
+			 const char *line)
+{
+	struct unsealed *u;
+
+	if (p->shutting_down || !(u = unsealed_get(p, run_id)))
+		return;
+	u->item_id = item_id;
+	snprintf(u->item, sizeof(u->item), "%s", item);
+	free(u->line);
+	u->line = strdup(line);
+	fprintf(stderr, "packetfs: %s: the store did not take the registry line of run %lld; "
+		"appending it again every %d ms\n", item, (long long)run_id, UNSTORED_RETRY_MS);
+	retry_arm(p);
+}
+
+/* Writes every kept run end and line, in the order they were kept (oldest
+ * last on the list: walked from its end, so that registry lines keep
+ * their order); stops at the first the store refuses. */
+static void unsealed_flush(struct pipe *p)
+{
+	struct unsealed **up, *u;
+
+	for (;;) {
+		/* The oldest entry: the list's last. */
+		for (up = &p->unsealed; *up && (*up)->next; up = &(*up)->next)
+			;
+		if (!(u = *up) || unsealed_write(p, u) != 0)
+			return;
+		*up = NULL;
+		unsealed_free(u);
+	}
+}
+
 static void retry_cb(uv_timer_t *t)
 {
 	struct pipe *p = t->data;
 	int64_t ids[64];
-	int i, n = unstored_ids(p->pl, ids, 64);
+	int i, n;
 
+	unsealed_flush(p);
+	n = unstored_ids(p->pl, ids, 64);
 	for (i = 0; i < n; i++)
 		if (pipe__unstored_flush(p, ids[i]) != 0)
 			break; /* the store still refuses: the next tick tries again */
-	if (unstored_ids(p->pl, ids, 1) == 0)
+	if (!p->unsealed && unstored_ids(p->pl, ids, 1) == 0)
 		uv_timer_stop(t);
 }
+
+static void retry_arm(struct pipe *p)
+{
+	if (!p->unstored_timer_init) {
+		if (uv_timer_init(&p->pl->loop, &p->unstored_timer))
+			return;
+		p->unstored_timer.data = p;
+		p->unstored_timer_init = 1;
+	}
+	if (!uv_is_active((uv_handle_t *)&p->unstored_timer))
+		uv_timer_start(&p->unstored_timer, retry_cb, UNSTORED_RETRY_MS, UNSTORED_RETRY_MS);
+}
+
+/* ---- item states ---- */
 
 void pipe__unstored_keep(struct pipe *p, const struct item *it)
 {
@@ -151,14 +313,7 @@ void pipe__unstored_keep(struct pipe *p, const struct item *it)
 	/* status shows the kept state (pipeline_unstored_state). */
 	pipe__changed(p->pl, it->name, "status", PIPELINE_MODIFIED);
 	pipe__changed(p->pl, it->name, "status.json", PIPELINE_MODIFIED);
-	if (!p->unstored_timer_init) {
-		if (uv_timer_init(&p->pl->loop, &p->unstored_timer))
-			return;
-		p->unstored_timer.data = p;
-		p->unstored_timer_init = 1;
-	}
-	if (!uv_is_active((uv_handle_t *)&p->unstored_timer))
-		uv_timer_start(&p->unstored_timer, retry_cb, UNSTORED_RETRY_MS, UNSTORED_RETRY_MS);
+	retry_arm(p);
 }
 
 void pipe__unstored_drop(struct pipe *p, int64_t item_id)
@@ -185,6 +340,7 @@ int pipe__unstored_flush(struct pipe *p, int64_t item_id)
 void pipe__unstored_stop(struct pipe *p)
 {
 	struct unstored *u;
+	struct unsealed *u2;
 
 	pthread_mutex_lock(&p->pl->unstored_lock);
 	while ((u = p->pl->unstored)) {
@@ -192,6 +348,10 @@ void pipe__unstored_stop(struct pipe *p)
 		unstored_free(u);
 	}
 	pthread_mutex_unlock(&p->pl->unstored_lock);
+	while ((u2 = p->unsealed)) {
+		p->unsealed = u2->next;
+		unsealed_free(u2);
+	}
 	if (p->unstored_timer_init) {
 		uv_close((uv_handle_t *)&p->unstored_timer, NULL);
 		p->unstored_timer_init = 0;

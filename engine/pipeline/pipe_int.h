@@ -193,7 +193,9 @@ struct pipe {
 	uv_timer_t gpu_timer;   /* rechecks held-back GPUs (pipe_recipe.c) */
 	int gpu_timer_init;     /* gpu_timer is initialised and not closed */
 	struct round_timer *round_timers; /* items waiting between rounds (pipe_round.c) */
-	uv_timer_t unstored_timer; /* writes them again (pipe_full.c) */
+	struct unsealed *unsealed; /* run ends and registry lines the store did not take
+				    * (pipe_full.c) */
+	uv_timer_t unstored_timer; /* writes them and the kept states again (pipe_full.c) */
 	int unstored_timer_init;   /* unstored_timer is initialised and not closed */
 };
 
@@ -374,6 +376,15 @@ void pipe__unstored_drop(struct pipe *p, int64_t item_id);
 /* Writes what was kept for the item now. 0 (also when nothing was kept)
  * or the store's negative errno (it stays kept). */
 int pipe__unstored_flush(struct pipe *p, int64_t item_id);
+/* Keeps the end of run r (status, finish time, duration, exit, note),
+ * which the store did not take, and writes it again every second, with
+ * the log's sha256 as the store has it then, until the store takes it. */
+void pipe__unsealed_keep(struct pipe *p, const struct run *r);
+/* Keeps the engine's registry line of run run_id (a copy of line), which
+ * the store did not take, and appends it once the run's end is stored and
+ * the store takes it. */
+void pipe__unsealed_line(struct pipe *p, int64_t item_id, const char *item, int64_t run_id,
+			 const char *line);
 /* Forgets everything kept and closes the timer (shutdown). */
 void pipe__unstored_stop(struct pipe *p);
 

@@ -54,6 +54,16 @@ loopfs_free
 # The store takes the state within a second or so: its event shows it.
 wait_for grep -q '"state":"failed"' "$d/events"
 check_failed
+# ... and so is the end of plan's run: no run row is left running, its log is sealed.
+running_runs()
+{
+	sqlite3 "$STORE/packetfs.db" "SELECT count(*) FROM runs WHERE status = 'running'"
+}
+wait_for test "$(running_runs)" = 0
+assert_eq succeeded "$(sqlite3 "$STORE/packetfs.db" "SELECT status FROM runs WHERE run_no = 1")" \
+	"plan's run"
+assert_eq 64 "$(sqlite3 "$STORE/packetfs.db" "SELECT length(log_sha256) FROM runs WHERE run_no = 1")" \
+	"plan's log sha256"
 # cancel has nothing to end; advance starts print and the item goes on to done.
 assert_fails_with EINVAL sh_write "$d/ctl" $'cancel\n'
 ctl "$M" fix-1 advance
