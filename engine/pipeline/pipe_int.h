@@ -276,7 +276,10 @@ int pipe__item_busy(struct pipe *p, int64_t id);
  * Starts stage i of the configuration in force for item it (checking
  * gates when check_gates). Returns 0 when the stage started (or the item
  * now waits or is blocked at a gate: the outcome is in the item), -EBUSY
- * when the parallel-items limit queues it, or another negative errno.
+ * when the parallel-items limit queues it, or another negative errno
+ * (-ENOSPC: the store's disk is full), with which nothing of the start is
+ * stored and *it is as it was: the run, the item running the stage and
+ * its events are written in one transaction (store_run_begin).
  */
 int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates);
 /* pipe__start_stage(p, it, i, 1) where no ctl write waits for the outcome
