@@ -67,7 +67,6 @@ struct open_file {
 	struct pfs_file *f;        /* constant */
 	uint64_t ino;              /* constant */
 	struct fuse_pollhandle *ph; /* protected by fs.open_lock: a poll waiting for a change */
-	int flush_failed;          /* a flush failed (fs_ops_file.c); atomic */
 	struct open_file *prev;    /* protected by fs.open_lock */
 	struct open_file *next;    /* protected by fs.open_lock */
 };

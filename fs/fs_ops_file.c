@@ -222,6 +222,12 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	if (r < 0)
 		goto fail;
 	fs__fill_entry(req, ino, &ps, seen, &e);
+	/* The document exists in the store only once a close commits it: if
+	 * none does (a full disk) the name must not stay in the kernel's
+	 * cache, or the next open with O_CREAT would be sent as a plain open
+	 * of it and fail with ENOENT. So the kernel asks again at its next
+	 * path walk, whose reply (the open document, or ENOENT) it caches. */
+	e.entry_timeout = 0;
 	r = open_add(fs, ino, f, fi);
 	if (r < 0) {
 		inode_forget(fs->inodes, ino, 1);
@@ -298,64 +304,16 @@ static void reply_sync(fuse_req_t req, struct fuse_file_info *fi,
 	fuse_reply_err(req, -sync(file_of(fi), &who));
 }
 
-/*
- * A document created through a handle whose commits all failed (a full
- * disk) does not exist in the store once the handle is released, but the
- * kernel holds the entry the create reply gave it: it would open the name
- * again without a create and get ENOENT. So after a release that follows
- * a failed flush, the entry of a name that no longer resolves is dropped
- * (the release is answered first; the kernel holds no directory lock for
- * it), and the next open with O_CREAT creates the document.
- */
-static void forget_uncommitted(struct fs *fs, const char *path)
-{
-	struct pfs_stat ps;
-	char *parent = NULL;
-	uint64_t pino;
-
-	if (engine_getattr(fs->engine, path, &ps) == -ENOENT &&
-	    fs__parent_of(path, &parent) == 0 && (pino = inode_peek(fs->inodes, parent)) != 0) {
-		const char *name = strrchr(path, '/') + 1;
-
-		fuse_lowlevel_notify_inval_entry(fs->se, pino, name, strlen(name));
-	}
-	free(parent);
-}
-
 void fs__op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct pfs_caller who;
-	int r;
-
-	(void)ino;
-	if (fi->fh == NOTIFY_FH) {
-		fuse_reply_err(req, 0);
-		return;
-	}
-	caller_of(req, &who);
-	r = engine_file_flush(file_of(fi), &who);
-	if (r < 0)
-		__atomic_store_n(&((struct open_file *)(uintptr_t)fi->fh)->flush_failed, 1,
-				 __ATOMIC_RELAXED);
-	fuse_reply_err(req, -r);
+	reply_sync(req, fi, engine_file_flush);
 }
 
 void fs__op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-	char *path = NULL;
-
-	if (fi->fh != NOTIFY_FH) {
-		if (__atomic_load_n(&((struct open_file *)(uintptr_t)fi->fh)->flush_failed,
-				    __ATOMIC_RELAXED) &&
-		    inode_path(fs->inodes, ino, &path) < 0)
-			path = NULL;
-		open_release(fs, fi);
-	}
+	if (fi->fh != NOTIFY_FH)
+		open_release(fs_of(req), fi);
 	fuse_reply_err(req, 0);
-	if (path)
-		forget_uncommitted(fs, path);
-	free(path);
 }
 
 void fs__op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)

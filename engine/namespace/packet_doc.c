@@ -128,6 +128,12 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 		if (d) {
 			if (excl)
 				return -EEXIST;
+			if (create) {
+				/* Made again: it resolves by name again (packet.c). */
+				pthread_mutex_lock(&d->lock);
+				d->commit_failed = 0;
+				pthread_mutex_unlock(&d->lock);
+			}
 			*out = d;
 			return 0;
 		}
@@ -270,6 +276,7 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 			d->stored = 1;
 			d->atime_ns = d->mtime_ns;
 		}
+		d->commit_failed = rc != 0;
 	}
 	if (rc == 0 && rev_id && rel)
 		*rev_id = store_doc_stat(e->store, d->item_id, rel, &m) == 0 ? m.rev_id : 0;
