@@ -222,6 +222,12 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	if (r < 0)
 		goto fail;
 	fs__fill_entry(req, ino, &ps, seen, &e);
+	/* The document exists in the store only once a close commits it: if
+	 * none does (a full disk) the name must not stay in the kernel's
+	 * cache, or the next open with O_CREAT would be sent as a plain open
+	 * of it and fail with ENOENT. So the kernel asks again at its next
+	 * path walk, whose reply (the open document, or ENOENT) it caches. */
+	e.entry_timeout = 0;
 	r = open_add(fs, ino, f, fi);
 	if (r < 0) {
 		inode_forget(fs->inodes, ino, 1);

@@ -52,6 +52,8 @@ DAEMON_PIDS=()  # daemon pid of each entry of MOUNTS (parallel array)
 BG_PIDS=()      # background helpers (watchers, tail -f) started by the test
 EXTRA_DIRS=()   # directories outside $T the test made (a server's files that another user must
                 # reach), removed with $T
+CLEANUP_HOOKS=() # functions cleanup calls once the mounts are undone and the processes under $T
+                # ended, before $T is removed (tests/loopfs.sh unmounts its file system)
 
 # Items on a mount, so that failure diagnostics can show their status.
 STORE="" M="" REPO="" ORIGIN=""
@@ -147,6 +149,9 @@ cleanup()
 	done
 	kill_strays TERM || true
 	kill_strays KILL || true
+	for i in "${!CLEANUP_HOOKS[@]}"; do
+		"${CLEANUP_HOOKS[$i]}" || true
+	done
 	for i in "${!MOUNTS[@]}"; do
 		if timeout 5 mountpoint -q "${MOUNTS[$i]}" 2>/dev/null; then
 			echo "$TEST_NAME: ${MOUNTS[$i]} still mounted; leaving $T" >&2

@@ -57,7 +57,11 @@ void packet__node_clear(struct node *n)
 	n->has_item = 0;
 }
 
-/* Resolves a document path inside an item: open documents first. */
+/* Resolves a document path inside an item: open documents first, but for
+ * a new one whose commit failed (a full disk): the close that reported
+ * the failure ended its creation, and the next open of the name creates
+ * it again (the kernel must not be told it exists, or it would send that
+ * open without O_CREAT). */
 static int resolve_doc(struct engine *e, struct node *n)
 {
 	struct open_doc *d;
@@ -65,6 +69,15 @@ static int resolve_doc(struct engine *e, struct node *n)
 
 	pthread_mutex_lock(&e->files_lock);
 	d = packet__od_find_locked(e, n->item.id, n->rel);
+	if (d) {
+		int hidden;
+
+		pthread_mutex_lock(&d->lock);
+		hidden = !d->stored && d->commit_failed;
+		pthread_mutex_unlock(&d->lock);
+		if (hidden)
+			d = NULL;
+	}
 	if (d) {
 		packet__od_meta(e, d, &n->doc);
 		n->kind = N_DOC;

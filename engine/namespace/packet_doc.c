@@ -128,6 +128,12 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 		if (d) {
 			if (excl)
 				return -EEXIST;
+			if (create) {
+				/* Made again: it resolves by name again (packet.c). */
+				pthread_mutex_lock(&d->lock);
+				d->commit_failed = 0;
+				pthread_mutex_unlock(&d->lock);
+			}
 			*out = d;
 			return 0;
 		}
@@ -270,6 +276,7 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 			d->stored = 1;
 			d->atime_ns = d->mtime_ns;
 		}
+		d->commit_failed = rc != 0;
 	}
 	if (rc == 0 && rev_id && rel)
 		*rev_id = store_doc_stat(e->store, d->item_id, rel, &m) == 0 ? m.rev_id : 0;
@@ -407,14 +414,22 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 	runner_user_free(user);
 	if (rc) {
 		fprintf(stderr, "packetfs: mkdir %s: %s\n", name, err);
-		return rc == -EEXIST ? -EEXIST : rc == -ENOENT ? -ENOENT : -EIO;
+		return rc == -EEXIST || rc == -ENOENT || rc == -ENOSPC || rc == -EDQUOT ? rc : -EIO;
 	}
 	/* The root has no set-group-ID bit: the item takes its maker's group. */
 	rc = store_item_create_owned(e->store, name, branch, cfg->base,
 				     packet__store_uid(e, who ? who->uid : e->uid),
 				     packet__store_gid(e, who ? who->gid : e->gid), mode, &id);
-	if (rc)
+	if (rc) {
+		/* No half-made item: the branch and worktree go again, so that
+		 * the same mkdir succeeds once the store can take it. */
+		int undo = repo_item_remove(cfg->repo, branch, name, wt);
+
+		fprintf(stderr, "packetfs: mkdir %s: the store refused the item: %s%s%s\n", name,
+			strerror(-rc), undo ? "; its branch or worktree remain: " : "",
+			undo ? strerror(-undo) : "");
 		return rc;
+	}
 	{
 		char extra[256];
 

@@ -81,6 +81,8 @@ struct open_doc {
 	struct buf content;   /* protected by lock */
 	int dirty;            /* protected by lock */
 	int stored;           /* protected by lock: exists in the store */
+	int commit_failed;    /* protected by lock: its last commit failed (a full disk):
+	                       * never stored, it no longer resolves by name */
 	mode_t mode;          /* protected by lock */
 	uid_t uid;            /* protected by lock: owner and group, as the store keeps them */
 	gid_t gid;            /* protected by lock */

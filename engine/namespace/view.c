@@ -255,10 +255,21 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128], running[512];
 	char **names = NULL;
 	struct digest_render r;
-	char round[32] = "";
+	char round[32] = "", kept_state[32], kept_stage[128], kept_error[1024];
+	struct item shown;
 	int rc = 0, vstale, astale, rounds_max = 0;
 	size_t k;
 
+	/* A state the store did not take yet (a full disk) is the item's
+	 * state all the same: a stage that ended is not shown running. */
+	if (pipeline_unstored_state(e->pl, it->id, kept_state, sizeof(kept_state), kept_stage,
+				    sizeof(kept_stage), kept_error, sizeof(kept_error))) {
+		shown = *it;
+		shown.state = kept_state;
+		shown.stage = kept_stage;
+		shown.last_error = kept_error;
+		it = &shown;
+	}
 	item_title(e, it, title, sizeof(title));
 	for (k = 0; k < cfg->nstages; k++)
 		if (cfg->stages[k].rounds_max && strcmp(cfg->stages[k].name, it->stage) == 0)

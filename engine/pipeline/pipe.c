@@ -65,8 +65,7 @@ void pipe__event(struct pipe *p, const struct item *it, const char *type, const 
 	pipeline_event(p->pl, it->id, it->name, type, extra);
 }
 
-/* A JSON string literal for s (static buffer use only in one expression). */
-static char *jstr(const char *s)
+char *pipe__json_string(const char *s)
 {
 	cJSON *j = cJSON_CreateString(s ? s : "");
 	char *out = j ? cJSON_PrintUnformatted(j) : NULL;
@@ -76,44 +75,82 @@ static char *jstr(const char *s)
 }
 
 /* Sets state (and last_error), writes the item and records an event. */
-void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error)
+int pipe__state_write(struct pipe *p, struct item *it, const char *state, const char *error)
 {
 	char *q;
+	int rc;
 
 	pipe__item_set(&it->state, state);
 	/* A warning (uncommitted changes left by print) outlives the states
 	 * that follow; only an error replaces it. */
 	if (error && !(error[0] == '\0' && strncmp(it->last_error, "warning: ", 9) == 0))
 		pipe__item_set(&it->last_error, error);
-	pipe__item_write(p, it);
-	q = jstr(it->last_error);
+	rc = pipe__item_write(p, it);
+	if (rc)
+		return rc;
+	pipe__unstored_drop(p, it->id);
+	q = pipe__json_string(it->last_error);
 	pipe__event(p, it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s", state,
 		    it->stage, q ? q : "\"\"");
 	free(q);
+	return 0;
 }
 
-void pipe__item_write(struct pipe *p, struct item *it)
+void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error)
+{
+	/* Written again until the store takes it (pipe_full.c). */
+	if (pipe__state_write(p, it, state, error))
+		pipe__unstored_keep(p, it);
+}
+
+void pipe__item_written(struct pipe *p, const struct item *it)
 {
 	/* The item's fixed directories are dated by its updated time
 	 * (packet__node_stat). */
 	static const char *const dated[] = { "stages", "validation", "validation/logs", ".history" };
 	size_t i;
 
-	if (store_item_update(p->pl->store, it) == 0) {
-		pipe__changed(p->pl, it->name, "status", PIPELINE_MODIFIED);
-		pipe__changed(p->pl, it->name, "status.json", PIPELINE_MODIFIED);
-		for (i = 0; i < sizeof(dated) / sizeof(dated[0]); i++)
-			pipe__changed(p->pl, it->name, dated[i], PIPELINE_TIMES);
+	pipe__changed(p->pl, it->name, "status", PIPELINE_MODIFIED);
+	pipe__changed(p->pl, it->name, "status.json", PIPELINE_MODIFIED);
+	for (i = 0; i < sizeof(dated) / sizeof(dated[0]); i++)
+		pipe__changed(p->pl, it->name, dated[i], PIPELINE_TIMES);
+}
+
+int pipe__item_write(struct pipe *p, struct item *it)
+{
+	int rc = store_item_update(p->pl->store, it);
+
+	if (rc == 0)
+		pipe__item_written(p, it);
+	return rc;
+}
+
+void pipe__log_append(struct pipe *p, struct job *j, const void *data, size_t len)
+{
+	int rc = store_log_append(p->pl->store, j->run.id, data, len);
+
+	if (rc == 0) {
+		pipe__changed(p->pl, j->item, j->run.log_path, PIPELINE_MODIFIED);
+	} else {
+		/* The run cannot count as whole: its end says so (pipe_stage.c,
+		 * pipe_recipe.c). */
+		j->log_lost += len;
+		j->log_errno = -rc;
 	}
 }
 
-void pipe__log_append(struct pipe *p, const struct job *j, const void *data, size_t len)
+int pipe__log_lost(const struct job *j, char *out, size_t size)
 {
-	if (store_log_append(p->pl->store, j->run.id, data, len) == 0)
-		pipe__changed(p->pl, j->item, j->run.log_path, PIPELINE_MODIFIED);
+	if (!j->log_lost)
+		return 0;
+	snprintf(out, size, "%s: %llu bytes of its output were not stored (%s)",
+		 j->log_errno == ENOSPC || j->log_errno == EDQUOT ? "the disk was full"
+								  : "the store failed",
+		 (unsigned long long)j->log_lost, strerror(j->log_errno));
+	return 1;
 }
 
-void pipe__log_line(struct pipe *p, const struct job *j, const char *fmt, ...)
+void pipe__log_line(struct pipe *p, struct job *j, const char *fmt, ...)
 {
 	char line[2048];
 	va_list ap;
@@ -291,32 +328,80 @@ static void on_output(void *arg, const char *data, size_t len)
 	pipe__log_append(j->p, j, data, len);
 }
 
-/* Creates the run row of a new job (run number, log path, status). */
-int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
-		       const char *name, const char *status)
+/* What store_run_begin's callback needs to name a job's run. */
+struct run_naming {
+	const struct item *it;
+	const char *stamp;    /* a recipe log's UTC stamp; NULL for a stage */
+	const char *event;    /* the event to add with the run (NULL: none) */
+	int round, rounds_max;
+};
+
+/* store_run_begin's callback: the log path from the run number and the
+ * stage_started event that names them. Under the store's lock. */
+static int name_run(void *arg, struct run *r, struct buf *event)
 {
-	char stamp[32], path[PATH_MAX], head[41] = "";
+	struct run_naming *n = arg;
+	char path[PATH_MAX], extra[PATH_MAX + 1024], *q;
+
+	if (n->stamp)
+		snprintf(path, sizeof(path), "validation/logs/%s-%s-%d.log", n->stamp, r->name,
+			 r->run_no);
+	else
+		snprintf(path, sizeof(path), "stages/%d-%s.log", r->run_no, r->name);
+	free(r->log_path);
+	r->log_path = strdup(path);
+	if (!r->log_path)
+		return -ENOMEM;
+	if (!n->event)
+		return 0;
+	q = pipe__json_string(n->it->last_error);
+	snprintf(extra, sizeof(extra), ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s",
+		 n->it->state, n->it->stage, q ? q : "\"\"");
+	free(q);
+	pipe__event_text(event, n->it->name, "state", extra);
+	buf_append(event, "\n", 1);
+	if (n->rounds_max)
+		snprintf(extra, sizeof(extra), ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,"
+			 "\"log\":\"%s\",\"round\":%d", r->name, r->run_no, n->it->iteration, path,
+			 n->round);
+	else
+		snprintf(extra, sizeof(extra), ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,"
+			 "\"log\":\"%s\"", r->name, r->run_no, n->it->iteration, path);
+	pipe__event_text(event, n->it->name, n->event, extra);
+	buf_append(event, "\n", 1);
+	return event->data ? 0 : -ENOMEM;
+}
+
+/*
+ * Creates the run row of a new job (run number, log path, status) in one
+ * transaction with, when write is not NULL, the item written as it is now
+ * and a stage_started event (a stage's start: see pipe__start_stage).
+ */
+static int job_begin(struct pipe *p, struct job *j, const struct item *it, struct item *write,
+		     const char *kind, const char *name, const char *status)
+{
+	char stamp[32], head[41] = "";
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct run_naming n = { it, NULL, write ? "stage_started" : NULL, it->round, 0 };
 	int rc;
 
-	rc = store_item_next_run(p->pl->store, it->id, &j->run.run_no);
-	if (rc)
-		return rc;
-	if (strcmp(kind, "stage") == 0) {
-		snprintf(path, sizeof(path), "stages/%d-%s.log", j->run.run_no, name);
-	} else {
+	if (strcmp(kind, "stage") != 0) {
 		util_stamp_file(util_now_ns(), stamp);
-		snprintf(path, sizeof(path), "validation/logs/%s-%s-%d.log", stamp, name, j->run.run_no);
+		n.stamp = stamp;
+	} else {
+		size_t i;
+
+		if (config_stage(cfg, name, &i))
+			n.rounds_max = cfg->stages[i].rounds_max;
 	}
 	repo_branch_head(cfg->repo, it->branch, head);
 	j->run.item_id = it->id;
 	snprintf(j->run.kind, sizeof(j->run.kind), "%s", kind);
 	j->run.name = strdup(name);
-	j->run.log_path = strdup(path);
 	j->run.command = strdup("");
 	j->run.note = strdup("");
 	j->run.gpus = strdup("[]");
-	if (!j->run.name || !j->run.log_path || !j->run.command || !j->run.note || !j->run.gpus)
+	if (!j->run.name || !j->run.command || !j->run.note || !j->run.gpus)
 		return -ENOMEM;
 	j->run.iteration = it->iteration;
 	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
@@ -326,10 +411,16 @@ int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, con
 										  : "local");
 	now_text(j->run.started_at);
 	snprintf(j->item, sizeof(j->item), "%s", it->name);
-	rc = store_run_insert(p->pl->store, &j->run);
+	rc = store_run_begin(p->pl->store, &j->run, write, name_run, &n);
 	if (rc == 0)
 		pipe__changed(p->pl, it->name, j->run.log_path, PIPELINE_CREATED);
 	return rc;
+}
+
+int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
+		       const char *name, const char *status)
+{
+	return job_begin(p, j, it, NULL, kind, name, status);
 }
 
 static void on_exit_cb(void *arg, const struct runner_result *res);
@@ -389,7 +480,8 @@ void pipe__run_seal(struct pipe *p, struct run *r, double duration_s)
 	r->duration_s = duration_s;
 	store_log_sha256(p->pl->store, r->id, r->log_sha256, &size);
 	r->log_size = size;
-	store_run_update(p->pl->store, r);
+	if (store_run_update(p->pl->store, r))
+		pipe__unsealed_keep(p, r); /* written again (pipe_full.c) */
 }
 
 /* Something of an item ended, so a slot may have opened for a queued item
@@ -497,50 +589,58 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 		pipe__set_state(p, it, "queued", "");
 		return -EBUSY;
 	}
-	/* Later stages' results are stale from here on. */
+	/* Nothing of the start is stored unless all of it is (a run row, the
+	 * item running the stage, its stage_started event), in one
+	 * transaction: on a failure (a full disk) the item stays as it was,
+	 * in the store and in *it. */
 	{
+		struct item before;
 		size_t k;
 
+		if (item_copy(&before, it))
+			return -ENOMEM;
 		for (k = i; k < cfg->nstages; k++) {
+			/* Later stages' results are stale from here on. */
 			if (cfg->stages[k].recipes_from_plan)
 				pipe__set_verdict(it, "", NULL);
 			if (config_stage_reviews(&cfg->stages[k]))
 				pipe__set_assessment(it, "", NULL);
 		}
+		pipe__item_set(&it->stage, st->name);
+		it->stage_ok = 0;
+		pipe__item_set(&it->disposition, ""); /* a new plan may end it again */
+		if (st->rounds_max)
+			pipe__round_begin(p, it, st);
+		if (pipe__is_print_stage(cfg, st)) {
+			pipe__item_set(&it->last_error, ""); /* its old warning goes with the new run */
+			it->approved = 0;                     /* a new change needs a new approve */
+		}
+		pipe__item_set(&it->state, "running");
+		if (strncmp(it->last_error, "warning: ", 9) != 0)
+			pipe__item_set(&it->last_error, "");
+		j = calloc(1, sizeof(*j));
+		rc = j ? 0 : -ENOMEM;
+		if (j) {
+			j->p = p;
+			j->item_id = it->id;
+			snprintf(j->item, sizeof(j->item), "%s", it->name);
+			j->is_stage = 1;
+			j->stage_index = (int)i;
+			j->cfg = cfg;
+			rc = job_begin(p, j, it, it, "stage", st->name, "running");
+		}
+		if (rc) {
+			pipe__job_free(j);
+			item_clear(it);
+			*it = before;
+			return rc;
+		}
+		if (before.approved && !it->approved)
+			pipe__event(p, it, "approve_dropped", ",\"stage\":\"%s\"", st->name);
+		item_clear(&before);
 	}
-	pipe__item_set(&it->stage, st->name);
-	it->stage_ok = 0;
-	pipe__item_set(&it->disposition, ""); /* a new plan may end it again */
-	if (st->rounds_max)
-		pipe__round_begin(p, it, st);
-	if (pipe__is_print_stage(cfg, st)) {
-		pipe__item_set(&it->last_error, ""); /* its old warning goes with the new run */
-		pipe__drop_approve(p, it, st->name);  /* a new change needs a new approve */
-	}
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return -ENOMEM;
-	j->p = p;
-	j->item_id = it->id;
-	snprintf(j->item, sizeof(j->item), "%s", it->name);
-	j->is_stage = 1;
-	j->stage_index = (int)i;
-	j->cfg = cfg;
-	rc = pipe__job_open_run(p, j, it, "stage", st->name, "running");
-	if (rc) {
-		pipe__job_free(j);
-		pipe__set_state(p, it, "failed", "cannot record the stage run in the store");
-		return rc;
-	}
-	pipe__set_state(p, it, "running", "");
-	if (st->rounds_max)
-		pipe__event(p, it, "stage_started", ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,"
-			    "\"log\":\"%s\",\"round\":%d", st->name, j->run.run_no, it->iteration,
-			    j->run.log_path, it->round);
-	else
-		pipe__event(p, it, "stage_started",
-			    ",\"stage\":\"%s\",\"run\":%d,\"iteration\":%d,\"log\":\"%s\"", st->name,
-			    j->run.run_no, it->iteration, j->run.log_path);
+	pipe__item_written(p, it);
+	pipe__event_added(p->pl, it->name, "state");
 	if (st->rounds_max)
 		pipe__log_line(p, j, "[packetfs] stage %s, item %s, round %d of at most %d, run %d\n",
 			       st->name, it->name, it->round, st->rounds_max, j->run.run_no);
@@ -565,6 +665,22 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 	}
 	pipe__spawn_stage(p, j, st, it);
 	return 0;
+}
+
+void pipe__start_stage_auto(struct pipe *p, struct item *it, size_t i)
+{
+	const struct pfs_config *cfg = pipeline_config_get(p->pl);
+	char why[512];
+	int rc = pipe__start_stage(p, it, i, 1);
+
+	if (rc == 0 || rc == -EBUSY)
+		return;
+	it->stage_ok = 0;
+	pipe__item_set(&it->stage, cfg->stages[i].name);
+	snprintf(why, sizeof(why), "%s: cannot start: %s%s", cfg->stages[i].name, strerror(-rc),
+		 rc == -ENOSPC || rc == -EDQUOT ? " (the store's disk is full; free space, then "
+						  "advance)" : "");
+	pipe__set_state(p, it, "failed", why);
 }
 
 /* ---- lifecycle ---- */
@@ -624,7 +740,7 @@ static int resume_one(void *arg, const struct item *it0)
 	if (store_item_get_id(p->pl->store, it0->id, &it))
 		return 0;
 	if (pipe__next_stage(p, &it, &i, why, sizeof(why)) == 0)
-		pipe__start_stage(p, &it, i, 1);
+		pipe__start_stage_auto(p, &it, i);
 	else
 		pipe__set_state(p, &it, "failed", why);
 	item_clear(&it);
@@ -642,6 +758,7 @@ void pipe_shutdown(struct pipe *p)
 
 	p->shutting_down = 1;
 	pipe__gpu_stop(p);
+	pipe__unstored_stop(p);
 	pipe__round_shutdown(p);
 	while ((j = p->queue)) {
 		p->queue = j->next;

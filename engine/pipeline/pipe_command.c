@@ -157,7 +157,7 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 	const struct recipe_catalog *cat;
 	struct batch *b = rerun_batch(p, it->id);
 	char **names = NULL;
-	int fresh = 0, rc = 0;
+	int rc = 0;
 	size_t k;
 
 	if (busy && !b) {
@@ -187,14 +187,23 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 	if (rc == 0 && !b) {
 		b = calloc(1, sizeof(*b));
 		if (b) {
-			fresh = 1;
 			b->item_id = it->id;
 			snprintf(b->item, sizeof(b->item), "%s", it->name);
 			b->rerun = 1;
 			snprintf(b->prev_state, sizeof(b->prev_state), "%s", it->state);
 			b->prev_error = strdup(it->last_error);
-			b->next = p->batches;
-			p->batches = b;
+			/* The item runs before anything is queued: a state the
+			 * store refuses (a full disk) refuses the command whole. */
+			rc = pipe__state_write(p, it, "running", "");
+			if (rc) {
+				snprintf(why, size, "rerun: %s", strerror(-rc));
+				free(b->prev_error);
+				free(b);
+				b = NULL;
+			} else {
+				b->next = p->batches;
+				p->batches = b;
+			}
 		} else {
 			rc = -ENOMEM;
 		}
@@ -207,8 +216,6 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 	strv_free(names);
 	if (rc)
 		return rc;
-	if (fresh)
-		pipe__set_state(p, it, "running", "");
 	pipe__pump(p);
 	b->pending--;
 	pipe__batch_step(p, b);
@@ -223,6 +230,19 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 	size_t i;
 	int rc = 0, busy;
 
+	if (store_item_get(p->pl->store, cmd->item, &it)) {
+		snprintf(cmd->msg, sizeof(cmd->msg), "no such item");
+		return -ENOENT;
+	}
+	/* A state of the item that the store did not take (a full disk) is
+	 * written first; while it cannot be, every command is refused. */
+	if (!cmd->refused && (rc = pipe__unstored_flush(p, it.id)) != 0) {
+		snprintf(cmd->msg, sizeof(cmd->msg), "%s: the item's last state (%s) is not stored "
+			 "yet: %s", v, it.state, strerror(-rc));
+		item_clear(&it);
+		return rc;
+	}
+	item_clear(&it); /* read again: the flush may have written it */
 	if (store_item_get(p->pl->store, cmd->item, &it)) {
 		snprintf(cmd->msg, sizeof(cmd->msg), "no such item");
 		return -ENOENT;
@@ -258,7 +278,7 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 	} else if (strcmp(v, "cancel") == 0 && !cmd->arg[0]) {
 		if (!cancel_item(p, &it)) {
 			if (strcmp(it.state, "queued") == 0) {
-				pipe__set_state(p, &it, "failed", "cancelled while queued");
+				rc = pipe__state_write(p, &it, "failed", "cancelled while queued");
 			} else {
 				snprintf(cmd->msg, sizeof(cmd->msg), "cancel: nothing is running for this item");
 				rc = -EINVAL;
@@ -266,7 +286,8 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 		}
 	} else if (strcmp(v, "approve") == 0 && !cmd->arg[0]) {
 		it.approved = 1;
-		pipe__item_write(p, &it);
+		if ((rc = pipe__item_write(p, &it)) != 0)
+			goto out;
 		pipe__event(p, &it, "approved", NULL);
 		if (strcmp(it.state, "waiting") == 0 && !it.hold &&
 		    pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0 && cfg->stages[i].gate_approve) {
@@ -277,11 +298,13 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 		cmd->msg[0] = '\0';
 	} else if (strcmp(v, "hold") == 0 && !cmd->arg[0]) {
 		it.hold = 1;
-		pipe__item_write(p, &it);
+		if ((rc = pipe__item_write(p, &it)) != 0)
+			goto out;
 		pipe__event(p, &it, "hold", NULL);
 	} else if (strcmp(v, "release") == 0 && !cmd->arg[0]) {
 		it.hold = 0;
-		pipe__item_write(p, &it);
+		if ((rc = pipe__item_write(p, &it)) != 0)
+			goto out;
 		pipe__event(p, &it, "release", NULL);
 		if (strcmp(it.state, "waiting") == 0 &&
 		    pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0) {
@@ -298,7 +321,8 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 			rc = -EBUSY;
 		} else {
 			it.archived = 1;
-			pipe__item_write(p, &it);
+			if ((rc = pipe__item_write(p, &it)) != 0)
+				goto out;
 			pipe__event(p, &it, "archived", NULL);
 			pipe__changed(p->pl, NULL, it.name, PIPELINE_ARCHIVED);
 		}
@@ -307,6 +331,7 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 			 cmd->arg[0] ? " " : "", cmd->arg);
 		rc = -EINVAL;
 	}
+out:
 	if (rc && !cmd->msg[0])
 		snprintf(cmd->msg, sizeof(cmd->msg), "%s", strerror(-rc));
 	{

@@ -9,6 +9,7 @@
  * publish), pipe_recipe.c (one recipe run), pipe_queue.c (the recipe queue
  * and needs), pipe_batch.c (batches, the end of a validation),
  * pipe_record.c (recorded runs), pipe_recover.c (crash recovery),
+ * pipe_full.c (states a full disk kept out of the store),
  * pipe_slurm.c (the Slurm executor). Not for the layers above: pipeline.h
  * is the contract.
  *
@@ -59,6 +60,10 @@ struct pipeline {
 	struct active_run active[ACTIVE_MAX]; /* protected by active_lock */
 	int nactive;                          /* protected by active_lock */
 
+	pthread_mutex_t unstored_lock;
+	struct unstored *unstored; /* protected by unstored_lock: states the store did not
+				    * take (pipe_full.c), written by the loop thread */
+
 	pthread_mutex_t q_lock;
 	struct pipe_cmd *q_head, *q_tail;    /* protected by q_lock */
 	int stopping;                        /* protected by q_lock */
@@ -75,6 +80,11 @@ struct pipeline {
 /* Tells the hooks that item's rel (item NULL: a root path) changed. */
 void pipe__changed(struct pipeline *pl, const char *item, const char *rel,
 		   enum pipeline_change what);
+/* Appends to b the text of an event line (pipeline_event's format). */
+void pipe__event_text(struct buf *b, const char *item, const char *type, const char *extra_json);
+/* Tells the hooks what an event of type added for item (NULL: none)
+ * changed: events, the item's events and status. */
+void pipe__event_added(struct pipeline *pl, const char *item, const char *type);
 /* Tells the hooks that document rel of item item_id was written to the
  * store by the pipeline (created: it is new), then that it changed. */
 void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, const char *rel,
@@ -148,6 +158,8 @@ struct job {
 				 * exit status, 0 settled or 75 not settled */
 	double round_prog_s;    /* ... the seconds its program ran */
 	uint64_t round_exit_ms; /* ... and uv_now when it exited */
+	uint64_t log_lost;      /* bytes of output its log could not store (a full disk) */
+	int log_errno;          /* ... and why (the last such error, positive) */
 	struct job *next;
 };
 
@@ -181,6 +193,10 @@ struct pipe {
 	uv_timer_t gpu_timer;   /* rechecks held-back GPUs (pipe_recipe.c) */
 	int gpu_timer_init;     /* gpu_timer is initialised and not closed */
 	struct round_timer *round_timers; /* items waiting between rounds (pipe_round.c) */
+	struct unsealed *unsealed; /* run ends and registry lines the store did not take
+				    * (pipe_full.c) */
+	uv_timer_t unstored_timer; /* writes them and the kept states again (pipe_full.c) */
+	int unstored_timer_init;   /* unstored_timer is initialised and not closed */
 };
 
 /* ---- pipe.c ---- */
@@ -194,13 +210,25 @@ void pipe__event(struct pipe *p, const struct item *it, const char *type, const 
 /* Sets state and last_error (NULL keeps it, and so does "" a warning),
  * writes the item and records an event. */
 void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error);
+/* The same, but a state the store does not take is not kept: returns 0 or
+ * the store's negative errno (the row and its events as they were). */
+int pipe__state_write(struct pipe *p, struct item *it, const char *state, const char *error);
 /* Writes the item row (store_item_update) and tells watchers that its
- * status changed. */
-void pipe__item_write(struct pipe *p, struct item *it);
+ * status changed. 0 or a negative errno (-ENOSPC: the disk is full; the
+ * row is as it was). */
+int pipe__item_write(struct pipe *p, struct item *it);
+/* Tells the hooks that the item row of it was written (status, the dated
+ * directories). */
+void pipe__item_written(struct pipe *p, const struct item *it);
+/* A JSON string literal for s (malloc'd; NULL when out of memory). */
+char *pipe__json_string(const char *s);
 /* Appends len bytes to the log of job j's run and tells watchers. */
-void pipe__log_append(struct pipe *p, const struct job *j, const void *data, size_t len);
+void pipe__log_append(struct pipe *p, struct job *j, const void *data, size_t len);
+/* "the disk was full: N bytes of its output were not stored (why)" into
+ * out when j's log lost output (pipe__log_append); 0 when it lost none. */
+int pipe__log_lost(const struct job *j, char *out, size_t size);
 /* Appends a formatted line (at most 2 KiB) to the log of job j's run. */
-void pipe__log_line(struct pipe *p, const struct job *j, const char *fmt, ...)
+void pipe__log_line(struct pipe *p, struct job *j, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The environment of a stage or (recipe != NULL) recipe process (SPEC
  * §5): the daemon's, the stage's own "env" over it (stages only), then
@@ -248,9 +276,17 @@ int pipe__item_busy(struct pipe *p, int64_t id);
  * Starts stage i of the configuration in force for item it (checking
  * gates when check_gates). Returns 0 when the stage started (or the item
  * now waits or is blocked at a gate: the outcome is in the item), -EBUSY
- * when the parallel-items limit queues it, or another negative errno.
+ * when the parallel-items limit queues it, or another negative errno
+ * (-ENOSPC: the store's disk is full), with which nothing of the start is
+ * stored and *it is as it was: the run, the item running the stage and
+ * its events are written in one transaction (store_run_begin).
  */
 int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates);
+/* pipe__start_stage(p, it, i, 1) where no ctl write waits for the outcome
+ * (an advance after a stage, a loop back, a round, a resume): a stage that
+ * cannot start (a full disk: its start was not stored) leaves the item
+ * failed, saying why, instead of as it was. */
+void pipe__start_stage_auto(struct pipe *p, struct item *it, size_t i);
 
 /* ---- pipe_stage.c ---- */
 /* Whether st changes code: "print", or any stage a review loops back to. */
@@ -331,6 +367,29 @@ void pipe__set_assessment(struct item *it, const char *assessment, const char *h
  * "" into out. */
 void pipe__doc_marker(struct pipe *p, const struct item *it, const char *doc, const char *key,
 		      char *out, size_t size);
+
+/* ---- pipe_full.c ---- */
+
+/* Keeps it's state, stage, stage_ok and last_error, which the store did
+ * not take (a full disk), and writes them again every second until it
+ * takes them; replaces what was kept for the item before. */
+void pipe__unstored_keep(struct pipe *p, const struct item *it);
+/* Forgets what was kept for the item (a later state was stored). */
+void pipe__unstored_drop(struct pipe *p, int64_t item_id);
+/* Writes what was kept for the item now. 0 (also when nothing was kept)
+ * or the store's negative errno (it stays kept). */
+int pipe__unstored_flush(struct pipe *p, int64_t item_id);
+/* Keeps the end of run r (status, finish time, duration, exit, note),
+ * which the store did not take, and writes it again every second, with
+ * the log's sha256 as the store has it then, until the store takes it. */
+void pipe__unsealed_keep(struct pipe *p, const struct run *r);
+/* Keeps the engine's registry line of run run_id (a copy of line), which
+ * the store did not take, and appends it once the run's end is stored and
+ * the store takes it. */
+void pipe__unsealed_line(struct pipe *p, int64_t item_id, const char *item, int64_t run_id,
+			 const char *line);
+/* Forgets everything kept and closes the timer (shutdown). */
+void pipe__unstored_stop(struct pipe *p);
 
 /* ---- pipe_recipe.c ---- */
 

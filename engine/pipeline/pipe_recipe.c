@@ -174,6 +174,9 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 		if (store_registry_append(p->pl->store, j->item_id, line, "engine", j->run.id) == 0) {
 			pipe__changed(p->pl, j->item, "validation/registry.jsonl", PIPELINE_MODIFIED);
 			pipe__changed(p->pl, j->item, "validation/evidence.md", PIPELINE_MODIFIED);
+		} else {
+			/* Appended once the store takes it (pipe_full.c). */
+			pipe__unsealed_line(p, j->item_id, j->item, j->run.id, line);
 		}
 		free(line);
 	}
@@ -469,6 +472,12 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 			 res->leftovers, res->kill_signal);
 	if (strcmp(status, "validated") == 0 && pipe__no_tests_ran(p, j, note, sizeof(note)))
 		status = "failing";
+	/* A log that misses output is no evidence of a pass. */
+	if (pipe__log_lost(j, leak, sizeof(leak))) {
+		note_add(note, sizeof(note), leak);
+		if (strcmp(status, "validated") == 0)
+			status = "failing";
+	}
 	pipe__recipe_done(p, j, status, note, res);
 }
 

@@ -83,7 +83,7 @@ static void timer_fired(uv_timer_t *h)
 	if (!it.archived && !it.hold && strcmp(it.state, "waiting") == 0 && !it.stage_ok &&
 	    config_stage(cfg, it.stage, &i) && cfg->stages[i].rounds_max &&
 	    !pipe__item_busy(p, id))
-		pipe__start_stage(p, &it, i, 1);
+		pipe__start_stage_auto(p, &it, i);
 	item_clear(&it);
 }
 

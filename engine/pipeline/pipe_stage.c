@@ -33,7 +33,7 @@ void pipe__stage_advance(struct pipe *p, struct item *it, const char *name)
 		pipe__set_state(p, it, "waiting", "");
 		return;
 	}
-	pipe__start_stage(p, it, i + 1, 1);
+	pipe__start_stage_auto(p, it, i + 1);
 }
 
 /* Whether the pipeline validates the plan's recipes. */
@@ -165,13 +165,21 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 {
 	struct pfs_config *cfg = j->cfg;
 	const struct pfs_stage *st = &cfg->stages[j->stage_index];
-	char why[768] = "", warn[768] = "", disposition[DISPOSITION_MAX] = "";
+	char why[768] = "", warn[768] = "", disposition[DISPOSITION_MAX] = "", lost[256];
 	struct item it;
 	int ok = res && res->spawn_error == 0 && res->term_signal == 0 && res->exit_code == 0 &&
 		 !res->timed_out && !res->cancelled;
 
+	if (res && ok && pipe__log_lost(j, lost, sizeof(lost))) {
+		/* A log that misses output shows no whole run: the stage fails. */
+		ok = 0;
+		free(j->why);
+		j->why = strdup(lost);
+	}
 	if (res) {
 		/* Before the footer, which stays the log's last line. */
+		if (pipe__log_lost(j, lost, sizeof(lost)))
+			pipe__log_line(p, j, "\n[packetfs] %s\n", lost);
 		if (res->leftovers)
 			pipe__log_line(p, j, "\n[packetfs] ended %d process(es) it left running "
 				       "(signal %d)", res->leftovers, res->kill_signal);
@@ -328,7 +336,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 				it.stage_ok = 0;
 				pipe__set_state(p, &it, "waiting", "");
 			} else {
-				pipe__start_stage(p, &it, back, 1);
+				pipe__start_stage_auto(p, &it, back);
 			}
 			item_clear(&it);
 			return;

@@ -31,6 +31,7 @@ int pipeline_open(const struct pipeline_options *opt, struct pipeline **out, cha
 		return -ENOMEM;
 	pthread_mutex_init(&pl->cfg_lock, NULL);
 	pthread_mutex_init(&pl->active_lock, NULL);
+	pthread_mutex_init(&pl->unstored_lock, NULL);
 	pthread_mutex_init(&pl->q_lock, NULL);
 	pl->store = opt->store;
 	pl->store_dir = opt->store_dir;
@@ -186,6 +187,7 @@ void pipeline_close(struct pipeline *pl)
 	free(pl->cfg_json);
 	pthread_mutex_destroy(&pl->cfg_lock);
 	pthread_mutex_destroy(&pl->active_lock);
+	pthread_mutex_destroy(&pl->unstored_lock);
 	pthread_mutex_destroy(&pl->q_lock);
 	free(pl);
 }
@@ -253,40 +255,50 @@ void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, c
 	pipe__changed(pl, item, rel, created ? PIPELINE_CREATED : PIPELINE_MODIFIED);
 }
 
-void pipeline_event(struct pipeline *pl, int64_t item_id, const char *item, const char *type,
-		    const char *extra_json)
+void pipe__event_text(struct buf *b, const char *item, const char *type, const char *extra_json)
 {
-	struct buf b;
 	char ts[32];
 	char *q = NULL;
 	cJSON *s;
 
-	if (pl->readonly)
-		return;
-	buf_init(&b);
 	util_rfc3339(util_now_ns(), ts);
-	buf_printf(&b, "{\"ts\":\"%s\"", ts);
+	buf_printf(b, "{\"ts\":\"%s\"", ts);
 	if (item) {
 		s = cJSON_CreateString(item);
 		q = s ? cJSON_PrintUnformatted(s) : NULL;
 		cJSON_Delete(s);
-		buf_printf(&b, ",\"item\":%s", q ? q : "\"\"");
+		buf_printf(b, ",\"item\":%s", q ? q : "\"\"");
 		free(q);
 	}
-	buf_printf(&b, ",\"type\":\"%s\"%s}", type, extra_json ? extra_json : "");
-	if (b.data && store_event_add(pl->store, item_id, b.data) == 0) {
-		pipe__changed(pl, NULL, "events", PIPELINE_MODIFIED);
-		if (item) {
-			/* Events mark changes of the item's state: its status too. */
-			pipe__changed(pl, item, "events", PIPELINE_MODIFIED);
-			pipe__changed(pl, item, "status", PIPELINE_MODIFIED);
-			pipe__changed(pl, item, "status.json", PIPELINE_MODIFIED);
-			/* A run queued, started or ended: the answer of a request
-			 * for it (the recorder's file) moved on. */
-			if (strncmp(type, "recipe_", 7) == 0 || strncmp(type, "record_", 7) == 0)
-				pipe__changed(pl, item, "validation/record", PIPELINE_MODIFIED);
-		}
+	buf_printf(b, ",\"type\":\"%s\"%s}", type, extra_json ? extra_json : "");
+}
+
+void pipe__event_added(struct pipeline *pl, const char *item, const char *type)
+{
+	pipe__changed(pl, NULL, "events", PIPELINE_MODIFIED);
+	if (item) {
+		/* Events mark changes of the item's state: its status too. */
+		pipe__changed(pl, item, "events", PIPELINE_MODIFIED);
+		pipe__changed(pl, item, "status", PIPELINE_MODIFIED);
+		pipe__changed(pl, item, "status.json", PIPELINE_MODIFIED);
+		/* A run queued, started or ended: the answer of a request for it
+		 * (the recorder's file) moved on. */
+		if (strncmp(type, "recipe_", 7) == 0 || strncmp(type, "record_", 7) == 0)
+			pipe__changed(pl, item, "validation/record", PIPELINE_MODIFIED);
 	}
+}
+
+void pipeline_event(struct pipeline *pl, int64_t item_id, const char *item, const char *type,
+		    const char *extra_json)
+{
+	struct buf b;
+
+	if (pl->readonly)
+		return;
+	buf_init(&b);
+	pipe__event_text(&b, item, type, extra_json);
+	if (b.data && store_event_add(pl->store, item_id, b.data) == 0)
+		pipe__event_added(pl, item, type);
 	buf_free(&b);
 }
 

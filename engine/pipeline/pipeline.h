@@ -21,6 +21,8 @@
  *   cfg_lock    - the configuration in force, its JSON and the catalog
  *                 (pipeline_recipes_hold)
  *   active_lock - what runs now (written by the loop thread)
+ *   unstored_lock - item states a full disk kept out of the store (written
+ *                 by the loop thread; takes no other lock)
  *   q_lock      - the command queue to the loop thread
  */
 #ifndef PACKETFS_PIPELINE_H
@@ -147,6 +149,12 @@ void pipeline_active_gpus(struct pipeline *pl, int64_t item_id, char *out, size_
 /* What runs for the item now, with elapsed seconds: "validate (42 s),
  * 01-build (12 s)" into out, or "". */
 void pipeline_active_running(struct pipeline *pl, int64_t item_id, char *out, size_t size);
+/* The state of the item that the store did not take yet (a full disk: the
+ * engine writes it again every second until it is stored): its state,
+ * stage and last_error into the buffers (each truncated to its size), and
+ * 1; 0 when the store holds the item's state. Status shows this state. */
+int pipeline_unstored_state(struct pipeline *pl, int64_t item_id, char *state, size_t state_size,
+			    char *stage, size_t stage_size, char *last_error, size_t error_size);
 /* Whether the item has an active stage or recipe. */
 int pipeline_active_item(struct pipeline *pl, int64_t item_id);
 

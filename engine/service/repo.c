@@ -56,6 +56,15 @@ static int fail(int code, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", e && e->message ? e->message : "libgit2 failure");
 	if (e && e->klass == GIT_ERROR_NOMEMORY)
 		return -ENOMEM;
+	/* libgit2 reports a refused write of the file system as an OS error
+	 * whose message ends in strerror(errno); a full disk is ENOSPC (or
+	 * EDQUOT), never EIO. */
+	if (e && e->klass == GIT_ERROR_OS && e->message) {
+		if (strstr(e->message, strerror(ENOSPC)))
+			return -ENOSPC;
+		if (strstr(e->message, strerror(EDQUOT)))
+			return -EDQUOT;
+	}
 	switch (code) {
 	case GIT_ENOTFOUND:
 	case GIT_EINVALIDSPEC:
@@ -210,8 +219,9 @@ static int write_new_file(const char *dir, const char *name, const char *fmt, co
 	f = fopen(path, "wx");
 	if (!f)
 		return -errno;
-	if (fprintf(f, fmt, arg) < 0)
-		rc = -EIO;
+	errno = 0;
+	if (fprintf(f, fmt, arg) < 0 || fflush(f) != 0)
+		rc = errno ? -errno : -EIO;
 	if (fclose(f) != 0 && rc == 0)
 		rc = -errno;
 	return rc;
@@ -389,6 +399,34 @@ int repo_item_create(const char *path, const char *base, const char *branch, con
 out_commit:
 	free(admin);
 	git_commit_free(commit);
+	git_repository_free(repo);
+	return rc;
+}
+
+int repo_item_remove(const char *path, const char *branch, const char *wt_name,
+		     const char *worktree_path)
+{
+	git_repository *repo = NULL;
+	git_reference *ref = NULL;
+	char *admin = NULL;
+	int rc = open_repo(&repo, path, NULL, 0);
+
+	if (rc < 0)
+		return rc;
+	if (asprintf(&admin, "%s/worktrees/%s", git_repository_commondir(repo), wt_name) < 0) {
+		git_repository_free(repo);
+		return -ENOMEM;
+	}
+	remove_tree(worktree_path);
+	remove_tree(admin);
+	rc = git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL);
+	if (rc == 0)
+		rc = git_branch_delete(ref);
+	rc = rc < 0 && rc != GIT_ENOTFOUND ? fail(rc, NULL, 0) : 0;
+	if (rc == 0 && (path_exists(worktree_path) || path_exists(admin)))
+		rc = -EIO;
+	git_reference_free(ref);
+	free(admin);
 	git_repository_free(repo);
 	return rc;
 }

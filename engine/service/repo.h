@@ -36,12 +36,23 @@ int repo_check(const char *path, const char *base, char *err, size_t errlen);
  * them, are then given to owner and group (lchown; the caller must be
  * allowed to chown), so that git run as that user works in the worktree.
  * Returns 0, -EEXIST when the branch or worktree already exists, -ENOENT
- * when base does not resolve, -EPERM when the chown was refused, -EIO
- * otherwise; on an error neither the branch nor the worktree is left.
+ * when base does not resolve, -EPERM when the chown was refused, -ENOSPC
+ * (or -EDQUOT) when the file system has no room for them, -EIO otherwise;
+ * on an error neither the branch nor the worktree is left.
  */
 int repo_item_create(const char *path, const char *base, const char *branch, const char *wt_name,
 		     const char *worktree_path, uid_t owner, gid_t group, char *err,
 		     size_t errlen);
+
+/*
+ * Undoes repo_item_create of an item the store could not record: removes
+ * the worktree at worktree_path, its administrative directory wt_name and
+ * branch. Returns 0 (also when some of them did not exist), -ENOSPC when
+ * git could not rewrite its references for want of space, or -EIO when
+ * something stays behind. Any thread.
+ */
+int repo_item_remove(const char *path, const char *branch, const char *wt_name,
+		     const char *worktree_path);
 
 /* The commit id (40 hex + NUL) the branch points to, as it is on disk now
  * (the repository may be one kept open: see repo.c). 0 or -ENOENT/-EIO. */

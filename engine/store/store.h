@@ -91,6 +91,8 @@ struct item {
 /* Frees the strings of it and zeroes it (a zeroed item may be cleared
  * again). */
 void item_clear(struct item *it);
+/* A copy of src into dst (item_clear frees it). 0 or -ENOMEM (dst empty). */
+int item_copy(struct item *dst, const struct item *src);
 
 /* items.archived of the row that holds MOUNT/learnings/ (schema 0005): it
  * is named "learnings", no listing of items shows it and no pipeline runs
@@ -326,6 +328,19 @@ void run_clear(struct run *r);
 /* Inserts r (its id is set). 0, -EEXIST (the item has a run with that
  * run_no), or a negative errno. */
 int store_run_insert(struct store *s, struct run *r);
+/*
+ * Starts a run in one transaction, which happens whole or not at all: the
+ * item's next run number into r->run_no, then name(arg, r, event), which
+ * must set r->log_path (malloc'd; it may use r->run_no) and may put event
+ * lines into event, each ending in a newline; then r is inserted (its id
+ * set), it (when not NULL; the run's item) written as store_item_update
+ * writes it, and each event line added. name runs under the
+ * store's lock: it must not call the store or take any other lock. On an
+ * error nothing is stored (-ENOSPC for a full disk) and r->run_no and
+ * r->log_path may be set all the same. 0 or a negative errno. Any thread.
+ */
+int store_run_begin(struct store *s, struct run *r, struct item *it,
+		    int (*name)(void *arg, struct run *r, struct buf *event), void *arg);
 /* Writes the mutable fields (status, pgid, exit, signal, note, head, gpus,
  * finished_at, duration_s, log_sha256, command, executor, job_id,
  * job_output, job_offset) of the run with r's id. 0 (also when there is

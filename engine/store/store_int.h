@@ -141,6 +141,9 @@ int store__xattr_drop(struct store *s, int64_t item, const char *path);
 
 /* Every kept item row is out of date (an items row was written; store_item.c). */
 void store__items_changed(struct store *s);
+/* Writes the fields store_item_update writes, updated_at = now, of the item
+ * row with it's id (store_item.c). 0 or a negative errno. */
+int store__item_write(struct store *s, const struct item *it, const char *now);
 /* RFC 3339 UTC now (store.c). */
 void store__now(char out[32]);
 

@@ -109,8 +109,7 @@ void store__items_changed(struct store *s)
 	s->item_gen++;
 }
 
-/* A copy of src into dst (item_clear frees it). 0 or -ENOMEM (dst empty). */
-static int item_copy(struct item *dst, const struct item *src)
+int item_copy(struct item *dst, const struct item *src)
 {
 	*dst = *src;
 	dst->name = strdup(src->name);
@@ -185,6 +184,20 @@ int store_item_get_id(struct store *s, int64_t id, struct item *out)
 	return item_get_by(s, "SELECT " ITEM_COLS " FROM items WHERE id = ?", NULL, id, out);
 }
 
+int store__item_write(struct store *s, const struct item *it, const char *now)
+{
+	store__items_changed(s);
+	return store__exec(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, "
+			   "iteration = ?, verdict = ?, assessment = ?, hold = ?, approved = ?, "
+			   "last_error = ?, last_result = ?, archived = ?, updated_at = ?, "
+			   "verdict_head = ?15, assessment_head = ?16, round = ?17, disposition = ?18 "
+			   "WHERE id = ?14", "sssiissiissisIssis",
+			   it->title, it->state, it->stage, it->stage_ok, it->iteration, it->verdict,
+			   it->assessment, it->hold, it->approved, it->last_error, it->last_result,
+			   it->archived, now, it->id, it->verdict_head, it->assessment_head, it->round,
+			   it->disposition);
+}
+
 int store_item_update(struct store *s, struct item *it)
 {
 	char now[32];
@@ -192,16 +205,7 @@ int store_item_update(struct store *s, struct item *it)
 
 	store__now(now);
 	pthread_mutex_lock(&s->lock);
-	store__items_changed(s);
-	rc = store__exec(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, "
-			 "iteration = ?, verdict = ?, assessment = ?, hold = ?, approved = ?, "
-			 "last_error = ?, last_result = ?, archived = ?, updated_at = ?, "
-			 "verdict_head = ?15, assessment_head = ?16, round = ?17, disposition = ?18 "
-			 "WHERE id = ?14", "sssiissiissisIssis",
-			 it->title, it->state, it->stage, it->stage_ok, it->iteration, it->verdict,
-			 it->assessment, it->hold, it->approved, it->last_error, it->last_result,
-			 it->archived, now, it->id, it->verdict_head, it->assessment_head, it->round,
-			 it->disposition);
+	rc = store__item_write(s, it, now);
 	pthread_mutex_unlock(&s->lock);
 	if (rc == 0) {
 		char *u = strdup(now);

@@ -472,3 +472,63 @@ int store_events_size(struct store *s, int64_t item_id, uint64_t *size)
 	return size_query(s, "SELECT COALESCE(SUM(LENGTH(CAST(line AS BLOB)) + 1), 0) "
 			  "FROM events WHERE ?1 = 0 OR item_id = ?1", SIZE_EVENTS, item_id, size);
 }
+
+int store_run_begin(struct store *s, struct run *r, struct item *it,
+		    int (*name)(void *arg, struct run *r, struct buf *event), void *arg)
+{
+	sqlite3_stmt *st;
+	struct buf event;
+	char now[32], *line, *end;
+	int rc;
+
+	buf_init(&event);
+	store__now(now);
+	rc = store__txn_lock(s);
+	if (rc)
+		return rc;
+	rc = store__first(s, &st, "UPDATE items SET run_seq = run_seq + 1 WHERE id = ? "
+			  "RETURNING run_seq", "I", r->item_id);
+	if (rc == 0)
+		r->run_no = sqlite3_column_int(st, 0);
+	store__done(st);
+	if (rc == 0)
+		rc = name(arg, r, &event);
+	if (rc == 0)
+		rc = store__exec(s, "INSERT INTO runs(item_id, run_no, kind, name, iteration, status, "
+				 "command, log_path, pgid, note, head, gpus, executor, started_at) "
+				 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "Iississsisssss",
+				 r->item_id, r->run_no, r->kind, r->name, r->iteration, r->status,
+				 r->command ? r->command : "", r->log_path, r->pgid,
+				 r->note ? r->note : "", r->head, r->gpus ? r->gpus : "[]",
+				 r->executor[0] ? r->executor : "local", r->started_at);
+	if (rc == 0)
+		r->id = sqlite3_last_insert_rowid(s->db);
+	if (rc == 0 && it)
+		rc = store__item_write(s, it, now);
+	for (line = event.data; rc == 0 && line && (end = strchr(line, '\n')); line = end + 1) {
+		*end = '\0';
+		rc = store__exec(s, "INSERT INTO events(item_id, line) VALUES (?, ?)", "Is",
+				 r->item_id, line);
+		*end = '\n';
+	}
+	if (rc == 0)
+		rc = store__script(s, "COMMIT");
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	else if (event.data && event.len) {
+		/* Each line stored counts its newline: event.len is their sum. */
+		size_add(s, SIZE_EVENTS, 0, event.len);
+		size_add(s, SIZE_EVENTS, r->item_id, event.len);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (rc == 0 && it) {
+		char *u = strdup(now);
+
+		if (u) {
+			free(it->updated_at);
+			it->updated_at = u;
+		}
+	}
+	buf_free(&event);
+	return rc;
+}

@@ -30,6 +30,15 @@ int store__err(struct store *s, int rc)
 	if (primary == SQLITE_OK || primary == SQLITE_DONE || primary == SQLITE_ROW)
 		return 0;
 	fprintf(stderr, "packetfs: store: %s\n", sqlite3_errmsg(s->db));
+	/* A write, truncate or sync that the file system refused for want of
+	 * space or quota is SQLITE_FULL or an SQLITE_IOERR_* whose system
+	 * errno says so: both are ENOSPC (EDQUOT stays itself). */
+	if (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN) {
+		int sys = sqlite3_system_errno(s->db);
+
+		if (sys == ENOSPC || sys == EDQUOT)
+			return -sys;
+	}
 	switch (primary) {
 	case SQLITE_FULL:
 		return -ENOSPC;

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A full disk under the store (SPEC §8): writing and creating documents, making an item and
+# appending to registry.jsonl fail with ENOSPC (never EIO) and keep what was stored; once space
+# is back the same operations work without a remount and the store checks clean.
+# test-timeout: 240
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../loopfs.sh"
+
+loopfs_make 64
+loopfs_store
+new_item fix-1
+d=$M/fix-1
+r=$d/validation/registry.jsonl
+printf 'keep\n' >"$d/notes.md"
+line='{"recipe":"01-build","status":"validated","command":"make"}'
+printf '%s\n' "$line" >>"$r"
+reg_before=$(cat "$r")
+events_before=$(cat "$d/events")
+history_before=$(ls "$d/.history")
+
+loopfs_full "$M/learnings/pad.md"
+
+# Documents: an overwrite, an append, a new document, a large copy.
+assert_fails_with "No space left on device" write_then_close "$d/notes.md" TRUNC "new text"
+assert_doc "$d/notes.md" $'keep\n'
+assert_fails_with "No space left on device" write_then_close "$d/notes.md" APPEND "more"
+assert_doc "$d/notes.md" $'keep\n'
+assert_fails_with "No space left on device" bash -c 'head -c 300000 /dev/urandom >"$1"' _ "$d/big.md"
+printf x >"$T/small"
+assert_fails_with "No space left on device" cp "$T/small" "$d/new.md"
+[ ! -e "$d/new.md" ] || fail "new.md exists after its creation failed: $(ls -l "$d/new.md")"
+[ ! -e "$d/big.md" ] || [ ! -s "$d/big.md" ] || fail "big.md holds $(stat -c %s "$d/big.md") bytes"
+assert_eq "$history_before" "$(ls "$d/.history")" ".history after refused writes"
+
+# mkdir of an item: ENOSPC, and nothing half made.
+assert_fails_with "No space left on device" mkdir "$M/fix-2"
+[ ! -e "$M/fix-2" ] || fail "fix-2 is on the mount after its mkdir failed"
+assert_eq "events fix-1 learnings" "$(ls "$M" | tr '\n' ' ' | sed 's/ $//')" "root listing"
+[ ! -e "$STORE/worktrees/fix-2" ] || fail "a worktree of fix-2 was left behind"
+git -C "$REPO" show-ref --verify -q refs/heads/packetfs/fix-2 &&
+	fail "branch packetfs/fix-2 was left behind"
+[ ! -e "$REPO/.git/worktrees/fix-2" ] || fail "git's worktree entry of fix-2 was left behind"
+
+# registry.jsonl: one complete line appended, refused whole.
+assert_fails_with "No space left on device" sh_append "$r" "$line"$'\n'
+assert_eq "$reg_before" "$(cat "$r")" "registry after a refused append"
+assert_eq "$events_before" "$(cat "$d/events")" "events after refused writes"
+
+# Space again: everything works, without a remount.
+loopfs_free
+write_then_close "$d/notes.md" TRUNC "new text" || fail "overwrite after freeing space failed"
+assert_doc "$d/notes.md" "new text"
+head -c 300000 /dev/urandom >"$T/big" && cp "$T/big" "$d/big.md" || fail "cp big.md failed"
+cmp "$T/big" "$d/big.md" || fail "big.md differs"
+printf '%s\n' "$line" >>"$r" || fail "registry append after freeing space failed"
+assert_eq 2 "$(wc -l <"$r")" "registry lines"
+new_item fix-2
+[ -d "$STORE/worktrees/fix-2" ] || fail "fix-2 has no worktree"
+out=$("$PFS" check "$STORE" 2>&1) || fail "packetfs check: $out"
+out=$(sqlite3 "$STORE/packetfs.db" 'PRAGMA integrity_check' 2>&1)
+assert_eq ok "$out" "integrity_check"
+umount_store
+mount_store "$T/mnt"
+assert_doc "$M/fix-1/notes.md" "new text"
+cmp "$T/big" "$M/fix-1/big.md" || fail "big.md differs after a remount"
+exit 0

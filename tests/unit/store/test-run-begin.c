@@ -1,0 +1,158 @@
+/*
+ * test-run-begin.c - store_run_begin, the start of a run in one
+ * transaction: the run number, the run row, the item row and the events
+ * are stored together, and a failure at any step (here, the naming
+ * callback's, or a run row the database refuses) stores none of them;
+ * the events' size the store keeps follows what was stored. And
+ * store__err's translation of a full disk: SQLITE_FULL is ENOSPC, an I/O
+ * error without a system errno stays EIO (an I/O error whose errno is
+ * ENOSPC is met on a real full disk: tests/bad/disk-full-*.sh).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+#include "store_int.h"
+#include "test.h"
+
+static char dir[] = "/tmp/pfs-run-begin-XXXXXX";
+
+struct naming {
+	int fail;       /* the callback's return */
+	int events;     /* event lines it adds */
+};
+
+static int name_cb(void *arg, struct run *r, struct buf *event)
+{
+	struct naming *n = arg;
+	char path[64];
+	int i;
+
+	snprintf(path, sizeof(path), "stages/%d-plan.log", r->run_no);
+	free(r->log_path);
+	r->log_path = strdup(path);
+	for (i = 0; i < n->events; i++)
+		buf_printf(event, "{\"type\":\"e%d\",\"run\":%d}\n", i, r->run_no);
+	return n->fail;
+}
+
+static void fill_run(struct run *r, int64_t item_id)
+{
+	memset(r, 0, sizeof(*r));
+	r->item_id = item_id;
+	snprintf(r->kind, sizeof(r->kind), "stage");
+	r->name = strdup("plan");
+	snprintf(r->status, sizeof(r->status), "running");
+	snprintf(r->head, sizeof(r->head), "%040d", 0);
+	snprintf(r->started_at, sizeof(r->started_at), "2026-12-01T00:00:00Z");
+}
+
+/* The item's events as one text (freed by the caller). */
+static char *events_of(struct store *s, int64_t id)
+{
+	struct buf b;
+
+	buf_init(&b);
+	ASSERT_EQ(store_events_render(s, id, &b), 0);
+	return b.data ? b.data : strdup("");
+}
+
+TEST(atomic)
+{
+	struct store *s = NULL;
+	struct naming n = { 0, 2 };
+	struct item it, now;
+	struct run r, got;
+	char err[256] = "", *ev;
+	uint64_t size;
+	int64_t id;
+	int run_no;
+
+	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
+	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_events_size(s, id, &size), 0); /* cached from here on */
+	ASSERT_EQ(size, 0);
+
+	/* Success: all of it. */
+	ASSERT_EQ(store_item_get_id(s, id, &it), 0);
+	free(it.state);
+	it.state = strdup("running");
+	fill_run(&r, id);
+	ASSERT_EQ(store_run_begin(s, &r, &it, name_cb, &n), 0);
+	ASSERT_EQ(r.run_no, 1);
+	ASSERT_STREQ(r.log_path, "stages/1-plan.log");
+	ASSERT_EQ(store_run_get(s, r.id, &got), 0);
+	ASSERT_STREQ(got.log_path, "stages/1-plan.log");
+	run_clear(&got);
+	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
+	ASSERT_STREQ(now.state, "running");
+	item_clear(&now);
+	ev = events_of(s, id);
+	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");
+	ASSERT_EQ(store_events_size(s, id, &size), 0);
+	ASSERT_EQ(size, strlen(ev));
+	free(ev);
+	run_clear(&r);
+
+	/* The callback fails after the run number was taken: nothing stays. */
+	free(it.state);
+	it.state = strdup("failed");
+	n.fail = -ENOSPC;
+	fill_run(&r, id);
+	ASSERT_EQ(store_run_begin(s, &r, &it, name_cb, &n), -ENOSPC);
+	run_clear(&r);
+	/* A run row the database refuses (its run number is taken: the item's
+	 * sequence is set back) after the events were made: nothing stays. */
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__script(s, "UPDATE items SET run_seq = 0"), 0);
+	pthread_mutex_unlock(&s->lock);
+	n.fail = 0;
+	fill_run(&r, id);
+	ASSERT_EQ(store_run_begin(s, &r, &it, name_cb, &n), -EEXIST);
+	run_clear(&r);
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__script(s, "UPDATE items SET run_seq = 1"), 0);
+	pthread_mutex_unlock(&s->lock);
+	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
+	ASSERT_STREQ(now.state, "running");
+	item_clear(&now);
+	ev = events_of(s, id);
+	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");
+	ASSERT_EQ(store_events_size(s, id, &size), 0);
+	ASSERT_EQ(size, strlen(ev));
+	free(ev);
+	ASSERT_EQ(store_item_next_run(s, id, &run_no), 0);
+	ASSERT_EQ(run_no, 2); /* the refused starts took no run number */
+	item_clear(&it);
+	store_close(s);
+}
+
+TEST(full_disk_errno)
+{
+	struct store *s = NULL;
+	char err[256] = "";
+
+	ASSERT_EQ(store_open(dir, 0, 0, &s, err, sizeof(err)), 0);
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__err(s, SQLITE_FULL), -ENOSPC);
+	ASSERT_EQ(store__err(s, SQLITE_IOERR_WRITE), -EIO); /* no system errno: EIO */
+	pthread_mutex_unlock(&s->lock);
+	store_close(s);
+}
+
+int main(void)
+{
+	char cmd[128];
+
+	ASSERT(mkdtemp(dir) != NULL);
+	RUN(atomic);
+	RUN(full_disk_errno);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : 1;
+}
