@@ -72,9 +72,10 @@ static const char *const compat[] = {
 	NULL, /* 0004_heads (compat_items) */
 	NULL, /* 0005_rounds (compat_items; no learnings row: no learnings) */
 	NULL, /* 0006_owners (compat_items, compat_documents) */
-	/* 0007_compact: every revision of an older store is whole. */
+	/* 0007_compact: every revision of an older store is whole, in content. */
 	"CREATE TEMP VIEW revisions AS SELECT *, 0 AS enc, NULL AS base, 0 AS depth, "
-	"CASE WHEN content IS NULL THEN 0 ELSE 1 END AS seq FROM main.revisions;",
+	"CASE WHEN content IS NULL THEN 0 ELSE 1 END AS seq FROM main.revisions;"
+	"CREATE TEMP VIEW whole AS SELECT 0 AS rev_id, X'' AS content WHERE 0;",
 };
 
 /*

@@ -122,58 +122,58 @@ int store_doc_read(struct store *s, int64_t item_id, const char *path, char **da
 }
 
 /*
- * Inserts a revision of path: content from data/len, or copied from
- * revision copy_from (> 0: its stored form, which decodes as it did), or a
- * tombstone (tomb). A content revision is stored whole and gets the next
- * seq of the path's content revisions (store_rev.c). Lock held, inside a
- * transaction. Returns the new revision's id and number.
+ * Inserts a revision of path: content from data/len, or the content of
+ * revision copy_from (> 0), or a tombstone (tomb). A content revision is
+ * stored whole (in the table whole; store_rev.c) and gets the next seq of
+ * the path's content revisions. Lock held, inside a transaction. Returns
+ * the new revision's id and number.
  */
 static int rev_add(struct store *s, int64_t item, const char *path, const char *op,
 		   const void *data, size_t len, int64_t copy_from, int tomb, mode_t mode,
 		   const struct store_who *who, int64_t *rev_id, int *rev)
 {
-#define NEXT_SEQ                                                                         \
-	"COALESCE((SELECT seq FROM revisions WHERE item_id = ?1 AND path = ?2 AND "          \
-	"content IS NOT NULL ORDER BY rev DESC LIMIT 1), 0) + 1"
-	static const char sql_data[] =
+	/* content: X'' (the bytes are in whole) or a tombstone's NULL. */
+	static const char sql_add[] =
 		"INSERT INTO revisions(item_id, path, rev, op, content, size, mode, uid, pid, comm, "
 		"stage, created_at, seq) VALUES (?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 FROM "
 		"revisions WHERE item_id = ?1 AND path = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-		"CASE WHEN ?4 IS NULL THEN 0 ELSE " NEXT_SEQ " END) RETURNING id, rev";
-	/* A copy of a retired revision is whole again (enc 1 -> 0) so that it
-	 * is retired in turn when it stops being current. */
-	static const char sql_copy[] =
-		"INSERT INTO revisions(item_id, path, rev, op, content, size, mode, uid, pid, comm, "
-		"stage, created_at, enc, base, depth, seq) SELECT ?1, ?2, (SELECT COALESCE(MAX(rev), "
-		"0) + 1 FROM revisions WHERE item_id = ?1 AND path = ?2), ?3, content, size, ?6, ?7, "
-		"?8, ?9, ?10, ?11, CASE enc WHEN 1 THEN 0 ELSE enc END, base, depth, " NEXT_SEQ " "
-		"FROM revisions WHERE id = ?4 RETURNING id, rev";
-#undef NEXT_SEQ
+		"CASE WHEN ?4 IS NULL THEN 0 ELSE COALESCE((SELECT seq FROM revisions WHERE "
+		"item_id = ?1 AND path = ?2 AND content IS NOT NULL ORDER BY rev DESC LIMIT 1), 0) + 1 "
+		"END) RETURNING id, rev";
 	int64_t uid = who ? (int64_t)who->uid : 0, pid = who ? (int64_t)who->pid : 0;
 	const char *comm = who && who->comm ? who->comm : "";
 	const char *stage = who && who->stage ? who->stage : "";
+	char *copy = NULL;
+	int64_t id = 0;
 	sqlite3_stmt *st;
 	char now[32];
-	int rc;
+	int rc = 0;
 
 	store__now(now);
-	/* The content: a blob (never NULL, even empty) or a tombstone's NULL. */
-	if (copy_from > 0)
-		rc = store__first(s, &st, sql_copy, "IssI-iIIsss", item, path, op, copy_from,
-				  (int)mode, uid, pid, comm, stage, now);
+	if (copy_from > 0) {
+		rc = store__rev_content(s, copy_from, &copy, &len);
+		data = copy;
+	}
+	if (rc == 0)
+		rc = store__first(s, &st, sql_add, "IssbIiIIsss", item, path, op, tomb ? NULL : "",
+				  (size_t)0, tomb ? (int64_t)-1 : (int64_t)len, (int)mode, uid, pid,
+				  comm, stage, now);
 	else
-		rc = store__first(s, &st, sql_data, "IssbIiIIsss", item, path, op,
-				  tomb ? NULL : len ? data : "", len, tomb ? (int64_t)-1 : (int64_t)len,
-				  (int)mode, uid, pid, comm, stage, now);
+		st = NULL;
 	if (rc == 0) {
+		id = sqlite3_column_int64(st, 0);
 		if (rev_id)
-			*rev_id = sqlite3_column_int64(st, 0);
+			*rev_id = id;
 		if (rev)
 			*rev = sqlite3_column_int(st, 1);
 		while (sqlite3_step(st) == SQLITE_ROW)
 			;
 	}
 	store__done(st);
+	if (rc == 0 && !tomb)
+		rc = store__exec(s, "INSERT INTO whole(rev_id, content) VALUES (?, ?)", "Ib", id,
+				 len ? data : "", len);
+	free(copy);
 	return rc;
 }
 
@@ -247,9 +247,12 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 	else if (rc == -ENOENT)
 		rc = -ESTALE;
 	if (rc == 0)
-		rc = store__exec(s, "UPDATE revisions SET content = ?, size = ?, mode = ?, enc = 0, "
-				 "base = NULL, depth = 0 WHERE id = ?", "bIiI", len ? data : "", len,
-				 (int64_t)len, (int)(mode & 07777), rev_id);
+		rc = store__exec(s, "UPDATE revisions SET content = X'', size = ?, mode = ?, enc = 0, "
+				 "base = NULL, depth = 0 WHERE id = ?", "IiI", (int64_t)len,
+				 (int)(mode & 07777), rev_id);
+	if (rc == 0)
+		rc = store__exec(s, "INSERT OR REPLACE INTO whole(rev_id, content) VALUES (?, ?)", "Ib",
+				 rev_id, len ? data : "", len);
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns, m.uid,
 			     m.gid);

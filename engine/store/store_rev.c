@@ -10,7 +10,13 @@
  *
  * - The current revision of a document (the one its documents row names)
  *   is kept whole, as written (enc REV_RAW): reading, mapping or appending
- *   to a document, by far the most frequent reads, costs what it did.
+ *   to a document, by far the most frequent reads, costs what it did. Its
+ *   bytes live in a table of their own, whole (rev_id, content), not in
+ *   its revisions row: a row that held a large blob in a B-tree leaf and
+ *   then shrank to a delta would leave that page mostly empty for good
+ *   (rows are appended at the right edge; 300 appends left 700 KB of
+ *   pages for 50 KB of revisions), while a row of whole is deleted at
+ *   retirement and its pages reused by the next write.
  * - When a revision stops being current (a newer write, an unlink, a
  *   rename away, a rename over it), store__rev_retire encodes it once, for
  *   good, with zstd: compressed against the content of an older revision of
@@ -63,8 +69,11 @@
 /* revisions.enc (schema/0007_compact.sql). */
 enum { REV_RAW = 0, REV_KEPT = 1, REV_ZSTD = 2, REV_DELTA = 3 };
 #define REV_DEPTH_MAX 32
-/* zstd's default level: about 1 ms per MiB with a prefix of the same size. */
-#define REV_LEVEL 3
+/* zstd's fastest level: about 2 ms to compress a MiB against a prefix of
+ * the same size, 1 ms to decompress it. (Level 3, the default, takes
+ * twice as long, and with libzstd 1.5.4 finds little of a prefix of 32 to
+ * 128 KiB: one appended line to a 52 KB document cost 882 bytes, not 32.) */
+#define REV_LEVEL 1
 
 /* The smallest window log that holds n bytes (prefix and content). */
 static int window_log(size_t n)
@@ -144,6 +153,11 @@ static int rev_decompress(struct store *s, const void *src, size_t slen, const v
 	return 0;
 }
 
+/* The stored bytes of revision r: a whole one's (enc 0) are in the table
+ * whole, but for the revisions of an older store while migration 0007
+ * retires them. */
+#define WHOLE_CONTENT "CASE WHEN r.enc = 0 THEN COALESCE(w.content, r.content) ELSE r.content END"
+
 /* One link of a chain: a revision's stored form, copied out. */
 struct rev_link {
 	int enc;
@@ -158,8 +172,9 @@ struct rev_link {
 static int link_get(struct store *s, int64_t id, struct rev_link *l)
 {
 	sqlite3_stmt *st;
-	int rc = store__first(s, &st, "SELECT enc, base, size, content FROM revisions "
-			      "WHERE id = ? AND content IS NOT NULL", "I", id);
+	int rc = store__first(s, &st, "SELECT r.enc, r.base, r.size, " WHOLE_CONTENT " FROM "
+			      "revisions r LEFT JOIN whole w ON w.rev_id = r.id WHERE r.id = ? AND "
+			      "r.content IS NOT NULL", "I", id);
 
 	if (rc == 0) {
 		l->enc = sqlite3_column_int(st, 0);
@@ -285,8 +300,9 @@ int store__rev_retire(struct store *s, int64_t id)
 	char *path = NULL;
 	int rc, rev = 0, kind = REV_KEPT;
 
-	rc = store__first(s, &st, "SELECT item_id, path, rev, seq, content FROM revisions "
-			  "WHERE id = ? AND enc = 0 AND content IS NOT NULL", "I", id);
+	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT " FROM "
+			  "revisions r LEFT JOIN whole w ON w.rev_id = r.id WHERE r.id = ? AND "
+			  "r.enc = 0 AND r.content IS NOT NULL", "I", id);
 	if (rc == 0) {
 		item = sqlite3_column_int64(st, 0);
 		rev = sqlite3_column_int(st, 2);
@@ -305,13 +321,15 @@ int store__rev_retire(struct store *s, int64_t id)
 		rc = rev_compress(s, raw, len, prefix, plen, &enc, &elen);
 	if (rc == 0 && elen < len)
 		kind = base.id ? REV_DELTA : REV_ZSTD;
-	/* REV_KEPT keeps the content as it is (a NULL binds no change). */
+	/* Out of whole, into the row (REV_KEPT: as it was). */
 	if (rc == 0)
 		rc = store__exec(s, "UPDATE revisions SET enc = ?1, base = NULLIF(?2, 0), depth = ?3, "
-				 "content = COALESCE(?4, content) WHERE id = ?5", "iIibI", kind,
+				 "content = ?4 WHERE id = ?5", "iIibI", kind,
 				 kind == REV_DELTA ? base.id : (int64_t)0,
-				 kind == REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? NULL : enc,
-				 kind == REV_KEPT ? (size_t)0 : elen, id);
+				 kind == REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? raw : enc,
+				 kind == REV_KEPT ? len : elen, id);
+	if (rc == 0)
+		rc = store__exec(s, "DELETE FROM whole WHERE rev_id = ?", "I", id);
 out:
 	free(path);
 	free(raw);
