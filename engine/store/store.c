@@ -329,6 +329,7 @@ void store_close(struct store *s)
 		sqlite3_finalize(s->cache[i].st);
 	for (i = 0; i < ITEM_CACHE; i++)
 		item_clear(&s->items[i].it);
+	store__rev_forget(s);
 	ZSTD_freeCCtx(s->zc);
 	ZSTD_freeDCtx(s->zd);
 	sqlite3_close(s->db);

@@ -19,6 +19,7 @@
 #define STMT_CACHE 96
 #define SIZE_CACHE 256
 #define ITEM_CACHE 256
+#define REV_CACHE 16
 
 struct store {
 	pthread_mutex_t lock;
@@ -54,6 +55,16 @@ struct store {
 	/* zstd's contexts for revisions (store_rev.c), made at first use. */
 	ZSTD_CCtx *zc; /* protected by lock */
 	ZSTD_DCtx *zd; /* protected by lock */
+	/* The content of revisions encoded for good (store_rev.c), the last
+	 * ones retired or decoded, so that the next write's base is not
+	 * decoded again. Least recently used first out; id 0 is empty. */
+	struct {
+		int64_t id;
+		char *data; /* NUL-terminated */
+		size_t len;
+		uint64_t used;
+	} revs[REV_CACHE]; /* protected by lock */
+	uint64_t rev_clock; /* protected by lock */
 };
 
 /*
@@ -158,6 +169,9 @@ static inline int64_t store__id(uint32_t id)
 int store__rev_content(struct store *s, int64_t id, char **data, size_t *len);
 int store__rev_retire(struct store *s, int64_t id);
 int store__rev_compact(struct store *s);
+/* Forgets the decoded revisions kept (s->revs): at a rollback, which may
+ * give the ids of the revisions it undid to other revisions, and at close. */
+void store__rev_forget(struct store *s);
 
 /* Every kept item row is out of date (an items row was written; store_item.c). */
 void store__items_changed(struct store *s);

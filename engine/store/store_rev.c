@@ -161,6 +161,76 @@ static int rev_decompress(struct store *s, const void *src, size_t slen, const v
  * retires them. */
 #define WHOLE_CONTENT "CASE WHEN r.enc = 0 THEN COALESCE(w.content, r.content) ELSE r.content END"
 
+/* The kept content of retired revision id, or NULL. */
+static struct rev_kept {
+	int64_t id;
+	char *data;
+	size_t len;
+	uint64_t used;
+} *kept_get(struct store *s, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < REV_CACHE; i++)
+		if (s->revs[i].id == id && id) {
+			s->revs[i].used = ++s->rev_clock;
+			return (struct rev_kept *)&s->revs[i];
+		}
+	return NULL;
+}
+
+/* Keeps a copy of the content of retired revision id (a revision's
+ * content never changes once retired), dropping the least recently used
+ * ones to stay within REV_CACHE_BYTES in all; content over a quarter of
+ * that is not kept, nor anything when memory is short. */
+#define REV_CACHE_BYTES (16u << 20)
+static void kept_put(struct store *s, int64_t id, const char *data, size_t len)
+{
+	size_t total = 0;
+	char *copy;
+	int i, old;
+
+	if (len > REV_CACHE_BYTES / 4 || kept_get(s, id))
+		return;
+	copy = malloc(len + 1);
+	if (!copy)
+		return;
+	memcpy(copy, data, len);
+	copy[len] = '\0';
+	for (i = 0; i < REV_CACHE; i++)
+		total += s->revs[i].id ? s->revs[i].len : 0;
+	for (;;) {
+		old = 0;
+		for (i = 1; i < REV_CACHE; i++)
+			if (s->revs[i].used < s->revs[old].used)
+				old = i;
+		if (!s->revs[old].id || total + len <= REV_CACHE_BYTES)
+			break;
+		total -= s->revs[old].len;
+		free(s->revs[old].data);
+		s->revs[old].data = NULL;
+		s->revs[old].id = 0;
+		s->revs[old].used = 0;
+	}
+	free(s->revs[old].data);
+	s->revs[old].id = id;
+	s->revs[old].data = copy;
+	s->revs[old].len = len;
+	s->revs[old].used = ++s->rev_clock;
+}
+
+void store__rev_forget(struct store *s)
+{
+	int i;
+
+	for (i = 0; i < REV_CACHE; i++) {
+		free(s->revs[i].data);
+		s->revs[i].data = NULL;
+		s->revs[i].id = 0;
+		s->revs[i].used = 0;
+	}
+}
+
 /* One link of a chain: a revision's stored form, copied out. */
 struct rev_link {
 	int enc;
@@ -192,18 +262,25 @@ static int link_get(struct store *s, int64_t id, struct rev_link *l)
 int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 {
 	struct rev_link chain[REV_DEPTH_MAX + 1];
+	struct rev_kept *k = NULL;
 	char *cur = NULL, *next;
-	int n = 0, rc, i;
+	size_t cur_len = 0;
+	int n = 0, rc = 0, i;
 
-	/* Back to the first whole revision: chain[n - 1]. */
+	/* Back to a kept content (n links above it) or to the first whole
+	 * revision (chain[n - 1]). */
 	for (;;) {
+		int64_t at = n ? chain[n - 1].base : id;
+
+		if ((k = kept_get(s, at)))
+			break;
 		if (n > REV_DEPTH_MAX) {
 			fprintf(stderr, "packetfs: store: revision %lld: its chain of deltas is "
 				"longer than %d\n", (long long)id, REV_DEPTH_MAX);
 			rc = -EIO;
 			goto out;
 		}
-		rc = link_get(s, n ? chain[n - 1].base : id, &chain[n]);
+		rc = link_get(s, at, &chain[n]);
 		if (rc == -ENOENT && n)
 			rc = -EIO; /* a base that is gone */
 		if (rc)
@@ -214,27 +291,41 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 	}
 	/* Whole, then each delta against the one before it. */
 	i = n - 1;
-	if (chain[i].enc == REV_ZSTD) {
+	if (k) {
+		cur = malloc(k->len + 1);
+		rc = cur ? 0 : -ENOMEM;
+		if (cur)
+			memcpy(cur, k->data, k->len + 1);
+		cur_len = k->len;
+		i = n;
+	} else if (chain[i].enc == REV_ZSTD) {
 		rc = rev_decompress(s, chain[i].data, chain[i].len, NULL, 0, chain[i].size, &cur);
+		cur_len = chain[i].size;
 	} else if (chain[i].enc == REV_RAW || chain[i].enc == REV_KEPT) {
 		cur = chain[i].data;
+		cur_len = chain[i].len;
 		chain[i].data = NULL;
-		chain[i].size = chain[i].len;
 	} else {
 		fprintf(stderr, "packetfs: store: revision %lld: unknown encoding %d\n",
 			(long long)id, chain[i].enc);
 		rc = -EIO;
 	}
-	for (i = n - 2; rc == 0 && i >= 0; i--) {
-		rc = rev_decompress(s, chain[i].data, chain[i].len, cur, chain[i + 1].size,
-				    chain[i].size, &next);
+	for (i = i - 1; rc == 0 && i >= 0; i--) {
+		rc = rev_decompress(s, chain[i].data, chain[i].len, cur, cur_len, chain[i].size,
+				    &next);
 		free(cur);
 		cur = rc ? NULL : next;
+		cur_len = chain[i].size;
 	}
+	/* What was decoded (not a whole current revision) is kept. */
+	if (rc == 0 && n && (chain[0].enc != REV_RAW || k))
+		kept_put(s, id, cur, cur_len);
 	if (rc == 0) {
 		*data = cur;
 		if (len)
-			*len = chain[0].size;
+			*len = cur_len;
+	} else {
+		free(cur);
 	}
 out:
 	for (i = 0; i < n; i++)
@@ -333,6 +424,8 @@ int store__rev_retire(struct store *s, int64_t id)
 				 kind == REV_KEPT ? len : elen, id);
 	if (rc == 0)
 		rc = store__exec(s, "DELETE FROM whole WHERE rev_id = ?", "I", id);
+	if (rc == 0)
+		kept_put(s, id, raw, len);
 out:
 	free(path);
 	free(raw);

@@ -180,6 +180,7 @@ TEST(damage)
 	pthread_mutex_lock(&s->lock);
 	ASSERT_EQ(store__exec(s, "UPDATE revisions SET content = substr(content, 1, "
 			      "length(content) / 2) WHERE id = ?", "I", id), 0);
+	store__rev_forget(s); /* what was decoded before the damage */
 	pthread_mutex_unlock(&s->lock);
 	ASSERT_EQ(store_rev_read(s, item, "log.md", rev, &data, &len), -EIO);
 	pthread_mutex_lock(&s->lock);
