@@ -50,9 +50,10 @@
  *   one. depth = 1 + the base's depth: a depth over REV_DEPTH_MAX (a store
  *   converted from an odd history) stores the revision alone instead.
  * - The write path: a write of a document that had content re-encodes the
- *   previous revision, which costs decoding its base (up to 13 steps) and
- *   one compression, both about the document's size (4 KiB: microseconds;
- *   1 MiB: milliseconds).
+ *   previous revision, which costs decoding its base (up to 13 steps, but
+ *   the base is mostly one of the last revisions retired or decoded, whose
+ *   content s->revs keeps) and one compression, both about the document's
+ *   size (4 KiB: tens of microseconds; 1 MiB: about 10 ms).
  *
  * Every read of a revision's content goes through store__rev_content, which
  * undoes the chain; nothing else reads revisions.content.
