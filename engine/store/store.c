@@ -74,6 +74,19 @@ static const char *const compat[] = {
 	NULL, /* 0006_owners (compat_items, compat_documents) */
 	/* 0007_xattrs: an older store has no attribute */
 	"CREATE TEMP TABLE xattrs (item_id INTEGER, path TEXT, name TEXT, value BLOB);",
+	/* 0008_compact: every revision of an older store is whole, in content. */
+	"CREATE TEMP VIEW revisions AS SELECT *, 0 AS enc, NULL AS base, 0 AS depth, "
+	"CASE WHEN content IS NULL THEN 0 ELSE 1 END AS seq FROM main.revisions;"
+	"CREATE TEMP VIEW whole AS SELECT 0 AS rev_id, X'' AS content WHERE 0;",
+};
+
+/*
+ * What a migration needs beyond its SQL: migrate_c[i], when not NULL, runs
+ * after schema_migrations[i], in the same transaction.
+ */
+static int (*const migrate_c[])(struct store *s) = {
+	NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	store__rev_compact, /* 0008_compact: encodes the revisions stored before */
 };
 
 /* The columns of items that migrations after version added, as one temp
@@ -276,8 +289,12 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 		rc = store__txn_lock(s);
 		if (rc)
 			goto fail;
-		for (i = version; rc == 0 && i < schema_version; i++)
+		for (i = version; rc == 0 && i < schema_version; i++) {
 			rc = store__script(s, schema_migrations[i]);
+			if (rc == 0 && i < (int)(sizeof(migrate_c) / sizeof(migrate_c[0])) &&
+			    migrate_c[i])
+				rc = migrate_c[i](s);
+		}
 		snprintf(v, sizeof(v), "%d", schema_version);
 		if (rc == 0)
 			rc = store__exec(s, "INSERT OR REPLACE INTO meta(key, value) VALUES "
@@ -285,6 +302,10 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 		rc = store__txn_unlock(s, rc);
 		if (rc)
 			goto fail;
+		/* Hands back the pages a conversion freed (0007: most of an old
+		 * store), once; a failure leaves them to be reused. */
+		if (version > 0 && version < 7)
+			sqlite3_exec(s->db, "VACUUM", NULL, NULL, NULL);
 	}
 	if (!readonly)
 		ckpt_start(s, path);
@@ -310,6 +331,9 @@ void store_close(struct store *s)
 		sqlite3_finalize(s->cache[i].st);
 	for (i = 0; i < ITEM_CACHE; i++)
 		item_clear(&s->items[i].it);
+	store__rev_forget(s);
+	ZSTD_freeCCtx(s->zc);
+	ZSTD_freeDCtx(s->zd);
 	sqlite3_close(s->db);
 	pthread_cond_destroy(&s->ckpt_cond);
 	pthread_mutex_destroy(&s->ckpt_lock);

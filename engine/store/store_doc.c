@@ -1,11 +1,15 @@
 /*
- * store_doc.c - documents and their revisions in the store (store.h).
+ * store_doc.c - documents and their revisions in the store (store.h; how
+ * revisions are stored, and every read of one: store_rev.c).
  *
  * The live tree of an item is the documents table; every change of a
  * document adds a row to revisions (a tombstone for unlink and for the old
  * path of a rename), so history is never lost. Rows are keyed by path
  * inside the item; a directory's subtree is the range (dir "/", dir "0"),
- * '0' being the byte after '/'.
+ * '0' being the byte after '/'. The revision a documents row names is its
+ * current one, stored whole; every change that makes a revision stop being
+ * current (write, unlink, rename away or over) retires it in the same
+ * transaction (store__rev_retire), which encodes it compactly.
  *
  * Times: a content write sets a document's mtime (and its atime to the
  * same: reads never move atime, as on a noatime mount); utimens sets them
@@ -100,62 +104,76 @@ int store_doc_stat(struct store *s, int64_t item_id, const char *path, struct do
 int store_doc_read(struct store *s, int64_t item_id, const char *path, char **data, size_t *len)
 {
 	sqlite3_stmt *st;
+	int64_t rev_id = 0;
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	rc = store__first(s, &st, "SELECT d.is_dir, r.content FROM documents d LEFT JOIN revisions r "
-			  "ON r.id = d.rev_id WHERE d.item_id = ? AND d.path = ?", "Is", item_id, path);
-	if (rc == 0)
-		rc = sqlite3_column_int(st, 0) ? -EISDIR : store__blob_out(st, 1, data, len);
+	rc = store__first(s, &st, "SELECT is_dir, rev_id FROM documents WHERE item_id = ? "
+			  "AND path = ?", "Is", item_id, path);
+	if (rc == 0) {
+		rev_id = sqlite3_column_int64(st, 1);
+		rc = sqlite3_column_int(st, 0) ? -EISDIR : 0;
+	}
 	store__done(st);
+	if (rc == 0)
+		rc = store__rev_content(s, rev_id, data, len);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
 /*
- * Inserts a revision of path: content from data/len, or copied from
- * revision copy_from (> 0), or a tombstone (tomb). Lock held, inside a
- * transaction. Returns the new revision's id and number.
+ * Inserts a revision of path: content from data/len, or the content of
+ * revision copy_from (> 0), or a tombstone (tomb). A content revision is
+ * stored whole (in the table whole; store_rev.c) and gets the next seq of
+ * the path's content revisions. Lock held, inside a transaction. Returns
+ * the new revision's id and number.
  */
 static int rev_add(struct store *s, int64_t item, const char *path, const char *op,
 		   const void *data, size_t len, int64_t copy_from, int tomb, mode_t mode,
 		   const struct store_who *who, int64_t *rev_id, int *rev)
 {
-	static const char sql_data[] =
+	/* content: X'' (the bytes are in whole) or a tombstone's NULL. */
+	static const char sql_add[] =
 		"INSERT INTO revisions(item_id, path, rev, op, content, size, mode, uid, pid, comm, "
-		"stage, created_at) VALUES (?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 FROM revisions "
-		"WHERE item_id = ?1 AND path = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
-		"RETURNING id, rev";
-	static const char sql_copy[] =
-		"INSERT INTO revisions(item_id, path, rev, op, content, size, mode, uid, pid, comm, "
-		"stage, created_at) SELECT ?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 FROM revisions "
-		"WHERE item_id = ?1 AND path = ?2), ?3, content, size, ?6, ?7, ?8, ?9, ?10, ?11 "
-		"FROM revisions WHERE id = ?4 RETURNING id, rev";
+		"stage, created_at, seq) VALUES (?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 FROM "
+		"revisions WHERE item_id = ?1 AND path = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+		"CASE WHEN ?4 IS NULL THEN 0 ELSE COALESCE((SELECT seq FROM revisions WHERE "
+		"item_id = ?1 AND path = ?2 AND content IS NOT NULL ORDER BY rev DESC LIMIT 1), 0) + 1 "
+		"END) RETURNING id, rev";
 	int64_t uid = who ? (int64_t)who->uid : 0, pid = who ? (int64_t)who->pid : 0;
 	const char *comm = who && who->comm ? who->comm : "";
 	const char *stage = who && who->stage ? who->stage : "";
+	char *copy = NULL;
+	int64_t id = 0;
 	sqlite3_stmt *st;
 	char now[32];
-	int rc;
+	int rc = 0;
 
 	store__now(now);
-	/* The content: a blob (never NULL, even empty) or a tombstone's NULL. */
-	if (copy_from > 0)
-		rc = store__first(s, &st, sql_copy, "IssI-iIIsss", item, path, op, copy_from,
-				  (int)mode, uid, pid, comm, stage, now);
+	if (copy_from > 0) {
+		rc = store__rev_content(s, copy_from, &copy, &len);
+		data = copy;
+	}
+	if (rc == 0)
+		rc = store__first(s, &st, sql_add, "IssbIiIIsss", item, path, op, tomb ? NULL : "",
+				  (size_t)0, tomb ? (int64_t)-1 : (int64_t)len, (int)mode, uid, pid,
+				  comm, stage, now);
 	else
-		rc = store__first(s, &st, sql_data, "IssbIiIIsss", item, path, op,
-				  tomb ? NULL : len ? data : "", len, tomb ? (int64_t)-1 : (int64_t)len,
-				  (int)mode, uid, pid, comm, stage, now);
+		st = NULL;
 	if (rc == 0) {
+		id = sqlite3_column_int64(st, 0);
 		if (rev_id)
-			*rev_id = sqlite3_column_int64(st, 0);
+			*rev_id = id;
 		if (rev)
 			*rev = sqlite3_column_int(st, 1);
 		while (sqlite3_step(st) == SQLITE_ROW)
 			;
 	}
 	store__done(st);
+	if (rc == 0 && !tomb)
+		rc = store__exec(s, "INSERT INTO whole(rev_id, content) VALUES (?, ?)", "Ib", id,
+				 len ? data : "", len);
+	free(copy);
 	return rc;
 }
 
@@ -207,6 +225,8 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns, uid, gid);
 	if (rc == 0 && created)
 		rc = touch_parent_locked(s, item_id, path);
+	else if (rc == 0)
+		rc = store__rev_retire(s, m.rev_id);
 	return store__txn_unlock(s, rc);
 }
 
@@ -227,8 +247,12 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 	else if (rc == -ENOENT)
 		rc = -ESTALE;
 	if (rc == 0)
-		rc = store__exec(s, "UPDATE revisions SET content = ?, size = ?, mode = ? WHERE id = ?",
-				 "bIiI", len ? data : "", len, (int64_t)len, (int)(mode & 07777), rev_id);
+		rc = store__exec(s, "UPDATE revisions SET content = X'', size = ?, mode = ?, enc = 0, "
+				 "base = NULL, depth = 0 WHERE id = ?", "IiI", (int64_t)len,
+				 (int)(mode & 07777), rev_id);
+	if (rc == 0)
+		rc = store__exec(s, "INSERT OR REPLACE INTO whole(rev_id, content) VALUES (?, ?)", "Ib",
+				 rev_id, len ? data : "", len);
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns, m.uid,
 			     m.gid);
@@ -320,6 +344,8 @@ static int doc_remove(struct store *s, int64_t item_id, const char *path, int di
 			rc = -ENOTEMPTY;
 	} else if (rc == 0) {
 		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, who, NULL, NULL);
+		if (rc == 0)
+			rc = store__rev_retire(s, m.rev_id);
 	}
 	if (rc == 0)
 		rc = doc_delete(s, item_id, path);
@@ -353,6 +379,8 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, who, &rev_id, NULL);
 	if (rc == 0)
 		rc = rev_add(s, item, from, "rename", NULL, 0, 0, 1, m->mode, who, NULL, NULL);
+	if (rc == 0)
+		rc = store__rev_retire(s, m->rev_id);
 	if (rc == 0)
 		rc = doc_delete(s, item, from);
 	if (rc == 0)
@@ -393,6 +421,8 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 			rc = -ENOTEMPTY;
 		if (rc == 0)
 			rc = doc_delete(s, item_id, to);
+		if (rc == 0 && !dst.is_dir)
+			rc = store__rev_retire(s, dst.rev_id);
 		if (rc)
 			goto fin;
 	}
@@ -523,173 +553,5 @@ int store_doc_list(struct store *s, int64_t item_id, const char *dir,
 	}
 	free(ents);
 	return rc < 0 ? rc : 0;
-}
-
-/* A revision row with the strings it owns. */
-struct rev_row {
-	struct rev_info r;
-	char *path, *op, *comm, *stage, *created_at;
-};
-
-static void rev_row_clear(struct rev_row *v)
-{
-	free(v->path);
-	free(v->op);
-	free(v->comm);
-	free(v->stage);
-	free(v->created_at);
-}
-
-static int rev_row(sqlite3_stmt *st, void *elem, void *ctx)
-{
-	struct rev_row *v = elem;
-
-	(void)ctx;
-	memset(v, 0, sizeof(*v));
-	v->path = store__col_dup(st, 0);
-	v->r.rev = sqlite3_column_int(st, 1);
-	v->op = store__col_dup(st, 2);
-	v->r.size = sqlite3_column_int64(st, 3);
-	v->r.mode = (mode_t)sqlite3_column_int(st, 4);
-	v->r.uid = (uid_t)sqlite3_column_int64(st, 5);
-	v->r.pid = (pid_t)sqlite3_column_int64(st, 6);
-	v->comm = store__col_dup(st, 7);
-	v->stage = store__col_dup(st, 8);
-	v->created_at = store__col_dup(st, 9);
-	if (!v->path || !v->op || !v->comm || !v->stage || !v->created_at) {
-		rev_row_clear(v);
-		return -ENOMEM;
-	}
-	v->r.path = v->path;
-	v->r.op = v->op;
-	v->r.comm = v->comm;
-	v->r.stage = v->stage;
-	v->r.created_at = v->created_at;
-	return 0;
-}
-
-#define REV_COLS "path, rev, op, size, mode, uid, pid, comm, stage, created_at"
-
-/* The rows of sql (REV_COLS; item_id bound to ?1, a and b, NULL for none,
- * to ?2 and ?3) copied out under the lock, then cb for each without it
- * (revisions are immutable), as store_rev_each. */
-static int rev_walk(struct store *s, const char *sql, int64_t item_id, const char *a,
-		    const char *b, int (*cb)(void *arg, const struct rev_info *r), void *arg)
-{
-	struct rev_row *v = NULL;
-	sqlite3_stmt *st;
-	size_t n = 0, i;
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	rc = store__prepare(s, &st, sql, b ? "Iss" : a ? "Is" : "I", item_id, a, b);
-	if (rc == 0)
-		rc = store__collect(s, st, sizeof(*v), rev_row, NULL, (void **)&v, &n);
-	pthread_mutex_unlock(&s->lock);
-	for (i = 0; i < n; i++) {
-		if (rc == 0 && cb(arg, &v[i].r))
-			rc = 1;
-		rev_row_clear(&v[i]);
-	}
-	free(v);
-	return rc < 0 ? rc : 0;
-}
-
-int store_rev_each(struct store *s, int64_t item_id, const char *path,
-		   int (*cb)(void *arg, const struct rev_info *r), void *arg)
-{
-	if (path)
-		return rev_walk(s, "SELECT " REV_COLS " FROM revisions WHERE item_id = ? AND path = ? "
-				"ORDER BY path, rev", item_id, path, NULL, cb, arg);
-	return rev_walk(s, "SELECT " REV_COLS " FROM revisions WHERE item_id = ? ORDER BY path, rev",
-			item_id, NULL, NULL, cb, arg);
-}
-
-/* The bounds of the paths below dir under binary collation, ["dir/",
- * "dir0") ('0' follows '/'), in one allocation at *lo (caller frees). */
-static int below_bounds(const char *dir, char **lo, char **hi)
-{
-	size_t dlen = strlen(dir);
-
-	*lo = malloc(2 * (dlen + 2));
-	if (!*lo)
-		return -ENOMEM;
-	*hi = *lo + dlen + 2;
-	memcpy(*lo, dir, dlen);
-	memcpy(*lo + dlen, "/", 2);
-	memcpy(*hi, dir, dlen);
-	memcpy(*hi + dlen, "0", 2);
-	return 0;
-}
-
-int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
-			 int (*cb)(void *arg, const struct rev_info *r), void *arg)
-{
-	char *lo, *hi;
-	int rc;
-
-	if (!*dir)
-		return store_rev_each(s, item_id, NULL, cb, arg);
-	rc = below_bounds(dir, &lo, &hi);
-	if (rc)
-		return rc;
-	rc = rev_walk(s, "SELECT " REV_COLS " FROM revisions WHERE item_id = ?1 AND path >= ?2 "
-		      "AND path < ?3 ORDER BY path, rev", item_id, lo, hi, cb, arg);
-	free(lo);
-	return rc;
-}
-
-/* Revision rev of path unless a tombstone: its content in *data (caller
- * frees) and its size in *len, or (data NULL) its size alone, without
- * reading the content. 0, -ENOENT or a negative errno. */
-static int rev_get(struct store *s, int64_t item_id, const char *path, int rev, char **data,
-		   size_t *len)
-{
-	static const char sql_size[] = "SELECT size FROM revisions WHERE item_id = ? AND path = ? "
-				       "AND rev = ? AND content IS NOT NULL";
-	static const char sql_content[] = "SELECT content FROM revisions WHERE item_id = ? "
-					  "AND path = ? AND rev = ? AND content IS NOT NULL";
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	rc = store__first(s, &st, data ? sql_content : sql_size, "Isi", item_id, path, rev);
-	if (rc == 0 && data)
-		rc = store__blob_out(st, 0, data, len);
-	else if (rc == 0)
-		*len = (size_t)sqlite3_column_int64(st, 0);
-	store__done(st);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
-int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len)
-{
-	return rev_get(s, item_id, path, rev, NULL, len);
-}
-
-int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
-{
-	sqlite3_stmt *st;
-	char *lo, *hi;
-	int rc = below_bounds(dir, &lo, &hi);
-
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&s->lock);
-	rc = store__prepare(s, &st, "SELECT 1 FROM revisions WHERE item_id = ?1 AND path >= ?2 "
-			    "AND path < ?3 LIMIT 1", "Iss", item_id, lo, hi);
-	if (rc == 0)
-		rc = store__step(s, st);
-	store__done(st);
-	pthread_mutex_unlock(&s->lock);
-	free(lo);
-	return rc;
-}
-
-int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
-		   size_t *len)
-{
-	return rev_get(s, item_id, path, rev, data, len);
 }
 

@@ -1,8 +1,8 @@
 /*
  * store_int.h - what the store's files (store_stmt.c: statements and
  * transactions; store.c: connection, meta; store_item.c: items;
- * store_doc.c: documents and revisions; store_run.c: runs, logs, registry,
- * events) share. Not for the rest of the engine: store.h is the contract.
+ * store_doc.c: documents; store_rev.c: how revisions are stored, and their
+ * reads; store_run.c: runs, logs, registry, events) share. Not for the rest of the engine: store.h is the contract.
  *
  * Every store__ helper expects s->lock to be held by the caller, but the
  * pair that takes and releases it around a transaction (store__txn_lock).
@@ -12,12 +12,14 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <zstd.h>
 
 #include "store.h"
 
 #define STMT_CACHE 96
 #define SIZE_CACHE 256
 #define ITEM_CACHE 256
+#define REV_CACHE 16
 
 struct store {
 	pthread_mutex_t lock;
@@ -50,6 +52,19 @@ struct store {
 		uint64_t gen;
 		struct item it;
 	} items[ITEM_CACHE]; /* protected by lock */
+	/* zstd's contexts for revisions (store_rev.c), made at first use. */
+	ZSTD_CCtx *zc; /* protected by lock */
+	ZSTD_DCtx *zd; /* protected by lock */
+	/* The content of revisions encoded for good (store_rev.c), the last
+	 * ones retired or decoded, so that the next write's base is not
+	 * decoded again. Least recently used first out; id 0 is empty. */
+	struct {
+		int64_t id;
+		char *data; /* NUL-terminated */
+		size_t len;
+		uint64_t used;
+	} revs[REV_CACHE]; /* protected by lock */
+	uint64_t rev_clock; /* protected by lock */
 };
 
 /*
@@ -138,6 +153,31 @@ static inline int64_t store__id(uint32_t id)
  * 0 or a negative errno. */
 int store__xattr_move(struct store *s, int64_t item, const char *from, const char *to);
 int store__xattr_drop(struct store *s, int64_t item, const char *path);
+
+/*
+ * Revisions (store_rev.c; its top says how they are stored). Lock held.
+ *
+ * store__rev_content: the content of revision id, whatever its encoding,
+ * as a new NUL-terminated buffer in *data (caller frees) and its length in
+ * *len (may be NULL): the one function that reads revisions.content. 0,
+ * -ENOENT (no such revision, or a tombstone), -EIO (a stored revision that
+ * does not decode) or -ENOMEM.
+ *
+ * store__rev_retire: revision id stopped being its document's current one
+ * (a newer write, an unlink, a rename away or over it): encodes it for
+ * good, inside the caller's transaction. Does nothing to a tombstone or a
+ * revision already encoded. 0 or a negative errno.
+ *
+ * store__rev_compact: retires every content revision that no document
+ * names and that is still stored whole: the step of migration 0007, which
+ * converts a store of an older packetfs. 0 or a negative errno.
+ */
+int store__rev_content(struct store *s, int64_t id, char **data, size_t *len);
+int store__rev_retire(struct store *s, int64_t id);
+int store__rev_compact(struct store *s);
+/* Forgets the decoded revisions kept (s->revs): at a rollback, which may
+ * give the ids of the revisions it undid to other revisions, and at close. */
+void store__rev_forget(struct store *s);
 
 /* Every kept item row is out of date (an items row was written; store_item.c). */
 void store__items_changed(struct store *s);

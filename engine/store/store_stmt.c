@@ -233,8 +233,10 @@ int store__txn_unlock(struct store *s, int rc)
 {
 	if (rc == 0)
 		rc = store__script(s, "COMMIT");
-	if (rc)
+	if (rc) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		store__rev_forget(s);
+	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

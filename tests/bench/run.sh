@@ -4,7 +4,7 @@
 # (bindfs is installed when missing) and with /dev/fuse.
 #
 #	bash tests/bench/run.sh [--scale F] [--runs N] [--jobs N] [--dir DIR] [--out FILE]
-#	                        [--drop-caches] [W1 ... W8]
+#	                        [--drop-caches] [W1 ... W9]
 #
 #   --scale F       multiplies every size (default 1.0; 0.01 tries the suite in a few minutes)
 #   --runs N        timed runs per measurement; the table shows their median (default 5)
@@ -14,7 +14,7 @@
 #   --out FILE      the report (default tests/bench/results/<date>-<host>[-scale<F>].md)
 #   --drop-caches   sync and drop the page cache before each timed read (W1-W3; root only);
 #                   by default every read workload runs warm (one untimed pass first)
-#   W1 ... W8       the workloads to run (default all), see tests/bench/README.md
+#   W1 ... W9       the workloads to run (default all), see tests/bench/README.md
 #
 # The same data is set up three ways: files on the local disk (the limit), the same files
 # through bindfs (the FUSE passthrough peer) and packetfs; each workload prints the median
@@ -25,8 +25,9 @@
 #
 # Sizes at --scale 1: W1 1 GiB log; W2/W3 10,000 items with documents; W4 10,000 small
 # files and 1,000 fsync'd saves; W5 10,000 registry lines; W6 100 items x 10 recipes;
-# W7 1,000 triggers; W8 100,000 items. A full run takes hours (about 4 h extrapolated for two
-# shared cores: W2+W3 ~2 h, W8 ~1 h, W5 ~30 min); see tests/bench/README.md.
+# W7 1,000 triggers; W8 100,000 items; W9 10,000 appends to a document and 1,000 edits of a
+# 1 MiB one. A full run takes hours (about 4 h extrapolated for two shared cores: W2+W3 ~2 h,
+# W8 ~1 h, W5 ~30 min); see tests/bench/README.md.
 #
 # How items are made (W2, W6, W8, ...): by mkdir through the mount, from nproc threads, as
 # users make them (fixtures/bench.py fill): the daemon makes each item's branch, worktree, store
@@ -50,7 +51,7 @@ PY=(python3 "$BENCH_SRC/fixtures/bench.py")
 # json_escape, argv_json, pid_alive, pid_of_cmdline
 # shellcheck source=../common.sh
 . "$ROOT/tests/common.sh"
-ALL_WORKLOADS="W1 W2 W3 W4 W5 W6 W7 W8"
+ALL_WORKLOADS="W1 W2 W3 W4 W5 W6 W7 W8 W9"
 
 SCALE=1.0
 RUNS=5
@@ -94,7 +95,7 @@ while [ $# -gt 0 ]; do
 	--out=*) OUT=${1#*=}; shift ;;
 	--drop-caches) DROP=1; shift ;;
 	-h | --help) usage; exit 0 ;;
-	[Ww][1-8]) WORKLOADS+=("W${1#?}"); shift ;;
+	[Ww][1-9]) WORKLOADS+=("W${1#?}"); shift ;;
 	*) echo "tests/bench/run.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -383,6 +384,60 @@ w5()
 	rm -rf "$d"
 }
 
+# --- W9: revision storage -----------------------------------------------------------------------
+
+# w9_read WL METRIC FILE COPY : RUNS timed `cat` of the revision FILE on packetfs and of COPY, a
+# plain file of the same bytes on the disk (warm, after one untimed read each).
+w9_read()
+{
+	local r
+	cmp -s "$3" "$4" || die "W9: $3 does not read back as written"
+	for ((r = 1; r <= RUNS; r++)); do
+		timed cat "$4" >/dev/null
+		record W9 "$2" ms lower disk "$(div "$ELAPSED" 1 1000)"
+		timed cat "$3" >/dev/null
+		record W9 "$2" ms lower packetfs "$(div "$ELAPSED" 1 1000)"
+	done
+}
+
+w9()
+{
+	local d=$B/w9 n m size=1048576 before i deep k
+	n=$(scaled 10000)
+	m=$(scaled 1000)
+	mkdir -p "$d/disk"
+	new_store "$d"
+	pfs_mount "$d/store" "$d/mnt"
+	mkdir "$d/mnt/w9"
+	note W9 "Revision storage (SPEC §3). appends: a bash loop appends $n lines of 52 bytes to one document (\`printf ... >>F\`, one revision per close); edits: a $size-byte text document, then $m edits of one 73-byte line each, each written whole (open O_TRUNC, write, close; bench.py edits). Store: the growth of the store's pages in use (page_count - freelist_count, as a second reader sees them) over each, in MB; the disk column is the document's final size. Reads: \`cat\` of .history/NAME@REV, warm; the disk column reads a plain file of the same bytes. The deepest revision is the one with the longest chain of deltas (revision 2^k, k = floor(log2(count))): the slowest to read."
+	py store_bytes "$d/store/packetfs.db" || die "W9: store size"
+	before=$PY_OUT
+	say "W9: $n appends"
+	for ((i = 1; i <= n; i++)); do
+		printf 'line %05d of a log that grows by a line per close.\n' "$i" >>"$d/mnt/w9/log.md"
+	done
+	py store_bytes "$d/store/packetfs.db" || die "W9: store size"
+	record W9 "store after $n appends" MB lower disk "$(div "$(stat -c %s "$d/mnt/w9/log.md")" 1e6)"
+	record W9 "store after $n appends" MB lower packetfs "$(div $((PY_OUT - before)) 1e6)"
+	before=$PY_OUT
+	say "W9: $m edits of a $size-byte document"
+	py edits "$d/mnt/w9/design.md" "$m" "$size" || die "W9: edits failed"
+	note W9 "(The $m edits took $(printf '%.1f' "$PY_OUT") s through the mount.)"
+	py store_bytes "$d/store/packetfs.db" || die "W9: store size"
+	record W9 "store after $m edits of 1 MiB" MB lower disk "$(div "$(stat -c %s "$d/mnt/w9/design.md")" 1e6)"
+	record W9 "store after $m edits of 1 MiB" MB lower packetfs "$(div $((PY_OUT - before)) 1e6)"
+	cat "$d/mnt/w9/.history/design.md@1" >"$d/disk/design-1"
+	w9_read W9 "read the oldest revision (1 MiB)" "$d/mnt/w9/.history/design.md@1" "$d/disk/design-1"
+	for k in log.md:$n design.md:$((m + 1)); do
+		deep=1
+		while [ $((deep * 2)) -le "${k#*:}" ]; do deep=$((deep * 2)); done
+		cat "$d/mnt/w9/.history/${k%%:*}@$deep" >"$d/disk/deep"
+		w9_read W9 "read the deepest revision of ${k%%:*} (@$deep)" "$d/mnt/w9/.history/${k%%:*}@$deep" "$d/disk/deep"
+	done
+	pfs_umount "$d/mnt"
+	rm -rf "$d"
+}
+
 # --- W6: engine overhead ---------------------------------------------------------------------
 
 w6()
@@ -562,6 +617,7 @@ for w in "${WORKLOADS[@]}"; do
 	W6) w6 ;;
 	W7) w7 ;;
 	W8) w8 ;;
+	W9) w9 ;;
 	esac
 	note "$w" "(Workload wall time, setup included: $((SECONDS - start)) s.)"
 done

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "store.h"
+#include "store-old.h"
 #include "test.h"
 
 static char dir[] = "/tmp/pfs-owners-XXXXXX";
@@ -119,6 +120,7 @@ TEST(version_5)
 	sqlite3 *db;
 	int ro;
 
+	store_old_undo_compact(dir);
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
 	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE xattrs;"

@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "store-old.h"
 #include "store.h"
 #include "test.h"
 
@@ -132,6 +133,7 @@ TEST(version_6)
 	sqlite3 *db;
 	int64_t id = 1;
 
+	store_old_undo_compact(dir);
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
 	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE xattrs; UPDATE meta SET value = '6' WHERE key = "

@@ -1,0 +1,52 @@
+/*
+ * store-old.c - the store of an older packetfs made out of a current one
+ * (store-old.h), for the tests of migrations. Stores of a few thousand
+ * revisions at most.
+ */
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#include "store-old.h"
+#include "store_int.h"
+#include "test.h"
+
+void store_old_undo_compact(const char *dir)
+{
+	static const char sql_ids[] = "SELECT id FROM revisions WHERE content IS NOT NULL";
+	static const char sql_put[] = "UPDATE revisions SET content = ? WHERE id = ?";
+	struct store *s = NULL;
+	sqlite3_stmt *st;
+	int64_t ids[8192];
+	static char *datas[8192];
+	static size_t lens[8192];
+	char path[256], err[256] = "";
+	size_t n = 0, i;
+	sqlite3 *db;
+
+	ASSERT_EQ(store_open(dir, 0, 0, &s, err, sizeof(err)), 0);
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__prepare(s, &st, sql_ids, ""), 0);
+	while (store__step(s, st) > 0 && n < sizeof(ids) / sizeof(ids[0]))
+		ids[n++] = sqlite3_column_int64(st, 0);
+	store__done(st);
+	/* Every content first: a delta's base is decoded from its stored form. */
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(store__rev_content(s, ids[i], &datas[i], &lens[i]), 0);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(store__exec(s, sql_put, "bI", datas[i], lens[i], ids[i]), 0);
+		free(datas[i]);
+	}
+	pthread_mutex_unlock(&s->lock);
+	store_close(s);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE whole;"
+			       "ALTER TABLE revisions DROP COLUMN enc;"
+			       "ALTER TABLE revisions DROP COLUMN base;"
+			       "ALTER TABLE revisions DROP COLUMN depth;"
+			       "ALTER TABLE revisions DROP COLUMN seq;", NULL, NULL, NULL),
+		  SQLITE_OK);
+	sqlite3_close(db);
+}

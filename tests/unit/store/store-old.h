@@ -1,0 +1,14 @@
+/*
+ * store-old.h - what the store tests use to make the store of an older
+ * packetfs out of a current one (store-old.c).
+ */
+#ifndef PACKETFS_STORE_OLD_H
+#define PACKETFS_STORE_OLD_H
+
+/* Undoes schema/0008_compact.sql on the closed store in dir: every
+ * revision stored whole again (decoded through the store), then its four
+ * columns dropped. Leaves schema_version to the caller. Fails the test on
+ * any error. */
+void store_old_undo_compact(const char *dir);
+
+#endif

@@ -1,0 +1,208 @@
+/*
+ * test-revisions.c - how the store keeps revisions (store_rev.c): the
+ * current revision whole, every other one encoded once it stops being
+ * current (a write, an editor's save by rename, an unlink), each reading
+ * back byte for byte; chains of deltas no deeper than the skip-delta bound;
+ * a document grown by appends taking a small multiple of its final size;
+ * an in-place amend; a damaged or missing base reported as EIO, not as
+ * wrong content. (A store of an older version converted: test-store.c.)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+#include "store_int.h"
+#include "test.h"
+
+static char dir[] = "/tmp/pfs-revs-XXXXXX";
+static const struct store_who who = {1000, 42, "sh", ""};
+static struct store *s;
+static int64_t item;
+
+/* The text of version k of a document that grows by one 52-byte line per
+ * version (k = 0: empty). */
+static void grown(struct buf *b, int k)
+{
+	int i;
+
+	buf_free(b);
+	for (i = 1; i <= k; i++)
+		ASSERT_EQ(buf_printf(b, "%06d appended line of the growing document, rev %05d\n", i,
+				     i), 0);
+	ASSERT_EQ(buf_printf(b, "%s", ""), 0);
+}
+
+/* One integer the SQL gives (path bound to ?1). */
+static int64_t query(const char *sql, const char *path)
+{
+	sqlite3_stmt *st;
+	int64_t v;
+
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__prepare(s, &st, sql, "s", path), 0);
+	ASSERT_EQ(store__step(s, st), 1);
+	v = sqlite3_column_int64(st, 0);
+	store__done(st);
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+/* How many content revisions of path are deeper than popcount(seq - 1). */
+static int too_deep(const char *path)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__prepare(s, &st, "SELECT seq, depth FROM revisions WHERE path = ? AND "
+				 "content IS NOT NULL", "s", path), 0);
+	while (store__step(s, st) > 0)
+		if (sqlite3_column_int(st, 1) >
+		    __builtin_popcountll((unsigned long long)sqlite3_column_int64(st, 0) - 1))
+			n++;
+	store__done(st);
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+static void expect_rev(const char *path, int rev, const void *want, size_t wlen)
+{
+	size_t len;
+	char *data;
+
+	ASSERT_EQ(store_rev_read(s, item, path, rev, &data, &len), 0);
+	ASSERT_EQ(len, wlen);
+	ASSERT(memcmp(data, want, len) == 0);
+	ASSERT_EQ(data[len], '\0');
+	free(data);
+}
+
+/* 1,000 appends: every revision reads back; only the current one is whole;
+ * each depth is at most popcount(seq - 1); the revisions take less than 4
+ * times the final size (whole, they would take 500 times). */
+TEST(appends)
+{
+	static const char sql_bytes[] = "SELECT sum(length(content)) FROM revisions WHERE path = ?1";
+	static const char sql_whole[] = "SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0";
+	static const char sql_max[] = "SELECT max(depth) FROM revisions WHERE path = ?1";
+	struct buf b;
+	int k, n = 1000;
+
+	buf_init(&b);
+	for (k = 1; k <= n; k++) {
+		grown(&b, k);
+		ASSERT_EQ(store_doc_write(s, item, "log.md", b.data, b.len, (mode_t)-1, -1, "write",
+					  &who, NULL), 0);
+	}
+	for (k = 1; k <= n; k++) {
+		grown(&b, k);
+		expect_rev("log.md", k, b.data, b.len);
+	}
+	ASSERT_EQ(query(sql_whole, "log.md"), 1);
+	ASSERT_EQ(too_deep("log.md"), 0);
+	ASSERT(query(sql_max, "log.md") >= 5);
+	ASSERT(query(sql_max, "log.md") <= 9);
+	if (query(sql_bytes, "log.md") > 4 * (int64_t)b.len)
+		FAIL_AT("%lld bytes of revisions for a %zu-byte document",
+			(long long)query(sql_bytes, "log.md"), b.len);
+	buf_free(&b);
+}
+
+/* Editor saves (write a temporary file, rename it over the document),
+ * unlinks and re-creation, a tiny revision (kept as it is), an empty one,
+ * an amend of the current revision: all read back. */
+TEST(saves_and_unlinks)
+{
+	struct buf b, t;
+	char *data;
+	size_t len;
+	int k, n = 60;
+
+	buf_init(&b);
+	buf_init(&t);
+	for (k = 1; k <= n; k++) {
+		grown(&b, 100 + k);
+		ASSERT_EQ(store_doc_write(s, item, ".doc.swp", b.data, b.len, 0600, -1, "create",
+					  &who, NULL), 0);
+		ASSERT_EQ(store_doc_rename(s, item, ".doc.swp", "doc", 0, &who), 0);
+	}
+	for (k = 1; k <= n; k++) {
+		grown(&b, 100 + k);
+		expect_rev("doc", k, b.data, b.len);
+		expect_rev(".doc.swp", 2 * k - 1, b.data, b.len);
+		ASSERT_EQ(store_rev_read(s, item, ".doc.swp", 2 * k, &data, &len), -ENOENT);
+	}
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND content IS NOT NULL", "doc"), 1);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND content IS NOT NULL", ".doc.swp"), 0);
+
+	/* Unlinked: its last revision is encoded too, and a new document at
+	 * the path starts over from it. */
+	ASSERT_EQ(store_doc_unlink(s, item, "doc", &who), 0);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND content IS NOT NULL", "doc"), 0);
+	ASSERT_EQ(store_doc_write(s, item, "doc", "x", 1, (mode_t)-1, -1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_write(s, item, "doc", "", 0, (mode_t)-1, -1, "write", &who, NULL), 0);
+	ASSERT_EQ(store_doc_write(s, item, "doc", "yz", 2, (mode_t)-1, -1, "write", &who, NULL), 0);
+	expect_rev("doc", n, b.data, b.len);
+	expect_rev("doc", n + 2, "x", 1);
+	expect_rev("doc", n + 3, "", 0);
+	expect_rev("doc", n + 4, "yz", 2);
+	/* "x" cannot be made smaller: kept as it is. */
+	ASSERT_EQ(query("SELECT enc FROM revisions WHERE path = ?1 AND rev = 62", "doc"), 1);
+
+	/* An amend replaces the current revision in place. */
+	ASSERT_EQ(store_doc_amend(s, item, "doc",
+				  query("SELECT rev_id FROM documents WHERE path = ?1", "doc"), "abc", 3,
+				  0644, -1), 0);
+	expect_rev("doc", n + 4, "abc", 3);
+	ASSERT_EQ(store_doc_read(s, item, "doc", &data, &len), 0);
+	ASSERT_STREQ(data, "abc");
+	free(data);
+	buf_free(&b);
+	buf_free(&t);
+}
+
+/* A delta whose bytes are damaged, or whose base is gone, reads as EIO. */
+TEST(damage)
+{
+	int64_t id = query("SELECT max(id) FROM revisions WHERE path = ?1 AND enc = 3", "log.md");
+	int64_t base = query("SELECT base FROM revisions WHERE path = ?1 AND enc = 3 ORDER BY id "
+			     "DESC LIMIT 1", "log.md");
+	int rev = (int)query("SELECT rev FROM revisions WHERE path = ?1 AND enc = 3 ORDER BY id "
+			     "DESC LIMIT 1", "log.md");
+	char *data;
+	size_t len;
+
+	ASSERT(id > 0 && base > 0);
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__exec(s, "UPDATE revisions SET content = substr(content, 1, "
+			      "length(content) / 2) WHERE id = ?", "I", id), 0);
+	store__rev_forget(s); /* what was decoded before the damage */
+	pthread_mutex_unlock(&s->lock);
+	ASSERT_EQ(store_rev_read(s, item, "log.md", rev, &data, &len), -EIO);
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__exec(s, "UPDATE revisions SET base = -1 WHERE id = ?", "I", id), 0);
+	pthread_mutex_unlock(&s->lock);
+	ASSERT_EQ(store_rev_read(s, item, "log.md", rev, &data, &len), -EIO);
+	/* Its neighbours still read. */
+	ASSERT_EQ(store_rev_read(s, item, "log.md", rev - 1, &data, &len), 0);
+	free(data);
+}
+
+int main(void)
+{
+	char cmd[128], err[256] = "";
+
+	ASSERT(mkdtemp(dir) != NULL);
+	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
+	ASSERT_EQ(store_item_create(s, "revs", "packetfs/revs", "main", &item), 0);
+	RUN(appends);
+	RUN(saves_and_unlinks);
+	RUN(damage);
+	store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : 1;
+}
