@@ -302,9 +302,9 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 		rc = store__txn_unlock(s, rc);
 		if (rc)
 			goto fail;
-		/* Hands back the pages a conversion freed (0007: most of an old
+		/* Hands back the pages a conversion freed (0008: most of an old
 		 * store), once; a failure leaves them to be reused. */
-		if (version > 0 && version < 7)
+		if (version > 0 && version < 8)
 			sqlite3_exec(s->db, "VACUUM", NULL, NULL, NULL);
 	}
 	if (!readonly)

@@ -169,7 +169,7 @@ int store__xattr_drop(struct store *s, int64_t item, const char *path);
  * revision already encoded. 0 or a negative errno.
  *
  * store__rev_compact: retires every content revision that no document
- * names and that is still stored whole: the step of migration 0007, which
+ * names and that is still stored whole: the step of migration 0008, which
  * converts a store of an older packetfs. 0 or a negative errno.
  */
 int store__rev_content(struct store *s, int64_t id, char **data, size_t *len);

@@ -158,7 +158,7 @@ static int rev_decompress(struct store *s, const void *src, size_t slen, const v
 }
 
 /* The stored bytes of revision r: a whole one's (enc 0) are in the table
- * whole, but for the revisions of an older store while migration 0007
+ * whole, but for the revisions of an older store while migration 0008
  * retires them. */
 #define WHOLE_CONTENT "CASE WHEN r.enc = 0 THEN COALESCE(w.content, r.content) ELSE r.content END"
 
