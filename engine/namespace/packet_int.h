@@ -107,6 +107,12 @@ struct open_doc {
  * zero). The number, or 0 when s is no such name. */
 int packet__history_rev(const char *s);
 
+/* The mode of a revision file of .history for a revision of a document of
+ * type type (struct doc_meta): a symlink's reads back as a symlink (0777),
+ * a FIFO's, socket's or device's as such, with the permission bits 0444
+ * of every revision file. */
+mode_t packet__history_mode(mode_t type);
+
 /* Resolves path into n (packet__node_clear it after, when 0). 0 or a
  * negative errno (-ENOENT, -ENOTDIR, -ENAMETOOLONG, -EINVAL, ...). */
 int packet__resolve(struct engine *e, const char *path, struct node *n);
@@ -149,6 +155,15 @@ void packet__new_owner(const struct engine *e, const struct node *p, const struc
 		       int dir, mode_t *mode, uid_t *uid, gid_t *gid);
 
 /* ---- packet_doc.c ---- */
+
+/* Who made a change, as the store records it with a revision. */
+struct who_buf {
+	struct store_who w;
+	char comm[32];  /* the command name, from /proc */
+	char stage[64]; /* the stage whose process it is, or "" */
+};
+/* Fills wb for caller c (NULL: the engine itself, the daemon's uid). */
+void packet__who_fill(struct engine *e, const struct pfs_caller *c, struct who_buf *wb);
 
 /* The open document at (item, rel) or NULL; files_lock held. */
 struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const char *rel);

@@ -72,6 +72,8 @@ static const char *const compat[] = {
 	NULL, /* 0004_heads (compat_items) */
 	NULL, /* 0005_rounds (compat_items; no learnings row: no learnings) */
 	NULL, /* 0006_owners (compat_items, compat_documents) */
+	/* 0007_nodes (and compat_documents) */
+	"CREATE TEMP VIEW revisions AS SELECT *, 'file' AS kind, 0 AS rdev FROM main.revisions;",
 };
 
 /* The columns of items that migrations after version added, as one temp
@@ -94,15 +96,17 @@ static int compat_items(sqlite3 *db, int version)
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
-/* The same for the columns of documents (0002_times, 0006_owners). */
+/* The same for the columns of documents (0002_times, 0006_owners,
+ * 0007_nodes). */
 static int compat_documents(sqlite3 *db, int version)
 {
 	char sql[256];
 
-	if (version >= 6)
+	if (version >= 7)
 		return 0;
-	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW documents AS SELECT *%s%s FROM main.documents;",
-		 version < 2 ? ", mtime_ns AS atime_ns" : "", ", -1 AS uid, -1 AS gid");
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW documents AS SELECT *%s%s%s FROM main.documents;",
+		 version < 2 ? ", mtime_ns AS atime_ns" : "", version < 6 ? ", -1 AS uid, -1 AS gid" : "",
+		 ", 'file' AS kind, 0 AS rdev");
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
