@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test-timeout: 300
-# python3 -m venv inside a packet, pip included (it makes symlinks: bin/python3 -> /usr/bin/python3, lib64 ->
-# lib), then running the venv's python: sys.prefix is the venv, and a module written into its
-# site-packages imports. A remount keeps the venv working.
+# python3 -m venv inside a packet, pip included (it makes symlinks: bin/python3 ->
+# /usr/bin/python3, lib64 -> lib), then running the venv's python and pip: sys.prefix is the
+# venv, and a module written into its site-packages imports. A remount keeps the venv working.
 . "$(dirname "$0")/../lib.sh"
 python3 -c 'import venv, ensurepip' 2>/dev/null || { echo "SKIP: python3 venv/ensurepip missing" >&2; exit 77; }
 mount_item
