@@ -121,7 +121,12 @@ TEST(version_5)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN uid;"
+	/* 0007_nodes came after version 5 too. */
+	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN kind;"
+			       "ALTER TABLE documents DROP COLUMN rdev;"
+			       "ALTER TABLE revisions DROP COLUMN kind;"
+			       "ALTER TABLE revisions DROP COLUMN rdev;"
+			       "ALTER TABLE documents DROP COLUMN uid;"
 			       "ALTER TABLE documents DROP COLUMN gid;"
 			       "ALTER TABLE items DROP COLUMN dir_uid;"
 			       "ALTER TABLE items DROP COLUMN dir_gid;"

@@ -467,6 +467,10 @@ static const char *const undo[] = {
 	      "ALTER TABLE items DROP COLUMN dir_uid;"
 	      "ALTER TABLE items DROP COLUMN dir_gid;"
 	      "ALTER TABLE items DROP COLUMN dir_mode;",
+	[6] = "ALTER TABLE documents DROP COLUMN kind;"
+	      "ALTER TABLE documents DROP COLUMN rdev;"
+	      "ALTER TABLE revisions DROP COLUMN kind;"
+	      "ALTER TABLE revisions DROP COLUMN rdev;",
 };
 
 /* Takes the closed store in dir back to schema version (1 or more), then
