@@ -1,7 +1,8 @@
 /*
  * packet_int.h - what the packet namespace's files (packet.c: paths,
  * attributes, views, directories; packet_doc.c: open documents and changes
- * to the namespace; packet_owner.c: owners and chown; packet_file.c: open
+ * to the namespace; packet_owner.c: owners and chown; packet_node.c: symlinks and
+ * special files; packet_file.c: open
  * files, the trigger file, registry appends; ctl.c: the trigger file's
  * command lines; record.c: the recorder's transaction file) share. Not for the
  * rest of the engine: engine.h is the contract.
@@ -107,12 +108,6 @@ struct open_doc {
  * zero). The number, or 0 when s is no such name. */
 int packet__history_rev(const char *s);
 
-/* The mode of a revision file of .history for a revision of a document of
- * type type (struct doc_meta): a symlink's reads back as a symlink (0777),
- * a FIFO's, socket's or device's as such, with the permission bits 0444
- * of every revision file. */
-mode_t packet__history_mode(mode_t type);
-
 /* Resolves path into n (packet__node_clear it after, when 0). 0 or a
  * negative errno (-ENOENT, -ENOTDIR, -ENAMETOOLONG, -EINVAL, ...). */
 int packet__resolve(struct engine *e, const char *path, struct node *n);
@@ -153,6 +148,14 @@ gid_t packet__store_gid(const struct engine *e, gid_t gid);
  * too (as Linux and the BSDs do). */
 void packet__new_owner(const struct engine *e, const struct node *p, const struct pfs_caller *who,
 		       int dir, mode_t *mode, uid_t *uid, gid_t *gid);
+
+/* ---- packet_node.c: symlinks, FIFOs, sockets and devices ---- */
+
+/* The mode of a revision file of .history for a revision of a document of
+ * type type (struct doc_meta): a symlink's reads back as a symlink (0777),
+ * a FIFO's, socket's or device's as such, with the permission bits 0444
+ * of every revision file. */
+mode_t packet__history_mode(mode_t type);
 
 /* ---- packet_doc.c ---- */
 
