@@ -1,11 +1,11 @@
 /*
  * packet_int.h - what the packet namespace's files (packet.c: paths,
  * attributes, views, directories; packet_doc.c: open documents and changes
- * to the namespace; packet_owner.c: owners and chown; packet_node.c: symlinks and
- * special files; packet_file.c: open
- * files, the trigger file, registry appends; ctl.c: the trigger file's
- * command lines; record.c: the recorder's transaction file) share. Not for the
- * rest of the engine: engine.h is the contract.
+ * to the namespace; packet_owner.c: owners and chown; packet_node.c:
+ * symlinks and special files; packet_file.c: open files, the trigger file,
+ * registry appends; ctl.c: the trigger file's command lines; record.c: the
+ * recorder's transaction file) share. Not for the rest of the engine:
+ * engine.h is the contract.
  *
  * Locks (namespace.h gives the order): files_lock protects e->docs and
  * each open_doc's rel, refs and unlinked; an open_doc's own lock its
