@@ -25,8 +25,8 @@ struct dir_walk {
 };
 
 /* Lists one child of kind k: by resolving and stat-ing its full path, or
- * (light) with mode (the file type, permission bits when the
- * caller has them) and the kind's view and stable flags. */
+ * (light) with mode (the file type, permission bits when the caller has
+ * them) and the kind's view and stable flags. */
 static int emit_kind(struct dir_walk *w, const char *name, enum kind k, mode_t mode)
 {
 	char full[PATH_MAX];
