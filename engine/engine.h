@@ -48,7 +48,9 @@ struct pfs_caller {
  * last content write unless utimens set it since.
  */
 struct pfs_stat {
-	mode_t mode;      /* S_IFDIR | S_IFREG | S_IFLNK with permission bits */
+	mode_t mode;      /* the file type (S_IFDIR, S_IFREG, S_IFLNK, and in packets
+	                   * S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK) with permission bits */
+	uint64_t rdev;    /* a device node's number (dev_t), else 0 */
 	uint64_t size;    /* bytes (views: the size of their current content) */
 	int64_t mtime_ns; /* since the Unix epoch */
 	int64_t ctime_ns;
@@ -130,8 +132,27 @@ int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *a
  * listing costs the queries of its directory only. Any thread.
  */
 int engine_list(struct engine *e, const char *path, engine_dir_cb cb, void *arg);
-/* The target of a symlink (the item's worktree link) into buf, NUL-terminated. */
+/* The target of a symlink (the item's worktree link, a symlink made in a
+ * packet, or a revision of one in .history) into buf (size bytes),
+ * NUL-terminated. 0, -EINVAL (not a symlink), -ENAMETOOLONG (buf too
+ * small), -ENOENT or a negative errno of the store. */
 int engine_readlink(struct engine *e, const char *path, char *buf, size_t size);
+/* Makes the symlink path to target (1 to PATH_MAX - 1 bytes) in an item
+ * directory or a directory of one, owned by who (as a document it makes),
+ * kept in the store with its revisions like a document. 0, -EEXIST,
+ * -ENAMETOOLONG (a longer target or path), -ENOENT (an empty target or no
+ * such directory), -EACCES (not a directory of documents, or archived),
+ * -EROFS (a read-only engine) or a negative errno of the store. */
+int engine_symlink(struct engine *e, const char *path, const char *target,
+		   const struct pfs_caller *who);
+/* Makes the FIFO, socket, character or block device path (the type in mode,
+ * permission bits mode & 07777, device number rdev for a device) where
+ * engine_symlink makes symlinks, owned by who; it has no content. A device
+ * needs who to be root (uid 0), else -EPERM (as the kernel's CAP_MKNOD
+ * check on a local disk). 0, -EINVAL (another type: S_IFREG documents are
+ * made by engine_file_open) or engine_symlink's errors. */
+int engine_mknod(struct engine *e, const char *path, mode_t mode, uint64_t rdev,
+		 const struct pfs_caller *who);
 
 /* Namespace changes. */
 int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct pfs_caller *who);

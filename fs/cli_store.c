@@ -153,8 +153,9 @@ static int collect_all(void *arg, const char *name, const struct pfs_stat *st)
 	char *entry;
 	int r;
 
-	/* One string per entry: a type letter, then the name. */
-	if (asprintf(&entry, "%c%s", S_ISDIR(st->mode) ? 'd' : S_ISREG(st->mode) ? 'f' : 'l',
+	/* One string per entry: a type letter ('d', 'f' or another: a symlink,
+	 * FIFO, socket or device), then the name. */
+	if (asprintf(&entry, "%c%s", S_ISDIR(st->mode) ? 'd' : S_ISREG(st->mode) ? 'f' : 'n',
 		     name) < 0)
 		return 1;
 	r = strv_push(arg, entry);
@@ -175,6 +176,34 @@ static int export_file(struct engine *e, const char *path, const char *dst)
 		r = cli_write_file(dst, b.data ? b.data : "", b.len, (st.mode & 0777) | 0600);
 	buf_free(&b);
 	return r;
+}
+
+/* Makes at the local dst what the engine entry path is when it is no
+ * document: the same symlink, or a FIFO, socket or device of the same
+ * mode (and number). 0, a negative errno, or 1 when it was skipped (a
+ * device, for a user who may not make one; said on stderr). */
+static int export_node(struct engine *e, const char *path, const char *dst)
+{
+	char target[PATH_MAX];
+	struct pfs_stat st;
+	int r = engine_getattr(e, path, &st);
+
+	if (r < 0)
+		return r;
+	if (S_ISLNK(st.mode)) {
+		r = engine_readlink(e, path, target, sizeof(target));
+		if (r == 0 && symlink(target, dst) < 0)
+			r = -errno;
+		return r;
+	}
+	if (mknod(dst, st.mode & (S_IFMT | 0777), (dev_t)st.rdev) == 0)
+		return 0;
+	if (errno == EPERM && (S_ISCHR(st.mode) || S_ISBLK(st.mode))) {
+		fprintf(stderr, "packetfs: export: %s: skipped (a device node, which root alone "
+				"makes)\n", path);
+		return 1;
+	}
+	return -errno;
 }
 
 /* Copies the engine directory src (a packet path) into the local dst,
@@ -198,7 +227,7 @@ static int export_dir(struct engine *e, const char *src, const char *dst, int de
 		const char *name = entries[i] + 1;
 		char *from = NULL, *to = NULL;
 
-		if (entries[i][0] == 'l' || (depth == 0 && strcmp(name, ".history") == 0))
+		if (depth == 0 && (strcmp(name, ".history") == 0 || strcmp(name, "worktree") == 0))
 			continue;
 		if (asprintf(&from, "%s/%s", src, name) < 0 ||
 		    asprintf(&to, "%s/%s", dst, name) < 0) {
@@ -209,7 +238,9 @@ static int export_dir(struct engine *e, const char *src, const char *dst, int de
 		if (entries[i][0] == 'd') {
 			r = export_dir(e, from, to, depth + 1);
 		} else {
-			r = export_file(e, from, to);
+			r = entries[i][0] == 'f' ? export_file(e, from, to) : export_node(e, from, to);
+			if (r > 0)
+				r = 0;
 			if (r < 0)
 				r = cli_fail("export", "%s: %s", from, strerror(-r));
 		}
@@ -312,6 +343,27 @@ out:
 	return r;
 }
 
+/* Makes the engine entry path what the local src (lstat as st) is when it
+ * is no regular file or directory: the same symlink, or a FIFO, socket or
+ * device node (a device: root alone, else -EPERM). 0 or a negative errno. */
+static int import_node(struct engine *e, const char *src, const char *path,
+		       const struct stat *st)
+{
+	struct pfs_caller who = cli_caller();
+	char target[PATH_MAX];
+	ssize_t n;
+
+	if (!S_ISLNK(st->st_mode))
+		return engine_mknod(e, path, st->st_mode, (uint64_t)st->st_rdev, &who);
+	n = readlink(src, target, sizeof(target));
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= sizeof(target))
+		return -ENAMETOOLONG;
+	target[n] = '\0';
+	return engine_symlink(e, path, target, &who);
+}
+
 /* Imports the local directory dir (rel: its path in the item, "" at the
  * top) into the item at base ("/name"). */
 static int import_dir(struct engine *e, const char *dir, const char *base, const char *rel)
@@ -358,8 +410,9 @@ static int import_dir(struct engine *e, const char *dir, const char *base, const
 			if (r < 0)
 				r = cli_fail("import", "%s: %s", sub, strerror(-r));
 		} else {
-			fprintf(stderr, "packetfs: import: %s: skipped (not a regular file)\n",
-				sub);
+			r = import_node(e, src, path, &st);
+			if (r < 0)
+				r = cli_fail("import", "%s: %s", sub, strerror(-r));
 		}
 next:
 		free(src);

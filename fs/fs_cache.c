@@ -97,6 +97,7 @@ static void to_stat(const struct pfs_stat *ps, uint64_t ino, struct stat *st)
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	st->st_mode = ps->mode;
+	st->st_rdev = (dev_t)ps->rdev;
 	st->st_nlink = ps->unlinked ? 0 : ps->nlink ? ps->nlink : 1;
 	st->st_uid = ps->uid;
 	st->st_gid = ps->gid;

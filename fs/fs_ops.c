@@ -374,23 +374,43 @@ fail:
 	fuse_reply_err(req, -r);
 }
 
+/* Replies to a request that made the entry path (r: 0, or the -errno of
+ * the making) with its entry; seen as fs__change_count gave it before. */
+static void reply_made(fuse_req_t req, const char *path, int r, uint64_t seen)
+{
+	struct pfs_stat ps;
+
+	if (r == 0)
+		r = engine_getattr(fs_of(req)->engine, path, &ps);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		reply_entry(req, path, &ps, seen);
+}
+
+/* A document (S_IFREG), or a FIFO, socket or device node, which the
+ * engine keeps with its type and rdev (the kernel has refused a device to
+ * a caller without CAP_MKNOD; the engine refuses it to anyone but root). */
 static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		     dev_t rdev)
 {
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	uint64_t seen = fs__change_count(fs);
 	char *path;
-	int r;
+	int r = fs__child_path(fs, parent, name, &path);
 
-	/* Packets hold documents and directories only. */
-	if (!S_ISREG(mode)) {
-		fuse_reply_err(req, EPERM);
-		return;
-	}
-	r = fs__child_path(fs_of(req), parent, name, &path);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	make_node(req, path, mode);
+	if (S_ISREG(mode)) {
+		make_node(req, path, mode);
+	} else {
+		caller_of(req, &who);
+		r = engine_mknod(fs->engine, path, mode, (uint64_t)rdev, &who);
+		reply_made(req, path, r, seen);
+	}
 	free(path);
 }
 
@@ -469,13 +489,24 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	remove_entry(req, parent, name, 1);
 }
 
-/* Symbolic and hard links: packets hold documents and directories only
- * (the worktree link is the engine's own). */
+/* A symlink to link, which the engine keeps as a document whose content is
+ * the target. */
 static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
-	fuse_reply_err(req, EPERM);
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	uint64_t seen = fs__change_count(fs);
+	char *path;
+	int r = change_request(req, parent, name, &path, &who);
+
+	if (r < 0)
+		return;
+	r = engine_symlink(fs->engine, path, link, &who);
+	reply_made(req, path, r, seen);
+	free(path);
 }
 
+/* Hard links: the engine addresses entries by path, one path each. */
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
 	fuse_reply_err(req, EPERM);

@@ -141,7 +141,7 @@ static int history_file(struct engine *e, struct node *n, const char *path, size
 	size_t len;
 
 	snprintf(n->rel, sizeof(n->rel), "%.*s", (int)pathlen, path);
-	if (store_rev_size(e->store, n->item.id, n->rel, rev, &len))
+	if (store_rev_stat(e->store, n->item.id, n->rel, rev, &len, &n->doc.type, &n->doc.rdev))
 		return -ENOENT;
 	n->kind = N_HISTORY_FILE;
 	n->rev = rev;
@@ -641,13 +641,17 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		return 0;
 	}
 	case N_HISTORY_FILE:
-		/* Its size was read when it resolved. */
-		st->mode = S_IFREG | 0444;
+		/* Its size and type were read when it resolved. */
+		st->mode = packet__history_mode(n->doc.type);
+		st->rdev = n->doc.rdev;
 		st->size = n->doc.size;
-		st->view = 1;
+		st->view = S_ISREG(st->mode);
 		return 0;
 	case N_DOC:
-		st->mode = S_IFREG | (n->archived ? (n->doc.mode & 0555) : n->doc.mode);
+		st->mode = n->doc.type | (n->archived ? (n->doc.mode & 0555) : n->doc.mode);
+		if (S_ISLNK(n->doc.type))
+			st->mode = S_IFLNK | 0777;
+		st->rdev = n->doc.rdev;
 		st->uid = packet__uid(e, n->doc.uid), st->gid = packet__gid(e, n->doc.gid);
 		st->size = n->doc.size;
 		st->mtime_ns = n->doc.mtime_ns;
@@ -725,21 +729,6 @@ int engine_getattr(struct engine *e, const char *path, struct pfs_stat *st)
 	if (rc)
 		return rc;
 	rc = packet__node_stat(e, &n, st);
-	packet__node_clear(&n);
-	return rc;
-}
-
-int engine_readlink(struct engine *e, const char *path, char *buf, size_t size)
-{
-	struct node n;
-	int rc = packet__resolve(e, path, &n);
-
-	if (rc)
-		return rc;
-	if (n.kind != N_WORKTREE)
-		rc = -EINVAL;
-	else if ((size_t)snprintf(buf, size, "%s/worktrees/%s", e->store_dir, n.item.name) >= size)
-		rc = -ENAMETOOLONG;
 	packet__node_clear(&n);
 	return rc;
 }

@@ -25,8 +25,8 @@ struct dir_walk {
 };
 
 /* Lists one child of kind k: by resolving and stat-ing its full path, or
- * (light) with mode (S_IFDIR, S_IFREG or S_IFLNK, permission bits when the
- * caller has them) and the kind's view and stable flags. */
+ * (light) with mode (the file type, permission bits when the caller has
+ * them) and the kind's view and stable flags. */
 static int emit_kind(struct dir_walk *w, const char *name, enum kind k, mode_t mode)
 {
 	char full[PATH_MAX];
@@ -63,7 +63,7 @@ static int emit_doc(void *arg, const char *name, const struct doc_meta *m)
 
 	strv_push(&w->seen, name);
 	return m->is_dir ? emit_kind(w, name, N_DOCDIR, S_IFDIR | m->mode)
-			 : emit_kind(w, name, N_DOC, S_IFREG | m->mode);
+			 : emit_kind(w, name, N_DOC, m->type | m->mode);
 }
 
 static int emit_run(void *arg, const struct run *r)
@@ -94,7 +94,7 @@ static int emit_rev_file(void *arg, const struct rev_info *r)
 	if (r->size < 0)
 		return 0;
 	snprintf(name, sizeof(name), "%d", r->rev);
-	return emit_kind(h->w, name, N_HISTORY_FILE, S_IFREG | 0444);
+	return emit_kind(h->w, name, N_HISTORY_FILE, packet__history_mode(r->type));
 }
 
 static int emit_hist(void *arg, const struct rev_info *r)
@@ -116,7 +116,7 @@ static int emit_hist(void *arg, const struct rev_info *r)
 		if (r->size < 0)
 			return 0;
 		snprintf(name, sizeof(name), "%s@%d", rest, r->rev);
-		return emit_kind(h->w, name, N_HISTORY_FILE, S_IFREG | 0444);
+		return emit_kind(h->w, name, N_HISTORY_FILE, packet__history_mode(r->type));
 	}
 	/* A directory: one that held documents, or the directory form of a
 	 * long name, listed at its first revision with content. Rows come by

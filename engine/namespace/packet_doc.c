@@ -32,13 +32,7 @@
 
 /* ---- who ---- */
 
-struct who_buf {
-	struct store_who w;
-	char comm[32];
-	char stage[64];
-};
-
-static void who_fill(struct engine *e, const struct pfs_caller *c, struct who_buf *wb)
+void packet__who_fill(struct engine *e, const struct pfs_caller *c, struct who_buf *wb)
 {
 	char path[64];
 	FILE *f;
@@ -81,6 +75,8 @@ void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m)
 
 	pthread_mutex_lock(&d->lock);
 	m->is_dir = 0;
+	m->type = S_IFREG;
+	m->rdev = 0;
 	m->size = d->content.len;
 	m->mode = d->mode;
 	m->uid = d->uid;
@@ -251,7 +247,7 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 	pthread_mutex_unlock(&d->lock);
 	if (!dirty && !rev_id)
 		return 0;
-	who_fill(e, c, &wb);
+	packet__who_fill(e, c, &wb);
 	pthread_rwlock_rdlock(&e->ns_lock);
 	/* files_lock before d->lock never nests the other way (see packet__od_meta). */
 	pthread_mutex_lock(&e->files_lock);
@@ -519,7 +515,7 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 		packet__node_clear(&n);
 		return rc;
 	}
-	who_fill(e, who, &wb);
+	packet__who_fill(e, who, &wb);
 	pthread_rwlock_wrlock(&e->ns_lock);
 	pthread_mutex_lock(&e->files_lock);
 	d = packet__od_find_locked(e, n.item.id, n.rel);
@@ -597,7 +593,7 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 	rc = commit_if_open(e, a.item.id, a.rel, who);
 	if (rc)
 		goto out_p;
-	who_fill(e, who, &wb);
+	packet__who_fill(e, who, &wb);
 	pthread_rwlock_wrlock(&e->ns_lock);
 	rc = store_doc_rename(e->store, a.item.id, a.rel, rel, flags & 1u, &wb.w);
 	if (rc == 0) {

@@ -195,6 +195,12 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = -EISDIR;
 		goto fail_node;
 	}
+	/* The kernel follows symlinks and opens FIFOs, sockets and devices
+	 * itself: a request for one here did not come through it. */
+	if (n.kind == N_DOC && n.doc.type && !S_ISREG(n.doc.type)) {
+		rc = S_ISLNK(n.doc.type) ? -ELOOP : -ENXIO;
+		goto fail_node;
+	}
 	if (wr && (n.archived || e->readonly)) {
 		rc = e->readonly ? -EROFS : -EACCES;
 		goto fail_node;

@@ -1,10 +1,11 @@
 /*
  * packet_int.h - what the packet namespace's files (packet.c: paths,
  * attributes, views, directories; packet_doc.c: open documents and changes
- * to the namespace; packet_owner.c: owners and chown; packet_file.c: open
- * files, the trigger file, registry appends; ctl.c: the trigger file's
- * command lines; record.c: the recorder's transaction file) share. Not for the
- * rest of the engine: engine.h is the contract.
+ * to the namespace; packet_owner.c: owners and chown; packet_node.c:
+ * symlinks and special files; packet_file.c: open files, the trigger file,
+ * registry appends; ctl.c: the trigger file's command lines; record.c: the
+ * recorder's transaction file) share. Not for the rest of the engine:
+ * engine.h is the contract.
  *
  * Locks (namespace.h gives the order): files_lock protects e->docs and
  * each open_doc's rel, refs and unlinked; an open_doc's own lock its
@@ -150,7 +151,24 @@ gid_t packet__store_gid(const struct engine *e, gid_t gid);
 void packet__new_owner(const struct engine *e, const struct node *p, const struct pfs_caller *who,
 		       int dir, mode_t *mode, uid_t *uid, gid_t *gid);
 
+/* ---- packet_node.c: symlinks, FIFOs, sockets and devices ---- */
+
+/* The mode of a revision file of .history for a revision of a document of
+ * type type (struct doc_meta): a symlink's reads back as a symlink (0777),
+ * a FIFO's, socket's or device's as such, with the permission bits 0444
+ * of every revision file. */
+mode_t packet__history_mode(mode_t type);
+
 /* ---- packet_doc.c ---- */
+
+/* Who made a change, as the store records it with a revision. */
+struct who_buf {
+	struct store_who w;
+	char comm[32];  /* the command name, from /proc */
+	char stage[64]; /* the stage whose process it is, or "" */
+};
+/* Fills wb for caller c (NULL: the engine itself, the daemon's uid). */
+void packet__who_fill(struct engine *e, const struct pfs_caller *c, struct who_buf *wb);
 
 /* The open document at (item, rel) or NULL; files_lock held. */
 struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const char *rel);

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <cjson/cJSON.h>
 #include <git2.h>
@@ -403,17 +405,38 @@ int view_change_diff(struct engine *e, const struct item *it, struct buf *out)
 
 /* ---- packetfs log ---- */
 
+/* " kind=..." for a revision of a symlink, FIFO, socket or device (with
+ * its major:minor), into k; "" for a document. */
+static void rev_kind(const struct rev_info *r, char *k, size_t size)
+{
+	const char *name = S_ISLNK(r->type)    ? "symlink"
+			   : S_ISFIFO(r->type) ? "fifo"
+			   : S_ISSOCK(r->type) ? "socket"
+			   : S_ISCHR(r->type)  ? "char"
+			   : S_ISBLK(r->type)  ? "block"
+					       : NULL;
+
+	k[0] = '\0';
+	if (name && (S_ISCHR(r->type) || S_ISBLK(r->type)))
+		snprintf(k, size, " kind=%s %u:%u", name, major((dev_t)r->rdev),
+			 minor((dev_t)r->rdev));
+	else if (name)
+		snprintf(k, size, " kind=%s", name);
+}
+
 static int log_rev(void *arg, const struct rev_info *r)
 {
 	struct buf *out = arg;
+	char size[24], kind[48];
 
 	if (r->size < 0)
-		return buf_printf(out, "%s  %s@%d  %-6s  %8s  uid=%d pid=%d comm=%s stage=%s\n",
-				  r->created_at, r->path, r->rev, r->op, "-", (int)r->uid, (int)r->pid,
-				  r->comm[0] ? r->comm : "-", r->stage[0] ? r->stage : "-") != 0;
-	return buf_printf(out, "%s  %s@%d  %-6s  %8lld  uid=%d pid=%d comm=%s stage=%s\n",
-			  r->created_at, r->path, r->rev, r->op, (long long)r->size, (int)r->uid,
-			  (int)r->pid, r->comm[0] ? r->comm : "-", r->stage[0] ? r->stage : "-") != 0;
+		snprintf(size, sizeof(size), "-");
+	else
+		snprintf(size, sizeof(size), "%lld", (long long)r->size);
+	rev_kind(r, kind, sizeof(kind));
+	return buf_printf(out, "%s  %s@%d  %-6s  %8s  uid=%d pid=%d comm=%s stage=%s%s\n",
+			  r->created_at, r->path, r->rev, r->op, size, (int)r->uid, (int)r->pid,
+			  r->comm[0] ? r->comm : "-", r->stage[0] ? r->stage : "-", kind) != 0;
 }
 
 int engine_log(struct engine *e, const char *item, const char *path, struct buf *out)

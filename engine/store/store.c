@@ -74,10 +74,10 @@ static const char *const compat[] = {
 	NULL, /* 0006_owners (compat_items, compat_documents) */
 	/* 0007_xattrs: an older store has no attribute */
 	"CREATE TEMP TABLE xattrs (item_id INTEGER, path TEXT, name TEXT, value BLOB);",
-	/* 0008_compact: every revision of an older store is whole, in content. */
-	"CREATE TEMP VIEW revisions AS SELECT *, 0 AS enc, NULL AS base, 0 AS depth, "
-	"CASE WHEN content IS NULL THEN 0 ELSE 1 END AS seq FROM main.revisions;"
+	/* 0008_compact: every revision of an older store is whole, in content
+	 * (compat_revisions) */
 	"CREATE TEMP VIEW whole AS SELECT 0 AS rev_id, X'' AS content WHERE 0;",
+	NULL, /* 0009_nodes (compat_documents, compat_revisions) */
 };
 
 /*
@@ -109,15 +109,32 @@ static int compat_items(sqlite3 *db, int version)
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
-/* The same for the columns of documents (0002_times, 0006_owners). */
+/* The same for the columns of documents (0002_times, 0006_owners,
+ * 0009_nodes). */
 static int compat_documents(sqlite3 *db, int version)
 {
 	char sql[256];
 
-	if (version >= 6)
+	if (version >= 9)
 		return 0;
-	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW documents AS SELECT *%s%s FROM main.documents;",
-		 version < 2 ? ", mtime_ns AS atime_ns" : "", ", -1 AS uid, -1 AS gid");
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW documents AS SELECT *%s%s%s FROM main.documents;",
+		 version < 2 ? ", mtime_ns AS atime_ns" : "", version < 6 ? ", -1 AS uid, -1 AS gid" : "",
+		 ", 'file' AS kind, 0 AS rdev");
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+}
+
+/* The same for the columns of revisions (0008_compact: every revision
+ * whole, in content; 0009_nodes). */
+static int compat_revisions(sqlite3 *db, int version)
+{
+	char sql[256];
+
+	if (version >= 9)
+		return 0;
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW revisions AS SELECT *%s%s FROM main.revisions;",
+		 version < 8 ? ", 0 AS enc, NULL AS base, 0 AS depth, CASE WHEN content IS NULL "
+			       "THEN 0 ELSE 1 END AS seq" : "",
+		 ", 'file' AS kind, 0 AS rdev");
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -280,6 +297,8 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 			rc = compat_items(s->db, version);
 		if (rc == 0)
 			rc = compat_documents(s->db, version);
+		if (rc == 0)
+			rc = compat_revisions(s->db, version);
 		if (rc)
 			goto fail;
 	}

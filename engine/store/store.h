@@ -150,6 +150,9 @@ struct store_who {
 
 struct doc_meta {
 	int is_dir;
+	mode_t type;     /* documents: S_IFREG, S_IFLNK, S_IFIFO, S_IFSOCK, S_IFCHR or
+	                  * S_IFBLK (schema 0007); 0 for directories */
+	uint64_t rdev;   /* a device's number (dev_t), else 0 */
 	int64_t rev_id;  /* 0 for directories */
 	int rev;         /* revision number of the current content */
 	uint64_t size;
@@ -196,6 +199,16 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
  * becomes the same. */
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
 		    const void *data, size_t len, mode_t mode, int64_t mtime_ns);
+/* Creates the entry path of a kind other than a plain document (schema
+ * 0007): type S_IFLNK with its target as data (len bytes, 1 to PATH_MAX -
+ * 1), or S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK with no data and rdev (a
+ * device's number; 0 for the others). Its first revision has op "create";
+ * mode & 07777 are its permission bits; it is owned by uid and gid. The
+ * caller checks that the parent directory exists. 0, -EEXIST, -EINVAL (a
+ * bad type) or a negative errno. Any thread. */
+int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode_t type,
+			uint64_t rdev, const void *data, size_t len, mode_t mode, uid_t uid,
+			gid_t gid, const struct store_who *who);
 /* Creates a directory entry with permission bits mode & 07777, owned by
  * uid and gid (store_doc_mkdir: STORE_ID_DEFAULT); the caller checks that
  * its parent directory exists. 0, -EEXIST, or a negative errno. */
@@ -276,6 +289,8 @@ struct rev_info {
 	const char *op;
 	int64_t size;      /* -1 for a tombstone */
 	mode_t mode;
+	mode_t type;       /* as struct doc_meta's (a tombstone: what it removed) */
+	uint64_t rdev;
 	uid_t uid;
 	pid_t pid;
 	const char *comm, *stage, *created_at;
@@ -293,6 +308,11 @@ int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
 /* The size in bytes of one revision's content, without reading it. 0 or
  * -ENOENT (no such revision, or a tombstone). */
 int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len);
+/* The size in bytes, type and device number (struct doc_meta) of one
+ * revision, without reading its content; type and rdev may be NULL. 0 or
+ * -ENOENT (no such revision, or a tombstone). */
+int store_rev_stat(struct store *s, int64_t item_id, const char *path, int rev, size_t *len,
+		   mode_t *type, uint64_t *rdev);
 /* Whether some revision of the item has a path below dir (a path relative
  * to the item, not ""): 1, 0, or a negative errno. One index probe. */
 int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir);

@@ -18,20 +18,56 @@
  * for the item's top level) in the same transaction.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "store_int.h"
 
 #define DOC_COLS                                                                          \
 	"d.is_dir, d.rev_id, d.size, d.mode, d.mtime_ns, d.ctime_ns, "                   \
 	"COALESCE((SELECT rev FROM revisions r WHERE r.id = d.rev_id), 0), d.atime_ns, "     \
-	"d.uid, d.gid"
+	"d.uid, d.gid, d.kind, d.rdev"
+
+/* The kinds of entry the kind columns name (schema/0009_nodes.sql), with
+ * the file types they stand for. */
+static const struct {
+	const char *name;
+	mode_t type;
+} kinds[] = {
+	{"file", S_IFREG}, {"symlink", S_IFLNK}, {"fifo", S_IFIFO},
+	{"socket", S_IFSOCK}, {"char", S_IFCHR}, {"block", S_IFBLK},
+};
+
+/* The kind column's value for file type type, or NULL for none. */
+static const char *kind_name(mode_t type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].type == type)
+			return kinds[i].name;
+	return NULL;
+}
+
+mode_t store__kind_type(sqlite3_stmt *st, int col)
+{
+	const char *v = (const char *)sqlite3_column_text(st, col);
+	size_t i;
+
+	for (i = 0; v && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(kinds[i].name, v) == 0)
+			return kinds[i].type;
+	return S_IFREG;
+}
 
 static void doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
 {
 	m->is_dir = sqlite3_column_int(st, first);
+	m->type = m->is_dir ? 0 : store__kind_type(st, first + 10);
+	m->rdev = (uint64_t)sqlite3_column_int64(st, first + 11);
 	m->rev_id = sqlite3_column_int64(st, first + 1);
 	m->size = (uint64_t)sqlite3_column_int64(st, first + 2);
 	m->mode = (mode_t)sqlite3_column_int(st, first + 3);
@@ -130,16 +166,18 @@ int store_doc_read(struct store *s, int64_t item_id, const char *path, char **da
  */
 static int rev_add(struct store *s, int64_t item, const char *path, const char *op,
 		   const void *data, size_t len, int64_t copy_from, int tomb, mode_t mode,
-		   const struct store_who *who, int64_t *rev_id, int *rev)
+		   const struct doc_meta *node, const struct store_who *who, int64_t *rev_id, int *rev)
 {
 	/* content: X'' (the bytes are in whole) or a tombstone's NULL. */
 	static const char sql_add[] =
 		"INSERT INTO revisions(item_id, path, rev, op, content, size, mode, uid, pid, comm, "
-		"stage, created_at, seq) VALUES (?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 FROM "
-		"revisions WHERE item_id = ?1 AND path = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-		"CASE WHEN ?4 IS NULL THEN 0 ELSE COALESCE((SELECT seq FROM revisions WHERE "
-		"item_id = ?1 AND path = ?2 AND content IS NOT NULL ORDER BY rev DESC LIMIT 1), 0) + 1 "
-		"END) RETURNING id, rev";
+		"stage, created_at, kind, rdev, seq) VALUES (?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 "
+		"FROM revisions WHERE item_id = ?1 AND path = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+		"?11, ?12, ?13, CASE WHEN ?4 IS NULL THEN 0 ELSE COALESCE((SELECT seq FROM revisions "
+		"WHERE item_id = ?1 AND path = ?2 AND content IS NOT NULL ORDER BY rev DESC LIMIT 1), "
+		"0) + 1 END) RETURNING id, rev";
+	/* A copy (copy_from) is of the entry node describes: its kind and rdev. */
+	const char *kind = kind_name(node->type);
 	int64_t uid = who ? (int64_t)who->uid : 0, pid = who ? (int64_t)who->pid : 0;
 	const char *comm = who && who->comm ? who->comm : "";
 	const char *stage = who && who->stage ? who->stage : "";
@@ -155,9 +193,9 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 		data = copy;
 	}
 	if (rc == 0)
-		rc = store__first(s, &st, sql_add, "IssbIiIIsss", item, path, op, tomb ? NULL : "",
+		rc = store__first(s, &st, sql_add, "IssbIiIIssssI", item, path, op, tomb ? NULL : "",
 				  (size_t)0, tomb ? (int64_t)-1 : (int64_t)len, (int)mode, uid, pid,
-				  comm, stage, now);
+				  comm, stage, now, kind ? kind : "file", (int64_t)node->rdev);
 	else
 		st = NULL;
 	if (rc == 0) {
@@ -181,14 +219,19 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
  * ctime becomes now. An entry this inserts is owned by uid and gid; an
  * existing one keeps its owner. Lock held. */
 static int doc_put(struct store *s, int64_t item, const char *path, int64_t rev_id, uint64_t size,
-		   mode_t mode, int64_t mtime_ns, int64_t atime_ns, uid_t uid, gid_t gid)
+		   mode_t mode, int64_t mtime_ns, int64_t atime_ns, uid_t uid, gid_t gid,
+		   const struct doc_meta *node)
 {
+	const char *kind = kind_name(node->type);
+
 	return store__exec(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
-			   "mtime_ns, ctime_ns, atime_ns, uid, gid) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, "
-			   "?7, ?8, ?9, ?10) ON CONFLICT(item_id, path) DO UPDATE SET rev_id = ?3, "
-			   "size = ?4, mode = ?5, mtime_ns = ?6, ctime_ns = ?7, atime_ns = ?8",
-			   "IsIIiIIIII", item, path, rev_id, (int64_t)size, (int)mode, mtime_ns,
-			   util_now_ns(), atime_ns, store__id(uid), store__id(gid));
+			   "mtime_ns, ctime_ns, atime_ns, uid, gid, kind, rdev) VALUES (?1, ?2, 0, ?3, "
+			   "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT(item_id, path) DO UPDATE "
+			   "SET rev_id = ?3, size = ?4, mode = ?5, mtime_ns = ?6, ctime_ns = ?7, "
+			   "atime_ns = ?8, kind = ?11, rdev = ?12",
+			   "IsIIiIIIIIsI", item, path, rev_id, (int64_t)size, (int)mode, mtime_ns,
+			   util_now_ns(), atime_ns, store__id(uid), store__id(gid), kind ? kind : "file",
+			   (int64_t)node->rdev);
 }
 
 int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
@@ -217,12 +260,14 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 		rc = -EISDIR;
 	else if (rc == -ENOENT)
 		m.mode = 0644, rc = 0, created = 1;
+	/* Content written to a symlink or a special file makes it a document. */
+	m.type = S_IFREG, m.rdev = 0;
 	if (mode != (mode_t)-1)
 		m.mode = mode & 07777;
 	if (rc == 0)
-		rc = rev_add(s, item_id, path, op, data, len, 0, 0, m.mode, who, &rev_id, rev);
+		rc = rev_add(s, item_id, path, op, data, len, 0, 0, m.mode, &m, who, &rev_id, rev);
 	if (rc == 0)
-		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns, uid, gid);
+		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns, uid, gid, &m);
 	if (rc == 0 && created)
 		rc = touch_parent_locked(s, item_id, path);
 	else if (rc == 0)
@@ -255,7 +300,37 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 				 rev_id, len ? data : "", len);
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns, m.uid,
-			     m.gid);
+			     m.gid, &m);
+	return store__txn_unlock(s, rc);
+}
+
+int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode_t type,
+			uint64_t rdev, const void *data, size_t len, mode_t mode, uid_t uid,
+			gid_t gid, const struct store_who *who)
+{
+	struct doc_meta m, old;
+	int64_t rev_id, now = util_now_ns();
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.rdev = type == S_IFCHR || type == S_IFBLK ? rdev : 0;
+	if (type == S_IFREG || !kind_name(type) ||
+	    (type == S_IFLNK ? len == 0 || len >= PATH_MAX : len != 0))
+		return -EINVAL;
+	rc = store__txn_lock(s);
+	if (rc)
+		return rc;
+	rc = doc_stat_locked(s, item_id, path, &old);
+	if (rc == 0)
+		rc = -EEXIST;
+	else if (rc == -ENOENT)
+		rc = rev_add(s, item_id, path, "create", data, len, 0, 0, mode & 07777, &m, who,
+			     &rev_id, NULL);
+	if (rc == 0)
+		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, now, now, uid, gid, &m);
+	if (rc == 0)
+		rc = touch_parent_locked(s, item_id, path);
 	return store__txn_unlock(s, rc);
 }
 
@@ -343,7 +418,7 @@ static int doc_remove(struct store *s, int64_t item_id, const char *path, int di
 		if (rc > 0)
 			rc = -ENOTEMPTY;
 	} else if (rc == 0) {
-		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, who, NULL, NULL);
+		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, &m, who, NULL, NULL);
 		if (rc == 0)
 			rc = store__rev_retire(s, m.rev_id);
 	}
@@ -376,16 +451,16 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 				 "AND path = ?", "sIIs", to, util_now_ns(), item, from);
 	if (rc || m->is_dir)
 		return rc;
-	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, who, &rev_id, NULL);
+	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, m, who, &rev_id, NULL);
 	if (rc == 0)
-		rc = rev_add(s, item, from, "rename", NULL, 0, 0, 1, m->mode, who, NULL, NULL);
+		rc = rev_add(s, item, from, "rename", NULL, 0, 0, 1, m->mode, m, who, NULL, NULL);
 	if (rc == 0)
 		rc = store__rev_retire(s, m->rev_id);
 	if (rc == 0)
 		rc = doc_delete(s, item, from);
 	if (rc == 0)
 		rc = doc_put(s, item, to, rev_id, m->size, m->mode, m->mtime_ns, m->atime_ns, m->uid,
-			     m->gid);
+			     m->gid, m);
 	return rc;
 }
 

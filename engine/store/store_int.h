@@ -173,6 +173,10 @@ int store__xattr_drop(struct store *s, int64_t item, const char *path);
  * converts a store of an older packetfs. 0 or a negative errno.
  */
 int store__rev_content(struct store *s, int64_t id, char **data, size_t *len);
+/* The file type (S_IFREG, S_IFLNK, S_IFIFO, ...) that column col of st, a
+ * kind column of documents or revisions (schema/0009_nodes.sql), names; a
+ * document for an unknown value (store_doc.c). */
+mode_t store__kind_type(sqlite3_stmt *st, int col);
 int store__rev_retire(struct store *s, int64_t id);
 int store__rev_compact(struct store *s);
 /* Forgets the decoded revisions kept (s->revs): at a rollback, which may

@@ -499,6 +499,8 @@ static int rev_row(sqlite3_stmt *st, void *elem, void *ctx)
 	v->comm = store__col_dup(st, 7);
 	v->stage = store__col_dup(st, 8);
 	v->created_at = store__col_dup(st, 9);
+	v->r.type = store__kind_type(st, 10);
+	v->r.rdev = (uint64_t)sqlite3_column_int64(st, 11);
 	if (!v->path || !v->op || !v->comm || !v->stage || !v->created_at) {
 		rev_row_clear(v);
 		return -ENOMEM;
@@ -511,7 +513,7 @@ static int rev_row(sqlite3_stmt *st, void *elem, void *ctx)
 	return 0;
 }
 
-#define REV_COLS "path, rev, op, size, mode, uid, pid, comm, stage, created_at"
+#define REV_COLS "path, rev, op, size, mode, uid, pid, comm, stage, created_at, kind, rdev"
 
 /* The rows of sql (REV_COLS; item_id bound to ?1, a and b, NULL for none,
  * to ?2 and ?3) copied out under the lock, then cb for each without it
@@ -583,22 +585,27 @@ int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
 }
 
 /* Revision rev of path unless a tombstone: its content in *data (caller
- * frees) and its size in *len, or (data NULL) its size alone, without
- * reading the content. 0, -ENOENT or a negative errno. */
+ * frees) and its size in *len, or (data NULL) its size, type and rdev
+ * (either may be NULL) alone, without reading the content. 0, -ENOENT or
+ * a negative errno. */
 static int rev_get(struct store *s, int64_t item_id, const char *path, int rev, char **data,
-		   size_t *len)
+		   size_t *len, mode_t *type, uint64_t *rdev)
 {
 	sqlite3_stmt *st;
 	int64_t id = 0;
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	rc = store__first(s, &st, "SELECT id, size FROM revisions WHERE item_id = ? AND path = ? "
-			  "AND rev = ? AND content IS NOT NULL", "Isi", item_id, path, rev);
+	rc = store__first(s, &st, "SELECT id, size, kind, rdev FROM revisions WHERE item_id = ? AND "
+			  "path = ? AND rev = ? AND content IS NOT NULL", "Isi", item_id, path, rev);
 	if (rc == 0) {
 		id = sqlite3_column_int64(st, 0);
 		if (len)
 			*len = (size_t)sqlite3_column_int64(st, 1);
+		if (type)
+			*type = store__kind_type(st, 2);
+		if (rdev)
+			*rdev = (uint64_t)sqlite3_column_int64(st, 3);
 	}
 	store__done(st);
 	if (rc == 0 && data)
@@ -609,7 +616,13 @@ static int rev_get(struct store *s, int64_t item_id, const char *path, int rev, 
 
 int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len)
 {
-	return rev_get(s, item_id, path, rev, NULL, len);
+	return rev_get(s, item_id, path, rev, NULL, len, NULL, NULL);
+}
+
+int store_rev_stat(struct store *s, int64_t item_id, const char *path, int rev, size_t *len,
+		   mode_t *type, uint64_t *rdev)
+{
+	return rev_get(s, item_id, path, rev, NULL, len, type, rdev);
 }
 
 int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
@@ -634,6 +647,6 @@ int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
 int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
 		   size_t *len)
 {
-	return rev_get(s, item_id, path, rev, data, len);
+	return rev_get(s, item_id, path, rev, data, len, NULL, NULL);
 }
 

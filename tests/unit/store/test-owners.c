@@ -123,7 +123,12 @@ TEST(version_5)
 	store_old_undo_compact(dir);
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	/* 0007_xattrs and 0009_nodes came after version 5 too. */
 	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE xattrs;"
+			       "ALTER TABLE documents DROP COLUMN kind;"
+			       "ALTER TABLE documents DROP COLUMN rdev;"
+			       "ALTER TABLE revisions DROP COLUMN kind;"
+			       "ALTER TABLE revisions DROP COLUMN rdev;"
 			       "ALTER TABLE documents DROP COLUMN uid;"
 			       "ALTER TABLE documents DROP COLUMN gid;"
 			       "ALTER TABLE items DROP COLUMN dir_uid;"

@@ -470,6 +470,11 @@ static const char *const undo[] = {
 	      "ALTER TABLE items DROP COLUMN dir_gid;"
 	      "ALTER TABLE items DROP COLUMN dir_mode;",
 	[6] = "DROP TABLE xattrs;",
+	[7] = "", /* 0008_compact: store_old_undo_compact */
+	[8] = "ALTER TABLE documents DROP COLUMN kind;"
+	      "ALTER TABLE documents DROP COLUMN rdev;"
+	      "ALTER TABLE revisions DROP COLUMN kind;"
+	      "ALTER TABLE revisions DROP COLUMN rdev;",
 };
 
 /* Takes the closed store in dir back to schema version (1 or more), then

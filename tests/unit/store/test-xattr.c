@@ -136,8 +136,13 @@ TEST(version_6)
 	store_old_undo_compact(dir);
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE xattrs; UPDATE meta SET value = '6' WHERE key = "
-			       "'schema_version';", NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE xattrs;"
+			       "ALTER TABLE documents DROP COLUMN kind;"
+			       "ALTER TABLE documents DROP COLUMN rdev;"
+			       "ALTER TABLE revisions DROP COLUMN kind;"
+			       "ALTER TABLE revisions DROP COLUMN rdev;"
+			       "UPDATE meta SET value = '6' WHERE key = 'schema_version';", NULL, NULL,
+			       NULL), SQLITE_OK);
 	sqlite3_close(db);
 	s = open_store(0, 1);
 	assert_value(s, id, "", "user.item", NULL);
