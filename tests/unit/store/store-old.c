@@ -50,3 +50,53 @@ void store_old_undo_compact(const char *dir)
 		  SQLITE_OK);
 	sqlite3_close(db);
 }
+
+/*
+ * What each migration of schema/ added, undone: undo[v] takes a store of
+ * version v + 1 back to version v (0007 xattrs ... 0002 times; 0008
+ * compact, which needs the store to decode: store_old_undo_compact).
+ */
+static const char *const undo[] = {
+	[1] = "ALTER TABLE documents DROP COLUMN atime_ns;"
+	      "ALTER TABLE items DROP COLUMN dir_mtime_ns;"
+	      "ALTER TABLE items DROP COLUMN dir_ctime_ns;"
+	      "ALTER TABLE items DROP COLUMN dir_atime_ns;",
+	[2] = "ALTER TABLE runs DROP COLUMN job_id;"
+	      "ALTER TABLE runs DROP COLUMN job_output;"
+	      "ALTER TABLE runs DROP COLUMN job_offset;",
+	[3] = "ALTER TABLE items DROP COLUMN verdict_head;"
+	      "ALTER TABLE items DROP COLUMN assessment_head;",
+	[4] = "ALTER TABLE items DROP COLUMN round;"
+	      "ALTER TABLE items DROP COLUMN disposition;"
+	      "DELETE FROM items WHERE name = 'learnings';",
+	[5] = "ALTER TABLE documents DROP COLUMN uid;"
+	      "ALTER TABLE documents DROP COLUMN gid;"
+	      "ALTER TABLE items DROP COLUMN dir_uid;"
+	      "ALTER TABLE items DROP COLUMN dir_gid;"
+	      "ALTER TABLE items DROP COLUMN dir_mode;",
+	[6] = "DROP TABLE xattrs;",
+	[7] = "", /* 0008_compact: store_old_undo_compact */
+	[8] = "ALTER TABLE documents DROP COLUMN kind;"
+	      "ALTER TABLE documents DROP COLUMN rdev;"
+	      "ALTER TABLE revisions DROP COLUMN kind;"
+	      "ALTER TABLE revisions DROP COLUMN rdev;",
+};
+
+void store_old_downgrade(const char *dir, int version, const char *extra)
+{
+	char path[256], sql[96];
+	sqlite3 *db;
+	int v;
+
+	if (version <= 7)
+		store_old_undo_compact(dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	for (v = (int)(sizeof(undo) / sizeof(undo[0])) - 1; v >= version; v--)
+		ASSERT_EQ(sqlite3_exec(db, undo[v], NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, extra ? extra : "", NULL, NULL, NULL), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version';",
+		 version);
+	ASSERT_EQ(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}

@@ -11,4 +11,10 @@
  * any error. */
 void store_old_undo_compact(const char *dir);
 
+/* Takes the closed store in dir back to schema version (1 or more): each
+ * migration above it undone, newest first (schema/0008_compact.sql by
+ * store_old_undo_compact), then runs extra (SQL, or NULL) on it, as a store
+ * an older packetfs left. Fails the test on any error. */
+void store_old_downgrade(const char *dir, int version, const char *extra);
+
 #endif

@@ -14,8 +14,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include <sqlite3.h>
-
+#include "store-old.h"
 #include "store.h"
 #include "test.h"
 
@@ -134,8 +133,7 @@ TEST(version_8)
 	struct store *s;
 	struct doc_meta m;
 	struct item it;
-	char path[256], types[16] = "";
-	sqlite3 *db;
+	char types[16] = "";
 	int ro;
 
 	s = open_store(0, 0);
@@ -148,15 +146,7 @@ TEST(version_8)
 	ASSERT_EQ(store_doc_unlink(s, it.id, "f", &who), 0);
 	item_clear(&it);
 	store_close(s);
-	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE documents DROP COLUMN kind;"
-			       "ALTER TABLE documents DROP COLUMN rdev;"
-			       "ALTER TABLE revisions DROP COLUMN kind;"
-			       "ALTER TABLE revisions DROP COLUMN rdev;"
-			       "UPDATE meta SET value = '8' WHERE key = 'schema_version';",
-			       NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	store_old_downgrade(dir, 8, NULL);
 	for (ro = 1; ro >= 0; ro--) {
 		s = open_store(0, ro);
 		ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);

@@ -11,8 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "store.h"
 #include "store-old.h"
 #include "test.h"
@@ -116,27 +114,9 @@ TEST(version_5)
 	struct store *s;
 	struct doc_meta m;
 	struct item it;
-	char path[256];
-	sqlite3 *db;
 	int ro;
 
-	store_old_undo_compact(dir);
-	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	/* 0007_xattrs and 0009_nodes came after version 5 too. */
-	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE xattrs;"
-			       "ALTER TABLE documents DROP COLUMN kind;"
-			       "ALTER TABLE documents DROP COLUMN rdev;"
-			       "ALTER TABLE revisions DROP COLUMN kind;"
-			       "ALTER TABLE revisions DROP COLUMN rdev;"
-			       "ALTER TABLE documents DROP COLUMN uid;"
-			       "ALTER TABLE documents DROP COLUMN gid;"
-			       "ALTER TABLE items DROP COLUMN dir_uid;"
-			       "ALTER TABLE items DROP COLUMN dir_gid;"
-			       "ALTER TABLE items DROP COLUMN dir_mode;"
-			       "UPDATE meta SET value = '5' WHERE key = 'schema_version';",
-			       NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	store_old_downgrade(dir, 5, NULL);
 	for (ro = 1; ro >= 0; ro--) {
 		s = open_store(0, ro);
 		ASSERT_EQ(store_item_get(s, "team", &it), 0);

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "store-old.h"
 #include "store.h"
 #include "test.h"
@@ -127,23 +125,11 @@ TEST(attributes)
  * error; opened writable, migrated. */
 TEST(version_6)
 {
-	char path[256];
 	struct store *s;
 	struct buf names;
-	sqlite3 *db;
 	int64_t id = 1;
 
-	store_old_undo_compact(dir);
-	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE xattrs;"
-			       "ALTER TABLE documents DROP COLUMN kind;"
-			       "ALTER TABLE documents DROP COLUMN rdev;"
-			       "ALTER TABLE revisions DROP COLUMN kind;"
-			       "ALTER TABLE revisions DROP COLUMN rdev;"
-			       "UPDATE meta SET value = '6' WHERE key = 'schema_version';", NULL, NULL,
-			       NULL), SQLITE_OK);
-	sqlite3_close(db);
+	store_old_downgrade(dir, 6, NULL);
 	s = open_store(0, 1);
 	assert_value(s, id, "", "user.item", NULL);
 	buf_init(&names);
