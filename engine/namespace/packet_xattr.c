@@ -62,27 +62,41 @@ int engine_getxattr(struct engine *e, const char *path, const char *name, char *
 	return rc;
 }
 
+/* What setting or removing name at path writes to: 0 with n resolved
+ * (packet__node_clear it after) and *rel set, or a negative errno with n
+ * not resolved: absent as what a name outside user. or a generated entry
+ * gives, -EACCES under .archive/. */
+static int xattr_writable(struct engine *e, const char *path, const char *name, int absent,
+			  struct node *n, const char **rel)
+{
+	int rc;
+
+	if (!user_name(name))
+		return absent;
+	rc = xattr_entry(e, path, n, rel);
+	if (rc < 0)
+		return rc;
+	if (rc == 0 || n->archived) {
+		rc = rc == 0 ? absent : -EACCES;
+		packet__node_clear(n);
+		return rc;
+	}
+	return 0;
+}
+
 int engine_setxattr(struct engine *e, const char *path, const char *name, const void *value,
 		    size_t len, int how)
 {
 	const char *rel = NULL;
 	struct node n;
-	int rc;
+	int rc = xattr_writable(e, path, name, -ENOTSUP, &n, &rel);
 
-	if (!user_name(name))
-		return -ENOTSUP;
-	rc = xattr_entry(e, path, &n, &rel);
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (rc == 0)
-		rc = -ENOTSUP;
-	else if (n.archived)
-		rc = -EACCES;
-	else
-		rc = store_xattr_set(e->store, n.item.id, rel, name, value, len,
-				     how == ENGINE_XATTR_CREATE    ? STORE_XATTR_CREATE
-				     : how == ENGINE_XATTR_REPLACE ? STORE_XATTR_REPLACE
-								   : 0);
+	rc = store_xattr_set(e->store, n.item.id, rel, name, value, len,
+			     how == ENGINE_XATTR_CREATE    ? STORE_XATTR_CREATE
+			     : how == ENGINE_XATTR_REPLACE ? STORE_XATTR_REPLACE
+							   : 0);
 	packet__node_clear(&n);
 	return rc;
 }
@@ -105,19 +119,11 @@ int engine_removexattr(struct engine *e, const char *path, const char *name)
 {
 	const char *rel = NULL;
 	struct node n;
-	int rc;
+	int rc = xattr_writable(e, path, name, -ENODATA, &n, &rel);
 
-	if (!user_name(name))
-		return -ENODATA;
-	rc = xattr_entry(e, path, &n, &rel);
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (rc == 0)
-		rc = -ENODATA;
-	else if (n.archived)
-		rc = -EACCES;
-	else
-		rc = store_xattr_remove(e->store, n.item.id, rel, name);
+	rc = store_xattr_remove(e->store, n.item.id, rel, name);
 	packet__node_clear(&n);
 	return rc;
 }
