@@ -7,7 +7,8 @@
 # Builds with clang into build-fuzz/ at the root of the source tree (PFS_FUZZ_BUILD_DIR names
 # another): `CC=clang meson setup build-fuzz -Dfuzz=true`, then only the harnesses. Runs each
 # harness (all of them, or those named: config, registry, ...) for SECONDS (default 3600, the
-# long run; tests/run.sh runs 10) over its seed corpus tests/fuzz/corpus/NAME, with its
+# long run; tests/run.sh runs 10) over its seed corpus tests/fuzz/corpus/NAME (the recipe
+# harness: the shipped catalog recipes/), with its
 # dictionary tests/fuzz/dict/NAME.dict. Inputs that reached new code are kept in
 # WORK/corpus/NAME, where a later run starts again from them; a crash, leak, timeout (an input
 # that takes more than 10 s: a parser that stalls) or out-of-memory is saved as
@@ -117,12 +118,16 @@ for n in "${NAMES[@]}"; do
 	artifacts=$WORK/artifacts/$n
 	log=$WORK/$n.log
 	mkdir -p "$corpus" "$artifacts"
+	# Seeds: corpus/NAME; the recipe harness's are the catalog the project ships, recipes/.
+	seeds=()
+	[ ! -d "$HERE/corpus/$n" ] || seeds+=("$HERE/corpus/$n")
+	[ "$n" != recipe ] || seeds+=("$ROOT/recipes")
 	rc=0
 	# shellcheck disable=SC2086 # PFS_FUZZ_FLAGS is a list of options
 	(cd "$WORK" && "$BUILD/tests/fuzz/fuzz-$n" -max_total_time="$SECONDS_EACH" -timeout=10 \
 		-rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
 		-dict="$HERE/dict/$n.dict" -artifact_prefix="$artifacts/" ${PFS_FUZZ_FLAGS:-} \
-		"$corpus" "$HERE/corpus/$n") >"$log" 2>&1 || rc=$?
+		"$corpus" "${seeds[@]}") >"$log" 2>&1 || rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
 	if [ "$rc" = 0 ] && [ -z "$(ls -A "$artifacts")" ]; then
