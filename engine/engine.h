@@ -57,6 +57,9 @@ struct pfs_stat {
 	int64_t atime_ns; /* 0 where the entry keeps none (views, open-file
 	                   * attributes): report mtime_ns as its access time */
 	uint32_t nlink;   /* 0 stands for 1 */
+	uint64_t file_id; /* a document link(2) gave a second name to: a number
+	                   * all its names share and no other file of the store
+	                   * has, for st_ino; 0: the front end numbers the entry */
 	int unlinked;     /* 1 for a document open after its name was unlinked:
 	                   * its link count is 0 (nlink is then ignored) */
 	/* Owner and group. Documents, their directories and item directories
@@ -153,6 +156,17 @@ int engine_symlink(struct engine *e, const char *path, const char *target,
  * made by engine_file_open) or engine_symlink's errors. */
 int engine_mknod(struct engine *e, const char *path, mode_t mode, uint64_t rdev,
 		 const struct pfs_caller *who);
+
+/* Gives the document at from (of any kind; packet_node.c) the second name
+ * to, in the same item: link(2). Both names then stand for one file, as on
+ * a local disk: what is written, chmod-ed, chown-ed or set through one
+ * shows through the other, struct pfs_stat's nlink counts them and its
+ * file_id is theirs. Documents held open by name are committed first.
+ * 0, -EPERM (from is a directory), -EACCES (from is no document, or is
+ * archived; to is not where documents go), -EXDEV (another item), -EEXIST,
+ * -EROFS (a read-only engine), the errors of resolving either path, or a
+ * negative errno of the store. */
+int engine_link(struct engine *e, const char *from, const char *to, const struct pfs_caller *who);
 
 /* Namespace changes. */
 int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct pfs_caller *who);

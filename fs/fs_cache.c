@@ -186,6 +186,11 @@ static void invalidate_attrs(struct fs *fs, const char *path)
 		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
 }
 
+void fs__drop_attrs(struct fs *fs, const char *path)
+{
+	invalidate_attrs(fs, path);
+}
+
 /*
  * The engine's change hook (an engine_change_fn; arg is the struct fs): a
  * change the engine made on its own. Counts it (attr_ttl), drops at once

@@ -124,6 +124,11 @@ void fs__cache_open(struct fuse_file_info *fi, struct pfs_file *f);
  * attributes of what changed and queues it for the notifier. Any engine
  * thread, possibly with engine locks held. */
 void fs__changed(void *arg, const char *path, enum engine_change what);
+/* Drops the kernel's attributes of the inode at path when a reply let it
+ * cache them: for a change through the mount that the kernel does not
+ * connect to that inode (link(2) of its file, under another inode). Any
+ * thread; the notification takes no lock a request holds (see Caching). */
+void fs__drop_attrs(struct fs *fs, const char *path);
 
 /* ---- fs_team.c: who may use the mount ---- */
 

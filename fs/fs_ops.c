@@ -106,7 +106,7 @@ static void reply_entry(fuse_req_t req, const char *path, const struct pfs_stat 
 	struct fs *fs = fs_of(req);
 	struct fuse_entry_param e;
 	uint64_t ino;
-	int r = inode_ref(fs->inodes, path, &ino);
+	int r = inode_ref(fs->inodes, path, ps->file_id, &ino);
 
 	if (r < 0) {
 		fuse_reply_err(req, -r);
@@ -506,10 +506,39 @@ static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, cons
 	free(path);
 }
 
-/* Hard links: the engine addresses entries by path, one path each. */
+/* A hard link: the engine gives the file of ino the name newname, and the
+ * reply hands ino over again with it (inode.h: the names of one file are
+ * one inode, as Linux expects of link(2)). What the kernel cached of ino
+ * is dropped first; from now on its attributes are not cached at all (a
+ * file with several names is never stable: struct pfs_stat). */
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
-	fuse_reply_err(req, EPERM);
+	struct fs *fs = fs_of(req);
+	struct pfs_caller who;
+	struct pfs_stat ps;
+	uint64_t seen = fs__change_count(fs);
+	char *from = NULL, *to = NULL;
+	int r = fs__path_of(fs, ino, &from);
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	r = change_request(req, newparent, newname, &to, &who);
+	if (r == 0) {
+		fs__ns_change_begin(fs);
+		r = engine_link(fs->engine, from, to, &who);
+		if (r == 0)
+			r = engine_getattr(fs->engine, to, &ps);
+		if (r == 0) {
+			fs__drop_attrs(fs, from);
+			inode_set_file(fs->inodes, ino, ps.file_id);
+		}
+		fs__ns_change_end(fs);
+		reply_made(req, to, r, seen);
+	}
+	free(from);
+	free(to);
 }
 
 static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,

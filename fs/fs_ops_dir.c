@@ -183,7 +183,7 @@ static size_t dirent_plus(fuse_req_t req, const char *dir, const struct dir_entr
 		free(path);
 		return fuse_add_direntry_plus(req, p, rem, de->name, &e, next);
 	}
-	*err = inode_ref(fs->inodes, path, eino);
+	*err = inode_ref(fs->inodes, path, st.file_id, eino);
 	free(path);
 	if (*err < 0)
 		return 0;

@@ -199,7 +199,7 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 			r = -EISDIR;
 		if (r < 0)
 			goto fail;
-		r = inode_ref(fs->inodes, path, &ino);
+		r = inode_ref(fs->inodes, path, ps.file_id, &ino);
 		if (r < 0)
 			goto fail;
 		fs__notifier_mode(req, &ps);
@@ -218,7 +218,7 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	r = engine_file_getattr(f, &ps);
 	if (r < 0)
 		goto fail;
-	r = inode_ref(fs->inodes, path, &ino);
+	r = inode_ref(fs->inodes, path, ps.file_id, &ino);
 	if (r < 0)
 		goto fail;
 	fs__fill_entry(req, ino, &ps, seen, &e);

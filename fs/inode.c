@@ -1,17 +1,20 @@
 /*
- * inode.c - the inode table: inode number <-> path, with lookup counts.
+ * inode.c - the inode table: inode number <-> paths, with lookup counts.
  *
- * Design: each inode is one node chained into two hash tables of the same
- * power-of-two size, one keyed by number and one by path (FNV-1a). Pathless
- * (unlinked) inodes sit only in the number table. Both tables double when
- * the node count passes the bucket count. Renames and unlinks of a
- * directory touch every node below it; they walk the number table, which is
- * proportional to the inodes the kernel holds, not to the store. Those of
- * a node known to be no directory (inode_set_leaf) touch that node alone.
+ * Design: each inode is a node with a list of names (its paths: one, or
+ * more for a file with hard links). Nodes are chained into a hash table
+ * keyed by number and, when they stand for a file of the engine's (struct
+ * pfs_stat file_id), one keyed by that; names into one keyed by path
+ * (FNV-1a). All three have the same power-of-two size and double when the
+ * nodes or the names pass it. Renames and unlinks of a directory touch
+ * every name below it; they walk the path table, which is proportional to
+ * the names the kernel holds, not to the store. Those of a node known to
+ * be no directory (inode_set_leaf) touch that name alone.
  *
- * Invariants: node->path == NULL exactly when the node is not in the path
- * table; next_ino only grows; the root node is created with the table and
- * freed only with it.
+ * Invariants: a name is in the path table and in its node's list, or
+ * freed; a node is in the file table exactly when its file is not 0;
+ * next_ino only grows; the root node is created with the table and freed
+ * only with it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -23,22 +26,35 @@
 
 #define INITIAL_BUCKETS 64
 
+struct inode;
+
+struct name {
+	char *path;
+	struct inode *node;
+	struct name *path_next; /* the path table's chain */
+	struct name *sibling;   /* the next name of node */
+};
+
 struct inode {
 	uint64_t ino;
 	uint64_t nlookup;       /* protected by inode_table.lock */
-	char *path;             /* protected by inode_table.lock; NULL once unlinked */
+	uint64_t file;          /* protected by inode_table.lock: the file it stands
+	                         * for (inode_ref), or 0 */
+	struct name *names;     /* protected by inode_table.lock; NULL once unlinked */
 	int cached;             /* protected by inode_table.lock: see inode_set_cached */
 	int leaf;               /* protected by inode_table.lock: see inode_set_leaf */
 	struct inode *ino_next; /* protected by inode_table.lock */
-	struct inode *path_next;
+	struct inode *file_next;
 };
 
 struct inode_table {
 	pthread_mutex_t lock;
 	struct inode **by_ino;  /* protected by lock */
-	struct inode **by_path; /* protected by lock */
+	struct inode **by_file; /* protected by lock */
+	struct name **by_path;  /* protected by lock */
 	size_t nbuckets;        /* protected by lock; a power of two */
-	size_t count;           /* protected by lock */
+	size_t count;           /* protected by lock: nodes */
+	size_t nnames;          /* protected by lock */
 	uint64_t next_ino;      /* protected by lock */
 	uint64_t generation;    /* constant after inode_table_new */
 };
@@ -79,13 +95,22 @@ static struct inode *find_ino(struct inode_table *t, uint64_t ino)
 	return n;
 }
 
-static struct inode *find_path(struct inode_table *t, const char *path)
+static struct inode *find_file(struct inode_table *t, uint64_t file)
 {
-	struct inode *n = t->by_path[hash_path(path) & (t->nbuckets - 1)];
+	struct inode *n = t->by_file[hash_ino(file) & (t->nbuckets - 1)];
 
-	while (n && strcmp(n->path, path) != 0)
-		n = n->path_next;
+	while (n && n->file != file)
+		n = n->file_next;
 	return n;
+}
+
+static struct name *find_name(struct inode_table *t, const char *path)
+{
+	struct name *m = t->by_path[hash_path(path) & (t->nbuckets - 1)];
+
+	while (m && strcmp(m->path, path) != 0)
+		m = m->path_next;
+	return m;
 }
 
 static void link_ino(struct inode_table *t, struct inode *n)
@@ -96,12 +121,20 @@ static void link_ino(struct inode_table *t, struct inode *n)
 	*b = n;
 }
 
-static void link_path(struct inode_table *t, struct inode *n)
+static void link_file(struct inode_table *t, struct inode *n)
 {
-	struct inode **b = &t->by_path[hash_path(n->path) & (t->nbuckets - 1)];
+	struct inode **b = &t->by_file[hash_ino(n->file) & (t->nbuckets - 1)];
 
-	n->path_next = *b;
+	n->file_next = *b;
 	*b = n;
+}
+
+static void link_path(struct inode_table *t, struct name *m)
+{
+	struct name **b = &t->by_path[hash_path(m->path) & (t->nbuckets - 1)];
+
+	m->path_next = *b;
+	*b = m;
 }
 
 static void unlink_ino(struct inode_table *t, struct inode *n)
@@ -113,47 +146,90 @@ static void unlink_ino(struct inode_table *t, struct inode *n)
 	*p = n->ino_next;
 }
 
-/* Takes n out of the path table and frees its path. */
-static void drop_path(struct inode_table *t, struct inode *n)
+static void unlink_file(struct inode_table *t, struct inode *n)
 {
-	struct inode **p = &t->by_path[hash_path(n->path) & (t->nbuckets - 1)];
+	struct inode **p = &t->by_file[hash_ino(n->file) & (t->nbuckets - 1)];
 
 	while (*p != n)
-		p = &(*p)->path_next;
-	*p = n->path_next;
-	free(n->path);
-	n->path = NULL;
-	n->path_next = NULL;
+		p = &(*p)->file_next;
+	*p = n->file_next;
 }
 
-/* Doubles both tables. Returns 0 or -ENOMEM (the tables stay as they were). */
+static void unlink_path(struct inode_table *t, struct name *m)
+{
+	struct name **p = &t->by_path[hash_path(m->path) & (t->nbuckets - 1)];
+
+	while (*p != m)
+		p = &(*p)->path_next;
+	*p = m->path_next;
+}
+
+/* Takes name m out of the path table and its node's list, and frees it. */
+static void drop_name(struct inode_table *t, struct name *m)
+{
+	struct name **p = &m->node->names;
+
+	unlink_path(t, m);
+	while (*p != m)
+		p = &(*p)->sibling;
+	*p = m->sibling;
+	free(m->path);
+	free(m);
+	t->nnames--;
+}
+
+/* Doubles the tables. Returns 0 or -ENOMEM (the tables stay as they were). */
 static int grow(struct inode_table *t)
 {
 	size_t nb = t->nbuckets * 2, ob = t->nbuckets, i;
-	struct inode **bi = calloc(nb, sizeof(*bi));
-	struct inode **bp = calloc(nb, sizeof(*bp));
+	struct inode **bi = calloc(nb, sizeof(*bi)), **bf = calloc(nb, sizeof(*bf));
+	struct name **bp = calloc(nb, sizeof(*bp));
 	struct inode **old = t->by_ino;
 
-	if (bi == NULL || bp == NULL) {
+	if (bi == NULL || bf == NULL || bp == NULL) {
 		free(bi);
+		free(bf);
 		free(bp);
 		return -ENOMEM;
 	}
 	free(t->by_path);
+	free(t->by_file);
 	t->by_ino = bi;
+	t->by_file = bf;
 	t->by_path = bp;
 	t->nbuckets = nb;
 	for (i = 0; i < ob; i++) {
 		struct inode *n = old[i], *next;
+		struct name *m;
 
 		for (; n; n = next) {
 			next = n->ino_next;
 			link_ino(t, n);
-			if (n->path)
-				link_path(t, n);
+			if (n->file)
+				link_file(t, n);
+			for (m = n->names; m; m = m->sibling)
+				link_path(t, m);
 		}
 	}
 	free(old);
+	return 0;
+}
+
+/* Gives node n the name path (a copy), after its others. 0 or -ENOMEM. */
+static int add_name(struct inode_table *t, struct inode *n, const char *path)
+{
+	struct name *m = calloc(1, sizeof(*m)), **p;
+
+	if (m == NULL || (m->path = strdup(path)) == NULL) {
+		free(m);
+		return -ENOMEM;
+	}
+	m->node = n;
+	for (p = &n->names; *p; p = &(*p)->sibling)
+		;
+	*p = m;
+	link_path(t, m);
+	t->nnames++;
 	return 0;
 }
 
@@ -167,9 +243,10 @@ int inode_table_new(struct inode_table **out)
 		goto fail;
 	t->nbuckets = INITIAL_BUCKETS;
 	t->by_ino = calloc(t->nbuckets, sizeof(*t->by_ino));
+	t->by_file = calloc(t->nbuckets, sizeof(*t->by_file));
 	t->by_path = calloc(t->nbuckets, sizeof(*t->by_path));
-	root->path = strdup("/");
-	if (t->by_ino == NULL || t->by_path == NULL || root->path == NULL)
+	if (t->by_ino == NULL || t->by_file == NULL || t->by_path == NULL ||
+	    add_name(t, root, "/") < 0)
 		goto fail_arrays;
 	pthread_mutex_init(&t->lock, NULL);
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -177,15 +254,14 @@ int inode_table_new(struct inode_table **out)
 	root->ino = INODE_ROOT;
 	root->nlookup = 1;
 	link_ino(t, root);
-	link_path(t, root);
 	t->count = 1;
 	t->next_ino = INODE_ROOT + 1;
 	*out = t;
 	return 0;
 
 fail_arrays:
-	free(root->path);
 	free(t->by_ino);
+	free(t->by_file);
 	free(t->by_path);
 fail:
 	free(root);
@@ -204,11 +280,13 @@ void inode_table_free(struct inode_table *t)
 
 		for (; n; n = next) {
 			next = n->ino_next;
-			free(n->path);
+			while (n->names)
+				drop_name(t, n->names);
 			free(n);
 		}
 	}
 	free(t->by_ino);
+	free(t->by_file);
 	free(t->by_path);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
@@ -219,29 +297,49 @@ uint64_t inode_generation(const struct inode_table *t)
 	return t->generation;
 }
 
-int inode_ref(struct inode_table *t, const char *path, uint64_t *ino)
+/* inode_set_file of node n, the table locked. */
+static void set_file(struct inode_table *t, struct inode *n, uint64_t file)
 {
-	struct inode *n;
+	if (file && n->file == 0 && find_file(t, file) == NULL) {
+		n->file = file;
+		link_file(t, n);
+	}
+}
+
+int inode_ref(struct inode_table *t, const char *path, uint64_t file, uint64_t *ino)
+{
+	struct name *m;
+	struct inode *n = NULL;
 	int r = 0;
 
 	pthread_mutex_lock(&t->lock);
-	n = find_path(t, path);
-	if (n == NULL) {
-		if (t->count >= t->nbuckets && grow(t) < 0) {
+	m = find_name(t, path);
+	if (m) {
+		n = m->node;
+	} else {
+		if ((t->count >= t->nbuckets || t->nnames >= t->nbuckets) && grow(t) < 0) {
 			r = -ENOMEM;
 			goto out;
 		}
-		n = calloc(1, sizeof(*n));
-		if (n == NULL || (n->path = strdup(path)) == NULL) {
-			free(n);
-			r = -ENOMEM;
-			goto out;
+		if (file)
+			n = find_file(t, file);
+		if (n) {
+			r = add_name(t, n, path);
+			if (r < 0)
+				goto out;
+		} else {
+			n = calloc(1, sizeof(*n));
+			if (n == NULL || add_name(t, n, path) < 0) {
+				free(n);
+				r = -ENOMEM;
+				goto out;
+			}
+			n->ino = t->next_ino++;
+			link_ino(t, n);
+			t->count++;
 		}
-		n->ino = t->next_ino++;
-		link_ino(t, n);
-		link_path(t, n);
-		t->count++;
 	}
+	set_file(t, n, file);
 	n->nlookup++;
 	*ino = n->ino;
 out:
@@ -251,12 +349,12 @@ out:
 
 uint64_t inode_peek(struct inode_table *t, const char *path)
 {
-	struct inode *n;
+	struct name *m;
 	uint64_t ino;
 
 	pthread_mutex_lock(&t->lock);
-	n = find_path(t, path);
-	ino = n ? n->ino : 0;
+	m = find_name(t, path);
+	ino = m ? m->node->ino : 0;
 	pthread_mutex_unlock(&t->lock);
 	return ino;
 }
@@ -283,14 +381,25 @@ void inode_set_leaf(struct inode_table *t, uint64_t ino, int leaf)
 	pthread_mutex_unlock(&t->lock);
 }
 
-uint64_t inode_peek_cached(struct inode_table *t, const char *path)
+void inode_set_file(struct inode_table *t, uint64_t ino, uint64_t file)
 {
 	struct inode *n;
+
+	pthread_mutex_lock(&t->lock);
+	n = find_ino(t, ino);
+	if (n)
+		set_file(t, n, file);
+	pthread_mutex_unlock(&t->lock);
+}
+
+uint64_t inode_peek_cached(struct inode_table *t, const char *path)
+{
+	struct name *m;
 	uint64_t ino;
 
 	pthread_mutex_lock(&t->lock);
-	n = find_path(t, path);
-	ino = n && n->cached ? n->ino : 0;
+	m = find_name(t, path);
+	ino = m && m->node->cached ? m->node->ino : 0;
 	pthread_mutex_unlock(&t->lock);
 	return ino;
 }
@@ -307,9 +416,11 @@ void inode_forget(struct inode_table *t, uint64_t ino, uint64_t count)
 		goto out;
 	n->nlookup = count < n->nlookup ? n->nlookup - count : 0;
 	if (n->nlookup == 0) {
-		if (n->path)
-			drop_path(t, n);
+		while (n->names)
+			drop_name(t, n->names);
 		unlink_ino(t, n);
+		if (n->file)
+			unlink_file(t, n);
 		t->count--;
 		free(n);
 	}
@@ -324,33 +435,34 @@ int inode_path(struct inode_table *t, uint64_t ino, char **out)
 
 	pthread_mutex_lock(&t->lock);
 	n = find_ino(t, ino);
-	if (n == NULL || n->path == NULL)
+	if (n == NULL || n->names == NULL)
 		r = -ENOENT;
-	else if ((*out = strdup(n->path)) == NULL)
+	else if ((*out = strdup(n->names->path)) == NULL)
 		r = -ENOMEM;
 	pthread_mutex_unlock(&t->lock);
 	return r;
 }
 
-/* Drops the path of the node at path and of every node below it. */
+/* Drops the name path and every name below it. */
 static void unlink_locked(struct inode_table *t, const char *path)
 {
 	size_t len = strlen(path), i;
-	struct inode *n = find_path(t, path);
+	struct name *m = find_name(t, path), *next;
 
-	if (n && n->leaf) {
-		drop_path(t, n);
+	if (m && m->node->leaf) {
+		drop_name(t, m);
 		return;
 	}
 	for (i = 0; i < t->nbuckets; i++) {
-		for (n = t->by_ino[i]; n; n = n->ino_next) {
-			if (n->path && n->ino != INODE_ROOT && is_below(n->path, path, len))
-				drop_path(t, n);
+		for (m = t->by_path[i]; m; m = next) {
+			next = m->path_next;
+			if (m->node->ino != INODE_ROOT && is_below(m->path, path, len))
+				drop_name(t, m);
 		}
 	}
-	n = find_path(t, path);
-	if (n && n->ino != INODE_ROOT)
-		drop_path(t, n);
+	m = find_name(t, path);
+	if (m && m->node->ino != INODE_ROOT)
+		drop_name(t, m);
 }
 
 void inode_unlink(struct inode_table *t, const char *path)
@@ -360,25 +472,18 @@ void inode_unlink(struct inode_table *t, const char *path)
 	pthread_mutex_unlock(&t->lock);
 }
 
-/* inode_rename of the leaf node to path to, the table locked: nothing can
- * be below either path (the node at to, if any, is no directory either: a
- * rename never puts a file over one). 0 or -ENOMEM as inode_rename. */
-static int rename_leaf(struct inode_table *t, struct inode *node, const char *to)
+/* Gives name m the path to (made already; the table takes it). */
+static void rekey(struct inode_table *t, struct name *m, char *to)
 {
-	char *path = strdup(to);
-
-	unlink_locked(t, to);
-	drop_path(t, node);
-	if (path == NULL)
-		return -ENOMEM;
-	node->path = path;
-	link_path(t, node);
-	return 0;
+	unlink_path(t, m);
+	free(m->path);
+	m->path = to;
+	link_path(t, m);
 }
 
-/* A node to re-key in a rename, with its new path made in advance. */
+/* A name to re-key in a rename, with its new path made in advance. */
 struct rekey {
-	struct inode *node;
+	struct name *name;
 	char *path;
 };
 
@@ -386,29 +491,39 @@ int inode_rename(struct inode_table *t, const char *from, const char *to)
 {
 	size_t flen = strlen(from), tlen = strlen(to), n = 0, cap = 8, i;
 	struct rekey *v = NULL;
-	struct inode *node;
+	struct name *m;
 	int r = 0;
 
 	if (strcmp(from, to) == 0)
 		return 0;
 	pthread_mutex_lock(&t->lock);
-	node = find_path(t, from);
-	if (node && node->leaf) {
-		r = rename_leaf(t, node, to);
+	m = find_name(t, from);
+	if (m && m->node->leaf) {
+		/* Nothing can be below either path (a rename never puts a file
+		 * over a directory). */
+		char *path = strdup(to);
+
+		unlink_locked(t, to);
+		if (path == NULL) {
+			drop_name(t, m);
+			r = -ENOMEM;
+		} else {
+			rekey(t, m, path);
+		}
 		goto out;
 	}
 	/* Make every new path first, so that a failed allocation changes
-	 * nothing but the paths of the renamed subtree. */
+	 * nothing but the names of the renamed subtree. */
 	v = malloc(cap * sizeof(*v));
 	if (v == NULL)
 		goto nomem;
 	for (i = 0; i < t->nbuckets; i++) {
-		for (node = t->by_ino[i]; node; node = node->ino_next) {
+		for (m = t->by_path[i]; m; m = m->path_next) {
 			size_t plen;
 
-			if (node->path == NULL || node->ino == INODE_ROOT)
+			if (m->node->ino == INODE_ROOT)
 				continue;
-			if (strcmp(node->path, from) != 0 && !is_below(node->path, from, flen))
+			if (strcmp(m->path, from) != 0 && !is_below(m->path, from, flen))
 				continue;
 			if (n == cap) {
 				struct rekey *nv = realloc(v, 2 * cap * sizeof(*v));
@@ -418,24 +533,19 @@ int inode_rename(struct inode_table *t, const char *from, const char *to)
 				v = nv;
 				cap *= 2;
 			}
-			plen = strlen(node->path);
-			v[n].node = node;
+			plen = strlen(m->path);
+			v[n].name = m;
 			v[n].path = malloc(tlen + plen - flen + 1);
 			if (v[n].path == NULL)
 				goto nomem;
 			memcpy(v[n].path, to, tlen);
-			memcpy(v[n].path + tlen, node->path + flen, plen - flen + 1);
+			memcpy(v[n].path + tlen, m->path + flen, plen - flen + 1);
 			n++;
 		}
 	}
 	unlink_locked(t, to);
-	for (i = 0; i < n; i++) {
-		if (v[i].node->path)
-			drop_path(t, v[i].node);
-		v[i].node->path = v[i].path;
-	}
 	for (i = 0; i < n; i++)
-		link_path(t, v[i].node);
+		rekey(t, v[i].name, v[i].path);
 	goto out;
 
 nomem:

@@ -1,6 +1,6 @@
 /*
  * inode.h - the inode table of the mount: FUSE inode numbers <-> the
- * engine's normalised absolute paths.
+ * engine's normalised absolute paths (one or more: hard links).
  *
  * The engine addresses everything by path; the kernel by inode number. The
  * table gives each path the kernel has looked up a number (the root "/" is
@@ -11,11 +11,15 @@
  * inode_forget(). An inode is freed when its count reaches zero; the root
  * is never freed.
  *
- * Invariants: a path maps to at most one inode and an inode to at most one
- * path. unlink/rmdir drop the path of an inode (and of everything below it)
- * but the inode lives on, pathless, until the kernel forgets it. Inode
- * numbers are never reused during the life of a table; all inodes share
- * one generation number chosen when the table is made.
+ * Invariants: a path maps to at most one inode. An inode has one path, or
+ * several when it stands for a file with hard links (a file the engine
+ * numbers: struct pfs_stat's file_id), so that the kernel sees the names
+ * of one file as one inode, as on a local disk (Linux expects link(2)'s
+ * reply to name the linked inode). unlink/rmdir drop a path (and every
+ * path below it) but the inode lives on, pathless when that was its last,
+ * until the kernel forgets it. Inode numbers are never reused during the
+ * life of a table; all inodes share one generation number chosen when the
+ * table is made.
  *
  * Threads: every function may be called from any thread; one mutex inside
  * the table serialises them.
@@ -41,10 +45,14 @@ uint64_t inode_generation(const struct inode_table *t);
 
 /*
  * Finds or makes the inode of path (absolute, normalised) and adds one
- * lookup to it. Stores its number in *ino. Returns 0 or -ENOMEM (nothing
- * changed).
+ * lookup to it. Stores its number in *ino. file is the engine's number of
+ * the file at path (struct pfs_stat's file_id), or 0 for none: a path the
+ * table does not have becomes another path of the inode that stands for
+ * file, when one does, and an inode that stands for no file yet (and
+ * whose file no other inode stands for) stands for file from then on.
+ * Returns 0 or -ENOMEM (nothing changed).
  */
-int inode_ref(struct inode_table *t, const char *path, uint64_t *ino);
+int inode_ref(struct inode_table *t, const char *path, uint64_t file, uint64_t *ino);
 
 /* The inode number of path without adding a lookup, or 0 when the table
  * has none for it. */
@@ -61,6 +69,12 @@ void inode_set_cached(struct inode_table *t, uint64_t ino);
  * it. Unknown numbers are ignored. */
 void inode_set_leaf(struct inode_table *t, uint64_t ino, int leaf);
 
+/* Records that ino stands for the engine's file file (as inode_ref does),
+ * unless it stands for one already or another inode stands for file. For
+ * link(2): the linked inode stands for a file from then on. Unknown
+ * numbers are ignored. */
+void inode_set_file(struct inode_table *t, uint64_t ino, uint64_t file);
+
 /* The inode number of path when it is marked by inode_set_cached, else 0. */
 uint64_t inode_peek_cached(struct inode_table *t, const char *path);
 
@@ -69,22 +83,22 @@ uint64_t inode_peek_cached(struct inode_table *t, const char *path);
 void inode_forget(struct inode_table *t, uint64_t ino, uint64_t n);
 
 /*
- * A copy of the current path of ino in *out (caller frees). Returns 0,
- * -ENOENT when the number is unknown or its path was unlinked, or -ENOMEM.
+ * A copy of the current path of ino in *out (caller frees): its first one
+ * left, when it has several. Returns 0, -ENOENT when the number is unknown
+ * or every path of it was unlinked, or -ENOMEM.
  */
 int inode_path(struct inode_table *t, uint64_t ino, char **out);
 
 /*
- * Records a rename: the inode at to (if any) and everything below it lose
- * their paths, then the inode at from and everything below it are re-keyed
- * under to. Returns 0, or -ENOMEM, in which case from and everything below
+ * Records a rename: the path to and every path below it go, then the path
+ * from and every path below it are re-keyed under to. Returns 0, or -ENOMEM, in which case from and everything below
  * it lose their paths instead (the kernel looks them up again) and the
  * table stays consistent.
  */
 int inode_rename(struct inode_table *t, const char *from, const char *to);
 
-/* Records an unlink or rmdir: path and everything below it lose their
- * paths. The inodes stay until forgotten. */
+/* Records an unlink or rmdir: path and every path below it go. The inodes
+ * stay until forgotten. */
 void inode_unlink(struct inode_table *t, const char *path);
 
 /* The number of inodes in the table, the root included. */

@@ -531,8 +531,10 @@ static int node_stable(struct engine *e, struct node *n)
 		return n->sealed;
 	if (!packet__stable_kind(n->kind))
 		return 0;
+	/* A file with several names changes through names the kernel does
+	 * not connect to this one. */
 	if (n->kind == N_DOC)
-		return !n->open;
+		return !n->open && n->doc.nlink <= 1;
 	if (n->kind == N_ITEM)
 		return !holds_unstored(e, n->item.id, "");
 	if (n->kind == N_DOCDIR)
@@ -657,6 +659,8 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		st->mtime_ns = n->doc.mtime_ns;
 		st->ctime_ns = n->doc.ctime_ns;
 		st->atime_ns = n->doc.atime_ns;
+		st->nlink = n->doc.nlink;
+		st->file_id = packet__file_id(n->item.id, n->doc.link);
 		st->stable = node_stable(e, n);
 		return 0;
 	case N_STAGE_LOG:

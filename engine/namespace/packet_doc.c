@@ -71,7 +71,7 @@ struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const ch
 void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m)
 {
 	struct doc_meta stored;
-	int clean;
+	int clean, stored_ok;
 
 	pthread_mutex_lock(&d->lock);
 	m->is_dir = 0;
@@ -84,12 +84,20 @@ void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m)
 	m->mtime_ns = d->mtime_ns;
 	m->ctime_ns = d->mtime_ns;
 	m->atime_ns = d->dirty ? d->mtime_ns : d->atime_ns;
+	m->link = 0;
+	m->nlink = 1;
 	clean = !d->dirty && d->stored && !d->unlinked;
+	stored_ok = d->stored && !d->unlinked;
 	pthread_mutex_unlock(&d->lock);
+	if (!stored_ok || store_doc_stat(e->store, d->item_id, d->rel, &stored) != 0 ||
+	    stored.is_dir)
+		return;
+	m->link = stored.link;
+	m->nlink = stored.nlink;
 	/* Nothing pending: the store's row is the document, and its ctime
 	 * (moved by each commit, chmod and utimens) is the one a stat of the
 	 * closed document shows. */
-	if (clean && store_doc_stat(e->store, d->item_id, d->rel, &stored) == 0 && !stored.is_dir)
+	if (clean)
 		m->ctime_ns = stored.ctime_ns;
 }
 
@@ -532,9 +540,8 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 	return rc;
 }
 
-/* Commits any pending content of an open document at (item, rel). */
-static int commit_if_open(struct engine *e, int64_t item, const char *rel,
-			  const struct pfs_caller *who)
+int packet__od_commit_path(struct engine *e, int64_t item, const char *rel,
+			   const struct pfs_caller *who)
 {
 	struct open_doc *d;
 	int rc = 0;
@@ -590,7 +597,7 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 		if (rc)
 			goto out_p;
 	}
-	rc = commit_if_open(e, a.item.id, a.rel, who);
+	rc = packet__od_commit_path(e, a.item.id, a.rel, who);
 	if (rc)
 		goto out_p;
 	packet__who_fill(e, who, &wb);

@@ -756,7 +756,8 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		st->mtime_ns = m.mtime_ns;
 		st->ctime_ns = m.ctime_ns;
 		st->atime_ns = m.atime_ns;
-		st->nlink = 1;
+		st->nlink = m.nlink;
+		st->file_id = packet__file_id(f->od->item_id, m.link);
 		st->unlinked = unlinked;
 		st->uid = packet__uid(e, m.uid);
 		st->gid = packet__gid(e, m.gid);

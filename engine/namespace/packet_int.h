@@ -151,7 +151,11 @@ gid_t packet__store_gid(const struct engine *e, gid_t gid);
 void packet__new_owner(const struct engine *e, const struct node *p, const struct pfs_caller *who,
 		       int dir, mode_t *mode, uid_t *uid, gid_t *gid);
 
-/* ---- packet_node.c: symlinks, FIFOs, sockets and devices ---- */
+/* ---- packet_node.c: symlinks, FIFOs, sockets, devices and hard links ---- */
+
+/* struct pfs_stat's file_id of a document of item item_id with link number
+ * link (struct doc_meta): 0 when link is 0. */
+uint64_t packet__file_id(int64_t item_id, int64_t link);
 
 /* The mode of a revision file of .history for a revision of a document of
  * type type (struct doc_meta): a symlink's reads back as a symlink (0777),
@@ -167,6 +171,11 @@ struct who_buf {
 	char comm[32];  /* the command name, from /proc */
 	char stage[64]; /* the stage whose process it is, or "" */
 };
+/* Commits the pending content of the document open at (item, rel), if
+ * one is: for a change of its name, which the store makes to what it
+ * holds. 0, or the commit's negative errno. */
+int packet__od_commit_path(struct engine *e, int64_t item, const char *rel,
+			   const struct pfs_caller *who);
 /* Fills wb for caller c (NULL: the engine itself, the daemon's uid). */
 void packet__who_fill(struct engine *e, const struct pfs_caller *c, struct who_buf *wb);
 

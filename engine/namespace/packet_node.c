@@ -1,7 +1,9 @@
 /*
  * packet_node.c - symbolic links, FIFOs, sockets and device nodes in
  * packets (SPEC §3: documents behave like files on a local disk):
- * engine_symlink, engine_mknod and engine_readlink (engine.h).
+ * engine_symlink, engine_mknod and engine_readlink (engine.h); and hard
+ * links, engine_link, which give any of them, or a plain document, another
+ * name (the store keeps the names of one file in step: store_link.c).
  *
  * Design. Such an entry is a document of another kind (store.h, struct
  * doc_meta's type; schema/0009_nodes.sql): a row of the item's live tree
@@ -117,5 +119,57 @@ int engine_readlink(struct engine *e, const char *path, char *buf, size_t size)
 	}
 	free(data);
 	packet__node_clear(&n);
+	return rc;
+}
+
+uint64_t packet__file_id(int64_t item_id, int64_t link)
+{
+	if (link == 0)
+		return 0;
+	return ((uint64_t)item_id << 32) | ((uint64_t)link & 0xffffffffu);
+}
+
+int engine_link(struct engine *e, const char *from, const char *to, const struct pfs_caller *who)
+{
+	char parent[PATH_MAX], rel[PATH_MAX];
+	const char *name;
+	struct who_buf wb;
+	struct node a, p, b;
+	int rc = packet__resolve(e, from, &a);
+
+	if (rc)
+		return rc;
+	if (packet__is_dir_kind(a.kind))
+		rc = -EPERM; /* as link(2) of a directory */
+	else if (a.kind != N_DOC || a.archived)
+		rc = -EACCES;
+	if (rc == 0)
+		rc = packet__split(to, parent, sizeof(parent), &name);
+	if (rc)
+		goto out_a;
+	rc = packet__resolve(e, parent, &p);
+	if (rc)
+		goto out_a;
+	rc = packet__doc_parent(&p, name, rel, sizeof(rel));
+	if (rc == 0 && p.item.id != a.item.id)
+		rc = -EXDEV;
+	if (rc == 0 && packet__resolve(e, to, &b) == 0) {
+		packet__node_clear(&b);
+		rc = -EEXIST;
+	}
+	if (rc == 0 && e->readonly)
+		rc = -EROFS;
+	/* A document created open is in the store from its first commit. */
+	if (rc == 0)
+		rc = packet__od_commit_path(e, a.item.id, a.rel, who);
+	if (rc == 0) {
+		packet__who_fill(e, who, &wb);
+		pthread_rwlock_wrlock(&e->ns_lock);
+		rc = store_doc_link(e->store, a.item.id, a.rel, rel, &wb.w);
+		pthread_rwlock_unlock(&e->ns_lock);
+	}
+	packet__node_clear(&p);
+out_a:
+	packet__node_clear(&a);
 	return rc;
 }

@@ -78,6 +78,7 @@ static const char *const compat[] = {
 	 * (compat_revisions) */
 	"CREATE TEMP VIEW whole AS SELECT 0 AS rev_id, X'' AS content WHERE 0;",
 	NULL, /* 0009_nodes (compat_documents, compat_revisions) */
+	NULL, /* 0010_links (compat_documents: every name its file's only one) */
 };
 
 /*
@@ -110,16 +111,17 @@ static int compat_items(sqlite3 *db, int version)
 }
 
 /* The same for the columns of documents (0002_times, 0006_owners,
- * 0009_nodes). */
+ * 0009_nodes, 0010_links). */
 static int compat_documents(sqlite3 *db, int version)
 {
 	char sql[256];
 
-	if (version >= 9)
+	if (version >= 10)
 		return 0;
-	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW documents AS SELECT *%s%s%s FROM main.documents;",
-		 version < 2 ? ", mtime_ns AS atime_ns" : "", version < 6 ? ", -1 AS uid, -1 AS gid" : "",
-		 ", 'file' AS kind, 0 AS rdev");
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW documents AS SELECT *%s%s%s%s FROM "
+		 "main.documents;", version < 2 ? ", mtime_ns AS atime_ns" : "",
+		 version < 6 ? ", -1 AS uid, -1 AS gid" : "",
+		 version < 9 ? ", 'file' AS kind, 0 AS rdev" : "", ", 0 AS link");
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 

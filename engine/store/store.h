@@ -161,6 +161,9 @@ struct doc_meta {
 	gid_t gid;
 	int64_t mtime_ns, ctime_ns;
 	int64_t atime_ns; /* the last content write's mtime, unless set since */
+	int64_t link;    /* the link number the names of this file share (schema
+	                  * 0010): 0 when link(2) never gave it a second name */
+	uint32_t nlink;  /* its names (hard links): 1 when link is 0; 0 for directories */
 };
 
 /*
@@ -215,8 +218,18 @@ int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode
 int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode);
 int store_doc_mkdir_owned(struct store *s, int64_t item_id, const char *path, mode_t mode,
 			  uid_t uid, gid_t gid);
-/* Removes a document, recording a tombstone revision (history is kept).
- * 0, -ENOENT, -EISDIR, or a negative errno. */
+/* Gives the file at from the second name to (link(2)): from is a document
+ * of any kind, to names nothing yet and its parent directory exists (the
+ * caller checks it). Both names then stand for one file (schema/0010_
+ * links.sql), whose ctime moves to now, as do the mtime and ctime of to's
+ * directory; to's history starts with a revision of op "link" holding
+ * the content. 0, -ENOENT (no from), -EPERM (from is a directory),
+ * -EEXIST (to exists) or a negative errno. */
+int store_doc_link(struct store *s, int64_t item_id, const char *from, const char *to,
+		   const struct store_who *who);
+/* Removes a document's name, recording a tombstone revision (history is
+ * kept); the file's other names, if any, stay, with one link less and
+ * their ctime moved to now. 0, -ENOENT, -EISDIR, or a negative errno. */
 int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who);
 /* Removes an empty directory. 0, -ENOENT, -ENOTDIR, -ENOTEMPTY, or a
  * negative errno. */
@@ -227,7 +240,12 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
  * from is a directory). Each moved document gets a new revision at its
  * new path (op "rename") and a tombstone at the old one. -ENOENT, -EEXIST
  * (noreplace and to exists), -EISDIR / -ENOTDIR (kind mismatch),
- * -ENOTEMPTY, -EINVAL (to inside from).
+ * -ENOTEMPTY, -EINVAL (to inside from). from and to naming one file
+ * (hard links) is 0 and changes nothing, as rename(2).
+ *
+ * Every change of a document through one of its names (write, amend,
+ * rename, set_mode, set_owner, set_times, the xattrs) changes the file:
+ * all its names show it (store_link.c).
  */
 int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
 		     int noreplace, const struct store_who *who);

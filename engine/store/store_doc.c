@@ -29,7 +29,9 @@
 #define DOC_COLS                                                                          \
 	"d.is_dir, d.rev_id, d.size, d.mode, d.mtime_ns, d.ctime_ns, "                   \
 	"COALESCE((SELECT rev FROM revisions r WHERE r.id = d.rev_id), 0), d.atime_ns, "     \
-	"d.uid, d.gid, d.kind, d.rdev"
+	"d.uid, d.gid, d.kind, d.rdev, d.link, CASE WHEN d.is_dir THEN 0 WHEN d.link = 0 THEN 1 " \
+	"ELSE (SELECT count(*) FROM documents p WHERE p.item_id = d.item_id AND "          \
+	"p.link = d.link AND p.link <> 0) END"
 
 /* The kinds of entry the kind columns name (schema/0009_nodes.sql), with
  * the file types they stand for. */
@@ -77,6 +79,8 @@ static void doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
 	m->atime_ns = sqlite3_column_int64(st, first + 7);
 	m->uid = (uid_t)sqlite3_column_int64(st, first + 8);
 	m->gid = (gid_t)sqlite3_column_int64(st, first + 9);
+	m->link = sqlite3_column_int64(st, first + 12);
+	m->nlink = (uint32_t)sqlite3_column_int64(st, first + 13);
 }
 
 /* Moves the mtime and ctime of the directory that holds path to now: the
@@ -216,8 +220,9 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 }
 
 /* Points the live entry at path to a revision (insert or update); its
- * ctime becomes now. An entry this inserts is owned by uid and gid; an
- * existing one keeps its owner. Lock held. */
+ * ctime becomes now. An entry this inserts is owned by uid and gid and
+ * has node's link number; an existing one keeps its owner and link. Lock
+ * held. */
 static int doc_put(struct store *s, int64_t item, const char *path, int64_t rev_id, uint64_t size,
 		   mode_t mode, int64_t mtime_ns, int64_t atime_ns, uid_t uid, gid_t gid,
 		   const struct doc_meta *node)
@@ -225,13 +230,13 @@ static int doc_put(struct store *s, int64_t item, const char *path, int64_t rev_
 	const char *kind = kind_name(node->type);
 
 	return store__exec(s, "INSERT INTO documents(item_id, path, is_dir, rev_id, size, mode, "
-			   "mtime_ns, ctime_ns, atime_ns, uid, gid, kind, rdev) VALUES (?1, ?2, 0, ?3, "
-			   "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT(item_id, path) DO UPDATE "
-			   "SET rev_id = ?3, size = ?4, mode = ?5, mtime_ns = ?6, ctime_ns = ?7, "
-			   "atime_ns = ?8, kind = ?11, rdev = ?12",
-			   "IsIIiIIIIIsI", item, path, rev_id, (int64_t)size, (int)mode, mtime_ns,
+			   "mtime_ns, ctime_ns, atime_ns, uid, gid, kind, rdev, link) VALUES (?1, ?2, 0, "
+			   "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT(item_id, path) "
+			   "DO UPDATE SET rev_id = ?3, size = ?4, mode = ?5, mtime_ns = ?6, "
+			   "ctime_ns = ?7, atime_ns = ?8, kind = ?11, rdev = ?12",
+			   "IsIIiIIIIIsII", item, path, rev_id, (int64_t)size, (int)mode, mtime_ns,
 			   util_now_ns(), atime_ns, store__id(uid), store__id(gid), kind ? kind : "file",
-			   (int64_t)node->rdev);
+			   (int64_t)node->rdev, node->link);
 }
 
 int store_doc_write(struct store *s, int64_t item_id, const char *path, const void *data,
@@ -259,7 +264,7 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 	if (rc == 0 && m.is_dir)
 		rc = -EISDIR;
 	else if (rc == -ENOENT)
-		m.mode = 0644, rc = 0, created = 1;
+		m.mode = 0644, m.link = 0, rc = 0, created = 1;
 	/* Content written to a symlink or a special file makes it a document. */
 	m.type = S_IFREG, m.rdev = 0;
 	if (mode != (mode_t)-1)
@@ -268,6 +273,8 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 		rc = rev_add(s, item_id, path, op, data, len, 0, 0, m.mode, &m, who, &rev_id, rev);
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns, uid, gid, &m);
+	if (rc == 0)
+		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
 	if (rc == 0 && created)
 		rc = touch_parent_locked(s, item_id, path);
 	else if (rc == 0)
@@ -301,6 +308,8 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns, m.uid,
 			     m.gid, &m);
+	if (rc == 0)
+		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
 	return store__txn_unlock(s, rc);
 }
 
@@ -331,6 +340,52 @@ int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, now, now, uid, gid, &m);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
+	return store__txn_unlock(s, rc);
+}
+
+int store_doc_link(struct store *s, int64_t item_id, const char *from, const char *to,
+		   const struct store_who *who)
+{
+	struct doc_meta m, old;
+	int64_t rev_id = 0;
+	int rc;
+
+	rc = store__txn_lock(s);
+	if (rc)
+		return rc;
+	rc = doc_stat_locked(s, item_id, from, &m);
+	if (rc == 0 && m.is_dir)
+		rc = -EPERM;
+	if (rc == 0) {
+		rc = doc_stat_locked(s, item_id, to, &old);
+		rc = rc == 0 ? -EEXIST : rc == -ENOENT ? 0 : rc;
+	}
+	if (rc == 0 && m.link == 0) {
+		rc = store__link_new(s, item_id, &m.link);
+		if (rc == 0)
+			rc = store__exec(s, "UPDATE documents SET link = ? WHERE item_id = ? AND "
+					 "path = ?", "IIs", m.link, item_id, from);
+	}
+	/* to's first revision: the content it names, retired at once (the
+	 * file's current revision stays the one from names). */
+	if (rc == 0)
+		rc = rev_add(s, item_id, to, "link", NULL, 0, m.rev_id, 0, m.mode, &m, who, &rev_id,
+			     NULL);
+	if (rc == 0)
+		rc = store__rev_retire(s, rev_id);
+	if (rc == 0)
+		rc = doc_put(s, item_id, to, m.rev_id, m.size, m.mode, m.mtime_ns, m.atime_ns, m.uid,
+			     m.gid, &m);
+	/* to's row has the file's columns and a ctime of now: every name
+	 * takes them, and from's attributes. */
+	if (rc == 0)
+		rc = store__exec(s, "INSERT INTO xattrs(item_id, path, name, value) SELECT item_id, "
+				 "?, name, value FROM xattrs WHERE item_id = ? AND path = ?", "sIs", to,
+				 item_id, from);
+	if (rc == 0)
+		rc = store__link_sync(s, item_id, to, m.link, STORE_LINK_ROW);
+	if (rc == 0)
+		rc = touch_parent_locked(s, item_id, to);
 	return store__txn_unlock(s, rc);
 }
 
@@ -398,6 +453,16 @@ int store_doc_subdirs(struct store *s, int64_t item_id, const char *dir, uint32_
 	return rc;
 }
 
+/* The name of the file m describes went (unlink, or a rename over it):
+ * when it was the file's last, its content revision stops being current;
+ * else the names left show one link less. Lock held. */
+static int name_gone(struct store *s, int64_t item, const struct doc_meta *m)
+{
+	int left = 0, rc = store__link_left(s, item, m->link, &left);
+
+	return rc == 0 && left == 0 ? store__rev_retire(s, m->rev_id) : rc;
+}
+
 /* Removes the live entry at path, a directory (dir: it must be empty) or
  * a document (a tombstone keeps its history), and moves the times of the
  * directory holding it: store_doc_rmdir and store_doc_unlink. */
@@ -419,11 +484,11 @@ static int doc_remove(struct store *s, int64_t item_id, const char *path, int di
 			rc = -ENOTEMPTY;
 	} else if (rc == 0) {
 		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, &m, who, NULL, NULL);
-		if (rc == 0)
-			rc = store__rev_retire(s, m.rev_id);
 	}
 	if (rc == 0)
 		rc = doc_delete(s, item_id, path);
+	if (rc == 0 && !dir)
+		rc = name_gone(s, item_id, &m);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
 	return store__txn_unlock(s, rc);
@@ -461,6 +526,10 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 	if (rc == 0)
 		rc = doc_put(s, item, to, rev_id, m->size, m->mode, m->mtime_ns, m->atime_ns, m->uid,
 			     m->gid, m);
+	/* The file's other names follow it to the new revision (whose ctime
+	 * is now), before anything reads the one retired above. */
+	if (rc == 0)
+		rc = store__link_sync(s, item, to, m->link, STORE_LINK_ROW);
 	return rc;
 }
 
@@ -481,6 +550,8 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 	if (rc)
 		goto fin;
 	have_dst = doc_stat_locked(s, item_id, to, &dst) == 0;
+	if (have_dst && !src.is_dir && !dst.is_dir && src.link != 0 && src.link == dst.link)
+		goto fin; /* two names of one file: rename(2) does nothing */
 	if (src.is_dir && strncmp(to, from, flen) == 0 && to[flen] == '/') {
 		rc = -EINVAL;
 		goto fin;
@@ -497,7 +568,7 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 		if (rc == 0)
 			rc = doc_delete(s, item_id, to);
 		if (rc == 0 && !dst.is_dir)
-			rc = store__rev_retire(s, dst.rev_id);
+			rc = name_gone(s, item_id, &dst);
 		if (rc)
 			goto fin;
 	}
@@ -538,40 +609,38 @@ fin:
 }
 
 /* Runs sql, an UPDATE of the documents row at path (?4, ?5) that sets
- * what ?1 and ?2 say (bound with "t": STORE_TIME_OMIT binds NULL) and its
- * ctime (?3) to now. Takes the lock. 0, -ENOENT or a negative errno. */
+ * what ?1, ?2 (bound with "t": STORE_TIME_OMIT binds NULL) and ?6 (when
+ * sql has one) say and its ctime (?3) to now, and copies the row to the
+ * file's other names. Takes the lock. 0, -ENOENT or a negative errno. */
 static int doc_set(struct store *s, const char *sql, int64_t item, const char *path, int64_t v1,
-		   int64_t v2)
+		   int64_t v2, int64_t v3)
 {
-	int rc;
+	const char *fmt = strstr(sql, "?6") ? "ttIIsI" : "ttIIs";
+	int rc = store__txn_lock(s);
 
-	pthread_mutex_lock(&s->lock);
-	rc = store__exec(s, sql, "ttIIs", v1, v2, util_now_ns(), item, path);
+	if (rc)
+		return rc;
+	rc = store__exec(s, sql, fmt, v1, v2, util_now_ns(), item, path, v3);
 	if (rc == 0 && sqlite3_changes(s->db) == 0)
 		rc = -ENOENT;
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	if (rc == 0)
+		rc = store__link_sync(s, item, path, -1, STORE_LINK_ROW);
+	return store__txn_unlock(s, rc);
 }
 
 int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode)
 {
 	return doc_set(s, "UPDATE documents SET mode = ?1, ctime_ns = ?3 WHERE item_id = ?4 "
-		       "AND path = ?5", item_id, path, (int64_t)(mode & 07777), STORE_TIME_OMIT);
+		       "AND path = ?5", item_id, path, (int64_t)(mode & 07777),
+		       STORE_TIME_OMIT, 0);
 }
 
 int store_doc_set_owner(struct store *s, int64_t item_id, const char *path, uid_t uid, gid_t gid,
 			mode_t mode)
 {
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	rc = store__exec(s, "UPDATE documents SET uid = ?, gid = ?, mode = ?, ctime_ns = ? "
-			 "WHERE item_id = ? AND path = ?", "IIiIIs", store__id(uid), store__id(gid),
-			 (int)(mode & 07777), util_now_ns(), item_id, path);
-	if (rc == 0 && sqlite3_changes(s->db) == 0)
-		rc = -ENOENT;
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return doc_set(s, "UPDATE documents SET uid = ?1, gid = ?2, mode = ?6, ctime_ns = ?3 "
+		       "WHERE item_id = ?4 AND path = ?5", item_id, path, store__id(uid),
+		       store__id(gid), (int64_t)(mode & 07777));
 }
 
 int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int64_t atime_ns,
@@ -579,7 +648,7 @@ int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int6
 {
 	return doc_set(s, "UPDATE documents SET atime_ns = COALESCE(?1, atime_ns), "
 		       "mtime_ns = COALESCE(?2, mtime_ns), ctime_ns = ?3 WHERE item_id = ?4 "
-		       "AND path = ?5", item_id, path, atime_ns, mtime_ns);
+		       "AND path = ?5", item_id, path, atime_ns, mtime_ns, 0);
 }
 
 struct doc_entry {

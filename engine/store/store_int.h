@@ -155,6 +155,29 @@ int store__xattr_move(struct store *s, int64_t item, const char *from, const cha
 int store__xattr_drop(struct store *s, int64_t item, const char *path);
 
 /*
+ * Hard links (store_link.c; schema/0010_links.sql). Lock held, in the
+ * caller's transaction; 0 or a negative errno.
+ *
+ * store__link_sync: the entry at path changed; when it is one of several
+ * names of a file (link: its link number; 0 none; < 0 read it from its
+ * row, and none when it has no row), copies to every other name what
+ * what says: STORE_LINK_ROW, the file columns of its documents row
+ * (content revision, size, mode, owner, times, kind, rdev), and
+ * STORE_LINK_XATTRS, its extended attributes.
+ *
+ * store__link_left: a name of link number link went; moves the ctime of
+ * the names left to now (their link count changed) and tells how many
+ * are left in *left (0 when link is 0).
+ *
+ * store__link_new: a link number no name in item has, in *link.
+ */
+#define STORE_LINK_ROW 1
+#define STORE_LINK_XATTRS 2
+int store__link_sync(struct store *s, int64_t item, const char *path, int64_t link, int what);
+int store__link_left(struct store *s, int64_t item, int64_t link, int *left);
+int store__link_new(struct store *s, int64_t item, int64_t *link);
+
+/*
  * Revisions (store_rev.c; its top says how they are stored). Lock held.
  *
  * store__rev_content: the content of revision id, whatever its encoding,

@@ -7,7 +7,8 @@
  * The store keeps whatever name it is given; which namespaces a packet
  * offers (user.* alone) is the namespace's decision. Setting or removing
  * an attribute moves the entry's ctime to now, as on a local disk, in the
- * same transaction.
+ * same transaction, and is done to every name of a file with hard links
+ * (store_link.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -74,6 +75,8 @@ int store_xattr_set(struct store *s, int64_t item_id, const char *path, const ch
 				 len);
 	if (rc == 0)
 		rc = touch_ctime(s, item_id, path);
+	if (rc == 0 && path[0])
+		rc = store__link_sync(s, item_id, path, -1, STORE_LINK_ROW | STORE_LINK_XATTRS);
 	return store__txn_unlock(s, rc);
 }
 
@@ -107,6 +110,8 @@ int store_xattr_remove(struct store *s, int64_t item_id, const char *path, const
 		rc = -ENODATA;
 	if (rc == 0)
 		rc = touch_ctime(s, item_id, path);
+	if (rc == 0 && path[0])
+		rc = store__link_sync(s, item_id, path, -1, STORE_LINK_ROW | STORE_LINK_XATTRS);
 	return store__txn_unlock(s, rc);
 }
 

@@ -1,8 +1,8 @@
 /*
  * test-inode.c - unit tests of the inode table (fs/inode.c): lookup counts,
  * forget, unlink keeping inodes alive, rename of subtrees, growth, that
- * numbers are never reused, and the mark of inodes whose attributes the
- * kernel caches.
+ * numbers are never reused, the mark of inodes whose attributes the
+ * kernel caches, and the names of one file (hard links) as one inode.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -28,7 +28,7 @@ static uint64_t ref(struct inode_table *t, const char *path)
 {
 	uint64_t ino = 0;
 
-	ASSERT_EQ(0, inode_ref(t, path, &ino));
+	ASSERT_EQ(0, inode_ref(t, path, 0, &ino));
 	return ino;
 }
 
@@ -235,6 +235,75 @@ TEST(cached_mark)
 	inode_table_free(t);
 }
 
+/* The number of path, looked up once more as a name of the engine's file
+ * file (inode_ref). */
+static uint64_t ref_file(struct inode_table *t, const char *path, uint64_t file)
+{
+	uint64_t ino = 0;
+
+	ASSERT_EQ(0, inode_ref(t, path, file, &ino));
+	return ino;
+}
+
+TEST(hard_links)
+{
+	struct inode_table *t;
+	uint64_t a, b, c, other, i;
+	char *path = NULL;
+
+	ASSERT_EQ(0, inode_table_new(&t));
+	/* A name looked up before its file had a second one: link(2) marks
+	 * its inode, and the new name joins it. */
+	a = ref(t, "/i/a");
+	inode_set_file(t, a, 77);
+	inode_set_file(t, 12345, 77); /* unknown: ignored */
+	b = ref_file(t, "/i/sub/b", 77);
+	ASSERT_EQ(a, b);
+	ASSERT_EQ(2, inode_count(t));
+	ASSERT_EQ(a, inode_peek(t, "/i/sub/b"));
+	expect_path(t, a, "/i/a");
+	/* Another file's inode never joins, nor takes 77. */
+	other = ref_file(t, "/i/o", 78);
+	ASSERT_EQ(1, other != a);
+	inode_set_file(t, other, 77);
+	ASSERT_EQ(a, ref_file(t, "/i/c", 77));
+	/* unlink and rename of one name leave the others. */
+	inode_unlink(t, "/i/a");
+	ASSERT_EQ(0, inode_peek(t, "/i/a"));
+	expect_path(t, a, "/i/sub/b");
+	ASSERT_EQ(0, inode_rename(t, "/i/sub", "/i/dir"));
+	expect_path(t, a, "/i/dir/b");
+	ASSERT_EQ(a, inode_peek(t, "/i/c"));
+	inode_set_leaf(t, a, 1);
+	ASSERT_EQ(0, inode_rename(t, "/i/c", "/i/o"));
+	ASSERT_EQ(a, inode_peek(t, "/i/o"));
+	inode_unlink(t, "/i/dir/b");
+	expect_path(t, a, "/i/o");
+	inode_unlink(t, "/i/o");
+	ASSERT_EQ(-ENOENT, inode_path(t, a, &path));
+	/* Forgetting frees the inode with every name; the file's next name
+	 * gets a new one. */
+	c = ref_file(t, "/i/d", 77);
+	ASSERT_EQ(a, c);
+	inode_forget(t, a, 4);
+	ASSERT_EQ(0, inode_peek(t, "/i/d"));
+	c = ref_file(t, "/i/e", 77);
+	ASSERT_EQ(1, c != a);
+	/* Many names of many files, past the tables' growth. */
+	for (i = 0; i < 300; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "/j/%llu", (unsigned long long)i);
+		ASSERT_EQ(c, ref_file(t, p, 77));
+	}
+	ASSERT_EQ(3, inode_count(t));
+	expect_path(t, c, "/i/e");
+	inode_forget(t, c, 301);
+	inode_forget(t, other, 1);
+	ASSERT_EQ(1, inode_count(t));
+	inode_table_free(t);
+}
+
 int main(void)
 {
 	RUN(root);
@@ -244,5 +313,6 @@ int main(void)
 	RUN(rename_leaf);
 	RUN(growth);
 	RUN(cached_mark);
+	RUN(hard_links);
 	return 0;
 }

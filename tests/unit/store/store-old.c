@@ -80,6 +80,8 @@ static const char *const undo[] = {
 	      "ALTER TABLE documents DROP COLUMN rdev;"
 	      "ALTER TABLE revisions DROP COLUMN kind;"
 	      "ALTER TABLE revisions DROP COLUMN rdev;",
+	[9] = "DROP INDEX documents_link;"
+	      "ALTER TABLE documents DROP COLUMN link;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)
