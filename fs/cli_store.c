@@ -7,7 +7,8 @@
  * the engine refuses (EBUSY) while it is mounted.
  *
  * What packetfs generates does not travel: export leaves out the worktree
- * link and .history, import skips the paths of generated[].
+ * link and .history, import skips the paths of generated[]. The names of
+ * one file (hard links) travel as hard links both ways.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -146,6 +147,36 @@ int cli_check(int argc, char **argv)
 	return r == 0 ? 0 : 1;
 }
 
+/* --- hard links ---------------------------------------------------------- */
+
+/* The names export and import have made so far of files with several
+ * names (hard links), one string "KEY\tPATH" each, KEY naming the file
+ * (the engine's file_id; a local st_dev:st_ino), PATH its first name. */
+
+/* The first name recorded for key, or NULL. */
+static const char *links_find(char **seen, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (; seen && *seen; seen++)
+		if (strncmp(*seen, key, kl) == 0 && (*seen)[kl] == '\t')
+			return *seen + kl + 1;
+	return NULL;
+}
+
+/* Records path as the first name of key. 0 or -ENOMEM. */
+static int links_add(char ***seen, const char *key, const char *path)
+{
+	char *entry;
+	int r;
+
+	if (asprintf(&entry, "%s\t%s", key, path) < 0)
+		return -ENOMEM;
+	r = strv_push(seen, entry);
+	free(entry);
+	return r;
+}
+
 /* --- export ------------------------------------------------------------- */
 
 static int collect_all(void *arg, const char *name, const struct pfs_stat *st)
@@ -206,9 +237,30 @@ static int export_node(struct engine *e, const char *path, const char *dst)
 	return -errno;
 }
 
+/* When the engine entry path is one of several names of a file and an
+ * earlier one was exported, makes the local dst a hard link to it: 1.
+ * Else 0 (the first name is recorded in seen), or a negative errno. */
+static int export_link(struct engine *e, const char *path, const char *dst, char ***seen)
+{
+	char key[32];
+	const char *first;
+	struct pfs_stat st;
+	int r = engine_getattr(e, path, &st);
+
+	if (r < 0 || st.file_id == 0 || st.nlink < 2)
+		return r;
+	snprintf(key, sizeof(key), "%llu", (unsigned long long)st.file_id);
+	first = links_find(*seen, key);
+	if (first == NULL)
+		return links_add(seen, key, dst);
+	return link(first, dst) < 0 ? -errno : 1;
+}
+
 /* Copies the engine directory src (a packet path) into the local dst,
- * recursively; depth 0 is the item itself, whose .history is left out. */
-static int export_dir(struct engine *e, const char *src, const char *dst, int depth)
+ * recursively; depth 0 is the item itself, whose .history is left out.
+ * The names of one file are exported as hard links (seen: links_add). */
+static int export_dir(struct engine *e, const char *src, const char *dst, int depth,
+		      char ***seen)
 {
 	char **entries = NULL;
 	size_t i;
@@ -236,9 +288,12 @@ static int export_dir(struct engine *e, const char *src, const char *dst, int de
 			return cli_fail("export", "%s", strerror(ENOMEM));
 		}
 		if (entries[i][0] == 'd') {
-			r = export_dir(e, from, to, depth + 1);
+			r = export_dir(e, from, to, depth + 1, seen);
 		} else {
-			r = entries[i][0] == 'f' ? export_file(e, from, to) : export_node(e, from, to);
+			r = export_link(e, from, to, seen);
+			if (r == 0)
+				r = entries[i][0] == 'f' ? export_file(e, from, to)
+							 : export_node(e, from, to);
 			if (r > 0)
 				r = 0;
 			if (r < 0)
@@ -256,7 +311,7 @@ int cli_export(int argc, char **argv)
 	struct pfs_stat st;
 	struct engine *e;
 	const char *item;
-	char src[PATH_MAX];
+	char src[PATH_MAX], **seen = NULL;
 	int r;
 
 	if ((r = cli_no_options("export", argc, argv)) >= 0 ||
@@ -280,7 +335,8 @@ int cli_export(int argc, char **argv)
 		r = cli_fail("export", "%s: %s", item,
 			     r == -ENOENT ? "no such item" : strerror(-r));
 	else
-		r = export_dir(e, src, argv[optind + 2], 0);
+		r = export_dir(e, src, argv[optind + 2], 0, &seen);
+	strv_free(seen);
 	engine_close(e);
 	return r;
 }
@@ -364,9 +420,31 @@ static int import_node(struct engine *e, const char *src, const char *path,
 	return engine_symlink(e, path, target, &who);
 }
 
+/* When the local file st (lstat) has several names and one was imported
+ * already, gives the engine's file that name path too: 1. Else 0 (path is
+ * recorded in seen as the file's first name), or a negative errno. */
+static int import_link(struct engine *e, const struct stat *st, const char *path, char ***seen)
+{
+	struct pfs_caller who = cli_caller();
+	char key[48];
+	const char *first;
+	int r;
+
+	if (st->st_nlink < 2)
+		return 0;
+	snprintf(key, sizeof(key), "%ju:%ju", (uintmax_t)st->st_dev, (uintmax_t)st->st_ino);
+	first = links_find(*seen, key);
+	if (first == NULL)
+		return links_add(seen, key, path);
+	r = engine_link(e, first, path, &who);
+	return r < 0 ? r : 1;
+}
+
 /* Imports the local directory dir (rel: its path in the item, "" at the
- * top) into the item at base ("/name"). */
-static int import_dir(struct engine *e, const char *dir, const char *base, const char *rel)
+ * top) into the item at base ("/name"); the names of one local file
+ * become names of one file (seen: links_add). */
+static int import_dir(struct engine *e, const char *dir, const char *base, const char *rel,
+		      char ***seen)
 {
 	struct pfs_caller who = cli_caller();
 	struct dirent **names;
@@ -404,13 +482,14 @@ static int import_dir(struct engine *e, const char *dir, const char *base, const
 			if (r < 0)
 				r = cli_fail("import", "%s: %s", sub, strerror(-r));
 			else
-				r = import_dir(e, src, base, sub);
-		} else if (S_ISREG(st.st_mode)) {
-			r = import_file(e, src, path, st.st_mode);
-			if (r < 0)
-				r = cli_fail("import", "%s: %s", sub, strerror(-r));
+				r = import_dir(e, src, base, sub, seen);
 		} else {
-			r = import_node(e, src, path, &st);
+			r = import_link(e, &st, path, seen);
+			if (r == 0)
+				r = S_ISREG(st.st_mode) ? import_file(e, src, path, st.st_mode)
+							: import_node(e, src, path, &st);
+			if (r > 0)
+				r = 0;
 			if (r < 0)
 				r = cli_fail("import", "%s: %s", sub, strerror(-r));
 		}
@@ -442,6 +521,7 @@ int cli_import(int argc, char **argv)
 	struct pfs_caller who = cli_caller();
 	struct engine_options eo = { NULL, NULL, 0 };
 	char name[NAME_MAX + 1], item[NAME_MAX + 2], err[1024] = "", tmp[PATH_MAX + 64];
+	char **seen = NULL;
 	struct engine *e;
 	const char *dir;
 	struct stat st;
@@ -483,7 +563,8 @@ int cli_import(int argc, char **argv)
 	else if (r < 0)
 		r = cli_fail("import", "%s: %s", name, strerror(-r));
 	else
-		r = import_dir(e, dir, item, "");
+		r = import_dir(e, dir, item, "", &seen);
+	strv_free(seen);
 	engine_close(e);
 	return r;
 }

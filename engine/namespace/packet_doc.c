@@ -504,6 +504,25 @@ int engine_rmdir(struct engine *e, const char *path, const struct pfs_caller *wh
 	return rc;
 }
 
+/* The name of open document d is about to be unlinked: when its file has
+ * another name that no other open document holds, d moves to that name
+ * and its pending writes go on to the file, as on a local disk. 1 if it
+ * moved. files_lock held. */
+static int od_follow_file(struct engine *e, struct open_doc *d)
+{
+	char *other = NULL;
+
+	if (store_doc_other_name(e->store, d->item_id, d->rel, &other) != 0)
+		return 0;
+	if (packet__od_find_locked(e, d->item_id, other)) {
+		free(other);
+		return 0;
+	}
+	free(d->rel);
+	d->rel = other;
+	return 1;
+}
+
 int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *who)
 {
 	struct who_buf wb;
@@ -527,7 +546,7 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 	pthread_rwlock_wrlock(&e->ns_lock);
 	pthread_mutex_lock(&e->files_lock);
 	d = packet__od_find_locked(e, n.item.id, n.rel);
-	if (d) {
+	if (d && !od_follow_file(e, d)) {
 		od_unlink_locked(e, d);
 		was_open = 1;
 	}

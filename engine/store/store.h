@@ -231,6 +231,10 @@ int store_doc_link(struct store *s, int64_t item_id, const char *from, const cha
  * kept); the file's other names, if any, stay, with one link less and
  * their ctime moved to now. 0, -ENOENT, -EISDIR, or a negative errno. */
 int store_doc_unlink(struct store *s, int64_t item_id, const char *path, const struct store_who *who);
+/* Another name of the file at path (hard links), the first in byte order,
+ * as a new string in *other (caller frees). 0, -ENOENT (path names no
+ * document, or its file has no other name), or a negative errno. */
+int store_doc_other_name(struct store *s, int64_t item_id, const char *path, char **other);
 /* Removes an empty directory. 0, -ENOENT, -ENOTDIR, -ENOTEMPTY, or a
  * negative errno. */
 int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);

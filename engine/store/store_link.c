@@ -74,3 +74,20 @@ int store__link_new(struct store *s, int64_t item, int64_t *link)
 	store__done(st);
 	return rc;
 }
+
+int store_doc_other_name(struct store *s, int64_t item_id, const char *path, char **other)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__first(s, &st, "SELECT p.path FROM documents d JOIN documents p ON p.item_id = "
+			  "d.item_id AND p.link = d.link AND p.link <> 0 AND p.path <> d.path WHERE "
+			  "d.item_id = ?1 AND d.path = ?2 AND d.link <> 0 ORDER BY p.path LIMIT 1",
+			  "Is", item_id, path);
+	if (rc == 0 && (*other = store__col_dup(st, 0)) == NULL)
+		rc = -ENOMEM;
+	store__done(st);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}

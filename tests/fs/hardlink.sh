@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Hard links in a packet as on a local disk: ln gives a document a second name with the same
 # inode number and a link count of 2; what is written, chmod-ed or set as an attribute through
-# one name shows through the other; rm of one name leaves the other; mv between two names of
-# one file does nothing; refused: a directory (EPERM), another item (EXDEV), a generated file
-# (EACCES), an existing name (EEXIST). tar -x and rsync -aH (as root) of a tree with hard links
-# make the same links; a remount keeps them; .history and `packetfs log` show the revisions
+# one name shows through the other; rm of one name leaves the other, also while open for
+# writing (the writes go on to the file); mv between two names of one file does nothing;
+# refused: a directory (EPERM), another item (EXDEV), a generated file (EACCES), an existing
+# name (EEXIST). tar -x and rsync -aH (as root) of a tree with hard links
+# make the same links, as do export and import; a remount keeps them; .history and `packetfs log` show the revisions
 # (link(2) makes one of the new name); an archived item shows them read-only.
 . "$(dirname "$0")/../lib.sh"
 mount_item
@@ -64,6 +65,18 @@ assert_file_eq "$d/b.md" $'three\n'
 mv "$d/b.md" "$d/d.md"
 assert_eq 2 "$(stat -c %h "$d/sub/c.md")" "link count after mv of a name"
 
+# A document open for writing whose name is unlinked while another name stays: the writes go
+# on to the file, as on a local disk.
+printf 'open\n' >"$d/w1.md"
+ln "$d/w1.md" "$d/w2.md"
+exec 3>>"$d/w1.md"
+printf 'before\n' >&3
+rm "$d/w1.md"
+printf 'after\n' >&3
+exec 3>&-
+assert_file_eq "$d/w2.md" $'open\nbefore\nafter\n'
+assert_eq 1 "$(stat -c %h "$d/w2.md")" "link count of the name left"
+
 # tar -x and rsync -aH of a tree with hard links.
 src=$T/src
 mkdir -p "$src/tree/x"
@@ -80,6 +93,11 @@ describe()
 	(cd "$1" && find . -mindepth 1 -printf '%i %p %y %n %m %u\n' | sort -k2 |
 		awk '{ if (!($1 in g)) g[$1] = ++n; $1 = "inode" g[$1]; print }')
 	(cd "$1" && find . -type f -exec sha256sum {} + | sort -k2)
+}
+# shape DIR : describe DIR without the owners (export writes files as its caller's).
+shape()
+{
+	describe "$1" | awk 'NF == 6 { $6 = "" } { print }'
 }
 tar -C "$src" -cf "$T/tree.tar" tree || fail "tar -c"
 tar -C "$d" -xf "$T/tree.tar" || fail "tar -x of hard links into a packet"
@@ -113,6 +131,23 @@ printf 'four\n' >"$d/sub/c.md"
 assert_file_eq "$d/d.md" $'four\n'
 ln "$d/d.md" "$d/e.md" || fail "ln after a remount"
 assert_eq 3 "$(stat -c %h "$d/sub/c.md")" "link count after a remount's ln"
+
+# export writes the names of one file as hard links; import of that folder keeps them.
+"$PFS" export "$STORE" fix-1 "$T/out" || fail "packetfs export"
+assert_eq "3 3 3" "$(stat -c %h "$T/out/d.md" "$T/out/e.md" "$T/out/sub/c.md" | tr '\n' ' ' | sed 's/ $//')" \
+	"exported names of one file"
+assert_eq "$(stat -c %i "$T/out/d.md")" "$(stat -c %i "$T/out/sub/c.md")" "exported as one inode"
+diffs=$(diff <(shape "$src/tree") <(shape "$T/out/tree") | tr '\n' ';') || fail "exported tree: $diffs"
+umount_store
+"$PFS" import "$STORE" "$T/out" fix-3 || fail "packetfs import"
+mount_store
+i3=$M/fix-3
+assert_eq "3 3" "$(stat -c %h "$i3/d.md" "$i3/sub/c.md" | tr '\n' ' ' | sed 's/ $//')" "imported links"
+assert_eq "$(stat -c %i "$i3/d.md")" "$(stat -c %i "$i3/e.md")" "imported as one inode"
+diffs=$(diff <(shape "$src/tree") <(shape "$i3/tree") | tr '\n' ';') || fail "imported tree: $diffs"
+printf 'five\n' >"$i3/e.md"
+assert_file_eq "$i3/sub/c.md" $'five\n'
+assert_file_eq "$d/d.md" $'four\n'
 
 # Archived: read-only, the links still there.
 rmdir "$d" || fail "archiving fix-1"
