@@ -134,18 +134,26 @@ static int has_content_rev(struct engine *e, int64_t item, const char *path)
 }
 
 /* A revision file of .history: revision rev of the document path
- * (pathlen bytes of it), when it has content. 0 or -ENOENT. */
+ * (pathlen bytes of it), when it has content. 0 or -ENOENT. Who may read
+ * it: as many as may read the document now (its owner, group and read
+ * bits) and as its mode allowed then; a name that is gone, the revision's
+ * writer and those its read bits then allowed, with the store's group. */
 static int history_file(struct engine *e, struct node *n, const char *path, size_t pathlen,
 			int rev)
 {
-	size_t len;
+	struct doc_meta now;
 
 	snprintf(n->rel, sizeof(n->rel), "%.*s", (int)pathlen, path);
-	if (store_rev_stat(e->store, n->item.id, n->rel, rev, &len, &n->doc.type, &n->doc.rdev))
+	if (store_rev_stat(e->store, n->item.id, n->rel, rev, &n->doc))
 		return -ENOENT;
+	n->doc.mode &= 0444;
+	if (store_doc_stat(e->store, n->item.id, n->rel, &now) == 0 && !now.is_dir) {
+		n->doc.mode &= now.mode;
+		n->doc.uid = now.uid;
+		n->doc.gid = now.gid;
+	}
 	n->kind = N_HISTORY_FILE;
 	n->rev = rev;
-	n->doc.size = len;
 	return 0;
 }
 
@@ -643,8 +651,11 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		return 0;
 	}
 	case N_HISTORY_FILE:
-		/* Its size and type were read when it resolved. */
+		/* Its size, type, owner and mode were read when it resolved. */
 		st->mode = packet__history_mode(n->doc.type);
+		if (!S_ISLNK(n->doc.type))
+			st->mode = (st->mode & S_IFMT) | n->doc.mode;
+		st->uid = packet__uid(e, n->doc.uid), st->gid = packet__gid(e, n->doc.gid);
 		st->rdev = n->doc.rdev;
 		st->size = n->doc.size;
 		st->view = S_ISREG(st->mode);

@@ -330,11 +330,13 @@ int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
 /* The size in bytes of one revision's content, without reading it. 0 or
  * -ENOENT (no such revision, or a tombstone). */
 int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len);
-/* The size in bytes, type and device number (struct doc_meta) of one
- * revision, without reading its content; type and rdev may be NULL. 0 or
- * -ENOENT (no such revision, or a tombstone). */
-int store_rev_stat(struct store *s, int64_t item_id, const char *path, int rev, size_t *len,
-		   mode_t *type, uint64_t *rdev);
+/* What one revision was, without reading its content, into m: its size
+ * in bytes, type and device number, the permission bits its document had
+ * then (mode) and who wrote it (uid; gid is STORE_ID_DEFAULT), as struct
+ * doc_meta's; the other members are zero. 0 or -ENOENT (no such
+ * revision, or a tombstone). */
+int store_rev_stat(struct store *s, int64_t item_id, const char *path, int rev,
+		   struct doc_meta *m);
 /* Whether some revision of the item has a path below dir (a path relative
  * to the item, not ""): 1, 0, or a negative errno. One index probe. */
 int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir);

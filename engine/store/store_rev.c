@@ -589,23 +589,29 @@ int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
  * (either may be NULL) alone, without reading the content. 0, -ENOENT or
  * a negative errno. */
 static int rev_get(struct store *s, int64_t item_id, const char *path, int rev, char **data,
-		   size_t *len, mode_t *type, uint64_t *rdev)
+		   size_t *len, struct doc_meta *m)
 {
 	sqlite3_stmt *st;
 	int64_t id = 0;
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	rc = store__first(s, &st, "SELECT id, size, kind, rdev FROM revisions WHERE item_id = ? AND "
-			  "path = ? AND rev = ? AND content IS NOT NULL", "Isi", item_id, path, rev);
+	rc = store__first(s, &st, "SELECT id, size, kind, rdev, mode, uid FROM revisions WHERE "
+			  "item_id = ? AND path = ? AND rev = ? AND content IS NOT NULL", "Isi",
+			  item_id, path, rev);
 	if (rc == 0) {
 		id = sqlite3_column_int64(st, 0);
 		if (len)
 			*len = (size_t)sqlite3_column_int64(st, 1);
-		if (type)
-			*type = store__kind_type(st, 2);
-		if (rdev)
-			*rdev = (uint64_t)sqlite3_column_int64(st, 3);
+	}
+	if (rc == 0 && m) {
+		memset(m, 0, sizeof(*m));
+		m->size = (uint64_t)sqlite3_column_int64(st, 1);
+		m->type = store__kind_type(st, 2);
+		m->rdev = (uint64_t)sqlite3_column_int64(st, 3);
+		m->mode = (mode_t)sqlite3_column_int(st, 4) & 07777;
+		m->uid = (uid_t)sqlite3_column_int64(st, 5);
+		m->gid = STORE_ID_DEFAULT;
 	}
 	store__done(st);
 	if (rc == 0 && data)
@@ -616,13 +622,13 @@ static int rev_get(struct store *s, int64_t item_id, const char *path, int rev, 
 
 int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len)
 {
-	return rev_get(s, item_id, path, rev, NULL, len, NULL, NULL);
+	return rev_get(s, item_id, path, rev, NULL, len, NULL);
 }
 
-int store_rev_stat(struct store *s, int64_t item_id, const char *path, int rev, size_t *len,
-		   mode_t *type, uint64_t *rdev)
+int store_rev_stat(struct store *s, int64_t item_id, const char *path, int rev,
+		   struct doc_meta *m)
 {
-	return rev_get(s, item_id, path, rev, NULL, len, type, rdev);
+	return rev_get(s, item_id, path, rev, NULL, NULL, m);
 }
 
 int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
@@ -647,6 +653,6 @@ int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
 int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
 		   size_t *len)
 {
-	return rev_get(s, item_id, path, rev, data, len, NULL, NULL);
+	return rev_get(s, item_id, path, rev, data, len, NULL);
 }
 

@@ -53,8 +53,6 @@ TEST(nodes)
 	struct store *s = open_store(1, 0);
 	char long_target[PATH_MAX + 1], types[64] = "", *data;
 	struct doc_meta m;
-	mode_t type;
-	uint64_t rdev;
 	int64_t id;
 	size_t len;
 
@@ -107,15 +105,17 @@ TEST(nodes)
 	ASSERT_EQ(store_doc_stat(s, id, "null2", &m), 0);
 	ASSERT_EQ(m.type, S_IFCHR);
 	ASSERT_EQ(m.rdev, makedev(1, 3));
-	ASSERT_EQ(store_rev_stat(s, id, "null2", 1, &len, &type, &rdev), 0);
-	ASSERT_EQ(type, S_IFCHR);
-	ASSERT_EQ(rdev, makedev(1, 3));
+	ASSERT_EQ(store_rev_stat(s, id, "null2", 1, &m), 0);
+	ASSERT_EQ(m.type, S_IFCHR);
+	ASSERT_EQ(m.rdev, makedev(1, 3));
+	ASSERT_EQ(m.mode, 0666);
+	ASSERT_EQ(m.uid, 1001);
 	ASSERT_EQ(store_doc_unlink(s, id, "pipe", &who), 0);
 	ASSERT_EQ(store_rev_each(s, id, "pipe", rev_types, types), 0);
 	ASSERT_STREQ(types, "p+p-");
-	ASSERT_EQ(store_rev_stat(s, id, "link", 1, &len, &type, NULL), 0);
-	ASSERT_EQ(type, S_IFLNK);
-	ASSERT_EQ(len, 7);
+	ASSERT_EQ(store_rev_stat(s, id, "link", 1, &m), 0);
+	ASSERT_EQ(m.type, S_IFLNK);
+	ASSERT_EQ(m.size, 7);
 
 	/* The engine writing a document where a symlink is replaces it. */
 	ASSERT_EQ(store_doc_write(s, id, "link", "text", 4, (mode_t)-1, -1, "write", &who, NULL), 0);
