@@ -577,11 +577,29 @@ int packet__od_commit_path(struct engine *e, int64_t item, const char *rel,
 	return rc;
 }
 
+int packet__dest(struct engine *e, const char *to, int64_t item_id, struct node *p, char *rel,
+		 size_t size)
+{
+	char parent[PATH_MAX];
+	const char *name;
+	int rc = packet__split(to, parent, sizeof(parent), &name);
+
+	if (rc == 0)
+		rc = packet__resolve(e, parent, p);
+	if (rc)
+		return rc;
+	rc = packet__doc_parent(p, name, rel, size);
+	if (rc == 0 && p->item.id != item_id)
+		rc = -EXDEV;
+	if (rc)
+		packet__node_clear(p);
+	return rc;
+}
+
 int engine_rename(struct engine *e, const char *from, const char *to, unsigned flags,
 		  const struct pfs_caller *who)
 {
-	char parent[PATH_MAX], rel[PATH_MAX];
-	const char *name;
+	char rel[PATH_MAX];
 	struct node a, b, p;
 	struct who_buf wb;
 	int rc, have_b;
@@ -595,17 +613,9 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 		rc = a.kind == N_ITEM ? -EPERM : -EACCES;
 		goto out_a;
 	}
-	rc = packet__split(to, parent, sizeof(parent), &name);
+	rc = packet__dest(e, to, a.item.id, &p, rel, sizeof(rel));
 	if (rc)
 		goto out_a;
-	rc = packet__resolve(e, parent, &p);
-	if (rc)
-		goto out_a;
-	rc = packet__doc_parent(&p, name, rel, sizeof(rel));
-	if (rc == 0 && p.item.id != a.item.id)
-		rc = -EXDEV;
-	if (rc)
-		goto out_p;
 	have_b = packet__resolve(e, to, &b) == 0;
 	if (have_b) {
 		if (b.kind == N_REGISTRY)

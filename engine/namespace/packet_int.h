@@ -209,6 +209,14 @@ int packet__split(const char *path, char *parent, size_t size, const char **name
  * item-relative path of name inside it; else -EACCES, -ENOTDIR or
  * -ENAMETOOLONG. */
 int packet__doc_parent(struct node *p, const char *name, char *rel, size_t size);
+/* Where a rename or link of an entry of item item_id puts it: the new
+ * path to, whose parent directory resolves into *p (the caller clears it
+ * with packet__node_clear after 0; after an error there is nothing to
+ * clear) and whose item-relative path goes into rel. 0, -EXDEV (another
+ * item), or the errors of packet__split, packet__resolve and
+ * packet__doc_parent. */
+int packet__dest(struct engine *e, const char *to, int64_t item_id, struct node *p, char *rel,
+		 size_t size);
 
 /* ---- ctl.c: the command lines of ctl ----
  * A ctl handle's pending buffer holds what was written after its last

@@ -131,8 +131,7 @@ uint64_t packet__file_id(int64_t item_id, int64_t link)
 
 int engine_link(struct engine *e, const char *from, const char *to, const struct pfs_caller *who)
 {
-	char parent[PATH_MAX], rel[PATH_MAX];
-	const char *name;
+	char rel[PATH_MAX];
 	struct who_buf wb;
 	struct node a, p, b;
 	int rc = packet__resolve(e, from, &a);
@@ -144,16 +143,10 @@ int engine_link(struct engine *e, const char *from, const char *to, const struct
 	else if (a.kind != N_DOC || a.archived)
 		rc = -EACCES;
 	if (rc == 0)
-		rc = packet__split(to, parent, sizeof(parent), &name);
+		rc = packet__dest(e, to, a.item.id, &p, rel, sizeof(rel));
 	if (rc)
 		goto out_a;
-	rc = packet__resolve(e, parent, &p);
-	if (rc)
-		goto out_a;
-	rc = packet__doc_parent(&p, name, rel, sizeof(rel));
-	if (rc == 0 && p.item.id != a.item.id)
-		rc = -EXDEV;
-	if (rc == 0 && packet__resolve(e, to, &b) == 0) {
+	if (packet__resolve(e, to, &b) == 0) {
 		packet__node_clear(&b);
 		rc = -EEXIST;
 	}

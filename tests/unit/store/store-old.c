@@ -1,7 +1,7 @@
 /*
- * store-old.c - the store of an older packetfs made out of a current one
- * (store-old.h), for the tests of migrations. Stores of a few thousand
- * revisions at most.
+ * store-old.c - what the store tests share (store-old.h): opening a store,
+ * and the store of an older packetfs made out of a current one, for the
+ * tests of migrations (stores of a few thousand revisions at most).
  */
 #include <stdio.h>
 
@@ -10,6 +10,15 @@
 #include "store-old.h"
 #include "store_int.h"
 #include "test.h"
+
+struct store *test_store_open(const char *dir, int create, int readonly)
+{
+	struct store *s = NULL;
+	char err[256] = "";
+
+	ASSERT_EQ(store_open(dir, create, readonly, &s, err, sizeof(err)), 0);
+	return s;
+}
 
 void store_old_undo_compact(const char *dir)
 {

@@ -1,9 +1,15 @@
 /*
- * store-old.h - what the store tests use to make the store of an older
- * packetfs out of a current one (store-old.c).
+ * store-old.h - what the store tests share (store-old.c): opening a
+ * store, and making the store of an older packetfs out of a current one.
  */
 #ifndef PACKETFS_STORE_OLD_H
 #define PACKETFS_STORE_OLD_H
+
+struct store;
+
+/* Opens the store in dir (store_open: create, readonly); fails the test
+ * when it cannot. The caller closes it with store_close. */
+struct store *test_store_open(const char *dir, int create, int readonly);
 
 /* Undoes schema/0008_compact.sql on the closed store in dir: every
  * revision stored whole again (decoded through the store), then its four

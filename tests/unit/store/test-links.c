@@ -21,15 +21,6 @@
 static char dir[] = "/tmp/pfs-links-XXXXXX";
 static const struct store_who who = {1001, 42, "ln", ""};
 
-static struct store *open_store(int create, int readonly)
-{
-	struct store *s = NULL;
-	char err[256] = "";
-
-	ASSERT_EQ(store_open(dir, create, readonly, &s, err, sizeof(err)), 0);
-	return s;
-}
-
 /* The content of path in item id is want. */
 static void expect_content(struct store *s, int64_t id, const char *path, const char *want)
 {
@@ -64,7 +55,7 @@ static int64_t expect_nlink(struct store *s, int64_t id, const char *path, uint3
 
 TEST(links)
 {
-	struct store *s = open_store(1, 0);
+	struct store *s = test_store_open(dir, 1, 0);
 	struct doc_meta a, b;
 	char *v = NULL;
 	size_t len;
@@ -157,7 +148,7 @@ TEST(links)
 	store_close(s);
 
 	/* Kept across a reopen. */
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	ASSERT_EQ(expect_nlink(s, id, "c", 1), l);
 	expect_content(s, id, "c", "three\n");
 	store_close(s);
@@ -166,7 +157,7 @@ TEST(links)
 /* Links of a symlink and of a FIFO. */
 TEST(nodes)
 {
-	struct store *s = open_store(0, 0);
+	struct store *s = test_store_open(dir, 0, 0);
 	struct doc_meta m;
 	struct item it;
 
@@ -198,14 +189,14 @@ TEST(version_9)
 
 	store_old_downgrade(dir, 9, "DELETE FROM documents WHERE path IN ('ln2', 'p2', 'sub/b');");
 	for (ro = 1; ro >= 0; ro--) {
-		s = open_store(0, ro);
+		s = test_store_open(dir, 0, ro);
 		ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 		ASSERT_EQ(expect_nlink(s, it.id, "c", 1), 0);
 		ASSERT_EQ(expect_nlink(s, it.id, "ln", 1), 0);
 		item_clear(&it);
 		store_close(s);
 	}
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(store_doc_link(s, it.id, "c", "c2", &who), 0);
 	ASSERT_EQ(expect_nlink(s, it.id, "c2", 2), expect_nlink(s, it.id, "c", 2));

@@ -21,15 +21,6 @@
 static char dir[] = "/tmp/pfs-nodes-XXXXXX";
 static const struct store_who who = {1001, 42, "ln", ""};
 
-static struct store *open_store(int create, int readonly)
-{
-	struct store *s = NULL;
-	char err[256] = "";
-
-	ASSERT_EQ(store_open(dir, create, readonly, &s, err, sizeof(err)), 0);
-	return s;
-}
-
 /* Collects the type of every revision of a path, in order, into a string
  * of letters: f, l, p, s, c, b; '-' for a tombstone's size. */
 static int rev_types(void *arg, const struct rev_info *r)
@@ -50,7 +41,7 @@ static int rev_types(void *arg, const struct rev_info *r)
 
 TEST(nodes)
 {
-	struct store *s = open_store(1, 0);
+	struct store *s = test_store_open(dir, 1, 0);
 	char long_target[PATH_MAX + 1], types[64] = "", *data;
 	struct doc_meta m;
 	int64_t id;
@@ -136,7 +127,7 @@ TEST(version_8)
 	char types[16] = "";
 	int ro;
 
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(store_doc_write(s, it.id, "old.md", "o", 1, (mode_t)-1, -1, "create", &who, NULL),
 		  0);
@@ -148,7 +139,7 @@ TEST(version_8)
 	store_close(s);
 	store_old_downgrade(dir, 8, NULL);
 	for (ro = 1; ro >= 0; ro--) {
-		s = open_store(0, ro);
+		s = test_store_open(dir, 0, ro);
 		ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 		ASSERT_EQ(store_doc_stat(s, it.id, "old.md", &m), 0);
 		ASSERT_EQ(m.type, S_IFREG);
@@ -160,7 +151,7 @@ TEST(version_8)
 		store_close(s);
 	}
 	/* Migrated: nodes again. */
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(store_doc_make_node(s, it.id, "p", S_IFIFO, 0, NULL, 0, 0644, 0, 0, &who), 0);
 	ASSERT_EQ(store_doc_stat(s, it.id, "p", &m), 0);

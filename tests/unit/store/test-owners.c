@@ -18,18 +18,9 @@
 static char dir[] = "/tmp/pfs-owners-XXXXXX";
 static const struct store_who who = {1001, 42, "vim", ""};
 
-static struct store *open_store(int create, int readonly)
-{
-	struct store *s = NULL;
-	char err[256] = "";
-
-	ASSERT_EQ(store_open(dir, create, readonly, &s, err, sizeof(err)), 0);
-	return s;
-}
-
 TEST(documents)
 {
-	struct store *s = open_store(1, 0);
+	struct store *s = test_store_open(dir, 1, 0);
 	struct doc_meta m;
 	struct item it;
 	int64_t id, rev_id;
@@ -97,7 +88,7 @@ TEST(documents)
 	store_close(s);
 
 	/* Kept across a reopen. */
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	ASSERT_EQ(store_doc_stat(s, id, "e/x", &m), 0);
 	ASSERT_EQ(m.uid, 1001);
 	ASSERT_EQ(m.gid, 2000);
@@ -118,7 +109,7 @@ TEST(version_5)
 
 	store_old_downgrade(dir, 5, NULL);
 	for (ro = 1; ro >= 0; ro--) {
-		s = open_store(0, ro);
+		s = test_store_open(dir, 0, ro);
 		ASSERT_EQ(store_item_get(s, "team", &it), 0);
 		ASSERT_EQ(store_doc_stat(s, it.id, "e/x", &m), 0);
 		ASSERT_EQ(m.uid, STORE_ID_DEFAULT);

@@ -25,15 +25,6 @@
 static char dir[] = "/tmp/pfs-store-XXXXXX";
 static const struct store_who who = {1000, 42, "vim", "print"};
 
-static struct store *open_store(int create, int readonly)
-{
-	struct store *s = NULL;
-	char err[256] = "";
-
-	ASSERT_EQ(store_open(dir, create, readonly, &s, err, sizeof(err)), 0);
-	return s;
-}
-
 TEST(open_missing)
 {
 	struct store *s = NULL;
@@ -46,7 +37,7 @@ TEST(open_missing)
 
 TEST(items)
 {
-	struct store *s = open_store(1, 0);
+	struct store *s = test_store_open(dir, 1, 0);
 	struct item it;
 	int64_t id, id2;
 	int run;
@@ -78,7 +69,7 @@ TEST(items)
  * read-only store, which another process may write under, keeps none. */
 TEST(item_cache)
 {
-	struct store *s = open_store(0, 0), *ro;
+	struct store *s = test_store_open(dir, 0, 0), *ro;
 	struct item it, again;
 	int64_t before;
 
@@ -90,7 +81,7 @@ TEST(item_cache)
 	ASSERT_STREQ(again.state, it.state);
 	ASSERT(again.state != it.state); /* each caller owns its copy */
 	item_clear(&again);
-	ro = open_store(0, 1);
+	ro = test_store_open(dir, 0, 1);
 	ASSERT_EQ(store_item_get(ro, "fix-cache", &again), 0);
 	ASSERT_STREQ(again.title, "");
 	item_clear(&again);
@@ -139,7 +130,7 @@ static int rev_cb(void *arg, const struct rev_info *r)
 
 TEST(documents)
 {
-	struct store *s = open_store(0, 0);
+	struct store *s = test_store_open(dir, 0, 0);
 	struct doc_meta m;
 	struct item it;
 	char *data = NULL, revs[2048] = "";
@@ -209,7 +200,7 @@ TEST(documents)
  * kept by renames, and directory mtimes moving with their entries. */
 TEST(times)
 {
-	struct store *s = open_store(0, 0);
+	struct store *s = test_store_open(dir, 0, 0);
 	struct doc_meta m, dm;
 	struct item it;
 	int64_t before;
@@ -292,7 +283,7 @@ TEST(times)
 
 TEST(logs)
 {
-	struct store *s = open_store(0, 0);
+	struct store *s = test_store_open(dir, 0, 0);
 	struct run r, got;
 	struct item it;
 	char buf[64], hex[65];
@@ -380,7 +371,7 @@ TEST(logs)
 
 TEST(registry_append_only)
 {
-	struct store *s = open_store(0, 0);
+	struct store *s = test_store_open(dir, 0, 0);
 	char path[256], **lines = NULL, *msg = NULL;
 	struct item it;
 	sqlite3 *db;
@@ -414,7 +405,7 @@ TEST(registry_append_only)
 
 TEST(events_and_readonly)
 {
-	struct store *s = open_store(0, 0);
+	struct store *s = test_store_open(dir, 0, 0);
 	struct buf b;
 	struct item it;
 
@@ -422,7 +413,7 @@ TEST(events_and_readonly)
 	ASSERT_EQ(store_event_add(s, it.id, "{\"type\":\"a\"}"), 0);
 	ASSERT_EQ(store_event_add(s, 0, "{\"type\":\"b\"}"), 0);
 	store_close(s);
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	buf_init(&b);
 	ASSERT_EQ(store_events_render(s, 0, &b), 0);
 	ASSERT_STREQ(b.data, "{\"type\":\"a\"}\n{\"type\":\"b\"}\n");
@@ -460,22 +451,22 @@ TEST(version_3)
 	struct store *s;
 	struct item it;
 
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	store_close(s);
 	downgrade_to(3, NULL);
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_STREQ(it.verdict_head, "");
 	item_clear(&it);
 	store_close(s);
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	snprintf(it.verdict_head, sizeof(it.verdict_head), "%040d", 7);
 	snprintf(it.assessment_head, sizeof(it.assessment_head), "%040d", 8);
 	ASSERT_EQ(store_item_update(s, &it), 0);
 	item_clear(&it);
 	store_close(s);
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_STREQ(it.verdict_head, "0000000000000000000000000000000000000007");
 	ASSERT_STREQ(it.assessment_head, "0000000000000000000000000000000000000008");
@@ -500,17 +491,17 @@ TEST(version_4)
 	struct item it;
 	int n;
 
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	store_close(s);
 	downgrade_to(4, NULL);
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(it.round, 0);
 	ASSERT_STREQ(it.disposition, "");
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "learnings", &it), -ENOENT);
 	store_close(s);
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_item_get(s, "learnings", &it), 0);
 	ASSERT_EQ(it.archived, ITEM_LEARNINGS);
 	item_clear(&it);
@@ -525,7 +516,7 @@ TEST(version_4)
 	ASSERT_EQ(store_item_each(s, 1, count_learnings, &n), 0);
 	ASSERT_EQ(n, 0);
 	store_close(s);
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(it.round, 3);
 	ASSERT_STREQ(it.disposition, "duplicate");
@@ -584,7 +575,7 @@ TEST(version_7)
 	int k;
 
 	buf_init(&b);
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	for (k = 1; k <= 40; k++) {
 		hist_text(&b, k);
@@ -594,10 +585,10 @@ TEST(version_7)
 	hist_check(s, it.id, 40, 1);
 	store_close(s);
 	downgrade_to(7, NULL);
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	hist_check(s, it.id, 40, 40);
 	store_close(s);
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	hist_check(s, it.id, 40, 1);
 	hist_text(&b, 41);
 	ASSERT_EQ(store_doc_write(s, it.id, "hist.md", b.data, b.len, (mode_t)-1, -1, "write", &who,
@@ -619,14 +610,14 @@ TEST(version_1)
 	struct doc_meta m;
 	struct item it;
 
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(store_doc_write(s, it.id, "v1.md", "v", 1, (mode_t)-1, 4000, "create", &who, NULL), 0);
 	item_clear(&it);
 	store_close(s);
 	downgrade_to(1, "UPDATE items SET updated_at = '2001-02-03T04:05:06Z';");
 
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(it.dir_mtime_ns, 981173106000000000LL);
 	ASSERT_EQ(it.dir_atime_ns, 981173106000000000LL);
@@ -640,7 +631,7 @@ TEST(version_1)
 	item_clear(&it);
 	store_close(s);
 
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(it.dir_ctime_ns, 981173106000000000LL);
 	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
@@ -664,7 +655,7 @@ TEST(checkpoints)
 	 * again and again, never holding most of what was written; an fsync
 	 * (store_sync) every 50 commits always succeeds. */
 	snprintf(wal, sizeof(wal), "%s/packetfs.db-wal", dir);
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	for (i = 0; i < 40000; i++) {
 		snprintf(key, sizeof(key), "ckpt-%d", i % 50);
 		snprintf(val, sizeof(val), "%0*d", (int)sizeof(val) - 1, i);
@@ -680,7 +671,7 @@ TEST(checkpoints)
 	if (max >= written / 2)
 		FAIL_AT("the WAL grew to %lld bytes for %lld written", max, written);
 	store_close(s);
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_meta_get(s, "ckpt-49", &v), 0);
 	ASSERT_EQ(atoi(v), 39999);
 	free(v);

@@ -17,15 +17,6 @@
 static char dir[] = "/tmp/pfs-xattr-XXXXXX";
 static const struct store_who who = {1000, 42, "setfattr", ""};
 
-static struct store *open_store(int create, int readonly)
-{
-	struct store *s = NULL;
-	char err[256] = "";
-
-	ASSERT_EQ(store_open(dir, create, readonly, &s, err, sizeof(err)), 0);
-	return s;
-}
-
 /* The value of name at path, or NULL when get fails (freed by the caller). */
 static char *get(struct store *s, int64_t item, const char *path, const char *name)
 {
@@ -51,7 +42,7 @@ static void assert_value(struct store *s, int64_t item, const char *path, const 
 
 TEST(attributes)
 {
-	struct store *s = open_store(1, 0);
+	struct store *s = test_store_open(dir, 1, 0);
 	struct doc_meta m0, m1;
 	struct buf names;
 	int64_t id;
@@ -108,7 +99,7 @@ TEST(attributes)
 	store_close(s);
 
 	/* A reopen keeps them; unlink and rmdir drop them. */
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	assert_value(s, id, "f.md", "user.x", "2");
 	assert_value(s, id, "", "user.item", "item");
 	ASSERT_EQ(store_doc_unlink(s, id, "f.md", &who), 0);
@@ -130,13 +121,13 @@ TEST(version_6)
 	int64_t id = 1;
 
 	store_old_downgrade(dir, 6, NULL);
-	s = open_store(0, 1);
+	s = test_store_open(dir, 0, 1);
 	assert_value(s, id, "", "user.item", NULL);
 	buf_init(&names);
 	ASSERT_EQ(store_xattr_list(s, id, "", &names), 0);
 	ASSERT_EQ(names.len, 0);
 	store_close(s);
-	s = open_store(0, 0);
+	s = test_store_open(dir, 0, 0);
 	ASSERT_EQ(store_xattr_set(s, id, "", "user.item", "again", 5, 0), 0);
 	assert_value(s, id, "", "user.item", "again");
 	store_close(s);
