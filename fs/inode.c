@@ -12,7 +12,7 @@
  * be no directory (inode_set_leaf) touch that name alone.
  *
  * Invariants: a name is in the path table and in its node's list, or
- * freed; a node is in the file table exactly when its file is not 0;
+ * freed (its node's first, cleared); a node is in the file table exactly when its file is not 0;
  * next_ino only grows; the root node is created with the table and freed
  * only with it.
  */
@@ -41,6 +41,9 @@ struct inode {
 	uint64_t file;          /* protected by inode_table.lock: the file it stands
 	                         * for (inode_ref), or 0 */
 	struct name *names;     /* protected by inode_table.lock; NULL once unlinked */
+	struct name first;      /* protected by inode_table.lock: a name kept in the
+	                         * node itself (most have one), in use when its
+	                         * node is set */
 	int cached;             /* protected by inode_table.lock: see inode_set_cached */
 	int leaf;               /* protected by inode_table.lock: see inode_set_leaf */
 	struct inode *ino_next; /* protected by inode_table.lock */
@@ -167,14 +170,18 @@ static void unlink_path(struct inode_table *t, struct name *m)
 /* Takes name m out of the path table and its node's list, and frees it. */
 static void drop_name(struct inode_table *t, struct name *m)
 {
-	struct name **p = &m->node->names;
+	struct inode *n = m->node;
+	struct name **p = &n->names;
 
 	unlink_path(t, m);
 	while (*p != m)
 		p = &(*p)->sibling;
 	*p = m->sibling;
 	free(m->path);
-	free(m);
+	if (m == &n->first)
+		memset(m, 0, sizeof(*m));
+	else
+		free(m);
 	t->nnames--;
 }
 
@@ -218,12 +225,15 @@ static int grow(struct inode_table *t)
 /* Gives node n the name path (a copy), after its others. 0 or -ENOMEM. */
 static int add_name(struct inode_table *t, struct inode *n, const char *path)
 {
-	struct name *m = calloc(1, sizeof(*m)), **p;
+	struct name *m = n->first.node ? calloc(1, sizeof(*m)) : &n->first, **p;
+	char *copy = m ? strdup(path) : NULL;
 
-	if (m == NULL || (m->path = strdup(path)) == NULL) {
-		free(m);
+	if (copy == NULL) {
+		if (m != &n->first)
+			free(m);
 		return -ENOMEM;
 	}
+	m->path = copy;
 	m->node = n;
 	for (p = &n->names; *p; p = &(*p)->sibling)
 		;
