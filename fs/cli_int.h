@@ -1,8 +1,8 @@
 /*
  * cli_int.h - what the files of the command line share (cli.c: the table,
- * help and these helpers; cli_mount.c: mount, umount, new; cli_status.c:
- * status; cli_store.c: init, log, check, export, import; cli_record.c:
- * record). Not for the rest of fs/: cli.h is the contract.
+ * help and these helpers; cli_mount.c: mount, umount, new; cli_mtab.c: the
+ * mount table; cli_status.c: status; cli_store.c: init, log, check,
+ * export, import; cli_record.c: record). Not for the rest of fs/: cli.h is the contract.
  *
  * Threads: the command line is single-threaded; every function here runs
  * on the main thread (the option parse uses getopt's global state).
@@ -105,5 +105,27 @@ int cli_open_readonly(const char *cmd, const char *store, struct engine **e);
 
 /* Whether dir is the root of a packetfs mount: 1 or 0. */
 int cli_is_mount(const char *dir);
+
+/* --- the mount table (cli_mtab.c) --- */
+
+/* The absolute path of path into out (PATH_MAX bytes): realpath(3), or for
+ * a dead mount point (ENOTCONN) the real path of its parent and its name.
+ * Returns 0 or -errno. */
+int cli_mtab_path(const char *path, char *out);
+
+/* Finds the packetfs mount on top at dir (an absolute path, as
+ * cli_mtab_path makes it) in the mount table and writes its source, the
+ * store, into store (size bytes). Returns 0, -ENOENT when dir is no
+ * packetfs mount point, or another -errno. */
+int cli_mtab_find(const char *dir, char *store, size_t size);
+
+/* Whether dir (absolute) is a packetfs mount whose daemon is gone (its
+ * mount point answers ENOTCONN): 1, with its store written into store
+ * (size bytes), or 0. */
+int cli_mtab_dead(const char *dir, char *store, size_t size);
+
+/* Lazily unmounts dir (umount2 MNT_DETACH; fusermount3 -u -z when not
+ * privileged). Returns 0 or -errno. */
+int cli_mtab_detach(const char *dir);
 
 #endif

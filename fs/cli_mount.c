@@ -4,10 +4,12 @@
  * then a wait for the daemon to end) and `packetfs new` (an item made on
  * the mount with mkdir and a write of its brief.md, as any program could).
  *
- * umount finds the daemon of a mount through /proc/self/mountinfo (the
- * mount's source is its store) and the daemon pid the store records; when
- * fusermount3 refuses (processes still use the mount), it asks that daemon
- * to stop with SIGTERM.
+ * mount checks the options (those mount(8) and mount.fuse3 pass included)
+ * and replaces a dead mount at the mount point. umount finds the daemon of
+ * a mount through the mount table (cli_mtab.c: the mount's source is its
+ * store) and the daemon pid the store records; when fusermount3 refuses
+ * (processes still use the mount), it asks that daemon to stop with
+ * SIGTERM.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,100 @@
 
 /* --- mount, umount ---------------------------------------------------- */
 
+/* The mount options packetfs takes: mount(8)'s flags that libfuse applies
+ * and libfuse's own (a trailing '=' takes a value). */
+static const char *const mount_options[] = {
+	"rw", "dev", "nodev", "suid", "nosuid", "exec", "noexec", "async", "sync", "dirsync",
+	"atime", "noatime", "diratime", "nodiratime", "relatime", "norelatime", "strictatime",
+	"nostrictatime", "lazytime", "nolazytime", "allow_other", "allow_root",
+	"default_permissions", "auto_unmount", "max_read=", "max_readahead=", "max_background=",
+	"congestion_threshold=", NULL,
+};
+
+/* Those mount(8) and fstab use for themselves, which the mount drops. */
+static const char *const mount_ignored[] = {
+	"defaults", "auto", "noauto", "user", "nouser", "users", "owner", "group", "_netdev",
+	"nofail", "x-", "comment=", NULL,
+};
+
+/* Whether option opt (len bytes) is one of list. */
+static int option_in(const char *opt, size_t len, const char *const *list)
+{
+	for (; *list; list++) {
+		size_t n = strlen(*list);
+		char last = (*list)[n - 1];
+
+		if ((last == '=' || last == '-') ? len > n && strncmp(opt, *list, n) == 0
+						 : len == n && strncmp(opt, *list, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Checks the comma-separated mount options opts and appends to out those the
+ * mount takes (mount_options), leaving out mount(8)'s own (mount_ignored).
+ * Returns 0, 1 after reporting an option it refuses ("packetfs: mount: OPT:
+ * why"), or -ENOMEM.
+ */
+static int check_options(const char *opts, struct buf *out)
+{
+	const char *p = opts, *end;
+
+	for (; *p; p = *end ? end + 1 : end) {
+		size_t len;
+		const char *why = NULL;
+
+		end = strchrnul(p, ',');
+		len = (size_t)(end - p);
+		if (len == 0 || option_in(p, len, mount_ignored))
+			continue;
+		if (len == 2 && strncmp(p, "ro", 2) == 0)
+			why = "a store is mounted read-write (its pipeline writes through the mount)";
+		else if ((len > 7 && strncmp(p, "fsname=", 7) == 0) ||
+			 (len > 8 && strncmp(p, "subtype=", 8) == 0))
+			why = "set by packetfs (the store, and packetfs)";
+		else if (!option_in(p, len, mount_options))
+			why = "unknown mount option (see packetfs(1))";
+		if (why) {
+			cli_fail("mount", "%.*s: %s", (int)len, p, why);
+			return 1;
+		}
+		if ((out->len && buf_puts(out, ",") < 0) || buf_append(out, p, len) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Makes the mount point mnt (absolute) ready for a new mount: a packetfs
+ * mount whose daemon is gone is unmounted lazily (the mount replaces it
+ * instead of stacking on it); a live one is refused. Returns 0, or 1 after
+ * reporting.
+ */
+static int clear_mountpoint(const char *arg, const char *mnt)
+{
+	char store[PATH_MAX];
+	struct stat st;
+	int r;
+
+	if (cli_mtab_dead(mnt, store, sizeof(store))) {
+		r = cli_mtab_detach(mnt);
+		if (r < 0)
+			return cli_fail("mount", "%s: cannot unmount the dead mount of %s: %s", arg,
+					store, strerror(-r));
+		fprintf(stderr, "packetfs: mount: %s: replaced the dead mount of %s\n", arg, store);
+	} else if (cli_mtab_find(mnt, store, sizeof(store)) == 0) {
+		return cli_fail("mount", "%s: already mounted (store %s); packetfs umount it first",
+				arg, store);
+	}
+	if (stat(mnt, &st) < 0)
+		return cli_fail("mount", "%s: %s", arg, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cli_fail("mount", "%s: %s", arg, strerror(ENOTDIR));
+	return 0;
+}
+
 int cli_mount(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -38,18 +134,18 @@ int cli_mount(int argc, char **argv)
 	};
 	struct fs_mount_options o = { NULL, NULL, NULL, 0 };
 	struct buf opts = { NULL, 0, 0 };
-	char *store = NULL, *mnt = NULL;
-	struct stat st;
-	int c, rc = 1;
+	char *store = NULL, mnt[PATH_MAX];
+	int c, r, rc = 1;
 
 	cli_opts_reset();
 	while ((c = cli_next_option("mount", argc, argv, ":fo:h", longopts, &rc)) > 0) {
 		if (c == 'f') {
 			o.foreground = 1;
 		} else if (c == 'o') {
-			if ((opts.len && buf_puts(&opts, ",") < 0) || buf_puts(&opts, optarg) < 0) {
+			r = check_options(optarg, &opts);
+			if (r != 0) {
 				buf_free(&opts);
-				return cli_fail("mount", "%s", strerror(ENOMEM));
+				return r > 0 ? r : cli_fail("mount", "%s", strerror(-r));
 			}
 		}
 	}
@@ -64,15 +160,13 @@ int cli_mount(int argc, char **argv)
 		cli_fail("mount", "%s: %s", argv[optind], strerror(errno));
 		goto out;
 	}
-	mnt = realpath(argv[optind + 1], NULL);
-	if (mnt == NULL || stat(mnt, &st) < 0) {
-		cli_fail("mount", "%s: %s", argv[optind + 1], strerror(errno));
+	r = cli_mtab_path(argv[optind + 1], mnt);
+	if (r < 0) {
+		cli_fail("mount", "%s: %s", argv[optind + 1], strerror(-r));
 		goto out;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		cli_fail("mount", "%s: %s", argv[optind + 1], strerror(ENOTDIR));
+	if (clear_mountpoint(argv[optind + 1], mnt) != 0)
 		goto out;
-	}
 	o.store = store;
 	o.mountpoint = mnt;
 	o.options = opts.len ? opts.data : NULL;
@@ -80,74 +174,19 @@ int cli_mount(int argc, char **argv)
 out:
 	buf_free(&opts);
 	free(store);
-	free(mnt);
 	return rc;
 }
 
-/* Undoes the octal escapes of /proc/self/mountinfo fields in place. */
-static void unescape_octal(char *s)
+/* The daemon serving the packetfs mount of store, or 0 when unknown. */
+static pid_t mount_daemon(const char *store)
 {
-	char *r = s, *w = s;
-
-	while (*r) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 4;
-		} else {
-			*w++ = *r++;
-		}
-	}
-	*w = '\0';
-}
-
-/* The source of the packetfs mount at dir (its store, see fs.c), from
- * /proc/self/mountinfo, into out. 0 or -ENOENT. */
-static int mount_source(const char *dir, char *out, size_t size)
-{
-	char *line = NULL, *f[12], *save, *dash;
-	size_t cap = 0;
-	int rc = -ENOENT, n;
-	FILE *mi = fopen("/proc/self/mountinfo", "re");
-
-	if (!mi)
-		return -errno;
-	while (rc && getline(&line, &cap, mi) > 0) {
-		dash = strstr(line, " - ");
-		if (!dash)
-			continue;
-		*dash = '\0';
-		n = 0;
-		for (f[n] = strtok_r(line, " ", &save); f[n] && n < 5; f[++n] = strtok_r(NULL, " ", &save))
-			;
-		if (n < 5)
-			continue;
-		unescape_octal(f[4]);
-		if (strcmp(f[4], dir) != 0)
-			continue;
-		f[0] = strtok_r(dash + 3, " ", &save);
-		f[1] = strtok_r(NULL, " ", &save);
-		if (f[0] && f[1] && strcmp(f[0], "fuse.packetfs") == 0) {
-			unescape_octal(f[1]);
-			snprintf(out, size, "%s", f[1]);
-			rc = 0;
-		}
-	}
-	free(line);
-	fclose(mi);
-	return rc;
-}
-
-/* The daemon serving the packetfs mount at dir, or 0 when unknown. */
-static pid_t mount_daemon(const char *dir)
-{
-	char store[PATH_MAX], err[512], comm[32] = "", path[64];
+	char err[512], comm[32] = "", path[64];
 	struct engine_options eo = { store, NULL, 1 };
 	struct engine *e;
 	pid_t pid;
 	FILE *f;
 
-	if (mount_source(dir, store, sizeof(store)) || engine_open(&eo, &e, err, sizeof(err)))
+	if (engine_open(&eo, &e, err, sizeof(err)))
 		return 0;
 	pid = engine_daemon_pid(e);
 	engine_close(e);
@@ -211,20 +250,30 @@ static int fusermount_u(const char *dir, int quiet)
  * ran as interrupted), so that the store can be mounted again at once.
  * When processes still use the mount (a running stage has its cwd there),
  * fusermount3 refuses; the daemon is then asked to stop with SIGTERM, and
- * it detaches the mount and ends those processes itself.
+ * it detaches the mount and ends those processes itself. A mount whose
+ * daemon is gone is unmounted lazily; there is nothing to wait for.
  */
 int cli_umount(int argc, char **argv)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], store[PATH_MAX];
 	int r, waited;
-	pid_t daemon;
+	pid_t daemon = 0;
 
 	if ((r = cli_no_options("umount", argc, argv)) >= 0 ||
 	    (r = cli_operands("umount", argc, 1, 1, "missing MOUNTPOINT")))
 		return r;
-	if (!realpath(argv[optind], dir))
-		return cli_fail("umount", "%s: %s", argv[optind], strerror(errno));
-	daemon = mount_daemon(dir);
+	r = cli_mtab_path(argv[optind], dir);
+	if (r < 0)
+		return cli_fail("umount", "%s: %s", argv[optind], strerror(-r));
+	if (cli_mtab_dead(dir, store, sizeof(store))) {
+		r = cli_mtab_detach(dir);
+		if (r < 0)
+			return cli_fail("umount", "%s: cannot unmount the dead mount of %s: %s",
+					argv[optind], store, strerror(-r));
+		return 0;
+	}
+	if (cli_mtab_find(dir, store, sizeof(store)) == 0)
+		daemon = mount_daemon(store);
 	r = fusermount_u(dir, daemon > 0);
 	if (r != 0 && daemon > 0 && kill(daemon, SIGTERM) == 0)
 		r = 0;

@@ -210,6 +210,7 @@ int cli_status(int argc, char **argv)
 	};
 	struct source s = { NULL, NULL };
 	const char *target, *item;
+	char path[PATH_MAX], store[PATH_MAX];
 	int c, json = 0, rc;
 
 	cli_opts_reset();
@@ -222,6 +223,11 @@ int cli_status(int argc, char **argv)
 	item = argc - optind == 2 ? argv[optind + 1] : NULL;
 	if (item && (item[0] == '\0' || strchr(item, '/')))
 		return cli_fail("status", "%s: no such item", item);
+	if (cli_mtab_path(target, path) == 0 && cli_mtab_dead(path, store, sizeof(store)))
+		return cli_fail("status", "%s: the daemon of this mount (store %s) is gone; "
+				"`packetfs mount %s %s` mounts the store again (replacing the "
+				"dead mount), `packetfs umount %s` removes it",
+				target, store, store, target, target);
 	if (cli_is_mount(target))
 		s.root = target;
 	else if (cli_open_readonly("status", target, &s.engine) != 0)

@@ -34,11 +34,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fuse_lowlevel.h>
+#include <systemd/sd-daemon.h>
 #include <linux/close_range.h>
 
 #include "engine.h"
@@ -150,13 +152,48 @@ static void detach(void)
 	(void)r;
 }
 
-/* Tells the waiting parent that the mount is up. */
-static void report_ok(int status_fd)
-{
-	ssize_t w = write(status_fd, "OK", 2);
+/* What the thread that waits for the mount to answer needs. */
+struct ready {
+	const char *mountpoint;
+	int status_fd; /* the waiting parent's pipe, or -1 in the foreground */
+	int background; /* 1: this is a forked daemon (MAINPID for systemd) */
+};
 
-	(void)w;
-	close(status_fd);
+/*
+ * Waits until the mount answers (a stat of its .packetfs/version, served by
+ * the session loop once it runs), then tells the waiting parent ("OK"
+ * through the status pipe) and systemd (READY=1, when NOTIFY_SOCKET is set;
+ * with MAINPID when the daemon forked away from the process systemd
+ * started).
+ */
+static void *ready_main(void *arg)
+{
+	struct ready *rd = arg;
+	char path[PATH_MAX];
+	struct stat st;
+
+	int r;
+
+	snprintf(path, sizeof(path), "%s/.packetfs/version", rd->mountpoint);
+	while ((r = stat(path, &st)) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		/* The loop ended before it answered: fs_mount reports the end. */
+		report(rd->status_fd, "%s: the mount does not answer: %s", rd->mountpoint,
+		       strerror(errno));
+		return NULL;
+	}
+	if (rd->status_fd >= 0) {
+		ssize_t w = write(rd->status_fd, "OK", 2);
+
+		(void)w;
+		close(rd->status_fd);
+	}
+	if (rd->background)
+		sd_notifyf(0, "READY=1\nMAINPID=%d", (int)getpid());
+	else
+		sd_notify(0, "READY=1");
+	return NULL;
 }
 
 /* Opens the engine, mounts, serves until unmounted and tears down. With
@@ -169,6 +206,8 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER,
 			 .team.lock = PTHREAD_MUTEX_INITIALIZER };
 	char err[1024] = "";
+	struct ready rd = { NULL, -1, 0 };
+	pthread_t ready;
 	sigset_t block, old;
 	int r, rc = 1;
 
@@ -213,9 +252,17 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 		report(status_fd, "%s: cannot start the pipeline: %s", o->store, strerror(-r));
 		goto remove_handlers;
 	}
-	if (status_fd >= 0)
-		report_ok(status_fd);
+	rd.mountpoint = o->mountpoint;
+	rd.status_fd = status_fd;
+	rd.background = status_fd >= 0;
+	r = pthread_create(&ready, NULL, ready_main, &rd);
+	if (r != 0) {
+		rd.mountpoint = NULL;
+		report(status_fd, "cannot start a thread: %s", strerror(r));
+		goto remove_handlers;
+	}
 	r = fuse_session_loop_mt(fs.se, &lc);
+	sd_notify(0, "STOPPING=1");
 	rc = r < 0 ? 1 : 0;
 	if (rc && status_fd < 0)
 		report(-1, "%s: %s", o->mountpoint, strerror(-r));
@@ -226,6 +273,8 @@ unmount:
 	 * notifier can be stopped. The engine may still report changes while
 	 * it closes; a stopped notifier drops them. */
 	fuse_session_unmount(fs.se);
+	if (rd.mountpoint)
+		pthread_join(ready, NULL);
 	notifier_stop(fs.notifier);
 	engine_close(fs.engine);
 	fs.engine = NULL;

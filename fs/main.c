@@ -2,10 +2,15 @@
  * main.c - the packetfs program: global options (--help, --version), the
  * help command, and dispatch to the commands of cli.c.
  *
+ * `packetfs STORE MOUNTPOINT [-o OPTIONS]`, where STORE is a directory, is
+ * `packetfs mount`: the form mount.fuse3(8) runs for `mount -t
+ * fuse.packetfs` and for /etc/fstab lines.
+ *
  * Exit status: 0 success, 1 failure, 2 usage error.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "packetfs-config.h"
@@ -15,6 +20,7 @@ static void print_overview(FILE *f)
 	const struct cli_command *c;
 
 	fprintf(f, "usage: packetfs COMMAND [ARGUMENTS]\n"
+		   "       packetfs STORE MOUNTPOINT [-o OPTIONS]   (packetfs mount)\n"
 		   "       packetfs --help | --version | help COMMAND\n\n"
 		   "A FUSE filesystem and pipeline engine for software work items.\n\n"
 		   "Commands:\n");
@@ -45,6 +51,14 @@ static int help(int argc, char **argv)
 	return 0;
 }
 
+/* Whether path names a directory: 1 or 0. */
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *c;
@@ -62,6 +76,13 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "help") == 0)
 		return help(argc - 2, argv + 2);
 	c = cli_find(argv[1]);
+	if (c == NULL && argc >= 3 && argv[1][0] != '-' && is_dir(argv[1])) {
+		/* mount.fuse3's form: the arguments of `packetfs mount`. */
+		static char mount[] = "mount";
+
+		argv[0] = mount;
+		return cli_find("mount")->run(argc, argv);
+	}
 	if (c == NULL) {
 		fprintf(stderr, "packetfs: %s: unknown command (see packetfs --help)\n", argv[1]);
 		return 2;
