@@ -58,6 +58,15 @@ out=$("$PFS" umount "$M" 2>&1) && fail "a second umount succeeded"
 # and the store mounts again as usual
 mount_store "$M"
 assert_file_eq "$d/notes.md" $'kept\n'
+
+# umount of a dead mount of a store now mounted elsewhere leaves that other daemon alone.
+dead
+mnt1=$M
+mount_store "$T/mnt2"
+out=$("$PFS" umount "$mnt1" 2>&1) || fail "umount of the dead mount failed: $out"
+assert_eq 0 "$(mounts_at "$mnt1")" "mounts at $mnt1 after umount"
+pid_alive "$DAEMON" || fail "umount of the dead $mnt1 ended the daemon of $M"
+assert_file_eq "$M/fix-1/notes.md" $'kept\n'
 out=$("$PFS" umount "$M" 2>&1) || fail "umount failed: $out"
 pid_alive "$DAEMON" && fail "the daemon $DAEMON still runs after umount"
 exit 0
