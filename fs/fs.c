@@ -13,7 +13,9 @@
  * function may be called from any thread). The engine runs its pipeline on
  * a libuv loop thread of its own, started by engine_start(); SIGINT,
  * SIGTERM and SIGHUP are blocked while it is created so that only FUSE
- * threads take them (libfuse's handlers end the session loop). No request
+ * threads take them (libfuse's handlers end the session loop). So is a
+ * short-lived thread (ready_main) that waits for the mount's first answer
+ * to report the mount up, to the waiting parent and to systemd. No request
  * handler calls a FUSE notify function: a notification sent from inside a
  * handler can deadlock against the kernel, which holds locks until the
  * reply. The engine makes its own changes visible from its own threads
@@ -171,7 +173,6 @@ static void *ready_main(void *arg)
 	struct ready *rd = arg;
 	char path[PATH_MAX];
 	struct stat st;
-
 	int r;
 
 	snprintf(path, sizeof(path), "%s/.packetfs/version", rd->mountpoint);
@@ -209,7 +210,7 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 	struct ready rd = { NULL, -1, 0 };
 	pthread_t ready;
 	sigset_t block, old;
-	int r, rc = 1;
+	int r, rc = 1, ready_err = 0;
 
 	r = engine_open(&eo, &fs.engine, err, sizeof(err));
 	if (r < 0) {
@@ -247,18 +248,22 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 		engine_watch(fs.engine, fs__changed, &fs);
 		r = engine_start(fs.engine);
 	}
+	/* The thread that waits for the mount to answer blocks the signals too. */
+	if (r == 0) {
+		rd.mountpoint = o->mountpoint;
+		rd.status_fd = status_fd;
+		rd.background = status_fd >= 0;
+		ready_err = pthread_create(&ready, NULL, ready_main, &rd);
+		if (ready_err != 0)
+			rd.mountpoint = NULL;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r < 0) {
 		report(status_fd, "%s: cannot start the pipeline: %s", o->store, strerror(-r));
 		goto remove_handlers;
 	}
-	rd.mountpoint = o->mountpoint;
-	rd.status_fd = status_fd;
-	rd.background = status_fd >= 0;
-	r = pthread_create(&ready, NULL, ready_main, &rd);
-	if (r != 0) {
-		rd.mountpoint = NULL;
-		report(status_fd, "cannot start a thread: %s", strerror(r));
+	if (ready_err != 0) {
+		report(status_fd, "cannot start a thread: %s", strerror(ready_err));
 		goto remove_handlers;
 	}
 	r = fuse_session_loop_mt(fs.se, &lc);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The daemon speaks systemd's notify protocol (Type=notify): with NOTIFY_SOCKET set it sends
 # READY=1 once the mount answers (in the foreground, as the unit runs it; and when it forks
-# away, with MAINPID=its pid), and STOPPING=1 when it is unmounted. The test listens on the
-# unix datagram socket itself.
+# away, with MAINPID=its pid), and STOPPING=1 when it is unmounted: by SIGTERM, as systemd
+# stops the unit, or by packetfs umount. The test listens on the unix datagram socket itself.
 . "$(dirname "$0")/../lib.sh"
 make_store
 mkdir -p "$T/mnt"
@@ -52,14 +52,19 @@ else:
     daemon = int(msg.get("MAINPID", "0"))
     if daemon <= 0 or not os.path.exists("/proc/%d" % daemon):
         fail("READY=1 without the daemon's MAINPID: %r" % msg)
-out = subprocess.run([pfs, "umount", mnt], capture_output=True, text=True)
-if out.returncode != 0:
-    fail("packetfs umount failed: " + out.stderr)
+if mode:
+    os.kill(daemon, 15)
+else:
+    out = subprocess.run([pfs, "umount", mnt], capture_output=True, text=True)
+    if out.returncode != 0:
+        fail("packetfs umount failed: " + out.stderr)
 msg = receive()
 if msg.get("STOPPING") != "1":
     fail("no STOPPING=1 at unmount: %r" % msg)
 if mode and proc.wait(timeout=60) != 0:
-    fail("packetfs mount -f exited with %d" % proc.returncode)
+    fail("packetfs mount -f exited with %d after SIGTERM" % proc.returncode)
+if os.path.ismount(mnt):
+    fail("still mounted after STOPPING=1")
 print("notify %s: READY=1 then STOPPING=1" % (mode or "daemonized"))
 PY
 }
