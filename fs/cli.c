@@ -12,7 +12,8 @@
  *                              work while it is mounted)
  *   import                     the store read-write: refused while mounted
  *   mount                      fs_mount() (fs.c)
- *   umount                     fusermount3 -u
+ *   umount                     fusermount3 -u (a dead mount: umount2
+ *                              MNT_DETACH, cli_mtab.c)
  *   new                        the mount: mkdir and a write of brief.md
  *   status                     either: a mount point is read through the
  *                              mount, a store through a read-only engine
@@ -23,6 +24,7 @@
  *
  *   cli_store.c   init, log, check, export, import
  *   cli_mount.c   mount, umount, new
+ *   cli_mtab.c    the mount table (libmount), dead mounts
  *   cli_status.c  status
  *   cli_record.c  record
  *
@@ -268,13 +270,18 @@ const struct cli_command cli_commands[] = {
 	  "                     built-in pipeline for REPO\n" },
 	{ "mount", cli_mount, "STORE MOUNTPOINT [-f] [-o OPTIONS]", "mount a store",
 	  "Mounts the store at MOUNTPOINT and runs its pipeline in the background.\n"
-	  "Returns once the mount is up; the daemon lives until `packetfs umount`.\n"
+	  "Returns once the mount answers; the daemon lives until `packetfs umount`.\n"
+	  "A mount at MOUNTPOINT whose daemon died is replaced. `packetfs STORE\n"
+	  "MOUNTPOINT -o OPTIONS` is the same (the form mount.fuse3 runs for\n"
+	  "`mount -t fuse.packetfs` and fstab lines).\n"
 	  "\n"
-	  "  -f, --foreground   stay in the foreground (stop with Ctrl-C)\n"
-	  "  -o OPTIONS         FUSE mount options, comma-separated (e.g. allow_other)\n" },
+	  "  -f, --foreground   stay in the foreground (stop with Ctrl-C or SIGTERM)\n"
+	  "  -o OPTIONS         mount options, comma-separated (e.g. allow_other,nodev;\n"
+	  "                     see packetfs(1))\n" },
 	{ "umount", cli_umount, "MOUNTPOINT", "unmount a store",
 	  "Unmounts MOUNTPOINT (fusermount3 -u); the daemon then stops, recording\n"
-	  "whatever was still running as interrupted.\n" },
+	  "whatever was still running as interrupted. A mount whose daemon died is\n"
+	  "unmounted lazily.\n" },
 	{ "new", cli_new, "MOUNTPOINT NAME [--brief FILE|-]", "create a work item",
 	  "Creates the item NAME on the mount (like mkdir MOUNTPOINT/NAME) and\n"
 	  "writes its brief.md.\n"
