@@ -1,6 +1,7 @@
 # bash completion for packetfs(1): the commands, then per command its options and operands
 # (stores and mount points as directories, mounted packetfs mount points first for the commands
-# that take one, items of a store or mount, files where a file is wanted).
+# that take one, items of a store or mount, files where a file is wanted). Directories and files
+# are completed as file names (readline adds the slash of a directory).
 
 # The mount points of the packetfs mounts in the mount table, one a line.
 _packetfs_mounts()
@@ -62,10 +63,12 @@ _packetfs()
 
 	case $prev in
 	--repo | -C)
+		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		return
 		;;
 	--pipeline | --brief)
+		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
@@ -99,9 +102,13 @@ _packetfs()
 		;;
 	umount:0 | new:0)
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_mounts)" -- "$cur")
-		((${#COMPREPLY[@]})) || mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		if ((${#COMPREPLY[@]} == 0)); then
+			compopt -o filenames 2>/dev/null
+			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		fi
 		;;
 	status:0)
+		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_mounts)" -- "$cur")
 		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur")
 		;;
@@ -109,9 +116,11 @@ _packetfs()
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_items "${operands[0]}")" -- "$cur")
 		;;
 	init:0 | mount:* | check:0 | export:0 | export:2 | import:0 | import:1 | log:0)
+		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		;;
 	log:2)
+		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;
 	record:*)
