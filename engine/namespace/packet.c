@@ -403,9 +403,6 @@ int packet__is_dir_kind(enum kind k)
 	}
 }
 
-static const char ctl_verbs[] =
-	"verbs: advance, run STAGE, rerun RECIPE, cancel, approve, hold, release, archive\n";
-
 /* Renders the content of a non-log view into out. */
 int packet__render(struct engine *e, struct node *n, struct buf *out)
 {
@@ -447,7 +444,7 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 	case N_CTL:
 		if (n->item.last_result[0])
 			rc = buf_printf(out, "%s\n", n->item.last_result);
-		return rc ? rc : buf_puts(out, ctl_verbs);
+		return rc ? rc : buf_puts(out, packet__ctl_verbs);
 	case N_REGISTRY:
 		rc = store_registry_lines(e->store, n->item.id, &lines, &nl);
 		for (i = 0; rc == 0 && i < nl; i++) {

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "packet_int.h"
@@ -403,7 +404,7 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 	if (cfg->run_as) {
 		rc = runner_user_lookup(cfg->run_as, &user);
 		if (rc) {
-			fprintf(stderr, "packetfs: mkdir %s: run_as: %s: %s\n", name, cfg->run_as,
+			util_log(LOG_WARNING, "mkdir %s: run_as: %s: %s", name, cfg->run_as,
 				rc == -ENOENT ? "no such user" : strerror(-rc));
 			return rc == -ENOMEM ? -ENOMEM : -EIO;
 		}
@@ -417,7 +418,7 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 			      sizeof(err));
 	runner_user_free(user);
 	if (rc) {
-		fprintf(stderr, "packetfs: mkdir %s: %s\n", name, err);
+		util_log(LOG_WARNING, "mkdir %s: %s", name, err);
 		return rc == -EEXIST || rc == -ENOENT || rc == -ENOSPC || rc == -EDQUOT ? rc : -EIO;
 	}
 	/* The root has no set-group-ID bit: the item takes its maker's group. */
@@ -429,7 +430,7 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 		 * the same mkdir succeeds once the store can take it. */
 		int undo = repo_item_remove(cfg->repo, branch, name, wt);
 
-		fprintf(stderr, "packetfs: mkdir %s: the store refused the item: %s%s%s\n", name,
+		util_log(LOG_WARNING, "mkdir %s: the store refused the item: %s%s%s", name,
 			strerror(-rc), undo ? "; its branch or worktree remain: " : "",
 			undo ? strerror(-undo) : "");
 		return rc;

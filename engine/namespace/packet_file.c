@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@ struct pfs_file {
 	int64_t run_id;       /* logs */
 	int sealed;           /* logs: sealed at open, so never to change (packet__run_sealed) */
 	struct buf line;      /* ctl, registry: a partial line */
+	struct buf reply;     /* ctl: the answer to this handle's last write or flush */
 	int wrote;            /* anything written through this handle */
 	int advanced;         /* ctl: no empty-write advance at release (a truncate by path) */
 	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
@@ -111,7 +113,7 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 		p = f->line.data + start;
 		rc = registry_check_external(p, (size_t)(nl - p), &norm, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, "packetfs: %s/validation/registry.jsonl: %s\n", f->item_name, err);
+			util_log(LOG_WARNING, "%s/validation/registry.jsonl: %s", f->item_name, err);
 		} else {
 			rc = buf_append(&ok, norm, strlen(norm) + 1);
 			free(norm);
@@ -119,8 +121,8 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 		start = (size_t)(nl - f->line.data) + 1;
 	}
 	if (rc == 0 && f->line.len - start > REGISTRY_LINE_MAX) {
-		fprintf(stderr, "packetfs: %s/validation/registry.jsonl: line too long (more than %d "
-				"bytes without a newline)\n", f->item_name, REGISTRY_LINE_MAX);
+		util_log(LOG_WARNING, "%s/validation/registry.jsonl: line too long (more than %d "
+				"bytes without a newline)", f->item_name, REGISTRY_LINE_MAX);
 		rc = -EFBIG;
 	}
 	if (rc) {
@@ -321,6 +323,8 @@ static int render_again(struct pfs_file *f, struct buf *out)
 
 	if (f->kind == N_RECORD) /* the handle's own answer */
 		return packet__record_render(f->e, f->item_id, f->rec, out);
+	if (f->kind == N_CTL && f->reply.len) /* the answer to its own commands */
+		return packet__ctl_render_reply(&f->reply, out);
 	rc = packet__resolve(f->e, f->path, &n);
 
 	if (rc)
@@ -529,7 +533,7 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 		pthread_mutex_unlock(&d->lock);
 		return rc ? rc : (ssize_t)size;
 	case N_CTL:
-		return packet__ctl_write(f->e, f->item_name, &f->line, buf, size);
+		return packet__ctl_write(f->e, f->item_name, &f->line, &f->reply, buf, size);
 	case N_RECORD:
 		return packet__record_write(f->e, f->rec, buf, size, who ? who : &f->opener);
 	case N_REGISTRY:
@@ -636,7 +640,7 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 			f->provisional = 0;
 		return rc;
 	case N_CTL:
-		return packet__ctl_flush(e, f->item_name, &f->line);
+		return packet__ctl_flush(e, f->item_name, &f->line, &f->reply);
 	case N_RECORD:
 		return packet__record_flush(e, f->rec, who);
 	case N_REGISTRY:
@@ -650,8 +654,8 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 			if (registry_check_external(f->line.data, f->line.len, &norm, why, sizeof(why)) == 0) {
 				free(norm);
 				f->line.len = 0;
-				fprintf(stderr, "packetfs: %s/validation/registry.jsonl: line without "
-						"newline not stored\n", f->item_name);
+				util_log(LOG_WARNING, "%s/validation/registry.jsonl: line without "
+						"newline not stored", f->item_name);
 				return -EINVAL;
 			}
 		}
@@ -666,7 +670,7 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 		f->snap_dirty = 0;
 		rc = pipeline_config_set(e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err, sizeof(err));
 		if (rc)
-			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
+			util_log(LOG_WARNING, ".packetfs/pipeline.json: %s (old configuration kept)",
 				err);
 		return rc;
 	default:
@@ -692,7 +696,7 @@ void engine_file_release(struct pfs_file *f)
 
 		if (pipeline_config_set(f->e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err,
 				      sizeof(err)))
-			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
+			util_log(LOG_WARNING, ".packetfs/pipeline.json: %s (old configuration kept)",
 				err);
 	}
 	/* A fragment a flush kept waiting for more is applied now, whatever it
@@ -706,13 +710,14 @@ void engine_file_release(struct pfs_file *f)
 	if (f->kind == N_CTL && wants_write(f->flags) && !f->wrote && !f->advanced)
 		packet__ctl_apply(f->e, f->item_name, "advance", NULL, 0);
 	if (f->kind == N_REGISTRY && f->line.len)
-		fprintf(stderr, "packetfs: %s/validation/registry.jsonl: incomplete last line "
-				"(no newline) not stored\n",
+		util_log(LOG_WARNING, "%s/validation/registry.jsonl: incomplete last line "
+				"(no newline) not stored",
 			f->item_name);
 	if (f->od)
 		packet__od_put(f->e, f->od);
 	buf_free(&f->snap);
 	buf_free(&f->line);
+	buf_free(&f->reply);
 	buf_free(&f->tail);
 	if (f->tail_lock_init)
 		pthread_mutex_destroy(&f->tail_lock);

@@ -229,6 +229,9 @@ int packet__dest(struct engine *e, const char *to, int64_t item_id, struct node 
  * line, or one the item's state refuses), -EBUSY (archive while a stage
  * runs) or another negative errno. */
 int packet__ctl_apply(struct engine *e, const char *item, const char *line, char *msg, size_t size);
+/* The functions below that take reply (the handle's own answer, may be
+ * NULL) empty it when they take a command line and then give it one line
+ * per line applied or refused, as packet__ctl_render_reply shows. */
 /* A write of data[size] to ctl: appended to pending, then every complete
  * line is checked, and if all are good applied in order. Returns size; or,
  * when a line fails as it is applied, the count of bytes of data up to just
@@ -236,16 +239,23 @@ int packet__ctl_apply(struct engine *e, const char *item, const char *line, char
  * errno when none was; -EINVAL, nothing applied, when a line is bad or the
  * fragment left grows past the longest line. A failed write empties
  * pending (a fragment from earlier writes was part of it); -ENOMEM. */
-ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pending, const char *data,
-			  size_t size);
+ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pending,
+			  struct buf *reply, const char *data, size_t size);
 /* A flush of ctl: a pending fragment that is a whole valid command is
  * applied (its result returned, pending emptied); one that is blank or a
  * strict prefix of a valid line stays pending (0); anything else is refused
  * (-EINVAL, pending emptied). */
-int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending);
+int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending, struct buf *reply);
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
+/* The line listing ctl's verbs that ends what ctl reads back. */
+extern const char packet__ctl_verbs[];
+/* The answer a ctl handle reads back once it wrote: reply (one line per
+ * command line of its last write or flush that applied or refused any,
+ * "LINE: ok" or "LINE: error: WHY") and the list of verbs, into out.
+ * 0 or -ENOMEM. */
+int packet__ctl_render_reply(const struct buf *reply, struct buf *out);
 
 /* ---- record.c: validation/record, the recorder's transaction file ----
  * A handle's lines are applied under its own lock; any thread but the
