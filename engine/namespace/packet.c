@@ -294,6 +294,8 @@ static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 
 		if (strcmp(v, "registry.jsonl") == 0)
 			return n->kind = N_REGISTRY, 0;
+		if (strcmp(v, "registry.error") == 0)
+			return n->kind = N_REGISTRY_ERROR, 0;
 		if (strcmp(v, "record") == 0)
 			return n->kind = N_RECORD, 0;
 		if (strcmp(v, "evidence.md") == 0)
@@ -333,6 +335,8 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 		return n->kind = N_PIPELINE, 0;
 	if (strcmp(p, ".packetfs/version") == 0)
 		return n->kind = N_VERSION, 0;
+	if (strcmp(p, ".packetfs/pipeline.error") == 0)
+		return n->kind = N_PIPELINE_ERROR, 0;
 	if (strcmp(p, ".packetfs/recipes") == 0)
 		return n->kind = N_RECIPES_DIR, 0;
 	if (strncmp(p, ".packetfs/recipes/", 18) == 0) {
@@ -420,6 +424,10 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 		return buf_printf(out, "packetfs %s\n", PACKETFS_VERSION);
 	case N_PIPELINE:
 		return pipeline_config_json(e->pl, out);
+	case N_PIPELINE_ERROR:
+		return packet__refusal_render(e, 0, out);
+	case N_REGISTRY_ERROR:
+		return packet__refusal_render(e, n->item.id, out);
 	case N_RECIPE: {
 		char path[PATH_MAX], *data = NULL;
 		size_t len;
@@ -727,7 +735,8 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		st->mode = S_IFREG | 0444;
 	if (n->kind == N_STATUS || n->kind == N_STATUS_JSON || n->kind == N_DIFF ||
 	    n->kind == N_EVIDENCE || n->kind == N_EVENTS_ALL || n->kind == N_ITEM_EVENTS ||
-	    n->kind == N_REGISTRY || n->kind == N_RECORD)
+	    n->kind == N_REGISTRY || n->kind == N_RECORD || n->kind == N_PIPELINE_ERROR ||
+	    n->kind == N_REGISTRY_ERROR)
 		st->mtime_ns = st->ctime_ns = now;
 	st->stable = node_stable(e, n);
 	return 0;

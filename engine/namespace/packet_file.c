@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,7 +67,7 @@ struct pfs_file {
 static int resnapshots(enum kind k)
 {
 	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_DIFF || k == N_CTL ||
-	       k == N_RECORD;
+	       k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR;
 }
 
 /* ---- the registry ---- */
@@ -113,7 +112,7 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 		p = f->line.data + start;
 		rc = registry_check_external(p, (size_t)(nl - p), &norm, err, sizeof(err));
 		if (rc) {
-			util_log(LOG_WARNING, "%s/validation/registry.jsonl: %s", f->item_name, err);
+			packet__refuse(e, f->item_id, f->item_name, "%s", err);
 		} else {
 			rc = buf_append(&ok, norm, strlen(norm) + 1);
 			free(norm);
@@ -121,8 +120,8 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 		start = (size_t)(nl - f->line.data) + 1;
 	}
 	if (rc == 0 && f->line.len - start > REGISTRY_LINE_MAX) {
-		util_log(LOG_WARNING, "%s/validation/registry.jsonl: line too long (more than %d "
-				"bytes without a newline)", f->item_name, REGISTRY_LINE_MAX);
+		packet__refuse(e, f->item_id, f->item_name, "line too long (more than %d bytes without "
+			       "a newline)", REGISTRY_LINE_MAX);
 		rc = -EFBIG;
 	}
 	if (rc) {
@@ -654,8 +653,8 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 			if (registry_check_external(f->line.data, f->line.len, &norm, why, sizeof(why)) == 0) {
 				free(norm);
 				f->line.len = 0;
-				util_log(LOG_WARNING, "%s/validation/registry.jsonl: line without "
-						"newline not stored", f->item_name);
+				packet__refuse(e, f->item_id, f->item_name,
+					       "line without newline not stored");
 				return -EINVAL;
 			}
 		}
@@ -670,8 +669,7 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 		f->snap_dirty = 0;
 		rc = pipeline_config_set(e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err, sizeof(err));
 		if (rc)
-			util_log(LOG_WARNING, ".packetfs/pipeline.json: %s (old configuration kept)",
-				err);
+			packet__refuse(e, 0, NULL, "%s (old configuration kept)", err);
 		return rc;
 	default:
 		return 0;
@@ -696,8 +694,7 @@ void engine_file_release(struct pfs_file *f)
 
 		if (pipeline_config_set(f->e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err,
 				      sizeof(err)))
-			util_log(LOG_WARNING, ".packetfs/pipeline.json: %s (old configuration kept)",
-				err);
+			packet__refuse(f->e, 0, NULL, "%s (old configuration kept)", err);
 	}
 	/* A fragment a flush kept waiting for more is applied now, whatever it
 	 * is (ctl.c). */
@@ -710,9 +707,8 @@ void engine_file_release(struct pfs_file *f)
 	if (f->kind == N_CTL && wants_write(f->flags) && !f->wrote && !f->advanced)
 		packet__ctl_apply(f->e, f->item_name, "advance", NULL, 0);
 	if (f->kind == N_REGISTRY && f->line.len)
-		util_log(LOG_WARNING, "%s/validation/registry.jsonl: incomplete last line "
-				"(no newline) not stored",
-			f->item_name);
+		packet__refuse(f->e, f->item_id, f->item_name,
+			       "incomplete last line (no newline) not stored");
 	if (f->od)
 		packet__od_put(f->e, f->od);
 	buf_free(&f->snap);

@@ -29,6 +29,8 @@ enum kind {
 	N_RECIPES_DIR,
 	N_RECIPE,
 	N_VERSION,
+	N_PIPELINE_ERROR,
+	N_REGISTRY_ERROR,
 	N_ARCHIVE_DIR,
 	N_ITEM,
 	N_DOC,
@@ -249,6 +251,22 @@ int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending, s
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
+/* ---- refusal.c: the last refused writes, read back beside them ---- */
+
+/* Keeps why (one line) as the last refusal of a write of item's
+ * registry.jsonl (item: its id, item_name its name), or of pipeline.json
+ * (item 0, item_name NULL), and tells the watcher. Any thread; on
+ * -ENOMEM the refusal is only logged. */
+void packet__refusal_set(struct engine *e, int64_t item, const char *item_name, const char *why);
+/* Logs the refusal fmt (one line) of a write of item's registry.jsonl or
+ * of pipeline.json (item 0) with the file's name, and keeps it
+ * (packet__refusal_set). Any thread. */
+void packet__refuse(struct engine *e, int64_t item, const char *item_name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The last refusal kept for item (0: pipeline.json) into out: "TIME: why\n",
+ * nothing when there was none. 0 or -ENOMEM. Any thread. */
+int packet__refusal_render(struct engine *e, int64_t item, struct buf *out);
+
 /* The line listing ctl's verbs that ends what ctl reads back. */
 extern const char packet__ctl_verbs[];
 /* The answer a ctl handle reads back once it wrote: reply (one line per
