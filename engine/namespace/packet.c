@@ -355,6 +355,10 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 		snprintf(n->name, sizeof(n->name), "%s", f);
 		return n->kind = N_RECIPE, 0;
 	}
+	if (strncmp(p, ".packetfs/", 10) == 0 && !strchr(p + 10, '/') && packet__tmp_exists(e, p + 10)) {
+		snprintf(n->name, sizeof(n->name), "%s", p + 10);
+		return n->kind = N_PFS_TMP, 0;
+	}
 	if (strncmp(p, ".packetfs/", 10) == 0 || strcmp(p, "events") == 0)
 		return -ENOENT;
 	if (strcmp(p, ".archive") == 0)
@@ -426,6 +430,8 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 		return pipeline_config_json(e->pl, out);
 	case N_PIPELINE_ERROR:
 		return packet__refusal_render(e, 0, out);
+	case N_PFS_TMP:
+		return packet__tmp_read(e, n->name, out);
 	case N_REGISTRY_ERROR:
 		return packet__refusal_render(e, n->item.id, out);
 	case N_RECIPE: {
@@ -655,6 +661,8 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 					      n->item.name);
 		return 0;
 	}
+	case N_PFS_TMP:
+		return packet__tmp_stat(e, n->name, st);
 	case N_HISTORY_FILE:
 		/* Its size, type, owner and mode were read when it resolved. */
 		st->mode = packet__history_mode(n->doc.type);

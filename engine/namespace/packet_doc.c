@@ -533,6 +533,10 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 
 	if (rc)
 		return rc;
+	if (n.kind == N_PFS_TMP)
+		rc = packet__tmp_unlink(e, n.name);
+	if (n.kind == N_PFS_TMP || rc)
+		return packet__node_clear(&n), rc;
 	if (packet__is_dir_kind(n.kind))
 		rc = -EISDIR;
 	else if (n.kind == N_REGISTRY && !n.archived)
@@ -610,6 +614,10 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 	rc = packet__resolve(e, from, &a);
 	if (rc)
 		return rc;
+	if (a.kind == N_PFS_TMP || a.kind == N_PIPELINE) {
+		rc = packet__tmp_rename(e, &a, from, to, flags);
+		goto out_a;
+	}
 	if ((a.kind != N_DOC && a.kind != N_DOCDIR) || a.archived) {
 		rc = a.kind == N_ITEM ? -EPERM : -EACCES;
 		goto out_a;

@@ -170,6 +170,12 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = packet__resolve(e, parent, &p);
 		if (rc)
 			return rc;
+		if (p.kind == N_PFS_DIR && !e->readonly) /* an editor's temp file */
+			rc = packet__tmp_create(e, name, mode, who ? who->uid : e->uid,
+						who ? who->gid : e->gid);
+		if (p.kind == N_PFS_DIR && !e->readonly && rc == 0)
+			return packet__node_clear(&p), engine_file_open(e, path, flags & ~O_CREAT, mode,
+									 who, out);
 		rc = packet__doc_parent(&p, name, rel, sizeof(rel));
 		if (rc == 0 && e->readonly)
 			rc = -EROFS;
@@ -207,7 +213,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		goto fail_node;
 	}
 	if (wr && n.kind != N_DOC && n.kind != N_CTL && n.kind != N_RECORD && n.kind != N_REGISTRY &&
-	    n.kind != N_PIPELINE) {
+	    n.kind != N_PIPELINE && n.kind != N_PFS_TMP) {
 		rc = -EACCES;
 		goto fail_node;
 	}
@@ -269,6 +275,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		f->tail_lock_init = 1;
 		break;
 	case N_PIPELINE:
+	case N_PFS_TMP:
 		rc = (flags & O_TRUNC) ? 0 : packet__render(e, &n, &f->snap);
 		f->snap_dirty = (flags & O_TRUNC) != 0;
 		break;
@@ -538,6 +545,7 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	case N_REGISTRY:
 		return registry_write(f, buf, size, off);
 	case N_PIPELINE:
+	case N_PFS_TMP:
 		if (off + size > (1u << 20))
 			return -EFBIG;
 		if (off > f->snap.len) {
@@ -582,6 +590,7 @@ int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_cal
 	case N_REGISTRY:
 		return size == registry_size(f->e, f->item_id) ? 0 : -EPERM;
 	case N_PIPELINE:
+	case N_PFS_TMP:
 		if (size > (1u << 20))
 			return -EFBIG;
 		if (size <= f->snap.len) {
@@ -671,6 +680,9 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 		if (rc)
 			packet__refuse(e, 0, NULL, "%s (old configuration kept)", err);
 		return rc;
+	case N_PFS_TMP:
+		f->snap_dirty = 0;
+		return packet__tmp_store(e, f->path + strlen("/.packetfs/"), &f->snap);
 	default:
 		return 0;
 	}
@@ -687,7 +699,7 @@ void engine_file_release(struct pfs_file *f)
 {
 	if (!f)
 		return;
-	if (f->kind == N_DOC)
+	if (f->kind == N_DOC || (f->kind == N_PFS_TMP && f->snap_dirty))
 		engine_file_flush(f, NULL);
 	if (f->kind == N_PIPELINE && f->snap_dirty) {
 		char err[512];
@@ -762,6 +774,15 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		st->unlinked = unlinked;
 		st->uid = packet__uid(e, m.uid);
 		st->gid = packet__gid(e, m.gid);
+		return 0;
+	}
+	if (f->kind == N_PFS_TMP) {
+		memset(st, 0, sizeof(*st));
+		st->nlink = 1;
+		if (packet__tmp_stat(e, f->path + strlen("/.packetfs/"), st) < 0)
+			st->mode = S_IFREG | 0600; /* unlinked while open */
+		if (f->snap_dirty)
+			st->size = f->snap.len;
 		return 0;
 	}
 	return -ENOSYS;

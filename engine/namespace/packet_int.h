@@ -30,6 +30,7 @@ enum kind {
 	N_RECIPE,
 	N_VERSION,
 	N_PIPELINE_ERROR,
+	N_PFS_TMP,
 	N_REGISTRY_ERROR,
 	N_ARCHIVE_DIR,
 	N_ITEM,
@@ -69,7 +70,7 @@ struct node {
 	struct item item;    /* when has_item */
 	char rel[PATH_MAX];  /* item-relative path (documents, history) */
 	int rev;             /* N_HISTORY_FILE */
-	char name[256];      /* N_RECIPE: the file name */
+	char name[256];      /* N_RECIPE, N_PFS_TMP: the file name */
 	struct doc_meta doc; /* N_DOC, N_DOCDIR; sizes of logs and history files */
 	int open;            /* N_DOC: held open (doc is the open document's state) */
 	int sealed;          /* logs: the run ended and its log is sealed (packet__run_sealed) */
@@ -251,6 +252,38 @@ int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending, s
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
+/* ---- packet_tmp.c: temp files of .packetfs/ (an editor's save of
+ * pipeline.json). NAME is the name inside .packetfs/. Any thread. ---- */
+
+/* Whether the temp file name exists. */
+int packet__tmp_exists(struct engine *e, const char *name);
+/* Fills st's mode, size, owner and times for the temp file. 0 or -ENOENT. */
+int packet__tmp_stat(struct engine *e, const char *name, struct pfs_stat *st);
+/* Makes the empty temp file name. 0, -EEXIST (it exists, or is a fixed
+ * entry of .packetfs/), -ENOSPC (too many), -ENOMEM. */
+int packet__tmp_create(struct engine *e, const char *name, mode_t mode, uid_t uid, gid_t gid);
+/* Appends its content to out. 0, -ENOENT, -ENOMEM. */
+int packet__tmp_read(struct engine *e, const char *name, struct buf *out);
+/* Replaces its content with a copy of data (nothing when it was unlinked).
+ * 0 or -ENOMEM. */
+int packet__tmp_store(struct engine *e, const char *name, const struct buf *data);
+/* 0 or -ENOENT. */
+int packet__tmp_unlink(struct engine *e, const char *name);
+int packet__tmp_chmod(struct engine *e, const char *name, mode_t mode);
+/* Sets its mtime (mtime_ns < 0: left). 0 or -ENOENT. */
+int packet__tmp_touch(struct engine *e, const char *name, int64_t mtime_ns);
+/* The names of the temp files (caller frees; NULL when none). */
+char **packet__tmp_names(struct engine *e);
+/* rename(2) of from (node a: a temp file or pipeline.json) to the mount
+ * path to; flags bit 0: RENAME_NOREPLACE. A temp file over pipeline.json is
+ * applied as a write of it would be (-EINVAL when refused: nothing
+ * changes, the refusal is logged and kept); over another name of
+ * .packetfs/ it takes that name; pipeline.json to a temp name makes that
+ * temp file a copy of it and stays. -EXDEV outside .packetfs/, -EACCES
+ * over a fixed entry, -EEXIST, -ENOSPC, -ENOMEM. */
+int packet__tmp_rename(struct engine *e, const struct node *a, const char *from, const char *to,
+		       unsigned flags);
+
 /* ---- refusal.c: the last refused writes, read back beside them ---- */
 
 /* Keeps why (one line) as the last refusal of a write of item's

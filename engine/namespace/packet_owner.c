@@ -141,6 +141,8 @@ int engine_chmod(struct engine *e, const char *path, mode_t mode)
 			rc = 0;
 	} else if (n.kind == N_ITEM && !n.archived) {
 		rc = store_item_set_owner(e->store, n.item.id, n.item.dir_uid, n.item.dir_gid, mode);
+	} else if (n.kind == N_PFS_TMP) {
+		rc = packet__tmp_chmod(e, n.name, mode);
 	} else {
 		rc = packet__node_stat(e, &n, &st);
 		if (rc == 0 && (st.mode & 07777) != (mode & 07777))
@@ -187,6 +189,8 @@ int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t
 		rc = store_doc_set_times(e->store, n.item.id, n.rel, atime_ns, mtime_ns);
 		if (rc == -ENOENT && d)
 			rc = 0;
+	} else if (n.kind == N_PFS_TMP) {
+		rc = packet__tmp_touch(e, n.name, mtime_ns == STORE_TIME_OMIT ? -1 : mtime_ns);
 	} else if (n.kind == N_CTL || n.kind == N_RECORD || n.kind == N_REGISTRY ||
 		   n.kind == N_PIPELINE) {
 		rc = 0; /* touch of a trigger or append-only file changes nothing */
