@@ -3,7 +3,7 @@
 # .packetfs/pipeline.error, that of an item's registry.jsonl in validation/registry.error: one
 # line "TIME: why", TIME in RFC 3339, the next refusal replacing it, empty before any. A
 # configuration error says where (line and column of the field in the JSON) and, for an
-# unknown key, the allowed key it likely meant.
+# unknown key, the allowed key it likely meant; a missing base branch is said in git's terms.
 . "$(dirname "$0")/../lib.sh"
 mount_item
 pe=$M/.packetfs/pipeline.error
@@ -36,6 +36,18 @@ assert_fails_with EINVAL cp "$T/bad.json" "$M/.packetfs/pipeline.json"
 assert_contains "$(cat "$pe")" "malformed JSON at line 3" "pipeline.error after malformed JSON"
 assert_not_contains "$(cat "$pe")" "prodcues" "pipeline.error after malformed JSON"
 assert_fails_with EACCES sh_write "$pe" "x"
+
+# A base branch the repository lacks, said in git's terms.
+python3 - "$M/.packetfs/pipeline.json" "$T/trunk.json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+o["base"] = "trunk"
+json.dump(o, open(sys.argv[2], "w"))
+PY
+assert_fails_with EINVAL cp "$T/trunk.json" "$M/.packetfs/pipeline.json"
+assert_contains "$(cat "$pe")" "base branch 'trunk' not found in $REPO (git branch -a lists those it has)" \
+	"pipeline.error after a missing base branch"
+assert_not_contains "$(cat "$pe")" "revspec" "pipeline.error after a missing base branch"
 
 # A bad registry line.
 assert_fails_with EINVAL sh_append "$d/validation/registry.jsonl" $'{"recipe": 3}\n'
