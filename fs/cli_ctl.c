@@ -23,11 +23,13 @@
 #include "engine.h"
 
 /* Prints the lines of the answer ans (ctl read back) but the list of
- * verbs: stdout for a success, stderr as "packetfs: ctl: ..." otherwise. */
-static void print_answer(const char *ans, int failed)
+ * verbs: stdout for a success, stderr as "packetfs: ctl: ..." otherwise.
+ * Returns the count of lines printed. */
+static int print_answer(const char *ans, int failed)
 {
 	const char *p = ans, *nl;
 	size_t len;
+	int n = 0;
 
 	while (*p) {
 		nl = strchr(p, '\n');
@@ -37,9 +39,11 @@ static void print_answer(const char *ans, int failed)
 				fprintf(stderr, "packetfs: ctl: %.*s\n", (int)len, p);
 			else
 				printf("%.*s\n", (int)len, p);
+			n++;
 		}
 		p += len + (nl != NULL);
 	}
+	return n;
 }
 
 /* Sends cmd to the open ctl fd; prints its answer. 0 or 1. */
@@ -71,7 +75,8 @@ static int send_line(int fd, const char *path, const char *cmd)
 		return cli_fail("ctl", "%s: %s: %s", path, cmd, strerror(err ? err : errno));
 	}
 	ans[n] = '\0';
-	print_answer(ans, err != 0);
+	if (print_answer(ans, err != 0) == 0 && err)
+		return cli_fail("ctl", "%s: %s: %s", path, cmd, strerror(err));
 	return err ? 1 : 0;
 }
 

@@ -2,7 +2,8 @@
 # The daemon's log (SPEC §9): `packetfs mount STORE MNT -o log=FILE` logs to FILE (opened
 # before the daemon detaches, so a relative name means the caller's directory), one line per
 # message with an RFC 3339 time, and every refused write is logged with its reason: a ctl
-# command, a registry line, a pipeline.json. An unwritable log file fails the mount.
+# command, a registry line, a pipeline.json, an EACCES of the mount's own rules (rm of a view).
+# An unwritable log file fails the mount.
 . "$(dirname "$0")/../lib.sh"
 make_store
 rc=0
@@ -24,7 +25,10 @@ assert_fails_with EINVAL sh_append "$d/validation/registry.jsonl" $'{"not": "a l
 printf '{"stages": 3}' >"$T/bad.json"
 assert_fails_with EINVAL cp "$T/bad.json" "$M/.packetfs/pipeline.json"
 
+assert_fails_with EACCES rm -f "$d/status"
+
 log=$(cat "$L")
+assert_contains "$log" "unlink /fix-1/status: refused: Permission denied" "log of a refused unlink"
 assert_contains "$log" "fix-1: ctl frobnicate: unknown" "log of the refused ctl command"
 assert_contains "$log" "fix-1/validation/registry.jsonl: " "log of the refused registry line"
 assert_contains "$log" ".packetfs/pipeline.json: " "log of the refused pipeline.json"
