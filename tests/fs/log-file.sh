@@ -3,9 +3,11 @@
 # before the daemon detaches, so a relative name means the caller's directory), one line per
 # message with an RFC 3339 time, and every refused write is logged with its reason: a ctl
 # command, a registry line, a pipeline.json, an EACCES of the mount's own rules (rm of a view).
-# An unwritable log file fails the mount.
+# A stage's start and end are logged too. An unwritable log file fails the mount.
 . "$(dirname "$0")/../lib.sh"
-make_store
+make_repo
+pipeline_with "$T/pipeline.json" "$(plan_stage)"
+make_store "$T/pipeline.json"
 rc=0
 mkdir "$T/nomnt"
 out=$("$PFS" mount "$STORE" "$T/nomnt" -o log="$T/no-such-dir/log" 2>&1) || rc=$?
@@ -27,7 +29,12 @@ assert_fails_with EINVAL cp "$T/bad.json" "$M/.packetfs/pipeline.json"
 
 assert_fails_with EACCES rm -f "$d/status"
 
+ctl "$M" fix-1 advance
+wait_state "$M" fix-1 done
+
 log=$(cat "$L")
+assert_contains "$log" "fix-1: stage_started plan (run 1)" "log of a stage's start"
+assert_contains "$log" 'fix-1: stage_finished {"stage":"plan"' "log of a stage's end"
 assert_contains "$log" "unlink /fix-1/status: refused: Permission denied" "log of a refused unlink"
 assert_contains "$log" "fix-1: ctl frobnicate: unknown" "log of the refused ctl command"
 assert_contains "$log" "fix-1/validation/registry.jsonl: " "log of the refused registry line"
