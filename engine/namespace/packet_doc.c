@@ -533,10 +533,11 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 
 	if (rc)
 		return rc;
-	if (n.kind == N_PFS_TMP)
+	if (n.kind == N_PFS_TMP) { /* an editor's temp file (packet_tmp.c) */
 		rc = packet__tmp_unlink(e, n.name);
-	if (n.kind == N_PFS_TMP || rc)
-		return packet__node_clear(&n), rc;
+		packet__node_clear(&n);
+		return rc;
+	}
 	if (packet__is_dir_kind(n.kind))
 		rc = -EISDIR;
 	else if (n.kind == N_REGISTRY && !n.archived)

@@ -170,12 +170,12 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = packet__resolve(e, parent, &p);
 		if (rc)
 			return rc;
-		if (p.kind == N_PFS_DIR && !e->readonly) /* an editor's temp file */
+		if (p.kind == N_PFS_DIR && !e->readonly) { /* an editor's temp file (packet_tmp.c) */
+			packet__node_clear(&p);
 			rc = packet__tmp_create(e, name, mode, who ? who->uid : e->uid,
 						who ? who->gid : e->gid);
-		if (p.kind == N_PFS_DIR && !e->readonly && rc == 0)
-			return packet__node_clear(&p), engine_file_open(e, path, flags & ~O_CREAT, mode,
-									 who, out);
+			return rc ? rc : engine_file_open(e, path, flags & ~O_CREAT, mode, who, out);
+		}
 		rc = packet__doc_parent(&p, name, rel, sizeof(rel));
 		if (rc == 0 && e->readonly)
 			rc = -EROFS;
