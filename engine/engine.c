@@ -241,6 +241,8 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 	pthread_rwlock_init(&e->ns_lock, NULL);
 	pthread_mutex_init(&e->digest_lock, NULL);
 	pthread_mutex_init(&e->record_lock, NULL);
+	pthread_mutex_init(&e->refusal_lock, NULL);
+	pthread_mutex_init(&e->tmp_lock, NULL);
 	e->readonly = opt->readonly;
 	e->uid = getuid();
 	e->gid = getgid();
@@ -313,6 +315,10 @@ void engine_close(struct engine *e)
 	view_digests_free(e);
 	pthread_mutex_destroy(&e->digest_lock);
 	pthread_mutex_destroy(&e->record_lock);
+	packet__refusals_free(e);
+	pthread_mutex_destroy(&e->refusal_lock);
+	packet__tmps_free(e);
+	pthread_mutex_destroy(&e->tmp_lock);
 	store_close(e->store);
 	if (e->lock_fd >= 0)
 		close(e->lock_fd);

@@ -325,6 +325,10 @@ const struct cli_command cli_commands[] = {
 	  "  --gpus N           GPUs to grant (default: the recipe's \"# gpus\")\n"
 	  "  --timeout S        seconds before it is stopped, 0 for none (default:\n"
 	  "                     the recipe's \"# timeout\")\n" },
+	{ "ctl", cli_ctl, "MOUNTPOINT/ITEM COMMAND...", "send ctl commands to an item",
+	  "Writes each COMMAND (one argument per line, e.g. hold or 'run plan') to\n"
+	  "the item's ctl and prints its result, or its reason on stderr when it is\n"
+	  "refused. Every command is sent; exits 1 when one was refused.\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

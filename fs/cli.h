@@ -43,5 +43,6 @@ int cli_check(int argc, char **argv);   /* cli_store.c */
 int cli_export(int argc, char **argv);  /* cli_store.c */
 int cli_import(int argc, char **argv);  /* cli_store.c */
 int cli_record(int argc, char **argv);  /* cli_record.c */
+int cli_ctl(int argc, char **argv);     /* cli_ctl.c */
 
 #endif

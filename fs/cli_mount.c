@@ -31,14 +31,15 @@
 
 /* --- mount, umount ---------------------------------------------------- */
 
-/* The mount options packetfs takes: mount(8)'s flags that libfuse applies
- * and libfuse's own (a trailing '=' takes a value). */
+/* The mount options packetfs takes: mount(8)'s flags that libfuse applies,
+ * libfuse's own, and log=FILE, the daemon's log (a trailing '=' takes a
+ * value). */
 static const char *const mount_options[] = {
 	"rw", "dev", "nodev", "suid", "nosuid", "exec", "noexec", "async", "sync", "dirsync",
 	"atime", "noatime", "diratime", "nodiratime", "relatime", "norelatime", "strictatime",
 	"nostrictatime", "lazytime", "nolazytime", "allow_other", "allow_root",
 	"default_permissions", "auto_unmount", "max_read=", "max_readahead=", "max_background=",
-	"congestion_threshold=", NULL,
+	"congestion_threshold=", "log=", NULL,
 };
 
 /* Those mount(8) and fstab use for themselves, which the mount drops. */

@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <fuse_lowlevel.h>
@@ -154,6 +155,44 @@ static void detach(void)
 	(void)r;
 }
 
+/*
+ * Takes the option log=FILE out of the comma-separated mount options opts
+ * (NULL: none): *rest gets the others (NULL when none are left) and *log
+ * the file (NULL when not given; the last one wins). Both are malloc'd
+ * (caller frees). Returns 0 or -ENOMEM.
+ */
+static int split_log_option(const char *opts, char **rest, char **log)
+{
+	struct buf other = { NULL, 0, 0 };
+	const char *p = opts, *end;
+	size_t len;
+
+	*rest = NULL;
+	*log = NULL;
+	while (p && *p) {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (len > 4 && strncmp(p, "log=", 4) == 0) {
+			free(*log);
+			*log = strndup(p + 4, len - 4);
+			if (!*log)
+				goto nomem;
+		} else if (len && ((other.len && buf_puts(&other, ",") < 0) ||
+				   buf_append(&other, p, len) < 0)) {
+			goto nomem;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	*rest = other.len ? buf_steal(&other) : NULL;
+	buf_free(&other);
+	return 0;
+nomem:
+	buf_free(&other);
+	free(*log);
+	*log = NULL;
+	return -ENOMEM;
+}
+
 /* What the thread that waits for the mount to answer needs. */
 struct ready {
 	const char *mountpoint;
@@ -200,8 +239,10 @@ static void *ready_main(void *arg)
 /* Opens the engine, mounts, serves until unmounted and tears down. With
  * status_fd >= 0 this is the daemon and reports through the pipe. Returns
  * the exit status. */
-static int serve(const struct fs_mount_options *o, int status_fd)
+static int serve(const struct fs_mount_options *given, int status_fd)
 {
+	struct fs_mount_options opts = *given, *o = &opts;
+	char *fuse_opts = NULL, *log_file = NULL;
 	struct engine_options eo = { o->store, o->mountpoint, 0 };
 	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = 10 };
 	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -212,12 +253,27 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 	sigset_t block, old;
 	int r, rc = 1, ready_err = 0;
 
+	/* The log is chosen before the engine opens, and its file opened
+	 * while relative names still mean the caller's directory. */
+	if (split_log_option(given->options, &fuse_opts, &log_file) < 0) {
+		report(status_fd, "%s", strerror(ENOMEM));
+		return 1;
+	}
+	opts.options = fuse_opts;
+	if (log_file && (r = util_log_to_file(log_file)) < 0) {
+		report(status_fd, "log=%s: %s", log_file, strerror(-r));
+		free(fuse_opts);
+		free(log_file);
+		return 1;
+	}
 	r = engine_open(&eo, &fs.engine, err, sizeof(err));
 	if (r < 0) {
 		if (err[0])
 			report(status_fd, "%s", err);
 		else
 			report(status_fd, "%s: %s", o->store, strerror(-r));
+		free(fuse_opts);
+		free(log_file);
 		return 1;
 	}
 	fs__team_init(&fs);
@@ -233,8 +289,11 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 		report(status_fd, "cannot install signal handlers");
 		goto unmount;
 	}
-	if (status_fd >= 0)
+	if (status_fd >= 0) {
 		detach();
+		if (!log_file)
+			util_log_to_syslog();
+	}
 	/* Nothing the caller handed down, nor the FUSE device or the database,
 	 * may reach the stage programs and recipes the engine starts. */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -266,8 +325,10 @@ static int serve(const struct fs_mount_options *o, int status_fd)
 		report(status_fd, "cannot start a thread: %s", strerror(ready_err));
 		goto remove_handlers;
 	}
+	util_log(LOG_NOTICE, "mounted %s on %s", o->store, o->mountpoint);
 	r = fuse_session_loop_mt(fs.se, &lc);
 	sd_notify(0, "STOPPING=1");
+	util_log(LOG_NOTICE, "unmounting %s", o->mountpoint);
 	rc = r < 0 ? 1 : 0;
 	if (rc && status_fd < 0)
 		report(-1, "%s: %s", o->mountpoint, strerror(-r));
@@ -289,6 +350,8 @@ free_inodes:
 	inode_table_free(fs.inodes);
 close_engine:
 	engine_close(fs.engine);
+	free(fuse_opts);
+	free(log_file);
 	return rc;
 }
 

@@ -155,6 +155,10 @@ int fs__path_of(struct fs *fs, uint64_t ino, char **out);
 /* The path of name in the directory parent in *out (caller frees); "." and
  * ".." are resolved. -ENOENT for an unknown parent, -ENAMETOOLONG, -ENOMEM. */
 int fs__child_path(struct fs *fs, fuse_ino_t parent, const char *name, char **out);
+/* Logs a refusal of the engine's own (r: -EACCES, -EPERM; other results
+ * are not logged here) of the request op on path (may be NULL) with its
+ * reason. Any thread. */
+void fs__refused(const char *op, const char *path, int r);
 /* "/a" + "b" -> "/a/b"; "/" + "b" -> "/b" in *out (caller frees).
  * -ENAMETOOLONG for a name longer than NAME_MAX, -ENOMEM. */
 int fs__join(const char *dir, const char *name, char **out);

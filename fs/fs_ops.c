@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
@@ -76,6 +77,15 @@ int fs__parent_of(const char *path, char **out)
 
 	*out = strndup(path, len);
 	return *out ? 0 : -ENOMEM;
+}
+
+void fs__refused(const char *op, const char *path, int r)
+{
+	if (r != -EACCES && r != -EPERM)
+		return;
+	util_log(LOG_NOTICE, "%s %s: refused: %s (the mount's own rule: a generated or read-only "
+		 "entry, an archived item, or an owner's check)", op, path ? path : "(unlinked)",
+		 strerror(-r));
 }
 
 /* The path of name in the directory parent. Caller frees *out. */
@@ -323,6 +333,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	seen = fs__change_count(fs);
 	r = getattr_of(fs, ino, fi, &ps);
 out:
+	fs__refused("setattr", path, r);
 	free(path);
 	if (r < 0)
 		fuse_reply_err(req, -r);
@@ -448,6 +459,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		r = engine_mkdir(fs->engine, path, mode & 07777, &who);
 	if (r == 0)
 		r = engine_getattr(fs->engine, path, &ps);
+	fs__refused("mkdir", path, r);
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else
@@ -475,6 +487,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	if (r == 0)
 		inode_unlink(fs->inodes, path);
 	fs__ns_change_end(fs);
+	fs__refused(dir ? "rmdir" : "unlink", path, r);
 	free(path);
 	fuse_reply_err(req, -r);
 }
@@ -556,6 +569,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 		caller_of(req, &who);
 		fs__ns_change_begin(fs);
 		r = engine_rename(fs->engine, from, to, flags, &who);
+		fs__refused("rename", from, r);
 		/* inode_rename keeps the table consistent even when it runs out
 		 * of memory; the rename itself has happened. */
 		if (r == 0)

@@ -166,6 +166,7 @@ void fs__op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	caller_of(req, &who);
 	r = engine_file_open(fs->engine, path, fi->flags, 0, &who, &f);
+	fs__refused("open", path, r);
 	free(path);
 	if (r == 0) {
 		r = open_add(fs, ino, f, fi);
@@ -213,6 +214,7 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	}
 	caller_of(req, &who);
 	r = engine_file_open(fs->engine, path, fi->flags | O_CREAT, mode & 07777, &who, &f);
+	fs__refused("create", path, r);
 	if (r < 0)
 		goto fail;
 	r = engine_file_getattr(f, &ps);

@@ -291,13 +291,16 @@ find_daemon()
 
 # mount_store [MNT] [STORE] : `packetfs mount STORE MNT` (daemonized), then waits until the
 # mount answers (MNT/.packetfs/version exists). Sets M (the mount point) and DAEMON.
+# MOUNT_OPTS, when set, is passed as -o MOUNT_OPTS.
 mount_store()
 {
-	local mnt=${1:-$T/mnt} store=${2:-$STORE} out
+	local mnt=${1:-$T/mnt} store=${2:-$STORE} out opts=()
 	mkdir -p "$mnt"
 	MOUNTS+=("$mnt")
 	DAEMON_PIDS+=("")
-	out=$("$PFS" mount "$store" "$mnt" 2>&1 </dev/null) || fail "packetfs mount failed: $out"
+	[ -z "${MOUNT_OPTS:-}" ] || opts=(-o "$MOUNT_OPTS")
+	out=$("$PFS" mount "$store" "$mnt" "${opts[@]}" 2>&1 </dev/null) ||
+		fail "packetfs mount failed: $out"
 	wait_for test -e "$mnt/.packetfs/version"
 	M=$mnt
 	DAEMON=$(find_daemon "$store" "$mnt")

@@ -36,8 +36,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "packet_int.h"
+
+const char packet__ctl_verbs[] =
+	"verbs: advance, run STAGE, rerun RECIPE, cancel, approve, hold, release, archive\n";
 
 /* Marks cmd refused with the message fmt. Returns -EINVAL. */
 static int refuse(struct pipe_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -153,7 +157,7 @@ static int is_line_prefix(struct engine *e, const char *s, size_t len)
  * 0 or a negative errno (-EINVAL for a refused line); a failure is logged
  * to stderr with its reason.
  */
-static int send_cmd(struct engine *e, const char *item, struct pipe_cmd *cmd)
+static int send_cmd(struct engine *e, const char *item, struct pipe_cmd *cmd, struct buf *reply)
 {
 	int rc;
 
@@ -164,8 +168,15 @@ static int send_cmd(struct engine *e, const char *item, struct pipe_cmd *cmd)
 	if (cmd->refused)
 		rc = -EINVAL;
 	if (rc)
-		fprintf(stderr, "packetfs: %s: ctl %s: %s\n", item, cmd->line,
+		util_log(LOG_WARNING, "%s: ctl %s: %s", item, cmd->line,
 			cmd->refused ? cmd->refusal : cmd->msg);
+	if (reply) {
+		if (rc)
+			buf_printf(reply, "%s: error: %s\n", cmd->line,
+				   cmd->refused ? cmd->refusal : cmd->msg);
+		else
+			buf_printf(reply, "%s: ok\n", cmd->line);
+	}
 	return rc;
 }
 
@@ -210,14 +221,14 @@ int packet__ctl_apply(struct engine *e, const char *item, const char *line, char
 
 	memset(&cmd, 0, sizeof(cmd));
 	parse_line(e, line, strlen(line), &cmd);
-	rc = send_cmd(e, item, &cmd);
+	rc = send_cmd(e, item, &cmd, NULL);
 	if (msg)
 		snprintf(msg, size, "%s", cmd.refused ? cmd.refusal : cmd.msg);
 	return rc;
 }
 
-ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pending, const char *data,
-			  size_t size)
+ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pending,
+			  struct buf *reply, const char *data, size_t size)
 {
 	size_t keep = pending->len, pos = 0, start, end, applied_end = 0;
 	struct pipe_cmd cmd;
@@ -226,6 +237,8 @@ ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pendin
 	rc = buf_append(pending, data, size);
 	if (rc)
 		return rc;
+	if (reply)
+		cut(reply, 0);
 	/* Every complete line is checked before any is applied. */
 	while (next_line(pending, &pos, &start, &end)) {
 		if (ctl_line_blank(pending->data + start, end - start))
@@ -246,7 +259,7 @@ ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pendin
 			continue;
 		memset(&cmd, 0, sizeof(cmd));
 		parse_line(e, pending->data + start, end - start, &cmd); /* refused: recorded */
-		rc = send_cmd(e, item, &cmd);
+		rc = send_cmd(e, item, &cmd, reply);
 		if (rc) {
 			if (!applied) {
 				/* A fragment kept from earlier writes was part of
@@ -264,12 +277,12 @@ ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pendin
 	drop_front(pending, pos);
 	return (ssize_t)size;
 refused:
-	send_cmd(e, item, &cmd);
+	send_cmd(e, item, &cmd, reply);
 	cut(pending, 0);
 	return -EINVAL;
 }
 
-int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending)
+int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending, struct buf *reply)
 {
 	struct pipe_cmd cmd;
 
@@ -280,7 +293,9 @@ int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending)
 	    is_line_prefix(e, pending->data, pending->len))
 		return 0;
 	cut(pending, 0);
-	return send_cmd(e, item, &cmd);
+	if (reply)
+		cut(reply, 0);
+	return send_cmd(e, item, &cmd, reply);
 }
 
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending)
@@ -290,7 +305,14 @@ void packet__ctl_release(struct engine *e, const char *item, struct buf *pending
 	if (!ctl_line_blank(pending->data, pending->len)) {
 		memset(&cmd, 0, sizeof(cmd));
 		parse_line(e, pending->data, pending->len, &cmd);
-		send_cmd(e, item, &cmd);
+		send_cmd(e, item, &cmd, NULL);
 	}
 	cut(pending, 0);
+}
+
+int packet__ctl_render_reply(const struct buf *reply, struct buf *out)
+{
+	int rc = reply->len ? buf_append(out, reply->data, reply->len) : 0;
+
+	return rc ? rc : buf_puts(out, packet__ctl_verbs);
 }

@@ -87,7 +87,18 @@ struct engine {
 	pthread_mutex_t record_lock;
 	struct record_slot records[RECORD_SLOTS]; /* protected by record_lock; by item id */
 	uint64_t record_stamp;                    /* protected by record_lock */
+
+	pthread_mutex_t refusal_lock;
+	struct refusal *refusals; /* protected by refusal_lock: the last refused writes (refusal.c) */
+
+	pthread_mutex_t tmp_lock;
+	struct pfs_tmp *tmps;     /* protected by tmp_lock: temp files of .packetfs/ (packet_tmp.c) */
 };
+
+/* Frees the refusals refusal.c keeps (engine_close). */
+void packet__refusals_free(struct engine *e);
+/* Frees the temp files of .packetfs/ (engine_close). */
+void packet__tmps_free(struct engine *e);
 
 /* After the engine wrote a document straight to the store: an open,
  * unchanged copy of it (shared by its readers) takes the new content; a

@@ -294,6 +294,8 @@ static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 
 		if (strcmp(v, "registry.jsonl") == 0)
 			return n->kind = N_REGISTRY, 0;
+		if (strcmp(v, "registry.error") == 0)
+			return n->kind = N_REGISTRY_ERROR, 0;
 		if (strcmp(v, "record") == 0)
 			return n->kind = N_RECORD, 0;
 		if (strcmp(v, "evidence.md") == 0)
@@ -333,6 +335,8 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 		return n->kind = N_PIPELINE, 0;
 	if (strcmp(p, ".packetfs/version") == 0)
 		return n->kind = N_VERSION, 0;
+	if (strcmp(p, ".packetfs/pipeline.error") == 0)
+		return n->kind = N_PIPELINE_ERROR, 0;
 	if (strcmp(p, ".packetfs/recipes") == 0)
 		return n->kind = N_RECIPES_DIR, 0;
 	if (strncmp(p, ".packetfs/recipes/", 18) == 0) {
@@ -350,6 +354,10 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 			return -ENOENT;
 		snprintf(n->name, sizeof(n->name), "%s", f);
 		return n->kind = N_RECIPE, 0;
+	}
+	if (strncmp(p, ".packetfs/", 10) == 0 && !strchr(p + 10, '/') && packet__tmp_exists(e, p + 10)) {
+		snprintf(n->name, sizeof(n->name), "%s", p + 10);
+		return n->kind = N_PFS_TMP, 0;
 	}
 	if (strncmp(p, ".packetfs/", 10) == 0 || strcmp(p, "events") == 0)
 		return -ENOENT;
@@ -403,9 +411,6 @@ int packet__is_dir_kind(enum kind k)
 	}
 }
 
-static const char ctl_verbs[] =
-	"verbs: advance, run STAGE, rerun RECIPE, cancel, approve, hold, release, archive\n";
-
 /* Renders the content of a non-log view into out. */
 int packet__render(struct engine *e, struct node *n, struct buf *out)
 {
@@ -423,6 +428,12 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 		return buf_printf(out, "packetfs %s\n", PACKETFS_VERSION);
 	case N_PIPELINE:
 		return pipeline_config_json(e->pl, out);
+	case N_PIPELINE_ERROR:
+		return packet__refusal_render(e, 0, out);
+	case N_PFS_TMP:
+		return packet__tmp_read(e, n->name, out);
+	case N_REGISTRY_ERROR:
+		return packet__refusal_render(e, n->item.id, out);
 	case N_RECIPE: {
 		char path[PATH_MAX], *data = NULL;
 		size_t len;
@@ -447,7 +458,7 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 	case N_CTL:
 		if (n->item.last_result[0])
 			rc = buf_printf(out, "%s\n", n->item.last_result);
-		return rc ? rc : buf_puts(out, ctl_verbs);
+		return rc ? rc : buf_puts(out, packet__ctl_verbs);
 	case N_REGISTRY:
 		rc = store_registry_lines(e->store, n->item.id, &lines, &nl);
 		for (i = 0; rc == 0 && i < nl; i++) {
@@ -650,6 +661,8 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 					      n->item.name);
 		return 0;
 	}
+	case N_PFS_TMP:
+		return packet__tmp_stat(e, n->name, st);
 	case N_HISTORY_FILE:
 		/* Its size, type, owner and mode were read when it resolved. */
 		st->mode = packet__history_mode(n->doc.type);
@@ -730,7 +743,8 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		st->mode = S_IFREG | 0444;
 	if (n->kind == N_STATUS || n->kind == N_STATUS_JSON || n->kind == N_DIFF ||
 	    n->kind == N_EVIDENCE || n->kind == N_EVENTS_ALL || n->kind == N_ITEM_EVENTS ||
-	    n->kind == N_REGISTRY || n->kind == N_RECORD)
+	    n->kind == N_REGISTRY || n->kind == N_RECORD || n->kind == N_PIPELINE_ERROR ||
+	    n->kind == N_REGISTRY_ERROR)
 		st->mtime_ns = st->ctime_ns = now;
 	st->stable = node_stable(e, n);
 	return 0;

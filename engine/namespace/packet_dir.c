@@ -211,11 +211,19 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		}
 		rc = store_item_each(e->store, 0, emit_item, &w);
 		break;
-	case N_PFS_DIR:
+	case N_PFS_DIR: {
+		char **files;
+
 		emit_kind(&w, "pipeline.json", N_PIPELINE, S_IFREG);
+		emit_kind(&w, "pipeline.error", N_PIPELINE_ERROR, S_IFREG);
 		emit_kind(&w, "recipes", N_RECIPES_DIR, S_IFDIR);
 		emit_kind(&w, "version", N_VERSION, S_IFREG);
+		files = packet__tmp_names(e);
+		for (i = 0; files && files[i]; i++)
+			emit_kind(&w, files[i], N_PFS_TMP, S_IFREG);
+		strv_free(files);
 		break;
+	}
 	case N_RECIPES_DIR: {
 		const struct recipe_catalog *cat;
 		char **files = NULL;
@@ -241,6 +249,7 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		break;
 	case N_VALIDATION_DIR:
 		emit_kind(&w, "registry.jsonl", N_REGISTRY, S_IFREG);
+		emit_kind(&w, "registry.error", N_REGISTRY_ERROR, S_IFREG);
 		emit_kind(&w, "record", N_RECORD, S_IFREG);
 		emit_kind(&w, "evidence.md", N_EVIDENCE, S_IFREG);
 		emit_kind(&w, "logs", N_LOGS_DIR, S_IFDIR);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "packet_int.h"
@@ -403,7 +404,7 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 	if (cfg->run_as) {
 		rc = runner_user_lookup(cfg->run_as, &user);
 		if (rc) {
-			fprintf(stderr, "packetfs: mkdir %s: run_as: %s: %s\n", name, cfg->run_as,
+			util_log(LOG_WARNING, "mkdir %s: run_as: %s: %s", name, cfg->run_as,
 				rc == -ENOENT ? "no such user" : strerror(-rc));
 			return rc == -ENOMEM ? -ENOMEM : -EIO;
 		}
@@ -417,7 +418,7 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 			      sizeof(err));
 	runner_user_free(user);
 	if (rc) {
-		fprintf(stderr, "packetfs: mkdir %s: %s\n", name, err);
+		util_log(LOG_WARNING, "mkdir %s: %s", name, err);
 		return rc == -EEXIST || rc == -ENOENT || rc == -ENOSPC || rc == -EDQUOT ? rc : -EIO;
 	}
 	/* The root has no set-group-ID bit: the item takes its maker's group. */
@@ -429,7 +430,7 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 		 * the same mkdir succeeds once the store can take it. */
 		int undo = repo_item_remove(cfg->repo, branch, name, wt);
 
-		fprintf(stderr, "packetfs: mkdir %s: the store refused the item: %s%s%s\n", name,
+		util_log(LOG_WARNING, "mkdir %s: the store refused the item: %s%s%s", name,
 			strerror(-rc), undo ? "; its branch or worktree remain: " : "",
 			undo ? strerror(-undo) : "");
 		return rc;
@@ -532,6 +533,11 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 
 	if (rc)
 		return rc;
+	if (n.kind == N_PFS_TMP) { /* an editor's temp file (packet_tmp.c) */
+		rc = packet__tmp_unlink(e, n.name);
+		packet__node_clear(&n);
+		return rc;
+	}
 	if (packet__is_dir_kind(n.kind))
 		rc = -EISDIR;
 	else if (n.kind == N_REGISTRY && !n.archived)
@@ -609,6 +615,10 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 	rc = packet__resolve(e, from, &a);
 	if (rc)
 		return rc;
+	if (a.kind == N_PFS_TMP || a.kind == N_PIPELINE) {
+		rc = packet__tmp_rename(e, &a, from, to, flags);
+		goto out_a;
+	}
 	if ((a.kind != N_DOC && a.kind != N_DOCDIR) || a.archived) {
 		rc = a.kind == N_ITEM ? -EPERM : -EACCES;
 		goto out_a;
@@ -663,86 +673,6 @@ out_p:
 	packet__node_clear(&p);
 out_a:
 	packet__node_clear(&a);
-	return rc;
-}
-
-int engine_chmod(struct engine *e, const char *path, mode_t mode)
-{
-	struct pfs_stat st;
-	struct node n;
-	int rc = packet__resolve(e, path, &n);
-
-	if (rc)
-		return rc;
-	if ((n.kind == N_DOC || n.kind == N_DOCDIR) && !n.archived) {
-		struct open_doc *d;
-
-		pthread_mutex_lock(&e->files_lock);
-		d = packet__od_find_locked(e, n.item.id, n.rel);
-		if (d) {
-			pthread_mutex_lock(&d->lock);
-			d->mode = mode & 07777;
-			pthread_mutex_unlock(&d->lock);
-		}
-		pthread_mutex_unlock(&e->files_lock);
-		rc = store_doc_set_mode(e->store, n.item.id, n.rel, mode);
-		if (rc == -ENOENT && d)
-			rc = 0;
-	} else if (n.kind == N_ITEM && !n.archived) {
-		rc = store_item_set_owner(e->store, n.item.id, n.item.dir_uid, n.item.dir_gid, mode);
-	} else {
-		rc = packet__node_stat(e, &n, &st);
-		if (rc == 0 && (st.mode & 07777) != (mode & 07777))
-			rc = -EACCES;
-	}
-	packet__node_clear(&n);
-	return rc;
-}
-
-/* A time argument of engine_utimens as the store takes it. */
-static int64_t utime_arg(int64_t t, int64_t now)
-{
-	return t == PFS_TIME_NOW ? now : t == PFS_TIME_OMIT ? STORE_TIME_OMIT : t;
-}
-
-int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t mtime_ns)
-{
-	int64_t now = util_now_ns();
-	struct node n;
-	int rc = packet__resolve(e, path, &n);
-
-	if (rc)
-		return rc;
-	atime_ns = utime_arg(atime_ns, now);
-	mtime_ns = utime_arg(mtime_ns, now);
-	if (n.archived) {
-		rc = -EACCES;
-	} else if (n.kind == N_ITEM) {
-		rc = store_item_set_times(e->store, n.item.id, atime_ns, mtime_ns);
-	} else if (n.kind == N_DOC || n.kind == N_DOCDIR) {
-		struct open_doc *d;
-
-		pthread_mutex_lock(&e->files_lock);
-		d = packet__od_find_locked(e, n.item.id, n.rel);
-		if (d) {
-			pthread_mutex_lock(&d->lock);
-			if (mtime_ns != STORE_TIME_OMIT)
-				d->mtime_ns = mtime_ns;
-			if (atime_ns != STORE_TIME_OMIT)
-				d->atime_ns = atime_ns;
-			pthread_mutex_unlock(&d->lock);
-		}
-		pthread_mutex_unlock(&e->files_lock);
-		rc = store_doc_set_times(e->store, n.item.id, n.rel, atime_ns, mtime_ns);
-		if (rc == -ENOENT && d)
-			rc = 0;
-	} else if (n.kind == N_CTL || n.kind == N_RECORD || n.kind == N_REGISTRY ||
-		   n.kind == N_PIPELINE) {
-		rc = 0; /* touch of a trigger or append-only file changes nothing */
-	} else {
-		rc = packet__is_dir_kind(n.kind) ? 0 : -EACCES;
-	}
-	packet__node_clear(&n);
 	return rc;
 }
 

@@ -44,6 +44,7 @@ struct pfs_file {
 	int64_t run_id;       /* logs */
 	int sealed;           /* logs: sealed at open, so never to change (packet__run_sealed) */
 	struct buf line;      /* ctl, registry: a partial line */
+	struct buf reply;     /* ctl: the answer to this handle's last write or flush */
 	int wrote;            /* anything written through this handle */
 	int advanced;         /* ctl: no empty-write advance at release (a truncate by path) */
 	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
@@ -66,7 +67,7 @@ struct pfs_file {
 static int resnapshots(enum kind k)
 {
 	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_DIFF || k == N_CTL ||
-	       k == N_RECORD;
+	       k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR;
 }
 
 /* ---- the registry ---- */
@@ -111,7 +112,7 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 		p = f->line.data + start;
 		rc = registry_check_external(p, (size_t)(nl - p), &norm, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, "packetfs: %s/validation/registry.jsonl: %s\n", f->item_name, err);
+			packet__refuse(e, f->item_id, f->item_name, "%s", err);
 		} else {
 			rc = buf_append(&ok, norm, strlen(norm) + 1);
 			free(norm);
@@ -119,8 +120,8 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 		start = (size_t)(nl - f->line.data) + 1;
 	}
 	if (rc == 0 && f->line.len - start > REGISTRY_LINE_MAX) {
-		fprintf(stderr, "packetfs: %s/validation/registry.jsonl: line too long (more than %d "
-				"bytes without a newline)\n", f->item_name, REGISTRY_LINE_MAX);
+		packet__refuse(e, f->item_id, f->item_name, "line too long (more than %d bytes without "
+			       "a newline)", REGISTRY_LINE_MAX);
 		rc = -EFBIG;
 	}
 	if (rc) {
@@ -169,6 +170,12 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = packet__resolve(e, parent, &p);
 		if (rc)
 			return rc;
+		if (p.kind == N_PFS_DIR && !e->readonly) { /* an editor's temp file (packet_tmp.c) */
+			packet__node_clear(&p);
+			rc = packet__tmp_create(e, name, mode, who ? who->uid : e->uid,
+						who ? who->gid : e->gid);
+			return rc ? rc : engine_file_open(e, path, flags & ~O_CREAT, mode, who, out);
+		}
 		rc = packet__doc_parent(&p, name, rel, sizeof(rel));
 		if (rc == 0 && e->readonly)
 			rc = -EROFS;
@@ -206,7 +213,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		goto fail_node;
 	}
 	if (wr && n.kind != N_DOC && n.kind != N_CTL && n.kind != N_RECORD && n.kind != N_REGISTRY &&
-	    n.kind != N_PIPELINE) {
+	    n.kind != N_PIPELINE && n.kind != N_PFS_TMP) {
 		rc = -EACCES;
 		goto fail_node;
 	}
@@ -268,6 +275,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		f->tail_lock_init = 1;
 		break;
 	case N_PIPELINE:
+	case N_PFS_TMP:
 		rc = (flags & O_TRUNC) ? 0 : packet__render(e, &n, &f->snap);
 		f->snap_dirty = (flags & O_TRUNC) != 0;
 		break;
@@ -321,6 +329,8 @@ static int render_again(struct pfs_file *f, struct buf *out)
 
 	if (f->kind == N_RECORD) /* the handle's own answer */
 		return packet__record_render(f->e, f->item_id, f->rec, out);
+	if (f->kind == N_CTL && f->reply.len) /* the answer to its own commands */
+		return packet__ctl_render_reply(&f->reply, out);
 	rc = packet__resolve(f->e, f->path, &n);
 
 	if (rc)
@@ -529,12 +539,13 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 		pthread_mutex_unlock(&d->lock);
 		return rc ? rc : (ssize_t)size;
 	case N_CTL:
-		return packet__ctl_write(f->e, f->item_name, &f->line, buf, size);
+		return packet__ctl_write(f->e, f->item_name, &f->line, &f->reply, buf, size);
 	case N_RECORD:
 		return packet__record_write(f->e, f->rec, buf, size, who ? who : &f->opener);
 	case N_REGISTRY:
 		return registry_write(f, buf, size, off);
 	case N_PIPELINE:
+	case N_PFS_TMP:
 		if (off + size > (1u << 20))
 			return -EFBIG;
 		if (off > f->snap.len) {
@@ -579,6 +590,7 @@ int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_cal
 	case N_REGISTRY:
 		return size == registry_size(f->e, f->item_id) ? 0 : -EPERM;
 	case N_PIPELINE:
+	case N_PFS_TMP:
 		if (size > (1u << 20))
 			return -EFBIG;
 		if (size <= f->snap.len) {
@@ -636,7 +648,7 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 			f->provisional = 0;
 		return rc;
 	case N_CTL:
-		return packet__ctl_flush(e, f->item_name, &f->line);
+		return packet__ctl_flush(e, f->item_name, &f->line, &f->reply);
 	case N_RECORD:
 		return packet__record_flush(e, f->rec, who);
 	case N_REGISTRY:
@@ -650,8 +662,8 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 			if (registry_check_external(f->line.data, f->line.len, &norm, why, sizeof(why)) == 0) {
 				free(norm);
 				f->line.len = 0;
-				fprintf(stderr, "packetfs: %s/validation/registry.jsonl: line without "
-						"newline not stored\n", f->item_name);
+				packet__refuse(e, f->item_id, f->item_name,
+					       "line without newline not stored");
 				return -EINVAL;
 			}
 		}
@@ -666,9 +678,11 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 		f->snap_dirty = 0;
 		rc = pipeline_config_set(e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err, sizeof(err));
 		if (rc)
-			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
-				err);
+			packet__refuse(e, 0, NULL, "%s (old configuration kept)", err);
 		return rc;
+	case N_PFS_TMP:
+		f->snap_dirty = 0;
+		return packet__tmp_store(e, f->path + strlen("/.packetfs/"), &f->snap);
 	default:
 		return 0;
 	}
@@ -685,15 +699,14 @@ void engine_file_release(struct pfs_file *f)
 {
 	if (!f)
 		return;
-	if (f->kind == N_DOC)
+	if (f->kind == N_DOC || (f->kind == N_PFS_TMP && f->snap_dirty))
 		engine_file_flush(f, NULL);
 	if (f->kind == N_PIPELINE && f->snap_dirty) {
 		char err[512];
 
 		if (pipeline_config_set(f->e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err,
 				      sizeof(err)))
-			fprintf(stderr, "packetfs: .packetfs/pipeline.json: %s (old configuration kept)\n",
-				err);
+			packet__refuse(f->e, 0, NULL, "%s (old configuration kept)", err);
 	}
 	/* A fragment a flush kept waiting for more is applied now, whatever it
 	 * is (ctl.c). */
@@ -706,13 +719,13 @@ void engine_file_release(struct pfs_file *f)
 	if (f->kind == N_CTL && wants_write(f->flags) && !f->wrote && !f->advanced)
 		packet__ctl_apply(f->e, f->item_name, "advance", NULL, 0);
 	if (f->kind == N_REGISTRY && f->line.len)
-		fprintf(stderr, "packetfs: %s/validation/registry.jsonl: incomplete last line "
-				"(no newline) not stored\n",
-			f->item_name);
+		packet__refuse(f->e, f->item_id, f->item_name,
+			       "incomplete last line (no newline) not stored");
 	if (f->od)
 		packet__od_put(f->e, f->od);
 	buf_free(&f->snap);
 	buf_free(&f->line);
+	buf_free(&f->reply);
 	buf_free(&f->tail);
 	if (f->tail_lock_init)
 		pthread_mutex_destroy(&f->tail_lock);
@@ -761,6 +774,15 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		st->unlinked = unlinked;
 		st->uid = packet__uid(e, m.uid);
 		st->gid = packet__gid(e, m.gid);
+		return 0;
+	}
+	if (f->kind == N_PFS_TMP) {
+		memset(st, 0, sizeof(*st));
+		st->nlink = 1;
+		if (packet__tmp_stat(e, f->path + strlen("/.packetfs/"), st) < 0)
+			st->mode = S_IFREG | 0600; /* unlinked while open */
+		if (f->snap_dirty)
+			st->size = f->snap.len;
 		return 0;
 	}
 	return -ENOSYS;

@@ -29,6 +29,9 @@ enum kind {
 	N_RECIPES_DIR,
 	N_RECIPE,
 	N_VERSION,
+	N_PIPELINE_ERROR,
+	N_PFS_TMP,
+	N_REGISTRY_ERROR,
 	N_ARCHIVE_DIR,
 	N_ITEM,
 	N_DOC,
@@ -67,7 +70,7 @@ struct node {
 	struct item item;    /* when has_item */
 	char rel[PATH_MAX];  /* item-relative path (documents, history) */
 	int rev;             /* N_HISTORY_FILE */
-	char name[256];      /* N_RECIPE: the file name */
+	char name[256];      /* N_RECIPE, N_PFS_TMP: the file name */
 	struct doc_meta doc; /* N_DOC, N_DOCDIR; sizes of logs and history files */
 	int open;            /* N_DOC: held open (doc is the open document's state) */
 	int sealed;          /* logs: the run ended and its log is sealed (packet__run_sealed) */
@@ -229,6 +232,9 @@ int packet__dest(struct engine *e, const char *to, int64_t item_id, struct node 
  * line, or one the item's state refuses), -EBUSY (archive while a stage
  * runs) or another negative errno. */
 int packet__ctl_apply(struct engine *e, const char *item, const char *line, char *msg, size_t size);
+/* The functions below that take reply (the handle's own answer, may be
+ * NULL) empty it when they take a command line and then give it one line
+ * per line applied or refused, as packet__ctl_render_reply shows. */
 /* A write of data[size] to ctl: appended to pending, then every complete
  * line is checked, and if all are good applied in order. Returns size; or,
  * when a line fails as it is applied, the count of bytes of data up to just
@@ -236,16 +242,71 @@ int packet__ctl_apply(struct engine *e, const char *item, const char *line, char
  * errno when none was; -EINVAL, nothing applied, when a line is bad or the
  * fragment left grows past the longest line. A failed write empties
  * pending (a fragment from earlier writes was part of it); -ENOMEM. */
-ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pending, const char *data,
-			  size_t size);
+ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pending,
+			  struct buf *reply, const char *data, size_t size);
 /* A flush of ctl: a pending fragment that is a whole valid command is
  * applied (its result returned, pending emptied); one that is blank or a
  * strict prefix of a valid line stays pending (0); anything else is refused
  * (-EINVAL, pending emptied). */
-int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending);
+int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending, struct buf *reply);
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
+/* ---- packet_tmp.c: temp files of .packetfs/ (an editor's save of
+ * pipeline.json). NAME is the name inside .packetfs/. Any thread. ---- */
+
+/* Whether the temp file name exists. */
+int packet__tmp_exists(struct engine *e, const char *name);
+/* Fills st's mode, size, owner and times for the temp file. 0 or -ENOENT. */
+int packet__tmp_stat(struct engine *e, const char *name, struct pfs_stat *st);
+/* Makes the empty temp file name. 0, -EEXIST (it exists, or is a fixed
+ * entry of .packetfs/), -ENOSPC (too many), -ENOMEM. */
+int packet__tmp_create(struct engine *e, const char *name, mode_t mode, uid_t uid, gid_t gid);
+/* Appends its content to out. 0, -ENOENT, -ENOMEM. */
+int packet__tmp_read(struct engine *e, const char *name, struct buf *out);
+/* Replaces its content with a copy of data (nothing when it was unlinked).
+ * 0 or -ENOMEM. */
+int packet__tmp_store(struct engine *e, const char *name, const struct buf *data);
+/* 0 or -ENOENT. */
+int packet__tmp_unlink(struct engine *e, const char *name);
+int packet__tmp_chmod(struct engine *e, const char *name, mode_t mode);
+/* Sets its mtime (mtime_ns < 0: left). 0 or -ENOENT. */
+int packet__tmp_touch(struct engine *e, const char *name, int64_t mtime_ns);
+/* The names of the temp files (caller frees; NULL when none). */
+char **packet__tmp_names(struct engine *e);
+/* rename(2) of from (node a: a temp file or pipeline.json) to the mount
+ * path to; flags bit 0: RENAME_NOREPLACE. A temp file over pipeline.json is
+ * applied as a write of it would be (-EINVAL when refused: nothing
+ * changes, the refusal is logged and kept); over another name of
+ * .packetfs/ it takes that name; pipeline.json to a temp name makes that
+ * temp file a copy of it and stays. -EXDEV outside .packetfs/, -EACCES
+ * over a fixed entry, -EEXIST, -ENOSPC, -ENOMEM. */
+int packet__tmp_rename(struct engine *e, const struct node *a, const char *from, const char *to,
+		       unsigned flags);
+
+/* ---- refusal.c: the last refused writes, read back beside them ---- */
+
+/* Keeps why (one line) as the last refusal of a write of item's
+ * registry.jsonl (item: its id, item_name its name), or of pipeline.json
+ * (item 0, item_name NULL), and tells the watcher. Any thread; on
+ * -ENOMEM the refusal is only logged. */
+void packet__refusal_set(struct engine *e, int64_t item, const char *item_name, const char *why);
+/* Logs the refusal fmt (one line) of a write of item's registry.jsonl or
+ * of pipeline.json (item 0) with the file's name, and keeps it
+ * (packet__refusal_set). Any thread. */
+void packet__refuse(struct engine *e, int64_t item, const char *item_name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The last refusal kept for item (0: pipeline.json) into out: "TIME: why\n",
+ * nothing when there was none. 0 or -ENOMEM. Any thread. */
+int packet__refusal_render(struct engine *e, int64_t item, struct buf *out);
+
+/* The line listing ctl's verbs that ends what ctl reads back. */
+extern const char packet__ctl_verbs[];
+/* The answer a ctl handle reads back once it wrote: reply (one line per
+ * command line of its last write or flush that applied or refused any,
+ * "LINE: ok" or "LINE: error: WHY") and the list of verbs, into out.
+ * 0 or -ENOMEM. */
+int packet__ctl_render_reply(const struct buf *reply, struct buf *out);
 
 /* ---- record.c: validation/record, the recorder's transaction file ----
  * A handle's lines are applied under its own lock; any thread but the

@@ -1,7 +1,8 @@
 /*
- * packet_owner.c - owners and groups of the packet namespace (SPEC §3, a
- * team on one mount): who a new entry belongs to, what the store keeps for
- * the store owner and the store's group, and chown. engine.h documents the
+ * packet_owner.c - owners, groups, modes and times of the packet namespace
+ * (SPEC §3, a team on one mount): who a new entry belongs to, what the
+ * store keeps for the store owner and the store's group, chown, chmod and
+ * utimens. engine.h documents the
  * public functions, packet_int.h the ones the other packet files use.
  *
  * Design. Documents, their directories and item directories belong to
@@ -114,4 +115,88 @@ void engine_team(const struct engine *e, uid_t *owner, gid_t *group)
 {
 	*owner = e->uid;
 	*group = e->gid;
+}
+
+int engine_chmod(struct engine *e, const char *path, mode_t mode)
+{
+	struct pfs_stat st;
+	struct node n;
+	int rc = packet__resolve(e, path, &n);
+
+	if (rc)
+		return rc;
+	if ((n.kind == N_DOC || n.kind == N_DOCDIR) && !n.archived) {
+		struct open_doc *d;
+
+		pthread_mutex_lock(&e->files_lock);
+		d = packet__od_find_locked(e, n.item.id, n.rel);
+		if (d) {
+			pthread_mutex_lock(&d->lock);
+			d->mode = mode & 07777;
+			pthread_mutex_unlock(&d->lock);
+		}
+		pthread_mutex_unlock(&e->files_lock);
+		rc = store_doc_set_mode(e->store, n.item.id, n.rel, mode);
+		if (rc == -ENOENT && d)
+			rc = 0;
+	} else if (n.kind == N_ITEM && !n.archived) {
+		rc = store_item_set_owner(e->store, n.item.id, n.item.dir_uid, n.item.dir_gid, mode);
+	} else if (n.kind == N_PFS_TMP) {
+		rc = packet__tmp_chmod(e, n.name, mode);
+	} else {
+		rc = packet__node_stat(e, &n, &st);
+		if (rc == 0 && (st.mode & 07777) != (mode & 07777))
+			rc = -EACCES;
+	}
+	packet__node_clear(&n);
+	return rc;
+}
+
+/* A time argument of engine_utimens as the store takes it. */
+static int64_t utime_arg(int64_t t, int64_t now)
+{
+	return t == PFS_TIME_NOW ? now : t == PFS_TIME_OMIT ? STORE_TIME_OMIT : t;
+}
+
+int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t mtime_ns)
+{
+	int64_t now = util_now_ns();
+	struct node n;
+	int rc = packet__resolve(e, path, &n);
+
+	if (rc)
+		return rc;
+	atime_ns = utime_arg(atime_ns, now);
+	mtime_ns = utime_arg(mtime_ns, now);
+	if (n.archived) {
+		rc = -EACCES;
+	} else if (n.kind == N_ITEM) {
+		rc = store_item_set_times(e->store, n.item.id, atime_ns, mtime_ns);
+	} else if (n.kind == N_DOC || n.kind == N_DOCDIR) {
+		struct open_doc *d;
+
+		pthread_mutex_lock(&e->files_lock);
+		d = packet__od_find_locked(e, n.item.id, n.rel);
+		if (d) {
+			pthread_mutex_lock(&d->lock);
+			if (mtime_ns != STORE_TIME_OMIT)
+				d->mtime_ns = mtime_ns;
+			if (atime_ns != STORE_TIME_OMIT)
+				d->atime_ns = atime_ns;
+			pthread_mutex_unlock(&d->lock);
+		}
+		pthread_mutex_unlock(&e->files_lock);
+		rc = store_doc_set_times(e->store, n.item.id, n.rel, atime_ns, mtime_ns);
+		if (rc == -ENOENT && d)
+			rc = 0;
+	} else if (n.kind == N_PFS_TMP) {
+		rc = packet__tmp_touch(e, n.name, mtime_ns == STORE_TIME_OMIT ? -1 : mtime_ns);
+	} else if (n.kind == N_CTL || n.kind == N_RECORD || n.kind == N_REGISTRY ||
+		   n.kind == N_PIPELINE) {
+		rc = 0; /* touch of a trigger or append-only file changes nothing */
+	} else {
+		rc = packet__is_dir_kind(n.kind) ? 0 : -EACCES;
+	}
+	packet__node_clear(&n);
+	return rc;
 }

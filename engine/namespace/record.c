@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include <cjson/cJSON.h>
 
@@ -424,7 +425,7 @@ static int refused(struct record_handle *h, int rc, const char *why)
 {
 	h->a.err = -rc;
 	snprintf(h->a.why, sizeof(h->a.why), "%s", why[0] ? why : strerror(-rc));
-	fprintf(stderr, "packetfs: %s/validation/record: refused: %s\n", h->item, h->a.why);
+	util_log(LOG_WARNING, "%s/validation/record: refused: %s", h->item, h->a.why);
 	return rc;
 }
 

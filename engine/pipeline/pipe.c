@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -412,6 +413,8 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 	now_text(j->run.started_at);
 	snprintf(j->item, sizeof(j->item), "%s", it->name);
 	rc = store_run_begin(p->pl->store, &j->run, write, name_run, &n);
+	if (rc == 0 && write)
+		util_log(LOG_INFO, "%s: stage_started %s (run %d)", it->name, name, j->run.run_no);
 	if (rc == 0)
 		pipe__changed(p->pl, it->name, j->run.log_path, PIPELINE_CREATED);
 	return rc;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "pipe_int.h"
 
@@ -220,8 +221,8 @@ void pipe__unsealed_keep(struct pipe *p, const struct run *r)
 	u->signal = r->signal;
 	free(u->note);
 	u->note = r->note ? strdup(r->note) : NULL;
-	fprintf(stderr, "packetfs: run %lld: the store did not take its end (%s); writing it "
-		"again every %d ms\n", (long long)r->id, r->status, UNSTORED_RETRY_MS);
+	util_log(LOG_ERR, "run %lld: the store did not take its end (%s); writing it "
+		"again every %d ms", (long long)r->id, r->status, UNSTORED_RETRY_MS);
 	retry_arm(p);
 }
 
@@ -236,8 +237,8 @@ void pipe__unsealed_line(struct pipe *p, int64_t item_id, const char *item, int6
 	snprintf(u->item, sizeof(u->item), "%s", item);
 	free(u->line);
 	u->line = strdup(line);
-	fprintf(stderr, "packetfs: %s: the store did not take the registry line of run %lld; "
-		"appending it again every %d ms\n", item, (long long)run_id, UNSTORED_RETRY_MS);
+	util_log(LOG_ERR, "%s: the store did not take the registry line of run %lld; "
+		"appending it again every %d ms", item, (long long)run_id, UNSTORED_RETRY_MS);
 	retry_arm(p);
 }
 
@@ -307,8 +308,8 @@ void pipe__unstored_keep(struct pipe *p, const struct item *it)
 		unstored_free(u);
 		return;
 	}
-	fprintf(stderr, "packetfs: %s: the store did not take the state %s (%s); writing it "
-		"again every %d ms\n", it->name, it->state, it->last_error, UNSTORED_RETRY_MS);
+	util_log(LOG_ERR, "%s: the store did not take the state %s (%s); writing it "
+		"again every %d ms", it->name, it->state, it->last_error, UNSTORED_RETRY_MS);
 	unstored_put(p->pl, u);
 	/* status shows the kept state (pipeline_unstored_state). */
 	pipe__changed(p->pl, it->name, "status", PIPELINE_MODIFIED);

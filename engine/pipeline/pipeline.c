@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -295,6 +296,12 @@ void pipeline_event(struct pipeline *pl, int64_t item_id, const char *item, cons
 
 	if (pl->readonly)
 		return;
+	/* The log tells of every stage and recipe end, recipe start and push
+	 * (a stage's start: job_begin, pipe.c), and of configuration changes. */
+	if (strncmp(type, "stage_", 6) == 0 || strncmp(type, "recipe_", 7) == 0 ||
+	    strncmp(type, "push", 4) == 0 || strncmp(type, "config_", 7) == 0)
+		util_log(LOG_INFO, "%s: %s {%s}", item ? item : "-", type,
+			 extra_json ? extra_json + (extra_json[0] == ',') : "");
 	buf_init(&b);
 	pipe__event_text(&b, item, type, extra_json);
 	if (b.data && store_event_add(pl->store, item_id, b.data) == 0)

@@ -53,7 +53,7 @@ static const char *const executor_keys[] = {
 int config__fail(struct ctx *c, const char *path, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	int n, line, col;
 
 	if (!c->err || !c->errlen)
 		return -EINVAL;
@@ -62,6 +62,10 @@ int config__fail(struct ctx *c, const char *path, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
 		va_end(ap);
+	}
+	if (c->text && config__locate(c->text, path, &line, &col) == 0) {
+		n = (int)strlen(c->err);
+		snprintf(c->err + n, c->errlen - (size_t)n, " at line %d, column %d", line, col);
 	}
 	return -EINVAL;
 }
@@ -131,8 +135,14 @@ static int check_keys(struct ctx *c, const char *path, const cJSON *obj, const c
 			for (i = 0; known[i] && strcmp(known[i], k->string) != 0; i++)
 				;
 			config__join(field, path, k->string);
-			if (!known[i])
+			if (!known[i]) {
+				const char *meant = config__suggest(k->string, known);
+
+				if (meant)
+					return config__fail(c, field, "unknown key (did you mean \"%s\"?)",
+							    meant);
 				return config__fail(c, field, "unknown key");
+			}
 			if (seen & (UINT32_C(1) << i))
 				return config__fail(c, field, "duplicate key");
 			seen |= UINT32_C(1) << i;
@@ -471,7 +481,7 @@ static int only_space(const char *s, size_t len)
 
 int config_parse(const char *json, size_t len, struct pfs_config **out, char *err, size_t errlen)
 {
-	struct ctx c = { err, errlen };
+	struct ctx c = { err, errlen, NULL };
 	struct pfs_config *cfg = NULL;
 	const char *end = NULL;
 	cJSON *root = NULL;
@@ -505,6 +515,7 @@ int config_parse(const char *json, size_t len, struct pfs_config **out, char *er
 		rc = -ENOMEM;
 		goto out;
 	}
+	c.text = text;
 	cfg->max_parallel_recipes = 2;
 	cfg->cancel_grace_s = 5;
 	cfg->max_doc_size = PACKETFS_DEFAULT_MAX_DOC;

@@ -23,9 +23,20 @@
 struct ctx {
 	char *err;
 	size_t errlen;
+	const char *text; /* the document, NUL-terminated, once it parsed as JSON; or NULL */
 };
 
-/* Writes "path: " and the message fmt into c's buffer (when it has one).
+/* config_pos.c. The line and column (from 1) in text (JSON that cJSON
+ * accepted) of the field path (as config__join makes them): of its key, or
+ * of its array element. 0, or -1 when the path cannot be followed. */
+int config__locate(const char *text, const char *path, int *line, int *col);
+/* The key of known (NULL-terminated; may be NULL) that key most likely
+ * was meant to be (at most two edits away, transpositions counting one),
+ * or NULL. */
+const char *config__suggest(const char *key, const char *const *known);
+
+/* Writes "path: " and the message fmt into c's buffer (when it has one),
+ * followed by " at line L, column C" where c->text has the field.
  * Returns -EINVAL. */
 int config__fail(struct ctx *c, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -121,19 +121,35 @@ static int branch_commit(git_commit **out, git_repository *repo, const char *bra
 	return 0;
 }
 
-/* Opens the repository at path into *repo and resolves rev in it
- * (resolve_commit) into *commit; the caller frees both. On failure both
- * are NULL and the result is -errno, with git's message in err (errlen
- * bytes; err may be NULL). */
+/* Opens the repository at path into *repo and resolves the base branch
+ * rev in it (resolve_commit) into *commit; the caller frees both. On
+ * failure both are NULL and the result is -errno, with the reason in err
+ * (errlen bytes; err may be NULL) in git's terms where git has some: a
+ * missing repository or base branch, a base that is no commit; else
+ * libgit2's message. */
 static int open_at(git_repository **repo, git_commit **commit, const char *path,
 		   const char *rev, char *err, size_t errlen)
 {
 	int rc = open_repo(repo, path, err, errlen);
 
 	*commit = NULL;
+	if (rc == -ENOENT && err && errlen)
+		snprintf(err, errlen, "%s: not a git repository (git -C %s status says the same)", path,
+			 path);
 	if (rc < 0)
 		return rc;
 	rc = resolve_commit(commit, *repo, rev, err, errlen);
+	if (rc < 0 && err && errlen) {
+		git_object *obj = NULL;
+
+		if (git_revparse_single(&obj, *repo, rev) < 0)
+			snprintf(err, errlen, "base branch '%s' not found in %s (git branch -a lists those "
+				 "it has)", rev, path);
+		else if (rc == -ENOENT)
+			snprintf(err, errlen, "base '%s' in %s names no commit (git cat-file -t %s says "
+				 "what it is)", rev, path, rev);
+		git_object_free(obj);
+	}
 	if (rc < 0) {
 		git_repository_free(*repo);
 		*repo = NULL;

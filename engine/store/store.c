@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <sys/stat.h>
 
@@ -379,7 +380,7 @@ int store_sync(struct store *s)
 		pthread_mutex_unlock(&s->lock);
 		if (rc == SQLITE_OK)
 			return 0;
-		fprintf(stderr, "packetfs: store: fsync of the WAL failed (SQLite code %d)\n", rc);
+		util_log(LOG_ERR, "store: fsync of the WAL failed (SQLite code %d)", rc);
 		return -EIO;
 	}
 	/* No WAL open (nothing written through this connection): a full

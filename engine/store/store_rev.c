@@ -62,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include <zstd.h>
 
@@ -115,7 +116,7 @@ static int rev_compress(struct store *s, const void *src, size_t len, const void
 	if (!ZSTD_isError(r))
 		r = ZSTD_compress2(s->zc, o, bound, src, len);
 	if (ZSTD_isError(r)) {
-		fprintf(stderr, "packetfs: store: zstd: %s\n", ZSTD_getErrorName(r));
+		util_log(LOG_ERR, "store: zstd: %s", ZSTD_getErrorName(r));
 		free(o);
 		return -EIO;
 	}
@@ -147,7 +148,7 @@ static int rev_decompress(struct store *s, const void *src, size_t slen, const v
 	if (!ZSTD_isError(r))
 		r = ZSTD_decompressDCtx(s->zd, o, size, src, slen);
 	if (ZSTD_isError(r) || r != size) {
-		fprintf(stderr, "packetfs: store: a stored revision does not decode: %s\n",
+		util_log(LOG_ERR, "store: a stored revision does not decode: %s",
 			ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
 		free(o);
 		return -EIO;
@@ -276,8 +277,8 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 		if ((k = kept_get(s, at)))
 			break;
 		if (n > REV_DEPTH_MAX) {
-			fprintf(stderr, "packetfs: store: revision %lld: its chain of deltas is "
-				"longer than %d\n", (long long)id, REV_DEPTH_MAX);
+			util_log(LOG_ERR, "store: revision %lld: its chain of deltas is "
+				"longer than %d", (long long)id, REV_DEPTH_MAX);
 			rc = -EIO;
 			goto out;
 		}
@@ -307,7 +308,7 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 		cur_len = chain[i].len;
 		chain[i].data = NULL;
 	} else {
-		fprintf(stderr, "packetfs: store: revision %lld: unknown encoding %d\n",
+		util_log(LOG_ERR, "store: revision %lld: unknown encoding %d",
 			(long long)id, chain[i].enc);
 		rc = -EIO;
 	}

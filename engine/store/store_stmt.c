@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "store_int.h"
 
@@ -29,7 +30,7 @@ int store__err(struct store *s, int rc)
 
 	if (primary == SQLITE_OK || primary == SQLITE_DONE || primary == SQLITE_ROW)
 		return 0;
-	fprintf(stderr, "packetfs: store: %s\n", sqlite3_errmsg(s->db));
+	util_log(LOG_ERR, "store: %s", sqlite3_errmsg(s->db));
 	/* A write, truncate or sync that the file system refused for want of
 	 * space or quota is SQLITE_FULL or an SQLITE_IOERR_* whose system
 	 * errno says so: both are ENOSPC (EDQUOT stays itself). */
@@ -71,7 +72,7 @@ static sqlite3_stmt *stmt_get(struct store *s, const char *sql)
 		if (s->cache[i].sql == sql)
 			return s->cache[i].st;
 	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "packetfs: store: prepare: %s\n", sqlite3_errmsg(s->db));
+		util_log(LOG_ERR, "store: prepare: %s", sqlite3_errmsg(s->db));
 		return NULL;
 	}
 	if (s->ncache < STMT_CACHE) {
@@ -94,7 +95,7 @@ static int bind_args(struct store *s, sqlite3_stmt *st, const char *fmt, va_list
 	/* A letter short or too many: the arguments would go to the wrong
 	 * parameters. */
 	if (strlen(fmt) != (size_t)sqlite3_bind_parameter_count(st)) {
-		fprintf(stderr, "packetfs: store: %zu bind letters for %d parameters: %s\n",
+		util_log(LOG_ERR, "store: %zu bind letters for %d parameters: %s",
 			strlen(fmt), sqlite3_bind_parameter_count(st), sqlite3_sql(st));
 		return -EINVAL;
 	}
@@ -126,7 +127,7 @@ static int bind_args(struct store *s, sqlite3_stmt *st, const char *fmt, va_list
 			rc = SQLITE_OK;
 			break;
 		default:
-			fprintf(stderr, "packetfs: store: bad bind format '%c'\n", *fmt);
+			util_log(LOG_ERR, "store: bad bind format '%c'", *fmt);
 			return -EINVAL;
 		}
 		if (rc != SQLITE_OK)

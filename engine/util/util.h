@@ -65,4 +65,21 @@ int util_write_file(const char *path, const void *data, size_t len);
 /* mkdir -p; returns 0 or -errno. */
 int util_mkdirs(const char *path, int mode);
 
+/*
+ * The daemon's log (log.c). Lines go to stderr as "packetfs: MESSAGE" until
+ * util_log_to_syslog() or util_log_to_file() says otherwise: syslog(3) under
+ * the ident "packetfs" (LOG_PID, LOG_DAEMON), or a file opened for append,
+ * one line per message: "RFC3339-TIME packetfs[PID]: LEVEL: MESSAGE".
+ * Choose the sink once, from the main thread, before other threads log;
+ * util_log may then be called from any thread (one write(2) per line).
+ */
+/* Opens path (O_APPEND|O_CREAT, mode 0640, close-on-exec) as the log.
+ * Returns 0 or -errno (the sink is unchanged). */
+int util_log_to_file(const char *path);
+/* Logs to syslog from now on. */
+void util_log_to_syslog(void);
+/* Logs one message (no trailing newline needed) at a syslog(3) priority
+ * (LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO). */
+void util_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

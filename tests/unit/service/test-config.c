@@ -235,6 +235,18 @@ TEST(messages)
 	expect_bad("{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\"}, {\"name\": \"b\"},"
 		   " {\"name\": \"c\", \"nmae\": \"d\"}]}", "stages[2].nmae: unknown key");
 	expect_bad("{\"repo\": \"/r\", \"stagse\": []}", "stagse: unknown key");
+	/* A did-you-mean for a slip, the position of the key in the text. */
+	expect_bad("{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\"}, {\"name\": \"b\"},"
+		   " {\"name\": \"c\", \"nmae\": \"d\"}]}",
+		   "stages[2].nmae: unknown key (did you mean \"name\"?) at line 1, column 71");
+	expect_bad("{\"repo\": \"/r\",\n \"stagse\": []}",
+		   "stagse: unknown key (did you mean \"stages\"?) at line 2, column 2");
+	expect_bad("{\"repo\": \"/r\", \"zzzzzz\": []}", "zzzzzz: unknown key at line 1");
+	expect_bad("{\"repo\": \"/r\",\n \"stages\": [{\"name\": \"a\"},\n  {\"name\": \"b\","
+		   " \"run\": \"/bin/true\"}]}",
+		   "stages[1].run: must be an array of strings at line 3, column 17");
+	expect_bad("{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\", \"run\": [\"x\",\n 3]}]}",
+		   "stages[0].run[1]: must be a non-empty string at line 2, column 2");
 	expect_bad("{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\"}, {\"name\": \"b\","
 		   " \"run\": \"/bin/true\"}]}", "stages[1].run: must be an array of strings");
 	expect_bad("{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\", \"run\": [\"x\", 3]}]}",

@@ -262,15 +262,19 @@ TEST(check_and_resolve)
 
 	err[0] = '\0';
 	ASSERT_EQ(repo_check(repo, "nosuch", err, sizeof(err)), -ENOENT);
-	ASSERT_CONTAINS(err, "nosuch");
+	ASSERT_CONTAINS(err, "base branch 'nosuch' not found in ");
+	ASSERT_CONTAINS(err, " (git branch -a lists those it has)");
+	ASSERT(strstr(err, "revspec") == NULL);
 	ASSERT_EQ(repo_check(repo, "main^{tree}", err, sizeof(err)), -ENOENT);
+	ASSERT_CONTAINS(err, "base 'main^{tree}' in ");
+	ASSERT_CONTAINS(err, " names no commit");
 	ASSERT_EQ(repo_check(repo, "main~5", err, sizeof(err)), -ENOENT);
 	ASSERT_EQ(repo_resolve(repo, "nosuch", id), -ENOENT);
 
 	err[0] = '\0';
 	snprintf(repo, sizeof(repo), "%s/missing", root);
 	ASSERT_EQ(repo_check(repo, "main", err, sizeof(err)), -ENOENT);
-	ASSERT(err[0] != '\0');
+	ASSERT_CONTAINS(err, "missing: not a git repository");
 	ASSERT_EQ(repo_resolve(repo, "main", id), -ENOENT);
 	SH("mkdir %s/notrepo", root);
 	snprintf(repo, sizeof(repo), "%s/notrepo", root);
