@@ -53,7 +53,9 @@ pid_alive()
 }
 
 # pid_of_cmdline [-p] WORD... : prints the pid of the first process whose command line is
-# exactly the WORDs (with -p: begins with them); prints nothing when there is none.
+# exactly the WORDs (with -p: begins with them); prints nothing when there is none. A daemon's
+# replayer (fs/replayer.c), forked with the daemon's command line and named packetfs-replay, is
+# never taken for it.
 pid_of_cmdline()
 {
 	local prefix=0 p
@@ -70,7 +72,7 @@ pid_of_cmdline()
 		else
 			[ "${#args[@]}" = $# ] || continue
 		fi
-		if [ "${args[*]:0:$#}" = "$*" ]; then
+		if [ "${args[*]:0:$#}" = "$*" ] && [ "$(cat "$p/comm" 2>/dev/null)" != packetfs-replay ]; then
 			echo "${p#/proc/}"
 			return 0
 		fi
