@@ -7,9 +7,12 @@
  * refs/heads/packetfs (loose refs; git writes them as a lock file renamed
  * over the ref), refs/heads (where refs/heads/packetfs is made when the
  * first item is) and the git directory itself (packed-refs, rewritten by
- * git pack-refs and by a delete). Any change there arms a short timer;
- * when it fires, every live item's branch head is read again and compared
- * with the head seen last. A head that moved is reported as the engine
+ * git pack-refs and by a delete). A change of a loose ref arms a short
+ * timer for that item's branch alone; one of packed-refs, of refs/heads/
+ * packetfs itself or a watch that failed, for all items. When the timer
+ * fires, those branch heads are read again and compared with the heads
+ * seen last (other files of the git directory, such as the index, are
+ * not looked at). A head that moved is reported as the engine
  * reports its own moves: change.diff, validation/evidence.md (runs at the
  * old head are stale), status and status.json change, and a "head_moved"
  * event names both commits. Verdict and assessment need nothing more:
@@ -37,6 +40,7 @@
 
 #define HEADS_DIRS 3
 #define HEADS_DELAY_MS 20
+#define HEADS_NAMES 32 /* items to check by name before checking all */
 
 struct head_seen {
 	int64_t id;
@@ -46,7 +50,8 @@ struct head_seen {
 struct pipe_heads {
 	struct pipe *p;
 	uv_fs_event_t ev[HEADS_DIRS]; /* the git dir, refs/heads, refs/heads/packetfs */
-	int ev_on[HEADS_DIRS];        /* ev[i] is initialised and not closed */
+	int ev_init[HEADS_DIRS];      /* ev[i] is initialised and not closed */
+	int ev_on[HEADS_DIRS];        /* ev[i] is started */
 	uv_timer_t timer;
 	int timer_on;
 	int closing;                  /* handles still closing */
@@ -55,6 +60,9 @@ struct pipe_heads {
 	char gitdir[PATH_MAX];
 	struct head_seen *seen;
 	size_t nseen, capseen;
+	char names[HEADS_NAMES][NAME_MAX + 1]; /* items whose loose ref changed */
+	int nnames;
+	int all;                      /* check every item at the next scan */
 };
 
 static void heads_free_if_done(struct pipe_heads *h)
@@ -81,27 +89,25 @@ static void watch_dir(struct pipe_heads *h, int i, const char *dir)
 {
 	if (h->ev_on[i] || h->stopped)
 		return;
-	if (uv_fs_event_init(&h->p->pl->loop, &h->ev[i]))
-		return;
-	h->ev[i].data = h;
-	h->ev_on[i] = 1;
-	if (uv_fs_event_start(&h->ev[i], on_ref_event, dir, 0)) {
-		h->ev_on[i] = 0;
-		h->closing++;
-		uv_close((uv_handle_t *)&h->ev[i], on_closed);
+	if (!h->ev_init[i]) {
+		if (uv_fs_event_init(&h->p->pl->loop, &h->ev[i]))
+			return;
+		h->ev[i].data = h;
+		h->ev_init[i] = 1;
 	}
+	if (uv_fs_event_start(&h->ev[i], on_ref_event, dir, 0) == 0)
+		h->ev_on[i] = 1;
 }
 
+/* Stops the watches (they start again on another directory). */
 static void unwatch_all(struct pipe_heads *h)
 {
 	int i;
 
 	for (i = 0; i < HEADS_DIRS; i++) {
-		if (!h->ev_on[i])
-			continue;
+		if (h->ev_on[i])
+			uv_fs_event_stop(&h->ev[i]);
 		h->ev_on[i] = 0;
-		h->closing++;
-		uv_close((uv_handle_t *)&h->ev[i], on_closed);
 	}
 }
 
@@ -118,6 +124,7 @@ static void watch_refs(struct pipe_heads *h)
 		unwatch_all(h);
 		h->gitdir[0] = '\0';
 		snprintf(h->repo, sizeof(h->repo), "%s", repo);
+		h->all = 1;
 	}
 	if (!h->gitdir[0] && repo_common_dir(repo, h->gitdir, sizeof(h->gitdir)) != 0) {
 		h->gitdir[0] = '\0';
@@ -163,6 +170,7 @@ static int check_item(void *arg, const struct item *it)
 	struct pipe *p = h->p;
 	struct head_seen *s = seen_find(h, it->id);
 	char head[41] = "";
+	char *b;
 	int first = s == NULL;
 
 	if (!it->branch || !it->branch[0] || repo_branch_head(h->repo, it->branch, head) != 0)
@@ -175,20 +183,74 @@ static int check_item(void *arg, const struct item *it)
 		pipe__changed(p->pl, it->name, "change.diff", PIPELINE_MODIFIED);
 		pipe__changed(p->pl, it->name, "validation/evidence.md", PIPELINE_MODIFIED);
 		pipe__item_written(p, it);
-		pipe__event(p, it, "head_moved", ",\"branch\":\"%s\",\"from\":\"%s\",\"to\":\"%s\"",
-			    it->branch, s->head, head);
+		b = pipe__json_string(it->branch);
+		pipe__event(p, it, "head_moved", ",\"branch\":%s,\"from\":\"%s\",\"to\":\"%s\"",
+			    b ? b : "\"\"", s->head, head);
+		free(b);
 	}
 	memcpy(s->head, head, sizeof(s->head));
 	return 0;
 }
 
+/* Checks the items named since the last scan, or all of them. */
 static void scan(struct pipe_heads *h)
 {
+	struct item it;
+	int i;
+
 	if (h->stopped)
 		return;
 	watch_refs(h);
-	if (h->repo[0])
+	if (h->repo[0] && h->all) {
 		store_item_each(h->p->pl->store, 0, check_item, h);
+	} else if (h->repo[0]) {
+		for (i = 0; i < h->nnames; i++) {
+			if (store_item_get(h->p->pl->store, h->names[i], &it) != 0)
+				continue;
+			if (!it.archived)
+				check_item(h, &it);
+			item_clear(&it);
+		}
+	}
+	h->all = 0;
+	h->nnames = 0;
+}
+
+/* Notes what an event of watch i about name (NULL: unknown) asks to check. */
+static void note_change(struct pipe_heads *h, int i, const char *name)
+{
+	size_t n;
+	int k;
+
+	if (i == 0) {
+		/* The git directory: packed-refs alone holds branch heads. */
+		if (name && strncmp(name, "packed-refs", 11) != 0)
+			return;
+		h->all = 1;
+		return;
+	}
+	if (i == 1) {
+		/* refs/heads: refs/heads/packetfs made or removed. */
+		if (name && strcmp(name, "packetfs") != 0)
+			return;
+		h->all = 1;
+		return;
+	}
+	if (!name || h->nnames == HEADS_NAMES) {
+		h->all = 1;
+		return;
+	}
+	/* git writes BRANCH.lock, then renames it over BRANCH. */
+	n = strlen(name);
+	if (n > 5 && strcmp(name + n - 5, ".lock") == 0)
+		n -= 5;
+	if (n > NAME_MAX)
+		return;
+	for (k = 0; k < h->nnames; k++)
+		if (strncmp(h->names[k], name, n) == 0 && h->names[k][n] == '\0')
+			return;
+	memcpy(h->names[h->nnames], name, n);
+	h->names[h->nnames++][n] = '\0';
 }
 
 static void on_timer(uv_timer_t *t)
@@ -199,20 +261,20 @@ static void on_timer(uv_timer_t *t)
 static void on_ref_event(uv_fs_event_t *ev, const char *name, int events, int status)
 {
 	struct pipe_heads *h = ev->data;
+	int i = (int)(ev - h->ev);
 
-	(void)name;
 	(void)events;
 	if (status < 0) {
-		/* The directory went away (a repository moved): watch again. */
-		int i;
-
-		for (i = 0; i < HEADS_DIRS; i++)
-			if (&h->ev[i] == ev && h->ev_on[i]) {
-				h->ev_on[i] = 0;
-				h->closing++;
-				uv_close((uv_handle_t *)ev, on_closed);
-			}
+		/* The watch failed: start it again at the scan. */
+		if (h->ev_on[i])
+			uv_fs_event_stop(ev);
+		h->ev_on[i] = 0;
+		h->all = 1;
+	} else {
+		note_change(h, i, name);
 	}
+	if (!h->all && h->nnames == 0)
+		return;
 	if (!h->timer_on)
 		scan(h);
 	else if (!uv_is_active((uv_handle_t *)&h->timer))
@@ -226,6 +288,7 @@ void pipe__heads_start(struct pipe *p)
 	if (p->heads || p->shutting_down || !(h = calloc(1, sizeof(*h))))
 		return;
 	h->p = p;
+	h->all = 1;
 	if (uv_timer_init(&p->pl->loop, &h->timer) == 0) {
 		h->timer.data = h;
 		h->timer_on = 1;
@@ -237,12 +300,20 @@ void pipe__heads_start(struct pipe *p)
 void pipe__heads_stop(struct pipe *p)
 {
 	struct pipe_heads *h = p->heads;
+	int i;
 
 	if (!h)
 		return;
 	p->heads = NULL;
 	h->stopped = 1;
 	unwatch_all(h);
+	for (i = 0; i < HEADS_DIRS; i++) {
+		if (!h->ev_init[i])
+			continue;
+		h->ev_init[i] = 0;
+		h->closing++;
+		uv_close((uv_handle_t *)&h->ev[i], on_closed);
+	}
 	if (h->timer_on) {
 		h->timer_on = 0;
 		h->closing++;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A branch head moved outside the engine is reported like the engine's own moves: a commit made
 # by hand in the item's worktree, and a git push into the item's branch from another clone, each
-# reach inotifywait -m on the item as MODIFY of change.diff, status and status.json; status shows
-# the new head, change.diff the new change, and a head_moved event names both commits.
+# and a reset there, each reach inotifywait -m on the item as MODIFY of change.diff, status and
+# status.json; status shows the new head, change.diff the new change, and a head_moved event
+# names both commits.
 . "$(dirname "$0")/../lib.sh"
 std_item
 wt=$STORE/worktrees/fix-1
@@ -50,4 +51,12 @@ git -C "$T/other" push -q origin HEAD:packetfs/fix-1 2>"$T/push.err" ||
 	fail "push: $(cat "$T/push.err")"
 moved "push"
 assert_contains "$(cat "$d/change.diff")" "+++ b/PUSHED"
+
+# A reset in the worktree moves the head back.
+: >"$ev"
+old=$new
+git -C "$wt" reset -q --hard HEAD~1
+new=$(worktree_head fix-1)
+moved "reset"
+assert_not_contains "$(cat "$d/change.diff")" "PUSHED"
 exit 0
