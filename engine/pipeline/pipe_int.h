@@ -10,6 +10,7 @@
  * and needs), pipe_batch.c (batches, the end of a validation),
  * pipe_record.c (recorded runs), pipe_recover.c (crash recovery),
  * pipe_full.c (states a full disk kept out of the store),
+ * pipe_heads.c (branch heads moved outside the engine),
  * pipe_slurm.c (the Slurm executor). Not for the layers above: pipeline.h
  * is the contract.
  *
@@ -109,6 +110,17 @@ int pipe_record_command(struct pipe *p, struct pipe_cmd *cmd);
  * next daemon (pipe_reattach). */
 void pipe_shutdown(struct pipe *p);
 
+/* ---- pipe_heads.c ---- */
+
+/* Starts watching the item branches' refs in the configured repository:
+ * from now on a head moved outside the engine (a hand commit, a push) is
+ * reported like the engine's own moves, with a "head_moved" event. Best
+ * effort: without inotify or a readable git directory nothing is watched
+ * and status still shows the head on disk. Once, when the loop starts. */
+void pipe__heads_start(struct pipe *p);
+/* Stops watching (daemon shutdown); the handles close on the loop. */
+void pipe__heads_stop(struct pipe *p);
+
 /* ---- pipe_recover.c, pipe_slurm.c: across daemon restarts ---- */
 
 /* pipeline_recover: runs for which pipe_run_reattaches() holds, and the
@@ -197,6 +209,8 @@ struct pipe {
 				    * (pipe_full.c) */
 	uv_timer_t unstored_timer; /* writes them and the kept states again (pipe_full.c) */
 	int unstored_timer_init;   /* unstored_timer is initialised and not closed */
+	struct pipe_heads *heads;  /* watches the item branches' refs (pipe_heads.c); NULL
+				    * before the loop starts and after shutdown */
 };
 
 /* ---- pipe.c ---- */

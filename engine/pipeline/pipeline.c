@@ -89,6 +89,7 @@ static void on_wake(uv_async_t *h)
 		pthread_mutex_unlock(&pl->q_lock);
 	}
 	if (stopping) {
+		pipe__heads_stop(pl->pipe);
 		pipe_shutdown(pl->pipe);
 		uv_close((uv_handle_t *)&pl->wake, NULL);
 	}
@@ -100,6 +101,7 @@ static void *loop_main(void *arg)
 
 	pipe_reattach(pl->pipe);
 	pipe_resume(pl->pipe);
+	pipe__heads_start(pl->pipe);
 	uv_run(&pl->loop, UV_RUN_DEFAULT);
 	return NULL;
 }

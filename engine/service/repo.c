@@ -523,6 +523,29 @@ int repo_branch_head(const char *path, const char *branch, char out[41])
 	return rc;
 }
 
+int repo_common_dir(const char *path, char *out, size_t size)
+{
+	git_repository *repo = NULL;
+	const char *dir;
+	size_t n;
+	int rc = open_repo(&repo, path, NULL, 0);
+
+	if (rc)
+		return rc;
+	dir = git_repository_commondir(repo);
+	n = dir ? strlen(dir) : 0;
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (!dir || n == 0)
+		rc = -ENOENT;
+	else if (n >= size)
+		rc = -ENAMETOOLONG;
+	else
+		snprintf(out, size, "%.*s", (int)n, dir);
+	git_repository_free(repo);
+	return rc;
+}
+
 int repo_resolve(const char *path, const char *rev, char out[41])
 {
 	git_repository *repo = NULL;

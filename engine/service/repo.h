@@ -58,6 +58,11 @@ int repo_item_remove(const char *path, const char *branch, const char *wt_name,
  * (the repository may be one kept open: see repo.c). 0 or -ENOENT/-EIO. */
 int repo_branch_head(const char *path, const char *branch, char out[41]);
 
+/* The repository's common git directory (where refs/heads and packed-refs
+ * live, also for a path inside a linked worktree) into out, without a
+ * trailing slash. 0, -ENAMETOOLONG, -ENOENT or -EIO. Any thread. */
+int repo_common_dir(const char *path, char *out, size_t size);
+
 /* The commit id base resolves to (a branch name or any revspec). */
 int repo_resolve(const char *path, const char *rev, char out[41]);
 
