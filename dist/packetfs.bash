@@ -107,7 +107,7 @@ _packetfs()
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		fi
 		;;
-	status:0)
+	status:0 | log:0 | check:0 | export:0)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_mounts)" -- "$cur")
 		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur")
@@ -115,7 +115,7 @@ _packetfs()
 	status:1 | log:1 | export:1)
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_items "${operands[0]}")" -- "$cur")
 		;;
-	init:0 | mount:* | check:0 | export:0 | export:2 | import:0 | import:1 | log:0 | ctl:0)
+	init:0 | mount:* | export:2 | import:0 | import:1 | ctl:0)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		;;
