@@ -294,8 +294,10 @@ const struct cli_command cli_commands[] = {
 	  "\n"
 	  "  --brief FILE       the request, from FILE, or from stdin for '-'\n" },
 	{ "status", cli_status, "STORE|MOUNTPOINT [ITEM] [--json]", "show items and their state",
-	  "Shows the status of ITEM, or one line per item (state, stage,\n"
-	  "evidence). Reads a mount point through the mount, or a store directly.\n"
+	  "Shows the status of ITEM, or a table of the items: state, stage, what\n"
+	  "runs and for how long, evidence and the last error, fitted to the\n"
+	  "terminal's width ($COLUMNS, else 80, when stdout is no terminal). Reads\n"
+	  "a mount point through the mount, or a store directly.\n"
 	  "\n"
 	  "  --json             the status as JSON (an array without ITEM)\n" },
 	{ "log", cli_log, "STORE|MOUNTPOINT ITEM [PATH]", "revisions and events of an item",
