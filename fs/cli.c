@@ -339,6 +339,11 @@ const struct cli_command cli_commands[] = {
 	  "Writes each COMMAND (one argument per line, e.g. hold or 'run plan') to\n"
 	  "the item's ctl and prints its result, or its reason on stderr when it is\n"
 	  "refused. Every command is sent; exits 1 when one was refused.\n" },
+	{ "follow", cli_follow, "MOUNTPOINT/ITEM", "print an item's logs as it runs",
+	  "Prints the item's stage logs, then each recipe's log as it starts, as\n"
+	  "they grow, with a line \"==> PATH <==\" wherever the output moves to\n"
+	  "another log; ends when the item neither runs nor is queued, with a line\n"
+	  "\"==> state: STATE <==\". Woken by inotify on the item's files.\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
