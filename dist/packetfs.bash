@@ -35,7 +35,7 @@ _packetfs()
 		words=("${COMP_WORDS[@]}")
 		cword=$COMP_CWORD
 	fi
-	local commands="init mount umount new status log check export import record ctl help"
+	local commands="init mount umount new status log check export import record ctl follow help"
 	local opts_mount="rw nodev dev nosuid suid noexec exec async sync dirsync atime noatime
 		relatime strictatime lazytime allow_other allow_root default_permissions auto_unmount
 		max_read= max_readahead= max_background= congestion_threshold= log="
@@ -107,7 +107,7 @@ _packetfs()
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		fi
 		;;
-	status:0)
+	status:0 | log:0 | check:0 | export:0)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_mounts)" -- "$cur")
 		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur")
@@ -115,7 +115,7 @@ _packetfs()
 	status:1 | log:1 | export:1)
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_items "${operands[0]}")" -- "$cur")
 		;;
-	init:0 | mount:* | check:0 | export:0 | export:2 | import:0 | import:1 | log:0 | ctl:0)
+	init:0 | mount:* | export:2 | import:0 | import:1 | ctl:0 | follow:0)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		;;

@@ -9,7 +9,8 @@
  *
  *   init, log, check, export   the store, through the engine (log, check
  *                              and export open it read-only, so they also
- *                              work while it is mounted)
+ *                              work while it is mounted; given a mount
+ *                              point, they open the store it shows)
  *   import                     the store read-write: refused while mounted
  *   mount                      fs_mount() (fs.c)
  *   umount                     fusermount3 -u (a dead mount: umount2
@@ -236,14 +237,19 @@ int cli_engine_read_all(struct engine *e, const char *path, struct buf *out)
 	return r;
 }
 
-int cli_open_readonly(const char *cmd, const char *store, struct engine **e)
+int cli_open_readonly(const char *cmd, const char *target, struct engine **e)
 {
-	struct engine_options eo = { store, NULL, 1 };
-	char err[1024] = "", tmp[PATH_MAX + 64];
-	int r = engine_open(&eo, e, err, sizeof(err));
+	struct engine_options eo = { target, NULL, 1 };
+	char err[1024] = "", tmp[PATH_MAX + 64], path[PATH_MAX], store[PATH_MAX];
+	int r;
 
+	/* A packetfs mount point (live or dead) names the store it shows. */
+	if (cli_mtab_path(target, path) == 0 && cli_mtab_find(path, store, sizeof(store)) == 0 &&
+	    store[0] == '/')
+		eo.store = store;
+	r = engine_open(&eo, e, err, sizeof(err));
 	if (r < 0)
-		return cli_fail(cmd, "%s", cli_why(err, r, store, tmp, sizeof(tmp)));
+		return cli_fail(cmd, "%s", cli_why(err, r, eo.store, tmp, sizeof(tmp)));
 	return 0;
 }
 
@@ -288,19 +294,23 @@ const struct cli_command cli_commands[] = {
 	  "\n"
 	  "  --brief FILE       the request, from FILE, or from stdin for '-'\n" },
 	{ "status", cli_status, "STORE|MOUNTPOINT [ITEM] [--json]", "show items and their state",
-	  "Shows the status of ITEM, or one line per item (state, stage,\n"
-	  "evidence). Reads a mount point through the mount, or a store directly.\n"
+	  "Shows the status of ITEM, or a table of the items: state, stage, what\n"
+	  "runs and for how long, evidence and the last error, fitted to the\n"
+	  "terminal's width ($COLUMNS, else 80, when stdout is no terminal). Reads\n"
+	  "a mount point through the mount, or a store directly.\n"
 	  "\n"
 	  "  --json             the status as JSON (an array without ITEM)\n" },
-	{ "log", cli_log, "STORE ITEM [PATH]", "revisions and events of an item",
+	{ "log", cli_log, "STORE|MOUNTPOINT ITEM [PATH]", "revisions and events of an item",
 	  "Lists the revisions of ITEM's documents (or of PATH only), then the\n"
-	  "item's events.\n" },
-	{ "check", cli_check, "STORE", "check the integrity of a store",
+	  "item's events. A mount point stands for the store it shows.\n" },
+	{ "check", cli_check, "STORE|MOUNTPOINT", "check the integrity of a store",
 	  "Checks the SQLite database, every log against its checksum and every\n"
-	  "registry line against the runs recorded. Exits 1 if problems are found.\n" },
-	{ "export", cli_export, "STORE ITEM DIR", "copy a packet out as plain files",
+	  "registry line against the runs recorded. Exits 1 if problems are found.\n"
+	  "A mount point stands for the store it shows.\n" },
+	{ "export", cli_export, "STORE|MOUNTPOINT ITEM DIR", "copy a packet out as plain files",
 	  "Copies every file of ITEM (live or archived) into DIR, created if\n"
-	  "needed; the worktree link and .history are left out.\n" },
+	  "needed; the worktree link and .history are left out. A mount point\n"
+	  "stands for the store it shows.\n" },
 	{ "import", cli_import, "STORE DIR [NAME]", "make an item of a packet folder",
 	  "Creates the item NAME (default: the last component of DIR) and copies\n"
 	  "every file of DIR into it. Files packetfs generates (status, events,\n"
@@ -329,6 +339,11 @@ const struct cli_command cli_commands[] = {
 	  "Writes each COMMAND (one argument per line, e.g. hold or 'run plan') to\n"
 	  "the item's ctl and prints its result, or its reason on stderr when it is\n"
 	  "refused. Every command is sent; exits 1 when one was refused.\n" },
+	{ "follow", cli_follow, "MOUNTPOINT/ITEM", "print an item's logs as it runs",
+	  "Prints the item's stage logs, then each recipe's log as it starts, as\n"
+	  "they grow, with a line \"==> PATH <==\" wherever the output moves to\n"
+	  "another log; ends when the item neither runs nor is queued, with a line\n"
+	  "\"==> state: STATE <==\". Woken by inotify on the item's files.\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -1,6 +1,6 @@
 /*
  * cli_int.h - what the files of the command line share (cli.c: the table,
- * help and these helpers; cli_mount.c: mount, umount, new; cli_mtab.c: the
+ * help and these helpers; cli_follow.c: follow; cli_mount.c: mount, umount, new; cli_mtab.c: the
  * mount table; cli_status.c: status; cli_store.c: init, log, check,
  * export, import; cli_record.c: record). Not for the rest of fs/: cli.h is the contract.
  *
@@ -99,9 +99,11 @@ int cli_write_file(const char *path, const char *data, size_t len, mode_t mode);
  * appending to out; the caller frees out. Returns 0 or -errno. */
 int cli_engine_read_all(struct engine *e, const char *path, struct buf *out);
 
-/* Opens store read-only into *e for the CLI's readers (the caller closes it
- * with engine_close). Returns 0, or 1 after reporting as cmd. */
-int cli_open_readonly(const char *cmd, const char *store, struct engine **e);
+/* Opens target read-only into *e for the CLI's readers (the caller closes it
+ * with engine_close): a store directory, or a packetfs mount point (live or
+ * with its daemon gone), which stands for the store the mount table names
+ * as its source. Returns 0, or 1 after reporting as cmd. */
+int cli_open_readonly(const char *cmd, const char *target, struct engine **e);
 
 /* Whether dir is the root of a packetfs mount: 1 or 0. */
 int cli_is_mount(const char *dir);

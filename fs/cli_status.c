@@ -1,6 +1,7 @@
 /*
  * cli_status.c - `packetfs status`: the status of one item, or a line (or
- * a JSON object) per live item. It reads from either source: a mount point
+ * a JSON object) per live item; the lines form a table (libsmartcols) of
+ * what runs, for how long, and the last error, fitted to the terminal. It reads from either source: a mount point
  * through the mount (ordinary reads of MOUNT/ITEM/status), or a store
  * through a read-only engine, so it also works on a store mounted
  * elsewhere. struct source hides which; an item is a directory holding a
@@ -14,8 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <libsmartcols.h>
 
 #include "cli.h"
 #include "cli_int.h"
@@ -163,18 +167,100 @@ static int status_one(struct source *s, const char *item, int json)
 	return 0;
 }
 
+/* The columns of the status table: name, width hint (a fraction of the
+ * table's width below 1) and libsmartcols flags. The item name and what
+ * runs are never cut; the evidence is cut to fit, the last error wraps. */
+static const struct {
+	const char *name, *key;
+	double width;
+	int flags;
+} columns[] = {
+	{ "ITEM", NULL, 0, 0 },
+	{ "STATE", "state", 8, 0 },
+	{ "STAGE", "stage", 8, 0 },
+	{ "RUNNING", "running", 0.25, 0 },
+	{ "EVIDENCE", "evidence", 0.1, SCOLS_FL_TRUNC },
+	{ "LAST ERROR", "last_error", 0.3, SCOLS_FL_WRAP },
+};
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+/* The width the table fits: the terminal's when stdout is one, else
+ * $COLUMNS when set, else 80. */
+static size_t table_width(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	char *end;
+	long n;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env && *env) {
+		n = strtol(env, &end, 10);
+		if (*end == '\0' && n > 0 && n < 100000)
+			return (size_t)n;
+	}
+	return 80;
+}
+
+/* A new table with the status columns into *out. 0 or -ENOMEM. */
+static int table_new(struct libscols_table **out)
+{
+	struct libscols_table *tb = scols_new_table();
+	size_t i;
+
+	*out = NULL;
+	if (tb == NULL)
+		return -ENOMEM;
+	scols_table_enable_noencoding(tb, 1);
+	scols_table_set_termforce(tb, SCOLS_TERMFORCE_ALWAYS);
+	scols_table_set_termwidth(tb, table_width());
+	for (i = 0; i < NCOLUMNS; i++) {
+		if (scols_table_new_column(tb, columns[i].name, columns[i].width,
+					   columns[i].flags) == NULL) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
+	}
+	*out = tb;
+	return 0;
+}
+
+/* A row of tb for item from its status text. 0 or -ENOMEM. */
+static int table_row(struct libscols_table *tb, const char *item, const char *text)
+{
+	struct libscols_line *ln = scols_table_new_line(tb, NULL);
+	char val[4096];
+	size_t i;
+
+	if (ln == NULL)
+		return -ENOMEM;
+	for (i = 0; i < NCOLUMNS; i++) {
+		if (columns[i].key)
+			status_value(text, columns[i].key, val, sizeof(val));
+		else
+			snprintf(val, sizeof(val), "%s", item);
+		if (scols_line_set_data(ln, i, val) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int status_all(struct source *s, int json)
 {
-	char **items = NULL, path[PATH_MAX], state[64], stage[64], evidence[64];
+	struct libscols_table *tb = NULL;
+	char **items = NULL, path[PATH_MAX];
 	size_t i;
 	int r = source_items(s, &items), rc = 0;
 
-	if (r < 0)
+	if (r == 0 && !json)
+		r = table_new(&tb);
+	if (r < 0) {
+		strv_free(items);
 		return cli_fail("status", "%s", strerror(-r));
+	}
 	if (json)
 		printf("[");
-	else if (items)
-		printf("%-24s %-8s %-10s %s\n", "ITEM", "STATE", "STAGE", "EVIDENCE");
 	for (i = 0; items && items[i]; i++) {
 		struct buf b = { NULL, 0, 0 };
 
@@ -186,18 +272,17 @@ static int status_all(struct source *s, int json)
 			continue;
 		}
 		trim(&b);
-		if (json) {
+		if (json)
 			printf("%s%s", i ? ",\n" : "\n", b.data ? b.data : "{}");
-		} else {
-			status_value(b.data, "state", state, sizeof(state));
-			status_value(b.data, "stage", stage, sizeof(stage));
-			status_value(b.data, "evidence", evidence, sizeof(evidence));
-			printf("%-24s %-8s %-10s %s\n", items[i], state, stage, evidence);
-		}
+		else if ((r = table_row(tb, items[i], b.data ? b.data : "")) < 0)
+			rc = cli_fail("status", "%s: %s", items[i], strerror(-r));
 		buf_free(&b);
 	}
 	if (json)
 		printf("%s]\n", items ? "\n" : "");
+	else if (items)
+		scols_print_table(tb);
+	scols_unref_table(tb);
 	strv_free(items);
 	return rc;
 }

@@ -105,7 +105,7 @@ int cli_log(int argc, char **argv)
 	int r;
 
 	if ((r = cli_no_options("log", argc, argv)) >= 0 ||
-	    (r = cli_operands("log", argc, 2, 3, "missing STORE or ITEM")))
+	    (r = cli_operands("log", argc, 2, 3, "missing STORE|MOUNTPOINT or ITEM")))
 		return r;
 	item = argv[optind + 1];
 	path = argc - optind == 3 ? argv[optind + 2] : NULL;
@@ -132,7 +132,7 @@ int cli_check(int argc, char **argv)
 	int r;
 
 	if ((r = cli_no_options("check", argc, argv)) >= 0 ||
-	    (r = cli_operands("check", argc, 1, 1, "missing STORE")))
+	    (r = cli_operands("check", argc, 1, 1, "missing STORE or MOUNTPOINT")))
 		return r;
 	if (cli_open_readonly("check", argv[optind], &e) != 0)
 		return 1;
@@ -315,7 +315,7 @@ int cli_export(int argc, char **argv)
 	int r;
 
 	if ((r = cli_no_options("export", argc, argv)) >= 0 ||
-	    (r = cli_operands("export", argc, 3, 3, "missing STORE, ITEM or DIR")))
+	    (r = cli_operands("export", argc, 3, 3, "missing STORE|MOUNTPOINT, ITEM or DIR")))
 		return r;
 	item = argv[optind + 1];
 	if (item[0] == '\0' || item[0] == '.' || strchr(item, '/'))

@@ -337,8 +337,9 @@ struct run_naming {
 	int round, rounds_max;
 };
 
-/* store_run_begin's callback: the log path from the run number and the
- * stage_started event that names them. Under the store's lock. */
+/* store_run_begin's callback: the log path from the log number (stage logs
+ * count among stage logs, recipe logs among recipe logs) and the
+ * stage_started event that names it with the run number. Under the store's lock. */
 static int name_run(void *arg, struct run *r, struct buf *event)
 {
 	struct run_naming *n = arg;
@@ -346,9 +347,9 @@ static int name_run(void *arg, struct run *r, struct buf *event)
 
 	if (n->stamp)
 		snprintf(path, sizeof(path), "validation/logs/%s-%s-%d.log", n->stamp, r->name,
-			 r->run_no);
+			 r->log_no);
 	else
-		snprintf(path, sizeof(path), "stages/%d-%s.log", r->run_no, r->name);
+		snprintf(path, sizeof(path), "stages/%d-%s.log", r->log_no, r->name);
 	free(r->log_path);
 	r->log_path = strdup(path);
 	if (!r->log_path)

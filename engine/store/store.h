@@ -366,6 +366,7 @@ struct run {
 	char job_id[32];   /* batch system job id ("" for a local run) */
 	char *job_output;  /* the job's output file, "" when none */
 	int64_t job_offset; /* bytes of job_output the log holds */
+	int log_no;        /* store_run_begin's number for the log's name (not stored) */
 };
 /* Frees the strings of r and zeroes it (a zeroed run may be cleared again). */
 void run_clear(struct run *r);
@@ -374,14 +375,18 @@ void run_clear(struct run *r);
 int store_run_insert(struct store *s, struct run *r);
 /*
  * Starts a run in one transaction, which happens whole or not at all: the
- * item's next run number into r->run_no, then name(arg, r, event), which
- * must set r->log_path (malloc'd; it may use r->run_no) and may put event
+ * item's next run number into r->run_no (counting over stages and recipes),
+ * the next log number of its kind into r->log_no (one more than the largest
+ * in the names of the item's logs of r->kind: "stages/N-NAME.log" for a
+ * stage, "...-N.log" for a recipe; 1 for the first), then name(arg, r,
+ * event), which must set r->log_path (malloc'd; it may use r->run_no and
+ * r->log_no) and may put event
  * lines into event, each ending in a newline; then r is inserted (its id
  * set), it (when not NULL; the run's item) written as store_item_update
  * writes it, and each event line added. name runs under the
  * store's lock: it must not call the store or take any other lock. On an
- * error nothing is stored (-ENOSPC for a full disk) and r->run_no and
- * r->log_path may be set all the same. 0 or a negative errno. Any thread.
+ * error nothing is stored (-ENOSPC for a full disk) and r->run_no,
+ * r->log_no and r->log_path may be set all the same. 0 or a negative errno. Any thread.
  */
 int store_run_begin(struct store *s, struct run *r, struct item *it,
 		    int (*name)(void *arg, struct run *r, struct buf *event), void *arg);

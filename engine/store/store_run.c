@@ -491,6 +491,19 @@ int store_run_begin(struct store *s, struct run *r, struct item *it,
 	if (rc == 0)
 		r->run_no = sqlite3_column_int(st, 0);
 	store__done(st);
+	/* The largest number in the item's log names of this kind: the digits
+	 * after "stages/" of a stage's, those before ".log" of a recipe's. A
+	 * store whose logs were named by run number goes on after them. */
+	if (rc == 0)
+		rc = store__first(s, &st, "SELECT COALESCE(MAX(CASE WHEN kind = 'stage' THEN "
+				  "CAST(substr(log_path, 8) AS INTEGER) ELSE CAST(substr(stem, "
+				  "length(rtrim(stem, '0123456789')) + 1) AS INTEGER) END), 0) "
+				  "FROM (SELECT kind, log_path, substr(log_path, 1, length(log_path) - 4) "
+				  "AS stem FROM runs WHERE item_id = ? AND kind = ?)",
+				  "Is", r->item_id, r->kind);
+	if (rc == 0)
+		r->log_no = sqlite3_column_int(st, 0) + 1;
+	store__done(st);
 	if (rc == 0)
 		rc = name(arg, r, &event);
 	if (rc == 0)

@@ -108,7 +108,7 @@ out=$(bash --norc "$T/complete.sh" "$P/share/bash-completion/completions/packetf
 expect=$(cat <<'EOF2'
 complete -F _packetfs packetfs
 status 
-check ctl export help import init log mount new record status umount 
+check ctl export follow help import init log mount new record status umount 
 --version 
 umount 
 --foreground --help --options 

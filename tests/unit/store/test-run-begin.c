@@ -3,6 +3,8 @@
  * transaction: the run number, the run row, the item row and the events
  * are stored together, and a failure at any step (here, the naming
  * callback's, or a run row the database refuses) stores none of them;
+ * logs number themselves per kind (stage logs among stage logs, recipe
+ * logs among recipe logs), after any number a store's older names used;
  * the events' size the store keeps follows what was stored. And
  * store__err's translation of a full disk: SQLITE_FULL is ENOSPC, an I/O
  * error without a system errno stays EIO (an I/O error whose errno is
@@ -34,7 +36,10 @@ static int name_cb(void *arg, struct run *r, struct buf *event)
 	char path[64];
 	int i;
 
-	snprintf(path, sizeof(path), "stages/%d-plan.log", r->run_no);
+	if (strcmp(r->kind, "stage") == 0)
+		snprintf(path, sizeof(path), "stages/%d-%s.log", r->log_no, r->name);
+	else
+		snprintf(path, sizeof(path), "validation/logs/T-%s-%d.log", r->name, r->log_no);
 	free(r->log_path);
 	r->log_path = strdup(path);
 	for (i = 0; i < n->events; i++)
@@ -133,6 +138,63 @@ TEST(atomic)
 	store_close(s);
 }
 
+/* Starts a run of kind and name; returns its log number (the path checked
+ * against it by the caller). */
+static int start(struct store *s, int64_t id, const char *kind, const char *name,
+		 const char *want_path)
+{
+	struct naming n = { 0, 0 };
+	struct run r;
+	int no;
+
+	fill_run(&r, id);
+	snprintf(r.kind, sizeof(r.kind), "%s", kind);
+	free(r.name);
+	r.name = strdup(name);
+	ASSERT_EQ(store_run_begin(s, &r, NULL, name_cb, &n), 0);
+	ASSERT_STREQ(r.log_path, want_path);
+	no = r.log_no;
+	run_clear(&r);
+	return no;
+}
+
+TEST(log_numbers)
+{
+	struct store *s = NULL;
+	struct run old;
+	char err[256] = "";
+	int64_t id, id2;
+
+	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
+	ASSERT_EQ(store_item_create(s, "num-1", "packetfs/num-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create(s, "num-2", "packetfs/num-2", "main", &id2), 0);
+	/* Stages and recipes interleaved: each kind counts 1, 2, 3. */
+	ASSERT_EQ(start(s, id, "stage", "plan", "stages/1-plan.log"), 1);
+	ASSERT_EQ(start(s, id, "recipe", "01-build", "validation/logs/T-01-build-1.log"), 1);
+	ASSERT_EQ(start(s, id, "recipe", "02-lint", "validation/logs/T-02-lint-2.log"), 2);
+	ASSERT_EQ(start(s, id, "stage", "print", "stages/2-print.log"), 2);
+	ASSERT_EQ(start(s, id, "recipe", "01-build", "validation/logs/T-01-build-3.log"), 3);
+	ASSERT_EQ(start(s, id, "stage", "review", "stages/3-review.log"), 3);
+	/* Another item counts from 1. */
+	ASSERT_EQ(start(s, id2, "stage", "plan", "stages/1-plan.log"), 1);
+	/* Logs named by run number (an older store): the numbers go on after
+	 * the largest, so no new name meets an old one. */
+	fill_run(&old, id2);
+	old.run_no = 40;
+	old.log_path = strdup("stages/40-print.log");
+	ASSERT_EQ(store_run_insert(s, &old), 0);
+	run_clear(&old);
+	fill_run(&old, id2);
+	old.run_no = 41;
+	snprintf(old.kind, sizeof(old.kind), "recipe");
+	old.log_path = strdup("validation/logs/2026-11-29T16-02-11Z-03-unit-2-tests-41.log");
+	ASSERT_EQ(store_run_insert(s, &old), 0);
+	run_clear(&old);
+	ASSERT_EQ(start(s, id2, "stage", "print", "stages/41-print.log"), 41);
+	ASSERT_EQ(start(s, id2, "recipe", "01-build", "validation/logs/T-01-build-42.log"), 42);
+	store_close(s);
+}
+
 TEST(full_disk_errno)
 {
 	struct store *s = NULL;
@@ -152,6 +214,7 @@ int main(void)
 
 	ASSERT(mkdtemp(dir) != NULL);
 	RUN(atomic);
+	RUN(log_numbers);
 	RUN(full_disk_errno);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : 1;
