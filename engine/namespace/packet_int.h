@@ -2,8 +2,8 @@
  * packet_int.h - what the packet namespace's files (packet.c: paths,
  * attributes, views, directories; packet_doc.c: open documents and changes
  * to the namespace; packet_owner.c: owners and chown; packet_node.c:
- * symlinks and special files; packet_file.c: open files, the trigger file,
- * registry appends; ctl.c: the trigger file's command lines; record.c: the
+ * symlinks and special files; packet_history.c: .history/; packet_file.c:
+ * open files, the trigger file, registry appends; ctl.c: the trigger file's command lines; record.c: the
  * recorder's transaction file) share. Not for the rest of the engine:
  * engine.h is the contract.
  *
@@ -99,7 +99,7 @@ struct open_doc {
 /* ---- packet.c ---- */
 
 /*
- * The two forms of a revision in .history (packet.c, "Revisions"). A
+ * The two forms of a revision in .history (packet_history.c). A
  * document whose name (the last component of its path) is at most
  * HISTORY_AT_MAX bytes shows revision REV as the file NAME@REV; a longer
  * name shows the directory NAME/ holding one file per revision, named REV.
@@ -112,6 +112,12 @@ struct open_doc {
  * from 1 to INT_MAX written as the listing writes it (digits, no leading
  * zero). The number, or 0 when s is no such name. */
 int packet__history_rev(const char *s);
+
+/* Resolves .history/<rest> of the item n already names into n: a directory
+ * of .history or a revision file readable as its document is now.
+ * 0, -ENOENT, -ENAMETOOLONG or another negative errno from the store.
+ * Any thread. */
+int packet__resolve_history(struct engine *e, struct node *n, const char *rest);
 
 /* Resolves path into n (packet__node_clear it after, when 0). 0 or a
  * negative errno (-ENOENT, -ENOTDIR, -ENAMETOOLONG, -EINVAL, ...). */
