@@ -60,6 +60,35 @@ void packet__new_owner(const struct engine *e, const struct node *p, const struc
 	}
 }
 
+/* Gives the open document of n, if one is open, the attributes a chown,
+ * chmod or utimens stored: uid, gid and mode unless (uid_t)-1, (gid_t)-1
+ * or (mode_t)-1, each time unless STORE_TIME_OMIT. 1 when a document was
+ * open, 0 when not. Takes files_lock, then the document's lock. */
+static int od_update(struct engine *e, const struct node *n, uid_t uid, gid_t gid, mode_t mode,
+		     int64_t atime_ns, int64_t mtime_ns)
+{
+	struct open_doc *d;
+
+	pthread_mutex_lock(&e->files_lock);
+	d = packet__od_find_locked(e, n->item.id, n->rel);
+	if (d) {
+		pthread_mutex_lock(&d->lock);
+		if (uid != (uid_t)-1)
+			d->uid = uid;
+		if (gid != (gid_t)-1)
+			d->gid = gid;
+		if (mode != (mode_t)-1)
+			d->mode = mode & 07777;
+		if (atime_ns != STORE_TIME_OMIT)
+			d->atime_ns = atime_ns;
+		if (mtime_ns != STORE_TIME_OMIT)
+			d->mtime_ns = mtime_ns;
+		pthread_mutex_unlock(&d->lock);
+	}
+	pthread_mutex_unlock(&e->files_lock);
+	return d != NULL;
+}
+
 int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int privileged)
 {
 	struct pfs_stat st;
@@ -86,20 +115,10 @@ int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int p
 	if (n.archived) {
 		rc = -EACCES;
 	} else if (n.kind == N_DOC || n.kind == N_DOCDIR) {
-		struct open_doc *d;
+		int open = od_update(e, &n, uid, gid, mode, STORE_TIME_OMIT, STORE_TIME_OMIT);
 
-		pthread_mutex_lock(&e->files_lock);
-		d = packet__od_find_locked(e, n.item.id, n.rel);
-		if (d) {
-			pthread_mutex_lock(&d->lock);
-			d->uid = uid;
-			d->gid = gid;
-			d->mode = mode;
-			pthread_mutex_unlock(&d->lock);
-		}
-		pthread_mutex_unlock(&e->files_lock);
 		rc = store_doc_set_owner(e->store, n.item.id, n.rel, uid, gid, mode);
-		if (rc == -ENOENT && d)
+		if (rc == -ENOENT && open)
 			rc = 0;
 	} else if (n.kind == N_ITEM) {
 		rc = store_item_set_owner(e->store, n.item.id, uid, gid, mode);
@@ -126,18 +145,11 @@ int engine_chmod(struct engine *e, const char *path, mode_t mode)
 	if (rc)
 		return rc;
 	if ((n.kind == N_DOC || n.kind == N_DOCDIR) && !n.archived) {
-		struct open_doc *d;
+		int open = od_update(e, &n, (uid_t)-1, (gid_t)-1, mode, STORE_TIME_OMIT,
+				     STORE_TIME_OMIT);
 
-		pthread_mutex_lock(&e->files_lock);
-		d = packet__od_find_locked(e, n.item.id, n.rel);
-		if (d) {
-			pthread_mutex_lock(&d->lock);
-			d->mode = mode & 07777;
-			pthread_mutex_unlock(&d->lock);
-		}
-		pthread_mutex_unlock(&e->files_lock);
 		rc = store_doc_set_mode(e->store, n.item.id, n.rel, mode);
-		if (rc == -ENOENT && d)
+		if (rc == -ENOENT && open)
 			rc = 0;
 	} else if (n.kind == N_ITEM && !n.archived) {
 		rc = store_item_set_owner(e->store, n.item.id, n.item.dir_uid, n.item.dir_gid, mode);
@@ -173,21 +185,10 @@ int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t
 	} else if (n.kind == N_ITEM) {
 		rc = store_item_set_times(e->store, n.item.id, atime_ns, mtime_ns);
 	} else if (n.kind == N_DOC || n.kind == N_DOCDIR) {
-		struct open_doc *d;
+		int open = od_update(e, &n, (uid_t)-1, (gid_t)-1, (mode_t)-1, atime_ns, mtime_ns);
 
-		pthread_mutex_lock(&e->files_lock);
-		d = packet__od_find_locked(e, n.item.id, n.rel);
-		if (d) {
-			pthread_mutex_lock(&d->lock);
-			if (mtime_ns != STORE_TIME_OMIT)
-				d->mtime_ns = mtime_ns;
-			if (atime_ns != STORE_TIME_OMIT)
-				d->atime_ns = atime_ns;
-			pthread_mutex_unlock(&d->lock);
-		}
-		pthread_mutex_unlock(&e->files_lock);
 		rc = store_doc_set_times(e->store, n.item.id, n.rel, atime_ns, mtime_ns);
-		if (rc == -ENOENT && d)
+		if (rc == -ENOENT && open)
 			rc = 0;
 	} else if (n.kind == N_PFS_TMP) {
 		rc = packet__tmp_touch(e, n.name, mtime_ns == STORE_TIME_OMIT ? -1 : mtime_ns);
