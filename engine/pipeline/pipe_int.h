@@ -2,7 +2,7 @@
  * pipe_int.h - what the pipeline's files share: pipeline.c (the layer's
  * handle: open, the loop thread and its command queue, events, the table
  * of what runs now), pipe_config.c (the configuration in force and the
- * catalog), pipe.c (jobs, the environment, the start of a stage,
+ * catalog), pipe.c (jobs, the start of a stage,
  * lifecycle), pipe_stage.c (the end of a stage and what it means),
  * pipe_command.c (the ctl commands), pipe_gate.c (gates, verdict and
  * assessment heads), pipe_push.c (git push), pipe_round.c (rounds after
@@ -10,7 +10,8 @@
  * and needs), pipe_batch.c (batches, the end of a validation),
  * pipe_record.c (recorded runs), pipe_recover.c (crash recovery),
  * pipe_full.c (states a full disk kept out of the store),
- * pipe_heads.c (branch heads moved outside the engine),
+ * pipe_heads.c (branch heads moved outside the engine), pipe_env.c (the
+ * environment of a run),
  * pipe_slurm.c (the Slurm executor). Not for the layers above: pipeline.h
  * is the contract.
  *
@@ -244,7 +245,7 @@ int pipe__log_lost(const struct job *j, char *out, size_t size);
 /* Appends a formatted line (at most 2 KiB) to the log of job j's run. */
 void pipe__log_line(struct pipe *p, struct job *j, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* The environment of a stage or (recipe != NULL) recipe process (SPEC
+/* pipe_env.c: the environment of a stage or (recipe != NULL) recipe process (SPEC
  * §5): the daemon's, the stage's own "env" over it (stages only), then
  * the PACKET_* variables (PACKET_ROUND for a rounds stage: it->round),
  * and for a recipe RECIPE_NAME and the GPUs. A new strv (strv_free it;
