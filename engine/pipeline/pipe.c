@@ -364,7 +364,8 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 		    unsigned timeout_s, runner_output_cb out_cb, runner_exit_cb exit_cb, void *arg)
 {
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
-	struct runner_spec spec = {argv, env, cwd, timeout_s, (unsigned)cfg->cancel_grace_s, NULL};
+	struct runner_spec spec = {argv, env, cwd, timeout_s, (unsigned)cfg->cancel_grace_s, NULL,
+				    NULL, 0};
 	struct runner_user *user = NULL;
 	struct active_run a;
 	int rc;
