@@ -265,6 +265,7 @@ struct run_naming {
 	const char *stamp;    /* a recipe log's UTC stamp; NULL for a stage */
 	const char *event;    /* the event to add with the run (NULL: none) */
 	int round, rounds_max;
+	struct buf lines;     /* a copy of the event lines, for pipe__notify */
 };
 
 /* store_run_begin's callback: the log path from the log number (stage logs
@@ -301,6 +302,9 @@ static int name_run(void *arg, struct run *r, struct buf *event)
 			 "\"log\":\"%s\"", r->name, r->run_no, n->it->iteration, path);
 	pipe__event_text(event, n->it->name, n->event, extra);
 	buf_append(event, "\n", 1);
+	n->lines.len = 0;
+	if (event->data)
+		buf_append(&n->lines, event->data, event->len);
 	return event->data ? 0 : -ENOMEM;
 }
 
@@ -314,7 +318,8 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 {
 	char stamp[32], head[41] = "";
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
-	struct run_naming n = { it, NULL, write ? "stage_started" : NULL, it->round, 0 };
+	struct run_naming n = { it, NULL, write ? "stage_started" : NULL, it->round, 0, {0} };
+	char *line, *end;
 	int rc;
 
 	if (strcmp(kind, "stage") != 0) {
@@ -346,6 +351,11 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 	rc = store_run_begin(p->pl->store, &j->run, write, name_run, &n);
 	if (rc == 0 && write)
 		util_log(LOG_INFO, "%s: stage_started %s (run %d)", it->name, name, j->run.run_no);
+	for (line = n.lines.data; rc == 0 && line && (end = strchr(line, '\n')); line = end + 1) {
+		*end = '\0';
+		pipe__notify(p->pl, it->id, line);
+	}
+	buf_free(&n.lines);
 	if (rc == 0)
 		pipe__changed(p->pl, it->name, j->run.log_path, PIPELINE_CREATED);
 	return rc;
