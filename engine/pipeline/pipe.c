@@ -41,8 +41,6 @@
 
 #include "pipe_int.h"
 
-extern char **environ;
-
 void pipe__item_set(char **field, const char *value)
 {
 	char *v = strdup(value);
@@ -226,74 +224,6 @@ int pipe__item_busy(struct pipe *p, int64_t id)
 	return 0;
 }
 
-/* ---- environment ---- */
-
-/* Whether the stage's own env (NAME=value strings) sets var's name. */
-static int env_sets(char *const *env, const char *var)
-{
-	size_t n = strcspn(var, "=");
-
-	for (; env && *env; env++)
-		if (strncmp(*env, var, n) == 0 && (*env)[n] == '=')
-			return 1;
-	return 0;
-}
-
-char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
-		      const char *cuda)
-{
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
-	const struct pfs_stage *st = recipe ? NULL : config_stage(cfg, stage, NULL);
-	char *const *own = st ? st->env : NULL;
-	const char *mnt = p->pl->mountpoint ? p->pl->mountpoint : "";
-	char **env = NULL, var[PATH_MAX + 64];
-	size_t i;
-
-	/* The daemon's environment, less what packetfs sets for this run
-	 * and what the stage's "env" replaces. */
-	for (i = 0; environ[i]; i++) {
-		if (config_env_reserved(environ[i]) || strncmp(environ[i], "RECIPE_", 7) == 0 ||
-		    strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
-		    strncmp(environ[i], "CUDA_DEVICE_ORDER=", 18) == 0 || env_sets(own, environ[i]))
-			continue;
-		strv_push(&env, environ[i]);
-	}
-	for (i = 0; own && own[i]; i++)
-		strv_push(&env, own[i]);
-	snprintf(var, sizeof(var), "PACKET_ITEM=%s", it->name);
-	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_DIR=%s/%s", mnt, it->name);
-	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_WORKTREE=%s/worktrees/%s", p->pl->store_dir, it->name);
-	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_STAGE=%s", stage);
-	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_ITERATION=%d", it->iteration);
-	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_BRANCH=%s", it->branch);
-	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_BASE=%s", it->base);
-	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_REPO=%s", cfg->repo);
-	strv_push(&env, var);
-	snprintf(var, sizeof(var), "PACKET_LEARNINGS=%s/learnings", mnt);
-	strv_push(&env, var);
-	if (st && st->rounds_max) {
-		snprintf(var, sizeof(var), "PACKET_ROUND=%d", it->round);
-		strv_push(&env, var);
-	}
-	if (recipe) {
-		snprintf(var, sizeof(var), "RECIPE_NAME=%s", recipe);
-		strv_push(&env, var);
-		snprintf(var, sizeof(var), "CUDA_VISIBLE_DEVICES=%s", cuda ? cuda : "");
-		strv_push(&env, var);
-		/* nvidia-smi numbers devices in PCI bus order, CUDA fastest first
-		 * unless told otherwise: the pool's indices are nvidia-smi's. */
-		strv_push(&env, "CUDA_DEVICE_ORDER=PCI_BUS_ID");
-	}
-	return env;
-}
-
 /* ---- jobs ---- */
 
 void pipe__job_free(struct job *j)
@@ -335,6 +265,7 @@ struct run_naming {
 	const char *stamp;    /* a recipe log's UTC stamp; NULL for a stage */
 	const char *event;    /* the event to add with the run (NULL: none) */
 	int round, rounds_max;
+	struct buf lines;     /* a copy of the event lines, for pipe__notify */
 };
 
 /* store_run_begin's callback: the log path from the log number (stage logs
@@ -371,6 +302,9 @@ static int name_run(void *arg, struct run *r, struct buf *event)
 			 "\"log\":\"%s\"", r->name, r->run_no, n->it->iteration, path);
 	pipe__event_text(event, n->it->name, n->event, extra);
 	buf_append(event, "\n", 1);
+	n->lines.len = 0;
+	if (event->data)
+		buf_append(&n->lines, event->data, event->len);
 	return event->data ? 0 : -ENOMEM;
 }
 
@@ -384,7 +318,8 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 {
 	char stamp[32], head[41] = "";
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
-	struct run_naming n = { it, NULL, write ? "stage_started" : NULL, it->round, 0 };
+	struct run_naming n = { it, NULL, write ? "stage_started" : NULL, it->round, 0, {0} };
+	char *line, *end;
 	int rc;
 
 	if (strcmp(kind, "stage") != 0) {
@@ -416,6 +351,11 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 	rc = store_run_begin(p->pl->store, &j->run, write, name_run, &n);
 	if (rc == 0 && write)
 		util_log(LOG_INFO, "%s: stage_started %s (run %d)", it->name, name, j->run.run_no);
+	for (line = n.lines.data; rc == 0 && line && (end = strchr(line, '\n')); line = end + 1) {
+		*end = '\0';
+		pipe__notify(p->pl, it->id, line);
+	}
+	buf_free(&n.lines);
 	if (rc == 0)
 		pipe__changed(p->pl, it->name, j->run.log_path, PIPELINE_CREATED);
 	return rc;
@@ -434,7 +374,8 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 		    unsigned timeout_s, runner_output_cb out_cb, runner_exit_cb exit_cb, void *arg)
 {
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
-	struct runner_spec spec = {argv, env, cwd, timeout_s, (unsigned)cfg->cancel_grace_s, NULL};
+	struct runner_spec spec = {argv, env, cwd, timeout_s, (unsigned)cfg->cancel_grace_s, NULL,
+				    NULL, 0};
 	struct runner_user *user = NULL;
 	struct active_run a;
 	int rc;

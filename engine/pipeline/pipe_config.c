@@ -85,6 +85,13 @@ int pipeline_config_check(const struct pfs_config *cfg, char *err, size_t errlen
 			return -EINVAL;
 		}
 	}
+	for (i = 0; i < cfg->nnotify; i++) {
+		if (!program_exists(cfg->notify[i].run[0])) {
+			snprintf(err, errlen, "notify[%zu].run: %s: no such executable", i,
+				 cfg->notify[i].run[0]);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -144,7 +151,8 @@ static int config_install(struct pipeline *pl, struct pfs_config *cfg)
 		pl->old_cfgs = v;
 		v[pl->nold_cfgs++] = pl->cfg;
 	}
-	pl->cfg = cfg;
+	/* Published for readers without the lock too (pipe__notify). */
+	__atomic_store_n(&pl->cfg, cfg, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -2,7 +2,7 @@
  * pipe_int.h - what the pipeline's files share: pipeline.c (the layer's
  * handle: open, the loop thread and its command queue, events, the table
  * of what runs now), pipe_config.c (the configuration in force and the
- * catalog), pipe.c (jobs, the environment, the start of a stage,
+ * catalog), pipe.c (jobs, the start of a stage,
  * lifecycle), pipe_stage.c (the end of a stage and what it means),
  * pipe_command.c (the ctl commands), pipe_gate.c (gates, verdict and
  * assessment heads), pipe_push.c (git push), pipe_round.c (rounds after
@@ -10,7 +10,8 @@
  * and needs), pipe_batch.c (batches, the end of a validation),
  * pipe_record.c (recorded runs), pipe_recover.c (crash recovery),
  * pipe_full.c (states a full disk kept out of the store),
- * pipe_heads.c (branch heads moved outside the engine),
+ * pipe_heads.c (branch heads moved outside the engine), pipe_env.c (the
+ * environment of a run), pipe_notify.c (the "notify" programs),
  * pipe_slurm.c (the Slurm executor). Not for the layers above: pipeline.h
  * is the contract.
  *
@@ -41,6 +42,14 @@ struct active_run {
 };
 
 struct pipe;
+struct notice;
+
+/* Where the notifiers stand (pipe_notify.c). */
+enum notify_phase {
+	NOTIFY_WAITING, /* the loop has not started: notices wait for it */
+	NOTIFY_RUNNING, /* notices wake the loop */
+	NOTIFY_STOPPED, /* the loop stops: events run nothing */
+};
 
 /* The layer's handle (pipeline.h). */
 struct pipeline {
@@ -69,6 +78,15 @@ struct pipeline {
 	struct pipe_cmd *q_head, *q_tail;    /* protected by q_lock */
 	int stopping;                        /* protected by q_lock */
 
+	pthread_mutex_t notify_lock;
+	struct notice *notify_head;   /* protected by notify_lock: notices to start, FIFO */
+	struct notice **notify_tail;  /* protected by notify_lock */
+	size_t notify_queued;         /* protected by notify_lock: on notify_head */
+	enum notify_phase notify_phase; /* protected by notify_lock */
+	struct notice *notify_live;   /* loop thread only: notifiers running */
+	int notify_running;           /* loop thread only: how many */
+	int notify_stopping;          /* loop thread only: pipe__notify_stop ran */
+
 	uv_loop_t loop;        /* loop thread only */
 	uv_async_t wake;
 	pthread_t thread;
@@ -93,6 +111,21 @@ void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, c
 /* Adds r to / removes run run_id from the table of what runs now (loop thread). */
 void pipe__active_add(struct pipeline *pl, const struct active_run *r);
 void pipe__active_remove(struct pipeline *pl, int64_t run_id);
+
+/* ---- pipe_notify.c: the "notify" programs ---- */
+
+/* Matches the item event line (a JSON object) just stored for item_id
+ * against the "notify" entries of the configuration in force and queues
+ * a notice for each match, waking the loop. Any thread, with any pipeline
+ * lock or none held but the store's; reads the item row on a match. */
+void pipe__notify(struct pipeline *pl, int64_t item_id, const char *line);
+/* Starts queued notices while fewer than the limit run (loop thread). */
+void pipe__notify_pump(struct pipeline *pl);
+/* Drops queued notices, cancels running notifiers, and makes later events
+ * run nothing (the loop stops; loop thread). */
+void pipe__notify_stop(struct pipeline *pl);
+/* Frees notices still queued (pipeline_close, after the loop ended). */
+void pipe__notify_free(struct pipeline *pl);
 
 /* ---- pipe.c: the loop's state ---- */
 
@@ -244,7 +277,7 @@ int pipe__log_lost(const struct job *j, char *out, size_t size);
 /* Appends a formatted line (at most 2 KiB) to the log of job j's run. */
 void pipe__log_line(struct pipe *p, struct job *j, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* The environment of a stage or (recipe != NULL) recipe process (SPEC
+/* pipe_env.c: the environment of a stage or (recipe != NULL) recipe process (SPEC
  * §5): the daemon's, the stage's own "env" over it (stages only), then
  * the PACKET_* variables (PACKET_ROUND for a rounds stage: it->round),
  * and for a recipe RECIPE_NAME and the GPUs. A new strv (strv_free it;

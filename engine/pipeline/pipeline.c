@@ -34,6 +34,8 @@ int pipeline_open(const struct pipeline_options *opt, struct pipeline **out, cha
 	pthread_mutex_init(&pl->active_lock, NULL);
 	pthread_mutex_init(&pl->unstored_lock, NULL);
 	pthread_mutex_init(&pl->q_lock, NULL);
+	pthread_mutex_init(&pl->notify_lock, NULL);
+	pl->notify_tail = &pl->notify_head;
 	pl->store = opt->store;
 	pl->store_dir = opt->store_dir;
 	pl->mountpoint = opt->mountpoint;
@@ -88,7 +90,10 @@ static void on_wake(uv_async_t *h)
 		pthread_cond_broadcast(&cmd->cond);
 		pthread_mutex_unlock(&pl->q_lock);
 	}
+	if (!stopping)
+		pipe__notify_pump(pl);
 	if (stopping) {
+		pipe__notify_stop(pl);
 		pipe__heads_stop(pl->pipe);
 		pipe_shutdown(pl->pipe);
 		uv_close((uv_handle_t *)&pl->wake, NULL);
@@ -102,6 +107,7 @@ static void *loop_main(void *arg)
 	pipe_reattach(pl->pipe);
 	pipe_resume(pl->pipe);
 	pipe__heads_start(pl->pipe);
+	pipe__notify_pump(pl); /* notices of events recorded before the loop ran */
 	uv_run(&pl->loop, UV_RUN_DEFAULT);
 	return NULL;
 }
@@ -191,7 +197,9 @@ void pipeline_close(struct pipeline *pl)
 	pthread_mutex_destroy(&pl->cfg_lock);
 	pthread_mutex_destroy(&pl->active_lock);
 	pthread_mutex_destroy(&pl->unstored_lock);
+	pipe__notify_free(pl);
 	pthread_mutex_destroy(&pl->q_lock);
+	pthread_mutex_destroy(&pl->notify_lock);
 	free(pl);
 }
 
@@ -306,8 +314,10 @@ void pipeline_event(struct pipeline *pl, int64_t item_id, const char *item, cons
 			 extra_json ? extra_json + (extra_json[0] == ',') : "");
 	buf_init(&b);
 	pipe__event_text(&b, item, type, extra_json);
-	if (b.data && store_event_add(pl->store, item_id, b.data) == 0)
+	if (b.data && store_event_add(pl->store, item_id, b.data) == 0) {
 		pipe__event_added(pl, item, type);
+		pipe__notify(pl, item_id, b.data);
+	}
 	buf_free(&b);
 }
 

@@ -24,6 +24,8 @@
  *   unstored_lock - item states a full disk kept out of the store (written
  *                 by the loop thread; takes no other lock)
  *   q_lock      - the command queue to the loop thread
+ *   notify_lock - notices for the "notify" programs (pipe_notify.c; takes
+ *                 no other lock)
  */
 #ifndef PACKETFS_PIPELINE_H
 #define PACKETFS_PIPELINE_H
@@ -117,8 +119,8 @@ int pipeline_config_set(struct pipeline *pl, const char *json, size_t len, char 
 			size_t errlen);
 /* What config_parse cannot see: the run_as user exists and this process
  * may run programs as it (it is root, or that user), the repository and
- * base exist, the recipes directory exists, every stage program can be
- * run. 0 or -EINVAL with why in err. */
+ * base exist, the recipes directory exists, every stage program and
+ * notifier can be run. 0 or -EINVAL with why in err. */
 int pipeline_config_check(const struct pfs_config *cfg, char *err, size_t errlen);
 /*
  * The recipe catalog of the configuration in force, read again first when

@@ -43,7 +43,7 @@
 
 static const char *const top_keys[] = {
 	"repo", "base", "recipes_dir", "gpus", "max_parallel_recipes", "max_parallel_items",
-	"on_interrupt", "cancel_grace_s", "max_doc_size", "run_as", "executor", "stages", NULL,
+	"on_interrupt", "cancel_grace_s", "max_doc_size", "run_as", "executor", "stages", "notify", NULL,
 };
 
 static const char *const executor_keys[] = {
@@ -449,7 +449,8 @@ static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 	if (cfg->run_as && cfg->executor.kind == EXECUTOR_SLURM)
 		return config__fail(c, "run_as", "not with the slurm executor (its jobs would run "
 				    "as the daemon's user)");
-	return config__parse_stages(c, root, cfg);
+	rc = config__parse_stages(c, root, cfg);
+	return rc ? rc : config__parse_notify(c, root, cfg);
 }
 
 /* Line and column (from 1) of offset off in text. */
@@ -548,6 +549,11 @@ void config_free(struct pfs_config *cfg)
 		strv_free(st->env);
 	}
 	free(cfg->stages);
+	for (i = 0; i < cfg->nnotify; i++) {
+		strv_free(cfg->notify[i].on);
+		strv_free(cfg->notify[i].run);
+	}
+	free(cfg->notify);
 	free(cfg->gpu_ids);
 	free(cfg->executor.partition);
 	free(cfg->executor.account);

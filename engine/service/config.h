@@ -58,6 +58,20 @@ struct pfs_stage {
 	int rounds_max;         /* rounds, and their most; 0 = not a rounds stage */
 };
 
+/* A notifier's timeout when its entry names none (SIGTERM, then SIGKILL
+ * after cancel_grace_s). */
+#define NOTIFY_TIMEOUT_DEFAULT_S 30
+
+/* One "notify" entry (SPEC §5): run runs for each item event that on
+ * names. A name in on is an item state (queued, running, waiting, blocked,
+ * failed, done), matching the "state" events that enter it, or any other
+ * item event type (config_notify_known), matching events of that type. */
+struct pfs_notify {
+	char **on;     /* the names, as written; NULL-terminated, never empty */
+	char **run;    /* argv; run[0] is an absolute path */
+	int timeout_s; /* seconds, >= 1; default NOTIFY_TIMEOUT_DEFAULT_S */
+};
+
 struct pfs_config {
 	char *repo;                 /* absolute path of the git repository */
 	char *base;                 /* base branch, default "main" */
@@ -75,6 +89,8 @@ struct pfs_config {
 	struct pfs_executor executor;
 	struct pfs_stage *stages;   /* in pipeline order */
 	size_t nstages;             /* >= 1 */
+	struct pfs_notify *notify;  /* "notify" entries in the file's order, or NULL */
+	size_t nnotify;
 };
 
 /*
@@ -105,6 +121,13 @@ int config_stage_publishes(const struct pfs_stage *st);
  * PACKET_DIR, ..., PACKET_ROUND; SPEC §5), which a stage's "env" may not
  * set. name ends at '=' or NUL. */
 int config_env_reserved(const char *name);
+
+/* The names a "notify" entry's "on" may hold: the item states first, then
+ * the item event types; NULL-terminated. */
+extern const char *const config_notify_known[];
+/* Whether notify entry n wants the item event of type type (for a "state"
+ * event, state is the state it entered; NULL otherwise). */
+int config_notify_wants(const struct pfs_notify *n, const char *type, const char *state);
 
 /*
  * The default pipeline.json text for a new store (caller frees), used by

@@ -1,7 +1,7 @@
 /*
  * config_int.h - what the files of the pipeline.json parser share:
- * config.c (the document, its top-level fields and the executor) and
- * config_stage.c (the stages). Not for the rest of the engine: config.h is
+ * config.c (the document, its top-level fields and the executor),
+ * config_stage.c (the stages) and config_notify.c (the notifiers). Not for the rest of the engine: config.h is
  * the contract. Each reader of a field takes the path of the object it is
  * in ("" at the top level, "stages[1]", "stages[1].push") for its message,
  * and returns 0, -EINVAL after config__fail() wrote "field: why", or
@@ -95,5 +95,9 @@ int config__get_strv(struct ctx *c, const char *path, const cJSON *v, int allow_
 /* The "stages" array of root into cfg->stages and cfg->nstages, with the
  * rules across stages (config_stage.c). */
 int config__parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg);
+
+/* The "notify" array of root (absent: none) into cfg->notify and
+ * cfg->nnotify (config_notify.c). */
+int config__parse_notify(struct ctx *c, const cJSON *root, struct pfs_config *cfg);
 
 #endif

@@ -18,7 +18,8 @@
  * CLONE_VFORK), the calling thread waits only for the child's exec):
  * POSIX_SPAWN_SETSID (pgid == sid == pid), an empty signal mask and every
  * signal at its default (SIGPIPE ignored here is not ignored there),
- * file actions for stdin (/dev/null), stdout and stderr (the pipe's write
+ * file actions for stdin (/dev/null, or a memfd holding the bytes the
+ * spec gives), stdout and stderr (the pipe's write
  * end) and the working directory, and an explicit environment. argv[0] is
  * looked up as execvp does (spawn_search), but on the PATH of the run's
  * environment, and a file the kernel cannot execute (ENOEXEC) runs with
@@ -67,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -395,6 +397,35 @@ static const char *env_get(char *const *env, const char *name)
 	return NULL;
 }
 
+/* A file holding data[len] (an anonymous memfd, read from its start),
+ * close-on-exec and above stdio: a run's stdin. The fd, or -1 with errno. */
+static int stdin_file(const char *data, size_t len)
+{
+	int fd = above_stdio(memfd_create("packetfs-stdin", MFD_CLOEXEC));
+	size_t off = 0;
+	ssize_t n;
+
+	while (fd >= 0 && off < len) {
+		n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = errno;
+			close(fd);
+			errno = (int)n;
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	if (fd >= 0 && lseek(fd, 0, SEEK_SET) < 0) {
+		n = errno;
+		close(fd);
+		errno = (int)n;
+		return -1;
+	}
+	return fd;
+}
+
 /* How a leader is started: posix_spawn with fa and at, or, with a user,
  * runner__spawn_as with the rest. */
 struct spawn_how {
@@ -541,8 +572,13 @@ static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, c
 	struct spawn_how how = { &fa, &at, spec->user, -1, out_fd, spec->cwd };
 	sigset_t none, all;
 	pid_t pid;
-	int r, sig;
+	int r, sig, own_in = -1, in_fd;
 
+	if (spec->stdin_data) {
+		own_in = stdin_file(spec->stdin_data, spec->stdin_len);
+		if (own_in < 0)
+			return errno;
+	}
 	sigemptyset(&none);
 	sigfillset(&all);
 	/* glibc's posix_spawn leaves the signals it keeps for itself (those
@@ -555,11 +591,11 @@ static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, c
 			1UL << ((sig - 1) % (8 * sizeof(all.__val[0])));
 	r = posix_spawn_file_actions_init(&fa);
 	if (r)
-		return r;
+		goto out_in;
 	r = posix_spawnattr_init(&at);
 	if (r) {
 		posix_spawn_file_actions_destroy(&fa);
-		return r;
+		goto out_in;
 	}
 	runner__leaders_lock();
 	if (devnull_fd < 0) {
@@ -567,8 +603,9 @@ static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, c
 		if (devnull_fd < 0)
 			r = errno;
 	}
+	in_fd = own_in >= 0 ? own_in : devnull_fd;
 	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, devnull_fd, 0);
+		r = posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
 	if (!r)
 		r = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	if (!r)
@@ -585,7 +622,7 @@ static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, c
 	/* Registered before any sweep of another loop can see it dead. */
 	if (!r)
 		r = -runner__leaders_reserve();
-	how.in_fd = devnull_fd;
+	how.in_fd = in_fd;
 	if (!r)
 		r = spawn_search(&pid, spec->argv, env, &how);
 	if (!r) {
@@ -595,6 +632,9 @@ static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, c
 	runner__leaders_unlock();
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
+out_in:
+	if (own_in >= 0)
+		close(own_in);
 	return r;
 }
 

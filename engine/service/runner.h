@@ -9,7 +9,8 @@
  * CLONE_VFORK; vfork for a run as another user, runner_user.c) with
  * POSIX_SPAWN_SETSID (so pgid == sid == pid), every
  * signal at its default and none blocked, one pipe whose write end is both
- * stdout and stderr of the child, stdin from /dev/null, and the leader's
+ * stdout and stderr of the child, stdin from /dev/null (or from a copy of
+ * given bytes, runner_spec.stdin_data), and the leader's
  * end seen through its pidfd (SIGCHLD where there is none) on the loop;
  * one more environment variable, RUNNER_MARKER_VAR
  * ("PACKETFS_RUN=<daemon pid>.<n>"), that tells the run's processes apart
@@ -71,6 +72,11 @@ struct runner_spec {
 	 * spawn fails with EPERM). The process group, the marker and the
 	 * ending of the run are as for any run. */
 	const struct runner_user *user;
+	/* NULL: stdin is /dev/null. Otherwise the run's stdin is a file
+	 * (an anonymous memfd, copied at the start) holding the stdin_len
+	 * bytes at stdin_data, then end of file. */
+	const char *stdin_data;
+	size_t stdin_len;
 };
 
 struct runner_result {

@@ -25,6 +25,8 @@ static uv_timer_t reaper;
 
 char *const test_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
 const struct runner_user *harness_user;
+const char *harness_stdin;
+size_t harness_stdin_len;
 
 static void on_output(void *arg, const char *data, size_t len)
 {
@@ -121,7 +123,7 @@ void start(uv_loop_t *loop, struct run *r, char *const *argv, char *const *env,
 {
 	struct runner_spec spec = {
 		.argv = argv, .env = env, .cwd = cwd, .timeout_s = timeout_s, .grace_s = 1,
-		.user = harness_user,
+		.user = harness_user, .stdin_data = harness_stdin, .stdin_len = harness_stdin_len,
 	};
 
 	memset(r, 0, sizeof(*r));

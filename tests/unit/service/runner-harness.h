@@ -44,6 +44,10 @@ struct reaped {
 extern char *const test_env[];
 /* The user start() makes its runs run as (runner_spec.user); NULL: ours. */
 extern const struct runner_user *harness_user;
+/* The bytes start() gives its runs on stdin (runner_spec.stdin_data,
+ * harness_stdin_len of them); NULL: /dev/null. */
+extern const char *harness_stdin;
+extern size_t harness_stdin_len;
 
 /* SIGALRM's handler: a run did not end, or a process outlived its run. */
 void on_alarm(int sig);

@@ -459,7 +459,7 @@ TEST(schema_matches_validator)
 {
 	static const char *const top[] = { "repo", "base", "recipes_dir", "gpus",
 		"max_parallel_recipes", "max_parallel_items", "on_interrupt", "cancel_grace_s",
-		"max_doc_size", "run_as", "executor", "stages", NULL };
+		"max_doc_size", "run_as", "executor", "stages", "notify", NULL };
 	static const char *const stage[] = { "name", "run", "produces", "timeout_s", "gate",
 		"recipes", "on_needs_changes", "max_iterations", "push", "env", "rounds", NULL };
 	cJSON *schema = cJSON_Parse(schema_json_pipeline), *props, *p, *doc, *st, *req;
@@ -564,6 +564,66 @@ TEST(env_rounds)
 		   "stages[2].rounds: a rounds stage only runs its program");
 }
 
+/* "notify": entries parsed in order with their defaults, and each misuse
+ * refused with the field, the reason and its line and column. */
+#define NOTIFY(x) "{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\"}],\n \"notify\": " x "}"
+TEST(notify)
+{
+	struct pfs_config *cfg = NULL;
+	char err[256];
+
+	ASSERT_EQ(parse(NOTIFY("[{\"on\": [\"failed\", \"done\"], \"run\": [\"/bin/n\", \"-x\"]}, "
+			       "{\"on\": [\"stage_finished\"], \"run\": [\"/bin/m\"], \"timeout_s\": 5}]"),
+			&cfg, err, sizeof(err)), 0);
+	ASSERT_EQ(cfg->nnotify, 2);
+	ASSERT_STREQ(cfg->notify[0].on[0], "failed");
+	ASSERT_STREQ(cfg->notify[0].on[1], "done");
+	ASSERT(cfg->notify[0].on[2] == NULL);
+	ASSERT_STREQ(cfg->notify[0].run[1], "-x");
+	ASSERT_EQ(cfg->notify[0].timeout_s, NOTIFY_TIMEOUT_DEFAULT_S);
+	ASSERT_EQ(cfg->notify[1].timeout_s, 5);
+	ASSERT(config_notify_wants(&cfg->notify[0], "state", "failed"));
+	ASSERT(config_notify_wants(&cfg->notify[0], "state", "done"));
+	ASSERT(!config_notify_wants(&cfg->notify[0], "state", "running"));
+	ASSERT(!config_notify_wants(&cfg->notify[0], "failed", NULL));
+	ASSERT(config_notify_wants(&cfg->notify[1], "stage_finished", NULL));
+	ASSERT(!config_notify_wants(&cfg->notify[1], "state", "stage_finished"));
+	config_free(cfg);
+	cfg = NULL;
+	ASSERT_EQ(parse(NOTIFY("[]"), &cfg, err, sizeof(err)), 0);
+	ASSERT_EQ(cfg->nnotify, 0);
+	config_free(cfg);
+
+	expect_bad(NOTIFY("{\"on\": [\"done\"]}"), "notify: must be an array of objects");
+	expect_bad(NOTIFY("[3]"), "notify[0]: must be an object");
+	expect_bad(NOTIFY("[{\"run\": [\"/bin/n\"]}]"), "notify[0]: \"on\" is required at line 2, column 13");
+	expect_bad(NOTIFY("[{\"on\": [\"done\"]}]"), "notify[0]: \"run\" is required at line 2");
+	expect_bad(NOTIFY("[{\"on\": [], \"run\": [\"/bin/n\"]}]"),
+		   "notify[0].on: must not be empty at line 2, column 14");
+	expect_bad(NOTIFY("[{\"on\": \"done\", \"run\": [\"/bin/n\"]}]"),
+		   "notify[0].on: must be an array of strings");
+	expect_bad(NOTIFY("[{\"on\": [\"done\", \"faild\"], \"run\": [\"/bin/n\"]}]"),
+		   "notify[0].on[1]: unknown state or event \"faild\" (did you mean \"failed\"?) "
+		   "at line 2, column 29");
+	expect_bad(NOTIFY("[{\"on\": [\"everything\"], \"run\": [\"/bin/n\"]}]"),
+		   "notify[0].on[0]: unknown state or event \"everything\" (a state:");
+	expect_bad(NOTIFY("[{\"on\": [\"done\", \"done\"], \"run\": [\"/bin/n\"]}]"),
+		   "notify[0].on[1]: \"done\" is listed twice");
+	expect_bad(NOTIFY("[{\"on\": [\"done\"], \"run\": []}]"), "notify[0].run: must not be empty");
+	expect_bad(NOTIFY("[{\"on\": [\"done\"], \"run\": [\"notify-send\"]}]"),
+		   "notify[0].run[0]: must be an absolute path");
+	expect_bad(NOTIFY("[{\"on\": [\"done\"], \"run\": [\"/bin/n\", \"\"]}]"),
+		   "notify[0].run[1]: must be a non-empty string");
+	expect_bad(NOTIFY("[{\"on\": [\"done\"], \"run\": [\"/bin/n\"], \"timeout_s\": 0}]"),
+		   "notify[0].timeout_s: must be an integer >= 1");
+	expect_bad(NOTIFY("[{\"on\": [\"done\"], \"run\": [\"/bin/n\"], \"timeout\": 9}]"),
+		   "notify[0].timeout: unknown key (did you mean \"timeout_s\"?) at line 2");
+	expect_bad(NOTIFY("[{\"on\": [\"done\"], \"run\": [\"/bin/n\"]}, {\"onn\": [\"done\"]}]"),
+		   "notify[1].onn: unknown key (did you mean \"on\"?)");
+	expect_bad("{\"repo\": \"/r\", \"stages\": [{\"name\": \"a\"}], \"notfy\": []}",
+		   "notfy: unknown key (did you mean \"notify\"?)");
+}
+
 /*
  * A large pipeline.json costs time in proportion to its size: stage names,
  * env keys and argument lists are checked by sorting or in one pass, never
@@ -652,6 +712,7 @@ int main(void)
 	RUN(default_json);
 	RUN(schema_matches_validator);
 	RUN(env_rounds);
+	RUN(notify);
 	RUN(large);
 	return 0;
 }

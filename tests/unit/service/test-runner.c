@@ -347,6 +347,47 @@ TEST(cwd_and_env)
 	ASSERT_EQ(rmdir(dir), 0);
 }
 
+/* stdin is /dev/null, or a copy of the bytes the spec gives, whole
+ * (more than a pipe holds), then end of file. */
+TEST(stdin_data)
+{
+	char *argv[] = { "sh", "-c", "wc -c; echo end", NULL };
+	char *head[] = { "sh", "-c", "head -c 11; echo", NULL };
+	char want[64];
+	uv_loop_t loop;
+	struct run r;
+	char *big = malloc(300000);
+
+	ASSERT(big != NULL);
+	memset(big, 'x', 300000);
+	loop_begin(&loop);
+	start(&loop, &r, argv, test_env, NULL, 10, NULL);
+	loop_end(&loop);
+	ASSERT_STREQ(r.out.data, "0\nend\n");
+	buf_free(&r.out);
+
+	harness_stdin = big;
+	harness_stdin_len = 300000;
+	loop_begin(&loop);
+	start(&loop, &r, argv, test_env, NULL, 10, NULL);
+	loop_end(&loop);
+	snprintf(want, sizeof(want), "%d\nend\n", 300000);
+	ASSERT_STREQ(r.out.data, want);
+	buf_free(&r.out);
+
+	harness_stdin = "{\"a\": 1}\nmore";
+	harness_stdin_len = strlen(harness_stdin);
+	loop_begin(&loop);
+	start(&loop, &r, head, test_env, NULL, 10, NULL);
+	loop_end(&loop);
+	ASSERT_STREQ(r.out.data, "{\"a\": 1}\nmo\n");
+	assert_exited(&r, 0);
+	buf_free(&r.out);
+	harness_stdin = NULL;
+	harness_stdin_len = 0;
+	free(big);
+}
+
 TEST(concurrent_runs)
 {
 	char *a[] = { "sh", "-c", "echo one; exit 1", NULL };
@@ -447,6 +488,7 @@ int main(void)
 	RUN(path_search);
 	RUN(exit_seen_without_pidfd);
 	RUN(cwd_and_env);
+	RUN(stdin_data);
 	RUN(concurrent_runs);
 	RUN(run_as_user);
 	return 0;
