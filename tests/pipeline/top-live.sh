@@ -30,6 +30,15 @@ assert_contains "$header" "2 items: 1 running, 1 done" "the header"
 screen | sed -n 2p | grep -Eq '^  ITEM +STATE +STAGE +RUNNING +EVIDENCE +LAST ERROR$' ||
 	fail "the columns' line: $(screen | sed -n 2p)"
 
+# Waiting, it spends next to no CPU time (poll(2), a redraw a second).
+pid=$(pgrep -P "$(tmux -S "$TMUX_SOCK" list-panes -t top -F '#{pane_pid}')" -x packetfs) ||
+	fail "no packetfs top process in the pane"
+ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+c0=$(ticks)
+sleep 2
+c1=$(ticks)
+[ $((c1 - c0)) -le 6 ] || fail "top spent $((c1 - c0)) ticks in 2 s of waiting"
+
 # The elapsed time of what runs advances on its own.
 t0=$(row fix-2 | sed -E 's/.* plan ([0-9]+)s .*/\1/')
 wait_for bash -c '[ "$(tmux -S "$1" capture-pane -p -t top | sed -nE "s/^  fix-2 .* plan ([0-9]+)s .*/\1/p")" -gt "$2" ]' \
@@ -68,11 +77,19 @@ keys a
 wait_screen '^fix-3: approve: ok'
 wait_for grep -q '"approved":true' "$M/fix-3/status.json"
 
+# An item archived (rmdir) leaves the list.
+rmdir "$M/fix-3" || fail "rmdir fix-3 failed"
+wait_screen '^[0-9:]{8}  2 items: 1 failed, 1 done  '
+screen_matches '^[> ] fix-3 ' && fail "fix-3 still shown after its archive: $(screen)"
+wait_screen '^> fix-2 '
+new_item fix-4
+wait_screen '^  fix-4 +new '
+
 # ? shows the help; a key closes it.
 keys '?'
 wait_screen 'a +approve: pass the selected item'
 keys x
-wait_screen '^> fix-3 '
+wait_screen '^> fix-2 '
 
 # A resize redraws to the new width: narrow, every line fits and the columns past it go; wide,
 # the last error shows whole; tiny, it goes on running and comes back.
