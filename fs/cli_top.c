@@ -9,7 +9,8 @@
  * SIGINT, SIGTERM, SIGHUP: quit). The model (top_model.c) changes only when
  * a notification names an item; the screen is rendered from the model
  * (top_render.c) after every wake, and once a second only to advance the
- * clock and the elapsed times shown.
+ * clock and the elapsed times shown (and to ask, with a statfs, whether
+ * the mount's daemon still answers: its end sends no notification).
  *
  * The selection is kept by item name, so it stays on its item while items
  * come and go above it; the list scrolls to keep it in view.
@@ -381,6 +382,8 @@ static int run(struct ui *ui)
 		r = poll(fds, 3, unread ? 0 : to_next_second());
 		if (r < 0 && errno != EINTR)
 			return -errno;
+		if (r == 0 && !unread && (r = top_watch_alive(&ui->w)) < 0)
+			return r;
 		if (r <= 0)
 			continue; /* a second passed: draw advances the times */
 		if (fds[2].revents & POLLIN) {

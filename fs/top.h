@@ -183,6 +183,11 @@ int top_watch_read(struct top_watch *w, struct top_model *m, size_t first, size_
 /* Whether an item of m is marked: 1 or 0. */
 int top_model_unread(const struct top_model *m);
 
+/* Whether the mount still answers: 0, or -errno (-ENOTCONN: its daemon is
+ * gone; unmounted, inotify says so). Asks the daemon once (statfs), reads
+ * nothing. */
+int top_watch_alive(const struct top_watch *w);
+
 /* Closes what w holds; w may be half set up. */
 void top_watch_stop(struct top_watch *w);
 

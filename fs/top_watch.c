@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "top.h"
@@ -47,6 +48,17 @@ int top_watch_start(struct top_watch *w, const struct top_model *m)
 	if (fstat(w->events_fd, &st) < 0)
 		return -errno;
 	w->events_off = (uint64_t)st.st_size;
+	return 0;
+}
+
+int top_watch_alive(const struct top_watch *w)
+{
+	struct statfs sf;
+
+	/* statfs is always asked of the daemon (the kernel caches none):
+	 * a daemon gone answers ENOTCONN. */
+	if (w->events_fd >= 0 && fstatfs(w->events_fd, &sf) < 0 && errno != EINTR)
+		return -errno;
 	return 0;
 }
 
