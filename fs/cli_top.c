@@ -276,6 +276,10 @@ static void draw(struct ui *ui)
 		put_line(2, "  (no items: mkdir MOUNTPOINT/NAME or packetfs new makes one)", cols);
 	if (ui->status[0])
 		snprintf(line, sizeof(line), "%s", ui->status);
+	else if (ui->w.unwatched)
+		snprintf(line, sizeof(line), "%zu items without a watch (inotify: %s): their "
+			 "changes come from %s/events", ui->w.unwatched,
+			 strerror(ui->w.unwatched_err), ui->m.root);
 	else
 		snprintf(line, sizeof(line), "%zu/%zu  a approve  c cancel  r rerun failed  q quit  ? help",
 			 ui->m.n ? ui->cur + 1 : 0, ui->m.n);
@@ -501,11 +505,6 @@ int cli_top(int argc, char **argv)
 		rc = print_once(&ui);
 		goto out;
 	}
-	top_watch_items(&ui.w, &ui.m);
-	if (ui.w.unwatched)
-		snprintf(ui.status, sizeof(ui.status),
-			 "%zu items unwatched (inotify: %s); %s/events still tells of them",
-			 ui.w.unwatched, strerror(ui.w.unwatched_err), mnt);
 	reselect(&ui);
 	if ((rc = screen_start()) != 0)
 		goto out;

@@ -45,7 +45,7 @@ struct top_item {
 	int more_runs;              /* runs beyond TOP_MAX_RUNS */
 	int hold;                   /* status.json "hold" */
 	int error;                  /* the last read's -errno, 0 when it read */
-	int wd;                     /* its inotify watch, -1: none */
+	int wd;                     /* its inotify watch; -1: none yet, -2: refused */
 	int dirty;                  /* a notification named it since it was read */
 };
 
@@ -91,7 +91,8 @@ long top_model_find(const struct top_model *m, const char *name);
 long top_model_refresh(struct top_model *m, const char *name);
 
 /* Drops the item called name from m, if there. Returns its inotify watch
- * descriptor (-1: none or no such item), which the caller removes. */
+ * descriptor (which the caller removes) or what stood for none (-1, -2;
+ * -1 also when there is no such item). */
 int top_model_drop(struct top_model *m, const char *name);
 
 /* The index of the item whose inotify watch is wd, or -1. */
@@ -150,18 +151,13 @@ struct top_watch {
 	int events_fd;          /* MNT/events, -1: none */
 	uint64_t events_off;    /* bytes of it taken */
 	struct buf rest;        /* a line of it not complete yet */
-	size_t unwatched;       /* items that got no watch (the watch limit) */
+	size_t unwatched;       /* watches refused (the watch limit) */
 	int unwatched_err;      /* why (positive errno) */
 };
 
 /* Starts watching the root of m's mount and takes the end of its events
  * file, before m is loaded (so no change falls between). 0 or -errno. */
 int top_watch_start(struct top_watch *w, const struct top_model *m);
-
-/* Adds a watch on each item of m that has none; one that can not be had
- * (ENOSPC: the limit of watches) is counted in w->unwatched, and that item
- * is then followed through the events file only. */
-void top_watch_items(struct top_watch *w, struct top_model *m);
 
 /*
  * Takes what the inotify instance has (none: returns at once) and reads the
@@ -176,7 +172,10 @@ int top_watch_drain(struct top_watch *w, struct top_model *m);
 /*
  * Reads again the marked items (top_item.dirty) of m: those of the rows
  * first..first+n-1 (the screen's), then the others from the top, at most
- * max in all. Returns 1 when one was read, 0 when none, or -ENOMEM.
+ * max in all. An item without a watch gets one first; one that can not be
+ * had (ENOSPC: the limit of watches) is counted in w->unwatched, and that
+ * item is then followed through the events file only. Returns 1 when one
+ * was read, 0 when none, or -ENOMEM.
  */
 int top_watch_read(struct top_watch *w, struct top_model *m, size_t first, size_t n, size_t max);
 

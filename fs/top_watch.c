@@ -78,23 +78,16 @@ static void watch_item(struct top_watch *w, struct top_model *m, size_t i)
 	char path[PATH_MAX];
 	struct top_item *it = &m->items[i];
 
-	if (it->wd >= 0 ||
+	if (it->wd != -1 ||
 	    snprintf(path, sizeof(path), "%s/%s", m->root, it->name) >= (int)sizeof(path))
 		return;
 	it->wd = inotify_add_watch(w->fd, path, ITEM_MASK);
 	if (it->wd < 0 && errno != ENOENT) {
+		/* Refused (the limit of watches): not asked again. */
+		it->wd = -2;
 		w->unwatched++;
 		w->unwatched_err = errno;
 	}
-}
-
-void top_watch_items(struct top_watch *w, struct top_model *m)
-{
-	size_t i;
-
-	w->unwatched = 0;
-	for (i = 0; i < m->n; i++)
-		watch_item(w, m, i);
 }
 
 /* Marks the item called name for a read: a known one by its mark, a new
@@ -129,6 +122,8 @@ static int drop(struct top_watch *w, struct top_model *m, const char *name)
 	wd = top_model_drop(m, name);
 	if (wd >= 0)
 		inotify_rm_watch(w->fd, wd);
+	else if (wd == -2 && w->unwatched)
+		w->unwatched--;
 	return 1;
 }
 
@@ -183,6 +178,8 @@ static int read_one(struct top_watch *w, struct top_model *m, size_t i, size_t *
 	*next = i + 1;
 	if (!m->items[i].dirty)
 		return 0;
+	/* The watch before the read: no change falls between. */
+	watch_item(w, m, i);
 	snprintf(name, sizeof(name), "%s", m->items[i].name);
 	k = top_model_refresh(m, name);
 	if (k == -ENOMEM)
@@ -192,10 +189,6 @@ static int read_one(struct top_watch *w, struct top_model *m, size_t i, size_t *
 		*next = i;
 		return 1;
 	}
-	/* A directory made anew under the same name (an item archived, then
-	 * made again) has lost its watch. */
-	if (m->items[k].wd < 0)
-		watch_item(w, m, (size_t)k);
 	*next = (size_t)k + 1;
 	return 1;
 }
@@ -244,8 +237,8 @@ static int take(struct top_watch *w, struct top_model *m, const struct inotify_e
 		/* Events were lost: everything is read again. */
 		int r = top_model_load(m, 0);
 
-		if (r == 0)
-			top_watch_items(w, m);
+		/* The watches stay; each item finds its own at its read. */
+		w->unwatched = 0;
 		return r < 0 ? r : 1;
 	}
 	if (ev->wd == w->root_wd) {

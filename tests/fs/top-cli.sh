@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `packetfs top`'s command line: without a terminal it refuses (exit 2) unless --once, which
 # prints one frame as text fitted to $COLUMNS; usage errors exit 2, a directory that is no
-# packetfs mount exits 1; help lists it. When the mount goes away under a running top, it ends
-# with status 1 saying so.
+# packetfs mount exits 1; help lists it. When the mount's daemon dies under a running top, it
+# ends with status 1 saying so.
 . "$(dirname "$0")/../lib.sh"
 . "$TESTS_DIR/top.sh"
 mount_item
@@ -50,7 +50,7 @@ assert_contains "$out" "--once" "packetfs top --help"
 
 top_start 80 10
 wait_screen '^> fix-1 +new '
-umount_store
+kill_daemon
 wait_screen "^packetfs: top: $M: the mount went away\$"
 wait_screen '^top-exited-1$'
 exit 0
