@@ -445,13 +445,16 @@ static int print_once(struct ui *ui)
 	return fflush(stdout) == 0 ? 0 : cli_fail("top", "stdout: %s", strerror(errno));
 }
 
-/* Starts the screen: 0, or 1 after saying why it can not. */
-static int screen_start(void)
+/* Starts the screen into *scr: 0, or 1 after saying why it can not. */
+static int screen_start(SCREEN **scr)
 {
 	if (signals_start() < 0)
 		return cli_fail("top", "signals: %s", strerror(errno));
-	if (initscr() == NULL)
-		return cli_fail("top", "the terminal ($TERM) can not be driven");
+	/* newterm, unlike initscr, returns when the terminal is unknown. */
+	*scr = newterm(NULL, stdout, stdin);
+	if (*scr == NULL)
+		return cli_fail("top", "the terminal type '%s' ($TERM) is unknown",
+				getenv("TERM") ? getenv("TERM") : "");
 	/* initscr's own handler for SIGWINCH gives way to the pipe's. */
 	signals_start();
 	cbreak();
@@ -471,6 +474,7 @@ int cli_top(int argc, char **argv)
 		CLI_OPTIONS_END,
 	};
 	struct ui ui;
+	SCREEN *scr;
 	char path[PATH_MAX], store[PATH_MAX];
 	const char *mnt;
 	int c, rc, once = 0, r;
@@ -506,10 +510,11 @@ int cli_top(int argc, char **argv)
 		goto out;
 	}
 	reselect(&ui);
-	if ((rc = screen_start()) != 0)
+	if ((rc = screen_start(&scr)) != 0)
 		goto out;
 	r = run(&ui);
 	endwin();
+	delscreen(scr);
 	if (r == -ENODEV || r == -ENOTCONN)
 		rc = cli_fail("top", "%s: the mount went away", mnt);
 	else if (r < 0)

@@ -48,6 +48,13 @@ assert_contains "$out" "usage: packetfs top MOUNTPOINT [--once]" "packetfs help 
 out=$("$PFS" top --help 2>&1) || fail "packetfs top --help failed"
 assert_contains "$out" "--once" "packetfs top --help"
 
+# A terminal type ncurses does not know: a message, exit 1.
+tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -s term -x 80 -y 10 \
+	"TERM=bogus-term $(printf '%q ' "$PFS" top "$M"); echo top-exited-\$?; sleep 600"
+wait_for bash -c 'tmux -S "$1" capture-pane -p -t term | grep -q "^top-exited-1$"' _ "$TMUX_SOCK"
+assert_contains "$(tmux -S "$TMUX_SOCK" capture-pane -p -t term)" \
+	"packetfs: top: the terminal type 'bogus-term' (\$TERM) is unknown" "top with TERM=bogus-term"
+
 top_start 80 10
 wait_screen '^> fix-1 +new '
 kill_daemon
