@@ -515,7 +515,7 @@ int cli_top(int argc, char **argv)
 	r = run(&ui);
 	endwin();
 	delscreen(scr);
-	if (r == -ENODEV || r == -ENOTCONN)
+	if (r == -ENODEV || r == -ENOTCONN || r == -ECONNABORTED)
 		rc = cli_fail("top", "%s: the mount went away", mnt);
 	else if (r < 0)
 		rc = cli_fail("top", "%s: %s", mnt, strerror(-r));

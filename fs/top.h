@@ -164,8 +164,8 @@ int top_watch_start(struct top_watch *w, const struct top_model *m);
  * events file on, marking the items they name for top_watch_read; an item
  * new to the model is read at once, one gone is dropped.
  * Returns 1 when the model changed, 0 when not, or -errno: -ENODEV when the
- * mount went away (its root watch ended), -ENOTCONN when its daemon did,
- * -ENOMEM.
+ * mount went away (its root watch ended), -ENOTCONN or -ECONNABORTED when
+ * its daemon did, -ENOMEM, another read(2) error of the events file.
  */
 int top_watch_drain(struct top_watch *w, struct top_model *m);
 
@@ -182,8 +182,8 @@ int top_watch_read(struct top_watch *w, struct top_model *m, size_t first, size_
 /* Whether an item of m is marked: 1 or 0. */
 int top_model_unread(const struct top_model *m);
 
-/* Whether the mount still answers: 0, or -errno (-ENOTCONN: its daemon is
- * gone; unmounted, inotify says so). Asks the daemon once (statfs), reads
+/* Whether the mount still answers: 0, or -errno (-ENOTCONN or
+ * -ECONNABORTED: its daemon is gone; unmounted, inotify says so). Asks the daemon once (statfs), reads
  * nothing. */
 int top_watch_alive(const struct top_watch *w);
 

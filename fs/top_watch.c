@@ -56,7 +56,8 @@ int top_watch_alive(const struct top_watch *w)
 	struct statfs sf;
 
 	/* statfs is always asked of the daemon (the kernel caches none):
-	 * a daemon gone answers ENOTCONN. */
+	 * a daemon gone answers ENOTCONN (ECONNABORTED once the connection
+	 * is aborted). */
 	if (w->events_fd >= 0 && fstatfs(w->events_fd, &sf) < 0 && errno != EINTR)
 		return -errno;
 	return 0;
@@ -293,7 +294,7 @@ int top_watch_drain(struct top_watch *w, struct top_model *m)
 		}
 	}
 	r = read_events(w, m);
-	if (r == -ENOMEM || r == -ENOTCONN)
+	if (r < 0)
 		return r;
 	return changed | (r > 0);
 }
