@@ -35,7 +35,7 @@ _packetfs()
 		words=("${COMP_WORDS[@]}")
 		cword=$COMP_CWORD
 	fi
-	local commands="init mount umount new status log check export import record ctl follow help"
+	local commands="init mount umount new status log check export import record ctl follow top help"
 	local opts_mount="rw nodev dev nosuid suid noexec exec async sync dirsync atime noatime
 		relatime strictatime lazytime allow_other allow_root default_permissions auto_unmount
 		max_read= max_readahead= max_background= congestion_threshold= log="
@@ -89,6 +89,7 @@ _packetfs()
 	new) flags="--brief --help" ;;
 	status) flags="--json --help" ;;
 	record) flags="-C --gpus --timeout --help" ;;
+	top) flags="--once --help" ;;
 	*) flags="--help" ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -118,6 +119,13 @@ _packetfs()
 	init:0 | mount:* | export:2 | import:0 | import:1 | ctl:0 | follow:0)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		;;
+	top:0)
+		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_mounts)" -- "$cur")
+		if ((${#COMPREPLY[@]} == 0)); then
+			compopt -o filenames 2>/dev/null
+			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		fi
 		;;
 	log:2)
 		compopt -o filenames 2>/dev/null

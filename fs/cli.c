@@ -28,6 +28,7 @@
  *   cli_mtab.c    the mount table (libmount), dead mounts
  *   cli_status.c  status
  *   cli_record.c  record
+ *   cli_top.c     top (with top_model.c, top_render.c, top_watch.c)
  *
  * Errors go to stderr as "packetfs: <command>: <why>"; usage errors also
  * print the command's usage line and exit 2.
@@ -344,6 +345,17 @@ const struct cli_command cli_commands[] = {
 	  "they grow, with a line \"==> PATH <==\" wherever the output moves to\n"
 	  "another log; ends when the item neither runs nor is queued, with a line\n"
 	  "\"==> state: STATE <==\". Woken by inotify on the item's files.\n" },
+	{ "top", cli_top, "MOUNTPOINT [--once]", "live view of every item (terminal UI)",
+	  "Shows every item of the mount, one row each: state, stage, what runs\n"
+	  "and for how long, evidence (validated/named) and the last error, under a\n"
+	  "line counting the items in each state. Kept current by the mount's own\n"
+	  "change notifications (inotify and MNT/events). Keys: Up/Down or k/j,\n"
+	  "PgUp/PgDn, Home/End select an item; a approves it, c cancels what runs\n"
+	  "for it, r reruns its failed recipes (the ctl commands approve, cancel,\n"
+	  "rerun failed; the result or refusal shows in the last line); ? help;\n"
+	  "q quits. stdout must be a terminal.\n"
+	  "\n"
+	  "  --once             print one frame as text (every item) and exit\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
