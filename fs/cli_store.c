@@ -349,6 +349,7 @@ static const char *const generated[] = {
 	"ctl", "status", "status.json", "events", "change.diff", "stages/", "validation/logs/",
 	"validation/evidence.md", "validation/registry.jsonl", "validation/registry.error",
 	"validation/record", ".history/",
+	"report.html",
 	"worktree", NULL,
 };
 

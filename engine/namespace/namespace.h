@@ -118,6 +118,19 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 int view_evidence(struct engine *e, const struct item *it, struct buf *out);
 int view_change_diff(struct engine *e, const struct item *it, struct buf *out);
 
+/* view_report.c: MOUNT/ITEM/report.html of it; view_index.c:
+ * MOUNT/index.html, a row per live item. Self-contained HTML pages
+ * (view_html.h). Append to out; 0 or a negative errno of the store. Any
+ * thread. */
+int view_report(struct engine *e, const struct item *it, struct buf *out);
+int view_index(struct engine *e, struct buf *out);
+/* view_html.c: tells the watcher of the pages that follow the change of
+ * rel in item (engine_changed's arguments): report.html when status,
+ * evidence.md or change.diff changed, index.html when status changed or
+ * an item was archived. Any thread. */
+void view_html_changed(struct engine *e, const char *item, const char *rel,
+		       enum engine_change what);
+
 /* view_digest.c: calls fn(arg, d) with the digest (registry.h) of every
  * registry line of the item, oldest first, as the store holds them now,
  * kept between calls so that only the lines appended since are read. fn

@@ -97,6 +97,7 @@ const struct packet_entry packet__item_entries[] = {
 	{"status.json", N_STATUS_JSON},
 	{"events", N_ITEM_EVENTS},
 	{"change.diff", N_DIFF},
+	{"report.html", N_REPORT},
 	{"stages", N_STAGES_DIR},
 	{"validation", N_VALIDATION_DIR},
 	{"worktree", N_WORKTREE},
@@ -186,6 +187,8 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 		return n->kind = N_ROOT, 0;
 	if (strcmp(p, "events") == 0)
 		return n->kind = N_EVENTS_ALL, 0;
+	if (strcmp(p, "index.html") == 0)
+		return n->kind = N_INDEX, 0;
 	if (strcmp(p, ".packetfs") == 0)
 		return n->kind = N_PFS_DIR, 0;
 	if (strcmp(p, ".packetfs/pipeline.json") == 0)
@@ -310,6 +313,10 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 		return view_evidence(e, &n->item, out);
 	case N_DIFF:
 		return view_change_diff(e, &n->item, out);
+	case N_REPORT:
+		return view_report(e, &n->item, out);
+	case N_INDEX:
+		return view_index(e, out);
 	case N_RECORD:
 		return packet__record_render(e, n->item.id, NULL, out);
 	case N_CTL:
@@ -601,7 +608,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 	if (n->kind == N_STATUS || n->kind == N_STATUS_JSON || n->kind == N_DIFF ||
 	    n->kind == N_EVIDENCE || n->kind == N_EVENTS_ALL || n->kind == N_ITEM_EVENTS ||
 	    n->kind == N_REGISTRY || n->kind == N_RECORD || n->kind == N_PIPELINE_ERROR ||
-	    n->kind == N_REGISTRY_ERROR)
+	    n->kind == N_REGISTRY_ERROR || n->kind == N_REPORT || n->kind == N_INDEX)
 		st->mtime_ns = st->ctime_ns = now;
 	st->stable = node_stable(e, n);
 	return 0;

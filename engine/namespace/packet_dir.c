@@ -198,6 +198,7 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 	switch (n.kind) {
 	case N_ROOT:
 		emit_kind(&w, "events", N_EVENTS_ALL, S_IFREG);
+		emit_kind(&w, "index.html", N_INDEX, S_IFREG);
 		emit_kind(&w, ".packetfs", N_PFS_DIR, S_IFDIR);
 		emit_kind(&w, ".archive", N_ARCHIVE_DIR, S_IFDIR);
 		{

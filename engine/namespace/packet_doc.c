@@ -387,7 +387,7 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 	int rc;
 
 	if (strcmp(name, "events") == 0 || strcmp(name, ".packetfs") == 0 ||
-	    strcmp(name, ".archive") == 0)
+	    strcmp(name, ".archive") == 0 || strcmp(name, "index.html") == 0)
 		return -EEXIST;
 	if (!engine_valid_item_name(name))
 		return -EINVAL;
@@ -724,4 +724,5 @@ void engine_changed(struct engine *e, const char *item, const char *rel, enum en
 		n = snprintf(path, sizeof(path), "/%s", rel);
 	if (n > 0 && (size_t)n < sizeof(path))
 		e->watch_fn(e->watch_arg, path, what);
+	view_html_changed(e, item, rel, what);
 }

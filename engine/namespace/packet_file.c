@@ -67,7 +67,8 @@ struct pfs_file {
 static int resnapshots(enum kind k)
 {
 	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_DIFF || k == N_CTL ||
-	       k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR;
+	       k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR || k == N_REPORT ||
+	       k == N_INDEX;
 }
 
 /* ---- the registry ---- */
@@ -504,6 +505,8 @@ unsigned engine_file_poll(struct pfs_file *f)
 	case N_EVIDENCE:
 	case N_DIFF:
 	case N_RECORD:
+	case N_REPORT:
+	case N_INDEX:
 		if (f->read_end < f->snap.len)
 			return ready | out;
 		return (snapshot_stale(f) ? ready : 0) | out;

@@ -52,6 +52,8 @@ enum kind {
 	N_WORKTREE,
 	N_HISTORY_DIR,
 	N_HISTORY_FILE,
+	N_REPORT,       /* ITEM/report.html */
+	N_INDEX,        /* index.html at the root */
 };
 
 /* A fixed entry of a directory: its name and kind. */

@@ -35,7 +35,7 @@ assert_eq "$history_before" "$(ls "$d/.history")" ".history after refused writes
 # mkdir of an item: ENOSPC, and nothing half made.
 assert_fails_with "No space left on device" mkdir "$M/fix-2"
 [ ! -e "$M/fix-2" ] || fail "fix-2 is on the mount after its mkdir failed"
-assert_eq "events fix-1 learnings" "$(ls "$M" | tr '\n' ' ' | sed 's/ $//')" "root listing"
+assert_eq "events fix-1 index.html learnings" "$(ls "$M" | tr '\n' ' ' | sed 's/ $//')" "root listing"
 [ ! -e "$STORE/worktrees/fix-2" ] || fail "a worktree of fix-2 was left behind"
 git -C "$REPO" show-ref --verify -q refs/heads/packetfs/fix-2 &&
 	fail "branch packetfs/fix-2 was left behind"

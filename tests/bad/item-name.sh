@@ -15,6 +15,7 @@ done
 assert_fails_with EEXIST mkdir "$M/events"
 assert_fails_with EEXIST mkdir "$M/.packetfs"
 assert_fails_with EEXIST mkdir "$M/.archive"
+assert_fails_with EEXIST mkdir "$M/index.html"
 rc=0
 err=$("$PFS" new "$M" "Bad Name" 2>&1 </dev/null) || rc=$?
 [ "$rc" = 1 ] || fail "packetfs new with a bad name exited $rc, expected 1: $err"

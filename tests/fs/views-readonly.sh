@@ -5,12 +5,12 @@ mount_item
 
 before=$(cat "$d/status")
 assert_contains "$before" "state: new" "status"
-for v in status status.json change.diff validation/evidence.md events; do
+for v in status status.json change.diff validation/evidence.md events report.html; do
 	[ -e "$d/$v" ] || fail "view $v missing on a new item"
 	assert_fails_with EACCES sh_write "$d/$v" "overwritten"
 	assert_fails_with EACCES sh_append "$d/$v" "appended"
 done
-for v in events .packetfs/version; do
+for v in events index.html .packetfs/version; do
 	assert_fails_with EACCES sh_write "$M/$v" "overwritten"
 done
 assert_contains "$(cat "$d/status")" "state: new" "status after refused writes"

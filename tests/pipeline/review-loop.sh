@@ -29,6 +29,14 @@ assert_head "$(worktree_head fix-1)" "$(reg field "$r" 1 head recipe=01-build)" 
 	fail "both validation runs recorded the same head"
 assert_eq 2 "$(git -C "$STORE/worktrees/fix-1" rev-list --count main..HEAD)" "commits on the branch"
 reg check "$r" "$d" || fail "registry lines are incomplete"
+# report.html's timeline groups the runs by iteration: the second print under "iteration 2".
+rep=$(cat "$d/report.html")
+assert_contains "$rep" '<text class="group" x="4" y="' "report.html"
+for it in 1 2; do
+	assert_contains "$rep" ">iteration $it</text>" "report.html's timeline"
+done
+[ "$(grep -o 'title>stage print (run [0-9]*, iteration 2)' <<<"$rep" | wc -l)" = 1 ] ||
+	fail "report.html has no bar of the second print in iteration 2"
 git -C "$ORIGIN" rev-parse -q --verify refs/heads/packetfs/fix-1 >/dev/null &&
 	fail "a blocked item was pushed"
 exit 0

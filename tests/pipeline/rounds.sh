@@ -47,6 +47,11 @@ reg_head=$(grep '"recipe":"01-build"' "$M/fix-1/validation/registry.jsonl" | tai
 assert_contains "$reg_head" "\"head\":\"$head\"" "01-build ran at the round's head"
 assert_eq pass "$(status_field "$M" fix-1 verdict)" "verdict at the new head"
 grep -q '"type":"round_waiting"' "$M/fix-1/events" || fail "no round_waiting event"
+# report.html labels every round of the rounds stage in its timeline.
+rep=$(cat "$M/fix-1/report.html")
+for n in 1 2 3; do
+	assert_contains "$rep" "<title>stage babysit round $n (run" "report.html's timeline"
+done
 
 # A round whose commit fails the plan's recipes: not pushed, blocked with the reason.
 printf 'break\n' >"$T/rounds-b"

@@ -1,0 +1,148 @@
+/*
+ * view_index.c - MOUNT/index.html (SPEC §3, §9): every live item at a
+ * glance, one self-contained page (view_html.h).
+ *
+ * One table row per item, by name: the name linking to ITEM/report.html,
+ * its state, stage, evidence ("n/m validated"), what runs, its last error
+ * and its updated time, all read from the item's status.json rendering so
+ * that the row says what status says, and a strip of its last runs
+ * (view_timeline.c). Archived items are not listed; .archive/ holds them,
+ * each with its own report.html.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "view_html.h"
+
+struct index_walk {
+	struct engine *e;
+	struct buf *out;
+	double now;
+	size_t items;
+	int rc;
+};
+
+/* The string member key of o, or "". */
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* A cell of text; cls (may be NULL) its class. */
+static int cell(struct buf *out, const char *text, const char *cls)
+{
+	int rc = cls ? buf_printf(out, "<td class=\"%s\">", cls) : buf_puts(out, "<td>");
+
+	if (rc == 0)
+		rc = html_text(out, text);
+	return rc ? rc : buf_puts(out, "</td>");
+}
+
+static int item_row(struct index_walk *w, const struct item *it)
+{
+	struct buf *out = w->out;
+	struct timeline tl;
+	struct buf sj;
+	cJSON *st = NULL;
+	char cls[48], stcls[32];
+	int rc;
+
+	buf_init(&sj);
+	memset(&tl, 0, sizeof(tl));
+	rc = view_status(w->e, it, 1, &sj);
+	if (rc == 0) {
+		st = cJSON_Parse(sj.data ? sj.data : "");
+		rc = st ? 0 : -ENOMEM;
+	}
+	if (rc == 0)
+		rc = timeline_load(w->e, it->id, w->now, &tl);
+	if (rc == 0)
+		rc = buf_puts(out, "<tr><td><a href=\"");
+	if (rc == 0)
+		rc = html_url(out, it->name);
+	if (rc == 0)
+		rc = buf_puts(out, "/report.html\">");
+	if (rc == 0)
+		rc = html_text(out, it->name);
+	if (rc == 0)
+		rc = buf_puts(out, "</a>");
+	if (rc == 0 && jstr(st, "title")[0]) {
+		rc = buf_puts(out, "<br /><small>");
+		if (rc == 0)
+			rc = html_text(out, jstr(st, "title"));
+		if (rc == 0)
+			rc = buf_puts(out, "</small>");
+	}
+	if (rc == 0)
+		rc = buf_puts(out, "</td>");
+	html_status_class(jstr(st, "state"), stcls);
+	snprintf(cls, sizeof(cls), "st %s", stcls);
+	if (rc == 0)
+		rc = cell(out, jstr(st, "state"), cls);
+	if (rc == 0)
+		rc = cell(out, jstr(st, "stage"), NULL);
+	if (rc == 0)
+		rc = cell(out, jstr(st, "evidence"), NULL);
+	if (rc == 0)
+		rc = cell(out, jstr(st, "running"), NULL);
+	if (rc == 0)
+		rc = cell(out, jstr(st, "last_error"), "err");
+	if (rc == 0)
+		rc = cell(out, jstr(st, "updated"), NULL);
+	if (rc == 0)
+		rc = buf_puts(out, "<td>");
+	if (rc == 0)
+		rc = timeline_strip(&tl, out);
+	if (rc == 0)
+		rc = buf_puts(out, "</td></tr>\n");
+	timeline_free(&tl);
+	cJSON_Delete(st);
+	buf_free(&sj);
+	return rc;
+}
+
+static int each_item(void *arg, const struct item *it)
+{
+	struct index_walk *w = arg;
+
+	w->rc = item_row(w, it);
+	w->items++;
+	return w->rc != 0;
+}
+
+int view_index(struct engine *e, struct buf *out)
+{
+	struct index_walk w = {e, NULL, (double)util_now_ns() / 1e9, 0, 0};
+	struct buf rows;
+	int rc;
+
+	buf_init(&rows);
+	w.out = &rows;
+	rc = store_item_each(e->store, 0, each_item, &w);
+	if (rc == 0)
+		rc = w.rc;
+	if (rc == 0)
+		rc = html_page_start(out, "packetfs \xe2\x80\x94 work items");
+	if (rc == 0)
+		rc = buf_printf(out, "<h1>Work items</h1>\n<p class=\"note\">%zu item%s; "
+				"each name links to the item's report. Archived items are in "
+				"<a href=\".archive/\">.archive/</a>.</p>\n",
+				w.items, w.items == 1 ? "" : "s");
+	if (rc == 0 && w.items)
+		rc = buf_puts(out, "<table class=\"items\">\n<tr><th>item</th><th>state</th>"
+			      "<th>stage</th><th>evidence</th><th>running</th><th>last error</th>"
+			      "<th>updated</th><th>runs</th></tr>\n");
+	if (rc == 0 && rows.len)
+		rc = buf_append(out, rows.data, rows.len);
+	if (rc == 0 && w.items)
+		rc = buf_puts(out, "</table>\n");
+	if (rc == 0)
+		rc = html_page_end(out);
+	buf_free(&rows);
+	return rc;
+}
