@@ -57,7 +57,8 @@ TEST_TIMEOUT=${PFS_TEST_TIMEOUT:-120}
 PACKAGES="build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev libgit2-dev
 libcjson-dev libuv1-dev libssl-dev libxml2-dev libzstd-dev git inotify-tools vim rsync util-linux coreutils
 python3 attr sqlite3 slurm-wlm munge cmake python3-pytest apache2 apache2-utils openssh-server
-openssh-client clang libclang-rt-dev autoconf automake emacs-nox libsystemd-dev libmount-dev libsmartcols-dev man-db"
+openssh-client clang libclang-rt-dev autoconf automake emacs-nox libsystemd-dev libmount-dev libsmartcols-dev man-db
+python3-junitparser libxml2-utils"
 PASSED=0
 FAILED=0
 SKIPPED=0
