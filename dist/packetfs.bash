@@ -35,7 +35,7 @@ _packetfs()
 		words=("${COMP_WORDS[@]}")
 		cword=$COMP_CWORD
 	fi
-	local commands="init mount umount new status log check export import record ctl follow top help"
+	local commands="init mount umount new status log check export import record ctl follow top attest verify help"
 	local opts_mount="rw nodev dev nosuid suid noexec exec async sync dirsync atime noatime
 		relatime strictatime lazytime allow_other allow_root default_permissions auto_unmount
 		max_read= max_readahead= max_background= congestion_threshold= log="
@@ -53,7 +53,8 @@ _packetfs()
 	# The operands before the word being completed (options and their values left out).
 	for ((i = 2; i < cword; i++)); do
 		case ${words[i]} in
-		--repo | --pipeline | --brief | -o | --options | -C | --gpus | --timeout) ((i++)) ;;
+		--repo | --pipeline | --brief | -o | --options | -C | --gpus | --timeout | --key | \
+			--subject) ((i++)) ;;
 		--) [[ $cmd == record ]] && operands+=(--) ;;
 		-*) ;;
 		*) operands+=("${words[i]}") ;;
@@ -67,7 +68,7 @@ _packetfs()
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		return
 		;;
-	--pipeline | --brief)
+	--pipeline | --brief | --key)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
@@ -79,7 +80,7 @@ _packetfs()
 		compopt -o nospace 2>/dev/null
 		return
 		;;
-	--gpus | --timeout) return ;;
+	--gpus | --timeout | --subject) return ;;
 	esac
 
 	local flags=
@@ -90,6 +91,7 @@ _packetfs()
 	status) flags="--json --help" ;;
 	record) flags="-C --gpus --timeout --help" ;;
 	top) flags="--once --help" ;;
+	verify) flags="--key --subject --help" ;;
 	*) flags="--help" ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -108,12 +110,12 @@ _packetfs()
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		fi
 		;;
-	status:0 | log:0 | check:0 | export:0)
+	status:0 | log:0 | check:0 | export:0 | attest:0)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_mounts)" -- "$cur")
 		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur")
 		;;
-	status:1 | log:1 | export:1)
+	status:1 | log:1 | export:1 | attest:1)
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_items "${operands[0]}")" -- "$cur")
 		;;
 	init:0 | mount:* | export:2 | import:0 | import:1 | ctl:0 | follow:0)
@@ -127,7 +129,7 @@ _packetfs()
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		fi
 		;;
-	log:2)
+	log:2 | verify:0)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;

@@ -132,6 +132,19 @@ int engine_init_store(const char *store, const char *repo, const char *pipeline_
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
+	/* The store's signing key pair (engine.h, ENGINE_SIGNING_KEY). */
+	{
+		char pub[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", store, ENGINE_SIGNING_KEY);
+		snprintf(pub, sizeof(pub), "%s/%s", store, ENGINE_SIGNING_PUB);
+		rc = sign_key_make(path, pub);
+		if (rc) {
+			snprintf(err, errlen, "%s: cannot make the signing key: %s", path,
+				 strerror(-rc));
+			goto fail;
+		}
+	}
 	config_free(cfg);
 	free(json);
 	return 0;
@@ -146,6 +159,10 @@ fail:
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/worktrees", store);
 	rmdir(path);
+	snprintf(path, sizeof(path), "%s/%s", store, ENGINE_SIGNING_KEY);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", store, ENGINE_SIGNING_PUB);
+	unlink(path);
 	if (made_dir)
 		rmdir(store);
 	return rc;

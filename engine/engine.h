@@ -102,6 +102,17 @@ int engine_init_store(const char *store, const char *repo, const char *pipeline_
 		      size_t errlen);
 
 /*
+ * The store's signing key pair (SPEC §6 "Evidence leaves the store
+ * intact"), files of the store directory: the ed25519 private key (PEM,
+ * mode 0600: the store owner's alone) and its public key (PEM, mode 0644:
+ * anyone who can reach the store may read it and give it to a verifier).
+ * engine_init_store makes them; a store made before they existed gets
+ * them from its first engine_attest.
+ */
+#define ENGINE_SIGNING_KEY "signing.key"
+#define ENGINE_SIGNING_PUB "signing.pub"
+
+/*
  * Opens a store. Unless readonly, takes the store's lock (a second daemon
  * gets -EBUSY and "store is in use by process N" in err), applies pending
  * migrations, and performs crash recovery: runs left "running" by a dead
@@ -319,6 +330,22 @@ int engine_log(struct engine *e, const char *item, const char *path, struct buf 
  * clean ("store is consistent" in out), 1 when problems were found (one
  * line each in out, naming the item and the run), or -errno. */
 int engine_check(struct engine *e, struct buf *out);
+/*
+ * `packetfs attest`: an in-toto Statement v1 about the item's head commit
+ * (subject: "git+REPO@BRANCH" with digest {"gitCommit": HEAD}), whose
+ * predicate is a test result v0.1 (result PASSED, WARNED or FAILED;
+ * configuration: a resource descriptor per recipe the plan names; the
+ * passed, warned and failed recipes) made from the latest engine run of
+ * each named recipe at the head, as evidence.md counts them (external
+ * claims never count), in a DSSE envelope signed with the store's key
+ * (ENGINE_SIGNING_KEY), appended to out as JSON. A store without a key
+ * pair gets one first (*made set to 1; made may be NULL). 0; -ENOENT (no
+ * such item, or its branch has no head: why in err), -EACCES (the key
+ * cannot be read or made: why in err), or another negative errno. Any
+ * thread; a readonly engine will do.
+ */
+int engine_attest(struct engine *e, const char *item, struct buf *out, int *made, char *err,
+		  size_t errlen);
 /* The process id of the daemon that last opened the store for writing
  * (recorded in the store), or 0. It may have exited since. */
 pid_t engine_daemon_pid(struct engine *e);

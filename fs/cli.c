@@ -20,6 +20,8 @@
  *                              mount, a store through a read-only engine
  *   record                     the mount: the item's validation/record and
  *                              the run's log (cli_record.c)
+ *   attest, verify             the store read-only; verify needs none
+ *                              (cli_attest.c)
  *
  * The commands live in files of their own:
  *
@@ -29,6 +31,7 @@
  *   cli_status.c  status
  *   cli_record.c  record
  *   cli_top.c     top (with top_model.c, top_render.c, top_watch.c)
+ *   cli_attest.c  attest, verify
  *
  * Errors go to stderr as "packetfs: <command>: <why>"; usage errors also
  * print the command's usage line and exit 2.
@@ -274,7 +277,11 @@ const struct cli_command cli_commands[] = {
 	  "\n"
 	  "  --repo REPO        the git repository items branch from (required)\n"
 	  "  --pipeline FILE    the pipeline configuration (JSON); default: the\n"
-	  "                     built-in pipeline for REPO\n" },
+	  "                     built-in pipeline for REPO\n"
+	  "\n"
+	  "Also makes the store's ed25519 signing key pair (STORE/signing.key, mode\n"
+	  "0600; STORE/signing.pub) and prints the public key (PEM), which `packetfs\n"
+	  "verify --key` takes.\n" },
 	{ "mount", cli_mount, "STORE MOUNTPOINT [-f] [-o OPTIONS]", "mount a store",
 	  "Mounts the store at MOUNTPOINT and runs its pipeline in the background.\n"
 	  "Returns once the mount answers; the daemon lives until `packetfs umount`.\n"
@@ -356,6 +363,23 @@ const struct cli_command cli_commands[] = {
 	  "q quits. stdout must be a terminal.\n"
 	  "\n"
 	  "  --once             print one frame as text (every item) and exit\n" },
+	{ "attest", cli_attest, "STORE|MOUNTPOINT ITEM", "print a signed test-result attestation",
+	  "Prints a DSSE envelope (JSON) holding an in-toto Statement v1 about\n"
+	  "ITEM's head commit with a test-result v0.1 predicate: PASSED, WARNED\n"
+	  "or FAILED, and the recipes the plan names, judged by their latest engine\n"
+	  "run at the head (as evidence.md counts them; external claims never\n"
+	  "count). Signed with the store's ed25519 key (STORE/signing.key; its\n"
+	  "public key is STORE/signing.pub), made now for a store that has none.\n"
+	  "A mount point stands for the store it shows.\n" },
+	{ "verify", cli_verify, "FILE --key PUBKEY [--subject COMMIT]", "check an attestation",
+	  "Checks that the DSSE envelope in FILE ('-': stdin) is signed by the\n"
+	  "ed25519 public key PUBKEY (PEM) and holds an in-toto test-result\n"
+	  "Statement, then prints what it attests: item, subject, commit, result\n"
+	  "and passed/named recipes. Exits 1 with the reason when it does not.\n"
+	  "\n"
+	  "  --key PUBKEY       the public key (PEM), e.g. STORE/signing.pub\n"
+	  "  --subject COMMIT   also require the attestation to be about COMMIT\n"
+	  "                     (a full id, or a prefix of at least 7 hex digits)\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

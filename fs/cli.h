@@ -46,5 +46,7 @@ int cli_record(int argc, char **argv);  /* cli_record.c */
 int cli_ctl(int argc, char **argv);     /* cli_ctl.c */
 int cli_follow(int argc, char **argv);  /* cli_follow.c */
 int cli_top(int argc, char **argv);     /* cli_top.c */
+int cli_attest(int argc, char **argv);  /* cli_attest.c */
+int cli_verify(int argc, char **argv);  /* cli_attest.c */
 
 #endif

@@ -53,6 +53,7 @@ int cli_init(int argc, char **argv)
 	const char *repo = NULL, *pipeline = NULL;
 	char *store = NULL, *repo_abs = NULL, *json = NULL;
 	char err[1024] = "", tmp[PATH_MAX + 64];
+	struct buf pub = { NULL, 0, 0 };
 	size_t len;
 	int c, r, rc = 1;
 
@@ -87,8 +88,17 @@ int cli_init(int argc, char **argv)
 		cli_fail("init", "%s", cli_why(err, r, store, tmp, sizeof(tmp)));
 		goto out;
 	}
+	/* The public key of the store's signing key pair, for `verify --key`. */
+	snprintf(tmp, sizeof(tmp), "%s/%s", store, ENGINE_SIGNING_PUB);
+	r = cli_read_file(tmp, &pub);
+	if (r < 0) {
+		cli_fail("init", "%s: %s", tmp, strerror(-r));
+		goto out;
+	}
+	fwrite(pub.data ? pub.data : "", 1, pub.len, stdout);
 	rc = 0;
 out:
+	buf_free(&pub);
 	free(store);
 	free(json);
 	free(repo_abs);
@@ -347,7 +357,7 @@ int cli_export(int argc, char **argv)
  * ending in '/' covers a directory. */
 static const char *const generated[] = {
 	"ctl", "status", "status.json", "events", "change.diff", "stages/", "validation/logs/",
-	"validation/evidence.md", "validation/registry.jsonl", "validation/registry.error",
+	"validation/evidence.md", "validation/junit.xml", "validation/registry.jsonl", "validation/registry.error",
 	"validation/record", ".history/",
 	"report.html",
 	"worktree", NULL,

@@ -58,7 +58,7 @@ PACKAGES="build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsql
 libcjson-dev libuv1-dev libssl-dev libxml2-dev libzstd-dev git inotify-tools vim rsync util-linux coreutils curl
 python3 attr sqlite3 slurm-wlm munge cmake python3-pytest apache2 apache2-utils openssh-server
 openssh-client clang libclang-rt-dev autoconf automake emacs-nox libsystemd-dev libmount-dev libsmartcols-dev man-db
-libncurses-dev tmux libxml2-utils chromium"
+libncurses-dev tmux libxml2-utils chromium python3-junitparser"
 PASSED=0
 FAILED=0
 SKIPPED=0

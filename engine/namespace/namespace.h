@@ -117,6 +117,13 @@ int engine_valid_item_name(const char *name);
 int view_status(struct engine *e, const struct item *it, int json, struct buf *out);
 int view_evidence(struct engine *e, const struct item *it, struct buf *out);
 int view_change_diff(struct engine *e, const struct item *it, struct buf *out);
+/* The commit the item's branch points to (40 hex digits) into head, read
+ * through the calling thread's open repository. 0 or -ENOENT. */
+int view_head(struct engine *e, const struct item *it, char head[41]);
+
+/* view_junit.c: validation/junit.xml, appended to out. 0 or a negative
+ * errno (-ENOMEM, the store's). Any thread. */
+int view_junit(struct engine *e, const struct item *it, struct buf *out);
 
 /* view_report.c: MOUNT/ITEM/report.html of it; view_index.c:
  * MOUNT/index.html, a row per live item. Self-contained HTML pages

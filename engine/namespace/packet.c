@@ -158,6 +158,8 @@ static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 			return n->kind = N_RECORD, 0;
 		if (strcmp(v, "evidence.md") == 0)
 			return n->kind = N_EVIDENCE, 0;
+		if (strcmp(v, "junit.xml") == 0)
+			return n->kind = N_JUNIT, 0;
 		if (strcmp(v, "logs") == 0)
 			return n->kind = N_LOGS_DIR, 0;
 		if (strncmp(v, "logs/", 5) == 0)
@@ -311,6 +313,8 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 		return view_status(e, &n->item, n->kind == N_STATUS_JSON, out);
 	case N_EVIDENCE:
 		return view_evidence(e, &n->item, out);
+	case N_JUNIT:
+		return view_junit(e, &n->item, out);
 	case N_DIFF:
 		return view_change_diff(e, &n->item, out);
 	case N_REPORT:
@@ -606,9 +610,10 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 	else
 		st->mode = S_IFREG | 0444;
 	if (n->kind == N_STATUS || n->kind == N_STATUS_JSON || n->kind == N_DIFF ||
-	    n->kind == N_EVIDENCE || n->kind == N_EVENTS_ALL || n->kind == N_ITEM_EVENTS ||
-	    n->kind == N_REGISTRY || n->kind == N_RECORD || n->kind == N_PIPELINE_ERROR ||
-	    n->kind == N_REGISTRY_ERROR || n->kind == N_REPORT || n->kind == N_INDEX)
+	    n->kind == N_EVIDENCE || n->kind == N_JUNIT || n->kind == N_EVENTS_ALL ||
+	    n->kind == N_ITEM_EVENTS || n->kind == N_REGISTRY || n->kind == N_RECORD ||
+	    n->kind == N_PIPELINE_ERROR || n->kind == N_REGISTRY_ERROR || n->kind == N_REPORT ||
+	    n->kind == N_INDEX)
 		st->mtime_ns = st->ctime_ns = now;
 	st->stable = node_stable(e, n);
 	return 0;

@@ -253,6 +253,7 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		emit_kind(&w, "registry.error", N_REGISTRY_ERROR, S_IFREG);
 		emit_kind(&w, "record", N_RECORD, S_IFREG);
 		emit_kind(&w, "evidence.md", N_EVIDENCE, S_IFREG);
+		emit_kind(&w, "junit.xml", N_JUNIT, S_IFREG);
 		emit_kind(&w, "logs", N_LOGS_DIR, S_IFDIR);
 		rc = store_doc_list(e->store, n.item.id, "validation", emit_doc, &w);
 		emit_open_docs(&w, n.item.id, "validation");

@@ -66,9 +66,9 @@ struct pfs_file {
  * reader that polls, seeks back and reads sees the new version. */
 static int resnapshots(enum kind k)
 {
-	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_DIFF || k == N_CTL ||
-	       k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR || k == N_REPORT ||
-	       k == N_INDEX;
+	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_JUNIT || k == N_DIFF ||
+	       k == N_CTL || k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR ||
+	       k == N_REPORT || k == N_INDEX;
 }
 
 /* ---- the registry ---- */
@@ -136,6 +136,7 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 		if (rc == 0) {
 			pipeline_event(e->pl, f->item_id, f->item_name, "registry_external", "");
 			engine_changed(e, f->item_name, "validation/evidence.md", ENGINE_MODIFIED);
+			engine_changed(e, f->item_name, "validation/junit.xml", ENGINE_MODIFIED);
 		}
 	}
 	buf_free(&ok);
@@ -503,6 +504,7 @@ unsigned engine_file_poll(struct pfs_file *f)
 	case N_STATUS:
 	case N_STATUS_JSON:
 	case N_EVIDENCE:
+	case N_JUNIT:
 	case N_DIFF:
 	case N_RECORD:
 	case N_REPORT:

@@ -355,6 +355,11 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 	}
 }
 
+int view_head(struct engine *e, const struct item *it, char head[41])
+{
+	return branch_head(pipeline_config_get(e->pl)->repo, it->branch, head);
+}
+
 int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 {
 	char **names = NULL, head[41] = "";

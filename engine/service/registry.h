@@ -1,7 +1,9 @@
 /*
  * registry.h - validation/registry.jsonl lines and what is derived from them
  * (SPEC §6): checking an external line, the verdict, the review gate's
- * evidence check and the text of validation/evidence.md.
+ * evidence check (registry.c); the digest of a registry that evidence.md,
+ * junit.xml, the status and attestations read, and the text of
+ * validation/evidence.md (registry_digest.c).
  *
  * A registry line is one JSON object (schema/registry-line.schema.json):
  *   run (int), recipe (string), status (validated|failing|blocked|timed_out|
@@ -135,6 +137,23 @@ size_t registry_digest_bytes(const struct registry_digest *d);
 /* registry_evidence_md over the lines added so far. 0 or -ENOMEM. */
 int registry_digest_evidence_md(const struct registry_digest *d, const char *item,
 				char *const *names, const char *head, struct buf *out);
+/* The latest engine run of one recipe, as its registry line says. The
+ * strings point into the digest (never NULL; "" for a member the line
+ * lacks) and stay valid until the next registry_digest_add or
+ * registry_digest_free. */
+struct registry_latest {
+	int run;
+	const char *status, *command, *evidence, *note, *head;
+	const char *started_at, *finished_at, *log_sha256;
+	double duration_s;      /* seconds; 0 when absent */
+	int has_exit_code, exit_code;
+	int signal;             /* 0: none */
+};
+/* The latest engine line of recipe name into *out, unless it is stale (it
+ * ran at another commit than head; head NULL: any counts). 1 when found, 0
+ * when the recipe has no such line (*out untouched). */
+int registry_digest_latest(const struct registry_digest *d, const char *name, const char *head,
+			   struct registry_latest *out);
 /* registry_evidence_summary over the lines added so far. */
 void registry_digest_summary(const struct registry_digest *d, char *const *names,
 			     const char *head, char out[64]);

@@ -1,6 +1,8 @@
 /*
  * util.h - small shared helpers: a growable byte buffer, time stamps in the
- * formats packetfs publishes, SHA-256 (OpenSSL libcrypto), and string lists.
+ * formats packetfs publishes, SHA-256 (OpenSSL libcrypto), string lists,
+ * the daemon's log (log.c), and ed25519 signing and DSSE envelopes
+ * (sign.c).
  *
  * Everything here is thread-safe (no shared state). Functions that allocate
  * return -ENOMEM on allocation failure and leave their outputs untouched.
@@ -81,5 +83,53 @@ void util_log_to_syslog(void);
 /* Logs one message (no trailing newline needed) at a syslog(3) priority
  * (LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO). */
 void util_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Signing (sign.c): ed25519 keys in PEM files and DSSE envelopes (the Dead
+ * Simple Signing Envelope, v1), through OpenSSL's libcrypto. A key id is
+ * the SHA-256 of the public key's DER SubjectPublicKeyInfo, 64 lowercase
+ * hex digits. Any thread.
+ */
+/* Appends the base64 (standard alphabet, padded) of len bytes to out.
+ * 0 or -ENOMEM. */
+int util_base64_encode(const void *data, size_t len, struct buf *out);
+/* Appends the bytes that the base64 text s[0..len) stands for to out: the
+ * standard or the URL alphabet, padded or not. 0, -EINVAL (any other
+ * character, a misplaced '=', a length or trailing bits no encoder writes;
+ * out may hold part of it) or -ENOMEM. */
+int util_base64_decode(const char *s, size_t len, struct buf *out);
+/* Makes a new ed25519 key pair: the private key (PKCS#8 PEM, mode 0600) at
+ * priv_path, which must not exist, and its public key (PEM, mode 0644) at
+ * pub_path, replacing what is there. Neither name ever shows a partial
+ * file. 0, -EEXIST (priv_path exists: nothing changed), -ENOMEM or the
+ * negative errno of a file operation (nothing left behind). */
+int sign_key_make(const char *priv_path, const char *pub_path);
+/* Appends the public key (PEM) of the private key at priv_path to pem.
+ * 0, -ENOENT (no such file) or fopen's other errors, -EINVAL (not an
+ * ed25519 private key in PEM), -ENOMEM. */
+int sign_key_public(const char *priv_path, struct buf *pem);
+/* The key id of the ed25519 public key in PEM pem[0..len) into hex[65].
+ * 0, -EINVAL (no such key), -ENOMEM. */
+int sign_keyid(const char *pem, size_t len, char hex[65]);
+/* Appends DSSE's pre-authentication encoding of payload (len bytes) of
+ * type to out: "DSSEv1 LEN(type) type LEN(payload) payload". 0 or -ENOMEM. */
+int dsse_pae(const char *type, const void *payload, size_t len, struct buf *out);
+/* Appends the envelope of payload (len bytes) of payloadType type, signed
+ * with the private key at priv_path (one signature, with its key id), to
+ * out as indented JSON ending in a newline. 0, sign_key_public's errors. */
+int dsse_sign(const char *priv_path, const char *type, const void *payload, size_t len,
+	      struct buf *out);
+/*
+ * Checks the envelope env[0..len) against the ed25519 public key in PEM
+ * pub_pem[0..publen): 0 when one of its signatures verifies over the PAE
+ * of its payloadType and payload; then *type gets the payloadType (caller
+ * frees) and payload the decoded payload (appended). -EINVAL: not an
+ * envelope (not a JSON object, a member missing or of the wrong type,
+ * base64 that does not decode) or not such a key; -EBADMSG: no signature
+ * verifies with that key (a changed byte, another key); -ENOMEM. why
+ * (whylen bytes) gets the reason of a refusal.
+ */
+int dsse_verify(const char *env, size_t len, const char *pub_pem, size_t publen, char **type,
+		struct buf *payload, char *why, size_t whylen);
 
 #endif

@@ -103,13 +103,15 @@ comp packetfs log store ''
 comp packetfs new mnt fix-3 --brief bri
 comp packetfs status --j
 comp packetfs top --o
+comp packetfs attest store fix
+comp packetfs verify --k
 SH
 out=$(bash --norc "$T/complete.sh" "$P/share/bash-completion/completions/packetfs" "$T/work" 2>&1) ||
 	fail "the completion script failed: $out"
 expect=$(cat <<'EOF2'
 complete -F _packetfs packetfs
 status 
-check ctl export follow help import init log mount new record status top umount 
+attest check ctl export follow help import init log mount new record status top umount verify 
 --version 
 umount 
 --foreground --help --options 
@@ -120,6 +122,8 @@ fix-1 fix-2
 brief.md 
 --json 
 --once 
+fix-1 fix-2 
+--key 
 EOF2
 )
 [ "$out" = "$expect" ] || fail "completions differ: expected

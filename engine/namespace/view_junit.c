@@ -1,0 +1,362 @@
+/*
+ * view_junit.c - validation/junit.xml (SPEC §6): an item's evidence as
+ * JUnit XML, for the CI systems that read test reports (Jenkins' junit
+ * plugin, GitLab's unit test reports).
+ *
+ * Shape: the element and attribute names of Jenkins' junit-10.xsd, which
+ * GitLab's reader takes too. The root <testsuites> holds one <testsuite>
+ * named after the item, with its counts (tests, failures, errors, skipped),
+ * its time (the sum of its testcases') and a timestamp (the earliest start
+ * of the runs it shows, UTC, in the schema's form without a zone; the
+ * item's creation when none ran), then <properties> naming the branch and
+ * the head commit. One <testcase classname="packetfs.ITEM" name="RECIPE"
+ * time="S"> per recipe the plan names, in the plan's order, for that
+ * recipe's latest engine run at the branch head (registry.h: a run at
+ * another commit counts as none, as in evidence.md):
+ *   validated               passed: an empty testcase
+ *   failing, timed_out      <failure message=... type=STATUS>, the log's tail
+ *   blocked, or no run      <skipped message=.../>
+ *   cancelled, interrupted  <error message=... type=STATUS>, the log's tail
+ * External claims are left out: they never count as evidence.
+ *
+ * Text. A log holds whatever its run printed; XML 1.0 allows only tab,
+ * newline, carriage return and the characters from U+0020 on (less the
+ * surrogates, U+FFFE and U+FFFF). Other control characters are removed,
+ * bytes that are not well-formed UTF-8 become U+FFFD, and &, <, > and (in
+ * attributes) " are written as references, so that any log, "]]>" in it
+ * included, gives a well-formed document. The tail is the last
+ * JUNIT_TAIL_LINES lines of the log within its last JUNIT_TAIL_BYTES.
+ *
+ * Reading: the registry through the item's kept digest (view_digest.c),
+ * copied out under its lock; the logs after it is released.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "namespace.h"
+
+#define JUNIT_TAIL_LINES 50
+#define JUNIT_TAIL_BYTES (32 * 1024)
+
+/* What one testcase shows: a named recipe and its latest run at the head. */
+struct junit_case {
+	char *name;
+	int ran;            /* 0: no engine run at the head */
+	char *status, *evidence, *note, *started_at;
+	double duration_s;
+	int has_exit_code, exit_code, signal;
+};
+
+struct junit_cases {
+	char *const *names;
+	const char *head;   /* NULL: no head (every run counts as none) */
+	struct junit_case *v;
+	size_t n;
+};
+
+static void cases_free(struct junit_cases *c)
+{
+	size_t i;
+
+	for (i = 0; c->v && i < c->n; i++) {
+		free(c->v[i].name);
+		free(c->v[i].status);
+		free(c->v[i].evidence);
+		free(c->v[i].note);
+		free(c->v[i].started_at);
+	}
+	free(c->v);
+	c->v = NULL;
+	c->n = 0;
+}
+
+/* Copies each named recipe's latest run at the head out of the digest
+ * (view_digest's callback). 0 or -ENOMEM. */
+static int copy_cases(void *arg, const struct registry_digest *d)
+{
+	struct junit_cases *c = arg;
+	struct registry_latest l;
+	size_t i, n = strv_len(c->names);
+
+	c->v = calloc(n ? n : 1, sizeof(*c->v));
+	if (!c->v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct junit_case *k = &c->v[c->n++];
+
+		k->name = strdup(c->names[i]);
+		if (!k->name)
+			return -ENOMEM;
+		if (!c->head || !registry_digest_latest(d, c->names[i], c->head, &l))
+			continue;
+		k->ran = 1;
+		k->status = strdup(l.status);
+		k->evidence = strdup(l.evidence);
+		k->note = strdup(l.note);
+		k->started_at = strdup(l.started_at);
+		if (!k->status || !k->evidence || !k->note || !k->started_at)
+			return -ENOMEM;
+		k->duration_s = l.duration_s;
+		k->has_exit_code = l.has_exit_code;
+		k->exit_code = l.exit_code;
+		k->signal = l.signal;
+	}
+	return 0;
+}
+
+/* The length of the well-formed UTF-8 sequence at s (at most n bytes) that
+ * XML 1.0 allows as a character, or 0 for anything else. */
+static size_t xml_char(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], cp;
+	size_t len, i;
+
+	if (c < 0x80)
+		return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' ? 1 : 0;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0; /* overlong, or past Unicode */
+	if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return len;
+}
+
+/* Appends s[0..n) as XML character data, or as an attribute value (attr:
+ * '"' escaped too, and line breaks and tabs as references so that they
+ * survive attribute normalisation). Characters XML forbids are dropped;
+ * bytes that are not UTF-8 become U+FFFD. 0 or -ENOMEM. */
+static int xml_escape(struct buf *out, const char *s, size_t n, int attr)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, len;
+	int rc = 0;
+
+	while (i < n && !rc) {
+		unsigned char c = p[i];
+
+		if (c >= 0x80) {
+			len = xml_char(p + i, n - i);
+			rc = len ? buf_append(out, p + i, len) : buf_puts(out, "\xef\xbf\xbd");
+			i += len ? len : 1;
+			continue;
+		}
+		i++;
+		if (c == '&')
+			rc = buf_puts(out, "&amp;");
+		else if (c == '<')
+			rc = buf_puts(out, "&lt;");
+		else if (c == '>')
+			rc = buf_puts(out, "&gt;");
+		else if (attr && c == '"')
+			rc = buf_puts(out, "&quot;");
+		else if (attr && (c == '\n' || c == '\r' || c == '\t'))
+			rc = buf_printf(out, "&#%u;", c);
+		else if (c == '\r')
+			rc = buf_puts(out, "&#13;"); /* a parser would turn a bare CR into LF */
+		else if (xml_char(&c, 1))
+			rc = buf_append(out, &c, 1);
+	}
+	return rc;
+}
+
+static int xml_attr(struct buf *out, const char *name, const char *value)
+{
+	int rc = buf_printf(out, " %s=\"", name);
+
+	if (!rc)
+		rc = xml_escape(out, value, strlen(value), 1);
+	return rc ? rc : buf_puts(out, "\"");
+}
+
+/* Appends the last lines of the log at evidence (item-relative) of item to
+ * out, escaped; a note in their place when the log cannot be read. */
+static int log_tail(struct engine *e, int64_t item_id, const char *evidence, struct buf *out)
+{
+	struct run r;
+	char *data;
+	ssize_t got;
+	size_t start = 0, lines = 0, i;
+	uint64_t off;
+	int rc;
+
+	if (!evidence[0] || store_run_by_log(e->store, item_id, evidence, &r))
+		return buf_puts(out, "(no log)\n");
+	off = r.log_size > JUNIT_TAIL_BYTES ? (uint64_t)r.log_size - JUNIT_TAIL_BYTES : 0;
+	data = malloc(JUNIT_TAIL_BYTES);
+	if (!data) {
+		run_clear(&r);
+		return -ENOMEM;
+	}
+	got = store_log_read(e->store, r.id, off, data, JUNIT_TAIL_BYTES);
+	run_clear(&r);
+	if (got < 0) {
+		free(data);
+		return buf_printf(out, "(the log cannot be read: %s)\n", strerror((int)-got));
+	}
+	/* The start of the last JUNIT_TAIL_LINES lines (a last line without
+	 * newline counts); a line cut by the byte window is left out. */
+	for (i = (size_t)got; i > 0; i--) {
+		if (data[i - 1] != '\n' || i == (size_t)got)
+			continue;
+		if (++lines == JUNIT_TAIL_LINES) {
+			start = i;
+			break;
+		}
+	}
+	if (i == 0 && off > 0) {
+		char *nl = memchr(data, '\n', (size_t)got);
+
+		start = nl ? (size_t)(nl - data) + 1 : (size_t)got;
+	}
+	rc = xml_escape(out, data + start, (size_t)got - start, 0);
+	free(data);
+	return rc;
+}
+
+/* The message of a run's outcome: its status, then its note, or how it
+ * ended. */
+static void outcome(const struct junit_case *k, char *msg, size_t size)
+{
+	if (k->note[0])
+		snprintf(msg, size, "%s: %s", k->status, k->note);
+	else if (k->signal)
+		snprintf(msg, size, "%s: killed by signal %d", k->status, k->signal);
+	else if (k->has_exit_code)
+		snprintf(msg, size, "%s: exit code %d", k->status, k->exit_code);
+	else
+		snprintf(msg, size, "%s", k->status);
+}
+
+/* "2026-11-29T16:02:11Z" as the schema's timestamp "2026-11-29T16:02:11"
+ * into out[20]; "" when s has another form. */
+static void timestamp_of(const char *s, char out[20])
+{
+	out[0] = '\0';
+	if (s && strlen(s) >= 19 && s[4] == '-' && s[10] == 'T' && s[13] == ':') {
+		memcpy(out, s, 19);
+		out[19] = '\0';
+	}
+}
+
+static int render(struct engine *e, const struct item *it, const struct junit_cases *c,
+		  struct buf *out)
+{
+	size_t i, failures = 0, errors = 0, skipped = 0;
+	char classname[ITEM_NAME_MAX + 16], msg[1024], stamp[20] = "", t[20];
+	double total = 0;
+	int rc;
+
+	for (i = 0; i < c->n; i++) {
+		const struct junit_case *k = &c->v[i];
+
+		if (!k->ran || strcmp(k->status, "blocked") == 0)
+			skipped++;
+		else if (strcmp(k->status, "failing") == 0 || strcmp(k->status, "timed_out") == 0)
+			failures++;
+		else if (strcmp(k->status, "validated") != 0)
+			errors++;
+		if (k->ran) {
+			total += k->duration_s;
+			timestamp_of(k->started_at, t);
+			if (t[0] && (!stamp[0] || strcmp(t, stamp) < 0))
+				memcpy(stamp, t, sizeof(stamp));
+		}
+	}
+	if (!stamp[0])
+		timestamp_of(it->created_at, stamp);
+	snprintf(classname, sizeof(classname), "packetfs.%s", it->name);
+	rc = buf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+	rc = rc ? rc : xml_attr(out, "name", it->name);
+	rc = rc ? rc : buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+				  "skipped=\"%zu\" time=\"%.3f\">\n  <testsuite", c->n, failures,
+				  errors, skipped, total);
+	rc = rc ? rc : xml_attr(out, "name", it->name);
+	rc = rc ? rc : buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+				  "skipped=\"%zu\" time=\"%.3f\"", c->n, failures, errors,
+				  skipped, total);
+	if (!rc && stamp[0])
+		rc = buf_printf(out, " timestamp=\"%s\"", stamp);
+	rc = rc ? rc : buf_puts(out, ">\n    <properties>\n      <property name=\"branch\"");
+	rc = rc ? rc : xml_attr(out, "value", it->branch);
+	rc = rc ? rc : buf_printf(out, "/>\n      <property name=\"head\" value=\"%s\"/>\n"
+				  "    </properties>\n", c->head ? c->head : "");
+	for (i = 0; !rc && i < c->n; i++) {
+		const struct junit_case *k = &c->v[i];
+		const char *elem = NULL;
+
+		rc = buf_puts(out, "    <testcase");
+		rc = rc ? rc : xml_attr(out, "classname", classname);
+		rc = rc ? rc : xml_attr(out, "name", k->name);
+		rc = rc ? rc : buf_printf(out, " time=\"%.3f\"", k->ran ? k->duration_s : 0.0);
+		if (rc)
+			break;
+		if (!k->ran || strcmp(k->status, "blocked") == 0) {
+			if (k->ran)
+				outcome(k, msg, sizeof(msg));
+			else
+				snprintf(msg, sizeof(msg), "missing: no engine run at %.12s",
+					 c->head ? c->head : "(no head)");
+			rc = buf_puts(out, ">\n      <skipped");
+			rc = rc ? rc : xml_attr(out, "message", msg);
+			rc = rc ? rc : buf_puts(out, "/>\n    </testcase>\n");
+			continue;
+		}
+		if (strcmp(k->status, "validated") == 0) {
+			rc = buf_puts(out, "/>\n");
+			continue;
+		}
+		elem = strcmp(k->status, "failing") == 0 || strcmp(k->status, "timed_out") == 0
+			       ? "failure" : "error";
+		outcome(k, msg, sizeof(msg));
+		rc = buf_printf(out, ">\n      <%s", elem);
+		rc = rc ? rc : xml_attr(out, "message", msg);
+		rc = rc ? rc : xml_attr(out, "type", k->status);
+		rc = rc ? rc : buf_puts(out, ">log: ");
+		rc = rc ? rc : xml_escape(out, k->evidence, strlen(k->evidence), 0);
+		rc = rc ? rc : buf_puts(out, "\n");
+		rc = rc ? rc : log_tail(e, it->id, k->evidence, out);
+		rc = rc ? rc : buf_printf(out, "</%s>\n    </testcase>\n", elem);
+	}
+	return rc ? rc : buf_puts(out, "  </testsuite>\n</testsuites>\n");
+}
+
+int view_junit(struct engine *e, const struct item *it, struct buf *out)
+{
+	struct junit_cases c = {0};
+	char **names = NULL, head[41] = "";
+	int rc;
+
+	if (view_head(e, it, head))
+		head[0] = '\0';
+	rc = plan_names(e->store, it->id, &names);
+	if (rc == -ENOENT) {
+		names = calloc(1, sizeof(char *));
+		rc = names ? 0 : -ENOMEM;
+	}
+	if (rc == 0) {
+		c.names = names;
+		c.head = head[0] ? head : NULL;
+		rc = view_digest(e, it->id, copy_cases, &c);
+	}
+	if (rc == 0)
+		rc = render(e, it, &c, out);
+	cases_free(&c);
+	strv_free(names);
+	return rc;
+}
