@@ -72,7 +72,8 @@ static int source_items(struct source *s, char ***out)
 
 	*out = NULL;
 	if (s->engine) {
-		r = engine_readdir(s->engine, "/", collect_item, out);
+		/* The names alone: nothing is rendered (index.html). */
+		r = engine_list(s->engine, "/", collect_item, out);
 		if (r > 0)
 			r = -ENOMEM;
 		/* An item has a ctl (learnings/ has none). */

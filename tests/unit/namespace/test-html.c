@@ -37,7 +37,8 @@ TEST(escape)
 	/* Control characters XML forbids, and NUL, read as U+FFFD. */
 	ASSERT_STREQ("a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd", escaped("a\x01" "b\x7f" "c\0", 6));
 	/* UTF-8 is kept: 2, 3 and 4 bytes. */
-	ASSERT_STREQ("\xc3\xbc \xe2\x80\x94 \xf0\x9f\x98\x80", escaped_s("\xc3\xbc \xe2\x80\x94 \xf0\x9f\x98\x80"));
+	ASSERT_STREQ("\xc3\xbc \xe2\x80\x94 \xf0\x9f\x98\x80",
+		     escaped_s("\xc3\xbc \xe2\x80\x94 \xf0\x9f\x98\x80"));
 	/* Not UTF-8: a Latin-1 byte, a cut sequence, an overlong form, a
 	 * surrogate, past U+10FFFF. */
 	ASSERT_STREQ("caf\xef\xbf\xbd", escaped("caf\xe9", 4));
