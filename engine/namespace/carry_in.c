@@ -423,8 +423,14 @@ int engine_carry_item(struct engine *e, struct engine_carry *c, const char *name
 			snprintf(err, errlen, "validation/registry.jsonl: %s", strerror(-rc));
 	}
 	if (rc == 0) {
+		const char *from = jstr(c->m, "item");
+
+		/* The manifest's item name goes into JSON: only a name's characters. */
+		if (strspn(from, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(from) ||
+		    strlen(from) > 64)
+			from = "";
 		snprintf(extra, sizeof(extra), ",\"from\":\"%s\",\"head\":\"%s\",\"runs\":%zu,"
-			 "\"lines_counted\":%d,\"lines_imported\":%d", jstr(c->m, "item"), c->head,
+			 "\"lines_counted\":%d,\"lines_imported\":%d", from, c->head,
 			 c->nruns, c->counted, c->imported);
 		pipeline_event(e->pl, it.id, name, "item_imported", extra);
 	}
