@@ -352,4 +352,74 @@ pid_t engine_daemon_pid(struct engine *e);
 /* The mountpoint an engine reports in PACKET_DIR, or NULL offline. */
 const char *engine_mountpoint(const struct engine *e);
 
+/*
+ * Carrying an item to another store whole (carry.c, carry_in.c; SPEC §6):
+ * its evidence and history of work travel with its documents. An export
+ * is a directory holding the packet's files (the CLI copies them through
+ * the namespace) and what engine_carry_export adds: every run's log as
+ * stored (stages/, validation/logs/), validation/registry.jsonl as stored,
+ * the item branch as a git bundle (ENGINE_CARRY_BUNDLE) and a manifest
+ * (ENGINE_CARRY_MANIFEST: format, packetfs version, item, base and head
+ * commits, the registry's sha256, the item's stage, state, verdict and
+ * assessment with their heads, and every run with its log's path, sha256
+ * and size). Both paths are packetfs's in an export: a document of the
+ * item at one of them is overwritten there and not imported.
+ */
+#define ENGINE_CARRY_MANIFEST ".packetfs/export.json"
+#define ENGINE_CARRY_BUNDLE ".packetfs/branch.bundle"
+#define ENGINE_CARRY_FORMAT 1
+
+/* Writes the carry of item (live or archived) into the directory dir,
+ * after the CLI wrote the packet's files there. Runs git (bundle create)
+ * in the store's repository. 0, or a negative errno with the reason in err
+ * (-ENOENT: no such item or branch; -EIO: git failed). Any thread; a
+ * read-only engine does. */
+int engine_carry_export(struct engine *e, const char *item, const char *dir, char *err,
+			size_t errlen);
+
+/*
+ * Importing a carry, in three steps around the CLI's copy of the documents:
+ *
+ * engine_carry_open reads and checks dir's carry before anything is stored:
+ * the manifest's format, each log's sha256 against the manifest and against
+ * the log_sha256 of the registry lines of its run, the registry's sha256,
+ * and the bundle (it holds the head, the repository has every commit it
+ * starts from, its history meets the configured base); it stores the
+ * bundle's objects in the repository and moves no ref. 0 with *out, or 0
+ * with *out NULL when dir has no manifest (an export made before carries
+ * existed: documents alone); else a negative errno, nothing stored in the
+ * store, and the reason in err: -EPROTO (a format this packetfs does not
+ * read), -EINVAL (a manifest or registry line that does not parse, a log
+ * whose hash does not match), -ENOENT (a log or the bundle missing, a
+ * bundle without the head), -EXDEV (a bundle of another project).
+ *
+ * engine_carry_item makes the item name at the carried head (its branch
+ * and worktree there), then restores every run with its log, and the
+ * registry byte for byte: a registry line counts as evidence here only
+ * when its run and log came with it, its log_sha256 is its log's, and it
+ * ran at the carried head; every other engine line is kept with source
+ * "imported" (store_carry_line) and never counts. A run still going when
+ * exported is restored as interrupted. mode and who: as engine_mkdir's.
+ * 0, or a negative errno (-EEXIST: the name is taken) with err.
+ *
+ * engine_carry_finish, after the documents were copied in, sets the item's
+ * stage, state, iteration, title and last error as they were, and reads
+ * the verdict of change-validation.md and the assessment of review.md as
+ * the engine reads them when their stage ends, each bound to the head it
+ * was made at there (the manifest's verdict_head, assessment_head) when
+ * the document still says what it said, else to no head (stale). An item
+ * that was running is restored failed, saying so. 0 or a negative errno.
+ *
+ * engine_carry_free frees c (NULL is allowed). Not for read-only engines;
+ * one thread at a time per carry.
+ */
+struct engine_carry;
+int engine_carry_open(struct engine *e, const char *dir, struct engine_carry **out, char *err,
+		      size_t errlen);
+int engine_carry_item(struct engine *e, struct engine_carry *c, const char *name, mode_t mode,
+		      const struct pfs_caller *who, char *err, size_t errlen);
+int engine_carry_finish(struct engine *e, struct engine_carry *c, const char *name, char *err,
+			size_t errlen);
+void engine_carry_free(struct engine_carry *c);
+
 #endif

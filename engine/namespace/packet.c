@@ -328,7 +328,7 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 			rc = buf_printf(out, "%s\n", n->item.last_result);
 		return rc ? rc : buf_puts(out, packet__ctl_verbs);
 	case N_REGISTRY:
-		rc = store_registry_lines(e->store, n->item.id, &lines, &nl);
+		rc = store_registry_raw_lines(e->store, n->item.id, &lines, &nl);
 		for (i = 0; rc == 0 && i < nl; i++) {
 			rc = buf_puts(out, lines[i]);
 			if (rc == 0)

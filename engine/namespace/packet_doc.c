@@ -376,8 +376,8 @@ int packet__doc_parent(struct node *p, const char *name, char *rel, size_t size)
 	return 0;
 }
 
-static int item_create(struct engine *e, const char *name, mode_t mode,
-		       const struct pfs_caller *who)
+int packet__item_create(struct engine *e, const char *name, mode_t mode,
+			const struct pfs_caller *who, const char *at)
 {
 	struct pfs_config *cfg = pipeline_config_get(e->pl);
 	char branch[128], wt[PATH_MAX], err[512] = "";
@@ -413,7 +413,7 @@ static int item_create(struct engine *e, const char *name, mode_t mode,
 		runner_user_free(user);
 		user = NULL;
 	}
-	rc = repo_item_create(cfg->repo, cfg->base, branch, name, wt,
+	rc = repo_item_create(cfg->repo, at ? at : cfg->base, branch, name, wt,
 			      user ? user->uid : (uid_t)-1, user ? user->gid : (gid_t)-1, err,
 			      sizeof(err));
 	runner_user_free(user);
@@ -456,7 +456,7 @@ int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct p
 	if (rc)
 		return rc;
 	if (strcmp(parent, "/") == 0)
-		return item_create(e, name, mode & 07777, who);
+		return packet__item_create(e, name, mode & 07777, who, NULL);
 	rc = packet__resolve(e, path, &n);
 	if (rc == 0) {
 		packet__node_clear(&n);

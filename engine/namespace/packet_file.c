@@ -415,7 +415,7 @@ static ssize_t tail_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 	}
 	if (f->tail_off + f->tail.len < t.end) {
 		if (f->kind == N_REGISTRY)
-			rc = store_registry_since(store, f->item_id, f->tail_id, tail_row, &t);
+			rc = store_registry_raw_since(store, f->item_id, f->tail_id, tail_row, &t);
 		else
 			rc = store_events_since(store, f->kind == N_EVENTS_ALL ? 0 : f->item_id,
 						f->tail_id, tail_row, &t);

@@ -144,6 +144,14 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st);
 
 /* ---- packet_owner.c ---- */
 
+/* Makes the item name (mkdir of "/name"): its branch packetfs/<name> at
+ * at (a commit id), or at the configured base when at is NULL, its
+ * worktree checked out there, and its row, owned by who with permission
+ * bits mode. 0, -EEXIST (a name taken or the root's own), -EINVAL (a bad
+ * name), -EROFS, -ENOENT (no such commit or base), -EIO, or a negative
+ * errno of the store. Any thread. */
+int packet__item_create(struct engine *e, const char *name, mode_t mode,
+			const struct pfs_caller *who, const char *at);
 /*
  * Owners. The store keeps owner and group ids with STORE_ID_DEFAULT for
  * the store owner and the store's group (store.h); the namespace reports

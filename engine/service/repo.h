@@ -85,4 +85,29 @@ int repo_diff(const char *path, const char *base, const char *branch, struct buf
  */
 int repo_worktree_dirty(const char *worktree_path, struct buf *summary);
 
+/*
+ * An item branch as a git bundle (repo_bundle.c; run with the git command
+ * line, which must be on PATH: libgit2 has no bundles). Both wait for git;
+ * any thread, though they are meant for the CLI.
+ *
+ * repo_bundle_create writes to file a bundle of branch (e.g.
+ * "packetfs/fix-1") holding its commits from the merge base of base (a
+ * revspec) and its head, or the whole branch when they have none; the
+ * merge base goes into base_out ("" for none) and the head into head_out
+ * (40 hex digits each). 0, -ENOENT (no such branch), -EIO (git failed; its
+ * message in err), or another negative errno.
+ *
+ * repo_bundle_fetch checks the bundle at file against the repository at
+ * path and stores its objects there, moving no ref: the bundle must hold
+ * head (a commit id, as one of its ref tips), the repository every commit
+ * it starts from, and head must share history with base. 0; -EINVAL (not
+ * a bundle git reads), -ENOENT (head is not in it), -EXDEV (it needs
+ * commits the repository lacks, or its history has nothing in common with
+ * base), -EIO, or another negative errno; the reason in err.
+ */
+int repo_bundle_create(const char *path, const char *branch, const char *base, const char *file,
+		       char base_out[41], char head_out[41], char *err, size_t errlen);
+int repo_bundle_fetch(const char *path, const char *file, const char *head, const char *base,
+		      char *err, size_t errlen);
+
 #endif

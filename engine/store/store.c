@@ -80,6 +80,8 @@ static const char *const compat[] = {
 	"CREATE TEMP VIEW whole AS SELECT 0 AS rev_id, X'' AS content WHERE 0;",
 	NULL, /* 0009_nodes (compat_documents, compat_revisions) */
 	NULL, /* 0010_links (compat_documents: every name its file's only one) */
+	/* 0011_carry: no line of an older store was carried in */
+	"CREATE TEMP VIEW registry AS SELECT *, '' AS why FROM main.registry;",
 };
 
 /*

@@ -425,15 +425,49 @@ int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *siz
  * (another is refused: -EEXIST); run_id 0: none. 0 or a negative errno. */
 int store_registry_append(struct store *s, int64_t item_id, const char *line, const char *source,
 			  int64_t run_id);
-/* All lines of the item, oldest first (*lines NULL-terminated; strv_free;
- * their count in *n, n may be NULL). 0 or a negative errno. */
+/*
+ * Reading the registry. The raw forms give each line as stored, the bytes
+ * of validation/registry.jsonl. The others give each line as evidence is
+ * read from it: the same, except that a line carried in by an import that
+ * does not count here (source "imported": store_carry_line) reads with
+ * "source":"imported" and its reason as "note", so that what counts
+ * (registry.h: "source":"engine" lines only) never counts it.
+ *
+ * *_lines: all lines of the item, oldest first (*lines NULL-terminated;
+ * strv_free; their count in *n, n may be NULL). 0 or a negative errno.
+ */
 int store_registry_lines(struct store *s, int64_t item_id, char ***lines, size_t *n);
+int store_registry_raw_lines(struct store *s, int64_t item_id, char ***lines, size_t *n);
 /* Calls cb(arg, id, line, len) for every line of the item whose id (the
  * registry row's, increasing with every append) is above after, oldest
  * first, under the store's lock (cb must not call the store); a non-zero
  * return of cb stops the walk and is returned. 0 or a negative errno. */
 int store_registry_since(struct store *s, int64_t item_id, int64_t after,
 			 int (*cb)(void *arg, int64_t id, const char *line, size_t len), void *arg);
+int store_registry_raw_since(struct store *s, int64_t item_id, int64_t after,
+			     int (*cb)(void *arg, int64_t id, const char *line, size_t len),
+			     void *arg);
+/*
+ * Carrying an item in from another store (`packetfs import`; schema
+ * 0011_carry.sql). Any thread.
+ *
+ * store_carry_line appends a registry line carried in, as it was written
+ * (no newline): source "engine" (a line that counts; run_id its restored
+ * run), "external", or "imported" (a line that never counts here; why, not
+ * empty, says why, and evidence reads it as its note). 0, -EEXIST (another
+ * source) or a negative errno.
+ *
+ * store_carry_run inserts r, a finished run of another store, as it was
+ * there: run_no, kind, name, iteration, status, command, log_path, note,
+ * head, gpus, executor, started_at, finished_at, duration_s, exit code and
+ * signal; its log is the len bytes at log, and its log_size and log_sha256
+ * are theirs. The item's run counter rises to r->run_no when below, so
+ * that the item's next run comes after it. One transaction; r->id is set.
+ * 0, -EEXIST (the item has a run of that number), or a negative errno.
+ */
+int store_carry_line(struct store *s, int64_t item_id, const char *line, const char *source,
+		     int64_t run_id, const char *why);
+int store_carry_run(struct store *s, struct run *r, const void *log, size_t len);
 /* Calls cb(arg, item_id, line, source, run_id) for every registry line of
  * every item, oldest first, under the store's lock (cb must not call the
  * store); a non-zero return stops the walk. 0 or a negative errno. */

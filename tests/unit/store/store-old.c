@@ -91,6 +91,19 @@ static const char *const undo[] = {
 	      "ALTER TABLE revisions DROP COLUMN rdev;",
 	[9] = "DROP INDEX documents_link;"
 	      "ALTER TABLE documents DROP COLUMN link;",
+	/* 0011_carry: the registry as 0001_init made it (no imported row) */
+	[10] = "CREATE TABLE registry_v10 (id INTEGER PRIMARY KEY, item_id INTEGER NOT NULL "
+	       "REFERENCES items(id), line TEXT NOT NULL, source TEXT NOT NULL CHECK (source IN "
+	       "('engine', 'external')), run_id INTEGER REFERENCES runs(id));"
+	       "INSERT INTO registry_v10 SELECT id, item_id, line, source, run_id FROM registry "
+	       "WHERE source <> 'imported';"
+	       "DROP TABLE registry;"
+	       "ALTER TABLE registry_v10 RENAME TO registry;"
+	       "CREATE INDEX registry_item ON registry(item_id, id);"
+	       "CREATE TRIGGER registry_no_update BEFORE UPDATE ON registry "
+	       "BEGIN SELECT RAISE(ABORT, 'registry is append-only'); END;"
+	       "CREATE TRIGGER registry_no_delete BEFORE DELETE ON registry "
+	       "BEGIN SELECT RAISE(ABORT, 'registry is append-only'); END;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)

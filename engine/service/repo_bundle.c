@@ -1,0 +1,314 @@
+/*
+ * repo_bundle.c - an item branch carried between repositories as a git
+ * bundle (repo.h: repo_bundle_create, repo_bundle_fetch), for `packetfs
+ * export` and `import`.
+ *
+ * Design: libgit2 (1.5) neither writes nor reads bundles, so both ends run
+ * the git command line in the repository, as a user would: `git bundle
+ * create`, then `git bundle list-heads`, `verify` and `unbundle` (which
+ * stores the bundle's objects and moves no ref). git runs synchronously
+ * (posix_spawnp, stdin /dev/null, stdout and stderr into one pipe), with
+ * the environment of a publish's push (push_env: no GIT_DIR and the like,
+ * untranslated messages, no prompt). libgit2 answers the rest: heads,
+ * parents and merge bases.
+ *
+ * What a bundle holds: base..head, base being the merge base of the
+ * configured base and the branch head, so that an importer needs no more
+ * than a clone of the same project; when the head is that merge base (the
+ * branch has no commit of its own), head's parents stand for base, as git
+ * makes no empty bundle; with no merge base (or a root head), the whole
+ * branch.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "push.h"
+#include "repo.h"
+
+extern char **environ;
+
+/* The most of git's output kept (the rest is read and dropped). */
+#define GIT_OUTPUT_MAX (256 * 1024)
+
+/*
+ * Runs git with args (NULL-terminated, after "git") in the directory dir,
+ * its stdout and stderr into out (NUL-terminated; at most GIT_OUTPUT_MAX
+ * bytes kept). Returns git's exit status (0 success; 128 + N for signal
+ * N), or a negative errno when it could not be run (-ENOENT: no git).
+ */
+static int run_git(const char *dir, const char *const *args, struct buf *out)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	char *argv[16], chunk[4096], **env;
+	sigset_t def;
+	int fds[2], rc, status;
+	size_t i;
+	pid_t pid;
+	ssize_t n;
+
+	argv[0] = (char *)"git";
+	for (i = 0; args[i] && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
+		argv[i + 1] = (char *)args[i];
+	argv[i + 1] = NULL;
+	env = push_env(environ);
+	if (!env)
+		return -ENOMEM;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		strv_free(env);
+		return -errno;
+	}
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0) {
+		rc = posix_spawnattr_init(&at);
+		if (rc)
+			posix_spawn_file_actions_destroy(&fa);
+	}
+	if (rc) {
+		close(fds[0]);
+		close(fds[1]);
+		strv_free(env);
+		return -rc;
+	}
+	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+	if (!rc)
+		rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
+	if (!rc)
+		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	if (!rc)
+		rc = posix_spawnattr_setsigdefault(&at, &def);
+	if (!rc)
+		rc = posix_spawnp(&pid, "git", &fa, &at, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	strv_free(env);
+	close(fds[1]);
+	if (rc) {
+		close(fds[0]);
+		return -rc;
+	}
+	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (out->len < GIT_OUTPUT_MAX &&
+		    buf_append(out, chunk, (size_t)n < GIT_OUTPUT_MAX - out->len
+						   ? (size_t)n : GIT_OUTPUT_MAX - out->len))
+			break;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!out->data && buf_puts(out, ""))
+		return -ENOMEM;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* git's output as one line into err: its lines joined by "; ", each
+ * without git's "error: " or "fatal: " prefix. */
+static void git_says(const char *what, const struct buf *out, char *err, size_t errlen)
+{
+	const char *s = out->data ? out->data : "";
+	size_t len = 0;
+	int first = 1;
+
+	if (!err || !errlen)
+		return;
+	len = (size_t)snprintf(err, errlen, "%s: ", what);
+	while (*s && len + 1 < errlen) {
+		size_t n = strcspn(s, "\n");
+
+		if (strncmp(s, "error: ", 7) == 0 || strncmp(s, "fatal: ", 7) == 0) {
+			s += 7;
+			n -= 7;
+		}
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
+			n--;
+		if (n) {
+			len += (size_t)snprintf(err + len, errlen - len, "%s%.*s", first ? "" : "; ",
+						(int)n, s);
+			first = 0;
+		}
+		s += strcspn(s, "\n");
+		s += *s == '\n';
+		if (len >= errlen)
+			break;
+	}
+}
+
+/* A libgit2 failure as a negative errno, its message into err. */
+static int git2_fail(int code, const char *what, char *err, size_t errlen)
+{
+	const git_error *e = git_error_last();
+
+	if (err && errlen)
+		snprintf(err, errlen, "%s: %s", what, e && e->message ? e->message : "libgit2 failure");
+	return code == GIT_ENOTFOUND ? -ENOENT : -EIO;
+}
+
+/* The commit rev resolves to in repo (peeled). 0 or git2_fail's errno. */
+static int commit_of(git_repository *repo, const char *rev, git_commit **out, char *err,
+		     size_t errlen)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int rc = git_revparse_single(&obj, repo, rev);
+
+	if (rc == 0) {
+		rc = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+		git_object_free(obj);
+	}
+	if (rc < 0)
+		return git2_fail(rc, rev, err, errlen);
+	*out = (git_commit *)peeled;
+	return 0;
+}
+
+int repo_bundle_create(const char *path, const char *branch, const char *base, const char *file,
+		       char base_out[41], char head_out[41], char *err, size_t errlen)
+{
+	char ref[256], nots[8][42];
+	const char *args[16];
+	git_repository *repo = NULL;
+	git_commit *head = NULL, *b = NULL;
+	struct buf out = { NULL, 0, 0 };
+	git_oid mb;
+	size_t na = 0, i, np = 0;
+	int rc;
+
+	base_out[0] = head_out[0] = '\0';
+	snprintf(ref, sizeof(ref), "refs/heads/%s", branch);
+	rc = git_repository_open(&repo, path);
+	if (rc < 0)
+		return git2_fail(rc, path, err, errlen);
+	rc = commit_of(repo, ref, &head, err, errlen);
+	if (rc)
+		goto out;
+	git_oid_tostr(head_out, 41, git_commit_id(head));
+	/* The configured base may be gone or unrelated: then no merge base. */
+	if (commit_of(repo, base, &b, NULL, 0) == 0 &&
+	    git_merge_base(&mb, repo, git_commit_id(b), git_commit_id(head)) == 0)
+		git_oid_tostr(base_out, 41, &mb);
+	if (base_out[0] && strcmp(base_out, head_out) != 0) {
+		snprintf(nots[np++], sizeof(nots[0]), "^%s", base_out);
+	} else if (base_out[0]) {
+		for (i = 0; i < git_commit_parentcount(head) && np < 8; i++)
+			snprintf(nots[np++], sizeof(nots[0]), "^%s",
+				 git_oid_tostr_s(git_commit_parent_id(head, (unsigned)i)));
+	}
+	args[na++] = "bundle";
+	args[na++] = "create";
+	args[na++] = "-q";
+	args[na++] = file;
+	args[na++] = ref;
+	for (i = 0; i < np; i++)
+		args[na++] = nots[i];
+	args[na] = NULL;
+	rc = run_git(path, args, &out);
+	if (rc > 0) {
+		git_says("git bundle create", &out, err, errlen);
+		rc = -EIO;
+	} else if (rc < 0 && err && errlen) {
+		snprintf(err, errlen, "git: %s", strerror(-rc));
+	}
+out:
+	git_commit_free(head);
+	git_commit_free(b);
+	git_repository_free(repo);
+	buf_free(&out);
+	return rc;
+}
+
+int repo_bundle_fetch(const char *path, const char *file, const char *head, const char *base,
+		      char *err, size_t errlen)
+{
+	const char *list[] = { "bundle", "list-heads", file, NULL };
+	const char *verify[] = { "bundle", "verify", file, NULL };
+	const char *unbundle[] = { "bundle", "unbundle", file, NULL };
+	struct buf out = { NULL, 0, 0 };
+	git_repository *repo = NULL;
+	git_commit *h = NULL, *b = NULL;
+	const char *s;
+	git_oid mb;
+	int rc, found = 0;
+
+	rc = run_git(path, list, &out);
+	if (rc > 0) {
+		git_says("not a git bundle", &out, err, errlen);
+		rc = -EINVAL;
+		goto out;
+	}
+	for (s = out.data; rc == 0 && s && *s; s += strcspn(s, "\n"), s += *s == '\n')
+		if (strncmp(s, head, 40) == 0 && s[40] == ' ')
+			found = 1;
+	if (rc == 0 && !found) {
+		if (err && errlen)
+			snprintf(err, errlen, "the bundle does not hold the head %.12s", head);
+		rc = -ENOENT;
+		goto out;
+	}
+	out.len = 0;
+	if (rc == 0)
+		rc = run_git(path, verify, &out);
+	if (rc > 0) {
+		/* git names the commits it lacks: the bundle starts from history
+		 * this repository does not have. */
+		if (strstr(out.data, "prerequisite"))
+			git_says("the bundle needs commits the repository lacks (another project, or "
+				 "a base not fetched yet)", &out, err, errlen);
+		else
+			git_says("git bundle verify", &out, err, errlen);
+		rc = strstr(out.data, "prerequisite") ? -EXDEV : -EINVAL;
+		goto out;
+	}
+	out.len = 0;
+	if (rc == 0)
+		rc = run_git(path, unbundle, &out);
+	if (rc > 0) {
+		git_says("git bundle unbundle", &out, err, errlen);
+		rc = -EIO;
+		goto out;
+	}
+	if (rc < 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "git: %s", strerror(-rc));
+		goto out;
+	}
+	rc = git_repository_open(&repo, path);
+	if (rc < 0) {
+		rc = git2_fail(rc, path, err, errlen);
+		goto out;
+	}
+	rc = commit_of(repo, head, &h, err, errlen);
+	if (rc == 0)
+		rc = commit_of(repo, base, &b, err, errlen);
+	if (rc == 0 && git_merge_base(&mb, repo, git_commit_id(b), git_commit_id(h)) < 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "the bundle's history has nothing in common with %s (a "
+				 "bundle of another project)", base);
+		rc = -EXDEV;
+	}
+out:
+	git_commit_free(h);
+	git_commit_free(b);
+	git_repository_free(repo);
+	buf_free(&out);
+	return rc;
+}
