@@ -29,7 +29,7 @@ cp "$T/fail.json" "$M/.packetfs/pipeline.json" || fail "the failing pipeline was
 ctl "$M" fix-2 advance
 WAIT_STATE_PATIENT=1 wait_state "$M" fix-2 failed
 
-wait_for test "$(wc -l <"$rec" 2>/dev/null)" -ge 3
+wait_for bash -c '[ "$(wc -l <"$1")" -ge 3 ]' _ "$rec"
 # Give a stray notice the time to show itself before the count is checked.
 sleep 1
 python3 - "$rec" "$M" <<'PY' || fail "the notifications are not the expected ones: $(cat "$rec")"

@@ -7,7 +7,8 @@
 make_repo
 hang=$(argv_json "$FIXTURES/notify/hang.sh" "$T/hang.pid")
 failing=$(argv_json "$FIXTURES/notify/fail.sh")
-EXTRA="\"cancel_grace_s\": 1, \"notify\": [{\"on\": [\"item_created\"], \"run\": $hang, \"timeout_s\": 20},
+EXTRA="\"cancel_grace_s\": 1, \"notify\": [
+  {\"on\": [\"item_created\"], \"run\": $hang, \"timeout_s\": 20},
   {\"on\": [\"done\"], \"run\": $failing}]," \
 	pipeline_with "$T/pipeline.json" "$(plan_stage)" "$(stage_json second - plan.sh)"
 make_store "$T/pipeline.json"
@@ -20,16 +21,19 @@ hpid=$(cat "$T/hang.pid")
 pid_alive "$hpid" || fail "the hanging notifier is not running"
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 done
-ls "$M/fix-1/stages" | grep -qx '2-second.log' || fail "the second stage did not run"
+[ -e "$M/fix-1/stages/2-second.log" ] || fail "the second stage did not run"
 # The pipeline went on while the notifier hung.
-pid_alive "$hpid" || fail "the hanging notifier ended before the item was done (timeout_s too short for this machine)"
-wait_for grep -q "notify: fix-1: state done: $FIXTURES/notify/fail.sh exited with status 1; ran" "$L"
+pid_alive "$hpid" ||
+	fail "the hanging notifier ended before the item was done (timeout_s too short for this machine)"
+wait_for grep -q "notify: fix-1: state done: $FIXTURES/notify/fail.sh exited with status 1; ran" \
+	"$L"
 assert_contains "$(grep "fail.sh exited" "$L")" \
 	"s: notifier failing on purpose for fix-1 | second line of its complaint" "its stderr in the log"
 
 # The timeout ends it and every process of its group.
 wait_gone "$hpid"
-wait_for grep -q "notify: fix-1: item_created: $FIXTURES/notify/hang.sh timed out (timeout_s 20): ended by SIGTERM, then SIGKILL; ran" "$L"
+timed_out="timed out (timeout_s 20): ended by SIGTERM, then SIGKILL; ran"
+wait_for grep -qF "notify: fix-1: item_created: $FIXTURES/notify/hang.sh $timed_out" "$L"
 [ -z "$(pgrep -f "$FIXTURES/notify/hang.sh" || true)" ] || fail "hang.sh is still running"
 [ -z "$(pgrep -f "$T/hang.pid" || true)" ] || fail "a process of hang.sh is still running"
 
