@@ -215,6 +215,11 @@ static int item_read(const char *root, struct top_item *it)
 			r = -ENOMEM;
 			break;
 		}
+		/* A view comes whole in one read: a short one that ends its
+		 * line spares the read that would find the end (a request to
+		 * the daemon, which renders the view again). */
+		if ((size_t)n < sizeof(chunk) && b.data[b.len - 1] == '\n')
+			break;
 	}
 	close(fd);
 	if (r == 0)

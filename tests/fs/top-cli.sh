@@ -55,7 +55,8 @@ wait_for bash -c 'tmux -S "$1" capture-pane -p -t term | grep -q "^top-exited-1$
 assert_contains "$(tmux -S "$TMUX_SOCK" capture-pane -p -t term)" \
 	"packetfs: top: the terminal type 'bogus-term' (\$TERM) is unknown" "top with TERM=bogus-term"
 
-top_start 80 10
+# Wide enough for the message with the mount point's path on one line.
+top_start 250 10
 wait_screen '^> fix-1 +new '
 kill_daemon
 wait_screen "^packetfs: top: $M: the mount went away\$"
