@@ -15,38 +15,6 @@
 
 #include "view_html.h"
 
-/* The length of the UTF-8 sequence at s (n bytes left), or 0 when the
- * bytes there are no well-formed sequence (overlong forms, surrogates and
- * code points past U+10FFFF included). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len, i;
-	unsigned cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 int html_text_n(struct buf *out, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -70,7 +38,7 @@ int html_text_n(struct buf *out, const char *s, size_t len)
 			rep = "&#39;";
 		else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
 			rep = "\xef\xbf\xbd";
-		else if (c >= 0x80 && (n = utf8_len(p + i, len - i)) == 0)
+		else if (c >= 0x80 && (n = util_utf8_char(p + i, len - i, NULL)) == 0)
 			rep = "\xef\xbf\xbd", n = 1;
 		if (!rep) {
 			i += n;

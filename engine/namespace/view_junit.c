@@ -110,31 +110,12 @@ static int copy_cases(void *arg, const struct registry_digest *d)
  * XML 1.0 allows as a character, or 0 for anything else. */
 static size_t xml_char(const unsigned char *s, size_t n)
 {
-	unsigned c = s[0], cp;
-	size_t len, i;
+	uint32_t cp = 0;
+	size_t len = util_utf8_char(s, n, &cp);
 
-	if (c < 0x80)
-		return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' ? 1 : 0;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0; /* overlong, or past Unicode */
-	if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return len;
+	if (len == 1)
+		return cp >= 0x20 || cp == '\t' || cp == '\n' || cp == '\r' ? 1 : 0;
+	return cp == 0xfffe || cp == 0xffff ? 0 : len;
 }
 
 /* Appends s[0..n) as XML character data, or as an attribute value (attr:

@@ -367,3 +367,34 @@ int util_mkdirs(const char *path, int mode)
 		return -errno;
 	return 0;
 }
+
+size_t util_utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	unsigned c = s[0];
+	uint32_t v;
+	size_t len, i;
+
+	if (c < 0x80)
+		len = 1, v = c;
+	else if (c >= 0xc2 && c <= 0xdf)
+		len = 2, v = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, v = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, v = c & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) ||
+	    (len == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	if (cp)
+		*cp = v;
+	return len;
+}

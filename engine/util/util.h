@@ -67,6 +67,12 @@ int util_write_file(const char *path, const void *data, size_t len);
 /* mkdir -p; returns 0 or -errno. */
 int util_mkdirs(const char *path, int mode);
 
+/* The length (1-4) of the well-formed UTF-8 sequence (RFC 3629) at s, of
+ * which at most n (>= 1) bytes may be read, or 0 when the bytes there are
+ * none: overlong forms, surrogates and code points past U+10FFFF are not
+ * well-formed. Stores the code point in *cp unless cp is NULL. Any thread. */
+size_t util_utf8_char(const unsigned char *s, size_t n, uint32_t *cp);
+
 /*
  * The daemon's log (log.c). Lines go to stderr as "packetfs: MESSAGE" until
  * util_log_to_syslog() or util_log_to_file() says otherwise: syslog(3) under
