@@ -251,11 +251,7 @@ int engine_attest(struct engine *e, const char *item, struct buf *out, int *made
 		rc = -ENOENT;
 		goto out;
 	}
-	rc = plan_names(e->store, it.id, &names);
-	if (rc == -ENOENT) {
-		names = calloc(1, sizeof(char *));
-		rc = names ? 0 : -ENOMEM;
-	}
+	rc = view_plan_names(e, it.id, &names);
 	if (rc == 0) {
 		c.names = names;
 		c.head = head;

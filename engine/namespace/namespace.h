@@ -120,6 +120,11 @@ int view_change_diff(struct engine *e, const struct item *it, struct buf *out);
 /* The commit the item's branch points to (40 hex digits) into head, read
  * through the calling thread's open repository. 0 or -ENOENT. */
 int view_head(struct engine *e, const struct item *it, char head[41]);
+/* The recipes the item's plan names (plan_names), into *names (a NULL-
+ * terminated vector the caller frees with strv_free; empty when the item
+ * has no plan.md or it names none). 0, -ENOMEM or another negative errno
+ * from the store. Any thread. */
+int view_plan_names(struct engine *e, int64_t item, char ***names);
 
 /* view_junit.c: validation/junit.xml, appended to out. 0 or a negative
  * errno (-ENOMEM, the store's). Any thread. */

@@ -360,6 +360,17 @@ int view_head(struct engine *e, const struct item *it, char head[41])
 	return branch_head(pipeline_config_get(e->pl)->repo, it->branch, head);
 }
 
+int view_plan_names(struct engine *e, int64_t item, char ***names)
+{
+	int rc = plan_names(e->store, item, names);
+
+	if (rc == -ENOENT) {
+		*names = calloc(1, sizeof(char *));
+		rc = *names ? 0 : -ENOMEM;
+	}
+	return rc;
+}
+
 int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 {
 	char **names = NULL, head[41] = "";
@@ -369,11 +380,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 	/* Runs at another commit than the branch head are stale (registry.h). */
 	if (branch_head(pipeline_config_get(e->pl)->repo, it->branch, head))
 		head[0] = '\0';
-	rc = plan_names(e->store, it->id, &names);
-	if (rc == -ENOENT) {
-		names = calloc(1, sizeof(char *));
-		rc = names ? 0 : -ENOMEM;
-	}
+	rc = view_plan_names(e, it->id, &names);
 	if (rc == 0) {
 		r = (struct digest_render){ it, names, head[0] ? head : NULL, out, NULL };
 		rc = view_digest(e, it->id, render_evidence, &r);

@@ -325,11 +325,7 @@ int view_junit(struct engine *e, const struct item *it, struct buf *out)
 
 	if (view_head(e, it, head))
 		head[0] = '\0';
-	rc = plan_names(e->store, it->id, &names);
-	if (rc == -ENOENT) {
-		names = calloc(1, sizeof(char *));
-		rc = names ? 0 : -ENOMEM;
-	}
+	rc = view_plan_names(e, it->id, &names);
 	if (rc == 0) {
 		c.names = names;
 		c.head = head[0] ? head : NULL;
