@@ -80,7 +80,7 @@ assert_not_contains "$reg" '"status":"validated"' "registry"
 # rerun: the marks exist, so the recipe runs through and validates.
 ctl "$M" fix-1 'rerun 01-noisy'
 wait_for grep -q '"status":"validated"' "$d/validation/registry.jsonl"
-wait_for test "$(status_field "$M" fix-1 verdict)" = pass
+wait_for eval 'test "$(status_field "$M" fix-1 verdict)" = pass'
 out=$("$PFS" check "$STORE" 2>&1) || fail "packetfs check: $out"
 assert_eq ok "$(sqlite3 "$STORE/packetfs.db" 'PRAGMA integrity_check' 2>&1)" "integrity_check"
 exit 0

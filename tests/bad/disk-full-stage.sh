@@ -59,7 +59,7 @@ running_runs()
 {
 	sqlite3 "$STORE/packetfs.db" "SELECT count(*) FROM runs WHERE status = 'running'"
 }
-wait_for test "$(running_runs)" = 0
+wait_for eval 'test "$(running_runs)" = 0'
 assert_eq succeeded "$(sqlite3 "$STORE/packetfs.db" "SELECT status FROM runs WHERE run_no = 1")" \
 	"plan's run"
 assert_eq 64 "$(sqlite3 "$STORE/packetfs.db" "SELECT length(log_sha256) FROM runs WHERE run_no = 1")" \
