@@ -47,7 +47,8 @@ die() {
 
 # --- 1. packages ---------------------------------------------------------
 packages=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev
-	libgit2-dev libcjson-dev libuv1-dev libssl-dev libxml2-dev git clang-format python3)
+	libgit2-dev libcjson-dev libuv1-dev libssl-dev libxml2-dev libzstd-dev libmount-dev
+	libsmartcols-dev libsystemd-dev libncurses-dev git clang-format python3)
 if command -v dpkg >/dev/null 2>&1; then
 	missing=()
 	for p in "${packages[@]}"; do
