@@ -15,6 +15,12 @@
 # WORK/artifacts/NAME/KIND-SHA1, its report in WORK/NAME.log. WORK is PFS_FUZZ_WORK, default
 # BUILD/fuzz-work. PFS_FUZZ_FLAGS adds libFuzzer options (e.g. "-max_len=65536 -jobs=4").
 #
+# libFuzzer also saves an input that took longer than 10 s of wall time as slow-unit-SHA1 without
+# failing; on a busy machine that is often starvation, not a stall. Each such input is run again
+# alone: if it finishes within the 10 s, it is moved to WORK/slow-under-load/NAME and reported on
+# the PASS line with its time alone; if not, the harness fails. Only artifacts written by this run
+# count; older ones stay where they are for inspection.
+#
 # Prints "PASS fuzz/NAME (runs, coverage)" or "FAIL fuzz/NAME (why)" with the report's tail per
 # harness; exits 0 when none failed, 1 otherwise, 77 with a line "SKIP: why" when clang or
 # libFuzzer is missing, 2 on a usage error. --list prints the harnesses' names; --build-only
@@ -122,6 +128,8 @@ for n in "${NAMES[@]}"; do
 	seeds=()
 	[ ! -d "$HERE/corpus/$n" ] || seeds+=("$HERE/corpus/$n")
 	[ "$n" != recipe ] || seeds+=("$ROOT/recipes")
+	stamp=$WORK/.start-$n
+	: >"$stamp"
 	rc=0
 	# shellcheck disable=SC2086 # PFS_FUZZ_FLAGS is a list of options
 	(cd "$WORK" && "$BUILD/tests/fuzz/fuzz-$n" -max_total_time="$SECONDS_EACH" -timeout=10 \
@@ -130,12 +138,26 @@ for n in "${NAMES[@]}"; do
 		"$corpus" "${seeds[@]}") >"$log" 2>&1 || rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
-	if [ "$rc" = 0 ] && [ -z "$(ls -A "$artifacts")" ]; then
-		echo "PASS fuzz/$n (${runs:-?} runs in ${SECONDS_EACH}s, ${cov:-cov: ?})"
+	# Slow units of this run: timed again alone (see above).
+	slow_note=
+	while IFS= read -r unit; do
+		[ -n "$unit" ] || continue
+		t0=$(date +%s%N)
+		if timeout 10 "$BUILD/tests/fuzz/fuzz-$n" "$unit" >"$WORK/$n.retime.log" 2>&1; then
+			ms=$((($(date +%s%N) - t0) / 1000000))
+			mkdir -p "$WORK/slow-under-load/$n"
+			mv "$unit" "$WORK/slow-under-load/$n/"
+			slow_note="$slow_note; $(basename "$unit") slow under load, ${ms} ms alone"
+		fi
+	done < <(find "$artifacts" -maxdepth 1 -name 'slow-unit-*' -newer "$stamp")
+	fresh=$(find "$artifacts" -maxdepth 1 -type f -newer "$stamp" -printf '%f\n')
+	rm -f "$stamp"
+	if [ "$rc" = 0 ] && [ -z "$fresh" ]; then
+		echo "PASS fuzz/$n (${runs:-?} runs in ${SECONDS_EACH}s, ${cov:-cov: ?}$slow_note)"
 	else
 		failed=1
 		why=$(grep -m 1 -E 'ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer)|runtime error:|contract broken' "$log")
-		echo "FAIL fuzz/$n (${why:-exit $rc}; $(ls "$artifacts" | head -n 3 | tr '\n' ' ')in $artifacts)"
+		echo "FAIL fuzz/$n (${why:-exit $rc}; $(echo "$fresh" | head -n 3 | tr '\n' ' ')in $artifacts)"
 		if [ -n "$why" ]; then
 			grep -m 1 -A 24 -E 'ERROR: |runtime error:|contract broken' "$log" | sed 's/^/    | /'
 		else
