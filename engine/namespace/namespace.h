@@ -117,6 +117,19 @@ int engine_valid_item_name(const char *name);
 int view_status(struct engine *e, const struct item *it, int json, struct buf *out);
 int view_evidence(struct engine *e, const struct item *it, struct buf *out);
 int view_change_diff(struct engine *e, const struct item *it, struct buf *out);
+/*
+ * The change.diff cache (view_diff.c), one entry per item, least recently
+ * used dropped first. view_diff_cached appends to out the diff of item in
+ * repository repo kept as made from commits base..head (40 hex digits
+ * each): 1 when there was one (its length may be 0), 0 when not, -ENOMEM.
+ * view_diff_keep keeps diff[len] (copied) as that diff, replacing the
+ * item's entry; allocation failure or a diff larger than the whole cache
+ * only drops the entry. Any thread.
+ */
+int view_diff_cached(const char *repo, int64_t item, const char *base, const char *head,
+		     struct buf *out);
+void view_diff_keep(const char *repo, int64_t item, const char *base, const char *head,
+		    const char *diff, size_t len);
 /* The commit the item's branch points to (40 hex digits) into head, read
  * through the calling thread's open repository. 0 or -ENOENT. */
 int view_head(struct engine *e, const struct item *it, char head[41]);

@@ -14,7 +14,7 @@
  * one. change.diff is a function of the base's and the head's commits
  * alone: the last rendering of each item is kept with the two commit ids
  * it was made from and served while both are still what they resolve to
- * (a bounded cache, DIFF_CACHE_BYTES of content at most).
+ * (view_diff.c).
  *
  * Registry. status and evidence.md read the registry through the item's
  * kept digest (view_digest.c): a stat parses only the lines appended
@@ -125,73 +125,6 @@ static int resolve(const char *path, const char *rev, char out[41])
 	git_oid_tostr(out, 41, git_object_id(peeled));
 	git_object_free(peeled);
 	return 0;
-}
-
-/* ---- the change.diff cache ---- */
-
-#define DIFF_CACHE_SLOTS 256
-#define DIFF_CACHE_BYTES (16u << 20)
-
-struct diff_entry {
-	char *repo;       /* NULL: the slot is free */
-	int64_t item_id;
-	char base[41];    /* the commits the diff was made from */
-	char head[41];
-	struct buf diff;
-};
-
-static struct {
-	pthread_mutex_t lock;
-	struct diff_entry slot[DIFF_CACHE_SLOTS]; /* protected by lock; by item id */
-	size_t bytes;                             /* protected by lock */
-} diff_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* Appends the cached diff of (repo, item) made from base..head to out:
- * 1, or 0 when there is none. -ENOMEM. */
-static int diff_cached(const char *repo, int64_t item, const char *base, const char *head,
-		       struct buf *out)
-{
-	struct diff_entry *d = &diff_cache.slot[(uint64_t)item % DIFF_CACHE_SLOTS];
-	int rc = 0;
-
-	pthread_mutex_lock(&diff_cache.lock);
-	if (d->repo && d->item_id == item && strcmp(d->repo, repo) == 0 &&
-	    strcmp(d->base, base) == 0 && strcmp(d->head, head) == 0)
-		rc = d->diff.len ? buf_append(out, d->diff.data, d->diff.len) : 0;
-	else
-		rc = -ENOENT;
-	pthread_mutex_unlock(&diff_cache.lock);
-	return rc == -ENOENT ? 0 : rc ? rc : 1;
-}
-
-/* Keeps diff[len] as the diff of (repo, item) made from base..head; a
- * diff that would take the cache past DIFF_CACHE_BYTES is not kept. */
-static void diff_keep(const char *repo, int64_t item, const char *base, const char *head,
-		      const char *diff, size_t len)
-{
-	struct diff_entry *d = &diff_cache.slot[(uint64_t)item % DIFF_CACHE_SLOTS];
-	char *r = strdup(repo);
-
-	if (!r)
-		return;
-	pthread_mutex_lock(&diff_cache.lock);
-	diff_cache.bytes -= d->diff.len;
-	buf_free(&d->diff);
-	free(d->repo);
-	d->repo = NULL;
-	if (diff_cache.bytes + len <= DIFF_CACHE_BYTES &&
-	    (len == 0 || buf_append(&d->diff, diff, len) == 0)) {
-		d->repo = r;
-		r = NULL;
-		d->item_id = item;
-		snprintf(d->base, sizeof(d->base), "%s", base);
-		snprintf(d->head, sizeof(d->head), "%s", head);
-		diff_cache.bytes += len;
-	} else {
-		buf_free(&d->diff);
-	}
-	pthread_mutex_unlock(&diff_cache.lock);
-	free(r);
 }
 
 /* The title: the first non-empty line of brief.md without heading marks. */
@@ -399,7 +332,7 @@ int view_change_diff(struct engine *e, const struct item *it, struct buf *out)
 	if (!cfg->repo || resolve(cfg->repo, it->base, base) ||
 	    branch_head(cfg->repo, it->branch, head))
 		return repo_diff(cfg->repo, it->base, it->branch, out);
-	rc = diff_cached(cfg->repo, it->id, base, head, out);
+	rc = view_diff_cached(cfg->repo, it->id, base, head, out);
 	if (rc)
 		return rc < 0 ? rc : 0;
 	rc = repo_diff(cfg->repo, it->base, it->branch, out);
@@ -409,8 +342,8 @@ int view_change_diff(struct engine *e, const struct item *it, struct buf *out)
 		/* Kept only when the branch did not move while it was made. */
 		if (resolve(cfg->repo, it->base, again) == 0 && strcmp(again, base) == 0 &&
 		    branch_head(cfg->repo, it->branch, again) == 0 && strcmp(again, head) == 0)
-			diff_keep(cfg->repo, it->id, base, head, out->data ? out->data + start : "",
-				  out->len - start);
+			view_diff_keep(cfg->repo, it->id, base, head,
+				       out->data ? out->data + start : "", out->len - start);
 	}
 	return rc;
 }
