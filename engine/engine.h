@@ -80,6 +80,11 @@ struct pfs_stat {
 	                   * fixed directories of an archived item, documents held
 	                   * open and directories holding a document created open
 	                   * and not stored yet. */
+	int list_stable;  /* directories: 1 when stable and its listing changes only
+	                   * through the mount or by an entry the engine reports
+	                   * ENGINE_CREATED in it (an item's directory, its document
+	                   * directories, stages/, validation/ and validation/logs/):
+	                   * the front end may let the kernel cache the listing. */
 };
 
 /* Which daemon-wide facilities engine_open starts. */

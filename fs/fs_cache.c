@@ -51,6 +51,30 @@
  *  - An entry the engine removes (an archived item) stays in the kernel
  *    until the notifier replays its rmdir, but its attributes were dropped:
  *    every use of the name asks the daemon, which answers ENOENT.
+ *
+ * Listings. The kernel keeps the listing of a directory whose listing the
+ * engine calls stable (pfs_stat.list_stable: an item's directory, its
+ * document directories, stages/, validation/, validation/logs/) in its page
+ * cache across opens (cache_readdir, keep_cache), so that a second find
+ * or ls sends no readdir. Exactness rests on three things:
+ *  - An entry made or removed through the mount is seen by the kernel,
+ *    which bumps the directory's version and drops the cached listing at
+ *    the next read from its start.
+ *  - An entry the engine makes (a document it writes, a stage or recipe
+ *    log) is reported ENGINE_CREATED: fs__changed drops the listing of the
+ *    directory holding it with a data invalidation of that directory's
+ *    inode (a directory has no dirty pages, so the notification waits on
+ *    no request, from any thread).
+ *  - A change racing with the reading of a listing: the kernel fills its
+ *    cache from a reply after the daemon made it, so an invalidation sent
+ *    in between finds no pages to drop. The handle keeps the change count
+ *    taken before its snapshot; every later readdir on the handle (the
+ *    kernel only sends it once it has filled its cache with the previous
+ *    reply, and a listing always ends with a read that finds the end)
+ *    drops the listing when the count moved.
+ * Other directories (the root, .archive/, .packetfs/, .history/ and
+ * below, an archived item's) are listed afresh at every open.
+ *
  * readdirplus replies carry only entries of stable kinds as lookups, stat-ed
  * when the reply is made (the listing snapshot has names and types only,
  * engine_list); the others go without attributes, and the kernel looks
@@ -191,6 +215,31 @@ void fs__drop_attrs(struct fs *fs, const char *path)
 	invalidate_attrs(fs, path);
 }
 
+int fs__cache_listing(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps)
+{
+	struct fs *fs = fs_of(req);
+
+	if (!ps->list_stable || notifier_is_self(fs->notifier, req))
+		return 0;
+	inode_set_cached(fs->inodes, ino);
+	return 1;
+}
+
+void fs__drop_listing(struct fs *fs, fuse_ino_t ino)
+{
+	fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
+}
+
+/* Drops the kernel's listing and attributes of the directory at path when
+ * a reply let it cache them. */
+static void invalidate_listing(struct fs *fs, const char *path)
+{
+	uint64_t ino = inode_peek_cached(fs->inodes, path);
+
+	if (ino)
+		fs__drop_listing(fs, ino);
+}
+
 /*
  * The engine's change hook (an engine_change_fn; arg is the struct fs): a
  * change the engine made on its own. Counts it (attr_ttl), drops at once
@@ -198,11 +247,14 @@ void fs__drop_attrs(struct fs *fs, const char *path)
  * document the engine wrote), the directory of a new file (its times
  * moved) and an archived item's directory (it no longer exists); then
  * queues the change for the notifier, which replays it for inotify and
- * poll(2). Any engine thread, possibly with engine locks held: the only
- * notification sent is the attribute-only inode invalidation, which takes
- * no lock a request holds, and only for inodes whose attributes a reply
- * let the kernel cache (see Caching: never views or growing logs, the only
- * files reported from inside request handlers).
+ * poll(2). The directory of a new file also loses its listing (see
+ * Listings). Any engine thread, possibly with engine locks held: the
+ * notifications sent are the attribute-only inode invalidation, which
+ * takes no lock a request holds, and the invalidation of a directory's
+ * listing, which waits for no request; and only for inodes whose
+ * attributes or listing a reply let the kernel cache (see Caching: never
+ * views or growing logs, the only files reported from inside request
+ * handlers).
  */
 void fs__changed(void *arg, const char *path, enum engine_change what)
 {
@@ -212,7 +264,7 @@ void fs__changed(void *arg, const char *path, enum engine_change what)
 	__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
 	invalidate_attrs(fs, path);
 	if (what == ENGINE_CREATED && fs__parent_of(path, &parent) == 0) {
-		invalidate_attrs(fs, parent);
+		invalidate_listing(fs, parent);
 		free(parent);
 	}
 	if (what != ENGINE_TIMES)

@@ -130,6 +130,15 @@ void fs__changed(void *arg, const char *path, enum engine_change what);
  * thread; the notification takes no lock a request holds (see Caching). */
 void fs__drop_attrs(struct fs *fs, const char *path);
 
+/* Whether the kernel may cache the listing of directory ino, whose
+ * attributes ps were just asked of the engine (fs_cache.c "Listings");
+ * when it may, ino is marked cached first, so that fs__changed drops the
+ * listing at a change. */
+int fs__cache_listing(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps);
+/* Drops the kernel's cached listing (and attributes) of directory ino.
+ * Any thread: a directory has no dirty pages to wait for. */
+void fs__drop_listing(struct fs *fs, fuse_ino_t ino);
+
 /* ---- fs_team.c: who may use the mount ---- */
 
 /* The operations the session is made with (fuse_session_new): those of

@@ -4,11 +4,14 @@
  *
  * DESIGN
  *
- * Handles. fi->fh holds a struct dir_handle * for a directory. A
- * directory listing is snapshotted at opendir (and again when a handle is
- * rewound to offset 0 after being read); readdir offsets are indices into
- * the snapshot, "." and ".." first. Which entries a readdirplus reply
- * hands over with attributes is one of the caching rules (fs_cache.c).
+ * Handles. fi->fh holds a struct dir_handle * for a directory. opendir
+ * only checks that the path is a directory and decides whether the kernel
+ * may keep the listing (fs_cache.c "Listings"); the listing is snapshotted
+ * at the first readdir (and again when a handle is rewound to offset 0
+ * after being read), so a kernel that answers from its cache costs no
+ * listing here. readdir offsets are indices into the snapshot, "." and
+ * ".." first. Which entries a readdirplus reply hands over with attributes
+ * is one of the caching rules (fs_cache.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,7 +41,11 @@ struct dir_handle {
 	struct dir_entry *ents; /* protected by lock; "." and ".." first */
 	size_t n;               /* protected by lock */
 	size_t cap;             /* protected by lock */
+	int loaded;             /* protected by lock; the snapshot was taken */
 	int was_read;           /* protected by lock */
+	int cache;              /* constant; the kernel keeps the listing */
+	uint64_t seen;          /* protected by lock; fs__change_count before the
+	                         * snapshot */
 };
 
 static void dir_clear(struct dir_handle *d)
@@ -83,6 +90,8 @@ static int dir_load(struct fs *fs, struct dir_handle *d)
 	int r;
 
 	dir_clear(d);
+	d->loaded = 0;
+	d->seen = fs__change_count(fs);
 	r = engine_getattr(fs->engine, d->path, &self);
 	if (r < 0)
 		return r;
@@ -97,6 +106,8 @@ static int dir_load(struct fs *fs, struct dir_handle *d)
 		r = -ENOMEM;
 	if (r < 0)
 		dir_clear(d);
+	else
+		d->loaded = 1;
 	return r;
 }
 
@@ -113,6 +124,7 @@ void fs__op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 	struct dir_handle *d = calloc(1, sizeof(*d));
+	struct pfs_stat self;
 	int r;
 
 	if (d == NULL) {
@@ -122,15 +134,18 @@ void fs__op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pthread_mutex_init(&d->lock, NULL);
 	r = fs__path_of(fs, ino, &d->path);
 	if (r == 0)
-		r = dir_load(fs, d);
+		r = engine_getattr(fs->engine, d->path, &self);
+	if (r == 0 && !S_ISDIR(self.mode))
+		r = -ENOTDIR;
 	if (r < 0) {
 		dir_free(d);
 		fuse_reply_err(req, -r);
 		return;
 	}
+	d->cache = fs__cache_listing(req, ino, &self);
 	fi->fh = (uint64_t)(uintptr_t)d;
-	fi->keep_cache = 0;
-	fi->cache_readdir = 0;
+	fi->keep_cache = d->cache ? 1 : 0;
+	fi->cache_readdir = d->cache ? 1 : 0;
 	if (fuse_reply_open(req, fi) != 0)
 		dir_free(d);
 }
@@ -217,7 +232,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	pthread_mutex_lock(&d->lock);
-	if (off == 0 && d->was_read)
+	/* The kernel filled its cache from the replies before: a change since
+	 * the snapshot may have found nothing to drop (fs_cache.c "Listings"). */
+	if (d->cache && d->loaded && fs__change_count(fs) != d->seen)
+		fs__drop_listing(fs, ino);
+	if (!d->loaded || (off == 0 && d->was_read))
 		r = dir_load(fs, d);
 	d->was_read = 1;
 	if (r == 0 && plus && (size_t)off < d->n) {
@@ -286,6 +305,11 @@ void fs__op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 void fs__op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	dir_free((struct dir_handle *)(uintptr_t)fi->fh);
+	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
+
+	/* A reader that stopped before the end sent no last readdir. */
+	if (d->cache && d->loaded && fs__change_count(fs_of(req)) != d->seen)
+		fs__drop_listing(fs_of(req), ino);
+	dir_free(d);
 	fuse_reply_err(req, 0);
 }

@@ -518,6 +518,12 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 		    n->kind == N_HISTORY_DIR || n->kind == N_RECIPES_DIR || n->kind == N_ARCHIVE_DIR)
 			st->mode = S_IFDIR | 0555;
 		st->stable = node_stable(e, n);
+		/* Not the root nor .archive/ (items come and go by the engine's
+		 * hand: made by import, archived by ctl), nor .history/ (a
+		 * document's first revision adds its name unreported). */
+		st->list_stable = st->stable && (n->kind == N_ITEM || n->kind == N_DOCDIR ||
+						 n->kind == N_STAGES_DIR ||
+						 n->kind == N_VALIDATION_DIR || n->kind == N_LOGS_DIR);
 		return 0;
 	}
 	switch (n->kind) {
