@@ -137,7 +137,15 @@ int engine_start(struct engine *e);
 void engine_close(struct engine *e);
 
 /* Namespace queries. */
+/* The attributes of path into st: 0, -ENOENT, or another negative errno.
+ * A view is rendered to learn its size. Any thread. */
 int engine_getattr(struct engine *e, const char *path, struct pfs_stat *st);
+/* engine_getattr without rendering: a view rendered on demand (status,
+ * evidence.md, change.diff, the pages, ...) reports size 0, everything else
+ * as engine_getattr does. For a caller that needs the type, mode and owner
+ * only (the front end's notifier, which opens views to replay their
+ * changes). Any thread. */
+int engine_getattr_unrendered(struct engine *e, const char *path, struct pfs_stat *st);
 typedef int (*engine_dir_cb)(void *arg, const char *name, const struct pfs_stat *st);
 /* Calls cb for every entry of the directory at path (not "." and ".."), in
  * a stable order; stops early when cb returns non-zero. */

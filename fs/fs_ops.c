@@ -220,11 +220,29 @@ static int getattr_of(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 	return r;
 }
 
+/* The attributes the notifier is told: it opens views only to replay their
+ * changes (notify.h), and the kernel asks for attributes at each of its
+ * opens (the permission check of default_permissions, for an attribute
+ * timeout of 0), so views are not rendered for it (size 0). */
+static int notifier_getattr(struct fs *fs, fuse_ino_t ino, struct pfs_stat *ps)
+{
+	char *path;
+	int r = fs__path_of(fs, ino, &path);
+
+	if (r == 0) {
+		r = engine_getattr_unrendered(fs->engine, path, ps);
+		free(path);
+	}
+	return r;
+}
+
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
 	struct pfs_stat ps;
-	uint64_t seen = fs__change_count(fs_of(req));
-	int r = getattr_of(fs_of(req), ino, fi, &ps);
+	uint64_t seen = fs__change_count(fs);
+	int r = notifier_is_self(fs->notifier, req) ? notifier_getattr(fs, ino, &ps)
+						    : getattr_of(fs, ino, fi, &ps);
 
 	if (r < 0) {
 		fuse_reply_err(req, -r);

@@ -469,7 +469,7 @@ static uint32_t item_subdirs(const struct node *n)
 }
 
 /* Attributes of a resolved node. */
-int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
+int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int render)
 {
 	int64_t now = util_now_ns();
 
@@ -591,7 +591,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 	default:
 		break;
 	}
-	{
+	if (render) {
 		struct buf b;
 		int rc;
 
@@ -625,16 +625,26 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st)
 	return 0;
 }
 
-int engine_getattr(struct engine *e, const char *path, struct pfs_stat *st)
+static int getattr_at(struct engine *e, const char *path, struct pfs_stat *st, int render)
 {
 	struct node n;
 	int rc = packet__resolve(e, path, &n);
 
 	if (rc)
 		return rc;
-	rc = packet__node_stat(e, &n, st);
+	rc = packet__node_stat(e, &n, st, render);
 	packet__node_clear(&n);
 	return rc;
+}
+
+int engine_getattr(struct engine *e, const char *path, struct pfs_stat *st)
+{
+	return getattr_at(e, path, st, 1);
+}
+
+int engine_getattr_unrendered(struct engine *e, const char *path, struct pfs_stat *st)
+{
+	return getattr_at(e, path, st, 0);
 }
 
 int engine_valid_item_name(const char *name)

@@ -139,8 +139,10 @@ int packet__run_sealed(const struct run *r);
  * struct pfs_stat): they do not follow the item's updated time and are not
  * a view's. */
 int packet__stable_kind(enum kind k);
-/* Attributes of a resolved node into st; 0 or a negative errno. */
-int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st);
+/* Attributes of a resolved node into st; 0 or a negative errno. A view
+ * rendered on demand is rendered for its size when render is 1, else its
+ * size is 0. */
+int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int render);
 
 /* ---- packet_owner.c ---- */
 

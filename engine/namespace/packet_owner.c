@@ -98,7 +98,7 @@ int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int p
 
 	if (rc)
 		return rc;
-	rc = packet__node_stat(e, &n, &st);
+	rc = packet__node_stat(e, &n, &st, 1);
 	if (rc)
 		goto out;
 	mode = st.mode & 07777;
@@ -156,7 +156,7 @@ int engine_chmod(struct engine *e, const char *path, mode_t mode)
 	} else if (n.kind == N_PFS_TMP) {
 		rc = packet__tmp_chmod(e, n.name, mode);
 	} else {
-		rc = packet__node_stat(e, &n, &st);
+		rc = packet__node_stat(e, &n, &st, 1);
 		if (rc == 0 && (st.mode & 07777) != (mode & 07777))
 			rc = -EACCES;
 	}
