@@ -132,9 +132,8 @@ static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint
 		return rc == -ENOMEM || rc == -EFBIG ? rc : -EINVAL;
 	}
 	for (p = ok.data; p && p < ok.data + ok.len && rc == 0; p += strlen(p) + 1) {
-		rc = store_registry_append(e->store, f->item_id, p, "external", 0);
+		rc = pipeline_registry_external(e->pl, f->item_id, f->item_name, p);
 		if (rc == 0) {
-			pipeline_event(e->pl, f->item_id, f->item_name, "registry_external", "");
 			engine_changed(e, f->item_name, "validation/evidence.md", ENGINE_MODIFIED);
 			engine_changed(e, f->item_name, "validation/junit.xml", ENGINE_MODIFIED);
 		}

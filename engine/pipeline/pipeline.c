@@ -321,6 +321,23 @@ void pipeline_event(struct pipeline *pl, int64_t item_id, const char *item, cons
 	buf_free(&b);
 }
 
+int pipeline_registry_external(struct pipeline *pl, int64_t item_id, const char *item,
+			       const char *line)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	pipe__event_text(&b, item, "registry_external", "");
+	rc = b.data ? store_registry_append_event(pl->store, item_id, line, b.data) : -ENOMEM;
+	if (rc == 0) {
+		pipe__event_added(pl, item, "registry_external");
+		pipe__notify(pl, item_id, b.data);
+	}
+	buf_free(&b);
+	return rc;
+}
+
 /* ---- what runs now ---- */
 
 void pipe__active_add(struct pipeline *pl, const struct active_run *r)

@@ -141,6 +141,13 @@ void pipeline_recipes_release(struct pipeline *pl);
  * Nothing when readonly or when the store refuses. */
 void pipeline_event(struct pipeline *pl, int64_t item_id, const char *item, const char *type,
 		    const char *extra_json);
+/* Stores line (checked, normalised, no newline) as an external line of the
+ * item's registry together with its registry_external event, in one
+ * transaction (store_registry_append_event), then tells the hooks as
+ * pipeline_event does. 0 or the store's negative errno (nothing stored).
+ * Any thread. */
+int pipeline_registry_external(struct pipeline *pl, int64_t item_id, const char *item,
+			       const char *line);
 
 /* ---- what runs now ---- */
 

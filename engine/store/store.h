@@ -425,6 +425,11 @@ int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *siz
  * (another is refused: -EEXIST); run_id 0: none. 0 or a negative errno. */
 int store_registry_append(struct store *s, int64_t item_id, const char *line, const char *source,
 			  int64_t run_id);
+/* store_registry_append of an external line (source "external", no run)
+ * and store_event_add of event (one line, no newline) for the same item,
+ * in one transaction: both are stored or neither. 0 or a negative errno. */
+int store_registry_append_event(struct store *s, int64_t item_id, const char *line,
+				const char *event);
 /*
  * Reading the registry. The raw forms give each line as stored, the bytes
  * of validation/registry.jsonl. The others give each line as evidence is

@@ -285,6 +285,31 @@ int store_registry_append(struct store *s, int64_t item_id, const char *line, co
 	return store_carry_line(s, item_id, line, source, run_id, "");
 }
 
+int store_registry_append_event(struct store *s, int64_t item_id, const char *line,
+				const char *event)
+{
+	int rc = store__txn_lock(s);
+
+	if (rc)
+		return rc;
+	rc = store__exec(s, "INSERT INTO registry(item_id, line, source) VALUES (?, ?, 'external')",
+			 "Is", item_id, line);
+	if (rc == 0)
+		rc = store__exec(s, "INSERT INTO events(item_id, line) VALUES (?, ?)", "Is", item_id,
+				 event);
+	if (rc == 0)
+		rc = store__script(s, "COMMIT");
+	if (rc) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	} else {
+		size_add(s, SIZE_REGISTRY, item_id, strlen(line) + 1);
+		size_add(s, SIZE_EVENTS, 0, strlen(event) + 1);
+		size_add(s, SIZE_EVENTS, item_id, strlen(event) + 1);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
 int store_carry_line(struct store *s, int64_t item_id, const char *line, const char *source,
 		     int64_t run_id, const char *why)
 {
