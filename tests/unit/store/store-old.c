@@ -104,6 +104,7 @@ static const char *const undo[] = {
 	       "BEGIN SELECT RAISE(ABORT, 'registry is append-only'); END;"
 	       "CREATE TRIGGER registry_no_delete BEFORE DELETE ON registry "
 	       "BEGIN SELECT RAISE(ABORT, 'registry is append-only'); END;",
+	[11] = "DROP INDEX documents_dirs;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)
