@@ -10,10 +10,13 @@
 # until the node takes jobs. It prints the line `SLURM_CONF=DIR/slurm.conf` that clients
 # (sbatch, squeue, scontrol, scancel, and through them the packetfs daemon) need in their
 # environment.
-# PFS_SLURM_PORT sets slurmctld's port (default 16817; slurmd takes the next one), so that two
-# such clusters can run on one machine. Exit 0 when the cluster runs; 1 with the reason on
-# stderr when it cannot start. Needs root.
-# stop ends the daemons that start started (their pid files are in DIR).
+# PFS_SLURM_PORT sets slurmctld's port (slurmd takes the next one); by default the first pair
+# from 16817 on where nothing listens, so that two runs of the suite on one machine each get a
+# cluster of their own. Exit 0 when the cluster runs; 1 with the reason on stderr when it cannot
+# start. Needs root.
+# stop ends the daemons that start started (their pid files are in DIR). munged is shared: each
+# cluster is listed in $USERS while it runs, and munged, when a cluster started it, is stopped
+# with the last one listed (a listed directory that no longer exists is a run that died).
 set -uo pipefail
 
 cmd=${1:-}
@@ -31,9 +34,34 @@ gone()
 	[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ]
 }
 
+USERS=/run/munge/packetfs-test-clusters
+
+# cluster_key : this cluster's file in $USERS.
+cluster_key()
+{
+	printf '%s/%s.cluster' "$USERS" "$(printf '%s' "$dir" | sha256sum | cut -c1-16)"
+}
+
+# munged_unused : drops this cluster (and those whose directory is gone) from $USERS; true when
+# none is left.
+munged_unused()
+{
+	local f
+	rm -f "$(cluster_key)"
+	for f in "$USERS"/*.cluster; do
+		[ -f "$f" ] || continue
+		[ -d "$(cat "$f")" ] || rm -f "$f"
+	done
+	! ls "$USERS"/*.cluster >/dev/null 2>&1
+}
+
 stop()
 {
 	local f p pids=() i
+	# munged goes with the last cluster, when a cluster started it.
+	if [ -d "$USERS" ] && munged_unused && [ -f "$USERS/munged.pid" ]; then
+		mv -f "$USERS/munged.pid" "$dir/munged.started"
+	fi
 	for f in "$dir"/slurmd.pid "$dir"/slurmctld.pid "$dir"/munged.started; do
 		[ -f "$f" ] || continue
 		p=$(cat "$f" 2>/dev/null)
@@ -70,13 +98,33 @@ for p in slurmctld slurmd sbatch squeue scontrol munged; do
 done
 mkdir -p "$dir/state" "$dir/spool" || why "cannot make $dir"
 host=$(hostname -s)
-port=${PFS_SLURM_PORT:-16817}
+# One start at a time on a machine, so that two do not pick the same ports or both start munged;
+# the lock goes with this process (the daemons it starts do not inherit it).
+exec 9>/run/lock/packetfs-test-slurm-cluster.lock && flock 9 || why "cannot take the start lock"
 
-# munge: the package made /etc/munge/munge.key; one munged per machine.
+# listening PORT : whether something accepts connections on PORT here.
+listening()
+{
+	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+if [ -n "${PFS_SLURM_PORT:-}" ]; then
+	port=$PFS_SLURM_PORT
+else
+	port=16817
+	while listening "$port" || listening "$((port + 1))"; do
+		port=$((port + 2))
+		[ "$port" -lt 17017 ] || why "no free pair of ports between 16817 and 17017"
+	done
+fi
+
+# munge: the package made /etc/munge/munge.key; one munged per machine, shared by the clusters.
+mkdir -p /run/munge "$USERS" && chown munge:munge /run/munge 2>/dev/null
+printf '%s\n' "$dir" >"$(cluster_key)"
 if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
-	mkdir -p /run/munge && chown munge:munge /run/munge 2>/dev/null
-	runuser -u munge -- /usr/sbin/munged 2>"$dir/munged.err" || why "munged: $(cat "$dir/munged.err")"
-	pgrep -n -u munge munged >"$dir/munged.started"
+	runuser -u munge -- /usr/sbin/munged 2>"$dir/munged.err" 9>&- || why "munged: $(cat "$dir/munged.err")"
+	# munged forks into the background and writes its pid file.
+	cp /run/munge/munged.pid "$USERS/munged.pid" 2>/dev/null ||
+		pgrep -o -u munge -x munged >"$USERS/munged.pid"
 	munge -n | unmunge >/dev/null 2>&1 || why "munge does not answer"
 fi
 
@@ -113,8 +161,8 @@ printf 'NodeName=%s Name=gpu File=/dev/null\nNodeName=%s Name=gpu File=/dev/zero
 	"$host" "$host" >"$dir/gres.conf"
 export SLURM_CONF=$dir/slurm.conf
 
-slurmctld -i >"$dir/slurmctld.out" 2>&1 || why "slurmctld did not start: $(tail -n 3 "$dir/slurmctld.out")"
-slurmd >"$dir/slurmd.out" 2>&1 || why "slurmd did not start: $(tail -n 3 "$dir/slurmd.out")"
+slurmctld -i >"$dir/slurmctld.out" 2>&1 9>&- || why "slurmctld did not start: $(tail -n 3 "$dir/slurmctld.out")"
+slurmd >"$dir/slurmd.out" 2>&1 9>&- || why "slurmd did not start: $(tail -n 3 "$dir/slurmd.out")"
 for _ in $(seq 1 150); do
 	state=$(sinfo -h -n "$host" -o %t 2>/dev/null)
 	case "$state" in
