@@ -46,6 +46,8 @@ struct dir_handle {
 	int cache;              /* constant; the kernel keeps the listing */
 	uint64_t seen;          /* protected by lock; fs__change_count before the
 	                         * snapshot */
+	struct pfs_stat self;   /* protected by lock; the directory's attributes
+	                         * asked at opendir, until the first snapshot */
 };
 
 static void dir_clear(struct dir_handle *d)
@@ -82,17 +84,19 @@ static int collect_entry(void *arg, const char *name, const struct pfs_stat *st)
 }
 
 /* (Re)reads the listing of d->path into the snapshot: names, types and
- * the stable flag of each entry's kind (engine_list), no attributes. On
- * failure the snapshot is empty. */
+ * the stable flag of each entry's kind (engine_list), no attributes. The
+ * first snapshot takes "." from the attributes opendir asked; a later one
+ * asks again. On failure the snapshot is empty. */
 static int dir_load(struct fs *fs, struct dir_handle *d)
 {
-	struct pfs_stat self;
-	int r;
+	struct pfs_stat self = d->self;
+	int r = 0, first = !d->was_read;
 
 	dir_clear(d);
 	d->loaded = 0;
 	d->seen = fs__change_count(fs);
-	r = engine_getattr(fs->engine, d->path, &self);
+	if (!first)
+		r = engine_getattr(fs->engine, d->path, &self);
 	if (r < 0)
 		return r;
 	if (!S_ISDIR(self.mode))
@@ -124,7 +128,6 @@ void fs__op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 	struct dir_handle *d = calloc(1, sizeof(*d));
-	struct pfs_stat self;
 	int r;
 
 	if (d == NULL) {
@@ -134,15 +137,15 @@ void fs__op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pthread_mutex_init(&d->lock, NULL);
 	r = fs__path_of(fs, ino, &d->path);
 	if (r == 0)
-		r = engine_getattr(fs->engine, d->path, &self);
-	if (r == 0 && !S_ISDIR(self.mode))
+		r = engine_getattr(fs->engine, d->path, &d->self);
+	if (r == 0 && !S_ISDIR(d->self.mode))
 		r = -ENOTDIR;
 	if (r < 0) {
 		dir_free(d);
 		fuse_reply_err(req, -r);
 		return;
 	}
-	d->cache = fs__cache_listing(req, ino, &self);
+	d->cache = fs__cache_listing(req, ino, &d->self);
 	fi->fh = (uint64_t)(uintptr_t)d;
 	fi->keep_cache = d->cache ? 1 : 0;
 	fi->cache_readdir = d->cache ? 1 : 0;
