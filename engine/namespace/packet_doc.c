@@ -436,10 +436,13 @@ int packet__item_create(struct engine *e, const char *name, mode_t mode,
 		return rc;
 	}
 	{
-		char extra[256];
+		char extra[320], head[41] = "";
 
-		snprintf(extra, sizeof(extra), ",\"branch\":\"%s\",\"uid\":%d,\"pid\":%d", branch,
-			 who ? (int)who->uid : 0, who ? (int)who->pid : 0);
+		/* A move of the branch from here on is a head_moved from this head. */
+		if (repo_branch_head(cfg->repo, branch, head) == 0)
+			pipeline_item_made(e->pl, id, head);
+		snprintf(extra, sizeof(extra), ",\"branch\":\"%s\",\"head\":\"%s\",\"uid\":%d,\"pid\":%d",
+			 branch, head, who ? (int)who->uid : 0, who ? (int)who->pid : 0);
 		pipeline_event(e->pl, id, name, "item_created", extra);
 	}
 	return 0;

@@ -20,8 +20,11 @@
  * assessment_head) and every gate and status compares that with the head
  * on disk when it decides.
  *
- * The first head seen of an item (at start, or of a new item) is only
- * remembered. Moves made while the daemon was down are not reported
+ * The first head seen of an item at start is only remembered. A new item's
+ * first head is the one it was made at (pipeline_item_made): the branch
+ * is made before the item is stored, so a scan woken by the new ref can
+ * miss the item, and a move before the next scan would otherwise be taken
+ * for the first head. Moves made while the daemon was down are not reported
  * (status reads the head from git and shows them all the same). A
  * configuration naming another repository moves the watches at the next
  * scan (a ref change in the repository watched before, or the next start).
@@ -280,6 +283,19 @@ static void on_ref_event(uv_fs_event_t *ev, const char *name, int events, int st
 		scan(h);
 	else if (!uv_is_active((uv_handle_t *)&h->timer))
 		uv_timer_start(&h->timer, on_timer, HEADS_DELAY_MS, 0);
+}
+
+int pipe__heads_made(struct pipe *p, int64_t id, const char *head)
+{
+	struct pipe_heads *h = p->heads;
+	struct head_seen *s;
+
+	if (!h || h->stopped || strlen(head) != 40)
+		return 0;
+	if (!(s = seen_find(h, id)) && !(s = seen_add(h, id)))
+		return -ENOMEM;
+	memcpy(s->head, head, sizeof(s->head));
+	return 0;
 }
 
 void pipe__heads_start(struct pipe *p)

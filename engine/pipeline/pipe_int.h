@@ -153,6 +153,10 @@ void pipe_shutdown(struct pipe *p);
 void pipe__heads_start(struct pipe *p);
 /* Stops watching (daemon shutdown); the handles close on the loop. */
 void pipe__heads_stop(struct pipe *p);
+/* Item id was made with its branch at head (pipeline_item_made): that is the
+ * head seen last of it, whatever a scan saw before the item was stored.
+ * 0, or -ENOMEM. */
+int pipe__heads_made(struct pipe *p, int64_t id, const char *head);
 
 /* ---- pipe_recover.c, pipe_slurm.c: across daemon restarts ---- */
 

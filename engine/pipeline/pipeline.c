@@ -82,9 +82,14 @@ static void on_wake(uv_async_t *h)
 		pthread_mutex_unlock(&pl->q_lock);
 		if (!cmd)
 			break;
-		cmd->result = stopping ? -ESHUTDOWN
-			      : strncmp(cmd->verb, "record", 6) == 0 ? pipe_record_command(pl->pipe, cmd)
-								     : pipe_command(pl->pipe, cmd);
+		if (stopping)
+			cmd->result = -ESHUTDOWN;
+		else if (strcmp(cmd->verb, "item-made") == 0)
+			cmd->result = pipe__heads_made(pl->pipe, cmd->run_id, cmd->arg);
+		else if (strncmp(cmd->verb, "record", 6) == 0)
+			cmd->result = pipe_record_command(pl->pipe, cmd);
+		else
+			cmd->result = pipe_command(pl->pipe, cmd);
 		pthread_mutex_lock(&pl->q_lock);
 		cmd->done = 1;
 		pthread_cond_broadcast(&cmd->cond);
@@ -247,6 +252,17 @@ int pipeline_record_cancel(struct pipeline *pl, const char *item, int64_t run_id
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.run_id = run_id;
 	return record_call(pl, &cmd, item, "record-cancel", why, whysize);
+}
+
+void pipeline_item_made(struct pipeline *pl, int64_t item_id, const char *head)
+{
+	struct pipe_cmd cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	snprintf(cmd.verb, sizeof(cmd.verb), "item-made");
+	snprintf(cmd.arg, sizeof(cmd.arg), "%s", head);
+	cmd.run_id = item_id;
+	pipeline_call(pl, &cmd);
 }
 
 /* ---- events and the hooks ---- */

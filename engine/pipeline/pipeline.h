@@ -181,7 +181,8 @@ struct pipe_cmd {
 	int result;            /* 0 or negative errno, set by the loop */
 	char msg[256];         /* why, for last_result / errors */
 	const void *payload;   /* record: the struct record_req; NULL otherwise */
-	int64_t run_id;        /* record: the run (set by the loop; record-cancel: given) */
+	int64_t run_id;        /* record: the run (set by the loop; record-cancel: given);
+				  item-made: the item's id */
 	int run_no;            /* record: its run number, set by the loop */
 	char log[256];         /* record: its log's item-relative path, set by the loop */
 	int done;              /* protected by q_lock */
@@ -228,5 +229,10 @@ int pipeline_record(struct pipeline *pl, const char *item, const struct record_r
  * loop thread. */
 int pipeline_record_cancel(struct pipeline *pl, const char *item, int64_t run_id, char *why,
 			   size_t whysize);
+/* Tells the loop that item item_id was just made with its branch at head (40 hex digits), so
+ * that a move of that branch from then on is reported as a "head_moved" from head (SPEC §5),
+ * even one made before the loop's watch saw the branch appear. Waits for the loop; does nothing
+ * offline or while the pipeline stops. Any thread but the loop thread. */
+void pipeline_item_made(struct pipeline *pl, int64_t item_id, const char *head);
 
 #endif
