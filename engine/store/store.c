@@ -233,6 +233,20 @@ static void ckpt_stop(struct store *s)
 	s->ckpt_db = NULL;
 }
 
+/* sqlite3_commit_hook: counts the commit (store_commits); lets it go on. */
+static int on_commit(void *arg)
+{
+	struct store *s = arg;
+
+	__atomic_add_fetch(&s->commits, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+uint64_t store_commits(struct store *s)
+{
+	return __atomic_load_n(&s->commits, __ATOMIC_ACQUIRE);
+}
+
 int store_open(const char *dir, int create, int readonly, struct store **out, char *err,
 	       size_t errlen)
 {
@@ -267,6 +281,7 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	sqlite3_extended_result_codes(s->db, 1);
 	s->writable = !readonly;
 	s->item_gen = 1;
+	sqlite3_commit_hook(s->db, on_commit, s);
 	if (!readonly) {
 		rc = store__script(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 				   "PRAGMA foreign_keys=ON;");

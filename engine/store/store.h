@@ -45,6 +45,13 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 /* Stops the checkpointer and closes the store; NULL is ignored. No other
  * call on s may be running or follow. */
 void store_close(struct store *s);
+/* How many transactions this store's connection has committed (or begun
+ * to commit: a commit that then fails counts too) since store_open. Two
+ * equal values read around some reads of a writable store mean that no
+ * change came in between: the daemon's connection is the only writer of a
+ * mounted store. A read-only store also counts its own commits only, so
+ * it tells nothing of another process's writes. Any thread, no lock. */
+uint64_t store_commits(struct store *s);
 /* Makes every transaction committed so far survive power loss: an fsync of
  * the WAL file (a full checkpoint where this connection has none open).
  * 0 or a negative errno (-EIO: the fsync failed, -EBUSY). */

@@ -40,6 +40,9 @@ struct store {
 	 * writable store, the only writer of those append-only rows, so that a
 	 * stat does not sum every line. Direct-mapped; key 0 is empty. */
 	int writable;
+	/* Commits of this connection (store_commits): moved on by SQLite's
+	 * commit hook, under lock; read without it (atomic). */
+	uint64_t commits;
 	struct {
 		int64_t key;
 		uint64_t size;
