@@ -19,7 +19,7 @@ same_size()
 {
 	local f
 	for f in "$@"; do
-		assert_eq "$(wc -c <"$f")" "$(stat -c %s "$f")" "size of $f (stat against read)"
+		assert_eq "$(cat "$f" | wc -c)" "$(stat -c %s "$f")" "size of $f (stat against read)"
 	done
 }
 
