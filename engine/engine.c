@@ -257,6 +257,7 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 	pthread_mutex_init(&e->files_lock, NULL);
 	pthread_rwlock_init(&e->ns_lock, NULL);
 	pthread_mutex_init(&e->digest_lock, NULL);
+	view_sizes_init(e);
 	pthread_mutex_init(&e->record_lock, NULL);
 	pthread_mutex_init(&e->refusal_lock, NULL);
 	pthread_mutex_init(&e->tmp_lock, NULL);
@@ -331,6 +332,7 @@ void engine_close(struct engine *e)
 	pipeline_close(e->pl);
 	view_digests_free(e);
 	pthread_mutex_destroy(&e->digest_lock);
+	view_sizes_free(e);
 	pthread_mutex_destroy(&e->record_lock);
 	packet__refusals_free(e);
 	pthread_mutex_destroy(&e->refusal_lock);

@@ -17,6 +17,8 @@
  *   files_lock  - the open-document table (packet_doc.c), then an open
  *                 document's own lock
  *   digest_lock - the kept registry digests (view_digest.c)
+ *   size_lock   - the remembered sizes of views (view_size.c); takes no
+ *                 other lock
  *   record_lock - the last record answer of each item (record.c); takes
  *                 no other lock
  */
@@ -26,6 +28,7 @@
 #include <pthread.h>
 
 #include "engine.h"
+#include "lru.h"
 #include "pipeline.h"
 
 struct open_doc; /* packet_int.h */
@@ -81,6 +84,9 @@ struct engine {
 	struct digest_slot digests[DIGEST_SLOTS]; /* protected by digest_lock; by item id */
 	size_t digest_bytes;                      /* protected by digest_lock */
 
+	pthread_mutex_t size_lock;
+	struct lru sizes;         /* protected by size_lock: view sizes (view_size.c) */
+
 	engine_change_fn watch_fn; /* constant once started; NULL: nobody watches */
 	void *watch_arg;
 
@@ -133,6 +139,41 @@ void view_diff_keep(const char *repo, int64_t item, const char *base, const char
 /* The commit the item's branch points to (40 hex digits) into head, read
  * through the calling thread's open repository. 0 or -ENOENT. */
 int view_head(struct engine *e, const struct item *it, char head[41]);
+
+/*
+ * What the views of an item that view_size.c remembers are made of,
+ * besides the item's row and the time: the store as it is after a number
+ * of commits, the pipeline's configuration, and the commits that the
+ * item's branch and its base resolve to ("" when they do not).
+ */
+struct view_stamp {
+	uint64_t commits;              /* store_commits */
+	const struct pfs_config *cfg;  /* pipeline_config_get: never reused while open */
+	char head[41], base[41];
+};
+/* The stamp of item it as things are now, into st. Any thread. */
+void view_stamp(struct engine *e, const struct item *it, struct view_stamp *st);
+/* Whether two stamps are the same. */
+int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b);
+
+/*
+ * view_size.c: sizes of rendered views remembered per item under the stamp
+ * they were rendered at, so that a stat of an unchanged view renders
+ * nothing (least recently used items dropped first). kind is one of the
+ * VIEW_SIZE_* slots. view_size_get: 1 and *size when a size of that kind
+ * was kept under a stamp equal to st, else 0. view_size_keep: keeps size
+ * under st (another stamp's sizes of the item go). view_sizes_init: an
+ * empty table (engine_open); view_sizes_free: drops all (engine_close).
+ * Any thread.
+ */
+enum { VIEW_SIZE_STATUS, VIEW_SIZE_STATUS_JSON, VIEW_SIZE_EVIDENCE, VIEW_SIZE_JUNIT,
+       VIEW_SIZE_REPORT, VIEW_SIZE_DIFF, VIEW_SIZE_KINDS };
+int view_size_get(struct engine *e, int64_t item, int kind, const struct view_stamp *st,
+		  uint64_t *size);
+void view_size_keep(struct engine *e, int64_t item, int kind, const struct view_stamp *st,
+		    uint64_t size);
+void view_sizes_init(struct engine *e);
+void view_sizes_free(struct engine *e);
 /* The recipes the item's plan names (plan_names), into *names (a NULL-
  * terminated vector the caller frees with strv_free; empty when the item
  * has no plan.md or it names none). 0, -ENOMEM or another negative errno
@@ -148,6 +189,10 @@ int view_junit(struct engine *e, const struct item *it, struct buf *out);
  * (view_html.h). Append to out; 0 or a negative errno of the store. Any
  * thread. */
 int view_report(struct engine *e, const struct item *it, struct buf *out);
+/* view_report as view_report, and *clocked set to 1 when the page depends
+ * on the time it was made (a run not ended has a bar that ends now, a
+ * running stage's seconds), else 0. */
+int view_report_clocked(struct engine *e, const struct item *it, struct buf *out, int *clocked);
 int view_index(struct engine *e, struct buf *out);
 /* view_html.c: tells the watcher of the pages that follow the change of
  * rel in item (engine_changed's arguments): report.html when status,

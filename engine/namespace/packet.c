@@ -273,14 +273,21 @@ int packet__is_dir_kind(enum kind k)
 	}
 }
 
-/* Renders the content of a non-log view into out. */
 int packet__render(struct engine *e, struct node *n, struct buf *out)
+{
+	int clocked;
+
+	return packet__render_clocked(e, n, out, &clocked);
+}
+
+int packet__render_clocked(struct engine *e, struct node *n, struct buf *out, int *clocked)
 {
 	struct pfs_config *cfg;
 	char **lines = NULL;
 	size_t i, nl;
 	int rc = 0;
 
+	*clocked = 0;
 	switch (n->kind) {
 	case N_EVENTS_ALL:
 		return store_events_render(e->store, 0, out);
@@ -318,7 +325,7 @@ int packet__render(struct engine *e, struct node *n, struct buf *out)
 	case N_DIFF:
 		return view_change_diff(e, &n->item, out);
 	case N_REPORT:
-		return view_report(e, &n->item, out);
+		return view_report_clocked(e, &n->item, out, clocked);
 	case N_INDEX:
 		return view_index(e, out);
 	case N_RECORD:
@@ -592,17 +599,10 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 		break;
 	}
 	if (render) {
-		struct buf b;
-		int rc;
+		int rc = packet__view_size(e, n, &st->size);
 
-		buf_init(&b);
-		rc = packet__render(e, n, &b);
-		if (rc && n->kind != N_DIFF && n->kind != N_RECIPE) {
-			buf_free(&b);
+		if (rc)
 			return rc;
-		}
-		st->size = b.len;
-		buf_free(&b);
 	}
 	st->view = n->kind != N_PIPELINE;
 	if (n->kind == N_CTL || n->kind == N_REGISTRY)

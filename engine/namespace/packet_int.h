@@ -132,6 +132,15 @@ int packet__is_dir_kind(enum kind k);
 /* Appends the content of a non-log view to out; 0 or a negative errno
  * (-EINVAL for kinds that are not rendered views). */
 int packet__render(struct engine *e, struct node *n, struct buf *out);
+/* packet__render, and *clocked set to 1 when the content depends on the
+ * time it was rendered at (view_report_clocked), else 0. */
+int packet__render_clocked(struct engine *e, struct node *n, struct buf *out, int *clocked);
+/* packet_size.c: the size of view n (a kind packet__render renders) into
+ * *size: its rendering's length, remembered for status, status.json,
+ * evidence.md, junit.xml, report.html and change.diff under the stamp it
+ * was rendered at (view_size.c). 0 or packet__render's error (none for
+ * change.diff and recipes, which are then of size 0). Any thread. */
+int packet__view_size(struct engine *e, struct node *n, uint64_t *size);
 /* Whether r ended and its log was sealed (its sha256 recorded after the
  * last byte was appended): the log never changes again. */
 int packet__run_sealed(const struct run *r);

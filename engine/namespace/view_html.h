@@ -66,6 +66,7 @@ struct tl_run {
 struct timeline {
 	struct tl_run *v;
 	size_t n, cap;
+	int uses_now;       /* a bar ends (or starts) at now: a run not ended */
 };
 
 /* Reads every run of item item_id into tl (empty it with timeline_free),

@@ -367,6 +367,13 @@ static int logs_html(struct buf *out, const struct timeline *tl)
 
 int view_report(struct engine *e, const struct item *it, struct buf *out)
 {
+	int clocked;
+
+	return view_report_clocked(e, it, out, &clocked);
+}
+
+int view_report_clocked(struct engine *e, const struct item *it, struct buf *out, int *clocked)
+{
 	struct buf sj, part;
 	struct timeline tl;
 	cJSON *st = NULL;
@@ -420,6 +427,8 @@ int view_report(struct engine *e, const struct item *it, struct buf *out)
 		rc = logs_html(out, &tl);
 	if (rc == 0)
 		rc = html_page_end(out);
+	*clocked = tl.uses_now || (st && cJSON_GetStringValue(cJSON_GetObjectItem(st, "running")) &&
+				    cJSON_GetStringValue(cJSON_GetObjectItem(st, "running"))[0]);
 	timeline_free(&tl);
 	cJSON_Delete(st);
 	buf_free(&sj);

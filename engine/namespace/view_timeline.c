@@ -104,10 +104,13 @@ static int load_run(void *arg, const struct run *r)
 	t->start = parse_time(r->started_at);
 	t->started = t->start >= 0;
 	fin = parse_time(r->finished_at);
-	if (!t->started)
+	if (!t->started) {
 		t->start = t->end = l->now;
-	else if (strcmp(r->status, "running") == 0 || strcmp(r->status, "queued") == 0)
+		tl->uses_now = 1;
+	} else if (strcmp(r->status, "running") == 0 || strcmp(r->status, "queued") == 0) {
 		t->end = l->now > t->start ? l->now : t->start;
+		tl->uses_now = 1;
+	}
 	else if (r->duration_s > 0)
 		t->end = t->start + r->duration_s;
 	else
