@@ -281,6 +281,8 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	sqlite3_extended_result_codes(s->db, 1);
 	s->writable = !readonly;
 	s->item_gen = 1;
+	store__items_init(s);
+	store__sizes_init(s);
 	sqlite3_commit_hook(s->db, on_commit, s);
 	if (!readonly) {
 		rc = store__script(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
@@ -369,8 +371,8 @@ void store_close(struct store *s)
 	ckpt_stop(s);
 	for (i = 0; i < s->ncache; i++)
 		sqlite3_finalize(s->cache[i].st);
-	for (i = 0; i < ITEM_CACHE; i++)
-		item_clear(&s->items[i].it);
+	lru_clear(&s->items);
+	lru_clear(&s->sizes);
 	store__rev_forget(s);
 	ZSTD_freeCCtx(s->zc);
 	ZSTD_freeDCtx(s->zd);

@@ -14,11 +14,13 @@
 #include <sqlite3.h>
 #include <zstd.h>
 
+#include "lru.h"
 #include "store.h"
 
 #define STMT_CACHE 96
-#define SIZE_CACHE 256
-#define ITEM_CACHE 256
+#define SIZE_CACHE 32768 /* sizes of views kept, at most */
+#define ITEM_CACHE 16384            /* item rows kept, at most */
+#define ITEM_CACHE_BYTES (8u << 20) /* and their bytes */
 #define REV_CACHE 16
 
 struct store {
@@ -36,25 +38,21 @@ struct store {
 	pthread_mutex_t ckpt_lock;
 	pthread_cond_t ckpt_cond;    /* ckpt_wanted or ckpt_stop became set */
 	int ckpt_wanted, ckpt_stop;  /* protected by ckpt_lock */
-	/* Sizes of registry.jsonl and events views (store_run.c), kept by a
-	 * writable store, the only writer of those append-only rows, so that a
-	 * stat does not sum every line. Direct-mapped; key 0 is empty. */
 	int writable;
 	/* Commits of this connection (store_commits): moved on by SQLite's
 	 * commit hook, under lock; read without it (atomic). */
 	uint64_t commits;
-	struct {
-		int64_t key;
-		uint64_t size;
-	} sizes[SIZE_CACHE]; /* protected by lock */
-	/* Item rows by name (store.c), kept by a writable store: a slot is
-	 * current while its gen equals item_gen, which every write of an
-	 * items row moves on (store__items_changed). Direct-mapped. */
+	/* Sizes of registry.jsonl and events views (store_run.c), kept by a
+	 * writable store, the only writer of those append-only rows, so that a
+	 * stat does not sum every line. Least recently used dropped first. */
+	struct lru sizes; /* protected by lock */
+	/* Item rows by name (store_item.c), kept by a writable store: an
+	 * entry is current while its gen equals item_gen, which every write
+	 * of an items row moves on (store__items_changed). Keyed by a hash of
+	 * the name; least recently used dropped first (lru.h), so that a
+	 * sweep of every item's directory finds each row again. */
 	uint64_t item_gen;   /* protected by lock; starts at 1 */
-	struct {
-		uint64_t gen;
-		struct item it;
-	} items[ITEM_CACHE]; /* protected by lock */
+	struct lru items;    /* protected by lock */
 	/* zstd's contexts for revisions (store_rev.c), made at first use. */
 	ZSTD_CCtx *zc; /* protected by lock */
 	ZSTD_DCtx *zd; /* protected by lock */
@@ -209,6 +207,10 @@ int store__rev_compact(struct store *s);
  * give the ids of the revisions it undid to other revisions, and at close. */
 void store__rev_forget(struct store *s);
 
+/* The empty table of kept item rows (store_open; store_item.c). */
+void store__items_init(struct store *s);
+/* The empty table of kept sizes of views (store_open; store_run.c). */
+void store__sizes_init(struct store *s);
 /* Every kept item row is out of date (an items row was written; store_item.c). */
 void store__items_changed(struct store *s);
 /* Writes the fields store_item_update writes, updated_at = now, of the item

@@ -134,8 +134,29 @@ int item_copy(struct item *dst, const struct item *src)
 	return 0;
 }
 
-/* The slot of the item cache for name (FNV-1a). */
-static size_t item_slot(const char *name)
+/* A kept item row (struct store's items). */
+struct item_entry {
+	struct lru_node node; /* key: name_key of its name */
+	uint64_t gen;         /* item_gen when it was read */
+	struct item it;
+};
+
+static void free_item_entry(struct lru_node *node)
+{
+	struct item_entry *k = (struct item_entry *)node;
+
+	item_clear(&k->it);
+	free(k);
+}
+
+void store__items_init(struct store *s)
+{
+	lru_init(&s->items, ITEM_CACHE, ITEM_CACHE_BYTES, free_item_entry);
+}
+
+/* The key of name in the item cache (FNV-1a); names that share one take
+ * turns in its entry. */
+static int64_t name_key(const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -143,19 +164,40 @@ static size_t item_slot(const char *name)
 		h ^= (unsigned char)*name;
 		h *= 0x100000001b3ULL;
 	}
-	return (size_t)(h % ITEM_CACHE);
+	return (int64_t)h;
+}
+
+/* Keeps a copy of it under key (lock held); nothing when memory is short. */
+static void item_keep(struct store *s, int64_t key, const struct item *it)
+{
+	struct item_entry *k = calloc(1, sizeof(*k));
+
+	if (!k || item_copy(&k->it, it) != 0) {
+		free(k);
+		return;
+	}
+	k->node.key = key;
+	k->node.bytes = sizeof(*k) + strlen(it->name) + strlen(it->title) + strlen(it->state) +
+			strlen(it->stage) + strlen(it->branch) + strlen(it->base) +
+			strlen(it->verdict) + strlen(it->assessment) + strlen(it->last_error) +
+			strlen(it->last_result) + strlen(it->created_at) + strlen(it->updated_at) +
+			strlen(it->disposition) + 13;
+	k->gen = s->item_gen;
+	lru_put(&s->items, &k->node);
 }
 
 static int item_get_by(struct store *s, const char *sql, const char *name, int64_t id,
 		       struct item *out)
 {
 	sqlite3_stmt *st;
-	size_t slot = name ? item_slot(name) : 0;
+	struct item_entry *k;
+	int64_t key = name ? name_key(name) : 0;
 	int rc, keep = name && s->writable;
 
 	pthread_mutex_lock(&s->lock);
-	if (keep && s->items[slot].gen == s->item_gen && strcmp(s->items[slot].it.name, name) == 0) {
-		rc = item_copy(out, &s->items[slot].it);
+	k = keep ? (struct item_entry *)lru_get(&s->items, key) : NULL;
+	if (k && k->gen == s->item_gen && strcmp(k->it.name, name) == 0) {
+		rc = item_copy(out, &k->it);
 		pthread_mutex_unlock(&s->lock);
 		return rc;
 	}
@@ -166,10 +208,8 @@ static int item_get_by(struct store *s, const char *sql, const char *name, int64
 	if (rc == 0)
 		rc = item_row(st, out);
 	store__done(st);
-	if (rc == 0 && keep) {
-		item_clear(&s->items[slot].it);
-		s->items[slot].gen = item_copy(&s->items[slot].it, out) == 0 ? s->item_gen : 0;
-	}
+	if (rc == 0 && keep)
+		item_keep(s, key, out);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

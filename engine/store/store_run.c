@@ -257,22 +257,36 @@ int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *siz
  * an item (0: every event, the root's events view). */
 enum size_kind { SIZE_REGISTRY, SIZE_EVENTS };
 
-/* The cache slot of (kind, item_id) and its key (never 0). */
-static int size_slot(enum size_kind kind, int64_t item_id, int64_t *key)
+/* A kept size (struct store's sizes). */
+struct size_entry {
+	struct lru_node node; /* key: size_key */
+	uint64_t size;
+};
+
+static void free_size_entry(struct lru_node *node)
 {
-	*key = ((item_id + 1) << 1) | (int64_t)kind;
-	return (int)(((uint64_t)*key * 0x9E3779B97F4A7C15ull) >> 56) % SIZE_CACHE;
+	free(node);
+}
+
+void store__sizes_init(struct store *s)
+{
+	lru_init(&s->sizes, SIZE_CACHE, SIZE_CACHE * sizeof(struct size_entry), free_size_entry);
+}
+
+/* The key of (kind, item_id) in the table of sizes. */
+static int64_t size_key(enum size_kind kind, int64_t item_id)
+{
+	return (int64_t)((uint64_t)item_id << 1) | (int64_t)kind;
 }
 
 /* Adds len bytes to the cached size of (kind, item_id), if cached; under
  * the lock, after the row that added them was stored. */
 static void size_add(struct store *s, enum size_kind kind, int64_t item_id, uint64_t len)
 {
-	int64_t key;
-	int i = size_slot(kind, item_id, &key);
+	struct size_entry *z = (struct size_entry *)lru_get(&s->sizes, size_key(kind, item_id));
 
-	if (s->sizes[i].key == key)
-		s->sizes[i].size += len;
+	if (z)
+		z->size += len;
 }
 
 /* ---- registry and events ---- */
@@ -502,21 +516,25 @@ static int size_query(struct store *s, const char *sql, enum size_kind kind, int
 		      uint64_t *size)
 {
 	sqlite3_stmt *st;
-	int64_t key;
-	int rc, i = size_slot(kind, item_id, &key);
+	struct size_entry *z;
+	int64_t key = size_key(kind, item_id);
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->writable && s->sizes[i].key == key) {
-		*size = s->sizes[i].size;
+	z = s->writable ? (struct size_entry *)lru_get(&s->sizes, key) : NULL;
+	if (z) {
+		*size = z->size;
 		pthread_mutex_unlock(&s->lock);
 		return 0;
 	}
 	rc = store__first(s, &st, sql, "I", item_id);
 	if (rc == 0) {
 		*size = (uint64_t)sqlite3_column_int64(st, 0);
-		if (s->writable) {
-			s->sizes[i].key = key;
-			s->sizes[i].size = *size;
+		if (s->writable && (z = calloc(1, sizeof(*z)))) {
+			z->node.key = key;
+			z->node.bytes = sizeof(*z);
+			z->size = *size;
+			lru_put(&s->sizes, &z->node);
 		}
 	}
 	store__done(st);
