@@ -46,10 +46,19 @@ $stages
 EOF
 }
 
-# pid_alive PID : whether PID is a live process (one that exists and is not a zombie).
+# pid_alive PID : whether PID is a live process: one that exists with a thread that is not a
+# zombie. A killed process whose first thread has exited shows as a zombie while its other
+# threads still exit, and until the last one has, its files (and the locks on them) are held.
 pid_alive()
 {
-	kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
+	local t s
+	kill -0 "$1" 2>/dev/null || return 1
+	for t in "/proc/$1/task/"*/stat; do
+		s=$(cat "$t" 2>/dev/null) || continue
+		s=${s##*) }
+		[ "${s%% *}" = Z ] || return 0
+	done
+	return 1
 }
 
 # pid_of_cmdline [-p] WORD... : prints the pid of the first process whose command line is
