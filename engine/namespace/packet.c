@@ -396,26 +396,32 @@ const char *packet__open_doc_child(const struct open_doc *d, int64_t item, const
 
 /*
  * Whether the directory rel ("" for the item's top level) of item holds a
- * document created open and not stored yet: its first commit moves the
- * directory's times again (store_doc_write), at a flush the kernel does
- * not take for a change of the directory.
+ * document created open and not stored yet: 0 when not, else the latest
+ * time such a document was created at (1 when none was: a document that
+ * lost its stored row). The directory shows that time as its mtime and
+ * ctime when it is later than its stored ctime, as if the entry were
+ * stored (a create stores nothing: one write transaction a new file, not
+ * two), and its first commit stores the directory's times
+ * (store_doc_write), at a flush the kernel does not take for a change of
+ * the directory.
  */
-static int holds_unstored(struct engine *e, int64_t item, const char *rel)
+static int64_t holds_unstored(struct engine *e, int64_t item, const char *rel)
 {
 	size_t dlen = strlen(rel);
 	struct open_doc *d;
-	int found = 0;
+	int64_t latest = 0;
 
 	pthread_mutex_lock(&e->files_lock);
-	for (d = e->docs; d && !found; d = d->next) {
+	for (d = e->docs; d; d = d->next) {
 		if (!packet__open_doc_child(d, item, rel, dlen))
 			continue;
 		pthread_mutex_lock(&d->lock);
-		found = !d->stored;
+		if (!d->stored && (d->created_ns > latest || !latest))
+			latest = d->created_ns > 0 ? d->created_ns : 1;
 		pthread_mutex_unlock(&d->lock);
 	}
 	pthread_mutex_unlock(&e->files_lock);
-	return found;
+	return latest;
 }
 
 /* The stable flag of a resolved node's attributes (struct pfs_stat). */
@@ -511,7 +517,14 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 			st->mode = S_IFDIR | MODE_SHARED_DIR;
 		}
 		if (n->kind == N_DOCDIR || n->kind == N_ITEM) {
+			int64_t created = holds_unstored(e, n->item.id, n->kind == N_ITEM ? "" : n->rel);
 			uint32_t sub = 0;
+
+			/* The create is the directory's latest change unless a
+			 * change stored since (touch -d, chmod: each moves the
+			 * ctime to now) came after it. */
+			if (created > st->ctime_ns)
+				st->mtime_ns = st->ctime_ns = created;
 
 			/* As on a local disk: its own ".", its parent's entry and
 			 * the ".." of each subdirectory. */

@@ -122,7 +122,7 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 {
 	struct open_doc *d, *nd;
 	struct doc_meta m, now;
-	int rc, tries, fresh;
+	int rc, tries;
 
 	for (tries = 0; tries < 8; tries++) {
 		pthread_mutex_lock(&e->files_lock);
@@ -150,7 +150,6 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 		pthread_mutex_init(&nd->lock, NULL);
 		nd->item_id = item;
 		nd->refs = 1;
-		fresh = 0;
 		rc = store_doc_stat(e->store, item, rel, &m);
 		if (rc == 0 && m.is_dir)
 			rc = -EISDIR;
@@ -161,9 +160,8 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 			nd->uid = uid;
 			nd->gid = gid;
 			nd->dirty = 1;
-			nd->mtime_ns = nd->atime_ns = util_now_ns();
+			nd->mtime_ns = nd->atime_ns = nd->created_ns = util_now_ns();
 			m.rev_id = 0;
-			fresh = 1;
 			rc = 0;
 		} else if (rc == 0) {
 			rc = store_doc_read(e->store, item, rel, &nd->content.data, &nd->content.len);
@@ -191,10 +189,8 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 				e->docs = nd;
 				pthread_mutex_unlock(&e->files_lock);
 				/* A new entry is listed from now on: its directory
-				 * changes now (the first commit moves its time
-				 * again, so a failure here loses nothing). */
-				if (fresh)
-					store_doc_touch_parent(e->store, item, rel);
+				 * shows created_ns as its times until the first
+				 * commit stores them (node_stat, packet.c). */
 				*out = nd;
 				return 0;
 			}

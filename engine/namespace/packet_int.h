@@ -96,6 +96,10 @@ struct open_doc {
 	int64_t mtime_ns;     /* protected by lock */
 	int64_t atime_ns;     /* protected by lock: the stored or set atime; while
 	                       * dirty the content's mtime_ns stands for it */
+	int64_t created_ns;   /* constant: when a create made it, not stored yet; 0
+	                       * when it was opened from the store. Until it is
+	                       * stored its directory's times are at least this
+	                       * (packet.c), as if the entry were stored. */
 	struct open_doc *next;
 };
 

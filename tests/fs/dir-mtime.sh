@@ -65,6 +65,26 @@ moves "a redirect creating sub/b.md" "$d/sub" -- sh_write "$d/sub/b.md" $'text\n
 moves "a rename within sub/" "$d/sub" -- mv "$d/sub/a.md" "$d/sub/c.md"
 moves "an unlink in sub/" "$d/sub" -- rm "$d/sub/c.md"
 
+# A document created and held open with nothing written (python holds the one descriptor: no
+# flush stores it): its directory moved at the create, before anything is stored; touch -d of the
+# directory then wins over the create (the latest change).
+make_old "$d/sub"
+before=$(date +%s)
+python3 - "$d/sub" "$before" "$OLD_S" <<'PY' || fail "directory times with a created document open"
+import os, sys
+sub, before, old = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+f = open(os.path.join(sub, "open.md"), "w")
+st = os.stat(sub)
+assert int(st.st_mtime) >= before and int(st.st_ctime) >= before, ("after the create", st)
+assert "open.md" in os.listdir(sub)
+os.utime(sub, (old, old))
+st = os.stat(sub)
+assert int(st.st_mtime) == old, ("after utime", st)
+f.close()
+assert os.stat(os.path.join(sub, "open.md")).st_size == 0
+PY
+rm "$d/sub/open.md"
+
 # Writing to an existing document leaves its directory alone (as on a local disk).
 make_old "$d/sub"
 echo more >>"$d/sub/b.md"
