@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# tests/bench/daemon-cpu.sh - the daemon's CPU time and the wall time of a sweep of the mount
+# (W2's `find -printf %s` and `ls -lR`, W3's `grep -r`) and of W4's creates, for two builds in
+# turn in one run. Run on demand, not part of the test suite:
+#
+#	bash tests/bench/daemon-cpu.sh [--items N] [--files N] [--runs N] BASELINE_BIN [BIN]
+#
+# BIN defaults to build/fs/packetfs. Each run of each build makes a store of N items (default
+# 1,000; brief.md and plan.md each) and sweeps it twice: the second sweep is timed, so it
+# measures what a warm sweep costs (W2/W3 run warm too). Then it makes --files files (default
+# 2,000; python, one open-write-close each) in one document directory. The daemon's CPU is
+# utime + stime of its process from /proc/PID/stat across the timed part. Builds alternate run
+# by run; the table shows the medians and every raw value. On a shared VM wall times move by
+# 2x between identical runs; the daemon's CPU time moves less and is the better A/B measure.
+set -euo pipefail
+ITEMS=1000 FILES=2000 RUNS=3
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--items) ITEMS=$2 && shift 2 ;;
+	--files) FILES=$2 && shift 2 ;;
+	--runs) RUNS=$2 && shift 2 ;;
+	-h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || { echo "daemon-cpu.sh: a baseline binary is needed (--help)" >&2; exit 2; }
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BINS=("$1" "${2:-$ROOT/build/fs/packetfs}")
+for b in "${BINS[@]}"; do
+	[ -x "$b" ] || { echo "daemon-cpu.sh: $b: not an executable" >&2; exit 2; }
+done
+W=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-daemon-cpu.XXXXXX")
+MNT=""
+cleanup()
+{
+	[ -z "$MNT" ] || fusermount3 -u -z "$MNT" 2>/dev/null || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
+TICK=$(getconf CLK_TCK)
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@packetfs.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@packetfs.invalid
+git init -q -b main "$W/repo"
+echo hello >"$W/repo/README"
+git -C "$W/repo" add README
+git -C "$W/repo" commit -q -m "initial commit"
+
+# cpu_ticks PID : utime + stime of PID in clock ticks (fields 14 and 15 of /proc/PID/stat,
+# counted after the command name, which may hold spaces).
+cpu_ticks()
+{
+	local s
+	s=$(cat "/proc/$1/stat")
+	s=${s##*) }
+	awk '{ print $12 + $13 }' <<<"$s"
+}
+
+# measure NAME PID CMD... : runs CMD once, then again timed; prints "NAME CPU_MS WALL_S".
+measure()
+{
+	local name=$1 pid=$2 c0 c1 t0 t1
+	shift 2
+	"$@" >/dev/null 2>&1 || true
+	c0=$(cpu_ticks "$pid") t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1 || true
+	t1=$(date +%s%N) c1=$(cpu_ticks "$pid")
+	echo "$name $(((c1 - c0) * 1000 / TICK)) $(awk -v n=$((t1 - t0)) 'BEGIN { printf "%.2f", n / 1e9 }')"
+}
+
+# one_run BIN N : a store of ITEMS items mounted by BIN (in directories numbered N), swept,
+# then FILES creates; the daemon has exited when it returns.
+one_run()
+{
+	local bin=$1 store=$W/store-$2 mnt=$W/mnt-$2 repo=$W/repo-$2 pid i c0 c1 t0 t1
+	git clone -q "$W/repo" "$repo" # items make branches: a repository of its own
+	"$bin" init "$store" --repo "$repo" >/dev/null
+	mkdir "$mnt"
+	"$bin" mount "$store" "$mnt"
+	MNT=$mnt
+	pid=$(pgrep -f -x "$bin mount $store $mnt" | head -n 1)
+	for ((i = 1; i <= ITEMS; i++)); do
+		mkdir "$mnt/item-$i"
+		printf '# Item %d\n\nzanzibar\n' "$i" >"$mnt/item-$i/brief.md"
+		printf '# Plan\n\n```validation-recipes\n01-build\n```\n' >"$mnt/item-$i/plan.md"
+	done
+	measure find "$pid" find "$mnt" -type f -printf '%s\n'
+	measure ls-lR "$pid" ls -lR "$mnt"
+	measure grep-r "$pid" grep -r zanzibar "$mnt"
+	mkdir "$mnt/item-1/many"
+	c0=$(cpu_ticks "$pid") t0=$(date +%s%N)
+	python3 - "$mnt/item-1/many" "$FILES" <<'PY'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    with open(os.path.join(d, "f%05d.txt" % i), "w") as f:
+        f.write("line %d\n" % i)
+PY
+	t1=$(date +%s%N) c1=$(cpu_ticks "$pid")
+	echo "create $(((c1 - c0) * 1000 / TICK)) $(awk -v n=$((t1 - t0)) 'BEGIN { printf "%.2f", n / 1e9 }')"
+	"$bin" umount "$mnt"
+	MNT=""
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 0.1
+	done
+	rm -rf "$store" "$mnt" "$repo"
+}
+
+for ((r = 1; r <= RUNS; r++)); do
+	for k in 0 1; do
+		one_run "${BINS[k]}" "$r-$k" | sed "s|^|$k |" >>"$W/raw"
+	done
+done
+echo "# daemon CPU and wall time: $ITEMS items, $FILES creates, $RUNS runs, $(nproc) CPUs, $(date -u +%FT%TZ)"
+echo "# A: ${BINS[0]}"
+echo "# B: ${BINS[1]}"
+echo "| measure | A cpu ms | B cpu ms | B/A cpu | A wall s | B wall s | B/A wall |"
+echo "|---|--:|--:|--:|--:|--:|--:|"
+python3 - "$W/raw" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+names = []
+for r in rows:
+    if r[1] not in names:
+        names.append(r[1])
+for n in names:
+    cpu = [statistics.median(float(r[2]) for r in rows if r[0] == k and r[1] == n) for k in "01"]
+    wall = [statistics.median(float(r[3]) for r in rows if r[0] == k and r[1] == n) for k in "01"]
+    print("| %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |" % (
+        n, cpu[0], cpu[1], cpu[1] / cpu[0] if cpu[0] else 0, wall[0], wall[1],
+        wall[1] / wall[0] if wall[0] else 0))
+print()
+for n in names:
+    for k, label in (("0", "A"), ("1", "B")):
+        print("- %s %s: cpu ms %s; wall s %s" % (n, label,
+              [r[2] for r in rows if r[0] == k and r[1] == n],
+              [r[3] for r in rows if r[0] == k and r[1] == n]))
+PY
