@@ -28,7 +28,6 @@
 #include <pthread.h>
 
 #include "engine.h"
-#include "lru.h"
 #include "pipeline.h"
 
 struct open_doc; /* packet_int.h */

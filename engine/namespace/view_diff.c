@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lru.h"
 #include "namespace.h"
 
 #define DIFF_CACHE_BYTES (32u << 20)

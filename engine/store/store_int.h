@@ -14,7 +14,6 @@
 #include <sqlite3.h>
 #include <zstd.h>
 
-#include "lru.h"
 #include "store.h"
 
 #define STMT_CACHE 96

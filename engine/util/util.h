@@ -1,10 +1,11 @@
 /*
  * util.h - small shared helpers: a growable byte buffer, time stamps in the
  * formats packetfs publishes, SHA-256 (OpenSSL libcrypto), string lists,
- * the daemon's log (log.c), and ed25519 signing and DSSE envelopes
- * (sign.c).
+ * the daemon's log (log.c), ed25519 signing and DSSE envelopes (sign.c),
+ * and a least-recently-used table (lru.h, included here).
  *
- * Everything here is thread-safe (no shared state). Functions that allocate
+ * Everything here is thread-safe (no shared state; an lru table is locked
+ * by its owner). Functions that allocate
  * return -ENOMEM on allocation failure and leave their outputs untouched.
  */
 #ifndef PACKETFS_UTIL_H
@@ -13,6 +14,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "lru.h"
 
 /* A growable byte buffer; data is always NUL-terminated (not counted in len)
  * once anything was appended. Zero-initialise or buf_init() before use. */

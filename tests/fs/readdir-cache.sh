@@ -35,17 +35,25 @@ unlisted()
 
 # Requests of one opcode the daemon got while CMD ran, from the fuse:fuse_request_send
 # tracepoint (tracefs); prints nothing when the kernel has no such tracepoint.
+# tracefs is mounted here when the kernel has it and nobody mounted it; tracing is switched on
+# for the command (and back as it was), since events are recorded only while it is.
 TRACE=/sys/kernel/tracing
+if [ ! -d "$TRACE/events" ] && [ -d "$TRACE" ] && [ "$(id -u)" = 0 ]; then
+	mount -t tracefs nodev "$TRACE" 2>/dev/null || true
+fi
 [ -d "$TRACE/events/fuse" ] || TRACE=/sys/kernel/debug/tracing
 requests()
 {
-	local op=$1 n
+	local op=$1 n on
 	shift
 	[ -w "$TRACE/events/fuse/fuse_request_send/enable" ] || return 0
+	on=$(cat "$TRACE/tracing_on")
 	echo >"$TRACE/trace"
+	echo 1 >"$TRACE/tracing_on"
 	echo 1 >"$TRACE/events/fuse/fuse_request_send/enable"
 	"$@" >/dev/null
 	echo 0 >"$TRACE/events/fuse/fuse_request_send/enable"
+	echo "$on" >"$TRACE/tracing_on"
 	n=$(grep -c "($op)" "$TRACE/trace")
 	echo "$n"
 }
