@@ -484,7 +484,7 @@ static uint32_t item_subdirs(const struct node *n)
 /* Attributes of a resolved node. */
 int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int render)
 {
-	int64_t now = util_now_ns();
+	int64_t now = util_now_ns(), created = 0;
 
 	memset(st, 0, sizeof(*st));
 	st->uid = e->uid;
@@ -517,8 +517,9 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 			st->mode = S_IFDIR | MODE_SHARED_DIR;
 		}
 		if (n->kind == N_DOCDIR || n->kind == N_ITEM) {
-			int64_t created = holds_unstored(e, n->item.id, n->kind == N_ITEM ? "" : n->rel);
 			uint32_t sub = 0;
+
+			created = holds_unstored(e, n->item.id, n->kind == N_ITEM ? "" : n->rel);
 
 			/* The create is the directory's latest change unless a
 			 * change stored since (touch -d, chmod: each moves the
@@ -537,7 +538,8 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 		if (n->archived || n->kind == N_STAGES_DIR || n->kind == N_LOGS_DIR ||
 		    n->kind == N_HISTORY_DIR || n->kind == N_RECIPES_DIR || n->kind == N_ARCHIVE_DIR)
 			st->mode = S_IFDIR | 0555;
-		st->stable = node_stable(e, n);
+		/* node_stable's answer for these, without a second walk. */
+		st->stable = n->kind == N_DOCDIR || n->kind == N_ITEM ? !created : node_stable(e, n);
 		/* Not the root nor .archive/ (items come and go by the engine's
 		 * hand: made by import, archived by ctl), nor .history/ (a
 		 * document's first revision adds its name unreported). */

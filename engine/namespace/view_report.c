@@ -374,6 +374,7 @@ int view_report(struct engine *e, const struct item *it, struct buf *out)
 
 int view_report_clocked(struct engine *e, const struct item *it, struct buf *out, int *clocked)
 {
+	const char *running;
 	struct buf sj, part;
 	struct timeline tl;
 	cJSON *st = NULL;
@@ -427,8 +428,8 @@ int view_report_clocked(struct engine *e, const struct item *it, struct buf *out
 		rc = logs_html(out, &tl);
 	if (rc == 0)
 		rc = html_page_end(out);
-	*clocked = tl.uses_now || (st && cJSON_GetStringValue(cJSON_GetObjectItem(st, "running")) &&
-				    cJSON_GetStringValue(cJSON_GetObjectItem(st, "running"))[0]);
+	running = st ? cJSON_GetStringValue(cJSON_GetObjectItem(st, "running")) : NULL;
+	*clocked = tl.uses_now || (running && running[0]);
 	timeline_free(&tl);
 	cJSON_Delete(st);
 	buf_free(&sj);
