@@ -6,18 +6,22 @@
  * Design. The script is fixed text (SCRIPT_HEAD, SCRIPT_TAIL) with one
  * `pfs_version DISPLAY COMMAND` call per version command between them, both
  * words single-quoted (runenv_sh_quote), so a command is data to the script
- * and only the inner `sh -c` interprets it. Every value the script prints
- * goes through one shell function, pfs_put, whose filter (pfs_clean) turns
- * control characters into spaces with tr before anything looks for lines,
- * keeps the first line that is not blank, trims it and cuts it: whatever a
- * probe or a version command prints, the block gains at most one line per
- * call, and that line starts with "# env.". Output is read through
- * `cut -b 1-1024` first, so awk never holds a long line. The probes run in
- * a subshell with stdin from /dev/null and stderr to /dev/null; the
- * subshell ends before `exec "$@"`, so the command inherits nothing from
- * them. A version command's exit status travels as the last line of the
- * same pipe (POSIX sh has no pipefail); awk keeps the first non-blank line
- * before it.
+ * and only the inner `sh -c` interprets it. The probes of the machine (os,
+ * kernel, cpu, cpus, memory) are one awk program over os-release,
+ * /proc/cpuinfo and /proc/meminfo, given the output of uname and nproc in
+ * its environment: a run costs four processes before its command, not the
+ * thirty of a pipeline per value (W6 of tests/bench runs 1,000 recipes).
+ * Every value goes through one cleaning, awk's clean() or, for output of
+ * programs that may print anything (version commands, nvidia-smi), the
+ * shell pipeline pfs_clean: control characters become spaces (tr first in
+ * the pipeline, so awk never sees a NUL), the first line that is not blank
+ * is kept, trimmed and cut (input lines are cut to 1,024 bytes first), so
+ * whatever a probe or a version command prints, the block gains at most one
+ * line per value, and that line starts with "# env.". The probes run in a
+ * subshell with stdin from /dev/null and stderr to /dev/null; the subshell
+ * ends before `exec "$@"`, so the command inherits nothing from them. A
+ * version command's exit status travels as the last line of the same pipe
+ * (POSIX sh has no pipefail); awk keeps the first non-blank line before it.
  *
  * The parser walks the text a line at a time, noting where each value lies
  * (slices of the caller's text), and builds the JSON with cJSON only at the
@@ -68,27 +72,45 @@ static const char SCRIPT_HEAD[] =
 	"\t\t\t{ l = $0 }\n"
 	"\t\t\tEND { if (f == \"\") printf \"(exit %s, no output)\\n\", l\n"
 	"\t\t\t\telse { sub(/^ +/, \"\", f); sub(/ +$/, \"\", f); print substr(f, 1, 300) } }')\n"
-	"\tpfs_put version \"$1 => $pfs_o\" 600\n"
+	"\tprintf '# env.version: %s => %s\\n' \"$1\" \"$pfs_o\"\n"
 	"}\n"
 	"pfs_f=/etc/os-release\n"
 	"[ -r \"$pfs_f\" ] || pfs_f=/usr/lib/os-release\n"
-	"pfs_v=$(LC_ALL=C sed -n 's/^PRETTY_NAME=//p' \"$pfs_f\" | pfs_clean 1000 |\n"
-	"\tLC_ALL=C sed -e 's/^\"\\(.*\\)\"$/\\1/' -e \"s/^'\\\\(.*\\\\)'\\$/\\\\1/\")\n"
-	"[ -n \"$pfs_v\" ] || pfs_v=$(uname -s)\n"
-	"pfs_put os \"$pfs_v\"\n"
-	"pfs_put kernel \"$(uname -srm)\"\n"
-	"pfs_v=$(LC_ALL=C sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | "
-	"pfs_clean 300)\n"
-	"[ -n \"$pfs_v\" ] || pfs_v=$(LC_ALL=C lscpu | "
-	"LC_ALL=C sed -n 's/^Model name:[[:space:]]*//p' | pfs_clean 300)\n"
-	"[ -n \"$pfs_v\" ] || pfs_v=$(uname -p)\n"
-	"[ \"$pfs_v\" = unknown ] || pfs_put cpu \"$pfs_v\"\n"
-	"pfs_put cpus \"$(unset OMP_NUM_THREADS OMP_THREAD_LIMIT; nproc || getconf _NPROCESSORS_ONLN)\"\n"
-	"pfs_v=$(LC_ALL=C awk '$1 == \"MemTotal:\" { print $2; exit }' /proc/meminfo)\n"
-	"case $pfs_v in\n"
-	"''|*[!0-9]*|????????????????*) ;;\n"
-	"*) pfs_put memory \"$((pfs_v * 1024))\" ;;\n"
-	"esac\n"
+	"[ -r \"$pfs_f\" ] || pfs_f=/dev/null\n"
+	"PFS_KERNEL=$(uname -srm) \\\n"
+	"PFS_CPUS=$(unset OMP_NUM_THREADS OMP_THREAD_LIMIT; nproc || getconf _NPROCESSORS_ONLN) \\\n"
+	"LC_ALL=C awk '\n"
+	"function clean(v, max,  n, i, a, c) {\n"
+	"\tn = split(v, a, \"\\n\")\n"
+	"\tfor (i = 1; i <= n; i++) {\n"
+	"\t\tc = substr(a[i], 1, 1024); gsub(/[\\001-\\037\\177]/, \" \", c)\n"
+	"\t\tif (c ~ /[^ ]/) { sub(/^ +/, \"\", c); sub(/ +$/, \"\", c); return substr(c, 1, max) }\n"
+	"\t}\n"
+	"\treturn \"\"\n"
+	"}\n"
+	"function put(k, v) { v = clean(v, 300); if (v != \"\") printf \"# env.%s: %s\\n\", k, v }\n"
+	"function run(cmd, re,  l, v) {\n"
+	"\twhile ((cmd | getline l) > 0)\n"
+	"\t\tif (v == \"\" && (re == \"\" || sub(re, \"\", l))) v = clean(l, 300)\n"
+	"\tclose(cmd); return v\n"
+	"}\n"
+	"FILENAME == ARGV[1] && os == \"\" && sub(/^PRETTY_NAME=/, \"\") {\n"
+	"\tos = clean($0, 1000)\n"
+	"\tif (os ~ /^\".*\"$/ || os ~ /^\\047.*\\047$/) os = substr(os, 2, length(os) - 2)\n"
+	"\tos = clean(os, 300)\n"
+	"}\n"
+	"FILENAME == ARGV[2] && cpu == \"\" && sub(/^model name[ \\t]*:[ \\t]*/, \"\") { cpu = clean($0, 300) }\n"
+	"FILENAME == ARGV[3] && $1 == \"MemTotal:\" && mem == \"\" { mem = $2 }\n"
+	"END {\n"
+	"\tif (os == \"\") os = run(\"uname -s 2>/dev/null\", \"\")\n"
+	"\tput(\"os\", os)\n"
+	"\tput(\"kernel\", ENVIRON[\"PFS_KERNEL\"])\n"
+	"\tif (cpu == \"\") cpu = run(\"LC_ALL=C lscpu 2>/dev/null\", \"^Model name:[ \\t]*\")\n"
+	"\tif (cpu == \"\") cpu = run(\"uname -p 2>/dev/null\", \"\")\n"
+	"\tif (cpu != \"unknown\") put(\"cpu\", cpu)\n"
+	"\tput(\"cpus\", ENVIRON[\"PFS_CPUS\"])\n"
+	"\tif (mem ~ /^[0-9]+$/ && length(mem) < 16) printf \"# env.memory: %.0f\\n\", mem * 1024\n"
+	"}' \"$pfs_f\" /proc/cpuinfo /proc/meminfo\n"
 	"if command -v nvidia-smi >/dev/null 2>&1; then\n"
 	"\tif [ -n \"${CUDA_VISIBLE_DEVICES:-}\" ]; then\n"
 	"\t\tpfs_v=$(pfs_to 10 nvidia-smi -i \"$CUDA_VISIBLE_DEVICES\" "
