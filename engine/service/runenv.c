@@ -7,9 +7,10 @@
  * `pfs_version DISPLAY COMMAND` call per version command between them, both
  * words single-quoted (runenv_sh_quote), so a command is data to the script
  * and only the inner `sh -c` interprets it. The probes of the machine (os,
- * kernel, cpu, cpus, memory) are one awk program over os-release,
- * /proc/cpuinfo and /proc/meminfo, given the output of uname and nproc in
- * its environment: a run costs four processes before its command, not the
+ * kernel, cpu, cpus, memory) are one awk program over os-release and
+ * /proc (cpuinfo, meminfo, the kernel's names, its own affinity mask),
+ * which runs uname, lscpu or nproc only where /proc lacks the answer: a run
+ * costs two processes before its command (the subshell and awk), not the
  * thirty of a pipeline per value (W6 of tests/bench runs 1,000 recipes).
  * Every value goes through one cleaning, awk's clean() or, for output of
  * programs that may print anything (version commands, nvidia-smi), the
@@ -77,8 +78,6 @@ static const char SCRIPT_HEAD[] =
 	"pfs_f=/etc/os-release\n"
 	"[ -r \"$pfs_f\" ] || pfs_f=/usr/lib/os-release\n"
 	"[ -r \"$pfs_f\" ] || pfs_f=/dev/null\n"
-	"PFS_KERNEL=$(uname -srm) \\\n"
-	"PFS_CPUS=$(unset OMP_NUM_THREADS OMP_THREAD_LIMIT; nproc || getconf _NPROCESSORS_ONLN) \\\n"
 	"LC_ALL=C awk '\n"
 	"function clean(v, max,  n, i, a, c) {\n"
 	"\tn = split(v, a, \"\\n\")\n"
@@ -94,6 +93,26 @@ static const char SCRIPT_HEAD[] =
 	"\t\tif (v == \"\" && (re == \"\" || sub(re, \"\", l))) v = clean(l, 300)\n"
 	"\tclose(cmd); return v\n"
 	"}\n"
+	"function line(f,  l, ok) { ok = (getline l < f) > 0; close(f); return ok ? l : \"\" }\n"
+	"function kernel(  s, r, m) {\n"
+	"\ts = line(\"/proc/sys/kernel/ostype\"); r = line(\"/proc/sys/kernel/osrelease\")\n"
+	"\tm = line(\"/proc/sys/kernel/arch\")\n"
+	"\tif (s != \"\" && r != \"\" && m != \"\") return s \" \" r \" \" m\n"
+	"\treturn run(\"uname -srm 2>/dev/null\", \"\")\n"
+	"}\n"
+	"function cpus(  f, l, n, i, a, b, c) {\n"
+	"\tf = \"/proc/self/status\"\n"
+	"\twhile ((getline l < f) > 0)\n"
+	"\t\tif (sub(/^Cpus_allowed_list:[ \\t]*/, \"\", l) && l ~ /^[0-9][0-9,-]*$/) {\n"
+	"\t\t\tn = split(l, a, \",\")\n"
+	"\t\t\tfor (i = 1; i <= n; i++)\n"
+	"\t\t\t\tc += split(a[i], b, \"-\") == 2 ? b[2] - b[1] + 1 : 1\n"
+	"\t\t}\n"
+	"\tclose(f)\n"
+	"\tif (c > 0) return c\n"
+	"\treturn run(\"unset OMP_NUM_THREADS OMP_THREAD_LIMIT; \" \\\n"
+	"\t\t\"nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null\", \"\")\n"
+	"}\n"
 	"FILENAME == ARGV[1] && os == \"\" && sub(/^PRETTY_NAME=/, \"\") {\n"
 	"\tos = clean($0, 1000)\n"
 	"\tif (os ~ /^\".*\"$/ || os ~ /^\\047.*\\047$/) os = substr(os, 2, length(os) - 2)\n"
@@ -104,11 +123,11 @@ static const char SCRIPT_HEAD[] =
 	"END {\n"
 	"\tif (os == \"\") os = run(\"uname -s 2>/dev/null\", \"\")\n"
 	"\tput(\"os\", os)\n"
-	"\tput(\"kernel\", ENVIRON[\"PFS_KERNEL\"])\n"
+	"\tput(\"kernel\", kernel())\n"
 	"\tif (cpu == \"\") cpu = run(\"LC_ALL=C lscpu 2>/dev/null\", \"^Model name:[ \\t]*\")\n"
 	"\tif (cpu == \"\") cpu = run(\"uname -p 2>/dev/null\", \"\")\n"
 	"\tif (cpu != \"unknown\") put(\"cpu\", cpu)\n"
-	"\tput(\"cpus\", ENVIRON[\"PFS_CPUS\"])\n"
+	"\tput(\"cpus\", cpus())\n"
 	"\tif (mem ~ /^[0-9]+$/ && length(mem) < 16) printf \"# env.memory: %.0f\\n\", mem * 1024\n"
 	"}' \"$pfs_f\" /proc/cpuinfo /proc/meminfo\n"
 	"if command -v nvidia-smi >/dev/null 2>&1; then\n"

@@ -18,12 +18,17 @@
  *
  *	# env.os: PRETTY_NAME of /etc/os-release (or /usr/lib/os-release),
  *	          else `uname -s`
- *	# env.kernel: `uname -srm`
+ *	# env.kernel: `uname -srm`, read from /proc/sys/kernel/ostype,
+ *	              osrelease and arch where all three are (arch is the
+ *	              kernel's machine, not changed by a personality such
+ *	              as linux32's)
  *	# env.cpu: "model name" of /proc/cpuinfo, else lscpu's "Model name",
  *	           else `uname -p` (left out when "unknown")
- *	# env.cpus: `nproc` (the CPUs this process may use; OMP_NUM_THREADS
- *	            and OMP_THREAD_LIMIT, which nproc obeys, unset for it),
- *	            else `getconf _NPROCESSORS_ONLN`
+ *	# env.cpus: the CPUs this process may use: the count of the
+ *	            Cpus_allowed_list of /proc/self/status (the affinity mask
+ *	            that `nproc` reads), else `nproc` (OMP_NUM_THREADS and
+ *	            OMP_THREAD_LIMIT, which nproc obeys, unset for it), else
+ *	            `getconf _NPROCESSORS_ONLN`
  *	# env.memory: MemTotal of /proc/meminfo, in bytes
  *	# env.gpu: INDEX, NAME, DRIVER, MEMORY_MIB   one line per GPU, only when
  *	           `nvidia-smi --query-gpu=index,name,driver_version,memory.total
@@ -42,8 +47,9 @@
  * out). COMMAND as printed is the command with control characters as
  * spaces and each "=>" written "= >", so that the first " => " of the line
  * always separates the two. The probes' own stderr is discarded and their
- * stdin is /dev/null. The script needs POSIX sh, tr, cut, awk, sed, uname;
- * timeout, nproc, lscpu and nvidia-smi are used when found on PATH.
+ * stdin is /dev/null. The script needs POSIX sh and awk, and tr, cut and sed
+ * for version commands and nvidia-smi; uname, timeout, nproc, lscpu and
+ * nvidia-smi are used when found on PATH.
  *
  * Everything here is pure (no shared state): any thread.
  */

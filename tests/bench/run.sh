@@ -467,7 +467,7 @@ w6()
 			echo "$d/recipes/$k"
 		done
 	done >"$list"
-	note W6 "$((n * 10)) recipes that exit 0 (/bin/sh scripts), over $n item(s) each with a plan naming the same 10 recipes; the pipeline is the validate stage alone, max_parallel_recipes $JOBS (--jobs; default nproc*2). packetfs: wall time from writing advance to each item's ctl (one after another) until every status says done (polled every 5 ms), new items each run. The disk column is the limit: \`xargs -P $JOBS -n 1 env <LIST\` running the same $((n * 10)) recipe files (env execs each; output to one file, cwd the repository). bindfs: not applicable."
+	note W6 "$((n * 10)) recipes that exit 0 (/bin/sh scripts), over $n item(s) each with a plan naming the same 10 recipes; the pipeline is the validate stage alone, max_parallel_recipes $JOBS (--jobs; default nproc*2). packetfs: wall time from writing advance to each item's ctl (one after another) until MNT/events has said done for every item (read as tail -f does, poll(2) for POLLIN; each status is then checked once, untimed), new items each run. The disk column is the limit: \`xargs -P $JOBS -n 1 env <LIST\` running the same $((n * 10)) recipe files (env execs each; output to one file, cwd the repository). bindfs: not applicable."
 	for ((r = 1; r <= RUNS; r++)); do
 		cd "$d/repo"
 		timed xargs -P "$JOBS" -n 1 env <"$list" >"$d/limit/out" 2>&1 ||
