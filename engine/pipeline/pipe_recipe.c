@@ -495,6 +495,17 @@ static const char *one_line(const char *s, char *out, size_t size)
 	return out;
 }
 
+/* The PATH of environment env (NULL-terminated "NAME=VALUE"), or NULL. */
+static const char *env_path(char *const *env)
+{
+	size_t i;
+
+	for (i = 0; env && env[i]; i++)
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			return env[i] + 5;
+	return NULL;
+}
+
 /* Gives back what a job that will not run holds (its GPUs). */
 static void job_release(struct pipe *p, struct job *j)
 {
@@ -621,9 +632,20 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		pipe__log_line(p, j, "# packetfs: no $PACKET_JUNIT: %s\n", strerror(-rc));
 	}
 	/* The command runs behind a script that first prints, where it
-	 * runs, the environment it runs in (runenv.h). */
+	 * runs, the environment it runs in (runenv.h); for a local run the
+	 * engine reads the machine's part itself, into the log first. */
 	buf_init(&script);
-	rc = runenv_script(j->recipe.versions, &script);
+	if (slurm) {
+		rc = runenv_script(j->recipe.versions, 1, &script);
+	} else {
+		struct buf block;
+
+		buf_init(&block);
+		rc = runenv_local(j->recipe.versions, env_path(env), &block, &script);
+		if (rc == 0 && block.len)
+			pipe__log_append(p, j, block.data, block.len);
+		buf_free(&block);
+	}
 	run_argv = rc == 0 ? calloc(strv_len(argv) + 5, sizeof(char *)) : NULL;
 	if (run_argv) {
 		size_t k;

@@ -3,7 +3,8 @@
  * where the command runs, and the parser that reads it back from the log
  * (see runenv.h for the lines and the rules).
  *
- * Design. The script is fixed text (SCRIPT_HEAD, SCRIPT_TAIL) with one
+ * Design. The script is fixed text (SCRIPT_FUNCS, SCRIPT_PROBES unless the
+ * engine read the probes itself, SCRIPT_GPUS, SCRIPT_TAIL) with one
  * `pfs_version DISPLAY COMMAND` call per version command between them, both
  * words single-quoted (runenv_sh_quote), so a command is data to the script
  * and only the inner `sh -c` interprets it. The probes of the machine (os,
@@ -49,7 +50,7 @@
  * (32 characters: \000-\011, \013-\037, \177; 32 spaces). */
 #define TR_CTRL "LC_ALL=C tr '\\000-\\011\\013-\\037\\177' '                                '"
 
-static const char SCRIPT_HEAD[] =
+static const char SCRIPT_FUNCS[] =
 	"# packetfs: print the environment of this run, then run the command (engine/service/runenv.h).\n"
 	"(\n"
 	"pfs_clean() {\n"
@@ -74,7 +75,10 @@ static const char SCRIPT_HEAD[] =
 	"\t\t\tEND { if (f == \"\") printf \"(exit %s, no output)\\n\", l\n"
 	"\t\t\t\telse { sub(/^ +/, \"\", f); sub(/ +$/, \"\", f); print substr(f, 1, 300) } }')\n"
 	"\tprintf '# env.version: %s => %s\\n' \"$1\" \"$pfs_o\"\n"
-	"}\n"
+	"}\n";
+
+/* The probes of the machine (os, kernel, cpu, cpus, memory). */
+static const char SCRIPT_PROBES[] =
 	"pfs_f=/etc/os-release\n"
 	"[ -r \"$pfs_f\" ] || pfs_f=/usr/lib/os-release\n"
 	"[ -r \"$pfs_f\" ] || pfs_f=/dev/null\n"
@@ -129,7 +133,9 @@ static const char SCRIPT_HEAD[] =
 	"\tif (cpu != \"unknown\") put(\"cpu\", cpu)\n"
 	"\tput(\"cpus\", cpus())\n"
 	"\tif (mem ~ /^[0-9]+$/ && length(mem) < 16) printf \"# env.memory: %.0f\\n\", mem * 1024\n"
-	"}' \"$pfs_f\" /proc/cpuinfo /proc/meminfo\n"
+	"}' \"$pfs_f\" /proc/cpuinfo /proc/meminfo\n";
+
+static const char SCRIPT_GPUS[] =
 	"if command -v nvidia-smi >/dev/null 2>&1; then\n"
 	"\tif [ -n \"${CUDA_VISIBLE_DEVICES:-}\" ]; then\n"
 	"\t\tpfs_v=$(pfs_to 10 nvidia-smi -i \"$CUDA_VISIBLE_DEVICES\" "
@@ -208,13 +214,17 @@ static void display_command(const char *cmd, char *out)
 	out[n] = '\0';
 }
 
-int runenv_script(char *const *versions, struct buf *out)
+int runenv_script(char *const *versions, int probes, struct buf *out)
 {
 	char display[DISPLAY_MAX + 1];
 	size_t i;
 	int rc;
 
-	rc = buf_puts(out, SCRIPT_HEAD);
+	rc = buf_puts(out, SCRIPT_FUNCS);
+	if (rc == 0 && probes)
+		rc = buf_puts(out, SCRIPT_PROBES);
+	if (rc == 0)
+		rc = buf_puts(out, SCRIPT_GPUS);
 	for (i = 0; rc == 0 && versions && versions[i]; i++) {
 		display_command(versions[i], display);
 		if (!display[0])

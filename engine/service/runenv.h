@@ -13,7 +13,9 @@
  * the run's log, and then execs CMD ARG... in its place (same pid, same
  * process group, same stdin, and the same environment: the probes run in a
  * subshell, so no variable or function of theirs reaches CMD). When no
- * CMD is given the script prints the block and exits 0. The block, a line
+ * CMD is given the script prints the block and exits 0. For a local run
+ * the engine reads the machine's lines itself, with the same sources and
+ * rules, and the script prints the rest (runenv_local). The block, a line
  * each, values on one line (control characters as spaces, blanks trimmed):
  *
  *	# env.os: PRETTY_NAME of /etc/os-release (or /usr/lib/os-release),
@@ -68,10 +70,36 @@
  * versions: the recipe's "# version: COMMAND" commands, NULL-terminated; may
  * be NULL or empty (then no version lines); blank commands are skipped. The
  * commands are quoted into the script (runenv_sh_quote), never
- * interpreted by it. Returns 0, or -ENOMEM (out may then hold part of the
- * script; the caller frees it as always). out is the caller's.
+ * interpreted by it. probes: nonzero for the probes of the machine (os,
+ * kernel, cpu, cpus, memory); 0 when the caller wrote those lines before
+ * the script's output (runenv_local). Returns 0, or -ENOMEM (out may then
+ * hold part of the script; the caller frees it as always). out is the
+ * caller's.
  */
-int runenv_script(char *const *versions, struct buf *out);
+int runenv_script(char *const *versions, int probes, struct buf *out);
+
+/*
+ * For a run started on this machine by the calling thread (runenv_local.c):
+ * appends to block the lines the probes would print, read here with the
+ * script's sources and rules (the thread's affinity mask is what its child
+ * inherits), and to script the script that prints the rest: the version
+ * commands and, when path finds nvidia-smi, the GPU lines, then
+ * "# env.end"; with neither, block ends with "# env.end" itself and script
+ * is `exec "$@"`. When this machine's answer would need a tool (no "model
+ * name" in /proc/cpuinfo), block gets nothing and script is the whole
+ * script. The caller appends block to the log before the run's output and
+ * starts the run as `sh -c SCRIPT RUNENV_ARG0 CMD ARG...`. path: the run's
+ * PATH (NULL: sh's default). Returns 0 or -ENOMEM. block and script are the
+ * caller's. Any thread.
+ */
+int runenv_local(char *const *versions, const char *path, struct buf *block, struct buf *script);
+
+/*
+ * Whether name is an executable regular file in a directory of path, a
+ * colon-separated list as sh's PATH (an empty entry is "."; NULL: sh's
+ * default path). Any thread.
+ */
+int runenv_path_finds(const char *path, const char *name);
 
 /*
  * Parses the environment block the script printed, from the start of a

@@ -135,7 +135,7 @@ static char *run_script(char *const *versions, const char *const *cmd, const cha
 	char *out;
 
 	buf_init(&script);
-	ASSERT_EQ(runenv_script(versions, &script), 0);
+	ASSERT_EQ(runenv_script(versions, 1, &script), 0);
 	argv[n++] = "/bin/sh";
 	argv[n++] = "-c";
 	argv[n++] = script.data;
@@ -679,13 +679,13 @@ TEST(script_text)
 	struct buf b;
 
 	buf_init(&b);
-	ASSERT_EQ(runenv_script(NULL, &b), 0);
+	ASSERT_EQ(runenv_script(NULL, 1, &b), 0);
 	ASSERT(!strstr(b.data, "pfs_version '"));
 	ASSERT_CONTAINS(b.data, "exec \"$@\"\n");
 	buf_free(&b);
 
 	buf_init(&b);
-	ASSERT_EQ(runenv_script(versions, &b), 0);
+	ASSERT_EQ(runenv_script(versions, 1, &b), 0);
 	ASSERT_CONTAINS(b.data, "\npfs_version 'a= >b' 'a=>b'\npfs_version 'x y' 'x\ny'\n"
 				"printf '# env.end\\n'\n");
 	buf_free(&b);

@@ -1,0 +1,264 @@
+/*
+ * runenv_local.c - the environment block of a run started on this machine:
+ * the probes the script would run (runenv.c) read here instead, by the
+ * thread that starts the run, and what is left for the script.
+ *
+ * Design. For a local run the engine is where the command runs: the
+ * machine's files are the same, and a spawned child inherits the affinity
+ * mask of the thread that spawns it. So the probes are read in C with the
+ * script's rules (the same sources, the same cleaning, the same lines), and
+ * the script keeps only what depends on the run itself: the version
+ * commands (its cwd, environment and user) and nvidia-smi (its
+ * CUDA_VISIBLE_DEVICES). A run that needs neither starts behind
+ * `exec "$@"` alone. Where this machine's answer would need a tool (no
+ * "model name" in /proc/cpuinfo: the script asks lscpu), the script probes
+ * as before. A run of 1,000 recipes spent most of its CPU time starting
+ * the probes' processes (W6 of tests/bench).
+ *
+ * No shared state: any thread (the affinity read is the calling thread's).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "runenv.h"
+
+#define VALUE_CUT 300	/* bytes of a value in the block */
+#define LINE_CUT 1024	/* bytes of an input line looked at */
+#define SH_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* A byte the script turns into a space (tr), so that trimming drops it. */
+static int blank(unsigned char c)
+{
+	return c <= 0x20 || c == 0x7f;
+}
+
+/*
+ * The script's cleaning of one value, into out (max + 1 bytes): of the
+ * first LINE_CUT bytes of each line of v (len bytes), the first line that
+ * is not blank, control characters as spaces, trimmed of spaces, then cut
+ * to max bytes (as awk's substr in the C locale). "" when all are blank.
+ */
+static void clean(const char *v, size_t len, char *out, size_t max)
+{
+	const char *end = v + len;
+
+	while (v < end) {
+		const char *nl = memchr(v, '\n', (size_t)(end - v));
+		size_t n = (size_t)((nl ? nl : end) - v), a = 0, b, k;
+
+		if (n > LINE_CUT)
+			n = LINE_CUT;
+		while (a < n && blank((unsigned char)v[a]))
+			a++;
+		b = n;
+		while (b > a && blank((unsigned char)v[b - 1]))
+			b--;
+		if (b > a) {
+			if (b - a > max)
+				b = a + max;
+			for (k = 0; a + k < b; k++)
+				out[k] = blank((unsigned char)v[a + k]) ? ' ' : v[a + k];
+			out[k] = '\0';
+			return;
+		}
+		v = nl ? nl + 1 : end;
+	}
+	out[0] = '\0';
+}
+
+/* Whether any of versions prints a line (the script skips blank ones). */
+static int has_version(char *const *versions)
+{
+	const char *p;
+	size_t i;
+
+	for (i = 0; versions && versions[i]; i++)
+		for (p = versions[i]; *p; p++)
+			if (!blank((unsigned char)*p))
+				return 1;
+	return 0;
+}
+
+/* Appends "# env.KEY: VALUE\n" when value is not empty. */
+static int put(struct buf *out, const char *key, const char *value)
+{
+	return value[0] ? buf_printf(out, "# env.%s: %s\n", key, value) : 0;
+}
+
+/*
+ * The value after prefix of the first line of file that starts with it and
+ * whose value is not blank once cleaned, into out (max + 1 bytes). With a
+ * colon wanted, the prefix may be followed by blanks, ':' and blanks (as
+ * the script's `model name[ \t]*:[ \t]*`). "" when none.
+ */
+static void file_value(const char *file, const char *prefix, int colon, char *out, size_t max)
+{
+	size_t plen = strlen(prefix);
+	char line[LINE_CUT + 2];
+	FILE *f = fopen(file, "re");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+		char *v = line + plen;
+
+		if (n == sizeof(line) - 1 && line[n - 1] != '\n') {
+			int c; /* a long line: the rest is not looked at */
+
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+		}
+		if (strncmp(line, prefix, plen) != 0)
+			continue;
+		if (colon) {
+			v += strspn(v, " \t");
+			if (*v != ':')
+				continue;
+			v++;
+			v += strspn(v, " \t");
+		}
+		clean(v, strcspn(v, "\n"), out, max);
+		if (out[0])
+			break;
+	}
+	fclose(f);
+}
+
+/* os: PRETTY_NAME of os-release unquoted, else the kernel's sysname. */
+static void probe_os(const struct utsname *u, char *out)
+{
+	char v[1001];
+	size_t n;
+
+	if (access("/etc/os-release", R_OK) == 0)
+		file_value("/etc/os-release", "PRETTY_NAME=", 0, v, 1000);
+	else
+		file_value("/usr/lib/os-release", "PRETTY_NAME=", 0, v, 1000);
+	n = strlen(v);
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v[n - 1] = '\0';
+		clean(v + 1, n - 2, out, VALUE_CUT);
+	} else {
+		clean(v, n, out, VALUE_CUT);
+	}
+	if (!out[0])
+		clean(u->sysname, strlen(u->sysname), out, VALUE_CUT);
+}
+
+/* cpus: the CPUs of the calling thread's affinity mask, else online. */
+static long probe_cpus(void)
+{
+	size_t ncpu;
+
+	for (ncpu = 1024; ncpu <= 1u << 20; ncpu *= 2) {
+		cpu_set_t *set = CPU_ALLOC(ncpu);
+		size_t size = CPU_ALLOC_SIZE(ncpu);
+		long n;
+
+		if (!set)
+			break;
+		if (sched_getaffinity(0, size, set) == 0) {
+			n = CPU_COUNT_S(size, set);
+			CPU_FREE(set);
+			return n;
+		}
+		CPU_FREE(set);
+		if (errno != EINVAL)
+			break;
+	}
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* memory: MemTotal of /proc/meminfo in bytes, or -1. */
+static long long probe_memory(void)
+{
+	char v[VALUE_CUT + 1];
+	size_t n;
+
+	file_value("/proc/meminfo", "MemTotal:", 0, v, VALUE_CUT);
+	n = strcspn(v, " ");
+	if (n == 0 || n >= 16 || strspn(v, "0123456789") != n)
+		return -1;
+	v[n] = '\0';
+	return strtoll(v, NULL, 10) * 1024;
+}
+
+/* The probes' lines into out; -ENOENT when the script must probe. */
+static int probe(struct buf *out)
+{
+	char os[VALUE_CUT + 1], cpu[VALUE_CUT + 1], text[3 * 65 + 3], kernel[VALUE_CUT + 1];
+	struct utsname u;
+	long long mem;
+	long cpus;
+	int rc;
+
+	if (uname(&u))
+		return -ENOENT;
+	file_value("/proc/cpuinfo", "model name", 1, cpu, VALUE_CUT);
+	if (!cpu[0])
+		return -ENOENT; /* lscpu's answer, in the script */
+	probe_os(&u, os);
+	snprintf(text, sizeof(text), "%s %s %s", u.sysname, u.release, u.machine);
+	clean(text, strlen(text), kernel, VALUE_CUT);
+	cpus = probe_cpus();
+	mem = probe_memory();
+	rc = put(out, "os", os);
+	if (rc == 0)
+		rc = put(out, "kernel", kernel);
+	if (rc == 0 && strcmp(cpu, "unknown") != 0)
+		rc = put(out, "cpu", cpu);
+	if (rc == 0 && cpus > 0)
+		rc = buf_printf(out, "# env.cpus: %ld\n", cpus);
+	if (rc == 0 && mem >= 0)
+		rc = buf_printf(out, "# env.memory: %lld\n", mem);
+	return rc;
+}
+
+int runenv_path_finds(const char *path, const char *name)
+{
+	char file[4096];
+	const char *p = path ? path : SH_PATH;
+
+	for (;;) {
+		size_t n = strcspn(p, ":");
+		struct stat st;
+
+		/* An empty entry is the current directory, as in sh. */
+		if ((size_t)snprintf(file, sizeof(file), "%.*s/%s", n ? (int)n : 1, n ? p : ".",
+				     name) < sizeof(file) &&
+		    stat(file, &st) == 0 && S_ISREG(st.st_mode) && access(file, X_OK) == 0)
+			return 1;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+int runenv_local(char *const *versions, const char *path, struct buf *block, struct buf *script)
+{
+	size_t mark = block->len;
+	int rc;
+
+	rc = probe(block);
+	if (rc == -ENOENT) {
+		block->len = mark;
+		if (block->data)
+			block->data[mark] = '\0';
+		return runenv_script(versions, 1, script);
+	}
+	if (rc)
+		return rc;
+	if (!runenv_path_finds(path, "nvidia-smi") && !has_version(versions)) {
+		rc = buf_puts(block, "# env.end\n");
+		return rc ? rc : buf_puts(script, "exec \"$@\"\n");
+	}
+	return runenv_script(versions, 0, script);
+}
