@@ -112,7 +112,7 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 		       const struct runner_result *res)
 {
 	struct registry_run rr;
-	char *line, host_note[512], *env_json = NULL;
+	char *line, host_note[512], *env_json = NULL, footer[720] = "";
 	struct item it;
 
 	if (res) {
@@ -124,17 +124,18 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 			snprintf(node, sizeof(node), "# packetfs: %s",
 				 j->exec_note + (strncmp(j->exec_note, "# ", 2) ? 0 : 2));
 		if (res->term_signal)
-			pipe__log_line(p, j,
-				       "\n%s# packetfs: ended by signal %d after %.1f s\n",
-				       node, res->term_signal, res->duration_s);
+			snprintf(footer, sizeof(footer),
+				 "\n%s# packetfs: ended by signal %d after %.1f s\n", node,
+				 res->term_signal, res->duration_s);
 		else
-			pipe__log_line(p, j, "\n%s# packetfs: exit code %d after %.1f s\n",
-				       node, res->exit_code, res->duration_s);
+			snprintf(footer, sizeof(footer), "\n%s# packetfs: exit code %d after %.1f s\n",
+				 node, res->exit_code, res->duration_s);
 		j->run.has_exit_code = res->spawn_error == 0 && res->term_signal == 0;
 		j->run.exit_code = res->exit_code;
 		j->run.signal = res->term_signal;
 	}
-	pipe__log_line(p, j, "# packetfs: status %s%s%s\n", status, note[0] ? ": " : "",
+	/* The footer's lines in one append. */
+	pipe__log_line(p, j, "%s# packetfs: status %s%s%s\n", footer, status, note[0] ? ": " : "",
 		       note);
 	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
 	snprintf(host_note, sizeof(host_note), "%s", note);
@@ -340,8 +341,10 @@ int pipe__junit_open(struct pipe *p, struct job *j, int create)
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
-	if (create) {
-		remove_tree(dir); /* a run of the same id in a store made again */
+	if (create && mkdir(dir, 0700) < 0) {
+		/* A run of the same id in a store made again left it, or
+		 * junit/ is not there yet. */
+		remove_tree(dir);
 		slash = strrchr(dir, '/');
 		*slash = '\0';
 		rc = util_mkdirs(dir, 0755);
@@ -350,6 +353,8 @@ int pipe__junit_open(struct pipe *p, struct job *j, int create)
 			return rc;
 		if (mkdir(dir, 0700) < 0)
 			return -errno;
+	}
+	if (create) {
 		rc = give_to_run_as(p, dir);
 		if (rc)
 			return rc;
@@ -365,9 +370,12 @@ void pipe__junit_close(struct job *j)
 
 	if (!j->junit_path)
 		return;
+	/* Mostly the file alone, or nothing: the tree walk only for more. */
+	unlink(j->junit_path);
 	slash = strrchr(j->junit_path, '/');
 	*slash = '\0';
-	remove_tree(j->junit_path);
+	if (rmdir(j->junit_path) < 0 && errno != ENOENT)
+		remove_tree(j->junit_path);
 	free(j->junit_path);
 	j->junit_path = NULL;
 }
@@ -544,9 +552,9 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	char *file_argv[2] = {j->recipe.path, NULL};
 	char *const *argv = j->argv ? j->argv : file_argv;
 	char **env, **run_argv, command[512];
-	struct buf script;
+	struct buf script, head;
 	struct item it;
-	int rc, slurm;
+	int rc, slurm, direct = 0;
 
 	if (store_item_get_id(p->pl->store, j->item_id, &it)) {
 		job_release(p, j);
@@ -613,12 +621,15 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 			 j->by_stage[0] ? j->by_stage : "-", (int)j->by_pid, (int)j->by_uid);
 	else
 		why[0] = '\0';
-	pipe__log_line(p, j,
-		       "# packetfs recipe log\n# recipe: %s\n# summary: %s\n# command: %s\n# cwd: %s\n"
-		       "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n%s%s",
-		       j->recipe.name, j->recipe.summary, one_line(j->run.command, command, sizeof(command)),
-		       cwd, host, cuda[0] ? cuda : "none", j->run.head, it.iteration, j->run.started_at, why,
-		       slurm ? "# executor: slurm\n" : "\n");
+	/* The header, any note on $PACKET_JUNIT and the engine's part of
+	 * the environment block go into the log in one append. */
+	buf_init(&head);
+	buf_printf(&head,
+		   "# packetfs recipe log\n# recipe: %s\n# summary: %s\n# command: %s\n# cwd: %s\n"
+		   "# host: %s\n# gpus: %s\n# head: %s\n# iteration: %d\n# started: %s\n%s%s",
+		   j->recipe.name, j->recipe.summary, one_line(j->run.command, command, sizeof(command)),
+		   cwd, host, cuda[0] ? cuda : "none", j->run.head, it.iteration, j->run.started_at, why,
+		   slurm ? "# executor: slurm\n" : "\n");
 	if (slurm)
 		cuda[0] = '\0';
 	env = pipe__make_env(p, &it, "validate", j->recipe.name, cuda);
@@ -629,7 +640,7 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		snprintf(var, sizeof(var), "PACKET_JUNIT=%s", j->junit_path);
 		strv_push(&env, var);
 	} else if (rc) {
-		pipe__log_line(p, j, "# packetfs: no $PACKET_JUNIT: %s\n", strerror(-rc));
+		buf_printf(&head, "# packetfs: no $PACKET_JUNIT: %s\n", strerror(-rc));
 	}
 	/* The command runs behind a script that first prints, where it
 	 * runs, the environment it runs in (runenv.h); for a local run the
@@ -638,24 +649,25 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	if (slurm) {
 		rc = runenv_script(j->recipe.versions, 1, &script);
 	} else {
-		struct buf block;
-
-		buf_init(&block);
-		rc = runenv_local(j->recipe.versions, env_path(env), &block, &script);
-		if (rc == 0 && block.len)
-			pipe__log_append(p, j, block.data, block.len);
-		buf_free(&block);
+		rc = runenv_local(j->recipe.versions, env_path(env), &head, &script);
+		direct = rc == 1;
+		rc = rc < 0 ? rc : 0;
 	}
+	if (head.len)
+		pipe__log_append(p, j, head.data, head.len);
+	buf_free(&head);
 	run_argv = rc == 0 ? calloc(strv_len(argv) + 5, sizeof(char *)) : NULL;
 	if (run_argv) {
-		size_t k;
+		size_t k, o = 0;
 
-		run_argv[0] = sh;
-		run_argv[1] = dash_c;
-		run_argv[2] = script.data;
-		run_argv[3] = arg0;
+		if (!direct) {
+			run_argv[o++] = sh;
+			run_argv[o++] = dash_c;
+			run_argv[o++] = script.data;
+			run_argv[o++] = arg0;
+		}
 		for (k = 0; argv[k]; k++)
-			run_argv[4 + k] = argv[k];
+			run_argv[o + k] = argv[k];
 	}
 	pipe__event(p, &it, "recipe_started",
 		    ",\"recipe\":\"%s\",\"run\":%d,\"gpus\":%s,\"log\":\"%s\"", j->recipe.name,

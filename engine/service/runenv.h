@@ -85,12 +85,13 @@ int runenv_script(char *const *versions, int probes, struct buf *out);
  * inherits), and to script the script that prints the rest: the version
  * commands and, when path finds nvidia-smi, the GPU lines, then
  * "# env.end"; with neither, block ends with "# env.end" itself and script
- * is `exec "$@"`. When this machine's answer would need a tool (no "model
+ * gets nothing. When this machine's answer would need a tool (no "model
  * name" in /proc/cpuinfo), block gets nothing and script is the whole
  * script. The caller appends block to the log before the run's output and
- * starts the run as `sh -c SCRIPT RUNENV_ARG0 CMD ARG...`. path: the run's
- * PATH (NULL: sh's default). Returns 0 or -ENOMEM. block and script are the
- * caller's. Any thread.
+ * starts the run as `sh -c SCRIPT RUNENV_ARG0 CMD ARG...`, or as CMD ARG...
+ * itself when there is no script. path: the run's PATH (NULL: sh's
+ * default). Returns 0 (a script), 1 (no script), or -ENOMEM. block and
+ * script are the caller's. Any thread.
  */
 int runenv_local(char *const *versions, const char *path, struct buf *block, struct buf *script);
 

@@ -9,8 +9,8 @@
  * script's rules (the same sources, the same cleaning, the same lines), and
  * the script keeps only what depends on the run itself: the version
  * commands (its cwd, environment and user) and nvidia-smi (its
- * CUDA_VISIBLE_DEVICES). A run that needs neither starts behind
- * `exec "$@"` alone. Where this machine's answer would need a tool (no
+ * CUDA_VISIBLE_DEVICES). A run that needs neither starts as its command
+ * itself (the runner looks it up on the run's PATH as `exec` would). Where this machine's answer would need a tool (no
  * "model name" in /proc/cpuinfo: the script asks lscpu), the script probes
  * as before. A run of 1,000 recipes spent most of its CPU time starting
  * the probes' processes (W6 of tests/bench).
@@ -258,7 +258,7 @@ int runenv_local(char *const *versions, const char *path, struct buf *block, str
 		return rc;
 	if (!runenv_path_finds(path, "nvidia-smi") && !has_version(versions)) {
 		rc = buf_puts(block, "# env.end\n");
-		return rc ? rc : buf_puts(script, "exec \"$@\"\n");
+		return rc ? rc : 1;
 	}
 	return runenv_script(versions, 0, script);
 }
