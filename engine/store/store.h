@@ -137,7 +137,10 @@ int store_item_get_id(struct store *s, int64_t id, struct item *out);
 int store_item_update(struct store *s, struct item *it);
 /* Calls cb for each item with archived == archived, by name; cb's item is
  * valid during the call only. cb runs without the store's lock (it may
- * call the store); a non-zero return stops the walk. 0 or a negative errno. */
+ * call the store); a non-zero return stops the walk. The rows are read a
+ * page at a time (memory bounded whatever the number of items), so an item
+ * made, removed or renamed during the walk may be seen or not, a renamed
+ * one under both names. 0 or a negative errno. */
 int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const struct item *it),
 		    void *arg);
 /* Sets the times of the item's directory (ns since the Unix epoch, or

@@ -65,6 +65,60 @@ TEST(items)
 	store_close(s);
 }
 
+/* The walk over items reads them a page at a time: every item once, in
+ * name order, past several pages; archived ones apart; a stop stops it. */
+struct walk {
+	char last[32];
+	int n, stop_at;
+};
+
+static int walk_item(void *arg, const struct item *it)
+{
+	struct walk *w = arg;
+
+	ASSERT(strcmp(w->last, it->name) < 0);
+	snprintf(w->last, sizeof(w->last), "%s", it->name);
+	if (strncmp(it->name, "walk-", 5) != 0)
+		return 0; /* made by the tests before */
+	w->n++;
+	return w->n == w->stop_at;
+}
+
+TEST(item_each_pages)
+{
+	struct store *s = test_store_open(dir, 1, 0);
+	struct walk w;
+	struct item it;
+	char name[32];
+	int64_t id;
+	int i, k;
+
+	for (i = 0; i < 700; i++) {
+		k = (i * 37) % 700; /* not in name order */
+		snprintf(name, sizeof(name), "walk-%04d", k);
+		ASSERT_EQ(store_item_create(s, name, name, "main", &id), 0);
+		if (k % 7 == 0) {
+			ASSERT_EQ(store_item_get_id(s, id, &it), 0);
+			it.archived = 1;
+			ASSERT_EQ(store_item_update(s, &it), 0);
+			item_clear(&it);
+		}
+	}
+	memset(&w, 0, sizeof(w));
+	ASSERT_EQ(store_item_each(s, 0, walk_item, &w), 0);
+	ASSERT_EQ(w.n, 600);
+	ASSERT_STREQ(w.last, "walk-0699");
+	memset(&w, 0, sizeof(w));
+	ASSERT_EQ(store_item_each(s, 1, walk_item, &w), 0);
+	ASSERT_EQ(w.n, 100);
+	ASSERT_STREQ(w.last, "walk-0693");
+	memset(&w, 0, sizeof(w));
+	w.stop_at = 300;
+	ASSERT_EQ(store_item_each(s, 0, walk_item, &w), 0);
+	ASSERT_EQ(w.n, 300);
+	store_close(s);
+}
+
 /* The item rows a writable store keeps follow every write of a row, and a
  * read-only store, which another process may write under, keeps none. */
 TEST(item_cache)
@@ -685,6 +739,7 @@ int main(void)
 	ASSERT(mkdtemp(dir) != NULL);
 	RUN(open_missing);
 	RUN(items);
+	RUN(item_each_pages);
 	RUN(item_cache);
 	RUN(documents);
 	RUN(times);
