@@ -10,9 +10,9 @@
  * the script keeps only what depends on the run itself: the version
  * commands (its cwd, environment and user) and nvidia-smi (its
  * CUDA_VISIBLE_DEVICES). A run that needs neither starts as its command
- * itself (the runner looks it up on the run's PATH as `exec` would). Where this machine's answer would need a tool (no
- * "model name" in /proc/cpuinfo: the script asks lscpu), the script probes
- * as before. A run of 1,000 recipes spent most of its CPU time starting
+ * itself (the runner looks it up on the run's PATH as `exec` would). Where
+ * this machine's answer would need a tool (no "model name" in
+ * /proc/cpuinfo: the script asks lscpu), the script probes as before. A run of 1,000 recipes spent most of its CPU time starting
  * the probes' processes (W6 of tests/bench).
  *
  * No shared state: any thread (the affinity read is the calling thread's).
@@ -153,6 +153,23 @@ static void probe_os(const struct utsname *u, char *out)
 		clean(u->sysname, strlen(u->sysname), out, VALUE_CUT);
 }
 
+/* kernel: as the script, the kernel's names from /proc/sys/kernel where
+ * all three are (arch is the kernel's machine, whatever the personality),
+ * else uname(2)'s, which `uname -srm` prints. */
+static void probe_kernel(const struct utsname *u, char *out)
+{
+	char s[VALUE_CUT + 1], r[VALUE_CUT + 1], m[VALUE_CUT + 1], text[3 * (VALUE_CUT + 1)];
+
+	file_value("/proc/sys/kernel/ostype", "", 0, s, VALUE_CUT);
+	file_value("/proc/sys/kernel/osrelease", "", 0, r, VALUE_CUT);
+	file_value("/proc/sys/kernel/arch", "", 0, m, VALUE_CUT);
+	if (s[0] && r[0] && m[0])
+		snprintf(text, sizeof(text), "%s %s %s", s, r, m);
+	else
+		snprintf(text, sizeof(text), "%s %s %s", u->sysname, u->release, u->machine);
+	clean(text, strlen(text), out, VALUE_CUT);
+}
+
 /* cpus: the CPUs of the calling thread's affinity mask, else online. */
 static long probe_cpus(void)
 {
@@ -194,7 +211,7 @@ static long long probe_memory(void)
 /* The probes' lines into out; -ENOENT when the script must probe. */
 static int probe(struct buf *out)
 {
-	char os[VALUE_CUT + 1], cpu[VALUE_CUT + 1], text[3 * 65 + 3], kernel[VALUE_CUT + 1];
+	char os[VALUE_CUT + 1], cpu[VALUE_CUT + 1], kernel[VALUE_CUT + 1];
 	struct utsname u;
 	long long mem;
 	long cpus;
@@ -206,8 +223,7 @@ static int probe(struct buf *out)
 	if (!cpu[0])
 		return -ENOENT; /* lscpu's answer, in the script */
 	probe_os(&u, os);
-	snprintf(text, sizeof(text), "%s %s %s", u.sysname, u.release, u.machine);
-	clean(text, strlen(text), kernel, VALUE_CUT);
+	probe_kernel(&u, kernel);
 	cpus = probe_cpus();
 	mem = probe_memory();
 	rc = put(out, "os", os);
