@@ -13,6 +13,8 @@
  * which runs uname, lscpu or nproc only where /proc lacks the answer: a run
  * costs two processes before its command (the subshell and awk), not the
  * thirty of a pipeline per value (W6 of tests/bench runs 1,000 recipes).
+ * A file it cannot read is given to awk as /dev/null (awk stops at a file
+ * it cannot open, and would print nothing).
  * Every value goes through one cleaning, awk's clean() or, for output of
  * programs that may print anything (version commands, nvidia-smi), the
  * shell pipeline pfs_clean: control characters become spaces (tr first in
@@ -82,6 +84,9 @@ static const char SCRIPT_PROBES[] =
 	"pfs_f=/etc/os-release\n"
 	"[ -r \"$pfs_f\" ] || pfs_f=/usr/lib/os-release\n"
 	"[ -r \"$pfs_f\" ] || pfs_f=/dev/null\n"
+	"pfs_c=/proc/cpuinfo pfs_m=/proc/meminfo\n"
+	"[ -r \"$pfs_c\" ] || pfs_c=/dev/null\n"
+	"[ -r \"$pfs_m\" ] || pfs_m=/dev/null\n"
 	"LC_ALL=C awk '\n"
 	"function clean(v, max,  n, i, a, c) {\n"
 	"\tn = split(v, a, \"\\n\")\n"
@@ -133,7 +138,7 @@ static const char SCRIPT_PROBES[] =
 	"\tif (cpu != \"unknown\") put(\"cpu\", cpu)\n"
 	"\tput(\"cpus\", cpus())\n"
 	"\tif (mem ~ /^[0-9]+$/ && length(mem) < 16) printf \"# env.memory: %.0f\\n\", mem * 1024\n"
-	"}' \"$pfs_f\" /proc/cpuinfo /proc/meminfo\n";
+	"}' \"$pfs_f\" \"$pfs_c\" \"$pfs_m\"\n";
 
 static const char SCRIPT_GPUS[] =
 	"if command -v nvidia-smi >/dev/null 2>&1; then\n"
