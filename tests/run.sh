@@ -77,8 +77,8 @@ fail()
 	FAILED=$((FAILED + 1))
 	echo "FAIL $1${3:+ ($3)}"
 	if [ -s "${2:-}" ]; then
-		grep -m 3 '^FAIL: ' "$2" | sed 's/^/    | /'
-		grep -v '^FAIL: ' "$2" | tail -n 30 | sed 's/^/    | /'
+		grep -a -m 3 '^FAIL: ' "$2" | cat -v | sed 's/^/    | /'
+		grep -av '^FAIL: ' "$2" | tail -n 30 | cat -v | sed 's/^/    | /'
 	fi
 }
 
