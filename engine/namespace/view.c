@@ -602,13 +602,20 @@ int engine_check(struct engine *e, struct buf *out)
 	size_t i;
 	int rc;
 
-	rc = store_integrity(e->store, out);
-	if (rc < 0)
+	/* One snapshot: a mounted store goes on appending to the logs of the
+	 * runs in progress, each append with its run's size. */
+	rc = store_snapshot_begin(e->store);
+	if (rc == 0)
+		rc = store_integrity(e->store, out);
+	if (rc < 0) {
+		store_snapshot_end(e->store);
 		return rc;
+	}
 	c.bad = rc;
 	rc = store_run_each(e->store, 0, NULL, NULL, check_run, &c);
 	if (rc == 0)
 		rc = store_registry_each(e->store, collect_line, &l);
+	store_snapshot_end(e->store);
 	if (rc == 0 && l.oom)
 		rc = -ENOMEM;
 	for (i = 0; i < l.n; i++) {

@@ -447,6 +447,27 @@ int store_integrity(struct store *s, struct buf *out)
 	return rc < 0 ? rc : bad;
 }
 
+int store_snapshot_begin(struct store *s)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	/* A deferred transaction takes its snapshot at its first read. */
+	rc = store__script(s, "BEGIN DEFERRED");
+	if (rc == 0)
+		rc = store__script(s, "SELECT count(*) FROM sqlite_schema");
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void store_snapshot_end(struct store *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!sqlite3_get_autocommit(s->db))
+		(void)sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL); /* a read: nothing to lose */
+	pthread_mutex_unlock(&s->lock);
+}
+
 int store_meta_get(struct store *s, const char *key, char **value)
 {
 	sqlite3_stmt *st;

@@ -59,6 +59,15 @@ int store_sync(struct store *s);
 /* PRAGMA integrity_check; appends problems to out. 0 clean, 1 problems,
  * or a negative errno when the check could not run. */
 int store_integrity(struct store *s, struct buf *out);
+/* A read snapshot: every read of s between store_snapshot_begin and
+ * store_snapshot_end sees one committed state of the store (a deferred
+ * SQLite read transaction; WAL mode lets the daemon go on writing), so that
+ * rows read apart (a run and its log) agree while a mounted store changes.
+ * Only for a read-only store whose connection one thread uses (the CLI's
+ * `packetfs check`); no write may come between. begin returns 0 or a
+ * negative errno; end ends the snapshot (after a failed begin too). */
+int store_snapshot_begin(struct store *s);
+void store_snapshot_end(struct store *s);
 
 /* meta key/value. get: 0 and *value (caller frees), -ENOENT, or a negative
  * errno. set: stores value under key, replacing any; 0 or a negative errno. */
