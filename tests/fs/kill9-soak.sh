@@ -31,7 +31,7 @@ newest_log()
 
 ctl "$M" talk "run plan"
 journals=()
-# A random moment up to 1.9 s after the workload's first acknowledged operation, the same
+# A random moment up to 0.5 s after the workload's first acknowledged operation, the same
 # sequence for a given seed.
 RANDOM=${PFS_SOAK_SEED:-4242}
 for c in $(seq 1 "$cycles"); do
@@ -43,8 +43,7 @@ for c in $(seq 1 "$cycles"); do
 	python3 "$FIXTURES/soak.py" work "$d" "$journal" "$c" 2>"$T/work-$c.err" &
 	worker=$!
 	wait_for grep -q '"state": "ack"' "$journal"
-	sleep "0.$((RANDOM % 10))"
-	[ "$((RANDOM % 12))" -lt 10 ] || sleep 1
+	sleep "0.$((RANDOM % 6))"
 	kill_daemon
 	wait "$worker" || fail "cycle $c: the workload failed otherwise than by losing its mount: $(cat "$T/work-$c.err")"
 	mount_store "$M"
