@@ -652,7 +652,12 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 			f->provisional = 0;
 		return rc;
 	case N_CTL:
-		return packet__ctl_flush(e, f->item_name, &f->line, &f->reply);
+		rc = packet__ctl_flush(e, f->item_name, &f->line, &f->reply);
+		/* Writing nothing means advance, applied at the last close. */
+		if (rc == 0 && wants_write(f->flags) && !f->wrote && !f->advanced &&
+		    (rc = packet__ctl_empty_close(e, f->item_name, f->path, who->pid)) <= 0)
+			f->advanced = 1;
+		return rc > 0 ? 0 : rc;
 	case N_RECORD:
 		return packet__record_flush(e, f->rec, who);
 	case N_REGISTRY:
@@ -717,9 +722,8 @@ void engine_file_release(struct pfs_file *f)
 	if (f->kind == N_CTL)
 		packet__ctl_release(f->e, f->item_name, &f->line);
 	packet__record_release(f->e, f->rec, &f->opener);
-	/* Writing nothing to ctl means advance. Decided at the last close, not
-	 * at a flush: a shell's `: > ctl` flushes once when it moves the fd. The
-	 * outcome is in ctl's last result. */
+	/* Writing nothing to ctl means advance: here when no flush was the
+	 * last close (ctl.c). The outcome is in ctl's last result. */
 	if (f->kind == N_CTL && wants_write(f->flags) && !f->wrote && !f->advanced)
 		packet__ctl_apply(f->e, f->item_name, "advance", NULL, 0);
 	if (f->kind == N_REGISTRY && f->line.len)

@@ -281,6 +281,14 @@ ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pendin
  * strict prefix of a valid line stays pending (0); anything else is refused
  * (-EINVAL, pending emptied). */
 int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending, struct buf *reply);
+/* A flush of a ctl handle opened for writing that wrote nothing (writing
+ * nothing means advance) from process pid: when it is pid's last close of
+ * path (the file's path on the mount), advance is applied and its result
+ * returned (0 or a negative errno, e.g. -ENOSPC when the store cannot take
+ * it, -EINVAL when the item's state refuses it); 1 when it is not (the
+ * descriptor is still open in pid, or that cannot be told): the caller
+ * applies it at release. */
+int packet__ctl_empty_close(struct engine *e, const char *item, const char *path, pid_t pid);
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
