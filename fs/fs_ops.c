@@ -634,6 +634,7 @@ const struct fuse_lowlevel_ops fs__handlers = {
 	.read = fs__op_read,
 	.write = fs__op_write,
 	.flush = fs__op_flush,
+	.fallocate = fs__op_fallocate,
 	.release = fs__op_release,
 	.fsync = fs__op_fsync,
 	.poll = fs__op_poll,

@@ -32,36 +32,6 @@
 
 #include "packet_int.h"
 
-struct pfs_file {
-	struct engine *e;
-	enum kind kind;
-	int flags;
-	int64_t item_id;
-	char item_name[ITEM_NAME_MAX + 1];
-	struct open_doc *od;  /* N_DOC */
-	struct record_handle *rec; /* N_RECORD */
-	struct buf snap;      /* snapshot views, pipeline.json being edited */
-	int64_t run_id;       /* logs */
-	int sealed;           /* logs: sealed at open, so never to change (packet__run_sealed) */
-	struct buf line;      /* ctl, registry: a partial line */
-	struct buf reply;     /* ctl: the answer to this handle's last write or flush */
-	int wrote;            /* anything written through this handle */
-	int advanced;         /* ctl: no empty-write advance at release (a truncate by path) */
-	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
-	int64_t provisional;  /* documents: revision committed before any write (see packet__od_commit) */
-	struct pfs_caller opener; /* who opened it: the author of commits at release */
-	int snap_dirty;       /* pipeline.json changed */
-	char *path;           /* as opened: rendered views are rendered again from it */
-	uint64_t read_end;    /* offset just past the last read (poll readiness) */
-	int snap_read;        /* the snapshot was read from */
-	/* registry, events: the rows read so far (tail_read) */
-	pthread_mutex_t tail_lock;
-	int tail_lock_init;
-	struct buf tail;      /* protected by tail_lock: the bytes at [tail_off, tail_off + len) */
-	uint64_t tail_off;    /* protected by tail_lock */
-	int64_t tail_id;      /* protected by tail_lock: the id of the last row taken */
-};
-
 /* Rendered views whose snapshot a read at offset 0 takes again, so that a
  * reader that polls, seeks back and reads sees the new version. */
 static int resnapshots(enum kind k)
