@@ -194,6 +194,11 @@ int engine_link(struct engine *e, const char *from, const char *to, const struct
 
 /* Namespace changes. */
 int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct pfs_caller *who);
+/* A process opened the directory path (opendir): when it is an item's
+ * own directory, the process may be removing the item (rm -rf), which
+ * engine_unlink and engine_rmdir then finish by archiving it (SPEC §3;
+ * packet_remove.c). FUSE threads. */
+void engine_dir_opened(struct engine *e, const char *path, const struct pfs_caller *who);
 int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *who);
 int engine_rmdir(struct engine *e, const char *path, const struct pfs_caller *who);
 /* flags: 0, RENAME_NOREPLACE (-EEXIST if to exists) or RENAME_EXCHANGE (-EINVAL). */

@@ -47,6 +47,8 @@ int fs__path_of(struct fs *fs, uint64_t ino, char **out)
 {
 	int r = inode_path(fs->inodes, ino, out);
 
+	if (r == -ENOENT && inode_removed(fs->inodes, ino))
+		return -ENOENT; /* a removed directory (inode_removed) */
 	return r == -ENOENT ? -ESTALE : r;
 }
 

@@ -286,6 +286,22 @@ struct pfs_file {
 	int64_t tail_id;      /* protected by tail_lock: the id of the last row taken */
 };
 
+/* ---- packet_remove.c: a recursive removal of an item (rm -rf) ----
+ * who: the caller of the unlink or rmdir; n: the resolved entry. */
+
+/* -EBUSY when who's removal of n's item was refused (the item could not
+ * be archived): the entry must not be removed; else 0. */
+int packet__remove_blocked(struct engine *e, const struct node *n, const struct pfs_caller *who);
+/* Document or document directory n was just removed: when who removes the
+ * item, remembers it, to be restored when the item is archived. */
+void packet__remove_taken(struct engine *e, const struct node *n, const struct pfs_caller *who);
+/* An unlink or rmdir of n, an entry the engine owns in an item (or the
+ * item itself), would fail with rc: when who is removing the item, the
+ * item is archived (what who took restored first) and 0 returned, or the
+ * archive's error (-EBUSY: a stage runs); otherwise rc. */
+int packet__remove_item(struct engine *e, const struct node *n, const struct pfs_caller *who,
+			int rc);
+
 /* ---- ctl.c: the command lines of ctl ----
  * A ctl handle's pending buffer holds what was written after its last
  * newline. Any thread but the loop thread; calls on one pending buffer must
