@@ -194,6 +194,11 @@ int engine_link(struct engine *e, const char *from, const char *to, const struct
 
 /* Namespace changes. */
 int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct pfs_caller *who);
+/* A process opened the directory path (opendir): when it is an item's
+ * own directory, the process may be removing the item (rm -rf), which
+ * engine_unlink and engine_rmdir then finish by archiving it (SPEC §3;
+ * packet_remove.c). FUSE threads. */
+void engine_dir_opened(struct engine *e, const char *path, const struct pfs_caller *who);
 int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *who);
 int engine_rmdir(struct engine *e, const char *path, const struct pfs_caller *who);
 /* flags: 0, RENAME_NOREPLACE (-EEXIST if to exists) or RENAME_EXCHANGE (-EINVAL). */
@@ -274,6 +279,16 @@ ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
 			  const struct pfs_caller *who);
 int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who);
+/* fallocate(2) of [off, off + len) with mode (FALLOC_FL_*) on an open
+ * file, as ext4 does it: mode 0 extends the size with zeros, KEEP_SIZE
+ * alone changes nothing, PUNCH_HOLE|KEEP_SIZE and ZERO_RANGE zero the
+ * range (ZERO_RANGE without KEEP_SIZE also extends). 0, or -EFBIG when
+ * off + len passes the document size limit, -EOPNOTSUPP for other modes
+ * and for ctl and validation/record, -EPERM for the append-only registry
+ * (but KEEP_SIZE alone), -EACCES for views, -EINVAL for len 0. A call that
+ * leaves content and size as they were adds no revision. FUSE threads. */
+int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t len,
+			  const struct pfs_caller *who);
 /* Commits pending content: after it returns 0 the content survives kill -9
  * of the daemon. For ctl, applies a last line without newline; for the
  * registry, a held partial line fails with -EINVAL. */

@@ -198,6 +198,8 @@ void fs__op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 struct fuse_file_info *fi);
 void fs__op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		  struct fuse_file_info *fi);
+void fs__op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+		      struct fuse_file_info *fi);
 void fs__op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs__op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs__op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);

@@ -47,6 +47,8 @@ int fs__path_of(struct fs *fs, uint64_t ino, char **out)
 {
 	int r = inode_path(fs->inodes, ino, out);
 
+	if (r == -ENOENT && inode_removed(fs->inodes, ino))
+		return -ENOENT; /* a removed directory (inode_removed) */
 	return r == -ENOENT ? -ESTALE : r;
 }
 
@@ -634,6 +636,7 @@ const struct fuse_lowlevel_ops fs__handlers = {
 	.read = fs__op_read,
 	.write = fs__op_write,
 	.flush = fs__op_flush,
+	.fallocate = fs__op_fallocate,
 	.release = fs__op_release,
 	.fsync = fs__op_fsync,
 	.poll = fs__op_poll,

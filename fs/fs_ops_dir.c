@@ -128,6 +128,7 @@ void fs__op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 	struct dir_handle *d = calloc(1, sizeof(*d));
+	struct pfs_caller who;
 	int r;
 
 	if (d == NULL) {
@@ -145,6 +146,8 @@ void fs__op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -r);
 		return;
 	}
+	caller_of(req, &who);
+	engine_dir_opened(fs->engine, d->path, &who); /* rm -rf of an item starts here */
 	d->cache = fs__cache_listing(req, ino, &d->self);
 	fi->fh = (uint64_t)(uintptr_t)d;
 	fi->keep_cache = d->cache ? 1 : 0;

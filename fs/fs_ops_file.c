@@ -1,7 +1,7 @@
 /*
  * fs_ops_file.c - open files: the list of open handles and the FUSE
- * operations on them (open, create, read, write, flush, release, fsync,
- * poll).
+ * operations on them (open, create, read, write, fallocate, flush,
+ * release, fsync, poll).
  *
  * DESIGN
  *
@@ -287,6 +287,21 @@ void fs__op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, 
 		fuse_reply_err(req, (int)-n);
 	else
 		fuse_reply_write(req, (size_t)n);
+}
+
+void fs__op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+		      struct fuse_file_info *fi)
+{
+	struct pfs_caller who;
+
+	(void)ino;
+	if (fi->fh == NOTIFY_FH || off < 0 || len <= 0) {
+		fuse_reply_err(req, fi->fh == NOTIFY_FH ? EOPNOTSUPP : EINVAL);
+		return;
+	}
+	caller_of(req, &who);
+	fuse_reply_err(req, -engine_file_fallocate(file_of(fi), mode, (uint64_t)off, (uint64_t)len,
+						   &who));
 }
 
 /* Replies req with the result of sync (engine_file_flush or

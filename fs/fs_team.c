@@ -218,6 +218,8 @@ GATE(read, (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_
      (req, ino, size, off, fi))
 GATE(write, (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 	     struct fuse_file_info *fi), (req, ino, buf, size, off, fi))
+GATE(fallocate, (fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+		 struct fuse_file_info *fi), (req, ino, mode, off, len, fi))
 GATE(flush, (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi), (req, ino, fi))
 GATE(fsync, (fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi),
      (req, ino, datasync, fi))
@@ -256,6 +258,7 @@ const struct fuse_lowlevel_ops fs__ops = {
 	.read = gate_read,
 	.write = gate_write,
 	.flush = gate_flush,
+	.fallocate = gate_fallocate,
 	.release = pass_release,
 	.fsync = gate_fsync,
 	.poll = gate_poll,

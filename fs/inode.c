@@ -46,6 +46,8 @@ struct inode {
 	                         * node is set */
 	int cached;             /* protected by inode_table.lock: see inode_set_cached */
 	int leaf;               /* protected by inode_table.lock: see inode_set_leaf */
+	int removed;            /* protected by inode_table.lock: a directory whose last name
+	                         * an unlink or rmdir took (inode_removed) */
 	struct inode *ino_next; /* protected by inode_table.lock */
 	struct inode *file_next;
 };
@@ -350,6 +352,7 @@ int inode_ref(struct inode_table *t, const char *path, uint64_t file, uint64_t *
 		}
 	}
 	set_file(t, n, file);
+	n->removed = 0;
 	n->nlookup++;
 	*ino = n->ino;
 out:
@@ -453,8 +456,32 @@ int inode_path(struct inode_table *t, uint64_t ino, char **out)
 	return r;
 }
 
-/* Drops the name path and every name below it. */
-static void unlink_locked(struct inode_table *t, const char *path)
+/* Drops name m; when removed (an unlink or rmdir took it, not a rename),
+ * a node left without names is marked removed. */
+static void drop_removed(struct inode_table *t, struct name *m, int removed)
+{
+	struct inode *n = m->node;
+
+	drop_name(t, m);
+	if (removed && n->names == NULL)
+		n->removed = 1;
+}
+
+int inode_removed(struct inode_table *t, uint64_t ino)
+{
+	struct inode *n;
+	int r;
+
+	pthread_mutex_lock(&t->lock);
+	n = find_ino(t, ino);
+	r = n != NULL && n->names == NULL && n->removed;
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+/* Drops the name path and every name below it; removed: see
+ * drop_removed. */
+static void unlink_locked(struct inode_table *t, const char *path, int removed)
 {
 	size_t len = strlen(path), i;
 	struct name *m = find_name(t, path), *next;
@@ -467,18 +494,18 @@ static void unlink_locked(struct inode_table *t, const char *path)
 		for (m = t->by_path[i]; m; m = next) {
 			next = m->path_next;
 			if (m->node->ino != INODE_ROOT && is_below(m->path, path, len))
-				drop_name(t, m);
+				drop_removed(t, m, removed);
 		}
 	}
 	m = find_name(t, path);
 	if (m && m->node->ino != INODE_ROOT)
-		drop_name(t, m);
+		drop_removed(t, m, removed);
 }
 
 void inode_unlink(struct inode_table *t, const char *path)
 {
 	pthread_mutex_lock(&t->lock);
-	unlink_locked(t, path);
+	unlink_locked(t, path, 1);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -513,7 +540,7 @@ int inode_rename(struct inode_table *t, const char *from, const char *to)
 		 * over a directory). */
 		char *path = strdup(to);
 
-		unlink_locked(t, to);
+		unlink_locked(t, to, 0);
 		if (path == NULL) {
 			drop_name(t, m);
 			r = -ENOMEM;
@@ -553,7 +580,7 @@ int inode_rename(struct inode_table *t, const char *from, const char *to)
 			n++;
 		}
 	}
-	unlink_locked(t, to);
+	unlink_locked(t, to, 0);
 	for (i = 0; i < n; i++)
 		rekey(t, v[i].name, v[i].path);
 	goto out;
@@ -561,8 +588,8 @@ int inode_rename(struct inode_table *t, const char *from, const char *to)
 nomem:
 	for (i = 0; i < n; i++)
 		free(v[i].path);
-	unlink_locked(t, from);
-	unlink_locked(t, to);
+	unlink_locked(t, from, 0);
+	unlink_locked(t, to, 0);
 	r = -ENOMEM;
 out:
 	pthread_mutex_unlock(&t->lock);

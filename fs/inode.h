@@ -100,6 +100,13 @@ int inode_rename(struct inode_table *t, const char *from, const char *to);
 /* Records an unlink or rmdir: path and every path below it go. The inodes
  * stay until forgotten. */
 void inode_unlink(struct inode_table *t, const char *path);
+/* Whether inode_unlink left ino without a path: removed, not moved (a
+ * directory whose item was archived, an rmdir, what was below them), so
+ * that what is asked through it finds nothing (ENOENT, as in a removed
+ * directory on a local disk) instead of being looked up again (ESTALE).
+ * 0 after a rename, for a file known as one (inode_set_leaf), and for an
+ * unknown number. */
+int inode_removed(struct inode_table *t, uint64_t ino);
 
 /* The number of inodes in the table, the root included. */
 size_t inode_count(struct inode_table *t);

@@ -18,7 +18,10 @@
  * close returns), kept when it is a strict prefix of one (bash closes
  * duplicates of an fd between the pieces it writes through it), and
  * refused otherwise. At release (the last close) it is applied whatever it
- * is.
+ * is. Writing nothing means advance: it is applied at the flush of the
+ * writer's last close (packet__ctl_empty_close), so that the close fails
+ * with the command's error (ENOSPC, EINVAL); release only applies it when
+ * that close was not recognised (a descriptor passed to another process).
  *
  * Invariants. ctl's last result (the item's last_result) has one writer,
  * pipe_command on the loop thread: a line refused here travels there as a
@@ -32,11 +35,14 @@
  * pipeline_call waits for). Calls on one pending buffer must not overlap;
  * the recipe catalog is read under pipeline_recipes_hold.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "packet_int.h"
 
@@ -308,6 +314,44 @@ void packet__ctl_release(struct engine *e, const char *item, struct buf *pending
 		send_cmd(e, item, &cmd, NULL);
 	}
 	cut(pending, 0);
+}
+
+/* Whether the process pid holds no descriptor of a file whose path ends
+ * with path (the file's path on the mount, "/ITEM/ctl"): its flush then
+ * comes from its last close of that file (a shell moves the descriptor
+ * with dup2 and closes the first one before it writes). 0 when it cannot
+ * be told (pid unknown, /proc unreadable: another user's process). */
+static int last_close(pid_t pid, const char *path)
+{
+	char dir[64], link[PATH_MAX];
+	size_t plen = strlen(path);
+	struct dirent *de;
+	ssize_t n;
+	int last = 1;
+	DIR *d;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (last && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		n = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+		if (n >= (ssize_t)plen && memcmp(link + n - plen, path, plen) == 0)
+			last = 0;
+	}
+	closedir(d);
+	return last;
+}
+
+int packet__ctl_empty_close(struct engine *e, const char *item, const char *path, pid_t pid)
+{
+	if (!last_close(pid, path))
+		return 1;
+	return packet__ctl_apply(e, item, "advance", NULL, 0);
 }
 
 int packet__ctl_render_reply(const struct buf *reply, struct buf *out)

@@ -98,12 +98,17 @@ struct engine {
 
 	pthread_mutex_t tmp_lock;
 	struct pfs_tmp *tmps;     /* protected by tmp_lock: temp files of .packetfs/ (packet_tmp.c) */
+
+	pthread_mutex_t remove_lock;
+	struct remover *removers; /* protected by remove_lock: recursive removals (packet_remove.c) */
 };
 
 /* Frees the refusals refusal.c keeps (engine_close). */
 void packet__refusals_free(struct engine *e);
 /* Frees the temp files of .packetfs/ (engine_close). */
 void packet__tmps_free(struct engine *e);
+/* Forgets the recursive removals packet_remove.c follows (engine_close). */
+void packet__removers_free(struct engine *e);
 
 /* After the engine wrote a document straight to the store: an open,
  * unchanged copy of it (shared by its readers) takes the new content; a

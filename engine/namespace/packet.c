@@ -330,10 +330,15 @@ int packet__render_clocked(struct engine *e, struct node *n, struct buf *out, in
 		return view_index(e, out);
 	case N_RECORD:
 		return packet__record_render(e, n->item.id, NULL, out);
-	case N_CTL:
-		if (n->item.last_result[0])
+	case N_CTL: {
+		char kept[512];
+
+		if (pipeline_unstored_result(e->pl, n->item.id, kept, sizeof(kept)))
+			rc = buf_printf(out, "%s\n", kept);
+		else if (n->item.last_result[0])
 			rc = buf_printf(out, "%s\n", n->item.last_result);
 		return rc ? rc : buf_puts(out, packet__ctl_verbs);
+	}
 	case N_REGISTRY:
 		rc = store_registry_raw_lines(e->store, n->item.id, &lines, &nl);
 		for (i = 0; rc == 0 && i < nl; i++) {

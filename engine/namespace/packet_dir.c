@@ -242,6 +242,8 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		rc = store_item_each(e->store, 1, emit_item, &w);
 		break;
 	case N_ITEM:
+		/* The engine's entries before the documents: a recursive removal
+		 * meets one first and archives the item (packet_remove.c). */
 		for (x = packet__item_entries; x->name; x++)
 			if (!n.learnings || x->kind == N_HISTORY_DIR)
 				emit_kind(&w, x->name, x->kind, kind_type(x->kind));

@@ -482,23 +482,33 @@ int engine_rmdir(struct engine *e, const char *path, const struct pfs_caller *wh
 	struct node n;
 	int rc = packet__resolve(e, path, &n);
 
-	(void)who;
 	if (rc)
 		return rc;
 	switch (n.kind) {
 	case N_ITEM:
-		if (n.archived)
+		if (n.archived) {
 			rc = -EACCES;
-		else if (n.learnings)
+		} else if (n.learnings) {
 			rc = -EPERM; /* the mount's own directory */
-		else
-			rc = packet__ctl_apply(e, n.item.name, "archive", NULL, 0);
+		} else {
+			/* The end of a recursive removal restores what it took
+			 * (packet_remove.c); 1: not one. */
+			rc = packet__remove_item(e, &n, who, 1);
+			if (rc == 1)
+				rc = packet__ctl_apply(e, n.item.name, "archive", NULL, 0);
+		}
 		break;
 	case N_DOCDIR:
-		rc = n.archived ? -EACCES : store_doc_rmdir(e->store, n.item.id, n.rel);
+		rc = n.archived ? -EACCES : packet__remove_blocked(e, &n, who);
+		if (rc == 0)
+			rc = store_doc_rmdir(e->store, n.item.id, n.rel);
+		if (rc == 0)
+			packet__remove_taken(e, &n, who);
 		break;
 	default:
 		rc = packet__is_dir_kind(n.kind) ? -EACCES : -ENOTDIR;
+		if (rc == -EACCES) /* stages/, .history/...: rm -rf of the item */
+			rc = packet__remove_item(e, &n, who, rc);
 	}
 	packet__node_clear(&n);
 	return rc;
@@ -543,7 +553,11 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 		rc = -EPERM;
 	else if (n.kind != N_DOC || n.archived)
 		rc = -EACCES;
-	if (rc) {
+	if (rc == -EPERM || rc == -EACCES) /* an engine's entry: rm -rf of the item */
+		rc = packet__remove_item(e, &n, who, rc);
+	else if (rc == 0)
+		rc = packet__remove_blocked(e, &n, who);
+	if (rc || n.kind != N_DOC) {
 		packet__node_clear(&n);
 		return rc;
 	}
@@ -560,6 +574,8 @@ int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *w
 	if (rc == -ENOENT && was_open) /* created but never committed */
 		rc = store_doc_touch_parent(e->store, n.item.id, n.rel);
 	pthread_rwlock_unlock(&e->ns_lock);
+	if (rc == 0)
+		packet__remove_taken(e, &n, who);
 	packet__node_clear(&n);
 	return rc;
 }

@@ -32,36 +32,6 @@
 
 #include "packet_int.h"
 
-struct pfs_file {
-	struct engine *e;
-	enum kind kind;
-	int flags;
-	int64_t item_id;
-	char item_name[ITEM_NAME_MAX + 1];
-	struct open_doc *od;  /* N_DOC */
-	struct record_handle *rec; /* N_RECORD */
-	struct buf snap;      /* snapshot views, pipeline.json being edited */
-	int64_t run_id;       /* logs */
-	int sealed;           /* logs: sealed at open, so never to change (packet__run_sealed) */
-	struct buf line;      /* ctl, registry: a partial line */
-	struct buf reply;     /* ctl: the answer to this handle's last write or flush */
-	int wrote;            /* anything written through this handle */
-	int advanced;         /* ctl: no empty-write advance at release (a truncate by path) */
-	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
-	int64_t provisional;  /* documents: revision committed before any write (see packet__od_commit) */
-	struct pfs_caller opener; /* who opened it: the author of commits at release */
-	int snap_dirty;       /* pipeline.json changed */
-	char *path;           /* as opened: rendered views are rendered again from it */
-	uint64_t read_end;    /* offset just past the last read (poll readiness) */
-	int snap_read;        /* the snapshot was read from */
-	/* registry, events: the rows read so far (tail_read) */
-	pthread_mutex_t tail_lock;
-	int tail_lock_init;
-	struct buf tail;      /* protected by tail_lock: the bytes at [tail_off, tail_off + len) */
-	uint64_t tail_off;    /* protected by tail_lock */
-	int64_t tail_id;      /* protected by tail_lock: the id of the last row taken */
-};
-
 /* Rendered views whose snapshot a read at offset 0 takes again, so that a
  * reader that polls, seeks back and reads sees the new version. */
 static int resnapshots(enum kind k)
@@ -652,7 +622,12 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 			f->provisional = 0;
 		return rc;
 	case N_CTL:
-		return packet__ctl_flush(e, f->item_name, &f->line, &f->reply);
+		rc = packet__ctl_flush(e, f->item_name, &f->line, &f->reply);
+		/* Writing nothing means advance, applied at the last close. */
+		if (rc == 0 && wants_write(f->flags) && !f->wrote && !f->advanced &&
+		    (rc = packet__ctl_empty_close(e, f->item_name, f->path, who->pid)) <= 0)
+			f->advanced = 1;
+		return rc > 0 ? 0 : rc;
 	case N_RECORD:
 		return packet__record_flush(e, f->rec, who);
 	case N_REGISTRY:
@@ -717,9 +692,8 @@ void engine_file_release(struct pfs_file *f)
 	if (f->kind == N_CTL)
 		packet__ctl_release(f->e, f->item_name, &f->line);
 	packet__record_release(f->e, f->rec, &f->opener);
-	/* Writing nothing to ctl means advance. Decided at the last close, not
-	 * at a flush: a shell's `: > ctl` flushes once when it moves the fd. The
-	 * outcome is in ctl's last result. */
+	/* Writing nothing to ctl means advance: here when no flush was the
+	 * last close (ctl.c). The outcome is in ctl's last result. */
 	if (f->kind == N_CTL && wants_write(f->flags) && !f->wrote && !f->advanced)
 		packet__ctl_apply(f->e, f->item_name, "advance", NULL, 0);
 	if (f->kind == N_REGISTRY && f->line.len)

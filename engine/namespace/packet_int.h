@@ -253,6 +253,55 @@ int packet__doc_parent(struct node *p, const char *name, char *rel, size_t size)
 int packet__dest(struct engine *e, const char *to, int64_t item_id, struct node *p, char *rel,
 		 size_t size);
 
+/* ---- packet_file.c: open files (engine.h's struct pfs_file) ----
+ * packet_alloc.c (fallocate) works on them too. */
+
+struct pfs_file {
+	struct engine *e;
+	enum kind kind;
+	int flags;
+	int64_t item_id;
+	char item_name[ITEM_NAME_MAX + 1];
+	struct open_doc *od;  /* N_DOC */
+	struct record_handle *rec; /* N_RECORD */
+	struct buf snap;      /* snapshot views, pipeline.json being edited */
+	int64_t run_id;       /* logs */
+	int sealed;           /* logs: sealed at open, so never to change (packet__run_sealed) */
+	struct buf line;      /* ctl, registry: a partial line */
+	struct buf reply;     /* ctl: the answer to this handle's last write or flush */
+	int wrote;            /* anything written through this handle */
+	int advanced;         /* ctl: no empty-write advance at release (a truncate by path) */
+	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
+	int64_t provisional;  /* documents: revision committed before any write (see packet__od_commit) */
+	struct pfs_caller opener; /* who opened it: the author of commits at release */
+	int snap_dirty;       /* pipeline.json changed */
+	char *path;           /* as opened: rendered views are rendered again from it */
+	uint64_t read_end;    /* offset just past the last read (poll readiness) */
+	int snap_read;        /* the snapshot was read from */
+	/* registry, events: the rows read so far (tail_read) */
+	pthread_mutex_t tail_lock;
+	int tail_lock_init;
+	struct buf tail;      /* protected by tail_lock: the bytes at [tail_off, tail_off + len) */
+	uint64_t tail_off;    /* protected by tail_lock */
+	int64_t tail_id;      /* protected by tail_lock: the id of the last row taken */
+};
+
+/* ---- packet_remove.c: a recursive removal of an item (rm -rf) ----
+ * who: the caller of the unlink or rmdir; n: the resolved entry. */
+
+/* -EBUSY when who's removal of n's item was refused (the item could not
+ * be archived): the entry must not be removed; else 0. */
+int packet__remove_blocked(struct engine *e, const struct node *n, const struct pfs_caller *who);
+/* Document or document directory n was just removed: when who removes the
+ * item, remembers it, to be restored when the item is archived. */
+void packet__remove_taken(struct engine *e, const struct node *n, const struct pfs_caller *who);
+/* An unlink or rmdir of n, an entry the engine owns in an item (or the
+ * item itself), would fail with rc: when who is removing the item, the
+ * item is archived (what who took restored first) and 0 returned, or the
+ * archive's error (-EBUSY: a stage runs); otherwise rc. */
+int packet__remove_item(struct engine *e, const struct node *n, const struct pfs_caller *who,
+			int rc);
+
 /* ---- ctl.c: the command lines of ctl ----
  * A ctl handle's pending buffer holds what was written after its last
  * newline. Any thread but the loop thread; calls on one pending buffer must
@@ -281,6 +330,14 @@ ssize_t packet__ctl_write(struct engine *e, const char *item, struct buf *pendin
  * strict prefix of a valid line stays pending (0); anything else is refused
  * (-EINVAL, pending emptied). */
 int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending, struct buf *reply);
+/* A flush of a ctl handle opened for writing that wrote nothing (writing
+ * nothing means advance) from process pid: when it is pid's last close of
+ * path (the file's path on the mount), advance is applied and its result
+ * returned (0 or a negative errno, e.g. -ENOSPC when the store cannot take
+ * it, -EINVAL when the item's state refuses it); 1 when it is not (the
+ * descriptor is still open in pid, or that cannot be told): the caller
+ * applies it at release. */
+int packet__ctl_empty_close(struct engine *e, const char *item, const char *path, pid_t pid);
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);

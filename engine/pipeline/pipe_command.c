@@ -339,14 +339,16 @@ out:
 		struct item now;
 		char result[512];
 
+		if (cmd->refused)
+			snprintf(result, sizeof(result), "%s: error: %s", cmd->line, cmd->msg);
+		else
+			snprintf(result, sizeof(result), "%s%s%s: %s%s", v, cmd->arg[0] ? " " : "",
+				 cmd->arg, rc ? "error: " : "ok", rc ? cmd->msg : "");
 		if (store_item_get_id(p->pl->store, it.id, &now) == 0) {
-			if (cmd->refused)
-				snprintf(result, sizeof(result), "%s: error: %s", cmd->line, cmd->msg);
-			else
-				snprintf(result, sizeof(result), "%s%s%s: %s%s", v, cmd->arg[0] ? " " : "",
-					 cmd->arg, rc ? "error: " : "ok", rc ? cmd->msg : "");
 			pipe__item_set(&now.last_result, result);
-			pipe__item_write(p, &now); /* status's "updated" moved */
+			/* status's "updated" moved; a full disk keeps the result
+			 * in memory, where ctl still shows it */
+			pipe__result_keep(p, it.id, pipe__item_write(p, &now) ? result : NULL);
 			item_clear(&now);
 		}
 	}

@@ -12,6 +12,9 @@
  * finish time, exit and the sha256 of its log) and a recipe run's registry
  * line are kept the same way and written first, in the order they came,
  * so that the line follows its run and a run is never left `running`.
+ * A ctl command's result that the store did not take is kept in memory
+ * until a later result is stored, so that ctl still tells why a command
+ * failed (it is not written again: the next command's result replaces it).
  *
  * The list is struct pipeline's, under unstored_lock, which is never held
  * while the store is called; everything else here runs on the loop thread.
@@ -116,6 +119,58 @@ static int unstored_ids(struct pipeline *pl, int64_t *ids, int max)
 		ids[n++] = u->item_id;
 	pthread_mutex_unlock(&pl->unstored_lock);
 	return n;
+}
+
+/* A ctl result that the store did not take. */
+struct kept_result {
+	int64_t item_id;
+	char *text;
+	struct kept_result *next;
+};
+
+void pipe__result_keep(struct pipe *p, int64_t item_id, const char *result)
+{
+	struct kept_result **kp, *k, *add = NULL;
+
+	if (result && !p->shutting_down && (add = calloc(1, sizeof(*add))) != NULL) {
+		add->item_id = item_id;
+		add->text = strdup(result);
+		if (!add->text) {
+			free(add);
+			add = NULL;
+		}
+	}
+	pthread_mutex_lock(&p->pl->unstored_lock);
+	for (kp = &p->pl->results; (k = *kp); kp = &k->next)
+		if (k->item_id == item_id)
+			break;
+	if (k)
+		*kp = k->next;
+	if (add) {
+		add->next = p->pl->results;
+		p->pl->results = add;
+	}
+	pthread_mutex_unlock(&p->pl->unstored_lock);
+	if (k) {
+		free(k->text);
+		free(k);
+	}
+}
+
+int pipeline_unstored_result(struct pipeline *pl, int64_t item_id, char *buf, size_t size)
+{
+	struct kept_result *k;
+	int found = 0;
+
+	pthread_mutex_lock(&pl->unstored_lock);
+	for (k = pl->results; k && k->item_id != item_id; k = k->next)
+		;
+	if (k) {
+		snprintf(buf, size, "%s", k->text);
+		found = 1;
+	}
+	pthread_mutex_unlock(&pl->unstored_lock);
+	return found;
 }
 
 /* ---- run ends and registry lines ---- */
@@ -343,11 +398,17 @@ void pipe__unstored_stop(struct pipe *p)
 {
 	struct unstored *u;
 	struct unsealed *u2;
+	struct kept_result *k;
 
 	pthread_mutex_lock(&p->pl->unstored_lock);
 	while ((u = p->pl->unstored)) {
 		p->pl->unstored = u->next;
 		unstored_free(u);
+	}
+	while ((k = p->pl->results)) {
+		p->pl->results = k->next;
+		free(k->text);
+		free(k);
 	}
 	pthread_mutex_unlock(&p->pl->unstored_lock);
 	while ((u2 = p->unsealed)) {

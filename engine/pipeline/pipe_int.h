@@ -73,6 +73,8 @@ struct pipeline {
 	pthread_mutex_t unstored_lock;
 	struct unstored *unstored; /* protected by unstored_lock: states the store did not
 				    * take (pipe_full.c), written by the loop thread */
+	struct kept_result *results; /* protected by unstored_lock: ctl results the store did
+				      * not take (pipe_full.c), written by the loop thread */
 
 	pthread_mutex_t q_lock;
 	struct pipe_cmd *q_head, *q_tail;    /* protected by q_lock */
@@ -439,6 +441,10 @@ void pipe__unsealed_keep(struct pipe *p, const struct run *r);
  * the store takes it. */
 void pipe__unsealed_line(struct pipe *p, int64_t item_id, const char *item, int64_t run_id,
 			 const char *line);
+/* Keeps result as the item's ctl result when the store did not take it
+ * (a full disk), so that reading ctl still says why a command failed;
+ * NULL forgets it (a later result was stored). Loop thread. */
+void pipe__result_keep(struct pipe *p, int64_t item_id, const char *result);
 /* Forgets everything kept and closes the timer (shutdown). */
 void pipe__unstored_stop(struct pipe *p);
 

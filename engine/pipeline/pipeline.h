@@ -164,6 +164,10 @@ void pipeline_active_running(struct pipeline *pl, int64_t item_id, char *out, si
  * 1; 0 when the store holds the item's state. Status shows this state. */
 int pipeline_unstored_state(struct pipeline *pl, int64_t item_id, char *state, size_t state_size,
 			    char *stage, size_t stage_size, char *last_error, size_t error_size);
+/* The item's last ctl result that the store did not take (a full disk)
+ * into buf (truncated to size), and 1; 0 when the store holds the last
+ * result. Reading ctl shows this one. Any thread. */
+int pipeline_unstored_result(struct pipeline *pl, int64_t item_id, char *buf, size_t size);
 /* Whether the item has an active stage or recipe. */
 int pipeline_active_item(struct pipeline *pl, int64_t item_id);
 
