@@ -23,6 +23,10 @@
  *    only. Environment variables survive a new session, process group and
  *    PID namespace, but not a sandbox that empties the environment.
  *
+ *  - pipeline_active_stage_of (the writer of a revision) takes the
+ *    ancestry, else the process group (the leader's pid is the group's id),
+ *    as before there were credentials.
+ *
  * Threads: pipe__credential_new and pipe__proc_start on the loop thread;
  * the lookups on any thread (they take active_lock only to copy).
  */
@@ -31,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "pipe_int.h"
 
@@ -171,13 +176,27 @@ static const struct cand *walk(pid_t pid, const struct cand *c, int n)
 
 void pipeline_active_stage_of(struct pipeline *pl, pid_t pid, char *out, size_t size)
 {
-	struct cand *c = pid > 0 ? malloc(ACTIVE_MAX * sizeof(*c)) : NULL;
+	pid_t pgid = pid > 0 ? getpgid(pid) : -1;
 	const struct cand *hit;
+	struct cand *c;
+	int i, n;
 
 	out[0] = '\0';
-	if (!c)
+	if (pid <= 0)
 		return;
-	hit = walk(pid, c, snapshot(pl, -1, 0, c));
+	/* Nothing runs (the common case of a write): no walk. */
+	pthread_mutex_lock(&pl->active_lock);
+	n = pl->nactive;
+	pthread_mutex_unlock(&pl->active_lock);
+	if (n == 0 || !(c = malloc(ACTIVE_MAX * sizeof(*c))))
+		return;
+	n = snapshot(pl, -1, 0, c);
+	hit = walk(pid, c, n);
+	/* A process reparented away from its run (a daemonized helper) that
+	 * kept the run's process group. */
+	for (i = 0; !hit && pgid > 0 && i < n; i++)
+		if (c[i].pid == pgid)
+			hit = &c[i];
 	if (hit)
 		snprintf(out, size, "%s", hit->name);
 	free(c);

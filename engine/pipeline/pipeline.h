@@ -152,8 +152,9 @@ int pipeline_registry_external(struct pipeline *pl, int64_t item_id, const char 
 /* ---- what runs now ---- */
 
 /* The name of the active run (a stage or a recipe, of any item) whose
- * leader process is pid or an ancestor of pid, the nearest one, into out
- * (or "" for none): pipe_who.c's ancestry walk. Any thread; reads /proc. */
+ * leader process is pid or an ancestor of pid, the nearest one (pipe_who.c's
+ * ancestry walk), else whose process group holds pid, into out (or "" for
+ * none). Any thread; reads /proc. */
 void pipeline_active_stage_of(struct pipeline *pl, pid_t pid, char *out, size_t size);
 /*
  * The stage run of item item_id that asked for a recorded run (SPEC §6 "The
