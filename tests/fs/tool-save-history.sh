@@ -66,24 +66,43 @@ os.replace(tmp, target)
 PY
 saved python $'# Plan\n\nsay python world\n'
 
-# An agent's Write tool (Claude Code's, in node): PATH.tmp.PID.HEX created, written and closed,
-# then renamed over plan.md, all by the one program.
-agent_write() # agent_write PATH CONTENT
+# An agent's Write tool (Claude Code's, in node): PATH.tmp.PID.HEX created (O_EXCL), written,
+# chmod'ed, fsync'ed and closed, then renamed over PATH, all by the one program; sync does it
+# with node's synchronous calls (its main thread), async as Claude Code's asynchronous path does
+# (fs.promises: each call on a thread of node's pool, so FUSE sees other thread ids).
+agent_write() # agent_write sync|async PATH CONTENT
 {
 	node -e '
 const fs = require("fs");
-const [path, text] = process.argv.slice(1);
-const tmp = `${path}.tmp.${process.pid}.${Date.now().toString(16)}`;
-fs.writeFileSync(tmp, text, { encoding: "utf8", flush: true });
-fs.renameSync(tmp, path);
-' "$1" "$2" || fail "node's save of $1 failed"
+const [how, path, text] = process.argv.slice(1);
+const tmp = `${path}.tmp.${process.pid}.${require("crypto").randomBytes(6).toString("hex")}`;
+if (how === "sync") {
+	const fd = fs.openSync(tmp, "wx", 0o644);
+	fs.writeFileSync(fd, text, "utf8");
+	fs.fchmodSync(fd, 0o644);
+	fs.fsyncSync(fd);
+	fs.closeSync(fd);
+	fs.renameSync(tmp, path);
+} else {
+	(async () => {
+		const h = await fs.promises.open(tmp, "wx", 0o644);
+		await h.writeFile(text, { encoding: "utf8" });
+		await h.chmod(0o644);
+		await h.sync();
+		await h.close();
+		await fs.promises.rename(tmp, path);
+	})().catch((e) => { console.error(e); process.exit(1); });
 }
-agent_write "$d/plan.md" $'# Plan\n\nsay agent world\n'
-saved "agent Write" $'# Plan\n\nsay agent world\n'
+' "$1" "$2" "$3" || fail "node could not save $2 ($1)"
+}
+agent_write sync "$d/plan.md" $'# Plan\n\nsay agent world\n'
+saved "agent Write (sync)" $'# Plan\n\nsay agent world\n'
+agent_write async "$d/plan.md" $'# Plan\n\nsay async agent world\n'
+saved "agent Write (async)" $'# Plan\n\nsay async agent world\n'
 
 # The same save of a new document, in a subdirectory: one revision, no temp history.
 mkdir "$d/notes"
-agent_write "$d/notes/n.md" $'first notes\n'
+agent_write async "$d/notes/n.md" $'first notes\n'
 assert_doc "$d/notes/n.md" $'first notes\n'
 assert_eq "1" "$(revs "$d" notes/n.md | xargs)" "revisions of the new notes/n.md"
 assert_eq "notes/n.md plan.md " "$(history_names)" "names in .history after the new notes"
@@ -99,7 +118,7 @@ rm "$d/notes/kept.md"
 umount_store
 mount_store
 d=$M/fix-1
-assert_doc "$d/plan.md" $'# Plan\n\nsay agent world\n'
+assert_doc "$d/plan.md" $'# Plan\n\nsay async agent world\n'
 assert_eq "$n" "$(revs "$d" plan.md | wc -l)" "revisions of plan.md after remount"
 assert_file_eq "$d/.history/plan.md@1" $'# Plan\n\nsay old world\n'
 assert_file_eq "$d/.history/plan.md@2" $'# Plan\n\nsay new world\n'
