@@ -11,7 +11,8 @@
  *     $PACKET_DIR (stage programs have it, also when they work in the
  *     item's worktree, which lies outside the mount).
  *  2. One handle on validation/record (O_RDWR): the request is written as
- *     one JSON line (cJSON); its answer is read back from the same handle
+ *     one JSON line (cJSON), with $PACKET_RUN_CREDENTIAL as its credential
+ *     when set (a stage run's: it names the stage); its answer is read back from the same handle
  *     ("key: value" lines, rendered anew at every read at offset 0): the
  *     run number and its log, or "error: ENAME: why" for a refusal.
  *  3. The log is read as it grows: to its end, then poll(2) on the log
@@ -346,10 +347,13 @@ static void filter_end(struct log_filter *f)
 /* ---- the request ---- */
 
 /* The request line for recipe and command (NULL-terminated), with gpus and
- * timeout when >= 0. Caller frees; NULL on ENOMEM. */
+ * timeout when >= 0, and the stage run's credential when the environment
+ * has one ($PACKET_RUN_CREDENTIAL, docs/recorder.md). Caller frees; NULL on
+ * ENOMEM. */
 static char *request_line(const char *recipe, char **command, long gpus, long timeout)
 {
 	cJSON *o = cJSON_CreateObject(), *argv = cJSON_CreateArray();
+	const char *cred = getenv("PACKET_RUN_CREDENTIAL");
 	char *text = NULL, *line = NULL;
 	int ok = o && argv;
 
@@ -364,6 +368,8 @@ static char *request_line(const char *recipe, char **command, long gpus, long ti
 			cJSON_AddNumberToObject(o, "gpus", (double)gpus);
 		if (timeout >= 0)
 			cJSON_AddNumberToObject(o, "timeout_s", (double)timeout);
+		if (cred && cred[0])
+			cJSON_AddItemToObject(o, "credential", cJSON_CreateString(cred));
 		text = cJSON_PrintUnformatted(o);
 	}
 	if (text && asprintf(&line, "%s\n", text) < 0)

@@ -64,7 +64,8 @@ struct record_handle {
 /* What a file that never took a request reads. */
 static const char usage_line[] =
 	"usage: write one line, {\"recipe\": NAME, \"argv\": [COMMAND, ARG...], \"gpus\": N, "
-	"\"timeout_s\": S} (gpus and timeout_s optional) or cancel; then read the answer here\n";
+	"\"timeout_s\": S, \"credential\": C} (gpus, timeout_s and credential optional) or cancel; "
+	"then read the answer here\n";
 
 static void say(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -177,15 +178,17 @@ void record_request_clear(struct record_request *r)
 {
 	free(r->recipe);
 	strv_free(r->argv);
+	free(r->credential);
 	r->recipe = NULL;
 	r->argv = NULL;
+	r->credential = NULL;
 }
 
 /* Checks the members of the request object root into out. 0 or -EINVAL
  * (why), -ENOMEM. */
 static int take_members(const cJSON *root, struct record_request *out, char *why, size_t size)
 {
-	const cJSON *m, *recipe = NULL, *argv = NULL, *gpus = NULL, *timeout = NULL;
+	const cJSON *m, *recipe = NULL, *argv = NULL, *gpus = NULL, *timeout = NULL, *cred = NULL;
 	int i, n, rc;
 
 	cJSON_ArrayForEach(m, root) {
@@ -199,9 +202,11 @@ static int take_members(const cJSON *root, struct record_request *out, char *why
 			slot = &gpus;
 		else if (strcmp(m->string, "timeout_s") == 0)
 			slot = &timeout;
+		else if (strcmp(m->string, "credential") == 0)
+			slot = &cred;
 		if (!slot) {
-			say(why, size, "unknown member '%.64s' (a request has recipe, argv, gpus, timeout_s)",
-			    m->string);
+			say(why, size, "unknown member '%.64s' (a request has recipe, argv, gpus, "
+				       "timeout_s, credential)", m->string);
 			return -EINVAL;
 		}
 		if (*slot) {
@@ -245,6 +250,14 @@ static int take_members(const cJSON *root, struct record_request *out, char *why
 		return rc;
 	if (timeout && (rc = whole(timeout, "timeout_s", RECORD_TIMEOUT_MAX, &out->timeout_s, why, size)))
 		return rc;
+	if (cred && (!cJSON_IsString(cred) || !cred->valuestring[0] ||
+		     strlen(cred->valuestring) > RECORD_CREDENTIAL_MAX)) {
+		say(why, size, "credential must be a non-empty string of at most %d characters "
+			       "($PACKET_RUN_CREDENTIAL of the stage run)", RECORD_CREDENTIAL_MAX);
+		return -EINVAL;
+	}
+	if (cred && !(out->credential = strdup(cred->valuestring)))
+		return -ENOMEM;
 	out->recipe = strdup(recipe->valuestring);
 	if (!out->recipe)
 		return -ENOMEM;
@@ -473,6 +486,7 @@ static int apply_request(struct engine *e, struct record_handle *h, const char *
 		req.timeout_s = rq.timeout_s;
 		req.uid = who->uid;
 		req.pid = who->pid;
+		req.credential = rq.credential;
 		rc = pipeline_record(e->pl, h->item, &req, &run_id, &run_no, log, sizeof(log), why,
 				   sizeof(why));
 		record_request_clear(&rq);

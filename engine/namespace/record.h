@@ -22,6 +22,9 @@
 #define RECORD_LINE_MAX (64 * 1024)
 /* The most GPUs and seconds a request may name (the engine may allow fewer). */
 #define RECORD_GPUS_MAX 1024
+/* The longest credential a request may present (the engine's are 32 hex
+ * digits). */
+#define RECORD_CREDENTIAL_MAX 128
 #define RECORD_TIMEOUT_MAX (365 * 24 * 3600)
 
 /* What a request line asks. */
@@ -30,6 +33,7 @@ struct record_request {
 	char **argv;    /* the command, NULL-terminated (strv), argv[0] non-empty */
 	int gpus;       /* 0..RECORD_GPUS_MAX, or -1: the recipe's */
 	int timeout_s;  /* 0 (none)..RECORD_TIMEOUT_MAX, or -1: the recipe's */
+	char *credential; /* the asker's $PACKET_RUN_CREDENTIAL, or NULL: none given */
 };
 
 enum record_line_kind {
@@ -48,6 +52,7 @@ enum record_line_kind record_line_kind(const char *s, size_t len);
  * otherwise). 0; -EINVAL with the reason in why (not JSON, not an object,
  * an unknown or repeated member, recipe or argv missing or of the wrong
  * type, an empty command, gpus or timeout_s not a whole number in range, a
+ * credential that is not a string of 1 to RECORD_CREDENTIAL_MAX bytes, a
  * NUL character); -EFBIG (longer than RECORD_LINE_MAX); -ENOMEM.
  */
 int record_parse(const char *s, size_t len, struct record_request *out, char *why, size_t whysize);

@@ -405,7 +405,12 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 	a.item_id = j->item_id;
 	a.run_id = j->run.id;
 	a.pgid = j->run.pgid;
+	a.pid = runner_pid(j->proc);
+	if (a.pid > 0 && pipe__proc_start(a.pid, &a.start_ticks))
+		a.start_ticks = 0;
 	a.kind = j->is_stage ? 's' : 'r';
+	if (j->is_stage)
+		memcpy(a.credential, j->credential, sizeof(a.credential));
 	snprintf(a.name, sizeof(a.name), "%s", j->is_stage ? j->run.name : j->recipe.name);
 	memcpy(a.gpus, j->gpus, sizeof(a.gpus));
 	a.ngpus = j->ngpus;
@@ -472,8 +477,20 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
 		    script[] = "cd \"$PACKET_DIR\" || exit 126; exec \"$@\"",
 		    name[] = "packetfs-stage";
 	char **env = pipe__make_env(p, it, st->name, NULL, NULL), **argv = NULL, *cmd;
+	char var[64];
 	size_t i, n = strv_len(st->run);
 	int rc = -ENOMEM;
+
+	/* The run's credential (pipe_who.c): the recorder presents it. */
+	if (pipe__credential_new(j->credential, sizeof(j->credential)) == 0) {
+		snprintf(var, sizeof(var), "PACKET_RUN_CREDENTIAL=%s", j->credential);
+		if (strv_push(&env, var)) {
+			strv_free(env);
+			env = NULL;
+		}
+	} else {
+		j->credential[0] = '\0';
+	}
 
 	cmd = strv_join(st->run, " ", 1);
 	if (cmd) {

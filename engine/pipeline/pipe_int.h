@@ -28,14 +28,21 @@
 #include "pipeline.h"
 
 #define ACTIVE_MAX 256
+/* The random bytes of a stage run's credential ($PACKET_RUN_CREDENTIAL,
+ * twice as many hex digits). */
+#define CREDENTIAL_BYTES 16
 
 /* One process running for an item (a stage program or a recipe). */
 struct active_run {
 	int64_t item_id;
 	int64_t run_id;
 	pid_t pgid;
+	pid_t pid;        /* its leader, the process the runner started (= pgid locally) */
+	unsigned long long start_ticks; /* the leader's start time (/proc/PID/stat field 22),
+					 * 0 when unknown */
 	char kind;        /* 's' stage, 'r' recipe */
 	char name[64];    /* stage or recipe name */
+	char credential[2 * CREDENTIAL_BYTES + 1]; /* stages: $PACKET_RUN_CREDENTIAL, hex */
 	int gpus[16];
 	int ngpus;
 	int64_t start_ns; /* when it started, ns since the Unix epoch */
@@ -113,6 +120,17 @@ void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, c
 /* Adds r to / removes run run_id from the table of what runs now (loop thread). */
 void pipe__active_add(struct pipeline *pl, const struct active_run *r);
 void pipe__active_remove(struct pipeline *pl, int64_t run_id);
+
+/* ---- pipe_who.c: which run a process belongs to ---- */
+
+/* A fresh credential for a stage run: CREDENTIAL_BYTES random bytes as
+ * lowercase hex, NUL-terminated, into out (size at least
+ * 2 * CREDENTIAL_BYTES + 1). 0 or -errno (getrandom). Loop thread. */
+int pipe__credential_new(char *out, size_t size);
+/* The start time of process pid (/proc/PID/stat field 22, clock ticks
+ * since boot) into *start. 0 or -errno (-ENOENT: no such process). Any
+ * thread. */
+int pipe__proc_start(pid_t pid, unsigned long long *start);
 
 /* ---- pipe_notify.c: the "notify" programs ---- */
 
@@ -204,7 +222,10 @@ struct job {
 	char **argv;            /* recorded runs: the command (owned); NULL: the recipe's file */
 	uid_t by_uid;           /* recorded runs: who asked (recorded_by) */
 	pid_t by_pid;
-	char by_stage[64];      /* ... and the stage whose process group holds by_pid, or "" */
+	char by_stage[64];      /* ... the stage run that asked, or "" (pipe_who.c) */
+	char by_via[16];        /* ... and how it was established: "ancestry", "credential",
+				 * "both" or "none" */
+	char credential[2 * CREDENTIAL_BYTES + 1]; /* stages: $PACKET_RUN_CREDENTIAL, hex */
 	int round_exit;         /* a round going on after its program (pipe_round.c): its
 				 * exit status, 0 settled or 75 not settled */
 	double round_prog_s;    /* ... the seconds its program ran */

@@ -169,6 +169,7 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 		rr.recorded_by_stage = j->by_stage;
 		rr.recorded_by_pid = j->by_pid;
 		rr.recorded_by_uid = j->by_uid;
+		rr.recorded_by_via = j->by_via;
 	}
 	line = registry_engine_line(&rr);
 	if (line) {
@@ -617,8 +618,9 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 			snprintf(cuda, sizeof(cuda), "%d, granted by Slurm (below)", j->recipe.gpus);
 	}
 	if (j->argv)
-		snprintf(why, sizeof(why), "# recorded_by: stage %s, pid %d, uid %d\n",
-			 j->by_stage[0] ? j->by_stage : "-", (int)j->by_pid, (int)j->by_uid);
+		snprintf(why, sizeof(why), "# recorded_by: stage %s, pid %d, uid %d, via %s\n",
+			 j->by_stage[0] ? j->by_stage : "-", (int)j->by_pid, (int)j->by_uid,
+			 j->by_via);
 	else
 		why[0] = '\0';
 	/* The header, any note on $PACKET_JUNIT and the engine's part of

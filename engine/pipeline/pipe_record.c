@@ -8,8 +8,9 @@
  * file: this is the only way it runs). It goes through the same queue,
  * needs, GPU pool, executor, clean-worktree check, log and registry line
  * as any recipe run (pipe_recipe.c), so it counts exactly like one; its
- * line adds recorded_by (the stage whose process group holds the asking
- * pid, that pid and its uid). Its run row and log are made when the
+ * line adds recorded_by (the stage run that asked, found by its credential
+ * or by ancestry, pipe_who.c; how it was found; the asking pid and its
+ * uid). Its run row and log are made when the
  * request is accepted, with status "queued", so that the caller learns
  * the run number and log path at once and can follow the log from the
  * start. A recorded run leaves the item's state alone: a validator
@@ -42,6 +43,7 @@ static int record_start(struct pipe *p, struct pipe_cmd *cmd)
 	const struct recipe *r;
 	struct batch *b = NULL;
 	struct job *j = NULL;
+	char by_stage[64], by_via[16];
 	struct item it;
 	int rc;
 
@@ -57,10 +59,13 @@ static int record_start(struct pipe *p, struct pipe_cmd *cmd)
 		rc = refuse(cmd, -EINVAL, "%s", "gpus must be 0 to 16");
 	else if (req->timeout_s < -1)
 		rc = refuse(cmd, -EINVAL, "%s", "timeout must be 0 (none) or more seconds");
-	else if (!(b = calloc(1, sizeof(*b))))
+	else if ((rc = pipeline_record_stage(p->pl, it.id, req->pid, req->credential, by_stage,
+					     sizeof(by_stage), by_via, sizeof(by_via))) == -EACCES)
+		rc = refuse(cmd, -EACCES, "the run credential is no active stage run's of item %s "
+			    "(that run has ended, or the credential is not one the engine gave)",
+			    cmd->item);
+	else if (rc == 0 && !(b = calloc(1, sizeof(*b))))
 		rc = -ENOMEM;
-	else
-		rc = 0;
 	if (rc) {
 		item_clear(&it);
 		return rc;
@@ -93,7 +98,8 @@ static int record_start(struct pipe *p, struct pipe_cmd *cmd)
 	j->argv = strv_dup(req->argv);
 	j->by_uid = req->uid;
 	j->by_pid = req->pid;
-	pipeline_active_stage_of(p->pl, req->pid, j->by_stage, sizeof(j->by_stage));
+	snprintf(j->by_stage, sizeof(j->by_stage), "%s", by_stage);
+	snprintf(j->by_via, sizeof(j->by_via), "%s", by_via);
 	rc = j->argv ? pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, "queued") : -ENOMEM;
 	if (rc == 0) {
 		char *c = strv_join(j->argv, " ", 1);
@@ -120,8 +126,8 @@ static int record_start(struct pipe *p, struct pipe_cmd *cmd)
 	snprintf(cmd->log, sizeof(cmd->log), "%s", j->run.log_path);
 	pipe__event(p, &it, "record_queued",
 		    ",\"recipe\":\"%s\",\"run\":%d,\"log\":\"%s\",\"recorded_by\":{\"stage\":\"%s\","
-		    "\"pid\":%d,\"uid\":%d}", j->recipe.name, j->run.run_no, j->run.log_path,
-		    j->by_stage, (int)j->by_pid, (int)j->by_uid);
+		    "\"pid\":%d,\"uid\":%d,\"via\":\"%s\"}", j->recipe.name, j->run.run_no,
+		    j->run.log_path, j->by_stage, (int)j->by_pid, (int)j->by_uid, j->by_via);
 	item_clear(&it);
 	pipe__batch_step(p, b);
 	return 0;

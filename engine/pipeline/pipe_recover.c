@@ -286,7 +286,7 @@ static void end_run_processes(const struct run_env *re, unsigned grace_s)
  * 1 when found, 0 for a run nobody recorded.
  */
 static int recorded_by(struct pipeline *pl, int64_t item_id, int run_no, char *stage, size_t size,
-		       struct registry_run *by)
+		       char *via, size_t vsize, struct registry_run *by)
 {
 	struct buf ev;
 	char *line, *next;
@@ -313,6 +313,11 @@ static int recorded_by(struct pipeline *pl, int64_t item_id, int run_no, char *s
 					cJSON_GetObjectItemCaseSensitive(who, "pid"));
 				by->recorded_by_uid = (uid_t)cJSON_GetNumberValue(
 					cJSON_GetObjectItemCaseSensitive(who, "uid"));
+				if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(who, "via"))) {
+					snprintf(via, vsize, "%s", cJSON_GetObjectItemCaseSensitive(
+									   who, "via")->valuestring);
+					by->recorded_by_via = via;
+				}
 				found = 1;
 			}
 			cJSON_Delete(o);
@@ -387,7 +392,7 @@ static int recover_run(void *arg, const struct run *r0)
 	store_run_update(pl->store, &r);
 	if (recipe) {
 		struct registry_run rr;
-		char *l, by_stage[64];
+		char *l, by_stage[64], by_via[16];
 		int gpus[16], ng = 0;
 		const char *g = r.gpus;
 
@@ -413,7 +418,8 @@ static int recover_run(void *arg, const struct run *r0)
 		rr.log_sha256 = r.log_sha256;
 		rr.executor = r.executor;
 		rr.job_id = r.job_id;
-		recorded_by(pl, r.item_id, r.run_no, by_stage, sizeof(by_stage), &rr);
+		recorded_by(pl, r.item_id, r.run_no, by_stage, sizeof(by_stage), by_via,
+			    sizeof(by_via), &rr);
 		l = registry_engine_line(&rr);
 		if (l) {
 			store_registry_append(pl->store, r.item_id, l, "engine", r.id);

@@ -378,24 +378,6 @@ void pipe__active_remove(struct pipeline *pl, int64_t run_id)
 	pthread_mutex_unlock(&pl->active_lock);
 }
 
-void pipeline_active_stage_of(struct pipeline *pl, pid_t pid, char *out, size_t size)
-{
-	pid_t pgid = pid > 0 ? getpgid(pid) : -1;
-	int i;
-
-	out[0] = '\0';
-	if (pgid <= 0)
-		return;
-	pthread_mutex_lock(&pl->active_lock);
-	for (i = 0; i < pl->nactive; i++) {
-		if (pl->active[i].pgid == pgid) {
-			snprintf(out, size, "%s", pl->active[i].name);
-			break;
-		}
-	}
-	pthread_mutex_unlock(&pl->active_lock);
-}
-
 void pipeline_active_gpus(struct pipeline *pl, int64_t item_id, char *out, size_t size)
 {
 	size_t len = 0;

@@ -151,8 +151,24 @@ int pipeline_registry_external(struct pipeline *pl, int64_t item_id, const char 
 
 /* ---- what runs now ---- */
 
-/* The stage name whose process group holds pid, into out (or ""). */
+/* The name of the active run (a stage or a recipe, of any item) whose
+ * leader process is pid or an ancestor of pid, the nearest one (pipe_who.c's
+ * ancestry walk), else whose process group holds pid, into out (or "" for
+ * none). Any thread; reads /proc. */
 void pipeline_active_stage_of(struct pipeline *pl, pid_t pid, char *out, size_t size);
+/*
+ * The stage run of item item_id that asked for a recorded run (SPEC §6 "The
+ * recorder"), into stage (size bytes; "" for none) and how that was
+ * established into via ("credential": credential names an active stage run
+ * of the item; "ancestry": pid descends from an active stage run's leader
+ * of the item; "both": the credential names the run the ancestry finds;
+ * "none"). A credential (NULL or "": none given) names the stage whatever
+ * the ancestry says; without one, the ancestry does. 0; -EACCES when a
+ * credential is given but is no active stage run's of the item (stage ""
+ * then, nothing to record); -ENOMEM. Any thread; reads /proc.
+ */
+int pipeline_record_stage(struct pipeline *pl, int64_t item_id, pid_t pid, const char *credential,
+			  char *stage, size_t size, char *via, size_t vsize);
 /* GPUs held by the item's active runs as "0,1" into out (or ""). */
 void pipeline_active_gpus(struct pipeline *pl, int64_t item_id, char *out, size_t size);
 /* What runs for the item now, with elapsed seconds: "validate (42 s),
@@ -212,6 +228,7 @@ struct record_req {
 	int timeout_s;        /* seconds, or -1: the recipe's "# timeout" (0: none) */
 	uid_t uid;            /* who asked (the FUSE request's caller) */
 	pid_t pid;
+	const char *credential; /* the asker's $PACKET_RUN_CREDENTIAL, or NULL: none given */
 };
 /*
  * Queues a recorded run of req->argv as a run of recipe req->recipe for item (SPEC §6): the
@@ -220,8 +237,8 @@ struct record_req {
  * store), *run_no (the item's run number) and log (the log's item-relative path,
  * "validation/logs/...-N.log", NUL-terminated into logsize bytes); the run row and its log exist
  * when it returns (status "queued" until it starts). Errors with the reason in why: -ENOENT (no
- * such item), -EINVAL (unknown recipe, empty command, bad gpus/timeout, archived item),
- * -ENOTCONN (offline or stopping), -ENOMEM, -ENOSPC/-EIO (store). Any thread but the loop
+ * such item), -EINVAL (unknown recipe, empty command, bad gpus/timeout, archived item), -EACCES
+ * (req->credential names no active stage run of the item: pipeline_record_stage), -ENOTCONN (offline or stopping), -ENOMEM, -ENOSPC/-EIO (store). Any thread but the loop
  * thread.
  */
 int pipeline_record(struct pipeline *pl, const char *item, const struct record_req *req,

@@ -38,7 +38,7 @@ enum kind {
 	K_NUMBER, /* number >= 0 */
 	K_GPUS,   /* array of integers >= 0 */
 	K_SOURCE, /* "engine" or "external" */
-	K_BY,     /* {"stage": string, "pid": int >= 0, "uid": int >= 0} */
+	K_BY,     /* {"stage": string, "pid": int >= 0, "uid": int >= 0, "via": VIA (optional)} */
 	K_OBJECT, /* an object */
 };
 
@@ -55,6 +55,8 @@ static const struct field {
 	{ "executor", K_STRING },   { "job_id", K_STRING },     { "recorded_by", K_BY },
 	{ "env", K_OBJECT },
 };
+
+static const char *const vias[] = {"ancestry", "credential", "both", "none", NULL};
 
 static const char *const statuses[] = {
 	"validated", "failing", "blocked", "timed_out", "cancelled", "interrupted", NULL,
@@ -113,13 +115,18 @@ static const char *check_value(const cJSON *v, enum kind kind)
 		return NULL;
 	case K_SOURCE:
 		return one_of(v, sources) ? NULL : "must be \"engine\" or \"external\"";
-	case K_BY:
-		if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) != 3 ||
+	case K_BY: {
+		const cJSON *via = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "via") : NULL;
+
+		if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) != 3 + (via != NULL) ||
 		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "stage")) ||
 		    !is_int(cJSON_GetObjectItemCaseSensitive(v, "pid"), 0) ||
-		    !is_int(cJSON_GetObjectItemCaseSensitive(v, "uid"), 0))
-			return "must be an object {\"stage\": string, \"pid\": int, \"uid\": int}";
+		    !is_int(cJSON_GetObjectItemCaseSensitive(v, "uid"), 0) ||
+		    (via && !one_of(via, vias)))
+			return "must be an object {\"stage\": string, \"pid\": int, \"uid\": int, "
+			       "\"via\": \"ancestry\"|\"credential\"|\"both\"|\"none\" (optional)}";
 		return NULL;
+	}
 	case K_OBJECT:
 		return cJSON_IsObject(v) ? NULL : "must be an object";
 	}
@@ -287,6 +294,8 @@ char *registry_engine_line(const struct registry_run *r)
 		rc = by ? add_str(by, "stage", r->recorded_by_stage) : -ENOMEM;
 		rc = rc ? rc : add_num(by, "pid", (int)r->recorded_by_pid);
 		rc = rc ? rc : add_num(by, "uid", (int)r->recorded_by_uid);
+		if (!rc && r->recorded_by_via)
+			rc = add_str(by, "via", r->recorded_by_via);
 	}
 	if (!rc && r->env_json && r->env_json[0]) {
 		cJSON *env = cJSON_Parse(r->env_json);

@@ -58,6 +58,8 @@ struct registry_run {
 				        * "recorded_by" member) */
 	pid_t recorded_by_pid;  /* ... the process that asked */
 	uid_t recorded_by_uid;  /* ... and its user */
+	const char *recorded_by_via; /* ... how the stage was found: "ancestry", "credential",
+				      * "both", "none"; NULL: not told (no "via" member) */
 	const char *env_json;   /* the run's environment as a JSON object text (runenv.h), or
 				 * NULL / "": none (no "env" member) */
 };

@@ -261,8 +261,12 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
  * Renames a document or directory (with everything below it) within one
  * item, replacing an existing document at `to` (or an empty directory when
  * from is a directory). Each moved document gets a new revision at its
- * new path (op "rename") and a tombstone at the old one. -ENOENT, -EEXIST
- * (noreplace and to exists), -EISDIR / -ENOTDIR (kind mismatch),
+ * new path (op "rename") and a tombstone at the old one; with
+ * STORE_RENAME_CARRY in flags, a document with one name (no hard links)
+ * instead takes its life (store_doc_life) to `to`, after the revisions
+ * `to` has, and leaves no revision at from (a temp-file-then-rename
+ * save; store_save.c). -ENOENT, -EEXIST
+ * (STORE_RENAME_NOREPLACE and to exists), -EISDIR / -ENOTDIR (kind mismatch),
  * -ENOTEMPTY, -EINVAL (to inside from). from and to naming one file
  * (hard links) is 0 and changes nothing, as rename(2).
  *
@@ -270,8 +274,16 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
  * rename, set_mode, set_owner, set_times, the xattrs) changes the file:
  * all its names show it (store_link.c).
  */
+#define STORE_RENAME_NOREPLACE 1u
+#define STORE_RENAME_CARRY 2u
 int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
-		     int noreplace, const struct store_who *who);
+		     unsigned flags, const struct store_who *who);
+/* The life of the document at path (its revisions since the path's latest
+ * tombstone): the op and pid of its first revision into op (opsize bytes)
+ * and *pid, and how many revisions it has into *count. 0, -ENOENT (no
+ * revision since), or a negative errno. Any thread. */
+int store_doc_life(struct store *s, int64_t item_id, const char *path, char *op, size_t opsize,
+		   pid_t *pid, int *count);
 /* Sets the permission bits (mode & 07777) of the entry at path and its
  * ctime to now. 0, -ENOENT, or a negative errno. */
 int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode);

@@ -470,7 +470,7 @@ static int doc_remove(struct store *s, int64_t item_id, const char *path, int di
 		      const struct store_who *who)
 {
 	struct doc_meta m;
-	int rc;
+	int rc, undone = 0;
 
 	rc = store__txn_lock(s);
 	if (rc)
@@ -483,11 +483,20 @@ static int doc_remove(struct store *s, int64_t item_id, const char *path, int di
 		if (rc > 0)
 			rc = -ENOTEMPTY;
 	} else if (rc == 0) {
-		rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, &m, who, NULL, NULL);
-	}
-	if (rc == 0)
+		/* A backup of a save that a new document replaced leaves no
+		 * history (store_save.c); any other file a tombstone. The
+		 * entry goes first: it names the revision an undo removes. */
 		rc = doc_delete(s, item_id, path);
-	if (rc == 0 && !dir)
+		undone = rc ? 0 : store__unlink_forget(s, item_id, path, &m, who ? who->pid : 0);
+		if (undone < 0)
+			rc = undone;
+		else if (rc == 0 && !undone)
+			rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, &m, who, NULL,
+				     NULL);
+	}
+	if (rc == 0 && dir)
+		rc = doc_delete(s, item_id, path);
+	if (rc == 0 && !dir && undone <= 0)
 		rc = name_gone(s, item_id, &m);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, path);
@@ -504,13 +513,24 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
 	return doc_remove(s, item_id, path, 1, NULL);
 }
 
-/* Moves one live entry from -> to (the target slot is free). Lock held. */
+/* Moves one live entry from -> to (the target slot is free); carry: a
+ * document's life goes with it instead of a copy and a tombstone
+ * (store_save.c). Lock held. */
 static int move_one(struct store *s, int64_t item, const char *from, const char *to,
-		    const struct doc_meta *m, const struct store_who *who)
+		    const struct doc_meta *m, const struct store_who *who, int carry)
 {
 	int64_t rev_id;
 	int rc = store__xattr_move(s, item, from, to); /* the slot at to has none */
 
+	if (rc == 0 && carry && !m->is_dir) {
+		rc = store__life_carry(s, item, from, to);
+		if (rc == 0)
+			rc = doc_delete(s, item, from);
+		if (rc == 0)
+			rc = doc_put(s, item, to, m->rev_id, m->size, m->mode, m->mtime_ns,
+				     m->atime_ns, m->uid, m->gid, m);
+		return rc;
+	}
 	if (rc == 0 && m->is_dir)
 		rc = store__exec(s, "UPDATE documents SET path = ?, ctime_ns = ? WHERE item_id = ? "
 				 "AND path = ?", "sIIs", to, util_now_ns(), item, from);
@@ -534,8 +554,9 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 }
 
 int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
-		     int noreplace, const struct store_who *who)
+		     unsigned flags, const struct store_who *who)
 {
+	int noreplace = (flags & STORE_RENAME_NOREPLACE) != 0;
 	struct doc_meta src, dst;
 	size_t flen = strlen(from);
 	char **paths = NULL;
@@ -592,12 +613,13 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 			if (rc == 0)
 				rc = doc_stat_locked(s, item_id, paths[i], &m);
 			if (rc == 0)
-				rc = move_one(s, item_id, paths[i], np.data, &m, who);
+				rc = move_one(s, item_id, paths[i], np.data, &m, who, 0);
 			buf_free(&np);
 		}
 	}
 	if (rc == 0)
-		rc = move_one(s, item_id, from, to, &src, who);
+		rc = move_one(s, item_id, from, to, &src, who,
+			      (flags & STORE_RENAME_CARRY) && !src.is_dir && src.link == 0);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, from);
 	if (rc == 0)

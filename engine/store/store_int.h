@@ -203,6 +203,19 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len);
 mode_t store__kind_type(sqlite3_stmt *st, int col);
 int store__rev_retire(struct store *s, int64_t id);
 int store__rev_compact(struct store *s);
+/* store_save.c, inside a transaction, lock held. store__life_carry moves
+ * the life of path from (its revisions since its latest tombstone) to
+ * path to, numbered after to's revisions. store__unlink_forget, for an
+ * unlink of the document m at path: when path holds only the copy a
+ * rename made of a document whose old name has a new document since,
+ * removes that copy and the rename's tombstone (renumbering the old
+ * name's later revisions) and returns 1; so too, removing it, when path's
+ * life is one empty create by process pid (a probe); else changes nothing
+ * and returns 0. Both: a negative errno on failure. The documents row at
+ * path must be gone already. */
+int store__life_carry(struct store *s, int64_t item, const char *from, const char *to);
+int store__unlink_forget(struct store *s, int64_t item, const char *path, const struct doc_meta *m,
+			 pid_t pid);
 /* Forgets the decoded revisions kept (s->revs): at a rollback, which may
  * give the ids of the revisions it undid to other revisions, and at close. */
 void store__rev_forget(struct store *s);

@@ -75,9 +75,9 @@ check_runs()
 	assert_eq "the daemon stopped before this started" "$(reg field "$r" 0 note run="$run_b")" \
 		"note of run $run_b"
 	# Still a recorded run: who asked is on its line, as on the line of a run that ends.
-	assert_eq "{\"stage\": \"\", \"pid\": $cli_a, \"uid\": $(id -u)}" \
+	assert_eq "{\"stage\": \"\", \"pid\": $cli_a, \"uid\": $(id -u), \"via\": \"none\"}" \
 		"$(reg field "$r" 0 recorded_by run="$run_a")" "recorded_by of run $run_a"
-	assert_eq "{\"stage\": \"\", \"pid\": $cli_b, \"uid\": $(id -u)}" \
+	assert_eq "{\"stage\": \"\", \"pid\": $cli_b, \"uid\": $(id -u), \"via\": \"none\"}" \
 		"$(reg field "$r" 0 recorded_by run="$run_b")" "recorded_by of run $run_b"
 	assert_eq "sh -c 'echo \$\$ >'\\''$T/cmd.pid'\\''; echo running; while [ ! -e '\\''$T/go'\\'' ]; do sleep 0.05; done; echo went'" \
 		"$(reg field "$r" 0 command run="$run_a")" "command of run $run_a"

@@ -38,7 +38,7 @@ manual = [o for o in lines if o["recipe"] == "10-manual"]
 assert "recorded_by" not in build[0], ("a recipe run has recorded_by", build[0])
 want = ["sh -c 'echo \"checked: $1\"' sh 'the greeting'", "grep -c 'hello, new world' hello.c"]
 for o, pid, command in zip(manual, pids, want):
-    assert o["recorded_by"] == {"stage": "validate", "pid": pid, "uid": uid}, ("recorded_by", o)
+    assert o["recorded_by"] == {"stage": "validate", "pid": pid, "uid": uid, "via": "both"}, ("recorded_by", o)
     assert o["command"] == command, ("command", o["command"], command)
     assert o["exit_code"] == 0, o
     assert o["run"] > build[0]["run"], ("recorded before 01-build ended", o)

@@ -4,7 +4,8 @@
 # (uid, groups, HOME, USER, LOGNAME), and so do the recipes; print's commit, made by USER's git in
 # the worktree the engine gave it, lands on the item branch; the evidence counts as without run_as
 # (2/2 validated, verdict pass). A stage asks for a recorded run through the mount (`packetfs
-# record`, as USER), which the engine runs as USER too. Publish's push runs as USER and lands the
+# record`, as USER, behind timeout), which the engine runs as USER too; its line names that stage
+# (found by its run credential and by ancestry). Publish's push runs as USER and lands the
 # branch in the remote (USER's). The stage after validate tries to rewrite the evidence in the
 # store's database, with the sqlite3 shell and with python3's sqlite3 module, and is refused by
 # the file system (it cannot even open the database, which is 0600, the store owner's, as are its
@@ -51,9 +52,10 @@ EOF
 cp "$PFS" "$BIN/packetfs"
 cat >"$BIN/record.sh" <<'EOF'
 #!/usr/bin/env bash
-# record.sh : asks for a recorded run of 01-build, from the item directory (the cwd).
+# record.sh : asks for a recorded run of 01-build, from the item directory (the cwd), behind
+# timeout (a process group of its own).
 set -euo pipefail
-"$(dirname "$0")/packetfs" record 01-build -- \
+timeout 90 "$(dirname "$0")/packetfs" record 01-build -- \
 	bash -c 'echo "recorded uid=$(id -u) home=$HOME"; cc -Wall -o hello hello.c'
 EOF
 cat >"$BIN/tamper.sh" <<'EOF'
@@ -144,6 +146,9 @@ assert_contains "$(reg field "$r" 0 note recipe=02-whoami)" "ran (JUnit XML)" "n
 assert_eq 2 "$(reg count "$r" recipe=01-build status=validated source=engine)" "01-build lines"
 assert_eq "$uid" "$(reg field "$r" -1 recorded_by recipe=01-build | python3 -c \
 	'import json, sys; print(json.load(sys.stdin)["uid"])')" "uid that asked for the record"
+assert_eq "record both" "$(reg field "$r" -1 recorded_by recipe=01-build | python3 -c \
+	'import json, sys; b = json.load(sys.stdin); print(b["stage"], b["via"])')" \
+	"stage that asked for the record, and how it was found"
 assert_contains "$(cat "$d"/stages/*-record.log)" "recorded uid=$uid home=$home" "the recorded run"
 
 # print's commit (USER's git) is the branch head, and the evidence is at it.

@@ -247,7 +247,7 @@ TEST(not_started)
 	struct store *s = open_store(0);
 	struct pipeline *pl = open_pipeline(s, 0);
 	char *argv[] = {"true", NULL};
-	struct record_req req = {"01-build", argv, -1, -1, 0, 0};
+	struct record_req req = {"01-build", argv, -1, -1, 0, 0, NULL};
 	struct pipe_cmd cmd;
 	char why[256], log[256], out[64] = "x";
 	int64_t run_id = -1;

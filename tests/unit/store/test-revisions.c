@@ -165,6 +165,72 @@ TEST(saves_and_unlinks)
 	buf_free(&t);
 }
 
+/* Saves that carry the temp name's life (STORE_RENAME_CARRY): each one
+ * revision of the document, decoded as written, the temp name without
+ * revisions; onto a free name too. A backup by rename that a new document
+ * replaced, then removed, and an empty probe removed by its maker leave no
+ * history; removed by another process, a probe keeps it. */
+TEST(carried_saves)
+{
+	static const struct store_who other = {1000, 43, "rm", ""};
+	struct buf b;
+	char *data;
+	size_t len;
+	int k, n = 40;
+
+	buf_init(&b);
+	grown(&b, 1);
+	ASSERT_EQ(store_doc_write(s, item, "plan", b.data, b.len, 0644, -1, "create", &who, NULL), 0);
+	for (k = 2; k <= n; k++) {
+		grown(&b, k);
+		ASSERT_EQ(store_doc_write(s, item, "plan.tmp.1.a", b.data, b.len, 0644, -1, "create",
+					  &who, NULL), 0);
+		ASSERT_EQ(store_doc_rename(s, item, "plan.tmp.1.a", "plan", STORE_RENAME_CARRY, &who),
+			  0);
+	}
+	for (k = 1; k <= n; k++) {
+		grown(&b, k);
+		expect_rev("plan", k, b.data, b.len);
+	}
+	ASSERT_EQ(store_rev_read(s, item, "plan", n + 1, &data, &len), -ENOENT);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "plan.tmp.1.a"), 0);
+	ASSERT_EQ(query("SELECT max(seq) FROM revisions WHERE path = ?1", "plan"), n);
+	ASSERT_EQ(too_deep("plan"), 0);
+	ASSERT_EQ(store_doc_read(s, item, "plan", &data, &len), 0);
+	ASSERT_EQ(len, b.len);
+	free(data);
+
+	/* Onto a free name. */
+	ASSERT_EQ(store_doc_write(s, item, "new.tmp", "new", 3, 0644, -1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "new.tmp", "new", STORE_RENAME_CARRY, &who), 0);
+	expect_rev("new", 1, "new", 3);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "new.tmp"), 0);
+
+	/* vim's writebackup: rename away, a new document, the backup removed. */
+	ASSERT_EQ(store_doc_write(s, item, "vdoc", "v1", 2, 0644, -1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "vdoc", "vdoc~", 0, &who), 0);
+	ASSERT_EQ(store_doc_write(s, item, "vdoc", "v2", 2, 0644, -1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_unlink(s, item, "vdoc~", &who), 0);
+	expect_rev("vdoc", 1, "v1", 2);
+	expect_rev("vdoc", 2, "v2", 2);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "vdoc"), 2);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "vdoc~"), 0);
+	/* Renamed away and removed with no new document: history kept. */
+	ASSERT_EQ(store_doc_rename(s, item, "vdoc", "vdoc~", 0, &who), 0);
+	ASSERT_EQ(store_doc_unlink(s, item, "vdoc~", &who), 0);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "vdoc~"), 2);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "vdoc"), 3);
+
+	/* Probes. */
+	ASSERT_EQ(store_doc_write(s, item, "4913", "", 0, 0644, -1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_unlink(s, item, "4913", &who), 0);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "4913"), 0);
+	ASSERT_EQ(store_doc_write(s, item, "4913", "", 0, 0644, -1, "create", &who, NULL), 0);
+	ASSERT_EQ(store_doc_unlink(s, item, "4913", &other), 0);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "4913"), 2);
+	buf_free(&b);
+}
+
 /* A delta whose bytes are damaged, or whose base is gone, reads as EIO. */
 TEST(damage)
 {
@@ -201,6 +267,7 @@ int main(void)
 	ASSERT_EQ(store_item_create(s, "revs", "packetfs/revs", "main", &item), 0);
 	RUN(appends);
 	RUN(saves_and_unlinks);
+	RUN(carried_saves);
 	RUN(damage);
 	store_close(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
