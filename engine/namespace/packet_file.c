@@ -32,34 +32,49 @@
 
 #include "packet_int.h"
 
+/*
+ * One open file. FUSE serves a handle from several worker threads at once
+ * (reads, writes, polls, flushes and fsyncs of one descriptor, or of its
+ * duplicates, overlap; only release comes after all of them), so what
+ * changes after open is guarded by the handle's lock. It is taken before
+ * every engine lock (namespace.h), never while one is held, and nothing
+ * called under it takes it again: a handle's entry points call no other
+ * entry point of the same handle. A snapshot is rendered without it
+ * and swapped in under it, so readers copy from the old one meanwhile and
+ * none of them sees it freed.
+ */
 struct pfs_file {
-	struct engine *e;
-	enum kind kind;
-	int flags;
-	int64_t item_id;
-	char item_name[ITEM_NAME_MAX + 1];
-	struct open_doc *od;  /* N_DOC */
-	struct record_handle *rec; /* N_RECORD */
-	struct buf snap;      /* snapshot views, pipeline.json being edited */
-	int64_t run_id;       /* logs */
-	int sealed;           /* logs: sealed at open, so never to change (packet__run_sealed) */
-	struct buf line;      /* ctl, registry: a partial line */
-	struct buf reply;     /* ctl: the answer to this handle's last write or flush */
-	int wrote;            /* anything written through this handle */
-	int advanced;         /* ctl: no empty-write advance at release (a truncate by path) */
-	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
-	int64_t provisional;  /* documents: revision committed before any write (see packet__od_commit) */
-	struct pfs_caller opener; /* who opened it: the author of commits at release */
-	int snap_dirty;       /* pipeline.json changed */
-	char *path;           /* as opened: rendered views are rendered again from it */
-	uint64_t read_end;    /* offset just past the last read (poll readiness) */
-	int snap_read;        /* the snapshot was read from */
+	struct engine *e;     /* constant */
+	enum kind kind;       /* constant */
+	int flags;            /* constant */
+	int64_t item_id;      /* constant */
+	char item_name[ITEM_NAME_MAX + 1]; /* constant */
+	struct open_doc *od;  /* constant, N_DOC; its content under its own lock */
+	struct record_handle *rec; /* constant, N_RECORD; under its own lock (record.c) */
+	int64_t run_id;       /* constant: logs */
+	int sealed;           /* constant: logs sealed at open, so never to change (packet__run_sealed) */
+	struct pfs_caller opener; /* constant: who opened it, the author of commits at release */
+	char *path;           /* constant: as opened; rendered views are rendered again from it */
+	pthread_mutex_t lock;
+	struct buf snap;      /* protected by lock: snapshot views, pipeline.json being edited */
+	uint64_t snap_gen;    /* protected by lock: renders begun (engine_file_read) */
+	uint64_t snap_at;     /* protected by lock: the render the snapshot is (0: the one at open) */
+	struct buf line;      /* protected by lock: ctl, registry: a partial line */
+	struct buf reply;     /* protected by lock: ctl, the answer to the last write or flush */
+	int wrote;            /* protected by lock: anything written through this handle */
+	int advanced;         /* protected by lock: ctl, no empty-write advance at release
+			       * (a truncate by path) */
+	int trunc_pending;    /* protected by lock: documents created or emptied at open,
+			       * nothing written yet */
+	int64_t provisional;  /* protected by lock: documents, the revision committed before any
+			       * write (see packet__od_commit) */
+	int snap_dirty;       /* protected by lock: pipeline.json changed */
+	uint64_t read_end;    /* protected by lock: offset just past the last read (poll readiness) */
+	int snap_read;        /* protected by lock: the snapshot was read from */
 	/* registry, events: the rows read so far (tail_read) */
-	pthread_mutex_t tail_lock;
-	int tail_lock_init;
-	struct buf tail;      /* protected by tail_lock: the bytes at [tail_off, tail_off + len) */
-	uint64_t tail_off;    /* protected by tail_lock */
-	int64_t tail_id;      /* protected by tail_lock: the id of the last row taken */
+	struct buf tail;      /* protected by lock: the bytes at [tail_off, tail_off + len) */
+	uint64_t tail_off;    /* protected by lock */
+	int64_t tail_id;      /* protected by lock: the id of the last row taken */
 };
 
 /* Rendered views whose snapshot a read at offset 0 takes again, so that a
@@ -236,6 +251,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = -ENOMEM;
 		goto fail_node;
 	}
+	pthread_mutex_init(&f->lock, NULL);
 	if (who)
 		f->opener = *who;
 	else
@@ -271,10 +287,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
-		/* read live (tail_read) */
-		pthread_mutex_init(&f->tail_lock, NULL);
-		f->tail_lock_init = 1;
-		break;
+		break; /* read live (tail_read) */
 	case N_PIPELINE:
 	case N_PFS_TMP:
 		rc = (flags & O_TRUNC) ? 0 : packet__render(e, &n, &f->snap);
@@ -299,6 +312,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 			packet__od_put(e, f->od);
 		packet__record_release(e, f->rec, &f->opener);
 		buf_free(&f->snap);
+		pthread_mutex_destroy(&f->lock);
 		free(f->path);
 		free(f);
 		goto fail_node;
@@ -322,7 +336,8 @@ static ssize_t slice(const struct buf *b, char *out, size_t size, uint64_t off)
 	return (ssize_t)n;
 }
 
-/* Renders the current content of the view f was opened on into out. */
+/* Renders the current content of the view f was opened on into out.
+ * f->lock not held: it is taken here for ctl's answer. */
 static int render_again(struct pfs_file *f, struct buf *out)
 {
 	struct node n;
@@ -330,8 +345,13 @@ static int render_again(struct pfs_file *f, struct buf *out)
 
 	if (f->kind == N_RECORD) /* the handle's own answer */
 		return packet__record_render(f->e, f->item_id, f->rec, out);
-	if (f->kind == N_CTL && f->reply.len) /* the answer to its own commands */
-		return packet__ctl_render_reply(&f->reply, out);
+	if (f->kind == N_CTL) { /* the answer to its own commands, once it has one */
+		pthread_mutex_lock(&f->lock);
+		rc = f->reply.len ? packet__ctl_render_reply(&f->reply, out) : 1;
+		pthread_mutex_unlock(&f->lock);
+		if (rc <= 0)
+			return rc;
+	}
 	rc = packet__resolve(f->e, f->path, &n);
 
 	if (rc)
@@ -341,15 +361,19 @@ static int render_again(struct pfs_file *f, struct buf *out)
 	return rc;
 }
 
-/* Whether the view f was opened on now renders other than its snapshot. */
+/* Whether the view f was opened on now renders other than its snapshot.
+ * f->lock not held. */
 static int snapshot_stale(struct pfs_file *f)
 {
 	struct buf now;
-	int stale;
+	int stale = 0;
 
 	buf_init(&now);
-	stale = render_again(f, &now) == 0 &&
-		(now.len != f->snap.len || (now.len && memcmp(now.data, f->snap.data, now.len)));
+	if (render_again(f, &now) == 0) {
+		pthread_mutex_lock(&f->lock);
+		stale = now.len != f->snap.len || (now.len && memcmp(now.data, f->snap.data, now.len));
+		pthread_mutex_unlock(&f->lock);
+	}
 	buf_free(&now);
 	return stale;
 }
@@ -391,6 +415,7 @@ static int tail_row(void *arg, int64_t id, const char *line, size_t len)
  * the rows after it, and only until the read is covered: reading a file
  * of n rows through costs O(n), not a rendering of the whole file per
  * read. A read before what is kept starts over from the first row.
+ * f->lock held.
  */
 static ssize_t tail_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
 {
@@ -399,7 +424,6 @@ static ssize_t tail_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 	size_t drop, n = 0;
 	int rc = 0;
 
-	pthread_mutex_lock(&f->tail_lock);
 	if (off < f->tail_off) {
 		f->tail.len = 0;
 		f->tail_off = 0;
@@ -425,13 +449,46 @@ static ssize_t tail_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 			n = size;
 		memcpy(buf, f->tail.data + (off - f->tail_off), n);
 	}
-	pthread_mutex_unlock(&f->tail_lock);
 	return rc < 0 ? rc : (ssize_t)n;
 }
 
-static ssize_t file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
+/* A read of a view read from a snapshot: at offset 0 the view is rendered
+ * again once the snapshot was read, or once this handle wrote (a ctl
+ * command: its result is new); validation/record at every read at offset 0
+ * (its run moves on). The rendering is done without f->lock and swapped in
+ * under it unless a later one already was; the copy is made under it. */
+static ssize_t snapshot_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
 {
-	struct engine *e = f->e;
+	struct buf now;
+	uint64_t gen = 0;
+	ssize_t n;
+
+	buf_init(&now);
+	if (off == 0 && resnapshots(f->kind)) {
+		pthread_mutex_lock(&f->lock);
+		if (f->snap_read || f->wrote || f->kind == N_RECORD)
+			gen = ++f->snap_gen;
+		pthread_mutex_unlock(&f->lock);
+		if (gen && render_again(f, &now) != 0)
+			gen = 0;
+	}
+	pthread_mutex_lock(&f->lock);
+	if (gen > f->snap_at) {
+		buf_free(&f->snap);
+		f->snap = now;
+		f->snap_at = gen;
+		buf_init(&now);
+	}
+	n = slice(&f->snap, buf, size, off);
+	f->read_end = off + (uint64_t)n;
+	f->snap_read = 1;
+	pthread_mutex_unlock(&f->lock);
+	buf_free(&now);
+	return n;
+}
+
+ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
+{
 	ssize_t n;
 
 	switch (f->kind) {
@@ -442,54 +499,43 @@ static ssize_t file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 		return n;
 	case N_STAGE_LOG:
 	case N_RECIPE_LOG:
-		return store_log_read(e->store, f->run_id, off, buf, size);
+		n = store_log_read(f->e->store, f->run_id, off, buf, size);
+		if (n >= 0) {
+			pthread_mutex_lock(&f->lock);
+			f->read_end = off + (uint64_t)n;
+			pthread_mutex_unlock(&f->lock);
+		}
+		return n;
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
-		return tail_read(f, buf, size, off);
+		pthread_mutex_lock(&f->lock);
+		n = tail_read(f, buf, size, off);
+		if (n >= 0)
+			f->read_end = off + (uint64_t)n;
+		pthread_mutex_unlock(&f->lock);
+		return n;
 	default:
-		return slice(&f->snap, buf, size, off);
+		return snapshot_read(f, buf, size, off);
 	}
-}
-
-ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
-{
-	ssize_t n;
-
-	/* Again at offset 0 once the snapshot was read, or once this handle
-	 * wrote (a ctl command: its result is new); validation/record at every
-	 * read at offset 0 (its run moves on). */
-	if (off == 0 && (f->snap_read || f->wrote || f->kind == N_RECORD) && resnapshots(f->kind)) {
-		struct buf now;
-
-		buf_init(&now);
-		if (render_again(f, &now) == 0) {
-			buf_free(&f->snap);
-			f->snap = now;
-		} else {
-			buf_free(&now);
-		}
-	}
-	n = file_read(f, buf, size, off);
-	if (n >= 0) {
-		f->read_end = off + (uint64_t)n;
-		f->snap_read = 1;
-	}
-	return n;
 }
 
 unsigned engine_file_poll(struct pfs_file *f)
 {
 	unsigned ready = POLLIN | POLLRDNORM;
 	unsigned out = wants_write(f->flags) ? POLLOUT | POLLWRNORM : 0;
+	uint64_t end;
 	struct run r;
 	char c;
-	int ended = 1;
+	int ended = 1, more;
 
 	switch (f->kind) {
 	case N_STAGE_LOG:
 	case N_RECIPE_LOG:
-		if (file_read(f, &c, 1, f->read_end) > 0)
+		pthread_mutex_lock(&f->lock);
+		end = f->read_end;
+		pthread_mutex_unlock(&f->lock);
+		if (store_log_read(f->e->store, f->run_id, end, &c, 1) > 0)
 			return ready | out;
 		if (store_run_get(f->e->store, f->run_id, &r) == 0) {
 			ended = strcmp(r.status, "running") != 0 && strcmp(r.status, "queued") != 0;
@@ -499,7 +545,10 @@ unsigned engine_file_poll(struct pfs_file *f)
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
-		return (file_read(f, &c, 1, f->read_end) > 0 ? ready : 0) | out;
+		pthread_mutex_lock(&f->lock);
+		more = tail_read(f, &c, 1, f->read_end) > 0;
+		pthread_mutex_unlock(&f->lock);
+		return (more ? ready : 0) | out;
 	case N_STATUS:
 	case N_STATUS_JSON:
 	case N_EVIDENCE:
@@ -508,7 +557,10 @@ unsigned engine_file_poll(struct pfs_file *f)
 	case N_RECORD:
 	case N_REPORT:
 	case N_INDEX:
-		if (f->read_end < f->snap.len)
+		pthread_mutex_lock(&f->lock);
+		more = f->read_end < f->snap.len;
+		pthread_mutex_unlock(&f->lock);
+		if (more)
 			return ready | out;
 		return (snapshot_stale(f) ? ready : 0) | out;
 	default:
@@ -516,7 +568,8 @@ unsigned engine_file_poll(struct pfs_file *f)
 	}
 }
 
-ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
+/* engine_file_write with f->lock held. */
+static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
 			  const struct pfs_caller *who)
 {
 	struct open_doc *d = f->od;
@@ -575,11 +628,22 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	}
 }
 
-int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who)
+ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
+			  const struct pfs_caller *who)
+{
+	ssize_t n;
+
+	pthread_mutex_lock(&f->lock);
+	n = file_write(f, buf, size, off, who);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+/* engine_file_truncate with f->lock held. */
+static int file_truncate(struct pfs_file *f, uint64_t size)
 {
 	int rc;
 
-	(void)who;
 	switch (f->kind) {
 	case N_DOC:
 		if (size > packet__max_doc(f->e))
@@ -609,6 +673,17 @@ int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_cal
 	}
 }
 
+int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who)
+{
+	int rc;
+
+	(void)who;
+	pthread_mutex_lock(&f->lock);
+	rc = file_truncate(f, size);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 int engine_truncate(struct engine *e, const char *path, uint64_t size, const struct pfs_caller *who)
 {
 	struct pfs_file *f;
@@ -619,25 +694,26 @@ int engine_truncate(struct engine *e, const char *path, uint64_t size, const str
 	rc = engine_file_open(e, path, flags, 0, who, &f);
 	if (rc)
 		return rc;
-	rc = engine_file_truncate(f, size, who);
+	pthread_mutex_lock(&f->lock);
+	rc = file_truncate(f, size);
 	if (rc == 0 && f->kind == N_DOC)
 		rc = packet__od_commit(e, f->od, who, 0, NULL);
 	f->advanced = 1; /* a truncate of ctl is no trigger */
 	f->wrote = 1;
 	if (rc)
 		f->snap_dirty = 0;
+	pthread_mutex_unlock(&f->lock);
 	engine_file_release(f);
 	return rc;
 }
 
-int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
+/* engine_file_flush with f->lock held; who not NULL. */
+static int file_flush(struct pfs_file *f, const struct pfs_caller *who)
 {
 	struct engine *e = f->e;
 	char err[512];
 	int rc = 0;
 
-	if (!who)
-		who = &f->opener;
 	switch (f->kind) {
 	case N_DOC:
 		/* A shell opens with O_TRUNC, dup2()s and closes the first fd before
@@ -692,6 +768,16 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 	}
 }
 
+int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
+{
+	int rc;
+
+	pthread_mutex_lock(&f->lock);
+	rc = file_flush(f, who ? who : &f->opener);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 int engine_file_fsync(struct pfs_file *f, const struct pfs_caller *who)
 {
 	int rc = f->kind == N_DOC ? engine_file_flush(f, who) : 0;
@@ -703,8 +789,11 @@ void engine_file_release(struct pfs_file *f)
 {
 	if (!f)
 		return;
+	/* No other call on f can be under way (engine.h), but what they left
+	 * is read under the lock that guarded it. */
+	pthread_mutex_lock(&f->lock);
 	if (f->kind == N_DOC || (f->kind == N_PFS_TMP && f->snap_dirty))
-		engine_file_flush(f, NULL);
+		file_flush(f, &f->opener);
 	if (f->kind == N_PIPELINE && f->snap_dirty) {
 		char err[512];
 
@@ -731,8 +820,8 @@ void engine_file_release(struct pfs_file *f)
 	buf_free(&f->line);
 	buf_free(&f->reply);
 	buf_free(&f->tail);
-	if (f->tail_lock_init)
-		pthread_mutex_destroy(&f->tail_lock);
+	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_destroy(&f->lock);
 	free(f->path);
 	free(f);
 }
@@ -785,8 +874,10 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		st->nlink = 1;
 		if (packet__tmp_stat(e, f->path + strlen("/.packetfs/"), st) < 0)
 			st->mode = S_IFREG | 0600; /* unlinked while open */
+		pthread_mutex_lock(&f->lock);
 		if (f->snap_dirty)
 			st->size = f->snap.len;
+		pthread_mutex_unlock(&f->lock);
 		return 0;
 	}
 	return -ENOSYS;
