@@ -246,7 +246,7 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 	struct engine_options eo = { o->store, o->mountpoint, 0 };
 	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = 10 };
 	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER,
-			 .team.lock = PTHREAD_MUTEX_INITIALIZER };
+			 .open_idle = PTHREAD_COND_INITIALIZER, .team.lock = PTHREAD_MUTEX_INITIALIZER };
 	char err[1024] = "";
 	struct ready rd = { NULL, -1, 0 };
 	pthread_t ready;
