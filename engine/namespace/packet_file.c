@@ -13,7 +13,7 @@
  * (engine_file_immutable). A document
  * handle commits its open_doc at flush; ctl hands what is written to it to
  * ctl.c, which applies its lines, and validation/record to record.c;
- * registry.jsonl stores only whole, checked lines;
+ * registry.jsonl (packet_append.c) stores only whole, checked lines;
  * pipeline.json is replaced whole when a changed handle is flushed.
  *
  * Invariants: nothing is committed for a handle that wrote nothing, except
@@ -71,10 +71,7 @@ struct pfs_file {
 	int snap_dirty;       /* protected by lock: pipeline.json changed */
 	uint64_t read_end;    /* protected by lock: offset just past the last read (poll readiness) */
 	int snap_read;        /* protected by lock: the snapshot was read from */
-	/* registry, events: the rows read so far (tail_read) */
-	struct buf tail;      /* protected by lock: the bytes at [tail_off, tail_off + len) */
-	uint64_t tail_off;    /* protected by lock */
-	int64_t tail_id;      /* protected by lock: the id of the last row taken */
+	struct packet_tail tail; /* protected by lock: registry, events, the rows read so far */
 };
 
 /* Rendered views whose snapshot a read at offset 0 takes again, so that a
@@ -84,80 +81,6 @@ static int resnapshots(enum kind k)
 	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_JUNIT || k == N_DIFF ||
 	       k == N_CTL || k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR ||
 	       k == N_REPORT || k == N_INDEX;
-}
-
-/* ---- the registry ---- */
-
-/* Current size of registry.jsonl (0 when the store cannot say). */
-static uint64_t registry_size(struct engine *e, int64_t item)
-{
-	uint64_t size = 0;
-
-	store_registry_size(e->store, item, &size);
-	return size;
-}
-
-/*
- * A write to registry.jsonl: the bytes join the fragment held since the
- * last newline, and every line they complete is checked before any is
- * stored, so that all of them are stored or none (-EINVAL, or -EFBIG for a
- * line longer than REGISTRY_LINE_MAX). The held fragment holds no newline,
- * so only the new bytes are searched for one, and a write that would leave
- * it longer than REGISTRY_LINE_MAX is refused (-EFBIG): a line without its
- * newline costs neither time on every write nor memory without bound. A
- * refused write leaves the fragment as it was before it.
- */
-static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off)
-{
-	struct engine *e = f->e;
-	size_t keep = f->line.len, start = 0, at;
-	const char *nl, *p;
-	struct buf ok;
-	int rc = 0;
-
-	if (!(f->flags & O_APPEND) && off != registry_size(e, f->item_id) + f->line.len)
-		return -EPERM;
-	rc = buf_append(&f->line, buf, size);
-	if (rc)
-		return rc;
-	buf_init(&ok);
-	for (at = keep; rc == 0 && (nl = memchr(f->line.data + at, '\n', f->line.len - at));
-	     at = start) {
-		char err[256], *norm = NULL;
-
-		p = f->line.data + start;
-		rc = registry_check_external(p, (size_t)(nl - p), &norm, err, sizeof(err));
-		if (rc) {
-			packet__refuse(e, f->item_id, f->item_name, "%s", err);
-		} else {
-			rc = buf_append(&ok, norm, strlen(norm) + 1);
-			free(norm);
-		}
-		start = (size_t)(nl - f->line.data) + 1;
-	}
-	if (rc == 0 && f->line.len - start > REGISTRY_LINE_MAX) {
-		packet__refuse(e, f->item_id, f->item_name, "line too long (more than %d bytes without "
-			       "a newline)", REGISTRY_LINE_MAX);
-		rc = -EFBIG;
-	}
-	if (rc) {
-		f->line.len = keep;
-		f->line.data[keep] = '\0';
-		buf_free(&ok);
-		return rc == -ENOMEM || rc == -EFBIG ? rc : -EINVAL;
-	}
-	for (p = ok.data; p && p < ok.data + ok.len && rc == 0; p += strlen(p) + 1) {
-		rc = pipeline_registry_external(e->pl, f->item_id, f->item_name, p);
-		if (rc == 0) {
-			engine_changed(e, f->item_name, "validation/evidence.md", ENGINE_MODIFIED);
-			engine_changed(e, f->item_name, "validation/junit.xml", ENGINE_MODIFIED);
-		}
-	}
-	buf_free(&ok);
-	memmove(f->line.data, f->line.data + start, f->line.len - start);
-	f->line.len -= start;
-	f->line.data[f->line.len] = '\0';
-	return rc ? rc : (int)size;
 }
 
 /* ---- open files ---- */
@@ -233,7 +156,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = -EACCES;
 		goto fail_node;
 	}
-	if (n.kind == N_REGISTRY && (flags & O_TRUNC) && registry_size(e, n.item.id) > 0) {
+	if (n.kind == N_REGISTRY && (flags & O_TRUNC) && packet__registry_size(e, n.item.id) > 0) {
 		rc = -EPERM;
 		goto fail_node;
 	}
@@ -287,7 +210,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
-		break; /* read live (tail_read) */
+		break; /* read live (packet__tail_read) */
 	case N_PIPELINE:
 	case N_PFS_TMP:
 		rc = (flags & O_TRUNC) ? 0 : packet__render(e, &n, &f->snap);
@@ -378,80 +301,6 @@ static int snapshot_stale(struct pfs_file *f)
 	return stale;
 }
 
-/* What tail_row needs: the bytes from keep on are kept, up to end. */
-struct tail_fill {
-	struct pfs_file *f;
-	uint64_t keep, end;
-};
-
-static int tail_row(void *arg, int64_t id, const char *line, size_t len)
-{
-	struct tail_fill *t = arg;
-	struct pfs_file *f = t->f;
-	int rc = 0;
-
-	if (f->tail.len == 0 && f->tail_off + len + 1 <= t->keep) {
-		f->tail_off += len + 1; /* wholly before the read */
-	} else {
-		rc = buf_append(&f->tail, line ? line : "", line ? len : 0);
-		if (rc == 0)
-			rc = buf_append(&f->tail, "\n", 1);
-		if (rc) {
-			/* A row half taken: the next read starts over. */
-			f->tail.len = 0;
-			f->tail_off = 0;
-			f->tail_id = 0;
-			return rc;
-		}
-	}
-	f->tail_id = id;
-	return f->tail_off + f->tail.len >= t->end;
-}
-
-/*
- * A read of registry.jsonl or events: append-only rows, read live so that
- * tail -f sees growth. The handle keeps the bytes from its last read on
- * and the id of the last row it took, so a read asks the store only for
- * the rows after it, and only until the read is covered: reading a file
- * of n rows through costs O(n), not a rendering of the whole file per
- * read. A read before what is kept starts over from the first row.
- * f->lock held.
- */
-static ssize_t tail_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
-{
-	struct store *store = f->e->store;
-	struct tail_fill t = { f, off, off + size };
-	size_t drop, n = 0;
-	int rc = 0;
-
-	if (off < f->tail_off) {
-		f->tail.len = 0;
-		f->tail_off = 0;
-		f->tail_id = 0;
-	}
-	/* What lies before this read is not read again. */
-	drop = off - f->tail_off < f->tail.len ? (size_t)(off - f->tail_off) : f->tail.len;
-	if (drop) {
-		memmove(f->tail.data, f->tail.data + drop, f->tail.len - drop);
-		f->tail.len -= drop;
-		f->tail_off += drop;
-	}
-	if (f->tail_off + f->tail.len < t.end) {
-		if (f->kind == N_REGISTRY)
-			rc = store_registry_raw_since(store, f->item_id, f->tail_id, tail_row, &t);
-		else
-			rc = store_events_since(store, f->kind == N_EVENTS_ALL ? 0 : f->item_id,
-						f->tail_id, tail_row, &t);
-	}
-	if (rc >= 0 && off >= f->tail_off && off - f->tail_off < f->tail.len) {
-		n = f->tail.len - (size_t)(off - f->tail_off);
-		if (n > size)
-			n = size;
-		memcpy(buf, f->tail.data + (off - f->tail_off), n);
-	}
-	return rc < 0 ? rc : (ssize_t)n;
-}
-
 /* A read of a view read from a snapshot: at offset 0 the view is rendered
  * again once the snapshot was read, or once this handle wrote (a ctl
  * command: its result is new); validation/record at every read at offset 0
@@ -510,7 +359,7 @@ ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
 		pthread_mutex_lock(&f->lock);
-		n = tail_read(f, buf, size, off);
+		n = packet__tail_read(f->e, f->kind, f->item_id, &f->tail, buf, size, off);
 		if (n >= 0)
 			f->read_end = off + (uint64_t)n;
 		pthread_mutex_unlock(&f->lock);
@@ -546,7 +395,7 @@ unsigned engine_file_poll(struct pfs_file *f)
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
 		pthread_mutex_lock(&f->lock);
-		more = tail_read(f, &c, 1, f->read_end) > 0;
+		more = packet__tail_read(f->e, f->kind, f->item_id, &f->tail, &c, 1, f->read_end) > 0;
 		pthread_mutex_unlock(&f->lock);
 		return (more ? ready : 0) | out;
 	case N_STATUS:
@@ -600,7 +449,8 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	case N_RECORD:
 		return packet__record_write(f->e, f->rec, buf, size, who ? who : &f->opener);
 	case N_REGISTRY:
-		return registry_write(f, buf, size, off);
+		return packet__registry_write(f->e, f->item_id, f->item_name, (f->flags & O_APPEND) != 0,
+					      &f->line, buf, size, off);
 	case N_PIPELINE:
 	case N_PFS_TMP:
 		if (off + size > (1u << 20))
@@ -656,7 +506,7 @@ static int file_truncate(struct pfs_file *f, uint64_t size)
 	case N_RECORD:
 		return 0;
 	case N_REGISTRY:
-		return size == registry_size(f->e, f->item_id) ? 0 : -EPERM;
+		return size == packet__registry_size(f->e, f->item_id) ? 0 : -EPERM;
 	case N_PIPELINE:
 	case N_PFS_TMP:
 		if (size > (1u << 20))
@@ -819,7 +669,7 @@ void engine_file_release(struct pfs_file *f)
 	buf_free(&f->snap);
 	buf_free(&f->line);
 	buf_free(&f->reply);
-	buf_free(&f->tail);
+	buf_free(&f->tail.bytes);
 	pthread_mutex_unlock(&f->lock);
 	pthread_mutex_destroy(&f->lock);
 	free(f->path);

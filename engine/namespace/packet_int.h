@@ -3,7 +3,8 @@
  * attributes, views, directories; packet_doc.c: open documents and changes
  * to the namespace; packet_owner.c: owners and chown; packet_node.c:
  * symlinks and special files; packet_history.c: .history/; packet_file.c:
- * open files, the trigger file, registry appends; ctl.c: the trigger file's command lines; record.c: the
+ * open files, the trigger file; packet_append.c: registry appends, live
+ * reads of the registry and events; ctl.c: the trigger file's command lines; record.c: the
  * recorder's transaction file) share. Not for the rest of the engine:
  * engine.h is the contract.
  *
@@ -284,6 +285,37 @@ int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending, s
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
+/* ---- packet_append.c: the append-only files registry.jsonl and events.
+ * Any thread but the loop thread; calls on one line buffer or one
+ * struct packet_tail must not overlap (a handle's lock, packet_file.c). */
+
+/* What a handle of registry.jsonl or events read so far: the bytes at
+ * [off, off + bytes.len) and the id of the last row taken. Zero-filled
+ * before the first read; buf_free(&bytes) at the end. */
+struct packet_tail {
+	struct buf bytes;
+	uint64_t off;
+	int64_t id;
+};
+
+/* The size of item's registry.jsonl in bytes (0 when the store cannot say). */
+uint64_t packet__registry_size(struct engine *e, int64_t item_id);
+/* A write of buf[size] at off to the registry.jsonl of item_id (named
+ * item_name) through a handle whose fragment since the last newline is
+ * line: appended to it, and the lines it completes checked, then stored
+ * all or none. append: the handle is O_APPEND (off ignored); otherwise off
+ * must be the end of the file (registry and fragment), else -EPERM.
+ * Returns size; -EINVAL (a bad line, refused and logged), -EFBIG (a line
+ * longer than REGISTRY_LINE_MAX), -ENOMEM (line as it was), or the
+ * store's negative errno. */
+ssize_t packet__registry_write(struct engine *e, int64_t item_id, const char *item_name,
+			       int append, struct buf *line, const char *buf, size_t size,
+			       uint64_t off);
+/* A read of size bytes at off of registry.jsonl (kind N_REGISTRY) or
+ * events (N_EVENTS_ALL, N_ITEM_EVENTS) of item_id, read live, into buf,
+ * through what t kept: bytes read (0 at the end) or a negative errno. */
+ssize_t packet__tail_read(struct engine *e, enum kind kind, int64_t item_id, struct packet_tail *t,
+			  char *buf, size_t size, uint64_t off);
 /* ---- packet_tmp.c: temp files of .packetfs/ (an editor's save of
  * pipeline.json). NAME is the name inside .packetfs/. Any thread. ---- */
 
