@@ -4,7 +4,7 @@
 # report.html, change.diff, validation/evidence.md, validation/junit.xml, ctl) while another
 # thread appends to a document of the item, so that reads at offset 0 take the snapshot again
 # while other threads copy from it. Then threads write, read, fsync and flush (close a dup) one
-# descriptor of a document, and of the registry, at the same time. Every call succeeds, every
+# descriptor of a document (and set its times by name), and of the registry, at the same time. Every call succeeds, every
 # read of a view at offset 0 starts as the view does, the document and the registry hold
 # exactly what was appended, and the mount still answers.
 . "$(dirname "$0")/../lib.sh"
@@ -88,8 +88,8 @@ for view, head in views.items():
     if errors:
         break
 
-# One descriptor of a document opened O_APPEND: writers, readers, fsync and flushes (a closed
-# dup) at once. Each writer's lines are whole and in order at the end.
+# One descriptor of a document opened O_APPEND: writers, readers, fsync, flushes (a closed
+# dup) and utime (which commits the document's open handles) at once. Each writer's lines are whole and in order at the end.
 if not errors:
     path = os.path.join(item, "shared.md")
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
@@ -116,11 +116,13 @@ if not errors:
                     os.close(os.dup(fd))  # a flush of the handle
                 elif k == 1:
                     os.fsync(fd)
-                else:
+                elif k == 2:
                     os.pread(fd, 4096, 0)
                     os.fstat(fd)
+                else:
+                    os.utime(path)  # commits the open handles of the document first
             except OSError as e:
-                err("shared.md: %s" % ("flush", "fsync", "pread")[min(k, 2)], e)
+                err("shared.md: %s" % ("flush", "fsync", "pread", "utime")[k], e)
                 return
 
     run([threading.Thread(target=writer, args=(k,)) for k in range(4)] +
