@@ -337,7 +337,9 @@ remove_handlers:
 unmount:
 	/* Unmounting aborts the connection: a replay in flight fails, and the
 	 * notifier can be stopped. The engine may still report changes while
-	 * it closes; a stopped notifier drops them. */
+	 * it closes; a stopped notifier drops them. Unmounting also closes the
+	 * device: no notification may be sent on it from then on. */
+	notifier_send_close(fs.notifier, 1000);
 	fuse_session_unmount(fs.se);
 	if (rd.mountpoint)
 		pthread_join(ready, NULL);

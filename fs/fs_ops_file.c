@@ -97,7 +97,10 @@ void fs__wake_polls(void *arg, const char *path)
 		}
 		pthread_mutex_unlock(&fs->open_lock);
 		for (i = 0; i < n; i++) {
-			fuse_lowlevel_notify_poll(ph[i]);
+			if (notifier_send_begin(fs->notifier)) {
+				fuse_lowlevel_notify_poll(ph[i]);
+				notifier_send_end(fs->notifier);
+			}
 			fuse_pollhandle_destroy(ph[i]);
 		}
 	} while (n == sizeof(ph) / sizeof(ph[0]));
