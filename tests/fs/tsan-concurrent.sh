@@ -7,12 +7,14 @@
 # them fails, or when any report was written, naming the test and the report (copied to
 # build-tsan/tsan-reports/). tests/tsan.supp lists what is suppressed (third-party frames only,
 # each with its reason). Skipped (77) only where the compiler cannot build or run a
-# ThreadSanitizer program. PFS_TSAN_BUILD_DIR names another build directory, PFS_TSAN_TESTS
+# ThreadSanitizer program. The reports of the last run stay in build-tsan/tsan-reports/.
+# PFS_TSAN_BUILD_DIR names another build directory, PFS_TSAN_TESTS
 # other tests (names as tests/run.sh prints them).
 . "$(dirname "$0")/../lib.sh"
 
 TSAN_TESTS=${PFS_TSAN_TESTS:-"fs/concurrent-handle-reads fs/tool-append-concurrent
-fs/history-concurrent fs/poll-views fs/events-tail fs/ctl-read fs/tool-cp pipeline/stress-readers"}
+fs/history-concurrent fs/poll-views fs/events-tail fs/ctl-read fs/tool-cp pipeline/notify-events
+pipeline/stress-readers"}
 BUILD=${PFS_TSAN_BUILD_DIR:-$ROOT/build-tsan}
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 REPORTS=$BUILD/tsan-reports
@@ -56,11 +58,13 @@ import json, sys
 sys.exit(0 if any(o["name"] == "b_sanitize" and o["value"] == "thread" for o in json.load(open(sys.argv[1]))) else 1)
 PY
 
+rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
 failed=""
 for t in $TSAN_TESTS; do
 	name=$(echo "$t" | tr / -)
 	dir=$T/tsan/$name
+	rm -rf "$dir"
 	mkdir -p "$dir" "$T/tmp/$name"
 	s=$(date +%s)
 	rc=0
