@@ -74,6 +74,8 @@ struct open_file {
 	struct fuse_pollhandle *ph; /* protected by fs.open_lock: a poll waiting for a change */
 	int users;                 /* protected by fs.open_lock: fs__open_flush and
 				    * fs__open_getattr calls on f under way */
+	int releasing;             /* protected by fs.open_lock: its release waits for the
+				    * users to end; no new one starts */
 	struct open_file *prev;    /* protected by fs.open_lock */
 	struct open_file *next;    /* protected by fs.open_lock */
 };

@@ -56,6 +56,7 @@ static void open_release(struct fs *fs, struct fuse_file_info *fi)
 	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
 
 	pthread_mutex_lock(&fs->open_lock);
+	of->releasing = 1;
 	while (of->users)
 		pthread_cond_wait(&fs->open_idle, &fs->open_lock);
 	if (of->prev)
@@ -108,7 +109,8 @@ void fs__wake_polls(void *arg, const char *path)
 
 /*
  * Calls fn on each open file of ino that pick accepts, in turn, until one
- * returns other than 0 (that result returned; 0 when none did). open_lock
+ * returns other than 0 (that result returned; 0 when none did); a file
+ * being released is passed over (its release flushes it). open_lock
  * is not held across fn: the open file counts fn's call as a use, so that
  * its release waits (open_release) and it stays listed, its next pointer
  * read again under the lock once fn returned.
@@ -121,7 +123,7 @@ static int open_each(struct fs *fs, uint64_t ino, int (*pick)(struct pfs_file *)
 
 	pthread_mutex_lock(&fs->open_lock);
 	for (of = fs->open; of && r == 0; of = next) {
-		if (of->ino != ino || !pick(of->f)) {
+		if (of->ino != ino || of->releasing || !pick(of->f)) {
 			next = of->next;
 			continue;
 		}
