@@ -68,7 +68,7 @@ for t in $TSAN_TESTS; do
 	mkdir -p "$dir" "$T/tmp/$name"
 	s=$(date +%s)
 	rc=0
-	TMPDIR=$T/tmp/$name PACKETFS_BIN=$BUILD/fs/packetfs \
+	TMPDIR=$T/tmp/$name PACKETFS_BIN=$BUILD/fs/packetfs MOUNT_OPTS=log=$dir.daemon.log \
 		TSAN_OPTIONS="log_path=$dir/tsan halt_on_error=0 second_deadlock_stack=1 suppressions=$ROOT/tests/tsan.supp" \
 		timeout -k 10 600 "${NORAND[@]}" bash "$ROOT/tests/$t.sh" </dev/null >"$dir.log" 2>&1 || rc=$?
 	reports=$(grep -lE '(WARNING|ERROR): ThreadSanitizer' "$dir"/tsan.* 2>/dev/null || true)
@@ -77,6 +77,10 @@ for t in $TSAN_TESTS; do
 		echo "--- $t failed under ThreadSanitizer (exit $rc); its failures, then its last lines:" >&2
 		grep -aE '^(FAIL|error|Traceback)' "$dir.log" | head -n 20 >&2
 		tail -n 20 "$dir.log" >&2
+		if [ -s "$dir.daemon.log" ]; then
+			echo "--- the end of its daemons' log:" >&2
+			tail -n 20 "$dir.daemon.log" >&2
+		fi
 		failed+=" $t"
 	fi
 	for r in $reports; do
