@@ -269,6 +269,13 @@ int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t
  * (writes through one are seen by reads through another at once) and
  * committed as a new revision by engine_file_flush or release when it
  * changed. Views are snapshotted at open; logs are read live.
+ *
+ * One handle may be used by several threads at once (FUSE serves one open
+ * file from several workers): reads, writes, truncates, flushes, fsyncs,
+ * polls and getattrs of the same handle may overlap, each seeing the
+ * handle before or after another, never half changed. Only
+ * engine_file_release must come after every other call on the handle has
+ * returned, and none may follow it.
  */
 int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		     const struct pfs_caller *who, struct pfs_file **out);

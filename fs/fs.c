@@ -246,7 +246,7 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 	struct engine_options eo = { o->store, o->mountpoint, 0 };
 	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = 10 };
 	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER,
-			 .team.lock = PTHREAD_MUTEX_INITIALIZER };
+			 .open_idle = PTHREAD_COND_INITIALIZER, .team.lock = PTHREAD_MUTEX_INITIALIZER };
 	char err[1024] = "";
 	struct ready rd = { NULL, -1, 0 };
 	pthread_t ready;
@@ -337,7 +337,9 @@ remove_handlers:
 unmount:
 	/* Unmounting aborts the connection: a replay in flight fails, and the
 	 * notifier can be stopped. The engine may still report changes while
-	 * it closes; a stopped notifier drops them. */
+	 * it closes; a stopped notifier drops them. Unmounting also closes the
+	 * device: no notification may be sent on it from then on. */
+	notifier_send_close(fs.notifier, 1000);
 	fuse_session_unmount(fs.se);
 	if (rd.mountpoint)
 		pthread_join(ready, NULL);

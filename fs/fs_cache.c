@@ -206,8 +206,10 @@ static void invalidate_attrs(struct fs *fs, const char *path)
 {
 	uint64_t ino = inode_peek_cached(fs->inodes, path);
 
-	if (ino)
+	if (ino && notifier_send_begin(fs->notifier)) {
 		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
+		notifier_send_end(fs->notifier);
+	}
 }
 
 void fs__drop_attrs(struct fs *fs, const char *path)
@@ -227,7 +229,10 @@ int fs__cache_listing(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps)
 
 void fs__drop_listing(struct fs *fs, fuse_ino_t ino)
 {
-	fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
+	if (notifier_send_begin(fs->notifier)) {
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
+		notifier_send_end(fs->notifier);
+	}
 }
 
 /* Drops the kernel's listing and attributes of the directory at path when

@@ -14,9 +14,13 @@
  * fs_cache.c). Errors are negative errno values; the handlers flip the
  * sign when they reply.
  *
- * Locks: fs.open_lock protects the list of open files and each one's poll
- * handle. fs__open_flush and fs__open_getattr call the engine while they
- * hold it; fs__wake_polls releases it before it notifies.
+ * Locks: fs.open_lock protects the list of open files, each one's poll
+ * handle and its count of users; it is never held while the engine is
+ * called, or a notification sent. fs__open_flush and fs__open_getattr count
+ * themselves as users of an open file while they call the engine on it
+ * without the lock, and a release waits on fs.open_idle until the count
+ * is 0 before it unlists the file. The engine's handle has a lock of its
+ * own for its state (engine.h).
  */
 #ifndef PACKETFS_FS_INT_H
 #define PACKETFS_FS_INT_H
@@ -52,7 +56,8 @@ struct fs {
 				    * namespace changes begun or ended (fs__ns_change_begin) */
 	uint64_t moving;           /* atomic: namespace changes in progress (fs__ns_change_begin) */
 	pthread_mutex_t open_lock;
-	struct open_file *open; /* protected by open_lock */
+	pthread_cond_t open_idle; /* with open_lock: an open file's users dropped to 0 */
+	struct open_file *open;   /* protected by open_lock */
 	struct {
 		uid_t owner;            /* constant: the store owner (engine_team) */
 		gid_t group;            /* constant: the store's group */
@@ -67,6 +72,10 @@ struct open_file {
 	struct pfs_file *f;        /* constant */
 	uint64_t ino;              /* constant */
 	struct fuse_pollhandle *ph; /* protected by fs.open_lock: a poll waiting for a change */
+	int users;                 /* protected by fs.open_lock: fs__open_flush and
+				    * fs__open_getattr calls on f under way */
+	int releasing;             /* protected by fs.open_lock: its release waits for the
+				    * users to end; no new one starts */
 	struct open_file *prev;    /* protected by fs.open_lock */
 	struct open_file *next;    /* protected by fs.open_lock */
 };
@@ -185,10 +194,12 @@ void fs__notifier_mode(fuse_req_t req, struct pfs_stat *ps);
  * the struct fs): wakes the polls waiting on it. Notifier thread only. */
 void fs__wake_polls(void *arg, const char *path);
 /* Commits what is pending in the open documents of ino (views left alone).
- * 0 or the first failure's negative errno. Takes fs.open_lock. */
+ * 0 or the first failure's negative errno. Takes fs.open_lock, but not
+ * across the commits. */
 int fs__open_flush(struct fs *fs, uint64_t ino, const struct pfs_caller *who);
 /* Attributes of ino through any of its open files into ps: 0, -ENOENT when
- * none is open, or the engine's error. Takes fs.open_lock. */
+ * none is open, or the engine's error. Takes fs.open_lock, but not across
+ * the engine's call. */
 int fs__open_getattr(struct fs *fs, uint64_t ino, struct pfs_stat *ps);
 /* The file handlers of fs__ops (struct fuse_lowlevel_ops). */
 void fs__op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);

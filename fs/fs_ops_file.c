@@ -49,12 +49,16 @@ static int open_add(struct fs *fs, uint64_t ino, struct pfs_file *f, struct fuse
 	return 0;
 }
 
-/* Unlists and releases the open file of fi. */
+/* Unlists and releases the open file of fi, once no fs__open_flush or
+ * fs__open_getattr uses it. */
 static void open_release(struct fs *fs, struct fuse_file_info *fi)
 {
 	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
 
 	pthread_mutex_lock(&fs->open_lock);
+	of->releasing = 1;
+	while (of->users)
+		pthread_cond_wait(&fs->open_idle, &fs->open_lock);
 	if (of->prev)
 		of->prev->next = of->next;
 	else
@@ -94,10 +98,69 @@ void fs__wake_polls(void *arg, const char *path)
 		}
 		pthread_mutex_unlock(&fs->open_lock);
 		for (i = 0; i < n; i++) {
-			fuse_lowlevel_notify_poll(ph[i]);
+			if (notifier_send_begin(fs->notifier)) {
+				fuse_lowlevel_notify_poll(ph[i]);
+				notifier_send_end(fs->notifier);
+			}
 			fuse_pollhandle_destroy(ph[i]);
 		}
 	} while (n == sizeof(ph) / sizeof(ph[0]));
+}
+
+/*
+ * Calls fn on each open file of ino that pick accepts, in turn, until one
+ * returns other than 0 (that result returned; 0 when none did); a file
+ * being released is passed over (its release flushes it). open_lock
+ * is not held across fn: the open file counts fn's call as a use, so that
+ * its release waits (open_release) and it stays listed, its next pointer
+ * read again under the lock once fn returned.
+ */
+static int open_each(struct fs *fs, uint64_t ino, int (*pick)(struct pfs_file *),
+		     int (*fn)(struct pfs_file *, void *), void *arg)
+{
+	struct open_file *of, *next;
+	int r = 0;
+
+	pthread_mutex_lock(&fs->open_lock);
+	for (of = fs->open; of && r == 0; of = next) {
+		if (of->ino != ino || of->releasing || !pick(of->f)) {
+			next = of->next;
+			continue;
+		}
+		of->users++;
+		pthread_mutex_unlock(&fs->open_lock);
+		r = fn(of->f, arg);
+		pthread_mutex_lock(&fs->open_lock);
+		next = of->next;
+		if (--of->users == 0)
+			pthread_cond_broadcast(&fs->open_idle);
+	}
+	pthread_mutex_unlock(&fs->open_lock);
+	return r;
+}
+
+static int pick_buffered(struct pfs_file *f)
+{
+	return !engine_file_direct(f);
+}
+
+static int pick_any(struct pfs_file *f)
+{
+	(void)f;
+	return 1;
+}
+
+static int flush_one(struct pfs_file *f, void *who)
+{
+	return engine_file_flush(f, who);
+}
+
+/* The attributes of f into arg (a struct pfs_stat); 1 (stop) once taken. */
+static int getattr_one(struct pfs_file *f, void *ps)
+{
+	int r = engine_file_getattr(f, ps);
+
+	return r < 0 ? r : 1;
 }
 
 /*
@@ -105,37 +168,20 @@ void fs__wake_polls(void *arg, const char *path)
  * rsync write, set the times (futimens, which carries no file handle) and
  * only then close: without this, the commit at close would stamp the time
  * of the close over the one they set. Views are left alone: their flush
- * has effects of its own (a ctl command).
+ * has effects of its own (a ctl command). A commit can take milliseconds:
+ * other opens and closes do not wait for it (open_each).
  */
 int fs__open_flush(struct fs *fs, uint64_t ino, const struct pfs_caller *who)
 {
-	struct open_file *of;
-	int r = 0;
-
-	pthread_mutex_lock(&fs->open_lock);
-	for (of = fs->open; of && r == 0; of = of->next) {
-		if (of->ino == ino && !engine_file_direct(of->f))
-			r = engine_file_flush(of->f, who);
-	}
-	pthread_mutex_unlock(&fs->open_lock);
-	return r;
+	return open_each(fs, ino, pick_buffered, flush_one, (void *)who);
 }
 
 /* Attributes of ino through any of its open files: -ENOENT when none. */
 int fs__open_getattr(struct fs *fs, uint64_t ino, struct pfs_stat *ps)
 {
-	struct open_file *of;
-	int r = -ENOENT;
+	int r = open_each(fs, ino, pick_any, getattr_one, ps);
 
-	pthread_mutex_lock(&fs->open_lock);
-	for (of = fs->open; of; of = of->next) {
-		if (of->ino == ino) {
-			r = engine_file_getattr(of->f, ps);
-			break;
-		}
-	}
-	pthread_mutex_unlock(&fs->open_lock);
-	return r;
+	return r == 1 ? 0 : r < 0 ? r : -ENOENT;
 }
 
 /* Opens for the notifier: a handle whose writes change nothing. */

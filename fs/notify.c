@@ -49,6 +49,9 @@ struct notifier {
 	const char *hide;         /* protected by lock: the name being made anew */
 	const char *reveal;       /* protected by lock: the name being removed again */
 	const char *reveal_as;    /* protected by lock: where what reveal named is now */
+	pthread_cond_t sent;      /* with lock: sending dropped to 0 (notifier_send_close) */
+	int sending;              /* protected by lock: notifications under way */
+	int sends_closed;         /* protected by lock: the device is about to be closed */
 };
 
 static unsigned hash(const char *s)
@@ -161,6 +164,49 @@ static uint64_t parent_ino(struct notifier *n, const char *path, const char **na
 	return inode_peek(n->inodes, parent);
 }
 
+int notifier_send_begin(struct notifier *n)
+{
+	int ok;
+
+	if (!n)
+		return 1;
+	pthread_mutex_lock(&n->lock);
+	ok = !n->sends_closed;
+	n->sending += ok;
+	pthread_mutex_unlock(&n->lock);
+	return ok;
+}
+
+void notifier_send_end(struct notifier *n)
+{
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->lock);
+	if (--n->sending == 0 && n->sends_closed)
+		pthread_cond_broadcast(&n->sent);
+	pthread_mutex_unlock(&n->lock);
+}
+
+void notifier_send_close(struct notifier *n, long wait_ms)
+{
+	struct timespec until;
+
+	if (!n)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += wait_ms / 1000;
+	until.tv_nsec += (wait_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&n->lock);
+	n->sends_closed = 1;
+	while (n->sending && pthread_cond_timedwait(&n->sent, &n->lock, &until) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&n->lock);
+}
+
 /* The name exists already: the kernel may hold a dentry for it (someone
  * looked it up before this ran). Drops it, so that making the name reaches
  * the mount. */
@@ -169,8 +215,10 @@ static void forget_entry(struct notifier *n, const char *path)
 	const char *name;
 	uint64_t parent = parent_ino(n, path, &name);
 
-	if (parent)
+	if (parent && notifier_send_begin(n)) {
 		fuse_lowlevel_notify_inval_entry(n->se, parent, name, strlen(name));
+		notifier_send_end(n);
+	}
 }
 
 static void replay_created(struct notifier *n, const char *path)
@@ -302,6 +350,7 @@ int notifier_start(struct fuse_session *se, struct inode_table *inodes, const ch
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&n->cond, &ca);
+	pthread_cond_init(&n->sent, &ca);
 	pthread_condattr_destroy(&ca);
 	r = pthread_create(&n->thread, NULL, notifier_main, n);
 	if (r) {
@@ -352,6 +401,7 @@ void notifier_free(struct notifier *n)
 	notifier_stop(n);
 	replayer_stop(n->rp);
 	pthread_cond_destroy(&n->cond);
+	pthread_cond_destroy(&n->sent);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
 }

@@ -76,6 +76,22 @@ void notifier_free(struct notifier *n);
 /* Queues a change (an engine_change_fn: arg is the notifier). Any thread. */
 void notifier_changed(void *arg, const char *path, enum engine_change what);
 
+/*
+ * Notifications on the session's device. Every fuse_lowlevel_notify_* call
+ * of the daemon is bracketed: notifier_send_begin returns 1 (send, then
+ * call notifier_send_end) or 0 (do not send: the device is being closed).
+ * notifier_send_close, called once the session loop has ended and before
+ * the session is unmounted (which closes the device, whose number another
+ * thread may then get for a file of its own), refuses further sends and
+ * waits up to wait_ms milliseconds for those under way. One still under
+ * way then is blocked in the kernel (an entry invalidation waits for its
+ * directory, which a request the loop no longer serves holds until the
+ * unmount aborts it), where it holds the device itself, not its number.
+ * A NULL n lets every send through. Any thread.
+ */
+int notifier_send_begin(struct notifier *n);
+void notifier_send_end(struct notifier *n);
+void notifier_send_close(struct notifier *n, long wait_ms);
 /* Whether req was sent by the notifier (its replayer process). */
 int notifier_is_self(struct notifier *n, fuse_req_t req);
 

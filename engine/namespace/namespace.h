@@ -12,6 +12,8 @@
  *
  * Locks, in the order they may be taken (the pipeline's come after them,
  * the store's own lock last of all, and it never calls out):
+ *   a handle's lock - the state of one open file (struct pfs_file,
+ *                 packet_file.c), before all the others
  *   ns_lock     - rwlock: renames and unlinks of documents (exclusive)
  *                 against commits of open documents (shared)
  *   files_lock  - the open-document table (packet_doc.c), then an open

@@ -88,6 +88,7 @@ int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t l
 	case N_DOC:
 		if (off + len > packet__max_doc(f->e))
 			return -EFBIG;
+		pthread_mutex_lock(&f->lock); /* the handle's lock first (namespace.h) */
 		pthread_mutex_lock(&d->lock);
 		rc = alloc_buf(&d->content, mode, off, len, &changed);
 		if (rc == 0 && changed) {
@@ -96,14 +97,17 @@ int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t l
 			f->wrote = 1;
 		}
 		pthread_mutex_unlock(&d->lock);
+		pthread_mutex_unlock(&f->lock);
 		return rc;
 	case N_PIPELINE:
 	case N_PFS_TMP:
 		if (off + len > (1u << 20))
 			return -EFBIG;
+		pthread_mutex_lock(&f->lock);
 		rc = alloc_buf(&f->snap, mode, off, len, &changed);
 		if (rc == 0 && changed)
 			f->snap_dirty = 1;
+		pthread_mutex_unlock(&f->lock);
 		return rc;
 	case N_REGISTRY:
 		return mode == FALLOC_FL_KEEP_SIZE ? 0 : -EPERM;

@@ -13,7 +13,7 @@
  * (engine_file_immutable). A document
  * handle commits its open_doc at flush; ctl hands what is written to it to
  * ctl.c, which applies its lines, and validation/record to record.c;
- * registry.jsonl stores only whole, checked lines;
+ * registry.jsonl (packet_append.c) stores only whole, checked lines;
  * pipeline.json is replaced whole when a changed handle is flushed.
  *
  * Invariants: nothing is committed for a handle that wrote nothing, except
@@ -39,80 +39,6 @@ static int resnapshots(enum kind k)
 	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_JUNIT || k == N_DIFF ||
 	       k == N_CTL || k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR ||
 	       k == N_REPORT || k == N_INDEX;
-}
-
-/* ---- the registry ---- */
-
-/* Current size of registry.jsonl (0 when the store cannot say). */
-static uint64_t registry_size(struct engine *e, int64_t item)
-{
-	uint64_t size = 0;
-
-	store_registry_size(e->store, item, &size);
-	return size;
-}
-
-/*
- * A write to registry.jsonl: the bytes join the fragment held since the
- * last newline, and every line they complete is checked before any is
- * stored, so that all of them are stored or none (-EINVAL, or -EFBIG for a
- * line longer than REGISTRY_LINE_MAX). The held fragment holds no newline,
- * so only the new bytes are searched for one, and a write that would leave
- * it longer than REGISTRY_LINE_MAX is refused (-EFBIG): a line without its
- * newline costs neither time on every write nor memory without bound. A
- * refused write leaves the fragment as it was before it.
- */
-static int registry_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off)
-{
-	struct engine *e = f->e;
-	size_t keep = f->line.len, start = 0, at;
-	const char *nl, *p;
-	struct buf ok;
-	int rc = 0;
-
-	if (!(f->flags & O_APPEND) && off != registry_size(e, f->item_id) + f->line.len)
-		return -EPERM;
-	rc = buf_append(&f->line, buf, size);
-	if (rc)
-		return rc;
-	buf_init(&ok);
-	for (at = keep; rc == 0 && (nl = memchr(f->line.data + at, '\n', f->line.len - at));
-	     at = start) {
-		char err[256], *norm = NULL;
-
-		p = f->line.data + start;
-		rc = registry_check_external(p, (size_t)(nl - p), &norm, err, sizeof(err));
-		if (rc) {
-			packet__refuse(e, f->item_id, f->item_name, "%s", err);
-		} else {
-			rc = buf_append(&ok, norm, strlen(norm) + 1);
-			free(norm);
-		}
-		start = (size_t)(nl - f->line.data) + 1;
-	}
-	if (rc == 0 && f->line.len - start > REGISTRY_LINE_MAX) {
-		packet__refuse(e, f->item_id, f->item_name, "line too long (more than %d bytes without "
-			       "a newline)", REGISTRY_LINE_MAX);
-		rc = -EFBIG;
-	}
-	if (rc) {
-		f->line.len = keep;
-		f->line.data[keep] = '\0';
-		buf_free(&ok);
-		return rc == -ENOMEM || rc == -EFBIG ? rc : -EINVAL;
-	}
-	for (p = ok.data; p && p < ok.data + ok.len && rc == 0; p += strlen(p) + 1) {
-		rc = pipeline_registry_external(e->pl, f->item_id, f->item_name, p);
-		if (rc == 0) {
-			engine_changed(e, f->item_name, "validation/evidence.md", ENGINE_MODIFIED);
-			engine_changed(e, f->item_name, "validation/junit.xml", ENGINE_MODIFIED);
-		}
-	}
-	buf_free(&ok);
-	memmove(f->line.data, f->line.data + start, f->line.len - start);
-	f->line.len -= start;
-	f->line.data[f->line.len] = '\0';
-	return rc ? rc : (int)size;
 }
 
 /* ---- open files ---- */
@@ -188,7 +114,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = -EACCES;
 		goto fail_node;
 	}
-	if (n.kind == N_REGISTRY && (flags & O_TRUNC) && registry_size(e, n.item.id) > 0) {
+	if (n.kind == N_REGISTRY && (flags & O_TRUNC) && packet__registry_size(e, n.item.id) > 0) {
 		rc = -EPERM;
 		goto fail_node;
 	}
@@ -206,6 +132,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = -ENOMEM;
 		goto fail_node;
 	}
+	pthread_mutex_init(&f->lock, NULL);
 	if (who)
 		f->opener = *who;
 	else
@@ -241,10 +168,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
-		/* read live (tail_read) */
-		pthread_mutex_init(&f->tail_lock, NULL);
-		f->tail_lock_init = 1;
-		break;
+		break; /* read live (packet__tail_read) */
 	case N_PIPELINE:
 	case N_PFS_TMP:
 		rc = (flags & O_TRUNC) ? 0 : packet__render(e, &n, &f->snap);
@@ -269,6 +193,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 			packet__od_put(e, f->od);
 		packet__record_release(e, f->rec, &f->opener);
 		buf_free(&f->snap);
+		pthread_mutex_destroy(&f->lock);
 		free(f->path);
 		free(f);
 		goto fail_node;
@@ -292,7 +217,8 @@ static ssize_t slice(const struct buf *b, char *out, size_t size, uint64_t off)
 	return (ssize_t)n;
 }
 
-/* Renders the current content of the view f was opened on into out. */
+/* Renders the current content of the view f was opened on into out.
+ * f->lock not held: it is taken here for ctl's answer. */
 static int render_again(struct pfs_file *f, struct buf *out)
 {
 	struct node n;
@@ -300,8 +226,13 @@ static int render_again(struct pfs_file *f, struct buf *out)
 
 	if (f->kind == N_RECORD) /* the handle's own answer */
 		return packet__record_render(f->e, f->item_id, f->rec, out);
-	if (f->kind == N_CTL && f->reply.len) /* the answer to its own commands */
-		return packet__ctl_render_reply(&f->reply, out);
+	if (f->kind == N_CTL) { /* the answer to its own commands, once it has one */
+		pthread_mutex_lock(&f->lock);
+		rc = f->reply.len ? packet__ctl_render_reply(&f->reply, out) : 1;
+		pthread_mutex_unlock(&f->lock);
+		if (rc <= 0)
+			return rc;
+	}
 	rc = packet__resolve(f->e, f->path, &n);
 
 	if (rc)
@@ -311,97 +242,60 @@ static int render_again(struct pfs_file *f, struct buf *out)
 	return rc;
 }
 
-/* Whether the view f was opened on now renders other than its snapshot. */
+/* Whether the view f was opened on now renders other than its snapshot.
+ * f->lock not held. */
 static int snapshot_stale(struct pfs_file *f)
 {
 	struct buf now;
-	int stale;
+	int stale = 0;
 
 	buf_init(&now);
-	stale = render_again(f, &now) == 0 &&
-		(now.len != f->snap.len || (now.len && memcmp(now.data, f->snap.data, now.len)));
+	if (render_again(f, &now) == 0) {
+		pthread_mutex_lock(&f->lock);
+		stale = now.len != f->snap.len || (now.len && memcmp(now.data, f->snap.data, now.len));
+		pthread_mutex_unlock(&f->lock);
+	}
 	buf_free(&now);
 	return stale;
 }
 
-/* What tail_row needs: the bytes from keep on are kept, up to end. */
-struct tail_fill {
-	struct pfs_file *f;
-	uint64_t keep, end;
-};
-
-static int tail_row(void *arg, int64_t id, const char *line, size_t len)
+/* A read of a view read from a snapshot: at offset 0 the view is rendered
+ * again once the snapshot was read, or once this handle wrote (a ctl
+ * command: its result is new); validation/record at every read at offset 0
+ * (its run moves on). The rendering is done without f->lock and swapped in
+ * under it unless a later one already was; the copy is made under it. */
+static ssize_t snapshot_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
 {
-	struct tail_fill *t = arg;
-	struct pfs_file *f = t->f;
-	int rc = 0;
+	struct buf now;
+	uint64_t gen = 0;
+	ssize_t n;
 
-	if (f->tail.len == 0 && f->tail_off + len + 1 <= t->keep) {
-		f->tail_off += len + 1; /* wholly before the read */
-	} else {
-		rc = buf_append(&f->tail, line ? line : "", line ? len : 0);
-		if (rc == 0)
-			rc = buf_append(&f->tail, "\n", 1);
-		if (rc) {
-			/* A row half taken: the next read starts over. */
-			f->tail.len = 0;
-			f->tail_off = 0;
-			f->tail_id = 0;
-			return rc;
-		}
+	buf_init(&now);
+	if (off == 0 && resnapshots(f->kind)) {
+		pthread_mutex_lock(&f->lock);
+		if (f->snap_read || f->wrote || f->kind == N_RECORD)
+			gen = ++f->snap_gen;
+		pthread_mutex_unlock(&f->lock);
+		if (gen && render_again(f, &now) != 0)
+			gen = 0;
 	}
-	f->tail_id = id;
-	return f->tail_off + f->tail.len >= t->end;
+	pthread_mutex_lock(&f->lock);
+	if (gen > f->snap_at) {
+		buf_free(&f->snap);
+		f->snap = now;
+		f->snap_at = gen;
+		buf_init(&now);
+	}
+	n = slice(&f->snap, buf, size, off);
+	f->read_end = off + (uint64_t)n;
+	f->snap_read = 1;
+	pthread_mutex_unlock(&f->lock);
+	buf_free(&now);
+	return n;
 }
 
-/*
- * A read of registry.jsonl or events: append-only rows, read live so that
- * tail -f sees growth. The handle keeps the bytes from its last read on
- * and the id of the last row it took, so a read asks the store only for
- * the rows after it, and only until the read is covered: reading a file
- * of n rows through costs O(n), not a rendering of the whole file per
- * read. A read before what is kept starts over from the first row.
- */
-static ssize_t tail_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
+ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
 {
-	struct store *store = f->e->store;
-	struct tail_fill t = { f, off, off + size };
-	size_t drop, n = 0;
-	int rc = 0;
-
-	pthread_mutex_lock(&f->tail_lock);
-	if (off < f->tail_off) {
-		f->tail.len = 0;
-		f->tail_off = 0;
-		f->tail_id = 0;
-	}
-	/* What lies before this read is not read again. */
-	drop = off - f->tail_off < f->tail.len ? (size_t)(off - f->tail_off) : f->tail.len;
-	if (drop) {
-		memmove(f->tail.data, f->tail.data + drop, f->tail.len - drop);
-		f->tail.len -= drop;
-		f->tail_off += drop;
-	}
-	if (f->tail_off + f->tail.len < t.end) {
-		if (f->kind == N_REGISTRY)
-			rc = store_registry_raw_since(store, f->item_id, f->tail_id, tail_row, &t);
-		else
-			rc = store_events_since(store, f->kind == N_EVENTS_ALL ? 0 : f->item_id,
-						f->tail_id, tail_row, &t);
-	}
-	if (rc >= 0 && off >= f->tail_off && off - f->tail_off < f->tail.len) {
-		n = f->tail.len - (size_t)(off - f->tail_off);
-		if (n > size)
-			n = size;
-		memcpy(buf, f->tail.data + (off - f->tail_off), n);
-	}
-	pthread_mutex_unlock(&f->tail_lock);
-	return rc < 0 ? rc : (ssize_t)n;
-}
-
-static ssize_t file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
-{
-	struct engine *e = f->e;
 	ssize_t n;
 
 	switch (f->kind) {
@@ -412,54 +306,43 @@ static ssize_t file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 		return n;
 	case N_STAGE_LOG:
 	case N_RECIPE_LOG:
-		return store_log_read(e->store, f->run_id, off, buf, size);
+		n = store_log_read(f->e->store, f->run_id, off, buf, size);
+		if (n >= 0) {
+			pthread_mutex_lock(&f->lock);
+			f->read_end = off + (uint64_t)n;
+			pthread_mutex_unlock(&f->lock);
+		}
+		return n;
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
-		return tail_read(f, buf, size, off);
+		pthread_mutex_lock(&f->lock);
+		n = packet__tail_read(f->e, f->kind, f->item_id, &f->tail, buf, size, off);
+		if (n >= 0)
+			f->read_end = off + (uint64_t)n;
+		pthread_mutex_unlock(&f->lock);
+		return n;
 	default:
-		return slice(&f->snap, buf, size, off);
+		return snapshot_read(f, buf, size, off);
 	}
-}
-
-ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off)
-{
-	ssize_t n;
-
-	/* Again at offset 0 once the snapshot was read, or once this handle
-	 * wrote (a ctl command: its result is new); validation/record at every
-	 * read at offset 0 (its run moves on). */
-	if (off == 0 && (f->snap_read || f->wrote || f->kind == N_RECORD) && resnapshots(f->kind)) {
-		struct buf now;
-
-		buf_init(&now);
-		if (render_again(f, &now) == 0) {
-			buf_free(&f->snap);
-			f->snap = now;
-		} else {
-			buf_free(&now);
-		}
-	}
-	n = file_read(f, buf, size, off);
-	if (n >= 0) {
-		f->read_end = off + (uint64_t)n;
-		f->snap_read = 1;
-	}
-	return n;
 }
 
 unsigned engine_file_poll(struct pfs_file *f)
 {
 	unsigned ready = POLLIN | POLLRDNORM;
 	unsigned out = wants_write(f->flags) ? POLLOUT | POLLWRNORM : 0;
+	uint64_t end;
 	struct run r;
 	char c;
-	int ended = 1;
+	int ended = 1, more;
 
 	switch (f->kind) {
 	case N_STAGE_LOG:
 	case N_RECIPE_LOG:
-		if (file_read(f, &c, 1, f->read_end) > 0)
+		pthread_mutex_lock(&f->lock);
+		end = f->read_end;
+		pthread_mutex_unlock(&f->lock);
+		if (store_log_read(f->e->store, f->run_id, end, &c, 1) > 0)
 			return ready | out;
 		if (store_run_get(f->e->store, f->run_id, &r) == 0) {
 			ended = strcmp(r.status, "running") != 0 && strcmp(r.status, "queued") != 0;
@@ -469,7 +352,10 @@ unsigned engine_file_poll(struct pfs_file *f)
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
-		return (file_read(f, &c, 1, f->read_end) > 0 ? ready : 0) | out;
+		pthread_mutex_lock(&f->lock);
+		more = packet__tail_read(f->e, f->kind, f->item_id, &f->tail, &c, 1, f->read_end) > 0;
+		pthread_mutex_unlock(&f->lock);
+		return (more ? ready : 0) | out;
 	case N_STATUS:
 	case N_STATUS_JSON:
 	case N_EVIDENCE:
@@ -478,7 +364,10 @@ unsigned engine_file_poll(struct pfs_file *f)
 	case N_RECORD:
 	case N_REPORT:
 	case N_INDEX:
-		if (f->read_end < f->snap.len)
+		pthread_mutex_lock(&f->lock);
+		more = f->read_end < f->snap.len;
+		pthread_mutex_unlock(&f->lock);
+		if (more)
 			return ready | out;
 		return (snapshot_stale(f) ? ready : 0) | out;
 	default:
@@ -486,7 +375,8 @@ unsigned engine_file_poll(struct pfs_file *f)
 	}
 }
 
-ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
+/* engine_file_write with f->lock held. */
+static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
 			  const struct pfs_caller *who)
 {
 	struct open_doc *d = f->od;
@@ -517,7 +407,8 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	case N_RECORD:
 		return packet__record_write(f->e, f->rec, buf, size, who ? who : &f->opener);
 	case N_REGISTRY:
-		return registry_write(f, buf, size, off);
+		return packet__registry_write(f->e, f->item_id, f->item_name, (f->flags & O_APPEND) != 0,
+					      &f->line, buf, size, off);
 	case N_PIPELINE:
 	case N_PFS_TMP:
 		if (off + size > (1u << 20))
@@ -545,11 +436,22 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	}
 }
 
-int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who)
+ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
+			  const struct pfs_caller *who)
+{
+	ssize_t n;
+
+	pthread_mutex_lock(&f->lock);
+	n = file_write(f, buf, size, off, who);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+/* engine_file_truncate with f->lock held. */
+static int file_truncate(struct pfs_file *f, uint64_t size)
 {
 	int rc;
 
-	(void)who;
 	switch (f->kind) {
 	case N_DOC:
 		if (size > packet__max_doc(f->e))
@@ -562,7 +464,7 @@ int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_cal
 	case N_RECORD:
 		return 0;
 	case N_REGISTRY:
-		return size == registry_size(f->e, f->item_id) ? 0 : -EPERM;
+		return size == packet__registry_size(f->e, f->item_id) ? 0 : -EPERM;
 	case N_PIPELINE:
 	case N_PFS_TMP:
 		if (size > (1u << 20))
@@ -579,6 +481,17 @@ int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_cal
 	}
 }
 
+int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who)
+{
+	int rc;
+
+	(void)who;
+	pthread_mutex_lock(&f->lock);
+	rc = file_truncate(f, size);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 int engine_truncate(struct engine *e, const char *path, uint64_t size, const struct pfs_caller *who)
 {
 	struct pfs_file *f;
@@ -589,25 +502,26 @@ int engine_truncate(struct engine *e, const char *path, uint64_t size, const str
 	rc = engine_file_open(e, path, flags, 0, who, &f);
 	if (rc)
 		return rc;
-	rc = engine_file_truncate(f, size, who);
+	pthread_mutex_lock(&f->lock);
+	rc = file_truncate(f, size);
 	if (rc == 0 && f->kind == N_DOC)
 		rc = packet__od_commit(e, f->od, who, 0, NULL);
 	f->advanced = 1; /* a truncate of ctl is no trigger */
 	f->wrote = 1;
 	if (rc)
 		f->snap_dirty = 0;
+	pthread_mutex_unlock(&f->lock);
 	engine_file_release(f);
 	return rc;
 }
 
-int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
+/* engine_file_flush with f->lock held; who not NULL. */
+static int file_flush(struct pfs_file *f, const struct pfs_caller *who)
 {
 	struct engine *e = f->e;
 	char err[512];
 	int rc = 0;
 
-	if (!who)
-		who = &f->opener;
 	switch (f->kind) {
 	case N_DOC:
 		/* A shell opens with O_TRUNC, dup2()s and closes the first fd before
@@ -667,6 +581,16 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
 	}
 }
 
+int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who)
+{
+	int rc;
+
+	pthread_mutex_lock(&f->lock);
+	rc = file_flush(f, who ? who : &f->opener);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 int engine_file_fsync(struct pfs_file *f, const struct pfs_caller *who)
 {
 	int rc = f->kind == N_DOC ? engine_file_flush(f, who) : 0;
@@ -678,8 +602,11 @@ void engine_file_release(struct pfs_file *f)
 {
 	if (!f)
 		return;
+	/* No other call on f can be under way (engine.h), but what they left
+	 * is read under the lock that guarded it. */
+	pthread_mutex_lock(&f->lock);
 	if (f->kind == N_DOC || (f->kind == N_PFS_TMP && f->snap_dirty))
-		engine_file_flush(f, NULL);
+		file_flush(f, &f->opener);
 	if (f->kind == N_PIPELINE && f->snap_dirty) {
 		char err[512];
 
@@ -704,9 +631,9 @@ void engine_file_release(struct pfs_file *f)
 	buf_free(&f->snap);
 	buf_free(&f->line);
 	buf_free(&f->reply);
-	buf_free(&f->tail);
-	if (f->tail_lock_init)
-		pthread_mutex_destroy(&f->tail_lock);
+	buf_free(&f->tail.bytes);
+	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_destroy(&f->lock);
 	free(f->path);
 	free(f);
 }
@@ -759,8 +686,10 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		st->nlink = 1;
 		if (packet__tmp_stat(e, f->path + strlen("/.packetfs/"), st) < 0)
 			st->mode = S_IFREG | 0600; /* unlinked while open */
+		pthread_mutex_lock(&f->lock);
 		if (f->snap_dirty)
 			st->size = f->snap.len;
+		pthread_mutex_unlock(&f->lock);
 		return 0;
 	}
 	return -ENOSYS;

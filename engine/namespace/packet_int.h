@@ -3,7 +3,8 @@
  * attributes, views, directories; packet_doc.c: open documents and changes
  * to the namespace; packet_owner.c: owners and chown; packet_node.c:
  * symlinks and special files; packet_history.c: .history/; packet_file.c:
- * open files, the trigger file, registry appends; ctl.c: the trigger file's command lines; record.c: the
+ * open files, the trigger file; packet_append.c: registry appends, live
+ * reads of the registry and events; ctl.c: the trigger file's command lines; record.c: the
  * recorder's transaction file) share. Not for the rest of the engine:
  * engine.h is the contract.
  *
@@ -256,35 +257,6 @@ int packet__dest(struct engine *e, const char *to, int64_t item_id, struct node 
 /* ---- packet_file.c: open files (engine.h's struct pfs_file) ----
  * packet_alloc.c (fallocate) works on them too. */
 
-struct pfs_file {
-	struct engine *e;
-	enum kind kind;
-	int flags;
-	int64_t item_id;
-	char item_name[ITEM_NAME_MAX + 1];
-	struct open_doc *od;  /* N_DOC */
-	struct record_handle *rec; /* N_RECORD */
-	struct buf snap;      /* snapshot views, pipeline.json being edited */
-	int64_t run_id;       /* logs */
-	int sealed;           /* logs: sealed at open, so never to change (packet__run_sealed) */
-	struct buf line;      /* ctl, registry: a partial line */
-	struct buf reply;     /* ctl: the answer to this handle's last write or flush */
-	int wrote;            /* anything written through this handle */
-	int advanced;         /* ctl: no empty-write advance at release (a truncate by path) */
-	int trunc_pending;    /* documents: created or emptied at open, nothing written yet */
-	int64_t provisional;  /* documents: revision committed before any write (see packet__od_commit) */
-	struct pfs_caller opener; /* who opened it: the author of commits at release */
-	int snap_dirty;       /* pipeline.json changed */
-	char *path;           /* as opened: rendered views are rendered again from it */
-	uint64_t read_end;    /* offset just past the last read (poll readiness) */
-	int snap_read;        /* the snapshot was read from */
-	/* registry, events: the rows read so far (tail_read) */
-	pthread_mutex_t tail_lock;
-	int tail_lock_init;
-	struct buf tail;      /* protected by tail_lock: the bytes at [tail_off, tail_off + len) */
-	uint64_t tail_off;    /* protected by tail_lock */
-	int64_t tail_id;      /* protected by tail_lock: the id of the last row taken */
-};
 
 /* ---- packet_remove.c: a recursive removal of an item (rm -rf) ----
  * who: the caller of the unlink or rmdir; n: the resolved entry. */
@@ -341,6 +313,78 @@ int packet__ctl_empty_close(struct engine *e, const char *item, const char *path
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
+/* ---- packet_append.c: the append-only files registry.jsonl and events.
+ * Any thread but the loop thread; calls on one line buffer or one
+ * struct packet_tail must not overlap (a handle's lock, packet_file.c). */
+
+/* What a handle of registry.jsonl or events read so far: the bytes at
+ * [off, off + bytes.len) and the id of the last row taken. Zero-filled
+ * before the first read; buf_free(&bytes) at the end. */
+struct packet_tail {
+	struct buf bytes;
+	uint64_t off;
+	int64_t id;
+};
+
+/* One open file. FUSE serves a handle from several worker threads at once
+ * (reads, writes, polls, flushes and fsyncs of one descriptor, or of its
+ * duplicates, overlap; only release comes after all of them), so what
+ * changes after open is guarded by the handle's lock. It is taken before
+ * every engine lock (namespace.h), never while one is held, and nothing
+ * called under it takes it again: a handle's entry points call no other
+ * entry point of the same handle. A snapshot is rendered without it
+ * and swapped in under it, so readers copy from the old one meanwhile and
+ * none of them sees it freed.
+ */
+struct pfs_file {
+	struct engine *e;     /* constant */
+	enum kind kind;       /* constant */
+	int flags;            /* constant */
+	int64_t item_id;      /* constant */
+	char item_name[ITEM_NAME_MAX + 1]; /* constant */
+	struct open_doc *od;  /* constant, N_DOC; its content under its own lock */
+	struct record_handle *rec; /* constant, N_RECORD; under its own lock (record.c) */
+	int64_t run_id;       /* constant: logs */
+	int sealed;           /* constant: logs sealed at open, so never to change (packet__run_sealed) */
+	struct pfs_caller opener; /* constant: who opened it, the author of commits at release */
+	char *path;           /* constant: as opened; rendered views are rendered again from it */
+	pthread_mutex_t lock;
+	struct buf snap;      /* protected by lock: snapshot views, pipeline.json being edited */
+	uint64_t snap_gen;    /* protected by lock: renders begun (engine_file_read) */
+	uint64_t snap_at;     /* protected by lock: the render the snapshot is (0: the one at open) */
+	struct buf line;      /* protected by lock: ctl, registry: a partial line */
+	struct buf reply;     /* protected by lock: ctl, the answer to the last write or flush */
+	int wrote;            /* protected by lock: anything written through this handle */
+	int advanced;         /* protected by lock: ctl, no empty-write advance at release
+			       * (a truncate by path) */
+	int trunc_pending;    /* protected by lock: documents created or emptied at open,
+			       * nothing written yet */
+	int64_t provisional;  /* protected by lock: documents, the revision committed before any
+			       * write (see packet__od_commit) */
+	int snap_dirty;       /* protected by lock: pipeline.json changed */
+	uint64_t read_end;    /* protected by lock: offset just past the last read (poll readiness) */
+	int snap_read;        /* protected by lock: the snapshot was read from */
+	struct packet_tail tail; /* protected by lock: registry, events, the rows read so far */
+};
+
+/* The size of item's registry.jsonl in bytes (0 when the store cannot say). */
+uint64_t packet__registry_size(struct engine *e, int64_t item_id);
+/* A write of buf[size] at off to the registry.jsonl of item_id (named
+ * item_name) through a handle whose fragment since the last newline is
+ * line: appended to it, and the lines it completes checked, then stored
+ * all or none. append: the handle is O_APPEND (off ignored); otherwise off
+ * must be the end of the file (registry and fragment), else -EPERM.
+ * Returns size; -EINVAL (a bad line, refused and logged), -EFBIG (a line
+ * longer than REGISTRY_LINE_MAX), -ENOMEM (line as it was), or the
+ * store's negative errno. */
+ssize_t packet__registry_write(struct engine *e, int64_t item_id, const char *item_name,
+			       int append, struct buf *line, const char *buf, size_t size,
+			       uint64_t off);
+/* A read of size bytes at off of registry.jsonl (kind N_REGISTRY) or
+ * events (N_EVENTS_ALL, N_ITEM_EVENTS) of item_id, read live, into buf,
+ * through what t kept: bytes read (0 at the end) or a negative errno. */
+ssize_t packet__tail_read(struct engine *e, enum kind kind, int64_t item_id, struct packet_tail *t,
+			  char *buf, size_t size, uint64_t off);
 /* ---- packet_tmp.c: temp files of .packetfs/ (an editor's save of
  * pipeline.json). NAME is the name inside .packetfs/. Any thread. ---- */
 
