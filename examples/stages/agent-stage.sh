@@ -108,6 +108,15 @@ for w in "${agent[@]:1}"; do
 		codex:--dangerously-bypass-approvals-and-sandbox | codex:--yolo | codex:--cd* | codex:-C)
 		die "agent command \"$cmdline\": $w: permissions and the working directory are set per role by this script; remove it"
 		;;
+	codex:--approve-for-me | codex:--dangerously-bypass-hook-trust | codex:--add-dir* | codex:--worktree | \
+		codex:--remote* | codex:--trust | codex:sandbox_mode=* | codex:--config=sandbox* | \
+		codex:sandbox_workspace_write.* | codex:approval_policy=* | codex:--config=approval* | \
+		codex:permissions.* | codex:default_permissions=* | codex:--config=*permissions*)
+		die "agent command \"$cmdline\": $w: the sandbox and its writable roots are set per role by this script; remove it"
+		;;
+	codex:--ephemeral)
+		die "agent command \"$cmdline\": $w: the session file is where the sandbox's refusals are read; remove it"
+		;;
 	esac
 done
 

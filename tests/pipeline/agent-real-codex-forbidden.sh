@@ -6,7 +6,8 @@
 # directly with the stage's environment):
 #   plan      appends to hello.c, patches a file outside the packet, creates an ignored file
 #             in the worktree: each refused by the sandbox (REFUSED lines in the log), the
-#             worktree unchanged, plan.md written: the stage passes;
+#             worktree unchanged, plan.md written: the stage passes; an agent command that
+#             carries its own sandbox, writable roots or --ephemeral is refused (status 2);
 #   review    commits in the worktree, reaches out with curl: refused; the stage passes;
 #   validate  `touch /tmp/x` and `make -B hello` refused by the sandbox, `make -q hello` (which
 #             writes nothing, so no sandbox refuses it) found afterwards: the stage fails,
@@ -59,6 +60,17 @@ assert_eq "$before" "$(state)" "plan: the worktree (ignored files included)"
 raw=$pd/transcripts/plan-1.codex.jsonl
 grep -q '"type":"thread.started"' "$raw" || fail "plan: no raw stream in the packet"
 grep -q '"function_call"' "$pd/transcripts/plan-1.codex.session.jsonl" || fail "plan: no session file in the packet"
+# Codex 0.171 sometimes leaves a call its sandbox refused out of the --json stream; the
+# session file has every call, which is why the transcript is read from it.
+assert_contains "$(cat "$pd/transcripts/plan-1.codex.session.jsonl")" "echo planned" "plan: the session file"
+
+# --- what an agent command may not carry -----------------------------------------------------
+for extra in --ephemeral "-c sandbox_mode=danger-full-access" --add-dir=/ --approve-for-me \
+	"-c sandbox_workspace_write.writable_roots=[\"/\"]"; do
+	run_role plan AGENT_CMD="$CODEX exec $extra"
+	assert_eq 2 "$rc" "plan with \"$extra\": status ($log)"
+	assert_contains "$log" "agent-stage.sh: agent command \"$CODEX exec $extra\": ${extra#-c }: " "plan with \"$extra\""
+done
 
 # --- review ----------------------------------------------------------------------------------
 run_role review

@@ -107,5 +107,11 @@ wait_for test "$(git -C "$REPO" log -1 --format=%s "$(worktree_head fix-1)")" = 
 assert_eq "$head" "$(git -C "$REPO" rev-parse "$(worktree_head fix-1)~1")" "the babysitter's commit on the reviewed head"
 assert_eq "https://github.com/$GH_REPO/pull/1" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$d/pull-request.json")" "pull request"
 wait_for test -s "$d/transcripts/babysit-1.codex.jsonl"
+wait_for test -n "$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$')"
+wait_for grep -q "babysit (codex): fix the failing check" "$d/stages/$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$' | tail -n 1)"
+log=$(stage_log babysit)
+assert_contains "$log" "\$ cat \"\$PACKET_DIR/rounds/round-\$PACKET_ROUND.md\"" "babysit log"
+assert_contains "$log" "| build | FAILURE | fail |" "babysit log: the round file"
+assert_contains "$log" $'final:\n    Fixed the failing check' "babysit log: the final message"
 assert_eq "" "$(mock_outside)" "outside connection attempts"
 exit 0
