@@ -55,6 +55,7 @@ agent_cli_args()
 		done
 		args+=(--add-dir "$gitdir")
 		[ "$owngit" = "$gitdir" ] || args+=(--add-dir "$owngit")
+		# The commands' network: only with the offline switch off.
 		[ "$offline" = 1 ] || args+=(-c sandbox_workspace_write.network_access=true)
 		;;
 	esac
@@ -285,6 +286,7 @@ if mode == "verify":
             continue
         cmd = re.sub(r"^\(in [^)]*\) ", "", cmd)
         bad = None
+        cmd = re.sub(r"\s(\d?>&\d|&?\d?>\s*/dev/null)", " ", cmd)
         for part in re.split(r"&&|\|\||[;|\n]", cmd):
             try:
                 w = shlex.split(part)
