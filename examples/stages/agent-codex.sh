@@ -264,11 +264,18 @@ events = from_session(ses) if ses else from_stream(stream)
 calls = [e for e in events if e["kind"] == "call"]
 final = [e["text"] for e in events if e["kind"] == "message"]
 
+# Error items of the stream that report a refusal (no tool call of their own).
+stream_refusals = [o["item"].get("message", "") for o in stream
+                   if o.get("type") == "item.completed" and (o.get("item") or {}).get("type") == "error"
+                   and REFUSED.search(o["item"].get("message", ""))]
+
 if mode == "refusals":
     for e in calls:
         why = refusal(e)
         if why:
             print("%s: %s: %s" % (e["call"][0], e["call"][1].replace("\n", " "), why))
+    for m in stream_refusals:
+        print("codex: %s" % m.replace("\n", " "))
     sys.exit(0)
 
 if mode == "verify":
@@ -315,6 +322,8 @@ if mode == "verify":
 # transcript
 for n in notes(stream):
     print(n)
+for m in stream_refusals:
+    print("REFUSED: codex: %s" % m.replace("\n", " "))
 for e in calls:
     for l in e["call"][3]:
         print(l)
