@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # role, wt, pd, learn, gitdir, dirs, offline, args: agent-stage.sh's
+# shellcheck disable=SC2154 # role, wt, pd, gitdir, dirs, offline, args: agent-stage.sh's
 # examples/stages/agent-codex.sh - what agent-stage.sh needs to know of the Codex CLI
 # (`codex exec`, tested with @openai/codex 0.171.0); sourced by agent-stage.sh, not a program.
 #
@@ -14,7 +14,8 @@
 #   print, babysit          cwd = the worktree; writable roots: the worktree, the packet, the
 #                           learnings, the git common dir and the worktree's own git dir (both:
 #                           git commit takes index.lock in the latter and writes objects in the
-#                           former), /tmp and $TMPDIR (compilers put their temporaries there).
+#                           former) and a temporary directory of the run's own, its TMPDIR
+#                           (compilers put their temporaries there); not /tmp.
 # Codex has no command allow-list in exec, so the validator's "only packetfs record" rule is
 # checked afterwards from the session (agent_cli_verify).
 #
@@ -49,7 +50,12 @@ agent_cli_args()
 		;;
 	print | babysit)
 		owngit=$(git -C "$wt" rev-parse --absolute-git-dir)
-		args+=(--cd "$wt")
+		# A temporary directory of the run's own instead of /tmp and $TMPDIR (compilers and
+		# tests need one): agent_cli_env makes it TMPDIR; agent-stage.sh removes it.
+		codex_tmp=$(mktemp -d "${TMPDIR:-/tmp}/agent-codex.XXXXXX")
+		args+=(--cd "$wt" --add-dir "$codex_tmp"
+			-c sandbox_workspace_write.exclude_slash_tmp=true
+			-c sandbox_workspace_write.exclude_tmpdir_env_var=true)
 		for d in "${dirs[@]}"; do
 			args+=(--add-dir "$d")
 		done
@@ -68,11 +74,12 @@ agent_cli_args()
 	args+=(-)
 }
 
-# agent_cli_env : prints the NAME=VALUE lines of environment codex needs: none; its
-# configuration (model provider, credentials) is the user's $CODEX_HOME/config.toml.
+# agent_cli_env : prints the NAME=VALUE lines of environment codex needs: for print and
+# babysit, TMPDIR=the run's temporary directory (codex_tmp, made by agent_cli_args); nothing
+# else (the model provider and credentials are the user's $CODEX_HOME/config.toml).
 agent_cli_env()
 {
-	:
+	[ -z "${codex_tmp:-}" ] || printf 'TMPDIR=%s\n' "$codex_tmp"
 }
 
 # codex_session RAW : prints the path of the session file of the thread RAW started, when

@@ -8,11 +8,14 @@
 #             in the worktree: each refused by the sandbox (REFUSED lines in the log), the
 #             worktree unchanged, plan.md written: the stage passes; an agent command that
 #             carries its own sandbox, writable roots or --ephemeral is refused (status 2);
-#   review    commits in the worktree, reaches out with curl: refused; the stage passes;
-#   validate  `touch /tmp/x` and `make -B hello` refused by the sandbox, `make -q hello` (which
+#   review    edits and commits in the worktree, reaches out with curl: refused; the stage
+#             passes;
+#   validate  `touch /tmp/x`, `sed -i` of hello.c and `make -B hello` refused by the sandbox,
+#             `make -q hello` (which
 #             writes nothing, so no sandbox refuses it) found afterwards: the stage fails,
 #             naming it;
-#   print     edits and builds but commits nothing: the stage fails, naming what it left;
+#   print     edits and builds but commits nothing: the stage fails, naming what it left; its
+#             writes to the main checkout and $HOME are refused;
 #   babysit   (the good scenario) fixes, builds and commits: the stage passes.
 # Every run: the raw stream and the session file in the packet's transcripts/, the tool calls
 # in the log, no outside connection attempt (the proxies point at the mock).
@@ -75,6 +78,7 @@ done
 # --- review ----------------------------------------------------------------------------------
 run_role review
 assert_eq 0 "$rc" "review: status ($log)"
+assert_contains "$log" "REFUSED: exec_command: printf 'reviewed\\n' >> \"\$PACKET_WORKTREE/README.md\": " "review: edit refused"
 assert_contains "$log" "REFUSED: exec_command: git -C \"\$PACKET_WORKTREE\" commit" "review: commit refused"
 assert_contains "$log" "\$ curl -sS -m 5 http://example.com/ -o /dev/null" "review: curl in the log"
 assert_contains "$log" "REFUSED: exec_command: curl -sS -m 5 http://example.com/ -o /dev/null: curl: (7)" "review: curl refused"
@@ -85,6 +89,7 @@ run_role validate
 assert_eq 1 "$rc" "validate: status ($log)"
 assert_contains "$log" "REFUSED: exec_command: touch /tmp/x: " "validate: touch /tmp/x refused"
 [ ! -e /tmp/x ] || [ /tmp/x -ot "$raw" ] || fail "validate: /tmp/x was made"
+assert_contains "$log" "REFUSED: exec_command: sed -i 's/old/new/' \"\$PACKET_WORKTREE/hello.c\": " "validate: edit refused"
 assert_contains "$log" "REFUSED: exec_command: cd \"\$PACKET_WORKTREE\" && make -B hello" "validate: make refused"
 assert_contains "$log" "commands this role may not run:" "validate: verdict"
 assert_contains "$log" "cd \"\$PACKET_WORKTREE\" && make -q hello || true (exit 0): not \`packetfs record\`" \
@@ -96,6 +101,11 @@ run_role print
 assert_eq 1 "$rc" "print: status ($log)"
 assert_contains "$log" "the agent left changes it did not commit:" "print: verdict"
 assert_contains "$log" " M hello.c" "print: what it left"
+assert_contains "$log" "REFUSED: exec_command: printf 'x\\n' >> \"\$PACKET_WORKTREE/../repo/work/README.md\": " \
+	"print: the main checkout refused"
+assert_contains "$log" "REFUSED: exec_command: touch \"\$HOME/print-was-here\": " "print: \$HOME refused"
+assert_eq "" "$(git -C "$REPO" status --porcelain)" "print: the main checkout"
+[ ! -e "$HOME/print-was-here" ] || fail "print: wrote in \$HOME"
 git -C "$wt" checkout -q -- hello.c
 
 # --- babysit (the good scenario): fixes and commits ------------------------------------------
