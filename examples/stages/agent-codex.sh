@@ -51,7 +51,7 @@ agent_cli_args()
 	print | babysit)
 		owngit=$(git -C "$wt" rev-parse --absolute-git-dir)
 		# A temporary directory of the run's own instead of /tmp and $TMPDIR (compilers and
-		# tests need one): agent_cli_env makes it TMPDIR; agent-stage.sh removes it.
+		# tests need one): agent_cli_env makes it TMPDIR, agent_cli_cleanup removes it.
 		codex_tmp=$(mktemp -d "${TMPDIR:-/tmp}/agent-codex.XXXXXX")
 		args+=(--cd "$wt" --add-dir "$codex_tmp"
 			-c sandbox_workspace_write.exclude_slash_tmp=true
@@ -80,6 +80,14 @@ agent_cli_args()
 agent_cli_env()
 {
 	[ -z "${codex_tmp:-}" ] || printf 'TMPDIR=%s\n' "$codex_tmp"
+}
+
+# agent_cli_cleanup : removes what agent_cli_args made for the run (its temporary
+# directory); agent-stage.sh calls it once the CLI has exited.
+agent_cli_cleanup()
+{
+	[ -z "${codex_tmp:-}" ] || rm -rf "$codex_tmp"
+	codex_tmp=""
 }
 
 # codex_session RAW : prints the path of the session file of the thread RAW started, when

@@ -366,7 +366,7 @@ if [ "$cli" = codex ]; then
 	raw=$pd/transcripts/$name.codex.jsonl
 	while IFS= read -r kv; do [ -z "$kv" ] || export "${kv?}"; done < <(agent_cli_env)
 	(cd "$wt" && exec "${args[@]}" <"$prompt_file" >"$raw") || rc=$?
-	[ -z "${codex_tmp:-}" ] || rm -rf "$codex_tmp"
+	agent_cli_cleanup
 	say "role $role: transcript (raw: $raw)"
 	agent_cli_transcript "$raw" | sed 's/^/  /'
 	refused=$(agent_cli_refusals "$raw")

@@ -93,10 +93,11 @@ log=$(stage_log review)
 assert_contains "$log" "\$ cat change.diff" "review log"
 assert_contains "$log" "--- a/hello.c" "review log: the diff"
 for role in plan print validate review; do
-	f=$d/transcripts/$role-1.codex.jsonl
+	# transcripts/<the stage log's name, or STAGE-N>.codex.jsonl
+	f=$(find "$d/transcripts" -name "*$role*.codex.jsonl" ! -name '*.session.jsonl' | head -n 1)
 	[ -s "$f" ] || fail "$role: no raw stream in transcripts/: $(ls "$d/transcripts")"
 	grep -q '"type":"turn.completed"' "$f" || fail "$role: raw stream: $(cat "$f")"
-	[ -s "$d/transcripts/$role-1.codex.session.jsonl" ] || fail "$role: no session file"
+	[ -s "${f%.jsonl}.session.jsonl" ] || fail "$role: no session file beside $f"
 	[ "$(mock_requests "$role")" -ge 2 ] || fail "$role: the mock answered $(mock_requests "$role") requests"
 done
 
@@ -106,7 +107,7 @@ wait_for test -s "$d/rounds/round-1-answers.json"
 wait_for test "$(git -C "$REPO" log -1 --format=%s "$(worktree_head fix-1)")" = "babysit (codex): fix the failing check"
 assert_eq "$head" "$(git -C "$REPO" rev-parse "$(worktree_head fix-1)~1")" "the babysitter's commit on the reviewed head"
 assert_eq "https://github.com/$GH_REPO/pull/1" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$d/pull-request.json")" "pull request"
-wait_for test -s "$d/transcripts/babysit-1.codex.jsonl"
+wait_for test -n "$(find "$d/transcripts" -name '*babysit*.codex.jsonl')"
 wait_for test -n "$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$')"
 wait_for grep -q "babysit (codex): fix the failing check" "$d/stages/$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$' | tail -n 1)"
 log=$(stage_log babysit)
