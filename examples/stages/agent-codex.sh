@@ -258,7 +258,8 @@ def notes(items):
         t = o.get("type")
         it = o.get("item") or {}
         if t == "item.completed" and it.get("type") == "error":
-            out.append("note: " + it.get("message", ""))
+            if not REFUSED.search(it.get("message", "")):  # those are REFUSED lines
+                out.append("note: " + it.get("message", ""))
         elif t == "error":
             out.append("error: " + o.get("message", ""))
         elif t == "turn.failed":
