@@ -6,7 +6,8 @@
 # Confinement (docs/agents-codex.md has the table): every role runs under
 # `--sandbox workspace-write` with approval "never" (exec's default), which Codex enforces
 # with bubblewrap (its own bwrap; it needs unprivileged user namespaces) and seccomp: writes
-# outside the writable roots fail with "Read-only file system", the network is cut.
+# outside the writable roots fail with "Read-only file system"; the commands get a network
+# namespace of their own (loopback only) and may not open network sockets.
 #   plan, review, validate  cwd = the packet (--cd $pd --skip-git-repo-check), so the worktree
 #                           is not a writable root; /tmp and $TMPDIR are excluded too
 #                           (sandbox_workspace_write.exclude_slash_tmp, exclude_tmpdir_env_var):
@@ -21,7 +22,7 @@
 #
 # Output: `codex exec --json` prints JSON lines (thread.started, item.completed with items
 # command_execution, file_change, agent_message, error, turn.completed / turn.failed). Codex
-# 0.171 leaves out of that stream every tool call its sandbox refused (a command that failed
+# 0.171 may leave out of that stream a tool call its sandbox refused (a command that failed
 # with a sandbox denial, a patch "rejected by user approval settings"); its session file
 # ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-*-THREAD.jsonl) has them all, as the Responses
 # API items function_call / custom_tool_call and their outputs. So the transcript and the
@@ -66,8 +67,9 @@ agent_cli_args()
 		;;
 	esac
 	if [ "$offline" = 1 ]; then
-		# Plugins sync with github.com and chatgpt.com at start-up; analytics and feedback
-		# post to chatgpt.com; web search is a tool the model endpoint runs on the web.
+		# Measured with 0.171.0: the plugin sync reaches github.com, api.github.com and
+		# chatgpt.com at start-up, analytics ab.chatgpt.com; feedback is sent only on
+		# request (off all the same); web search is a tool the model endpoint runs on the web.
 		args+=(--disable plugins -c analytics.enabled=false -c feedback.enabled=false
 			-c web_search=disabled)
 	fi
