@@ -108,6 +108,15 @@ for w in "${agent[@]:1}"; do
 		codex:--dangerously-bypass-approvals-and-sandbox | codex:--yolo | codex:--cd* | codex:-C)
 		die "agent command \"$cmdline\": $w: permissions and the working directory are set per role by this script; remove it"
 		;;
+	codex:--approve-for-me | codex:--dangerously-bypass-hook-trust | codex:--add-dir* | codex:--worktree | \
+		codex:--remote* | codex:--trust | codex:sandbox_mode=* | codex:--config=sandbox* | \
+		codex:sandbox_workspace_write.* | codex:approval_policy=* | codex:--config=approval* | \
+		codex:permissions.* | codex:default_permissions=* | codex:--config=*permissions*)
+		die "agent command \"$cmdline\": $w: the sandbox and its writable roots are set per role by this script; remove it"
+		;;
+	codex:--ephemeral)
+		die "agent command \"$cmdline\": $w: the session file is where the sandbox's refusals are read; remove it"
+		;;
 	esac
 done
 
@@ -279,6 +288,7 @@ trap 'rm -f "$prompt_file"' EXIT
 # --- the command line -----------------------------------------------------------------------
 dirs=("$pd")
 [ -z "$learn" ] || dirs+=("$learn")
+# shellcheck disable=SC2034 # read by agent_cli_args
 gitdir=$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir)
 args=("${agent[@]}")
 
@@ -327,22 +337,11 @@ claude)
 	args+=(--allowedTools "${rules[@]}")
 	;;
 codex)
-	have_exec=0
-	for w in "${agent[@]:1}"; do
-		case $w in exec | e) have_exec=1 ;; esac
-	done
-	[ "$have_exec" = 1 ] || args+=(exec)
-	args+=(--cd "$wt" --sandbox workspace-write)
-	for d in "${dirs[@]}"; do
-		args+=(--add-dir "$d")
-	done
-	case $role in
-	print | babysit)
-		args+=(--add-dir "$gitdir")
-		[ "${AGENT_NETWORK:-0}" != 1 ] || args+=(-c sandbox_workspace_write.network_access=true)
-		;;
-	esac
-	args+=(-)
+	# shellcheck source=agent-codex.sh
+	. "$(dirname "${BASH_SOURCE[0]}")/agent-codex.sh"
+	# shellcheck disable=SC2034 # read by agent_cli_args
+	offline=${AGENT_OFFLINE:-$([ "${AGENT_NETWORK:-0}" = 1 ] && echo 0 || echo 1)}
+	agent_cli_args
 	;;
 esac
 
@@ -355,7 +354,41 @@ before=$(state)
 say "role $role: $cli in $wt (prompt: $(wc -c <"$prompt_file") bytes)"
 say "\$ ${args[*]} < prompt"
 rc=0
-(cd "$wt" && exec "${args[@]}" <"$prompt_file") || rc=$?
+if [ "$cli" = codex ]; then
+	# The raw stream goes to the packet, transcripts/<stage log's name>.codex.jsonl.
+	mkdir -p "$pd/transcripts"
+	name=${PACKET_STAGE_LOG:+$(basename "$PACKET_STAGE_LOG" .log)}
+	if [ -z "$name" ]; then
+		n=1
+		while [ -e "$pd/transcripts/$PACKET_STAGE-$n.codex.jsonl" ]; do n=$((n + 1)); done
+		name=$PACKET_STAGE-$n
+	fi
+	raw=$pd/transcripts/$name.codex.jsonl
+	while IFS= read -r kv; do [ -z "$kv" ] || export "${kv?}"; done < <(agent_cli_env)
+	(cd "$wt" && exec "${args[@]}" <"$prompt_file" >"$raw") || rc=$?
+	agent_cli_cleanup
+	say "role $role: transcript (raw: $raw)"
+	agent_cli_transcript "$raw" | sed 's/^/  /'
+	refused=$(agent_cli_refusals "$raw")
+	[ -z "$refused" ] || say "role $role: refused by the sandbox:"$'\n'"$(printf '%s\n' "$refused" | sed 's/^/  REFUSED: /')"
+	broke=$(agent_cli_verify "$raw")
+	if [ -n "$broke" ]; then
+		say "role $role: commands this role may not run:"$'\n'"$(printf '%s\n' "$broke" | sed 's/^/  /')" >&2
+		exit 1
+	fi
+	if [ "$rc" = 0 ] && { [ "$role" = print ] || [ "$role" = babysit ]; }; then
+		left=$(git -C "$wt" status --porcelain --untracked-files=all)
+		if [ -n "$left" ]; then
+			say "role $role: the agent left changes it did not commit:"$'\n'"$(printf '%s\n' "$left" | sed 's/^/  /')"${refused:+$'\n'"  (the sandbox refused: $refused)"} >&2
+			exit 1
+		elif [ "$role" = print ] && [ "$(git -C "$wt" rev-parse HEAD)" = "$(printf '%s\n' "$before" | head -n 1)" ]; then
+			say "role $role: the agent made no commit"${refused:+" (the sandbox refused: $refused)"} >&2
+			exit 1
+		fi
+	fi
+else
+	(cd "$wt" && exec "${args[@]}" <"$prompt_file") || rc=$?
+fi
 if [ "$rc" != 0 ]; then
 	say "role $role: $cli exited with status $rc"
 	exit "$rc"

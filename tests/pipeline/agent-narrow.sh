@@ -3,9 +3,10 @@
 # log (two stores over two repositories, side by side):
 #   claude   the printer's AGENT_ALLOWED_BASH is "make" only: `git add && git commit` is refused
 #            ("permission denied: Bash(git add hello.c)"), nothing is committed, print fails;
-#   codex    the print stage runs with AGENT_ROLE=plan (the planner's sandbox, without the
-#            repository's git dir as a writable root) and the printer's calls: the commit is
-#            refused by the sandbox ("Read-only file system"), print fails.
+#   codex    the print stage runs with AGENT_ROLE=plan (the planner's sandbox: the packet is
+#            the cwd, neither the worktree nor the repository's git dir is a writable root) and
+#            a printer's calls: the edit and the commit are refused by the sandbox ("patch
+#            rejected", "Read-only file system"), print fails.
 . "$(dirname "$0")/../lib.sh"
 . "$FIXTURES/agents/lib.sh"
 WAIT_BOUND=${PFS_WAIT_BOUND:-60}
@@ -19,9 +20,18 @@ for cli in claude codex; do
 	if [ "$cli" = claude ]; then
 		agent_pipeline "$T/$cli.json" claude AGENT_ALLOWED_BASH=make
 	else
-		# The print stage plays the planner (AGENT_ROLE=plan) with the printer's calls, which
-		# its own calls directory gives as plan.calls; the plan stage keeps the usual ones.
-		cp "$AGENTS/calls/print.calls" "$T/calls-codex/plan.calls"
+		# The print stage plays the planner (AGENT_ROLE=plan) with a printer's calls on the
+		# worktree, which its own calls directory gives as plan.calls; the plan stage keeps
+		# the usual ones.
+		cat >"$T/calls-codex/plan.calls" <<'CALLS'
+write $PACKET_WORKTREE/hello.c <<EOF
+int main(void) { return 0; }
+EOF
+bash git -C $PACKET_WORKTREE commit -q --allow-empty -m "print (stand-in): nothing"
+write $PACKET_DIR/change.md <<EOF
+hello.c: the greeting says "new" (stand-in printer).
+EOF
+CALLS
 		pipeline_with "$T/$cli.json" \
 			"$(agent_stage plan '"produces": ["plan.md"]' "AGENT_CMD=$AGENTS/codex")" \
 			"$(agent_stage print '"produces": ["change.md"]' "AGENT_CMD=$AGENTS/codex" AGENT_ROLE=plan \

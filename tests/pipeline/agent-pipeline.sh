@@ -8,7 +8,8 @@
 #     review.md are the stand-ins';
 #   - the validator's `packetfs record 01-build -- make -B hello` is an engine run recorded by
 #     the validate stage, and the verdict and assessment hold at the head;
-#   - each agent ran in the item's worktree, with the role agent-stage.sh gave it, and the
+#   - each agent ran in the item's worktree (codex's planner, validator and reviewer: in the
+#     packet), with the role agent-stage.sh gave it, and the
 #     learnings written to MNT/learnings/ were in every prompt.
 . "$(dirname "$0")/../lib.sh"
 . "$FIXTURES/agents/lib.sh"
@@ -65,12 +66,18 @@ PY
 	for role in plan print validate review; do
 		rec=$(stub_starts "$log" role="$role")
 		[ "$(printf '%s\n' "$rec" | grep -c .)" = 1 ] || fail "$cli: $role: logged runs: $rec"
-		assert_eq "$wt" "$(cd "$(stub_field "$rec" cwd)" && pwd -P)" "$cli: $role: cwd"
+		# codex's planner, validator and reviewer run in the packet, so that the worktree is
+		# no writable root of their sandbox.
+		want=$wt add="\"--add-dir\", \"$d\""
+		case $cli:$role in
+		codex:plan | codex:validate | codex:review) want=$(cd "$d" && pwd -P) add="\"--cd\", \"$d\"" ;;
+		esac
+		assert_eq "$want" "$(cd "$(stub_field "$rec" cwd)" && pwd -P)" "$cli: $role: cwd"
 		prompt=$(stub_field "$rec" prompt)
 		assert_contains "$prompt" 'Make the greeting say "new".' "$cli: $role: prompt"
 		assert_contains "$prompt" "$d/" "$cli: $role: prompt"
 		assert_contains "$prompt" "LEARNING-$cli: keep the greeting short." "$cli: $role: prompt"
-		assert_contains "$(stub_field "$rec" argv)" "\"--add-dir\", \"$d\"" "$cli: $role: argv"
+		assert_contains "$(stub_field "$rec" argv)" "$add" "$cli: $role: argv"
 	done
 	assert_contains "$(stub_field "$(stub_starts "$log" role=print)" permissions)" \
 		"$([ "$cli" = claude ] && echo '"mode": "acceptEdits"' || echo '"sandbox": "workspace-write"')" \

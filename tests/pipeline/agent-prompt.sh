@@ -3,13 +3,17 @@
 # directories for the packet, the catalog and the learnings), with each stand-in CLI in each
 # role:
 #   - the agent runs in the worktree; the packet and the learnings are --add-dir directories;
-#     codex gets the git common dir as well for print and babysit only; claude's permission
+#     codex's planner, validator and reviewer run in the packet instead (--skip-git-repo-check,
+#     /tmp excluded), its printer and babysitter get the git common dir and the worktree's own
+#     git dir as well, every codex run has --json (its stream in the packet's transcripts/, its
+#     transcript in the output) and the offline flags; claude's permission
 #     mode and rules are the role's (AGENT_ALLOWED_BASH replaces the printer's commands);
 #   - the prompt carries the role line, the brief, the plan, the previous review (print,
 #     iteration 2), the evidence, the round (babysit), the catalog's summaries and the text of
 #     every learning;
-#   - the agent's status is the stage's; a planner that changes the worktree, or an agent that
-#     writes no product, fails the stage; misconfiguration exits 2 with "agent-stage.sh: ".
+#   - the agent's status is the stage's; a planner that changes the worktree, an agent that
+#     writes no product, or a codex printer that makes no commit, fails the stage;
+#     misconfiguration exits 2 with "agent-stage.sh: ".
 . "$(dirname "$0")/../lib.sh"
 . "$FIXTURES/agents/lib.sh"
 make_repo
@@ -38,6 +42,8 @@ for pair in plan:plan.md:PLAN print:change.md:CHANGE validate:change-validation.
 	IFS=: read -r role file mark <<<"$pair"
 	printf 'write $PACKET_DIR/%s <<X\n%s-TEXT by the stand-in\nX\n' "$file" "$mark" >"$T/calls/$role.calls"
 done
+# The codex printer commits (a codex printer that makes no commit fails its stage).
+{ cat "$T/calls/print.calls"; printf 'bash git commit -q --allow-empty -m "print (stand-in)"\n'; } >"$T/calls/codex-print.calls"
 printf 'write $PACKET_DIR/rounds/round-$PACKET_ROUND-answers.json <<X\n[{"thread": 17, "verdict": "declined", "action": "none (stand-in)"}]\nX\n' \
 	>"$T/calls/babysit.calls"
 
@@ -62,7 +68,11 @@ for cli in claude codex; do
 		[ "$RC" = 0 ] || fail "$cli as $role: status $RC: $(cat "$T/out")"
 		[ -n "$REC" ] || fail "$cli as $role: the stand-in did not run: $(cat "$T/out")"
 		what="$cli as $role"
-		assert_eq "$wt" "$(stub_field "$REC" cwd)" "$what: cwd"
+		# codex's planner, validator and reviewer run in the packet (no writable worktree).
+		case $cli:$role in
+		codex:plan | codex:validate | codex:review) assert_eq "$pd" "$(stub_field "$REC" cwd)" "$what: cwd" ;;
+		*) assert_eq "$wt" "$(stub_field "$REC" cwd)" "$what: cwd" ;;
+		esac
 		assert_eq "$role" "$(stub_field "$REC" role)" "$what: role"
 		prompt=$(stub_field "$REC" prompt)
 		argv=$(stub_field "$REC" argv)
@@ -89,18 +99,31 @@ for cli in claude codex; do
 		esac
 		assert_contains "$prompt" "$product" "$what: prompt names the product"
 		assert_contains "$(cat "$product")" "stand-in" "$what: product"
-		assert_contains "$argv" "\"--add-dir\", \"$pd\"" "$what: argv"
 		assert_contains "$argv" "\"--add-dir\", \"$m/learnings\"" "$what: argv"
 		if [ "$cli" = codex ]; then
-			assert_contains "$argv" "\"exec\", \"--cd\", \"$wt\", \"--sandbox\", \"workspace-write\"" "$what: argv"
+			assert_contains "$argv" "\"exec\", \"--json\", \"--sandbox\", \"workspace-write\"" "$what: argv"
 			assert_eq '"-"' "$(stub_field "$REC" argv | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)[-1]))')" \
 				"$what: the prompt comes from stdin"
-			assert_not_contains "$argv" "--skip-git-repo-check" "$what: argv"
+			assert_contains "$argv" '"--disable", "plugins", "-c", "analytics.enabled=false"' "$what: argv (offline)"
 			case $role in
-			print | babysit) assert_contains "$argv" "\"--add-dir\", \"$common\"" "$what: argv" ;;
-			*) assert_not_contains "$argv" "\"$common\"" "$what: argv" ;;
+			print | babysit)
+				assert_contains "$argv" "\"--cd\", \"$wt\"" "$what: argv"
+				assert_contains "$argv" "\"--add-dir\", \"$pd\"" "$what: argv"
+				assert_contains "$argv" "\"--add-dir\", \"$common\"" "$what: argv"
+				assert_contains "$argv" "\"--add-dir\", \"$(git -C "$wt" rev-parse --absolute-git-dir)\"" "$what: argv"
+				assert_not_contains "$argv" "--skip-git-repo-check" "$what: argv"
+				;;
+			*)
+				assert_contains "$argv" "\"--cd\", \"$pd\", \"--skip-git-repo-check\"" "$what: argv"
+				assert_contains "$argv" '"sandbox_workspace_write.exclude_slash_tmp=true"' "$what: argv"
+				assert_not_contains "$argv" "\"$common\"" "$what: argv"
+				assert_not_contains "$argv" "\"$wt\"" "$what: argv"
+				;;
 			esac
+			[ -s "$pd/transcripts/$role-1.codex.jsonl" ] || fail "$what: no raw stream in the packet"
+			assert_contains "$(cat "$T/out")" "  final:" "$what: the transcript in the log"
 		else
+			assert_contains "$argv" "\"--add-dir\", \"$pd\"" "$what: argv"
 			assert_contains "$argv" '"-p"' "$what: argv"
 			assert_not_contains "$argv" "\"$common\"" "$what: argv"
 			case $role in
@@ -158,9 +181,16 @@ stage review "AGENT_CMD=$AGENTS/claude"
 assert_eq 1 "$RC" "status when the product is missing"
 assert_contains "$(cat "$T/out")" "claude exited 0 but wrote no review.md" "output"
 
-# A planner that changes the worktree fails the stage (codex may write there; the rule is
-# checked afterwards).
-printf 'write hello.c <<X\nint main(void) { return 1; }\nX\nwrite $PACKET_DIR/plan.md <<X\nplan\nX\n' >"$T/calls/plan.calls"
+# A codex printer that exits 0 without a commit fails the stage.
+mv "$T/calls/codex-print.calls" "$T/codex-print.calls.saved"
+stage print "AGENT_CMD=$AGENTS/codex"
+assert_eq 1 "$RC" "status of a codex printer without a commit"
+assert_contains "$(cat "$T/out")" "agent-stage.sh: role print: the agent made no commit" "output"
+mv "$T/codex-print.calls.saved" "$T/calls/codex-print.calls"
+
+# A planner that changes the worktree fails the stage (the rule is checked afterwards too:
+# here by a write the stand-in cannot see as one).
+printf 'bash python3 -c "open(\x27$PACKET_WORKTREE/hello.c\x27, \x27w\x27).write(\x27int main(void) { return 1; }\\\\n\x27)"\nwrite $PACKET_DIR/plan.md <<X\nplan\nX\n' >"$T/calls/plan.calls"
 stage plan "AGENT_CMD=$AGENTS/codex"
 assert_eq 1 "$RC" "status of a planner that edited the code"
 assert_contains "$(cat "$T/out")" "the worktree changed while the agent ran" "output"

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# One item from brief to the publish gate, and through it to a pull request and a babysit
+# round, with the shipped team pipeline (examples/pipeline-agents.json.in) and the real Codex
+# CLI (tests/agent-clis.sh's pinned version) as the agent of every role, driven by the scripted
+# model of tests/fixtures/agents/mock_openai.py (scenarios/codex/ROLE.json). The remote is the
+# repository's bare origin; gh is the stand-in (tests/fixtures/bin/gh).
+#   1. advance: plan (apply_patch writes plan.md), print (edits hello.c, builds, commits),
+#      validate (`packetfs record 01-build -- make -B hello` from the sandbox: an engine run at
+#      the head), review (sound); the item waits at publish for approve;
+#   2. approve: the branch is pushed, open-pr.sh opens pull request #1, CI fails; babysit round
+#      1: the babysitter commits a fix.
+# Every agent stage's log shows its tool calls, their outcomes and the final message; the raw
+# `codex exec --json` stream and the session file are in the packet's transcripts/; the mock
+# saw no outside connection attempt (HTTPS_PROXY/HTTP_PROXY/ALL_PROXY point at it).
+# test-timeout: 300
+. "$(dirname "$0")/../lib.sh"
+. "$FIXTURES/agents/lib.sh"
+. "$FIXTURES/agents/real_codex.sh"
+WAIT_BOUND=${PFS_WAIT_BOUND:-120}
+if [ -x /usr/bin/python3 ]; then PATH=/usr/bin:$PATH; fi
+export PATH="$FIXTURES/bin:$PATH" # gh is the stand-in
+GH_REPO=acme/widget
+codex_real_setup
+
+make_repo
+copy_recipes
+export GH_STUB_STATE=$T/gh.json
+gh-stub-state init --remote "$ORIGIN" --check build=FAILURE
+sed -e "s|@REPO@|$REPO|g" -e "s|@BASE@|main|g" -e "s|@RECIPES@|$RECIPES|g" \
+	-e "s|@STAGES@|$ROOT/examples/stages|g" -e "s|@AGENT_CMD@|$CODEX|g" \
+	-e "s|@PACKETFS@|$PFS|g" -e "s|@GH_REPO@|$GH_REPO|g" \
+	"$ROOT/examples/pipeline-agents.json.in" >"$T/pipeline.json"
+python3 - "$T/pipeline.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["gpus"] = 0
+b = [s for s in p["stages"] if s["name"] == "babysit"][0]
+b["rounds"] = {"every_s": 600, "max": 2}
+b["env"].update({"BABYSIT_POLL_S": "0.1"})
+json.dump(p, open(sys.argv[1], "w"), indent=1)
+PY
+make_store "$T/pipeline.json"
+mount_store
+d=$M/fix-1
+r=$d/validation/registry.jsonl
+
+# --- 1. brief -> plan, print, validate, review -> the publish gate ---------------------------
+new_item fix-1
+base=$(git -C "$REPO" rev-parse main)
+printf '# Greeting says new\n\nMake the greeting say "new".\n' >"$d/brief.md"
+ctl "$M" fix-1 advance
+assert_eq waiting "$(settled fix-1)" "state after review (last_error: $(status_field "$M" fix-1 last_error))"
+assert_eq "publish: waiting for approve" "$(status_field "$M" fix-1 last_error)" "last_error"
+head=$(worktree_head fix-1)
+assert_eq "print (codex): the greeting says new" "$(git -C "$REPO" log -1 --format=%s "$head")" "the printer's commit"
+assert_eq "$base" "$(git -C "$REPO" rev-parse "$head~1")" "one commit on the base"
+assert_contains "$(git -C "$REPO" show "$head:hello.c")" "hello, new world" "hello.c at the head"
+assert_contains "$(cat "$d/plan.md")" "scripted codex planner" "plan.md"
+assert_contains "$(cat "$d/change.md")" "scripted codex printer" "change.md"
+assert_eq "## Verdict: pass" "$(last_line "$d/change-validation.md")" "change-validation.md"
+assert_eq "## Assessment: sound" "$(last_line "$d/review.md")" "review.md"
+assert_eq pass "$(status_field "$M" fix-1 verdict)" "verdict"
+assert_head "$head" "$(status_field "$M" fix-1 assessment_head)" "assessment_head"
+python3 - "$r" "$head" <<'PY' || fail "no recorded run of the validate stage: $(cat "$r")"
+import json, sys
+rec = [o for o in map(json.loads, open(sys.argv[1])) if o.get("command") == "make -B hello"]
+assert len(rec) == 1, rec
+assert rec[0]["status"] == "validated" and rec[0]["head"] == sys.argv[2], rec[0]
+PY
+
+# stage_log STAGE : the (last) log of STAGE.
+stage_log()
+{
+	local f
+	f=$(ls "$d/stages" | grep -E "^[0-9]+-$1\.log\$" | sort -n | tail -n 1)
+	[ -n "$f" ] || fail "no log of $1: $(ls "$d/stages")"
+	cat "$d/stages/$f"
+}
+log=$(stage_log plan)
+assert_contains "$log" "\$ git -C \"\$PACKET_WORKTREE\" log --oneline -3" "plan log: the command"
+assert_contains "$log" "initial commit" "plan log: its output"
+assert_contains "$log" "edit plan.md (add)" "plan log: the edit"
+assert_contains "$log" $'final:\n    Wrote plan.md' "plan log: the final message"
+log=$(stage_log print)
+assert_contains "$log" "\$ git add hello.c && git commit -q -m 'print (codex): the greeting says new'" "print log"
+assert_contains "$log" "$(git -C "$REPO" log -1 --format=%h "$head") print (codex)" "print log: git's output"
+assert_not_contains "$log" "REFUSED" "print log"
+log=$(stage_log validate)
+assert_contains "$log" "\$ cd \"\$PACKET_WORKTREE\" && \"\$PACKETFS\" record 01-build -- make -B hello" "validate log"
+assert_contains "$log" "cc -Wall -o hello hello.c" "validate log: the run's output"
+assert_not_contains "$log" "REFUSED" "validate log"
+log=$(stage_log review)
+assert_contains "$log" "\$ cat change.diff" "review log"
+assert_contains "$log" "--- a/hello.c" "review log: the diff"
+for role in plan print validate review; do
+	# transcripts/<the stage log's name, or STAGE-N>.codex.jsonl
+	f=$(find "$d/transcripts" -name "*$role*.codex.jsonl" ! -name '*.session.jsonl' | head -n 1)
+	[ -s "$f" ] || fail "$role: no raw stream in transcripts/: $(ls "$d/transcripts")"
+	grep -q '"type":"turn.completed"' "$f" || fail "$role: raw stream: $(cat "$f")"
+	[ -s "${f%.jsonl}.session.jsonl" ] || fail "$role: no session file beside $f"
+	[ "$(mock_requests "$role")" -ge 2 ] || fail "$role: the mock answered $(mock_requests "$role") requests"
+done
+
+# --- 2. approve: push, pull request, babysit round 1 -----------------------------------------
+ctl "$M" fix-1 approve
+wait_for test -s "$d/rounds/round-1-answers.json"
+wait_for test "$(git -C "$REPO" log -1 --format=%s "$(worktree_head fix-1)")" = "babysit (codex): fix the failing check"
+assert_eq "$head" "$(git -C "$REPO" rev-parse "$(worktree_head fix-1)~1")" "the babysitter's commit on the reviewed head"
+assert_eq "https://github.com/$GH_REPO/pull/1" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$d/pull-request.json")" "pull request"
+wait_for test -n "$(find "$d/transcripts" -name '*babysit*.codex.jsonl')"
+wait_for test -n "$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$')"
+wait_for grep -q "babysit (codex): fix the failing check" "$d/stages/$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$' | tail -n 1)"
+log=$(stage_log babysit)
+assert_contains "$log" "\$ cat \"\$PACKET_DIR/rounds/round-\$PACKET_ROUND.md\"" "babysit log"
+assert_contains "$log" "| build | FAILURE | fail |" "babysit log: the round file"
+assert_contains "$log" $'final:\n    Fixed the failing check' "babysit log: the final message"
+assert_eq "" "$(mock_outside)" "outside connection attempts"
+exit 0
