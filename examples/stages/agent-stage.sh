@@ -58,6 +58,7 @@
 # "agent-stage.sh: what: why").
 set -euo pipefail
 
+# shellcheck disable=SC2034 # read by agent-claude.sh
 DEFAULT_BASH="git add,git commit,git status,git diff,git log,git show,git rm,git mv,git restore,make,meson,ninja,cmake,ctest,cc,gcc,clang,./configure,pytest,python3 -m pytest"
 
 # shellcheck disable=SC2034 # read by die (lib.sh)
@@ -113,6 +114,15 @@ done
 
 pfs=${PACKETFS:-packetfs}
 export AGENT_ROLE=$role
+# The offline switch: 1 keeps the CLI from calling anything but its model endpoint.
+if [ -n "${AGENT_OFFLINE:-}" ]; then
+	offline=$AGENT_OFFLINE
+elif [ "${AGENT_NETWORK:-0}" = 1 ]; then
+	offline=0
+else
+	offline=1
+fi
+case $offline in 0 | 1) ;; *) die "AGENT_OFFLINE '$offline': not 0 or 1" ;; esac
 
 # --- the prompt -----------------------------------------------------------------------------
 # doc FILE TITLE [CAP] : FILE (relative to the packet) under a heading, whole up to CAP bytes.
@@ -281,97 +291,150 @@ dirs=("$pd")
 [ -z "$learn" ] || dirs+=("$learn")
 gitdir=$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir)
 args=("${agent[@]}")
+here=$(dirname "${BASH_SOURCE[0]}")
 
 case $cli in
 claude)
-	have_p=0
-	for w in "${agent[@]:1}"; do
-		case $w in -p | --print) have_p=1 ;; esac
-	done
-	[ "$have_p" = 1 ] || args+=(-p)
-	for d in "${dirs[@]}"; do
-		args+=(--add-dir "$d")
-	done
-	rules=()
-	case $role in
-	plan | review | validate)
-		args+=(--permission-mode default)
-		for d in "${dirs[@]}"; do
-			rules+=("Edit(/$d/**)")
-		done
-		if [ "$role" = validate ]; then
-			rules+=("Bash(packetfs record:*)")
-			[ "$pfs" = packetfs ] || rules+=("Bash($pfs record:*)")
-		else
-			rules+=("Bash(git log:*)" "Bash(git show:*)" "Bash(git diff:*)" "Bash(git status:*)")
-		fi
-		;;
-	print | babysit)
-		args+=(--permission-mode acceptEdits)
-		list=${AGENT_ALLOWED_BASH:-$DEFAULT_BASH}
-		if [[ $list == *,* ]]; then
-			IFS=, read -r -a entries <<<"$list"
-		else
-			read -r -a entries <<<"$list"
-		fi
-		for e in "${entries[@]}"; do
-			e=$(printf '%s' "$e" | sed 's/^[[:space:]]*//;s/[[:space:]]*$//')
-			[ -n "$e" ] || continue
-			case $e in
-			*'('*')') rules+=("$e") ;;
-			*) rules+=("Bash($e:*)") ;;
-			esac
-		done
-		;;
-	esac
-	args+=(--allowedTools "${rules[@]}")
+	# shellcheck source=agent-claude.sh
+	. "$here/agent-claude.sh"
 	;;
 codex)
-	have_exec=0
-	for w in "${agent[@]:1}"; do
-		case $w in exec | e) have_exec=1 ;; esac
-	done
-	[ "$have_exec" = 1 ] || args+=(exec)
-	args+=(--cd "$wt" --sandbox workspace-write)
-	for d in "${dirs[@]}"; do
-		args+=(--add-dir "$d")
-	done
-	case $role in
-	print | babysit)
-		args+=(--add-dir "$gitdir")
-		[ "${AGENT_NETWORK:-0}" != 1 ] || args+=(-c sandbox_workspace_write.network_access=true)
-		;;
-	esac
-	args+=(-)
+	if [ -f "$here/agent-codex.sh" ]; then
+		# shellcheck disable=SC1091
+		. "$here/agent-codex.sh"
+	else
+		agent_cli_args() {
+			local w d have_exec=0
+			for w in "${agent[@]:1}"; do
+				case $w in exec | e) have_exec=1 ;; esac
+			done
+			[ "$have_exec" = 1 ] || args+=(exec)
+			args+=(--cd "$wt" --sandbox workspace-write)
+			for d in "${dirs[@]}"; do
+				args+=(--add-dir "$d")
+			done
+			case $role in
+			print | babysit)
+				args+=(--add-dir "$gitdir")
+				[ "${AGENT_NETWORK:-0}" != 1 ] || args+=(-c sandbox_workspace_write.network_access=true)
+				;;
+			esac
+			args+=(-)
+		}
+		agent_cli_env() { :; }
+		agent_cli_transcript() { cat "$1"; }
+		agent_cli_refusals() { :; }
+	fi
 	;;
 esac
+agent_cli_args
+while IFS= read -r kv; do
+	[ -n "$kv" ] || continue
+	export "${kv?}"
+done < <(agent_cli_env)
+
+# --- where the raw stream goes --------------------------------------------------------------
+# The raw machine-readable stream is kept in the packet as transcripts/<n>-<stage>.<cli>.jsonl,
+# beside the stage log stages/<n>-<stage>.log whose run number n it shares (the engine opens
+# the log before the stage starts). It is written to a scratch file while the agent runs and
+# copied into the packet once, at the end.
+n=$(find "$pd/stages" -maxdepth 1 -name "*-$PACKET_STAGE.log" 2>/dev/null |
+	sed 's|.*/||;s|-.*||' | grep -E '^[0-9]+$' | sort -n | tail -n 1 || true)
+raw_name=transcripts/${n:-0}-$PACKET_STAGE.$cli.jsonl
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/agent-stage.XXXXXX")
+trap 'rm -f "$prompt_file"; rm -rf "$scratch"' EXIT
+raw=$scratch/raw.jsonl
 
 # --- run it ---------------------------------------------------------------------------------
+# state [--ignored] : the worktree's head and the porcelain status of every file in it
+# (ignored ones too with --ignored), which the roles that may not change it compare.
 state() {
 	git -C "$wt" rev-parse HEAD
-	git -C "$wt" status --porcelain --untracked-files=all
+	git -C "$wt" status --porcelain --untracked-files=all "$@"
 }
-before=$(state)
-say "role $role: $cli in $wt (prompt: $(wc -c <"$prompt_file") bytes)"
+# Ignored files count for plan and review; the validator's recorded commands build in the
+# worktree, which makes ignored outputs.
+ign=()
+case $role in plan | review) ign=(--ignored) ;; esac
+before=$(state "${ign[@]}")
+head_before=$(git -C "$wt" rev-parse HEAD)
+say "role $role: $cli in $wt (prompt: $(wc -c <"$prompt_file") bytes; offline: $offline)"
 say "\$ ${args[*]} < prompt"
+say "raw stream: $pd/$raw_name"
 rc=0
-(cd "$wt" && exec "${args[@]}" <"$prompt_file") || rc=$?
+set +e
+(cd "$wt" && exec "${args[@]}" <"$prompt_file") | tee "$raw" | agent_cli_transcript /dev/stdin
+st=("${PIPESTATUS[@]}")
+set -e
+rc=${st[0]}
+mkdir -p "$pd/transcripts"
+cp "$raw" "$pd/$raw_name" || say "role $role: could not keep the raw stream as $pd/$raw_name" >&2
+
+mapfile -t refused < <(agent_cli_refusals "$raw")
+if [ "${#refused[@]}" -gt 0 ]; then
+	say "role $role: $cli refused ${#refused[@]} tool call(s):"
+	for r in "${refused[@]}"; do
+		IFS=$'\t' read -r r_tool r_what r_why <<<"$r"
+		say "  REFUSED: $r_tool: $r_what: $r_why"
+	done
+fi
 if [ "$rc" != 0 ]; then
 	say "role $role: $cli exited with status $rc"
 	exit "$rc"
 fi
+if declare -F agent_cli_failed >/dev/null && why=$(agent_cli_failed "$raw"); then
+	say "role $role: $cli exited 0 but reports a failed run: $why" >&2
+	exit 1
+fi
+
+fail=0
+# A refused write into the packet or the learnings (the role's own product area) is a
+# refusal of what the product needed.
+for r in "${refused[@]}"; do
+	IFS=$'\t' read -r r_tool r_what r_why <<<"$r"
+	case $r_tool in Bash) continue ;; esac
+	for d in "${dirs[@]}"; do
+		case $r_what in "$d"/*)
+			say "role $role: $cli was refused $r_tool of $r_what, in the packet: the role needed it" >&2
+			fail=1
+			;;
+		esac
+	done
+done
+
 case $role in
 plan | review | validate)
-	after=$(state)
+	after=$(state "${ign[@]}")
 	if [ "$after" != "$before" ]; then
 		say "role $role: the worktree changed while the agent ran, which this role may not do:" >&2
 		diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") | sed -n 's/^[<>] /  /p' >&2 || true
-		exit 1
+		fail=1
+	fi
+	;;
+print | babysit)
+	left=$(git -C "$wt" status --porcelain --untracked-files=all)
+	if [ -n "$left" ]; then
+		say "role $role: $cli exited 0 but left changes in the worktree that are not committed:" >&2
+		printf '%s\n' "$left" | sed 's/^/  /' >&2
+		fail=1
+	fi
+	need_commit=1
+	if [ "$role" = babysit ]; then
+		# A round whose threads were all declined may need no commit.
+		grep -q '"verdict"[[:space:]]*:[[:space:]]*"accepted"' "$pd/$product" 2>/dev/null || need_commit=0
+	fi
+	if [ "$need_commit" = 1 ] && [ "$(git -C "$wt" rev-parse HEAD)" = "$head_before" ]; then
+		say "role $role: $cli exited 0 but made no commit on ${PACKET_BRANCH:-the item branch} (head still $head_before)" >&2
+		fail=1
 	fi
 	;;
 esac
 if [ ! -s "$pd/$product" ]; then
 	say "role $role: $cli exited 0 but wrote no $product in $pd" >&2
+	fail=1
+fi
+if [ "$fail" = 1 ]; then
+	[ "${#refused[@]}" = 0 ] || say "role $role: the refusals above may be why" >&2
 	exit 1
 fi
 say "role $role: wrote $product"

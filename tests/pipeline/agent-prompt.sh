@@ -111,7 +111,7 @@ for cli in claude codex; do
 				done
 				;;
 			*)
-				assert_contains "$argv" '"--permission-mode", "default"' "$what: argv"
+				assert_contains "$argv" '"--permission-mode", "dontAsk"' "$what: argv"
 				assert_contains "$argv" "\"Edit(/$pd/**)\"" "$what: argv"
 				assert_not_contains "$argv" "git commit" "$what: argv"
 				assert_not_contains "$argv" "Bash(make" "$what: argv"
