@@ -8,8 +8,8 @@
 #   - the prompt carries the role line, the brief, the plan, the previous review (print,
 #     iteration 2), the evidence, the round (babysit), the catalog's summaries and the text of
 #     every learning;
-#   - the agent's status is the stage's; a planner that changes the worktree, or an agent that
-#     writes no product, fails the stage; misconfiguration exits 2 with "agent-stage.sh: ".
+#   - the agent's status is the stage's; a planner that changes the worktree, a printer that
+#     makes no commit, or an agent that writes no product, fails the stage; misconfiguration exits 2 with "agent-stage.sh: ".
 . "$(dirname "$0")/../lib.sh"
 . "$FIXTURES/agents/lib.sh"
 make_repo
@@ -38,6 +38,8 @@ for pair in plan:plan.md:PLAN print:change.md:CHANGE validate:change-validation.
 	IFS=: read -r role file mark <<<"$pair"
 	printf 'write $PACKET_DIR/%s <<X\n%s-TEXT by the stand-in\nX\n' "$file" "$mark" >"$T/calls/$role.calls"
 done
+# The printer commits (agent-stage.sh fails a printer that made no commit).
+printf 'bash git commit -q --allow-empty -m "print (stand-in)"\n' >>"$T/calls/print.calls"
 printf 'write $PACKET_DIR/rounds/round-$PACKET_ROUND-answers.json <<X\n[{"thread": 17, "verdict": "declined", "action": "none (stand-in)"}]\nX\n' \
 	>"$T/calls/babysit.calls"
 
@@ -130,7 +132,9 @@ done
 
 # AGENT_ALLOWED_BASH replaces the printer's commands: comma separated, or white space separated.
 stage print AGENT_CLI=claude "AGENT_CMD=$AGENTS/claude --model opus" "AGENT_ALLOWED_BASH=make check, npm test,Bash(ls)"
-[ "$RC" = 0 ] || fail "claude printer with AGENT_ALLOWED_BASH: $(cat "$T/out")"
+# (git commit is then not among them: the stand-in's commit is refused and the stage fails.)
+assert_eq 1 "$RC" "claude printer with AGENT_ALLOWED_BASH: status"
+assert_contains "$(cat "$T/out")" 'permission denied: Bash(git commit' "claude printer with AGENT_ALLOWED_BASH"
 argv=$(stub_field "$REC" argv)
 assert_contains "$argv" '"--model", "opus", "-p"' "argv with the user's flags"
 for r in "Bash(make check:*)" "Bash(npm test:*)" "Bash(ls)"; do
