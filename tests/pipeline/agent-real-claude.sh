@@ -137,6 +137,7 @@ assert_contains_each "$blog" "babysit log" "read $d/rounds/round-1.md" "edit $wt
 
 # --- 4. offline: nothing but the model endpoint -----------------------------------------------
 mock_outside
-assert_eq "$fixed" "$(remote_head "$ORIGIN" packetfs/fix-1)" "the branch on the remote after round 1"
+# The engine validates the round's head, then pushes it.
+wait_for sh -c "[ \"\$(git --git-dir='$ORIGIN' rev-parse -q --verify refs/heads/packetfs/fix-1)\" = $fixed ]"
 [ -n "$(mock_requests messages babysit)" ] || fail "the babysitter never reached the mock"
 exit 0
