@@ -12,7 +12,8 @@
 #   print     an edit left uncommitted; an untracked file; a commit refused (AGENT_ALLOWED_BASH
 #             without git): each fails the stage, naming what was left; a write outside the
 #             working directories is refused;
-# and no request for another host reached the proxy.
+# and no request for another host reached the proxy; with AGENT_OFFLINE=0 some do (so the
+# count is not blind).
 . "$(dirname "$0")/../lib.sh"
 . "$FIXTURES/agents/lib.sh"
 . "$FIXTURES/agents/real.sh"
@@ -125,4 +126,11 @@ assert_eq "$head0" "$(git -C "$wt" rev-parse HEAD)" "print: the head after a ref
 clean
 
 mock_outside
+
+# --- the offline switch off: the same CLI reaches for its service host (the proxy sees it) ----
+printf '# Plan\n' >"$pd/plan.md"
+stage plan '[{"write": "{pd}/plan.md", "content": "# Plan\n\n1. hello.c\n"}, {"final": "planned"}]' AGENT_OFFLINE=0
+assert_eq 0 "$RC" "plan with AGENT_OFFLINE=0: status ($OUT)"
+assert_contains "$OUT" "offline: 0" "plan log with AGENT_OFFLINE=0"
+[ -n "$(mock_requests outside)" ] || fail "AGENT_OFFLINE=0: no outside request reached the proxy (the count proves nothing)"
 exit 0
