@@ -129,6 +129,15 @@ def text_of(c):
     return "\n".join(b.get("text", "") for b in c or [] if isinstance(b, dict))
 
 
+def short(why):
+    """The first sentence of a refusal's reason, at most 200 characters."""
+    why = why.strip().split("\n")[0]
+    i = why.find(". ")
+    if i > 0:
+        why = why[:i + 1]
+    return why[:200]
+
+
 def say(*lines):
     if mode == "transcript":
         for l in lines:
@@ -183,7 +192,7 @@ while True:
             tool, what = calls.get(tid, ("?", "?"))
             if tid in denied:
                 denied[tid] = text.split("\n")[0] if text.strip() else denied[tid]
-                say("REFUSED: %s: %s: %s" % (tool, what, denied[tid][:300]))
+                say("REFUSED: %s: %s: %s" % (tool, what, short(denied[tid])))
             elif b.get("is_error"):
                 first, _, rest = text.partition("\n")
                 if first.startswith("Exit code "):
@@ -210,7 +219,8 @@ for tid, why in denied.items():
 
 if mode == "refusals":
     for r in refusals:
-        print("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r))
+        tool, what, why = r
+        print("\t".join(x.replace("\t", " ").replace("\n", " ") for x in (tool, what, short(why))))
     sys.exit(0)
 if result is None:
     say("claude: the stream has no result (the CLI ended early)")

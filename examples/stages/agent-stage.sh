@@ -2,14 +2,11 @@
 # agent-stage.sh - runs Claude Code or Codex as a packetfs stage: plan, print, validate,
 # review or babysit.
 #
-# Written to the documented behaviour of
-#   Claude Code 2.0: CLI reference and "Identity and Access Management" (permissions) pages,
-#     code.claude.com/docs/en/cli-reference (claude -p, --add-dir, --permission-mode,
-#     --allowedTools rules such as "Bash(git commit:*)" and "Edit(//abs/path/**)");
-#   Codex CLI 0.61: `codex exec --help`, developers.openai.com/codex (non-interactive mode,
-#     CLI reference, sandbox): exec approves nothing (approval "never"), needs a cwd inside a
-#     git repository unless --skip-git-repo-check, and its workspace-write sandbox writes only
-#     under the cwd, the --add-dir directories, /tmp and $TMPDIR.
+# What each CLI needs (its flags per role, its environment, how to read its machine-readable
+# stream) lives in agent-<cli>.sh beside this script, which defines agent_cli_args,
+# agent_cli_env, agent_cli_transcript and agent_cli_refusals (see agent-claude.sh). Tested
+# with Claude Code 2.1.332 and Codex 0.171.0 (tests/agent-clis.sh); docs/agents.md says, per
+# CLI and role, what is prevented and what is only detected afterwards.
 #
 # Environment (a stage's "env" object in pipeline.json, or the daemon's environment):
 #   AGENT_CMD         the agent command line, split on white space (no shell quoting), with
@@ -24,8 +21,11 @@
 #                     by commas (or, with no comma, by white space), each a command prefix
 #                     ("git commit", "make") or a whole rule ("Bash(npm test:*)"). Default
 #                     below (DEFAULT_BASH).
-#   AGENT_NETWORK=1   codex printer/babysitter: network in the sandbox
-#                     (-c sandbox_workspace_write.network_access=true).
+#   AGENT_OFFLINE     1 (default): the CLI calls nothing but its model endpoint (no
+#                     telemetry, update checks, plugin syncs; the flags per CLI are in
+#                     docs/agents.md); 0: the CLI's own defaults.
+#   AGENT_NETWORK=1   the default of AGENT_OFFLINE becomes 0; codex printer/babysitter:
+#                     network in the sandbox (-c sandbox_workspace_write.network_access=true).
 #   AGENT_LEARNINGS_MAX  bytes of learnings put in the prompt whole (default 32768); the
 #                     documents past it are listed by path.
 #   PACKETFS          the packetfs binary the validator runs (default: packetfs on PATH).
@@ -36,26 +36,26 @@
 # ($PACKET_DIR) and the learnings ($PACKET_LEARNINGS) are added as writable directories. The
 # prompt goes on stdin (claude -p reads it there; codex exec reads it for the prompt "-").
 #
-# What each role may do:
-#   role      claude                                        codex exec
-#   plan      --permission-mode default; Edit rules for the --sandbox workspace-write
-#   review    packet and learnings only; Bash: git log,     (writes: worktree, packet,
-#             git show, git diff, git status                learnings, /tmp)
-#   validate  as plan, but Bash only "packetfs record"      same
-#   print     --permission-mode acceptEdits (edits in the   --sandbox workspace-write, plus
-#   babysit   worktree, packet, learnings); Bash: the       --add-dir of the git common dir
-#             AGENT_ALLOWED_BASH commands                   (a worktree's index and objects
-#                                                           live there), so git commit works
-# Codex cannot confine writes to the packet while the worktree is its cwd, so for plan,
-# review and validate (both CLIs) this script checks afterwards that the worktree's head and
-# files are as they were, and fails the stage when they are not. Claude's Bash tool is not
-# confined to directories, so claude gets no --add-dir of the git directory (which would
-# let its Edit tool rewrite .git/config and hooks); git commit works without it.
+# The CLI's standard output (its machine-readable stream) is kept in the packet as
+# transcripts/<n>-<stage>.<cli>.jsonl, n the run number of the stage log
+# stages/<n>-<stage>.log; the stage log gets the readable transcript (each tool call, its
+# outcome, each refusal as "REFUSED: TOOL: WHAT: WHY", the final message) and the CLI's
+# standard error.
 #
-# Exit status: the agent's; 1 when the agent exited 0 but changed the worktree in a role that
-# may not, or left its product (plan.md, change.md, change-validation.md, review.md,
-# rounds/round-N-answers.json) missing or empty; 2 when misconfigured (messages read
-# "agent-stage.sh: what: why").
+# Checked afterwards (what the CLIs' confinement does not cover):
+#   plan, review  the worktree's head and files, ignored files included, are as they were;
+#   validate      the head and the tracked and untracked files (its recorded commands build
+#                 in the worktree, which makes ignored outputs);
+#   print         something was committed, and nothing is left uncommitted or untracked;
+#   babysit       as print, but a round whose threads were all declined needs no commit;
+#   every role    a refused write into the packet or the learnings fails the stage (the role
+#                 needed it); other refusals are named in the log, and fail the stage when
+#                 the role then lacks its product.
+#
+# Exit status: the agent's; 1 when the agent exited 0 but its CLI reported a failed run
+# (an API error), a check above failed, or it left its product (plan.md, change.md,
+# change-validation.md, review.md, rounds/round-N-answers.json) missing or empty; 2 when
+# misconfigured (messages read "agent-stage.sh: what: why").
 set -euo pipefail
 
 # shellcheck disable=SC2034 # read by agent-claude.sh
