@@ -132,6 +132,8 @@ assert_eq "babysit (mock): round 1 fix" "$(git -C "$REPO" log -1 --format=%s "$f
 assert_eq "$reviewed" "$(git -C "$REPO" rev-parse "$fixed^")" "round 1's commit's parent"
 assert_contains "$(git -C "$REPO" show "$fixed:hello.c")" "/* checked in CI, round 1 */" "hello.c after round 1"
 blog=$(cat "$d"/stages/*-babysit.log)
+n=$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$' | sort -n | head -n 1 | cut -d- -f1)
+[ -s "$d/transcripts/$n-babysit.claude.jsonl" ] || fail "no raw stream of round 1 beside its log $n-babysit.log: $(ls "$d/transcripts")"
 assert_contains_each "$blog" "babysit log" "read $d/rounds/round-1.md" "edit $wt/hello.c" \
 	"\$ make hello && git add hello.c && git commit -q" "  Fixed the failing check (mock babysitter)."
 
