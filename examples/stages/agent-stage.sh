@@ -105,9 +105,10 @@ command -v "${agent[0]}" >/dev/null 2>&1 || die "${agent[0]}: command not found 
 for w in "${agent[@]:1}"; do
 	case $cli:$w in
 	claude:--permission-mode* | claude:--allowedTools* | claude:--allowed-tools* | \
-		claude:--dangerously-skip-permissions | codex:--sandbox* | codex:-s | codex:--full-auto | \
+		claude:--dangerously-skip-permissions | claude:--output-format* | claude:--tools* | \
+		claude:--permission-prompts* | codex:--sandbox* | codex:-s | codex:--full-auto | \
 		codex:--dangerously-bypass-approvals-and-sandbox | codex:--yolo | codex:--cd* | codex:-C)
-		die "agent command \"$cmdline\": $w: permissions and the working directory are set per role by this script; remove it"
+		die "agent command \"$cmdline\": $w: permissions and the working directory are set per role by this script (so are the tools and the output format); remove it"
 		;;
 	esac
 done

@@ -187,6 +187,8 @@ misconfigured "/nonexistent/claude: command not found" plan AGENT_CMD=/nonexiste
 misconfigured "role 'deploy': unknown" deploy "AGENT_CMD=$AGENTS/claude"
 misconfigured "--permission-mode: permissions and the working directory are set per role" plan \
 	"AGENT_CMD=$AGENTS/claude -p --permission-mode acceptEdits"
+misconfigured "--output-format: permissions and the working directory are set per role" plan \
+	"AGENT_CMD=$AGENTS/claude --output-format text"
 misconfigured "--full-auto: permissions" plan "AGENT_CMD=$AGENTS/codex exec --full-auto"
 misconfigured "babysit: PACKET_ROUND is not set" babysit "AGENT_CMD=$AGENTS/codex"
 misconfigured "PACKET_WORKTREE is not set: run this program as a packetfs stage" plan \
