@@ -6,9 +6,11 @@
 # test sets over plain directories (a git worktree, a packet, learnings):
 #   plan      edits the worktree and commits: both refused (REFUSED lines name them); it
 #             writes plan.md and passes; without plan.md it fails;
-#   review    `git log --output=hello.o` (an allowed command writing an ignored file in the
-#             worktree): caught afterwards, the stage fails naming hello.o;
-#   validate  make and touch (anything but `packetfs record`): refused and named;
+#   review    a commit and an edit of the worktree: refused and named; `git log
+#             --output=hello.o` (an allowed command writing an ignored file in the worktree):
+#             caught afterwards, the stage fails naming hello.o;
+#   validate  make and touch (anything but `packetfs record`) and an edit of the worktree:
+#             refused and named;
 #   print     an edit left uncommitted; an untracked file; a commit refused (AGENT_ALLOWED_BASH
 #             without git): each fails the stage, naming what was left; a write outside the
 #             working directories is refused;
@@ -74,8 +76,13 @@ assert_contains_each "$OUT" "plan log" "REFUSED: Edit: $wt/hello.c: " "wrote no 
 printf '# Plan\n\n```validation-recipes\n01-build\n```\n' >"$pd/plan.md"
 
 # --- review: an allowed command that writes an ignored file is caught afterwards -------------
-stage review '[{"bash": "git log -1 --output=hello.o"},
+stage review '[{"bash": "git commit -q --allow-empty -m sneaky"},
+ {"write": "{wt}/hello.c", "content": "int main(void) { return 2; }\n"},
+ {"bash": "git log -1 --output=hello.o"},
  {"write": "{pd}/review.md", "content": "1. fine\n\n## Assessment: sound\n"}, {"final": "reviewed"}]'
+assert_contains_each "$OUT" "review log" "REFUSED: Bash: git commit -q --allow-empty -m sneaky: " \
+	"REFUSED: Write: $wt/hello.c: "
+assert_eq "$head0" "$(git -C "$wt" rev-parse HEAD)" "review: the head"
 if [ -e "$wt/hello.o" ]; then
 	assert_eq 1 "$RC" "review that wrote an ignored file: status ($OUT)"
 	assert_contains_each "$OUT" "review log" "the worktree changed while the agent ran" "!! hello.o"
@@ -87,12 +94,14 @@ clean
 
 # --- validate: anything but packetfs record is refused ---------------------------------------
 rm -f /tmp/packetfs-forbidden-$$
-stage validate '[{"bash": "make -B hello"}, {"bash": "touch /tmp/packetfs-forbidden-'$$'"},
+stage validate '[{"bash": "make -B hello"}, {"write": "{wt}/hello.c", "content": "int x;\n"}, {"bash": "touch /tmp/packetfs-forbidden-'$$'"},
  {"write": "{pd}/change-validation.md", "content": "| 01-build | blocked |\n\n## Verdict: blocked\n"},
  {"final": "blocked"}]'
 assert_eq 0 "$RC" "validate: status ($OUT)"
 assert_contains_each "$OUT" "validate log" "REFUSED: Bash: make -B hello: " \
-	"REFUSED: Bash: touch /tmp/packetfs-forbidden-$$: " "role validate: wrote change-validation.md"
+	"REFUSED: Bash: touch /tmp/packetfs-forbidden-$$: " "REFUSED: Write: $wt/hello.c: " \
+	"role validate: wrote change-validation.md"
+assert_eq "" "$(git -C "$wt" status --porcelain)" "validate: the worktree"
 [ ! -e "/tmp/packetfs-forbidden-$$" ] || fail "validate: touch ran"
 [ ! -e "$wt/hello" ] || fail "validate: make ran"
 
