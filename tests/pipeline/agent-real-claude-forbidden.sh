@@ -14,6 +14,7 @@
 #   print     an edit left uncommitted; an untracked file; a commit refused (AGENT_ALLOWED_BASH
 #             without git): each fails the stage, naming what was left; a write outside the
 #             working directories is refused;
+#   babysit   a thread accepted with nothing committed fails; all declined, no commit passes;
 # and no request for another host reached the proxy; with AGENT_OFFLINE=0 some do (so the
 # count is not blind).
 . "$(dirname "$0")/../lib.sh"
@@ -133,6 +134,19 @@ assert_contains_each "$OUT" "print log" "REFUSED: Bash: git add hello.c && git c
 	"made no commit on packetfs/fix-1" " M hello.c"
 assert_eq "$head0" "$(git -C "$wt" rev-parse HEAD)" "print: the head after a refused commit"
 clean
+
+# --- babysit: a thread accepted but nothing committed ---------------------------------------
+mkdir -p "$pd/rounds"
+printf '# Round 1\n\n### Thread 17: hello.c:5 (reviewer)\n\nSay "new".\n' >"$pd/rounds/round-1.md"
+stage babysit '[{"write": "{pd}/rounds/round-{round}-answers.json",
+ "content": "[{\"thread\": 17, \"verdict\": \"accepted\", \"action\": \"fixed\"}]\n"},
+ {"final": "answered"}]' PACKET_ROUND=1
+assert_eq 1 "$RC" "babysit that accepted a thread without a commit: status ($OUT)"
+assert_contains "$OUT" "role babysit: claude exited 0 but made no commit on packetfs/fix-1" "babysit log"
+stage babysit '[{"write": "{pd}/rounds/round-{round}-answers.json",
+ "content": "[{\"thread\": 17, \"verdict\": \"declined\", \"action\": \"the brief says old\"}]\n"},
+ {"final": "answered"}]' PACKET_ROUND=1
+assert_eq 0 "$RC" "babysit that declined every thread: status ($OUT)"
 
 mock_outside
 
