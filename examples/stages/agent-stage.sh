@@ -47,7 +47,8 @@
 #   validate      the head and the tracked and untracked files (its recorded commands build
 #                 in the worktree, which makes ignored outputs);
 #   print         something was committed, and nothing is left uncommitted or untracked;
-#   babysit       as print, but a round whose threads were all declined needs no commit;
+#   babysit       as print, but a round that lists no failing check and whose threads were
+#                 all declined needs no commit;
 #   every role    a refused write into the packet or the learnings fails the stage (the role
 #                 needed it); other refusals are named in the log, and fail the stage when
 #                 the role then lacks its product.
@@ -421,8 +422,12 @@ print | babysit)
 	fi
 	need_commit=1
 	if [ "$role" = babysit ]; then
-		# A round whose threads were all declined may need no commit.
-		grep -q '"verdict"[[:space:]]*:[[:space:]]*"accepted"' "$pd/$product" 2>/dev/null || need_commit=0
+		# A round with no failing check whose threads were all declined may need no commit.
+		failing=$(sed -n '/^## Failing checks$/,/^## /{/^- /p}' "$pd/rounds/round-$round.md" 2>/dev/null || true)
+		if [ -z "$failing" ] &&
+			! grep -q '"verdict"[[:space:]]*:[[:space:]]*"accepted"' "$pd/$product" 2>/dev/null; then
+			need_commit=0
+		fi
 	fi
 	if [ "$need_commit" = 1 ] && [ "$(git -C "$wt" rev-parse HEAD)" = "$head_before" ]; then
 		say "role $role: $cli exited 0 but made no commit on ${PACKET_BRANCH:-the item branch} (head still $head_before)" >&2

@@ -14,7 +14,8 @@
 #   print     an edit left uncommitted; an untracked file; a commit refused (AGENT_ALLOWED_BASH
 #             without git): each fails the stage, naming what was left; a write outside the
 #             working directories is refused;
-#   babysit   a thread accepted with nothing committed fails; all declined, no commit passes;
+#   babysit   a thread accepted, or a failing check, with nothing committed fails; all
+#             threads declined and no failing check, no commit passes;
 # and no request for another host reached the proxy; with AGENT_OFFLINE=0 some do (so the
 # count is not blind).
 . "$(dirname "$0")/../lib.sh"
@@ -147,6 +148,12 @@ stage babysit '[{"write": "{pd}/rounds/round-{round}-answers.json",
  "content": "[{\"thread\": 17, \"verdict\": \"declined\", \"action\": \"the brief says old\"}]\n"},
  {"final": "answered"}]' PACKET_ROUND=1
 assert_eq 0 "$RC" "babysit that declined every thread: status ($OUT)"
+printf '# Round 2\n\n## Failing checks\n\n- build (FAILURE): https://ci.example/build\n\n## Review threads\n\nNone.\n' \
+	>"$pd/rounds/round-2.md"
+stage babysit '[{"write": "{pd}/rounds/round-{round}-answers.json", "content": "[]\n"},
+ {"final": "nothing to do"}]' PACKET_ROUND=2
+assert_eq 1 "$RC" "babysit that left a failing check without a commit: status ($OUT)"
+assert_contains "$OUT" "role babysit: claude exited 0 but made no commit" "babysit log"
 
 mock_outside
 
