@@ -46,6 +46,9 @@ claude_bash_rules() {
 	done
 }
 
+# agent_cli_args : appends to `args` (which holds AGENT_CMD's words) -p unless given, the
+# stream-json output, the tool set, the --add-dir's and the permission mode and allow rules
+# of $role (see the table above); --strict-mcp-config when $offline is 1.
 agent_cli_args() {
 	local have_p=0 w d rules=()
 	for w in "${agent[@]:1}"; do
@@ -81,6 +84,8 @@ agent_cli_args() {
 	args+=(--allowedTools "${rules[@]}")
 }
 
+# agent_cli_env : prints the NAME=VALUE lines to export before claude runs: the offline
+# switch's variable when $offline is 1, nothing otherwise.
 agent_cli_env() {
 	# Measured with 2.1.332 through a counting proxy: without it every run opens connections
 	# to api.anthropic.com (metrics, feature flags, update checks); with it, none. It covers
@@ -236,7 +241,15 @@ if final is not None:
 PY
 )
 
+# agent_cli_transcript RAW : prints the readable transcript of the stream-json file RAW as it
+# grows (RAW may be /dev/stdin): the init line, "$ COMMAND" / "write PATH (N bytes)" /
+# "edit PATH" / "read PATH" per tool call, then "  -> exit N" or "  -> ok" and a few lines of
+# output, "REFUSED: TOOL: WHAT: WHY" per refusal, a summary line and "final:" with the
+# closing message. Status 0.
 agent_cli_transcript() { claude_stream transcript "$1"; }
+# agent_cli_refusals RAW : prints one line per refusal in RAW (the result's
+# permission_denials, and permission_denied events when the stream has no result):
+# TOOL<TAB>WHAT (the command or path)<TAB>WHY (the first sentence of the reason). Status 0.
 agent_cli_refusals() { claude_stream refusals "$1"; }
 
 # agent_cli_failed RAW : true (0) when the CLI's own result in RAW says the run failed

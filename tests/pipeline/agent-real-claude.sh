@@ -112,8 +112,14 @@ PY
 import json, sys
 print(sum(1 for l in sys.stdin if json.loads(l)["step"] == 0))')" "$role: runs of the mock's script"
 done
-# What the printer's build reported back to the model.
+# What the printer's build reported back to the model: in the log, and in the next request.
 assert_contains "$(stage_log print)" "cc -Wall -o hello hello.c" "print log: make's output"
+assert_contains "$(mock_requests messages print | python3 -c '
+import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if o["step"] == 3:
+        print(json.dumps(o["results"]))')" "cc -Wall -o hello hello.c" "the tool result the model got for make"
 
 # --- 3. approve: push, pull request, babysit round 1 -----------------------------------------
 ctl "$M" fix-1 approve
