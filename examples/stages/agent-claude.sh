@@ -170,6 +170,8 @@ while True:
     try:
         o = json.loads(s)
     except ValueError:
+        o = None
+    if not isinstance(o, dict):
         say(s)
         continue
     t = o.get("type")
@@ -181,6 +183,8 @@ while True:
         denied[o.get("tool_use_id")] = o.get("message") or o.get("decision_reason") or "denied"
     elif t == "assistant":
         for b in (o.get("message") or {}).get("content") or []:
+            if not isinstance(b, dict):
+                continue
             if b.get("type") == "tool_use":
                 inp = b.get("input") or {}
                 calls[b.get("id")] = (b.get("name", "?"), what_of(b.get("name", ""), inp))
@@ -190,7 +194,7 @@ while True:
     elif t == "user":
         c = (o.get("message") or {}).get("content")
         for b in c if isinstance(c, list) else []:
-            if b.get("type") != "tool_result":
+            if not isinstance(b, dict) or b.get("type") != "tool_result":
                 continue
             tid = b.get("tool_use_id")
             text = text_of(b.get("content"))

@@ -365,7 +365,12 @@ say "\$ ${args[*]} < prompt"
 say "raw stream: $pd/$raw_name"
 rc=0
 set +e
-(cd "$wt" && exec "${args[@]}" <"$prompt_file") | tee "$raw" | agent_cli_transcript /dev/stdin
+# The transcript is written as the stream grows; should its reader stop early, cat drains the
+# rest so that the CLI never writes into a closed pipe.
+(cd "$wt" && exec "${args[@]}" <"$prompt_file") | tee "$raw" | {
+	agent_cli_transcript /dev/stdin
+	cat >/dev/null
+}
 st=("${PIPESTATUS[@]}")
 set -e
 rc=${st[0]}
