@@ -32,6 +32,10 @@
 # agent_cli_args : appends to the array `args` what follows the CLI's own words for $role:
 # exec (unless AGENT_CMD has it), --json, the working directory, the sandbox, the writable
 # roots, the offline switches when $offline is 1, and "-" (the prompt on stdin).
+# The transcript is read after the run, from the session file (see above), not live.
+# shellcheck disable=SC2034 # read by agent-stage.sh
+agent_cli_live=0
+
 agent_cli_args()
 {
 	local w have_exec=0 d owngit
@@ -291,9 +295,10 @@ if mode == "refusals":
     for e in calls:
         why = refusal(e)
         if why:
-            print("%s: %s: %s" % (e["call"][0], e["call"][1].replace("\n", " "), why))
+            print("%s\t%s\t%s" % (e["call"][0], e["call"][1].replace("\n", " ").replace("\t", " "),
+                                  why.replace("\t", " ")))
     for m in stream_refusals:
-        print("codex: %s" % m.replace("\n", " "))
+        print("codex\t%s\t" % m.replace("\n", " ").replace("\t", " "))
     sys.exit(0)
 
 if mode == "verify":
@@ -370,7 +375,7 @@ agent_cli_transcript()
 	codex_read transcript "$1"
 }
 
-# agent_cli_refusals RAW : one line "TOOL: WHAT: WHY" per tool call the sandbox refused
+# agent_cli_refusals RAW : one line "TOOL<tab>WHAT<tab>WHY" per tool call the sandbox refused
 # (its output says "Read-only file system", "Operation not permitted", a rejected patch, a
 # network that cannot be reached); nothing when none.
 agent_cli_refusals()

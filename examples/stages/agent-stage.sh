@@ -2,14 +2,11 @@
 # agent-stage.sh - runs Claude Code or Codex as a packetfs stage: plan, print, validate,
 # review or babysit.
 #
-# Written to the documented behaviour of
-#   Claude Code 2.0: CLI reference and "Identity and Access Management" (permissions) pages,
-#     code.claude.com/docs/en/cli-reference (claude -p, --add-dir, --permission-mode,
-#     --allowedTools rules such as "Bash(git commit:*)" and "Edit(//abs/path/**)");
-#   Codex CLI 0.61: `codex exec --help`, developers.openai.com/codex (non-interactive mode,
-#     CLI reference, sandbox): exec approves nothing (approval "never"), needs a cwd inside a
-#     git repository unless --skip-git-repo-check, and its workspace-write sandbox writes only
-#     under the cwd, the --add-dir directories, /tmp and $TMPDIR.
+# What each CLI needs (its flags per role, its environment, how to read its machine-readable
+# stream) lives in agent-<cli>.sh beside this script, which defines agent_cli_args,
+# agent_cli_env, agent_cli_transcript and agent_cli_refusals (see agent-claude.sh). Tested
+# with Claude Code 2.1.332 and Codex 0.171.0 (tests/agent-clis.sh); docs/agents.md says, per
+# CLI and role, what is prevented and what is only detected afterwards.
 #
 # Environment (a stage's "env" object in pipeline.json, or the daemon's environment):
 #   AGENT_CMD         the agent command line, split on white space (no shell quoting), with
@@ -24,8 +21,11 @@
 #                     by commas (or, with no comma, by white space), each a command prefix
 #                     ("git commit", "make") or a whole rule ("Bash(npm test:*)"). Default
 #                     below (DEFAULT_BASH).
-#   AGENT_NETWORK=1   codex printer/babysitter: network in the sandbox
-#                     (-c sandbox_workspace_write.network_access=true).
+#   AGENT_OFFLINE     1 (default): the CLI calls nothing but its model endpoint (no
+#                     telemetry, update checks, plugin syncs; the flags per CLI are in
+#                     docs/agents.md); 0: the CLI's own defaults.
+#   AGENT_NETWORK=1   the default of AGENT_OFFLINE becomes 0; codex printer/babysitter:
+#                     network in the sandbox (-c sandbox_workspace_write.network_access=true).
 #   AGENT_LEARNINGS_MAX  bytes of learnings put in the prompt whole (default 32768); the
 #                     documents past it are listed by path.
 #   PACKETFS          the packetfs binary the validator runs (default: packetfs on PATH).
@@ -36,28 +36,30 @@
 # ($PACKET_DIR) and the learnings ($PACKET_LEARNINGS) are added as writable directories. The
 # prompt goes on stdin (claude -p reads it there; codex exec reads it for the prompt "-").
 #
-# What each role may do:
-#   role      claude                                        codex exec
-#   plan      --permission-mode default; Edit rules for the --sandbox workspace-write
-#   review    packet and learnings only; Bash: git log,     (writes: worktree, packet,
-#             git show, git diff, git status                learnings, /tmp)
-#   validate  as plan, but Bash only "packetfs record"      same
-#   print     --permission-mode acceptEdits (edits in the   --sandbox workspace-write, plus
-#   babysit   worktree, packet, learnings); Bash: the       --add-dir of the git common dir
-#             AGENT_ALLOWED_BASH commands                   (a worktree's index and objects
-#                                                           live there), so git commit works
-# Codex cannot confine writes to the packet while the worktree is its cwd, so for plan,
-# review and validate (both CLIs) this script checks afterwards that the worktree's head and
-# files are as they were, and fails the stage when they are not. Claude's Bash tool is not
-# confined to directories, so claude gets no --add-dir of the git directory (which would
-# let its Edit tool rewrite .git/config and hooks); git commit works without it.
+# The CLI's standard output (its machine-readable stream) is kept in the packet as
+# transcripts/<n>-<stage>.<cli>.jsonl, n the run number of the stage log
+# stages/<n>-<stage>.log; the stage log gets the readable transcript (each tool call, its
+# outcome, each refusal as "REFUSED: TOOL: WHAT: WHY", the final message) and the CLI's
+# standard error.
 #
-# Exit status: the agent's; 1 when the agent exited 0 but changed the worktree in a role that
-# may not, or left its product (plan.md, change.md, change-validation.md, review.md,
-# rounds/round-N-answers.json) missing or empty; 2 when misconfigured (messages read
-# "agent-stage.sh: what: why").
+# Checked afterwards (what the CLIs' confinement does not cover):
+#   plan, review  the worktree's head and files, ignored files included, are as they were;
+#   validate      the head and the tracked and untracked files (its recorded commands build
+#                 in the worktree, which makes ignored outputs);
+#   print         something was committed, and nothing is left uncommitted or untracked;
+#   babysit       as print, but a round that lists no failing check and whose threads were
+#                 all declined needs no commit;
+#   every role    a refused write into the packet or the learnings fails the stage (the role
+#                 needed it); other refusals are named in the log, and fail the stage when
+#                 the role then lacks its product.
+#
+# Exit status: the agent's; 1 when the agent exited 0 but its CLI reported a failed run
+# (an API error), a check above failed, or it left its product (plan.md, change.md,
+# change-validation.md, review.md, rounds/round-N-answers.json) missing or empty; 2 when
+# misconfigured (messages read "agent-stage.sh: what: why").
 set -euo pipefail
 
+# shellcheck disable=SC2034 # read by agent-claude.sh
 DEFAULT_BASH="git add,git commit,git status,git diff,git log,git show,git rm,git mv,git restore,make,meson,ninja,cmake,ctest,cc,gcc,clang,./configure,pytest,python3 -m pytest"
 
 # shellcheck disable=SC2034 # read by die (lib.sh)
@@ -104,9 +106,10 @@ command -v "${agent[0]}" >/dev/null 2>&1 || die "${agent[0]}: command not found 
 for w in "${agent[@]:1}"; do
 	case $cli:$w in
 	claude:--permission-mode* | claude:--allowedTools* | claude:--allowed-tools* | \
-		claude:--dangerously-skip-permissions | codex:--sandbox* | codex:-s | codex:--full-auto | \
+		claude:--dangerously-skip-permissions | claude:--output-format* | claude:--tools* | \
+		claude:--permission-prompts* | codex:--sandbox* | codex:-s | codex:--full-auto | \
 		codex:--dangerously-bypass-approvals-and-sandbox | codex:--yolo | codex:--cd* | codex:-C)
-		die "agent command \"$cmdline\": $w: permissions and the working directory are set per role by this script; remove it"
+		die "agent command \"$cmdline\": $w: permissions and the working directory are set per role by this script (so are the tools and the output format); remove it"
 		;;
 	codex:--approve-for-me | codex:--dangerously-bypass-hook-trust | codex:--add-dir* | codex:--worktree | \
 		codex:--remote* | codex:--trust | codex:sandbox_mode=* | codex:--config=sandbox* | \
@@ -122,6 +125,15 @@ done
 
 pfs=${PACKETFS:-packetfs}
 export AGENT_ROLE=$role
+# The offline switch: 1 keeps the CLI from calling anything but its model endpoint.
+if [ -n "${AGENT_OFFLINE:-}" ]; then
+	offline=$AGENT_OFFLINE
+elif [ "${AGENT_NETWORK:-0}" = 1 ]; then
+	offline=0
+else
+	offline=1
+fi
+case $offline in 0 | 1) ;; *) die "AGENT_OFFLINE '$offline': not 0 or 1" ;; esac
 
 # --- the prompt -----------------------------------------------------------------------------
 # doc FILE TITLE [CAP] : FILE (relative to the packet) under a heading, whole up to CAP bytes.
@@ -291,120 +303,154 @@ dirs=("$pd")
 # shellcheck disable=SC2034 # read by agent_cli_args
 gitdir=$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir)
 args=("${agent[@]}")
+here=$(dirname "${BASH_SOURCE[0]}")
 
 case $cli in
 claude)
-	have_p=0
-	for w in "${agent[@]:1}"; do
-		case $w in -p | --print) have_p=1 ;; esac
-	done
-	[ "$have_p" = 1 ] || args+=(-p)
-	for d in "${dirs[@]}"; do
-		args+=(--add-dir "$d")
-	done
-	rules=()
-	case $role in
-	plan | review | validate)
-		args+=(--permission-mode default)
-		for d in "${dirs[@]}"; do
-			rules+=("Edit(/$d/**)")
-		done
-		if [ "$role" = validate ]; then
-			rules+=("Bash(packetfs record:*)")
-			[ "$pfs" = packetfs ] || rules+=("Bash($pfs record:*)")
-		else
-			rules+=("Bash(git log:*)" "Bash(git show:*)" "Bash(git diff:*)" "Bash(git status:*)")
-		fi
-		;;
-	print | babysit)
-		args+=(--permission-mode acceptEdits)
-		list=${AGENT_ALLOWED_BASH:-$DEFAULT_BASH}
-		if [[ $list == *,* ]]; then
-			IFS=, read -r -a entries <<<"$list"
-		else
-			read -r -a entries <<<"$list"
-		fi
-		for e in "${entries[@]}"; do
-			e=$(printf '%s' "$e" | sed 's/^[[:space:]]*//;s/[[:space:]]*$//')
-			[ -n "$e" ] || continue
-			case $e in
-			*'('*')') rules+=("$e") ;;
-			*) rules+=("Bash($e:*)") ;;
-			esac
-		done
-		;;
-	esac
-	args+=(--allowedTools "${rules[@]}")
+	# shellcheck source=agent-claude.sh
+	. "$here/agent-claude.sh"
 	;;
 codex)
 	# shellcheck source=agent-codex.sh
-	. "$(dirname "${BASH_SOURCE[0]}")/agent-codex.sh"
-	# shellcheck disable=SC2034 # read by agent_cli_args
-	offline=${AGENT_OFFLINE:-$([ "${AGENT_NETWORK:-0}" = 1 ] && echo 0 || echo 1)}
-	agent_cli_args
+	. "$here/agent-codex.sh"
 	;;
 esac
+agent_cli_args
+# The CLI's own environment (NAME=VALUE lines), for its process alone.
+mapfile -t cli_env < <(agent_cli_env | grep -E '^[A-Za-z_][A-Za-z0-9_]*=' || true)
+
+# --- where the raw stream goes --------------------------------------------------------------
+# The raw machine-readable stream is kept in the packet as transcripts/<n>-<stage>.<cli>.jsonl,
+# beside the stage log stages/<n>-<stage>.log whose run number n it shares (the engine opens
+# the log before the stage starts). It is written to a scratch file while the agent runs and
+# copied into the packet once, at the end.
+n=$(find "$pd/stages" -maxdepth 1 -name "*-$PACKET_STAGE.log" 2>/dev/null |
+	sed 's|.*/||;s|-.*||' | grep -E '^[0-9]+$' | sort -n | tail -n 1 || true)
+raw_name=transcripts/${n:-0}-$PACKET_STAGE.$cli.jsonl
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/agent-stage.XXXXXX")
+trap 'rm -f "$prompt_file"; rm -rf "$scratch"' EXIT
+raw=$scratch/raw.jsonl
 
 # --- run it ---------------------------------------------------------------------------------
+# state [--ignored] : the worktree's head and the porcelain status of every file in it
+# (ignored ones too with --ignored), which the roles that may not change it compare.
 state() {
 	git -C "$wt" rev-parse HEAD
-	git -C "$wt" status --porcelain --untracked-files=all
+	git -C "$wt" status --porcelain --untracked-files=all "$@"
 }
-before=$(state)
-say "role $role: $cli in $wt (prompt: $(wc -c <"$prompt_file") bytes)"
+# Ignored files count for plan and review; the validator's recorded commands build in the
+# worktree, which makes ignored outputs.
+ign=()
+case $role in plan | review) ign=(--ignored) ;; esac
+before=$(state "${ign[@]}")
+head_before=$(git -C "$wt" rev-parse HEAD)
+say "role $role: $cli in $wt (prompt: $(wc -c <"$prompt_file") bytes; offline: $offline)"
 say "\$ ${args[*]} < prompt"
+say "raw stream: $pd/$raw_name"
 rc=0
-if [ "$cli" = codex ]; then
-	# The raw stream goes to the packet, transcripts/<stage log's name>.codex.jsonl.
-	mkdir -p "$pd/transcripts"
-	name=${PACKET_STAGE_LOG:+$(basename "$PACKET_STAGE_LOG" .log)}
-	if [ -z "$name" ]; then
-		n=1
-		while [ -e "$pd/transcripts/$PACKET_STAGE-$n.codex.jsonl" ]; do n=$((n + 1)); done
-		name=$PACKET_STAGE-$n
-	fi
-	raw=$pd/transcripts/$name.codex.jsonl
-	while IFS= read -r kv; do [ -z "$kv" ] || export "${kv?}"; done < <(agent_cli_env)
-	(cd "$wt" && exec "${args[@]}" <"$prompt_file" >"$raw") || rc=$?
-	agent_cli_cleanup
-	say "role $role: transcript (raw: $raw)"
-	agent_cli_transcript "$raw" | sed 's/^/  /'
-	refused=$(agent_cli_refusals "$raw")
-	[ -z "$refused" ] || say "role $role: refused by the sandbox:"$'\n'"$(printf '%s\n' "$refused" | sed 's/^/  REFUSED: /')"
-	broke=$(agent_cli_verify "$raw")
-	if [ -n "$broke" ]; then
-		say "role $role: commands this role may not run:"$'\n'"$(printf '%s\n' "$broke" | sed 's/^/  /')" >&2
-		exit 1
-	fi
-	if [ "$rc" = 0 ] && { [ "$role" = print ] || [ "$role" = babysit ]; }; then
-		left=$(git -C "$wt" status --porcelain --untracked-files=all)
-		if [ -n "$left" ]; then
-			say "role $role: the agent left changes it did not commit:"$'\n'"$(printf '%s\n' "$left" | sed 's/^/  /')"${refused:+$'\n'"  (the sandbox refused: $refused)"} >&2
-			exit 1
-		elif [ "$role" = print ] && [ "$(git -C "$wt" rev-parse HEAD)" = "$(printf '%s\n' "$before" | head -n 1)" ]; then
-			say "role $role: the agent made no commit"${refused:+" (the sandbox refused: $refused)"} >&2
-			exit 1
-		fi
-	fi
+if [ "${agent_cli_live:-1}" = 1 ]; then
+	set +e
+	# The transcript is written as the stream grows; should its reader stop early, cat drains
+	# the rest so that the CLI never writes into a closed pipe.
+	(cd "$wt" && exec env "${cli_env[@]}" "${args[@]}" <"$prompt_file") | tee "$raw" | {
+		agent_cli_transcript /dev/stdin
+		cat >/dev/null
+	}
+	st=("${PIPESTATUS[@]}")
+	set -e
+	rc=${st[0]}
 else
-	(cd "$wt" && exec "${args[@]}" <"$prompt_file") || rc=$?
+	# A CLI whose whole record is read after the run (codex: its session file).
+	(cd "$wt" && exec env "${cli_env[@]}" "${args[@]}" <"$prompt_file" >"$raw") || rc=$?
+	agent_cli_transcript "$raw"
+fi
+! declare -F agent_cli_cleanup >/dev/null || agent_cli_cleanup
+mkdir -p "$pd/transcripts"
+cp "$raw" "$pd/$raw_name" || say "role $role: could not keep the raw stream as $pd/$raw_name" >&2
+# A CLI's own record of the session, where its reader copied one beside the raw stream.
+if [ -f "${raw%.jsonl}.session.jsonl" ]; then
+	cp "${raw%.jsonl}.session.jsonl" "$pd/${raw_name%.jsonl}.session.jsonl" ||
+		say "role $role: could not keep the session file in $pd/transcripts" >&2
+fi
+
+mapfile -t refused < <(agent_cli_refusals "$raw")
+if [ "${#refused[@]}" -gt 0 ]; then
+	say "role $role: $cli refused ${#refused[@]} tool call(s):"
+	for r in "${refused[@]}"; do
+		IFS=$'\t' read -r r_tool r_what r_why <<<"$r"
+		say "  REFUSED: $r_tool: $r_what: $r_why"
+	done
 fi
 if [ "$rc" != 0 ]; then
 	say "role $role: $cli exited with status $rc"
 	exit "$rc"
 fi
+if declare -F agent_cli_failed >/dev/null && why=$(agent_cli_failed "$raw"); then
+	say "role $role: $cli exited 0 but reports a failed run: $why" >&2
+	exit 1
+fi
+# What the CLI's confinement cannot prevent for this role, found in its record afterwards.
+if declare -F agent_cli_verify >/dev/null; then
+	broke=$(agent_cli_verify "$raw")
+	if [ -n "$broke" ]; then
+		say "role $role: the agent ran commands this role may not run:" >&2
+		printf '%s\n' "$broke" | sed 's/^/  /' >&2
+		exit 1
+	fi
+fi
+
+fail=0
+# A refused write into the packet or the learnings (the role's own product area) is a
+# refusal of what the product needed.
+for r in "${refused[@]}"; do
+	IFS=$'\t' read -r r_tool r_what r_why <<<"$r"
+	case $r_tool in Bash) continue ;; esac
+	for d in "${dirs[@]}"; do
+		case $r_what in "$d"/*)
+			say "role $role: $cli was refused $r_tool of $r_what, in the packet: the role needed it" >&2
+			fail=1
+			;;
+		esac
+	done
+done
+
 case $role in
 plan | review | validate)
-	after=$(state)
+	after=$(state "${ign[@]}")
 	if [ "$after" != "$before" ]; then
 		say "role $role: the worktree changed while the agent ran, which this role may not do:" >&2
 		diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") | sed -n 's/^[<>] /  /p' >&2 || true
-		exit 1
+		fail=1
+	fi
+	;;
+print | babysit)
+	left=$(git -C "$wt" status --porcelain --untracked-files=all)
+	if [ -n "$left" ]; then
+		say "role $role: $cli exited 0 but left changes in the worktree that are not committed:" >&2
+		printf '%s\n' "$left" | sed 's/^/  /' >&2
+		fail=1
+	fi
+	need_commit=1
+	if [ "$role" = babysit ]; then
+		# A round with no failing check whose threads were all declined may need no commit.
+		failing=$(sed -n '/^## Failing checks$/,/^## /{/^- /p}' "$pd/rounds/round-$round.md" 2>/dev/null || true)
+		if [ -z "$failing" ] &&
+			! grep -q '"verdict"[[:space:]]*:[[:space:]]*"accepted"' "$pd/$product" 2>/dev/null; then
+			need_commit=0
+		fi
+	fi
+	if [ "$need_commit" = 1 ] && [ "$(git -C "$wt" rev-parse HEAD)" = "$head_before" ]; then
+		say "role $role: $cli exited 0 but made no commit on ${PACKET_BRANCH:-the item branch} (head still $head_before)" >&2
+		fail=1
 	fi
 	;;
 esac
 if [ ! -s "$pd/$product" ]; then
 	say "role $role: $cli exited 0 but wrote no $product in $pd" >&2
+	fail=1
+fi
+if [ "$fail" = 1 ]; then
+	[ "${#refused[@]}" = 0 ] || say "role $role: the refusals above may be why" >&2
 	exit 1
 fi
 say "role $role: wrote $product"

@@ -11,8 +11,8 @@
 #   - the prompt carries the role line, the brief, the plan, the previous review (print,
 #     iteration 2), the evidence, the round (babysit), the catalog's summaries and the text of
 #     every learning;
-#   - the agent's status is the stage's; a planner that changes the worktree, an agent that
-#     writes no product, or a codex printer that makes no commit, fails the stage;
+#   - the agent's status is the stage's; a planner that changes the worktree, a printer (claude
+#     or codex) that makes no commit, or an agent that writes no product, fails the stage;
 #     misconfiguration exits 2 with "agent-stage.sh: ".
 . "$(dirname "$0")/../lib.sh"
 . "$FIXTURES/agents/lib.sh"
@@ -42,8 +42,8 @@ for pair in plan:plan.md:PLAN print:change.md:CHANGE validate:change-validation.
 	IFS=: read -r role file mark <<<"$pair"
 	printf 'write $PACKET_DIR/%s <<X\n%s-TEXT by the stand-in\nX\n' "$file" "$mark" >"$T/calls/$role.calls"
 done
-# The codex printer commits (a codex printer that makes no commit fails its stage).
-{ cat "$T/calls/print.calls"; printf 'bash git commit -q --allow-empty -m "print (stand-in)"\n'; } >"$T/calls/codex-print.calls"
+# The printer commits (agent-stage.sh fails a printer that made no commit).
+printf 'bash git commit -q --allow-empty -m "print (stand-in)"\n' >>"$T/calls/print.calls"
 printf 'write $PACKET_DIR/rounds/round-$PACKET_ROUND-answers.json <<X\n[{"thread": 17, "verdict": "declined", "action": "none (stand-in)"}]\nX\n' \
 	>"$T/calls/babysit.calls"
 
@@ -134,7 +134,7 @@ for cli in claude codex; do
 				done
 				;;
 			*)
-				assert_contains "$argv" '"--permission-mode", "default"' "$what: argv"
+				assert_contains "$argv" '"--permission-mode", "dontAsk"' "$what: argv"
 				assert_contains "$argv" "\"Edit(/$pd/**)\"" "$what: argv"
 				assert_not_contains "$argv" "git commit" "$what: argv"
 				assert_not_contains "$argv" "Bash(make" "$what: argv"
@@ -153,7 +153,9 @@ done
 
 # AGENT_ALLOWED_BASH replaces the printer's commands: comma separated, or white space separated.
 stage print AGENT_CLI=claude "AGENT_CMD=$AGENTS/claude --model opus" "AGENT_ALLOWED_BASH=make check, npm test,Bash(ls)"
-[ "$RC" = 0 ] || fail "claude printer with AGENT_ALLOWED_BASH: $(cat "$T/out")"
+# (git commit is then not among them: the stand-in's commit is refused and the stage fails.)
+assert_eq 1 "$RC" "claude printer with AGENT_ALLOWED_BASH: status"
+assert_contains "$(cat "$T/out")" 'permission denied: Bash(git commit' "claude printer with AGENT_ALLOWED_BASH"
 argv=$(stub_field "$REC" argv)
 assert_contains "$argv" '"--model", "opus", "-p"' "argv with the user's flags"
 for r in "Bash(make check:*)" "Bash(npm test:*)" "Bash(ls)"; do
@@ -182,11 +184,12 @@ assert_eq 1 "$RC" "status when the product is missing"
 assert_contains "$(cat "$T/out")" "claude exited 0 but wrote no review.md" "output"
 
 # A codex printer that exits 0 without a commit fails the stage.
-mv "$T/calls/codex-print.calls" "$T/codex-print.calls.saved"
+cp "$T/calls/print.calls" "$T/print.calls.saved"
+sed -i '/git commit/d' "$T/calls/print.calls"
 stage print "AGENT_CMD=$AGENTS/codex"
 assert_eq 1 "$RC" "status of a codex printer without a commit"
-assert_contains "$(cat "$T/out")" "agent-stage.sh: role print: the agent made no commit" "output"
-mv "$T/codex-print.calls.saved" "$T/calls/codex-print.calls"
+assert_contains "$(cat "$T/out")" "agent-stage.sh: role print: codex exited 0 but made no commit" "output"
+mv "$T/print.calls.saved" "$T/calls/print.calls"
 
 # A planner that changes the worktree fails the stage (the rule is checked afterwards too:
 # here by a write the stand-in cannot see as one).
@@ -213,6 +216,8 @@ misconfigured "/nonexistent/claude: command not found" plan AGENT_CMD=/nonexiste
 misconfigured "role 'deploy': unknown" deploy "AGENT_CMD=$AGENTS/claude"
 misconfigured "--permission-mode: permissions and the working directory are set per role" plan \
 	"AGENT_CMD=$AGENTS/claude -p --permission-mode acceptEdits"
+misconfigured "--output-format: permissions and the working directory are set per role" plan \
+	"AGENT_CMD=$AGENTS/claude --output-format text"
 misconfigured "--full-auto: permissions" plan "AGENT_CMD=$AGENTS/codex exec --full-auto"
 misconfigured "babysit: PACKET_ROUND is not set" babysit "AGENT_CMD=$AGENTS/codex"
 misconfigured "PACKET_WORKTREE is not set: run this program as a packetfs stage" plan \
