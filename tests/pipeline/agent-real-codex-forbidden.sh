@@ -57,15 +57,15 @@ assert_contains "$log" "Read-only file system" "plan: why"
 assert_contains "$log" "REFUSED: apply_patch: ../worktree-note.md: patch rejected" "plan: patch refusal"
 assert_contains "$log" "REFUSED: exec_command: touch \"\$PACKET_WORKTREE/.plan-ignored.o\"" "plan: ignored file"
 assert_contains "$log" "edit plan.md (add)" "plan: the product's edit"
-assert_contains "$log" $'final:\n    planned' "plan: final message"
+assert_contains "$log" $'final:\n  planned' "plan: final message"
 assert_eq "$before" "$(state)" "plan: the worktree (ignored files included)"
 [ ! -e "$T/worktree-note.md" ] || fail "plan: wrote outside the packet"
-raw=$pd/transcripts/plan-1.codex.jsonl
+raw=$pd/transcripts/0-plan.codex.jsonl
 grep -q '"type":"thread.started"' "$raw" || fail "plan: no raw stream in the packet"
-grep -q '"function_call"' "$pd/transcripts/plan-1.codex.session.jsonl" || fail "plan: no session file in the packet"
+grep -q '"function_call"' "$pd/transcripts/0-plan.codex.session.jsonl" || fail "plan: no session file in the packet"
 # Codex 0.171 sometimes leaves a call its sandbox refused out of the --json stream; the
 # session file has every call, which is why the transcript is read from it.
-assert_contains "$(cat "$pd/transcripts/plan-1.codex.session.jsonl")" "echo planned" "plan: the session file"
+assert_contains "$(cat "$pd/transcripts/0-plan.codex.session.jsonl")" "echo planned" "plan: the session file"
 
 # --- what an agent command may not carry -----------------------------------------------------
 for extra in --ephemeral "-c sandbox_mode=danger-full-access" --add-dir=/ --approve-for-me \
@@ -91,7 +91,7 @@ assert_contains "$log" "REFUSED: exec_command: touch /tmp/x: " "validate: touch 
 [ ! -e /tmp/x ] || [ /tmp/x -ot "$raw" ] || fail "validate: /tmp/x was made"
 assert_contains "$log" "REFUSED: exec_command: sed -i 's/old/new/' \"\$PACKET_WORKTREE/hello.c\": " "validate: edit refused"
 assert_contains "$log" "REFUSED: exec_command: cd \"\$PACKET_WORKTREE\" && make -B hello" "validate: make refused"
-assert_contains "$log" "commands this role may not run:" "validate: verdict"
+assert_contains "$log" "the agent ran commands this role may not run:" "validate: verdict"
 assert_contains "$log" "cd \"\$PACKET_WORKTREE\" && make -q hello || true (exit 0): not \`packetfs record\`" \
 	"validate: make -q found"
 assert_eq "$before" "$(state)" "validate: the worktree"
@@ -99,7 +99,7 @@ assert_eq "$before" "$(state)" "validate: the worktree"
 # --- print that commits nothing --------------------------------------------------------------
 run_role print
 assert_eq 1 "$rc" "print: status ($log)"
-assert_contains "$log" "the agent left changes it did not commit:" "print: verdict"
+assert_contains "$log" "exited 0 but left changes in the worktree that are not committed:" "print: verdict"
 assert_contains "$log" " M hello.c" "print: what it left"
 assert_contains "$log" "REFUSED: exec_command: printf 'x\\n' >> \"\$PACKET_WORKTREE/../repo/work/README.md\": " \
 	"print: the main checkout refused"

@@ -80,7 +80,7 @@ log=$(stage_log plan)
 assert_contains "$log" "\$ git -C \"\$PACKET_WORKTREE\" log --oneline -3" "plan log: the command"
 assert_contains "$log" "initial commit" "plan log: its output"
 assert_contains "$log" "edit plan.md (add)" "plan log: the edit"
-assert_contains "$log" $'final:\n    Wrote plan.md' "plan log: the final message"
+assert_contains "$log" $'final:\n  Wrote plan.md' "plan log: the final message"
 log=$(stage_log print)
 assert_contains "$log" "\$ git add hello.c && git commit -q -m 'print (codex): the greeting says new'" "print log"
 assert_contains "$log" "$(git -C "$REPO" log -1 --format=%h "$head") print (codex)" "print log: git's output"
@@ -93,7 +93,7 @@ log=$(stage_log review)
 assert_contains "$log" "\$ cat change.diff" "review log"
 assert_contains "$log" "--- a/hello.c" "review log: the diff"
 for role in plan print validate review; do
-	# transcripts/<the stage log's name, or STAGE-N>.codex.jsonl
+	# transcripts/<n>-<stage>.codex.jsonl, beside stages/<n>-<stage>.log
 	f=$(find "$d/transcripts" -name "*$role*.codex.jsonl" ! -name '*.session.jsonl' | head -n 1)
 	[ -s "$f" ] || fail "$role: no raw stream in transcripts/: $(ls "$d/transcripts")"
 	grep -q '"type":"turn.completed"' "$f" || fail "$role: raw stream: $(cat "$f")"
@@ -107,12 +107,15 @@ wait_for test -s "$d/rounds/round-1-answers.json"
 wait_for test "$(git -C "$REPO" log -1 --format=%s "$(worktree_head fix-1)")" = "babysit (codex): fix the failing check"
 assert_eq "$head" "$(git -C "$REPO" rev-parse "$(worktree_head fix-1)~1")" "the babysitter's commit on the reviewed head"
 assert_eq "https://github.com/$GH_REPO/pull/1" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$d/pull-request.json")" "pull request"
-wait_for test -n "$(find "$d/transcripts" -name '*babysit*.codex.jsonl')"
-wait_for test -n "$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$')"
+# (conditions looked at anew on each try: the raw stream is copied in when the round ends)
+babysit_raw() { [ -n "$(find "$d/transcripts" -name '*-babysit.codex.jsonl' 2>/dev/null)" ]; }
+babysit_log() { ls "$d/stages" | grep -qE '^[0-9]+-babysit\.log$'; }
+wait_for babysit_raw
+wait_for babysit_log
 wait_for grep -q "babysit (codex): fix the failing check" "$d/stages/$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$' | tail -n 1)"
 log=$(stage_log babysit)
 assert_contains "$log" "\$ cat \"\$PACKET_DIR/rounds/round-\$PACKET_ROUND.md\"" "babysit log"
 assert_contains "$log" "| build | FAILURE | fail |" "babysit log: the round file"
-assert_contains "$log" $'final:\n    Fixed the failing check' "babysit log: the final message"
+assert_contains "$log" $'final:\n  Fixed the failing check' "babysit log: the final message"
 assert_eq "" "$(mock_outside)" "outside connection attempts"
 exit 0
