@@ -373,7 +373,7 @@ const char *engine_mountpoint(const struct engine *e);
  * stored (stages/, validation/logs/), validation/registry.jsonl as stored,
  * the item branch as a git bundle (ENGINE_CARRY_BUNDLE) and a manifest
  * (ENGINE_CARRY_MANIFEST: format, packetfs version, item, base and head
- * commits, the registry's sha256, the item's stage, state, verdict and
+ * commits, the bundle's and the registry's sha256, the item's stage, state, verdict and
  * assessment with their heads, and every run with its log's path, sha256
  * and size). Both paths are packetfs's in an export: a document of the
  * item at one of them is overwritten there and not imported.
@@ -383,10 +383,14 @@ const char *engine_mountpoint(const struct engine *e);
 #define ENGINE_CARRY_FORMAT 1
 
 /* Writes the carry of item (live or archived) into the directory dir,
- * after the CLI wrote the packet's files there. Runs git (bundle create)
- * in the store's repository. 0, or a negative errno with the reason in err
- * (-ENOENT: no such item or branch; -EIO: git failed). Any thread; a
- * read-only engine does. */
+ * after the CLI wrote the packet's files there; the manifest last. Runs
+ * git (bundle create) in the store's repository, trusting it whoever owns
+ * it only when the caller owns the store (carry.c). 0, or a negative errno
+ * with the reason in err (-ENOENT: no such item or branch; -EIO: git
+ * failed, or refused another user's repository, which err names); dir is
+ * then partly written: the CLI writes into a temporary directory and
+ * renames it into place only after 0. Any thread; a read-only engine
+ * does. */
 int engine_carry_export(struct engine *e, const char *item, const char *dir, char *err,
 			size_t errlen);
 
@@ -397,14 +401,18 @@ int engine_carry_export(struct engine *e, const char *item, const char *dir, cha
  * the manifest's format, each log's sha256 against the manifest and against
  * the log_sha256 of the registry lines of its run, the registry's sha256,
  * and the bundle (it holds the head, the repository has every commit it
- * starts from, its history meets the configured base); it stores the
- * bundle's objects in the repository and moves no ref. 0 with *out, or 0
- * with *out NULL when dir has no manifest (an export made before carries
- * existed: documents alone); else a negative errno, nothing stored in the
- * store, and the reason in err: -EPROTO (a format this packetfs does not
- * read), -EINVAL (a manifest or registry line that does not parse, a log
- * whose hash does not match), -ENOENT (a log or the bundle missing, a
- * bundle without the head), -EXDEV (a bundle of another project).
+ * starts from, its history meets the configured base; an empty bundle,
+ * or one whose sha256 is not the manifest's bundle_sha256, is refused
+ * before git sees it); it stores the bundle's objects in the repository
+ * and moves no ref. 0 with *out; else a negative errno, nothing stored in
+ * the store, and the reason in err: -ENOENT (no manifest: "not a packetfs
+ * export (no .packetfs/export.json): ...", saying whether dir is a folder
+ * of plain files or what an unfinished export left; a log or the bundle
+ * missing, a bundle without the head), -EPROTO (a format this packetfs
+ * does not read), -EINVAL (a manifest or registry line that does not
+ * parse, a log, registry or bundle whose hash does not match, an empty
+ * bundle), -EXDEV (a bundle of another project), -EACCES (git refused
+ * another user's repository).
  *
  * engine_carry_item makes the item name at the carried head (its branch
  * and worktree there), then restores every run with its log, and the

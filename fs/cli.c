@@ -25,7 +25,8 @@
  *
  * The commands live in files of their own:
  *
- *   cli_store.c   init, log, check, export, import
+ *   cli_store.c   init, log, check
+ *   cli_carry.c   export, import
  *   cli_mount.c   mount, umount, new
  *   cli_mtab.c    the mount table (libmount), dead mounts
  *   cli_status.c  status
@@ -316,15 +317,17 @@ const struct cli_command cli_commands[] = {
 	  "registry line against the runs recorded. Exits 1 if problems are found.\n"
 	  "A mount point stands for the store it shows.\n" },
 	{ "export", cli_export, "STORE|MOUNTPOINT ITEM DIR", "copy a packet out as plain files",
-	  "Copies every file of ITEM (live or archived) into DIR, created if\n"
-	  "needed; the worktree link and .history are left out. A mount point\n"
-	  "stands for the store it shows.\n" },
-	{ "import", cli_import, "STORE DIR [NAME]", "make an item of a packet folder",
-	  "Creates the item NAME (default: the last component of DIR) and copies\n"
-	  "every file of DIR into it. Files packetfs generates (status, events,\n"
-	  "change.diff, stages/, validation logs, registry, evidence) are skipped\n"
-	  "with a warning. The store must not be mounted: on a mount, use\n"
-	  "`packetfs new` and cp instead.\n" },
+	  "Copies every file of ITEM (live or archived) into DIR, which must be\n"
+	  "new or empty; the worktree link and .history are left out. Its logs,\n"
+	  "registry and branch (a git bundle) go with it, with a manifest\n"
+	  "(.packetfs/export.json). All or nothing: written beside DIR, renamed\n"
+	  "into place when whole. A mount point stands for the store it shows.\n" },
+	{ "import", cli_import, "STORE DIR [NAME]", "make an item of an export",
+	  "Creates the item NAME (default: the last component of DIR) of the\n"
+	  "export DIR: its branch, runs, logs and registry, checked first, then\n"
+	  "its files. A folder that is not a whole export (no manifest, a missing\n"
+	  "or empty bundle, hashes that do not match) is refused. The store must\n"
+	  "not be mounted: on a mount, use `packetfs new` and cp instead.\n" },
 	{ "record", cli_record, "[-C ITEM_DIR] RECIPE [--gpus N] [--timeout S] -- COMMAND [ARG...]",
 	  "run a command as a recorded run of a recipe",
 	  "Asks the engine to run COMMAND as a run of the catalog recipe RECIPE for\n"
