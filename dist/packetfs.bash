@@ -35,7 +35,7 @@ _packetfs()
 		words=("${COMP_WORDS[@]}")
 		cword=$COMP_CWORD
 	fi
-	local commands="init mount umount new status log check export import record ctl follow top attest verify help"
+	local commands="init mount umount new status log check gc export import record ctl follow top attest verify help"
 	local opts_mount="rw nodev dev nosuid suid noexec exec async sync dirsync atime noatime
 		relatime strictatime lazytime allow_other allow_root default_permissions auto_unmount
 		max_read= max_readahead= max_background= congestion_threshold= log="
@@ -110,7 +110,7 @@ _packetfs()
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		fi
 		;;
-	status:0 | log:0 | check:0 | export:0 | attest:0)
+	status:0 | log:0 | check:0 | gc:0 | export:0 | attest:0)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_mounts)" -- "$cur")
 		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur")

@@ -117,6 +117,10 @@ int engine_init_store(const char *store, const char *repo, const char *pipeline_
 #define ENGINE_SIGNING_KEY "signing.key"
 #define ENGINE_SIGNING_PUB "signing.pub"
 
+/* The store's SQLite database, a file of the store directory (with its
+ * "-wal" and "-shm" beside it while open): store.h's STORE_DB_NAME. */
+#define ENGINE_DB_NAME "packetfs.db"
+
 /*
  * Opens a store. Unless readonly, takes the store's lock (a second daemon
  * gets -EBUSY and "store is in use by process N" in err), applies pending
@@ -343,6 +347,27 @@ int engine_log(struct engine *e, const char *item, const char *path, struct buf 
  * clean ("store is consistent" in out), 1 when problems were found (one
  * line each in out, naming the item and the run), or -errno. */
 int engine_check(struct engine *e, struct buf *out);
+/*
+ * `packetfs gc` (gc.c, store_gc.c): reclaims space under the retention
+ * rules of SPEC §2. The whole history of every path that is no document now
+ * goes when it was deleted (unlinked) more than days days ago (0: any
+ * deleted path), or has a temporary file's name (vim's .NAME.swp and 4913,
+ * Emacs's #NAME#, NAME~, sed's sedXXXXXX, NAME.tmp.PID.HEX: store.h,
+ * store_gc_temp_name), whatever its age; a path renamed away keeps its
+ * history (the document lives on under its new name). Documents, runs,
+ * logs, the registry and events - the evidence - are never touched. Then
+ * the WAL is checkpointed and the database VACUUMed, so the files shrink.
+ * What went into *out. 0, -EROFS (a read-only engine), -EINVAL (days < 0), -ENOSPC (no
+ * room for VACUUM's copy) or another negative errno. The CLI's, on an
+ * engine opened read-write (which a mounted store refuses: EBUSY).
+ */
+struct engine_gc {
+	int64_t paths;         /* paths whose history went */
+	int64_t revisions;     /* revisions deleted */
+	int64_t stored_bytes;  /* what they took in the store (compressed) */
+};
+int engine_gc(struct engine *e, int days, struct engine_gc *out);
+
 /*
  * `packetfs attest`: an in-toto Statement v1 about the item's head commit
  * (subject: "git+REPO@BRANCH" with digest {"gitCommit": HEAD}), whose

@@ -11,7 +11,7 @@
  *                              and export open it read-only, so they also
  *                              work while it is mounted; given a mount
  *                              point, they open the store it shows)
- *   import                     the store read-write: refused while mounted
+ *   import, gc                 the store read-write: refused while mounted
  *   mount                      fs_mount() (fs.c)
  *   umount                     fusermount3 -u (a dead mount: umount2
  *                              MNT_DETACH, cli_mtab.c)
@@ -25,7 +25,7 @@
  *
  * The commands live in files of their own:
  *
- *   cli_store.c   init, log, check
+ *   cli_store.c   init, log, check, gc
  *   cli_carry.c   export, import
  *   cli_mount.c   mount, umount, new
  *   cli_mtab.c    the mount table (libmount), dead mounts
@@ -316,6 +316,14 @@ const struct cli_command cli_commands[] = {
 	  "Checks the SQLite database, every log against its checksum and every\n"
 	  "registry line against the runs recorded. Exits 1 if problems are found.\n"
 	  "A mount point stands for the store it shows.\n" },
+	{ "gc", cli_gc, "STORE [--older-than DAYS]", "reclaim space under the retention rules",
+	  "Deletes the history of documents deleted more than DAYS days ago\n"
+	  "(default 30; 0: every deleted document) and of temporary files that are\n"
+	  "no document now (.NAME.swp, 4913, #NAME#, NAME~, sedXXXXXX,\n"
+	  "NAME.tmp.PID.HEX), whatever their age, then compacts the database\n"
+	  "(WAL checkpoint, VACUUM) and prints what it reclaimed. Documents, runs,\n"
+	  "logs and the registry are never touched. The store must not be\n"
+	  "mounted.\n" },
 	{ "export", cli_export, "STORE|MOUNTPOINT ITEM DIR", "copy a packet out as plain files",
 	  "Copies every file of ITEM (live or archived) into DIR, which must be\n"
 	  "new or empty; the worktree link and .history are left out. Its logs,\n"

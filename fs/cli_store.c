@@ -1,8 +1,10 @@
 /*
  * cli_store.c - the commands that work on a store through the engine, with
  * no mount: `packetfs init` (creates one), `log` and `check` (read one,
- * opening it read-only, so they also work while it is mounted). export
- * and import: cli_carry.c.
+ * opening it read-only, so they also work while it is mounted), `gc`
+ * (reclaims space; opens it read-write, which the engine refuses, EBUSY,
+ * while it is mounted: VACUUM rewrites the whole database). export and
+ * import: cli_carry.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,4 +150,75 @@ int cli_check(int argc, char **argv)
 	fwrite(out.data ? out.data : "", 1, out.len, stdout);
 	buf_free(&out);
 	return r == 0 ? 0 : 1;
+}
+
+/* --- gc ------------------------------------------------------------------- */
+
+/* Days a deleted document's history is kept by default (--older-than). */
+#define GC_DAYS_DEFAULT 30
+
+/* The bytes of the store's database files as du counts them: the
+ * database, its WAL and its shared-memory index (missing ones count 0). */
+static unsigned long long store_bytes(const char *store)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", NULL };
+	unsigned long long total = 0;
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; suffix[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s%s", store, ENGINE_DB_NAME, suffix[i]);
+		if (stat(path, &st) == 0)
+			total += (unsigned long long)st.st_size;
+	}
+	return total;
+}
+
+int cli_gc(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "older-than", required_argument, NULL, 'o' },
+		CLI_OPTIONS_END,
+	};
+	struct engine_options eo = { NULL, NULL, 0 };
+	unsigned long long before, after;
+	struct engine_gc g;
+	struct engine *e;
+	char err[1024] = "", tmp[PATH_MAX + 64], why[256], *end;
+	long days = GC_DAYS_DEFAULT;
+	int c, r;
+
+	cli_opts_reset();
+	while ((c = cli_next_option("gc", argc, argv, ":h", longopts, &r)) > 0) {
+		if (c != 'o')
+			continue;
+		errno = 0;
+		days = strtol(optarg, &end, 10);
+		if (errno || end == optarg || *end || days < 0 || days > 36500) {
+			snprintf(why, sizeof(why), "--older-than: not a whole number of days from 0 "
+				 "to 36500: '%s'", optarg);
+			return cli_usage_error("gc", why);
+		}
+	}
+	if (c == CLI_OPT_EXIT || (r = cli_operands("gc", argc, 1, 1, "missing STORE")))
+		return r;
+	eo.store = argv[optind];
+	before = store_bytes(eo.store);
+	r = engine_open(&eo, &e, err, sizeof(err));
+	if (r == -EBUSY)
+		return cli_fail("gc", "%s (the store is mounted: gc rewrites the database, so "
+			       "unmount it first)", cli_why(err, r, eo.store, tmp, sizeof(tmp)));
+	if (r < 0)
+		return cli_fail("gc", "%s", cli_why(err, r, eo.store, tmp, sizeof(tmp)));
+	r = engine_gc(e, (int)days, &g);
+	engine_close(e);
+	if (r < 0)
+		return cli_fail("gc", "%s: %s", eo.store, strerror(-r));
+	after = store_bytes(eo.store);
+	printf("reclaimed %lld revisions of %lld paths, %lld bytes as stored (documents deleted "
+	       "more than %ld days ago, temporary files)\n", (long long)g.revisions,
+	       (long long)g.paths, (long long)g.stored_bytes, days);
+	printf("store files: %llu bytes before, %llu bytes after\n", before, after);
+	return 0;
 }
