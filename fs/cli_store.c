@@ -186,6 +186,7 @@ int cli_gc(int argc, char **argv)
 	struct engine_gc g;
 	struct engine *e;
 	char err[1024] = "", tmp[PATH_MAX + 64], why[256], *end;
+	char path[PATH_MAX], store[PATH_MAX];
 	long days = GC_DAYS_DEFAULT;
 	int c, r;
 
@@ -204,6 +205,11 @@ int cli_gc(int argc, char **argv)
 	if (c == CLI_OPT_EXIT || (r = cli_operands("gc", argc, 1, 1, "missing STORE")))
 		return r;
 	eo.store = argv[optind];
+	/* A packetfs mount point names the store it shows (which a live
+	 * daemon holds: refused below). */
+	if (cli_mtab_path(eo.store, path) == 0 && cli_mtab_find(path, store, sizeof(store)) == 0 &&
+	    store[0] == '/')
+		eo.store = store;
 	before = store_bytes(eo.store);
 	r = engine_open(&eo, &e, err, sizeof(err));
 	if (r == -EBUSY)

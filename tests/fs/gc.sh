@@ -8,8 +8,8 @@
 # document renamed away keeps its history under the old name, a hard link whose other name was
 # deleted keeps its content, a deleted document whose tombstone is 40 days old goes under the
 # default rule. Evidence stays: the runs, their logs, the registry and the events are the same
-# rows after gc. packetfs check is clean after it; gc of a mounted store is refused, changing
-# nothing; a bad --older-than is a usage error.
+# rows after gc. packetfs check is clean after it; gc of a mounted store (or of its mount point)
+# is refused, changing nothing; a bad --older-than is a usage error.
 . "$(dirname "$0")/../lib.sh"
 command -v sqlite3 >/dev/null || { echo "SKIP: sqlite3 is missing" >&2; exit 77; }
 pipeline_item "$(plan_stage 01-build)"
@@ -75,6 +75,10 @@ out=$("$PFS" gc "$STORE" --older-than 0 2>&1) || rc=$?
 [ "$rc" = 1 ] || fail "gc of a mounted store exited $rc, expected 1: $out"
 assert_contains "$out" "packetfs: gc: " "gc of a mounted store"
 assert_contains "$out" "mounted" "gc of a mounted store"
+rc=0
+out=$("$PFS" gc "$M" 2>&1) || rc=$?
+[ "$rc" = 1 ] || fail "gc of a mount point exited $rc, expected 1: $out"
+assert_contains "$out" "the store is mounted" "gc of a mount point"
 umount_store
 rc=0
 out=$("$PFS" gc "$STORE" --older-than -1 2>&1) || rc=$?
