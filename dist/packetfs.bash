@@ -54,7 +54,7 @@ _packetfs()
 	for ((i = 2; i < cword; i++)); do
 		case ${words[i]} in
 		--repo | --pipeline | --brief | -o | --options | -C | --gpus | --timeout | --key | \
-			--subject) ((i++)) ;;
+			--subject | --older-than) ((i++)) ;;
 		--) [[ $cmd == record ]] && operands+=(--) ;;
 		-*) ;;
 		*) operands+=("${words[i]}") ;;
@@ -80,7 +80,7 @@ _packetfs()
 		compopt -o nospace 2>/dev/null
 		return
 		;;
-	--gpus | --timeout | --subject) return ;;
+	--gpus | --timeout | --subject | --older-than) return ;;
 	esac
 
 	local flags=
@@ -91,6 +91,7 @@ _packetfs()
 	status) flags="--json --help" ;;
 	record) flags="-C --gpus --timeout --help" ;;
 	top) flags="--once --help" ;;
+	gc) flags="--older-than --help" ;;
 	verify) flags="--key --subject --help" ;;
 	*) flags="--help" ;;
 	esac
