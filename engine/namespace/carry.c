@@ -103,10 +103,12 @@ int packet__file_sha256(const char *path, char hex[65], uint64_t *size)
 	while (rc == 0 && (n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0) {
 			rc = -errno;
-		else
-			util_sha_update(sha, chunk, (size_t)n), total += (uint64_t)n;
+		} else {
+			util_sha_update(sha, chunk, (size_t)n);
+			total += (uint64_t)n;
+		}
 	}
 	if (fd >= 0)
 		close(fd);
