@@ -76,7 +76,7 @@ struct store_gc {
 };
 int store_gc(struct store *s, const char *before, struct store_gc *out);
 /* Whether name (a last path component) is a temporary file's: .NAME.swp
- * (vim's swap files, .swa to .swp), 4913 (vim's probe), #NAME# (Emacs's
+ * (vim's swap files: .s[uvw][a-z], its own pattern, .swx its probe), 4913 (vim's probe), #NAME# (Emacs's
  * auto-save), NAME~ (backups), sedXXXXXX (sed -i: "sed" and 6 letters or
  * digits), NAME.tmp.PID.HEX (atomic saves of write-file-atomic and agent
  * tools). Any thread. */

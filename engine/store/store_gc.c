@@ -62,10 +62,12 @@ static int tmp_pid_hex(const char *name)
 
 int store_gc_temp_name(const char *name)
 {
-	/* vim's swap files (.NAME.swp, then .swo, .swn, ... for more), its
-	 * probe of whether a directory is writable, Emacs's auto-save files,
-	 * backup files, sed -i's temp file (sed + 6 characters). */
-	static const char *const globs[] = { ".*.sw[a-p]", "4913", "#*#", "*~", NULL };
+	/* vim's swap files (.NAME.swp, then .swo, .swn and on for more, and
+	 * .swx, its probe of the file system: the .s[uvw][a-z] its own
+	 * recovery looks for), its probe of whether a directory is writable,
+	 * Emacs's auto-save files, backup files, sed -i's temp file (sed and
+	 * 6 characters). */
+	static const char *const globs[] = { ".*.s[uvw][a-z]", "4913", "#*#", "*~", NULL };
 	size_t i;
 
 	for (i = 0; globs[i]; i++)

@@ -21,11 +21,11 @@ static const struct store_who who = {1001, 42, "vim", ""};
 TEST(temp_names)
 {
 	static const char *const temp[] = {
-		".notes.md.swp", ".notes.md.swo", ".x.swa", "4913", "#notes.md#", "notes.md~", "~",
+		".notes.md.swp", ".notes.md.swo", ".notes.md.swx", ".x.sva", "4913", "#notes.md#", "notes.md~", "~",
 		"sedAb3xZ9", "sed000000", "notes.md.tmp.4242.1f9a3c", "a.tmp.1.0", NULL,
 	};
 	static const char *const docs[] = {
-		"notes.md", "notes.swp", ".notes.md.swq", "49130", "4913.md", "#notes.md",
+		"notes.md", "notes.swp", ".notes.md.sxa", "notes.md.swp", "49130", "4913.md", "#notes.md",
 		"sedAb3xZ", "sedAb3xZ9x", "sed-b3xZ9", "notes.tmp", "notes.md.tmp.42", "a.tmp.x.1f",
 		"a.tmp.12.xyz", "plan.md", ".hidden", NULL,
 	};
