@@ -35,7 +35,7 @@ _packetfs()
 		words=("${COMP_WORDS[@]}")
 		cword=$COMP_CWORD
 	fi
-	local commands="init mount umount new status log check export import record ctl follow top attest verify help"
+	local commands="init mount umount new status log check gc export import record ctl follow top attest verify help"
 	local opts_mount="rw nodev dev nosuid suid noexec exec async sync dirsync atime noatime
 		relatime strictatime lazytime allow_other allow_root default_permissions auto_unmount
 		max_read= max_readahead= max_background= congestion_threshold= log="
@@ -54,7 +54,7 @@ _packetfs()
 	for ((i = 2; i < cword; i++)); do
 		case ${words[i]} in
 		--repo | --pipeline | --brief | -o | --options | -C | --gpus | --timeout | --key | \
-			--subject) ((i++)) ;;
+			--subject | --older-than) ((i++)) ;;
 		--) [[ $cmd == record ]] && operands+=(--) ;;
 		-*) ;;
 		*) operands+=("${words[i]}") ;;
@@ -80,7 +80,7 @@ _packetfs()
 		compopt -o nospace 2>/dev/null
 		return
 		;;
-	--gpus | --timeout | --subject) return ;;
+	--gpus | --timeout | --subject | --older-than) return ;;
 	esac
 
 	local flags=
@@ -91,6 +91,7 @@ _packetfs()
 	status) flags="--json --help" ;;
 	record) flags="-C --gpus --timeout --help" ;;
 	top) flags="--once --help" ;;
+	gc) flags="--older-than --help" ;;
 	verify) flags="--key --subject --help" ;;
 	*) flags="--help" ;;
 	esac
@@ -110,7 +111,7 @@ _packetfs()
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		fi
 		;;
-	status:0 | log:0 | check:0 | export:0 | attest:0)
+	status:0 | log:0 | check:0 | gc:0 | export:0 | attest:0)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -W "$(_packetfs_mounts)" -- "$cur")
 		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur")

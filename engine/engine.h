@@ -117,6 +117,10 @@ int engine_init_store(const char *store, const char *repo, const char *pipeline_
 #define ENGINE_SIGNING_KEY "signing.key"
 #define ENGINE_SIGNING_PUB "signing.pub"
 
+/* The store's SQLite database, a file of the store directory (with its
+ * "-wal" and "-shm" beside it while open): store.h's STORE_DB_NAME. */
+#define ENGINE_DB_NAME "packetfs.db"
+
 /*
  * Opens a store. Unless readonly, takes the store's lock (a second daemon
  * gets -EBUSY and "store is in use by process N" in err), applies pending
@@ -366,6 +370,27 @@ int engine_log(struct engine *e, const char *item, const char *path, struct buf 
  * line each in out, naming the item and the run), or -errno. */
 int engine_check(struct engine *e, struct buf *out);
 /*
+ * `packetfs gc` (gc.c, store_gc.c): reclaims space under the retention
+ * rules of SPEC §2. The whole history of every path that is no document now
+ * goes when it was deleted (unlinked) more than days days ago (0: any
+ * deleted path), or has a temporary file's name (vim's .NAME.swp and 4913,
+ * Emacs's #NAME#, NAME~, sed's sedXXXXXX, NAME.tmp.PID.HEX: store.h,
+ * store_gc_temp_name), whatever its age; a path renamed away keeps its
+ * history (the document lives on under its new name). Documents, runs,
+ * logs, the registry and events - the evidence - are never touched. Then
+ * the WAL is checkpointed and the database VACUUMed, so the files shrink.
+ * What went into *out. 0, -EROFS (a read-only engine), -EINVAL (days < 0), -ENOSPC (no
+ * room for VACUUM's copy) or another negative errno. The CLI's, on an
+ * engine opened read-write (which a mounted store refuses: EBUSY).
+ */
+struct engine_gc {
+	int64_t paths;         /* paths whose history went */
+	int64_t revisions;     /* revisions deleted */
+	int64_t stored_bytes;  /* what they took in the store (compressed) */
+};
+int engine_gc(struct engine *e, int days, struct engine_gc *out);
+
+/*
  * `packetfs attest`: an in-toto Statement v1 about the item's head commit
  * (subject: "git+REPO@BRANCH" with digest {"gitCommit": HEAD}), whose
  * predicate is a test result v0.1 (result PASSED, WARNED or FAILED;
@@ -395,7 +420,7 @@ const char *engine_mountpoint(const struct engine *e);
  * stored (stages/, validation/logs/), validation/registry.jsonl as stored,
  * the item branch as a git bundle (ENGINE_CARRY_BUNDLE) and a manifest
  * (ENGINE_CARRY_MANIFEST: format, packetfs version, item, base and head
- * commits, the registry's sha256, the item's stage, state, verdict and
+ * commits, the bundle's and the registry's sha256, the item's stage, state, verdict and
  * assessment with their heads, and every run with its log's path, sha256
  * and size). Both paths are packetfs's in an export: a document of the
  * item at one of them is overwritten there and not imported.
@@ -405,10 +430,14 @@ const char *engine_mountpoint(const struct engine *e);
 #define ENGINE_CARRY_FORMAT 1
 
 /* Writes the carry of item (live or archived) into the directory dir,
- * after the CLI wrote the packet's files there. Runs git (bundle create)
- * in the store's repository. 0, or a negative errno with the reason in err
- * (-ENOENT: no such item or branch; -EIO: git failed). Any thread; a
- * read-only engine does. */
+ * after the CLI wrote the packet's files there; the manifest last. Runs
+ * git (bundle create) in the store's repository, trusting it whoever owns
+ * it only when the caller owns the store (carry.c). 0, or a negative errno
+ * with the reason in err (-ENOENT: no such item or branch; -EIO: git
+ * failed, or refused another user's repository, which err names); dir is
+ * then partly written: the CLI writes into a temporary directory and
+ * renames it into place only after 0. Any thread; a read-only engine
+ * does. */
 int engine_carry_export(struct engine *e, const char *item, const char *dir, char *err,
 			size_t errlen);
 
@@ -419,14 +448,18 @@ int engine_carry_export(struct engine *e, const char *item, const char *dir, cha
  * the manifest's format, each log's sha256 against the manifest and against
  * the log_sha256 of the registry lines of its run, the registry's sha256,
  * and the bundle (it holds the head, the repository has every commit it
- * starts from, its history meets the configured base); it stores the
- * bundle's objects in the repository and moves no ref. 0 with *out, or 0
- * with *out NULL when dir has no manifest (an export made before carries
- * existed: documents alone); else a negative errno, nothing stored in the
- * store, and the reason in err: -EPROTO (a format this packetfs does not
- * read), -EINVAL (a manifest or registry line that does not parse, a log
- * whose hash does not match), -ENOENT (a log or the bundle missing, a
- * bundle without the head), -EXDEV (a bundle of another project).
+ * starts from, its history meets the configured base; an empty bundle,
+ * or one whose sha256 is not the manifest's bundle_sha256, is refused
+ * before git sees it); it stores the bundle's objects in the repository
+ * and moves no ref. 0 with *out; else a negative errno, nothing stored in
+ * the store, and the reason in err: -ENOENT (no manifest: "not a packetfs
+ * export (no .packetfs/export.json): ...", saying whether dir is a folder
+ * of plain files or what an unfinished export left; a log or the bundle
+ * missing, a bundle without the head), -EPROTO (a format this packetfs
+ * does not read), -EINVAL (a manifest or registry line that does not
+ * parse, a log, registry or bundle whose hash does not match, an empty
+ * bundle), -EXDEV (a bundle of another project), -EACCES (git refused
+ * another user's repository).
  *
  * engine_carry_item makes the item name at the carried head (its branch
  * and worktree there), then restores every run with its log, and the

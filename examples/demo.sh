@@ -94,9 +94,6 @@ cleanup() {
 	fi
 	if [ "$ok" = 1 ] && [ "${PACKETFS_DEMO_KEEP:-0}" != 1 ]; then
 		rm -rf "$WORK"
-		# The out-of-tree build directory 01-build used.
-		key="$ITEM-$(printf '%s' "$WORK/store/worktrees/$ITEM" | sha256sum | cut -c1-12)"
-		rm -rf "${TMPDIR:-/tmp}/packetfs-build/$key" "${TMPDIR:-/tmp}/packetfs-build/$key.lock"
 	else
 		printf 'demo: files kept in %s\n' "$WORK" >&2
 	fi

@@ -11,7 +11,7 @@
  *                              and export open it read-only, so they also
  *                              work while it is mounted; given a mount
  *                              point, they open the store it shows)
- *   import                     the store read-write: refused while mounted
+ *   import, gc                 the store read-write: refused while mounted
  *   mount                      fs_mount() (fs.c)
  *   umount                     fusermount3 -u (a dead mount: umount2
  *                              MNT_DETACH, cli_mtab.c)
@@ -25,7 +25,8 @@
  *
  * The commands live in files of their own:
  *
- *   cli_store.c   init, log, check, export, import
+ *   cli_store.c   init, log, check, gc
+ *   cli_carry.c   export, import
  *   cli_mount.c   mount, umount, new
  *   cli_mtab.c    the mount table (libmount), dead mounts
  *   cli_status.c  status
@@ -315,16 +316,26 @@ const struct cli_command cli_commands[] = {
 	  "Checks the SQLite database, every log against its checksum and every\n"
 	  "registry line against the runs recorded. Exits 1 if problems are found.\n"
 	  "A mount point stands for the store it shows.\n" },
+	{ "gc", cli_gc, "STORE [--older-than DAYS]", "reclaim space under the retention rules",
+	  "Deletes the history of documents deleted more than DAYS days ago\n"
+	  "(default 30; 0: every deleted document) and of temporary files that are\n"
+	  "no document now (.NAME.swp, 4913, #NAME#, NAME~, sedXXXXXX,\n"
+	  "NAME.tmp.PID.HEX), whatever their age, then compacts the database\n"
+	  "(WAL checkpoint, VACUUM) and prints what it reclaimed. Documents, runs,\n"
+	  "logs and the registry are never touched. The store must not be\n"
+	  "mounted.\n" },
 	{ "export", cli_export, "STORE|MOUNTPOINT ITEM DIR", "copy a packet out as plain files",
-	  "Copies every file of ITEM (live or archived) into DIR, created if\n"
-	  "needed; the worktree link and .history are left out. A mount point\n"
-	  "stands for the store it shows.\n" },
-	{ "import", cli_import, "STORE DIR [NAME]", "make an item of a packet folder",
-	  "Creates the item NAME (default: the last component of DIR) and copies\n"
-	  "every file of DIR into it. Files packetfs generates (status, events,\n"
-	  "change.diff, stages/, validation logs, registry, evidence) are skipped\n"
-	  "with a warning. The store must not be mounted: on a mount, use\n"
-	  "`packetfs new` and cp instead.\n" },
+	  "Copies every file of ITEM (live or archived) into DIR, which must be\n"
+	  "new or empty; the worktree link and .history are left out. Its logs,\n"
+	  "registry and branch (a git bundle) go with it, with a manifest\n"
+	  "(.packetfs/export.json). All or nothing: written beside DIR, renamed\n"
+	  "into place when whole. A mount point stands for the store it shows.\n" },
+	{ "import", cli_import, "STORE DIR [NAME]", "make an item of an export",
+	  "Creates the item NAME (default: the last component of DIR) of the\n"
+	  "export DIR: its branch, runs, logs and registry, checked first, then\n"
+	  "its files. A folder that is not a whole export (no manifest, a missing\n"
+	  "or empty bundle, hashes that do not match) is refused. The store must\n"
+	  "not be mounted: on a mount, use `packetfs new` and cp instead.\n" },
 	{ "record", cli_record, "[-C ITEM_DIR] RECIPE [--gpus N] [--timeout S] -- COMMAND [ARG...]",
 	  "run a command as a recorded run of a recipe",
 	  "Asks the engine to run COMMAND as a run of the catalog recipe RECIPE for\n"

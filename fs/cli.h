@@ -40,8 +40,9 @@ int cli_new(int argc, char **argv);     /* cli_mount.c */
 int cli_status(int argc, char **argv);  /* cli_status.c */
 int cli_log(int argc, char **argv);     /* cli_store.c */
 int cli_check(int argc, char **argv);   /* cli_store.c */
-int cli_export(int argc, char **argv);  /* cli_store.c */
-int cli_import(int argc, char **argv);  /* cli_store.c */
+int cli_gc(int argc, char **argv);      /* cli_store.c */
+int cli_export(int argc, char **argv);  /* cli_carry.c */
+int cli_import(int argc, char **argv);  /* cli_carry.c */
 int cli_record(int argc, char **argv);  /* cli_record.c */
 int cli_ctl(int argc, char **argv);     /* cli_ctl.c */
 int cli_follow(int argc, char **argv);  /* cli_follow.c */

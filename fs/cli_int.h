@@ -2,8 +2,8 @@
  * cli_int.h - what the files of the command line share (cli.c: the table,
  * help and these helpers; cli_follow.c: follow; cli_top.c: top;
  * cli_mount.c: mount, umount, new; cli_mtab.c: the mount table;
- * cli_status.c: status; cli_store.c: init, log, check, export, import;
- * cli_record.c: record; cli_attest.c: attest, verify). Not for the rest
+ * cli_status.c: status; cli_store.c: init, log, check; cli_carry.c:
+ * export, import; cli_record.c: record; cli_attest.c: attest, verify). Not for the rest
  * of fs/: cli.h is the contract.
  *
  * Threads: the command line is single-threaded; every function here runs

@@ -3,12 +3,13 @@
 # gpus: 0
 # timeout: 900
 #
-# Runs with cwd = the item's worktree. The build happens in a directory
-# outside the worktree, so the worktree stays exactly as the printer left
-# it: ${TMPDIR:-/tmp}/packetfs-build/<item>-<hash of the worktree path>.
-# Meson and CMake build there directly; a Makefile or configure project is
-# copied there first (without .git). A lock file serializes runs that would
-# share it.
+# Runs with cwd = the item's worktree. The build happens in the worktree's
+# .packetfs-build/01-build/, which git ignores (.packetfs-build/ holds a
+# .gitignore of "*"), so the worktree stays exactly as the printer left it
+# and the build output belongs to the user who runs the recipe, no one
+# else. Meson and CMake build there directly; a Makefile or configure
+# project is copied there first (without .git and .packetfs-build). A lock
+# file serializes runs that would share it.
 #
 # Exit status: 0 built, 77 no build system found or its tool is missing,
 # 1 the build failed.

@@ -13,7 +13,8 @@
  *
  *   {"format": 1, "packetfs": "0.1.0", "item": "fix-1",
  *    "branch": "packetfs/fix-1", "base": "<merge base>", "head": "<commit>",
- *    "bundle": ".packetfs/branch.bundle", "registry_sha256": "...",
+ *    "bundle": ".packetfs/branch.bundle", "bundle_sha256": "...",
+ *    "registry_sha256": "...",
  *    "stage": "validate", "stage_ok": 1, "state": "waiting", "iteration": 1,
  *    "title": "", "disposition": "", "last_error": "", "hold": 0,
  *    "verdict": "pass", "verdict_head": "<commit>", "assessment": "",
@@ -26,6 +27,16 @@
  *              "signal": 0}, ...]}
  *
  * Import (carry_in.c) checks everything before it stores anything.
+ *
+ * The repository: git (repo_bundle.c) refuses one that belongs to another
+ * user than the caller. The store's owner chose the store's repository at
+ * `packetfs init`, and the daemon, running as that owner, works in it
+ * whoever owns it (the run_as user, SPEC §5; libgit2's ownership check is
+ * off, repo.c): so when the caller owns the store, git is told to trust
+ * the repository (packet__repo_trusted). Anyone else - root exporting a
+ * user's store among them - keeps git's check, and its refusal names the
+ * owner: running git, whose configuration may name programs, in another
+ * user's repository is that caller's own decision (their safe.directory).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,27 +45,76 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "packet_int.h"
 #include "packetfs-config.h"
 
+/* Makes the directories above path (which holds a '/'). 0 or a negative
+ * errno. */
+static int mkdirs_above(char *path)
+{
+	char *slash = strrchr(path, '/');
+	int rc;
+
+	*slash = '\0';
+	rc = util_mkdirs(path, 0777);
+	*slash = '/';
+	return rc;
+}
+
 /* Writes len bytes at data to dir/rel (tmp + fsync + rename), making the
  * directories above it. 0 or a negative errno. */
 static int carry_write(const char *dir, const char *rel, const void *data, size_t len)
 {
-	char path[PATH_MAX], *slash;
+	char path[PATH_MAX];
 	int rc;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path))
 		return -ENAMETOOLONG;
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	rc = util_mkdirs(path, 0777);
-	*slash = '/';
+	rc = mkdirs_above(path);
 	if (rc == 0)
 		rc = util_write_file(path, data ? data : "", len);
+	return rc;
+}
+
+int packet__repo_trusted(struct engine *e)
+{
+	struct stat st;
+
+	return stat(e->store_dir, &st) == 0 && st.st_uid == geteuid();
+}
+
+int packet__file_sha256(const char *path, char hex[65], uint64_t *size)
+{
+	struct util_sha *sha = util_sha_new();
+	char chunk[65536];
+	uint64_t total = 0;
+	ssize_t n;
+	int fd, rc = 0;
+
+	if (!sha)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		rc = -errno;
+	while (rc == 0 && (n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+		} else {
+			util_sha_update(sha, chunk, (size_t)n);
+			total += (uint64_t)n;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	util_sha_final(sha, hex);
+	if (size)
+		*size = total;
 	return rc;
 }
 
@@ -248,7 +308,7 @@ int engine_carry_export(struct engine *e, const char *name, const char *dir, cha
 			size_t errlen)
 {
 	struct pfs_config *cfg = pipeline_config_get(e->pl);
-	char bundle[PATH_MAX], base[41], head[41], reg[65], *text = NULL;
+	char bundle[PATH_MAX], base[41], head[41], reg[65], bsha[65], *text = NULL;
 	struct item it = { 0 };
 	cJSON *m = NULL;
 	int rc;
@@ -267,12 +327,17 @@ int engine_carry_export(struct engine *e, const char *name, const char *dir, cha
 		goto out;
 	}
 	snprintf(bundle, sizeof(bundle), "%s/%s", dir, ENGINE_CARRY_BUNDLE);
-	rc = carry_write(dir, ENGINE_CARRY_BUNDLE, "", 0);
+	rc = mkdirs_above(bundle);
 	if (rc == 0)
-		rc = repo_bundle_create(cfg->repo, it.branch, cfg->base, bundle, base, head, err,
-					errlen);
+		rc = repo_bundle_create(cfg->repo, packet__repo_trusted(e), it.branch, cfg->base,
+					bundle, base, head, err, errlen);
 	else
 		snprintf(err, errlen, "%s: %s", bundle, strerror(-rc));
+	if (rc == 0) {
+		rc = packet__file_sha256(bundle, bsha, NULL);
+		if (rc)
+			snprintf(err, errlen, "%s: %s", bundle, strerror(-rc));
+	}
 	if (rc)
 		goto out;
 	m = cJSON_CreateObject();
@@ -281,7 +346,8 @@ int engine_carry_export(struct engine *e, const char *name, const char *dir, cha
 	     cJSON_AddStringToObject(m, "item", it.name) &&
 	     cJSON_AddStringToObject(m, "branch", it.branch) &&
 	     cJSON_AddStringToObject(m, "base", base) && cJSON_AddStringToObject(m, "head", head) &&
-	     cJSON_AddStringToObject(m, "bundle", ENGINE_CARRY_BUNDLE)
+	     cJSON_AddStringToObject(m, "bundle", ENGINE_CARRY_BUNDLE) &&
+	     cJSON_AddStringToObject(m, "bundle_sha256", bsha)
 		     ? item_json(m, &it) : -ENOMEM;
 	if (rc == 0)
 		rc = export_registry(e, &it, dir, reg);

@@ -258,6 +258,38 @@ static int take_registry(struct engine_carry *c, char *err, size_t errlen)
 	return rc;
 }
 
+/* Checks the bundle (its path into path): there, not empty, and the file
+ * the manifest's bundle_sha256 names (exports made before that field was
+ * written have none: git's own checks then stand alone). */
+static int take_bundle(struct engine_carry *c, char *path, size_t size, char *err,
+		       size_t errlen)
+{
+	const char *want = jstr(c->m, "bundle_sha256");
+	char hex[65];
+	uint64_t len;
+	int rc;
+
+	snprintf(path, size, "%s/%s", c->dir, ENGINE_CARRY_BUNDLE);
+	rc = packet__file_sha256(path, hex, &len);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", ENGINE_CARRY_BUNDLE,
+			 rc == -ENOENT ? "missing (the branch did not come with the export)"
+				       : strerror(-rc));
+		return rc;
+	}
+	if (len == 0) {
+		snprintf(err, errlen, "not a whole packetfs export: %s is empty (the branch did not "
+			 "come with the export)", ENGINE_CARRY_BUNDLE);
+		return -EINVAL;
+	}
+	if (want[0] && strcmp(hex, want) != 0) {
+		snprintf(err, errlen, "%s: sha256 %.12s does not match the manifest's %.12s (the "
+			 "bundle changed since it was exported)", ENGINE_CARRY_BUNDLE, hex, want);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int engine_carry_open(struct engine *e, const char *dir, struct engine_carry **out, char *err,
 		      size_t errlen)
 {
@@ -272,8 +304,23 @@ int engine_carry_open(struct engine *e, const char *dir, struct engine_carry **o
 	err[0] = '\0';
 	snprintf(path, sizeof(path), "%s/%s", dir, ENGINE_CARRY_MANIFEST);
 	rc = util_read_file(path, CARRY_FILE_MAX, &text, &len);
-	if (rc == -ENOENT)
-		return 0; /* an export of documents alone */
+	if (rc == -ENOENT) {
+		struct stat st;
+
+		/* The manifest is written last: a .packetfs/ without it is what
+		 * an export that did not finish left (before exports became
+		 * all or nothing); none at all, a folder of plain files. */
+		snprintf(path, sizeof(path), "%s/.packetfs", dir);
+		if (lstat(path, &st) == 0)
+			snprintf(err, errlen, "not a packetfs export (no %s): its .packetfs/ holds no "
+				 "manifest, so it is what an export that did not finish left",
+				 ENGINE_CARRY_MANIFEST);
+		else
+			snprintf(err, errlen, "not a packetfs export (no %s): a folder of plain files "
+				 "(to make an item of them, use `packetfs new` and copy them onto the "
+				 "mount)", ENGINE_CARRY_MANIFEST);
+		return -ENOENT;
+	}
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", ENGINE_CARRY_MANIFEST, strerror(-rc));
 		return rc;
@@ -326,15 +373,11 @@ int engine_carry_open(struct engine *e, const char *dir, struct engine_carry **o
 		rc = take_registry(c, err, errlen);
 	if (rc)
 		goto fail;
-	snprintf(path, sizeof(path), "%s/%s", dir, ENGINE_CARRY_BUNDLE);
-	if (access(path, R_OK) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", ENGINE_CARRY_BUNDLE,
-			 rc == -ENOENT ? "missing (the branch did not come with the export)"
-				       : strerror(-rc));
+	rc = take_bundle(c, path, sizeof(path), err, errlen);
+	if (rc)
 		goto fail;
-	}
-	rc = repo_bundle_fetch(cfg->repo, path, c->head, cfg->base, err, errlen);
+	rc = repo_bundle_fetch(cfg->repo, packet__repo_trusted(e), path, c->head, cfg->base, err,
+			       errlen);
 	if (rc)
 		goto fail;
 	for (i = 0; i < c->nruns; i++)

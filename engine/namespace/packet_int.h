@@ -158,6 +158,16 @@ int packet__stable_kind(enum kind k);
  * size is 0. */
 int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int render);
 
+/* ---- carry.c ---- */
+
+/* Whether git is to trust the store's repository whoever owns it (git's
+ * safe.directory): when the caller (the effective uid) owns the store
+ * directory, whose owner chose the repository. Any thread. */
+int packet__repo_trusted(struct engine *e);
+/* The sha256 of the file at path into hex, its length into *size (unless
+ * NULL), read in chunks. 0 or a negative errno (open, read). Any thread. */
+int packet__file_sha256(const char *path, char hex[65], uint64_t *size);
+
 /* ---- packet_owner.c ---- */
 
 /* Makes the item name (mkdir of "/name"): its branch packetfs/<name> at

@@ -88,7 +88,11 @@ int repo_worktree_dirty(const char *worktree_path, struct buf *summary);
 /*
  * An item branch as a git bundle (repo_bundle.c; run with the git command
  * line, which must be on PATH: libgit2 has no bundles). Both wait for git;
- * any thread, though they are meant for the CLI.
+ * any thread, though they are meant for the CLI. trust != 0 runs git with
+ * -c safe.directory=path (the caller vouches for the repository, whoever
+ * owns it); with 0, git refuses a repository of another user, and err
+ * names that cause ("repository PATH is owned by uid N, not by the caller
+ * (git's safe.directory check): ...").
  *
  * repo_bundle_create writes to file a bundle of branch (e.g.
  * "packetfs/fix-1") holding its commits from the merge base of base (a
@@ -103,11 +107,13 @@ int repo_worktree_dirty(const char *worktree_path, struct buf *summary);
  * it starts from, and head must share history with base. 0; -EINVAL (not
  * a bundle git reads), -ENOENT (head is not in it), -EXDEV (it needs
  * commits the repository lacks, or its history has nothing in common with
- * base), -EIO, or another negative errno; the reason in err.
+ * base), -EACCES (git refused the repository: another user's), -EIO, or
+ * another negative errno; the reason in err.
  */
-int repo_bundle_create(const char *path, const char *branch, const char *base, const char *file,
-		       char base_out[41], char head_out[41], char *err, size_t errlen);
-int repo_bundle_fetch(const char *path, const char *file, const char *head, const char *base,
-		      char *err, size_t errlen);
+int repo_bundle_create(const char *path, int trust, const char *branch, const char *base,
+		       const char *file, char base_out[41], char head_out[41], char *err,
+		       size_t errlen);
+int repo_bundle_fetch(const char *path, int trust, const char *file, const char *head,
+		      const char *base, char *err, size_t errlen);
 
 #endif

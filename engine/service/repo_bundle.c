@@ -12,6 +12,12 @@
  * untranslated messages, no prompt). libgit2 answers the rest: heads,
  * parents and merge bases.
  *
+ * Ownership: git refuses a repository that belongs to another user than
+ * the caller (safe.directory; libgit2's check is off, repo.c). The caller
+ * says whether it vouches for the repository (trust: git then runs with
+ * -c safe.directory=PATH); without that, a refusal names the owner, since
+ * git's words ("Need a repository to create a bundle") do not.
+ *
  * What a bundle holds: base..head, base being the merge base of the
  * configured base and the branch head, so that an importer needs no more
  * than a clone of the same project; when the head is that merge base (the
@@ -27,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,32 +48,44 @@ extern char **environ;
 #define GIT_OUTPUT_MAX (256 * 1024)
 
 /*
- * Runs git with args (NULL-terminated, after "git") in the directory dir,
+ * Runs git with args (NULL-terminated, after "git") in the repository dir,
  * its stdout and stderr into out (NUL-terminated; at most GIT_OUTPUT_MAX
- * bytes kept). Returns git's exit status (0 success; 128 + N for signal
- * N), or a negative errno when it could not be run (-ENOENT: no git).
+ * bytes kept). trust: git runs with -c safe.directory=dir, so that its
+ * check that the repository belongs to the caller does not refuse it.
+ * Returns git's exit status (0 success; 128 + N for signal N), or a
+ * negative errno when it could not be run (-ENOENT: no git).
  */
-static int run_git(const char *dir, const char *const *args, struct buf *out)
+static int run_git(const char *dir, int trust, const char *const *args, struct buf *out)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	char *argv[16], chunk[4096], **env;
+	char *argv[20], chunk[4096], **env, *safe = NULL;
 	sigset_t def;
 	int fds[2], rc, status;
-	size_t i;
+	size_t i, k = 1;
 	pid_t pid;
 	ssize_t n;
 
 	argv[0] = (char *)"git";
-	for (i = 0; args[i] && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
-		argv[i + 1] = (char *)args[i];
-	argv[i + 1] = NULL;
+	if (trust) {
+		if (asprintf(&safe, "safe.directory=%s", dir) < 0)
+			return -ENOMEM;
+		argv[k++] = (char *)"-c";
+		argv[k++] = safe;
+	}
+	for (i = 0; args[i] && k + 1 < sizeof(argv) / sizeof(argv[0]); i++)
+		argv[k++] = (char *)args[i];
+	argv[k] = NULL;
 	env = push_env(environ);
-	if (!env)
+	if (!env) {
+		free(safe);
 		return -ENOMEM;
+	}
 	if (pipe2(fds, O_CLOEXEC) < 0) {
+		rc = -errno;
 		strv_free(env);
-		return -errno;
+		free(safe);
+		return rc;
 	}
 	sigemptyset(&def);
 	sigaddset(&def, SIGPIPE);
@@ -80,6 +99,7 @@ static int run_git(const char *dir, const char *const *args, struct buf *out)
 		close(fds[0]);
 		close(fds[1]);
 		strv_free(env);
+		free(safe);
 		return -rc;
 	}
 	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -98,6 +118,7 @@ static int run_git(const char *dir, const char *const *args, struct buf *out)
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	strv_free(env);
+	free(safe);
 	close(fds[1]);
 	if (rc) {
 		close(fds[0]);
@@ -154,6 +175,45 @@ static void git_says(const char *what, const struct buf *out, char *err, size_t 
 	}
 }
 
+/* When the repository at path, or its .git, belongs to another user than
+ * the caller (whom git's safe.directory check then refuses, unless the
+ * caller's own configuration names it): 1, that user's uid in *uid. */
+static int foreign_owner(const char *path, uid_t *uid)
+{
+	char dotgit[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) == 0 && st.st_uid != geteuid()) {
+		*uid = st.st_uid;
+		return 1;
+	}
+	snprintf(dotgit, sizeof(dotgit), "%s/.git", path);
+	if (stat(dotgit, &st) == 0 && st.st_uid != geteuid()) {
+		*uid = st.st_uid;
+		return 1;
+	}
+	return 0;
+}
+
+/* What failed git (what: "git bundle create", ...) said, into err: when
+ * the repository belongs to another user and git was not told to trust it,
+ * that cause first (git's own words, "Need a repository" or "dubious
+ * ownership", do not name it). */
+static void git_failed(const char *what, const char *path, int trust, const struct buf *out,
+		       char *err, size_t errlen)
+{
+	char head[PATH_MAX + 256];
+	uid_t uid;
+
+	if (!trust && foreign_owner(path, &uid)) {
+		snprintf(head, sizeof(head), "%s: repository %s is owned by uid %u, not by the "
+			 "caller (git's safe.directory check)", what, path, (unsigned)uid);
+		git_says(head, out, err, errlen);
+	} else {
+		git_says(what, out, err, errlen);
+	}
+}
+
 /* A libgit2 failure as a negative errno, its message into err. */
 static int git2_fail(int code, const char *what, char *err, size_t errlen)
 {
@@ -181,8 +241,9 @@ static int commit_of(git_repository *repo, const char *rev, git_commit **out, ch
 	return 0;
 }
 
-int repo_bundle_create(const char *path, const char *branch, const char *base, const char *file,
-		       char base_out[41], char head_out[41], char *err, size_t errlen)
+int repo_bundle_create(const char *path, int trust, const char *branch, const char *base,
+		       const char *file, char base_out[41], char head_out[41], char *err,
+		       size_t errlen)
 {
 	char ref[256], nots[8][42];
 	const char *args[16];
@@ -221,9 +282,9 @@ int repo_bundle_create(const char *path, const char *branch, const char *base, c
 	for (i = 0; i < np; i++)
 		args[na++] = nots[i];
 	args[na] = NULL;
-	rc = run_git(path, args, &out);
+	rc = run_git(path, trust, args, &out);
 	if (rc > 0) {
-		git_says("git bundle create", &out, err, errlen);
+		git_failed("git bundle create", path, trust, &out, err, errlen);
 		rc = -EIO;
 	} else if (rc < 0 && err && errlen) {
 		snprintf(err, errlen, "git: %s", strerror(-rc));
@@ -236,8 +297,8 @@ out:
 	return rc;
 }
 
-int repo_bundle_fetch(const char *path, const char *file, const char *head, const char *base,
-		      char *err, size_t errlen)
+int repo_bundle_fetch(const char *path, int trust, const char *file, const char *head,
+		      const char *base, char *err, size_t errlen)
 {
 	const char *list[] = { "bundle", "list-heads", file, NULL };
 	const char *verify[] = { "bundle", "verify", file, NULL };
@@ -249,10 +310,17 @@ int repo_bundle_fetch(const char *path, const char *file, const char *head, cons
 	git_oid mb;
 	int rc, found = 0;
 
-	rc = run_git(path, list, &out);
+	rc = run_git(path, trust, list, &out);
 	if (rc > 0) {
-		git_says("not a git bundle", &out, err, errlen);
-		rc = -EINVAL;
+		uid_t uid;
+
+		if (!trust && foreign_owner(path, &uid)) {
+			git_failed("git bundle list-heads", path, trust, &out, err, errlen);
+			rc = -EACCES;
+		} else {
+			git_says("not a git bundle", &out, err, errlen);
+			rc = -EINVAL;
+		}
 		goto out;
 	}
 	for (s = out.data; rc == 0 && s && *s; s += strcspn(s, "\n"), s += *s == '\n')
@@ -266,7 +334,7 @@ int repo_bundle_fetch(const char *path, const char *file, const char *head, cons
 	}
 	out.len = 0;
 	if (rc == 0)
-		rc = run_git(path, verify, &out);
+		rc = run_git(path, trust, verify, &out);
 	if (rc > 0) {
 		/* git names the commits it lacks: the bundle starts from history
 		 * this repository does not have. */
@@ -274,15 +342,15 @@ int repo_bundle_fetch(const char *path, const char *file, const char *head, cons
 			git_says("the bundle needs commits the repository lacks (another project, or "
 				 "a base not fetched yet)", &out, err, errlen);
 		else
-			git_says("git bundle verify", &out, err, errlen);
+			git_failed("git bundle verify", path, trust, &out, err, errlen);
 		rc = strstr(out.data, "prerequisite") ? -EXDEV : -EINVAL;
 		goto out;
 	}
 	out.len = 0;
 	if (rc == 0)
-		rc = run_git(path, unbundle, &out);
+		rc = run_git(path, trust, unbundle, &out);
 	if (rc > 0) {
-		git_says("git bundle unbundle", &out, err, errlen);
+		git_failed("git bundle unbundle", path, trust, &out, err, errlen);
 		rc = -EIO;
 		goto out;
 	}

@@ -56,6 +56,32 @@ uint64_t store_commits(struct store *s);
  * the WAL file (a full checkpoint where this connection has none open).
  * 0 or a negative errno (-EIO: the fsync failed, -EBUSY). */
 int store_sync(struct store *s);
+/*
+ * Reclaiming space (store_gc.c): deletes the whole history of every path
+ * that is no document now and either was deleted (its last revision is an
+ * unlink tombstone) before `before` (RFC 3339 UTC, as the store writes
+ * times: "2026-12-03T14:00:00Z"), or has a temporary file's name
+ * (store_gc_temp_name), at any age; a path a revision of which is still
+ * used (a live hard link's content, another path's delta base) stays.
+ * Runs, logs, the registry and events are never touched. In one
+ * transaction; then checkpoints the WAL, VACUUMs and truncates the WAL, so
+ * the files shrink. What went into *out. 0 or a negative errno (-ENOSPC:
+ * no room for VACUUM's copy; what was deleted stays deleted). Not for a
+ * read-only store.
+ */
+struct store_gc {
+	int64_t paths;     /* paths whose history went */
+	int64_t revisions; /* revisions deleted */
+	int64_t bytes;     /* the bytes they held, as stored (compressed) */
+};
+int store_gc(struct store *s, const char *before, struct store_gc *out);
+/* Whether name (a last path component) is a temporary file's: .NAME.swp
+ * (vim's swap files: .s[uvw][a-z], its own pattern, .swx its probe), 4913 (vim's probe), #NAME# (Emacs's
+ * auto-save), NAME~ (backups), sedXXXXXX (sed -i: "sed" and 6 letters or
+ * digits), NAME.tmp.PID.HEX (atomic saves of write-file-atomic and agent
+ * tools). Any thread. */
+int store_gc_temp_name(const char *name);
+
 /* PRAGMA integrity_check; appends problems to out. 0 clean, 1 problems,
  * or a negative errno when the check could not run. */
 int store_integrity(struct store *s, struct buf *out);

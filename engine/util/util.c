@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,6 +367,31 @@ int util_mkdirs(const char *path, int mode)
 	if (mkdir(tmp, (mode_t)mode) && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+/* The first failure of util_remove_tree's walk (nftw passes no argument). */
+static __thread int remove_err;
+
+static int remove_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DNR || flag == FTW_NS) {
+		if (!remove_err)
+			remove_err = -EACCES;
+	}
+	if (remove(p) < 0 && errno != ENOENT && !remove_err)
+		remove_err = -errno;
+	return 0;
+}
+
+int util_remove_tree(const char *path)
+{
+	remove_err = 0;
+	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0 && errno != ENOENT &&
+	    !remove_err)
+		remove_err = -errno;
+	return remove_err;
 }
 
 size_t util_utf8_char(const unsigned char *s, size_t n, uint32_t *cp)

@@ -69,6 +69,10 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len);
 int util_write_file(const char *path, const void *data, size_t len);
 /* mkdir -p; returns 0 or -errno. */
 int util_mkdirs(const char *path, int mode);
+/* rm -rf path: removes it and, when a directory, everything below it,
+ * following no symlink and crossing no mount. 0, or the -errno of the
+ * first entry it could not remove (it goes on with the others). */
+int util_remove_tree(const char *path);
 
 /* The length (1-4) of the well-formed UTF-8 sequence (RFC 3629) at s, of
  * which at most n (>= 1) bytes may be read, or 0 when the bytes there are

@@ -4,8 +4,8 @@
 # another clone of the project: the branch (a git bundle) at the exported head with its commits,
 # registry.jsonl byte for byte, every stage and recipe log, the same evidence n/m, the verdict
 # bound to its head. Tampered carries are refused with their reason and store nothing: a changed
-# byte in a log, a bundle deleted, the manifest's head or format changed, a bundle of another
-# project, a name taken. export -> import -> export comes out the same.
+# byte in a log, a bundle deleted or replaced, the manifest's head or format changed, a bundle of
+# another project, a name taken. export -> import -> export comes out the same.
 . "$(dirname "$0")/../lib.sh"
 std_item 01-build 03-fail
 # A second repository, cloned from the first before the item's commits exist.
@@ -78,6 +78,16 @@ tampered()
 	cp -a "$T/export" "$T/$1"
 }
 
+# rehash_bundle NAME : the manifest of the copy NAME names its bundle's sha256 (a bundle put
+# there on purpose, for the checks git makes).
+rehash_bundle()
+{
+	local sha
+	sha=$(sha256sum <"$T/$1/.packetfs/branch.bundle" | cut -c1-64)
+	sed -i "s/\"bundle_sha256\":[[:space:]]*\"[0-9a-f]*\"/\"bundle_sha256\": \"$sha\"/" \
+		"$T/$1/.packetfs/export.json"
+}
+
 # A changed byte in a log.
 tampered bad-log
 log=$(reg field "$T/export/validation/registry.jsonl" 0 evidence recipe=01-build)
@@ -115,6 +125,8 @@ git -C "$T/otherproj" commit -q -m other
 other=$(git -C "$T/otherproj" rev-parse HEAD)
 git -C "$T/otherproj" bundle create -q "$T/other/.packetfs/branch.bundle" main
 sed -i "s/\"$head\"/\"$other\"/" "$T/other/.packetfs/export.json"
+refused "$T/other" fix-2 ".packetfs/branch.bundle: sha256"
+rehash_bundle other
 refused "$T/other" fix-2 "another project"
 # A bundle that starts from a commit the repository lacks.
 tampered thin
@@ -128,6 +140,7 @@ git -C "$REPO" checkout -q main
 thin=$(git -C "$REPO" rev-parse thin)
 git -C "$REPO" bundle create -q "$T/thin/.packetfs/branch.bundle" thin "^$thin~1"
 sed -i "s/\"$head\"/\"$thin\"/" "$T/thin/.packetfs/export.json"
+rehash_bundle thin
 refused "$T/thin" fix-2 "lacks"
 
 # The import itself.

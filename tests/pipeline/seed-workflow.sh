@@ -19,8 +19,8 @@ for tool in make cc git python3; do
 	}
 done
 WAIT_BOUND=${PFS_WAIT_BOUND:-90}
-# 01-build builds under $TMPDIR/packetfs-build; recipes and stages inherit the daemon's
-# environment, so that stays in $T. validate.sh runs $PACKETFS, with $CC if set.
+# Recipes and stages inherit the daemon's environment: their temporary files stay in $T.
+# validate.sh runs $PACKETFS, with $CC if set.
 export TMPDIR=$T/tmp PACKETFS=$PFS
 unset CC
 mkdir -p "$TMPDIR"

@@ -111,7 +111,7 @@ out=$(bash --norc "$T/complete.sh" "$P/share/bash-completion/completions/packetf
 expect=$(cat <<'EOF2'
 complete -F _packetfs packetfs
 status 
-attest check ctl export follow help import init log mount new record status top umount verify 
+attest check ctl export follow gc help import init log mount new record status top umount verify 
 --version 
 umount 
 --foreground --help --options 
