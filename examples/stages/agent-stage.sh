@@ -33,8 +33,10 @@
 #   PACKET_BRANCH PACKET_BASE PACKET_LEARNINGS PACKET_ROUND.
 #
 # The agent runs with cwd = $PACKET_WORKTREE (a git worktree of the item branch); the packet
-# ($PACKET_DIR) and the learnings ($PACKET_LEARNINGS) are added as writable directories. The
-# prompt goes on stdin (claude -p reads it there; codex exec reads it for the prompt "-").
+# ($PACKET_DIR) and the learnings ($PACKET_LEARNINGS) are added as writable directories (codex
+# in the roles that may not change the worktree works from the packet instead, so that its
+# sandbox keeps the worktree read-only: agent-codex.sh). The prompt goes on stdin (claude -p
+# reads it there; codex exec reads it for the prompt "-").
 #
 # The CLI's standard output (its machine-readable stream) is kept in the packet as
 # transcripts/<n>-<stage>.<cli>.jsonl, n the run number of the stage log
@@ -51,7 +53,8 @@
 #                 all declined needs no commit;
 #   every role    a refused write into the packet or the learnings fails the stage (the role
 #                 needed it); other refusals are named in the log, and fail the stage when
-#                 the role then lacks its product.
+#                 the role then lacks its product; where agent-<cli>.sh defines
+#                 agent_cli_verify (codex), what the CLI ran that the role may not run.
 #
 # Exit status: the agent's; 1 when the agent exited 0 but its CLI reported a failed run
 # (an API error), a check above failed, or it left its product (plan.md, change.md,
