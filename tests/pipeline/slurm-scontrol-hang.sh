@@ -3,15 +3,15 @@
 # scontrol that hangs must not hang the mount: it is killed, with its process group, once its
 # deadline passed, the mount comes up, and the run is recorded interrupted with the reason in its
 # log. Stand-ins for sbatch, squeue and scontrol on PATH: no cluster needed.
-# test-timeout: 180
+# test-timeout: 240
 . "$(dirname "$0")/../lib.sh"
 
 mkdir "$T/bin"
 # sbatch: never answers (the job id is never recorded); squeue: no jobs.
 printf '#!/bin/sh\n: >"%s/sbatch-called"\nexec sleep 300\n' "$T" >"$T/bin/sbatch"
 printf '#!/bin/sh\nexit 0\n' >"$T/bin/squeue"
-# scontrol: hangs, with a child in its process group.
-printf '#!/bin/sh\nsleep 300 &\necho "$$ $!" >"%s/scontrol-pids"\nwait\n' "$T" >"$T/bin/scontrol"
+# scontrol: hangs (far past the 10 s deadline), with a child in its process group.
+printf '#!/bin/sh\nsleep 150 &\necho "$$ $!" >"%s/scontrol-pids"\nwait\n' "$T" >"$T/bin/scontrol"
 chmod +x "$T/bin"/*
 export PATH="$T/bin:$PATH"
 unset SLURM_CONF
@@ -31,6 +31,9 @@ start=$(date +%s)
 mount_store "$M"
 took=$(( $(date +%s) - start ))
 note "the mount came up after ${took} s"
+# scontrol's deadline is 10 s; the bound leaves room for a busy machine, and none for a wait on
+# the stand-in's 150 s.
+[ "$took" -lt 60 ] || fail "the mount took ${took} s: crash recovery waited for scontrol"
 [ -s "$T/scontrol-pids" ] || fail "crash recovery did not ask scontrol"
 read -r sc_pid sc_child <"$T/scontrol-pids"
 wait_gone "$sc_pid"
