@@ -172,7 +172,8 @@ int pipe_recover(struct pipeline *pl);
  * refs/packetfs/interrupted/<item>/<run_no>, whose name goes into ref
  * (size bytes, REWIND_REF_MAX is enough), and the branch and the item's
  * worktree go back to r->head (repo_rewind: uncommitted changes to tracked
- * files are dropped, untracked and ignored files stay). r's log gets a
+ * files are dropped, untracked and ignored files stay; with run_as, what
+ * git rewrote is given back to that user). r's log gets a
  * note naming both (before it is sealed: the caller seals it) and the item
  * a "rewound" event (stage, run, from, to, ref). Returns 1 when it moved
  * the branch (a worktree it could not reset is said in the log, with a

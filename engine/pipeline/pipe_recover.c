@@ -338,6 +338,7 @@ int pipe__rewind(struct pipeline *pl, const struct item *it, const struct run *r
 {
 	struct pfs_config *cfg = pipeline_config_get(pl);
 	char wt[PATH_MAX + 32], from[41] = "", err[256] = "", extra[512];
+	struct runner_user *user = NULL;
 	struct buf note;
 	int rc, n;
 
@@ -350,7 +351,15 @@ int pipe__rewind(struct pipeline *pl, const struct item *it, const struct run *r
 		return -ENAMETOOLONG;
 	}
 	snprintf(wt, sizeof(wt), "%s/worktrees/%s", pl->store_dir, it->name);
-	rc = repo_rewind(cfg->repo, it->branch, r->head, wt, ref, from, err, sizeof(err));
+	/* run_as (SPEC §5): the worktree stays that user's. */
+	if (cfg->run_as && runner_user_lookup(cfg->run_as, &user) == 0 && user->uid == geteuid()) {
+		runner_user_free(user);
+		user = NULL;
+	}
+	rc = repo_rewind(cfg->repo, it->branch, r->head, it->name, wt, ref,
+			 user ? user->uid : (uid_t)-1, user ? user->gid : (gid_t)-1, from, err,
+			 sizeof(err));
+	runner_user_free(user);
 	buf_init(&note);
 	if (rc == 0 || (rc < 0 && !from[0]))
 		ref[0] = '\0';
@@ -574,17 +583,18 @@ char *pipe__rewound_why(const char *ref)
 
 int pipe_recover(struct pipeline *pl)
 {
-	static struct recover rv;
+	/* Too big for a thread's stack (the names of 256 refs). */
+	struct recover *rv = calloc(1, sizeof(*rv));
 	int rc;
 
-	/* Too big for the stack of a thread (the names of 256 refs). */
-	memset(&rv, 0, sizeof(rv));
-	rv.pl = pl;
-
+	if (!rv)
+		return -ENOMEM;
+	rv->pl = pl;
 	pipe_resolve_jobs(pl->store);
-	rv.nfollowed = pipe_reattach_items(pl->store, rv.followed, 256);
-	rc = store_run_each(pl->store, 0, NULL, NULL, recover_run, &rv);
+	rv->nfollowed = pipe_reattach_items(pl->store, rv->followed, 256);
+	rc = store_run_each(pl->store, 0, NULL, NULL, recover_run, rv);
 	if (rc == 0)
-		rc = store_item_each(pl->store, 0, recover_item, &rv);
+		rc = store_item_each(pl->store, 0, recover_item, rv);
+	free(rv);
 	return rc;
 }

@@ -574,8 +574,9 @@ static int checked_out(git_repository *wt, const char *refname)
 	return yes;
 }
 
-int repo_rewind(const char *path, const char *branch, const char *to, const char *worktree_path,
-		const char *save_ref, char from[41], char *err, size_t errlen)
+int repo_rewind(const char *path, const char *branch, const char *to, const char *wt_name,
+		const char *worktree_path, const char *save_ref, uid_t owner, gid_t group,
+		char from[41], char *err, size_t errlen)
 {
 	git_repository *repo = NULL, *wt = NULL;
 	git_reference *br = NULL, *saved = NULL, *moved = NULL;
@@ -624,8 +625,13 @@ int repo_rewind(const char *path, const char *branch, const char *to, const char
 	if (rc == 0)
 		rc = 1;
 out:
+	/* libgit2's codes become errno values here; give_item's are already. */
 	if (rc < 0)
 		rc = fail(rc, err, errlen);
+	/* What git rewrote as this process is the run_as user's again. */
+	if (rc == 1 && owner != (uid_t)-1 && worktree_path)
+		rc = give_item(path, branch, wt_name, worktree_path, owner, group, err, errlen);
+	rc = rc == 0 && from[0] ? 1 : rc;
 	git_repository_free(wt);
 	git_reference_free(moved);
 	git_reference_free(saved);

@@ -75,15 +75,19 @@ int repo_resolve(const char *path, const char *rev, char out[41]);
  * its reflog says why), and the worktree at worktree_path (NULL: none),
  * when it has the branch checked out, is reset hard to it: index and
  * tracked files as at `to`, uncommitted changes to tracked files dropped,
- * untracked and ignored files left as they are. Returns 1 when it moved the
+ * untracked and ignored files left as they are. With an owner other than
+ * (uid_t)-1 (run_as), the worktree, its administrative directory wt_name
+ * and the branch's ref and reflog are then given to owner and group, as
+ * repo_item_create does. Returns 1 when it moved the
  * branch, 0 when the branch was at `to` already (nothing done, from ""),
  * -EEXIST when save_ref exists (nothing done), -ENOENT (no such branch, or
- * `to` is no commit), -EIO (also when the branch moved meanwhile) with
- * libgit2's message in err. A reset of the worktree that fails after the
+ * `to` is no commit), -EPERM (the chown was refused), -EIO (also when the
+ * branch moved meanwhile) with libgit2's message in err. A reset of the worktree that fails after the
  * branch moved returns its error with from and save_ref set. Any thread.
  */
-int repo_rewind(const char *path, const char *branch, const char *to, const char *worktree_path,
-		const char *save_ref, char from[41], char *err, size_t errlen);
+int repo_rewind(const char *path, const char *branch, const char *to, const char *wt_name,
+		const char *worktree_path, const char *save_ref, uid_t owner, gid_t group,
+		char from[41], char *err, size_t errlen);
 
 /*
  * Appends change.diff to out: the patch of merge-base(base, branch) ..
