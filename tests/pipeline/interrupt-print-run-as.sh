@@ -3,7 +3,7 @@
 # "run_as": USER, the daemon root: a print stage cut off by kill -9 after its first commit is
 # rewound at the next mount as without run_as (tests/pipeline/interrupt-print.sh), and what git
 # rewrote as root for that (the worktree's files, its index, the branch's ref) is USER's again:
-# the rerun, as USER, edits a file the rewind restored and commits, and the branch holds exactly
+# the rerun, as USER, edits the files the rewind restored and commits, and the branch holds exactly
 # the commits of one run.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../users.sh"
@@ -27,6 +27,8 @@ echo "f1 of run $n" >f1
 git add f1
 git commit -q --allow-empty -m "add f1"
 if [ "$n" = 1 ]; then
+	git rm -q Makefile # the rewind makes Makefile again
+	git commit -q -m "drop Makefile"
 	echo "unfinished" >>README.md # dropped by the rewind: README.md is written again
 	sleep 300 &
 	printf '%s\n%s\n' "$$" "$!" >"$state/pids.tmp"
@@ -34,7 +36,8 @@ if [ "$n" = 1 ]; then
 	wait
 fi
 echo "run $n" >>README.md
-git add README.md
+echo "# run $n" >>Makefile
+git add README.md Makefile
 git commit -q -m "add f2"
 cd "$item_dir"
 echo "added f1 and edited README.md" >>change.md
@@ -65,5 +68,7 @@ assert_eq "$(printf 'add f2\nadd f1')" "$(rgit -C "$REPO" log --format=%s "$star
 	"commits on the branch"
 rgit -C "$REPO" rev-parse -q --verify refs/packetfs/interrupted/fix-1/1 >/dev/null ||
 	fail "no refs/packetfs/interrupted/fix-1/1"
-assert_eq "$U" "$(stat -c %U "$STORE/worktrees/fix-1/README.md")" "owner of README.md"
+for f in README.md Makefile .git; do
+	assert_eq "$U" "$(stat -c %U "$STORE/worktrees/fix-1/$f")" "owner of $f"
+done
 exit 0
