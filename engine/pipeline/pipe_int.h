@@ -183,6 +183,30 @@ int pipe__heads_made(struct pipe *p, int64_t id, const char *head);
 /* pipeline_recover: runs for which pipe_run_reattaches() holds, and the
  * running stage runs and state of their items, are left for pipe_reattach. */
 int pipe_recover(struct pipeline *pl);
+/* The longest name of a ref pipe__rewind keeps a run's head under, NUL included. */
+#define REWIND_REF_MAX 160
+/*
+ * The end of stage run r of item it, cut off by a daemon that died or
+ * stopped: when the item's branch is no longer at r->head (where the run
+ * started), the head it left is kept under the ref
+ * refs/packetfs/interrupted/<item>/<run_no>, whose name goes into ref
+ * (size bytes, REWIND_REF_MAX is enough), and the branch and the item's
+ * worktree go back to r->head (repo_rewind: uncommitted changes to tracked
+ * files are dropped, untracked and ignored files stay; with run_as, what
+ * git rewrote is given back to that user). r's log gets a
+ * note naming both (before it is sealed: the caller seals it) and the item
+ * a "rewound" event (stage, run, from, to, ref). Returns 1 when it moved
+ * the branch (a worktree it could not reset is said in the log, with a
+ * negative errno returned and ref set), 0 when there was nothing to do (a
+ * recipe run, no recorded head, a branch that did not move; ref ""), or a
+ * negative errno with ref "" and the reason in the log and the daemon's
+ * log. Blocks on git; recovery, or the loop thread while the daemon stops.
+ */
+int pipe__rewind(struct pipeline *pl, const struct item *it, const struct run *r, char *ref,
+		 size_t size);
+/* The last_error of an item whose interrupted stage run was rewound, its
+ * commits kept under ref: malloc'd (NULL when out of memory). */
+char *pipe__rewound_why(const char *ref);
 /* Whether run r is a Slurm job still running (by the store) with a job id
  * and an output file: one that a restarted daemon follows again instead
  * of recording it interrupted. Any thread. */

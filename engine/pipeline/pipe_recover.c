@@ -17,6 +17,15 @@
  * an "interrupted" event; an item with only an interrupted rerun returns
  * to done or waiting (its stages stand where they were).
  *
+ * A stage run that moved the item's branch (a print's commits) is never run
+ * again on top of them (pipe__rewind): once its processes are ended, the
+ * head it left is kept under refs/packetfs/interrupted/<item>/<run>, and
+ * the branch and the worktree go back to the head the run started from
+ * (the run row's head, recorded when it started). Its log, a "rewound"
+ * event and the item's last_error name the ref. A daemon that stops while
+ * the stage runs (umount) does the same when the stage has ended
+ * (pipe_stage.c).
+ *
  * Invariants: works on the store alone (no struct pipe exists yet); runs
  * once, on the thread that opens the engine, before the new daemon has
  * started any process of its own - so no process of a dead daemon's runs
@@ -32,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +55,7 @@ struct recover {
 	int nfollowed;
 	int64_t staged[256]; /* items whose stage run was interrupted */
 	char stage_name[256][64]; /* ... and that stage (the latest run's) */
+	char rewound[256][REWIND_REF_MAX]; /* ... and the ref its commits went under, or "" */
 	int nstaged;
 	int64_t reran[256];  /* items with an interrupted recipe run */
 	int nreran;
@@ -327,6 +338,62 @@ static int recorded_by(struct pipeline *pl, int64_t item_id, int run_no, char *s
 	return found;
 }
 
+int pipe__rewind(struct pipeline *pl, const struct item *it, const struct run *r, char *ref,
+		 size_t size)
+{
+	struct pfs_config *cfg = pipeline_config_get(pl);
+	char wt[PATH_MAX + 32], from[41] = "", err[256] = "", extra[512];
+	struct runner_user *user = NULL;
+	struct buf note;
+	int rc, n;
+
+	ref[0] = '\0';
+	if (strcmp(r->kind, "stage") != 0 || strlen(r->head) != 40)
+		return 0;
+	n = snprintf(ref, size, "refs/packetfs/interrupted/%s/%d", it->name, r->run_no);
+	if (n < 0 || (size_t)n >= size) {
+		ref[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	snprintf(wt, sizeof(wt), "%s/worktrees/%s", pl->store_dir, it->name);
+	/* run_as (SPEC §5): the worktree stays that user's. */
+	if (cfg->run_as && runner_user_lookup(cfg->run_as, &user) == 0 && user->uid == geteuid()) {
+		runner_user_free(user);
+		user = NULL;
+	}
+	rc = repo_rewind(cfg->repo, it->branch, r->head, it->name, wt, ref,
+			 user ? user->uid : (uid_t)-1, user ? user->gid : (gid_t)-1, from, err,
+			 sizeof(err));
+	runner_user_free(user);
+	buf_init(&note);
+	if (rc == 0 || (rc < 0 && !from[0]))
+		ref[0] = '\0';
+	if (rc < 0 && !from[0])
+		buf_printf(&note, "[packetfs] cannot return %s to %.12s, where this run started: %s\n",
+			   it->branch, r->head, err[0] ? err : strerror(-rc));
+	else if (rc < 0)
+		buf_printf(&note, "[packetfs] this run's head %.12s is kept under %s; %s is back at "
+			   "%.12s, where this run started, but its worktree could not be reset: %s\n",
+			   from, ref, it->branch, r->head, err[0] ? err : strerror(-rc));
+	else if (rc > 0)
+		buf_printf(&note, "[packetfs] this run's head %.12s is kept under %s; %s and its "
+			   "worktree are back at %.12s, where this run started\n", from, ref,
+			   it->branch, r->head);
+	if (note.data)
+		store_log_append(pl->store, r->id, note.data, note.len);
+	if (rc < 0)
+		util_log(LOG_WARNING, "%s: run %d of %s: %.*s", it->name, r->run_no, r->name,
+			 note.data ? (int)note.len - 12 : 0, note.data ? note.data + 11 : "");
+	buf_free(&note);
+	if (ref[0]) {
+		n = snprintf(extra, sizeof(extra), ",\"stage\":\"%s\",\"run\":%d,\"from\":\"%s\","
+			     "\"to\":\"%s\",\"ref\":\"%s\"", r->name, r->run_no, from, r->head, ref);
+		if (n > 0 && (size_t)n < sizeof(extra))
+			pipeline_event(pl, it->id, it->name, "rewound", extra);
+	}
+	return rc;
+}
+
 static int recover_run(void *arg, const struct run *r0)
 {
 	struct recover *rv = arg;
@@ -340,7 +407,7 @@ static int recover_run(void *arg, const struct run *r0)
 	struct run_env re;
 	struct item it;
 	struct run r;
-	char line[256];
+	char line[256], ref[REWIND_REF_MAX] = "";
 	int n;
 
 	if (strcmp(r0->status, "running") != 0 && strcmp(r0->status, "queued") != 0)
@@ -384,6 +451,14 @@ static int recover_run(void *arg, const struct run *r0)
 	n = snprintf(line, sizeof(line), recipe ? "\n# packetfs: status interrupted: %s (recorded on restart)\n"
 						: "\n[packetfs] interrupted: %s (recorded on restart)\n", msg);
 	store_log_append(pl->store, r.id, line, (size_t)n);
+	/* Its processes are gone: the branch goes back to where it started. */
+	if (!recipe) {
+		pipe__rewind(pl, &it, &r, ref, sizeof(ref));
+		for (n = 0; n < rv->nstaged && rv->staged[n] != r.item_id; n++)
+			;
+		if (n < rv->nstaged)
+			snprintf(rv->rewound[n], sizeof(rv->rewound[n]), "%s", ref);
+	}
 	snprintf(r.status, sizeof(r.status), "interrupted");
 	free(r.note);
 	r.note = strdup(msg);
@@ -476,17 +551,21 @@ static int recover_item(void *arg, const struct item *it0)
 	 * run was cut off, even when the daemon died before the item said so.
 	 * Without one, the daemon died between two steps: the item goes on
 	 * from where its row stands. */
+	free(it.last_error);
+	it.last_error = strdup("interrupted: the daemon stopped while a stage ran");
 	for (i = 0; i < rv->nstaged; i++) {
 		if (rv->staged[i] == it.id) {
 			free(it.stage);
 			it.stage = strdup(rv->stage_name[i]);
 			it.stage_ok = 0;
+			if (rv->rewound[i][0]) {
+				free(it.last_error);
+				it.last_error = pipe__rewound_why(rv->rewound[i]);
+			}
 		}
 	}
 	free(it.state);
 	it.state = strdup(state);
-	free(it.last_error);
-	it.last_error = strdup("interrupted: the daemon stopped while a stage ran");
 	if (it.state && it.last_error && it.stage) {
 		char extra[64];
 
@@ -498,15 +577,30 @@ static int recover_item(void *arg, const struct item *it0)
 	return 0;
 }
 
+char *pipe__rewound_why(const char *ref)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_printf(&b, "interrupted: the daemon stopped while a stage ran; its commits are kept "
+		   "under %s and the branch is back where that run started", ref);
+	return b.data;
+}
+
 int pipe_recover(struct pipeline *pl)
 {
-	struct recover rv = {.pl = pl};
+	/* Too big for a thread's stack (the names of 256 refs). */
+	struct recover *rv = calloc(1, sizeof(*rv));
 	int rc;
 
+	if (!rv)
+		return -ENOMEM;
+	rv->pl = pl;
 	pipe_resolve_jobs(pl->store);
-	rv.nfollowed = pipe_reattach_items(pl->store, rv.followed, 256);
-	rc = store_run_each(pl->store, 0, NULL, NULL, recover_run, &rv);
+	rv->nfollowed = pipe_reattach_items(pl->store, rv->followed, 256);
+	rc = store_run_each(pl->store, 0, NULL, NULL, recover_run, rv);
 	if (rc == 0)
-		rc = store_item_each(pl->store, 0, recover_item, &rv);
+		rc = store_item_each(pl->store, 0, recover_item, rv);
+	free(rv);
 	return rc;
 }

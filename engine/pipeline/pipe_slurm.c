@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "pipe_int.h"
 #include "plan.h"
@@ -305,24 +306,54 @@ int pipe_run_reattaches(const struct run *r)
 	       r->job_output[0];
 }
 
+struct resolve {
+	struct store *s;
+	int failed;     /* ... and gave no answer: the other runs are not asked for */
+	char why[128];  /* what it said instead */
+};
+
 static int resolve_run(void *arg, const struct run *r0)
 {
-	struct store *s = arg;
+	struct resolve *rs = arg;
 	struct run r;
-	char id[32];
+	char id[32], note[512];
+	int rc, n;
 
-	if (strcmp(r0->executor, "slurm") != 0 || r0->job_id[0] || !r0->job_output[0] ||
-	    slurm_find_job_by_output(r0->job_output, id) != 0 || store_run_get(s, r0->id, &r))
+	if (strcmp(r0->executor, "slurm") != 0 || r0->job_id[0] || !r0->job_output[0])
 		return 0;
-	snprintf(r.job_id, sizeof(r.job_id), "%s", id);
-	store_run_update(s, &r);
-	run_clear(&r);
+	rc = rs->failed ? -EIO : slurm_find_job_by_output(r0->job_output, SLURM_RECOVER_TIMEOUT_MS, id);
+	if (rc == -ETIMEDOUT || (rc != 0 && rc != -ENOENT && !rs->failed)) {
+		rs->failed = 1;
+		if (rc == -ETIMEDOUT)
+			snprintf(rs->why, sizeof(rs->why), "scontrol did not answer within %d s (killed)",
+				 SLURM_RECOVER_TIMEOUT_MS / 1000);
+		else
+			snprintf(rs->why, sizeof(rs->why), "scontrol failed: %s", strerror(-rc));
+	}
+	if (rc == 0 && store_run_get(rs->s, r0->id, &r) == 0) {
+		snprintf(r.job_id, sizeof(r.job_id), "%s", id);
+		store_run_update(rs->s, &r);
+		run_clear(&r);
+		return 0;
+	}
+	if (rc == 0)
+		return 0;
+	/* Unknown: crash recovery records the run interrupted (pipe_recover.c). */
+	n = snprintf(note, sizeof(note), "\n# packetfs: the Slurm job of this run is unknown: %s\n",
+		     rs->failed ? rs->why : "no job writes its output file");
+	if (n > 0 && (size_t)n < sizeof(note))
+		store_log_append(rs->s, r0->id, note, (size_t)n);
+	util_log(LOG_WARNING, "crash recovery: run %d (item %lld): the Slurm job writing %s is unknown: %s",
+		 r0->run_no, (long long)r0->item_id, r0->job_output,
+		 rs->failed ? rs->why : "scontrol knows no such job");
 	return 0;
 }
 
 void pipe_resolve_jobs(struct store *s)
 {
-	store_run_each(s, 0, "recipe", "running", resolve_run, s);
+	struct resolve rs = {.s = s};
+
+	store_run_each(s, 0, "recipe", "running", resolve_run, &rs);
 }
 
 struct item_set {

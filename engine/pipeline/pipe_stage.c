@@ -213,10 +213,17 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	if (pipe__is_print_stage(cfg, st))
 		pipe__drop_approve(p, &it, st->name);
 	if (p->shutting_down) {
+		char ref[REWIND_REF_MAX], *rewound = NULL;
+
 		snprintf(j->run.status, sizeof(j->run.status), "interrupted");
+		/* Never run again on top of its own commits (pipe_recover.c). */
+		pipe__rewind(p->pl, &it, &j->run, ref, sizeof(ref));
+		if (ref[0])
+			rewound = pipe__rewound_why(ref);
 		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
 		pipe__set_state(p, &it, cfg->on_interrupt_fail ? "failed" : "queued",
-				"interrupted: the daemon stopped while this ran");
+				rewound ? rewound : "interrupted: the daemon stopped while this ran");
+		free(rewound);
 		item_clear(&it);
 		return;
 	}

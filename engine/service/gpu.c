@@ -10,11 +10,9 @@
  * busy or none is. A held device is never granted; only gpu_pool_recheck
  * clears the flag.
  *
- * nvidia-smi runs through posix_spawnp (found on PATH, no shell) in its own
- * process group, stdin and stderr on /dev/null. Its output is read with
- * poll() up to a deadline; past it the whole group is killed, since a sick
- * driver can hang it. The child is reaped by its pid only, so the libuv
- * loop, which reaps its own children by pid, is not disturbed.
+ * nvidia-smi runs through capture_run (capture.h): found on PATH, no shell,
+ * in its own process group, up to a deadline past which the whole group is
+ * killed, since a sick driver can hang it.
  *
  * GPU_AUTO: anything but a clean answer (the program missing from PATH, a
  * non-zero exit, a line that does not start with an index) means a host
@@ -25,25 +23,17 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "capture.h"
 #include "gpu.h"
 
 #define MAX_DEVICES 1024
 #define UUID_MAX 96
 #define SMI_OUTPUT_MAX 65536 /* bytes of nvidia-smi output kept */
 #define MAX_FIELDS 4
-
-extern char **environ;
 
 /* The queries: a device a line ("0, GPU-1c2…, 3"), a process a line. */
 static const char *const gpu_query[] = {
@@ -82,176 +72,29 @@ struct finding {
 	int gone;      /* missing from nvidia-smi's answer */
 };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Moves fd to a descriptor >= 3 (close-on-exec), so that the child's
- * dup2 onto 1 never meets itself. Returns the descriptor, or -1. */
-static int above_stdio(int fd)
-{
-	int nfd;
-
-	if (fd >= 3)
-		return fd;
-	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return nfd;
-}
-
-/* Waits for pid until deadline (ms, now_ms clock); past it kills its
- * process group and reaps it. Returns the wait status, or -1 when pid
- * cannot be waited for; *timed_out is set when it was killed. */
-static int reap(pid_t pid, long long deadline, int *timed_out)
-{
-	struct timespec nap = { 0, 2 * 1000 * 1000 };
-	int status;
-	pid_t w;
-
-	for (;;) {
-		w = waitpid(pid, &status, *timed_out ? 0 : WNOHANG);
-		if (w == pid)
-			return status;
-		if (w < 0 && errno != EINTR)
-			return -1;
-		if (w == 0 && now_ms() >= deadline) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			*timed_out = 1;
-		} else if (w == 0) {
-			nanosleep(&nap, NULL);
-		}
-	}
-}
-
 /*
  * Runs nvidia-smi with args (NULL-terminated, after the program name) for
  * at most timeout_ms. On success returns 0 and *out holds its standard
  * output, NUL-terminated (at most SMI_OUTPUT_MAX bytes kept; the caller
  * frees). -ENOENT when it is not on PATH, -ETIMEDOUT past the deadline (its
  * process group is killed), -EIO when it exits non-zero or by a signal,
- * -ENOMEM, or another negative errno of pipe or spawn.
+ * -ENOMEM, or another negative errno of pipe or spawn (capture_run).
  */
 static int run_smi(const char *const *args, int timeout_ms, char **out)
 {
-	char *argv[8], *buf = NULL, chunk[4096];
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t mask, def;
-	int fds[2], rc, status, timed_out = 0;
-	size_t len = 0, i;
-	long long deadline;
-	pid_t pid;
+	char *argv[8];
+	size_t len, i;
+	int rc;
 
-	*out = NULL;
 	argv[0] = (char *)"nvidia-smi";
 	for (i = 0; args[i] && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
 		argv[i + 1] = (char *)args[i];
 	argv[i + 1] = NULL;
-	buf = malloc(SMI_OUTPUT_MAX + 1);
-	if (!buf)
-		return -ENOMEM;
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		rc = -errno;
-		free(buf);
-		return rc;
-	}
-	fds[0] = above_stdio(fds[0]);
-	fds[1] = above_stdio(fds[1]);
-	if (fds[0] < 0 || fds[1] < 0) {
-		rc = -errno;
-		goto fail_fds;
-	}
-
-	sigemptyset(&mask);
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGCHLD);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGHUP);
-	sigaddset(&def, SIGQUIT);
-	rc = posix_spawn_file_actions_init(&fa);
+	rc = capture_run(argv, timeout_ms, SMI_OUTPUT_MAX, out, &len);
 	if (rc) {
-		rc = -rc;
-		goto fail_fds;
+		free(*out);
+		*out = NULL;
 	}
-	rc = posix_spawnattr_init(&at);
-	if (rc) {
-		posix_spawn_file_actions_destroy(&fa);
-		rc = -rc;
-		goto fail_fds;
-	}
-	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	if (!rc)
-		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (!rc)
-		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-						   POSIX_SPAWN_SETSIGDEF);
-	if (!rc)
-		rc = posix_spawnattr_setpgroup(&at, 0);
-	if (!rc)
-		rc = posix_spawnattr_setsigmask(&at, &mask);
-	if (!rc)
-		rc = posix_spawnattr_setsigdefault(&at, &def);
-	if (!rc)
-		rc = posix_spawnp(&pid, "nvidia-smi", &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (rc) {
-		rc = -rc;
-		goto fail_fds;
-	}
-	close(fds[1]);
-	fds[1] = -1;
-
-	deadline = now_ms() + timeout_ms;
-	for (;;) {
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		long long left = deadline - now_ms();
-		ssize_t r;
-
-		if (left <= 0)
-			break;
-		r = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
-		if (r <= 0)
-			continue; /* EINTR, or the deadline: checked above */
-		r = read(fds[0], chunk, sizeof(chunk));
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r <= 0)
-			break;
-		if ((size_t)r > SMI_OUTPUT_MAX - len)
-			r = (ssize_t)(SMI_OUTPUT_MAX - len); /* keep draining, keep nothing */
-		memcpy(buf + len, chunk, (size_t)r);
-		len += (size_t)r;
-	}
-	close(fds[0]);
-	status = reap(pid, deadline, &timed_out);
-	buf[len] = '\0';
-	if (timed_out)
-		rc = -ETIMEDOUT;
-	else if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		rc = -EIO;
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	*out = buf;
-	return 0;
-
-fail_fds:
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	free(buf);
 	return rc;
 }
 

@@ -559,6 +559,88 @@ int repo_resolve(const char *path, const char *rev, char out[41])
 	return rc;
 }
 
+/* Whether the worktree repository wt has refname (refs/heads/...) checked
+ * out: its HEAD is that symbolic ref. */
+static int checked_out(git_repository *wt, const char *refname)
+{
+	git_reference *head = NULL;
+	int yes;
+
+	if (git_reference_lookup(&head, wt, "HEAD") < 0)
+		return 0;
+	yes = git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
+	      strcmp(git_reference_symbolic_target(head), refname) == 0;
+	git_reference_free(head);
+	return yes;
+}
+
+int repo_rewind(const char *path, const char *branch, const char *to, const char *wt_name,
+		const char *worktree_path, const char *save_ref, uid_t owner, gid_t group,
+		char from[41], char *err, size_t errlen)
+{
+	git_repository *repo = NULL, *wt = NULL;
+	git_reference *br = NULL, *saved = NULL, *moved = NULL;
+	git_object *target = NULL;
+	git_checkout_options co;
+	char refname[PATH_MAX];
+	const git_oid *now;
+	git_oid to_oid;
+	int rc;
+
+	from[0] = '\0';
+	if ((size_t)snprintf(refname, sizeof(refname), "refs/heads/%s", branch) >= sizeof(refname))
+		return -ENAMETOOLONG;
+	rc = git_repository_open(&repo, path);
+	if (rc == 0)
+		rc = git_reference_lookup(&br, repo, refname);
+	if (rc == 0)
+		rc = git_oid_fromstrn(&to_oid, to, strlen(to)) < 0 || strlen(to) != 40 ? GIT_ENOTFOUND : 0;
+	if (rc == 0)
+		rc = git_object_lookup(&target, repo, &to_oid, GIT_OBJECT_COMMIT);
+	now = rc == 0 ? git_reference_target(br) : NULL;
+	if (rc == 0 && !now)
+		rc = GIT_ENOTFOUND; /* a symbolic branch ref is none of ours */
+	if (rc < 0 || git_oid_equal(now, &to_oid))
+		goto out;
+	git_oid_tostr(from, 41, now);
+	/* Kept first: the commits are never unreachable, not even for a moment. */
+	rc = git_reference_create(&saved, repo, save_ref, now, 0, "packetfs: an interrupted run's head");
+	/* Compare-and-swap against the head read above. */
+	if (rc == 0)
+		rc = git_reference_set_target(&moved, br, &to_oid,
+					      "packetfs: back to the head the interrupted run started from");
+	if (rc == 0 && worktree_path && git_repository_open(&wt, worktree_path) == 0 &&
+	    checked_out(wt, refname)) {
+		git_object *t = NULL;
+
+		rc = git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+		if (rc == 0) {
+			co.checkout_strategy = GIT_CHECKOUT_FORCE;
+			rc = git_object_lookup(&t, wt, &to_oid, GIT_OBJECT_COMMIT);
+		}
+		if (rc == 0)
+			rc = git_reset(wt, t, GIT_RESET_HARD, &co);
+		git_object_free(t);
+	}
+	if (rc == 0)
+		rc = 1;
+out:
+	/* libgit2's codes become errno values here; give_item's are already. */
+	if (rc < 0)
+		rc = fail(rc, err, errlen);
+	/* What git rewrote as this process is the run_as user's again. */
+	if (rc == 1 && owner != (uid_t)-1 && worktree_path)
+		rc = give_item(path, branch, wt_name, worktree_path, owner, group, err, errlen);
+	rc = rc == 0 && from[0] ? 1 : rc;
+	git_repository_free(wt);
+	git_reference_free(moved);
+	git_reference_free(saved);
+	git_object_free(target);
+	git_reference_free(br);
+	git_repository_free(repo);
+	return rc;
+}
+
 int repo_diff(const char *path, const char *base, const char *branch, struct buf *out)
 {
 	git_diff_options opts;

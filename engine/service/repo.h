@@ -67,6 +67,29 @@ int repo_common_dir(const char *path, char *out, size_t size);
 int repo_resolve(const char *path, const char *rev, char out[41]);
 
 /*
+ * Returns branch (e.g. "packetfs/fix-1") to commit to (40 hex digits), for
+ * a run that moved it and was cut off. When the branch points elsewhere,
+ * that commit is first kept under the new ref save_ref (a full name such as
+ * "refs/packetfs/interrupted/fix-1/3") and written into from (40 hex); then
+ * the branch is set to `to` (compare-and-swap against the head just read;
+ * its reflog says why), and the worktree at worktree_path (NULL: none),
+ * when it has the branch checked out, is reset hard to it: index and
+ * tracked files as at `to`, uncommitted changes to tracked files dropped,
+ * untracked and ignored files left as they are. With an owner other than
+ * (uid_t)-1 (run_as), the worktree, its administrative directory wt_name
+ * and the branch's ref and reflog are then given to owner and group, as
+ * repo_item_create does. Returns 1 when it moved the
+ * branch, 0 when the branch was at `to` already (nothing done, from ""),
+ * -EEXIST when save_ref exists (nothing done), -ENOENT (no such branch, or
+ * `to` is no commit), -EPERM (the chown was refused), -EIO (also when the
+ * branch moved meanwhile) with libgit2's message in err. A reset of the worktree that fails after the
+ * branch moved returns its error with from and save_ref set. Any thread.
+ */
+int repo_rewind(const char *path, const char *branch, const char *to, const char *wt_name,
+		const char *worktree_path, const char *save_ref, uid_t owner, gid_t group,
+		char from[41], char *err, size_t errlen);
+
+/*
  * Appends change.diff to out: the patch of merge-base(base, branch) ..
  * branch head, in git's format (diff --git), full 40-hex index lines,
  * binary changes as git binary patches, and a/ b/ prefixes whatever the

@@ -188,11 +188,14 @@ int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info);
  * The id of the job whose output file (StdOut) is output, from
  * `scontrol -o show job` (every job the controller knows), into id: for
  * crash recovery, when a daemon died after sbatch was started and before
- * its answer was recorded. 0, -ENOENT (no such job), or -EIO (scontrol did
- * not answer). Blocks the caller (runs scontrol); any thread, but not the
- * loop's while it runs.
+ * its answer was recorded. scontrol runs through capture_run (capture.h):
+ * past timeout_ms its process group is killed. 0, -ENOENT (no such job),
+ * -ETIMEDOUT (scontrol did not answer in time), -EIO (scontrol failed or
+ * is not on PATH), or -ENOMEM. Blocks the caller for at most about
+ * timeout_ms; any thread, but not the loop's while it runs.
  */
-int slurm_find_job_by_output(const char *output, char id[32]);
+#define SLURM_RECOVER_TIMEOUT_MS 10000
+int slurm_find_job_by_output(const char *output, int timeout_ms, char id[32]);
 
 /* Whether state is one of Slurm's final job states. */
 int slurm_state_final(const char *state);

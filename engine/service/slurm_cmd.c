@@ -3,13 +3,19 @@
  * scancel) as child processes on the loop (slurm_int.h).
  *
  * Each command is a struct cmd: a uv_process_t with its stdout and stderr
- * pipes, collected into buffers; its done function runs once the process
- * exited and both pipes reached EOF, unless its job finished or its poller
- * is closing meanwhile. It is on the list of its job, or of the poller for
- * the squeue, until its three handles are closed; the last one closed frees
- * it and lets slurm.c free the job or poller that waited for it.
+ * pipes, collected into buffers, and a deadline timer; its done function
+ * runs once the process exited and both pipes reached EOF, unless its job
+ * finished or its poller is closing meanwhile. The command runs in a
+ * session and process group of its own (UV_PROCESS_DETACHED); at its
+ * deadline that group is killed, which ends the process and closes its
+ * pipes, so a command that hangs (a controller that does not answer) fails
+ * like one that exits non-zero. It is on the list of its job, or of the
+ * poller for the squeue, until its four handles are closed; the last one
+ * closed frees it and lets slurm.c free the job or poller that waited for
+ * it.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +66,7 @@ static void cmd_check(struct cmd *c)
 	cmd_close(c, (uv_handle_t *)&c->out);
 	cmd_close(c, (uv_handle_t *)&c->err);
 	cmd_close(c, (uv_handle_t *)&c->proc);
+	cmd_close(c, (uv_handle_t *)&c->deadline);
 }
 
 int slurm__cmd_failed(const struct cmd *c)
@@ -101,7 +108,29 @@ static void cmd_exit(uv_process_t *p, int64_t status, int sig)
 	c->exit_status = status;
 	c->term_signal = sig;
 	c->exited = 1;
+	uv_timer_stop(&c->deadline);
+	if (c->timed_out && c->eofs < 2) {
+		/* A process that left the group may hold the pipes: not waited for. */
+		uv_read_stop((uv_stream_t *)&c->out);
+		uv_read_stop((uv_stream_t *)&c->err);
+		c->eofs = 2;
+	}
 	cmd_check(c);
+}
+
+/* The deadline: the command's process group is killed; its exit and the
+ * end of its pipes follow. */
+static void cmd_deadline(uv_timer_t *t)
+{
+	struct cmd *c = t->data;
+
+	if (c->exited)
+		return;
+	c->timed_out = 1;
+	buf_printf(&c->ebuf, "\n%s: error: no answer within %d s (killed)\n", c->prog,
+		   SLURM_CMD_TIMEOUT_MS / 1000);
+	if (kill(-c->proc.pid, SIGKILL) < 0)
+		uv_process_kill(&c->proc, SIGKILL);
 }
 
 int slurm__cmd_run(uv_loop_t *loop, struct slurm_job *j, struct slurm_poller *sp,
@@ -122,8 +151,10 @@ int slurm__cmd_run(uv_loop_t *loop, struct slurm_job *j, struct slurm_poller *sp
 	buf_init(&c->ebuf);
 	uv_pipe_init(loop, &c->out, 0);
 	uv_pipe_init(loop, &c->err, 0);
-	c->out.data = c->err.data = c->proc.data = c;
-	c->handles = 3;
+	uv_timer_init(loop, &c->deadline);
+	c->out.data = c->err.data = c->proc.data = c->deadline.data = c;
+	c->handles = 4;
+	snprintf(c->prog, sizeof(c->prog), "%s", argv[0]);
 	if (j) {
 		j->ncmds++;
 		c->next = j->cmds;
@@ -146,6 +177,7 @@ int slurm__cmd_run(uv_loop_t *loop, struct slurm_job *j, struct slurm_poller *sp
 	opt.stdio = stdio;
 	opt.stdio_count = 3;
 	opt.exit_cb = cmd_exit;
+	opt.flags = UV_PROCESS_DETACHED; /* its own group, for the deadline's kill */
 	rc = uv_spawn(loop, &c->proc, &opt);
 	if (rc) {
 		c->spawn_error = rc;
@@ -158,6 +190,7 @@ int slurm__cmd_run(uv_loop_t *loop, struct slurm_job *j, struct slurm_poller *sp
 	}
 	uv_read_start((uv_stream_t *)&c->out, cmd_alloc, cmd_read);
 	uv_read_start((uv_stream_t *)&c->err, cmd_alloc, cmd_read);
+	uv_timer_start(&c->deadline, cmd_deadline, SLURM_CMD_TIMEOUT_MS, 0);
 	return 0;
 }
 

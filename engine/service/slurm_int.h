@@ -21,12 +21,15 @@ struct cmd {
 	struct slurm_poller *poller; /* ... the poller's squeue */
 	uv_process_t proc;
 	uv_pipe_t out, err;
+	uv_timer_t deadline; /* SLURM_CMD_TIMEOUT_MS after the start: the group is killed */
 	struct buf obuf, ebuf;
 	size_t max;          /* bytes kept of stdout and of stderr */
 	int truncated;       /* more came than max (or memory ran out) */
 	int64_t exit_status;
 	int term_signal;
 	int spawn_error;     /* uv_spawn failed: negative errno */
+	int timed_out;       /* killed at its deadline */
+	char prog[32];       /* argv[0], for the deadline's message */
 	int exited, eofs;    /* the process exited; pipes at EOF (0..2) */
 	int handles;         /* handles not yet closed */
 	void (*done)(struct cmd *c);
@@ -77,11 +80,17 @@ struct slurm_job {
 
 /* ---- slurm_cmd.c ---- */
 
+/* How long a Slurm command may run, in milliseconds: past it its process
+ * group is killed (SIGKILL) and it has failed, its stderr ending in
+ * "PROGRAM: error: no answer within N s (killed)". */
+#define SLURM_CMD_TIMEOUT_MS 60000
+
 /*
  * Starts argv (PATH is searched) with env (NULL: this process's) on loop,
- * for job j or, when j is NULL, for poller sp, keeping at most max bytes
- * of its stdout and of its stderr; done runs when it ended. When it cannot
- * start, done runs at once with spawn_error set. 0 or -ENOMEM.
+ * in a session and process group of its own, for job j or, when j is NULL,
+ * for poller sp, keeping at most max bytes of its stdout and of its stderr;
+ * done runs when it ended, or was killed at SLURM_CMD_TIMEOUT_MS. When it
+ * cannot start, done runs at once with spawn_error set. 0 or -ENOMEM.
  */
 int slurm__cmd_run(uv_loop_t *loop, struct slurm_job *j, struct slurm_poller *sp,
 		   char *const *argv, char *const *env, size_t max, void (*done)(struct cmd *));

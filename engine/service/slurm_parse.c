@@ -4,7 +4,7 @@
  * SLURM_QUEUE_FORMAT (slurm_parse_queue), Slurm's final job states
  * (slurm_state_final), and the job of an output file among all that
  * `scontrol -o show job` shows (slurm_find_job_by_output, for crash
- * recovery). No libuv: the poller and the submission are slurm.c's.
+ * recovery, run through capture_run under a deadline). No libuv: the poller and the submission are slurm.c's.
  *
  * Sources: squeue(1) --Format and "JOB STATE CODES", scontrol(1) "show
  * job" output, of Slurm 22.05; tests/unit/test-slurm.c holds lines that
@@ -20,9 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
+#include "capture.h"
 #include "slurm.h"
+
+/* The most of `scontrol -o show job` read (a line a job). */
+#define SCONTROL_OUTPUT_MAX (64u << 20)
 
 /* The value of the first word "KEY=value" of line (words are separated by
  * spaces; the value ends at a space or newline) into out. One pass over
@@ -196,31 +199,35 @@ int slurm_state_final(const char *state)
 	return 0;
 }
 
-int slurm_find_job_by_output(const char *output, char id[32])
+int slurm_find_job_by_output(const char *output, int timeout_ms, char id[32])
 {
-	char *line = NULL, want[4200];
-	size_t cap = 0, wl;
-	int rc = -ENOENT, status;
-	FILE *f;
+	char *argv[] = { (char *)"scontrol", (char *)"-o", (char *)"show", (char *)"job", NULL };
+	char *text = NULL, *line, *next, want[4200];
+	size_t wl, len;
+	int rc, ran;
 
 	wl = (size_t)snprintf(want, sizeof(want), " StdOut=%s", output);
 	if (wl >= sizeof(want))
 		return -ENOENT;
-	f = popen("scontrol -o show job 2>/dev/null", "re");
-	if (!f)
-		return -EIO;
-	while (getline(&line, &cap, f) > 0) {
-		char *p = strstr(line, want);
+	ran = capture_run(argv, timeout_ms, SCONTROL_OUTPUT_MAX, &text, &len);
+	if (ran == -ETIMEDOUT)
+		return -ETIMEDOUT;
+	if (!text)
+		return ran == -ENOMEM ? -ENOMEM : -EIO;
+	rc = -ENOENT;
+	for (line = text; rc != 0 && line && *line; line = next) {
+		char *p;
 
-		if (rc == 0 || !p || (p[wl] != ' ' && p[wl] != '\n' && p[wl] != '\0') ||
-		    strncmp(line, "JobId=", 6) != 0)
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		p = strstr(line, want);
+		if (!p || (p[wl] != ' ' && p[wl] != '\0') || strncmp(line, "JobId=", 6) != 0)
 			continue;
 		snprintf(id, 32, "%.*s", (int)strspn(line + 6, "0123456789_"), line + 6);
 		rc = id[0] ? 0 : -ENOENT;
 	}
-	free(line);
-	status = pclose(f);
-	if (rc != 0 && (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
-		rc = -EIO;
-	return rc;
+	free(text);
+	/* A job found is found; otherwise a failed scontrol knows nothing. */
+	return rc != 0 && ran != 0 ? -EIO : rc;
 }
