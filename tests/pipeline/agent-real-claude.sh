@@ -71,6 +71,9 @@ rec = [json.loads(l) for l in open(sys.argv[1])]
 rec = [o for o in rec if o.get("command") == "make -B hello"]
 assert len(rec) == 1, rec
 assert rec[0]["status"] == "validated" and rec[0]["head"] == sys.argv[2], rec[0]
+# The recorder names the stage that asked, through the CLI's own sandbox and sessions.
+by = rec[0]["recorded_by"]
+assert by["stage"] == "validate" and by["via"] in ("both", "credential"), by
 PY
 assert_eq "" "$(remote_head "$ORIGIN" packetfs/fix-1)" "the branch on the remote before approve"
 

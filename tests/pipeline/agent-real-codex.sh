@@ -66,6 +66,9 @@ import json, sys
 rec = [o for o in map(json.loads, open(sys.argv[1])) if o.get("command") == "make -B hello"]
 assert len(rec) == 1, rec
 assert rec[0]["status"] == "validated" and rec[0]["head"] == sys.argv[2], rec[0]
+# The recorder names the stage that asked, through the CLI's own sandbox and sessions.
+by = rec[0]["recorded_by"]
+assert by["stage"] == "validate" and by["via"] in ("both", "credential"), by
 PY
 
 # stage_log STAGE : the (last) log of STAGE.
