@@ -3,7 +3,7 @@
 # examples/stages/agent-codex.sh - what agent-stage.sh needs to know of the Codex CLI
 # (`codex exec`, tested with @openai/codex 0.171.0); sourced by agent-stage.sh, not a program.
 #
-# Confinement (docs/agents-codex.md has the table): every role runs under
+# Confinement (docs/agents.md has the table): every role runs under
 # `--sandbox workspace-write` with approval "never" (exec's default), which Codex enforces
 # with bubblewrap (its own bwrap; it needs unprivileged user namespaces) and seccomp: writes
 # outside the writable roots fail with "Read-only file system"; the commands get a network
