@@ -110,7 +110,9 @@ for w in "${agent[@]:1}"; do
 	case $cli:$w in
 	claude:--permission-mode* | claude:--allowedTools* | claude:--allowed-tools* | \
 		claude:--dangerously-skip-permissions | claude:--output-format* | claude:--tools* | \
-		claude:--permission-prompts* | codex:--sandbox* | codex:-s | codex:--full-auto | \
+		claude:--permission-prompts* | claude:--add-dir* | claude:--setting-sources* | \
+		claude:--settings* | claude:--permission-prompt-tool* | claude:--disallowedTools* | \
+		claude:--disallowed-tools* | codex:--sandbox* | codex:-s | codex:--full-auto | \
 		codex:--dangerously-bypass-approvals-and-sandbox | codex:--yolo | codex:--cd* | codex:-C)
 		die "agent command \"$cmdline\": $w: permissions and the working directory are set per role by this script (so are the tools and the output format); remove it"
 		;;

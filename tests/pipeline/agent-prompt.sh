@@ -219,6 +219,10 @@ misconfigured "--permission-mode: permissions and the working directory are set 
 misconfigured "--output-format: permissions and the working directory are set per role" plan \
 	"AGENT_CMD=$AGENTS/claude --output-format text"
 misconfigured "--full-auto: permissions" plan "AGENT_CMD=$AGENTS/codex exec --full-auto"
+misconfigured "--add-dir: permissions and the working directory are set per role" plan \
+	"AGENT_CMD=$AGENTS/claude --add-dir /"
+misconfigured "--settings: permissions and the working directory are set per role" plan \
+	"AGENT_CMD=$AGENTS/claude --settings /tmp/s.json"
 misconfigured "babysit: PACKET_ROUND is not set" babysit "AGENT_CMD=$AGENTS/codex"
 misconfigured "PACKET_WORKTREE is not set: run this program as a packetfs stage" plan \
 	-u PACKET_WORKTREE "AGENT_CMD=$AGENTS/codex"
