@@ -590,6 +590,12 @@ last_line()
 	grep -v '^[[:space:]]*$' "$1" | tail -n 1
 }
 
+# newest_stage_log ITEM : the name of the newest stage log of ITEM on $M (empty when none).
+newest_stage_log()
+{
+	ls "$M/$1/stages" | sort -n | tail -n 1
+}
+
 # worktree_head ITEM : the commit checked out in the item's worktree.
 worktree_head()
 {

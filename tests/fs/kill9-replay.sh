@@ -5,13 +5,7 @@
 # goes with it, and the store mounts again at once. Ten rounds.
 . "$(dirname "$0")/../lib.sh"
 make_repo
-cat >"$T/talk.sh" <<'EOS'
-#!/usr/bin/env bash
-for ((i = 0; ; i++)); do
-	echo "line $i"
-done
-EOS
-pipeline_item "{\"name\": \"plan\", \"run\": $(argv_json /bin/bash "$T/talk.sh")}"
+pipeline_item "{\"name\": \"plan\", \"run\": $(stage_run talk.sh)}"
 
 # replayer_of PID : the replayer child of daemon PID (empty when none).
 replayer_of()
@@ -23,16 +17,11 @@ replayer_of()
 	return 0
 }
 
-# newest_log : the newest plan log (the requeued stage starts a new one after each restart).
-newest_log()
-{
-	ls "$M/fix-1/stages" | sort -n | tail -n 1
-}
-
-# newer_log_than LOG / not_running : conditions for wait_for, looked at anew on each try.
+# newer_log_than LOG / not_running : conditions for wait_for, looked at anew on each try (the
+# requeued stage starts a new plan log after each restart).
 newer_log_than()
 {
-	[ "$(newest_log)" != "$1" ]
+	[ "$(newest_stage_log fix-1)" != "$1" ]
 }
 
 not_running()
@@ -42,8 +31,8 @@ not_running()
 
 ctl "$M" fix-1 "run plan"
 for round in $(seq 1 10); do
-	wait_for test -n "$(newest_log)"
-	log=$(newest_log)
+	wait_for test -n "$(newest_stage_log fix-1)"
+	log=$(newest_stage_log fix-1)
 	wait_for grep -q '^line 200$' "$M/fix-1/stages/$log"
 	rp=$(replayer_of "$DAEMON")
 	[ -n "$rp" ] || fail "round $round: no replayer process under daemon $DAEMON"

@@ -13,21 +13,10 @@
 . "$(dirname "$0")/../lib.sh"
 cycles=${PFS_SOAK_CYCLES:-8}
 make_repo
-cat >"$T/talk.sh" <<'EOS'
-#!/usr/bin/env bash
-for ((i = 0; ; i++)); do
-	echo "line $i"
-done
-EOS
-pipeline_store "{\"name\": \"plan\", \"run\": $(argv_json /bin/bash "$T/talk.sh")}"
+pipeline_store "{\"name\": \"plan\", \"run\": $(stage_run talk.sh)}"
 new_item docs
 new_item talk
 d=$M/docs
-
-newest_log()
-{
-	ls "$M/talk/stages" | sort -n | tail -n 1
-}
 
 ctl "$M" talk "run plan"
 journals=()
@@ -35,8 +24,8 @@ journals=()
 # sequence for a given seed.
 RANDOM=${PFS_SOAK_SEED:-4242}
 for c in $(seq 1 "$cycles"); do
-	wait_for test -n "$(newest_log)"
-	log=$(newest_log)
+	wait_for test -n "$(newest_stage_log talk)"
+	log=$(newest_stage_log talk)
 	wait_for grep -q '^line 100$' "$M/talk/stages/$log"
 	journal=$T/journal-$c.jsonl
 	journals+=("$journal")

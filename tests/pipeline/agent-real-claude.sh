@@ -30,20 +30,8 @@ mock_start "$AGENTS/scenarios/claude"
 export GH_STUB_STATE=$T/gh.json
 gh-stub-state init --remote "$ORIGIN" --check build=FAILURE
 
-sed -e "s|@REPO@|$REPO|g" -e "s|@BASE@|main|g" -e "s|@RECIPES@|$RECIPES|g" \
-	-e "s|@STAGES@|$ROOT/examples/stages|g" -e "s|@AGENT_CMD@|$CLAUDE|g" \
-	-e "s|@PACKETFS@|$PFS|g" -e "s|@GH_REPO@|$GH_REPO|g" \
-	"$ROOT/examples/pipeline-agents.json.in" >"$T/pipeline.json"
+team_pipeline "$CLAUDE" 3 6
 with_claude_env "$T/pipeline.json"
-python3 - "$T/pipeline.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["gpus"] = 0
-b = [s for s in p["stages"] if s["name"] == "babysit"][0]
-b["rounds"] = {"every_s": 3, "max": 6}
-b["env"]["BABYSIT_POLL_S"] = "0.1"
-json.dump(p, open(sys.argv[1], "w"), indent=1)
-PY
 make_store "$T/pipeline.json"
 mount_store
 d=$M/fix-1
@@ -61,31 +49,10 @@ assert_eq "print (mock): the greeting says new" "$(git -C "$REPO" log -1 --forma
 assert_contains "$(git -C "$REPO" show "$reviewed:hello.c")" "hello, new world" "hello.c at the head"
 assert_contains "$(cat "$d/plan.md")" "mock planner" "plan.md"
 assert_contains "$(cat "$d/change.md")" "mock printer" "change.md"
-assert_eq "## Verdict: pass" "$(last_line "$d/change-validation.md")" "change-validation.md"
-assert_eq "## Assessment: sound" "$(last_line "$d/review.md")" "review.md"
-assert_eq pass "$(status_field "$M" fix-1 verdict)" "verdict"
-assert_head "$reviewed" "$(status_field "$M" fix-1 assessment_head)" "assessment_head"
-python3 - "$r" "$reviewed" <<'PY' || fail "no recorded run of the validate stage: $(cat "$r")"
-import json, sys
-rec = [json.loads(l) for l in open(sys.argv[1])]
-rec = [o for o in rec if o.get("command") == "make -B hello"]
-assert len(rec) == 1, rec
-assert rec[0]["status"] == "validated" and rec[0]["head"] == sys.argv[2], rec[0]
-# The recorder names the stage that asked, through the CLI's own sandbox and sessions.
-by = rec[0]["recorded_by"]
-assert by["stage"] == "validate" and by["via"] in ("both", "credential"), by
-PY
+assert_reviewed "$reviewed"
 assert_eq "" "$(remote_head "$ORIGIN" packetfs/fix-1)" "the branch on the remote before approve"
 
 # --- 2. the stage logs and the raw streams ---------------------------------------------------
-# stage_log STAGE : the text of the first log of STAGE.
-stage_log()
-{
-	local f
-	f=$(ls "$d/stages" | grep -E "^[0-9]+-$1\.log$" | sort -n | head -n 1)
-	[ -n "$f" ] || fail "no log of stage $1: $(ls "$d/stages")"
-	cat "$d/stages/$f"
-}
 wt=$(cd "$STORE/worktrees/fix-1" && pwd)
 declare -A CALLS=(
 	[plan]="\$ git log --oneline -3|read $wt/hello.c|write $d/plan.md"
@@ -96,13 +63,13 @@ declare -A CALLS=(
 declare -A FINAL=([plan]="Wrote plan.md (mock planner)." [print]="Committed the change and wrote change.md (mock printer)."
 	[validate]="Verdict: pass (mock validator)." [review]="Assessment: sound (mock reviewer).")
 for role in plan print validate review; do
-	log=$(stage_log "$role")
+	log=$(stage_log "$role" first)
 	assert_contains "$log" "claude 2.1.332: model" "$role log: the CLI's init line"
 	IFS='|' read -r -a want <<<"${CALLS[$role]}"
 	assert_contains_each "$log" "$role log: tool calls" "${want[@]}" "  -> exit 0" "final:" \
 		"  ${FINAL[$role]}"
 	assert_not_contains "$log" "REFUSED" "$role log"
-	n=$(ls "$d/stages" | grep -E "^[0-9]+-$role\.log$" | sort -n | head -n 1 | cut -d- -f1)
+	n=$(stage_log_name "$role" first | cut -d- -f1)
 	raw=$d/transcripts/$n-$role.claude.jsonl
 	[ -s "$raw" ] || fail "$role: no raw stream $raw: $(ls "$d/transcripts" 2>&1)"
 	assert_contains "$log" "raw stream: $raw" "$role log"
@@ -116,7 +83,7 @@ import json, sys
 print(sum(1 for l in sys.stdin if json.loads(l)["step"] == 0))')" "$role: runs of the mock's script"
 done
 # What the printer's build reported back to the model: in the log, and in the next request.
-assert_contains "$(stage_log print)" "cc -Wall -o hello hello.c" "print log: make's output"
+assert_contains "$(stage_log print first)" "cc -Wall -o hello hello.c" "print log: make's output"
 assert_contains "$(mock_requests messages print | python3 -c '
 import json, sys
 for l in sys.stdin:
@@ -141,7 +108,7 @@ assert_eq "babysit (mock): round 1 fix" "$(git -C "$REPO" log -1 --format=%s "$f
 assert_eq "$reviewed" "$(git -C "$REPO" rev-parse "$fixed^")" "round 1's commit's parent"
 assert_contains "$(git -C "$REPO" show "$fixed:hello.c")" "/* checked in CI, round 1 */" "hello.c after round 1"
 blog=$(cat "$d"/stages/*-babysit.log)
-n=$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$' | sort -n | head -n 1 | cut -d- -f1)
+n=$(stage_log_name babysit first | cut -d- -f1)
 [ -s "$d/transcripts/$n-babysit.claude.jsonl" ] || fail "no raw stream of round 1 beside its log $n-babysit.log: $(ls "$d/transcripts")"
 assert_contains_each "$blog" "babysit log" "read $d/rounds/round-1.md" "edit $wt/hello.c" \
 	"\$ make hello && git add hello.c && git commit -q" "  Fixed the failing check (mock babysitter)."

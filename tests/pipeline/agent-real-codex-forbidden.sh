@@ -26,24 +26,15 @@
 if [ -x /usr/bin/python3 ]; then PATH=/usr/bin:$PATH; fi
 codex_real_setup "$AGENTS/scenarios/codex/forbidden"
 
-make_repo
-wt=$T/wt
-git -C "$REPO" worktree add -q -b packetfs/fix-1 "$wt"
-pd=$T/pkt
+codex_packet
 mkdir -p "$pd/rounds"
-printf '# Greeting\n\nMake the greeting say "new".\n' >"$pd/brief.md"
 printf '# Plan\n\n1. hello.c\n\n```validation-recipes\n01-build\n```\n' >"$pd/plan.md"
 
-# run_role ROLE [VAR=VALUE...] : agent-stage.sh as stage ROLE; status in rc, log in $T/ROLE.log.
+# run_role ROLE [VAR=VALUE...] : codex_stage ROLE as the engine runs it in iteration 1 on
+# branch packetfs/fix-1 over main; status in rc, log in $T/ROLE.log and in log.
 run_role()
 {
-	local role=$1
-	shift
-	rc=0
-	env PACKET_ITEM=fix-1 PACKET_DIR="$pd" PACKET_WORKTREE="$wt" PACKET_STAGE="$role" \
-		PACKET_ITERATION=1 PACKET_BRANCH=packetfs/fix-1 PACKET_BASE=main AGENT_CMD="$CODEX" \
-		"$@" bash "$AGENT_STAGE" >"$T/$role.log" 2>&1 || rc=$?
-	log=$(cat "$T/$role.log")
+	codex_stage "$1" PACKET_ITERATION=1 PACKET_BRANCH=packetfs/fix-1 PACKET_BASE=main "${@:2}"
 }
 state() { git -C "$wt" rev-parse HEAD; git -C "$wt" status --porcelain --untracked-files=all --ignored; }
 before=$(state)

@@ -15,23 +15,16 @@
 if [ -x /usr/bin/python3 ]; then PATH=/usr/bin:$PATH; fi
 codex_real_setup
 
-make_repo
-wt=$T/wt
-git -C "$REPO" worktree add -q -b packetfs/fix-1 "$wt"
-pd=$T/pkt
-mkdir -p "$pd"
-printf '# Greeting\n\nMake the greeting say "new".\n' >"$pd/brief.md"
+codex_packet
 
 # run_plan [VAR=VALUE...] : agent-stage.sh as the plan stage; the outside attempts the mock
 # saw during the run (JSON lines) in $outside, its log in $log.
 run_plan()
 {
-	local n0 rc=0
+	local n0
 	n0=$(wc -l <"$MOCK_LOG")
 	rm -f "$pd/plan.md"
-	env PACKET_ITEM=fix-1 PACKET_DIR="$pd" PACKET_WORKTREE="$wt" PACKET_STAGE=plan \
-		AGENT_CMD="$CODEX" "$@" bash "$AGENT_STAGE" >"$T/plan.log" 2>&1 || rc=$?
-	log=$(cat "$T/plan.log")
+	codex_stage plan "$@"
 	assert_eq 0 "$rc" "plan ($*): status ($log)"
 	[ -s "$pd/plan.md" ] || fail "plan ($*): no plan.md"
 	outside=$(tail -n +"$((n0 + 1))" "$MOCK_LOG" | grep '"event": "outside"' || true)

@@ -26,19 +26,7 @@ make_repo
 copy_recipes
 export GH_STUB_STATE=$T/gh.json
 gh-stub-state init --remote "$ORIGIN" --check build=FAILURE
-sed -e "s|@REPO@|$REPO|g" -e "s|@BASE@|main|g" -e "s|@RECIPES@|$RECIPES|g" \
-	-e "s|@STAGES@|$ROOT/examples/stages|g" -e "s|@AGENT_CMD@|$CODEX|g" \
-	-e "s|@PACKETFS@|$PFS|g" -e "s|@GH_REPO@|$GH_REPO|g" \
-	"$ROOT/examples/pipeline-agents.json.in" >"$T/pipeline.json"
-python3 - "$T/pipeline.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["gpus"] = 0
-b = [s for s in p["stages"] if s["name"] == "babysit"][0]
-b["rounds"] = {"every_s": 600, "max": 2}
-b["env"].update({"BABYSIT_POLL_S": "0.1"})
-json.dump(p, open(sys.argv[1], "w"), indent=1)
-PY
+team_pipeline "$CODEX" 600 2
 make_store "$T/pipeline.json"
 mount_store
 d=$M/fix-1
@@ -57,28 +45,8 @@ assert_eq "$base" "$(git -C "$REPO" rev-parse "$head~1")" "one commit on the bas
 assert_contains "$(git -C "$REPO" show "$head:hello.c")" "hello, new world" "hello.c at the head"
 assert_contains "$(cat "$d/plan.md")" "scripted codex planner" "plan.md"
 assert_contains "$(cat "$d/change.md")" "scripted codex printer" "change.md"
-assert_eq "## Verdict: pass" "$(last_line "$d/change-validation.md")" "change-validation.md"
-assert_eq "## Assessment: sound" "$(last_line "$d/review.md")" "review.md"
-assert_eq pass "$(status_field "$M" fix-1 verdict)" "verdict"
-assert_head "$head" "$(status_field "$M" fix-1 assessment_head)" "assessment_head"
-python3 - "$r" "$head" <<'PY' || fail "no recorded run of the validate stage: $(cat "$r")"
-import json, sys
-rec = [o for o in map(json.loads, open(sys.argv[1])) if o.get("command") == "make -B hello"]
-assert len(rec) == 1, rec
-assert rec[0]["status"] == "validated" and rec[0]["head"] == sys.argv[2], rec[0]
-# The recorder names the stage that asked, through the CLI's own sandbox and sessions.
-by = rec[0]["recorded_by"]
-assert by["stage"] == "validate" and by["via"] in ("both", "credential"), by
-PY
+assert_reviewed "$head"
 
-# stage_log STAGE : the (last) log of STAGE.
-stage_log()
-{
-	local f
-	f=$(ls "$d/stages" | grep -E "^[0-9]+-$1\.log\$" | sort -n | tail -n 1)
-	[ -n "$f" ] || fail "no log of $1: $(ls "$d/stages")"
-	cat "$d/stages/$f"
-}
 log=$(stage_log plan)
 assert_contains "$log" "\$ git -C \"\$PACKET_WORKTREE\" log --oneline -3" "plan log: the command"
 assert_contains "$log" "initial commit" "plan log: its output"
@@ -112,10 +80,10 @@ assert_eq "$head" "$(git -C "$REPO" rev-parse "$(worktree_head fix-1)~1")" "the 
 assert_eq "https://github.com/$GH_REPO/pull/1" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$d/pull-request.json")" "pull request"
 # (conditions looked at anew on each try: the raw stream is copied in when the round ends)
 babysit_raw() { [ -n "$(find "$d/transcripts" -name '*-babysit.codex.jsonl' 2>/dev/null)" ]; }
-babysit_log() { ls "$d/stages" | grep -qE '^[0-9]+-babysit\.log$'; }
+babysit_log() { [ -n "$(stage_log_name babysit)" ]; }
 wait_for babysit_raw
 wait_for babysit_log
-wait_for grep -q "babysit (codex): fix the failing check" "$d/stages/$(ls "$d/stages" | grep -E '^[0-9]+-babysit\.log$' | tail -n 1)"
+wait_for grep -q "babysit (codex): fix the failing check" "$d/stages/$(stage_log_name babysit)"
 log=$(stage_log babysit)
 assert_contains "$log" "\$ cat \"\$PACKET_DIR/rounds/round-\$PACKET_ROUND.md\"" "babysit log"
 assert_contains "$log" "| build | FAILURE | fail |" "babysit log: the round file"
