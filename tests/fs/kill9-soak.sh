@@ -2,10 +2,12 @@
 # The kill -9 soak: a workload of every kind of write the store keeps (new documents, rewrites
 # that add revisions, external registry lines appended with >>, temp-then-rename saves, hard
 # links, user.* xattrs, subdirectories) runs in an item while a stage of another item prints
-# without pause; the daemon is killed with SIGKILL at a random moment; the store mounts again.
+# (2,000 lines a second, so that 200 cycles keep its logs small); the daemon is killed with
+# SIGKILL at a random moment; the store mounts again.
 # After each cycle: `packetfs check` finds the store clean, every acknowledged operation of the
 # cycle is there exactly once (tests/fixtures/soak.py: lost, doubled, corrupt; those of every
-# cycle so far, every 25th cycle and at the end), and the interrupted stage run says so in its log. The suite runs 8 cycles; the full soak runs on demand:
+# cycle so far, every 25th cycle and at the end), and the interrupted stage run says so in its
+# log. The suite runs 8 cycles; the full soak runs on demand:
 #
 #	PFS_SOAK_CYCLES=200 PFS_TEST_TIMEOUT=3600 bash tests/run.sh fs/kill9-soak
 #
@@ -13,7 +15,7 @@
 . "$(dirname "$0")/../lib.sh"
 cycles=${PFS_SOAK_CYCLES:-8}
 make_repo
-pipeline_store "{\"name\": \"plan\", \"run\": $(stage_run talk.sh)}"
+pipeline_store "{\"name\": \"plan\", \"run\": $(stage_run talk.sh 200)}"
 new_item docs
 new_item talk
 d=$M/docs
