@@ -37,7 +37,7 @@
  * the WAL over cut the file down to that size; and a thread left behind by
  * its last pass (the writes it chased went on) passes again once no commit
  * woke it for CKPT_QUIET_MS, until it has caught up, and then, when the WAL
- * holds more than CKPT_PAGES, runs a TRUNCATE checkpoint, which starts the
+ * holds CKPT_PAGES or more, runs a TRUNCATE checkpoint, which starts the
  * WAL over at 0 bytes. Its connection has no busy handler: the TRUNCATE
  * gives up at once while the writer is in a transaction or a reader holds
  * the WAL (the thread is still behind then, and tries again after the
@@ -190,16 +190,20 @@ static void ckpt_signal(struct store *s, int *flag)
 
 /* The WAL hook of s->db, after each commit (under s->lock): wakes the
  * checkpointer once the WAL holds CKPT_PAGES pages, and again each time it
- * grew by CKPT_STEP since (or started over); from CKPT_MAX_PAGES on
- * checkpoints here instead (see the top). */
+ * grew by CKPT_STEP since or came back to CKPT_PAGES after starting over;
+ * from CKPT_MAX_PAGES on checkpoints here first (see the top). */
 static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct store *s = arg;
 
-	if (pages >= CKPT_MAX_PAGES) {
+	if (pages < CKPT_PAGES) {
+		s->ckpt_woken_at = 0; /* started over since */
+	} else if (pages >= CKPT_MAX_PAGES) {
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-	} else if (pages >= CKPT_PAGES &&
-		   (pages < s->ckpt_woken_at || pages >= s->ckpt_woken_at + CKPT_STEP)) {
+		/* Its TRUNCATE, should no write follow to start the WAL over. */
+		ckpt_signal(s, &s->ckpt_wanted);
+	} else if (!s->ckpt_woken_at || pages < s->ckpt_woken_at ||
+		   pages >= s->ckpt_woken_at + CKPT_STEP) {
 		s->ckpt_woken_at = pages;
 		ckpt_signal(s, &s->ckpt_wanted);
 	}
@@ -220,7 +224,7 @@ static void ckpt_wait_quiet(struct store *s)
 
 /* The checkpointer thread: a PASSIVE checkpoint each time it is woken,
  * and after CKPT_QUIET_MS without a wake while it is behind; once caught
- * up with a WAL of more than CKPT_PAGES, a TRUNCATE checkpoint (see the
+ * up with a WAL of CKPT_PAGES or more, a TRUNCATE checkpoint (see the
  * top). Until ckpt_stop. Its failures (SQLITE_BUSY while another
  * checkpoint runs, a writer or a reader) are left for the next pass. */
 static void *ckpt_main(void *arg)
@@ -247,7 +251,7 @@ static void *ckpt_main(void *arg)
 		rc = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log,
 					       &done);
 		behind = rc != SQLITE_OK || done < log;
-		if (!behind && log > CKPT_PAGES)
+		if (!behind && log >= CKPT_PAGES)
 			behind = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL,
 							   SQLITE_CHECKPOINT_TRUNCATE, NULL,
 							   NULL) != SQLITE_OK;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The WAL stays proportional to what the store holds (SPEC §2), however much went through it:
-# 500 appends of a 52-byte line through the mount leave a WAL file of at most WAL_LIMIT once
-# the checkpointer caught up, and a single 6 MiB write, whose one commit grows the WAL past
+# 500 appends of a 52-byte line through the mount, to a document and then to the registry, leave
+# a WAL file of at most WAL_LIMIT once the checkpointer caught up, and a single 6 MiB write, whose one commit grows the WAL past
 # that, is cut back to it with no further write. Each append writes to the WAL the pages of
 # the document's content and a fixed few more, not more (measured with strace on the daemon's
 # pwrite64 calls to the -wal file; that part is skipped without strace).
@@ -63,6 +63,16 @@ wait_for sh -c "[ \$(stat -c %s '$wal' 2>/dev/null || echo 0) -le $WAL_LIMIT ]" 
 	fail "WAL file is $(wal_size) bytes after 500 appends of 52 bytes, more than $WAL_LIMIT"
 note "WAL file after 500 appends: $(wal_size) bytes"
 
+# 500 registry lines (a commit of the line and its event each): the same bound.
+for i in $(seq 500); do
+	echo "{\"recipe\":\"01-build\",\"status\":\"validated\",\"note\":\"run $i\"}" >>"$r" ||
+		fail "registry append $i refused"
+done
+assert_eq 500 "$(wc -l <"$r")" "registry lines after 500 appends"
+wait_for sh -c "[ \$(stat -c %s '$wal' 2>/dev/null || echo 0) -le $WAL_LIMIT ]" ||
+	fail "WAL file is $(wal_size) bytes after 500 registry appends, more than $WAL_LIMIT"
+note "WAL file after 500 registry appends: $(wal_size) bytes"
+
 # One commit of 6 MiB grows the WAL past the limit; with no write after it, the checkpointer
 # alone brings the file back down.
 head -c $((6 << 20)) /dev/urandom >"$T/big"
@@ -77,5 +87,6 @@ note "WAL file once caught up: $(wal_size) bytes"
 umount_store
 mount_store
 assert_eq $((500 * 52)) "$(stat -c %s "$M/fix-1/notes.md")" "size of notes.md after a remount"
+assert_eq 500 "$(wc -l <"$M/fix-1/validation/registry.jsonl")" "registry lines after a remount"
 cmp -s "$T/big" "$M/fix-1/big.bin" || fail "big.bin differs after a remount"
 echo "PASS"
