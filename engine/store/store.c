@@ -30,6 +30,31 @@
  * one runs, ends first) it catches up whole, and the WAL stays bounded.
  * Where the thread cannot be had, the automatic checkpoint stays.
  *
+ * The WAL file: SQLite never shrinks it by itself, so a burst left it at
+ * its peak (CKPT_MAX_PAGES, 33 MB, for good after 500 appends to a 25 KB
+ * document). Two bounds (SPEC §2: the WAL stays proportional to what the
+ * store holds): journal_size_limit (WAL_LIMIT) makes the writer that starts
+ * the WAL over cut the file down to that size; and a thread left behind by
+ * its last pass (the writes it chased went on) passes again once no commit
+ * woke it for CKPT_QUIET_MS, until it has caught up, and then, when the WAL
+ * holds CKPT_PAGES or more, runs a TRUNCATE checkpoint, which starts the
+ * WAL over at 0 bytes. Its connection has no busy handler: the TRUNCATE
+ * gives up at once while the writer is in a transaction or a reader holds
+ * the WAL (the thread is still behind then, and tries again after the
+ * next quiet), and since the pass before it copied every frame already,
+ * the writer lock it takes is held for an ftruncate, not a copy.
+ * Durability is unchanged: the frames it drops were in the database file,
+ * synced by the pass that copied them (store_sync relies on the same).
+ *
+ * Pages per commit: SQLite as distributions build it (Debian's: the
+ * SECURE_DELETE option) writes every page a commit frees over with zeros:
+ * each overflow page of the whole content that a write retires
+ * (store_rev.c) went to the WAL twice, zeroed at the commit that freed it
+ * and with new content at its reuse (48 KB of WAL an append to a 25 KB
+ * document, 40 KB without). secure_delete=FAST zeroes only what the commit
+ * writes anyway. Every revision's content is kept (retired, encoded, in
+ * revisions.content): the pages freed held copies.
+ *
  * Item rows (store_item.c): every request through the mount looks its
  * item up by name (store_item_get). A writable store, the only writer of
  * its items rows, keeps copies of the rows it read and drops them all at
@@ -54,6 +79,12 @@
 #define CKPT_PAGES 1000
 #define CKPT_STEP 256
 #define CKPT_MAX_PAGES 8000
+/* The WAL file's size once a writer starts it over (journal_size_limit:
+ * that of a WAL of CKPT_PAGES frames of 4 KiB pages, 24-byte frame headers
+ * and a 32-byte file header), and the quiet, in milliseconds, after which
+ * a checkpointer left behind passes again (see the top). */
+#define WAL_LIMIT (32 + CKPT_PAGES * (4096 + 24))
+#define CKPT_QUIET_MS 100
 
 void store__now(char out[32])
 {
@@ -159,38 +190,71 @@ static void ckpt_signal(struct store *s, int *flag)
 
 /* The WAL hook of s->db, after each commit (under s->lock): wakes the
  * checkpointer once the WAL holds CKPT_PAGES pages, and again each time it
- * grew by CKPT_STEP since (or started over); from CKPT_MAX_PAGES on
- * checkpoints here instead (see the top). */
+ * grew by CKPT_STEP since or came back to CKPT_PAGES after starting over;
+ * from CKPT_MAX_PAGES on checkpoints here first (see the top). */
 static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct store *s = arg;
 
-	if (pages >= CKPT_MAX_PAGES) {
+	if (pages < CKPT_PAGES) {
+		s->ckpt_woken_at = 0; /* started over since */
+	} else if (pages >= CKPT_MAX_PAGES) {
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-	} else if (pages >= CKPT_PAGES &&
-		   (pages < s->ckpt_woken_at || pages >= s->ckpt_woken_at + CKPT_STEP)) {
+		/* Its TRUNCATE, should no write follow to start the WAL over. */
+		ckpt_signal(s, &s->ckpt_wanted);
+	} else if (!s->ckpt_woken_at || pages < s->ckpt_woken_at ||
+		   pages >= s->ckpt_woken_at + CKPT_STEP) {
 		s->ckpt_woken_at = pages;
 		ckpt_signal(s, &s->ckpt_wanted);
 	}
 	return SQLITE_OK;
 }
 
+/* Waits on s->ckpt_cond (ckpt_lock held) up to CKPT_QUIET_MS. */
+static void ckpt_wait_quiet(struct store *s)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += CKPT_QUIET_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_cond_timedwait(&s->ckpt_cond, &s->ckpt_lock, &until);
+}
+
 /* The checkpointer thread: a PASSIVE checkpoint each time it is woken,
- * until ckpt_stop. Its failures (SQLITE_BUSY while another checkpoint
- * runs) are left for the next one. */
+ * and after CKPT_QUIET_MS without a wake while it is behind; once caught
+ * up with a WAL of CKPT_PAGES or more, a TRUNCATE checkpoint (see the
+ * top). Until ckpt_stop. Its failures (SQLITE_BUSY while another
+ * checkpoint runs, a writer or a reader) are left for the next pass. */
 static void *ckpt_main(void *arg)
 {
 	struct store *s = arg;
+	int behind = 0, log, done, rc;
 
 	pthread_mutex_lock(&s->ckpt_lock);
 	for (;;) {
-		while (!s->ckpt_wanted && !s->ckpt_stop)
-			pthread_cond_wait(&s->ckpt_cond, &s->ckpt_lock);
+		while (!s->ckpt_wanted && !s->ckpt_stop) {
+			if (!behind) {
+				pthread_cond_wait(&s->ckpt_cond, &s->ckpt_lock);
+				continue;
+			}
+			ckpt_wait_quiet(s);
+			if (!s->ckpt_wanted)
+				break;
+		}
 		if (s->ckpt_stop)
 			break;
 		s->ckpt_wanted = 0;
 		pthread_mutex_unlock(&s->ckpt_lock);
-		sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		log = done = -1;
+		rc = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log,
+					       &done);
+		behind = rc != SQLITE_OK || done < log;
+		if (!behind && log >= CKPT_PAGES)
+			behind = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL,
+							   SQLITE_CHECKPOINT_TRUNCATE, NULL,
+							   NULL) != SQLITE_OK;
 		pthread_mutex_lock(&s->ckpt_lock);
 	}
 	pthread_mutex_unlock(&s->ckpt_lock);
@@ -293,8 +357,12 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	store__sizes_init(s);
 	sqlite3_commit_hook(s->db, on_commit, s);
 	if (!readonly) {
-		rc = store__script(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-				   "PRAGMA foreign_keys=ON;");
+		char sql[160];
+
+		snprintf(sql, sizeof(sql), "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+			 "PRAGMA foreign_keys=ON; PRAGMA journal_size_limit=%d; "
+			 "PRAGMA secure_delete=FAST;", WAL_LIMIT);
+		rc = store__script(s, sql);
 		if (rc)
 			goto fail;
 	}
