@@ -56,6 +56,23 @@ slurm_item()
 	mount_item "$T/pipeline.json"
 }
 
+# standin_item : the executor's commands are the stand-ins the test wrote in $T/bin (sbatch,
+# squeue, scontrol: no cluster; SLURM_CONF unset), then a repository, the fixture recipes, the
+# stages plan, print and validate on the slurm executor (polled every 200 ms) with a plan naming
+# 01-build, its store mounted on $M and an item fix-1 there, advanced.
+standin_item()
+{
+	chmod +x "$T/bin"/*
+	export PATH="$T/bin:$PATH"
+	unset SLURM_CONF
+	make_repo
+	copy_recipes
+	EXTRA='"executor": {"kind": "slurm", "poll_ms": 200},' pipeline_with "$T/pipeline.json" \
+		"$(plan_stage 01-build)" "$(print_stage)" "$(validate_stage)"
+	mount_item "$T/pipeline.json"
+	ctl "$M" fix-1 advance
+}
+
 # set_executor KEY JSON : sets (JSON null: removes) KEY of the executor in the mounted store's
 # pipeline.json, through the mount; fails the test when it is refused.
 set_executor()

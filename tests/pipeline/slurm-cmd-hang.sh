@@ -4,6 +4,7 @@
 # other poll starts) has a deadline: its process group is killed and the poll counts as failed,
 # and the next poll runs. Stand-ins for sbatch, squeue and scontrol on PATH: no cluster needed.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 WAIT_BOUND=120 # the deadline is 60 s
 
 mkdir "$T/bin"
@@ -23,16 +24,7 @@ EOS
 # scontrol: knows no job.
 printf '#!/bin/sh\necho "slurm_load_jobs error: Invalid job id specified" >&2\nexit 1\n' \
 	>"$T/bin/scontrol"
-chmod +x "$T/bin"/*
-export PATH="$T/bin:$PATH"
-unset SLURM_CONF
-
-make_repo
-copy_recipes
-EXTRA='"executor": {"kind": "slurm", "poll_ms": 200},' pipeline_with "$T/pipeline.json" \
-	"$(plan_stage 01-build)" "$(print_stage)" "$(validate_stage)"
-mount_item "$T/pipeline.json"
-ctl "$M" fix-1 advance
+standin_item
 wait_for test -s "$T/squeue-pids"
 read -r sq_pid sq_child <"$T/squeue-pids"
 note "squeue hangs as $sq_pid (child $sq_child)"

@@ -5,6 +5,7 @@
 # log. Stand-ins for sbatch, squeue and scontrol on PATH: no cluster needed.
 # test-timeout: 240
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../slurm.sh"
 
 mkdir "$T/bin"
 # sbatch: never answers (the job id is never recorded); squeue: no jobs.
@@ -12,16 +13,7 @@ printf '#!/bin/sh\n: >"%s/sbatch-called"\nexec sleep 300\n' "$T" >"$T/bin/sbatch
 printf '#!/bin/sh\nexit 0\n' >"$T/bin/squeue"
 # scontrol: hangs (far past the 10 s deadline), with a child in its process group.
 printf '#!/bin/sh\nsleep 150 &\necho "$$ $!" >"%s/scontrol-pids"\nwait\n' "$T" >"$T/bin/scontrol"
-chmod +x "$T/bin"/*
-export PATH="$T/bin:$PATH"
-unset SLURM_CONF
-
-make_repo
-copy_recipes
-EXTRA='"executor": {"kind": "slurm", "poll_ms": 200},' pipeline_with "$T/pipeline.json" \
-	"$(plan_stage 01-build)" "$(print_stage)" "$(validate_stage)"
-mount_item "$T/pipeline.json"
-ctl "$M" fix-1 advance
+standin_item
 wait_for test -e "$T/sbatch-called"
 wait_state "$M" fix-1 running
 assert_eq validate "$(status_field "$M" fix-1 stage)" "stage while sbatch hangs"
