@@ -5,10 +5,9 @@
  * back at any offset with their sha256, the item rows a writable store
  * keeps, the append-only registry (enforced by the database itself),
  * events, a read-only open refusing writes, stores of older versions (1,
- * 3, 4, 6) read read-only and migrated, and checkpoints that keep
- * the WAL from growing with everything ever written and bring its file
- * back down once they caught up. (The statement layer
- * of store_int.h: test-stmt.c; how revisions are stored: test-revisions.c.)
+ * 3, 4, 6) read read-only and migrated. (The statement layer of
+ * store_int.h: test-stmt.c; how revisions are stored: test-revisions.c;
+ * the WAL and its checkpoints: test-wal.c.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -699,103 +698,6 @@ TEST(version_1)
 	store_close(s);
 }
 
-TEST(checkpoints)
-{
-	char wal[64], key[32], val[4000], *v;
-	long long max = 0, written = 0;
-	struct stat st;
-	struct store *s;
-	int i;
-
-	/* 160 MB in 40,000 commits as fast as they go: the WAL starts over
-	 * again and again, never holding most of what was written; an fsync
-	 * (store_sync) every 50 commits always succeeds. */
-	snprintf(wal, sizeof(wal), "%s/packetfs.db-wal", dir);
-	s = test_store_open(dir, 0, 0);
-	for (i = 0; i < 40000; i++) {
-		snprintf(key, sizeof(key), "ckpt-%d", i % 50);
-		snprintf(val, sizeof(val), "%0*d", (int)sizeof(val) - 1, i);
-		ASSERT_EQ(store_meta_set(s, key, val), 0);
-		/* fsync's checkpoint waits for the checkpointer's pass that may
-		 * run now, instead of failing with EBUSY. */
-		if (i % 50 == 0)
-			ASSERT_EQ(store_sync(s), 0);
-		written += (long long)sizeof(val);
-		if (stat(wal, &st) == 0 && st.st_size > max)
-			max = st.st_size;
-	}
-	if (max >= written / 2)
-		FAIL_AT("the WAL grew to %lld bytes for %lld written", max, written);
-	store_close(s);
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_meta_get(s, "ckpt-49", &v), 0);
-	ASSERT_EQ(atoi(v), 39999);
-	free(v);
-	store_close(s);
-}
-
-/* WAL_LIMIT of store.c: the file of a WAL of 1000 frames of 4 KiB pages. */
-#define WAL_LIMIT (32 + 1000 * (4096 + 24))
-
-/* Polls the size of the WAL file wal down to WAL_LIMIT or less, up to
- * 30 s (the checkpointer's passes; not a measure of speed). Its last size. */
-static long long wal_settle(const char *wal)
-{
-	struct timespec pause = {0, 20000000};
-	struct stat st;
-	int i;
-
-	for (i = 0; i < 1500; i++) {
-		if (stat(wal, &st) != 0)
-			return 0;
-		if (st.st_size <= WAL_LIMIT)
-			return st.st_size;
-		nanosleep(&pause, NULL);
-	}
-	return st.st_size;
-}
-
-TEST(wal_shrinks)
-{
-	char wal[64], key[32], val[4000], *big, *v;
-	long long size;
-	size_t n = 6u << 20;
-	struct store *s;
-	int i;
-
-	/* A burst of 2,000 commits of 4 KB, then nothing: the WAL file
-	 * comes back down to WAL_LIMIT without another write. */
-	snprintf(wal, sizeof(wal), "%s/packetfs.db-wal", dir);
-	s = test_store_open(dir, 0, 0);
-	for (i = 0; i < 2000; i++) {
-		snprintf(key, sizeof(key), "burst-%d", i % 50);
-		snprintf(val, sizeof(val), "%0*d", (int)sizeof(val) - 1, i);
-		ASSERT_EQ(store_meta_set(s, key, val), 0);
-	}
-	size = wal_settle(wal);
-	if (size > WAL_LIMIT)
-		FAIL_AT("the WAL file stays at %lld bytes after a burst", size);
-	/* One commit of 6 MiB: a WAL past the limit at once, then cut. */
-	big = malloc(n + 1);
-	ASSERT(big != NULL);
-	memset(big, 'x', n);
-	big[n] = '\0';
-	ASSERT_EQ(store_meta_set(s, "big", big), 0);
-	size = wal_settle(wal);
-	if (size > WAL_LIMIT)
-		FAIL_AT("the WAL file stays at %lld bytes after a 6 MiB commit", size);
-	store_close(s);
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_meta_get(s, "big", &v), 0);
-	ASSERT_EQ(strlen(v), n);
-	free(v);
-	ASSERT_EQ(store_meta_get(s, "burst-49", &v), 0);
-	ASSERT_EQ(atoi(v), 1999);
-	free(v);
-	free(big);
-	store_close(s);
-}
-
 int main(void)
 {
 	char cmd[128];
@@ -814,8 +716,6 @@ int main(void)
 	RUN(version_4);
 	RUN(version_7);
 	RUN(version_1);
-	RUN(checkpoints);
-	RUN(wal_shrinks);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }
