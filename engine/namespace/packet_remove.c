@@ -30,7 +30,9 @@
  * opened the directory) and one item; it is forgotten REMOVER_TTL_NS
  * after it last opened the directory, when the item is archived, or when
  * the engine closes. A process that only lists an item is never a
- * remover in effect: only its removal of an engine's entry acts.
+ * remover in effect: only its removal of an engine's entry acts, and only
+ * within STEP_GAP_NS of its opendir of the item or of its last step (an
+ * editor that listed the item long ago gets the ordinary refusal).
  *
  * Threads: any FUSE thread; remove_lock protects e->removers and is never
  * held while the store or the pipeline is called.
@@ -291,16 +293,25 @@ int packet__remove_item(struct engine *e, const struct node *n, const struct pfs
 			int rc)
 {
 	struct remover *r = take(e, n, who);
+	int64_t now;
 	int arc;
 
 	if (!r)
 		return rc;
+	now = util_now_ns();
+	/* Only as a step of a removal under way: right after its opendir of
+	 * the item or its last step. A file manager that listed the item a
+	 * while ago and now deletes status gets the ordinary refusal. */
+	if (now - r->at_ns > STEP_GAP_NS && now - r->step_ns > STEP_GAP_NS) {
+		put(e, r);
+		return rc;
+	}
 	if (r->refused) {
-		r->step_ns = util_now_ns();
+		r->step_ns = now;
 		put(e, r);
 		return -EBUSY;
 	}
-	if (util_now_ns() - r->step_ns > STEP_GAP_NS)
+	if (now - r->step_ns > STEP_GAP_NS)
 		undo_clear(r);
 	restore(e, n->item.id, r, who);
 	arc = packet__ctl_apply(e, n->item.name, "archive", NULL, 0);

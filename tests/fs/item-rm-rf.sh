@@ -88,6 +88,22 @@ assert_fails_with EACCES rm -f "$M/fix-5/status"
 [ -d "$M/fix-5" ] || fail "fix-5 left the root after rm of its status"
 assert_file_eq "$M/fix-5/plan.md" $'plan of fix-5\n'
 
+# A process that listed the item a while ago (a file manager) and now deletes a view: the
+# ordinary EACCES, the item stays live (a removal is the steps right after an opendir).
+python3 - "$M/fix-5" <<'PY' || fail "a late delete of status by a process that once listed the item"
+import errno, os, sys, time
+d = sys.argv[1]
+os.listdir(d)
+time.sleep(11)
+try:
+    os.unlink(os.path.join(d, "status"))
+except PermissionError:
+    pass
+else:
+    raise SystemExit("unlink of status 11 s after listing the item succeeded")
+PY
+[ -d "$M/fix-5" ] && [ -f "$M/fix-5/status" ] || fail "fix-5 was archived by a late delete of its status"
+
 # Documents deleted one by one stay ordinary unlinks (history kept, item live).
 rm "$M/fix-5/plan.md"
 [ -d "$M/fix-5" ] && [ ! -e "$M/fix-5/plan.md" ] || fail "rm of plan.md did not just unlink it"
