@@ -21,7 +21,8 @@ used()
 # of the document's current content (the appends), byte for byte.
 check_history()
 {
-	python3 - "$d" "$1" "$2" <<'PY' || fail "the revisions of $1 do not read back"
+	local out
+	out=$(python3 - "$d" "$1" "$2" 2>&1 <<'PY') || fail "the revisions of $1 do not read back: $(echo "$out" | tail -n 3)"
 import os, sys
 d, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 lines = open(os.path.join(d, name), "rb").read().splitlines(keepends=True)
