@@ -21,8 +21,7 @@ used()
 # of the document's current content (the appends), byte for byte.
 check_history()
 {
-	local out
-	out=$(python3 - "$d" "$1" "$2" 2>&1 <<'PY') || fail "the revisions of $1 do not read back: $(echo "$out" | tail -n 3)"
+	if ! python3 - "$d" "$1" "$2" >"$T/check.out" 2>&1 <<'PY'
 import os, sys
 d, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 lines = open(os.path.join(d, name), "rb").read().splitlines(keepends=True)
@@ -36,6 +35,9 @@ for k in range(1, n + 1):
     got = open(os.path.join(d, ".history", "%s@%d" % (name, k)), "rb").read()
     assert got == want, "%s@%d: %d bytes, expected %d" % (name, k, len(got), len(want))
 PY
+	then
+		fail "the revisions of $1 do not read back: $(tail -n 3 "$T/check.out")"
+	fi
 }
 
 start=$(used)
