@@ -23,8 +23,8 @@
 #    fails, and whether it fails on ext4 too) print "XFAIL name (reason)" and count neither way.
 #
 # Prints "PASS name", "FAIL name" (with the tail of the failing output) or "SKIP name (why)" (a
-# test that exits 77) per test and ends with the line "N passed, M failed" (after "# K skipped"
-# when some were); exits 0 only when nothing failed. PATTERNs (e.g. "fs/" or
+# test that exits 77) per test and ends with the failures again, then the line "N passed, M
+# failed" (after "# K skipped" when some were); exits 0 only when nothing failed. PATTERNs (e.g. "fs/" or
 # "pipeline/full") restrict the run to the tests whose name contains one of them; "unit" selects
 # the unit tests. PFS_BUILD_DIR names another build directory (relative to the source root or
 # absolute); PFS_TEST_TIMEOUT changes the per-test timeout (default 120 s). A test that needs
@@ -75,15 +75,23 @@ pass()
 fail()
 {
 	FAILED=$((FAILED + 1))
-	echo "FAIL $1${3:+ ($3)}"
-	if [ -s "${2:-}" ]; then
-		grep -a -m 3 '^FAIL: ' "$2" | cat -v | sed 's/^/    | /'
-		grep -av '^FAIL: ' "$2" | tail -n 30 | cat -v | sed 's/^/    | /'
-	fi
+	{
+		echo "FAIL $1${3:+ ($3)}"
+		if [ -s "${2:-}" ]; then
+			grep -a -m 3 '^FAIL: ' "$2" | cat -v | sed 's/^/    | /'
+			grep -av '^FAIL: ' "$2" | tail -n 30 | cat -v | sed 's/^/    | /'
+		fi
+	} | tee -a "$LOGDIR/failures"
 }
 
+# Ends the run: the failures once more (a reader of the output's tail alone sees them all),
+# the counts, and the exit status.
 finish()
 {
+	if [ "$FAILED" != 0 ]; then
+		echo "# the $FAILED failures again:"
+		cat "$LOGDIR/failures"
+	fi
 	[ "$SKIPPED" = 0 ] || echo "# $SKIPPED skipped"
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" = 0 ]

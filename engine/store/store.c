@@ -196,17 +196,24 @@ static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct store *s = arg;
 
-	if (pages < CKPT_PAGES) {
-		s->ckpt_woken_at = 0; /* started over since */
-	} else if (pages >= CKPT_MAX_PAGES) {
+	if (pages >= CKPT_MAX_PAGES) {
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		/* Its TRUNCATE, should no write follow to start the WAL over. */
 		ckpt_signal(s, &s->ckpt_wanted);
+		return SQLITE_OK;
+	}
+	pthread_mutex_lock(&s->ckpt_lock);
+	if (pages < CKPT_PAGES) {
+		s->ckpt_woken_at = 0; /* started over since */
 	} else if (!s->ckpt_woken_at || pages < s->ckpt_woken_at ||
 		   pages >= s->ckpt_woken_at + CKPT_STEP) {
+		/* A WAL that a TRUNCATE started over (woken_at 0 again) may
+		 * pass CKPT_PAGES in one commit, above the old mark. */
 		s->ckpt_woken_at = pages;
-		ckpt_signal(s, &s->ckpt_wanted);
+		s->ckpt_wanted = 1;
+		pthread_cond_signal(&s->ckpt_cond);
 	}
+	pthread_mutex_unlock(&s->ckpt_lock);
 	return SQLITE_OK;
 }
 
@@ -251,11 +258,16 @@ static void *ckpt_main(void *arg)
 		rc = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log,
 					       &done);
 		behind = rc != SQLITE_OK || done < log;
-		if (!behind && log >= CKPT_PAGES)
+		pthread_mutex_lock(&s->ckpt_lock);
+		/* Under ckpt_lock: a commit's hook sees the WAL before the
+		 * TRUNCATE with its mark, or after it with the mark at 0. */
+		if (!behind && log >= CKPT_PAGES) {
 			behind = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL,
 							   SQLITE_CHECKPOINT_TRUNCATE, NULL,
 							   NULL) != SQLITE_OK;
-		pthread_mutex_lock(&s->ckpt_lock);
+			if (!behind)
+				s->ckpt_woken_at = 0;
+		}
 	}
 	pthread_mutex_unlock(&s->ckpt_lock);
 	return NULL;

@@ -37,7 +37,7 @@ struct store {
 	pthread_mutex_t ckpt_lock;
 	pthread_cond_t ckpt_cond;    /* ckpt_wanted or ckpt_stop became set */
 	int ckpt_wanted, ckpt_stop;  /* protected by ckpt_lock */
-	int ckpt_woken_at;           /* protected by lock: WAL pages at the last wake */
+	int ckpt_woken_at;           /* protected by ckpt_lock: WAL pages at the last wake */
 	int writable;
 	/* Commits of this connection (store_commits): moved on by SQLite's
 	 * commit hook, under lock; read without it (atomic). */
