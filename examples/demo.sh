@@ -77,7 +77,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 	(cd "$ROOT" && meson setup "$BUILD")
 fi
 ninja -C "$BUILD"
-PFS=$BUILD/fs/packetfs
+PFS=$BUILD/cli/packetfs
 [ -x "$PFS" ] || die "$PFS: not built"
 "$PFS" --version
 

@@ -5,7 +5,7 @@
  * schema_migrations[i] upgrades a store from version i to i + 1; the array
  * ends with NULL and schema_version is its length. The JSON Schemas are the
  * published contracts of pipeline.json and of one registry line; the C
- * validators in engine/service/config.c and engine/service/registry.c implement them.
+ * validators in engine/format/config.c and engine/format/registry.c implement them.
  */
 #ifndef PACKETFS_SCHEMA_H
 #define PACKETFS_SCHEMA_H

@@ -19,7 +19,7 @@
 # Nothing waits for a fixed time: wait_for polls a condition every 50 ms up to a bound, and a
 # bound that runs out is a failure with a message, never a timed assertion on speed.
 #
-# Environment: PACKETFS_BIN overrides the binary under test (default build/fs/packetfs of the
+# Environment: PACKETFS_BIN overrides the binary under test (default build/cli/packetfs of the
 # source tree); PFS_WAIT_BOUND overrides the polling bound in seconds (default 30);
 # PFS_KEEP=1 keeps $T after the test for inspection (mounts are still undone).
 #
@@ -32,7 +32,7 @@ set -euo pipefail
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$TESTS_DIR/.." && pwd)
 FIXTURES="$TESTS_DIR/fixtures"
-PFS=${PACKETFS_BIN:-$ROOT/build/fs/packetfs}
+PFS=${PACKETFS_BIN:-$ROOT/build/cli/packetfs}
 WAIT_BOUND=${PFS_WAIT_BOUND:-30}
 TEST_NAME="$(basename "$(dirname "$0")")/$(basename "$0" .sh)"
 

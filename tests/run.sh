@@ -173,7 +173,7 @@ if ! ninja -C "$BUILD" >"$LOGDIR/build.log" 2>&1; then
 	finish
 fi
 BUILD=$(cd "$BUILD" && pwd)
-export PACKETFS_BIN="$BUILD/fs/packetfs"
+export PACKETFS_BIN="$BUILD/cli/packetfs"
 
 # Unit tests: meson's machine-readable log gives one result per test program.
 run_unit_tests()

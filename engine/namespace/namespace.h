@@ -8,7 +8,7 @@
  *
  * Below it: the pipeline (pipeline.h), which it asks through
  * pipeline_call and whose hooks engine.c points at engine_changed and
- * engine_doc_refresh; the services and the store.
+ * engine_doc_refresh; the formats, processes, git and the store.
  *
  * Locks, in the order they may be taken (the pipeline's come after them,
  * the store's own lock last of all, and it never calls out):

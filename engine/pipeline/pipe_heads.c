@@ -37,8 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../service/service.h"
-#include "../store/store.h"
+#include "exec.h"
+#include "format.h"
+#include "git.h"
+#include "store.h"
 #include "pipe_int.h"
 
 #define HEADS_DIRS 3

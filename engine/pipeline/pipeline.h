@@ -4,8 +4,8 @@
  * stages and recipes (pipe*.c), what runs now, the item events it records,
  * recorded runs, and crash recovery.
  *
- * Layers (README, Design): the store (store.h) and the leaf services
- * (service.h) are below; the namespace (namespace.h) and engine.c are
+ * Layers (docs/design.md): the store (store.h), the formats (format.h),
+ * the processes (exec.h) and git (git.h) are below; the namespace (namespace.h) and engine.c are
  * above and call in. The pipeline never calls up: what the layers above
  * must learn (a path the pipeline changed, a document it wrote to the
  * store) reaches them through the hooks given to pipeline_open.
@@ -36,7 +36,9 @@
 #include <sys/types.h>
 
 #include "plan.h"
-#include "service.h"
+#include "exec.h"
+#include "format.h"
+#include "git.h"
 #include "store.h"
 
 /* The longest item name: [a-z0-9][a-z0-9._-]{0,63}. */

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 
 #include "plan.h"
-#include "service.h"
+#include "exec.h"
+#include "format.h"
+#include "git.h"
 
 int plan_names(struct store *s, int64_t item_id, char ***names)
 {

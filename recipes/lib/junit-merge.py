@@ -25,7 +25,7 @@
 # (a temporary file renamed into place). Prints one line per input and
 # a last line "total: ran=N failed=F skipped=S" (ran excludes skipped
 # tests; failed counts <failure> and <error> testcases), as the engine
-# counts them (engine/service/testcount.h). Exit status 0, or 2 on bad usage.
+# counts them (engine/format/testcount.h). Exit status 0, or 2 on bad usage.
 import os
 import re
 import sys

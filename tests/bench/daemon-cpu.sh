@@ -5,7 +5,7 @@
 #
 #	bash tests/bench/daemon-cpu.sh [--items N] [--files N] [--runs N] BASELINE_BIN [BIN]
 #
-# BIN defaults to build/fs/packetfs. Each run of each build makes a store of N items (default
+# BIN defaults to build/cli/packetfs. Each run of each build makes a store of N items (default
 # 1,000; brief.md and plan.md each) and sweeps it twice: the second sweep is timed, so it
 # measures what a warm sweep costs (W2/W3 run warm too). Then it makes --files files (default
 # 2,000; python, one open-write-close each) in one document directory. The daemon's CPU is
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -ge 1 ] || { echo "daemon-cpu.sh: a baseline binary is needed (--help)" >&2; exit 2; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BINS=("$1" "${2:-$ROOT/build/fs/packetfs}")
+BINS=("$1" "${2:-$ROOT/build/cli/packetfs}")
 for b in "${BINS[@]}"; do
 	[ -x "$b" ] || { echo "daemon-cpu.sh: $b: not an executable" >&2; exit 2; }
 done

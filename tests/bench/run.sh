@@ -35,7 +35,7 @@
 # engine writes a worktree's git admin files itself instead of letting libgit2 scan every
 # worktree); disk: about 25 KiB per item (worktree, git admin files, store rows).
 #
-# Environment: PACKETFS_BIN overrides the binary (default build/fs/packetfs of the source
+# Environment: PACKETFS_BIN overrides the binary (default build/cli/packetfs of the source
 # tree). The suite never builds it.
 
 set -euo pipefail
@@ -46,7 +46,7 @@ export GIT_CONFIG_NOSYSTEM=1
 
 BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_SRC/../.." && pwd)
-PFS=${PACKETFS_BIN:-$ROOT/build/fs/packetfs}
+PFS=${PACKETFS_BIN:-$ROOT/build/cli/packetfs}
 PY=(python3 "$BENCH_SRC/fixtures/bench.py")
 # json_escape, argv_json, pid_alive, pid_of_cmdline
 # shellcheck source=../common.sh

@@ -2,7 +2,7 @@
 # test-timeout: 1500
 # The concurrent tests under ThreadSanitizer: the daemon (and the CLI) built with
 # -Db_sanitize=thread into build-tsan/ at the root of the source tree (set up and built here when
-# missing, brought up to date otherwise: only fs/packetfs), then each test of TSAN_TESTS run with
+# missing, brought up to date otherwise: only cli/packetfs), then each test of TSAN_TESTS run with
 # PACKETFS_BIN pointing at it and TSan writing its reports to files. The test fails when one of
 # them fails, or when any report was written, naming the test and the report (copied to
 # build-tsan/tsan-reports/). tests/tsan.supp lists what is suppressed (third-party frames only,
@@ -51,8 +51,8 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 		fail "meson setup of $BUILD with -Db_sanitize=thread failed: $(echo "$out" | tail -n 20)"
 fi
 s=$(date +%s)
-out=$(ninja -C "$BUILD" fs/packetfs 2>&1) || fail "building $BUILD/fs/packetfs failed: $(echo "$out" | tail -n 30)"
-note "$BUILD/fs/packetfs built in $(($(date +%s) - s)) s"
+out=$(ninja -C "$BUILD" cli/packetfs 2>&1) || fail "building $BUILD/cli/packetfs failed: $(echo "$out" | tail -n 30)"
+note "$BUILD/cli/packetfs built in $(($(date +%s) - s)) s"
 python3 - "$BUILD/meson-info/intro-buildoptions.json" <<'PY' || fail "$BUILD is not configured with -Db_sanitize=thread"
 import json, sys
 sys.exit(0 if any(o["name"] == "b_sanitize" and o["value"] == "thread" for o in json.load(open(sys.argv[1]))) else 1)
@@ -68,7 +68,7 @@ for t in $TSAN_TESTS; do
 	mkdir -p "$dir" "$T/tmp/$name"
 	s=$(date +%s)
 	rc=0
-	TMPDIR=$T/tmp/$name PACKETFS_BIN=$BUILD/fs/packetfs MOUNT_OPTS=log=$dir.daemon.log \
+	TMPDIR=$T/tmp/$name PACKETFS_BIN=$BUILD/cli/packetfs MOUNT_OPTS=log=$dir.daemon.log \
 		TSAN_OPTIONS="log_path=$dir/tsan halt_on_error=0 second_deadlock_stack=1 suppressions=$ROOT/tests/tsan.supp" \
 		timeout -k 10 600 "${NORAND[@]}" bash "$ROOT/tests/$t.sh" </dev/null >"$dir.log" 2>&1 || rc=$?
 	reports=$(grep -lE '(WARNING|ERROR): ThreadSanitizer' "$dir"/tsan.* 2>/dev/null || true)

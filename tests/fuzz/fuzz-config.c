@@ -1,5 +1,5 @@
 /*
- * fuzz-config.c - pipeline.json (config_parse, engine/service/config.c):
+ * fuzz-config.c - pipeline.json (config_parse, engine/format/config.c):
  * the text of .packetfs/pipeline.json, as an agent may write it through the
  * mount. A document is accepted whole or refused with -EINVAL and a
  * message; an accepted one is complete (config.h's invariants).

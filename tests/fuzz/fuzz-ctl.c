@@ -1,6 +1,6 @@
 /*
  * fuzz-ctl.c - the syntax of ctl's command lines (ctlline.h,
- * engine/service/ctlline.c): the input as what is written to an item's
+ * engine/format/ctlline.c): the input as what is written to an item's
  * ctl, split at '\n' as the handle splits it; each line is parsed, shown,
  * and, when short, each of its prefixes judged as a flush judges a
  * fragment. (Whether a named stage or recipe exists is checked against a

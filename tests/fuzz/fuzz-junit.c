@@ -1,5 +1,5 @@
 /*
- * fuzz-junit.c - JUnit XML (testcount_junit, engine/service/testcount_junit.c):
+ * fuzz-junit.c - JUnit XML (testcount_junit, engine/format/testcount_junit.c):
  * the input as the file a run wrote to $PACKET_JUNIT. libxml2 reads it
  * streaming, without the network, DTDs or entity expansion.
  *

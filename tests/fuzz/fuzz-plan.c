@@ -1,6 +1,6 @@
 /*
  * fuzz-plan.c - the Markdown that the pipeline reads (recipe.h,
- * engine/service/recipe.c): plan.md's ```validation-recipes block
+ * engine/format/recipe.c): plan.md's ```validation-recipes block
  * (recipe_plan_names) and disposition (recipe_plan_disposition), and the
  * markers of change-validation.md and review.md (recipe_doc_marker), each
  * on the whole input.

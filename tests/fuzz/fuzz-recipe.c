@@ -1,5 +1,5 @@
 /*
- * fuzz-recipe.c - recipe header lines (recipe.h, engine/service/recipe.c):
+ * fuzz-recipe.c - recipe header lines (recipe.h, engine/format/recipe.c):
  * the input is written as two recipes of a catalog directory, a script
  * "01-fuzz.sh" and a procedure "02-fuzz.md", and the catalog is loaded as
  * the engine loads it (recipe_catalog_load), so that the headers are read

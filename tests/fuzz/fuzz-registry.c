@@ -1,5 +1,5 @@
 /*
- * fuzz-registry.c - registry lines (registry.h, engine/service/registry.c):
+ * fuzz-registry.c - registry lines (registry.h, engine/format/registry.c):
  * the input as one line appended from outside (registry_check_external),
  * then as a whole registry.jsonl, one line per '\n', read by what derives
  * from it: the digest, evidence.md, the verdict and the review gate.

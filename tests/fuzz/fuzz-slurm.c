@@ -1,5 +1,5 @@
 /*
- * fuzz-slurm.c - Slurm's answers (slurm.h, engine/service/slurm_parse.c):
+ * fuzz-slurm.c - Slurm's answers (slurm.h, engine/exec/slurm_parse.c):
  * the input as the output of `scontrol -o -d show job` (each line through
  * slurm_parse_job) and of squeue in SLURM_QUEUE_FORMAT (each line through
  * slurm_parse_queue), lines split at '\n' as the executor splits them.

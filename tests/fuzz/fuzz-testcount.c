@@ -1,6 +1,6 @@
 /*
  * fuzz-testcount.c - test runners' closing summaries (testcount_scan,
- * engine/service/testcount.c): the input as the log of a recipe run.
+ * engine/format/testcount.c): the input as the log of a recipe run.
  *
  * Contract checked: a summary is found (1, with a tool) or not (0, tool
  * NONE and zero counts); counts are never negative; the note and the

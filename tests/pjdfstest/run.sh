@@ -12,7 +12,7 @@
 #
 # By default the suite runs where SPEC §3 says it must pass: inside the item `posix` of a new store
 # mounted with `-o allow_other,default_permissions` (the binary is PACKETFS_BIN, default
-# build/fs/packetfs), as root, with the users pjdfstest acts as (uids 65534 and 65533) members
+# build/cli/packetfs), as root, with the users pjdfstest acts as (uids 65534 and 65533) members
 # of the store's group; the store and mount lie in a directory of TMPDIR (default /tmp) that
 # they can reach. --target DIR runs it in DIR instead (e.g. a directory on ext4, to
 # measure the baseline tests/pjdfstest/known-failures is checked against). Every test file
@@ -33,7 +33,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SRC=${PFS_PJDFSTEST_SRC:-$ROOT/../shared/third_party/pjdfstest}
 BUILD=$ROOT/build-pjdfstest
-PFS=${PACKETFS_BIN:-$ROOT/build/fs/packetfs}
+PFS=${PACKETFS_BIN:-$ROOT/build/cli/packetfs}
 
 TARGET=""
 OUT=""

@@ -7,7 +7,7 @@
 # where that runs). Uses the build directory of PACKETFS_BIN (default build/).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${PACKETFS_BIN:-$ROOT/build/fs/packetfs}
+BIN=${PACKETFS_BIN:-$ROOT/build/cli/packetfs}
 BUILD=$(cd "$(dirname "$BIN")/.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/install.XXXXXX")
 trap 'rm -rf "$T"' EXIT

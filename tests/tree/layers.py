@@ -3,17 +3,23 @@
 
     python3 tests/tree/layers.py [ROOT]
 
-The layers, bottom up (README, Design), each a folder with one header that the layers
+The layers, bottom up (docs/design.md), each a folder with one header that the layers
 above include:
 
     util      engine/util/       util.h
     store     engine/store/      store.h
-    service   engine/service/    service.h
+    format    engine/format/     format.h   the pure parsers and writers
+    exec      engine/exec/       exec.h     the processes packetfs runs
+    git       engine/git/        git.h
     pipeline  engine/pipeline/   pipeline.h
     namespace engine/namespace/  namespace.h, and engine.h (the engine's outward contract,
                                  which the namespace implements)
-    top       engine/engine.c    opens the layers
-    fs        fs/                the front end: engine.h alone
+    engine    engine/engine.c    opens the layers
+    fs        fs/                the FUSE daemon: engine.h alone; fs.h for cli/
+    top       top/               packetfs top: engine.h alone; top.h for cli/
+    cli       cli/               the packetfs program: engine.h, fs.h, top.h
+
+fs/ and top/ stand side by side: neither includes or calls the other.
 
 Rules, each failure printed as one line "layers: FILE:LINE: what":
  1. An #include "X" names a file of the tree (or a generated header: schema.h,
@@ -24,7 +30,7 @@ Rules, each failure printed as one line "layers: FILE:LINE: what":
  4. No file calls a function defined (not static) in a file of a higher layer: the
     names are read from the definitions at the start of a line, the calls from every
     "name(" outside comments and strings.
- 5. No source file is over LIMIT lines: the C of engine/, fs/ and tests/unit/, and the
+ 5. No source file is over LIMIT lines: the C of engine/, fs/, top/, cli/ and tests/unit/, and the
     shell and Python programs of tests/, examples/ and recipes/.
 
 Exits 0 when every rule holds, 1 otherwise (with the lines), 2 on a usage error.
@@ -34,22 +40,39 @@ import re
 import sys
 
 LIMIT = 800
-LAYERS = ["util", "store", "service", "pipeline", "namespace", "top", "fs"]
-HEADERS = {"util": "util.h", "store": "store.h", "service": "service.h",
-           "pipeline": "pipeline.h", "namespace": "namespace.h"}
+LAYERS = ["util", "store", "format", "exec", "git", "pipeline", "namespace", "engine", "fs",
+          "top", "cli"]
+HEADERS = {"util": "util.h", "store": "store.h", "format": "format.h", "exec": "exec.h",
+           "git": "git.h", "pipeline": "pipeline.h", "namespace": "namespace.h",
+           "fs": "fs.h", "top": "top.h"}
+# The front ends: the headers of the layers below that each may include, and nothing else
+# across folders (fs/ and top/ are siblings, not a stack).
+FRONT = {"fs": {"engine.h"}, "top": {"engine.h"}, "cli": {"engine.h", "fs.h", "top.h"}}
+FRONT_BELOW = {"fs": set(), "top": set(), "cli": {"fs", "top"}}
+FRONTS = ("fs", "top", "cli")
 GENERATED = {"schema.h", "packetfs-config.h"}
 
 
 def layer_of(rel):
     """The layer of a file path relative to the root, or None when it is none's."""
     parts = rel.split("/")
-    if parts[0] == "fs":
-        return "fs"
+    if parts[0] in FRONTS:
+        return parts[0]
     if parts[0] != "engine":
         return None
     if len(parts) == 2:
-        return "namespace" if parts[1] == "engine.h" else "top"
+        return "namespace" if parts[1] == "engine.h" else "engine"
     return parts[1] if parts[1] in LAYERS else None
+
+
+def higher(dst, src):
+    """Whether layer dst is one that layer src may not reach: above it, or a front end
+    that is not below src (fs/ and top/ are siblings)."""
+    if dst == src:
+        return False
+    if dst in FRONTS:
+        return src not in FRONTS or dst not in FRONT_BELOW[src]
+    return LAYERS.index(dst) > LAYERS.index(src)
 
 
 def strip(text):
@@ -86,7 +109,7 @@ INC_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 def check(root):
     problems = []
     files = {}
-    for top in ("engine", "fs"):
+    for top in ("engine",) + FRONTS:
         for d, _, names in os.walk(os.path.join(root, top)):
             for name in names:
                 if name.endswith((".c", ".h")):
@@ -117,15 +140,16 @@ def check(root):
             dst = layer_of(dst_rel)
             if src is None or dst is None:
                 continue
-            if LAYERS.index(dst) > LAYERS.index(src):
+            if higher(dst, src):
                 problems.append("%s: includes %s, of the higher layer %s" % (where, dst_rel, dst))
             elif os.path.dirname(dst_rel) != os.path.dirname(rel):
                 allowed = {HEADERS.get(dst)} | ({"engine.h"} if dst == "namespace" else set())
-                if src == "fs":
-                    allowed = {"engine.h"}
+                if src in FRONTS:
+                    allowed &= FRONT[src]
                 if os.path.basename(dst_rel) not in allowed:
+                    named = FRONT[src] if src in FRONTS else allowed
                     problems.append("%s: includes %s, not the %s layer's header (%s)" % (
-                        where, dst_rel, dst, " or ".join(sorted(a for a in allowed if a))))
+                        where, dst_rel, dst, " or ".join(sorted(a for a in named if a))))
 
     # Rule 3: cycles, by depth-first search.
     state = {}
@@ -166,14 +190,15 @@ def check(root):
             if not owner or owner == rel or name in seen:
                 continue
             dst = layer_of(owner)
-            if LAYERS.index(dst) > LAYERS.index(src):
+            if higher(dst, src):
                 seen.add(name)
                 line = text.count("\n", 0, m.start()) + 1
                 problems.append("%s:%d: calls %s() of %s, a higher layer (%s)" % (
                     rel, line, name, owner, dst))
 
     # Rule 5: file sizes.
-    for top, ends in (("engine", (".c", ".h")), ("fs", (".c", ".h")),
+    for top, ends in (("engine", (".c", ".h")), ("fs", (".c", ".h")), ("top", (".c", ".h")),
+                      ("cli", (".c", ".h")),
                       ("tests", (".c", ".h", ".sh", ".py")), ("examples", (".sh", ".py")),
                       ("recipes", (".sh", ".py"))):
         for d, _, names in os.walk(os.path.join(root, top)):

@@ -23,7 +23,7 @@ breach()
 	shift 2
 	rm -rf "$T/copy"
 	mkdir -p "$T/copy/tests"
-	cp -r "$ROOT/engine" "$ROOT/fs" "$T/copy/"
+	cp -r "$ROOT/engine" "$ROOT/fs" "$ROOT/top" "$ROOT/cli" "$T/copy/"
 	cp -r "$ROOT/tests/unit" "$ROOT/tests/lib.sh" "$T/copy/tests/"
 	(cd "$T/copy" && eval "$*")
 	out=$($CHECK "$T/copy") || rc=$?
@@ -34,16 +34,24 @@ breach()
 
 breach "an upward include" "includes engine/namespace/packet_int.h, of the higher layer namespace" \
 	'sed -i "0,/#include \"pipe_int.h\"/s//&\n#include \"packet_int.h\"/" engine/pipeline/pipe_queue.c'
-breach "an inner header of a lower layer" "includes engine/service/repo.h, not the service layer's header" \
+breach "an inner header of a lower layer" "includes engine/git/repo.h, not the git layer's header" \
 	'sed -i "0,/#include \"packet_int.h\"/s//&\n#include \"repo.h\"/" engine/namespace/ctl.c'
 breach "fs/ past engine.h" "includes engine/pipeline/pipeline.h, not the pipeline layer's header (engine.h)" \
-	'sed -i "0,/#include \"engine.h\"/s//&\n#include \"pipeline.h\"/" fs/cli.c'
+	'sed -i "0,/#include \"engine.h\"/s//&\n#include \"pipeline.h\"/" fs/fs.c'
+breach "cli/ past engine.h" "includes engine/git/git.h, not the git layer's header (engine.h or fs.h or top.h)" \
+	'sed -i "0,/#include \"engine.h\"/s//&\n#include \"git.h\"/" cli/cli.c'
+breach "a parser running a process" "includes engine/exec/exec.h, of the higher layer exec" \
+	'sed -i "0,/#include \"config.h\"/s//&\n#include \"exec.h\"/" engine/format/config.c'
+breach "one front end into its sibling" "includes top/top.h, of the higher layer top" \
+	'sed -i "0,/#include \"engine.h\"/s//&\n#include \"top.h\"/" fs/fs.c'
+breach "a call into a sibling front end" "calls top_model_free() of top/top_model.c" \
+	'printf "void probe(void)\n{\n\ttop_model_free(0);\n}\n" >>fs/fs_team.c'
 breach "an include cycle" "include cycle" \
 	'sed -i "0,/#define/s//#include \"store.h\"\n&/" engine/util/util.h'
 breach "an upward call" "calls engine_changed() of engine/namespace/" \
 	'printf "void probe(void)\n{\n\tengine_changed(0, 0, 0, 0);\n}\n" >>engine/pipeline/pipe.c'
-breach "a long file" "engine/service/gpu.c" \
-	'seq 801 | sed "s,.*,/* padding */," >>engine/service/gpu.c'
+breach "a long file" "engine/exec/gpu.c" \
+	'seq 801 | sed "s,.*,/* padding */," >>engine/exec/gpu.c'
 breach "a long script" "tests/lib.sh" \
 	'seq 801 | sed "s,.*,# padding," >>tests/lib.sh'
 

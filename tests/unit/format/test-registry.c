@@ -1,6 +1,6 @@
 /*
  * test-registry.c - registry lines, verdict, review gate and evidence.md
- * (engine/service/registry.c). External lines are checked for every way a line can
+ * (engine/format/registry.c). External lines are checked for every way a line can
  * be wrong; the derived views are checked for external claims never
  * counting, the latest engine run winning, and evidence at an older head
  * failing the gate. The registry schema is checked against the validator.

@@ -47,7 +47,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "config.h"
+#include "format.h"
 #include "runner.h"
 
 struct slurm_spec {

@@ -53,7 +53,7 @@
 #define TR_CTRL "LC_ALL=C tr '\\000-\\011\\013-\\037\\177' '                                '"
 
 static const char SCRIPT_FUNCS[] =
-	"# packetfs: print the environment of this run, then run the command (engine/service/runenv.h).\n"
+	"# packetfs: print the environment of this run, then run the command (engine/format/runenv.h).\n"
 	"(\n"
 	"pfs_clean() {\n"
 	"\t" TR_CTRL " | LC_ALL=C cut -b 1-1024 |\n"

@@ -1,6 +1,6 @@
 /*
  * test-runenv-local.c - the environment block of a local run read by the
- * engine (engine/service/runenv_local.c): the lines it writes before the
+ * engine (engine/exec/runenv_local.c): the lines it writes before the
  * run plus what the script it leaves prints must be, byte for byte, what
  * the whole script prints where the run starts (runenv.c), on this machine,
  * with and without version commands, with a stand-in nvidia-smi on PATH,

@@ -9,7 +9,7 @@
  * pure parts of that: the environment git gets, and the one-line reason a
  * failed push gives in last_error, read from git's own output. Both are
  * free of I/O and global state, so any thread may call them; the unit tests
- * feed them git 2.39's real messages (tests/unit/service/test-push.c).
+ * feed them git 2.39's real messages (tests/unit/git/test-push.c).
  */
 #ifndef PACKETFS_PUSH_H
 #define PACKETFS_PUSH_H

@@ -1,6 +1,6 @@
 /*
  * test-testcount.c - test summaries read from test runners' output
- * (engine/service/testcount.c). The samples are what the tools print: meson 1.0
+ * (engine/format/testcount.c). The samples are what the tools print: meson 1.0
  * and ctest 3.25 captured from tiny projects, pytest 7.2 from a test file
  * with passing, failing, skipped and xfail tests, automake 1.16's parallel
  * test harness, and the plain "N passed, M failed" line of tests/run.sh.

@@ -26,7 +26,7 @@
 #ifndef PACKETFS_GPU_H
 #define PACKETFS_GPU_H
 
-#include "config.h"
+#include "format.h"
 
 struct gpu_pool;
 

@@ -1,7 +1,7 @@
 /*
  * capture.h - a short helper program run to its end under a deadline, its
  * standard output captured: nvidia-smi (gpu.c), and scontrol at crash
- * recovery (slurm_parse.c). The blocking way the services run a child; a
+ * recovery (slurm_parse.c). The blocking way the engine runs a child; a
  * stage or recipe runs on the loop through runner.h, a Slurm command of the
  * executor through slurm_cmd.c.
  */

@@ -1,5 +1,5 @@
 /*
- * test-recipe.c - the recipe catalog (engine/service/recipe.c;
+ * test-recipe.c - the recipe catalog (engine/format/recipe.c;
  * test-recipe-plan.c has plan.md). The catalog cases build a real recipes directory in a
  * temporary directory (executable and non-executable files, names that are
  * and are not recipes, headers early and late, procedures, needs and

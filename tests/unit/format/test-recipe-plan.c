@@ -1,6 +1,6 @@
 /*
  * test-recipe-plan.c - the Markdown the pipeline reads
- * (engine/service/recipe_plan.c, recipe.h): plan.md's ```validation-recipes
+ * (engine/format/recipe_plan.c, recipe.h): plan.md's ```validation-recipes
  * block (CommonMark fences, repeats, NUL bytes, a long list in time
  * proportional to its length), its disposition, and the "## Verdict:" and
  * "## Assessment:" markers of the stage documents, which count only

@@ -1,5 +1,5 @@
 /*
- * test-push.c - unit tests of engine/service/push.c: the environment of a
+ * test-push.c - unit tests of engine/git/push.c: the environment of a
  * publish's git push, and the reason a failed push gives, read from the
  * output of git 2.39 (Debian 12) as it is: --porcelain lines on stdout and
  * messages on stderr, together, as the stage log holds them. Each case's

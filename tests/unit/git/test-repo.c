@@ -1,5 +1,5 @@
 /*
- * test-repo.c - unit tests of engine/service/repo.c against real git repositories.
+ * test-repo.c - unit tests of engine/git/repo.c against real git repositories.
  *
  * Covers: repo_check and repo_resolve (bare and non-bare repositories, a
  * missing repository, a missing base, a base that is no commit);

@@ -1,5 +1,5 @@
 /*
- * test-runenv.c - the environment block of a run (engine/service/runenv.c). The
+ * test-runenv.c - the environment block of a run (engine/format/runenv.c). The
  * script runs for real under /bin/sh with PATH set to a directory of the
  * tools it may use (links to the real ones), so that a real nvidia-smi on
  * the machine never answers; what it prints is checked line by line and

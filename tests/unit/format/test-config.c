@@ -1,5 +1,5 @@
 /*
- * test-config.c - pipeline.json parsing and validation (engine/service/config.c).
+ * test-config.c - pipeline.json parsing and validation (engine/format/config.c).
  *
  * Data-driven cases live in tests/data/good/pipeline and tests/data/bad/pipeline
  * under $PACKETFS_SOURCE_ROOT: every good file must parse, every bad one must

@@ -1,6 +1,6 @@
 /*
  * test-runner-tree.c - the process runner's hold on whole process trees
- * (engine/service/runner_tree.c), on a real libuv loop with real /bin/sh
+ * (engine/exec/runner_tree.c), on a real libuv loop with real /bin/sh
  * programs: timeouts and cancellation that end a run's whole tree
  * (SIGTERM, then SIGKILL for programs that ignore it), descendants that
  * left the run's session with setsid() and were orphaned included,

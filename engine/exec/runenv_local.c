@@ -26,7 +26,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "runenv.h"
+#include "format.h"
 
 #define VALUE_CUT 300	/* bytes of a value in the block */
 #define LINE_CUT 1024	/* bytes of an input line looked at */

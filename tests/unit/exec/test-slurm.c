@@ -1,5 +1,5 @@
 /*
- * test-slurm.c - reading Slurm's answers (engine/service/slurm_parse.c): one line of
+ * test-slurm.c - reading Slurm's answers (engine/exec/slurm_parse.c): one line of
  * `scontrol -o -d show job ID` as Slurm 22.05 (Debian 12's slurm-wlm)
  * prints it, captured from a one-node cluster: a GPU job running, the
  * same job completed (the GRES detail is gone then), a job cancelled

@@ -1,5 +1,5 @@
 /*
- * test-top.c - unit tests of `packetfs top`'s model and frames (fs/top.h):
+ * test-top.c - unit tests of `packetfs top`'s model and frames (top/top.h):
  * parsing status.json (what runs and since when, evidence counts), the
  * listing and reading of items from a directory laid out like a mount's
  * root, fitting text to display columns (control characters, invalid

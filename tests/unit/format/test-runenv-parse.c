@@ -1,6 +1,6 @@
 /*
  * test-runenv-parse.c - the parser of a run's environment block
- * (engine/service/runenv.c: runenv_parse) on hand-written logs: the header
+ * (engine/format/runenv.c: runenv_parse) on hand-written logs: the header
  * before the block, nothing read after "# env.end", a truncated block, a
  * block started again, no block, and values that are not clean.
  * test-runenv.c runs the probe script itself.

@@ -23,7 +23,7 @@
  *     read to its end a last time.
  *  4. stdout gets the command's output only: the engine's header (the
  *     leading "#" lines, the blank line after them and the environment
- *     block up to "# env.end", engine/service/runenv.h) and footer (the trailing
+ *     block up to "# env.end", engine/format/runenv.h) and footer (the trailing
  *     "# packetfs: " lines, with the newline the engine puts before them)
  *     are left out; they stay in the log. A footer-like tail is held back until the log shows whether it
  *     is the footer, so output may lag by those lines only.

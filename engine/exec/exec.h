@@ -1,0 +1,27 @@
+/*
+ * exec.h - the processes' layer: everything packetfs runs outside itself,
+ * and what the layers above may use of it, one header per executor.
+ *
+ * It knows nothing of items, stages or the store: it is given argument
+ * vectors, environments, paths and a libuv loop, and answers with exit
+ * statuses, captured output and its own errors. It may use format.h
+ * (slurm.h and gpu.h take the configuration) and util.h, nothing above.
+ * Each header states its own contract and threads.
+ *
+ *   capture.h - run a program to its end with a deadline, capturing its
+ *               output (the one way to run a short child synchronously)
+ *   runner.h  - child processes in their own process groups on a loop
+ *   slurm.h   - the Slurm executor: sbatch, squeue, scontrol, scancel
+ *   gpu.h     - the GPU pool: slots, nvidia-smi, leaks held back
+ *   runenv_local.c - the probe of this machine, declared in runenv.h
+ */
+#ifndef PACKETFS_EXEC_H
+#define PACKETFS_EXEC_H
+
+#include "format.h"
+#include "capture.h"
+#include "gpu.h"
+#include "runner.h"
+#include "slurm.h"
+
+#endif

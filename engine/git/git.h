@@ -1,0 +1,20 @@
+/*
+ * git.h - the git layer: the repositories packetfs works in, and what the
+ * layers above may use of it.
+ *
+ * It knows nothing of items, stages or the store: it is given repository
+ * paths, branch names and commits, and answers in git's terms. It may use
+ * exec.h (the git program it runs for bundles) and the layers below, and
+ * nothing above. Each header states its own contract and threads.
+ *
+ *   repo.h - git through libgit2: branches, worktrees, heads, diffs,
+ *            bundles (repo_bundle.c)
+ *   push.h - a publish's `git push`: its environment and its errors
+ */
+#ifndef PACKETFS_GIT_H
+#define PACKETFS_GIT_H
+
+#include "push.h"
+#include "repo.h"
+
+#endif
