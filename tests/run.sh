@@ -3,8 +3,8 @@
 #
 #	bash tests/run.sh [--sanitize] [PATTERN...]
 #
-# 1. Installs the build and test dependencies that are missing (Debian packages; each is
-#    checked with dpkg -s first, apt-get update runs only when something is missing).
+# 1. Runs the setup step, tests/setup.sh: installs the build and test dependencies that are
+#    missing (Debian packages; apt-get update runs only when something is missing).
 # 2. Builds with meson into build/ (or build-asan/ with --sanitize: address and undefined
 #    behaviour sanitizers) at the root of the source tree, wherever this is called from.
 # 3. Runs the unit tests (meson test --suite unit): each unit test program counts as one test.
@@ -54,11 +54,6 @@ for arg in "$@"; do
 done
 
 TEST_TIMEOUT=${PFS_TEST_TIMEOUT:-120}
-PACKAGES="build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev libgit2-dev
-libcjson-dev libuv1-dev libssl-dev libxml2-dev libzstd-dev git inotify-tools vim rsync util-linux coreutils curl
-python3 attr sqlite3 slurm-wlm munge cmake python3-pytest apache2 apache2-utils openssh-server
-openssh-client clang libclang-rt-dev autoconf automake emacs-nox libsystemd-dev libmount-dev libsmartcols-dev man-db
-libncurses-dev tmux libxml2-utils chromium python3-junitparser"
 PASSED=0
 FAILED=0
 SKIPPED=0
@@ -110,36 +105,8 @@ selected()
 	return 1
 }
 
-install_packages()
-{
-	local missing=() p
-	if ! command -v dpkg >/dev/null 2>&1; then
-		echo "# dpkg not found: not checking packages"
-		return 0
-	fi
-	for p in $PACKAGES; do
-		dpkg -s "$p" 2>/dev/null | grep -qx 'Status: install ok installed' || missing+=("$p")
-	done
-	[ "${#missing[@]}" = 0 ] && return 0
-	echo "# installing: ${missing[*]}"
-	local sudo=""
-	if [ "$(id -u)" != 0 ]; then
-		command -v sudo >/dev/null 2>&1 || {
-			echo "tests/run.sh: missing packages and not root: ${missing[*]}" >&2
-			return 1
-		}
-		sudo="sudo"
-	fi
-	$sudo apt-get update -q >"$LOGDIR/apt.log" 2>&1 &&
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
-			"${missing[@]}" >>"$LOGDIR/apt.log" 2>&1 || {
-		tail -n 30 "$LOGDIR/apt.log" >&2
-		echo "tests/run.sh: apt-get install failed" >&2
-		return 1
-	}
-}
-
-if ! install_packages; then
+# The setup step (tests/setup.sh): the packages that are missing.
+if ! bash tests/setup.sh --log "$LOGDIR/apt.log"; then
 	fail install "$LOGDIR/apt.log"
 	finish
 fi
@@ -261,35 +228,9 @@ run_fuzz_quick()
 }
 run_fuzz_quick
 
-# sweep DIR : what a test killed in mid-run may have left under DIR (its TMPDIR): mounts are
-# lazily unmounted, processes working there are ended, the directory is removed.
-sweep()
-{
-	local dir=$1 mnt p sig
-	[ -d "$dir" ] || return 0
-	while read -r _ mnt _; do
-		case "$mnt/" in
-		"$dir"/*) fusermount3 -u -z "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null ;;
-		esac
-	done </proc/mounts
-	# Slurm jobs of the test (their working directory lies under DIR) end too.
-	if [ -n "${SLURM_CONF:-}" ]; then
-		squeue -h -o '%i %Z' 2>/dev/null | while read -r p mnt; do
-			case "$mnt/" in
-			"$dir"/*) scancel "$p" 2>/dev/null ;;
-			esac
-		done
-	fi
-	for sig in TERM KILL; do
-		for p in $({
-			find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$dir" -o -lname "$dir/*" \) 2>/dev/null
-			grep -lsF -- "$dir/" /proc/[0-9]*/cmdline 2>/dev/null
-		} | cut -d/ -f3 | sort -u); do
-			[ "$p" = $$ ] || kill "-$sig" "$p" 2>/dev/null
-		done
-	done
-	[ -n "${PFS_KEEP:-}" ] || rm -rf "$dir"
-}
+# sweep DIR: what the test that ran with TMPDIR=DIR left behind, undone.
+# shellcheck source=sweep.sh
+. tests/sweep.sh
 
 # The one-node Slurm cluster of the slurm executor's tests (tests/slurm-cluster.sh); they are
 # skipped, saying why, only where it cannot start.
