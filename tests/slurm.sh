@@ -7,15 +7,17 @@
 #	. "$(dirname "$0")/../slurm.sh"
 #	slurm_item 01-build 03-fail
 #
-# The cluster is the one-node cluster tests/run.sh starts (tests/slurm-cluster.sh); without it
-# the tests are skipped (need_slurm).
+# The cluster is the one-node cluster tests/run.sh starts (tests/slurm-cluster.sh), or under
+# meson test one started by hand whose SLURM_CONF is exported; without it the tests are skipped
+# (need_slurm).
 
 # need_slurm : ends the test as skipped (status 77, the reason on stderr) unless tests/run.sh
-# started the one-node Slurm cluster (tests/slurm-cluster.sh) and exported its SLURM_CONF.
+# (or the caller of meson test) started the one-node Slurm cluster (tests/slurm-cluster.sh) and
+# exported its SLURM_CONF.
 need_slurm()
 {
 	if [ -z "${SLURM_CONF:-}" ] || ! scontrol ping >/dev/null 2>&1; then
-		echo "SKIP: ${PFS_SLURM_WHY:-no Slurm cluster: run through tests/run.sh, which starts one}" >&2
+		echo "SKIP: ${PFS_SLURM_WHY:-no Slurm cluster (SLURM_CONF): tests/run.sh starts one; under meson test, export the SLURM_CONF=... line of bash tests/slurm-cluster.sh start DIR}" >&2
 		exit 77
 	fi
 }
