@@ -29,6 +29,10 @@
 # the unit tests. PFS_BUILD_DIR names another build directory (relative to the source root or
 # absolute); PFS_TEST_TIMEOUT changes the per-test timeout (default 120 s). A test that needs
 # longer says so in a header line "# test-timeout: SECONDS" (the larger of the two applies).
+#
+# The same tests run under `meson test -C BUILD` too (tests/meson.build: suites unit, tree, fs,
+# pipeline, bad, pjdfstest, each shell test reported in TAP by tests/tap.sh), once
+# tests/setup.sh has installed what they need.
 
 set -uo pipefail
 
