@@ -227,7 +227,7 @@ static cJSON *run_json(const struct run *r, const char *hex)
 static int item_json(cJSON *m, const struct item *it)
 {
 	return cJSON_AddStringToObject(m, "title", it->title) &&
-	       cJSON_AddStringToObject(m, "state", it->state) &&
+	       cJSON_AddStringToObject(m, "state", item_state_name(it->state)) &&
 	       cJSON_AddStringToObject(m, "stage", it->stage) &&
 	       cJSON_AddNumberToObject(m, "stage_ok", it->stage_ok) &&
 	       cJSON_AddNumberToObject(m, "iteration", it->iteration) &&

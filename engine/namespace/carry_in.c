@@ -529,11 +529,10 @@ int engine_carry_finish(struct engine *e, struct engine_carry *c, const char *na
 			size_t errlen)
 {
 	const char *state = jstr(c->m, "state"), *stage = jstr(c->m, "stage");
-	static const char *const kept[] = { "new", "waiting", "blocked", "failed", "done", NULL };
 	struct item it = { 0 };
+	enum item_state st;
 	char why[256];
-	size_t i;
-	int rc;
+	int rc, kept;
 
 	err[0] = '\0';
 	rc = store_item_get(e->store, name, &it);
@@ -543,27 +542,26 @@ int engine_carry_finish(struct engine *e, struct engine_carry *c, const char *na
 	if (rc == 0)
 		rc = judged(e, c, it.id, "review.md", "Assessment", "assessment", &it.assessment,
 			    it.assessment_head);
-	for (i = 0; kept[i] && strcmp(kept[i], state) != 0; i++)
-		;
+	/* The states an item keeps when it comes in: not one in which
+	 * something runs or waits to run. */
+	kept = item_state_parse(state, &st) == 0 && st != ITEM_RUNNING && st != ITEM_QUEUED;
 	if (rc == 0)
 		rc = set_str(&it.title, jstr(c->m, "title"));
 	if (rc == 0)
 		rc = set_str(&it.stage, stage);
 	if (rc == 0)
 		rc = set_str(&it.disposition, jstr(c->m, "disposition"));
-	if (rc == 0 && kept[i]) {
-		rc = set_str(&it.state, state);
-		if (rc == 0)
-			rc = set_str(&it.last_error, jstr(c->m, "last_error"));
+	if (rc == 0 && kept) {
+		it.state = st;
+		rc = set_str(&it.last_error, jstr(c->m, "last_error"));
 		it.stage_ok = jint(c->m, "stage_ok") != 0;
 	} else if (rc == 0) {
 		/* It was running or queued there: what ran came as far as it
 		 * got, interrupted; nothing runs here until asked. */
 		snprintf(why, sizeof(why), "imported while %s was %s: run it again", stage[0] ? stage
 			 : "the item", state[0] ? state : "in an unknown state");
-		rc = set_str(&it.state, stage[0] ? "failed" : "new");
-		if (rc == 0)
-			rc = set_str(&it.last_error, stage[0] ? why : "");
+		it.state = stage[0] ? ITEM_FAILED : ITEM_NEW;
+		rc = set_str(&it.last_error, stage[0] ? why : "");
 		it.stage_ok = 0;
 	}
 	if (jint(c->m, "iteration") > 0)

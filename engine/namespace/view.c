@@ -190,15 +190,16 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128], running[512];
 	char **names = NULL;
 	struct digest_render r;
-	char round[32] = "", kept_state[32], kept_stage[128], kept_error[1024];
+	char round[32] = "", kept_stage[128], kept_error[1024];
 	struct item shown;
+	enum item_state kept_state;
 	int rc = 0, vstale, astale, rounds_max = 0;
 	size_t k;
 
 	/* A state the store did not take yet (a full disk) is the item's
 	 * state all the same: a stage that ended is not shown running. */
-	if (pipeline_unstored_state(e->pl, it->id, kept_state, sizeof(kept_state), kept_stage,
-				    sizeof(kept_stage), kept_error, sizeof(kept_error))) {
+	if (pipeline_unstored_state(e->pl, it->id, &kept_state, kept_stage, sizeof(kept_stage),
+				    kept_error, sizeof(kept_error))) {
 		shown = *it;
 		shown.state = kept_state;
 		shown.stage = kept_stage;
@@ -233,7 +234,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 				"branch: %s\nbase: %s\nhead: %s\nverdict: %s%s\nverdict_head: %s\n"
 				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nrunning: %s\n"
 				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n",
-				it->name, title, it->state, it->stage, it->iteration, it->branch,
+				it->name, title, item_state_name(it->state), it->stage, it->iteration, it->branch,
 				it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
 				it->verdict_head, it->assessment,
 				astale ? " (stale: the head moved)" : "", it->assessment_head, evidence,
@@ -250,7 +251,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		}
 		cJSON_AddStringToObject(o, "item", it->name);
 		cJSON_AddStringToObject(o, "title", title);
-		cJSON_AddStringToObject(o, "state", it->state);
+		cJSON_AddStringToObject(o, "state", item_state_name(it->state));
 		cJSON_AddStringToObject(o, "stage", it->stage);
 		cJSON_AddNumberToObject(o, "iteration", it->iteration);
 		cJSON_AddStringToObject(o, "branch", it->branch);

@@ -73,13 +73,16 @@ char *pipe__json_string(const char *s)
 	return out;
 }
 
-/* Sets state (and last_error), writes the item and records an event. */
-int pipe__state_write(struct pipe *p, struct item *it, const char *state, const char *error)
+/* Moves the item to state (and sets last_error), writes it and records an
+ * event. */
+int pipe__state_write(struct pipe *p, struct item *it, enum item_state state, const char *error)
 {
 	char *q;
 	int rc;
 
-	pipe__item_set(&it->state, state);
+	rc = pipe__state_move(it, state);
+	if (rc)
+		return rc;
 	/* A warning (uncommitted changes left by print) outlives the states
 	 * that follow; only an error replaces it. */
 	if (error && !(error[0] == '\0' && strncmp(it->last_error, "warning: ", 9) == 0))
@@ -89,16 +92,19 @@ int pipe__state_write(struct pipe *p, struct item *it, const char *state, const 
 		return rc;
 	pipe__unstored_drop(p, it->id);
 	q = pipe__json_string(it->last_error);
-	pipe__event(p, it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s", state,
-		    it->stage, q ? q : "\"\"");
+	pipe__event(p, it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s",
+		    item_state_name(state), it->stage, q ? q : "\"\"");
 	free(q);
 	return 0;
 }
 
-void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error)
+void pipe__set_state(struct pipe *p, struct item *it, enum item_state state, const char *error)
 {
-	/* Written again until the store takes it (pipe_full.c). */
-	if (pipe__state_write(p, it, state, error))
+	int rc = pipe__state_write(p, it, state, error);
+
+	/* Written again until the store takes it (pipe_full.c); a move the
+	 * state machine refuses (-EINVAL) is not retried. */
+	if (rc && rc != -EINVAL)
 		pipe__unstored_keep(p, it);
 }
 
@@ -289,7 +295,7 @@ static int name_run(void *arg, struct run *r, struct buf *event)
 		return 0;
 	q = pipe__json_string(n->it->last_error);
 	snprintf(extra, sizeof(extra), ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s",
-		 n->it->state, n->it->stage, q ? q : "\"\"");
+		 item_state_name(n->it->state), n->it->stage, q ? q : "\"\"");
 	free(q);
 	pipe__event_text(event, n->it->name, "state", extra);
 	buf_append(event, "\n", 1);
@@ -539,7 +545,7 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 		/* The item stands at the gated stage, which has not run. */
 		pipe__item_set(&it->stage, st->name);
 		it->stage_ok = 0;
-		pipe__set_state(p, it, approve_wait ? "waiting" : "blocked", why);
+		pipe__set_state(p, it, approve_wait ? ITEM_WAITING : ITEM_BLOCKED, why);
 		return 0;
 	}
 	if (cfg->max_parallel_items > 0 && !pipe__item_busy(p, it->id) &&
@@ -548,7 +554,7 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 		it->stage_ok = i > 0;
 		if (i == 0)
 			pipe__item_set(&it->stage, "");
-		pipe__set_state(p, it, "queued", "");
+		pipe__set_state(p, it, ITEM_QUEUED, "");
 		return -EBUSY;
 	}
 	/* Nothing of the start is stored unless all of it is (a run row, the
@@ -577,7 +583,12 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 			pipe__item_set(&it->last_error, ""); /* its old warning goes with the new run */
 			it->approved = 0;                     /* a new change needs a new approve */
 		}
-		pipe__item_set(&it->state, "running");
+		rc = pipe__state_move(it, ITEM_RUNNING);
+		if (rc) {
+			item_clear(it);
+			*it = before;
+			return rc;
+		}
 		if (strncmp(it->last_error, "warning: ", 9) != 0)
 			pipe__item_set(&it->last_error, "");
 		j = calloc(1, sizeof(*j));
@@ -642,7 +653,7 @@ void pipe__start_stage_auto(struct pipe *p, struct item *it, size_t i)
 	snprintf(why, sizeof(why), "%s: cannot start: %s%s", cfg->stages[i].name, strerror(-rc),
 		 rc == -ENOSPC || rc == -EDQUOT ? " (the store's disk is full; free space, then "
 						  "advance)" : "");
-	pipe__set_state(p, it, "failed", why);
+	pipe__set_state(p, it, ITEM_FAILED, why);
 }
 
 /* ---- lifecycle ---- */
@@ -695,7 +706,7 @@ static int resume_one(void *arg, const struct item *it0)
 	size_t i;
 
 	pipe__round_resume(p, it0);
-	if (strcmp(it0->state, "queued") != 0 || it0->hold || pipe__item_busy(p, it0->id))
+	if (it0->state != ITEM_QUEUED || it0->hold || pipe__item_busy(p, it0->id))
 		return 0;
 	if (cfg->max_parallel_items > 0 && running_items(p) >= cfg->max_parallel_items)
 		return 1;
@@ -704,7 +715,7 @@ static int resume_one(void *arg, const struct item *it0)
 	if (pipe__next_stage(p, &it, &i, why, sizeof(why)) == 0)
 		pipe__start_stage_auto(p, &it, i);
 	else
-		pipe__set_state(p, &it, "failed", why);
+		pipe__set_state(p, &it, ITEM_FAILED, why);
 	item_clear(&it);
 	return 0;
 }

@@ -270,7 +270,7 @@ struct batch {
 	int round;              /* the recipes at a round's new head: stage_job is the
 				 * round's job (pipe_round.c) */
 	char **names;           /* the recipes queued in it (their default needs) */
-	char prev_state[16];    /* rerun: state to return to */
+	enum item_state prev_state; /* rerun: state to return to */
 	char *prev_error;       /* rerun: last_error to return to */
 	struct job *stage_job;  /* validate: the stage's own run (log), not running */
 	struct batch *next;
@@ -297,6 +297,15 @@ struct pipe {
 				    * before the loop starts and after shutdown */
 };
 
+/* ---- pipe_state.c ---- */
+
+/* The one way the pipeline changes an item's state: it->state becomes to
+ * when the state machine (pipe_state.c) allows the move from it->state,
+ * and 0 is returned; otherwise the move is logged, it stays as it was and
+ * -EINVAL is returned (an assertion fails first in a build with them).
+ * Changes it only, not the store. Loop thread. */
+int pipe__state_move(struct item *it, enum item_state to);
+
 /* ---- pipe.c ---- */
 
 /* Replaces *field with a copy of value (kept as it was on ENOMEM). */
@@ -307,10 +316,11 @@ void pipe__event(struct pipe *p, const struct item *it, const char *type, const 
 	__attribute__((format(printf, 4, 5)));
 /* Sets state and last_error (NULL keeps it, and so does "" a warning),
  * writes the item and records an event. */
-void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error);
-/* The same, but a state the store does not take is not kept: returns 0 or
- * the store's negative errno (the row and its events as they were). */
-int pipe__state_write(struct pipe *p, struct item *it, const char *state, const char *error);
+void pipe__set_state(struct pipe *p, struct item *it, enum item_state state, const char *error);
+/* The same, but a state the store does not take is not kept: returns 0,
+ * -EINVAL (the state machine refuses the move: pipe__state_move) or the
+ * store's negative errno (the row and its events as they were). */
+int pipe__state_write(struct pipe *p, struct item *it, enum item_state state, const char *error);
 /* Writes the item row (store_item_update) and tells watchers that its
  * status changed. 0 or a negative errno (-ENOSPC: the disk is full; the
  * row is as it was). */

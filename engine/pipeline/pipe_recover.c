@@ -516,11 +516,11 @@ static int recover_item(void *arg, const struct item *it0)
 	struct recover *rv = arg;
 	struct pipeline *pl = rv->pl;
 	struct pfs_config *cfg = pipeline_config_get(pl);
-	const char *state = cfg->on_interrupt_fail ? "failed" : "queued";
+	enum item_state state = cfg->on_interrupt_fail ? ITEM_FAILED : ITEM_QUEUED;
 	struct item it;
 	int i;
 
-	if (strcmp(it0->state, "running") != 0 || pipe__id_has(rv->followed, rv->nfollowed, it0->id))
+	if (it0->state != ITEM_RUNNING || pipe__id_has(rv->followed, rv->nfollowed, it0->id))
 		return 0;
 	if (store_item_get_id(pl->store, it0->id, &it))
 		return 0;
@@ -531,17 +531,15 @@ static int recover_item(void *arg, const struct item *it0)
 		 * when its last stage had succeeded, and waits for advance
 		 * otherwise. */
 		size_t k;
-		const char *back = it.stage_ok && config_stage(cfg, it.stage, &k) &&
-				   k + 1 == cfg->nstages ? "done" : "waiting";
+		enum item_state back = it.stage_ok && config_stage(cfg, it.stage, &k) &&
+				       k + 1 == cfg->nstages ? ITEM_DONE : ITEM_WAITING;
 		char extra[64];
 
-		free(it.state);
-		it.state = strdup(back);
 		free(it.last_error);
 		it.last_error = strdup("interrupted: the daemon stopped during a rerun");
-		if (it.state && it.last_error) {
+		if (it.last_error && pipe__state_move(&it, back) == 0) {
 			store_item_update(pl->store, &it);
-			snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", back);
+			snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", item_state_name(back));
 			pipeline_event(pl, it.id, it.name, "interrupted", extra);
 		}
 		item_clear(&it);
@@ -564,13 +562,11 @@ static int recover_item(void *arg, const struct item *it0)
 			}
 		}
 	}
-	free(it.state);
-	it.state = strdup(state);
-	if (it.state && it.last_error && it.stage) {
+	if (it.last_error && it.stage && pipe__state_move(&it, state) == 0) {
 		char extra[64];
 
 		store_item_update(pl->store, &it);
-		snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", state);
+		snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", item_state_name(state));
 		pipeline_event(pl, it.id, it.name, "interrupted", extra);
 	}
 	item_clear(&it);

@@ -550,9 +550,8 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 	} else {
 		/* A rerun: the item returns to where its stages stand. */
 		b->rerun = 1;
-		snprintf(b->prev_state, sizeof(b->prev_state), "%s",
-			 it.stage_ok && config_stage(cfg, it.stage, &idx) && idx + 1 == cfg->nstages
-				 ? "done" : "waiting");
+		b->prev_state = it.stage_ok && config_stage(cfg, it.stage, &idx) &&
+						idx + 1 == cfg->nstages ? ITEM_DONE : ITEM_WAITING;
 	}
 	if (sf.found)
 		run_clear(&sf.run);

@@ -100,9 +100,47 @@ void store_snapshot_end(struct store *s);
 int store_meta_get(struct store *s, const char *key, char **value);
 int store_meta_set(struct store *s, const char *key, const char *value);
 
+/*
+ * Item states (SPEC §4 `state`) and run statuses (SPEC §6 `status` for a
+ * recipe's run; succeeded and failed for a stage's), each as an enum whose
+ * names are the strings of items.state and runs.status, of status and of
+ * every view (store_state.c holds the one table of them). The store takes
+ * and returns the enums; schema/0013_states.sql keeps any other string out
+ * of the tables. Which state may follow which is the pipeline's to say
+ * (pipeline.h, pipe_state.c).
+ */
+enum item_state {
+	ITEM_NEW,     /* made, no stage ran yet */
+	ITEM_QUEUED,  /* waiting for a slot to run its next stage */
+	ITEM_RUNNING, /* a stage (or a round) runs */
+	ITEM_WAITING, /* a stage succeeded; the next waits for advance or approve */
+	ITEM_BLOCKED, /* a gate refused, or review ran out of iterations */
+	ITEM_FAILED,  /* a stage failed; last_error says why */
+	ITEM_DONE,    /* the last stage succeeded, or the plan ended the item */
+	ITEM_NSTATES
+};
+enum run_status {
+	RUN_QUEUED, RUN_RUNNING,      /* not finished */
+	RUN_SUCCEEDED, RUN_FAILED,    /* a stage's run ended */
+	RUN_VALIDATED, RUN_FAILING,   /* a recipe's run ended (SPEC §6) ... */
+	RUN_BLOCKED, RUN_TIMED_OUT,   /* ... or did not run (blocked) */
+	RUN_CANCELLED, RUN_INTERRUPTED, /* stopped, by cancel or by the daemon's end */
+	RUN_NSTATUSES
+};
+/* The name of a state or status ("new", "timed_out"), a static string;
+ * "?" for a value out of range. Any thread. */
+const char *item_state_name(enum item_state state);
+const char *run_status_name(enum run_status status);
+/* The state or status named name (exactly, as the name functions write it)
+ * into *out: 0, or -EINVAL (NULL or another string; *out untouched). Any
+ * thread. */
+int item_state_parse(const char *name, enum item_state *out);
+int run_status_parse(const char *name, enum run_status *out);
+
 struct item {
 	int64_t id;
-	char *name, *title, *state, *stage;
+	char *name, *title, *stage;
+	enum item_state state;
 	int stage_ok, iteration;
 	char *branch, *base, *verdict, *assessment;
 	/* The commits the verdict and the assessment were made at (40 hex
@@ -152,7 +190,7 @@ int item_copy(struct item *dst, const struct item *src);
  */
 #define STORE_ID_DEFAULT ((uint32_t)-1)
 
-/* Inserts a new item (state "new", iteration 1) whose directory has owner
+/* Inserts a new item (state ITEM_NEW, iteration 1) whose directory has owner
  * uid, group gid and permission bits mode & 07777; store_item_create gives
  * it STORE_ID_DEFAULT for both and 0755. 0 with *id (id may be NULL),
  * -EEXIST (the name is taken), or a negative errno. */

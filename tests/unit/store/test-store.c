@@ -46,16 +46,15 @@ TEST(items)
 	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
 	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id2), -EEXIST);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
-	ASSERT_STREQ(it.state, "new");
+	ASSERT_EQ(it.state, ITEM_NEW);
 	ASSERT_EQ(it.iteration, 1);
 	ASSERT_STREQ(it.branch, "packetfs/fix-1");
-	free(it.state);
-	it.state = strdup("running");
+	it.state = ITEM_RUNNING;
 	it.hold = 1;
 	ASSERT_EQ(store_item_update(s, &it), 0);
 	item_clear(&it);
 	ASSERT_EQ(store_item_get_id(s, id, &it), 0);
-	ASSERT_STREQ(it.state, "running");
+	ASSERT_EQ(it.state, ITEM_RUNNING);
 	ASSERT_EQ(it.hold, 1);
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "nope", &it), -ENOENT);
@@ -133,8 +132,8 @@ TEST(item_cache)
 	ASSERT_EQ(store_item_create(s, "fix-cache", "packetfs/fix-cache", "main", NULL), 0);
 	ASSERT_EQ(store_item_get(s, "fix-cache", &it), 0);
 	ASSERT_EQ(store_item_get(s, "fix-cache", &again), 0);
-	ASSERT_STREQ(again.state, it.state);
-	ASSERT(again.state != it.state); /* each caller owns its copy */
+	ASSERT_EQ(again.state, it.state);
+	ASSERT(again.stage != it.stage); /* each caller owns its copy */
 	item_clear(&again);
 	ro = test_store_open(dir, 0, 1);
 	ASSERT_EQ(store_item_get(ro, "fix-cache", &again), 0);
