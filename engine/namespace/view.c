@@ -453,8 +453,8 @@ static int check_run(void *arg, const struct run *r)
 		buf_printf(c->out, "%s: run %d (%s): log does not match its recorded %s\n", name,
 			   r->run_no, r->log_path, size != r->log_size ? "size" : "sha256");
 		c->bad = 1;
-	} else if (!r->log_sha256[0] && strcmp(r->status, "running") != 0 &&
-		   strcmp(r->status, "queued") != 0) {
+	} else if (!r->log_sha256[0] && r->status != RUN_RUNNING &&
+		   r->status != RUN_QUEUED) {
 		/* Every run is sealed with its sha256 when it ends. */
 		item_name_of(c->e, r->item_id, name, sizeof(name));
 		buf_printf(c->out, "%s: run %d (%s): no sha256 recorded for a finished run\n", name,
@@ -557,7 +557,7 @@ static void check_line(struct check *c, const struct reg_line *l)
 			reason(&why, "run number differs from the runs table");
 		if (strcmp(jstr_of(o, "recipe"), r.name) != 0)
 			reason(&why, "recipe differs from the runs table");
-		if (strcmp(jstr_of(o, "status"), r.status) != 0)
+		if (strcmp(jstr_of(o, "status"), run_status_name(r.status)) != 0)
 			reason(&why, "status differs from the runs table");
 		if (r.has_exit_code ? !cJSON_IsNumber(exit_code) ||
 				      (int)exit_code->valuedouble != r.exit_code
@@ -613,7 +613,7 @@ int engine_check(struct engine *e, struct buf *out)
 		return rc;
 	}
 	c.bad = rc;
-	rc = store_run_each(e->store, 0, NULL, NULL, check_run, &c);
+	rc = store_run_each(e->store, 0, NULL, RUN_ANY, check_run, &c);
 	if (rc == 0)
 		rc = store_registry_each(e->store, collect_line, &l);
 	store_snapshot_end(e->store);

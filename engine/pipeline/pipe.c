@@ -1,7 +1,9 @@
 /*
  * pipe.c - the pipeline engine (SPEC §4, §5, §6): stages and recipes of
  * every item, run on the libuv loop thread. This file holds jobs, stages
- * and the engine's lifecycle; pipe_command.c the ctl commands,
+ * and the engine's lifecycle; pipe_state.c the item state machine (which
+ * state may follow which: every state change goes through it),
+ * pipe_command.c the ctl commands,
  * pipe_gate.c the gates, pipe_push.c a publish's push, pipe_recipe.c,
  * pipe_queue.c and pipe_batch.c the recipes, pipe_record.c recorded runs,
  * pipe_recover.c crash recovery (pipe_int.h is what they share).
@@ -320,7 +322,7 @@ static int name_run(void *arg, struct run *r, struct buf *event)
  * and a stage_started event (a stage's start: see pipe__start_stage).
  */
 static int job_begin(struct pipe *p, struct job *j, const struct item *it, struct item *write,
-		     const char *kind, const char *name, const char *status)
+		     const char *kind, const char *name, enum run_status status)
 {
 	char stamp[32], head[41] = "";
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
@@ -347,7 +349,7 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 	if (!j->run.name || !j->run.command || !j->run.note || !j->run.gpus)
 		return -ENOMEM;
 	j->run.iteration = it->iteration;
-	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
+	j->run.status = status;
 	snprintf(j->run.head, sizeof(j->run.head), "%s", head);
 	snprintf(j->run.executor, sizeof(j->run.executor), "%s",
 		 strcmp(kind, "recipe") == 0 && cfg->executor.kind == EXECUTOR_SLURM ? "slurm"
@@ -368,7 +370,7 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 }
 
 int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
-		       const char *name, const char *status)
+		       const char *name, enum run_status status)
 {
 	return job_begin(p, j, it, NULL, kind, name, status);
 }
@@ -600,7 +602,7 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 			j->is_stage = 1;
 			j->stage_index = (int)i;
 			j->cfg = cfg;
-			rc = job_begin(p, j, it, it, "stage", st->name, "running");
+			rc = job_begin(p, j, it, it, "stage", st->name, RUN_RUNNING);
 		}
 		if (rc) {
 			pipe__job_free(j);

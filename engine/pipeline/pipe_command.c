@@ -76,7 +76,7 @@ static int cancel_item(struct pipe *p, struct item *it)
 		next = j->next;
 		j->next = NULL;
 		found = 1;
-		pipe__recipe_not_run(p, j, "cancelled", "cancelled before it started");
+		pipe__recipe_not_run(p, j, RUN_CANCELLED, "cancelled before it started");
 		pipe__job_free(j);
 	}
 	for (j = p->jobs; j; j = j->next) {

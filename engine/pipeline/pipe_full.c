@@ -186,7 +186,8 @@ struct unsealed {
 	int64_t run_id, item_id;
 	char item[ITEM_NAME_MAX + 1];
 	int sealed;             /* the run row holds its end (or never needed it) */
-	char status[16], finished_at[32];
+	enum run_status status;
+	char finished_at[32];
 	double duration_s;
 	int has_exit_code, exit_code, signal;
 	char *note;
@@ -234,7 +235,7 @@ static int unsealed_write(struct pipe *p, struct unsealed *u)
 		if (rc == -ENOENT) {
 			u->sealed = 1;
 		} else if (rc == 0) {
-			snprintf(r.status, sizeof(r.status), "%s", u->status);
+			r.status = u->status;
 			snprintf(r.finished_at, sizeof(r.finished_at), "%s", u->finished_at);
 			r.duration_s = u->duration_s;
 			r.has_exit_code = u->has_exit_code;
@@ -275,7 +276,7 @@ void pipe__unsealed_keep(struct pipe *p, const struct run *r)
 		return;
 	u->item_id = r->item_id;
 	u->sealed = 0;
-	snprintf(u->status, sizeof(u->status), "%s", r->status);
+	u->status = r->status;
 	snprintf(u->finished_at, sizeof(u->finished_at), "%s", r->finished_at);
 	u->duration_s = r->duration_s;
 	u->has_exit_code = r->has_exit_code;
@@ -284,7 +285,7 @@ void pipe__unsealed_keep(struct pipe *p, const struct run *r)
 	free(u->note);
 	u->note = r->note ? strdup(r->note) : NULL;
 	util_log(LOG_ERR, "run %lld: the store did not take its end (%s); writing it "
-		"again every %d ms", (long long)r->id, r->status, UNSTORED_RETRY_MS);
+		"again every %d ms", (long long)r->id, run_status_name(r->status), UNSTORED_RETRY_MS);
 	retry_arm(p);
 }
 

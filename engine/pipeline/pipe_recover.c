@@ -400,7 +400,7 @@ static int recover_run(void *arg, const struct run *r0)
 	struct pipeline *pl = rv->pl;
 	struct pfs_config *cfg = pipeline_config_get(pl);
 	/* Only a recorded run has a queued row: it never started. */
-	const char *msg = strcmp(r0->status, "queued") == 0 ? "the daemon stopped before this started"
+	const char *msg = r0->status == RUN_QUEUED ? "the daemon stopped before this started"
 							    : "the daemon stopped while this ran";
 	unsigned grace = (unsigned)(cfg->cancel_grace_s ? cfg->cancel_grace_s : 1);
 	int recipe = strcmp(r0->kind, "recipe") == 0;
@@ -410,7 +410,7 @@ static int recover_run(void *arg, const struct run *r0)
 	char line[256], ref[REWIND_REF_MAX] = "";
 	int n;
 
-	if (strcmp(r0->status, "running") != 0 && strcmp(r0->status, "queued") != 0)
+	if (r0->status != RUN_RUNNING && r0->status != RUN_QUEUED)
 		return 0;
 	/* A Slurm job goes on without us, and its stage with it. */
 	if (pipe_run_reattaches(r0) ||
@@ -459,7 +459,7 @@ static int recover_run(void *arg, const struct run *r0)
 		if (n < rv->nstaged)
 			snprintf(rv->rewound[n], sizeof(rv->rewound[n]), "%s", ref);
 	}
-	snprintf(r.status, sizeof(r.status), "interrupted");
+	r.status = RUN_INTERRUPTED;
 	free(r.note);
 	r.note = strdup(msg);
 	util_rfc3339(util_now_ns(), r.finished_at);
@@ -594,7 +594,7 @@ int pipe_recover(struct pipeline *pl)
 	rv->pl = pl;
 	pipe_resolve_jobs(pl->store);
 	rv->nfollowed = pipe_reattach_items(pl->store, rv->followed, 256);
-	rc = store_run_each(pl->store, 0, NULL, NULL, recover_run, rv);
+	rc = store_run_each(pl->store, 0, NULL, RUN_ANY, recover_run, rv);
 	if (rc == 0)
 		rc = store_item_each(pl->store, 0, recover_item, rv);
 	free(rv);

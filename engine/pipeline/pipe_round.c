@@ -154,9 +154,8 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 	char why[1024];
 	struct item it;
 
-	snprintf(rj->run.status, sizeof(rj->run.status), "%s",
-		 cancelled ? "cancelled" : p->shutting_down ? "interrupted" : error ? "failed" :
-		 "succeeded");
+	rj->run.status = cancelled ? RUN_CANCELLED : p->shutting_down ? RUN_INTERRUPTED :
+			 error ? RUN_FAILED : RUN_SUCCEEDED;
 	if (error)
 		pipe__log_line(p, rj, "[packetfs] %s\n", error);
 	if (store_item_get_id(p->pl->store, rj->item_id, &it)) {
@@ -172,7 +171,8 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 	pipe__run_seal(p, &rj->run, secs);
 	pipe__event(p, &it, "stage_finished",
 		    ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\",\"round\":%d",
-		    st->name, rj->run.run_no, rj->run.status, rj->run.log_path, it.round);
+		    st->name, rj->run.run_no, run_status_name(rj->run.status), rj->run.log_path,
+		    it.round);
 	it.stage_ok = 0;
 	if (p->shutting_down) {
 		pipe__set_state(p, &it, cfg->on_interrupt_fail ? ITEM_FAILED : ITEM_QUEUED,

@@ -215,7 +215,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	if (p->shutting_down) {
 		char ref[REWIND_REF_MAX], *rewound = NULL;
 
-		snprintf(j->run.status, sizeof(j->run.status), "interrupted");
+		j->run.status = RUN_INTERRUPTED;
 		/* Never run again on top of its own commits (pipe_recover.c). */
 		pipe__rewind(p->pl, &it, &j->run, ref, sizeof(ref));
 		if (ref[0])
@@ -234,14 +234,14 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		return;
 	}
 	if (res && (res->cancelled || res->timed_out)) {
-		snprintf(j->run.status, sizeof(j->run.status), "%s", res->timed_out ? "timed_out" : "cancelled");
+		j->run.status = res->timed_out ? RUN_TIMED_OUT : RUN_CANCELLED;
 		/* The signal that ended it, or else the one it was sent (a
 		 * program may catch SIGTERM and exit). */
 		snprintf(why, sizeof(why), "%s: %s (signal %d)", st->name,
 			 res->timed_out ? "timed out" : "cancelled",
 			 res->term_signal ? res->term_signal : res->kill_signal);
 	} else if (!ok && res) {
-		snprintf(j->run.status, sizeof(j->run.status), "failed");
+		j->run.status = RUN_FAILED;
 		if (j->why)
 			snprintf(why, sizeof(why), "%s: %s", st->name, j->why);
 		else if (res->spawn_error)
@@ -254,10 +254,10 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 			snprintf(why, sizeof(why), "%s: exited with code %d (see %s)", st->name,
 				 res->exit_code, j->run.log_path);
 	} else if (check_products(p, &it, st, why, sizeof(why), disposition)) {
-		snprintf(j->run.status, sizeof(j->run.status), "failed");
+		j->run.status = RUN_FAILED;
 		pipe__log_line(p, j, "[packetfs] %s\n", why);
 	} else {
-		snprintf(j->run.status, sizeof(j->run.status), "succeeded");
+		j->run.status = RUN_SUCCEEDED;
 		if (pipe__is_print_stage(cfg, st))
 			check_worktree(p, j, &it, st, warn, sizeof(warn));
 	}
@@ -265,8 +265,8 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
 	pipe__event(p, &it, "stage_finished",
 		    ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"", st->name,
-		    j->run.run_no, j->run.status, j->run.log_path);
-	if (strcmp(j->run.status, "succeeded") != 0) {
+		    j->run.run_no, run_status_name(j->run.status), j->run.log_path);
+	if (j->run.status != RUN_SUCCEEDED) {
 		it.stage_ok = 0;
 		pipe__set_state(p, &it, ITEM_FAILED, why);
 		item_clear(&it);

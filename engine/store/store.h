@@ -106,8 +106,9 @@ int store_meta_set(struct store *s, const char *key, const char *value);
  * names are the strings of items.state and runs.status, of status and of
  * every view (store_state.c holds the one table of them). The store takes
  * and returns the enums; schema/0013_states.sql keeps any other string out
- * of the tables. Which state may follow which is the pipeline's to say
- * (pipeline.h, pipe_state.c).
+ * of the tables (a row of an older store opened read-only that holds one
+ * reads as -EIO, logged). Which state may follow which is the pipeline's to
+ * say (pipeline.h, pipe_state.c).
  */
 enum item_state {
 	ITEM_NEW,     /* made, no stage ran yet */
@@ -120,6 +121,7 @@ enum item_state {
 	ITEM_NSTATES
 };
 enum run_status {
+	RUN_ANY = -1,                 /* no status: store_run_each's "whatever the status" */
 	RUN_QUEUED, RUN_RUNNING,      /* not finished */
 	RUN_SUCCEEDED, RUN_FAILED,    /* a stage's run ended */
 	RUN_VALIDATED, RUN_FAILING,   /* a recipe's run ended (SPEC §6) ... */
@@ -206,7 +208,8 @@ int store_item_set_owner(struct store *s, int64_t item_id, uid_t uid, gid_t gid,
 int store_item_get(struct store *s, const char *name, struct item *out);
 int store_item_get_id(struct store *s, int64_t id, struct item *out);
 /* Writes every mutable field of it (by id) and sets updated_at to now, in
- * the row and in it. 0 (also when no row has that id) or a negative errno. */
+ * the row and in it. 0 (also when no row has that id), -EINVAL (a state
+ * out of enum item_state's range), or a negative errno. */
 int store_item_update(struct store *s, struct item *it);
 /* Calls cb for each item with archived == archived, by name; cb's item is
  * valid during the call only. cb runs without the store's lock (it may
@@ -447,7 +450,7 @@ struct run {
 	char kind[8];      /* "stage" | "recipe" */
 	char *name;
 	int iteration;
-	char status[16];   /* running, succeeded, failed, validated, failing, blocked, timed_out, cancelled, interrupted, queued */
+	enum run_status status; /* out of its range: every write of r is -EINVAL */
 	char *command, *log_path, *note;
 	int pgid;
 	int has_exit_code, exit_code, signal;
@@ -495,10 +498,10 @@ int store_run_update(struct store *s, const struct run *r);
 int store_run_get(struct store *s, int64_t id, struct run *out);
 int store_run_by_log(struct store *s, int64_t item_id, const char *log_path, struct run *out);
 /* Calls cb for the item's runs of the given kind (NULL: all) by run_no;
- * item_id 0: every item. status NULL: any status. r is valid during the
- * call only; cb runs without the store's lock and a non-zero return stops
- * the walk. 0 or a negative errno. */
-int store_run_each(struct store *s, int64_t item_id, const char *kind, const char *status,
+ * item_id 0: every item; of that status (RUN_ANY: any). r is valid during
+ * the call only; cb runs without the store's lock and a non-zero return
+ * stops the walk. 0 or a negative errno. */
+int store_run_each(struct store *s, int64_t item_id, const char *kind, enum run_status status,
 		   int (*cb)(void *arg, const struct run *r), void *arg);
 
 /* Appends len bytes to a run's log. 0 (also for len 0) or a negative errno. */

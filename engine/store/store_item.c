@@ -232,6 +232,8 @@ int store_item_get_id(struct store *s, int64_t id, struct item *out)
 
 int store__item_write(struct store *s, const struct item *it, const char *now)
 {
+	if ((unsigned)it->state >= ITEM_NSTATES)
+		return -EINVAL;
 	store__items_changed(s);
 	return store__exec(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, "
 			   "iteration = ?, verdict = ?, assessment = ?, hold = ?, approved = ?, "

@@ -53,7 +53,7 @@ static void fill_run(struct run *r, int64_t item_id)
 	r->item_id = item_id;
 	snprintf(r->kind, sizeof(r->kind), "stage");
 	r->name = strdup("plan");
-	snprintf(r->status, sizeof(r->status), "running");
+	r->status = RUN_RUNNING;
 	snprintf(r->head, sizeof(r->head), "%040d", 0);
 	snprintf(r->started_at, sizeof(r->started_at), "2026-12-01T00:00:00Z");
 }

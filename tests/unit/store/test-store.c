@@ -351,7 +351,7 @@ TEST(logs)
 	strcpy(r.kind, "recipe");
 	r.name = "03-unit-tests";
 	r.log_path = "validation/logs/x-03-unit-tests-3.log";
-	strcpy(r.status, "running");
+	r.status = RUN_RUNNING;
 	strcpy(r.started_at, "2026-11-29T16:00:00Z");
 	ASSERT_EQ(store_run_insert(s, &r), 0);
 	ASSERT_EQ(store_log_append(s, r.id, "hello ", 6), 0);
@@ -374,11 +374,11 @@ TEST(logs)
 	}
 	ASSERT_EQ(store_run_by_log(s, it.id, "validation/logs/x-03-unit-tests-3.log", &got), 0);
 	ASSERT_EQ(got.log_size, 16);
-	ASSERT_STREQ(got.status, "running");
+	ASSERT_EQ(got.status, RUN_RUNNING);
 	ASSERT_EQ(got.has_exit_code, 0);
 	run_clear(&got);
 	/* Every mutable field is written; the log's size and offset stay. */
-	strcpy(r.status, "validated");
+	r.status = RUN_VALIDATED;
 	r.has_exit_code = 1;
 	r.exit_code = 3;
 	r.signal = 9;
@@ -394,7 +394,7 @@ TEST(logs)
 	r.job_offset = 7;
 	ASSERT_EQ(store_run_update(s, &r), 0);
 	ASSERT_EQ(store_run_get(s, r.id, &got), 0);
-	ASSERT_STREQ(got.status, "validated");
+	ASSERT_EQ(got.status, RUN_VALIDATED);
 	ASSERT_EQ(got.has_exit_code, 1);
 	ASSERT_EQ(got.exit_code, 3);
 	ASSERT_EQ(got.signal, 9);
@@ -680,7 +680,7 @@ TEST(version_1)
 	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
 	ASSERT_EQ(m.atime_ns, 4000);
 	nruns = 0;
-	ASSERT_EQ(store_run_each(s, 0, NULL, NULL, count_run, &nruns), 0);
+	ASSERT_EQ(store_run_each(s, 0, NULL, RUN_ANY, count_run, &nruns), 0);
 	ASSERT(nruns > 0);
 	item_clear(&it);
 	store_close(s);
