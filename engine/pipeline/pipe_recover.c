@@ -480,7 +480,7 @@ static int recover_run(void *arg, const struct run *r0)
 		memset(&rr, 0, sizeof(rr));
 		rr.run = r.run_no;
 		rr.recipe = r.name;
-		rr.status = "interrupted";
+		rr.status = run_status_name(RUN_INTERRUPTED);
 		rr.command = r.command;
 		rr.evidence = r.log_path;
 		rr.note = r.note ? r.note : "";
