@@ -278,7 +278,8 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 	} else if (strcmp(v, "cancel") == 0 && !cmd->arg[0]) {
 		if (!cancel_item(p, &it)) {
 			if (it.state == ITEM_QUEUED) {
-				rc = pipe__state_write(p, &it, ITEM_FAILED, "cancelled while queued");
+				rc = pipe__state_write(p, &it, ITEM_FAILED,
+						       "cancelled while queued");
 			} else {
 				snprintf(cmd->msg, sizeof(cmd->msg), "cancel: nothing is running for this item");
 				rc = -EINVAL;

@@ -285,7 +285,8 @@ void pipe__unsealed_keep(struct pipe *p, const struct run *r)
 	free(u->note);
 	u->note = r->note ? strdup(r->note) : NULL;
 	util_log(LOG_ERR, "run %lld: the store did not take its end (%s); writing it "
-		"again every %d ms", (long long)r->id, run_status_name(r->status), UNSTORED_RETRY_MS);
+		"again every %d ms", (long long)r->id, run_status_name(r->status),
+		UNSTORED_RETRY_MS);
 	retry_arm(p);
 }
 
@@ -372,7 +373,8 @@ void pipe__unstored_keep(struct pipe *p, const struct item *it)
 		return;
 	}
 	util_log(LOG_ERR, "%s: the store did not take the state %s (%s); writing it "
-		"again every %d ms", it->name, item_state_name(it->state), it->last_error, UNSTORED_RETRY_MS);
+		"again every %d ms", it->name, item_state_name(it->state), it->last_error,
+		UNSTORED_RETRY_MS);
 	unstored_put(p->pl, u);
 	/* status shows the kept state (pipeline_unstored_state). */
 	pipe__changed(p->pl, it->name, "status", PIPELINE_MODIFIED);

@@ -35,9 +35,10 @@ int store_carry_run(struct store *s, struct run *r, const void *log, size_t len)
 			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, "
 			    "?, NULLIF(?, 0))", "Iississsssssss" "dIs-i", r->item_id, r->run_no,
 			    r->kind, r->name, r->iteration, run_status_name(r->status),
-			    r->command ? r->command : "", r->log_path, r->note ? r->note : "", r->head, r->gpus ? r->gpus : "[]",
-			    r->executor[0] ? r->executor : "local", r->started_at, r->finished_at,
-			    r->duration_s, (int64_t)len, hex, r->signal);
+			    r->command ? r->command : "", r->log_path, r->note ? r->note : "",
+			    r->head, r->gpus ? r->gpus : "[]", r->executor[0] ? r->executor : "local",
+			    r->started_at, r->finished_at, r->duration_s, (int64_t)len, hex,
+			    r->signal);
 	if (rc == 0 && r->has_exit_code)
 		rc = store__err(s, sqlite3_bind_int(st, 18, r->exit_code));
 	if (rc == 0)

@@ -242,8 +242,8 @@ int store__item_write(struct store *s, const struct item *it, const char *now)
 			   "WHERE id = ?14", "sssiissiissisIssis",
 			   it->title, item_state_name(it->state), it->stage, it->stage_ok,
 			   it->iteration, it->verdict, it->assessment, it->hold, it->approved,
-			   it->last_error, it->last_result, it->archived, now, it->id, it->verdict_head, it->assessment_head, it->round,
-			   it->disposition);
+			   it->last_error, it->last_result, it->archived, now, it->id, it->verdict_head,
+			   it->assessment_head, it->round, it->disposition);
 }
 
 int store_item_update(struct store *s, struct item *it)

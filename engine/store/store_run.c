@@ -105,8 +105,8 @@ int store_run_update(struct store *s, const struct run *r)
 			    "note = ?, head = ?, gpus = ?, finished_at = NULLIF(?, ''), "
 			    "duration_s = ?, log_sha256 = ?, command = ?, executor = ?, job_id = ?, "
 			    "job_output = ?, job_offset = ? WHERE id = ?", "si-issssdsssssII",
-			    run_status_name(r->status), r->pgid, r->signal, r->note ? r->note : "", r->head,
-			    r->gpus ? r->gpus : "[]", r->finished_at, r->duration_s, r->log_sha256,
+			    run_status_name(r->status), r->pgid, r->signal, r->note ? r->note : "",
+			    r->head, r->gpus ? r->gpus : "[]", r->finished_at, r->duration_s, r->log_sha256,
 			    r->command ? r->command : "", r->executor[0] ? r->executor : "local",
 			    r->job_id, r->job_output ? r->job_output : "", r->job_offset, r->id);
 	/* exit_code: NULL ("-") until the run has one. */
