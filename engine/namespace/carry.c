@@ -202,7 +202,7 @@ static cJSON *run_json(const struct run *r, const char *hex)
 	     cJSON_AddStringToObject(o, "kind", r->kind) &&
 	     cJSON_AddStringToObject(o, "name", r->name) &&
 	     cJSON_AddNumberToObject(o, "iteration", r->iteration) &&
-	     cJSON_AddStringToObject(o, "status", r->status) &&
+	     cJSON_AddStringToObject(o, "status", run_status_name(r->status)) &&
 	     cJSON_AddStringToObject(o, "command", r->command) &&
 	     cJSON_AddStringToObject(o, "log", r->log_path) &&
 	     cJSON_AddStringToObject(o, "sha256", hex) &&
@@ -227,7 +227,7 @@ static cJSON *run_json(const struct run *r, const char *hex)
 static int item_json(cJSON *m, const struct item *it)
 {
 	return cJSON_AddStringToObject(m, "title", it->title) &&
-	       cJSON_AddStringToObject(m, "state", it->state) &&
+	       cJSON_AddStringToObject(m, "state", item_state_name(it->state)) &&
 	       cJSON_AddStringToObject(m, "stage", it->stage) &&
 	       cJSON_AddNumberToObject(m, "stage_ok", it->stage_ok) &&
 	       cJSON_AddNumberToObject(m, "iteration", it->iteration) &&
@@ -255,7 +255,7 @@ static int export_runs(struct engine *e, const struct item *it, const char *dir,
 
 	if (!runs)
 		return -ENOMEM;
-	rc = store_run_each(e->store, it->id, NULL, NULL, keep_run, &l);
+	rc = store_run_each(e->store, it->id, NULL, RUN_ANY, keep_run, &l);
 	if (rc == 0)
 		rc = l.rc;
 	for (i = 0; rc == 0 && i < l.n; i++) {

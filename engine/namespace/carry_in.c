@@ -127,6 +127,7 @@ static int take_run(struct engine_carry *c, const cJSON *o, struct carry_run *cr
 	const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(o, "gpus");
 	const cJSON *ec = cJSON_GetObjectItemCaseSensitive(o, "exit_code");
 	const char *log = jstr(o, "log"), *kind = jstr(o, "kind"), *sha = jstr(o, "sha256");
+	const char *status, *ended = NULL;
 	struct run *r = &cr->r;
 	char *data = NULL, hex[65];
 	size_t len;
@@ -150,11 +151,22 @@ static int take_run(struct engine_carry *c, const cJSON *o, struct carry_run *cr
 			 "log changed since it was exported)", log, hex, sha);
 		return -EINVAL;
 	}
+	/* A run still going there was exported as far as it got: here it
+	 * ended then (never "running": recovery would kill its pgid). */
+	status = jstr(o, "status");
+	if (!status[0]) {
+		ended = "unfinished";
+	} else if (run_status_parse(status, &r->status)) {
+		snprintf(err, errlen, "%s: run %d has the status '%s', which packetfs does not "
+			 "know", ENGINE_CARRY_MANIFEST, jint(o, "run"), status);
+		return -EINVAL;
+	} else if (r->status == RUN_RUNNING || r->status == RUN_QUEUED) {
+		ended = status;
+	}
 	memcpy(cr->sha, hex, sizeof(hex));
 	r->run_no = jint(o, "run");
 	snprintf(r->kind, sizeof(r->kind), "%s", kind);
 	r->iteration = jint(o, "iteration") > 0 ? jint(o, "iteration") : 1;
-	snprintf(r->status, sizeof(r->status), "%s", jstr(o, "status"));
 	r->name = strdup(jstr(o, "name"));
 	r->command = strdup(jstr(o, "command"));
 	r->log_path = strdup(log);
@@ -170,17 +182,15 @@ static int take_run(struct engine_carry *c, const cJSON *o, struct carry_run *cr
 	r->has_exit_code = cJSON_IsNumber(ec);
 	r->exit_code = r->has_exit_code ? ec->valueint : 0;
 	r->signal = jint(o, "signal");
-	/* A run still going there was exported as far as it got: here it
-	 * ended then (never "running": recovery would kill its pgid). */
-	if (!strcmp(r->status, "running") || !strcmp(r->status, "queued") || !r->status[0]) {
+	if (ended) {
 		char *note = NULL;
 
-		if (asprintf(&note, "exported while %s%s%s", r->status[0] ? r->status : "unfinished",
+		if (asprintf(&note, "exported while %s%s%s", ended,
 			     r->note && r->note[0] ? "; " : "", r->note ? r->note : "") < 0)
 			note = NULL;
 		free(r->note);
 		r->note = note;
-		snprintf(r->status, sizeof(r->status), "interrupted");
+		r->status = RUN_INTERRUPTED;
 	}
 	if (!r->name || !r->command || !r->log_path || !r->note || !r->gpus || !r->job_output)
 		return -ENOMEM;
@@ -410,7 +420,7 @@ static const char *line_source(const struct engine_carry *c, const cJSON *o, int
 		snprintf(why, size, "imported: ran at %.12s, not at the imported head %.12s",
 			 jstr(o, "head")[0] ? jstr(o, "head") : "(no head)", c->head);
 	else if (strcmp(jstr(o, "recipe"), cr->r.name) != 0 ||
-		 strcmp(jstr(o, "status"), cr->r.status) != 0 ||
+		 strcmp(jstr(o, "status"), run_status_name(cr->r.status)) != 0 ||
 		 strcmp(cr->r.head, c->head) != 0)
 		snprintf(why, size, "imported: its recipe, status or head is not its run's");
 	else
@@ -529,11 +539,10 @@ int engine_carry_finish(struct engine *e, struct engine_carry *c, const char *na
 			size_t errlen)
 {
 	const char *state = jstr(c->m, "state"), *stage = jstr(c->m, "stage");
-	static const char *const kept[] = { "new", "waiting", "blocked", "failed", "done", NULL };
 	struct item it = { 0 };
+	enum item_state st;
 	char why[256];
-	size_t i;
-	int rc;
+	int rc, kept;
 
 	err[0] = '\0';
 	rc = store_item_get(e->store, name, &it);
@@ -543,27 +552,26 @@ int engine_carry_finish(struct engine *e, struct engine_carry *c, const char *na
 	if (rc == 0)
 		rc = judged(e, c, it.id, "review.md", "Assessment", "assessment", &it.assessment,
 			    it.assessment_head);
-	for (i = 0; kept[i] && strcmp(kept[i], state) != 0; i++)
-		;
+	/* The states an item keeps when it comes in: not one in which
+	 * something runs or waits to run. */
+	kept = item_state_parse(state, &st) == 0 && st != ITEM_RUNNING && st != ITEM_QUEUED;
 	if (rc == 0)
 		rc = set_str(&it.title, jstr(c->m, "title"));
 	if (rc == 0)
 		rc = set_str(&it.stage, stage);
 	if (rc == 0)
 		rc = set_str(&it.disposition, jstr(c->m, "disposition"));
-	if (rc == 0 && kept[i]) {
-		rc = set_str(&it.state, state);
-		if (rc == 0)
-			rc = set_str(&it.last_error, jstr(c->m, "last_error"));
+	if (rc == 0 && kept) {
+		it.state = st;
+		rc = set_str(&it.last_error, jstr(c->m, "last_error"));
 		it.stage_ok = jint(c->m, "stage_ok") != 0;
 	} else if (rc == 0) {
 		/* It was running or queued there: what ran came as far as it
 		 * got, interrupted; nothing runs here until asked. */
 		snprintf(why, sizeof(why), "imported while %s was %s: run it again", stage[0] ? stage
 			 : "the item", state[0] ? state : "in an unknown state");
-		rc = set_str(&it.state, stage[0] ? "failed" : "new");
-		if (rc == 0)
-			rc = set_str(&it.last_error, stage[0] ? why : "");
+		it.state = stage[0] ? ITEM_FAILED : ITEM_NEW;
+		rc = set_str(&it.last_error, stage[0] ? why : "");
 		it.stage_ok = 0;
 	}
 	if (jint(c->m, "iteration") > 0)

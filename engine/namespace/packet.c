@@ -78,8 +78,8 @@ static int64_t parse_rfc3339(const char *s);
 
 int packet__run_sealed(const struct run *r)
 {
-	return r->log_sha256[0] && strcmp(r->status, "running") != 0 &&
-	       strcmp(r->status, "queued") != 0;
+	return r->log_sha256[0] && r->status != RUN_RUNNING &&
+	       r->status != RUN_QUEUED;
 }
 
 /* Fills a log's node from its run: size, and once sealed its end time. */

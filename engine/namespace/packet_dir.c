@@ -265,10 +265,10 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 		emit_open_docs(&w, n.item.id, n.rel);
 		break;
 	case N_STAGES_DIR:
-		rc = store_run_each(e->store, n.item.id, "stage", NULL, emit_run, &w);
+		rc = store_run_each(e->store, n.item.id, "stage", RUN_ANY, emit_run, &w);
 		break;
 	case N_LOGS_DIR:
-		rc = store_run_each(e->store, n.item.id, "recipe", NULL, emit_run, &w);
+		rc = store_run_each(e->store, n.item.id, "recipe", RUN_ANY, emit_run, &w);
 		break;
 	case N_HISTORY_DIR: {
 		const char *base = strrchr(n.rel, '/');

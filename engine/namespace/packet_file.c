@@ -345,7 +345,7 @@ unsigned engine_file_poll(struct pfs_file *f)
 		if (store_log_read(f->e->store, f->run_id, end, &c, 1) > 0)
 			return ready | out;
 		if (store_run_get(f->e->store, f->run_id, &r) == 0) {
-			ended = strcmp(r.status, "running") != 0 && strcmp(r.status, "queued") != 0;
+			ended = r.status != RUN_RUNNING && r.status != RUN_QUEUED;
 			run_clear(&r);
 		}
 		return (ended ? ready : 0) | out;

@@ -33,11 +33,11 @@ static int size_slot(enum kind k)
  * the seconds of a running stage or recipe, or a state not stored yet. */
 static int unstampable(struct engine *e, int64_t item)
 {
-	char state[8], stage[8], err[8];
+	enum item_state state;
+	char stage[8], err[8];
 
 	return pipeline_active_item(e->pl, item) ||
-	       pipeline_unstored_state(e->pl, item, state, sizeof(state), stage, sizeof(stage), err,
-				       sizeof(err));
+	       pipeline_unstored_state(e->pl, item, &state, stage, sizeof(stage), err, sizeof(err));
 }
 
 /* Renders n for its length; clocked as packet__render_clocked. A

@@ -385,14 +385,14 @@ static int render(struct engine *e, const struct record_answer *a, struct buf *o
 		if (rc == -ENOENT)
 			rc = 0;
 		else if (rc == 0) {
-			ended = strcmp(r.status, "queued") != 0 && strcmp(r.status, "running") != 0;
+			ended = r.status != RUN_QUEUED && r.status != RUN_RUNNING;
 			rc = buf_printf(out, "run: %d\n", r.run_no);
 			if (rc == 0)
 				rc = put_value(out, "recipe", r.name);
 			if (rc == 0)
 				rc = put_value(out, "log", r.log_path);
 			if (rc == 0)
-				rc = put_value(out, "status", r.status);
+				rc = put_value(out, "status", run_status_name(r.status));
 			if (rc == 0 && ended && r.has_exit_code)
 				rc = buf_printf(out, "exit_code: %d\n", r.exit_code);
 			else if (rc == 0 && ended && r.signal)
@@ -452,8 +452,8 @@ static int run_live(struct engine *e, int64_t run_id, int *run_no, char *status,
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
 	*run_no = r.run_no;
-	snprintf(status, size, "%s", r.status);
-	rc = strcmp(r.status, "queued") == 0 || strcmp(r.status, "running") == 0;
+	snprintf(status, size, "%s", run_status_name(r.status));
+	rc = r.status == RUN_QUEUED || r.status == RUN_RUNNING;
 	run_clear(&r);
 	return rc;
 }

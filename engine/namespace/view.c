@@ -190,15 +190,16 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128], running[512];
 	char **names = NULL;
 	struct digest_render r;
-	char round[32] = "", kept_state[32], kept_stage[128], kept_error[1024];
+	char round[32] = "", kept_stage[128], kept_error[1024];
 	struct item shown;
+	enum item_state kept_state;
 	int rc = 0, vstale, astale, rounds_max = 0;
 	size_t k;
 
 	/* A state the store did not take yet (a full disk) is the item's
 	 * state all the same: a stage that ended is not shown running. */
-	if (pipeline_unstored_state(e->pl, it->id, kept_state, sizeof(kept_state), kept_stage,
-				    sizeof(kept_stage), kept_error, sizeof(kept_error))) {
+	if (pipeline_unstored_state(e->pl, it->id, &kept_state, kept_stage, sizeof(kept_stage),
+				    kept_error, sizeof(kept_error))) {
 		shown = *it;
 		shown.state = kept_state;
 		shown.stage = kept_stage;
@@ -233,8 +234,8 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 				"branch: %s\nbase: %s\nhead: %s\nverdict: %s%s\nverdict_head: %s\n"
 				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nrunning: %s\n"
 				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n",
-				it->name, title, it->state, it->stage, it->iteration, it->branch,
-				it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
+				it->name, title, item_state_name(it->state), it->stage, it->iteration,
+				it->branch, it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
 				it->verdict_head, it->assessment,
 				astale ? " (stale: the head moved)" : "", it->assessment_head, evidence,
 				running, gpus, round, it->disposition, it->last_error, it->updated_at);
@@ -250,7 +251,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		}
 		cJSON_AddStringToObject(o, "item", it->name);
 		cJSON_AddStringToObject(o, "title", title);
-		cJSON_AddStringToObject(o, "state", it->state);
+		cJSON_AddStringToObject(o, "state", item_state_name(it->state));
 		cJSON_AddStringToObject(o, "stage", it->stage);
 		cJSON_AddNumberToObject(o, "iteration", it->iteration);
 		cJSON_AddStringToObject(o, "branch", it->branch);
@@ -452,8 +453,8 @@ static int check_run(void *arg, const struct run *r)
 		buf_printf(c->out, "%s: run %d (%s): log does not match its recorded %s\n", name,
 			   r->run_no, r->log_path, size != r->log_size ? "size" : "sha256");
 		c->bad = 1;
-	} else if (!r->log_sha256[0] && strcmp(r->status, "running") != 0 &&
-		   strcmp(r->status, "queued") != 0) {
+	} else if (!r->log_sha256[0] && r->status != RUN_RUNNING &&
+		   r->status != RUN_QUEUED) {
 		/* Every run is sealed with its sha256 when it ends. */
 		item_name_of(c->e, r->item_id, name, sizeof(name));
 		buf_printf(c->out, "%s: run %d (%s): no sha256 recorded for a finished run\n", name,
@@ -556,7 +557,7 @@ static void check_line(struct check *c, const struct reg_line *l)
 			reason(&why, "run number differs from the runs table");
 		if (strcmp(jstr_of(o, "recipe"), r.name) != 0)
 			reason(&why, "recipe differs from the runs table");
-		if (strcmp(jstr_of(o, "status"), r.status) != 0)
+		if (strcmp(jstr_of(o, "status"), run_status_name(r.status)) != 0)
 			reason(&why, "status differs from the runs table");
 		if (r.has_exit_code ? !cJSON_IsNumber(exit_code) ||
 				      (int)exit_code->valuedouble != r.exit_code
@@ -612,7 +613,7 @@ int engine_check(struct engine *e, struct buf *out)
 		return rc;
 	}
 	c.bad = rc;
-	rc = store_run_each(e->store, 0, NULL, NULL, check_run, &c);
+	rc = store_run_each(e->store, 0, NULL, RUN_ANY, check_run, &c);
 	if (rc == 0)
 		rc = store_registry_each(e->store, collect_line, &l);
 	store_snapshot_end(e->store);

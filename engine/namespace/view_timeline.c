@@ -97,7 +97,7 @@ static int load_run(void *arg, const struct run *r)
 		free(t->log_path);
 		return l->rc = -ENOMEM, 1;
 	}
-	snprintf(t->status, sizeof(t->status), "%s", r->status);
+	snprintf(t->status, sizeof(t->status), "%s", run_status_name(r->status));
 	t->iteration = r->iteration;
 	t->round = t->stage ? round_of(l, t->name) : 0;
 	t->log_size = r->log_size;
@@ -107,7 +107,7 @@ static int load_run(void *arg, const struct run *r)
 	if (!t->started) {
 		t->start = t->end = l->now;
 		tl->uses_now = 1;
-	} else if (strcmp(r->status, "running") == 0 || strcmp(r->status, "queued") == 0) {
+	} else if (r->status == RUN_RUNNING || r->status == RUN_QUEUED) {
 		t->end = l->now > t->start ? l->now : t->start;
 		tl->uses_now = 1;
 	}
@@ -125,7 +125,7 @@ int timeline_load(struct engine *e, int64_t item_id, double now, struct timeline
 	int rc;
 
 	memset(tl, 0, sizeof(*tl));
-	rc = store_run_each(e->store, item_id, NULL, NULL, load_run, &l);
+	rc = store_run_each(e->store, item_id, NULL, RUN_ANY, load_run, &l);
 	if (rc == 0)
 		rc = l.rc;
 	if (rc)

@@ -1,7 +1,9 @@
 /*
  * pipe.c - the pipeline engine (SPEC §4, §5, §6): stages and recipes of
  * every item, run on the libuv loop thread. This file holds jobs, stages
- * and the engine's lifecycle; pipe_command.c the ctl commands,
+ * and the engine's lifecycle; pipe_state.c the item state machine (which
+ * state may follow which: every state change goes through it),
+ * pipe_command.c the ctl commands,
  * pipe_gate.c the gates, pipe_push.c a publish's push, pipe_recipe.c,
  * pipe_queue.c and pipe_batch.c the recipes, pipe_record.c recorded runs,
  * pipe_recover.c crash recovery (pipe_int.h is what they share).
@@ -73,13 +75,16 @@ char *pipe__json_string(const char *s)
 	return out;
 }
 
-/* Sets state (and last_error), writes the item and records an event. */
-int pipe__state_write(struct pipe *p, struct item *it, const char *state, const char *error)
+/* Moves the item to state (and sets last_error), writes it and records an
+ * event. */
+int pipe__state_write(struct pipe *p, struct item *it, enum item_state state, const char *error)
 {
 	char *q;
 	int rc;
 
-	pipe__item_set(&it->state, state);
+	rc = pipe__state_move(it, state);
+	if (rc)
+		return rc;
 	/* A warning (uncommitted changes left by print) outlives the states
 	 * that follow; only an error replaces it. */
 	if (error && !(error[0] == '\0' && strncmp(it->last_error, "warning: ", 9) == 0))
@@ -89,16 +94,19 @@ int pipe__state_write(struct pipe *p, struct item *it, const char *state, const 
 		return rc;
 	pipe__unstored_drop(p, it->id);
 	q = pipe__json_string(it->last_error);
-	pipe__event(p, it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s", state,
-		    it->stage, q ? q : "\"\"");
+	pipe__event(p, it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s",
+		    item_state_name(state), it->stage, q ? q : "\"\"");
 	free(q);
 	return 0;
 }
 
-void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error)
+void pipe__set_state(struct pipe *p, struct item *it, enum item_state state, const char *error)
 {
-	/* Written again until the store takes it (pipe_full.c). */
-	if (pipe__state_write(p, it, state, error))
+	int rc = pipe__state_write(p, it, state, error);
+
+	/* Written again until the store takes it (pipe_full.c); a move the
+	 * state machine refuses (-EINVAL) is not retried. */
+	if (rc && rc != -EINVAL)
 		pipe__unstored_keep(p, it);
 }
 
@@ -289,7 +297,7 @@ static int name_run(void *arg, struct run *r, struct buf *event)
 		return 0;
 	q = pipe__json_string(n->it->last_error);
 	snprintf(extra, sizeof(extra), ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s",
-		 n->it->state, n->it->stage, q ? q : "\"\"");
+		 item_state_name(n->it->state), n->it->stage, q ? q : "\"\"");
 	free(q);
 	pipe__event_text(event, n->it->name, "state", extra);
 	buf_append(event, "\n", 1);
@@ -314,7 +322,7 @@ static int name_run(void *arg, struct run *r, struct buf *event)
  * and a stage_started event (a stage's start: see pipe__start_stage).
  */
 static int job_begin(struct pipe *p, struct job *j, const struct item *it, struct item *write,
-		     const char *kind, const char *name, const char *status)
+		     const char *kind, const char *name, enum run_status status)
 {
 	char stamp[32], head[41] = "";
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
@@ -341,7 +349,7 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 	if (!j->run.name || !j->run.command || !j->run.note || !j->run.gpus)
 		return -ENOMEM;
 	j->run.iteration = it->iteration;
-	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
+	j->run.status = status;
 	snprintf(j->run.head, sizeof(j->run.head), "%s", head);
 	snprintf(j->run.executor, sizeof(j->run.executor), "%s",
 		 strcmp(kind, "recipe") == 0 && cfg->executor.kind == EXECUTOR_SLURM ? "slurm"
@@ -362,7 +370,7 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 }
 
 int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
-		       const char *name, const char *status)
+		       const char *name, enum run_status status)
 {
 	return job_begin(p, j, it, NULL, kind, name, status);
 }
@@ -539,7 +547,7 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 		/* The item stands at the gated stage, which has not run. */
 		pipe__item_set(&it->stage, st->name);
 		it->stage_ok = 0;
-		pipe__set_state(p, it, approve_wait ? "waiting" : "blocked", why);
+		pipe__set_state(p, it, approve_wait ? ITEM_WAITING : ITEM_BLOCKED, why);
 		return 0;
 	}
 	if (cfg->max_parallel_items > 0 && !pipe__item_busy(p, it->id) &&
@@ -548,7 +556,7 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 		it->stage_ok = i > 0;
 		if (i == 0)
 			pipe__item_set(&it->stage, "");
-		pipe__set_state(p, it, "queued", "");
+		pipe__set_state(p, it, ITEM_QUEUED, "");
 		return -EBUSY;
 	}
 	/* Nothing of the start is stored unless all of it is (a run row, the
@@ -577,7 +585,12 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 			pipe__item_set(&it->last_error, ""); /* its old warning goes with the new run */
 			it->approved = 0;                     /* a new change needs a new approve */
 		}
-		pipe__item_set(&it->state, "running");
+		rc = pipe__state_move(it, ITEM_RUNNING);
+		if (rc) {
+			item_clear(it);
+			*it = before;
+			return rc;
+		}
 		if (strncmp(it->last_error, "warning: ", 9) != 0)
 			pipe__item_set(&it->last_error, "");
 		j = calloc(1, sizeof(*j));
@@ -589,7 +602,7 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 			j->is_stage = 1;
 			j->stage_index = (int)i;
 			j->cfg = cfg;
-			rc = job_begin(p, j, it, it, "stage", st->name, "running");
+			rc = job_begin(p, j, it, it, "stage", st->name, RUN_RUNNING);
 		}
 		if (rc) {
 			pipe__job_free(j);
@@ -642,7 +655,7 @@ void pipe__start_stage_auto(struct pipe *p, struct item *it, size_t i)
 	snprintf(why, sizeof(why), "%s: cannot start: %s%s", cfg->stages[i].name, strerror(-rc),
 		 rc == -ENOSPC || rc == -EDQUOT ? " (the store's disk is full; free space, then "
 						  "advance)" : "");
-	pipe__set_state(p, it, "failed", why);
+	pipe__set_state(p, it, ITEM_FAILED, why);
 }
 
 /* ---- lifecycle ---- */
@@ -695,7 +708,7 @@ static int resume_one(void *arg, const struct item *it0)
 	size_t i;
 
 	pipe__round_resume(p, it0);
-	if (strcmp(it0->state, "queued") != 0 || it0->hold || pipe__item_busy(p, it0->id))
+	if (it0->state != ITEM_QUEUED || it0->hold || pipe__item_busy(p, it0->id))
 		return 0;
 	if (cfg->max_parallel_items > 0 && running_items(p) >= cfg->max_parallel_items)
 		return 1;
@@ -704,7 +717,7 @@ static int resume_one(void *arg, const struct item *it0)
 	if (pipe__next_stage(p, &it, &i, why, sizeof(why)) == 0)
 		pipe__start_stage_auto(p, &it, i);
 	else
-		pipe__set_state(p, &it, "failed", why);
+		pipe__set_state(p, &it, ITEM_FAILED, why);
 	item_clear(&it);
 	return 0;
 }

@@ -76,7 +76,7 @@ static int cancel_item(struct pipe *p, struct item *it)
 		next = j->next;
 		j->next = NULL;
 		found = 1;
-		pipe__recipe_not_run(p, j, "cancelled", "cancelled before it started");
+		pipe__recipe_not_run(p, j, RUN_CANCELLED, "cancelled before it started");
 		pipe__job_free(j);
 	}
 	for (j = p->jobs; j; j = j->next) {
@@ -190,11 +190,11 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 			b->item_id = it->id;
 			snprintf(b->item, sizeof(b->item), "%s", it->name);
 			b->rerun = 1;
-			snprintf(b->prev_state, sizeof(b->prev_state), "%s", it->state);
+			b->prev_state = it->state;
 			b->prev_error = strdup(it->last_error);
 			/* The item runs before anything is queued: a state the
 			 * store refuses (a full disk) refuses the command whole. */
-			rc = pipe__state_write(p, it, "running", "");
+			rc = pipe__state_write(p, it, ITEM_RUNNING, "");
 			if (rc) {
 				snprintf(why, size, "rerun: %s", strerror(-rc));
 				free(b->prev_error);
@@ -238,7 +238,7 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 	 * written first; while it cannot be, every command is refused. */
 	if (!cmd->refused && (rc = pipe__unstored_flush(p, it.id)) != 0) {
 		snprintf(cmd->msg, sizeof(cmd->msg), "%s: the item's last state (%s) is not stored "
-			 "yet: %s", v, it.state, strerror(-rc));
+			 "yet: %s", v, item_state_name(it.state), strerror(-rc));
 		item_clear(&it);
 		return rc;
 	}
@@ -253,7 +253,7 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 		snprintf(cmd->msg, sizeof(cmd->msg), "%s", cmd->refusal);
 		rc = -EINVAL;
 	} else if (strcmp(v, "advance") == 0 && !cmd->arg[0]) {
-		if (busy || strcmp(it.state, "running") == 0 || strcmp(it.state, "queued") == 0) {
+		if (busy || it.state == ITEM_RUNNING || it.state == ITEM_QUEUED) {
 			snprintf(cmd->msg, sizeof(cmd->msg), "advance: a stage is running (%s)", it.stage);
 			rc = -EINVAL;
 		} else if ((rc = pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg))) == 0) {
@@ -277,8 +277,9 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 		rc = rerun(p, &it, cmd->arg, busy, cmd->msg, sizeof(cmd->msg));
 	} else if (strcmp(v, "cancel") == 0 && !cmd->arg[0]) {
 		if (!cancel_item(p, &it)) {
-			if (strcmp(it.state, "queued") == 0) {
-				rc = pipe__state_write(p, &it, "failed", "cancelled while queued");
+			if (it.state == ITEM_QUEUED) {
+				rc = pipe__state_write(p, &it, ITEM_FAILED,
+						       "cancelled while queued");
 			} else {
 				snprintf(cmd->msg, sizeof(cmd->msg), "cancel: nothing is running for this item");
 				rc = -EINVAL;
@@ -289,7 +290,7 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 		if ((rc = pipe__item_write(p, &it)) != 0)
 			goto out;
 		pipe__event(p, &it, "approved", NULL);
-		if (strcmp(it.state, "waiting") == 0 && !it.hold &&
+		if (it.state == ITEM_WAITING && !it.hold &&
 		    pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0 && cfg->stages[i].gate_approve) {
 			rc = pipe__start_stage(p, &it, i, 1);
 			if (rc == -EBUSY)
@@ -306,17 +307,17 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 		if ((rc = pipe__item_write(p, &it)) != 0)
 			goto out;
 		pipe__event(p, &it, "release", NULL);
-		if (strcmp(it.state, "waiting") == 0 &&
+		if (it.state == ITEM_WAITING &&
 		    pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0) {
 			rc = pipe__start_stage(p, &it, i, 1);
 			if (rc == -EBUSY)
 				rc = 0;
-		} else if (strcmp(it.state, "queued") == 0) {
+		} else if (it.state == ITEM_QUEUED) {
 			pipe_resume(p);
 		}
 		cmd->msg[0] = '\0';
 	} else if (strcmp(v, "archive") == 0 && !cmd->arg[0]) {
-		if (busy || strcmp(it.state, "running") == 0) {
+		if (busy || it.state == ITEM_RUNNING) {
 			snprintf(cmd->msg, sizeof(cmd->msg), "archive: a stage is running; cancel it first");
 			rc = -EBUSY;
 		} else {

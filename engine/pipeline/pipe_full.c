@@ -34,7 +34,8 @@
 /* A state of an item that the store did not take. */
 struct unstored {
 	int64_t item_id;
-	char *state, *stage, *last_error;
+	enum item_state state;
+	char *stage, *last_error;
 	int stage_ok;
 	struct unstored *next;
 };
@@ -43,14 +44,16 @@ static void unstored_free(struct unstored *u)
 {
 	if (!u)
 		return;
-	free(u->state);
 	free(u->stage);
 	free(u->last_error);
 	free(u);
 }
 
 /* Writes u's state over the item's row as the store has it now, with its
- * state event. 0 (also when the item is gone) or a negative errno. */
+ * state event: the move the store did not take, from the state the store
+ * still holds, which the state machine checks again. 0 (also when the item
+ * is gone, or the move is refused: -EINVAL is logged there, and nothing is
+ * written) or a negative errno. */
 static int unstored_write(struct pipe *p, const struct unstored *u)
 {
 	struct item it;
@@ -59,7 +62,10 @@ static int unstored_write(struct pipe *p, const struct unstored *u)
 
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
-	pipe__item_set(&it.state, u->state);
+	if (pipe__state_move(&it, u->state)) {
+		item_clear(&it);
+		return 0;
+	}
 	pipe__item_set(&it.stage, u->stage);
 	pipe__item_set(&it.last_error, u->last_error);
 	it.stage_ok = u->stage_ok;
@@ -67,7 +73,7 @@ static int unstored_write(struct pipe *p, const struct unstored *u)
 	if (rc == 0) {
 		q = pipe__json_string(it.last_error);
 		pipe__event(p, &it, "state", ",\"state\":\"%s\",\"stage\":\"%s\",\"last_error\":%s",
-			    it.state, it.stage, q ? q : "\"\"");
+			    item_state_name(it.state), it.stage, q ? q : "\"\"");
 		free(q);
 	}
 	item_clear(&it);
@@ -180,7 +186,8 @@ struct unsealed {
 	int64_t run_id, item_id;
 	char item[ITEM_NAME_MAX + 1];
 	int sealed;             /* the run row holds its end (or never needed it) */
-	char status[16], finished_at[32];
+	enum run_status status;
+	char finished_at[32];
 	double duration_s;
 	int has_exit_code, exit_code, signal;
 	char *note;
@@ -228,7 +235,7 @@ static int unsealed_write(struct pipe *p, struct unsealed *u)
 		if (rc == -ENOENT) {
 			u->sealed = 1;
 		} else if (rc == 0) {
-			snprintf(r.status, sizeof(r.status), "%s", u->status);
+			r.status = u->status;
 			snprintf(r.finished_at, sizeof(r.finished_at), "%s", u->finished_at);
 			r.duration_s = u->duration_s;
 			r.has_exit_code = u->has_exit_code;
@@ -269,7 +276,7 @@ void pipe__unsealed_keep(struct pipe *p, const struct run *r)
 		return;
 	u->item_id = r->item_id;
 	u->sealed = 0;
-	snprintf(u->status, sizeof(u->status), "%s", r->status);
+	u->status = r->status;
 	snprintf(u->finished_at, sizeof(u->finished_at), "%s", r->finished_at);
 	u->duration_s = r->duration_s;
 	u->has_exit_code = r->has_exit_code;
@@ -278,7 +285,8 @@ void pipe__unsealed_keep(struct pipe *p, const struct run *r)
 	free(u->note);
 	u->note = r->note ? strdup(r->note) : NULL;
 	util_log(LOG_ERR, "run %lld: the store did not take its end (%s); writing it "
-		"again every %d ms", (long long)r->id, r->status, UNSTORED_RETRY_MS);
+		"again every %d ms", (long long)r->id, run_status_name(r->status),
+		UNSTORED_RETRY_MS);
 	retry_arm(p);
 }
 
@@ -356,16 +364,17 @@ void pipe__unstored_keep(struct pipe *p, const struct item *it)
 	if (!u)
 		return;
 	u->item_id = it->id;
-	u->state = strdup(it->state);
+	u->state = it->state;
 	u->stage = strdup(it->stage);
 	u->last_error = strdup(it->last_error);
 	u->stage_ok = it->stage_ok;
-	if (!u->state || !u->stage || !u->last_error) {
+	if (!u->stage || !u->last_error) {
 		unstored_free(u);
 		return;
 	}
 	util_log(LOG_ERR, "%s: the store did not take the state %s (%s); writing it "
-		"again every %d ms", it->name, it->state, it->last_error, UNSTORED_RETRY_MS);
+		"again every %d ms", it->name, item_state_name(it->state), it->last_error,
+		UNSTORED_RETRY_MS);
 	unstored_put(p->pl, u);
 	/* status shows the kept state (pipeline_unstored_state). */
 	pipe__changed(p->pl, it->name, "status", PIPELINE_MODIFIED);
@@ -421,7 +430,7 @@ void pipe__unstored_stop(struct pipe *p)
 	}
 }
 
-int pipeline_unstored_state(struct pipeline *pl, int64_t item_id, char *state, size_t state_size,
+int pipeline_unstored_state(struct pipeline *pl, int64_t item_id, enum item_state *state,
 			    char *stage, size_t stage_size, char *last_error, size_t error_size)
 {
 	struct unstored *u;
@@ -431,7 +440,7 @@ int pipeline_unstored_state(struct pipeline *pl, int64_t item_id, char *state, s
 	for (u = pl->unstored; u && u->item_id != item_id; u = u->next)
 		;
 	if (u) {
-		snprintf(state, state_size, "%s", u->state);
+		*state = u->state;
 		snprintf(stage, stage_size, "%s", u->stage);
 		snprintf(last_error, error_size, "%s", u->last_error);
 		found = 1;

@@ -2,8 +2,8 @@
  * pipe_int.h - what the pipeline's files share: pipeline.c (the layer's
  * handle: open, the loop thread and its command queue, events, the table
  * of what runs now), pipe_config.c (the configuration in force and the
- * catalog), pipe.c (jobs, the start of a stage,
- * lifecycle), pipe_stage.c (the end of a stage and what it means),
+ * catalog), pipe_state.c (the item state machine), pipe.c (jobs, the
+ * start of a stage, lifecycle), pipe_stage.c (the end of a stage and what it means),
  * pipe_command.c (the ctl commands), pipe_gate.c (gates, verdict and
  * assessment heads), pipe_push.c (git push), pipe_round.c (rounds after
  * publish), pipe_recipe.c (one recipe run), pipe_queue.c (the recipe queue
@@ -270,7 +270,7 @@ struct batch {
 	int round;              /* the recipes at a round's new head: stage_job is the
 				 * round's job (pipe_round.c) */
 	char **names;           /* the recipes queued in it (their default needs) */
-	char prev_state[16];    /* rerun: state to return to */
+	enum item_state prev_state; /* rerun: state to return to */
 	char *prev_error;       /* rerun: last_error to return to */
 	struct job *stage_job;  /* validate: the stage's own run (log), not running */
 	struct batch *next;
@@ -297,6 +297,15 @@ struct pipe {
 				    * before the loop starts and after shutdown */
 };
 
+/* ---- pipe_state.c ---- */
+
+/* The one way the pipeline changes an item's state: it->state becomes to
+ * when the state machine (pipe_state.c) allows the move from it->state,
+ * and 0 is returned; otherwise the move is logged, it stays as it was and
+ * -EINVAL is returned (an assertion fails first in a build with them).
+ * Changes it only, not the store. Loop thread. */
+int pipe__state_move(struct item *it, enum item_state to);
+
 /* ---- pipe.c ---- */
 
 /* Replaces *field with a copy of value (kept as it was on ENOMEM). */
@@ -307,10 +316,11 @@ void pipe__event(struct pipe *p, const struct item *it, const char *type, const 
 	__attribute__((format(printf, 4, 5)));
 /* Sets state and last_error (NULL keeps it, and so does "" a warning),
  * writes the item and records an event. */
-void pipe__set_state(struct pipe *p, struct item *it, const char *state, const char *error);
-/* The same, but a state the store does not take is not kept: returns 0 or
- * the store's negative errno (the row and its events as they were). */
-int pipe__state_write(struct pipe *p, struct item *it, const char *state, const char *error);
+void pipe__set_state(struct pipe *p, struct item *it, enum item_state state, const char *error);
+/* The same, but a state the store does not take is not kept: returns 0,
+ * -EINVAL (the state machine refuses the move: pipe__state_move) or the
+ * store's negative errno (the row and its events as they were). */
+int pipe__state_write(struct pipe *p, struct item *it, enum item_state state, const char *error);
 /* Writes the item row (store_item_update) and tells watchers that its
  * status changed. 0 or a negative errno (-ENOSPC: the disk is full; the
  * row is as it was). */
@@ -345,7 +355,7 @@ void pipe__job_free(struct job *j);
 /* Creates the run row of a new job with the given kind ("stage",
  * "recipe"), name and status. 0 or a negative errno. */
 int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,
-		       const char *name, const char *status);
+		       const char *name, enum run_status status);
 /* Spawns argv for job j (its run row exists), registers it as active and
  * puts it on p->jobs. The runner calls out_cb and exit_cb with arg; with
  * exit_cb NULL, the stage's or recipe's own (log, record, free j). An
@@ -502,7 +512,7 @@ int pipe__queue_recipe(struct pipe *p, const struct item *it, const struct recip
 		       struct batch *b, struct job **out);
 /* Records a finished (or never started) recipe run: log footer, run row,
  * registry line, event, batch. Does not free j. */
-void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const char *note,
+void pipe__recipe_done(struct pipe *p, struct job *j, enum run_status status, const char *note,
 		       const struct runner_result *res);
 /* A recipe process exited: releases its GPUs and records it. Does not
  * free j. */
@@ -556,7 +566,8 @@ void pipe__verdict_update(struct pipe *p, struct item *it);
 /* Records job j (a recipe or recorded run that never started: its run row
  * may exist) as ended with status and note, with a log saying so; frees
  * nothing. */
-void pipe__recipe_not_run(struct pipe *p, struct job *j, const char *status, const char *note);
+void pipe__recipe_not_run(struct pipe *p, struct job *j, enum run_status status,
+			  const char *note);
 /* Takes b off p->batches and frees it (not its stage job). */
 void pipe__batch_free(struct pipe *p, struct batch *b);
 /* Called whenever a batch's pending count drops: pumps, and finishes the

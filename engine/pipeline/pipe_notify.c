@@ -105,7 +105,7 @@ static struct notice *notice_new(struct pipeline *pl, const struct pfs_config *c
 	n->entry = i;
 	snprintf(n->item, sizeof(n->item), "%s", member(ev, "item"));
 	snprintf(n->type, sizeof(n->type), "%s", member(ev, "type"));
-	add_missing(ev, "state", it ? it->state : "");
+	add_missing(ev, "state", it ? item_state_name(it->state) : "");
 	add_missing(ev, "stage", it ? it->stage : "");
 	add_missing(ev, "last_error", it ? it->last_error : "");
 	if (pl->mountpoint)

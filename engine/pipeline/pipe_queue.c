@@ -123,7 +123,7 @@ void pipe__pump(struct pipe *p)
 			j->next = NULL;
 			snprintf(note, sizeof(note), "needs %d GPU(s), the pool has %d", j->recipe.gpus,
 				 gpu_pool_size(p->gpus));
-			pipe__recipe_not_run(p, j, "blocked", note);
+			pipe__recipe_not_run(p, j, RUN_BLOCKED, note);
 			pipe__job_free(j);
 			pp = &p->queue;
 			continue;
@@ -136,7 +136,7 @@ void pipe__pump(struct pipe *p)
 		if (rc < 0) {
 			*pp = j->next;
 			j->next = NULL;
-			pipe__recipe_not_run(p, j, "blocked", note);
+			pipe__recipe_not_run(p, j, RUN_BLOCKED, note);
 			pipe__job_free(j);
 			pp = &p->queue;
 			continue;

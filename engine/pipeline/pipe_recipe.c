@@ -69,7 +69,8 @@ static char *job_command(const struct job *j)
 	return j->argv ? strv_join(j->argv, " ", 1) : strdup(j->recipe.path);
 }
 
-void pipe__recipe_not_run(struct pipe *p, struct job *j, const char *status, const char *note)
+void pipe__recipe_not_run(struct pipe *p, struct job *j, enum run_status status,
+			  const char *note)
 {
 	struct item it = {0};
 
@@ -108,9 +109,10 @@ static char *run_env(struct pipe *p, const struct job *j)
 }
 
 /* Records a finished recipe run: log footer, registry line, batch. */
-void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const char *note,
+void pipe__recipe_done(struct pipe *p, struct job *j, enum run_status status, const char *note,
 		       const struct runner_result *res)
 {
+	const char *name = run_status_name(status);
 	struct registry_run rr;
 	char *line, host_note[512], *env_json = NULL, footer[720] = "";
 	struct item it;
@@ -135,9 +137,9 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 		j->run.signal = res->term_signal;
 	}
 	/* The footer's lines in one append. */
-	pipe__log_line(p, j, "%s# packetfs: status %s%s%s\n", footer, status, note[0] ? ": " : "",
+	pipe__log_line(p, j, "%s# packetfs: status %s%s%s\n", footer, name, note[0] ? ": " : "",
 		       note);
-	snprintf(j->run.status, sizeof(j->run.status), "%s", status);
+	j->run.status = status;
 	snprintf(host_note, sizeof(host_note), "%s", note);
 	free(j->run.note);
 	j->run.note = strdup(host_note);
@@ -145,7 +147,7 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	memset(&rr, 0, sizeof(rr));
 	rr.run = j->run.run_no;
 	rr.recipe = j->recipe.name;
-	rr.status = status;
+	rr.status = name;
 	rr.command = j->run.command;
 	rr.evidence = j->run.log_path;
 	rr.note = j->run.note ? j->run.note : "";
@@ -187,13 +189,13 @@ void pipe__recipe_done(struct pipe *p, struct job *j, const char *status, const 
 	if (store_item_get_id(p->pl->store, j->item_id, &it) == 0) {
 		pipe__event(p, &it, "recipe_finished",
 			    ",\"recipe\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"",
-			    j->recipe.name, j->run.run_no, status, j->run.log_path);
+			    j->recipe.name, j->run.run_no, name, j->run.log_path);
 		pipe__item_write(p, &it); /* updated: the status view changed */
 		item_clear(&it);
 	}
 	if (j->batch && j->batch->stage_job)
 		pipe__log_line(p, j->batch->stage_job, "[packetfs] %s: %s%s%s\n",
-			       j->recipe.name, status, note[0] ? " - " : "", note);
+			       j->recipe.name, name, note[0] ? " - " : "", note);
 	pipe__junit_close(j);
 	if (j->batch) {
 		j->batch->pending--;
@@ -445,7 +447,7 @@ int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t s
 
 void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result *res)
 {
-	const char *status;
+	enum run_status status;
 	char note[512] = "", leak[448] = "";
 
 	if (j->ngpus) {
@@ -455,24 +457,24 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 	}
 	p->running_recipes--;
 	if (p->shutting_down)
-		status = "interrupted", snprintf(note, sizeof(note), "the daemon stopped while this ran");
+		status = RUN_INTERRUPTED, snprintf(note, sizeof(note), "the daemon stopped while this ran");
 	else if (res->cancelled) /* the signal that ended it, or else the one sent */
-		status = "cancelled", snprintf(note, sizeof(note), "cancelled (signal %d)",
+		status = RUN_CANCELLED, snprintf(note, sizeof(note), "cancelled (signal %d)",
 					       res->term_signal ? res->term_signal : res->kill_signal);
 	else if (res->timed_out)
-		status = "timed_out", snprintf(note, sizeof(note), "timed out after %d s (signal %d)",
+		status = RUN_TIMED_OUT, snprintf(note, sizeof(note), "timed out after %d s (signal %d)",
 					       j->recipe.timeout_s,
 					       res->term_signal ? res->term_signal : res->kill_signal);
 	else if (res->spawn_error)
-		status = "failing", snprintf(note, sizeof(note), "cannot run: %s", strerror(-res->spawn_error));
+		status = RUN_FAILING, snprintf(note, sizeof(note), "cannot run: %s", strerror(-res->spawn_error));
 	else if (res->term_signal)
-		status = "failing";
+		status = RUN_FAILING;
 	else if (res->exit_code == 0)
-		status = "validated";
+		status = RUN_VALIDATED;
 	else if (res->exit_code == 77)
-		status = "blocked";
+		status = RUN_BLOCKED;
 	else
-		status = "failing";
+		status = RUN_FAILING;
 	if (leak[0])
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
 			 note[0] ? "; " : "", leak);
@@ -480,13 +482,13 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 		snprintf(note + strlen(note), sizeof(note) - strlen(note),
 			 "%sended %d process(es) it left running (signal %d)", note[0] ? "; " : "",
 			 res->leftovers, res->kill_signal);
-	if (strcmp(status, "validated") == 0 && pipe__no_tests_ran(p, j, note, sizeof(note)))
-		status = "failing";
+	if (status == RUN_VALIDATED && pipe__no_tests_ran(p, j, note, sizeof(note)))
+		status = RUN_FAILING;
 	/* A log that misses output is no evidence of a pass. */
 	if (pipe__log_lost(j, leak, sizeof(leak))) {
 		note_add(note, sizeof(note), leak);
-		if (strcmp(status, "validated") == 0)
-			status = "failing";
+		if (status == RUN_VALIDATED)
+			status = RUN_FAILING;
 	}
 	pipe__recipe_done(p, j, status, note, res);
 }
@@ -567,12 +569,12 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		return;
 	}
 	if (j->run.id == 0) {
-		rc = pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, "running");
+		rc = pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, RUN_RUNNING);
 	} else {
 		/* A recorded run, queued with its row: it starts now, at the
 		 * head the branch has now. */
 		rc = 0;
-		snprintf(j->run.status, sizeof(j->run.status), "running");
+		j->run.status = RUN_RUNNING;
 		util_rfc3339(util_now_ns(), j->run.started_at);
 		repo_branch_head(pipeline_config_get(p->pl)->repo, it.branch, j->run.head);
 		store_run_update(p->pl->store, &j->run);
@@ -593,7 +595,7 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	if (worktree_clean(cwd, j->run.head, why, sizeof(why))) {
 		job_release(p, j);
 		item_clear(&it);
-		pipe__recipe_not_run(p, j, "blocked", why);
+		pipe__recipe_not_run(p, j, RUN_BLOCKED, why);
 		pipe__job_free(j);
 		return;
 	}

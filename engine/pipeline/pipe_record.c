@@ -100,7 +100,7 @@ static int record_start(struct pipe *p, struct pipe_cmd *cmd)
 	j->by_pid = req->pid;
 	snprintf(j->by_stage, sizeof(j->by_stage), "%s", by_stage);
 	snprintf(j->by_via, sizeof(j->by_via), "%s", by_via);
-	rc = j->argv ? pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, "queued") : -ENOMEM;
+	rc = j->argv ? pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, RUN_QUEUED) : -ENOMEM;
 	if (rc == 0) {
 		char *c = strv_join(j->argv, " ", 1);
 
@@ -146,7 +146,7 @@ static int record_cancel(struct pipe *p, struct pipe_cmd *cmd)
 			break;
 	if (j) {
 		pipe__job_unlink(&p->queue, j);
-		pipe__recipe_not_run(p, j, "cancelled", "cancelled before it started");
+		pipe__recipe_not_run(p, j, RUN_CANCELLED, "cancelled before it started");
 		pipe__job_free(j);
 		item_clear(&it);
 		pipe__slot_freed(p);
@@ -166,7 +166,8 @@ static int record_cancel(struct pipe *p, struct pipe_cmd *cmd)
 	if (store_run_get(p->pl->store, cmd->run_id, &r) == 0) {
 		int mine = r.item_id == it.id;
 
-		snprintf(cmd->msg, sizeof(cmd->msg), "run %d has ended (%s)", r.run_no, r.status);
+		snprintf(cmd->msg, sizeof(cmd->msg), "run %d has ended (%s)", r.run_no,
+			 run_status_name(r.status));
 		run_clear(&r);
 		item_clear(&it);
 		if (mine)

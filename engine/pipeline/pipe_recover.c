@@ -400,7 +400,7 @@ static int recover_run(void *arg, const struct run *r0)
 	struct pipeline *pl = rv->pl;
 	struct pfs_config *cfg = pipeline_config_get(pl);
 	/* Only a recorded run has a queued row: it never started. */
-	const char *msg = strcmp(r0->status, "queued") == 0 ? "the daemon stopped before this started"
+	const char *msg = r0->status == RUN_QUEUED ? "the daemon stopped before this started"
 							    : "the daemon stopped while this ran";
 	unsigned grace = (unsigned)(cfg->cancel_grace_s ? cfg->cancel_grace_s : 1);
 	int recipe = strcmp(r0->kind, "recipe") == 0;
@@ -410,7 +410,7 @@ static int recover_run(void *arg, const struct run *r0)
 	char line[256], ref[REWIND_REF_MAX] = "";
 	int n;
 
-	if (strcmp(r0->status, "running") != 0 && strcmp(r0->status, "queued") != 0)
+	if (r0->status != RUN_RUNNING && r0->status != RUN_QUEUED)
 		return 0;
 	/* A Slurm job goes on without us, and its stage with it. */
 	if (pipe_run_reattaches(r0) ||
@@ -459,7 +459,7 @@ static int recover_run(void *arg, const struct run *r0)
 		if (n < rv->nstaged)
 			snprintf(rv->rewound[n], sizeof(rv->rewound[n]), "%s", ref);
 	}
-	snprintf(r.status, sizeof(r.status), "interrupted");
+	r.status = RUN_INTERRUPTED;
 	free(r.note);
 	r.note = strdup(msg);
 	util_rfc3339(util_now_ns(), r.finished_at);
@@ -480,7 +480,7 @@ static int recover_run(void *arg, const struct run *r0)
 		memset(&rr, 0, sizeof(rr));
 		rr.run = r.run_no;
 		rr.recipe = r.name;
-		rr.status = "interrupted";
+		rr.status = run_status_name(RUN_INTERRUPTED);
 		rr.command = r.command;
 		rr.evidence = r.log_path;
 		rr.note = r.note ? r.note : "";
@@ -516,11 +516,11 @@ static int recover_item(void *arg, const struct item *it0)
 	struct recover *rv = arg;
 	struct pipeline *pl = rv->pl;
 	struct pfs_config *cfg = pipeline_config_get(pl);
-	const char *state = cfg->on_interrupt_fail ? "failed" : "queued";
+	enum item_state state = cfg->on_interrupt_fail ? ITEM_FAILED : ITEM_QUEUED;
 	struct item it;
 	int i;
 
-	if (strcmp(it0->state, "running") != 0 || pipe__id_has(rv->followed, rv->nfollowed, it0->id))
+	if (it0->state != ITEM_RUNNING || pipe__id_has(rv->followed, rv->nfollowed, it0->id))
 		return 0;
 	if (store_item_get_id(pl->store, it0->id, &it))
 		return 0;
@@ -531,17 +531,15 @@ static int recover_item(void *arg, const struct item *it0)
 		 * when its last stage had succeeded, and waits for advance
 		 * otherwise. */
 		size_t k;
-		const char *back = it.stage_ok && config_stage(cfg, it.stage, &k) &&
-				   k + 1 == cfg->nstages ? "done" : "waiting";
+		enum item_state back = it.stage_ok && config_stage(cfg, it.stage, &k) &&
+				       k + 1 == cfg->nstages ? ITEM_DONE : ITEM_WAITING;
 		char extra[64];
 
-		free(it.state);
-		it.state = strdup(back);
 		free(it.last_error);
 		it.last_error = strdup("interrupted: the daemon stopped during a rerun");
-		if (it.state && it.last_error) {
+		if (it.last_error && pipe__state_move(&it, back) == 0) {
 			store_item_update(pl->store, &it);
-			snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", back);
+			snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", item_state_name(back));
 			pipeline_event(pl, it.id, it.name, "interrupted", extra);
 		}
 		item_clear(&it);
@@ -564,13 +562,11 @@ static int recover_item(void *arg, const struct item *it0)
 			}
 		}
 	}
-	free(it.state);
-	it.state = strdup(state);
-	if (it.state && it.last_error && it.stage) {
+	if (it.last_error && it.stage && pipe__state_move(&it, state) == 0) {
 		char extra[64];
 
 		store_item_update(pl->store, &it);
-		snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", state);
+		snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", item_state_name(state));
 		pipeline_event(pl, it.id, it.name, "interrupted", extra);
 	}
 	item_clear(&it);
@@ -598,7 +594,7 @@ int pipe_recover(struct pipeline *pl)
 	rv->pl = pl;
 	pipe_resolve_jobs(pl->store);
 	rv->nfollowed = pipe_reattach_items(pl->store, rv->followed, 256);
-	rc = store_run_each(pl->store, 0, NULL, NULL, recover_run, rv);
+	rc = store_run_each(pl->store, 0, NULL, RUN_ANY, recover_run, rv);
 	if (rc == 0)
 		rc = store_item_each(pl->store, 0, recover_item, rv);
 	free(rv);

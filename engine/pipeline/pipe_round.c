@@ -80,7 +80,7 @@ static void timer_fired(uv_timer_t *h)
 		return;
 	/* Only an item still waiting between rounds, not held: advance, run
 	 * or hold may have come first. */
-	if (!it.archived && !it.hold && strcmp(it.state, "waiting") == 0 && !it.stage_ok &&
+	if (!it.archived && !it.hold && it.state == ITEM_WAITING && !it.stage_ok &&
 	    config_stage(cfg, it.stage, &i) && cfg->stages[i].rounds_max &&
 	    !pipe__item_busy(p, id))
 		pipe__start_stage_auto(p, &it, i);
@@ -123,7 +123,7 @@ void pipe__round_resume(struct pipe *p, const struct item *it)
 	const struct pfs_config *cfg = pipeline_config_get(p->pl);
 	size_t i;
 
-	if (strcmp(it->state, "waiting") == 0 && !it->stage_ok && it->round > 0 && !it->hold &&
+	if (it->state == ITEM_WAITING && !it->stage_ok && it->round > 0 && !it->hold &&
 	    it->round < (config_stage(cfg, it->stage, &i) ? cfg->stages[i].rounds_max : 0))
 		schedule(p, it->id, cfg->stages[i].rounds_every_s);
 }
@@ -154,9 +154,8 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 	char why[1024];
 	struct item it;
 
-	snprintf(rj->run.status, sizeof(rj->run.status), "%s",
-		 cancelled ? "cancelled" : p->shutting_down ? "interrupted" : error ? "failed" :
-		 "succeeded");
+	rj->run.status = cancelled ? RUN_CANCELLED : p->shutting_down ? RUN_INTERRUPTED :
+			 error ? RUN_FAILED : RUN_SUCCEEDED;
 	if (error)
 		pipe__log_line(p, rj, "[packetfs] %s\n", error);
 	if (store_item_get_id(p->pl->store, rj->item_id, &it)) {
@@ -172,14 +171,15 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 	pipe__run_seal(p, &rj->run, secs);
 	pipe__event(p, &it, "stage_finished",
 		    ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\",\"round\":%d",
-		    st->name, rj->run.run_no, rj->run.status, rj->run.log_path, it.round);
+		    st->name, rj->run.run_no, run_status_name(rj->run.status), rj->run.log_path,
+		    it.round);
 	it.stage_ok = 0;
 	if (p->shutting_down) {
-		pipe__set_state(p, &it, cfg->on_interrupt_fail ? "failed" : "queued",
+		pipe__set_state(p, &it, cfg->on_interrupt_fail ? ITEM_FAILED : ITEM_QUEUED,
 				"interrupted: the daemon stopped while this ran");
 	} else if (error) {
 		snprintf(why, sizeof(why), "%s: round %d: %s", st->name, it.round, error);
-		pipe__set_state(p, &it, cancelled ? "failed" : "blocked", why);
+		pipe__set_state(p, &it, cancelled ? ITEM_FAILED : ITEM_BLOCKED, why);
 	} else if (rj->round_exit == 0) {
 		it.stage_ok = 1;
 		pipe__item_write(p, &it);
@@ -187,9 +187,9 @@ static void round_end(struct pipe *p, struct job *rj, const char *error, int can
 	} else if (it.round >= st->rounds_max) {
 		snprintf(why, sizeof(why), "%s: not settled after %d rounds (max %d); run %s for "
 			 "another", st->name, it.round, st->rounds_max, st->name);
-		pipe__set_state(p, &it, "blocked", why);
+		pipe__set_state(p, &it, ITEM_BLOCKED, why);
 	} else {
-		pipe__set_state(p, &it, "waiting", "");
+		pipe__set_state(p, &it, ITEM_WAITING, "");
 		pipe__event(p, &it, "round_waiting", ",\"stage\":\"%s\",\"round\":%d,\"next_s\":%d",
 			    st->name, it.round, st->rounds_every_s);
 		schedule(p, it.id, st->rounds_every_s);
@@ -286,7 +286,7 @@ int pipe__round_exit(struct pipe *p, struct job *j, struct item *it, int exit_co
 	pipe__log_line(p, rj, "[packetfs] round %d moved the head from %.12s to %.12s: the "
 		       "plan's recipes run at %.12s before it is pushed\n", it->round,
 		       rj->run.head, head, head);
-	pipe__set_state(p, it, "running", "");
+	pipe__set_state(p, it, ITEM_RUNNING, "");
 	b = calloc(1, sizeof(*b));
 	if (!b) {
 		round_end(p, rj, "out of memory: the new head's recipes cannot run: not pushed", 0);

@@ -104,61 +104,61 @@ static void on_note(void *arg, const char *line, int64_t offset)
 }
 
 /* The registry status and note of a finished job. */
-static const char *job_status(const struct job *j, const struct slurm_result *sr, char *note,
-			      size_t size)
+static enum run_status job_status(const struct job *j, const struct slurm_result *sr, char *note,
+				   size_t size)
 {
 	const char *st = sr->state;
 	int sig = sr->r.term_signal ? sr->r.term_signal : 15;
 
 	if (sr->refused) {
 		snprintf(note, size, "Slurm refused the job: %s", sr->reason);
-		return "blocked";
+		return RUN_BLOCKED;
 	}
 	if (sr->lost) {
 		snprintf(note, size, "%s", sr->reason);
-		return "interrupted";
+		return RUN_INTERRUPTED;
 	}
 	if (strcmp(sr->reason, "JobLaunchFailure") == 0) {
 		snprintf(note, size, "Slurm could not launch job %s (JobLaunchFailure)",
 			 j->run.job_id);
-		return "blocked";
+		return RUN_BLOCKED;
 	}
 	if (sr->cancel_missed)
 		snprintf(note, size, "job %s ended before Slurm took the cancel", j->run.job_id);
 	if (sr->r.timed_out) {
 		snprintf(note, size, "timed out after %d s (signal %d)", j->recipe.timeout_s, sig);
-		return "timed_out";
+		return RUN_TIMED_OUT;
 	}
 	if (sr->r.cancelled) {
 		if (sr->ran)
 			snprintf(note, size, "cancelled (signal %d)", sig);
 		else
 			snprintf(note, size, "cancelled before it started");
-		return "cancelled";
+		return RUN_CANCELLED;
 	}
 	if (strcmp(st, "TIMEOUT") == 0 || strcmp(st, "DEADLINE") == 0) {
 		snprintf(note, size, "Slurm ended job %s: %s", j->run.job_id, st);
-		return "timed_out";
+		return RUN_TIMED_OUT;
 	}
 	if (strcmp(st, "CANCELLED") == 0) {
 		snprintf(note, size, "job %s was cancelled in Slurm%s%s", j->run.job_id,
 			 sr->reason[0] ? ": " : "", sr->reason);
-		return "cancelled";
+		return RUN_CANCELLED;
 	}
 	if (strcmp(st, "NODE_FAIL") == 0 || strcmp(st, "PREEMPTED") == 0 ||
 	    strcmp(st, "BOOT_FAIL") == 0) {
 		snprintf(note, size, "Slurm ended job %s: %s", j->run.job_id, st);
-		return "interrupted";
+		return RUN_INTERRUPTED;
 	}
 	if (strcmp(st, "OUT_OF_MEMORY") == 0) {
 		snprintf(note, size, "Slurm ended job %s: %s", j->run.job_id, st);
-		return "failing";
+		return RUN_FAILING;
 	}
 	if (sr->r.term_signal)
-		return "failing";
+		return RUN_FAILING;
 	if (sr->r.exit_code == 0)
-		return "validated";
-	return sr->r.exit_code == 77 ? "blocked" : "failing";
+		return RUN_VALIDATED;
+	return sr->r.exit_code == 77 ? RUN_BLOCKED : RUN_FAILING;
 }
 
 static void on_exit_cb(void *arg, const struct slurm_result *sr)
@@ -166,7 +166,7 @@ static void on_exit_cb(void *arg, const struct slurm_result *sr)
 	struct job *j = arg;
 	struct pipe *p = j->p;
 	const struct runner_result *res = sr->ran && !sr->lost ? &sr->r : NULL;
-	const char *status;
+	enum run_status status;
 	char note[512] = "";
 
 	pipe__job_unlink(&p->jobs, j);
@@ -181,8 +181,8 @@ static void on_exit_cb(void *arg, const struct slurm_result *sr)
 		pipe__log_line(p, j, "# not run: %s\n", note[0] ? note : sr->state);
 	else if (!res && j->out_midline)
 		pipe__log_line(p, j, "\n");
-	if (strcmp(status, "validated") == 0 && pipe__no_tests_ran(p, j, note, sizeof(note)))
-		status = "failing";
+	if (status == RUN_VALIDATED && pipe__no_tests_ran(p, j, note, sizeof(note)))
+		status = RUN_FAILING;
 	pipe__recipe_done(p, j, status, note, res);
 	pipe__job_free(j);
 	pipe__pump(p);
@@ -229,7 +229,7 @@ static void not_submitted(struct pipe *p, struct job *j, const char *note)
 {
 	p->running_recipes--;
 	pipe__log_line(p, j, "# not run: %s\n", note);
-	pipe__recipe_done(p, j, "blocked", note, NULL);
+	pipe__recipe_done(p, j, RUN_BLOCKED, note, NULL);
 	pipe__job_free(j);
 }
 
@@ -301,7 +301,7 @@ void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it,
 
 int pipe_run_reattaches(const struct run *r)
 {
-	return strcmp(r->kind, "recipe") == 0 && strcmp(r->status, "running") == 0 &&
+	return strcmp(r->kind, "recipe") == 0 && r->status == RUN_RUNNING &&
 	       strcmp(r->executor, "slurm") == 0 && r->job_id[0] && r->job_output &&
 	       r->job_output[0];
 }
@@ -353,7 +353,7 @@ void pipe_resolve_jobs(struct store *s)
 {
 	struct resolve rs = {.s = s};
 
-	store_run_each(s, 0, "recipe", "running", resolve_run, &rs);
+	store_run_each(s, 0, "recipe", RUN_RUNNING, resolve_run, &rs);
 }
 
 struct item_set {
@@ -380,7 +380,7 @@ int pipe_reattach_items(struct store *s, int64_t *ids, int max)
 	struct item_set set = {.n = 0};
 	int i;
 
-	store_run_each(s, 0, "recipe", "running", collect_item, &set);
+	store_run_each(s, 0, "recipe", RUN_RUNNING, collect_item, &set);
 	for (i = 0; i < set.n && i < max; i++)
 		ids[i] = set.ids[i];
 	return set.n < max ? set.n : max;
@@ -480,7 +480,7 @@ static int ran_since(void *arg, const struct run *r)
 	struct ran_find *f = arg;
 
 	if (r->run_no > f->after && strcmp(r->name, f->name) == 0 &&
-	    (f->interrupted_count || strcmp(r->status, "interrupted") != 0))
+	    (f->interrupted_count || r->status != RUN_INTERRUPTED))
 		f->found = 1;
 	return 0;
 }
@@ -505,7 +505,7 @@ static void queue_missing(struct pipe *p, struct item *it, struct batch *b, stru
 		const struct recipe *r = recipe_find(cat, names[k]);
 		struct ran_find f = {names[k], sj->run.run_no, again_fail, 0};
 
-		store_run_each(p->pl->store, it->id, "recipe", NULL, ran_since, &f);
+		store_run_each(p->pl->store, it->id, "recipe", RUN_ANY, ran_since, &f);
 		if (!r || r->procedure || f.found)
 			continue;
 		pipe__log_line(p, sj, "[packetfs] queued %s (after a restart)\n", r->name);
@@ -533,7 +533,7 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 	}
 	b->item_id = it.id;
 	snprintf(b->item, sizeof(b->item), "%s", it.name);
-	store_run_each(p->pl->store, it.id, "stage", "running", latest_stage, &sf);
+	store_run_each(p->pl->store, it.id, "stage", RUN_RUNNING, latest_stage, &sf);
 	if (sf.found && config_stage(cfg, sf.run.name, &idx) && cfg->stages[idx].recipes_from_plan &&
 	    (b->stage_job = calloc(1, sizeof(struct job)))) {
 		struct job *sj = b->stage_job;
@@ -550,9 +550,8 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 	} else {
 		/* A rerun: the item returns to where its stages stand. */
 		b->rerun = 1;
-		snprintf(b->prev_state, sizeof(b->prev_state), "%s",
-			 it.stage_ok && config_stage(cfg, it.stage, &idx) && idx + 1 == cfg->nstages
-				 ? "done" : "waiting");
+		b->prev_state = it.stage_ok && config_stage(cfg, it.stage, &idx) &&
+						idx + 1 == cfg->nstages ? ITEM_DONE : ITEM_WAITING;
 	}
 	if (sf.found)
 		run_clear(&sf.run);
@@ -561,7 +560,7 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 	ra.it = &it;
 	ra.b = b;
 	b->pending++; /* held until everything is attached and queued */
-	store_run_each(p->pl->store, it.id, "recipe", "running", reattach_run, &ra);
+	store_run_each(p->pl->store, it.id, "recipe", RUN_RUNNING, reattach_run, &ra);
 	if (b->stage_job)
 		queue_missing(p, &it, b, b->stage_job);
 	pipe__pump(p);

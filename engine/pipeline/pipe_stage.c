@@ -22,15 +22,15 @@ void pipe__stage_advance(struct pipe *p, struct item *it, const char *name)
 		char why[256];
 
 		snprintf(why, sizeof(why), "stage %s is no longer in the pipeline; use run STAGE", name);
-		pipe__set_state(p, it, "failed", why);
+		pipe__set_state(p, it, ITEM_FAILED, why);
 		return;
 	}
 	if (i + 1 >= cfg->nstages) {
-		pipe__set_state(p, it, "done", "");
+		pipe__set_state(p, it, ITEM_DONE, "");
 		return;
 	}
 	if (it->hold) {
-		pipe__set_state(p, it, "waiting", "");
+		pipe__set_state(p, it, ITEM_WAITING, "");
 		return;
 	}
 	pipe__start_stage_auto(p, it, i + 1);
@@ -215,13 +215,13 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	if (p->shutting_down) {
 		char ref[REWIND_REF_MAX], *rewound = NULL;
 
-		snprintf(j->run.status, sizeof(j->run.status), "interrupted");
+		j->run.status = RUN_INTERRUPTED;
 		/* Never run again on top of its own commits (pipe_recover.c). */
 		pipe__rewind(p->pl, &it, &j->run, ref, sizeof(ref));
 		if (ref[0])
 			rewound = pipe__rewound_why(ref);
 		pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
-		pipe__set_state(p, &it, cfg->on_interrupt_fail ? "failed" : "queued",
+		pipe__set_state(p, &it, cfg->on_interrupt_fail ? ITEM_FAILED : ITEM_QUEUED,
 				rewound ? rewound : "interrupted: the daemon stopped while this ran");
 		free(rewound);
 		item_clear(&it);
@@ -234,14 +234,14 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		return;
 	}
 	if (res && (res->cancelled || res->timed_out)) {
-		snprintf(j->run.status, sizeof(j->run.status), "%s", res->timed_out ? "timed_out" : "cancelled");
+		j->run.status = res->timed_out ? RUN_TIMED_OUT : RUN_CANCELLED;
 		/* The signal that ended it, or else the one it was sent (a
 		 * program may catch SIGTERM and exit). */
 		snprintf(why, sizeof(why), "%s: %s (signal %d)", st->name,
 			 res->timed_out ? "timed out" : "cancelled",
 			 res->term_signal ? res->term_signal : res->kill_signal);
 	} else if (!ok && res) {
-		snprintf(j->run.status, sizeof(j->run.status), "failed");
+		j->run.status = RUN_FAILED;
 		if (j->why)
 			snprintf(why, sizeof(why), "%s: %s", st->name, j->why);
 		else if (res->spawn_error)
@@ -254,10 +254,10 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 			snprintf(why, sizeof(why), "%s: exited with code %d (see %s)", st->name,
 				 res->exit_code, j->run.log_path);
 	} else if (check_products(p, &it, st, why, sizeof(why), disposition)) {
-		snprintf(j->run.status, sizeof(j->run.status), "failed");
+		j->run.status = RUN_FAILED;
 		pipe__log_line(p, j, "[packetfs] %s\n", why);
 	} else {
-		snprintf(j->run.status, sizeof(j->run.status), "succeeded");
+		j->run.status = RUN_SUCCEEDED;
 		if (pipe__is_print_stage(cfg, st))
 			check_worktree(p, j, &it, st, warn, sizeof(warn));
 	}
@@ -265,10 +265,10 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 	pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
 	pipe__event(p, &it, "stage_finished",
 		    ",\"stage\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"", st->name,
-		    j->run.run_no, j->run.status, j->run.log_path);
-	if (strcmp(j->run.status, "succeeded") != 0) {
+		    j->run.run_no, run_status_name(j->run.status), j->run.log_path);
+	if (j->run.status != RUN_SUCCEEDED) {
 		it.stage_ok = 0;
-		pipe__set_state(p, &it, "failed", why);
+		pipe__set_state(p, &it, ITEM_FAILED, why);
 		item_clear(&it);
 		return;
 	}
@@ -279,7 +279,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		pipe__item_set(&it.disposition, disposition);
 		pipe__log_line(p, j, "[packetfs] Disposition: %s: the item ends here\n", disposition);
 		pipe__event(p, &it, "disposition", ",\"disposition\":\"%s\"", disposition);
-		pipe__set_state(p, &it, "done", "");
+		pipe__set_state(p, &it, ITEM_DONE, "");
 		item_clear(&it);
 		return;
 	}
@@ -304,7 +304,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 			pipe__set_assessment(&it, "", NULL);
 			snprintf(why, sizeof(why), "%s: review.md does not end with "
 				 "\"## Assessment: sound|needs_changes\"", st->name);
-			pipe__set_state(p, &it, "failed", why);
+			pipe__set_state(p, &it, ITEM_FAILED, why);
 			item_clear(&it);
 			return;
 		}
@@ -313,7 +313,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 			snprintf(why, sizeof(why), "%s: needs_changes at %.12s (the stage has no "
 				 "on_needs_changes: change the branch, then run %s again)",
 				 st->name, j->run.head, st->name);
-			pipe__set_state(p, &it, "blocked", why);
+			pipe__set_state(p, &it, ITEM_BLOCKED, why);
 			item_clear(&it);
 			return;
 		}
@@ -321,14 +321,14 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 			if (it.iteration >= st->max_iterations) {
 				snprintf(why, sizeof(why), "%s: needs_changes after %d iterations (max_iterations %d)",
 					 st->name, it.iteration, st->max_iterations);
-				pipe__set_state(p, &it, "blocked", why);
+				pipe__set_state(p, &it, ITEM_BLOCKED, why);
 				item_clear(&it);
 				return;
 			}
 			if (!config_stage(pipeline_config_get(p->pl), st->on_needs_changes, &back)) {
 				snprintf(why, sizeof(why), "%s: stage %s is no longer in the pipeline",
 					 st->name, st->on_needs_changes);
-				pipe__set_state(p, &it, "failed", why);
+				pipe__set_state(p, &it, ITEM_FAILED, why);
 				item_clear(&it);
 				return;
 			}
@@ -342,7 +342,7 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 				/* Held: release or advance resumes at the loop's target. */
 				pipe__item_set(&it.stage, st->on_needs_changes);
 				it.stage_ok = 0;
-				pipe__set_state(p, &it, "waiting", "");
+				pipe__set_state(p, &it, ITEM_WAITING, "");
 			} else {
 				pipe__start_stage_auto(p, &it, back);
 			}

@@ -178,10 +178,15 @@ void pipeline_active_gpus(struct pipeline *pl, int64_t item_id, char *out, size_
 void pipeline_active_running(struct pipeline *pl, int64_t item_id, char *out, size_t size);
 /* The state of the item that the store did not take yet (a full disk: the
  * engine writes it again every second until it is stored): its state,
- * stage and last_error into the buffers (each truncated to its size), and
- * 1; 0 when the store holds the item's state. Status shows this state. */
-int pipeline_unstored_state(struct pipeline *pl, int64_t item_id, char *state, size_t state_size,
+ * stage and last_error into *state and the buffers (each truncated to its
+ * size), and 1; 0 when the store holds the item's state. Status shows this
+ * state. Any thread. */
+int pipeline_unstored_state(struct pipeline *pl, int64_t item_id, enum item_state *state,
 			    char *stage, size_t stage_size, char *last_error, size_t error_size);
+/* Whether the item state machine lets an item go from state from to state
+ * to (pipe_state.c holds the table, with the events): 1 or 0 (0 too for a
+ * value out of range). Any thread. */
+int pipe_state_allowed(enum item_state from, enum item_state to);
 /* The item's last ctl result that the store did not take (a full disk)
  * into buf (truncated to size), and 1; 0 when the store holds the last
  * result. Reading ctl shows this one. Any thread. */

@@ -118,16 +118,90 @@ static const char *const compat[] = {
 	/* 0011_carry: no line of an older store was carried in */
 	"CREATE TEMP VIEW registry AS SELECT *, '' AS why FROM main.registry;",
 	NULL, /* 0012_dir_index: an index only; reads find the same rows */
+	NULL, /* 0013_states: constraints only; reads find the same rows */
 };
 
 /*
  * What a migration needs beyond its SQL: migrate_c[i], when not NULL, runs
- * after schema_migrations[i], in the same transaction.
+ * after schema_migrations[i], in the same transaction; migrate_check[i]
+ * before it, and refuses a store the migration would fail on with what is
+ * wrong in err (errlen bytes) and a negative errno.
  */
 static int (*const migrate_c[])(struct store *s) = {
 	NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 	store__rev_compact, /* 0008_compact: encodes the revisions stored before */
 };
+static int (*const migrate_check[])(struct store *s, char *err, size_t errlen) = {
+	[12] = store__states_check, /* 0013_states: only known states and statuses */
+};
+
+/* The number of rows whose foreign key finds no parent, into *n (SQLite's
+ * foreign_key_check). 0 or a negative errno. */
+static int fk_violations(struct store *s, int64_t *n)
+{
+	sqlite3_stmt *st;
+	int rc = store__first(s, &st, "SELECT count(*) FROM pragma_foreign_key_check", "");
+
+	if (rc == 0)
+		*n = sqlite3_column_int64(st, 0);
+	store__done(st);
+	return rc;
+}
+
+/*
+ * Applies the migrations from version on, in one transaction (s->lock
+ * taken and released here). A migration that makes a table again
+ * (0011_carry, 0013_states) drops a table that others' foreign keys name:
+ * foreign keys are off while they run, and the rows that break one must
+ * not be more after them than before (SQLite's documented way of a schema
+ * change; an older store may keep a few from before foreign keys were
+ * checked). 0, or a negative errno with what went wrong in err (when not
+ * NULL) and *said set when err holds a message of its own.
+ */
+static int migrate(struct store *s, int version, char *err, size_t errlen, int *said)
+{
+	char v[16], why[512] = "";
+	int64_t before = 0, after = 0;
+	int rc, i;
+
+	rc = store__script(s, "PRAGMA foreign_keys=OFF;");
+	if (rc)
+		return rc;
+	rc = store__txn_lock(s);
+	if (rc)
+		return rc;
+	rc = fk_violations(s, &before);
+	for (i = version; rc == 0 && i < schema_version; i++) {
+		if (i < (int)(sizeof(migrate_check) / sizeof(migrate_check[0])) && migrate_check[i])
+			rc = migrate_check[i](s, why, sizeof(why));
+		if (rc == 0)
+			rc = store__script(s, schema_migrations[i]);
+		if (rc == 0 && i < (int)(sizeof(migrate_c) / sizeof(migrate_c[0])) && migrate_c[i])
+			rc = migrate_c[i](s);
+	}
+	if (rc && !why[0])
+		snprintf(why, sizeof(why), "upgrade to version %d: %s", i, sqlite3_errmsg(s->db));
+	if (rc == 0)
+		rc = fk_violations(s, &after);
+	if (rc == 0 && after > before) {
+		snprintf(why, sizeof(why), "the upgrade to version %d would leave %lld rows "
+			 "without the row their foreign key names", schema_version,
+			 (long long)(after - before));
+		rc = -EIO;
+	}
+	snprintf(v, sizeof(v), "%d", schema_version);
+	if (rc == 0)
+		rc = store__exec(s, "INSERT OR REPLACE INTO meta(key, value) VALUES "
+				 "('schema_version', ?)", "s", v);
+	rc = store__txn_unlock(s, rc);
+	if (store__script(s, "PRAGMA foreign_keys=ON;") && rc == 0)
+		rc = -EIO;
+	if (rc && why[0] && err) {
+		snprintf(err, errlen, "%s", why);
+		*said = 1;
+	}
+	return rc;
+}
 
 /* The columns of items that migrations after version added, as one temp
  * view over main.items (several migrations add columns to it, and a view
@@ -414,22 +488,15 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 			goto fail;
 	}
 	if (!readonly && version < schema_version) {
-		char v[16];
+		char why[512];
+		int said = 0;
 
-		rc = store__txn_lock(s);
-		if (rc)
-			goto fail;
-		for (i = version; rc == 0 && i < schema_version; i++) {
-			rc = store__script(s, schema_migrations[i]);
-			if (rc == 0 && i < (int)(sizeof(migrate_c) / sizeof(migrate_c[0])) &&
-			    migrate_c[i])
-				rc = migrate_c[i](s);
+		rc = migrate(s, version, why, sizeof(why), &said);
+		if (rc && said) {
+			if (err)
+				snprintf(err, errlen, "%s: %s", path, why);
+			goto fail_quiet;
 		}
-		snprintf(v, sizeof(v), "%d", schema_version);
-		if (rc == 0)
-			rc = store__exec(s, "INSERT OR REPLACE INTO meta(key, value) VALUES "
-					 "('schema_version', ?)", "s", v);
-		rc = store__txn_unlock(s, rc);
 		if (rc)
 			goto fail;
 		/* Hands back the pages a conversion freed (0008: most of an old

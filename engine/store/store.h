@@ -100,9 +100,49 @@ void store_snapshot_end(struct store *s);
 int store_meta_get(struct store *s, const char *key, char **value);
 int store_meta_set(struct store *s, const char *key, const char *value);
 
+/*
+ * Item states (SPEC §4 `state`) and run statuses (SPEC §6 `status` for a
+ * recipe's run; succeeded and failed for a stage's), each as an enum whose
+ * names are the strings of items.state and runs.status, of status and of
+ * every view (store_state.c holds the one table of them). The store takes
+ * and returns the enums; schema/0013_states.sql keeps any other string out
+ * of the tables (a row of an older store opened read-only that holds one
+ * reads as -EIO, logged). Which state may follow which is the pipeline's to
+ * say (pipeline.h, pipe_state.c).
+ */
+enum item_state {
+	ITEM_NEW,     /* made, no stage ran yet */
+	ITEM_QUEUED,  /* waiting for a slot to run its next stage */
+	ITEM_RUNNING, /* a stage (or a round) runs */
+	ITEM_WAITING, /* a stage succeeded; the next waits for advance or approve */
+	ITEM_BLOCKED, /* a gate refused, or review ran out of iterations */
+	ITEM_FAILED,  /* a stage failed; last_error says why */
+	ITEM_DONE,    /* the last stage succeeded, or the plan ended the item */
+	ITEM_NSTATES
+};
+enum run_status {
+	RUN_ANY = -1,                 /* no status: store_run_each's "whatever the status" */
+	RUN_QUEUED, RUN_RUNNING,      /* not finished */
+	RUN_SUCCEEDED, RUN_FAILED,    /* a stage's run ended */
+	RUN_VALIDATED, RUN_FAILING,   /* a recipe's run ended (SPEC §6) ... */
+	RUN_BLOCKED, RUN_TIMED_OUT,   /* ... or did not run (blocked) */
+	RUN_CANCELLED, RUN_INTERRUPTED, /* stopped, by cancel or by the daemon's end */
+	RUN_NSTATUSES
+};
+/* The name of a state or status ("new", "timed_out"), a static string;
+ * "?" for a value out of range. Any thread. */
+const char *item_state_name(enum item_state state);
+const char *run_status_name(enum run_status status);
+/* The state or status named name (exactly, as the name functions write it)
+ * into *out: 0, or -EINVAL (NULL or another string; *out untouched). Any
+ * thread. */
+int item_state_parse(const char *name, enum item_state *out);
+int run_status_parse(const char *name, enum run_status *out);
+
 struct item {
 	int64_t id;
-	char *name, *title, *state, *stage;
+	char *name, *title, *stage;
+	enum item_state state;
 	int stage_ok, iteration;
 	char *branch, *base, *verdict, *assessment;
 	/* The commits the verdict and the assessment were made at (40 hex
@@ -152,7 +192,7 @@ int item_copy(struct item *dst, const struct item *src);
  */
 #define STORE_ID_DEFAULT ((uint32_t)-1)
 
-/* Inserts a new item (state "new", iteration 1) whose directory has owner
+/* Inserts a new item (state ITEM_NEW, iteration 1) whose directory has owner
  * uid, group gid and permission bits mode & 07777; store_item_create gives
  * it STORE_ID_DEFAULT for both and 0755. 0 with *id (id may be NULL),
  * -EEXIST (the name is taken), or a negative errno. */
@@ -168,7 +208,8 @@ int store_item_set_owner(struct store *s, int64_t item_id, uid_t uid, gid_t gid,
 int store_item_get(struct store *s, const char *name, struct item *out);
 int store_item_get_id(struct store *s, int64_t id, struct item *out);
 /* Writes every mutable field of it (by id) and sets updated_at to now, in
- * the row and in it. 0 (also when no row has that id) or a negative errno. */
+ * the row and in it. 0 (also when no row has that id), -EINVAL (a state
+ * out of enum item_state's range), or a negative errno. */
 int store_item_update(struct store *s, struct item *it);
 /* Calls cb for each item with archived == archived, by name; cb's item is
  * valid during the call only. cb runs without the store's lock (it may
@@ -409,7 +450,7 @@ struct run {
 	char kind[8];      /* "stage" | "recipe" */
 	char *name;
 	int iteration;
-	char status[16];   /* running, succeeded, failed, validated, failing, blocked, timed_out, cancelled, interrupted, queued */
+	enum run_status status; /* out of its range: every write of r is -EINVAL */
 	char *command, *log_path, *note;
 	int pgid;
 	int has_exit_code, exit_code, signal;
@@ -457,10 +498,10 @@ int store_run_update(struct store *s, const struct run *r);
 int store_run_get(struct store *s, int64_t id, struct run *out);
 int store_run_by_log(struct store *s, int64_t item_id, const char *log_path, struct run *out);
 /* Calls cb for the item's runs of the given kind (NULL: all) by run_no;
- * item_id 0: every item. status NULL: any status. r is valid during the
- * call only; cb runs without the store's lock and a non-zero return stops
- * the walk. 0 or a negative errno. */
-int store_run_each(struct store *s, int64_t item_id, const char *kind, const char *status,
+ * item_id 0: every item; of that status (RUN_ANY: any). r is valid during
+ * the call only; cb runs without the store's lock and a non-zero return
+ * stops the walk. 0 or a negative errno. */
+int store_run_each(struct store *s, int64_t item_id, const char *kind, enum run_status status,
 		   int (*cb)(void *arg, const struct run *r), void *arg);
 
 /* Appends len bytes to a run's log. 0 (also for len 0) or a negative errno. */

@@ -23,6 +23,8 @@ int store_carry_run(struct store *s, struct run *r, const void *log, size_t len)
 	sqlite3_stmt *st;
 	int rc;
 
+	if ((unsigned)r->status >= RUN_NSTATUSES)
+		return -EINVAL;
 	util_sha256_hex(log ? log : "", len, hex);
 	rc = store__txn_lock(s);
 	if (rc)
@@ -32,10 +34,11 @@ int store_carry_run(struct store *s, struct run *r, const void *log, size_t len)
 			    "finished_at, duration_s, log_size, log_sha256, exit_code, signal) "
 			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, "
 			    "?, NULLIF(?, 0))", "Iississsssssss" "dIs-i", r->item_id, r->run_no,
-			    r->kind, r->name, r->iteration, r->status, r->command ? r->command : "",
-			    r->log_path, r->note ? r->note : "", r->head, r->gpus ? r->gpus : "[]",
-			    r->executor[0] ? r->executor : "local", r->started_at, r->finished_at,
-			    r->duration_s, (int64_t)len, hex, r->signal);
+			    r->kind, r->name, r->iteration, run_status_name(r->status),
+			    r->command ? r->command : "", r->log_path, r->note ? r->note : "",
+			    r->head, r->gpus ? r->gpus : "[]", r->executor[0] ? r->executor : "local",
+			    r->started_at, r->finished_at, r->duration_s, (int64_t)len, hex,
+			    r->signal);
 	if (rc == 0 && r->has_exit_code)
 		rc = store__err(s, sqlite3_bind_int(st, 18, r->exit_code));
 	if (rc == 0)

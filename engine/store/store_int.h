@@ -231,5 +231,10 @@ void store__items_changed(struct store *s);
 int store__item_write(struct store *s, const struct item *it, const char *now);
 /* RFC 3339 UTC now (store.c). */
 void store__now(char out[32]);
+/* Before schema/0013_states.sql (store.c's migrate_check): 0 when every
+ * item's state and every run's status is a name of store.h's enums, else
+ * -EUCLEAN with the first row that is not, and its value, in err (errlen
+ * bytes). Lock held. */
+int store__states_check(struct store *s, char *err, size_t errlen);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "store_int.h"
 
@@ -15,7 +16,6 @@ void item_clear(struct item *it)
 {
 	free(it->name);
 	free(it->title);
-	free(it->state);
 	free(it->stage);
 	free(it->branch);
 	free(it->base);
@@ -41,7 +41,6 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 	it->id = sqlite3_column_int64(st, 0);
 	it->name = store__col_dup(st, 1);
 	it->title = store__col_dup(st, 2);
-	it->state = store__col_dup(st, 3);
 	it->stage = store__col_dup(st, 4);
 	it->stage_ok = sqlite3_column_int(st, 5);
 	it->iteration = sqlite3_column_int(st, 6);
@@ -68,11 +67,19 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 	it->dir_uid = (uid_t)sqlite3_column_int64(st, 25);
 	it->dir_gid = (gid_t)sqlite3_column_int64(st, 26);
 	it->dir_mode = (mode_t)sqlite3_column_int(st, 27) & 07777;
-	if (!it->name || !it->title || !it->state || !it->stage || !it->branch || !it->base ||
+	if (!it->name || !it->title || !it->stage || !it->branch || !it->base ||
 	    !it->verdict || !it->assessment || !it->last_error || !it->last_result ||
 	    !it->created_at || !it->updated_at || !it->disposition) {
 		item_clear(it);
 		return -ENOMEM;
+	}
+	/* A store of version 13 or later holds no other state (CHECK); an
+	 * older one opened read-only might. */
+	if (item_state_parse((const char *)sqlite3_column_text(st, 3), &it->state) != 0) {
+		util_log(LOG_ERR, "store: item %s has an unknown state '%s'", it->name,
+			 sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+		item_clear(it);
+		return -EIO;
 	}
 	return 0;
 }
@@ -114,7 +121,6 @@ int item_copy(struct item *dst, const struct item *src)
 	*dst = *src;
 	dst->name = strdup(src->name);
 	dst->title = strdup(src->title);
-	dst->state = strdup(src->state);
 	dst->stage = strdup(src->stage);
 	dst->branch = strdup(src->branch);
 	dst->base = strdup(src->base);
@@ -125,7 +131,7 @@ int item_copy(struct item *dst, const struct item *src)
 	dst->created_at = strdup(src->created_at);
 	dst->updated_at = strdup(src->updated_at);
 	dst->disposition = strdup(src->disposition);
-	if (!dst->name || !dst->title || !dst->state || !dst->stage || !dst->branch ||
+	if (!dst->name || !dst->title || !dst->stage || !dst->branch ||
 	    !dst->base || !dst->verdict || !dst->assessment || !dst->last_error ||
 	    !dst->last_result || !dst->created_at || !dst->updated_at || !dst->disposition) {
 		item_clear(dst);
@@ -177,7 +183,7 @@ static void item_keep(struct store *s, int64_t key, const struct item *it)
 		return;
 	}
 	k->node.key = key;
-	k->node.bytes = sizeof(*k) + strlen(it->name) + strlen(it->title) + strlen(it->state) +
+	k->node.bytes = sizeof(*k) + strlen(it->name) + strlen(it->title) +
 			strlen(it->stage) + strlen(it->branch) + strlen(it->base) +
 			strlen(it->verdict) + strlen(it->assessment) + strlen(it->last_error) +
 			strlen(it->last_result) + strlen(it->created_at) + strlen(it->updated_at) +
@@ -226,16 +232,18 @@ int store_item_get_id(struct store *s, int64_t id, struct item *out)
 
 int store__item_write(struct store *s, const struct item *it, const char *now)
 {
+	if ((unsigned)it->state >= ITEM_NSTATES)
+		return -EINVAL;
 	store__items_changed(s);
 	return store__exec(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, "
 			   "iteration = ?, verdict = ?, assessment = ?, hold = ?, approved = ?, "
 			   "last_error = ?, last_result = ?, archived = ?, updated_at = ?, "
 			   "verdict_head = ?15, assessment_head = ?16, round = ?17, disposition = ?18 "
 			   "WHERE id = ?14", "sssiissiissisIssis",
-			   it->title, it->state, it->stage, it->stage_ok, it->iteration, it->verdict,
-			   it->assessment, it->hold, it->approved, it->last_error, it->last_result,
-			   it->archived, now, it->id, it->verdict_head, it->assessment_head, it->round,
-			   it->disposition);
+			   it->title, item_state_name(it->state), it->stage, it->stage_ok,
+			   it->iteration, it->verdict, it->assessment, it->hold, it->approved,
+			   it->last_error, it->last_result, it->archived, now, it->id, it->verdict_head,
+			   it->assessment_head, it->round, it->disposition);
 }
 
 int store_item_update(struct store *s, struct item *it)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "store_int.h"
 
@@ -38,7 +39,6 @@ static int run_row(sqlite3_stmt *st, struct run *r)
 	store__col_copy(st, 3, r->kind, sizeof(r->kind));
 	r->name = store__col_dup(st, 4);
 	r->iteration = sqlite3_column_int(st, 5);
-	store__col_copy(st, 6, r->status, sizeof(r->status));
 	r->command = store__col_dup(st, 7);
 	r->log_path = store__col_dup(st, 8);
 	r->pgid = sqlite3_column_int(st, 9);
@@ -61,6 +61,14 @@ static int run_row(sqlite3_stmt *st, struct run *r)
 		run_clear(r);
 		return -ENOMEM;
 	}
+	/* A store of version 13 or later holds no other status (CHECK); an
+	 * older one opened read-only might. */
+	if (run_status_parse((const char *)sqlite3_column_text(st, 6), &r->status) != 0) {
+		util_log(LOG_ERR, "store: run %lld has an unknown status '%s'", (long long)r->id,
+			 sqlite3_column_text(st, 6) ? (const char *)sqlite3_column_text(st, 6) : "");
+		run_clear(r);
+		return -EIO;
+	}
 	return 0;
 }
 
@@ -68,12 +76,15 @@ int store_run_insert(struct store *s, struct run *r)
 {
 	int rc;
 
+	if ((unsigned)r->status >= RUN_NSTATUSES)
+		return -EINVAL;
 	pthread_mutex_lock(&s->lock);
 	rc = store__exec(s, "INSERT INTO runs(item_id, run_no, kind, name, iteration, status, "
 			 "command, log_path, pgid, note, head, gpus, executor, started_at) "
 			 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "Iississsisssss",
-			 r->item_id, r->run_no, r->kind, r->name, r->iteration, r->status,
-			 r->command ? r->command : "", r->log_path, r->pgid, r->note ? r->note : "",
+			 r->item_id, r->run_no, r->kind, r->name, r->iteration,
+			 run_status_name(r->status), r->command ? r->command : "", r->log_path,
+			 r->pgid, r->note ? r->note : "",
 			 r->head, r->gpus ? r->gpus : "[]", r->executor[0] ? r->executor : "local",
 			 r->started_at);
 	if (rc == 0)
@@ -87,13 +98,15 @@ int store_run_update(struct store *s, const struct run *r)
 	sqlite3_stmt *st;
 	int rc;
 
+	if ((unsigned)r->status >= RUN_NSTATUSES)
+		return -EINVAL;
 	pthread_mutex_lock(&s->lock);
 	rc = store__prepare(s, &st, "UPDATE runs SET status = ?, pgid = ?, exit_code = ?, signal = ?, "
 			    "note = ?, head = ?, gpus = ?, finished_at = NULLIF(?, ''), "
 			    "duration_s = ?, log_sha256 = ?, command = ?, executor = ?, job_id = ?, "
 			    "job_output = ?, job_offset = ? WHERE id = ?", "si-issssdsssssII",
-			    r->status, r->pgid, r->signal, r->note ? r->note : "", r->head,
-			    r->gpus ? r->gpus : "[]", r->finished_at, r->duration_s, r->log_sha256,
+			    run_status_name(r->status), r->pgid, r->signal, r->note ? r->note : "",
+			    r->head, r->gpus ? r->gpus : "[]", r->finished_at, r->duration_s, r->log_sha256,
 			    r->command ? r->command : "", r->executor[0] ? r->executor : "local",
 			    r->job_id, r->job_output ? r->job_output : "", r->job_offset, r->id);
 	/* exit_code: NULL ("-") until the run has one. */
@@ -137,7 +150,7 @@ static int run_row_cb(sqlite3_stmt *st, void *elem, void *ctx)
 	return run_row(st, elem);
 }
 
-int store_run_each(struct store *s, int64_t item_id, const char *kind, const char *status,
+int store_run_each(struct store *s, int64_t item_id, const char *kind, enum run_status status,
 		   int (*cb)(void *arg, const struct run *r), void *arg)
 {
 	struct run *v = NULL;
@@ -148,7 +161,8 @@ int store_run_each(struct store *s, int64_t item_id, const char *kind, const cha
 	pthread_mutex_lock(&s->lock);
 	rc = store__prepare(s, &st, "SELECT " RUN_COLS " FROM runs WHERE (?1 = 0 OR item_id = ?1) "
 			    "AND (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR status = ?3) "
-			    "ORDER BY item_id, run_no", "Iss", item_id, kind, status);
+			    "ORDER BY item_id, run_no", "Iss", item_id, kind,
+			    status == RUN_ANY ? NULL : run_status_name(status));
 	if (rc == 0)
 		rc = store__collect(s, st, sizeof(*v), run_row_cb, NULL, (void **)&v, &n);
 	pthread_mutex_unlock(&s->lock);
@@ -563,6 +577,8 @@ int store_run_begin(struct store *s, struct run *r, struct item *it,
 	char now[32], *line, *end;
 	int rc;
 
+	if ((unsigned)r->status >= RUN_NSTATUSES)
+		return -EINVAL;
 	buf_init(&event);
 	store__now(now);
 	rc = store__txn_lock(s);
@@ -592,8 +608,8 @@ int store_run_begin(struct store *s, struct run *r, struct item *it,
 		rc = store__exec(s, "INSERT INTO runs(item_id, run_no, kind, name, iteration, status, "
 				 "command, log_path, pgid, note, head, gpus, executor, started_at) "
 				 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "Iississsisssss",
-				 r->item_id, r->run_no, r->kind, r->name, r->iteration, r->status,
-				 r->command ? r->command : "", r->log_path, r->pgid,
+				 r->item_id, r->run_no, r->kind, r->name, r->iteration,
+				 run_status_name(r->status), r->command ? r->command : "", r->log_path, r->pgid,
 				 r->note ? r->note : "", r->head, r->gpus ? r->gpus : "[]",
 				 r->executor[0] ? r->executor : "local", r->started_at);
 	if (rc == 0)

@@ -45,7 +45,7 @@ TEST(carry)
 	snprintf(r.kind, sizeof(r.kind), "recipe");
 	r.name = strdup("01-build");
 	r.log_path = strdup("validation/logs/T-01-build-1.log");
-	snprintf(r.status, sizeof(r.status), "validated");
+	r.status = RUN_VALIDATED;
 	r.has_exit_code = 1;
 	snprintf(r.started_at, sizeof(r.started_at), "2026-12-01T00:00:00Z");
 	snprintf(r.finished_at, sizeof(r.finished_at), "2026-12-01T00:00:01Z");
@@ -54,7 +54,7 @@ TEST(carry)
 	ASSERT_EQ(got.run_no, 7);
 	ASSERT_EQ(got.has_exit_code, 1);
 	ASSERT_EQ(got.exit_code, 0);
-	ASSERT_STREQ(got.status, "validated");
+	ASSERT_EQ(got.status, RUN_VALIDATED);
 	ASSERT_STREQ(got.finished_at, "2026-12-01T00:00:01Z");
 	util_sha256_hex("the log\n", 8, hex);
 	ASSERT_STREQ(got.log_sha256, hex);

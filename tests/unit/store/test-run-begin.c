@@ -53,7 +53,7 @@ static void fill_run(struct run *r, int64_t item_id)
 	r->item_id = item_id;
 	snprintf(r->kind, sizeof(r->kind), "stage");
 	r->name = strdup("plan");
-	snprintf(r->status, sizeof(r->status), "running");
+	r->status = RUN_RUNNING;
 	snprintf(r->head, sizeof(r->head), "%040d", 0);
 	snprintf(r->started_at, sizeof(r->started_at), "2026-12-01T00:00:00Z");
 }
@@ -86,8 +86,7 @@ TEST(atomic)
 
 	/* Success: all of it. */
 	ASSERT_EQ(store_item_get_id(s, id, &it), 0);
-	free(it.state);
-	it.state = strdup("running");
+	it.state = ITEM_RUNNING;
 	fill_run(&r, id);
 	ASSERT_EQ(store_run_begin(s, &r, &it, name_cb, &n), 0);
 	ASSERT_EQ(r.run_no, 1);
@@ -96,7 +95,7 @@ TEST(atomic)
 	ASSERT_STREQ(got.log_path, "stages/1-plan.log");
 	run_clear(&got);
 	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
-	ASSERT_STREQ(now.state, "running");
+	ASSERT_EQ(now.state, ITEM_RUNNING);
 	item_clear(&now);
 	ev = events_of(s, id);
 	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");
@@ -106,8 +105,7 @@ TEST(atomic)
 	run_clear(&r);
 
 	/* The callback fails after the run number was taken: nothing stays. */
-	free(it.state);
-	it.state = strdup("failed");
+	it.state = ITEM_FAILED;
 	n.fail = -ENOSPC;
 	fill_run(&r, id);
 	ASSERT_EQ(store_run_begin(s, &r, &it, name_cb, &n), -ENOSPC);
@@ -125,7 +123,7 @@ TEST(atomic)
 	ASSERT_EQ(store__script(s, "UPDATE items SET run_seq = 1"), 0);
 	pthread_mutex_unlock(&s->lock);
 	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
-	ASSERT_STREQ(now.state, "running");
+	ASSERT_EQ(now.state, ITEM_RUNNING);
 	item_clear(&now);
 	ev = events_of(s, id);
 	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");

@@ -46,16 +46,15 @@ TEST(items)
 	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
 	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id2), -EEXIST);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
-	ASSERT_STREQ(it.state, "new");
+	ASSERT_EQ(it.state, ITEM_NEW);
 	ASSERT_EQ(it.iteration, 1);
 	ASSERT_STREQ(it.branch, "packetfs/fix-1");
-	free(it.state);
-	it.state = strdup("running");
+	it.state = ITEM_RUNNING;
 	it.hold = 1;
 	ASSERT_EQ(store_item_update(s, &it), 0);
 	item_clear(&it);
 	ASSERT_EQ(store_item_get_id(s, id, &it), 0);
-	ASSERT_STREQ(it.state, "running");
+	ASSERT_EQ(it.state, ITEM_RUNNING);
 	ASSERT_EQ(it.hold, 1);
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "nope", &it), -ENOENT);
@@ -133,8 +132,8 @@ TEST(item_cache)
 	ASSERT_EQ(store_item_create(s, "fix-cache", "packetfs/fix-cache", "main", NULL), 0);
 	ASSERT_EQ(store_item_get(s, "fix-cache", &it), 0);
 	ASSERT_EQ(store_item_get(s, "fix-cache", &again), 0);
-	ASSERT_STREQ(again.state, it.state);
-	ASSERT(again.state != it.state); /* each caller owns its copy */
+	ASSERT_EQ(again.state, it.state);
+	ASSERT(again.stage != it.stage); /* each caller owns its copy */
 	item_clear(&again);
 	ro = test_store_open(dir, 0, 1);
 	ASSERT_EQ(store_item_get(ro, "fix-cache", &again), 0);
@@ -352,7 +351,7 @@ TEST(logs)
 	strcpy(r.kind, "recipe");
 	r.name = "03-unit-tests";
 	r.log_path = "validation/logs/x-03-unit-tests-3.log";
-	strcpy(r.status, "running");
+	r.status = RUN_RUNNING;
 	strcpy(r.started_at, "2026-11-29T16:00:00Z");
 	ASSERT_EQ(store_run_insert(s, &r), 0);
 	ASSERT_EQ(store_log_append(s, r.id, "hello ", 6), 0);
@@ -375,11 +374,11 @@ TEST(logs)
 	}
 	ASSERT_EQ(store_run_by_log(s, it.id, "validation/logs/x-03-unit-tests-3.log", &got), 0);
 	ASSERT_EQ(got.log_size, 16);
-	ASSERT_STREQ(got.status, "running");
+	ASSERT_EQ(got.status, RUN_RUNNING);
 	ASSERT_EQ(got.has_exit_code, 0);
 	run_clear(&got);
 	/* Every mutable field is written; the log's size and offset stay. */
-	strcpy(r.status, "validated");
+	r.status = RUN_VALIDATED;
 	r.has_exit_code = 1;
 	r.exit_code = 3;
 	r.signal = 9;
@@ -395,7 +394,7 @@ TEST(logs)
 	r.job_offset = 7;
 	ASSERT_EQ(store_run_update(s, &r), 0);
 	ASSERT_EQ(store_run_get(s, r.id, &got), 0);
-	ASSERT_STREQ(got.status, "validated");
+	ASSERT_EQ(got.status, RUN_VALIDATED);
 	ASSERT_EQ(got.has_exit_code, 1);
 	ASSERT_EQ(got.exit_code, 3);
 	ASSERT_EQ(got.signal, 9);
@@ -681,7 +680,7 @@ TEST(version_1)
 	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
 	ASSERT_EQ(m.atime_ns, 4000);
 	nruns = 0;
-	ASSERT_EQ(store_run_each(s, 0, NULL, NULL, count_run, &nruns), 0);
+	ASSERT_EQ(store_run_each(s, 0, NULL, RUN_ANY, count_run, &nruns), 0);
 	ASSERT(nruns > 0);
 	item_clear(&it);
 	store_close(s);
