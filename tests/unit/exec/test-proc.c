@@ -5,7 +5,7 @@
  * exit statuses and signals; cwd, environment and stdin bytes honoured;
  * stderr dropped, merged or in a pipe of its own; a group or a session of
  * its own; the child's signal state; a script without "#!"; a run as
- * another user (as root only).
+ * another user (as root only); no descriptor left behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -335,6 +335,53 @@ TEST(credentials)
 	rmdir(dir);
 }
 
+/* The number of open descriptors of this process. */
+static int open_fds(void)
+{
+	int n = 0, fd;
+
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/* No start, failed or not, leaves a descriptor behind (but the one shared
+ * /dev/null, opened by the first start). */
+TEST(no_descriptor_left)
+{
+	char *ok[] = { "cat", NULL }, *missing[] = { "packetfs-no-such-program", NULL };
+	struct proc_spec spec = { 0 };
+	struct capture c;
+	struct proc p;
+	int before, status;
+
+	ASSERT_EQ(run(ok, &c), 0); /* the shared /dev/null is open from here on */
+	free(c.out);
+	before = open_fds();
+	ASSERT_EQ(run(missing, &c), -ENOENT);
+	memset(&c, 0, sizeof(c));
+	c.argv = ok;
+	c.in_data = "x";
+	c.in_len = 1;
+	c.timeout_ms = 10000;
+	c.max = 10;
+	ASSERT_EQ(capture_exec(&c), 0);
+	free(c.out);
+	spec.argv = ok;
+	spec.in = PROC_IN_BYTES;
+	spec.in_data = "x";
+	spec.in_len = 1;
+	spec.out = PROC_OUT_PIPE;
+	spec.err = PROC_OUT_PIPE;
+	spec.cwd = "/nowhere/at/all";
+	ASSERT_EQ(proc_start(&spec, &p), -ENOENT);
+	spec.cwd = NULL;
+	ASSERT_EQ(proc_start(&spec, &p), 0);
+	ASSERT_EQ(waitpid(p.pid, &status, 0), p.pid);
+	proc_close(&p);
+	ASSERT_EQ(open_fds(), before);
+}
+
 int main(void)
 {
 	RUN(deadline_kills_the_group);
@@ -348,5 +395,6 @@ int main(void)
 	RUN(signal_state);
 	RUN(script_without_interpreter);
 	RUN(credentials);
+	RUN(no_descriptor_left);
 	return 0;
 }
