@@ -451,6 +451,11 @@ int proc_start(const struct proc_spec *spec, struct proc *p)
 	} else if (!r) {
 		r = search(&pid, spec->argv, env, &how);
 	}
+	/* Opened while the child's ends of the pipes are still open: it needs
+	 * a free descriptor of its own, and where there is none the caller
+	 * goes without, as on a kernel without pidfds. */
+	if (!r)
+		p->pidfd = pidfd_open(pid, 0);
 	if (own_in >= 0)
 		close(own_in);
 	if (own_out >= 0)
@@ -465,7 +470,6 @@ int proc_start(const struct proc_spec *spec, struct proc *p)
 		return -r;
 	}
 	p->pid = pid;
-	p->pidfd = pidfd_open(pid, 0);
 	p->out = rd_out;
 	p->err = rd_err;
 	return 0;
