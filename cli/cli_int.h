@@ -128,8 +128,12 @@ int cli_mtab_find(const char *dir, char *store, size_t size);
  * (size bytes), or 0. */
 int cli_mtab_dead(const char *dir, char *store, size_t size);
 
+/* How long fusermount3 may run (engine_run_program), in milliseconds. */
+#define CLI_FUSERMOUNT_TIMEOUT_MS 30000
+
 /* Lazily unmounts dir (umount2 MNT_DETACH; fusermount3 -u -z when not
- * privileged). Returns 0 or -errno. */
+ * privileged, killed past CLI_FUSERMOUNT_TIMEOUT_MS). Returns 0, -ETIMEDOUT
+ * or another negative errno (-EPERM: fusermount3 failed). */
 int cli_mtab_detach(const char *dir);
 
 #endif

@@ -12,7 +12,6 @@
  * SIGTERM.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -21,7 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -220,30 +218,24 @@ static int alive(pid_t pid)
 	return !zombie;
 }
 
-/* Runs fusermount3 -u on dir (its messages silenced when quiet); its exit
- * status, or 127 when it cannot run. */
+/* Runs fusermount3 -u on dir (engine_run_program: its messages silenced
+ * when quiet, killed past CLI_FUSERMOUNT_TIMEOUT_MS); its exit status, or
+ * 127 when it cannot run or did not end (said on stderr unless quiet). */
 static int fusermount_u(const char *dir, int quiet)
 {
-	int status;
-	pid_t pid;
+	char *argv[] = { "fusermount3", "-u", "--", (char *)dir, NULL };
+	int r;
 
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return 127;
-	if (pid == 0) {
-		int null = quiet ? open("/dev/null", O_WRONLY) : -1;
-
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		execlp("fusermount3", "fusermount3", "-u", "--", dir, (char *)NULL);
-		cli_fail("umount", "fusermount3: %s", strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
+	r = engine_run_program(argv, CLI_FUSERMOUNT_TIMEOUT_MS, quiet);
+	if (r >= 0)
+		return r;
+	if (!quiet && r == -ETIMEDOUT)
+		cli_fail("umount", "fusermount3: no end within %d s (killed)",
+			 CLI_FUSERMOUNT_TIMEOUT_MS / 1000);
+	else if (!quiet)
+		cli_fail("umount", "fusermount3: %s", strerror(-r));
+	return 127;
 }
 
 /*

@@ -9,7 +9,6 @@
  * absolute path made without looking into it (cli_mtab_path).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,7 +17,6 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <libmount.h>
@@ -98,28 +96,14 @@ int cli_mtab_dead(const char *dir, char *store, size_t size)
 
 int cli_mtab_detach(const char *dir)
 {
-	int status;
-	pid_t pid;
+	char *argv[] = { "fusermount3", "-u", "-z", "--", (char *)dir, NULL };
+	int r;
 
 	if (umount2(dir, MNT_DETACH) == 0)
 		return 0;
 	if (errno != EPERM)
 		return -errno;
 	/* Not privileged: fusermount3 unmounts the user's own FUSE mounts. */
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		execlp("fusermount3", "fusermount3", "-u", "-z", "--", dir, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EPERM;
+	r = engine_run_program(argv, CLI_FUSERMOUNT_TIMEOUT_MS, 1);
+	return r == 0 ? 0 : r == -ETIMEDOUT ? r : -EPERM;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -365,4 +366,24 @@ pid_t engine_daemon_pid(struct engine *e)
 		pid = (pid_t)atoi(v);
 	free(v);
 	return pid;
+}
+
+int engine_run_program(char *const *argv, int timeout_ms, int quiet)
+{
+	struct capture c = { 0 };
+	int r;
+
+	c.argv = argv;
+	c.err = quiet ? PROC_OUT_NULL : PROC_OUT_INHERIT;
+	c.timeout_ms = timeout_ms;
+	c.max = 64 * 1024;
+	r = capture_exec(&c);
+	if (r == 0 && !quiet && c.len) {
+		fwrite(c.out, 1, c.len, stdout);
+		fflush(stdout);
+	}
+	free(c.out);
+	if (r)
+		return r;
+	return WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
 }

@@ -490,4 +490,18 @@ int engine_carry_finish(struct engine *e, struct engine_carry *c, const char *na
 			size_t errlen);
 void engine_carry_free(struct engine_carry *c);
 
+/*
+ * Runs argv[0] (found on PATH, no shell; argv NULL-terminated) to its end:
+ * the CLI's helper programs (fusermount3). No engine is needed. stdin is
+ * /dev/null; the program runs in a process group of its own, which is
+ * killed (SIGKILL) past timeout_ms milliseconds; its stdout is captured
+ * (at most 64 KiB kept) and, unless quiet, written to this process's
+ * stdout once it ended; its stderr is this process's, or /dev/null when
+ * quiet. Returns its exit status (0-255; 128 + N when signal N ended it),
+ * or a negative errno: -ENOENT (not on PATH), -ETIMEDOUT (killed at the
+ * deadline), -ENOMEM, or another of its start. Any thread; blocks the
+ * caller for at most about timeout_ms.
+ */
+int engine_run_program(char *const *argv, int timeout_ms, int quiet);
+
 #endif

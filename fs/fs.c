@@ -371,6 +371,9 @@ int fs_mount(const struct fs_mount_options *o)
 		return 1;
 	}
 	fflush(NULL);
+	/* Daemonization, not a program run: the child goes on as the daemon
+	 * (programs start through proc_start of the engine; tests/tree/spawn.sh
+	 * names this fork as an exception). */
 	pid = fork();
 	if (pid < 0) {
 		report(-1, "fork: %s", strerror(errno));

@@ -111,6 +111,9 @@ int replayer_start(const char *mountpoint, struct replayer **out)
 		free(r);
 		return -errno;
 	}
+	/* A helper process of this program, without exec: not a program run
+	 * (those start through proc_start of the engine; tests/tree/spawn.sh
+	 * names this fork as an exception). */
 	r->pid = fork();
 	if (r->pid < 0) {
 		int e = errno;

@@ -1,20 +1,18 @@
 /*
- * capture.c - a helper program run to its end under a deadline, its
- * standard output captured (capture.h).
+ * capture.c - a program run to its end under a deadline, its standard
+ * output captured (capture.h).
  *
- * Design: posix_spawnp (no shell) with POSIX_SPAWN_SETPGROUP, so that the
- * child and whatever it starts form a group of their own that one kill
- * ends; its output is read with poll() up to the deadline (a hanging
- * program is cut off there, not when it would close its output); then it
- * is reaped by its pid, polling waitpid(WNOHANG) until the same deadline,
- * past which the group is killed. A child that closed its output and went
- * on running is caught there too.
+ * Design: proc_start (no shell) in a process group of its own, so that the
+ * child and whatever it starts form a group that one kill ends; its output
+ * is read with poll() up to the deadline (a hanging program is cut off
+ * there, not when it would close its output); then it is reaped by its
+ * pid, waiting on its pidfd (or in short naps where there is none) until
+ * the same deadline, past which the group is killed. A child that closed
+ * its output and went on running is caught there too.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -22,8 +20,6 @@
 #include <unistd.h>
 
 #include "capture.h"
-
-extern char **environ;
 
 static long long now_ms(void)
 {
@@ -33,122 +29,69 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Moves fd to a descriptor >= 3 (close-on-exec), so that the child's
- * dup2 onto 1 never meets itself. Returns the descriptor, or -1. */
-static int above_stdio(int fd)
-{
-	int nfd;
-
-	if (fd >= 3)
-		return fd;
-	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return nfd;
-}
-
-/* Waits for pid until deadline (ms, now_ms clock); past it kills its
- * process group and reaps it. Returns the wait status, or -1 when pid
- * cannot be waited for; *timed_out is set when it was killed. */
-static int reap(pid_t pid, long long deadline, int *timed_out)
+/* Waits for p->pid until deadline (ms, now_ms clock); past it kills its
+ * process group and reaps it. Returns the wait status, or -1 when the
+ * child cannot be waited for; *timed_out is set when it was killed. */
+static int reap(const struct proc *p, long long deadline, int *timed_out)
 {
 	struct timespec nap = { 0, 2 * 1000 * 1000 };
 	int status;
 	pid_t w;
 
 	for (;;) {
-		w = waitpid(pid, &status, *timed_out ? 0 : WNOHANG);
-		if (w == pid)
+		w = waitpid(p->pid, &status, *timed_out ? 0 : WNOHANG);
+		if (w == p->pid)
 			return status;
 		if (w < 0 && errno != EINTR)
 			return -1;
 		if (w == 0 && now_ms() >= deadline) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
+			kill(-p->pid, SIGKILL);
+			kill(p->pid, SIGKILL);
 			*timed_out = 1;
+		} else if (w == 0 && p->pidfd >= 0) {
+			struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
+			long long left = deadline - now_ms();
+
+			poll(&pfd, 1, left > 60000 ? 60000 : left < 0 ? 0 : (int)left);
 		} else if (w == 0) {
 			nanosleep(&nap, NULL);
 		}
 	}
 }
 
-/* Spawns argv in a process group of its own with stdout on fd; *pid. 0 or
- * a negative errno. */
-static int spawn(char *const *argv, int fd, pid_t *pid)
+int capture_exec(struct capture *c)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t mask, def;
-	int rc;
-
-	sigemptyset(&mask);
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGCHLD);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGHUP);
-	sigaddset(&def, SIGQUIT);
-	rc = posix_spawn_file_actions_init(&fa);
-	if (rc)
-		return -rc;
-	rc = posix_spawnattr_init(&at);
-	if (rc) {
-		posix_spawn_file_actions_destroy(&fa);
-		return -rc;
-	}
-	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(&fa, fd, 1);
-	if (!rc)
-		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (!rc)
-		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-						   POSIX_SPAWN_SETSIGDEF);
-	if (!rc)
-		rc = posix_spawnattr_setpgroup(&at, 0);
-	if (!rc)
-		rc = posix_spawnattr_setsigmask(&at, &mask);
-	if (!rc)
-		rc = posix_spawnattr_setsigdefault(&at, &def);
-	if (!rc)
-		rc = posix_spawnp(pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	return -rc;
-}
-
-int capture_run(char *const *argv, int timeout_ms, size_t max, char **out, size_t *len)
-{
+	struct proc_spec spec = { 0 };
+	struct proc p;
 	char *buf, chunk[4096];
-	int fds[2], rc, status, timed_out = 0;
+	int rc, timed_out = 0;
 	long long deadline;
 	size_t n = 0;
-	pid_t pid;
 
-	*out = NULL;
-	*len = 0;
-	buf = malloc(max + 1);
+	c->out = NULL;
+	c->len = 0;
+	c->status = -1;
+	if (c->err != PROC_OUT_NULL && c->err != PROC_OUT_STDOUT && c->err != PROC_OUT_INHERIT)
+		return -EINVAL;
+	buf = malloc(c->max + 1);
 	if (!buf)
 		return -ENOMEM;
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		rc = -errno;
-		free(buf);
-		return rc;
-	}
-	fds[0] = above_stdio(fds[0]);
-	fds[1] = above_stdio(fds[1]);
-	rc = fds[0] < 0 || fds[1] < 0 ? -errno : spawn(argv, fds[1], &pid);
-	if (fds[1] >= 0)
-		close(fds[1]);
+	spec.argv = c->argv;
+	spec.env = c->env;
+	spec.cwd = c->cwd;
+	spec.in = c->in_data ? PROC_IN_BYTES : PROC_IN_NULL;
+	spec.in_data = c->in_data;
+	spec.in_len = c->in_len;
+	spec.out = PROC_OUT_PIPE;
+	spec.err = c->err;
+	rc = proc_start(&spec, &p);
 	if (rc) {
-		if (fds[0] >= 0)
-			close(fds[0]);
 		free(buf);
 		return rc;
 	}
-	deadline = now_ms() + timeout_ms;
+	deadline = now_ms() + c->timeout_ms;
 	for (;;) {
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		struct pollfd pfd = { .fd = p.out, .events = POLLIN };
 		long long left = deadline - now_ms();
 		ssize_t r;
 
@@ -157,24 +100,38 @@ int capture_run(char *const *argv, int timeout_ms, size_t max, char **out, size_
 		r = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
 		if (r <= 0)
 			continue; /* EINTR, or the deadline: checked above */
-		r = read(fds[0], chunk, sizeof(chunk));
+		r = read(p.out, chunk, sizeof(chunk));
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0)
 			break;
-		if ((size_t)r > max - n)
-			r = (ssize_t)(max - n); /* keep draining, keep nothing */
+		if ((size_t)r > c->max - n)
+			r = (ssize_t)(c->max - n); /* keep draining, keep nothing */
 		memcpy(buf + n, chunk, (size_t)r);
 		n += (size_t)r;
 	}
-	close(fds[0]);
-	status = reap(pid, deadline, &timed_out);
+	close(p.out);
+	p.out = -1;
+	c->status = reap(&p, deadline, &timed_out);
+	proc_close(&p);
 	buf[n] = '\0';
-	if (timed_out) {
-		free(buf);
-		return -ETIMEDOUT;
+	c->out = buf;
+	c->len = n;
+	return timed_out ? -ETIMEDOUT : 0;
+}
+
+int capture_run(char *const *argv, int timeout_ms, size_t max, char **out, size_t *len)
+{
+	struct capture c = { .argv = argv, .timeout_ms = timeout_ms, .max = max };
+	int rc = capture_exec(&c);
+
+	*out = NULL;
+	*len = 0;
+	if (rc) {
+		free(c.out);
+		return rc;
 	}
-	*out = buf;
-	*len = n;
-	return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+	*out = c.out;
+	*len = c.len;
+	return c.status != -1 && WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0 ? 0 : -EIO;
 }

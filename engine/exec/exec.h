@@ -8,9 +8,14 @@
  * (slurm.h and gpu.h take the configuration) and util.h, nothing above.
  * Each header states its own contract and threads.
  *
+ *   proc.h    - the one start of a program (proc_start: posix_spawn, or
+ *               vfork for another user's credentials); every child
+ *               process of packetfs begins there
  *   capture.h - run a program to its end with a deadline, capturing its
- *               output (the one way to run a short child synchronously)
- *   runner.h  - child processes in their own process groups on a loop
+ *               output (the one way to run a short child synchronously:
+ *               nvidia-smi, scontrol at recovery, git bundle, fusermount3)
+ *   runner.h  - child processes in their own sessions on a loop (stages,
+ *               recipes); slurm_cmd.c runs the Slurm commands on the loop
  *   slurm.h   - the Slurm executor: sbatch, squeue, scontrol, scancel
  *   gpu.h     - the GPU pool: slots, nvidia-smi, leaks held back
  *   runenv_local.c - the probe of this machine, declared in runenv.h
@@ -19,6 +24,7 @@
 #define PACKETFS_EXEC_H
 
 #include "format.h"
+#include "proc.h"
 #include "capture.h"
 #include "gpu.h"
 #include "runner.h"

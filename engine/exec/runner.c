@@ -10,26 +10,18 @@
  * handle where no pidfd could be had), the read end of the output pipe,
  * and three timers (timeout, grace, poll).
  *
- * DESIGN: starting a process. The daemon is big (SQLite caches, libgit2,
- * FUSE buffers, many threads): fork() would copy its page tables and make
- * every page copy-on-write, then exec throws it all away - milliseconds
- * per run, and page faults and TLB shootdowns for the daemon's other
- * threads. So runs start with posix_spawn (glibc: clone(CLONE_VM |
- * CLONE_VFORK), the calling thread waits only for the child's exec):
- * POSIX_SPAWN_SETSID (pgid == sid == pid), an empty signal mask and every
- * signal at its default (SIGPIPE ignored here is not ignored there),
- * file actions for stdin (/dev/null, or a memfd holding the bytes the
- * spec gives), stdout and stderr (the pipe's write
- * end) and the working directory, and an explicit environment. argv[0] is
- * looked up as execvp does (spawn_search), but on the PATH of the run's
- * environment, and a file the kernel cannot execute (ENOEXEC) runs with
- * /bin/sh. Exec errors come back from posix_spawn itself. A run with a
- * user (runner_spec.user) starts the same way through runner__spawn_as
- * instead (runner_user.c: vfork, then the credentials by system calls
- * before exec), since posix_spawn cannot change them. The end of the
- * leader is seen through a pidfd (pidfd_open) polled on the loop: readable
- * once it has exited; then waitpid(pid, WNOHANG) reaps it. Where
- * pidfd_open fails (old kernel, no file descriptor left) a SIGCHLD signal
+ * DESIGN: starting a process. The leader starts through proc_start
+ * (proc.h, the one start of a program in the tree: posix_spawn, or vfork
+ * for a run as another user): its own session (pgid == sid == pid), an
+ * empty signal mask and every signal at its default, stdin from /dev/null
+ * or a memfd holding the bytes the spec gives, stdout and stderr the
+ * pipe's write end, the run's working directory and an explicit
+ * environment (with the marker); argv[0] is looked up on the PATH of that
+ * environment. The start happens under the leaders' lock, so that a sweep
+ * of another loop never sees an unregistered leader. The end of the
+ * leader is seen through the pidfd proc_start returns, polled on the loop:
+ * readable once it has exited; then waitpid(pid, WNOHANG) reaps it. Where
+ * there is no pidfd (old kernel, no file descriptor left) a SIGCHLD signal
  * handle of the run does the same waitpid on every SIGCHLD; the poll
  * timer's ticks check too, so no exit goes unseen.
  *
@@ -61,18 +53,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "runner_int.h"
 
 #define DEFAULT_GRACE_S 5
@@ -80,10 +69,6 @@
 #define KILL_WAIT_MS 2000   /* after SIGKILL, for the processes to vanish */
 
 static unsigned marker_seq;
-/* /dev/null open for reading (close-on-exec, above stdio): every run's
- * stdin; opened at the first spawn, then kept. Under the leaders' lock
- * (runner__leaders_lock). */
-static int devnull_fd = -1;
 
 static void on_close(uv_handle_t *h)
 {
@@ -386,153 +371,6 @@ static int above_stdio(int fd)
 	return nfd;
 }
 
-/* The value of variable name in env (NULL-terminated), or NULL. */
-static const char *env_get(char *const *env, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (; env && *env; env++)
-		if (strncmp(*env, name, len) == 0 && (*env)[len] == '=')
-			return *env + len + 1;
-	return NULL;
-}
-
-/* A file holding data[len] (an anonymous memfd, read from its start),
- * close-on-exec and above stdio: a run's stdin. The fd, or -1 with errno. */
-static int stdin_file(const char *data, size_t len)
-{
-	int fd = above_stdio(memfd_create("packetfs-stdin", MFD_CLOEXEC));
-	size_t off = 0;
-	ssize_t n;
-
-	while (fd >= 0 && off < len) {
-		n = write(fd, data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			n = errno;
-			close(fd);
-			errno = (int)n;
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	if (fd >= 0 && lseek(fd, 0, SEEK_SET) < 0) {
-		n = errno;
-		close(fd);
-		errno = (int)n;
-		return -1;
-	}
-	return fd;
-}
-
-/* How a leader is started: posix_spawn with fa and at, or, with a user,
- * runner__spawn_as with the rest. */
-struct spawn_how {
-	const posix_spawn_file_actions_t *fa;
-	const posix_spawnattr_t *at;
-	const struct runner_user *user;
-	int in_fd, out_fd;
-	const char *cwd;
-};
-
-/* One start of path, as how says. 0 or a positive errno. */
-static int spawn_one(pid_t *pid, const char *path, char *const *argv, char *const *env,
-		     const struct spawn_how *how)
-{
-	if (how->user)
-		return runner__spawn_as(pid, path, argv, env, how->user, how->in_fd, how->out_fd,
-					how->cwd);
-	return posix_spawn(pid, path, how->fa, how->at, argv, env);
-}
-
-/* A start of the file path, with argv; a file the kernel does not take
- * for an executable (ENOEXEC: a script without "#!") runs with /bin/sh, as
- * execvp does it. 0 or a positive errno. */
-static int spawn_file(pid_t *pid, const char *path, char *const *argv, char *const *env,
-		      const struct spawn_how *how)
-{
-	char **shargv;
-	size_t n = 0;
-	int r;
-
-	r = spawn_one(pid, path, argv, env, how);
-	if (r != ENOEXEC)
-		return r;
-	while (argv[n])
-		n++;
-	shargv = calloc(n + 2, sizeof(*shargv));
-	if (!shargv)
-		return ENOMEM;
-	shargv[0] = (char *)"/bin/sh";
-	shargv[1] = (char *)path;
-	if (n > 1)
-		memcpy(shargv + 2, argv + 1, (n - 1) * sizeof(*shargv));
-	r = spawn_one(pid, "/bin/sh", shargv, env, how);
-	free(shargv);
-	return r;
-}
-
-/*
- * Starts argv[0] as execvp would find it (a name without '/' is looked up
- * in the directories of PATH), with this difference: PATH is the one of
- * env, the run's environment (as in the child, where execvp ran before),
- * "/bin:/usr/bin" when env has none. Like execvp it goes on past a
- * candidate that does not exist or cannot be executed (EACCES, reported
- * when nothing else was found). A candidate named by an absolute path that
- * does not exist is skipped without a spawn. 0 or a positive errno.
- */
-static int spawn_search(pid_t *pid, char *const *argv, char *const *env,
-			const struct spawn_how *how)
-{
-	const char *file = argv[0], *path, *s, *e;
-	char cand[PATH_MAX];
-	int r, eacces = 0, last = ENOENT, n;
-
-	if (!file[0])
-		return ENOENT;
-	if (strchr(file, '/'))
-		return spawn_file(pid, file, argv, env, how);
-	path = env_get(env, "PATH");
-	if (!path)
-		path = "/bin:/usr/bin";
-	for (s = path;; s = e + 1) {
-		e = strchrnul(s, ':');
-		if (e == s)
-			n = snprintf(cand, sizeof(cand), "%s", file); /* "": the cwd */
-		else
-			n = snprintf(cand, sizeof(cand), "%.*s/%s", (int)(e - s), s, file);
-		if (n >= (int)sizeof(cand)) {
-			r = ENAMETOOLONG;
-		} else if (cand[0] == '/' && access(cand, F_OK) < 0 &&
-			   (errno == ENOENT || errno == ENOTDIR)) {
-			r = errno;
-		} else {
-			r = spawn_file(pid, cand, argv, env, how);
-			if (r == 0)
-				return 0;
-		}
-		switch (r) {
-		case EACCES:
-			eacces = 1;
-			break;
-		case ENOENT:
-		case ENOTDIR:
-		case ESTALE:
-		case ENODEV:
-		case ETIMEDOUT:
-		case ENAMETOOLONG:
-			last = r;
-			break;
-		default:
-			return r;
-		}
-		if (!*e)
-			break;
-	}
-	return eacces ? EACCES : last;
-}
-
 /* The leader's exit watcher: a poll on its pidfd, else SIGCHLD (where an
  * exit before the watch started went unsignalled: runner_start has the
  * poll timer check at once). 0 or a negative errno (then the poll timer's
@@ -541,7 +379,6 @@ static int watch_leader(struct runner_proc *p)
 {
 	int r;
 
-	p->pidfd = pidfd_open(p->pid, 0);
 	if (p->pidfd >= 0) {
 		r = uv_poll_init(p->loop, &p->exit_watch.poll, p->pidfd);
 		if (r == 0) {
@@ -562,79 +399,46 @@ static int watch_leader(struct runner_proc *p)
 	return uv_signal_start(&p->exit_watch.sig, on_sigchld, SIGCHLD);
 }
 
-/* Builds the spawn's attributes and file actions and starts the leader,
- * registered among the leaders (runner__leaders_add); 0 or a positive errno. */
+/* Starts the leader (proc_start: its own session, stdin from /dev/null or
+ * the spec's bytes, stdout and stderr to out_fd, as spec->user when there
+ * is one), registered among the leaders (runner__leaders_add); p->pidfd is
+ * its pidfd or -1. 0 or a negative errno. */
 static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, char **env,
 			int out_fd)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	struct spawn_how how = { &fa, &at, spec->user, -1, out_fd, spec->cwd };
-	sigset_t none, all;
-	pid_t pid;
-	int r, sig, own_in = -1, in_fd;
+	struct proc_spec ps = { 0 };
+	struct proc_cred cred;
+	struct proc child;
+	int r;
 
-	if (spec->stdin_data) {
-		own_in = stdin_file(spec->stdin_data, spec->stdin_len);
-		if (own_in < 0)
-			return errno;
-	}
-	sigemptyset(&none);
-	sigfillset(&all);
-	/* glibc's posix_spawn leaves the signals it keeps for itself (those
-	 * below SIGRTMIN: 32 and 33) ignored in the child unless they are in
-	 * the default set, which sigaddset() refuses them: their bits go in
-	 * directly (bit sig - 1, the kernel's layout), so that, as after
-	 * uv_spawn's fork before, no signal at all is ignored. */
-	for (sig = 32; sig < SIGRTMIN; sig++)
-		all.__val[(sig - 1) / (8 * sizeof(all.__val[0]))] |=
-			1UL << ((sig - 1) % (8 * sizeof(all.__val[0])));
-	r = posix_spawn_file_actions_init(&fa);
-	if (r)
-		goto out_in;
-	r = posix_spawnattr_init(&at);
-	if (r) {
-		posix_spawn_file_actions_destroy(&fa);
-		goto out_in;
+	ps.argv = spec->argv;
+	ps.env = env;
+	ps.cwd = spec->cwd;
+	ps.in = spec->stdin_data ? PROC_IN_BYTES : PROC_IN_NULL;
+	ps.in_data = spec->stdin_data;
+	ps.in_len = spec->stdin_len;
+	ps.out = PROC_OUT_FD;
+	ps.out_fd = out_fd;
+	ps.err = PROC_OUT_STDOUT;
+	ps.session = 1;
+	if (spec->user) {
+		cred.uid = spec->user->uid;
+		cred.gid = spec->user->gid;
+		cred.groups = spec->user->groups;
+		cred.ngroups = spec->user->ngroups;
+		ps.cred = &cred;
 	}
 	runner__leaders_lock();
-	if (devnull_fd < 0) {
-		devnull_fd = above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
-		if (devnull_fd < 0)
-			r = errno;
-	}
-	in_fd = own_in >= 0 ? own_in : devnull_fd;
-	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
-	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	if (!r)
-		r = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
-	if (!r && spec->cwd)
-		r = posix_spawn_file_actions_addchdir_np(&fa, spec->cwd);
-	if (!r)
-		r = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-					     POSIX_SPAWN_SETSIGDEF);
-	if (!r)
-		r = posix_spawnattr_setsigmask(&at, &none);
-	if (!r)
-		r = posix_spawnattr_setsigdefault(&at, &all);
 	/* Registered before any sweep of another loop can see it dead. */
+	r = runner__leaders_reserve();
 	if (!r)
-		r = -runner__leaders_reserve();
-	how.in_fd = in_fd;
-	if (!r)
-		r = spawn_search(&pid, spec->argv, env, &how);
+		r = proc_start(&ps, &child);
 	if (!r) {
-		runner__leaders_add(pid);
-		p->pid = pid;
+		runner__leaders_add(child.pid);
+		p->pid = child.pid;
+		p->pidfd = child.pidfd;
 	}
 	runner__leaders_unlock();
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-out_in:
-	if (own_in >= 0)
-		close(own_in);
 	return r;
 }
 
@@ -672,7 +476,7 @@ static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 		goto fail_fds;
 
 	p->start_ns = uv_hrtime();
-	r = -spawn_leader(p, spec, env, fds[1]);
+	r = spawn_leader(p, spec, env, fds[1]);
 	free(env);
 	/* Without a watcher the poll timer's checks still see the exit. */
 	if (r == 0)

@@ -5,9 +5,8 @@
  * and cancellation that ends the whole process tree (SIGTERM, then SIGKILL
  * after a grace period).
  *
- * Design: posix_spawn (no fork of the caller: glibc clones with CLONE_VM |
- * CLONE_VFORK; vfork for a run as another user, runner_user.c) with
- * POSIX_SPAWN_SETSID (so pgid == sid == pid), every
+ * Design: proc_start (proc.h: posix_spawn, no fork of the caller; vfork
+ * for a run as another user) in a session of its own (so pgid == sid == pid), every
  * signal at its default and none blocked, one pipe whose write end is both
  * stdout and stderr of the child, stdin from /dev/null (or from a copy of
  * given bytes, runner_spec.stdin_data), and the leader's

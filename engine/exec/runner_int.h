@@ -61,14 +61,6 @@ struct runner_proc {
 	char buf[READ_CHUNK];
 };
 
-/* Starts path with argv and env as user u (runner_user.c): stdin from
- * in_fd, stdout and stderr to out_fd, in its own session, in cwd (entered
- * as u; NULL: "/" is not entered, the child stays where this process is),
- * every signal at its default and none blocked. 0 and *pid, or the
- * positive errno of the step that failed (the child is then reaped). */
-int runner__spawn_as(pid_t *pid, const char *path, char *const *argv, char *const *env,
-		     const struct runner_user *u, int in_fd, int out_fd, const char *cwd);
-
 /* The registry of the leaders of the live runs of this process, all loops
  * together (runner_tree.c): their runs reap them, a sweep never may. The
  * lock also spans each spawn, so that a sweep on another loop never sees an

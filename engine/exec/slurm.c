@@ -560,8 +560,7 @@ void slurm_poller_close(struct slurm_poller *sp)
 		slurm_detach(sp->jobs);
 	sp->closing = 1;
 	for (c = sp->cmds; c; c = c->next)
-		if (!c->exited)
-			uv_process_kill(&c->proc, SIGTERM);
+		slurm__cmd_kill(c, SIGTERM);
 	uv_close((uv_handle_t *)&sp->timer, poller_timer_closed);
 }
 
@@ -770,8 +769,7 @@ void slurm_detach(struct slurm_job *j)
 		return;
 	j->detached = 1;
 	for (c = j->cmds; c; c = c->next)
-		if (!c->exited)
-			uv_process_kill(&c->proc, SIGTERM);
+		slurm__cmd_kill(c, SIGTERM);
 	job_stop(j);
 	slurm__job_maybe_free(j);
 }

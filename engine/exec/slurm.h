@@ -5,8 +5,8 @@
  * scancel, and attaching again to a job that an earlier daemon submitted.
  *
  * Design: every Slurm command is an ordinary child process on the libuv
- * loop (uv_spawn, in this process's session, so that libuv reaps it: see
- * runner.h on reaping); nothing blocks the loop. A job is submitted as a
+ * loop (slurm_cmd.c: proc_start, in this process's session, reaped by its
+ * pid: see runner.h on reaping); nothing blocks the loop. A job is submitted as a
  * small shell script, written into the shared directory, that execs the
  * recipe (`sbatch --parsable --export=ALL --open-mode=append --job-name
  * --output --chdir [--time] [--gres=gpu:N] [--partition] [--account]

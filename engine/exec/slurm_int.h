@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <uv.h>
 
 #include "slurm.h"
@@ -19,7 +20,13 @@
 struct cmd {
 	struct slurm_job *job;       /* the job it is for, or NULL for ... */
 	struct slurm_poller *poller; /* ... the poller's squeue */
-	uv_process_t proc;
+	pid_t pid;           /* the command (== its process group); 0: not started */
+	int pidfd;           /* its pidfd, or -1 */
+	union {
+		uv_poll_t poll;   /* on pidfd: readable once it exited */
+		uv_timer_t timer; /* where there is no pidfd: waitpid every CMD_REAP_MS */
+	} watch;
+	int watch_poll;      /* watch is the poll */
 	uv_pipe_t out, err;
 	uv_timer_t deadline; /* SLURM_CMD_TIMEOUT_MS after the start: the group is killed */
 	struct buf obuf, ebuf;
@@ -27,7 +34,7 @@ struct cmd {
 	int truncated;       /* more came than max (or memory ran out) */
 	int64_t exit_status;
 	int term_signal;
-	int spawn_error;     /* uv_spawn failed: negative errno */
+	int spawn_error;     /* proc_start failed: negative errno */
 	int timed_out;       /* killed at its deadline */
 	char prog[32];       /* argv[0], for the deadline's message */
 	int exited, eofs;    /* the process exited; pipes at EOF (0..2) */
@@ -86,14 +93,19 @@ struct slurm_job {
 #define SLURM_CMD_TIMEOUT_MS 60000
 
 /*
- * Starts argv (PATH is searched) with env (NULL: this process's) on loop,
- * in a session and process group of its own, for job j or, when j is NULL,
+ * Starts argv (PATH is searched) with env (NULL: this process's) on loop
+ * (proc_start: stdin /dev/null, stdout and stderr into two pipes), in a
+ * process group of its own in this process's session (so that the
+ * runner's sweeps, which reap zombies outside the session, leave it to
+ * its own waitpid), for job j or, when j is NULL,
  * for poller sp, keeping at most max bytes of its stdout and of its stderr;
  * done runs when it ended, or was killed at SLURM_CMD_TIMEOUT_MS. When it
  * cannot start, done runs at once with spawn_error set. 0 or -ENOMEM.
  */
 int slurm__cmd_run(uv_loop_t *loop, struct slurm_job *j, struct slurm_poller *sp,
 		   char *const *argv, char *const *env, size_t max, void (*done)(struct cmd *));
+/* Sends sig to the command unless it has exited (then nothing). */
+void slurm__cmd_kill(struct cmd *c, int sig);
 /* Whether the command failed: it did not start, was killed, or exited
  * with a status other than 0. */
 int slurm__cmd_failed(const struct cmd *c);

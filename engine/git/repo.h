@@ -110,7 +110,9 @@ int repo_worktree_dirty(const char *worktree_path, struct buf *summary);
 
 /*
  * An item branch as a git bundle (repo_bundle.c; run with the git command
- * line, which must be on PATH: libgit2 has no bundles). Both wait for git;
+ * line, which must be on PATH: libgit2 has no bundles). Both wait for git,
+ * each git command at most 10 minutes (then its process group is killed
+ * and they return -ETIMEDOUT, err "git: no end within 600 s (killed)");
  * any thread, though they are meant for the CLI. trust != 0 runs git with
  * -c safe.directory=path (the caller vouches for the repository, whoever
  * owns it); with 0, git refuses a repository of another user, and err

@@ -7,7 +7,8 @@
  * the git command line in the repository, as a user would: `git bundle
  * create`, then `git bundle list-heads`, `verify` and `unbundle` (which
  * stores the bundle's objects and moves no ref). git runs synchronously
- * (posix_spawnp, stdin /dev/null, stdout and stderr into one pipe), with
+ * (capture_exec of exec.h: stdin /dev/null, stdout and stderr into one
+ * pipe, its own process group, killed past GIT_TIMEOUT_MS, 10 minutes), with
  * the environment of a publish's push (push_env: no GIT_DIR and the like,
  * untranslated messages, no prompt). libgit2 answers the rest: heads,
  * parents and merge bases.
@@ -26,10 +27,7 @@
  * branch.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +37,7 @@
 
 #include <git2.h>
 
+#include "exec.h"
 #include "push.h"
 #include "repo.h"
 
@@ -46,25 +45,26 @@ extern char **environ;
 
 /* The most of git's output kept (the rest is read and dropped). */
 #define GIT_OUTPUT_MAX (256 * 1024)
+/* How long one git command may run: a bundle of a big branch takes long,
+ * a git that waits for something that never comes longer. */
+#define GIT_TIMEOUT_MS (10 * 60 * 1000)
 
 /*
  * Runs git with args (NULL-terminated, after "git") in the repository dir,
+ * through capture_exec (exec.h: stdin /dev/null, its own process group),
  * its stdout and stderr into out (NUL-terminated; at most GIT_OUTPUT_MAX
  * bytes kept). trust: git runs with -c safe.directory=dir, so that its
  * check that the repository belongs to the caller does not refuse it.
  * Returns git's exit status (0 success; 128 + N for signal N), or a
- * negative errno when it could not be run (-ENOENT: no git).
+ * negative errno when it could not be run (-ENOENT: no git) or did not end
+ * within GIT_TIMEOUT_MS (-ETIMEDOUT: its process group was killed).
  */
 static int run_git(const char *dir, int trust, const char *const *args, struct buf *out)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	char *argv[20], chunk[4096], **env, *safe = NULL;
-	sigset_t def;
-	int fds[2], rc, status;
+	struct capture c = { 0 };
+	char *argv[20], **env, *safe = NULL;
 	size_t i, k = 1;
-	pid_t pid;
-	ssize_t n;
+	int rc;
 
 	argv[0] = (char *)"git";
 	if (trust) {
@@ -81,66 +81,34 @@ static int run_git(const char *dir, int trust, const char *const *args, struct b
 		free(safe);
 		return -ENOMEM;
 	}
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		rc = -errno;
-		strv_free(env);
-		free(safe);
-		return rc;
-	}
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	rc = posix_spawn_file_actions_init(&fa);
-	if (rc == 0) {
-		rc = posix_spawnattr_init(&at);
-		if (rc)
-			posix_spawn_file_actions_destroy(&fa);
-	}
-	if (rc) {
-		close(fds[0]);
-		close(fds[1]);
-		strv_free(env);
-		free(safe);
-		return -rc;
-	}
-	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	if (!rc)
-		rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
-	if (!rc)
-		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
-	if (!rc)
-		rc = posix_spawnattr_setsigdefault(&at, &def);
-	if (!rc)
-		rc = posix_spawnp(&pid, "git", &fa, &at, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	c.argv = argv;
+	c.env = env;
+	c.cwd = dir;
+	c.err = PROC_OUT_STDOUT;
+	c.timeout_ms = GIT_TIMEOUT_MS;
+	c.max = GIT_OUTPUT_MAX;
+	rc = capture_exec(&c);
 	strv_free(env);
 	free(safe);
-	close(fds[1]);
-	if (rc) {
-		close(fds[0]);
-		return -rc;
-	}
-	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (out->len < GIT_OUTPUT_MAX &&
-		    buf_append(out, chunk, (size_t)n < GIT_OUTPUT_MAX - out->len
-						   ? (size_t)n : GIT_OUTPUT_MAX - out->len))
-			break;
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
+	if (rc == 0 && buf_append(out, c.out, c.len))
+		rc = -ENOMEM;
+	free(c.out);
+	if (rc)
+		return rc;
 	if (!out->data && buf_puts(out, ""))
 		return -ENOMEM;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
+}
+
+/* Why git could not run (rc, a negative errno of run_git) into err. */
+static void git_not_run(int rc, char *err, size_t errlen)
+{
+	if (!err || !errlen)
+		return;
+	if (rc == -ETIMEDOUT)
+		snprintf(err, errlen, "git: no end within %d s (killed)", GIT_TIMEOUT_MS / 1000);
+	else
+		snprintf(err, errlen, "git: %s", strerror(-rc));
 }
 
 /* git's output as one line into err: its lines joined by "; ", each
@@ -286,8 +254,8 @@ int repo_bundle_create(const char *path, int trust, const char *branch, const ch
 	if (rc > 0) {
 		git_failed("git bundle create", path, trust, &out, err, errlen);
 		rc = -EIO;
-	} else if (rc < 0 && err && errlen) {
-		snprintf(err, errlen, "git: %s", strerror(-rc));
+	} else if (rc < 0) {
+		git_not_run(rc, err, errlen);
 	}
 out:
 	git_commit_free(head);
@@ -355,8 +323,7 @@ int repo_bundle_fetch(const char *path, int trust, const char *file, const char 
 		goto out;
 	}
 	if (rc < 0) {
-		if (err && errlen)
-			snprintf(err, errlen, "git: %s", strerror(-rc));
+		git_not_run(rc, err, errlen);
 		goto out;
 	}
 	rc = git_repository_open(&repo, path);
