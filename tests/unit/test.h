@@ -55,4 +55,46 @@
 		printf("ok %s\n", #name);           \
 	} while (0)
 
+/* Removes dir and all below it (rm -rf). Returns 0, or 1 when rm fails:
+ * main's exit status. */
+static inline int test_rmtree(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : 1;
+}
+
+/* One case of a table of cases: its name and its TEST function. CASE(x)
+ * names test_x; a table ends with { NULL, NULL }. */
+struct test_case {
+	const char *name;
+	void (*run)(void);
+};
+#define CASE(name) { #name, test_##name }
+
+/* The main of a test program that works in one scratch directory: makes
+ * dir (a mkdtemp template such as "/tmp/pfs-x-XXXXXX", filled in place,
+ * so a static array the cases read), runs each of cases in order as RUN
+ * does, then removes dir with all in it. Returns main's exit status; a
+ * failed case exits 1 first and leaves dir for a look. */
+static inline int test_main_in(char *dir, const struct test_case *cases)
+{
+	ASSERT(mkdtemp(dir) != NULL);
+	for (; cases->name; cases++) {
+		cases->run();
+		printf("ok %s\n", cases->name);
+	}
+	return test_rmtree(dir);
+}
+
+/* Defines main as test_main_in(dir, the CASE(...) arguments in order). */
+#define TEST_MAIN_IN(dir, ...)                                              \
+	int main(void)                                                      \
+	{                                                                   \
+		static const struct test_case cases_[] = { __VA_ARGS__,     \
+							   { NULL, NULL } }; \
+		return test_main_in(dir, cases_);                           \
+	}
+
 #endif

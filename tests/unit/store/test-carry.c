@@ -117,13 +117,4 @@ TEST(version_10)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(carry);
-	RUN(version_10);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(carry), CASE(version_10))

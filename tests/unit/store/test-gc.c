@@ -116,13 +116,4 @@ TEST(reclaim)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(temp_names);
-	RUN(reclaim);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(temp_names), CASE(reclaim))

@@ -204,14 +204,4 @@ TEST(version_9)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(links);
-	RUN(nodes);
-	RUN(version_9);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(links), CASE(nodes), CASE(version_9))

@@ -126,13 +126,4 @@ TEST(version_5)
 	}
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(documents);
-	RUN(version_5);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(documents), CASE(version_5))

@@ -260,7 +260,7 @@ TEST(damage)
 
 int main(void)
 {
-	char cmd[128], err[256] = "";
+	char err[256] = "";
 
 	ASSERT(mkdtemp(dir) != NULL);
 	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
@@ -270,6 +270,5 @@ int main(void)
 	RUN(carried_saves);
 	RUN(damage);
 	store_close(s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
+	return test_rmtree(dir);
 }

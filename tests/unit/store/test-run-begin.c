@@ -208,14 +208,4 @@ TEST(full_disk_errno)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(atomic);
-	RUN(log_numbers);
-	RUN(full_disk_errno);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(atomic), CASE(log_numbers), CASE(full_disk_errno))

@@ -698,24 +698,7 @@ TEST(version_1)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(open_missing);
-	RUN(items);
-	RUN(item_each_pages);
-	RUN(item_cache);
-	RUN(documents);
-	RUN(times);
-	RUN(logs);
-	RUN(registry_append_only);
-	RUN(events_and_readonly);
-	RUN(version_3);
-	RUN(version_4);
-	RUN(version_7);
-	RUN(version_1);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(open_missing), CASE(items), CASE(item_each_pages),
+	     CASE(item_cache), CASE(documents), CASE(times), CASE(logs),
+	     CASE(registry_append_only), CASE(events_and_readonly), CASE(version_3),
+	     CASE(version_4), CASE(version_7), CASE(version_1))

@@ -113,13 +113,4 @@ TEST(wal_shrinks)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(checkpoints);
-	RUN(wal_shrinks);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks))

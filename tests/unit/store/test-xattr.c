@@ -133,13 +133,4 @@ TEST(version_6)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(attributes);
-	RUN(version_6);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(attributes), CASE(version_6))
