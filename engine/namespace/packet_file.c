@@ -109,8 +109,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = e->readonly ? -EROFS : -EACCES;
 		goto fail_node;
 	}
-	if (wr && n.kind != N_DOC && n.kind != N_CTL && n.kind != N_RECORD && n.kind != N_REGISTRY &&
-	    n.kind != N_PIPELINE && n.kind != N_PFS_TMP) {
+	if (wr && !(packet__kinds[n.kind].flags & KIND_WRITE)) {
 		rc = -EACCES;
 		goto fail_node;
 	}
