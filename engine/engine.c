@@ -351,11 +351,6 @@ void engine_close(struct engine *e)
 	free(e);
 }
 
-const char *engine_mountpoint(const struct engine *e)
-{
-	return e->mountpoint;
-}
-
 pid_t engine_daemon_pid(struct engine *e)
 {
 	char *v = NULL;

@@ -190,14 +190,12 @@ int view_plan_names(struct engine *e, int64_t item, char ***names);
  * errno (-ENOMEM, the store's). Any thread. */
 int view_junit(struct engine *e, const struct item *it, struct buf *out);
 
-/* view_report.c: MOUNT/ITEM/report.html of it; view_index.c:
+/* view_report.c: MOUNT/ITEM/report.html of it, with *clocked set to 1
+ * when the page depends on the time it was made (a run not ended has a
+ * bar that ends now, a running stage's seconds), else 0; view_index.c:
  * MOUNT/index.html, a row per live item. Self-contained HTML pages
  * (view_html.h). Append to out; 0 or a negative errno of the store. Any
  * thread. */
-int view_report(struct engine *e, const struct item *it, struct buf *out);
-/* view_report as view_report, and *clocked set to 1 when the page depends
- * on the time it was made (a run not ended has a bar that ends now, a
- * running stage's seconds), else 0. */
 int view_report_clocked(struct engine *e, const struct item *it, struct buf *out, int *clocked);
 int view_index(struct engine *e, struct buf *out);
 /* view_html.c: tells the watcher of the pages that follow the change of

@@ -365,13 +365,6 @@ static int logs_html(struct buf *out, const struct timeline *tl)
 	return rc ? rc : buf_puts(out, "</ul>\n");
 }
 
-int view_report(struct engine *e, const struct item *it, struct buf *out)
-{
-	int clocked;
-
-	return view_report_clocked(e, it, out, &clocked);
-}
-
 int view_report_clocked(struct engine *e, const struct item *it, struct buf *out, int *clocked)
 {
 	const char *running;

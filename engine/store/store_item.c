@@ -77,13 +77,6 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 	return 0;
 }
 
-int store_item_create(struct store *s, const char *name, const char *branch, const char *base,
-		      int64_t *id)
-{
-	return store_item_create_owned(s, name, branch, base, STORE_ID_DEFAULT, STORE_ID_DEFAULT,
-				       0755, id);
-}
-
 int store_item_create_owned(struct store *s, const char *name, const char *branch,
 			    const char *base, uid_t uid, gid_t gid, mode_t mode, int64_t *id)
 {

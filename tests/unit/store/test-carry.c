@@ -38,7 +38,8 @@ TEST(carry)
 	size_t n;
 	int next;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	memset(&r, 0, sizeof(r));
 	r.item_id = id;
 	r.run_no = 7;

@@ -61,9 +61,10 @@ TEST(links)
 	size_t len;
 	int64_t id, l;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	ASSERT_EQ(store_doc_write(s, id, "a", "one\n", 4, 0644, -1, "create", &who, NULL), 0);
-	ASSERT_EQ(store_doc_mkdir(s, id, "sub", 0755), 0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, id, "sub", 0755, STORE_ID_DEFAULT, STORE_ID_DEFAULT), 0);
 	ASSERT_EQ(expect_nlink(s, id, "a", 1), 0);
 
 	/* Refused, nothing stored. */

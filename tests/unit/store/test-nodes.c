@@ -47,7 +47,8 @@ TEST(nodes)
 	int64_t id;
 	size_t len;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	ASSERT_EQ(store_doc_make_node(s, id, "link", S_IFLNK, 0, "plan.md", 7, 0777, 1001, 2000, &who),
 		  0);
 	ASSERT_EQ(store_doc_make_node(s, id, "pipe", S_IFIFO, 5, NULL, 0, 0640, 1001, 2000, &who), 0);

@@ -73,7 +73,7 @@ TEST(documents)
 	ASSERT_EQ(store_doc_stat(s, id, "e/x", &m), 0);
 	ASSERT_EQ(m.uid, 1001);
 	ASSERT_EQ(m.gid, 2000);
-	ASSERT_EQ(store_doc_mkdir(s, id, "f", 0755), 0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, id, "f", 0755, STORE_ID_DEFAULT, STORE_ID_DEFAULT), 0);
 	ASSERT_EQ(store_doc_stat(s, id, "f", &m), 0);
 	ASSERT_EQ(m.uid, STORE_ID_DEFAULT);
 

@@ -264,7 +264,8 @@ int main(void)
 
 	ASSERT(mkdtemp(dir) != NULL);
 	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
-	ASSERT_EQ(store_item_create(s, "revs", "packetfs/revs", "main", &item), 0);
+	ASSERT_EQ(store_item_create_owned(s, "revs", "packetfs/revs", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &item), 0);
 	RUN(appends);
 	RUN(saves_and_unlinks);
 	RUN(carried_saves);

@@ -80,7 +80,8 @@ TEST(atomic)
 	int run_no;
 
 	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	ASSERT_EQ(store_events_size(s, id, &size), 0); /* cached from here on */
 	ASSERT_EQ(size, 0);
 
@@ -166,8 +167,10 @@ TEST(log_numbers)
 	int64_t id, id2;
 
 	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
-	ASSERT_EQ(store_item_create(s, "num-1", "packetfs/num-1", "main", &id), 0);
-	ASSERT_EQ(store_item_create(s, "num-2", "packetfs/num-2", "main", &id2), 0);
+	ASSERT_EQ(store_item_create_owned(s, "num-1", "packetfs/num-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "num-2", "packetfs/num-2", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id2), 0);
 	/* Stages and recipes interleaved: each kind counts 1, 2, 3. */
 	ASSERT_EQ(start(s, id, "stage", "plan", "stages/1-plan.log"), 1);
 	ASSERT_EQ(start(s, id, "recipe", "01-build", "validation/logs/T-01-build-1.log"), 1);

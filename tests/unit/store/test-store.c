@@ -43,8 +43,10 @@ TEST(items)
 	int64_t id, id2;
 	int run;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id2), -EEXIST);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id2), -EEXIST);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_STREQ(it.state, "new");
 	ASSERT_EQ(it.iteration, 1);
@@ -97,7 +99,8 @@ TEST(item_each_pages)
 	for (i = 0; i < 700; i++) {
 		k = (i * 37) % 700; /* not in name order */
 		snprintf(name, sizeof(name), "walk-%04d", k);
-		ASSERT_EQ(store_item_create(s, name, name, "main", &id), 0);
+		ASSERT_EQ(store_item_create_owned(s, name, name, "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 		if (k % 7 == 0) {
 			ASSERT_EQ(store_item_get_id(s, id, &it), 0);
 			it.archived = 1;
@@ -130,7 +133,8 @@ TEST(item_cache)
 
 	/* a missing item is not kept as missing */
 	ASSERT_EQ(store_item_get(s, "fix-cache", &it), -ENOENT);
-	ASSERT_EQ(store_item_create(s, "fix-cache", "packetfs/fix-cache", "main", NULL), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-cache", "packetfs/fix-cache", "main",
+					  STORE_ID_DEFAULT, STORE_ID_DEFAULT, 0755, NULL), 0);
 	ASSERT_EQ(store_item_get(s, "fix-cache", &it), 0);
 	ASSERT_EQ(store_item_get(s, "fix-cache", &again), 0);
 	ASSERT_STREQ(again.state, it.state);
@@ -209,8 +213,12 @@ TEST(documents)
 	free(data);
 
 	/* Directories, and rename of a directory with a document inside. */
-	ASSERT_EQ(store_doc_mkdir(s, it.id, "notes", 0755), 0);
-	ASSERT_EQ(store_doc_mkdir(s, it.id, "notes", 0755), -EEXIST);
+	ASSERT_EQ(store_doc_mkdir_owned(s, it.id, "notes", 0755, STORE_ID_DEFAULT,
+					STORE_ID_DEFAULT),
+		  0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, it.id, "notes", 0755, STORE_ID_DEFAULT,
+					STORE_ID_DEFAULT),
+		  -EEXIST);
 	ASSERT_EQ(store_doc_write(s, it.id, "notes/a.md", "a", 1, 0600, -1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_doc_write(s, it.id, "notes", "x", 1, (mode_t)-1, -1, "write", &who, NULL), -EISDIR);
 	ASSERT_EQ(store_doc_rmdir(s, it.id, "notes"), -ENOTEMPTY);
@@ -270,7 +278,9 @@ TEST(times)
 	ASSERT_EQ(it.dir_mtime_ns, 200);
 
 	before = util_now_ns();
-	ASSERT_EQ(store_doc_mkdir(s, it.id, "t", 0755), 0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, it.id, "t", 0755, STORE_ID_DEFAULT,
+					STORE_ID_DEFAULT),
+		  0);
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT(it.dir_mtime_ns >= before && it.dir_ctime_ns >= before);
