@@ -179,9 +179,6 @@ int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const st
 /* Sets the times of the item's directory (ns since the Unix epoch, or
  * STORE_TIME_OMIT to keep one) and its ctime to now. 0 or -ENOENT. */
 int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int64_t mtime_ns);
-/* Allocates the item's next run number (1, 2, ...) into *run_no. 0,
- * -ENOENT (no such item), or a negative errno. */
-int store_item_next_run(struct store *s, int64_t item_id, int *run_no);
 
 /* Who made a change: recorded with each revision. */
 struct store_who {
@@ -424,9 +421,6 @@ struct run {
 };
 /* Frees the strings of r and zeroes it (a zeroed run may be cleared again). */
 void run_clear(struct run *r);
-/* Inserts r (its id is set). 0, -EEXIST (the item has a run with that
- * run_no), or a negative errno. */
-int store_run_insert(struct store *s, struct run *r);
 /*
  * Starts a run in one transaction, which happens whole or not at all: the
  * item's next run number into r->run_no (counting over stages and recipes),

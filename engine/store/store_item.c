@@ -331,19 +331,3 @@ int store_item_set_owner(struct store *s, int64_t item_id, uid_t uid, gid_t gid,
 	return rc;
 }
 
-int store_item_next_run(struct store *s, int64_t item_id, int *run_no)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = store__txn_lock(s);
-	if (rc)
-		return rc;
-	rc = store__first(s, &st, "UPDATE items SET run_seq = run_seq + 1 WHERE id = ? "
-			  "RETURNING run_seq", "I", item_id);
-	if (rc == 0)
-		*run_no = sqlite3_column_int(st, 0);
-	store__done(st);
-	return store__txn_unlock(s, rc);
-}
-

@@ -77,7 +77,6 @@ TEST(atomic)
 	char err[256] = "", *ev;
 	uint64_t size;
 	int64_t id;
-	int run_no;
 
 	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
 	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
@@ -133,8 +132,11 @@ TEST(atomic)
 	ASSERT_EQ(store_events_size(s, id, &size), 0);
 	ASSERT_EQ(size, strlen(ev));
 	free(ev);
-	ASSERT_EQ(store_item_next_run(s, id, &run_no), 0);
-	ASSERT_EQ(run_no, 2); /* the refused starts took no run number */
+	n.events = 0;
+	fill_run(&r, id);
+	ASSERT_EQ(store_run_begin(s, &r, NULL, name_cb, &n), 0);
+	ASSERT_EQ(r.run_no, 2); /* the refused starts took no run number */
+	run_clear(&r);
 	item_clear(&it);
 	store_close(s);
 }
@@ -181,17 +183,18 @@ TEST(log_numbers)
 	/* Another item counts from 1. */
 	ASSERT_EQ(start(s, id2, "stage", "plan", "stages/1-plan.log"), 1);
 	/* Logs named by run number (an older store): the numbers go on after
-	 * the largest, so no new name meets an old one. */
+	 * the largest, so no new name meets an old one (carried in as such
+	 * a store left them). */
 	fill_run(&old, id2);
 	old.run_no = 40;
 	old.log_path = strdup("stages/40-print.log");
-	ASSERT_EQ(store_run_insert(s, &old), 0);
+	ASSERT_EQ(store_carry_run(s, &old, NULL, 0), 0);
 	run_clear(&old);
 	fill_run(&old, id2);
 	old.run_no = 41;
 	snprintf(old.kind, sizeof(old.kind), "recipe");
 	old.log_path = strdup("validation/logs/2026-11-29T16-02-11Z-03-unit-2-tests-41.log");
-	ASSERT_EQ(store_run_insert(s, &old), 0);
+	ASSERT_EQ(store_carry_run(s, &old, NULL, 0), 0);
 	run_clear(&old);
 	ASSERT_EQ(start(s, id2, "stage", "print", "stages/41-print.log"), 41);
 	ASSERT_EQ(start(s, id2, "recipe", "01-build", "validation/logs/T-01-build-42.log"), 42);
