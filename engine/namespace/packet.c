@@ -274,6 +274,14 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 	return rc;
 }
 
+int packet__resolve_parent(struct engine *e, const char *path, const char **name, struct node *p)
+{
+	char parent[PATH_MAX];
+	int rc = packet__split(path, parent, sizeof(parent), name);
+
+	return rc ? rc : packet__resolve(e, parent, p);
+}
+
 /* ---- content of views ---- */
 
 int packet__is_dir_kind(enum kind k)

@@ -267,6 +267,10 @@ uint64_t packet__max_doc(struct engine *e);
 /* Splits path into its parent (copied into parent) and last component
  * (*name points into path). 0, -EINVAL or -ENAMETOOLONG. */
 int packet__split(const char *path, char *parent, size_t size, const char **name);
+/* Resolves the parent directory of path into p (packet__node_clear it
+ * after 0) and points *name at path's last component. 0 or the errors of
+ * packet__split and packet__resolve (nothing to clear then). */
+int packet__resolve_parent(struct engine *e, const char *path, const char **name, struct node *p);
 /* 0 when documents may be made in directory node p, with rel the
  * item-relative path of name inside it; else -EACCES, -ENOTDIR or
  * -ENAMETOOLONG. */
