@@ -197,16 +197,7 @@ static const char *error_why(const struct answer *a, const char *fallback)
  * output, not the run. */
 static void out(const char *data, size_t len)
 {
-	while (len > 0) {
-		ssize_t n = write(STDOUT_FILENO, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		data += n;
-		len -= (size_t)n;
-	}
+	(void)util_write_all(STDOUT_FILENO, data, len);
 }
 
 enum filter_state {

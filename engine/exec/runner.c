@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "runner_int.h"
+#include "util.h"
 
 #define DEFAULT_GRACE_S 5
 #define TRACK_MS 1000       /* sweeps while the leader runs */
@@ -401,26 +402,16 @@ static const char *env_get(char *const *env, const char *name)
  * close-on-exec and above stdio: a run's stdin. The fd, or -1 with errno. */
 static int stdin_file(const char *data, size_t len)
 {
-	int fd = above_stdio(memfd_create("packetfs-stdin", MFD_CLOEXEC));
-	size_t off = 0;
-	ssize_t n;
+	int fd = above_stdio(memfd_create("packetfs-stdin", MFD_CLOEXEC)), rc;
 
-	while (fd >= 0 && off < len) {
-		n = write(fd, data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			n = errno;
-			close(fd);
-			errno = (int)n;
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	if (fd >= 0 && lseek(fd, 0, SEEK_SET) < 0) {
-		n = errno;
+	if (fd < 0)
+		return -1;
+	rc = util_write_all(fd, data, len);
+	if (rc == 0 && lseek(fd, 0, SEEK_SET) < 0)
+		rc = -errno;
+	if (rc) {
 		close(fd);
-		errno = (int)n;
+		errno = -rc;
 		return -1;
 	}
 	return fd;
