@@ -68,13 +68,42 @@ static char *events_of(struct store *s, int64_t id)
 	return b.data ? b.data : strdup("");
 }
 
+/* Sets the run sequence of every item behind the store's back. */
+static void set_run_seq(struct store *s, int seq)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "UPDATE items SET run_seq = %d", seq);
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__script(s, sql), 0);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* What the first run's start left, and nothing more: the item running,
+ * the run's two events, their size as counted. */
+static void assert_after_run_1(struct store *s, int64_t id)
+{
+	struct item now;
+	uint64_t size;
+	char *ev;
+
+	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
+	ASSERT_STREQ(now.state, "running");
+	item_clear(&now);
+	ev = events_of(s, id);
+	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");
+	ASSERT_EQ(store_events_size(s, id, &size), 0);
+	ASSERT_EQ(size, strlen(ev));
+	free(ev);
+}
+
 TEST(atomic)
 {
 	struct store *s = NULL;
 	struct naming n = { 0, 2 };
-	struct item it, now;
+	struct item it;
 	struct run r, got;
-	char err[256] = "", *ev;
+	char err[256] = "";
 	uint64_t size;
 	int64_t id;
 
@@ -95,14 +124,7 @@ TEST(atomic)
 	ASSERT_EQ(store_run_get(s, r.id, &got), 0);
 	ASSERT_STREQ(got.log_path, "stages/1-plan.log");
 	run_clear(&got);
-	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
-	ASSERT_STREQ(now.state, "running");
-	item_clear(&now);
-	ev = events_of(s, id);
-	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");
-	ASSERT_EQ(store_events_size(s, id, &size), 0);
-	ASSERT_EQ(size, strlen(ev));
-	free(ev);
+	assert_after_run_1(s, id);
 	run_clear(&r);
 
 	/* The callback fails after the run number was taken: nothing stays. */
@@ -114,24 +136,13 @@ TEST(atomic)
 	run_clear(&r);
 	/* A run row the database refuses (its run number is taken: the item's
 	 * sequence is set back) after the events were made: nothing stays. */
-	pthread_mutex_lock(&s->lock);
-	ASSERT_EQ(store__script(s, "UPDATE items SET run_seq = 0"), 0);
-	pthread_mutex_unlock(&s->lock);
+	set_run_seq(s, 0);
 	n.fail = 0;
 	fill_run(&r, id);
 	ASSERT_EQ(store_run_begin(s, &r, &it, name_cb, &n), -EEXIST);
 	run_clear(&r);
-	pthread_mutex_lock(&s->lock);
-	ASSERT_EQ(store__script(s, "UPDATE items SET run_seq = 1"), 0);
-	pthread_mutex_unlock(&s->lock);
-	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
-	ASSERT_STREQ(now.state, "running");
-	item_clear(&now);
-	ev = events_of(s, id);
-	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");
-	ASSERT_EQ(store_events_size(s, id, &size), 0);
-	ASSERT_EQ(size, strlen(ev));
-	free(ev);
+	set_run_seq(s, 1);
+	assert_after_run_1(s, id);
 	n.events = 0;
 	fill_run(&r, id);
 	ASSERT_EQ(store_run_begin(s, &r, NULL, name_cb, &n), 0);
