@@ -139,11 +139,9 @@ static int read_answer(int fd, struct answer *a)
 	ssize_t n;
 
 	while (len < sizeof(text) - 1) {
-		n = pread(fd, text + len, sizeof(text) - 1 - len, (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = util_pread(fd, text + len, sizeof(text) - 1 - len, len);
 		if (n < 0)
-			return -errno;
+			return (int)n;
 		if (n == 0)
 			break;
 		len += (size_t)n;

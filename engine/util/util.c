@@ -316,6 +316,16 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len)
 	return *out ? 0 : -ENOMEM;
 }
 
+ssize_t util_pread(int fd, void *data, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	do
+		n = pread(fd, data, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
 int util_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

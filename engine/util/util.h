@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lru.h"
 
@@ -71,6 +72,10 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len);
 int util_read_fd(int fd, size_t max, struct buf *out);
 /* util_read_fd of the file at path; also open(2)'s errors. */
 int util_read_path(const char *path, size_t max, struct buf *out);
+/* pread(2) of at most len bytes of fd at off into data, again when a
+ * signal interrupts it. The bytes read (0 at the end of the file) or
+ * -errno. */
+ssize_t util_pread(int fd, void *data, size_t len, uint64_t off);
 /* Writes all len bytes at data to fd (short writes continued, EINTR
  * retried). 0 or -errno. */
 int util_write_all(int fd, const void *data, size_t len);
