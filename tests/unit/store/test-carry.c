@@ -112,8 +112,7 @@ TEST(version_10)
 
 	store_old_downgrade(dir, 10, NULL);
 	for (ro = 1; ro >= 0; ro--) {
-		s = test_store_open(dir, 0, ro);
-		ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+		s = test_store_item(dir, ro, "fix-1", &it);
 		ASSERT_EQ(store_registry_lines(s, it.id, &lines, &n), 0);
 		ASSERT_EQ(n, 1);
 		ASSERT_STREQ(lines[0], engine_line);
@@ -121,8 +120,7 @@ TEST(version_10)
 		item_clear(&it);
 		store_close(s);
 	}
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_carry_line(s, it.id, old_line, "imported", 0, "why"), 0);
 	ASSERT_EQ(store__exec(s, "UPDATE registry SET line = ''", ""), -EPERM);
 	ASSERT_EQ(store__exec(s, "DELETE FROM registry", ""), -EPERM);

@@ -128,8 +128,7 @@ TEST(version_8)
 	char types[16] = "";
 	int ro;
 
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_write(s, it.id, "old.md", "o", 1, (mode_t)-1, -1, "create", &who, NULL),
 		  0);
 	ASSERT_EQ(store_doc_unlink(s, it.id, "sock", &who), 0);
@@ -140,8 +139,7 @@ TEST(version_8)
 	store_close(s);
 	store_old_downgrade(dir, 8, NULL);
 	for (ro = 1; ro >= 0; ro--) {
-		s = test_store_open(dir, 0, ro);
-		ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+		s = test_store_item(dir, ro, "fix-1", &it);
 		ASSERT_EQ(store_doc_stat(s, it.id, "old.md", &m), 0);
 		ASSERT_EQ(m.type, S_IFREG);
 		ASSERT_EQ(m.rdev, 0);
@@ -152,8 +150,7 @@ TEST(version_8)
 		store_close(s);
 	}
 	/* Migrated: nodes again. */
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_make_node(s, it.id, "p", S_IFIFO, 0, NULL, 0, 0644, 0, 0, &who), 0);
 	ASSERT_EQ(store_doc_stat(s, it.id, "p", &m), 0);
 	ASSERT_EQ(m.type, S_IFIFO);

@@ -109,8 +109,7 @@ TEST(version_5)
 
 	store_old_downgrade(dir, 5, NULL);
 	for (ro = 1; ro >= 0; ro--) {
-		s = test_store_open(dir, 0, ro);
-		ASSERT_EQ(store_item_get(s, "team", &it), 0);
+		s = test_store_item(dir, ro, "team", &it);
 		ASSERT_EQ(store_doc_stat(s, it.id, "e/x", &m), 0);
 		ASSERT_EQ(m.uid, STORE_ID_DEFAULT);
 		ASSERT_EQ(m.gid, STORE_ID_DEFAULT);

@@ -184,14 +184,14 @@ static int rev_cb(void *arg, const struct rev_info *r)
 
 TEST(documents)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	struct doc_meta m;
 	struct item it;
 	char *data = NULL, revs[2048] = "";
 	size_t len;
 	int rev, n = 0;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "one\n", 4, (mode_t)-1, -1, "create", &who, &rev), 0);
 	ASSERT_EQ(rev, 1);
 	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "two\n", 4, (mode_t)-1, -1, "write", &who, &rev), 0);
@@ -258,12 +258,12 @@ TEST(documents)
  * kept by renames, and directory mtimes moving with their entries. */
 TEST(times)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	struct doc_meta m, dm;
 	struct item it;
 	int64_t before;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT(it.dir_mtime_ns > 0);
 	ASSERT_EQ(store_item_set_times(s, it.id, 100, STORE_TIME_OMIT), 0);
 	ASSERT_EQ(store_item_set_times(s, it.id, STORE_TIME_OMIT, 200), 0);
@@ -353,14 +353,14 @@ static int name_log(void *arg, struct run *r, struct buf *event)
 
 TEST(logs)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	struct run r, got;
 	struct item it;
 	char buf[64], hex[65];
 	int64_t size;
 	ssize_t n;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	memset(&r, 0, sizeof(r));
 	r.item_id = it.id;
 	strcpy(r.kind, "recipe");
@@ -441,13 +441,13 @@ TEST(logs)
 
 TEST(registry_append_only)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	char path[256], **lines = NULL, *msg = NULL;
 	struct item it;
 	sqlite3 *db;
 	size_t n;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_registry_append(s, it.id, "{\"run\":1}", "engine", 0), 0);
 	ASSERT_EQ(store_registry_append(s, it.id, "{\"run\":2}", "external", 0), 0);
 	ASSERT_EQ(store_registry_append(s, it.id, "{}", "bogus", 0), -EEXIST);
@@ -475,11 +475,11 @@ TEST(registry_append_only)
 
 TEST(events_and_readonly)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	struct buf b;
 	struct item it;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_event_add(s, it.id, "{\"type\":\"a\"}"), 0);
 	ASSERT_EQ(store_event_add(s, 0, "{\"type\":\"b\"}"), 0);
 	store_close(s);
@@ -524,20 +524,17 @@ TEST(version_3)
 	s = test_store_open(dir, 0, 0);
 	store_close(s);
 	downgrade_to(3, NULL);
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_STREQ(it.verdict_head, "");
 	item_clear(&it);
 	store_close(s);
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	snprintf(it.verdict_head, sizeof(it.verdict_head), "%040d", 7);
 	snprintf(it.assessment_head, sizeof(it.assessment_head), "%040d", 8);
 	ASSERT_EQ(store_item_update(s, &it), 0);
 	item_clear(&it);
 	store_close(s);
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_STREQ(it.verdict_head, "0000000000000000000000000000000000000007");
 	ASSERT_STREQ(it.assessment_head, "0000000000000000000000000000000000000008");
 	item_clear(&it);
@@ -564,15 +561,13 @@ TEST(version_4)
 	s = test_store_open(dir, 0, 0);
 	store_close(s);
 	downgrade_to(4, NULL);
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_EQ(it.round, 0);
 	ASSERT_STREQ(it.disposition, "");
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "learnings", &it), -ENOENT);
 	store_close(s);
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "learnings", &it), 0);
+	s = test_store_item(dir, 0, "learnings", &it);
 	ASSERT_EQ(it.archived, ITEM_LEARNINGS);
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
@@ -586,8 +581,7 @@ TEST(version_4)
 	ASSERT_EQ(store_item_each(s, 1, count_learnings, &n), 0);
 	ASSERT_EQ(n, 0);
 	store_close(s);
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_EQ(it.round, 3);
 	ASSERT_STREQ(it.disposition, "duplicate");
 	item_clear(&it);
@@ -645,8 +639,7 @@ TEST(version_7)
 	int k;
 
 	buf_init(&b);
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	for (k = 1; k <= 40; k++) {
 		hist_text(&b, k);
 		ASSERT_EQ(store_doc_write(s, it.id, "hist.md", b.data, b.len, (mode_t)-1, -1, "write",
@@ -680,15 +673,13 @@ TEST(version_1)
 	struct doc_meta m;
 	struct item it;
 
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_write(s, it.id, "v1.md", "v", 1, (mode_t)-1, 4000, "create", &who, NULL), 0);
 	item_clear(&it);
 	store_close(s);
 	downgrade_to(1, "UPDATE items SET updated_at = '2001-02-03T04:05:06Z';");
 
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_EQ(it.dir_mtime_ns, 981173106000000000LL);
 	ASSERT_EQ(it.dir_atime_ns, 981173106000000000LL);
 	ASSERT_STREQ(it.verdict_head, "");
@@ -701,8 +692,7 @@ TEST(version_1)
 	item_clear(&it);
 	store_close(s);
 
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(it.dir_ctime_ns, 981173106000000000LL);
 	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
 	ASSERT_EQ(m.atime_ns, 4000);
