@@ -2,7 +2,8 @@
  * test.h - assertion macros for the unit tests. Each test program is one
  * process (meson runs each in its own); a failed assertion prints both
  * values with file and line and exits 1. TEST(name) declares a case and
- * RUN(name) runs it, printing "ok name".
+ * RUN(name) runs it, printing "ok name"; TEST_MAIN_IN(dir, CASE(a), ...)
+ * is the main of a program whose cases share one scratch directory.
  */
 #ifndef PACKETFS_TEST_H
 #define PACKETFS_TEST_H
