@@ -159,47 +159,10 @@ ssize_t cli_read_some(int fd, void *data, size_t len)
 	return n < 0 ? -errno : n;
 }
 
-int cli_read_fd(int fd, struct buf *out)
+int cli_read_input(const char *src, struct buf *out)
 {
-	char chunk[65536];
-
-	for (;;) {
-		ssize_t n = cli_read_some(fd, chunk, sizeof(chunk));
-
-		if (n <= 0)
-			return (int)n;
-		if (out->len + (size_t)n > MAX_READ)
-			return -EFBIG;
-		if (buf_append(out, chunk, (size_t)n) < 0)
-			return -ENOMEM;
-	}
-}
-
-int cli_read_file(const char *path, struct buf *out)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
-
-	if (fd < 0)
-		return -errno;
-	r = cli_read_fd(fd, out);
-	close(fd);
-	return r;
-}
-
-/* Writes all of data to fd. Returns 0 or -errno. */
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return strcmp(src, "-") == 0 ? util_read_fd(STDIN_FILENO, MAX_READ, out)
+				     : util_read_path(src, MAX_READ, out);
 }
 
 int cli_write_file(const char *path, const char *data, size_t len, mode_t mode)
@@ -209,7 +172,7 @@ int cli_write_file(const char *path, const char *data, size_t len, mode_t mode)
 
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, data, len);
+	r = util_write_all(fd, data, len);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	return r;

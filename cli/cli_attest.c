@@ -173,12 +173,12 @@ int cli_verify(int argc, char **argv)
 	if (!keyfile)
 		return cli_usage_error("verify", "missing --key PUBKEY");
 	file = argv[optind];
-	r = strcmp(file, "-") == 0 ? cli_read_fd(0, &env) : cli_read_file(file, &env);
+	r = cli_read_input(file, &env);
 	if (r < 0) {
 		r = cli_fail("verify", "%s: %s", file, strerror(-r));
 		goto out;
 	}
-	r = cli_read_file(keyfile, &key);
+	r = util_read_path(keyfile, MAX_READ, &key);
 	if (r < 0) {
 		r = cli_fail("verify", "%s: %s", keyfile, strerror(-r));
 		goto out;

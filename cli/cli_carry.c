@@ -444,7 +444,7 @@ static int import_file(struct engine *e, const char *src, const char *path, mode
 	struct buf b = { NULL, 0, 0 };
 	struct pfs_file *f;
 	size_t off = 0;
-	int r = cli_read_file(src, &b);
+	int r = util_read_path(src, MAX_READ, &b);
 
 	if (r < 0)
 		goto out;

@@ -126,7 +126,7 @@ static int item_state(const char *dir, char *state, size_t size)
 	int r;
 
 	snprintf(path, sizeof(path), "%s/status", dir);
-	r = cli_read_file(path, &b);
+	r = util_read_path(path, MAX_READ, &b);
 	state[0] = '\0';
 	for (p = b.data; r == 0 && p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		if (strncmp(p, "state:", 6) == 0) {

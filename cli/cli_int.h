@@ -82,15 +82,10 @@ struct pfs_caller cli_caller(void);
  * -errno. */
 ssize_t cli_read_some(int fd, void *data, size_t len);
 
-/* Reads fd to its end, appending to out (at most MAX_READ bytes in all).
- * Returns 0 or -errno (-EFBIG past MAX_READ, -ENOMEM); out keeps what was
- * read either way and the caller frees it. fd stays open. */
-int cli_read_fd(int fd, struct buf *out);
-
-/* Reads the local file at path to its end, appending to out, as
- * cli_read_fd does. Returns 0 or -errno (also open(2)'s); the caller frees
- * out. */
-int cli_read_file(const char *path, struct buf *out);
+/* Reads the local file src, or stdin for "-", to its end, appending to
+ * out (util_read_fd, at most MAX_READ bytes). 0 or -errno; the caller
+ * frees out. */
+int cli_read_input(const char *src, struct buf *out);
 
 /* Writes data (len bytes) to path as a new or truncated file with mode;
  * close(2)'s result counts (on the mount, it is when the content is

@@ -285,12 +285,6 @@ int cli_umount(int argc, char **argv)
 
 /* --- new --------------------------------------------------------------- */
 
-/* Reads the brief: a file, or stdin for "-". */
-static int read_brief(const char *src, struct buf *out)
-{
-	return strcmp(src, "-") == 0 ? cli_read_fd(STDIN_FILENO, out) : cli_read_file(src, out);
-}
-
 int cli_new(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -317,7 +311,7 @@ int cli_new(int argc, char **argv)
 	/* Read the brief before the item exists, so a bad source leaves
 	 * nothing behind. */
 	if (src) {
-		r = read_brief(src, &brief);
+		r = cli_read_input(src, &brief);
 		if (r < 0)
 			return cli_fail("new", "%s: %s", strcmp(src, "-") ? src : "stdin",
 					strerror(-r));

@@ -139,11 +139,9 @@ static int read_answer(int fd, struct answer *a)
 	ssize_t n;
 
 	while (len < sizeof(text) - 1) {
-		n = pread(fd, text + len, sizeof(text) - 1 - len, (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = util_pread(fd, text + len, sizeof(text) - 1 - len, len);
 		if (n < 0)
-			return -errno;
+			return (int)n;
 		if (n == 0)
 			break;
 		len += (size_t)n;
@@ -197,16 +195,7 @@ static const char *error_why(const struct answer *a, const char *fallback)
  * output, not the run. */
 static void out(const char *data, size_t len)
 {
-	while (len > 0) {
-		ssize_t n = write(STDOUT_FILENO, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		data += n;
-		len -= (size_t)n;
-	}
+	(void)util_write_all(STDOUT_FILENO, data, len);
 }
 
 enum filter_state {

@@ -44,7 +44,7 @@ static int source_read(struct source *s, const char *path, struct buf *out)
 	fd = open(full, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = cli_read_fd(fd, out);
+	r = util_read_fd(fd, MAX_READ, out);
 	close(fd);
 	return r;
 }

@@ -85,7 +85,7 @@ int cli_init(int argc, char **argv)
 	}
 	/* The public key of the store's signing key pair, for `verify --key`. */
 	snprintf(tmp, sizeof(tmp), "%s/%s", store, ENGINE_SIGNING_PUB);
-	r = cli_read_file(tmp, &pub);
+	r = util_read_path(tmp, MAX_READ, &pub);
 	if (r < 0) {
 		cli_fail("init", "%s: %s", tmp, strerror(-r));
 		goto out;

@@ -231,7 +231,9 @@ static int take_lock(struct engine *e, char *err, size_t errlen)
 	}
 	snprintf(path, sizeof(path), "%s", e->store_dir);
 	if (store_open(e->store_dir, 0, 1, &e->store, NULL, 0) == 0) {
-		store_meta_get(e->store, "daemon_pid", &pid);
+		/* The pid only completes the message: none recorded, or unreadable, names
+		 * none. */
+		(void)store_meta_get(e->store, "daemon_pid", &pid);
 		store_close(e->store);
 		e->store = NULL;
 	}
@@ -308,7 +310,9 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 		goto fail;
 	if (!e->readonly) {
 		snprintf(pidtext, sizeof(pidtext), "%d", (int)getpid());
-		store_meta_set(e->store, "daemon_pid", pidtext);
+		/* A hint for the message of a second packetfs on the store (above); the
+		 * mount works without it. */
+		(void)store_meta_set(e->store, "daemon_pid", pidtext);
 		rc = pipeline_recover(e->pl);
 		if (rc) {
 			snprintf(err, errlen, "crash recovery failed: %s", strerror(-rc));
@@ -350,11 +354,6 @@ void engine_close(struct engine *e)
 	free(e->store_dir);
 	free(e->mountpoint);
 	free(e);
-}
-
-const char *engine_mountpoint(const struct engine *e)
-{
-	return e->mountpoint;
 }
 
 pid_t engine_daemon_pid(struct engine *e)

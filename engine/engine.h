@@ -409,8 +409,6 @@ int engine_attest(struct engine *e, const char *item, struct buf *out, int *made
 /* The process id of the daemon that last opened the store for writing
  * (recorded in the store), or 0. It may have exited since. */
 pid_t engine_daemon_pid(struct engine *e);
-/* The mountpoint an engine reports in PACKET_DIR, or NULL offline. */
-const char *engine_mountpoint(const struct engine *e);
 
 /*
  * Carrying an item to another store whole (carry.c, carry_in.c; SPEC §6):

@@ -24,6 +24,14 @@ static int user_name(const char *name)
 	return strncmp(name, "user.", 5) == 0;
 }
 
+/* The path of ino for a request that reads or removes the attribute name
+ * into *path (the caller frees it). 0, -ENODATA for a name outside the
+ * user namespace (no such attribute), or fs__path_of's error. */
+static int user_attr_path(struct fs *fs, fuse_ino_t ino, const char *name, char **path)
+{
+	return user_name(name) ? fs__path_of(fs, ino, path) : -ENODATA;
+}
+
 /* Replies req with data of len bytes as getxattr(2) and listxattr(2) do
  * for a buffer of size bytes. */
 static void reply_sized(fuse_req_t req, const char *data, size_t len, size_t size)
@@ -41,13 +49,8 @@ void fs__op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t si
 	struct fs *fs = fs_of(req);
 	char *path, *value = NULL;
 	size_t len = 0;
-	int r;
+	int r = user_attr_path(fs, ino, name, &path);
 
-	if (!user_name(name)) {
-		fuse_reply_err(req, ENODATA);
-		return;
-	}
-	r = fs__path_of(fs, ino, &path);
 	if (r == 0) {
 		r = engine_getxattr(fs->engine, path, name, &value, &len);
 		free(path);
@@ -111,13 +114,8 @@ void fs__op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	struct fs *fs = fs_of(req);
 	char *path;
-	int r;
+	int r = user_attr_path(fs, ino, name, &path);
 
-	if (!user_name(name)) {
-		fuse_reply_err(req, ENODATA);
-		return;
-	}
-	r = fs__path_of(fs, ino, &path);
 	if (r == 0) {
 		r = engine_removexattr(fs->engine, path, name);
 		free(path);

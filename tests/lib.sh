@@ -254,6 +254,15 @@ copy_recipes()
 	chmod +x "$RECIPES"/*
 }
 
+# manual_procedure [HEADER...] : writes $RECIPES/10-manual.md, a procedure (no command of its
+# own: a stage records its runs) with the header lines HEADER (e.g. "# needs: 01-build").
+manual_procedure()
+{
+	printf '%s\n' '<!-- # summary: the greeting reads as the plan says -->' "$@" '# timeout: 60' \
+		'' 'Print the greeting and check that it says "new".' >"$RECIPES/10-manual.md"
+	chmod 644 "$RECIPES/10-manual.md"
+}
+
 # std_pipeline FILE : writes the usual five-stage pipeline built of fixture stage programs
 # (pipeline_with): plan, print, validate, a review that loops back to print, and a publish behind
 # the gate approve. Tunables (environment of the call): PLAN_RECIPES (names the plan lists, default

@@ -79,6 +79,19 @@ loopfs_store()
 	mount_store "$T/mnt"
 }
 
+# loopfs_pipeline_store MB : a loop filesystem of MB MiB (loopfs_make) with a repository
+# (make_repo "$DISK/repo") and a store on it, mounted, with the standard pipeline over the
+# fixture recipes (copy_recipes, std_pipeline, loopfs_store). Sets DISK, REPO, RECIPES, STORE
+# and M.
+loopfs_pipeline_store()
+{
+	loopfs_make "$1"
+	make_repo "$DISK/repo"
+	copy_recipes
+	std_pipeline "$T/pipeline.json"
+	loopfs_store "$T/pipeline.json"
+}
+
 # loopfs_fill : takes every free block of DISK (the file $DISK/filler).
 loopfs_fill()
 {

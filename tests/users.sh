@@ -92,6 +92,17 @@ run_as()
 	(cd / && HOME=/ runuser -u "$u" -- "$@")
 }
 
+# run_as_user : for a pipeline whose programs run as another user ("run_as"): a new group TEAM,
+# a new user U in it, and a repository of theirs in TEAM_DIR (make_repo "$TEAM_DIR/repo", then
+# owned by U and TEAM: its git, as U, adds objects and moves the branch). Sets TEAM, U and REPO.
+run_as_user()
+{
+	make_group TEAM
+	make_user U "$TEAM"
+	make_repo "$TEAM_DIR/repo"
+	chown -R "$U:$TEAM" "$TEAM_DIR/repo"
+}
+
 # team_store GROUP [PIPELINE_FILE] : make_store, then the store directory goes to GROUP: the
 # store's group, whose members the mount lets in.
 team_store()
@@ -106,17 +117,7 @@ team_store()
 # /etc/fuse.conf need not allow it), on $TEAM_DIR/mnt by default. Sets M and DAEMON.
 mount_team()
 {
-	local mnt=${1:-$TEAM_DIR/mnt} store=${2:-$STORE} out
-	mkdir -p "$mnt"
-	MOUNTS+=("$mnt")
-	DAEMON_PIDS+=("")
-	out=$("$PFS" mount "$store" "$mnt" -o allow_other 2>&1 </dev/null) ||
-		fail "packetfs mount -o allow_other failed: $out"
-	wait_for test -e "$mnt/.packetfs/version"
-	M=$mnt
-	DAEMON=$(find_daemon "$store" "$mnt")
-	[ -n "$DAEMON" ] || fail "no daemon process found for $store on $mnt"
-	DAEMON_PIDS[${#DAEMON_PIDS[@]} - 1]=$DAEMON
+	MOUNT_OPTS=allow_other mount_store "${1:-$TEAM_DIR/mnt}" "${2:-$STORE}"
 }
 
 # owner_of PATH : "user:group mode" of PATH as stat shows it (names, octal mode).

@@ -136,13 +136,11 @@ static int read_events(struct top_watch *w, struct top_model *m)
 	int changed = 0, r;
 
 	for (;;) {
-		ssize_t n = pread(w->events_fd, chunk, sizeof(chunk), (off_t)w->events_off);
+		ssize_t n = util_pread(w->events_fd, chunk, sizeof(chunk), w->events_off);
 		char *p, *nl;
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0)
-			return -errno;
+			return (int)n;
 		if (n == 0)
 			break;
 		w->events_off += (uint64_t)n;

@@ -63,6 +63,7 @@
 
 #include "proc.h"
 #include "runner_int.h"
+#include "util.h"
 
 #define DEFAULT_GRACE_S 5
 #define TRACK_MS 1000       /* sweeps while the leader runs */

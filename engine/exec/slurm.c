@@ -773,8 +773,3 @@ void slurm_detach(struct slurm_job *j)
 	job_stop(j);
 	slurm__job_maybe_free(j);
 }
-
-const char *slurm_job_id(const struct slurm_job *j)
-{
-	return j->id;
-}

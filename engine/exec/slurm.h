@@ -144,9 +144,6 @@ void slurm_cancel(struct slurm_job *j);
  * handles are closed. For shutdown. */
 void slurm_detach(struct slurm_job *j);
 
-/* The job id, "" until sbatch answered. */
-const char *slurm_job_id(const struct slurm_job *j);
-
 /* A job as Slurm shows it (slurm_parse_job, slurm_parse_queue). */
 /* The longest run time a parser gives (68 years): longer than any timeout,
  * and in nanoseconds still an int64_t. */

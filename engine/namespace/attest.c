@@ -43,71 +43,10 @@
 
 #define PAYLOAD_TYPE "application/vnd.in-toto+json"
 
-/* A named recipe and its latest engine run at the head. */
-struct attest_case {
-	char *name;
-	int ran;
-	char *status, *command, *evidence, *log_sha256;
-	int run;
-	double duration_s;
-};
-
-struct attest_cases {
-	char *const *names;
-	const char *head;
-	struct attest_case *v;
-	size_t n;
-};
-
-static void cases_free(struct attest_cases *c)
-{
-	size_t i;
-
-	for (i = 0; c->v && i < c->n; i++) {
-		free(c->v[i].name);
-		free(c->v[i].status);
-		free(c->v[i].command);
-		free(c->v[i].evidence);
-		free(c->v[i].log_sha256);
-	}
-	free(c->v);
-}
-
-/* view_digest's callback: copies out what the Statement needs. */
-static int copy_cases(void *arg, const struct registry_digest *d)
-{
-	struct attest_cases *c = arg;
-	struct registry_latest l;
-	size_t i, n = strv_len(c->names);
-
-	c->v = calloc(n ? n : 1, sizeof(*c->v));
-	if (!c->v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct attest_case *k = &c->v[c->n++];
-
-		k->name = strdup(c->names[i]);
-		if (!k->name)
-			return -ENOMEM;
-		if (!registry_digest_latest(d, c->names[i], c->head, &l))
-			continue;
-		k->ran = 1;
-		k->run = l.run;
-		k->duration_s = l.duration_s;
-		k->status = strdup(l.status);
-		k->command = strdup(l.command);
-		k->evidence = strdup(l.evidence);
-		k->log_sha256 = strdup(l.log_sha256);
-		if (!k->status || !k->command || !k->evidence || !k->log_sha256)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 /* The resource descriptor of recipe k: its catalog file (dir: recipes_dir)
  * and its run at the head. NULL on ENOMEM. */
 static cJSON *descriptor(const struct recipe_catalog *cat, const char *dir,
-			 const struct attest_case *k)
+			 const struct view_case *k)
 {
 	const struct recipe *r = recipe_find(cat, k->name);
 	cJSON *o = cJSON_CreateObject(), *dg, *an;
@@ -146,7 +85,7 @@ static cJSON *descriptor(const struct recipe_catalog *cat, const char *dir,
 /* The Statement of item it at head over the cases c, as compact JSON into
  * *out (caller frees). 0 or -ENOMEM. */
 static int statement(struct engine *e, const struct item *it, const char *head,
-		     const struct attest_cases *c, char **out)
+		     const struct view_cases *c, char **out)
 {
 	struct pfs_config *cfg = pipeline_config_get(e->pl);
 	const struct recipe_catalog *cat;
@@ -173,7 +112,7 @@ static int statement(struct engine *e, const struct item *it, const char *head,
 	     (fail = cJSON_AddArrayToObject(pred, "failedTests"));
 	cat = pipeline_recipes_hold(e->pl);
 	for (i = 0; ok && i < c->n; i++) {
-		const struct attest_case *k = &c->v[i];
+		const struct view_case *k = &c->v[i];
 		cJSON *list = warn;
 
 		if (k->ran && strcmp(k->status, "validated") == 0)
@@ -234,7 +173,7 @@ static int signing_key(struct engine *e, char *priv, size_t size, int *made, cha
 int engine_attest(struct engine *e, const char *item, struct buf *out, int *made, char *err,
 		  size_t errlen)
 {
-	struct attest_cases c = {0};
+	struct view_cases c = {0};
 	struct item it = {0};
 	char head[41], priv[4096], **names = NULL, *payload = NULL;
 	int rc;
@@ -255,7 +194,7 @@ int engine_attest(struct engine *e, const char *item, struct buf *out, int *made
 	if (rc == 0) {
 		c.names = names;
 		c.head = head;
-		rc = view_digest(e, it.id, copy_cases, &c);
+		rc = view_cases_read(e, it.id, &c);
 	}
 	rc = rc ? rc : statement(e, &it, head, &c, &payload);
 	if (rc) {
@@ -273,7 +212,7 @@ int engine_attest(struct engine *e, const char *item, struct buf *out, int *made
 	}
 out:
 	free(payload);
-	cases_free(&c);
+	view_cases_free(&c);
 	strv_free(names);
 	item_clear(&it);
 	return rc;

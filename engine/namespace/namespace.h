@@ -190,14 +190,12 @@ int view_plan_names(struct engine *e, int64_t item, char ***names);
  * errno (-ENOMEM, the store's). Any thread. */
 int view_junit(struct engine *e, const struct item *it, struct buf *out);
 
-/* view_report.c: MOUNT/ITEM/report.html of it; view_index.c:
+/* view_report.c: MOUNT/ITEM/report.html of it, with *clocked set to 1
+ * when the page depends on the time it was made (a run not ended has a
+ * bar that ends now, a running stage's seconds), else 0; view_index.c:
  * MOUNT/index.html, a row per live item. Self-contained HTML pages
  * (view_html.h). Append to out; 0 or a negative errno of the store. Any
  * thread. */
-int view_report(struct engine *e, const struct item *it, struct buf *out);
-/* view_report as view_report, and *clocked set to 1 when the page depends
- * on the time it was made (a run not ended has a bar that ends now, a
- * running stage's seconds), else 0. */
 int view_report_clocked(struct engine *e, const struct item *it, struct buf *out, int *clocked);
 int view_index(struct engine *e, struct buf *out);
 /* view_html.c: tells the watcher of the pages that follow the change of
@@ -217,5 +215,29 @@ int view_digest(struct engine *e, int64_t item_id,
 		int (*fn)(void *arg, const struct registry_digest *d), void *arg);
 /* Frees the kept digests (engine_close). */
 void view_digests_free(struct engine *e);
+
+/* A named recipe and its latest engine run at a commit, copied out of the
+ * item's registry digest (view_cases_read). */
+struct view_case {
+	char *name;
+	int ran; /* 0: no engine run at the commit (then only name is set) */
+	int run;
+	char *status, *command, *evidence, *note, *started_at, *log_sha256;
+	double duration_s;
+	int has_exit_code, exit_code, signal; /* registry_latest's */
+};
+struct view_cases {
+	char *const *names;  /* in: the recipes, in order */
+	const char *head;    /* in: the commit a run counts at; NULL: none counts */
+	struct view_case *v; /* out: v[i] for names[i] */
+	size_t n;
+};
+/* view_digest.c: fills c->v and c->n (c->n = strv_len(c->names)) from the
+ * registry of item_id through view_digest. 0, -ENOMEM or view_digest's
+ * error; the caller frees what it filled with view_cases_free, on failure
+ * too. Any thread. */
+int view_cases_read(struct engine *e, int64_t item_id, struct view_cases *c);
+/* Frees c->v and what its cases hold; c->v NULL and c->n 0 after. */
+void view_cases_free(struct view_cases *c);
 
 #endif

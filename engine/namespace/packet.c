@@ -91,29 +91,71 @@ static void log_node(struct node *n, const struct run *r)
 		n->doc.mtime_ns = parse_rfc3339(r->finished_at);
 }
 
-const struct packet_entry packet__item_entries[] = {
-	{"ctl", N_CTL},
-	{"status", N_STATUS},
-	{"status.json", N_STATUS_JSON},
-	{"events", N_ITEM_EVENTS},
-	{"change.diff", N_DIFF},
-	{"report.html", N_REPORT},
-	{"stages", N_STAGES_DIR},
-	{"validation", N_VALIDATION_DIR},
-	{"worktree", N_WORKTREE},
-	{".history", N_HISTORY_DIR},
-	{NULL, N_ROOT},
+/* Permission bits of the generated entries (README "Sharing a mount"): the
+ * store owner's, with the store's group; the root and validation/ (where
+ * members make items and documents) and ctl and registry.jsonl (which
+ * members write) are writable by the group, the root sticky (an item is
+ * removed, which archives it, by its owner alone). pipeline.json names
+ * the programs the daemon runs: its owner's alone; record takes requests
+ * from anyone the mount lets in. */
+#define MODE_ROOT 01775
+#define MODE_SHARED_DIR 0775
+#define MODE_SHARED_FILE 0664
+
+/* A stable directory whose listing is stable; a view dated by the stat. */
+#define KIND_LISTED (KIND_STABLE | KIND_LIST_STABLE)
+#define KIND_DATED_VIEW (KIND_NOW | KIND_VIEW)
+
+const struct kind_info packet__kinds[N_KINDS] = {
+	[N_ROOT] = {NULL, N_ROOT, S_IFDIR | MODE_ROOT, KIND_STABLE},
+	[N_EVENTS_ALL] = {"events", N_ROOT, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_INDEX] = {"index.html", N_ROOT, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_PFS_DIR] = {".packetfs", N_ROOT, S_IFDIR | 0755, KIND_STABLE},
+	[N_ARCHIVE_DIR] = {".archive", N_ROOT, S_IFDIR | 0555, KIND_STABLE},
+	[N_PIPELINE] = {"pipeline.json", N_PFS_DIR, S_IFREG | 0644, KIND_WRITE},
+	[N_PIPELINE_ERROR] = {"pipeline.error", N_PFS_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_RECIPES_DIR] = {"recipes", N_PFS_DIR, S_IFDIR | 0555, KIND_STABLE},
+	[N_VERSION] = {"version", N_PFS_DIR, S_IFREG | 0444, KIND_STABLE | KIND_VIEW},
+	[N_RECIPE] = {NULL, N_RECIPES_DIR, S_IFREG | 0555, KIND_VIEW},
+	/* Its mode is its own (packet_tmp.c). */
+	[N_PFS_TMP] = {NULL, N_PFS_DIR, S_IFREG | 0644, KIND_VIEW | KIND_WRITE},
+	[N_ITEM] = {NULL, N_ROOT, S_IFDIR | 0755, KIND_LISTED},
+	[N_CTL] = {"ctl", N_ITEM, S_IFREG | MODE_SHARED_FILE, KIND_VIEW | KIND_WRITE},
+	[N_STATUS] = {"status", N_ITEM, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_STATUS_JSON] = {"status.json", N_ITEM, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_ITEM_EVENTS] = {"events", N_ITEM, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_DIFF] = {"change.diff", N_ITEM, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_REPORT] = {"report.html", N_ITEM, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_STAGES_DIR] = {"stages", N_ITEM, S_IFDIR | 0555, KIND_LISTED},
+	[N_VALIDATION_DIR] = {"validation", N_ITEM, S_IFDIR | MODE_SHARED_DIR, KIND_LISTED},
+	[N_WORKTREE] = {"worktree", N_ITEM, S_IFLNK | 0777, 0},
+	/* Not listed stable: a document's first revision adds its name
+	 * unreported. */
+	[N_HISTORY_DIR] = {".history", N_ITEM, S_IFDIR | 0555, KIND_STABLE},
+	[N_REGISTRY] = {"registry.jsonl", N_VALIDATION_DIR, S_IFREG | MODE_SHARED_FILE,
+			KIND_DATED_VIEW | KIND_WRITE},
+	[N_REGISTRY_ERROR] = {"registry.error", N_VALIDATION_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_RECORD] = {"record", N_VALIDATION_DIR, S_IFREG | 0666, KIND_DATED_VIEW | KIND_WRITE},
+	[N_EVIDENCE] = {"evidence.md", N_VALIDATION_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_JUNIT] = {"junit.xml", N_VALIDATION_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_LOGS_DIR] = {"logs", N_VALIDATION_DIR, S_IFDIR | 0555, KIND_LISTED},
+	[N_DOC] = {NULL, N_ITEM, S_IFREG | 0644, KIND_STABLE | KIND_WRITE},
+	[N_DOCDIR] = {NULL, N_ITEM, S_IFDIR | 0755, KIND_LISTED},
+	[N_STAGE_LOG] = {NULL, N_STAGES_DIR, S_IFREG | 0444, KIND_VIEW},
+	[N_RECIPE_LOG] = {NULL, N_LOGS_DIR, S_IFREG | 0444, KIND_VIEW},
+	[N_HISTORY_FILE] = {NULL, N_HISTORY_DIR, S_IFREG | 0444, KIND_VIEW},
 };
 
-/* The fixed entry of an item directory named by the len bytes at name, or NULL. */
-static const struct packet_entry *item_entry(const char *name, size_t len)
+int packet__fixed_entry(enum kind parent, const char *name, size_t len)
 {
-	const struct packet_entry *x;
+	int k;
 
-	for (x = packet__item_entries; x->name; x++)
-		if (strlen(x->name) == len && memcmp(x->name, name, len) == 0)
-			return x;
-	return NULL;
+	for (k = 0; k < N_KINDS; k++)
+		if (packet__kinds[k].name && packet__kinds[k].parent == parent &&
+		    strlen(packet__kinds[k].name) == len &&
+		    memcmp(packet__kinds[k].name, name, len) == 0)
+			return k;
+	return -1;
 }
 
 /* Resolves a log of the item (rest: "stages/NAME" or "validation/logs/NAME")
@@ -134,37 +176,28 @@ static int resolve_log(struct engine *e, struct node *n, const char *rest, enum 
 static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 {
 	const char *slash = strchr(rest, '/');
-	const struct packet_entry *x;
+	int x;
 
 	if (!*rest) {
 		n->kind = N_ITEM;
 		return 0;
 	}
-	x = item_entry(rest, slash ? (size_t)(slash - rest) : strlen(rest));
-	if (x && x->kind == N_HISTORY_DIR)
+	x = packet__fixed_entry(N_ITEM, rest, slash ? (size_t)(slash - rest) : strlen(rest));
+	if (x == N_HISTORY_DIR)
 		return packet__resolve_history(e, n, slash ? slash + 1 : "");
-	if (x && !n->learnings && !slash)
-		return n->kind = x->kind, 0;
-	if (x && !n->learnings && x->kind == N_STAGES_DIR)
+	if (x >= 0 && !n->learnings && !slash)
+		return n->kind = x, 0;
+	if (x == N_STAGES_DIR && !n->learnings)
 		return strchr(slash + 1, '/') ? -ENOENT : resolve_log(e, n, rest, N_STAGE_LOG);
-	if (x && !n->learnings && x->kind == N_VALIDATION_DIR) {
+	if (x == N_VALIDATION_DIR && !n->learnings) {
 		const char *v = slash + 1;
 
-		if (strcmp(v, "registry.jsonl") == 0)
-			return n->kind = N_REGISTRY, 0;
-		if (strcmp(v, "registry.error") == 0)
-			return n->kind = N_REGISTRY_ERROR, 0;
-		if (strcmp(v, "record") == 0)
-			return n->kind = N_RECORD, 0;
-		if (strcmp(v, "evidence.md") == 0)
-			return n->kind = N_EVIDENCE, 0;
-		if (strcmp(v, "junit.xml") == 0)
-			return n->kind = N_JUNIT, 0;
-		if (strcmp(v, "logs") == 0)
-			return n->kind = N_LOGS_DIR, 0;
+		x = packet__fixed_entry(N_VALIDATION_DIR, v, strlen(v));
+		if (x >= 0)
+			return n->kind = x, 0;
 		if (strncmp(v, "logs/", 5) == 0)
 			return strchr(v + 5, '/') ? -ENOENT : resolve_log(e, n, rest, N_RECIPE_LOG);
-	} else if (x && !n->learnings) {
+	} else if (x >= 0 && !n->learnings) {
 		return -ENOTDIR; /* below a file of the item */
 	}
 	if (strlen(rest) >= sizeof(n->rel))
@@ -179,7 +212,7 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 	const char *p = path, *slash;
 	char name[ITEM_NAME_MAX + 2];
 	size_t len;
-	int rc;
+	int rc, k;
 
 	memset(n, 0, sizeof(*n));
 	if (p[0] != '/')
@@ -187,20 +220,11 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 	p++;
 	if (!*p)
 		return n->kind = N_ROOT, 0;
-	if (strcmp(p, "events") == 0)
-		return n->kind = N_EVENTS_ALL, 0;
-	if (strcmp(p, "index.html") == 0)
-		return n->kind = N_INDEX, 0;
-	if (strcmp(p, ".packetfs") == 0)
-		return n->kind = N_PFS_DIR, 0;
-	if (strcmp(p, ".packetfs/pipeline.json") == 0)
-		return n->kind = N_PIPELINE, 0;
-	if (strcmp(p, ".packetfs/version") == 0)
-		return n->kind = N_VERSION, 0;
-	if (strcmp(p, ".packetfs/pipeline.error") == 0)
-		return n->kind = N_PIPELINE_ERROR, 0;
-	if (strcmp(p, ".packetfs/recipes") == 0)
-		return n->kind = N_RECIPES_DIR, 0;
+	k = packet__fixed_entry(N_ROOT, p, strlen(p));
+	if (k < 0 && strncmp(p, ".packetfs/", 10) == 0)
+		k = packet__fixed_entry(N_PFS_DIR, p + 10, strlen(p + 10));
+	if (k >= 0)
+		return n->kind = k, 0;
 	if (strncmp(p, ".packetfs/recipes/", 18) == 0) {
 		const char *f = p + 18;
 		const struct recipe *rp = NULL;
@@ -221,10 +245,8 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 		snprintf(n->name, sizeof(n->name), "%s", p + 10);
 		return n->kind = N_PFS_TMP, 0;
 	}
-	if (strncmp(p, ".packetfs/", 10) == 0 || strcmp(p, "events") == 0)
+	if (strncmp(p, ".packetfs/", 10) == 0)
 		return -ENOENT;
-	if (strcmp(p, ".archive") == 0)
-		return n->kind = N_ARCHIVE_DIR, 0;
 	if (strncmp(p, ".archive/", 9) == 0) {
 		n->archived = 1;
 		p += 9;
@@ -252,25 +274,19 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 	return rc;
 }
 
+int packet__resolve_parent(struct engine *e, const char *path, const char **name, struct node *p)
+{
+	char parent[PATH_MAX];
+	int rc = packet__split(path, parent, sizeof(parent), name);
+
+	return rc ? rc : packet__resolve(e, parent, p);
+}
+
 /* ---- content of views ---- */
 
 int packet__is_dir_kind(enum kind k)
 {
-	switch (k) {
-	case N_ROOT:
-	case N_PFS_DIR:
-	case N_RECIPES_DIR:
-	case N_ARCHIVE_DIR:
-	case N_ITEM:
-	case N_DOCDIR:
-	case N_STAGES_DIR:
-	case N_VALIDATION_DIR:
-	case N_LOGS_DIR:
-	case N_HISTORY_DIR:
-		return 1;
-	default:
-		return 0;
-	}
+	return S_ISDIR(packet__kinds[k].mode);
 }
 
 int packet__render(struct engine *e, struct node *n, struct buf *out)
@@ -365,23 +381,7 @@ int packet__render_clocked(struct engine *e, struct node *n, struct buf *out, in
 
 int packet__stable_kind(enum kind k)
 {
-	switch (k) {
-	case N_ROOT:
-	case N_PFS_DIR:
-	case N_RECIPES_DIR:
-	case N_VERSION:
-	case N_ARCHIVE_DIR:
-	case N_ITEM:
-	case N_DOC:
-	case N_DOCDIR:
-	case N_STAGES_DIR:
-	case N_VALIDATION_DIR:
-	case N_LOGS_DIR:
-	case N_HISTORY_DIR:
-		return 1;
-	default:
-		return 0;
-	}
+	return (packet__kinds[k].flags & KIND_STABLE) != 0;
 }
 
 const char *packet__open_doc_child(const struct open_doc *d, int64_t item, const char *dir,
@@ -463,27 +463,18 @@ static int64_t parse_rfc3339(const char *s)
 	return (int64_t)timegm(&tm) * 1000000000;
 }
 
-/* Permission bits of the generated entries (README "Sharing a mount"): the
- * store owner's, with the store's group; the root and validation/ (where
- * members make items and documents) and ctl and registry.jsonl (which
- * members write) are writable by the group, the root sticky (an item is
- * removed, which archives it, by its owner alone). pipeline.json names
- * the programs the daemon runs: its owner's alone. */
-#define MODE_ROOT 01775
-#define MODE_SHARED_DIR 0775
-#define MODE_SHARED_FILE 0664
-
 /* The fixed subdirectories of the item directory n (stages/, validation/,
  * .history/; learnings/ has .history/ alone). */
 static uint32_t item_subdirs(const struct node *n)
 {
-	const struct packet_entry *x;
-	uint32_t k = 0;
+	uint32_t sub = 0;
+	int k;
 
-	for (x = packet__item_entries; x->name; x++)
-		if (packet__is_dir_kind(x->kind) && (!n->learnings || x->kind == N_HISTORY_DIR))
-			k++;
-	return k;
+	for (k = 0; k < N_KINDS; k++)
+		if (packet__kinds[k].name && packet__kinds[k].parent == N_ITEM &&
+		    packet__is_dir_kind(k) && (!n->learnings || k == N_HISTORY_DIR))
+			sub++;
+	return sub;
 }
 
 /* Attributes of a resolved node. */
@@ -503,7 +494,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 			st->mtime_ns = st->ctime_ns = t;
 	}
 	if (packet__is_dir_kind(n->kind)) {
-		st->mode = S_IFDIR | 0755;
+		st->mode = packet__kinds[n->kind].mode;
 		st->nlink = 2;
 		if (n->kind == N_DOCDIR) {
 			st->mode = S_IFDIR | n->doc.mode;
@@ -516,10 +507,6 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 			st->gid = packet__gid(e, n->item.dir_gid);
 			st->mtime_ns = n->item.dir_mtime_ns, st->ctime_ns = n->item.dir_ctime_ns;
 			st->atime_ns = n->item.dir_atime_ns;
-		} else if (n->kind == N_ROOT) {
-			st->mode = S_IFDIR | MODE_ROOT;
-		} else if (n->kind == N_VALIDATION_DIR) {
-			st->mode = S_IFDIR | MODE_SHARED_DIR;
 		}
 		if (n->kind == N_DOCDIR || n->kind == N_ITEM) {
 			uint32_t sub = 0;
@@ -540,17 +527,13 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 			if (n->kind == N_ITEM)
 				st->nlink += item_subdirs(n);
 		}
-		if (n->archived || n->kind == N_STAGES_DIR || n->kind == N_LOGS_DIR ||
-		    n->kind == N_HISTORY_DIR || n->kind == N_RECIPES_DIR || n->kind == N_ARCHIVE_DIR)
+		if (n->archived)
 			st->mode = S_IFDIR | 0555;
 		/* node_stable's answer for these, without a second walk. */
 		st->stable = n->kind == N_DOCDIR || n->kind == N_ITEM ? !created : node_stable(e, n);
 		/* Not the root nor .archive/ (items come and go by the engine's
-		 * hand: made by import, archived by ctl), nor .history/ (a
-		 * document's first revision adds its name unreported). */
-		st->list_stable = st->stable && (n->kind == N_ITEM || n->kind == N_DOCDIR ||
-						 n->kind == N_STAGES_DIR ||
-						 n->kind == N_VALIDATION_DIR || n->kind == N_LOGS_DIR);
+		 * hand: made by import, archived by ctl), nor .history/. */
+		st->list_stable = st->stable && (packet__kinds[n->kind].flags & KIND_LIST_STABLE);
 		return 0;
 	}
 	switch (n->kind) {
@@ -610,7 +593,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 
 		if (rc)
 			return rc;
-		st->mode = S_IFREG | (n->kind != N_REGISTRY || n->archived ? 0444 : MODE_SHARED_FILE);
+		st->mode = n->archived ? S_IFREG | 0444 : packet__kinds[n->kind].mode;
 		st->view = 1;
 		st->mtime_ns = st->ctime_ns = now;
 		return 0;
@@ -624,22 +607,9 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 		if (rc)
 			return rc;
 	}
-	st->view = n->kind != N_PIPELINE;
-	if (n->kind == N_CTL || n->kind == N_REGISTRY)
-		st->mode = S_IFREG | (n->archived ? 0444 : MODE_SHARED_FILE);
-	else if (n->kind == N_PIPELINE)
-		st->mode = S_IFREG | 0644;
-	else if (n->kind == N_RECORD)
-		st->mode = S_IFREG | (n->archived ? 0444 : 0666); /* anyone the mount lets in */
-	else if (n->kind == N_RECIPE)
-		st->mode = S_IFREG | 0555;
-	else
-		st->mode = S_IFREG | 0444;
-	if (n->kind == N_STATUS || n->kind == N_STATUS_JSON || n->kind == N_DIFF ||
-	    n->kind == N_EVIDENCE || n->kind == N_JUNIT || n->kind == N_EVENTS_ALL ||
-	    n->kind == N_ITEM_EVENTS || n->kind == N_REGISTRY || n->kind == N_RECORD ||
-	    n->kind == N_PIPELINE_ERROR || n->kind == N_REGISTRY_ERROR || n->kind == N_REPORT ||
-	    n->kind == N_INDEX)
+	st->view = (packet__kinds[n->kind].flags & KIND_VIEW) != 0;
+	st->mode = n->archived ? S_IFREG | 0444 : packet__kinds[n->kind].mode;
+	if (packet__kinds[n->kind].flags & KIND_NOW)
 		st->mtime_ns = st->ctime_ns = now;
 	st->stable = node_stable(e, n);
 	return 0;

@@ -37,8 +37,7 @@ static int emit_kind(struct dir_walk *w, const char *name, enum kind k, mode_t m
 	if (w->light) {
 		memset(&st, 0, sizeof(st));
 		st.mode = mode;
-		st.view = !packet__is_dir_kind(k) && k != N_DOC && k != N_PIPELINE &&
-			  k != N_WORKTREE;
+		st.view = (packet__kinds[k].flags & KIND_VIEW) != 0;
 		st.stable = packet__stable_kind(k);
 	} else {
 		if ((size_t)snprintf(full, sizeof(full), "%s%s%s", w->path,
@@ -175,16 +174,21 @@ static void emit_open_docs(struct dir_walk *w, int64_t item, const char *dir)
 	strv_free(names);
 }
 
-/* The type bits of a fixed entry of kind k. */
-static mode_t kind_type(enum kind k)
+/* Lists the fixed entries of directory kind dir, in their order; those of
+ * a learnings item (learnings) are .history/ alone. */
+static void emit_fixed(struct dir_walk *w, enum kind dir, int learnings)
 {
-	return packet__is_dir_kind(k) ? S_IFDIR : k == N_WORKTREE ? S_IFLNK : S_IFREG;
+	int k;
+
+	for (k = 0; k < N_KINDS; k++)
+		if (packet__kinds[k].name && packet__kinds[k].parent == dir &&
+		    (!learnings || k == N_HISTORY_DIR))
+			emit_kind(w, packet__kinds[k].name, k, packet__kinds[k].mode & S_IFMT);
 }
 
 static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *arg, int light)
 {
 	struct dir_walk w = {e, path, cb, arg, 0, light, NULL};
-	const struct packet_entry *x;
 	struct node n;
 	size_t i;
 	int rc = packet__resolve(e, path, &n);
@@ -197,10 +201,7 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 	}
 	switch (n.kind) {
 	case N_ROOT:
-		emit_kind(&w, "events", N_EVENTS_ALL, S_IFREG);
-		emit_kind(&w, "index.html", N_INDEX, S_IFREG);
-		emit_kind(&w, ".packetfs", N_PFS_DIR, S_IFDIR);
-		emit_kind(&w, ".archive", N_ARCHIVE_DIR, S_IFDIR);
+		emit_fixed(&w, N_ROOT, 0);
 		{
 			struct item li;
 
@@ -215,10 +216,7 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 	case N_PFS_DIR: {
 		char **files;
 
-		emit_kind(&w, "pipeline.json", N_PIPELINE, S_IFREG);
-		emit_kind(&w, "pipeline.error", N_PIPELINE_ERROR, S_IFREG);
-		emit_kind(&w, "recipes", N_RECIPES_DIR, S_IFDIR);
-		emit_kind(&w, "version", N_VERSION, S_IFREG);
+		emit_fixed(&w, N_PFS_DIR, 0);
 		files = packet__tmp_names(e);
 		for (i = 0; files && files[i]; i++)
 			emit_kind(&w, files[i], N_PFS_TMP, S_IFREG);
@@ -244,19 +242,12 @@ static int list_dir(struct engine *e, const char *path, engine_dir_cb cb, void *
 	case N_ITEM:
 		/* The engine's entries before the documents: a recursive removal
 		 * meets one first and archives the item (packet_remove.c). */
-		for (x = packet__item_entries; x->name; x++)
-			if (!n.learnings || x->kind == N_HISTORY_DIR)
-				emit_kind(&w, x->name, x->kind, kind_type(x->kind));
+		emit_fixed(&w, N_ITEM, n.learnings);
 		rc = store_doc_list(e->store, n.item.id, "", emit_doc, &w);
 		emit_open_docs(&w, n.item.id, "");
 		break;
 	case N_VALIDATION_DIR:
-		emit_kind(&w, "registry.jsonl", N_REGISTRY, S_IFREG);
-		emit_kind(&w, "registry.error", N_REGISTRY_ERROR, S_IFREG);
-		emit_kind(&w, "record", N_RECORD, S_IFREG);
-		emit_kind(&w, "evidence.md", N_EVIDENCE, S_IFREG);
-		emit_kind(&w, "junit.xml", N_JUNIT, S_IFREG);
-		emit_kind(&w, "logs", N_LOGS_DIR, S_IFDIR);
+		emit_fixed(&w, N_VALIDATION_DIR, 0);
 		rc = store_doc_list(e->store, n.item.id, "validation", emit_doc, &w);
 		emit_open_docs(&w, n.item.id, "validation");
 		break;

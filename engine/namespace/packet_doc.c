@@ -145,6 +145,22 @@ void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m)
 		m->ctime_ns = stored.ctime_ns;
 }
 
+/* Makes d the stored document: its content the len bytes at data (d takes
+ * them; its old content is freed), its attributes those of m. */
+static void od_take_stored(struct open_doc *d, const struct doc_meta *m, char *data, size_t len)
+{
+	buf_free(&d->content);
+	d->content.data = data;
+	d->content.len = len;
+	d->content.cap = len + 1;
+	d->mode = m->mode;
+	d->uid = m->uid;
+	d->gid = m->gid;
+	d->mtime_ns = m->mtime_ns;
+	d->atime_ns = m->atime_ns;
+	d->stored = 1;
+}
+
 static void od_destroy(struct open_doc *d)
 {
 	buf_free(&d->content);
@@ -207,14 +223,12 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 			m.rev_id = 0;
 			rc = 0;
 		} else if (rc == 0) {
-			rc = store_doc_read(e->store, item, rel, &nd->content.data, &nd->content.len);
-			nd->content.cap = nd->content.len + 1;
-			nd->mode = m.mode;
-			nd->uid = m.uid;
-			nd->gid = m.gid;
-			nd->mtime_ns = m.mtime_ns;
-			nd->atime_ns = m.atime_ns;
-			nd->stored = 1;
+			char *data = NULL;
+			size_t len = 0;
+
+			rc = store_doc_read(e->store, item, rel, &data, &len);
+			if (rc == 0)
+				od_take_stored(nd, &m, data, len);
 		}
 		if (rc) {
 			od_destroy(nd);
@@ -644,12 +658,9 @@ int packet__od_commit_path(struct engine *e, int64_t item, const char *rel,
 int packet__dest(struct engine *e, const char *to, int64_t item_id, struct node *p, char *rel,
 		 size_t size)
 {
-	char parent[PATH_MAX];
 	const char *name;
-	int rc = packet__split(to, parent, sizeof(parent), &name);
+	int rc = packet__resolve_parent(e, to, &name, p);
 
-	if (rc == 0)
-		rc = packet__resolve(e, parent, p);
 	if (rc)
 		return rc;
 	rc = packet__doc_parent(p, name, rel, size);
@@ -749,18 +760,8 @@ void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path)
 	if (d) {
 		pthread_mutex_lock(&d->lock);
 		if (!d->dirty && store_doc_stat(e->store, item_id, path, &m) == 0 &&
-		    store_doc_read(e->store, item_id, path, &data, &len) == 0) {
-			buf_free(&d->content);
-			d->content.data = data;
-			d->content.len = len;
-			d->content.cap = len + 1;
-			d->mode = m.mode;
-			d->uid = m.uid;
-			d->gid = m.gid;
-			d->mtime_ns = m.mtime_ns;
-			d->atime_ns = m.atime_ns;
-			d->stored = 1;
-		}
+		    store_doc_read(e->store, item_id, path, &data, &len) == 0)
+			od_take_stored(d, &m, data, len);
 		pthread_mutex_unlock(&d->lock);
 	}
 	pthread_mutex_unlock(&e->files_lock);

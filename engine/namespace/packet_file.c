@@ -57,14 +57,11 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 
 	rc = packet__resolve(e, path, &n);
 	if (rc == -ENOENT && (flags & O_CREAT)) {
-		char parent[PATH_MAX], rel[PATH_MAX];
+		char rel[PATH_MAX];
 		const char *name;
 		struct node p;
 
-		rc = packet__split(path, parent, sizeof(parent), &name);
-		if (rc)
-			return rc;
-		rc = packet__resolve(e, parent, &p);
+		rc = packet__resolve_parent(e, path, &name, &p);
 		if (rc)
 			return rc;
 		if (p.kind == N_PFS_DIR && !e->readonly) { /* an editor's temp file (packet_tmp.c) */
@@ -109,8 +106,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = e->readonly ? -EROFS : -EACCES;
 		goto fail_node;
 	}
-	if (wr && n.kind != N_DOC && n.kind != N_CTL && n.kind != N_RECORD && n.kind != N_REGISTRY &&
-	    n.kind != N_PIPELINE && n.kind != N_PFS_TMP) {
+	if (wr && !(packet__kinds[n.kind].flags & KIND_WRITE)) {
 		rc = -EACCES;
 		goto fail_node;
 	}

@@ -22,49 +22,62 @@
 
 #include "namespace.h"
 
+/* The kinds of node. The fixed entries of a directory stand in the order
+ * it lists them (packet__kinds, packet_dir.c). */
 enum kind {
 	N_ROOT,
-	N_EVENTS_ALL,
+	N_EVENTS_ALL,     /* the root's entries */
+	N_INDEX,
 	N_PFS_DIR,
-	N_PIPELINE,
-	N_RECIPES_DIR,
-	N_RECIPE,
-	N_VERSION,
-	N_PIPELINE_ERROR,
-	N_PFS_TMP,
-	N_REGISTRY_ERROR,
 	N_ARCHIVE_DIR,
+	N_PIPELINE,       /* .packetfs/'s entries */
+	N_PIPELINE_ERROR,
+	N_RECIPES_DIR,
+	N_VERSION,
+	N_RECIPE,
+	N_PFS_TMP,
 	N_ITEM,
-	N_DOC,
-	N_DOCDIR,
-	N_CTL,
+	N_CTL,            /* an item's entries */
 	N_STATUS,
 	N_STATUS_JSON,
 	N_ITEM_EVENTS,
 	N_DIFF,
+	N_REPORT,
 	N_STAGES_DIR,
-	N_STAGE_LOG,
 	N_VALIDATION_DIR,
-	N_REGISTRY,
+	N_WORKTREE,
+	N_HISTORY_DIR,
+	N_REGISTRY,       /* validation/'s entries */
+	N_REGISTRY_ERROR,
 	N_RECORD,
 	N_EVIDENCE,
 	N_JUNIT,
 	N_LOGS_DIR,
+	N_DOC,
+	N_DOCDIR,
+	N_STAGE_LOG,
 	N_RECIPE_LOG,
-	N_WORKTREE,
-	N_HISTORY_DIR,
 	N_HISTORY_FILE,
-	N_REPORT,       /* ITEM/report.html */
-	N_INDEX,        /* index.html at the root */
+	N_KINDS
 };
 
-/* A fixed entry of a directory: its name and kind. */
-struct packet_entry {
-	const char *name; /* NULL ends a table */
-	enum kind kind;
+/* Flags of a kind (struct kind_info). */
+#define KIND_STABLE 0x01      /* its attributes can be stable (packet__stable_kind) */
+#define KIND_LIST_STABLE 0x02 /* a directory whose listing is stable with its attributes */
+#define KIND_NOW 0x04         /* a view dated by the stat: its times are now */
+#define KIND_VIEW 0x08        /* generated content (struct pfs_stat's view) */
+#define KIND_WRITE 0x10       /* opens for writing (what it takes is its own) */
+
+/* What each kind of node is: packet__kinds[kind] (packet.c). */
+struct kind_info {
+	const char *name; /* a fixed entry's name in its directory, else NULL */
+	enum kind parent; /* that directory's kind (with name) */
+	uint32_t mode;    /* type and permission bits; under .archive/ 0444 or
+			   * 0555. An item, a document and a directory of them
+			   * take theirs from the store instead. */
+	unsigned flags;   /* KIND_* */
 };
-/* The fixed entries of an item directory, in listing order (packet.c). */
-extern const struct packet_entry packet__item_entries[];
+extern const struct kind_info packet__kinds[N_KINDS];
 
 struct node {
 	enum kind kind;
@@ -134,6 +147,9 @@ int packet__resolve(struct engine *e, const char *path, struct node *n);
 void packet__node_clear(struct node *n);
 /* Whether nodes of kind k are directories. */
 int packet__is_dir_kind(enum kind k);
+/* The fixed entry named by the len bytes at name in a directory of kind
+ * parent, or -1 when it has none of that name. */
+int packet__fixed_entry(enum kind parent, const char *name, size_t len);
 /* Appends the content of a non-log view to out; 0 or a negative errno
  * (-EINVAL for kinds that are not rendered views). */
 int packet__render(struct engine *e, struct node *n, struct buf *out);
@@ -251,6 +267,10 @@ uint64_t packet__max_doc(struct engine *e);
 /* Splits path into its parent (copied into parent) and last component
  * (*name points into path). 0, -EINVAL or -ENAMETOOLONG. */
 int packet__split(const char *path, char *parent, size_t size, const char **name);
+/* Resolves the parent directory of path into p (packet__node_clear it
+ * after 0) and points *name at path's last component. 0 or the errors of
+ * packet__split and packet__resolve (nothing to clear then). */
+int packet__resolve_parent(struct engine *e, const char *path, const char **name, struct node *p);
 /* 0 when documents may be made in directory node p, with rel the
  * item-relative path of name inside it; else -EACCES, -ENOTDIR or
  * -ENAMETOOLONG. */

@@ -35,7 +35,7 @@ mode_t packet__history_mode(mode_t type)
 static int make_node(struct engine *e, const char *path, mode_t type, mode_t mode, uint64_t rdev,
 		     const char *data, size_t len, const struct pfs_caller *who)
 {
-	char parent[PATH_MAX], rel[PATH_MAX];
+	char rel[PATH_MAX];
 	const char *name;
 	struct who_buf wb;
 	struct node p, n;
@@ -43,10 +43,7 @@ static int make_node(struct engine *e, const char *path, mode_t type, mode_t mod
 	gid_t gid;
 	int rc;
 
-	rc = packet__split(path, parent, sizeof(parent), &name);
-	if (rc)
-		return rc;
-	rc = packet__resolve(e, parent, &p);
+	rc = packet__resolve_parent(e, path, &name, &p);
 	if (rc)
 		return rc;
 	rc = packet__doc_parent(&p, name, rel, sizeof(rel));

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "namespace.h"
 
@@ -89,4 +90,64 @@ void view_digests_free(struct engine *e)
 
 	for (i = 0; i < DIGEST_SLOTS; i++)
 		slot_clear(e, &e->digests[i]);
+}
+
+void view_cases_free(struct view_cases *c)
+{
+	size_t i;
+
+	for (i = 0; c->v && i < c->n; i++) {
+		free(c->v[i].name);
+		free(c->v[i].status);
+		free(c->v[i].command);
+		free(c->v[i].evidence);
+		free(c->v[i].note);
+		free(c->v[i].started_at);
+		free(c->v[i].log_sha256);
+	}
+	free(c->v);
+	c->v = NULL;
+	c->n = 0;
+}
+
+/* view_digest's callback of view_cases_read. */
+static int copy_cases(void *arg, const struct registry_digest *d)
+{
+	struct view_cases *c = arg;
+	struct registry_latest l;
+	size_t i, n = strv_len(c->names);
+
+	c->v = calloc(n ? n : 1, sizeof(*c->v));
+	if (!c->v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct view_case *k = &c->v[c->n++];
+
+		k->name = strdup(c->names[i]);
+		if (!k->name)
+			return -ENOMEM;
+		if (!c->head || !registry_digest_latest(d, c->names[i], c->head, &l))
+			continue;
+		k->ran = 1;
+		k->run = l.run;
+		k->duration_s = l.duration_s;
+		k->has_exit_code = l.has_exit_code;
+		k->exit_code = l.exit_code;
+		k->signal = l.signal;
+		k->status = strdup(l.status);
+		k->command = strdup(l.command);
+		k->evidence = strdup(l.evidence);
+		k->note = strdup(l.note);
+		k->started_at = strdup(l.started_at);
+		k->log_sha256 = strdup(l.log_sha256);
+		if (!k->status || !k->command || !k->evidence || !k->note || !k->started_at ||
+		    !k->log_sha256)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int view_cases_read(struct engine *e, int64_t item_id, struct view_cases *c)
+{
+	return view_digest(e, item_id, copy_cases, c);
 }

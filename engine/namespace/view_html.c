@@ -80,6 +80,26 @@ int html_url(struct buf *out, const char *path)
 	return rc;
 }
 
+int html_link_start(struct buf *out, const char *a, const char *b)
+{
+	int rc = buf_puts(out, "<a href=\"");
+
+	if (rc == 0)
+		rc = html_url(out, a);
+	if (rc == 0)
+		rc = html_url(out, b);
+	return rc ? rc : buf_puts(out, "\">");
+}
+
+int html_link(struct buf *out, const char *a, const char *b, const char *text)
+{
+	int rc = html_link_start(out, a, b);
+
+	if (rc == 0)
+		rc = html_text(out, text);
+	return rc ? rc : buf_puts(out, "</a>");
+}
+
 static const struct {
 	const char *status, *colour;
 } colours[] = {

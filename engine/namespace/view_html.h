@@ -31,6 +31,11 @@ int html_text(struct buf *out, const char *s);
 /* The relative path path as an href value: every byte outside
  * [A-Za-z0-9-._~/] percent-encoded (so no scheme and no markup). */
 int html_url(struct buf *out, const char *path);
+/* The start tag of a link to the relative path that a and b make
+ * together (b may be ""): <a href="..."> with both through html_url. */
+int html_link_start(struct buf *out, const char *a, const char *b);
+/* A whole link to that path (html_link_start) whose text is text. */
+int html_link(struct buf *out, const char *a, const char *b, const char *text);
 /* The colour (#rrggbb) a run of status status is drawn in: validated and
  * succeeded green, failing and failed red, blocked amber, timed_out orange,
  * cancelled grey, interrupted purple, running blue, queued pale grey;

@@ -62,15 +62,9 @@ static int item_row(struct index_walk *w, const struct item *it)
 	if (rc == 0)
 		rc = timeline_load(w->e, it->id, w->now, &tl);
 	if (rc == 0)
-		rc = buf_puts(out, "<tr><td><a href=\"");
+		rc = buf_puts(out, "<tr><td>");
 	if (rc == 0)
-		rc = html_url(out, it->name);
-	if (rc == 0)
-		rc = buf_puts(out, "/report.html\">");
-	if (rc == 0)
-		rc = html_text(out, it->name);
-	if (rc == 0)
-		rc = buf_puts(out, "</a>");
+		rc = html_link(out, it->name, "/report.html", it->name);
 	if (rc == 0 && jstr(st, "title")[0]) {
 		rc = buf_puts(out, "<br /><small>");
 		if (rc == 0)

@@ -40,72 +40,6 @@
 #define JUNIT_TAIL_LINES 50
 #define JUNIT_TAIL_BYTES (32 * 1024)
 
-/* What one testcase shows: a named recipe and its latest run at the head. */
-struct junit_case {
-	char *name;
-	int ran;            /* 0: no engine run at the head */
-	char *status, *evidence, *note, *started_at;
-	double duration_s;
-	int has_exit_code, exit_code, signal;
-};
-
-struct junit_cases {
-	char *const *names;
-	const char *head;   /* NULL: no head (every run counts as none) */
-	struct junit_case *v;
-	size_t n;
-};
-
-static void cases_free(struct junit_cases *c)
-{
-	size_t i;
-
-	for (i = 0; c->v && i < c->n; i++) {
-		free(c->v[i].name);
-		free(c->v[i].status);
-		free(c->v[i].evidence);
-		free(c->v[i].note);
-		free(c->v[i].started_at);
-	}
-	free(c->v);
-	c->v = NULL;
-	c->n = 0;
-}
-
-/* Copies each named recipe's latest run at the head out of the digest
- * (view_digest's callback). 0 or -ENOMEM. */
-static int copy_cases(void *arg, const struct registry_digest *d)
-{
-	struct junit_cases *c = arg;
-	struct registry_latest l;
-	size_t i, n = strv_len(c->names);
-
-	c->v = calloc(n ? n : 1, sizeof(*c->v));
-	if (!c->v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct junit_case *k = &c->v[c->n++];
-
-		k->name = strdup(c->names[i]);
-		if (!k->name)
-			return -ENOMEM;
-		if (!c->head || !registry_digest_latest(d, c->names[i], c->head, &l))
-			continue;
-		k->ran = 1;
-		k->status = strdup(l.status);
-		k->evidence = strdup(l.evidence);
-		k->note = strdup(l.note);
-		k->started_at = strdup(l.started_at);
-		if (!k->status || !k->evidence || !k->note || !k->started_at)
-			return -ENOMEM;
-		k->duration_s = l.duration_s;
-		k->has_exit_code = l.has_exit_code;
-		k->exit_code = l.exit_code;
-		k->signal = l.signal;
-	}
-	return 0;
-}
-
 /* The length of the well-formed UTF-8 sequence at s (at most n bytes) that
  * XML 1.0 allows as a character, or 0 for anything else. */
 static size_t xml_char(const unsigned char *s, size_t n)
@@ -212,7 +146,7 @@ static int log_tail(struct engine *e, int64_t item_id, const char *evidence, str
 
 /* The message of a run's outcome: its status, then its note, or how it
  * ended. */
-static void outcome(const struct junit_case *k, char *msg, size_t size)
+static void outcome(const struct view_case *k, char *msg, size_t size)
 {
 	if (k->note[0])
 		snprintf(msg, size, "%s: %s", k->status, k->note);
@@ -235,7 +169,7 @@ static void timestamp_of(const char *s, char out[20])
 	}
 }
 
-static int render(struct engine *e, const struct item *it, const struct junit_cases *c,
+static int render(struct engine *e, const struct item *it, const struct view_cases *c,
 		  struct buf *out)
 {
 	size_t i, failures = 0, errors = 0, skipped = 0;
@@ -244,7 +178,7 @@ static int render(struct engine *e, const struct item *it, const struct junit_ca
 	int rc;
 
 	for (i = 0; i < c->n; i++) {
-		const struct junit_case *k = &c->v[i];
+		const struct view_case *k = &c->v[i];
 
 		if (!k->ran || strcmp(k->status, "blocked") == 0)
 			skipped++;
@@ -278,7 +212,7 @@ static int render(struct engine *e, const struct item *it, const struct junit_ca
 	rc = rc ? rc : buf_printf(out, "/>\n      <property name=\"head\" value=\"%s\"/>\n"
 				  "    </properties>\n", c->head ? c->head : "");
 	for (i = 0; !rc && i < c->n; i++) {
-		const struct junit_case *k = &c->v[i];
+		const struct view_case *k = &c->v[i];
 		const char *elem = NULL;
 
 		rc = buf_puts(out, "    <testcase");
@@ -319,7 +253,7 @@ static int render(struct engine *e, const struct item *it, const struct junit_ca
 
 int view_junit(struct engine *e, const struct item *it, struct buf *out)
 {
-	struct junit_cases c = {0};
+	struct view_cases c = {0};
 	char **names = NULL, head[41] = "";
 	int rc;
 
@@ -329,11 +263,11 @@ int view_junit(struct engine *e, const struct item *it, struct buf *out)
 	if (rc == 0) {
 		c.names = names;
 		c.head = head[0] ? head : NULL;
-		rc = view_digest(e, it->id, copy_cases, &c);
+		rc = view_cases_read(e, it->id, &c);
 	}
 	if (rc == 0)
 		rc = render(e, it, &c, out);
-	cases_free(&c);
+	view_cases_free(&c);
 	strv_free(names);
 	return rc;
 }

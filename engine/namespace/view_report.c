@@ -176,13 +176,10 @@ static int evidence_cell(struct buf *out, const char *c)
 	snprintf(target, sizeof(target), "%.*s", (int)(n - (size_t)(mid + 2 - c) - 1), mid + 2);
 	if (target[0] == '/' || strstr(target, "://") || strchr(target, ':'))
 		return html_text_n(out, c + 1, (size_t)(mid - c - 1));
-	rc = buf_puts(out, "<a href=\"");
-	if (rc == 0 && strncmp(target, "../", 3) == 0)
-		rc = html_url(out, target + 3);
-	else if (rc == 0 && (rc = buf_puts(out, "validation/")) == 0)
-		rc = html_url(out, target);
-	if (rc == 0)
-		rc = buf_puts(out, "\">");
+	if (strncmp(target, "../", 3) == 0)
+		rc = html_link_start(out, target + 3, "");
+	else
+		rc = html_link_start(out, "validation/", target);
 	if (rc == 0)
 		rc = html_text_n(out, c + 1, (size_t)(mid - c - 1));
 	return rc ? rc : buf_puts(out, "</a>");
@@ -342,15 +339,11 @@ static int logs_html(struct buf *out, const struct timeline *tl)
 			continue;
 		html_status_class(t->status, cls);
 		html_duration(t->end - t->start, dur, sizeof(dur));
-		rc = buf_puts(out, "<li><a href=\"");
+		rc = buf_puts(out, "<li>");
 		if (rc == 0)
-			rc = html_url(out, t->log_path);
+			rc = html_link(out, t->log_path, "", t->log_path);
 		if (rc == 0)
-			rc = buf_puts(out, "\">");
-		if (rc == 0)
-			rc = html_text(out, t->log_path);
-		if (rc == 0)
-			rc = buf_printf(out, "</a> \xe2\x80\x94 run %d, %s ", t->run_no,
+			rc = buf_printf(out, " \xe2\x80\x94 run %d, %s ", t->run_no,
 					t->stage ? "stage" : "recipe");
 		if (rc == 0)
 			rc = html_text(out, t->name);
@@ -363,13 +356,6 @@ static int logs_html(struct buf *out, const struct timeline *tl)
 					(long long)t->log_size);
 	}
 	return rc ? rc : buf_puts(out, "</ul>\n");
-}
-
-int view_report(struct engine *e, const struct item *it, struct buf *out)
-{
-	int clocked;
-
-	return view_report_clocked(e, it, out, &clocked);
 }
 
 int view_report_clocked(struct engine *e, const struct item *it, struct buf *out, int *clocked)

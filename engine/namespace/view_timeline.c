@@ -227,13 +227,8 @@ static int draw_run(struct buf *out, const struct tl_run *t, double t0, double s
 		rc = row_label(out, t);
 	if (rc == 0)
 		rc = buf_puts(out, "</text>\n");
-	if (rc == 0 && t->log_path[0]) {
-		rc = buf_puts(out, "<a href=\"");
-		if (rc == 0)
-			rc = html_url(out, t->log_path);
-		if (rc == 0)
-			rc = buf_puts(out, "\">");
-	}
+	if (rc == 0 && t->log_path[0])
+		rc = html_link_start(out, t->log_path, "");
 	if (rc == 0)
 		rc = buf_puts(out, "<title>");
 	if (rc == 0)

@@ -408,7 +408,9 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 	if (rc)
 		return rc;
 	j->run.pgid = runner_pid(j->proc);
-	store_run_update(p->pl->store, &j->run);
+	/* The process group, for crash recovery; the row is written whole again when the run
+	 * is sealed. */
+	(void)store_run_update(p->pl->store, &j->run);
 	memset(&a, 0, sizeof(a));
 	a.item_id = j->item_id;
 	a.run_id = j->run.id;
@@ -436,7 +438,9 @@ void pipe__run_seal(struct pipe *p, struct run *r, double duration_s)
 
 	now_text(r->finished_at);
 	r->duration_s = duration_s;
-	store_log_sha256(p->pl->store, r->id, r->log_sha256, &size);
+	/* On a store error the checksum and size are of what was read: packetfs check
+	 * reports the log. */
+	(void)store_log_sha256(p->pl->store, r->id, r->log_sha256, &size);
 	r->log_size = size;
 	if (store_run_update(p->pl->store, r))
 		pipe__unsealed_keep(p, r); /* written again (pipe_full.c) */
@@ -724,7 +728,9 @@ static int resume_one(void *arg, const struct item *it0)
 
 void pipe_resume(struct pipe *p)
 {
-	store_item_each(p->pl->store, 0, resume_one, p);
+	/* resume_one never stops the walk; on a store error the items not reached are not
+	 * resumed now. */
+	(void)store_item_each(p->pl->store, 0, resume_one, p);
 }
 
 void pipe_shutdown(struct pipe *p)

@@ -208,7 +208,9 @@ static void scan(struct pipe_heads *h)
 		return;
 	watch_refs(h);
 	if (h->repo[0] && h->all) {
-		store_item_each(h->p->pl->store, 0, check_item, h);
+		/* check_item never stops the walk; on a store error the items not reached
+		 * are not checked this time. */
+		(void)store_item_each(h->p->pl->store, 0, check_item, h);
 	} else if (h->repo[0]) {
 		for (i = 0; i < h->nnames; i++) {
 			if (store_item_get(h->p->pl->store, h->names[i], &it) != 0)

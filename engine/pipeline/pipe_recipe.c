@@ -577,7 +577,9 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		j->run.status = RUN_RUNNING;
 		util_rfc3339(util_now_ns(), j->run.started_at);
 		repo_branch_head(pipeline_config_get(p->pl)->repo, it.branch, j->run.head);
-		store_run_update(p->pl->store, &j->run);
+		/* Its start (status, time, head); the row is written whole again when the
+		 * run is sealed. */
+		(void)store_run_update(p->pl->store, &j->run);
 	}
 	if (rc) {
 		job_release(p, j);

@@ -108,7 +108,9 @@ static int record_start(struct pipe *p, struct pipe_cmd *cmd)
 		if (c) {
 			free(j->run.command);
 			j->run.command = c;
-			store_run_update(p->pl->store, &j->run);
+			/* The command as the run shows it; the row is written whole again
+			 * when the run is sealed. */
+			(void)store_run_update(p->pl->store, &j->run);
 		}
 	}
 	if (rc) {

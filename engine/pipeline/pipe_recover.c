@@ -379,8 +379,10 @@ int pipe__rewind(struct pipeline *pl, const struct item *it, const struct run *r
 		buf_printf(&note, "[packetfs] this run's head %.12s is kept under %s; %s and its "
 			   "worktree are back at %.12s, where this run started\n", from, ref,
 			   it->branch, r->head);
+	/* A note in the log for the reader; the run's status and the events say
+	 * what happened. */
 	if (note.data)
-		store_log_append(pl->store, r->id, note.data, note.len);
+		(void)store_log_append(pl->store, r->id, note.data, note.len);
 	if (rc < 0)
 		util_log(LOG_WARNING, "%s: run %d of %s: %.*s", it->name, r->run_no, r->name,
 			 note.data ? (int)note.len - 12 : 0, note.data ? note.data + 11 : "");
@@ -450,7 +452,8 @@ static int recover_run(void *arg, const struct run *r0)
 	end_run_processes(&re, grace);
 	n = snprintf(line, sizeof(line), recipe ? "\n# packetfs: status interrupted: %s (recorded on restart)\n"
 						: "\n[packetfs] interrupted: %s (recorded on restart)\n", msg);
-	store_log_append(pl->store, r.id, line, (size_t)n);
+	/* A note in the log for the reader; the run's status says interrupted. */
+	(void)store_log_append(pl->store, r.id, line, (size_t)n);
 	/* Its processes are gone: the branch goes back to where it started. */
 	if (!recipe) {
 		pipe__rewind(pl, &it, &r, ref, sizeof(ref));
@@ -463,8 +466,12 @@ static int recover_run(void *arg, const struct run *r0)
 	free(r.note);
 	r.note = strdup(msg);
 	util_rfc3339(util_now_ns(), r.finished_at);
-	store_log_sha256(pl->store, r.id, r.log_sha256, &r.log_size);
-	store_run_update(pl->store, &r);
+	/* On a store error the checksum and size are of what was read: packetfs check
+	 * reports the log. */
+	(void)store_log_sha256(pl->store, r.id, r.log_sha256, &r.log_size);
+	/* Recovery goes on with the other runs; a row left running is recovered at the next
+	 * mount. */
+	(void)store_run_update(pl->store, &r);
 	if (recipe) {
 		struct registry_run rr;
 		char *l, by_stage[64], by_via[16];
@@ -497,7 +504,9 @@ static int recover_run(void *arg, const struct run *r0)
 			    sizeof(by_via), &rr);
 		l = registry_engine_line(&rr);
 		if (l) {
-			store_registry_append(pl->store, r.item_id, l, "engine", r.id);
+			/* Without its line the recipe counts as not run at this head; the
+			 * run's row says interrupted. */
+			(void)store_registry_append(pl->store, r.item_id, l, "engine", r.id);
 			free(l);
 		}
 	}
@@ -538,7 +547,8 @@ static int recover_item(void *arg, const struct item *it0)
 		free(it.last_error);
 		it.last_error = strdup("interrupted: the daemon stopped during a rerun");
 		if (it.last_error && pipe__state_move(&it, back) == 0) {
-			store_item_update(pl->store, &it);
+			/* Recovery goes on; the event below still tells the watchers. */
+			(void)store_item_update(pl->store, &it);
 			snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", item_state_name(back));
 			pipeline_event(pl, it.id, it.name, "interrupted", extra);
 		}
@@ -565,7 +575,8 @@ static int recover_item(void *arg, const struct item *it0)
 	if (it.last_error && it.stage && pipe__state_move(&it, state) == 0) {
 		char extra[64];
 
-		store_item_update(pl->store, &it);
+		/* Recovery goes on; the event below still tells the watchers. */
+		(void)store_item_update(pl->store, &it);
 		snprintf(extra, sizeof(extra), ",\"state\":\"%s\"", item_state_name(state));
 		pipeline_event(pl, it.id, it.name, "interrupted", extra);
 	}

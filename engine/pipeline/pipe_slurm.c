@@ -43,7 +43,9 @@ static void on_submitted(void *arg, const char *job_id, const char *output)
 	snprintf(j->run.job_id, sizeof(j->run.job_id), "%s", job_id);
 	free(j->run.job_output);
 	j->run.job_output = strdup(output);
-	store_run_update(j->p->pl->store, &j->run);
+	/* The job id, for crash recovery; the row is written whole again when the run is
+	 * sealed. */
+	(void)store_run_update(j->p->pl->store, &j->run);
 	pipe__log_line(j->p, j, "# slurm: submitted job %s, output %s\n", job_id, output);
 }
 
@@ -65,7 +67,9 @@ static void on_started(void *arg, const char *node, const int *gpus, int ngpus)
 		free(j->run.gpus);
 		j->run.gpus = buf_steal(&g);
 	}
-	store_run_update(j->p->pl->store, &j->run);
+	/* The node's GPUs as the run shows them; the row is written whole again when the run
+	 * is sealed. */
+	(void)store_run_update(j->p->pl->store, &j->run);
 	snprintf(line, sizeof(line), "# slurm: job %s ran on %s, gpus: %s\n", j->run.job_id,
 		 node[0] ? node : "(unknown node)", list[0] ? list : "none");
 	if (j->run.job_offset == 0) {
@@ -275,7 +279,9 @@ void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it,
 	free(j->run.job_output);
 	if (asprintf(&j->run.job_output, "%s/%s.out", dir, stem) < 0)
 		j->run.job_output = NULL;
-	store_run_update(p->pl->store, &j->run);
+	/* The output file, for crash recovery; the row is written whole again when the run
+	 * is sealed. */
+	(void)store_run_update(p->pl->store, &j->run);
 	memset(&spec, 0, sizeof(spec));
 	spec.ex = &cfg->executor;
 	spec.dir = dir;
@@ -332,7 +338,8 @@ static int resolve_run(void *arg, const struct run *r0)
 	}
 	if (rc == 0 && store_run_get(rs->s, r0->id, &r) == 0) {
 		snprintf(r.job_id, sizeof(r.job_id), "%s", id);
-		store_run_update(rs->s, &r);
+		/* Reattaching goes by the output file as well; the job id is a shortcut. */
+		(void)store_run_update(rs->s, &r);
 		run_clear(&r);
 		return 0;
 	}
@@ -341,8 +348,10 @@ static int resolve_run(void *arg, const struct run *r0)
 	/* Unknown: crash recovery records the run interrupted (pipe_recover.c). */
 	n = snprintf(note, sizeof(note), "\n# packetfs: the Slurm job of this run is unknown: %s\n",
 		     rs->failed ? rs->why : "no job writes its output file");
+	/* A note in the log for the reader; crash recovery records the run
+	 * interrupted. */
 	if (n > 0 && (size_t)n < sizeof(note))
-		store_log_append(rs->s, r0->id, note, (size_t)n);
+		(void)store_log_append(rs->s, r0->id, note, (size_t)n);
 	util_log(LOG_WARNING, "crash recovery: run %d (item %lld): the Slurm job writing %s is unknown: %s",
 		 r0->run_no, (long long)r0->item_id, r0->job_output,
 		 rs->failed ? rs->why : "scontrol knows no such job");
@@ -353,7 +362,9 @@ void pipe_resolve_jobs(struct store *s)
 {
 	struct resolve rs = {.s = s};
 
-	store_run_each(s, 0, "recipe", RUN_RUNNING, resolve_run, &rs);
+	/* resolve_run never stops the walk; on a store error the runs not reached stay
+	 * unresolved. */
+	(void)store_run_each(s, 0, "recipe", RUN_RUNNING, resolve_run, &rs);
 }
 
 struct item_set {
@@ -380,7 +391,8 @@ int pipe_reattach_items(struct store *s, int64_t *ids, int max)
 	struct item_set set = {.n = 0};
 	int i;
 
-	store_run_each(s, 0, "recipe", RUN_RUNNING, collect_item, &set);
+	/* On a store error no item is found to reattach, as when none runs. */
+	(void)store_run_each(s, 0, "recipe", RUN_RUNNING, collect_item, &set);
 	for (i = 0; i < set.n && i < max; i++)
 		ids[i] = set.ids[i];
 	return set.n < max ? set.n : max;
@@ -505,7 +517,8 @@ static void queue_missing(struct pipe *p, struct item *it, struct batch *b, stru
 		const struct recipe *r = recipe_find(cat, names[k]);
 		struct ran_find f = {names[k], sj->run.run_no, again_fail, 0};
 
-		store_run_each(p->pl->store, it->id, "recipe", RUN_ANY, ran_since, &f);
+		/* On a store error the recipe counts as not run since, and is queued. */
+		(void)store_run_each(p->pl->store, it->id, "recipe", RUN_ANY, ran_since, &f);
 		if (!r || r->procedure || f.found)
 			continue;
 		pipe__log_line(p, sj, "[packetfs] queued %s (after a restart)\n", r->name);
@@ -533,7 +546,8 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 	}
 	b->item_id = it.id;
 	snprintf(b->item, sizeof(b->item), "%s", it.name);
-	store_run_each(p->pl->store, it.id, "stage", RUN_RUNNING, latest_stage, &sf);
+	/* On a store error no running stage is found, as when there is none. */
+	(void)store_run_each(p->pl->store, it.id, "stage", RUN_RUNNING, latest_stage, &sf);
 	if (sf.found && config_stage(cfg, sf.run.name, &idx) && cfg->stages[idx].recipes_from_plan &&
 	    (b->stage_job = calloc(1, sizeof(struct job)))) {
 		struct job *sj = b->stage_job;
@@ -560,7 +574,8 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 	ra.it = &it;
 	ra.b = b;
 	b->pending++; /* held until everything is attached and queued */
-	store_run_each(p->pl->store, it.id, "recipe", RUN_RUNNING, reattach_run, &ra);
+	/* On a store error the runs not reached are not reattached. */
+	(void)store_run_each(p->pl->store, it.id, "recipe", RUN_RUNNING, reattach_run, &ra);
 	if (b->stage_job)
 		queue_missing(p, &it, b, b->stage_job);
 	pipe__pump(p);

@@ -29,7 +29,7 @@
  *   R  a rerun ends: the item goes back to the state it had when it began
  *   H  a round moved the branch head: its recipes run at the new head
  *
- * So: new is only where an item begins (store_item_create; an import may
+ * So: new is only where an item begins (store_item_create_owned; an import may
  * make an item in any state but running, outside the pipeline) and comes
  * back only at the end of a rerun that began there; done and new follow
  * running alone; nothing else is refused. A refused move is a bug of the

@@ -193,11 +193,9 @@ int item_copy(struct item *dst, const struct item *src);
 #define STORE_ID_DEFAULT ((uint32_t)-1)
 
 /* Inserts a new item (state ITEM_NEW, iteration 1) whose directory has owner
- * uid, group gid and permission bits mode & 07777; store_item_create gives
- * it STORE_ID_DEFAULT for both and 0755. 0 with *id (id may be NULL),
- * -EEXIST (the name is taken), or a negative errno. */
-int store_item_create(struct store *s, const char *name, const char *branch, const char *base,
-		      int64_t *id);
+ * uid, group gid (each may be STORE_ID_DEFAULT) and permission bits
+ * mode & 07777. 0 with *id (id may be NULL), -EEXIST (the name is taken),
+ * or a negative errno. */
 int store_item_create_owned(struct store *s, const char *name, const char *branch,
 			    const char *base, uid_t uid, gid_t gid, mode_t mode, int64_t *id);
 /* Sets the owner, group and permission bits (mode & 07777) of the item's
@@ -222,9 +220,6 @@ int store_item_each(struct store *s, int archived, int (*cb)(void *arg, const st
 /* Sets the times of the item's directory (ns since the Unix epoch, or
  * STORE_TIME_OMIT to keep one) and its ctime to now. 0 or -ENOENT. */
 int store_item_set_times(struct store *s, int64_t item_id, int64_t atime_ns, int64_t mtime_ns);
-/* Allocates the item's next run number (1, 2, ...) into *run_no. 0,
- * -ENOENT (no such item), or a negative errno. */
-int store_item_next_run(struct store *s, int64_t item_id, int *run_no);
 
 /* Who made a change: recorded with each revision. */
 struct store_who {
@@ -256,7 +251,7 @@ struct doc_meta {
  * Directory times. A directory's mtime and ctime (the item's directory for
  * a top-level path, else the directory entry holding the path) move to now,
  * in the same transaction, whenever store_doc_write creates a document or
- * store_doc_mkdir, _unlink, _rmdir or _rename adds or removes an entry in
+ * store_doc_mkdir_owned, _unlink, _rmdir or _rename adds or removes an entry in
  * it. Access times are never moved by reads (as on a noatime mount).
  */
 /* A time argument meaning "keep the stored one". */
@@ -299,9 +294,8 @@ int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode
 			uint64_t rdev, const void *data, size_t len, mode_t mode, uid_t uid,
 			gid_t gid, const struct store_who *who);
 /* Creates a directory entry with permission bits mode & 07777, owned by
- * uid and gid (store_doc_mkdir: STORE_ID_DEFAULT); the caller checks that
- * its parent directory exists. 0, -EEXIST, or a negative errno. */
-int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode);
+ * uid and gid (each may be STORE_ID_DEFAULT); the caller checks that its
+ * parent directory exists. 0, -EEXIST, or a negative errno. */
 int store_doc_mkdir_owned(struct store *s, int64_t item_id, const char *path, mode_t mode,
 			  uid_t uid, gid_t gid);
 /* Gives the file at from the second name to (link(2)): from is a document
@@ -468,9 +462,6 @@ struct run {
 };
 /* Frees the strings of r and zeroes it (a zeroed run may be cleared again). */
 void run_clear(struct run *r);
-/* Inserts r (its id is set). 0, -EEXIST (the item has a run with that
- * run_no), or a negative errno. */
-int store_run_insert(struct store *s, struct run *r);
 /*
  * Starts a run in one transaction, which happens whole or not at all: the
  * item's next run number into r->run_no (counting over stages and recipes),

@@ -389,11 +389,6 @@ int store_doc_link(struct store *s, int64_t item_id, const char *from, const cha
 	return store__txn_unlock(s, rc);
 }
 
-int store_doc_mkdir(struct store *s, int64_t item_id, const char *path, mode_t mode)
-{
-	return store_doc_mkdir_owned(s, item_id, path, mode, STORE_ID_DEFAULT, STORE_ID_DEFAULT);
-}
-
 int store_doc_mkdir_owned(struct store *s, int64_t item_id, const char *path, mode_t mode,
 			  uid_t uid, gid_t gid)
 {

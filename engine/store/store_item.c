@@ -84,13 +84,6 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 	return 0;
 }
 
-int store_item_create(struct store *s, const char *name, const char *branch, const char *base,
-		      int64_t *id)
-{
-	return store_item_create_owned(s, name, branch, base, STORE_ID_DEFAULT, STORE_ID_DEFAULT,
-				       0755, id);
-}
-
 int store_item_create_owned(struct store *s, const char *name, const char *branch,
 			    const char *base, uid_t uid, gid_t gid, mode_t mode, int64_t *id)
 {
@@ -344,21 +337,5 @@ int store_item_set_owner(struct store *s, int64_t item_id, uid_t uid, gid_t gid,
 		rc = -ENOENT;
 	pthread_mutex_unlock(&s->lock);
 	return rc;
-}
-
-int store_item_next_run(struct store *s, int64_t item_id, int *run_no)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = store__txn_lock(s);
-	if (rc)
-		return rc;
-	rc = store__first(s, &st, "UPDATE items SET run_seq = run_seq + 1 WHERE id = ? "
-			  "RETURNING run_seq", "I", item_id);
-	if (rc == 0)
-		*run_no = sqlite3_column_int(st, 0);
-	store__done(st);
-	return store__txn_unlock(s, rc);
 }
 

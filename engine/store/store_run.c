@@ -72,27 +72,6 @@ static int run_row(sqlite3_stmt *st, struct run *r)
 	return 0;
 }
 
-int store_run_insert(struct store *s, struct run *r)
-{
-	int rc;
-
-	if ((unsigned)r->status >= RUN_NSTATUSES)
-		return -EINVAL;
-	pthread_mutex_lock(&s->lock);
-	rc = store__exec(s, "INSERT INTO runs(item_id, run_no, kind, name, iteration, status, "
-			 "command, log_path, pgid, note, head, gpus, executor, started_at) "
-			 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "Iississsisssss",
-			 r->item_id, r->run_no, r->kind, r->name, r->iteration,
-			 run_status_name(r->status), r->command ? r->command : "", r->log_path,
-			 r->pgid, r->note ? r->note : "",
-			 r->head, r->gpus ? r->gpus : "[]", r->executor[0] ? r->executor : "local",
-			 r->started_at);
-	if (rc == 0)
-		r->id = sqlite3_last_insert_rowid(s->db);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
 int store_run_update(struct store *s, const struct run *r)
 {
 	sqlite3_stmt *st;

@@ -157,23 +157,13 @@ static int public_pem(EVP_PKEY *key, struct buf *out)
 static int write_new(const char *path, const char *data, size_t len, mode_t mode)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode), rc = 0;
-	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
 	if (fchmod(fd, mode))
 		rc = -errno;
-	while (!rc && len > 0) {
-		n = write(fd, data, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			break;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
+	if (!rc)
+		rc = util_write_all(fd, data, len);
 	if (!rc && fsync(fd))
 		rc = -errno;
 	if (close(fd) && !rc)

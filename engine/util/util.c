@@ -268,41 +268,44 @@ char *strv_join(char *const *v, const char *sep, int quote)
 	return buf_steal(&b);
 }
 
+int util_read_fd(int fd, size_t max, struct buf *out)
+{
+	char chunk[65536];
+
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		if (out->len + (size_t)n > max)
+			return -EFBIG;
+		if (buf_append(out, chunk, (size_t)n))
+			return -ENOMEM;
+	}
+}
+
+int util_read_path(const char *path, size_t max, struct buf *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = util_read_fd(fd, max, out);
+	close(fd);
+	return rc;
+}
+
 int util_read_file(const char *path, size_t max, char **out, size_t *len)
 {
 	struct buf b;
-	char chunk[65536];
-	ssize_t n;
-	int fd, rc = 0;
+	int rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	buf_init(&b);
-	if (buf_reserve(&b, 0)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (b.len + (size_t)n > max) {
-			rc = -EFBIG;
-			break;
-		}
-		if (buf_append(&b, chunk, (size_t)n)) {
-			rc = -ENOMEM;
-			break;
-		}
-	}
-	close(fd);
+	rc = buf_reserve(&b, 0) ? -ENOMEM : util_read_path(path, max, &b);
 	if (rc) {
 		buf_free(&b);
 		return rc;
@@ -313,29 +316,44 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len)
 	return *out ? 0 : -ENOMEM;
 }
 
+ssize_t util_pread(int fd, void *data, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	do
+		n = pread(fd, data, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+int util_write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int util_write_file(const char *path, const void *data, size_t len)
 {
 	char tmp[4096];
-	const char *p = data;
-	int fd, rc = 0;
+	int fd, rc;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	rc = util_write_all(fd, data, len);
 	if (!rc && fsync(fd))
 		rc = -errno;
 	if (close(fd) && !rc)

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lru.h"
 
@@ -65,6 +66,19 @@ char *strv_join(char *const *v, const char *sep, int quote);
 /* Reads a whole file into *out (NUL-terminated, caller frees), at most max
  * bytes (-EFBIG beyond). Returns 0 or a negative errno. */
 int util_read_file(const char *path, size_t max, char **out, size_t *len);
+/* Reads fd to its end (read(2) retried on EINTR), appending to out, which
+ * then holds at most max bytes (-EFBIG beyond). 0 or -errno (-ENOMEM); out
+ * keeps what was read either way and the caller frees it. fd stays open. */
+int util_read_fd(int fd, size_t max, struct buf *out);
+/* util_read_fd of the file at path; also open(2)'s errors. */
+int util_read_path(const char *path, size_t max, struct buf *out);
+/* pread(2) of at most len bytes of fd at off into data, again when a
+ * signal interrupts it. The bytes read (0 at the end of the file) or
+ * -errno. */
+ssize_t util_pread(int fd, void *data, size_t len, uint64_t off);
+/* Writes all len bytes at data to fd (short writes continued, EINTR
+ * retried). 0 or -errno. */
+int util_write_all(int fd, const void *data, size_t len);
 /* Writes data to path via path.tmp + fsync + rename. Returns 0 or -errno. */
 int util_write_file(const char *path, const void *data, size_t len);
 /* mkdir -p; returns 0 or -errno. */

@@ -7,11 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../loopfs.sh"
 
-loopfs_make 64
-make_repo "$DISK/repo"
-copy_recipes
-std_pipeline "$T/pipeline.json"
-loopfs_store "$T/pipeline.json"
+loopfs_pipeline_store 64
 new_item fix-1
 d=$M/fix-1
 ctl "$M" fix-1 hold

@@ -88,54 +88,64 @@ for view, head in views.items():
     if errors:
         break
 
+
+def hammer(fd, what, line_of, nwriters, most, actions):
+    """Threads on the descriptor fd of what at once, for secs: nwriters append the lines
+    line_of(k, n) (at most most lines each), and one thread a name of actions calls its
+    function again and again. Closes fd. The number of lines each writer wrote."""
+    stop = time.monotonic() + secs
+    written = [0] * nwriters
+
+    def writer(k):
+        n = 0
+        while time.monotonic() < stop and not errors and n < most:
+            line = line_of(k, n)
+            try:
+                if os.write(fd, line) != len(line):
+                    err("%s: write" % what, "short")
+            except OSError as e:
+                err("%s: write" % what, e)
+                return
+            n += 1
+        written[k] = n
+
+    def other(name, action):
+        while time.monotonic() < stop and not errors:
+            try:
+                action()
+            except OSError as e:
+                err("%s: %s" % (what, name), e)
+                return
+
+    run([threading.Thread(target=writer, args=(k,)) for k in range(nwriters)] +
+        [threading.Thread(target=other, args=a) for a in actions])
+    try:
+        os.close(fd)
+    except OSError as e:
+        err("%s: close" % what, e)
+    return written
+
+
+def shared_line(k, n):
+    return b"w%d %06d %s\n" % (k, n, str(k).encode() * 40)
+
+
 # One descriptor of a document opened O_APPEND: writers, readers, fsync, flushes (a closed
 # dup) and utime (which commits the document's open handles) at once. Each writer's lines are whole and in order at the end.
 if not errors:
     path = os.path.join(item, "shared.md")
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-    stop = time.monotonic() + secs
-    written = [0] * 4
-
-    def writer(k):
-        n = 0
-        while time.monotonic() < stop and not errors:
-            line = b"w%d %06d %s\n" % (k, n, str(k).encode() * 40)
-            try:
-                if os.write(fd, line) != len(line):
-                    err("write", "short")
-            except OSError as e:
-                err("write to shared.md", e)
-                return
-            n += 1
-        written[k] = n
-
-    def other(k):
-        while time.monotonic() < stop and not errors:
-            try:
-                if k == 0:
-                    os.close(os.dup(fd))  # a flush of the handle
-                elif k == 1:
-                    os.fsync(fd)
-                elif k == 2:
-                    os.pread(fd, 4096, 0)
-                    os.fstat(fd)
-                else:
-                    os.utime(path)  # commits the open handles of the document first
-            except OSError as e:
-                err("shared.md: %s" % ("flush", "fsync", "pread", "utime")[k], e)
-                return
-
-    run([threading.Thread(target=writer, args=(k,)) for k in range(4)] +
-        [threading.Thread(target=other, args=(k,)) for k in range(4)])
-    try:
-        os.close(fd)
-    except OSError as e:
-        err("shared.md: close", e)
+    written = hammer(fd, "shared.md", shared_line, 4, float("inf"), [
+        ("flush", lambda: os.close(os.dup(fd))),
+        ("fsync", lambda: os.fsync(fd)),
+        ("pread", lambda: (os.pread(fd, 4096, 0), os.fstat(fd))),
+        ("utime", lambda: os.utime(path)),  # commits the open handles of the document first
+    ])
     if not errors:
         seen = {k: 0 for k in range(4)}
         for ln in open(path, "rb").read().split(b"\n")[:-1]:
             k, n = int(ln[1:2]), int(ln[3:9])
-            if n != seen[k] or ln != b"w%d %06d %s" % (k, n, str(k).encode() * 40):
+            if n != seen[k] or ln + b"\n" != shared_line(k, n):
                 err("shared.md", "line %r out of place" % ln[:60])
                 break
             seen[k] += 1
@@ -147,38 +157,11 @@ if not errors:
 if not errors:
     path = os.path.join(item, "validation/registry.jsonl")
     fd = os.open(path, os.O_RDWR | os.O_APPEND)
-    stop = time.monotonic() + secs
-    written = [0] * 2
-
-    def reg_writer(k):
-        n = 0
-        while time.monotonic() < stop and not errors and n < 200:
-            line = json.dumps({"recipe": "r%d" % k, "status": "validated", "note": str(n)}) + "\n"
-            try:
-                os.write(fd, line.encode())
-            except OSError as e:
-                err("registry: write", e)
-                return
-            n += 1
-        written[k] = n
-
-    def reg_other(k):
-        while time.monotonic() < stop and not errors:
-            try:
-                if k == 0:
-                    os.close(os.dup(fd))
-                else:
-                    os.pread(fd, 4096, 0)
-            except OSError as e:
-                err("registry: %s" % ("flush", "pread")[k], e)
-                return
-
-    run([threading.Thread(target=reg_writer, args=(k,)) for k in range(2)] +
-        [threading.Thread(target=reg_other, args=(k,)) for k in range(2)])
-    try:
-        os.close(fd)
-    except OSError as e:
-        err("registry: close", e)
+    written = hammer(fd, "registry", lambda k, n: (json.dumps(
+        {"recipe": "r%d" % k, "status": "validated", "note": str(n)}) + "\n").encode(), 2, 200, [
+        ("flush", lambda: os.close(os.dup(fd))),
+        ("pread", lambda: os.pread(fd, 4096, 0)),
+    ])
     if not errors:
         rows = [json.loads(x) for x in open(path).read().splitlines()]
         for k in range(2):

@@ -8,11 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../users.sh"
 need_users
-make_group TEAM
-make_user U "$TEAM"
-
-make_repo "$TEAM_DIR/repo"
-chown -R "$U:$TEAM" "$TEAM_DIR/repo"
+run_as_user
 rgit() { git -c safe.directory='*' "$@"; }
 mkdir -p "$TEAM_DIR/bin" "$TEAM_DIR/state" "$TEAM_DIR/recipes"
 chown "$U:$TEAM" "$TEAM_DIR/state"

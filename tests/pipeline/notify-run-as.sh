@@ -4,14 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../users.sh"
 need_users
-make_group TEAM
-make_user U "$TEAM"
+run_as_user
 uid=$(id -u "$U")
 gid=$(id -g "$U")
 home=$(getent passwd "$U" | cut -d: -f6)
-
-make_repo "$TEAM_DIR/repo"
-chown -R "$U:$TEAM" "$TEAM_DIR/repo"
 BIN=$TEAM_DIR/bin
 OUT=$TEAM_DIR/out
 mkdir -p "$BIN" "$OUT"

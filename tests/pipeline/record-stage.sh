@@ -7,14 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 make_repo
 copy_recipes
-cat >"$RECIPES/10-manual.md" <<'EOF'
-<!-- # summary: the greeting reads as the plan says -->
-# needs: 01-build
-# timeout: 60
-
-Print the greeting and check that it says "new".
-EOF
-chmod 644 "$RECIPES/10-manual.md"
+manual_procedure "# needs: 01-build"
 pipeline_item "$(plan_stage 01-build 10-manual)" "$(print_stage)" \
 	"$(validate_stage record-validator.sh "$PFS" 10-manual "$T/pids")" "$(review_stage sound)"
 [ -e "$M/.packetfs/recipes/10-manual.md" ] || fail "the procedure is not in the catalog: $(ls "$M/.packetfs/recipes")"

@@ -11,13 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 make_repo
 copy_recipes
-cat >"$RECIPES/10-manual.md" <<'EOF2'
-<!-- # summary: the greeting reads as the plan says -->
-# timeout: 60
-
-Print the greeting and check that it says "new".
-EOF2
-chmod 644 "$RECIPES/10-manual.md"
+manual_procedure
 out=$T/wrapped
 mkdir -p "$out"
 pipeline_item "$(plan_stage 10-manual)" "$(print_stage)" \

@@ -15,16 +15,12 @@
 need_users
 command -v sqlite3 >/dev/null || { echo "SKIP: sqlite3 is missing" >&2; exit 77; }
 [ -x /usr/bin/python3 ] || { echo "SKIP: /usr/bin/python3 is missing" >&2; exit 77; }
-make_group TEAM
-make_user U "$TEAM"
+# Everything USER reaches lies in TEAM_DIR: the repository (USER's), the recipes and the stage
+# programs.
+run_as_user
 uid=$(id -u "$U")
 gid=$(id -g "$U")
 home=$(getent passwd "$U" | cut -d: -f6)
-
-# Everything USER reaches lies in TEAM_DIR: the repository (USER's, so that its git may add
-# objects and move the branch), the recipes and the stage programs.
-make_repo "$TEAM_DIR/repo"
-chown -R "$U:$TEAM" "$TEAM_DIR/repo"
 # The test's own git, as root, in USER's repository.
 rgit() { git -c safe.directory='*' "$@"; }
 base=$(rgit -C "$REPO" rev-parse main)

@@ -2,7 +2,8 @@
  * test.h - assertion macros for the unit tests. Each test program is one
  * process (meson runs each in its own); a failed assertion prints both
  * values with file and line and exits 1. TEST(name) declares a case and
- * RUN(name) runs it, printing "ok name".
+ * RUN(name) runs it, printing "ok name"; TEST_MAIN_IN(dir, CASE(a), ...)
+ * is the main of a program whose cases share one scratch directory.
  */
 #ifndef PACKETFS_TEST_H
 #define PACKETFS_TEST_H
@@ -54,5 +55,47 @@
 		test_##name();                      \
 		printf("ok %s\n", #name);           \
 	} while (0)
+
+/* Removes dir and all below it (rm -rf). Returns 0, or 1 when rm fails:
+ * main's exit status. */
+static inline int test_rmtree(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : 1;
+}
+
+/* One case of a table of cases: its name and its TEST function. CASE(x)
+ * names test_x; a table ends with { NULL, NULL }. */
+struct test_case {
+	const char *name;
+	void (*run)(void);
+};
+#define CASE(name) { #name, test_##name }
+
+/* The main of a test program that works in one scratch directory: makes
+ * dir (a mkdtemp template such as "/tmp/pfs-x-XXXXXX", filled in place,
+ * so a static array the cases read), runs each of cases in order as RUN
+ * does, then removes dir with all in it. Returns main's exit status; a
+ * failed case exits 1 first and leaves dir for a look. */
+static inline int test_main_in(char *dir, const struct test_case *cases)
+{
+	ASSERT(mkdtemp(dir) != NULL);
+	for (; cases->name; cases++) {
+		cases->run();
+		printf("ok %s\n", cases->name);
+	}
+	return test_rmtree(dir);
+}
+
+/* Defines main as test_main_in(dir, the CASE(...) arguments in order). */
+#define TEST_MAIN_IN(dir, ...)                                              \
+	int main(void)                                                      \
+	{                                                                   \
+		static const struct test_case cases_[] = { __VA_ARGS__,     \
+							   { NULL, NULL } }; \
+		return test_main_in(dir, cases_);                           \
+	}
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "runenv.h"
 #include "test.h"
+#include "tool-links.h"
 #include "util.h"
 
 static char tmpdir[PATH_MAX];
@@ -253,39 +254,18 @@ TEST(path_finds)
 
 int main(void)
 {
-	char path[PATH_MAX + 64];
-	size_t i;
-
 	snprintf(tmpdir, sizeof(tmpdir), "%s/packetfs-runenv-local-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	ASSERT(mkdtemp(tmpdir) != NULL);
 	snprintf(bindir, sizeof(bindir), "%s/bin", tmpdir);
-	ASSERT_EQ(mkdir(bindir, 0755), 0);
-	for (i = 0; tools[i]; i++) {
-		const char *dirs[] = {"/usr/bin", "/bin", "/usr/sbin", "/sbin", NULL};
-		char src[PATH_MAX + 64];
-		size_t k;
-
-		snprintf(path, sizeof(path), "%s/%s", bindir, tools[i]);
-		for (k = 0; dirs[k]; k++) {
-			snprintf(src, sizeof(src), "%s/%s", dirs[k], tools[i]);
-			if (access(src, X_OK) == 0) {
-				ASSERT_EQ(symlink(src, path), 0);
-				break;
-			}
-		}
-	}
+	tool_links_make(bindir, tools);
 
 	RUN(same_as_script);
 	RUN(same_with_one_cpu);
 	RUN(gpus_left_to_script);
 	RUN(path_finds);
 
-	for (i = 0; tools[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", bindir, tools[i]);
-		unlink(path);
-	}
-	rmdir(bindir);
+	tool_links_remove(bindir, tools);
 	rmdir(tmpdir);
 	return 0;
 }

@@ -96,10 +96,7 @@ static void make_dir(void)
 
 static void remove_dir(void)
 {
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ASSERT_EQ(system(cmd), 0);
+	ASSERT_EQ(test_rmtree(dir), 0);
 }
 
 static void check_catalog(const struct recipe_catalog *cat)

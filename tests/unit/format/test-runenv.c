@@ -27,6 +27,7 @@
 #include "runenv-json.h"
 #include "runenv.h"
 #include "test.h"
+#include "tool-links.h"
 #include "util.h"
 
 static char tmpdir[PATH_MAX];
@@ -44,26 +45,6 @@ static void write_exec(const char *path, const char *body)
 {
 	ASSERT_EQ(util_write_file(path, body, strlen(body)), 0);
 	ASSERT_EQ(chmod(path, 0755), 0);
-}
-
-/* Links each tool found in /usr/bin or /bin into bindir. */
-static void make_bindir(void)
-{
-	static const char *const dirs[] = {"/usr/bin", "/bin", NULL};
-	char src[PATH_MAX + 64], dst[PATH_MAX + 64];
-	size_t i, d;
-
-	snprintf(bindir, sizeof(bindir), "%s/bin", tmpdir);
-	ASSERT_EQ(mkdir(bindir, 0755), 0);
-	for (i = 0; tools[i]; i++)
-		for (d = 0; dirs[d]; d++) {
-			snprintf(src, sizeof(src), "%s/%s", dirs[d], tools[i]);
-			if (access(src, X_OK) != 0)
-				continue;
-			snprintf(dst, sizeof(dst), "%s/%s", bindir, tools[i]);
-			ASSERT_EQ(symlink(src, dst), 0);
-			break;
-		}
 }
 
 static char *read_all(int fd, size_t *len)
@@ -694,13 +675,13 @@ TEST(script_text)
 int main(void)
 {
 	char path[PATH_MAX + 64];
-	size_t i;
 
 	snprintf(tmpdir, sizeof(tmpdir), "%s/packetfs-runenv-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	ASSERT(mkdtemp(tmpdir) != NULL);
 	snprintf(errpath, sizeof(errpath), "%s/stderr", tmpdir);
-	make_bindir();
+	snprintf(bindir, sizeof(bindir), "%s/bin", tmpdir);
+	tool_links_make(bindir, tools);
 
 	RUN(sh_quote);
 	RUN(script_text);
@@ -710,11 +691,7 @@ int main(void)
 	RUN(script_gpus);
 	RUN(script_versions);
 
-	for (i = 0; tools[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", bindir, tools[i]);
-		unlink(path);
-	}
-	rmdir(bindir);
+	tool_links_remove(bindir, tools);
 	unlink(errpath);
 	snprintf(path, sizeof(path), "%s/stdin", tmpdir);
 	unlink(path);

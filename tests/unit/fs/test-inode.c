@@ -23,21 +23,34 @@ static void expect_path(struct inode_table *t, uint64_t ino, const char *want)
 }
 
 /* The number of path in t, looked up once more (inode_ref, which must
- * succeed). */
-static uint64_t ref(struct inode_table *t, const char *path)
+ * succeed), of the file file (0: none). */
+static uint64_t ref_file(struct inode_table *t, const char *path, uint64_t file)
 {
 	uint64_t ino = 0;
 
-	ASSERT_EQ(0, inode_ref(t, path, 0, &ino));
+	ASSERT_EQ(0, inode_ref(t, path, file, &ino));
 	return ino;
+}
+
+static uint64_t ref(struct inode_table *t, const char *path)
+{
+	return ref_file(t, path, 0);
+}
+
+/* A new table (inode_table_free it). */
+static struct inode_table *new_table(void)
+{
+	struct inode_table *t;
+
+	ASSERT_EQ(0, inode_table_new(&t));
+	return t;
 }
 
 TEST(root)
 {
-	struct inode_table *t;
+	struct inode_table *t = new_table();
 	char *p;
 
-	ASSERT_EQ(0, inode_table_new(&t));
 	ASSERT_EQ(1, inode_count(t));
 	expect_path(t, INODE_ROOT, "/");
 	ASSERT_EQ(INODE_ROOT, inode_peek(t, "/"));
@@ -51,10 +64,9 @@ TEST(root)
 
 TEST(ref_forget)
 {
-	struct inode_table *t;
+	struct inode_table *t = new_table();
 	uint64_t a, a2, b;
 
-	ASSERT_EQ(0, inode_table_new(&t));
 	a = ref(t, "/fix-1");
 	a2 = ref(t, "/fix-1");
 	ASSERT_EQ(a, a2);
@@ -79,11 +91,10 @@ TEST(ref_forget)
 
 TEST(unlink_keeps_inode)
 {
-	struct inode_table *t;
+	struct inode_table *t = new_table();
 	uint64_t d, f, g, f2;
 	char *p;
 
-	ASSERT_EQ(0, inode_table_new(&t));
 	d = ref(t, "/a");
 	f = ref(t, "/a/x");
 	g = ref(t, "/ab");
@@ -104,11 +115,10 @@ TEST(unlink_keeps_inode)
 
 TEST(rename_subtree)
 {
-	struct inode_table *t;
+	struct inode_table *t = new_table();
 	uint64_t d, f, s, other, old;
 	char *p;
 
-	ASSERT_EQ(0, inode_table_new(&t));
 	d = ref(t, "/i/notes");
 	f = ref(t, "/i/notes/a.md");
 	s = ref(t, "/i/notes/sub/b.md");
@@ -136,11 +146,10 @@ TEST(rename_subtree)
 
 TEST(rename_leaf)
 {
-	struct inode_table *t;
+	struct inode_table *t = new_table();
 	uint64_t d, a, b, swp, unmarked, below;
 	char *p;
 
-	ASSERT_EQ(0, inode_table_new(&t));
 	d = ref(t, "/i/d");
 	a = ref(t, "/i/d/a.md");
 	b = ref(t, "/i/d/b.md");
@@ -180,12 +189,11 @@ TEST(rename_leaf)
 
 TEST(growth)
 {
-	struct inode_table *t;
+	struct inode_table *t = new_table();
 	char path[64];
 	uint64_t ino[5000];
 	int i;
 
-	ASSERT_EQ(0, inode_table_new(&t));
 	for (i = 0; i < 5000; i++) {
 		snprintf(path, sizeof(path), "/item/doc-%d.md", i);
 		ino[i] = ref(t, path);
@@ -206,10 +214,9 @@ TEST(growth)
 
 TEST(cached_mark)
 {
-	struct inode_table *t;
+	struct inode_table *t = new_table();
 	uint64_t a, b, again;
 
-	ASSERT_EQ(0, inode_table_new(&t));
 	a = ref(t, "/i/a.md");
 	b = ref(t, "/i/b.md");
 	/* unmarked inodes are not reported */
@@ -237,21 +244,12 @@ TEST(cached_mark)
 
 /* The number of path, looked up once more as a name of the engine's file
  * file (inode_ref). */
-static uint64_t ref_file(struct inode_table *t, const char *path, uint64_t file)
-{
-	uint64_t ino = 0;
-
-	ASSERT_EQ(0, inode_ref(t, path, file, &ino));
-	return ino;
-}
-
 TEST(hard_links)
 {
-	struct inode_table *t;
+	struct inode_table *t = new_table();
 	uint64_t a, b, c, other, i;
 	char *path = NULL;
 
-	ASSERT_EQ(0, inode_table_new(&t));
 	/* A name looked up before its file had a second one: link(2) marks
 	 * its inode, and the new name joins it. */
 	a = ref(t, "/i/a");

@@ -346,6 +346,18 @@ TEST(item_create_bare)
 	create_and_verify(repo, "fix-2");
 }
 
+/* repo_item_create of branch and worktree name at wt from base fails
+ * with want, and the branch is not made. */
+static void create_refused(const char *repo, const char *base, const char *branch,
+			   const char *name, const char *wt, int want)
+{
+	char err[256], id[41];
+
+	ASSERT_EQ(repo_item_create(repo, base, branch, name, wt, SAME_OWNER, err, sizeof(err)),
+		  want);
+	ASSERT_EQ(repo_branch_head(repo, branch, id), -ENOENT);
+}
+
 TEST(item_create_refusals)
 {
 	char repo[512], wt[512], err[256], id[41];
@@ -370,25 +382,17 @@ TEST(item_create_refusals)
 	ASSERT(exists("%s/ir-wts/one/x.txt", root));
 
 	/* The same worktree name with a new branch: the branch is not made. */
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/two", "one", wt, SAME_OWNER,
-				   err, sizeof(err)),
-		  -EEXIST);
-	ASSERT_EQ(repo_branch_head(repo, "packetfs/two", id), -ENOENT);
+	create_refused(repo, "main", "packetfs/two", "one", wt, -EEXIST);
 	ASSERT(!exists("%s", wt));
 
 	/* An existing worktree path. */
 	snprintf(wt, sizeof(wt), "%s/ir-wts/one", root);
-	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/two", "two", wt, SAME_OWNER,
-				   err, sizeof(err)),
-		  -EEXIST);
-	ASSERT_EQ(repo_branch_head(repo, "packetfs/two", id), -ENOENT);
+	create_refused(repo, "main", "packetfs/two", "two", wt, -EEXIST);
 	ASSERT(!exists("%s/.git/worktrees/two", repo));
 
 	/* A base that does not resolve. */
 	snprintf(wt, sizeof(wt), "%s/ir-wts/three", root);
-	ASSERT_EQ(repo_item_create(repo, "nosuch", "packetfs/three", "three", wt, SAME_OWNER,
-				   err, sizeof(err)), -ENOENT);
-	ASSERT_EQ(repo_branch_head(repo, "packetfs/three", id), -ENOENT);
+	create_refused(repo, "nosuch", "packetfs/three", "three", wt, -ENOENT);
 	ASSERT(!exists("%s", wt));
 
 	/* A missing repository. */

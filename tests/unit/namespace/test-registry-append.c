@@ -149,6 +149,5 @@ int main(void)
 	RUN(long_fragment);
 	RUN(all_or_none);
 	engine_close(eng);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
+	return test_rmtree(dir);
 }

@@ -203,7 +203,8 @@ TEST(events_and_hooks)
 	struct buf ev;
 	int64_t id;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	buf_free(&told);
 	pipeline_event(pl, id, "fix-1", "recipe_started", ",\"recipe\":\"01-build\"");
 	ASSERT_CONTAINS(told.data, "-:events:modified\n");
@@ -295,6 +296,5 @@ int main(void)
 	RUN(events_and_hooks);
 	RUN(not_started);
 	buf_free(&told);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
+	return test_rmtree(dir);
 }

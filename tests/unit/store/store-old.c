@@ -20,6 +20,14 @@ struct store *test_store_open(const char *dir, int create, int readonly)
 	return s;
 }
 
+struct store *test_store_item(const char *dir, int readonly, const char *name, struct item *it)
+{
+	struct store *s = test_store_open(dir, 0, readonly);
+
+	ASSERT_EQ(store_item_get(s, name, it), 0);
+	return s;
+}
+
 void store_old_undo_compact(const char *dir)
 {
 	static const char sql_ids[] = "SELECT id FROM revisions WHERE content IS NOT NULL";

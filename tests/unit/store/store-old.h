@@ -5,11 +5,16 @@
 #ifndef PACKETFS_STORE_OLD_H
 #define PACKETFS_STORE_OLD_H
 
+struct item;
 struct store;
 
 /* Opens the store in dir (store_open: create, readonly); fails the test
  * when it cannot. The caller closes it with store_close. */
 struct store *test_store_open(const char *dir, int create, int readonly);
+
+/* Opens the store in dir (test_store_open, not created) and reads the
+ * item name into *it (item_clear it). Fails the test when it cannot. */
+struct store *test_store_item(const char *dir, int readonly, const char *name, struct item *it);
 
 /* Undoes schema/0008_compact.sql on the closed store in dir: every
  * revision stored whole again (decoded through the store), then its four

@@ -29,16 +29,26 @@ static const char old_line[] =
 	"{\"run\":3,\"recipe\":\"01-build\",\"status\":\"validated\",\"note\":\"n\","
 	"\"source\":\"engine\"}";
 
+/* store_run_begin's naming callback: the stage log of its log number. */
+static int name_log(void *arg, struct run *r, struct buf *event)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "stages/%d-%s.log", r->log_no, r->name);
+	r->log_path = strdup(path);
+	return r->log_path ? 0 : -ENOMEM;
+}
+
 TEST(carry)
 {
 	struct store *s = test_store_open(dir, 1, 0);
 	char **lines = NULL, hex[65], buf[64];
-	struct run r, got;
+	struct run r, got, next;
 	int64_t id, size;
 	size_t n;
-	int next;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	memset(&r, 0, sizeof(r));
 	r.item_id = id;
 	r.run_no = 7;
@@ -65,8 +75,14 @@ TEST(carry)
 	run_clear(&got);
 	/* The same number again is refused; the next run comes after it. */
 	ASSERT_EQ(store_carry_run(s, &r, "", 0), -EEXIST);
-	ASSERT_EQ(store_item_next_run(s, id, &next), 0);
-	ASSERT_EQ(next, 8);
+	memset(&next, 0, sizeof(next));
+	next.item_id = id;
+	snprintf(next.kind, sizeof(next.kind), "stage");
+	next.name = strdup("plan");
+	next.status = RUN_RUNNING;
+	ASSERT_EQ(store_run_begin(s, &next, NULL, name_log, NULL), 0);
+	ASSERT_EQ(next.run_no, 8);
+	run_clear(&next);
 
 	ASSERT_EQ(store_registry_append(s, id, old_line, "imported", 0), -EEXIST);
 	ASSERT_EQ(store_carry_line(s, id, old_line, "imported", 0, "imported: ran elsewhere"), 0);
@@ -96,8 +112,7 @@ TEST(version_10)
 
 	store_old_downgrade(dir, 10, NULL);
 	for (ro = 1; ro >= 0; ro--) {
-		s = test_store_open(dir, 0, ro);
-		ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+		s = test_store_item(dir, ro, "fix-1", &it);
 		ASSERT_EQ(store_registry_lines(s, it.id, &lines, &n), 0);
 		ASSERT_EQ(n, 1);
 		ASSERT_STREQ(lines[0], engine_line);
@@ -105,8 +120,7 @@ TEST(version_10)
 		item_clear(&it);
 		store_close(s);
 	}
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_carry_line(s, it.id, old_line, "imported", 0, "why"), 0);
 	ASSERT_EQ(store__exec(s, "UPDATE registry SET line = ''", ""), -EPERM);
 	ASSERT_EQ(store__exec(s, "DELETE FROM registry", ""), -EPERM);
@@ -117,13 +131,4 @@ TEST(version_10)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(carry);
-	RUN(version_10);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(carry), CASE(version_10))

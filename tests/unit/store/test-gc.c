@@ -63,7 +63,8 @@ TEST(reclaim)
 	int64_t id;
 	int i;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(store_doc_write(s, id, "notes.md", "notes\n", 6 + (size_t)i, 0644, -1,
 					  "write", &who, NULL), 0);
@@ -116,13 +117,4 @@ TEST(reclaim)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(temp_names);
-	RUN(reclaim);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(temp_names), CASE(reclaim))

@@ -61,9 +61,10 @@ TEST(links)
 	size_t len;
 	int64_t id, l;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	ASSERT_EQ(store_doc_write(s, id, "a", "one\n", 4, 0644, -1, "create", &who, NULL), 0);
-	ASSERT_EQ(store_doc_mkdir(s, id, "sub", 0755), 0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, id, "sub", 0755, STORE_ID_DEFAULT, STORE_ID_DEFAULT), 0);
 	ASSERT_EQ(expect_nlink(s, id, "a", 1), 0);
 
 	/* Refused, nothing stored. */
@@ -157,11 +158,11 @@ TEST(links)
 /* Links of a symlink and of a FIFO. */
 TEST(nodes)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	struct doc_meta m;
 	struct item it;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_make_node(s, it.id, "ln", S_IFLNK, 0, "c", 1, 0777, 0, 0, &who), 0);
 	ASSERT_EQ(store_doc_make_node(s, it.id, "p", S_IFIFO, 0, NULL, 0, 0600, 0, 0, &who), 0);
 	ASSERT_EQ(store_doc_link(s, it.id, "ln", "ln2", &who), 0);
@@ -189,29 +190,17 @@ TEST(version_9)
 
 	store_old_downgrade(dir, 9, "DELETE FROM documents WHERE path IN ('ln2', 'p2', 'sub/b');");
 	for (ro = 1; ro >= 0; ro--) {
-		s = test_store_open(dir, 0, ro);
-		ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+		s = test_store_item(dir, ro, "fix-1", &it);
 		ASSERT_EQ(expect_nlink(s, it.id, "c", 1), 0);
 		ASSERT_EQ(expect_nlink(s, it.id, "ln", 1), 0);
 		item_clear(&it);
 		store_close(s);
 	}
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_link(s, it.id, "c", "c2", &who), 0);
 	ASSERT_EQ(expect_nlink(s, it.id, "c2", 2), expect_nlink(s, it.id, "c", 2));
 	item_clear(&it);
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(links);
-	RUN(nodes);
-	RUN(version_9);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(links), CASE(nodes), CASE(version_9))

@@ -47,7 +47,8 @@ TEST(nodes)
 	int64_t id;
 	size_t len;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	ASSERT_EQ(store_doc_make_node(s, id, "link", S_IFLNK, 0, "plan.md", 7, 0777, 1001, 2000, &who),
 		  0);
 	ASSERT_EQ(store_doc_make_node(s, id, "pipe", S_IFIFO, 5, NULL, 0, 0640, 1001, 2000, &who), 0);
@@ -127,8 +128,7 @@ TEST(version_8)
 	char types[16] = "";
 	int ro;
 
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_write(s, it.id, "old.md", "o", 1, (mode_t)-1, -1, "create", &who, NULL),
 		  0);
 	ASSERT_EQ(store_doc_unlink(s, it.id, "sock", &who), 0);
@@ -139,8 +139,7 @@ TEST(version_8)
 	store_close(s);
 	store_old_downgrade(dir, 8, NULL);
 	for (ro = 1; ro >= 0; ro--) {
-		s = test_store_open(dir, 0, ro);
-		ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+		s = test_store_item(dir, ro, "fix-1", &it);
 		ASSERT_EQ(store_doc_stat(s, it.id, "old.md", &m), 0);
 		ASSERT_EQ(m.type, S_IFREG);
 		ASSERT_EQ(m.rdev, 0);
@@ -151,8 +150,7 @@ TEST(version_8)
 		store_close(s);
 	}
 	/* Migrated: nodes again. */
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_make_node(s, it.id, "p", S_IFIFO, 0, NULL, 0, 0644, 0, 0, &who), 0);
 	ASSERT_EQ(store_doc_stat(s, it.id, "p", &m), 0);
 	ASSERT_EQ(m.type, S_IFIFO);
@@ -160,13 +158,4 @@ TEST(version_8)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(nodes);
-	RUN(version_8);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(nodes), CASE(version_8))

@@ -73,7 +73,7 @@ TEST(documents)
 	ASSERT_EQ(store_doc_stat(s, id, "e/x", &m), 0);
 	ASSERT_EQ(m.uid, 1001);
 	ASSERT_EQ(m.gid, 2000);
-	ASSERT_EQ(store_doc_mkdir(s, id, "f", 0755), 0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, id, "f", 0755, STORE_ID_DEFAULT, STORE_ID_DEFAULT), 0);
 	ASSERT_EQ(store_doc_stat(s, id, "f", &m), 0);
 	ASSERT_EQ(m.uid, STORE_ID_DEFAULT);
 
@@ -109,8 +109,7 @@ TEST(version_5)
 
 	store_old_downgrade(dir, 5, NULL);
 	for (ro = 1; ro >= 0; ro--) {
-		s = test_store_open(dir, 0, ro);
-		ASSERT_EQ(store_item_get(s, "team", &it), 0);
+		s = test_store_item(dir, ro, "team", &it);
 		ASSERT_EQ(store_doc_stat(s, it.id, "e/x", &m), 0);
 		ASSERT_EQ(m.uid, STORE_ID_DEFAULT);
 		ASSERT_EQ(m.gid, STORE_ID_DEFAULT);
@@ -126,13 +125,4 @@ TEST(version_5)
 	}
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(documents);
-	RUN(version_5);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(documents), CASE(version_5))

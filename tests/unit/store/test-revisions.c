@@ -260,16 +260,16 @@ TEST(damage)
 
 int main(void)
 {
-	char cmd[128], err[256] = "";
+	char err[256] = "";
 
 	ASSERT(mkdtemp(dir) != NULL);
 	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
-	ASSERT_EQ(store_item_create(s, "revs", "packetfs/revs", "main", &item), 0);
+	ASSERT_EQ(store_item_create_owned(s, "revs", "packetfs/revs", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &item), 0);
 	RUN(appends);
 	RUN(saves_and_unlinks);
 	RUN(carried_saves);
 	RUN(damage);
 	store_close(s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
+	return test_rmtree(dir);
 }

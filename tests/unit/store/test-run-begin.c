@@ -68,19 +68,48 @@ static char *events_of(struct store *s, int64_t id)
 	return b.data ? b.data : strdup("");
 }
 
+/* Sets the run sequence of every item behind the store's back. */
+static void set_run_seq(struct store *s, int seq)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "UPDATE items SET run_seq = %d", seq);
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__script(s, sql), 0);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* What the first run's start left, and nothing more: the item running,
+ * the run's two events, their size as counted. */
+static void assert_after_run_1(struct store *s, int64_t id)
+{
+	struct item now;
+	uint64_t size;
+	char *ev;
+
+	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
+	ASSERT_EQ(now.state, ITEM_RUNNING);
+	item_clear(&now);
+	ev = events_of(s, id);
+	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");
+	ASSERT_EQ(store_events_size(s, id, &size), 0);
+	ASSERT_EQ(size, strlen(ev));
+	free(ev);
+}
+
 TEST(atomic)
 {
 	struct store *s = NULL;
 	struct naming n = { 0, 2 };
-	struct item it, now;
+	struct item it;
 	struct run r, got;
-	char err[256] = "", *ev;
+	char err[256] = "";
 	uint64_t size;
 	int64_t id;
-	int run_no;
 
 	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	ASSERT_EQ(store_events_size(s, id, &size), 0); /* cached from here on */
 	ASSERT_EQ(size, 0);
 
@@ -94,14 +123,7 @@ TEST(atomic)
 	ASSERT_EQ(store_run_get(s, r.id, &got), 0);
 	ASSERT_STREQ(got.log_path, "stages/1-plan.log");
 	run_clear(&got);
-	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
-	ASSERT_EQ(now.state, ITEM_RUNNING);
-	item_clear(&now);
-	ev = events_of(s, id);
-	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");
-	ASSERT_EQ(store_events_size(s, id, &size), 0);
-	ASSERT_EQ(size, strlen(ev));
-	free(ev);
+	assert_after_run_1(s, id);
 	run_clear(&r);
 
 	/* The callback fails after the run number was taken: nothing stays. */
@@ -112,26 +134,18 @@ TEST(atomic)
 	run_clear(&r);
 	/* A run row the database refuses (its run number is taken: the item's
 	 * sequence is set back) after the events were made: nothing stays. */
-	pthread_mutex_lock(&s->lock);
-	ASSERT_EQ(store__script(s, "UPDATE items SET run_seq = 0"), 0);
-	pthread_mutex_unlock(&s->lock);
+	set_run_seq(s, 0);
 	n.fail = 0;
 	fill_run(&r, id);
 	ASSERT_EQ(store_run_begin(s, &r, &it, name_cb, &n), -EEXIST);
 	run_clear(&r);
-	pthread_mutex_lock(&s->lock);
-	ASSERT_EQ(store__script(s, "UPDATE items SET run_seq = 1"), 0);
-	pthread_mutex_unlock(&s->lock);
-	ASSERT_EQ(store_item_get_id(s, id, &now), 0);
-	ASSERT_EQ(now.state, ITEM_RUNNING);
-	item_clear(&now);
-	ev = events_of(s, id);
-	ASSERT_STREQ(ev, "{\"type\":\"e0\",\"run\":1}\n{\"type\":\"e1\",\"run\":1}\n");
-	ASSERT_EQ(store_events_size(s, id, &size), 0);
-	ASSERT_EQ(size, strlen(ev));
-	free(ev);
-	ASSERT_EQ(store_item_next_run(s, id, &run_no), 0);
-	ASSERT_EQ(run_no, 2); /* the refused starts took no run number */
+	set_run_seq(s, 1);
+	assert_after_run_1(s, id);
+	n.events = 0;
+	fill_run(&r, id);
+	ASSERT_EQ(store_run_begin(s, &r, NULL, name_cb, &n), 0);
+	ASSERT_EQ(r.run_no, 2); /* the refused starts took no run number */
+	run_clear(&r);
 	item_clear(&it);
 	store_close(s);
 }
@@ -164,8 +178,10 @@ TEST(log_numbers)
 	int64_t id, id2;
 
 	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
-	ASSERT_EQ(store_item_create(s, "num-1", "packetfs/num-1", "main", &id), 0);
-	ASSERT_EQ(store_item_create(s, "num-2", "packetfs/num-2", "main", &id2), 0);
+	ASSERT_EQ(store_item_create_owned(s, "num-1", "packetfs/num-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "num-2", "packetfs/num-2", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id2), 0);
 	/* Stages and recipes interleaved: each kind counts 1, 2, 3. */
 	ASSERT_EQ(start(s, id, "stage", "plan", "stages/1-plan.log"), 1);
 	ASSERT_EQ(start(s, id, "recipe", "01-build", "validation/logs/T-01-build-1.log"), 1);
@@ -176,17 +192,18 @@ TEST(log_numbers)
 	/* Another item counts from 1. */
 	ASSERT_EQ(start(s, id2, "stage", "plan", "stages/1-plan.log"), 1);
 	/* Logs named by run number (an older store): the numbers go on after
-	 * the largest, so no new name meets an old one. */
+	 * the largest, so no new name meets an old one (carried in as such
+	 * a store left them). */
 	fill_run(&old, id2);
 	old.run_no = 40;
 	old.log_path = strdup("stages/40-print.log");
-	ASSERT_EQ(store_run_insert(s, &old), 0);
+	ASSERT_EQ(store_carry_run(s, &old, NULL, 0), 0);
 	run_clear(&old);
 	fill_run(&old, id2);
 	old.run_no = 41;
 	snprintf(old.kind, sizeof(old.kind), "recipe");
 	old.log_path = strdup("validation/logs/2026-11-29T16-02-11Z-03-unit-2-tests-41.log");
-	ASSERT_EQ(store_run_insert(s, &old), 0);
+	ASSERT_EQ(store_carry_run(s, &old, NULL, 0), 0);
 	run_clear(&old);
 	ASSERT_EQ(start(s, id2, "stage", "print", "stages/41-print.log"), 41);
 	ASSERT_EQ(start(s, id2, "recipe", "01-build", "validation/logs/T-01-build-42.log"), 42);
@@ -206,14 +223,4 @@ TEST(full_disk_errno)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(atomic);
-	RUN(log_numbers);
-	RUN(full_disk_errno);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(atomic), CASE(log_numbers), CASE(full_disk_errno))

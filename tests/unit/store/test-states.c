@@ -83,9 +83,8 @@ static void add_run(struct store *s, int64_t item, int no, enum run_status st)
 	r.log_path = log;
 	r.status = st;
 	strcpy(r.started_at, "2026-12-03T10:00:00Z");
-	ASSERT_EQ(store_run_insert(s, &r), 0);
 	snprintf(line, sizeof(line), "log of run %d\n", no);
-	ASSERT_EQ(store_log_append(s, r.id, line, strlen(line)), 0);
+	ASSERT_EQ(store_carry_run(s, &r, line, strlen(line)), 0);
 	snprintf(line, sizeof(line), "{\"run\":%d,\"status\":\"%s\"}", no, run_names[st]);
 	ASSERT_EQ(store_registry_append(s, item, line, "engine", r.id), 0);
 }
@@ -104,7 +103,8 @@ static void make_store(void)
 	s = test_store_open(dir, 1, 0);
 	for (i = 0; i < ITEM_NSTATES; i++) {
 		snprintf(name, sizeof(name), "st-%d", i);
-		ASSERT_EQ(store_item_create(s, name, name, "main", NULL), 0);
+		ASSERT_EQ(store_item_create_owned(s, name, name, "main", STORE_ID_DEFAULT,
+						  STORE_ID_DEFAULT, 0755, NULL), 0);
 		ASSERT_EQ(store_item_get(s, name, &it), 0);
 		ASSERT_EQ(it.state, ITEM_NEW);
 		it.state = (enum item_state)i;
@@ -235,7 +235,7 @@ TEST(check)
 	r.status = RUN_ANY;
 	ASSERT_EQ(store_run_update(s, &r), -EINVAL);
 	r.status = RUN_NSTATUSES;
-	ASSERT_EQ(store_run_insert(s, &r), -EINVAL);
+	ASSERT_EQ(store_carry_run(s, &r, "", 0), -EINVAL);
 	run_clear(&r);
 	ASSERT_EQ(store_run_get(s, 1, &r), 0);
 	ASSERT_EQ(r.status, RUN_QUEUED);

@@ -41,10 +41,11 @@ TEST(items)
 	struct store *s = test_store_open(dir, 1, 0);
 	struct item it;
 	int64_t id, id2;
-	int run;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id2), -EEXIST);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id2), -EEXIST);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT_EQ(it.state, ITEM_NEW);
 	ASSERT_EQ(it.iteration, 1);
@@ -58,10 +59,6 @@ TEST(items)
 	ASSERT_EQ(it.hold, 1);
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "nope", &it), -ENOENT);
-	ASSERT_EQ(store_item_next_run(s, id, &run), 0);
-	ASSERT_EQ(run, 1);
-	ASSERT_EQ(store_item_next_run(s, id, &run), 0);
-	ASSERT_EQ(run, 2);
 	store_close(s);
 }
 
@@ -96,7 +93,8 @@ TEST(item_each_pages)
 	for (i = 0; i < 700; i++) {
 		k = (i * 37) % 700; /* not in name order */
 		snprintf(name, sizeof(name), "walk-%04d", k);
-		ASSERT_EQ(store_item_create(s, name, name, "main", &id), 0);
+		ASSERT_EQ(store_item_create_owned(s, name, name, "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 		if (k % 7 == 0) {
 			ASSERT_EQ(store_item_get_id(s, id, &it), 0);
 			it.archived = 1;
@@ -129,7 +127,8 @@ TEST(item_cache)
 
 	/* a missing item is not kept as missing */
 	ASSERT_EQ(store_item_get(s, "fix-cache", &it), -ENOENT);
-	ASSERT_EQ(store_item_create(s, "fix-cache", "packetfs/fix-cache", "main", NULL), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-cache", "packetfs/fix-cache", "main",
+					  STORE_ID_DEFAULT, STORE_ID_DEFAULT, 0755, NULL), 0);
 	ASSERT_EQ(store_item_get(s, "fix-cache", &it), 0);
 	ASSERT_EQ(store_item_get(s, "fix-cache", &again), 0);
 	ASSERT_EQ(again.state, it.state);
@@ -184,14 +183,14 @@ static int rev_cb(void *arg, const struct rev_info *r)
 
 TEST(documents)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	struct doc_meta m;
 	struct item it;
 	char *data = NULL, revs[2048] = "";
 	size_t len;
 	int rev, n = 0;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "one\n", 4, (mode_t)-1, -1, "create", &who, &rev), 0);
 	ASSERT_EQ(rev, 1);
 	ASSERT_EQ(store_doc_write(s, it.id, "plan.md", "two\n", 4, (mode_t)-1, -1, "write", &who, &rev), 0);
@@ -208,8 +207,12 @@ TEST(documents)
 	free(data);
 
 	/* Directories, and rename of a directory with a document inside. */
-	ASSERT_EQ(store_doc_mkdir(s, it.id, "notes", 0755), 0);
-	ASSERT_EQ(store_doc_mkdir(s, it.id, "notes", 0755), -EEXIST);
+	ASSERT_EQ(store_doc_mkdir_owned(s, it.id, "notes", 0755, STORE_ID_DEFAULT,
+					STORE_ID_DEFAULT),
+		  0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, it.id, "notes", 0755, STORE_ID_DEFAULT,
+					STORE_ID_DEFAULT),
+		  -EEXIST);
 	ASSERT_EQ(store_doc_write(s, it.id, "notes/a.md", "a", 1, 0600, -1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_doc_write(s, it.id, "notes", "x", 1, (mode_t)-1, -1, "write", &who, NULL), -EISDIR);
 	ASSERT_EQ(store_doc_rmdir(s, it.id, "notes"), -ENOTEMPTY);
@@ -254,12 +257,12 @@ TEST(documents)
  * kept by renames, and directory mtimes moving with their entries. */
 TEST(times)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	struct doc_meta m, dm;
 	struct item it;
 	int64_t before;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT(it.dir_mtime_ns > 0);
 	ASSERT_EQ(store_item_set_times(s, it.id, 100, STORE_TIME_OMIT), 0);
 	ASSERT_EQ(store_item_set_times(s, it.id, STORE_TIME_OMIT, 200), 0);
@@ -269,7 +272,9 @@ TEST(times)
 	ASSERT_EQ(it.dir_mtime_ns, 200);
 
 	before = util_now_ns();
-	ASSERT_EQ(store_doc_mkdir(s, it.id, "t", 0755), 0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, it.id, "t", 0755, STORE_ID_DEFAULT,
+					STORE_ID_DEFAULT),
+		  0);
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
 	ASSERT(it.dir_mtime_ns >= before && it.dir_ctime_ns >= before);
@@ -335,25 +340,35 @@ TEST(times)
 	store_close(s);
 }
 
+/* store_run_begin's naming callback of the logs test: log_path, which
+ * the run does not own. */
+static char log_path[] = "validation/logs/x-03-unit-tests-3.log";
+
+static int name_log(void *arg, struct run *r, struct buf *event)
+{
+	r->log_path = log_path;
+	return 0;
+}
+
 TEST(logs)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	struct run r, got;
 	struct item it;
 	char buf[64], hex[65];
 	int64_t size;
 	ssize_t n;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	memset(&r, 0, sizeof(r));
 	r.item_id = it.id;
-	r.run_no = 3;
 	strcpy(r.kind, "recipe");
 	r.name = "03-unit-tests";
-	r.log_path = "validation/logs/x-03-unit-tests-3.log";
 	r.status = RUN_RUNNING;
 	strcpy(r.started_at, "2026-11-29T16:00:00Z");
-	ASSERT_EQ(store_run_insert(s, &r), 0);
+	ASSERT_EQ(store_run_begin(s, &r, NULL, name_log, NULL), 0);
+	ASSERT_EQ(r.run_no, 1);
+	ASSERT_STREQ(r.log_path, log_path);
 	ASSERT_EQ(store_log_append(s, r.id, "hello ", 6), 0);
 	ASSERT_EQ(store_log_append(s, r.id, "world\n", 6), 0);
 	ASSERT_EQ(store_log_append(s, r.id, "bye\n", 4), 0);
@@ -425,13 +440,13 @@ TEST(logs)
 
 TEST(registry_append_only)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	char path[256], **lines = NULL, *msg = NULL;
 	struct item it;
 	sqlite3 *db;
 	size_t n;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_registry_append(s, it.id, "{\"run\":1}", "engine", 0), 0);
 	ASSERT_EQ(store_registry_append(s, it.id, "{\"run\":2}", "external", 0), 0);
 	ASSERT_EQ(store_registry_append(s, it.id, "{}", "bogus", 0), -EEXIST);
@@ -459,11 +474,11 @@ TEST(registry_append_only)
 
 TEST(events_and_readonly)
 {
-	struct store *s = test_store_open(dir, 0, 0);
+	struct store *s;
 	struct buf b;
 	struct item it;
 
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_event_add(s, it.id, "{\"type\":\"a\"}"), 0);
 	ASSERT_EQ(store_event_add(s, 0, "{\"type\":\"b\"}"), 0);
 	store_close(s);
@@ -508,20 +523,17 @@ TEST(version_3)
 	s = test_store_open(dir, 0, 0);
 	store_close(s);
 	downgrade_to(3, NULL);
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_STREQ(it.verdict_head, "");
 	item_clear(&it);
 	store_close(s);
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	snprintf(it.verdict_head, sizeof(it.verdict_head), "%040d", 7);
 	snprintf(it.assessment_head, sizeof(it.assessment_head), "%040d", 8);
 	ASSERT_EQ(store_item_update(s, &it), 0);
 	item_clear(&it);
 	store_close(s);
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_STREQ(it.verdict_head, "0000000000000000000000000000000000000007");
 	ASSERT_STREQ(it.assessment_head, "0000000000000000000000000000000000000008");
 	item_clear(&it);
@@ -548,15 +560,13 @@ TEST(version_4)
 	s = test_store_open(dir, 0, 0);
 	store_close(s);
 	downgrade_to(4, NULL);
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_EQ(it.round, 0);
 	ASSERT_STREQ(it.disposition, "");
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "learnings", &it), -ENOENT);
 	store_close(s);
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "learnings", &it), 0);
+	s = test_store_item(dir, 0, "learnings", &it);
 	ASSERT_EQ(it.archived, ITEM_LEARNINGS);
 	item_clear(&it);
 	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
@@ -570,8 +580,7 @@ TEST(version_4)
 	ASSERT_EQ(store_item_each(s, 1, count_learnings, &n), 0);
 	ASSERT_EQ(n, 0);
 	store_close(s);
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_EQ(it.round, 3);
 	ASSERT_STREQ(it.disposition, "duplicate");
 	item_clear(&it);
@@ -629,8 +638,7 @@ TEST(version_7)
 	int k;
 
 	buf_init(&b);
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	for (k = 1; k <= 40; k++) {
 		hist_text(&b, k);
 		ASSERT_EQ(store_doc_write(s, it.id, "hist.md", b.data, b.len, (mode_t)-1, -1, "write",
@@ -664,15 +672,13 @@ TEST(version_1)
 	struct doc_meta m;
 	struct item it;
 
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_doc_write(s, it.id, "v1.md", "v", 1, (mode_t)-1, 4000, "create", &who, NULL), 0);
 	item_clear(&it);
 	store_close(s);
 	downgrade_to(1, "UPDATE items SET updated_at = '2001-02-03T04:05:06Z';");
 
-	s = test_store_open(dir, 0, 1);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 1, "fix-1", &it);
 	ASSERT_EQ(it.dir_mtime_ns, 981173106000000000LL);
 	ASSERT_EQ(it.dir_atime_ns, 981173106000000000LL);
 	ASSERT_STREQ(it.verdict_head, "");
@@ -685,8 +691,7 @@ TEST(version_1)
 	item_clear(&it);
 	store_close(s);
 
-	s = test_store_open(dir, 0, 0);
-	ASSERT_EQ(store_item_get(s, "fix-1", &it), 0);
+	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(it.dir_ctime_ns, 981173106000000000LL);
 	ASSERT_EQ(store_doc_stat(s, it.id, "v1.md", &m), 0);
 	ASSERT_EQ(m.atime_ns, 4000);
@@ -697,24 +702,7 @@ TEST(version_1)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(open_missing);
-	RUN(items);
-	RUN(item_each_pages);
-	RUN(item_cache);
-	RUN(documents);
-	RUN(times);
-	RUN(logs);
-	RUN(registry_append_only);
-	RUN(events_and_readonly);
-	RUN(version_3);
-	RUN(version_4);
-	RUN(version_7);
-	RUN(version_1);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(open_missing), CASE(items), CASE(item_each_pages),
+	     CASE(item_cache), CASE(documents), CASE(times), CASE(logs),
+	     CASE(registry_append_only), CASE(events_and_readonly), CASE(version_3),
+	     CASE(version_4), CASE(version_7), CASE(version_1))

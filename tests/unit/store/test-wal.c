@@ -16,9 +16,30 @@
 
 static char dir[] = "/tmp/pfs-wal-XXXXXX";
 
+#define VAL_BYTES 4000
+
+/* Commit i of a burst: the meta key PREFIX-(i % 50) set to i, written in
+ * VAL_BYTES - 1 digits. */
+static void commit_one(struct store *s, const char *prefix, int i)
+{
+	char key[32], val[VAL_BYTES];
+
+	snprintf(key, sizeof(key), "%s-%d", prefix, i % 50);
+	snprintf(val, sizeof(val), "%0*d", (int)sizeof(val) - 1, i);
+	ASSERT_EQ(store_meta_set(s, key, val), 0);
+}
+
+/* Opens the store (create: makes it) with the path of its WAL file into
+ * wal. */
+static struct store *open_wal(char wal[64], int create)
+{
+	snprintf(wal, 64, "%s/packetfs.db-wal", dir);
+	return test_store_open(dir, create, 0);
+}
+
 TEST(checkpoints)
 {
-	char wal[64], key[32], val[4000], *v;
+	char wal[64], *v;
 	long long max = 0, written = 0;
 	struct stat st;
 	struct store *s;
@@ -27,17 +48,14 @@ TEST(checkpoints)
 	/* 160 MB in 40,000 commits as fast as they go: the WAL starts over
 	 * again and again, never holding most of what was written; an fsync
 	 * (store_sync) every 50 commits always succeeds. */
-	snprintf(wal, sizeof(wal), "%s/packetfs.db-wal", dir);
-	s = test_store_open(dir, 1, 0);
+	s = open_wal(wal, 1);
 	for (i = 0; i < 40000; i++) {
-		snprintf(key, sizeof(key), "ckpt-%d", i % 50);
-		snprintf(val, sizeof(val), "%0*d", (int)sizeof(val) - 1, i);
-		ASSERT_EQ(store_meta_set(s, key, val), 0);
+		commit_one(s, "ckpt", i);
 		/* fsync's checkpoint waits for the checkpointer's pass that may
 		 * run now, instead of failing with EBUSY. */
 		if (i % 50 == 0)
 			ASSERT_EQ(store_sync(s), 0);
-		written += (long long)sizeof(val);
+		written += VAL_BYTES;
 		if (stat(wal, &st) == 0 && st.st_size > max)
 			max = st.st_size;
 	}
@@ -74,7 +92,7 @@ static long long wal_settle(const char *wal)
 
 TEST(wal_shrinks)
 {
-	char wal[64], key[32], val[4000], *big, *v;
+	char wal[64], *big, *v;
 	long long size;
 	size_t n = 6u << 20;
 	struct store *s;
@@ -82,13 +100,9 @@ TEST(wal_shrinks)
 
 	/* A burst of 2,000 commits of 4 KB, then nothing: the WAL file
 	 * comes back down to WAL_LIMIT without another write. */
-	snprintf(wal, sizeof(wal), "%s/packetfs.db-wal", dir);
-	s = test_store_open(dir, 0, 0);
-	for (i = 0; i < 2000; i++) {
-		snprintf(key, sizeof(key), "burst-%d", i % 50);
-		snprintf(val, sizeof(val), "%0*d", (int)sizeof(val) - 1, i);
-		ASSERT_EQ(store_meta_set(s, key, val), 0);
-	}
+	s = open_wal(wal, 0);
+	for (i = 0; i < 2000; i++)
+		commit_one(s, "burst", i);
 	size = wal_settle(wal);
 	if (size > WAL_LIMIT)
 		FAIL_AT("the WAL file stays at %lld bytes after a burst", size);
@@ -113,13 +127,4 @@ TEST(wal_shrinks)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(checkpoints);
-	RUN(wal_shrinks);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks))

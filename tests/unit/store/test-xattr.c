@@ -49,9 +49,10 @@ TEST(attributes)
 	char *v = NULL;
 	size_t len = 0;
 
-	ASSERT_EQ(store_item_create(s, "fix-1", "packetfs/fix-1", "main", &id), 0);
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &id), 0);
 	ASSERT_EQ(store_doc_write(s, id, "a.md", "a", 1, (mode_t)-1, 1, "create", &who, NULL), 0);
-	ASSERT_EQ(store_doc_mkdir(s, id, "d", 0755), 0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, id, "d", 0755, STORE_ID_DEFAULT, STORE_ID_DEFAULT), 0);
 	ASSERT_EQ(store_doc_write(s, id, "d/b.md", "b", 1, (mode_t)-1, 1, "create", &who, NULL), 0);
 
 	ASSERT_EQ(store_xattr_get(s, id, "a.md", "user.x", &v, &len), -ENODATA);
@@ -107,7 +108,7 @@ TEST(attributes)
 	assert_value(s, id, "f.md", "user.x", NULL);
 	ASSERT_EQ(store_doc_unlink(s, id, "e/b.md", &who), 0);
 	ASSERT_EQ(store_doc_rmdir(s, id, "e"), 0);
-	ASSERT_EQ(store_doc_mkdir(s, id, "e", 0755), 0);
+	ASSERT_EQ(store_doc_mkdir_owned(s, id, "e", 0755, STORE_ID_DEFAULT, STORE_ID_DEFAULT), 0);
 	assert_value(s, id, "e", "user.dir", NULL);
 	store_close(s);
 }
@@ -133,13 +134,4 @@ TEST(version_6)
 	store_close(s);
 }
 
-int main(void)
-{
-	char cmd[128];
-
-	ASSERT(mkdtemp(dir) != NULL);
-	RUN(attributes);
-	RUN(version_6);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : 1;
-}
+TEST_MAIN_IN(dir, CASE(attributes), CASE(version_6))

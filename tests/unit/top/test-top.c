@@ -205,8 +205,7 @@ TEST(model)
 	ASSERT_EQ(3, strlen(line));
 
 	top_model_free(&m);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	ASSERT_EQ(0, system(path));
+	ASSERT_EQ(test_rmtree(dir), 0);
 }
 
 int main(void)

@@ -83,7 +83,7 @@ TEST(envelope)
 	const char *payload = "{\"_type\":\"x\"}";
 	struct buf env = { NULL, 0, 0 }, pem = { NULL, 0, 0 }, pem2 = { NULL, 0, 0 };
 	struct buf got = { NULL, 0, 0 };
-	char why[256], *type = NULL, *data, keyid[65], cmd[300];
+	char why[256], *type = NULL, *data, keyid[65];
 	const char *bad;
 	char *p, was;
 	struct stat st;
@@ -160,8 +160,7 @@ TEST(envelope)
 	buf_free(&pem);
 	buf_free(&pem2);
 	buf_free(&got);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	ASSERT_EQ(system(cmd), 0);
+	ASSERT_EQ(test_rmtree(dir), 0);
 }
 
 int main(void)

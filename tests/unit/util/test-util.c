@@ -98,8 +98,7 @@ TEST(files)
 	ASSERT_EQ(util_read_file(path, 3, &data, &len), -EFBIG);
 	snprintf(path, sizeof(path), "%s/missing", dir);
 	ASSERT_EQ(util_read_file(path, 100, &data, &len), -ENOENT);
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	ASSERT_EQ(system(path), 0);
+	ASSERT_EQ(test_rmtree(dir), 0);
 }
 
 int main(void)
