@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "util.h"
 
 extern char **environ;
 
@@ -104,26 +105,16 @@ static const char *env_get(char *const *env, const char *name)
  * close-on-exec and above stdio. The fd, or -1 with errno. */
 static int bytes_file(const char *data, size_t len)
 {
-	int fd = above_stdio(memfd_create("packetfs-stdin", MFD_CLOEXEC));
-	size_t off = 0;
-	ssize_t n;
+	int fd = above_stdio(memfd_create("packetfs-stdin", MFD_CLOEXEC)), rc;
 
-	while (fd >= 0 && off < len) {
-		n = write(fd, data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			n = errno;
-			close(fd);
-			errno = (int)n;
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	if (fd >= 0 && lseek(fd, 0, SEEK_SET) < 0) {
-		n = errno;
+	if (fd < 0)
+		return -1;
+	rc = util_write_all(fd, data, len);
+	if (rc == 0 && lseek(fd, 0, SEEK_SET) < 0)
+		rc = -errno;
+	if (rc) {
 		close(fd);
-		errno = (int)n;
+		errno = -rc;
 		return -1;
 	}
 	return fd;
