@@ -27,6 +27,17 @@ static const char *const run_status_names[RUN_NSTATUSES] = {
 	[RUN_CANCELLED] = "cancelled", [RUN_INTERRUPTED] = "interrupted",
 };
 
+/* The index of name in names[0..n-1], or -1 (name NULL or not there). */
+static int name_index(const char *const *names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
 const char *item_state_name(enum item_state state)
 {
 	return (unsigned)state < ITEM_NSTATES ? item_state_names[state] : "?";
@@ -34,14 +45,9 @@ const char *item_state_name(enum item_state state)
 
 int item_state_parse(const char *name, enum item_state *out)
 {
-	int i;
+	int i = name_index(item_state_names, ITEM_NSTATES, name);
 
-	for (i = 0; name && i < ITEM_NSTATES; i++)
-		if (strcmp(name, item_state_names[i]) == 0) {
-			*out = (enum item_state)i;
-			return 0;
-		}
-	return -EINVAL;
+	return i < 0 ? -EINVAL : (*out = (enum item_state)i, 0);
 }
 
 const char *run_status_name(enum run_status status)
@@ -51,14 +57,9 @@ const char *run_status_name(enum run_status status)
 
 int run_status_parse(const char *name, enum run_status *out)
 {
-	int i;
+	int i = name_index(run_status_names, RUN_NSTATUSES, name);
 
-	for (i = 0; name && i < RUN_NSTATUSES; i++)
-		if (strcmp(name, run_status_names[i]) == 0) {
-			*out = (enum run_status)i;
-			return 0;
-		}
-	return -EINVAL;
+	return i < 0 ? -EINVAL : (*out = (enum run_status)i, 0);
 }
 
 /* The names of a table, "a, b, c", into out (size bytes). */
