@@ -4,12 +4,30 @@
  * whether it is the thread that owns a resource (the pipeline's libuv
  * loop). Only assert() calls these: a build with NDEBUG never does.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "util.h"
+
+#ifdef __GLIBC__
+/* The calling thread's kernel thread id, kept so that an assert costs no
+ * system call; 0 until asked, and again in the child after a fork (whose
+ * one thread has a new id). */
+static __thread pid_t self_tid;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void tid_forget(void)
+{
+	self_tid = 0;
+}
+
+static void atfork_init(void)
+{
+	pthread_atfork(NULL, NULL, tid_forget);
+}
+#endif
 
 int util_mutex_held(pthread_mutex_t *m)
 {
@@ -17,7 +35,11 @@ int util_mutex_held(pthread_mutex_t *m)
 	/* glibc records the kernel thread id of the holder of every kind of
 	 * mutex in __owner while it is locked (0 when free), for its own
 	 * consistency checks; pthread_cond_wait clears and sets it again. */
-	return m->__data.__owner == (int)syscall(SYS_gettid);
+	if (self_tid == 0) {
+		pthread_once(&atfork_once, atfork_init);
+		self_tid = (pid_t)syscall(SYS_gettid);
+	}
+	return m->__data.__owner == self_tid;
 #else
 	/* Elsewhere the weaker question: does some thread hold m. */
 	if (pthread_mutex_trylock(m) != 0)

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -158,6 +159,27 @@ TEST(invariants)
 	pthread_cond_destroy(&cond);
 }
 
+/* The child of a fork has a thread id of its own: what it holds is its. */
+TEST(mutex_held_after_fork)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	int status;
+	pid_t pid;
+
+	pthread_mutex_lock(&m);
+	ASSERT_EQ(util_mutex_held(&m), 1); /* the parent's id is known now */
+	pthread_mutex_unlock(&m);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		pthread_mutex_lock(&m);
+		_exit(util_mutex_held(&m) == 1 ? 0 : 1);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	RUN(buf);
@@ -166,5 +188,6 @@ int main(void)
 	RUN(strv);
 	RUN(files);
 	RUN(invariants);
+	RUN(mutex_held_after_fork);
 	return 0;
 }
