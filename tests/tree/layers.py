@@ -35,6 +35,8 @@ Rules, each failure printed as one line "layers: FILE:LINE: what":
     shell and Python programs of tests/, examples/ and recipes/.
  6. The contract (engine.h) is declarations only: it includes no header of the tree but
     util.h and defines no function, so that it sits below the namespace that implements it.
+ 7. A library's header is included only in the layers that own its objects (OWNED): libgit2
+    in git, SQLite in store, libfuse in fs, libuv in exec and pipeline.
 
 Exits 0 when every rule holds, 1 otherwise (with the lines), 2 on a usage error.
 """
@@ -56,6 +58,9 @@ FRONT = {"fs": {"engine.h"}, "top": {"engine.h"}, "cli": {"engine.h", "fs.h", "t
 FRONT_BELOW = {"fs": set(), "top": set(), "cli": {"fs", "top"}}
 FRONTS = ("fs", "top", "cli")
 GENERATED = {"schema.h", "packetfs-config.h"}
+OWNED = {"git2.h": {"git"}, "sqlite3.h": {"store"}, "fuse_lowlevel.h": {"fs"},
+         "fuse.h": {"fs"}, "uv.h": {"exec", "pipeline"}}
+SYS_INC_RE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 
 
 def layer_of(rel):
@@ -168,6 +173,16 @@ def check(root):
         for m in re.finditer(r"\)\s*\{", body):
             problems.append("%s:%d: the contract defines a function (declarations only)" % (
                 CONTRACT, body.count("\n", 0, m.start()) + 1))
+
+    # Rule 7: the libraries' headers, in the layers that own them.
+    for rel, text in sorted(files.items()):
+        src = layer_of(rel)
+        for m in SYS_INC_RE.finditer(text):
+            owners = OWNED.get(m.group(1))
+            if owners and src not in owners:
+                problems.append("%s:%d: includes <%s>, which only %s may (its objects are theirs)" % (
+                    rel, text.count("\n", 0, m.start()) + 1, m.group(1),
+                    " and ".join(sorted(owners))))
 
     # Rule 3: cycles, by depth-first search.
     state = {}

@@ -56,6 +56,8 @@ breach "the contract defining a function" "the contract defines a function" \
 	'sed -i "s,^#endif,static inline int probe(void) { return 0; }\n&," engine/engine.h'
 breach "the pipeline seeing the contract" "includes engine/engine.h, of the higher layer contract" \
 	'sed -i "0,/#include \"pipe_int.h\"/s//&\n#include \"engine.h\"/" engine/pipeline/pipe_queue.c'
+breach "libgit2 outside the git layer" "includes <git2.h>, which only git may" \
+	'sed -i "0,/#include \"namespace.h\"/s//#include <git2.h>\n&/" engine/namespace/view.c'
 breach "a long file" "engine/exec/gpu.c" \
 	'seq 801 | sed "s,.*,/* padding */," >>engine/exec/gpu.c'
 breach "a long script" "tests/lib.sh" \
