@@ -271,9 +271,21 @@ void pipeline_item_made(struct pipeline *pl, int64_t item_id, const char *head)
 
 /* ---- events and the hooks ---- */
 
+/* The hooks run the namespace, whose locks come before the pipeline's:
+ * none of these may be held when one is called (pipeline.h; cfg_lock may
+ * be, around changed alone). */
+#define ASSERT_NO_PIPELINE_LOCK_BUT_CFG(pl)                 \
+	do {                                                \
+		assert(!util_mutex_held(&(pl)->active_lock));   \
+		assert(!util_mutex_held(&(pl)->unstored_lock)); \
+		assert(!util_mutex_held(&(pl)->q_lock));        \
+		assert(!util_mutex_held(&(pl)->notify_lock));   \
+	} while (0)
+
 void pipe__changed(struct pipeline *pl, const char *item, const char *rel,
 		   enum pipeline_change what)
 {
+	ASSERT_NO_PIPELINE_LOCK_BUT_CFG(pl);
 	if (pl->hooks.changed)
 		pl->hooks.changed(pl->hooks.arg, item, rel, what);
 }
@@ -281,6 +293,8 @@ void pipe__changed(struct pipeline *pl, const char *item, const char *rel,
 void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, const char *rel,
 		       int created)
 {
+	ASSERT_NO_PIPELINE_LOCK_BUT_CFG(pl);
+	assert(!util_mutex_held(&pl->cfg_lock));
 	if (pl->hooks.doc_written)
 		pl->hooks.doc_written(pl->hooks.arg, item_id, rel);
 	pipe__changed(pl, item, rel, created ? PIPELINE_CREATED : PIPELINE_MODIFIED);
