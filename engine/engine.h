@@ -3,6 +3,11 @@
  * the packet namespace of SPEC §3 addressed by path, and the pipeline
  * engine running in the background. This is the only header fs/ includes.
  *
+ * A layer of its own (docs/design.md), below the namespace, which
+ * implements most of it, and engine.c, which implements the rest: the
+ * contract is declarations only, includes util.h alone and calls nothing,
+ * so the namespace includes it downward (tests/tree/layers.py checks it).
+ *
  * Paths are absolute within the mount and normalised: "/" is the mount
  * root, "/fix-1/plan.md" a document, "/fix-1/validation/registry.jsonl" a
  * view. No "." or ".." components, no trailing or double slashes.

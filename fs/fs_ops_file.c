@@ -132,6 +132,7 @@ static int open_each(struct fs *fs, uint64_t ino, int (*pick)(struct pfs_file *)
 		r = fn(of->f, arg);
 		pthread_mutex_lock(&fs->open_lock);
 		next = of->next;
+		assert(of->users > 0);
 		if (--of->users == 0)
 			pthread_cond_broadcast(&fs->open_idle);
 	}

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine.h" /* util_mutex_held (util.h) */
 #include "inode.h"
 
 #define INITIAL_BUCKETS 64
@@ -93,8 +94,10 @@ static int is_below(const char *path, const char *dir, size_t dirlen)
 
 static struct inode *find_ino(struct inode_table *t, uint64_t ino)
 {
-	struct inode *n = t->by_ino[hash_ino(ino) & (t->nbuckets - 1)];
+	struct inode *n;
 
+	assert(util_mutex_held(&t->lock));
+	n = t->by_ino[hash_ino(ino) & (t->nbuckets - 1)];
 	while (n && n->ino != ino)
 		n = n->ino_next;
 	return n;
@@ -102,8 +105,10 @@ static struct inode *find_ino(struct inode_table *t, uint64_t ino)
 
 static struct inode *find_file(struct inode_table *t, uint64_t file)
 {
-	struct inode *n = t->by_file[hash_ino(file) & (t->nbuckets - 1)];
+	struct inode *n;
 
+	assert(util_mutex_held(&t->lock));
+	n = t->by_file[hash_ino(file) & (t->nbuckets - 1)];
 	while (n && n->file != file)
 		n = n->file_next;
 	return n;
@@ -111,8 +116,10 @@ static struct inode *find_file(struct inode_table *t, uint64_t file)
 
 static struct name *find_name(struct inode_table *t, const char *path)
 {
-	struct name *m = t->by_path[hash_path(path) & (t->nbuckets - 1)];
+	struct name *m;
 
+	assert(util_mutex_held(&t->lock));
+	m = t->by_path[hash_path(path) & (t->nbuckets - 1)];
 	while (m && strcmp(m->path, path) != 0)
 		m = m->path_next;
 	return m;
@@ -427,6 +434,9 @@ void inode_forget(struct inode_table *t, uint64_t ino, uint64_t count)
 	n = find_ino(t, ino);
 	if (n == NULL)
 		goto out;
+	/* The kernel forgets no more lookups than it was given (each entry
+	 * reply counted one: inode_lookup). */
+	assert(count <= n->nlookup);
 	n->nlookup = count < n->nlookup ? n->nlookup - count : 0;
 	if (n->nlookup == 0) {
 		while (n->names)

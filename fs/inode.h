@@ -79,7 +79,9 @@ void inode_set_file(struct inode_table *t, uint64_t ino, uint64_t file);
 uint64_t inode_peek_cached(struct inode_table *t, const char *path);
 
 /* Takes n lookups back from ino; frees the inode when none are left. Unknown
- * numbers and the root are ignored. */
+ * numbers and the root are ignored. n is at most the lookups ino holds (the
+ * kernel forgets no more than it was given): asserted; a build without
+ * asserts frees the inode then. */
 void inode_forget(struct inode_table *t, uint64_t ino, uint64_t n);
 
 /*

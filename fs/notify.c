@@ -74,6 +74,7 @@ static struct change *take_all(struct notifier *n)
 {
 	struct change *all = n->head;
 
+	assert(util_mutex_held(&n->lock));
 	n->head = NULL;
 	n->tail = &n->head;
 	memset(n->bucket, 0, sizeof(n->bucket));
@@ -275,6 +276,7 @@ static void pace(struct notifier *n, long ms)
 {
 	struct timespec until;
 
+	assert(util_mutex_held(&n->lock));
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_nsec += ms * 1000000L;
 	if (until.tv_nsec >= 1000000000L) {
@@ -301,6 +303,9 @@ static void replay_batch(struct notifier *n, struct change *batch)
 {
 	struct change *c;
 
+	/* Replaying blocks on the kernel: with the lock held, a request
+	 * handler queueing a change would wait for it. */
+	assert(!util_mutex_held(&n->lock));
 	while ((c = batch) != NULL) {
 		batch = c->next;
 		replay(n, c);

@@ -6,7 +6,8 @@
 # 1. Runs the setup step, tests/setup.sh: installs the build and test dependencies that are
 #    missing (Debian packages; apt-get update runs only when something is missing).
 # 2. Builds with meson into build/ (or build-asan/ with --sanitize: address and undefined
-#    behaviour sanitizers) at the root of the source tree, wherever this is called from.
+#    behaviour sanitizers) at the root of the source tree, wherever this is called from, with
+#    the engine's assert()s on (-Db_ndebug=false, also in a build directory set up before).
 # 3. Runs the unit tests (meson test --suite unit): each unit test program counts as one test.
 #    Then the parsers' libFuzzer harnesses (tests/fuzz/README.md), each over its seed corpus
 #    plus 10 s of fuzzing, built with clang into build-fuzz/: one test "fuzz/NAME" each,
@@ -117,7 +118,7 @@ fi
 
 if [ "$SANITIZE" = 1 ]; then
 	BUILD=${PFS_BUILD_DIR:-build-asan}
-	SETUP_OPTS=(-Db_sanitize=address,undefined -Db_lundef=false)
+	SETUP_OPTS=(-Db_sanitize=address,undefined -Db_lundef=false -Db_ndebug=false)
 	# Daemons write to /dev/null: their reports go to files under $SANDIR instead, which
 	# fail the test that made them.
 	SANDIR=$LOGDIR/sanitizer
@@ -127,7 +128,7 @@ if [ "$SANITIZE" = 1 ]; then
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:log_path=$SANDIR/ubsan}
 else
 	BUILD=${PFS_BUILD_DIR:-build}
-	SETUP_OPTS=()
+	SETUP_OPTS=(-Db_ndebug=false)
 fi
 
 echo "# building in $BUILD"
@@ -138,6 +139,10 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 		fail build "$LOGDIR/setup.log" "meson setup"
 		finish
 	fi
+elif ! grep -q '"name": "b_ndebug", "value": "false"' "$BUILD/meson-info/intro-buildoptions.json" &&
+	! meson configure "$BUILD" -Db_ndebug=false >"$LOGDIR/setup.log" 2>&1; then
+	fail build "$LOGDIR/setup.log" "meson configure -Db_ndebug=false"
+	finish
 fi
 if ! ninja -C "$BUILD" >"$LOGDIR/build.log" 2>&1; then
 	fail build "$LOGDIR/build.log" "ninja"

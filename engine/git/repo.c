@@ -7,16 +7,18 @@
  * and frees every libgit2 object before it returns, so no libgit2 object is
  * ever shared between threads and any thread may call any function (libgit2
  * itself is built thread-safe and initialised once by repo_global_init).
- * One exception: repo_branch_head, the most frequent call (each run
- * records its head, each status shows it), would spend most of its time
- * opening the repository (reading its config files), so it borrows one of
- * HEAD_SLOTS repositories kept open, each used by one thread at a time
- * under its own mutex (a free slot open on another path is closed for
- * this one); a caller that finds every slot busy opens its own as before,
- * without waiting. A repository kept open still
- * reads each ref from disk at each lookup (packed-refs again when that
- * file changed) and looks again for objects it cannot find, so a head moved
- * by git or libgit2 elsewhere is seen at once.
+ * One exception: repo_branch_head and repo_resolve, the most frequent
+ * calls (each run records its head; each status, evidence.md and
+ * change.diff a stat renders names the head and resolves the base) would
+ * spend most of their time opening the repository (reading its config
+ * files), so each thread keeps one repository open for them (kept_repo: a
+ * thread-specific handle, replaced when the thread asks for another path,
+ * freed when the thread exits), used by that thread alone; where none can
+ * be kept the call opens its own as the others do. A repository kept open
+ * still reads each ref from disk at each lookup (packed-refs again when
+ * that file changed) and looks again for objects it cannot find, so a head
+ * moved by git or libgit2 elsewhere is seen at once. This is the engine's
+ * only cache of libgit2 objects.
  * libgit2 return codes become negative errno values in one place, fail(),
  * which also copies libgit2's last message into the caller's err buffer.
  *
@@ -447,79 +449,74 @@ int repo_item_remove(const char *path, const char *branch, const char *wt_name,
 	return rc;
 }
 
-/* Repositories kept open for repo_branch_head (see the top). */
-#define HEAD_SLOTS 4
-
-static struct head_slot {
-	pthread_mutex_t lock;
-	git_repository *repo; /* protected by lock; NULL: none yet */
-	char *path;           /* protected by lock: what repo was opened with */
-} head_slots[HEAD_SLOTS] = {
-	{ PTHREAD_MUTEX_INITIALIZER, NULL, NULL }, { PTHREAD_MUTEX_INITIALIZER, NULL, NULL },
-	{ PTHREAD_MUTEX_INITIALIZER, NULL, NULL }, { PTHREAD_MUTEX_INITIALIZER, NULL, NULL },
+/* Repositories kept open for repo_branch_head and repo_resolve (see the
+ * top): one per thread, freed when the thread exits. */
+struct kept_repo {
+	char *path;
+	git_repository *repo;
 };
 
-/* A free slot (locked: the caller unlocks) holding path open, or else one
- * emptied for it (a slot open on another path is closed); NULL when every
- * slot is busy. */
-static struct head_slot *head_slot_take(const char *path)
+static pthread_key_t kept_key;
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+static int kept_key_ok;
+
+static void kept_free(void *arg)
 {
-	struct head_slot *spare = NULL;
-	int i;
+	struct kept_repo *k = arg;
 
-	for (i = 0; i < HEAD_SLOTS; i++) {
-		struct head_slot *hs = &head_slots[i];
+	git_repository_free(k->repo);
+	free(k->path);
+	free(k);
+}
 
-		if (pthread_mutex_trylock(&hs->lock) != 0)
-			continue;
-		if (hs->repo && strcmp(hs->path, path) == 0) {
-			if (spare)
-				pthread_mutex_unlock(&spare->lock);
-			return hs;
-		}
-		if (!spare || (spare->repo && !hs->repo)) {
-			if (spare)
-				pthread_mutex_unlock(&spare->lock);
-			spare = hs;
-			continue;
-		}
-		pthread_mutex_unlock(&hs->lock);
+static void kept_key_init(void)
+{
+	kept_key_ok = pthread_key_create(&kept_key, kept_free) == 0;
+}
+
+/* The calling thread's repository kept open at path (one open on another
+ * path is closed for it), or NULL when none can be kept: then the caller
+ * opens its own for the call. */
+static git_repository *kept_repo(const char *path)
+{
+	struct kept_repo *k;
+
+	pthread_once(&kept_once, kept_key_init);
+	if (!kept_key_ok || !path)
+		return NULL;
+	k = pthread_getspecific(kept_key);
+	if (k && strcmp(k->path, path) == 0)
+		return k->repo;
+	if (k) {
+		pthread_setspecific(kept_key, NULL);
+		kept_free(k);
 	}
-	if (spare && spare->repo) {
-		git_repository_free(spare->repo);
-		free(spare->path);
-		spare->repo = NULL;
-		spare->path = NULL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return NULL;
+	k->path = strdup(path);
+	if (!k->path || git_repository_open(&k->repo, path) < 0 ||
+	    pthread_setspecific(kept_key, k) != 0) {
+		kept_free(k);
+		return NULL;
 	}
-	return spare;
+	return k->repo;
 }
 
 int repo_branch_head(const char *path, const char *branch, char out[41])
 {
-	struct head_slot *hs = head_slot_take(path);
-	git_repository *repo = NULL;
+	git_repository *kept = kept_repo(path), *repo = kept;
 	git_commit *commit = NULL;
-	int rc = 0;
+	int rc = repo ? 0 : open_repo(&repo, path, NULL, 0);
 
-	if (hs && hs->repo)
-		repo = hs->repo;
-	else
-		rc = open_repo(&repo, path, NULL, 0);
-	if (rc == 0 && hs && !hs->repo) {
-		hs->path = strdup(path);
-		if (hs->path)
-			hs->repo = repo;
-	}
 	if (rc == 0) {
 		rc = branch_commit(&commit, repo, branch, NULL, 0);
 		if (rc == 0)
 			git_oid_tostr(out, 41, git_commit_id(commit));
 		git_commit_free(commit);
-		if (!hs || hs->repo != repo)
+		if (repo != kept)
 			git_repository_free(repo);
 	}
-	if (hs)
-		pthread_mutex_unlock(&hs->lock);
 	return rc;
 }
 
@@ -548,14 +545,18 @@ int repo_common_dir(const char *path, char *out, size_t size)
 
 int repo_resolve(const char *path, const char *rev, char out[41])
 {
-	git_repository *repo = NULL;
+	git_repository *kept = kept_repo(path), *repo = kept;
 	git_commit *commit = NULL;
-	int rc = open_at(&repo, &commit, path, rev, NULL, 0);
+	int rc = repo ? 0 : open_repo(&repo, path, NULL, 0);
 
-	if (rc == 0)
-		git_oid_tostr(out, 41, git_commit_id(commit));
-	git_commit_free(commit);
-	git_repository_free(repo);
+	if (rc == 0) {
+		rc = resolve_commit(&commit, repo, rev, NULL, 0);
+		if (rc == 0)
+			git_oid_tostr(out, 41, git_commit_id(commit));
+		git_commit_free(commit);
+		if (repo != kept)
+			git_repository_free(repo);
+	}
 	return rc;
 }
 

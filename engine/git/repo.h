@@ -3,9 +3,9 @@
  * worktrees, the branch head, change.diff and the dirty-worktree check.
  *
  * Every function opens its own git_repository and frees it before
- * returning (repo_branch_head borrows one kept open, under a lock), so any
- * thread may call any function at any time (libgit2 objects are never used
- * by two threads at once). repo_global_init() must have
+ * returning (repo_branch_head and repo_resolve use the calling thread's own
+ * one kept open), so any thread may call any function at any time (libgit2
+ * objects are never used by two threads at once). repo_global_init() must have
  * been called once, after any fork(). Errors: negative errno values
  * (-ENOENT for a missing repository, branch or base, -EEXIST for an existing
  * branch or worktree, -EIO for other libgit2 failures); when err is not NULL
@@ -63,7 +63,9 @@ int repo_branch_head(const char *path, const char *branch, char out[41]);
  * trailing slash. 0, -ENAMETOOLONG, -ENOENT or -EIO. Any thread. */
 int repo_common_dir(const char *path, char *out, size_t size);
 
-/* The commit id base resolves to (a branch name or any revspec). */
+/* The commit id base resolves to (a branch name or any revspec), as it is
+ * on disk now (the repository may be one kept open: see repo.c). 0 or
+ * -ENOENT/-EIO. */
 int repo_resolve(const char *path, const char *rev, char out[41]);
 
 /*

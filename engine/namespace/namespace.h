@@ -6,9 +6,11 @@
  * opens the engine, share: the struct engine and the namespace's own
  * tables. Not for fs/.
  *
- * Below it: the pipeline (pipeline.h), which it asks through
- * pipeline_call and whose hooks engine.c points at engine_changed and
- * engine_doc_refresh; the formats, processes, git and the store.
+ * Below it: the contract it implements (engine.h, declarations only: the
+ * types and prototypes fs/, top/ and cli/ see); the pipeline (pipeline.h),
+ * which it asks through pipeline_call and whose hooks engine.c points at
+ * engine_changed and engine_doc_refresh; the formats, processes, git and
+ * the store.
  *
  * Locks, in the order they may be taken (the pipeline's come after them,
  * the store's own lock last of all, and it never calls out):
@@ -143,7 +145,8 @@ int view_diff_cached(const char *repo, int64_t item, const char *base, const cha
 void view_diff_keep(const char *repo, int64_t item, const char *base, const char *head,
 		    const char *diff, size_t len);
 /* The commit the item's branch points to (40 hex digits) into head, read
- * through the calling thread's open repository. 0 or -ENOENT. */
+ * through the calling thread's kept repository (repo_branch_head). 0,
+ * -ENOENT, or -EIO (libgit2 failed). */
 int view_head(struct engine *e, const struct item *it, char head[41]);
 
 /*

@@ -105,6 +105,7 @@ struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const ch
 {
 	struct open_doc *d;
 
+	assert(util_mutex_held(&e->files_lock));
 	for (d = e->docs; d; d = d->next)
 		if (d->item_id == item && strcmp(d->rel, rel) == 0)
 			return d;
@@ -117,6 +118,7 @@ void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m)
 	struct doc_meta stored;
 	int clean, stored_ok;
 
+	assert(util_mutex_held(&e->files_lock));
 	pthread_mutex_lock(&d->lock);
 	m->is_dir = 0;
 	m->type = S_IFREG;
@@ -277,6 +279,7 @@ void packet__od_put(struct engine *e, struct open_doc *d)
 	int last;
 
 	pthread_mutex_lock(&e->files_lock);
+	assert(d->refs > 0);
 	last = --d->refs == 0;
 	if (last && !d->unlinked)
 		od_unlink_locked(e, d);
@@ -352,6 +355,7 @@ uint64_t packet__max_doc(struct engine *e)
 /* Resizes an open document's content (zero-filling growth). Lock held. */
 int packet__od_resize(struct open_doc *d, uint64_t size)
 {
+	assert(util_mutex_held(&d->lock));
 	if (size > d->content.len) {
 		size_t grow = (size_t)(size - d->content.len);
 		char *z = calloc(1, grow ? grow : 1);
@@ -579,6 +583,7 @@ static int od_follow_file(struct engine *e, struct open_doc *d)
 {
 	char *other = NULL;
 
+	assert(util_mutex_held(&e->files_lock));
 	if (store_doc_other_name(e->store, d->item_id, d->rel, &other) != 0)
 		return 0;
 	if (packet__od_find_locked(e, d->item_id, other)) {

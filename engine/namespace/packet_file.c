@@ -378,6 +378,8 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	struct open_doc *d = f->od;
 	int rc;
 
+	assert(util_mutex_held(&f->lock));
+	assert(!util_mutex_held(&f->e->files_lock)); /* a handle's lock comes first */
 	f->wrote = 1;
 	switch (f->kind) {
 	case N_DOC:
@@ -448,6 +450,8 @@ static int file_truncate(struct pfs_file *f, uint64_t size)
 {
 	int rc;
 
+	assert(util_mutex_held(&f->lock));
+	assert(!util_mutex_held(&f->e->files_lock)); /* a handle's lock comes first */
 	switch (f->kind) {
 	case N_DOC:
 		if (size > packet__max_doc(f->e))
@@ -518,6 +522,8 @@ static int file_flush(struct pfs_file *f, const struct pfs_caller *who)
 	char err[512];
 	int rc = 0;
 
+	assert(util_mutex_held(&f->lock));
+	assert(!util_mutex_held(&e->files_lock)); /* a handle's lock comes first */
 	switch (f->kind) {
 	case N_DOC:
 		/* A shell opens with O_TRUNC, dup2()s and closes the first fd before

@@ -105,6 +105,7 @@ static struct remover **find_locked(struct engine *e, int64_t item, pid_t pid, i
 {
 	struct remover **rp = &e->removers, *r;
 
+	assert(util_mutex_held(&e->remove_lock));
 	while ((r = *rp) != NULL) {
 		if (now - r->at_ns > REMOVER_TTL_NS) {
 			*rp = r->next;
@@ -151,6 +152,7 @@ static void room_locked(struct engine *e)
 	struct remover **rp, **oldest = NULL, *r;
 	size_t n = 0;
 
+	assert(util_mutex_held(&e->remove_lock));
 	for (rp = &e->removers; (r = *rp) != NULL; rp = &r->next, n++)
 		if (!oldest || r->at_ns < (*oldest)->at_ns)
 			oldest = rp;

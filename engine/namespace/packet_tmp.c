@@ -51,6 +51,7 @@ static struct pfs_tmp **find_locked(struct engine *e, const char *name)
 {
 	struct pfs_tmp **pp;
 
+	assert(util_mutex_held(&e->tmp_lock));
 	for (pp = &e->tmps; *pp; pp = &(*pp)->next)
 		if (strcmp((*pp)->name, name) == 0)
 			return pp;

@@ -436,6 +436,7 @@ int packet__record_render(struct engine *e, int64_t item_id, struct record_handl
  * logs it. Returns rc. */
 static int refused(struct record_handle *h, int rc, const char *why)
 {
+	assert(util_mutex_held(&h->lock));
 	h->a.err = -rc;
 	snprintf(h->a.why, sizeof(h->a.why), "%s", why[0] ? why : strerror(-rc));
 	util_log(LOG_WARNING, "%s/validation/record: refused: %s", h->item, h->a.why);

@@ -6,12 +6,10 @@
  * Git. status and evidence.md name the branch head, and change.diff is the
  * patch of merge-base(base, branch)..head; a stat renders them to learn
  * their size. Opening a repository costs far more than reading a ref, so
- * each thread keeps its own git_repository open (libgit2 objects are never
- * shared between threads; the handle is freed when the thread exits) and
- * reads the refs through it: libgit2 reads a loose ref from its file on
- * every lookup and re-reads packed-refs when that file changed, and
- * objects never change, so an answer is always the repository's current
- * one. change.diff is a function of the base's and the head's commits
+ * the git layer answers repo_branch_head and repo_resolve through a
+ * repository each thread keeps open (repo.c), which still reads the refs
+ * from disk at each lookup, so an answer is always the repository's
+ * current one. change.diff is a function of the base's and the head's commits
  * alone: the last rendering of each item is kept with the two commit ids
  * it was made from and served while both are still what they resolve to
  * (view_diff.c).
@@ -21,7 +19,6 @@
  * since the last one, not the whole registry.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,103 +26,8 @@
 #include <sys/sysmacros.h>
 
 #include <cjson/cJSON.h>
-#include <git2.h>
 
 #include "namespace.h"
-
-/* ---- git through a repository kept open per thread ---- */
-
-struct thread_repo {
-	char *path;
-	git_repository *repo;
-};
-
-static pthread_key_t repo_key;
-static pthread_once_t repo_once = PTHREAD_ONCE_INIT;
-static int repo_key_ok;
-
-static void thread_repo_free(void *arg)
-{
-	struct thread_repo *t = arg;
-
-	git_repository_free(t->repo);
-	free(t->path);
-	free(t);
-}
-
-static void repo_key_init(void)
-{
-	repo_key_ok = pthread_key_create(&repo_key, thread_repo_free) == 0;
-}
-
-/* The calling thread's open repository at path, or NULL (then the caller
- * asks repo.h, which opens one for the call). */
-static git_repository *thread_repo(const char *path)
-{
-	struct thread_repo *t;
-
-	pthread_once(&repo_once, repo_key_init);
-	if (!repo_key_ok || !path)
-		return NULL;
-	t = pthread_getspecific(repo_key);
-	if (t && strcmp(t->path, path) == 0)
-		return t->repo;
-	if (t) {
-		pthread_setspecific(repo_key, NULL);
-		thread_repo_free(t);
-	}
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->path = strdup(path);
-	if (!t->path || git_repository_open(&t->repo, path) < 0 ||
-	    pthread_setspecific(repo_key, t) != 0) {
-		thread_repo_free(t);
-		return NULL;
-	}
-	return t->repo;
-}
-
-/* The commit id the local branch points to, as repo_branch_head. */
-static int branch_head(const char *path, const char *branch, char out[41])
-{
-	git_repository *repo = thread_repo(path);
-	git_reference *ref = NULL;
-	git_object *obj = NULL;
-
-	if (!repo)
-		return repo_branch_head(path, branch, out);
-	if (git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL) < 0)
-		return -ENOENT;
-	if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) < 0) {
-		git_reference_free(ref);
-		return -ENOENT;
-	}
-	git_oid_tostr(out, 41, git_object_id(obj));
-	git_object_free(obj);
-	git_reference_free(ref);
-	return 0;
-}
-
-/* The commit id a revspec resolves to, as repo_resolve. */
-static int resolve(const char *path, const char *rev, char out[41])
-{
-	git_repository *repo = thread_repo(path);
-	git_object *obj = NULL, *peeled = NULL;
-	int rc;
-
-	if (!repo)
-		return repo_resolve(path, rev, out);
-	if (git_revparse_single(&obj, repo, rev) < 0)
-		return -ENOENT;
-	rc = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
-	git_object_free(obj);
-	if (rc < 0)
-		return -ENOENT;
-	git_oid_tostr(out, 41, git_object_id(peeled));
-	git_object_free(peeled);
-	return 0;
-}
 
 /* The title: the first non-empty line of brief.md without heading marks. */
 static void item_title(struct engine *e, const struct item *it, char *out, size_t size)
@@ -215,7 +117,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		snprintf(round, sizeof(round), "%d/%d", it->round, rounds_max);
 	else if (it->round > 0)
 		snprintf(round, sizeof(round), "%d", it->round);
-	if (branch_head(cfg->repo, it->branch, head))
+	if (repo_branch_head(cfg->repo, it->branch, head))
 		head[0] = '\0';
 	if (plan_names(e->store, it->id, &names) == 0) {
 		r = (struct digest_render){ it, names, head[0] ? head : NULL, NULL, evidence };
@@ -291,7 +193,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 
 int view_head(struct engine *e, const struct item *it, char head[41])
 {
-	return branch_head(pipeline_config_get(e->pl)->repo, it->branch, head);
+	return repo_branch_head(pipeline_config_get(e->pl)->repo, it->branch, head);
 }
 
 void view_stamp(struct engine *e, const struct item *it, struct view_stamp *st)
@@ -301,9 +203,9 @@ void view_stamp(struct engine *e, const struct item *it, struct view_stamp *st)
 	/* The commits first: a change of the store from here on moves them. */
 	st->commits = store_commits(e->store);
 	st->cfg = cfg;
-	if (!cfg->repo || branch_head(cfg->repo, it->branch, st->head))
+	if (!cfg->repo || repo_branch_head(cfg->repo, it->branch, st->head))
 		st->head[0] = '\0';
-	if (!cfg->repo || resolve(cfg->repo, it->base, st->base))
+	if (!cfg->repo || repo_resolve(cfg->repo, it->base, st->base))
 		st->base[0] = '\0';
 }
 
@@ -325,7 +227,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 	int rc;
 
 	/* Runs at another commit than the branch head are stale (registry.h). */
-	if (branch_head(pipeline_config_get(e->pl)->repo, it->branch, head))
+	if (repo_branch_head(pipeline_config_get(e->pl)->repo, it->branch, head))
 		head[0] = '\0';
 	rc = view_plan_names(e, it->id, &names);
 	if (rc == 0) {
@@ -343,8 +245,8 @@ int view_change_diff(struct engine *e, const struct item *it, struct buf *out)
 	size_t start = out->len;
 	int rc;
 
-	if (!cfg->repo || resolve(cfg->repo, it->base, base) ||
-	    branch_head(cfg->repo, it->branch, head))
+	if (!cfg->repo || repo_resolve(cfg->repo, it->base, base) ||
+	    repo_branch_head(cfg->repo, it->branch, head))
 		return repo_diff(cfg->repo, it->base, it->branch, out);
 	rc = view_diff_cached(cfg->repo, it->id, base, head, out);
 	if (rc)
@@ -354,8 +256,8 @@ int view_change_diff(struct engine *e, const struct item *it, struct buf *out)
 		char again[41];
 
 		/* Kept only when the branch did not move while it was made. */
-		if (resolve(cfg->repo, it->base, again) == 0 && strcmp(again, base) == 0 &&
-		    branch_head(cfg->repo, it->branch, again) == 0 && strcmp(again, head) == 0)
+		if (repo_resolve(cfg->repo, it->base, again) == 0 && strcmp(again, base) == 0 &&
+		    repo_branch_head(cfg->repo, it->branch, again) == 0 && strcmp(again, head) == 0)
 			view_diff_keep(cfg->repo, it->id, base, head,
 				       out->data ? out->data + start : "", out->len - start);
 	}

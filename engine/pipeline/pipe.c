@@ -58,6 +58,7 @@ void pipe__event(struct pipe *p, const struct item *it, const char *type, const 
 	char extra[1024] = "";
 	va_list ap;
 
+	ASSERT_LOOP_THREAD(p->pl);
 	if (fmt) {
 		va_start(ap, fmt);
 		vsnprintf(extra, sizeof(extra), fmt, ap);
@@ -82,6 +83,7 @@ int pipe__state_write(struct pipe *p, struct item *it, enum item_state state, co
 	char *q;
 	int rc;
 
+	ASSERT_LOOP_THREAD(p->pl);
 	rc = pipe__state_move(it, state);
 	if (rc)
 		return rc;
@@ -125,8 +127,10 @@ void pipe__item_written(struct pipe *p, const struct item *it)
 
 int pipe__item_write(struct pipe *p, struct item *it)
 {
-	int rc = store_item_update(p->pl->store, it);
+	int rc;
 
+	ASSERT_LOOP_THREAD(p->pl);
+	rc = store_item_update(p->pl->store, it);
 	if (rc == 0)
 		pipe__item_written(p, it);
 	return rc;
@@ -737,6 +741,7 @@ void pipe_shutdown(struct pipe *p)
 {
 	struct job *j, *next;
 
+	ASSERT_LOOP_THREAD(p->pl);
 	p->shutting_down = 1;
 	pipe__gpu_stop(p);
 	pipe__unstored_stop(p);
@@ -755,6 +760,7 @@ void pipe_shutdown(struct pipe *p)
 			slurm_detach(j->sjob);
 			j->sjob = NULL;
 			pipe__job_unlink(&p->jobs, j);
+			assert(p->running_recipes > 0);
 			p->running_recipes--;
 			pipe__job_free(j);
 		} else {

@@ -230,6 +230,7 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 	size_t i;
 	int rc = 0, busy;
 
+	ASSERT_LOOP_THREAD(p->pl);
 	if (store_item_get(p->pl->store, cmd->item, &it)) {
 		snprintf(cmd->msg, sizeof(cmd->msg), "no such item");
 		return -ENOENT;

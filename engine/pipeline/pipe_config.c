@@ -143,6 +143,7 @@ void pipeline_recipes_release(struct pipeline *pl)
 /* Installs cfg as the one in force (cfg_lock held); keeps the old one. */
 static int config_install(struct pipeline *pl, struct pfs_config *cfg)
 {
+	assert(util_mutex_held(&pl->cfg_lock));
 	if (pl->cfg) {
 		struct pfs_config **v = realloc(pl->old_cfgs, (pl->nold_cfgs + 1) * sizeof(*v));
 

@@ -138,6 +138,7 @@ void pipe__result_keep(struct pipe *p, int64_t item_id, const char *result)
 {
 	struct kept_result **kp, *k, *add = NULL;
 
+	ASSERT_LOOP_THREAD(p->pl);
 	if (result && !p->shutting_down && (add = calloc(1, sizeof(*add))) != NULL) {
 		add->item_id = item_id;
 		add->text = strdup(result);
@@ -295,6 +296,7 @@ void pipe__unsealed_line(struct pipe *p, int64_t item_id, const char *item, int6
 {
 	struct unsealed *u;
 
+	ASSERT_LOOP_THREAD(p->pl);
 	if (p->shutting_down || !(u = unsealed_get(p, run_id)))
 		return;
 	u->item_id = item_id;

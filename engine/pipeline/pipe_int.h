@@ -16,7 +16,11 @@
  * is the contract.
  *
  * Everything about struct pipe runs on the loop thread only; struct
- * pipeline's fields say their locks (order in pipeline.h).
+ * pipeline's fields say their locks (order in pipeline.h). The functions
+ * for the loop thread assert it (ASSERT_LOOP_THREAD): while the loop
+ * thread runs, no other thread may call them; before it starts (crash
+ * recovery, a pipeline never started) and after it ends (pipeline_close)
+ * the thread that holds the pipeline may.
  */
 #ifndef PACKETFS_PIPE_INT_H
 #define PACKETFS_PIPE_INT_H
@@ -26,6 +30,11 @@
 #include <uv.h>
 
 #include "pipeline.h"
+
+/* assert()s that the caller may touch the loop's state (util_owner_here),
+ * or that it is not the loop thread (a call that waits for the loop). */
+#define ASSERT_LOOP_THREAD(pl) assert(util_owner_here(&(pl)->loop_owner))
+#define ASSERT_NOT_LOOP_THREAD(pl) assert(!util_owner_is_self(&(pl)->loop_owner))
 
 #define ACTIVE_MAX 256
 /* The random bytes of a stage run's credential ($PACKET_RUN_CREDENTIAL,
@@ -99,6 +108,7 @@ struct pipeline {
 	uv_loop_t loop;        /* loop thread only */
 	uv_async_t wake;
 	pthread_t thread;
+	struct util_owner loop_owner; /* the loop thread, while it runs (loop_main) */
 	int started;           /* set before the thread starts, cleared after it ends */
 	struct pipe *pipe;     /* loop thread only */
 };

@@ -268,6 +268,7 @@ static void on_exit_cb(void *arg, const struct runner_result *res)
 			}
 		}
 	}
+	assert(pl->notify_running > 0);
 	pl->notify_running--;
 	notice_free(n);
 	pipe__notify_pump(pl);
@@ -355,6 +356,7 @@ void pipe__notify_pump(struct pipeline *pl)
 {
 	struct notice **pp, *n;
 
+	ASSERT_LOOP_THREAD(pl);
 	if (pl->notify_stopping)
 		return;
 	while (pl->notify_running < NOTIFY_PARALLEL) {
@@ -381,6 +383,7 @@ void pipe__notify_stop(struct pipeline *pl)
 	struct notice *list, *n;
 	size_t dropped;
 
+	ASSERT_LOOP_THREAD(pl);
 	pl->notify_stopping = 1;
 	pthread_mutex_lock(&pl->notify_lock);
 	pl->notify_phase = NOTIFY_STOPPED;

@@ -455,6 +455,7 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 			leak_check(p, j, leak, sizeof(leak));
 		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
 	}
+	assert(p->running_recipes > 0);
 	p->running_recipes--;
 	if (p->shutting_down)
 		status = RUN_INTERRUPTED, snprintf(note, sizeof(note), "the daemon stopped while this ran");

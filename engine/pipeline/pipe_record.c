@@ -183,6 +183,7 @@ static int record_cancel(struct pipe *p, struct pipe_cmd *cmd)
 
 int pipe_record_command(struct pipe *p, struct pipe_cmd *cmd)
 {
+	ASSERT_LOOP_THREAD(p->pl);
 	if (strcmp(cmd->verb, "record") == 0)
 		return record_start(p, cmd);
 	if (strcmp(cmd->verb, "record-cancel") == 0)

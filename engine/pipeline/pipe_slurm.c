@@ -175,6 +175,7 @@ static void on_exit_cb(void *arg, const struct slurm_result *sr)
 
 	pipe__job_unlink(&p->jobs, j);
 	j->sjob = NULL;
+	assert(p->running_recipes > 0);
 	p->running_recipes--;
 	status = job_status(j, sr, note, sizeof(note));
 	if (j->exec_note && !res) { /* one that ran has it in its footer (pipe__recipe_done) */
@@ -231,6 +232,7 @@ static int shared_dir(struct pipe *p, char *out, size_t size)
 /* Records job j as blocked without submitting it: note says why. */
 static void not_submitted(struct pipe *p, struct job *j, const char *note)
 {
+	assert(p->running_recipes > 0);
 	p->running_recipes--;
 	pipe__log_line(p, j, "# not run: %s\n", note);
 	pipe__recipe_done(p, j, RUN_BLOCKED, note, NULL);

@@ -70,6 +70,7 @@ static void on_wake(uv_async_t *h)
 	struct pipe_cmd *cmd;
 	int stopping;
 
+	ASSERT_LOOP_THREAD(pl);
 	for (;;) {
 		pthread_mutex_lock(&pl->q_lock);
 		cmd = pl->q_head;
@@ -109,11 +110,13 @@ static void *loop_main(void *arg)
 {
 	struct pipeline *pl = arg;
 
+	util_owner_enter(&pl->loop_owner);
 	pipe_reattach(pl->pipe);
 	pipe_resume(pl->pipe);
 	pipe__heads_start(pl->pipe);
 	pipe__notify_pump(pl); /* notices of events recorded before the loop ran */
 	uv_run(&pl->loop, UV_RUN_DEFAULT);
+	util_owner_leave(&pl->loop_owner);
 	return NULL;
 }
 
@@ -155,6 +158,7 @@ fail_loop:
 
 int pipeline_call(struct pipeline *pl, struct pipe_cmd *cmd)
 {
+	ASSERT_NOT_LOOP_THREAD(pl); /* it would wait for itself */
 	if (!pl->started)
 		return -ENOTCONN;
 	pthread_cond_init(&cmd->cond, NULL);
@@ -267,9 +271,21 @@ void pipeline_item_made(struct pipeline *pl, int64_t item_id, const char *head)
 
 /* ---- events and the hooks ---- */
 
+/* The hooks run the namespace, whose locks come before the pipeline's:
+ * none of these may be held when one is called (pipeline.h; cfg_lock may
+ * be, around changed alone). */
+#define ASSERT_NO_PIPELINE_LOCK_BUT_CFG(pl)                 \
+	do {                                                \
+		assert(!util_mutex_held(&(pl)->active_lock));   \
+		assert(!util_mutex_held(&(pl)->unstored_lock)); \
+		assert(!util_mutex_held(&(pl)->q_lock));        \
+		assert(!util_mutex_held(&(pl)->notify_lock));   \
+	} while (0)
+
 void pipe__changed(struct pipeline *pl, const char *item, const char *rel,
 		   enum pipeline_change what)
 {
+	ASSERT_NO_PIPELINE_LOCK_BUT_CFG(pl);
 	if (pl->hooks.changed)
 		pl->hooks.changed(pl->hooks.arg, item, rel, what);
 }
@@ -277,6 +293,8 @@ void pipe__changed(struct pipeline *pl, const char *item, const char *rel,
 void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, const char *rel,
 		       int created)
 {
+	ASSERT_NO_PIPELINE_LOCK_BUT_CFG(pl);
+	assert(!util_mutex_held(&pl->cfg_lock));
 	if (pl->hooks.doc_written)
 		pl->hooks.doc_written(pl->hooks.arg, item_id, rel);
 	pipe__changed(pl, item, rel, created ? PIPELINE_CREATED : PIPELINE_MODIFIED);
@@ -358,6 +376,7 @@ int pipeline_registry_external(struct pipeline *pl, int64_t item_id, const char 
 
 void pipe__active_add(struct pipeline *pl, const struct active_run *r)
 {
+	ASSERT_LOOP_THREAD(pl);
 	pthread_mutex_lock(&pl->active_lock);
 	if (pl->nactive < ACTIVE_MAX)
 		pl->active[pl->nactive++] = *r;
@@ -368,7 +387,9 @@ void pipe__active_remove(struct pipeline *pl, int64_t run_id)
 {
 	int i;
 
+	ASSERT_LOOP_THREAD(pl);
 	pthread_mutex_lock(&pl->active_lock);
+	assert(pl->nactive >= 0 && pl->nactive <= ACTIVE_MAX);
 	for (i = 0; i < pl->nactive; i++) {
 		if (pl->active[i].run_id == run_id) {
 			pl->active[i] = pl->active[--pl->nactive];

@@ -55,8 +55,14 @@ enum pipeline_change {
 };
 
 /* How the pipeline tells the layers above what it did on its own. Both are
- * called from any thread the pipeline runs on (mostly the loop thread),
- * with no pipeline lock held; they must not call pipeline_call. */
+ * called from any thread the pipeline runs on (mostly the loop thread) and
+ * must not call pipeline_call. doc_written is called with no pipeline lock
+ * held: it takes the namespace's files_lock and an open document's lock,
+ * which a writer holds while it reads the configuration (cfg_lock).
+ * changed is called with no pipeline lock held but cfg_lock, which the
+ * loop thread holds around a recipe queue or a state change while it uses
+ * the catalog (pipeline_recipes_hold): so changed takes no pipeline lock,
+ * nor waits for a thread that may. Both asserted (pipeline.c). */
 struct pipeline_hooks {
 	/* item (NULL: a root path) and its relative path rel changed. */
 	void (*changed)(void *arg, const char *item, const char *rel, enum pipeline_change what);

@@ -106,6 +106,7 @@ int store_item_create_owned(struct store *s, const char *name, const char *branc
 
 void store__items_changed(struct store *s)
 {
+	assert(util_mutex_held(&s->lock));
 	s->item_gen++;
 }
 

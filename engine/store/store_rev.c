@@ -98,6 +98,7 @@ static int rev_compress(struct store *s, const void *src, size_t len, const void
 	size_t bound = ZSTD_compressBound(len), r;
 	void *o;
 
+	assert(util_mutex_held(&s->lock));
 	if (!s->zc && !(s->zc = ZSTD_createCCtx()))
 		return -ENOMEM;
 	o = malloc(bound ? bound : 1);
@@ -131,9 +132,11 @@ static int rev_compress(struct store *s, const void *src, size_t len, const void
 static int rev_decompress(struct store *s, const void *src, size_t slen, const void *prefix,
 			  size_t plen, size_t size, char **out)
 {
-	char *o = malloc(size + 1);
+	char *o;
 	size_t r;
 
+	assert(util_mutex_held(&s->lock));
+	o = malloc(size + 1);
 	if (!o)
 		return -ENOMEM;
 	if (!s->zd && !(s->zd = ZSTD_createDCtx())) {

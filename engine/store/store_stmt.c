@@ -142,6 +142,7 @@ static int prepare_v(struct store *s, sqlite3_stmt **st, const char *sql, const 
 {
 	int rc;
 
+	assert(util_mutex_held(&s->lock));
 	*st = stmt_get(s, sql);
 	if (!*st)
 		return -EIO;
@@ -191,8 +192,10 @@ int store__exec(struct store *s, const char *sql, const char *fmt, ...)
 
 int store__step(struct store *s, sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
+	int rc;
 
+	assert(util_mutex_held(&s->lock));
+	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		return 1;
 	return rc == SQLITE_DONE ? 0 : store__err(s, rc);
@@ -232,6 +235,7 @@ int store__txn_lock(struct store *s)
 
 int store__txn_unlock(struct store *s, int rc)
 {
+	assert(util_mutex_held(&s->lock));
 	if (rc == 0)
 		rc = store__script(s, "COMMIT");
 	if (rc) {

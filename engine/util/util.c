@@ -29,6 +29,8 @@ static int buf_reserve(struct buf *b, size_t extra)
 	size_t cap;
 	char *p;
 
+	BUF_ASSERT(b);
+	assert(need > b->len); /* no overflow */
 	if (need <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 256;
@@ -50,6 +52,7 @@ int buf_append(struct buf *b, const void *data, size_t len)
 		memcpy(b->data + b->len, data, len);
 	b->len += len;
 	b->data[b->len] = '\0';
+	BUF_ASSERT(b);
 	return 0;
 }
 
@@ -74,6 +77,7 @@ int buf_printf(struct buf *b, const char *fmt, ...)
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
+	BUF_ASSERT(b);
 	return 0;
 }
 
@@ -81,6 +85,7 @@ char *buf_steal(struct buf *b)
 {
 	char *p = b->data;
 
+	BUF_ASSERT(b);
 	if (!p) {
 		p = strdup("");
 		if (!p)

@@ -11,6 +11,8 @@
 #ifndef PACKETFS_UTIL_H
 #define PACKETFS_UTIL_H
 
+#include <assert.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +29,11 @@ struct buf {
 };
 
 void buf_init(struct buf *b);
+/* assert()s the bounds every buffer keeps: len < cap (room for the NUL)
+ * once it holds storage, len == cap == 0 before. (Code that shortens a
+ * buffer by setting len leaves the NUL to the next append.) */
+#define BUF_ASSERT(b) \
+	assert((b)->data ? (b)->len < (b)->cap : (b)->len == 0 && (b)->cap == 0)
 /* Appends len bytes. Returns 0 or -ENOMEM. */
 int buf_append(struct buf *b, const void *data, size_t len);
 int buf_puts(struct buf *b, const char *s);
@@ -93,6 +100,37 @@ int util_remove_tree(const char *path);
  * none: overlong forms, surrogates and code points past U+10FFFF are not
  * well-formed. Stores the code point in *cp unless cp is NULL. Any thread. */
 size_t util_utf8_char(const unsigned char *s, size_t n, uint32_t *cp);
+
+/*
+ * Invariants (check.c). The comments of packetfs name the lock that guards
+ * a field ("protected by X"), the lock a function expects ("files_lock
+ * held") and the thread it runs on ("loop thread only"); assert()s check
+ * them where they matter, as SQLite's assert(sqlite3_mutex_held(...)).
+ * They are on in the default (debugoptimized) build, in debug builds and
+ * in the test suite's builds (meson's b_ndebug=if-release; tests/run.sh
+ * sets b_ndebug=false); a release build (--buildtype=release, or
+ * -Db_ndebug=true) compiles them out, and these helpers with them. A
+ * failed assert aborts the daemon with the file, line and expression.
+ */
+/* 1 when the calling thread holds m (glibc: the mutex's recorded owner;
+ * elsewhere: when any thread holds it), else 0. Any thread; for assert(). */
+int util_mutex_held(pthread_mutex_t *m);
+/* The thread that owns a resource while it runs (the pipeline's loop
+ * thread): that thread enters it when it starts and leaves it when it
+ * ends. Zero-initialise: nobody owns it. */
+struct util_owner {
+	pthread_t thread; /* written by the owner before live is set */
+	int live;         /* atomic: the owner thread runs */
+};
+/* The calling thread owns o from now on / no longer: the owner thread. */
+void util_owner_enter(struct util_owner *o);
+void util_owner_leave(struct util_owner *o);
+/* 1 when the calling thread is o's owner and runs; any thread. */
+int util_owner_is_self(const struct util_owner *o);
+/* 1 when the calling thread is o's owner, or when no owner runs (before
+ * it starts and after it ends, whoever holds the resource may use it);
+ * any thread. */
+int util_owner_here(const struct util_owner *o);
 
 /*
  * The daemon's log (log.c). Lines go to stderr as "packetfs: MESSAGE" until

@@ -12,8 +12,9 @@ above include:
     exec      engine/exec/       exec.h     the processes packetfs runs
     git       engine/git/        git.h
     pipeline  engine/pipeline/   pipeline.h
-    namespace engine/namespace/  namespace.h, and engine.h (the engine's outward contract,
-                                 which the namespace implements)
+    contract  engine/engine.h    engine.h   the engine's outward contract: declarations
+                                            only, which the namespace and engine.c implement
+    namespace engine/namespace/  namespace.h
     engine    engine/engine.c    opens the layers
     fs        fs/                the FUSE daemon: engine.h alone; fs.h for cli/
     top       top/               packetfs top: engine.h alone; top.h for cli/
@@ -32,6 +33,10 @@ Rules, each failure printed as one line "layers: FILE:LINE: what":
     "name(" outside comments and strings.
  5. No source file is over LIMIT lines: the C of engine/, fs/, top/, cli/ and tests/unit/, and the
     shell and Python programs of tests/, examples/ and recipes/.
+ 6. The contract (engine.h) is declarations only: it includes no header of the tree but
+    util.h and defines no function, so that it sits below the namespace that implements it.
+ 7. A library's header is included only in the layers that own its objects (OWNED): libgit2
+    in git, SQLite in store, libfuse in fs, libuv in exec and pipeline.
 
 Exits 0 when every rule holds, 1 otherwise (with the lines), 2 on a usage error.
 """
@@ -40,17 +45,22 @@ import re
 import sys
 
 LIMIT = 800
-LAYERS = ["util", "store", "format", "exec", "git", "pipeline", "namespace", "engine", "fs",
-          "top", "cli"]
+LAYERS = ["util", "store", "format", "exec", "git", "pipeline", "contract", "namespace", "engine",
+          "fs", "top", "cli"]
 HEADERS = {"util": "util.h", "store": "store.h", "format": "format.h", "exec": "exec.h",
-           "git": "git.h", "pipeline": "pipeline.h", "namespace": "namespace.h",
-           "fs": "fs.h", "top": "top.h"}
+           "git": "git.h", "pipeline": "pipeline.h", "contract": "engine.h",
+           "namespace": "namespace.h", "fs": "fs.h", "top": "top.h"}
+CONTRACT = "engine/engine.h"
+CONTRACT_INCLUDES = {"util.h"}
 # The front ends: the headers of the layers below that each may include, and nothing else
 # across folders (fs/ and top/ are siblings, not a stack).
 FRONT = {"fs": {"engine.h"}, "top": {"engine.h"}, "cli": {"engine.h", "fs.h", "top.h"}}
 FRONT_BELOW = {"fs": set(), "top": set(), "cli": {"fs", "top"}}
 FRONTS = ("fs", "top", "cli")
 GENERATED = {"schema.h", "packetfs-config.h"}
+OWNED = {"git2.h": {"git"}, "sqlite3.h": {"store"}, "fuse_lowlevel.h": {"fs"},
+         "fuse.h": {"fs"}, "uv.h": {"exec", "pipeline"}}
+SYS_INC_RE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 
 
 def layer_of(rel):
@@ -61,7 +71,7 @@ def layer_of(rel):
     if parts[0] != "engine":
         return None
     if len(parts) == 2:
-        return "namespace" if parts[1] == "engine.h" else "engine"
+        return "contract" if parts[1] == "engine.h" else "engine"
     return parts[1] if parts[1] in LAYERS else None
 
 
@@ -143,13 +153,36 @@ def check(root):
             if higher(dst, src):
                 problems.append("%s: includes %s, of the higher layer %s" % (where, dst_rel, dst))
             elif os.path.dirname(dst_rel) != os.path.dirname(rel):
-                allowed = {HEADERS.get(dst)} | ({"engine.h"} if dst == "namespace" else set())
+                allowed = {HEADERS.get(dst)}
                 if src in FRONTS:
                     allowed &= FRONT[src]
                 if os.path.basename(dst_rel) not in allowed:
                     named = FRONT[src] if src in FRONTS else allowed
                     problems.append("%s: includes %s, not the %s layer's header (%s)" % (
                         where, dst_rel, dst, " or ".join(sorted(a for a in named if a))))
+
+    # Rule 6: the contract declares, includes util.h alone, defines nothing.
+    if CONTRACT in files:
+        text = files[CONTRACT]
+        for m in INC_RE.finditer(text):
+            if os.path.basename(m.group(1)) not in CONTRACT_INCLUDES:
+                problems.append("%s:%d: the contract includes %s (only %s: declarations only)" % (
+                    CONTRACT, text.count("\n", 0, m.start()) + 1, m.group(1),
+                    " ".join(sorted(CONTRACT_INCLUDES))))
+        body = strip(text)
+        for m in re.finditer(r"\)\s*\{", body):
+            problems.append("%s:%d: the contract defines a function (declarations only)" % (
+                CONTRACT, body.count("\n", 0, m.start()) + 1))
+
+    # Rule 7: the libraries' headers, in the layers that own them.
+    for rel, text in sorted(files.items()):
+        src = layer_of(rel)
+        for m in SYS_INC_RE.finditer(text):
+            owners = OWNED.get(m.group(1))
+            if owners and src not in owners:
+                problems.append("%s:%d: includes <%s>, which only %s may (its objects are theirs)" % (
+                    rel, text.count("\n", 0, m.start()) + 1, m.group(1),
+                    " and ".join(sorted(owners))))
 
     # Rule 3: cycles, by depth-first search.
     state = {}

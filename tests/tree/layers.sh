@@ -50,6 +50,14 @@ breach "an include cycle" "include cycle" \
 	'sed -i "0,/#define/s//#include \"store.h\"\n&/" engine/util/util.h'
 breach "an upward call" "calls engine_changed() of engine/namespace/" \
 	'printf "void probe(void)\n{\n\tengine_changed(0, 0, 0, 0);\n}\n" >>engine/pipeline/pipe.c'
+breach "the contract including a layer" "the contract includes pipeline.h" \
+	'sed -i "0,/#include \"util.h\"/s//&\n#include \"pipeline.h\"/" engine/engine.h'
+breach "the contract defining a function" "the contract defines a function" \
+	'sed -i "s,^#endif,static inline int probe(void) { return 0; }\n&," engine/engine.h'
+breach "the pipeline seeing the contract" "includes engine/engine.h, of the higher layer contract" \
+	'sed -i "0,/#include \"pipe_int.h\"/s//&\n#include \"engine.h\"/" engine/pipeline/pipe_queue.c'
+breach "libgit2 outside the git layer" "includes <git2.h>, which only git may" \
+	'sed -i "0,/#include \"namespace.h\"/s//#include <git2.h>\n&/" engine/namespace/view.c'
 breach "a long file" "engine/exec/gpu.c" \
 	'seq 801 | sed "s,.*,/* padding */," >>engine/exec/gpu.c'
 breach "a long script" "tests/lib.sh" \

@@ -122,8 +122,10 @@ TEST(version_10)
 	}
 	s = test_store_item(dir, 0, "fix-1", &it);
 	ASSERT_EQ(store_carry_line(s, it.id, old_line, "imported", 0, "why"), 0);
+	pthread_mutex_lock(&s->lock); /* store__ helpers run under the store's lock */
 	ASSERT_EQ(store__exec(s, "UPDATE registry SET line = ''", ""), -EPERM);
 	ASSERT_EQ(store__exec(s, "DELETE FROM registry", ""), -EPERM);
+	pthread_mutex_unlock(&s->lock);
 	ASSERT_EQ(store_registry_raw_lines(s, it.id, &lines, &n), 0);
 	ASSERT_EQ(n, 2);
 	strv_free(lines);

@@ -1,10 +1,14 @@
 /*
  * test-util.c - buffers, time stamps, SHA-256 (against known vectors),
- * string vectors with shell quoting, and whole-file I/O.
+ * string vectors with shell quoting, whole-file I/O, and the helpers of
+ * the engine's assert()s (util_mutex_held, util_owner).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -101,6 +105,80 @@ TEST(files)
 	ASSERT_EQ(test_rmtree(dir), 0);
 }
 
+static pthread_mutex_t other_m = PTHREAD_MUTEX_INITIALIZER;
+static struct util_owner other_o;
+
+/* Another thread's view: of a mutex the main thread holds, of an owner. */
+static void *other_thread(void *arg)
+{
+	int *seen = arg;
+
+	seen[0] = util_mutex_held(&other_m);
+	seen[1] = util_owner_is_self(&other_o);
+	seen[2] = util_owner_here(&other_o);
+	return NULL;
+}
+
+TEST(invariants)
+{
+	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+	struct timespec now;
+	pthread_t t;
+	int seen[3];
+
+	ASSERT_EQ(util_mutex_held(&other_m), 0);
+	pthread_mutex_lock(&other_m);
+	ASSERT_EQ(util_mutex_held(&other_m), 1);
+	/* A wait gives the mutex up and takes it again. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	ASSERT_EQ(pthread_cond_timedwait(&cond, &other_m, &now), ETIMEDOUT);
+	ASSERT_EQ(util_mutex_held(&other_m), 1);
+
+	/* Nobody owns other_o: every thread is here, none is its owner. */
+	ASSERT_EQ(util_owner_is_self(&other_o), 0);
+	ASSERT_EQ(util_owner_here(&other_o), 1);
+	util_owner_enter(&other_o);
+	ASSERT_EQ(util_owner_is_self(&other_o), 1);
+	ASSERT_EQ(util_owner_here(&other_o), 1);
+	ASSERT_EQ(pthread_create(&t, NULL, other_thread, seen), 0);
+	pthread_join(t, NULL);
+#ifdef __GLIBC__
+	ASSERT_EQ(seen[0], 0); /* held, but by another thread */
+#endif
+	ASSERT_EQ(seen[1], 0);
+	ASSERT_EQ(seen[2], 0);
+	pthread_mutex_unlock(&other_m);
+	ASSERT_EQ(util_mutex_held(&other_m), 0);
+	util_owner_leave(&other_o);
+	ASSERT_EQ(util_owner_is_self(&other_o), 0);
+	ASSERT_EQ(pthread_create(&t, NULL, other_thread, seen), 0);
+	pthread_join(t, NULL);
+	ASSERT_EQ(seen[0], 0);
+	ASSERT_EQ(seen[2], 1); /* the owner ended: whoever holds it may use it */
+	pthread_cond_destroy(&cond);
+}
+
+/* The child of a fork has a thread id of its own: what it holds is its. */
+TEST(mutex_held_after_fork)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	int status;
+	pid_t pid;
+
+	pthread_mutex_lock(&m);
+	ASSERT_EQ(util_mutex_held(&m), 1); /* the parent's id is known now */
+	pthread_mutex_unlock(&m);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		pthread_mutex_lock(&m);
+		_exit(util_mutex_held(&m) == 1 ? 0 : 1);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	RUN(buf);
@@ -108,5 +186,7 @@ int main(void)
 	RUN(sha256);
 	RUN(strv);
 	RUN(files);
+	RUN(invariants);
+	RUN(mutex_held_after_fork);
 	return 0;
 }
