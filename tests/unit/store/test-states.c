@@ -263,9 +263,11 @@ TEST(migrate_12)
 	s = test_store_open(dir, 0, 0);
 	check_rows(s);
 	/* Foreign keys are on again after the upgrade turned them off. */
+	pthread_mutex_lock(&s->lock); /* store__ helpers run under the store's lock */
 	ASSERT_EQ(store__first(s, &st, "PRAGMA foreign_keys", ""), 0);
 	ASSERT_EQ(sqlite3_column_int(st, 0), 1);
 	store__done(st);
+	pthread_mutex_unlock(&s->lock);
 	store_close(s);
 	raw_text("SELECT value FROM meta WHERE key = 'schema_version'", sql, sizeof(sql));
 	ASSERT_STREQ(sql, "13");
