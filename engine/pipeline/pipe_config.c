@@ -66,7 +66,7 @@ static int check_run_as(const char *name, char *err, size_t errlen)
 int pipeline_config_check(const struct pfs_config *cfg, char *err, size_t errlen)
 {
 	struct stat st;
-	size_t i;
+	size_t i, k;
 	int rc;
 
 	if (cfg->run_as && (rc = check_run_as(cfg->run_as, err, errlen)))
@@ -83,6 +83,18 @@ int pipeline_config_check(const struct pfs_config *cfg, char *err, size_t errlen
 			snprintf(err, errlen, "stages[%zu].run: %s: no such executable", i,
 				 cfg->stages[i].run[0]);
 			return -EINVAL;
+		}
+	}
+	for (i = 0; i < cfg->ntemplates; i++) {
+		const struct pfs_config *path = cfg->templates[i].path;
+
+		for (k = 1; k < path->nstages; k++) {
+			if (path->stages[k].run && !program_exists(path->stages[k].run[0])) {
+				snprintf(err, errlen, "templates.%s.stages[%zu].run: %s: no such "
+					 "executable", cfg->templates[i].name, k - 1,
+					 path->stages[k].run[0]);
+				return -EINVAL;
+			}
 		}
 	}
 	for (i = 0; i < cfg->nnotify; i++) {
