@@ -35,7 +35,8 @@ static const char *const rounds_keys[] = { "every_s", "max", NULL };
 static const char *const engine_vars[] = {
 	"PACKET_ITEM", "PACKET_DIR", "PACKET_WORKTREE", "PACKET_STAGE", "PACKET_ITERATION",
 	"PACKET_BRANCH", "PACKET_BASE", "PACKET_REPO", "PACKET_LEARNINGS", "PACKET_ROUND",
-	"PACKET_JUNIT", "PACKET_RUN_CREDENTIAL", "RECIPE_NAME", NULL,
+	"PACKET_JUNIT", "PACKET_RUN_CREDENTIAL", "RECIPE_NAME", "PACKET_ROUTE", "PACKET_TEMPLATE",
+	"PACKET_ENGINE", "PACKET_REVIEW_REQUEST", NULL,
 };
 
 /* An item-relative path: not absolute and without ".." components. */

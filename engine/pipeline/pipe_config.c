@@ -117,6 +117,15 @@ struct pfs_config *pipeline_config_get(struct pipeline *pl)
 	return cfg;
 }
 
+struct pfs_config *pipeline_config_item(struct pipeline *pl, const struct item *it)
+{
+	struct pfs_config *cfg = pipeline_config_get(pl);
+	const struct pfs_config *path = it && it->template ? config_path(cfg, it->template) : NULL;
+
+	/* Configurations are never modified once parsed (config.h). */
+	return path ? (struct pfs_config *)path : cfg;
+}
+
 int pipeline_config_json(struct pipeline *pl, struct buf *out)
 {
 	int rc;

@@ -530,9 +530,10 @@ static int recover_item(void *arg, const struct item *it0)
 		 * interrupted; the stages are where they were, so the item is done
 		 * when its last stage had succeeded, and waits for advance
 		 * otherwise. */
+		const struct pfs_config *path = pipeline_config_item(pl, &it);
 		size_t k;
-		const char *back = it.stage_ok && config_stage(cfg, it.stage, &k) &&
-				   k + 1 == cfg->nstages ? "done" : "waiting";
+		const char *back = it.stage_ok && config_stage(path, it.stage, &k) &&
+				   k + 1 == path->nstages ? "done" : "waiting";
 		char extra[64];
 
 		free(it.state);

@@ -105,6 +105,10 @@ static const char *const undo[] = {
 	       "CREATE TRIGGER registry_no_delete BEFORE DELETE ON registry "
 	       "BEGIN SELECT RAISE(ABORT, 'registry is append-only'); END;",
 	[11] = "DROP INDEX documents_dirs;",
+	[12] = "ALTER TABLE items DROP COLUMN route;"
+	       "ALTER TABLE items DROP COLUMN template;"
+	       "ALTER TABLE items DROP COLUMN engine;"
+	       "ALTER TABLE items DROP COLUMN review_request;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)
