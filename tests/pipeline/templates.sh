@@ -53,6 +53,8 @@ assert_contains "$(cat "$tr")" "inv investigate template=debug route= engine=vll
 assert_eq "$base" "$(git -C "$REPO" rev-parse packetfs/inv)" "inv: the branch did not move"
 assert_contains "$(cat "$M/inv/report.md")" "On template debug" "inv: report.md"
 assert_contains "$(cat "$M/inv/status.json")" '"template":"debug"' "inv: status.json"
+assert_contains "$(cat "$M/inv/report.html")" "<tr><th>template</th><td>debug</td></tr>" \
+	"inv: report.html"
 
 # The route through routes to the change template, end to end (published).
 wait_state "$M" impl done
