@@ -55,6 +55,7 @@ assert_contains "$(cat "$M/inv/report.md")" "On template debug" "inv: report.md"
 assert_contains "$(cat "$M/inv/status.json")" '"template":"debug"' "inv: status.json"
 assert_contains "$(cat "$M/inv/report.html")" "<tr><th>template</th><td>debug</td></tr>" \
 	"inv: report.html"
+assert_contains "$(cat "$M/index.html")" "investigate<br /><small>template debug</small>" "index.html"
 
 # The route through routes to the change template, end to end (published).
 wait_state "$M" impl done
