@@ -74,6 +74,13 @@ assert_contains "$(cat "$M"/impl/validation/logs/*05-env*)" "PACKET_ROUTE=implem
 	"impl: recipe env route"
 assert_contains "$(cat "$M"/impl/validation/logs/*05-env*)" "PACKET_ENGINE=sglang" "impl: recipe env engine"
 
+# run STAGE takes a stage of the item's own path only.
+assert_fails_with EINVAL sh_write "$M/impl/ctl" $'run investigate\n'
+assert_contains "$(cat "$M/impl/ctl")" "run: no stage 'investigate' in the pipeline of template change" \
+	"impl: run of another template's stage"
+assert_fails_with EINVAL sh_write "$M/impl/ctl" $'run nosuch\n'
+assert_contains "$(cat "$M/impl/ctl")" "no stage 'nosuch' in the pipeline" "impl: run of no stage"
+
 # No header line, no default: the top-level stages.
 wait_state "$M" plain done
 assert_eq "" "$(status_field "$M" plain template)" "plain: template"
