@@ -17,6 +17,8 @@
 #
 # Exits 1 with "adopt-request.sh: what: why" when PACKET_REVIEW_REQUEST is empty or not a
 # pull request, or the fetch fails.
+# Backquotes in single-quoted strings are Markdown, not command substitution.
+# shellcheck disable=SC2016
 set -euo pipefail
 
 # shellcheck source=lib.sh

@@ -29,10 +29,9 @@ ex=$ROOT/examples/stages
 request="[{\"name\": \"adopt\", \"run\": [\"/bin/bash\", \"$ex/adopt-request.sh\"], \"produces\": [\"adopted.md\"]},
 	$(validate_stage), $(review_stage sound),
 	{\"name\": \"publish\", \"run\": [\"/bin/bash\", \"$ex/answer-request.sh\"], \"produces\": [\"answer.json\"]}]"
-EXTRA="\"templates\": {\"existing-request\": {\"stages\": $request}},
+extra="\"templates\": {\"existing-request\": {\"stages\": $request}},
   \"routes\": {\"review\": \"existing-request\"},"
-export EXTRA
-pipeline_store "$(stage_json plan plan.md plan-header.sh 01-build)" "$(print_stage)" "$(validate_stage)" \
+EXTRA=$extra pipeline_store "$(stage_json plan plan.md plan-header.sh 01-build)" "$(print_stage)" "$(validate_stage)" \
 	"$(review_stage sound)" "$(publish_stage)"
 new_item pr1
 printf '%s\n' 'Route: review' 'Review request: https://github.com/acme/hello/pull/1' >"$M/pr1/header"

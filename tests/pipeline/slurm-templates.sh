@@ -9,10 +9,9 @@ need_slurm
 make_repo
 copy_recipes slurm
 check="[$(print_stage), $(validate_stage)]"
-EXTRA="\"executor\": {\"kind\": \"slurm\", \"poll_ms\": 200},
+extra="\"executor\": {\"kind\": \"slurm\", \"poll_ms\": 200},
   \"templates\": {\"check\": {\"stages\": $check}},"
-export EXTRA
-pipeline_item "$(stage_json plan plan.md plan-header.sh 01-build 05-env)" "$(print_stage)" \
+EXTRA=$extra pipeline_item "$(stage_json plan plan.md plan-header.sh 01-build 05-env)" "$(print_stage)" \
 	"$(validate_stage)" "$(review_stage sound)" "$(publish_stage)"
 printf '%s\n' 'Template: check' 'Route: perf' 'Engine: vllm' 'Review request: 9' >"$d/header"
 ctl "$M" fix-1 advance

@@ -19,10 +19,9 @@ trace_stage()
 change="[$(print_stage), $(trace_stage measure measure.md), $(validate_stage),
 	$(review_stage sound), $(publish_stage)]"
 debug="[$(trace_stage investigate report.md)]"
-EXTRA="\"templates\": {\"change\": {\"stages\": $change}, \"debug\": {\"stages\": $debug}},
+extra="\"templates\": {\"change\": {\"stages\": $change}, \"debug\": {\"stages\": $debug}},
   \"routes\": {\"implementation\": \"change\", \"bug\": \"debug\"},"
-export EXTRA
-pipeline_store "$plan" "$(print_stage)" "$(validate_stage)" "$(review_stage sound)" "$(publish_stage)"
+EXTRA=$extra pipeline_store "$plan" "$(print_stage)" "$(validate_stage)" "$(review_stage sound)" "$(publish_stage)"
 base=$(git -C "$REPO" rev-parse main)
 
 # header ITEM LINE... : makes ITEM whose plan.md will open with the LINEs.
@@ -111,8 +110,9 @@ wait_state "$M" inv done
 assert_eq change "$(status_field "$M" inv template)" "inv: template after plan again"
 assert_eq "" "$(status_field "$M" inv engine)" "inv: engine after plan again"
 assert_eq publish "$(status_field "$M" inv stage)" "inv: stage after plan again"
-ls "$M/inv/stages" | grep -q -- '-investigate.log$' || fail "inv: the investigation's log is gone: $(ls "$M/inv/stages")"
-ls "$M/inv/stages" | grep -q -- '-measure.log$' || fail "inv: no measure log: $(ls "$M/inv/stages")"
+logs=$(ls "$M/inv/stages")
+assert_contains "$logs" "-investigate.log" "inv: the investigation's log stays"
+assert_contains "$logs" "-measure.log" "inv: the change path's logs"
 assert_contains "$(grep '"type":"template"' "$M/inv/events")" '"template":"debug"' "inv: first path event"
 assert_contains "$(grep '"type":"template"' "$M/inv/events")" '"template":"change"' "inv: second path event"
 assert_contains "$(cat "$M/inv/report.html")" investigate "inv: the timeline keeps the investigation"
