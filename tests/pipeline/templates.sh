@@ -6,7 +6,8 @@
 # PACKET_TEMPLATE, PACKET_ENGINE and PACKET_REVIEW_REQUEST; status, status.json and `packetfs
 # status` show the path. An unknown Template fails plan naming the templates; plan run again
 # with another template changes the path, and the runs of the old one stay in the history. A
-# template that would publish without a review is refused at load.
+# template that would publish without a review is refused at load; a default_template is the
+# path of a plan that names none.
 . "$(dirname "$0")/../lib.sh"
 make_repo
 copy_recipes
@@ -137,4 +138,18 @@ assert_contains "$(cat "$M/.packetfs/pipeline.error")" \
 	"templates.fast.stages: stage 'ship' publishes, but no stage before it produces review.md" \
 	"pipeline.error of an unreviewed template"
 assert_not_contains "$(cat "$M/.packetfs/pipeline.json")" '"fast"' "the pipeline in force"
+
+# With a default_template, an item whose plan names no path takes it.
+python3 - "$M/.packetfs/pipeline.json" "$T/default.json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+o["default_template"] = "debug"
+json.dump(o, open(sys.argv[2], "w"), indent=2)
+PY
+cp "$T/default.json" "$M/.packetfs/pipeline.json"
+header dflt
+ctl "$M" dflt advance
+wait_state "$M" dflt done
+assert_eq debug "$(status_field "$M" dflt template)" "dflt: the default template"
+assert_eq investigate "$(status_field "$M" dflt stage)" "dflt: stage"
 exit 0
