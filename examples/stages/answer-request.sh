@@ -18,6 +18,9 @@
 #        ### Review         review.md
 #   3. writes answer.json into the packet: {"number": N, "head": COMMIT, "comment": URL}.
 #
+# With --dry-run it only prints the answer and the request it would go to, and calls no gh
+# (the demo's pipeline runs it so, having no GitHub repository).
+#
 # gh finds the repository as it always does: GH_REPO, else the git remotes of the worktree.
 # GH names another gh command (default gh). Exits 1 with "answer-request.sh: what: why" when
 # PACKET_REVIEW_REQUEST names no pull request, or gh is missing or fails.
@@ -28,6 +31,12 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+dry_run=0
+case ${1:-} in
+--dry-run) dry_run=1 ;;
+"") ;;
+*) die "$1: unknown argument (usage: answer-request.sh [--dry-run])" ;;
+esac
 request=${PACKET_REVIEW_REQUEST:-}
 v=${request#\#}
 if [[ $v =~ ^[0-9]+$ ]]; then
@@ -38,7 +47,7 @@ else
 	die "Review request: ${request:-(none)}: not a pull request number or URL"
 fi
 GH=${GH:-gh}
-command -v "$GH" >/dev/null 2>&1 || die "$GH: not found (install GitHub CLI, https://cli.github.com, or set GH)"
+[ "$dry_run" = 1 ] || command -v "$GH" >/dev/null 2>&1 || die "$GH: not found (install GitHub CLI, https://cli.github.com, or set GH)"
 wt=${PACKET_WORKTREE:-}
 [ -d "$wt" ] || die "PACKET_WORKTREE: not a directory (run this program as a packetfs stage)"
 head=$(git -C "$wt" rev-parse HEAD)
@@ -53,12 +62,14 @@ status_of() {
 # demoted FILE : FILE with its Markdown headings two levels down (they nest under ours).
 demoted() { sed -E 's/^(#{1,4}) /\1## /' "$1"; }
 
-view=$(gh_ pr view "$number" --json headRefOid,url) || die "gh pr view $number: $(err_text)"
-read -r now url < <(printf '%s' "$view" | python3 -c \
-	'import json, sys; o = json.load(sys.stdin); print(o.get("headRefOid") or "-", o["url"])') ||
-	die "gh pr view $number: unreadable JSON: $view"
-if [ "$now" != - ] && [ "$now" != "$head" ]; then
-	die "pull request $number: its head moved to $now since $head was judged: the review is stale (run the adopting stage again)"
+if [ "$dry_run" = 0 ]; then
+	view=$(gh_ pr view "$number" --json headRefOid,url) || die "gh pr view $number: $(err_text)"
+	read -r now url < <(printf '%s' "$view" | python3 -c \
+		'import json, sys; o = json.load(sys.stdin); print(o.get("headRefOid") or "-", o["url"])') ||
+		die "gh pr view $number: unreadable JSON: $view"
+	if [ "$now" != - ] && [ "$now" != "$head" ]; then
+		die "pull request $number: its head moved to $now since $head was judged: the review is stale (run the adopting stage again)"
+	fi
 fi
 
 registry_lines=0
@@ -83,6 +94,13 @@ registry_lines=0
 	fi
 } >"$tmp/answer.md"
 
+if [ "$dry_run" = 1 ]; then
+	printf 'Answer to pull request %s (dry run: not sent)\n\n' "$number"
+	cat "$tmp/answer.md"
+	python3 -c 'import json, sys; print(json.dumps({"number": int(sys.argv[1]), "head": sys.argv[2], "comment": ""}))' \
+		"$number" "$head" >answer.json
+	exit 0
+fi
 comment=$(gh_ pr comment "$number" --body-file "$tmp/answer.md") || die "gh pr comment $number: $(err_text)"
 comment=$(printf '%s\n' "$comment" | grep -m 1 '^https\?://' || true)
 python3 -c 'import json, sys; print(json.dumps({"number": int(sys.argv[1]), "head": sys.argv[2], "comment": sys.argv[3]}))' \
