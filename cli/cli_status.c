@@ -170,18 +170,22 @@ static int status_one(struct source *s, const char *item, int json)
 
 /* The columns of the status table: name, width hint (a fraction of the
  * table's width below 1) and libsmartcols flags. The item name and what
- * runs are never cut; the evidence is cut to fit, the last error wraps. */
+ * runs are never cut; the evidence is cut to fit, the last error wraps.
+ * TEMPLATE and ROUTE (the path the plan chose, SPEC §5 "Routes and
+ * templates") are there only when some item has one (optional). */
 static const struct {
 	const char *name, *key;
 	double width;
-	int flags;
+	int flags, optional;
 } columns[] = {
-	{ "ITEM", NULL, 0, 0 },
-	{ "STATE", "state", 8, 0 },
-	{ "STAGE", "stage", 8, 0 },
-	{ "RUNNING", "running", 0.25, 0 },
-	{ "EVIDENCE", "evidence", 0.1, SCOLS_FL_TRUNC },
-	{ "LAST ERROR", "last_error", 0.3, SCOLS_FL_WRAP },
+	{ "ITEM", NULL, 0, 0, 0 },
+	{ "STATE", "state", 8, 0, 0 },
+	{ "STAGE", "stage", 8, 0, 0 },
+	{ "TEMPLATE", "template", 8, 0, 1 },
+	{ "ROUTE", "route", 8, 0, 1 },
+	{ "RUNNING", "running", 0.25, 0, 0 },
+	{ "EVIDENCE", "evidence", 0.1, SCOLS_FL_TRUNC, 0 },
+	{ "LAST ERROR", "last_error", 0.3, SCOLS_FL_WRAP, 0 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -204,8 +208,23 @@ static size_t table_width(void)
 	return 80;
 }
 
-/* A new table with the status columns into *out. 0 or -ENOMEM. */
-static int table_new(struct libscols_table **out)
+/* Whether status text has a non-empty value of key (status_value shows
+ * an empty one as "-"). */
+static int has_value(const char *text, const char *key)
+{
+	char val[8];
+
+	status_value(text, key, val, sizeof(val));
+	return strcmp(val, "-") != 0;
+}
+
+/* Whether column i is in the table; shown[i] says so for the optional
+ * ones. */
+#define COLUMN_IN(i, shown) (!columns[i].optional || (shown)[i])
+
+/* A new table with the status columns (shown: see COLUMN_IN) into *out.
+ * 0 or -ENOMEM. */
+static int table_new(struct libscols_table **out, const int *shown)
 {
 	struct libscols_table *tb = scols_new_table();
 	size_t i;
@@ -217,7 +236,7 @@ static int table_new(struct libscols_table **out)
 	scols_table_set_termforce(tb, SCOLS_TERMFORCE_ALWAYS);
 	scols_table_set_termwidth(tb, table_width());
 	for (i = 0; i < NCOLUMNS; i++) {
-		if (scols_table_new_column(tb, columns[i].name, columns[i].width,
+		if (COLUMN_IN(i, shown) && scols_table_new_column(tb, columns[i].name, columns[i].width,
 					   columns[i].flags) == NULL) {
 			scols_unref_table(tb);
 			return -ENOMEM;
@@ -228,20 +247,23 @@ static int table_new(struct libscols_table **out)
 }
 
 /* A row of tb for item from its status text. 0 or -ENOMEM. */
-static int table_row(struct libscols_table *tb, const char *item, const char *text)
+static int table_row(struct libscols_table *tb, const int *shown, const char *item,
+		     const char *text)
 {
 	struct libscols_line *ln = scols_table_new_line(tb, NULL);
 	char val[4096];
-	size_t i;
+	size_t i, n = 0;
 
 	if (ln == NULL)
 		return -ENOMEM;
 	for (i = 0; i < NCOLUMNS; i++) {
+		if (!COLUMN_IN(i, shown))
+			continue;
 		if (columns[i].key)
 			status_value(text, columns[i].key, val, sizeof(val));
 		else
 			snprintf(val, sizeof(val), "%s", item);
-		if (scols_line_set_data(ln, i, val) != 0)
+		if (scols_line_set_data(ln, n++, val) != 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -251,34 +273,61 @@ static int status_all(struct source *s, int json)
 {
 	struct libscols_table *tb = NULL;
 	char **items = NULL, path[PATH_MAX];
-	size_t i;
+	struct buf *texts = NULL;
+	char *bad = NULL; /* bad[i]: item i's status could not be read */
+	int shown[NCOLUMNS] = { 0 };
+	size_t i, k, n = 0;
 	int r = source_items(s, &items), rc = 0;
 
-	if (r == 0 && !json)
-		r = table_new(&tb);
+	/* Every status first: the optional columns are there when some
+	 * item has a value for them. */
+	for (i = 0; r == 0 && items && items[i]; i++)
+		n++;
+	if (r == 0 && n && (!(texts = calloc(n, sizeof(*texts))) || !(bad = calloc(n, 1))))
+		r = -ENOMEM;
 	if (r < 0) {
+		free(texts);
+		strv_free(items);
+		return cli_fail("status", "%s", strerror(-r));
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/%s/%s", items[i], json ? "status.json" : "status");
+		r = source_read(s, path, &texts[i]);
+		if (r < 0) {
+			rc = cli_fail("status", "%s: %s", items[i], strerror(-r));
+			buf_free(&texts[i]);
+			bad[i] = 1;
+			continue;
+		}
+		trim(&texts[i]);
+		for (k = 0; !json && k < NCOLUMNS; k++)
+			if (columns[k].optional && texts[i].data && has_value(texts[i].data,
+									    columns[k].key))
+				shown[k] = 1;
+	}
+	if (!json && (r = table_new(&tb, shown)) < 0) {
+		for (i = 0; i < n; i++)
+			buf_free(&texts[i]);
+		free(texts);
+		free(bad);
 		strv_free(items);
 		return cli_fail("status", "%s", strerror(-r));
 	}
 	if (json)
 		printf("[");
-	for (i = 0; items && items[i]; i++) {
-		struct buf b = { NULL, 0, 0 };
+	for (i = 0; i < n; i++) {
+		struct buf *b = &texts[i];
 
-		snprintf(path, sizeof(path), "/%s/%s", items[i], json ? "status.json" : "status");
-		r = source_read(s, path, &b);
-		if (r < 0) {
-			rc = cli_fail("status", "%s: %s", items[i], strerror(-r));
-			buf_free(&b);
-			continue;
-		}
-		trim(&b);
+		if (bad[i])
+			continue; /* said above */
 		if (json)
-			printf("%s%s", i ? ",\n" : "\n", b.data ? b.data : "{}");
-		else if ((r = table_row(tb, items[i], b.data ? b.data : "")) < 0)
+			printf("%s%s", i ? ",\n" : "\n", b->data ? b->data : "{}");
+		else if ((r = table_row(tb, shown, items[i], b->data ? b->data : "")) < 0)
 			rc = cli_fail("status", "%s: %s", items[i], strerror(-r));
-		buf_free(&b);
+		buf_free(b);
 	}
+	free(texts);
+	free(bad);
 	if (json)
 		printf("%s]\n", items ? "\n" : "");
 	else if (items)

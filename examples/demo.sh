@@ -22,7 +22,11 @@
 #    verdict and the assessment were made at, and that the registry holds a
 #    validated engine run of each procedure recorded by the validate stage;
 #    shows the packet, its status, change-validation.md, the evidence and
-#    the diff; unmounts.
+#    the diff;
+# 6. creates the item demo-2, whose brief says "Template:
+#    debug-investigation": in the same store it takes the investigation
+#    path (validate at the base, then report.md, no change); shows the
+#    report; unmounts.
 #
 # Exits 0 when every step worked. On a failure it prints the item's logs,
 # exits 1, and keeps the temporary directory for inspection (it is removed
@@ -241,6 +245,32 @@ say "validation/evidence.md"
 cat "$P/validation/evidence.md"
 say "change.diff"
 cat "$P/change.diff"
+
+# --- 6. another path in the same store ------------------------------------
+# The brief's "Template:" line, which plan.sh carries into plan.md, sends
+# this item down the investigation template: validate at the base, then a
+# report instead of a change (docs/routes.md).
+ITEM=demo-2
+say "packetfs new $MNT $ITEM --brief - (Template: debug-investigation)"
+"$PFS" new "$MNT" "$ITEM" --brief - <<'BRIEF'
+# str_count_char miscounts?
+
+Template: debug-investigation
+
+## Hypotheses
+
+- str_count_char stops at the first match.
+- The unit tests do not cover repeated characters.
+BRIEF
+P=$MNT/$ITEM
+say "advance (: > $P/ctl)"
+: >"$P/ctl"
+wait_for "done" 150
+[ "$(field template)" = debug-investigation ] || die "$ITEM took template '$(field template)'"
+[ "$(field head)" = "$(git -C "$WORK/repo" rev-parse main)" ] ||
+	die "$ITEM: the investigation moved its branch"
+say "$ITEM took template $(field template): report.md"
+cat "$P/report.md"
 
 ok=1
 say "demo done in $((SECONDS - T0))s"

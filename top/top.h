@@ -38,6 +38,7 @@ struct top_item {
 	char *name;                 /* malloc'd; the item's directory name */
 	char state[16];             /* "" until read */
 	char stage[64];
+	char template[64];          /* the template the plan chose, "" when none */
 	char evidence[32];          /* "3/4" */
 	char *last_error;           /* malloc'd, "" when none */
 	struct top_run runs[TOP_MAX_RUNS];
@@ -54,6 +55,8 @@ struct top_model {
 	struct top_item *items;     /* sorted by name */
 	size_t n, cap;
 	int name_w, stage_w;        /* the longest name and stage (columns) */
+	int template_w;             /* the longest template, 0 when no item has
+				     * one (then there is no TEMPLATE column) */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC. */

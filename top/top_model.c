@@ -4,7 +4,8 @@
  *
  * Invariants: items[0..n-1] are sorted by name (strcmp) with no name twice;
  * name_w and stage_w are the longest name and stage among them (at least
- * the width of their column's title).
+ * the width of their column's title); template_w the longest template, or
+ * 0 when none has one.
  */
 #include <cJSON.h>
 #include <dirent.h>
@@ -69,7 +70,11 @@ static void widths(struct top_model *m)
 
 	m->name_w = 4;   /* "ITEM" */
 	m->stage_w = 5;  /* "STAGE" */
+	m->template_w = 0;
 	for (i = 0; i < m->n; i++) {
+		l = strlen(m->items[i].template);
+		if (l && (int)l > m->template_w)
+			m->template_w = (int)l < 8 ? 8 : (int)l; /* "TEMPLATE" */
 		l = strlen(m->items[i].name);
 		if ((int)l > m->name_w)
 			m->name_w = (int)l;
@@ -178,6 +183,7 @@ int top_item_parse(struct top_item *it, const char *text, int64_t now_ms)
 	it->last_error = err;
 	copy_member(o, "state", it->state, sizeof(it->state));
 	copy_member(o, "stage", it->stage, sizeof(it->stage));
+	copy_member(o, "template", it->template, sizeof(it->template));
 	/* "3/4 validated": the counts are what a row has room for. */
 	copy_member(o, "evidence", evidence, sizeof(evidence));
 	snprintf(it->evidence, sizeof(it->evidence), "%.*s", (int)strcspn(evidence, " "), evidence);

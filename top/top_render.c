@@ -4,7 +4,8 @@
  * the width of the screen in display columns.
  *
  * A row: a two-column mark ("> " for the selected item), then ITEM, STATE,
- * STAGE, RUNNING (each run's name and elapsed time), EVIDENCE (n/m) and
+ * STAGE, TEMPLATE (only when some item has one: the path its plan chose),
+ * RUNNING (each run's name and elapsed time), EVIDENCE (n/m) and
  * LAST ERROR, which takes the rest of the line. Columns keep their
  * positions from row to row (the widths come from the whole model, capped
  * so that a long name or stage leaves room for the rest); a line wider than
@@ -125,24 +126,35 @@ static void column_widths(const struct top_model *m, int width, int *name_w, int
 	*stage_w = m->stage_w < 12 ? m->stage_w : 12;
 }
 
-/* The line of the columns' texts, cols[0..5], fitted into out. */
-static void render_line(const struct top_model *m, const char *mark, const char *const cols[6],
+/* The line of the columns' texts, cols[0..6], fitted into out: cols[6],
+ * the template, goes after the stage when some item has one. */
+static void render_line(const struct top_model *m, const char *mark, const char *const cols[7],
 			int width, char *out, size_t size)
 {
 	int name_w, stage_w;
-	int w[5];
+	int w[6];
+	const char *c[6];
 	char line[4096], field[512];
-	size_t len, k;
+	size_t len, k, n = 0;
 
 	column_widths(m, width, &name_w, &stage_w);
-	w[0] = name_w;
-	w[1] = STATE_W;
-	w[2] = stage_w;
-	w[3] = RUNNING_W;
-	w[4] = EVIDENCE_W;
+	w[n] = name_w;
+	c[n++] = cols[0];
+	w[n] = STATE_W;
+	c[n++] = cols[1];
+	w[n] = stage_w;
+	c[n++] = cols[2];
+	if (m->template_w) {
+		w[n] = m->template_w < 16 ? m->template_w : 16;
+		c[n++] = cols[6];
+	}
+	w[n] = RUNNING_W;
+	c[n++] = cols[3];
+	w[n] = EVIDENCE_W;
+	c[n++] = cols[4];
 	len = (size_t)snprintf(line, sizeof(line), "%s", mark);
-	for (k = 0; k < 5; k++) {
-		top_fit(field, sizeof(field), cols[k], w[k], 1);
+	for (k = 0; k < n; k++) {
+		top_fit(field, sizeof(field), c[k], w[k], 1);
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s" GAP, field);
 		if (len >= sizeof(line))
 			len = sizeof(line) - 1;
@@ -157,8 +169,8 @@ static void render_line(const struct top_model *m, const char *mark, const char 
 
 void top_render_columns(const struct top_model *m, int width, char *out, size_t size)
 {
-	static const char *const titles[6] = {
-		"ITEM", "STATE", "STAGE", "RUNNING", "EVIDENCE", "LAST ERROR",
+	static const char *const titles[7] = {
+		"ITEM", "STATE", "STAGE", "RUNNING", "EVIDENCE", "LAST ERROR", "TEMPLATE",
 	};
 
 	render_line(m, "  ", titles, width, out, size);
@@ -169,7 +181,7 @@ void top_render_row(const struct top_model *m, size_t i, int64_t now_ms, int wid
 {
 	const struct top_item *it = &m->items[i];
 	char running[256] = "", el[16], state[16], err[256];
-	const char *cols[6];
+	const char *cols[7];
 	size_t len = 0;
 	int k;
 
@@ -189,5 +201,6 @@ void top_render_row(const struct top_model *m, size_t i, int64_t now_ms, int wid
 	cols[3] = running[0] ? running : "-";
 	cols[4] = it->evidence[0] ? it->evidence : "-";
 	cols[5] = it->error ? err : it->last_error;
+	cols[6] = it->template[0] ? it->template : "-";
 	render_line(m, selected ? "> " : "  ", cols, width, out, size);
 }

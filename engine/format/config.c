@@ -9,7 +9,8 @@
  * The language accepted is exactly schema/pipeline.schema.json plus the rules
  * a JSON Schema cannot state: unique stage names, on_needs_changes naming an
  * earlier stage, no duplicate keys. This file reads the document, its
- * top-level fields and the executor; config_stage.c the stages; the
+ * top-level fields and the executor; config_stage.c the stages;
+ * config_template.c the templates and routes; the
  * readers of fields they share are declared in config_int.h.
  *
  * Cost: a file is refused or accepted in time about proportional to its
@@ -43,7 +44,8 @@
 
 static const char *const top_keys[] = {
 	"repo", "base", "recipes_dir", "gpus", "max_parallel_recipes", "max_parallel_items",
-	"on_interrupt", "cancel_grace_s", "max_doc_size", "run_as", "executor", "stages", "notify", NULL,
+	"on_interrupt", "cancel_grace_s", "max_doc_size", "run_as", "executor", "stages", "notify",
+	"templates", "default_template", "routes", NULL,
 };
 
 static const char *const executor_keys[] = {
@@ -450,7 +452,9 @@ static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 		return config__fail(c, "run_as", "not with the slurm executor (its jobs would run "
 				    "as the daemon's user)");
 	rc = config__parse_stages(c, root, cfg);
-	return rc ? rc : config__parse_notify(c, root, cfg);
+	if (!rc)
+		rc = config__parse_notify(c, root, cfg);
+	return rc ? rc : config__parse_templates(c, root, cfg);
 }
 
 /* Line and column (from 1) of offset off in text. */
@@ -532,23 +536,42 @@ out:
 	return rc;
 }
 
+void config__free_stages(struct pfs_stage *st, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(st[i].name);
+		strv_free(st[i].run);
+		strv_free(st[i].produces);
+		free(st[i].on_needs_changes);
+		free(st[i].push_remote);
+		strv_free(st[i].env);
+	}
+}
+
 void config_free(struct pfs_config *cfg)
 {
 	size_t i;
 
 	if (!cfg)
 		return;
-	for (i = 0; i < cfg->nstages; i++) {
-		struct pfs_stage *st = &cfg->stages[i];
-
-		free(st->name);
-		strv_free(st->run);
-		strv_free(st->produces);
-		free(st->on_needs_changes);
-		free(st->push_remote);
-		strv_free(st->env);
-	}
+	config__free_stages(cfg->stages, cfg->nstages);
 	free(cfg->stages);
+	for (i = 0; i < cfg->ntemplates; i++) {
+		struct pfs_config *path = cfg->templates[i].path;
+
+		free(cfg->templates[i].name);
+		if (path && path->nstages) /* its stages[0] is cfg's plan */
+			config__free_stages(path->stages + 1, path->nstages - 1);
+		if (path)
+			free(path->stages);
+		free(path);
+	}
+	free(cfg->templates);
+	for (i = 0; i < cfg->nroutes; i++)
+		free(cfg->routes[i].route);
+	free(cfg->routes);
 	for (i = 0; i < cfg->nnotify; i++) {
 		strv_free(cfg->notify[i].on);
 		strv_free(cfg->notify[i].run);

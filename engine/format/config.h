@@ -72,6 +72,24 @@ struct pfs_notify {
 	int timeout_s; /* seconds, >= 1; default NOTIFY_TIMEOUT_DEFAULT_S */
 };
 
+/* A "templates" entry (SPEC §5 "Routes and templates"): a named stage list
+ * that replaces the stages after the first (plan) for the items whose plan
+ * chooses it. */
+struct pfs_template {
+	char *name;               /* [a-z][a-z0-9_-]{0,31}, unique */
+	struct pfs_config *path;  /* the configuration an item on this template
+				   * runs under: the top-level stages[0] (plan),
+				   * then the template's stages; every other field
+				   * is its parent's (shared, never freed through
+				   * it; path->parent is the parent) */
+};
+
+/* A "routes" entry: plan.md's "Route: ROUTE" chooses template NAME. */
+struct pfs_route {
+	char *route;              /* non-empty, as written */
+	const char *template;     /* the name of one of the parent's templates */
+};
+
 struct pfs_config {
 	char *repo;                 /* absolute path of the git repository */
 	char *base;                 /* base branch, default "main" */
@@ -91,6 +109,14 @@ struct pfs_config {
 	size_t nstages;             /* >= 1 */
 	struct pfs_notify *notify;  /* "notify" entries in the file's order, or NULL */
 	size_t nnotify;
+	struct pfs_template *templates; /* "templates" in the file's order, or NULL */
+	size_t ntemplates;
+	const char *default_template;   /* "default_template": a template's name, or NULL */
+	struct pfs_route *routes;       /* "routes" in the file's order, or NULL */
+	size_t nroutes;
+	/* For a template's path (struct pfs_template): the configuration it
+	 * belongs to; NULL for a configuration config_parse returned. */
+	const struct pfs_config *parent;
 };
 
 /*
@@ -107,6 +133,25 @@ void config_free(struct pfs_config *cfg);
 
 /* The stage called name and its index in *index (may be NULL), or NULL. */
 const struct pfs_stage *config_stage(const struct pfs_config *cfg, const char *name, size_t *index);
+
+/*
+ * The configuration an item on template name runs under: cfg itself when
+ * name is NULL or "" (the top-level stages), the template's path when cfg
+ * has a template called name, else NULL. The result lives as long as cfg.
+ */
+const struct pfs_config *config_path(const struct pfs_config *cfg, const char *name);
+
+/*
+ * Chooses the template of an item from its plan's header lines (SPEC §5):
+ * tmpl ("Template:") when not empty, else the template that routes maps
+ * route ("Route:") to, else default_template, else "" (the top-level
+ * stages); a route the map lacks falls through to the default. tmpl and
+ * route may be NULL. Returns 0 with the name (tmpl, or a string of cfg)
+ * in *out, or -ENOENT when tmpl names no template of cfg; then err (when
+ * not NULL) gets "Template: NAME: no such template (templates: a, b)".
+ */
+int config_choose(const struct pfs_config *cfg, const char *tmpl, const char *route,
+		  const char **out, char *err, size_t errlen);
 
 /* Whether stage st reviews the change: it produces review.md or loops
  * back on needs_changes. Its assessment (review.md's last "## Assessment:"

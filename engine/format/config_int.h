@@ -92,6 +92,22 @@ int config__get_enum(struct ctx *c, const char *path, const cJSON *obj, const ch
 int config__get_strv(struct ctx *c, const char *path, const cJSON *v, int allow_empty,
 		     char ***out);
 
+/* The stage array v at path list ("stages", "templates.NAME.stages") into
+ * cfg->stages and cfg->nstages, with the rules across stages; with plan
+ * not NULL (a template) the list is plan (borrowed: a shallow copy) and
+ * then v's stages, which may be none, and a publish also needs a validate
+ * stage before it (config_stage.c). */
+int config__stage_list(struct ctx *c, const char *list, const cJSON *v,
+		       const struct pfs_stage *plan, struct pfs_config *cfg);
+/* Whether s is a valid stage or template name, [a-z][a-z0-9_-]{0,31}. */
+int config__name_ok(const char *s);
+/* Frees the n stages at st (not the array). */
+void config__free_stages(struct pfs_stage *st, size_t n);
+
+/* "templates", "default_template" and "routes" of root (absent: none)
+ * into cfg, after everything else was read (config_template.c). */
+int config__parse_templates(struct ctx *c, const cJSON *root, struct pfs_config *cfg);
+
 /* The "stages" array of root into cfg->stages and cfg->nstages, with the
  * rules across stages (config_stage.c). */
 int config__parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg);

@@ -30,7 +30,7 @@ const char *const config_notify_known[] = {
 	"item_created", "stage_started", "stage_finished", "recipe_started", "recipe_finished",
 	"recipe_reattached", "record_queued", "registry_external", "gpu_held", "approved",
 	"approve_dropped", "hold", "release", "archived", "disposition", "iteration",
-	"uncommitted", "head_moved", "round_waiting", "interrupted", "rewound", NULL,
+	"uncommitted", "head_moved", "round_waiting", "interrupted", "rewound", "template", NULL,
 };
 
 int config_notify_wants(const struct pfs_notify *n, const char *type, const char *state)

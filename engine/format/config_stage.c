@@ -35,7 +35,8 @@ static const char *const rounds_keys[] = { "every_s", "max", NULL };
 static const char *const engine_vars[] = {
 	"PACKET_ITEM", "PACKET_DIR", "PACKET_WORKTREE", "PACKET_STAGE", "PACKET_ITERATION",
 	"PACKET_BRANCH", "PACKET_BASE", "PACKET_REPO", "PACKET_LEARNINGS", "PACKET_ROUND",
-	"PACKET_JUNIT", "PACKET_RUN_CREDENTIAL", "RECIPE_NAME", NULL,
+	"PACKET_JUNIT", "PACKET_RUN_CREDENTIAL", "RECIPE_NAME", "PACKET_ROUTE", "PACKET_TEMPLATE",
+	"PACKET_ENGINE", "PACKET_REVIEW_REQUEST", NULL,
 };
 
 /* An item-relative path: not absolute and without ".." components. */
@@ -55,7 +56,7 @@ static int relative_path_ok(const char *p)
 	}
 }
 
-static int stage_name_ok(const char *s)
+int config__name_ok(const char *s)
 {
 	size_t i;
 
@@ -120,7 +121,7 @@ static int parse_env(struct ctx *c, const char *path, const cJSON *obj, struct p
 		size_t i;
 		char *var;
 
-		snprintf(field, sizeof(field), "%.32s.env.%.64s", path, k);
+		snprintf(field, sizeof(field), "%.80s.env.%.64s", path, k);
 		for (i = 0; k[i] && (k[i] == '_' || (k[i] >= 'A' && k[i] <= 'Z') ||
 				     (k[i] >= 'a' && k[i] <= 'z') || (i && k[i] >= '0' && k[i] <= '9'));
 		     i++)
@@ -151,10 +152,10 @@ static int parse_rounds(struct ctx *c, const char *path, const cJSON *obj, struc
 
 	if (rc || !v)
 		return rc;
-	snprintf(sub, sizeof(sub), "%.32s.rounds.every_s", path);
+	snprintf(sub, sizeof(sub), "%.120s.rounds.every_s", path);
 	if (!cJSON_GetObjectItemCaseSensitive(v, "every_s"))
 		return config__fail(c, sub, "required");
-	snprintf(sub, sizeof(sub), "%.32s.rounds.max", path);
+	snprintf(sub, sizeof(sub), "%.120s.rounds.max", path);
 	if (!cJSON_GetObjectItemCaseSensitive(v, "max"))
 		return config__fail(c, sub, "required");
 	rc = config__opt_int(c, field, v, "every_s", 1, &st->rounds_every_s);
@@ -179,18 +180,19 @@ struct stage_names {
 	size_t n, dup;
 };
 
-static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, size_t index,
-		       const struct stage_names *names)
+/* Stage index of cfg from the array at list (its element index - off). */
+static int parse_stage(struct ctx *c, const char *list, const cJSON *obj, struct pfs_config *cfg,
+		       size_t index, size_t off, const struct stage_names *names)
 {
 	static const char *const gates[] = { "approve", NULL };
 	static const char *const sources[] = { "plan", NULL };
 	struct pfs_stage *st = &cfg->stages[index];
 	const cJSON *v;
-	char path[32], field[PATH_MAX_LEN];
+	char path[PATH_MAX_LEN], field[PATH_MAX_LEN];
 	int rc, found = -1;
 	size_t j;
 
-	snprintf(path, sizeof(path), "stages[%zu]", index);
+	snprintf(path, sizeof(path), "%.100s[%zu]", list, index - off);
 	st->max_iterations = 3;
 	st->timeout_s = STAGE_TIMEOUT_DEFAULT_S;
 	rc = config__check_object(c, path, obj, stage_keys, "an object");
@@ -201,7 +203,7 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 	if (rc)
 		return rc;
 	config__join(field, path, "name");
-	if (!stage_name_ok(st->name))
+	if (!config__name_ok(st->name))
 		return config__fail(c, field, "\"%.64s\" does not match [a-z][a-z0-9_-]{0,31}",
 				    st->name);
 	/* Every stage before this one passed, so its name is as written. */
@@ -225,7 +227,7 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 		for (j = 0; st->produces[j]; j++) {
 			if (relative_path_ok(st->produces[j]))
 				continue;
-			snprintf(field, sizeof(field), "%s.produces[%zu]", path, j);
+			snprintf(field, sizeof(field), "%.120s.produces[%zu]", path, j);
 			return config__fail(c, field, "must be a path inside the item (no leading '/', "
 					    "no '..')");
 		}
@@ -266,18 +268,17 @@ static int parse_stage(struct ctx *c, const cJSON *obj, struct pfs_config *cfg, 
 	return rc;
 }
 
-int config__parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
+int config__stage_list(struct ctx *c, const char *list, const cJSON *v,
+			const struct pfs_stage *plan, struct pfs_config *cfg)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "stages");
 	const cJSON *e, *name;
 	struct stage_names names = { NULL, 0, 0 };
-	size_t i = 0, n = 0, reviewer, publisher;
+	size_t i, n = plan ? 1 : 0, off = n, reviewer, publisher, validator;
 	int rc = 0;
 
-	if (!v)
-		return config__fail(c, "stages", "required");
-	if (!cJSON_IsArray(v) || !v->child)
-		return config__fail(c, "stages", "must be a non-empty array of stage objects");
+	if (!cJSON_IsArray(v) || (!plan && !v->child))
+		return config__fail(c, list, plan ? "must be an array of stage objects"
+				    : "must be a non-empty array of stage objects");
 	cJSON_ArrayForEach(e, v)
 		n++;
 	cfg->stages = calloc(n, sizeof(*cfg->stages));
@@ -286,7 +287,13 @@ int config__parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cf
 		free(names.v);
 		return -ENOMEM;
 	}
+	if (plan) {
+		/* Borrowed from the parent: config_free never frees it here. */
+		cfg->stages[0] = *plan;
+		names.v[names.n++] = (struct slot){ plan->name, 0 };
+	}
 	cfg->nstages = n;
+	i = off;
 	cJSON_ArrayForEach(e, v) {
 		name = cJSON_GetObjectItemCaseSensitive(e, "name");
 		if (cJSON_IsString(name))
@@ -296,9 +303,9 @@ int config__parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cf
 	names.dup = config__first_repeat(names.v, names.n);
 	if (names.dup == names.n)
 		names.dup = n;
-	i = 0;
+	i = off;
 	cJSON_ArrayForEach(e, v) {
-		rc = parse_stage(c, e, cfg, i++, &names);
+		rc = parse_stage(c, list, e, cfg, i++, off, &names);
 		if (rc)
 			break;
 	}
@@ -306,27 +313,48 @@ int config__parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cf
 	if (rc)
 		return rc;
 	/* A publish passes only on a sound review of the head it pushes
-	 * (SPEC §5): one with no review stage before it never could. Rounds
+	 * (SPEC §5): one with no review stage before it never could. On a
+	 * template's path it also needs a validate stage before it (SPEC §5
+	 * "Routes and templates": validated evidence of the head). Rounds
 	 * babysit what a publish put out (SPEC §5 "After publish"). */
 	for (reviewer = 0; reviewer < n && !config_stage_reviews(&cfg->stages[reviewer]);
 	     reviewer++)
+		;
+	for (validator = 0; validator < n && !cfg->stages[validator].recipes_from_plan;
+	     validator++)
 		;
 	for (publisher = 0; publisher < n && !config_stage_publishes(&cfg->stages[publisher]);
 	     publisher++)
 		;
 	for (i = 0; i < n; i++) {
-		if (config_stage_publishes(&cfg->stages[i]) && reviewer >= i)
-			return config__fail(c, "stages", "stage '%s' publishes, but no stage before "
+		if (!config_stage_publishes(&cfg->stages[i]))
+			continue;
+		if (reviewer >= i)
+			return config__fail(c, list, "stage '%s' publishes, but no stage before "
 					    "it produces review.md: a publish needs a sound review "
 					    "of the head it pushes", cfg->stages[i].name);
+		if (plan && validator >= i)
+			return config__fail(c, list, "stage '%s' publishes, but no stage before "
+					    "it validates (\"recipes\": \"plan\"): a publish needs "
+					    "validated evidence of the head it pushes",
+					    cfg->stages[i].name);
 	}
 	for (i = 0; i < n; i++) {
 		if (cfg->stages[i].rounds_max && publisher >= i)
-			return config__fail(c, "stages", "stage '%s' has rounds, but no stage "
+			return config__fail(c, list, "stage '%s' has rounds, but no stage "
 					    "before it publishes: rounds run after publish",
 					    cfg->stages[i].name);
 	}
 	return 0;
+}
+
+int config__parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "stages");
+
+	if (!v)
+		return config__fail(c, "stages", "required");
+	return config__stage_list(c, "stages", v, NULL, cfg);
 }
 
 int config_stage_reviews(const struct pfs_stage *st)

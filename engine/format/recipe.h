@@ -113,6 +113,30 @@ int recipe_plan_names(const char *plan, size_t len, char ***names);
  */
 int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size);
 
+/* The longest value of a plan header line, with its NUL. */
+#define PLAN_HEADER_MAX 256
+
+/* The header lines of a plan.md that choose the item's path (SPEC §5
+ * "Routes and templates"): the value of each, "" when absent. */
+struct plan_header {
+	char route[PLAN_HEADER_MAX];          /* "Route: R" */
+	char template[PLAN_HEADER_MAX];       /* "Template: NAME" */
+	char engine[PLAN_HEADER_MAX];         /* "Engine: E" */
+	char review_request[PLAN_HEADER_MAX]; /* "Review request: NUMBER|URL" */
+};
+
+/*
+ * Reads the header lines of a plan.md text (len bytes): for each key, the
+ * first line outside fenced blocks that starts with it ("Route:",
+ * "Template:", "Engine:", "Review request:"; case-sensitive, as
+ * "Disposition:"), its value without the blanks around it. Returns 0 with
+ * out filled, or -EINVAL with "plan.md: ..." in err when such a line has
+ * no value, a control character, or a value of PLAN_HEADER_MAX bytes or
+ * more. Thread-safe.
+ */
+int recipe_plan_header(const char *plan, size_t len, struct plan_header *out, char *err,
+		       size_t errlen);
+
 /*
  * What a stage's document says in its heading "## KEY: value" (SPEC §5:
  * "## Verdict: pass" in change-validation.md, "## Assessment: sound" in

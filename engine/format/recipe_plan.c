@@ -1,6 +1,7 @@
 /*
  * recipe_plan.c - the Markdown the pipeline reads (see recipe.h): plan.md's
- * recipe list and disposition, and the markers of the stage documents.
+ * recipe list, disposition and header lines, and the markers of the stage
+ * documents.
  *
  * Design: a text is walked line by line (md_next) with CommonMark's fenced
  * code blocks: a line of three or more '`' or '~' (indented at most three
@@ -9,7 +10,7 @@
  * character at least as long with only blanks after it, or at the end of
  * the text. recipe_plan_names reads the first block of its kind and skips
  * the others whole, so an example inside them does not count; a
- * disposition or a marker counts only outside every block. A repeated
+ * disposition, a header line or a marker counts only outside every block. A repeated
  * recipe name keeps its first place (recipe__names_dedupe: O(n log n), as
  * plan.md is read at every stat of status). Texts are read by their
  * length: a NUL byte ends neither a line nor the text.
@@ -220,6 +221,57 @@ int recipe_plan_disposition(const char *plan, size_t len, char *out, size_t size
 		}
 		snprintf(out, size, "%.*s", (int)(we - w), w);
 		return 1;
+	}
+	return 0;
+}
+
+int recipe_plan_header(const char *plan, size_t len, struct plan_header *out, char *err,
+		       size_t errlen)
+{
+	static const char *const keys[] = { "Route:", "Template:", "Engine:", "Review request:" };
+	char *slot[4] = { out->route, out->template, out->engine, out->review_request };
+	int seen[4] = { 0, 0, 0, 0 };
+	struct md_walk md = { plan, plan + len, 0, 0 };
+	const char *p, *le, *info, *info_end, *w, *we, *c;
+	char shown_value[41];
+	size_t k, kl;
+	int line;
+
+	for (k = 0; k < 4; k++)
+		slot[k][0] = '\0';
+	while ((line = md_next(&md, &p, &le, &info, &info_end)) >= 0) {
+		if (line != MD_TEXT)
+			continue;
+		for (k = 0; k < 4; k++) {
+			kl = strlen(keys[k]);
+			if (!seen[k] && (size_t)(le - p) >= kl && memcmp(p, keys[k], kl) == 0)
+				break;
+		}
+		if (k == 4)
+			continue;
+		seen[k] = 1;
+		for (w = p + kl; w < le && (*w == ' ' || *w == '\t'); w++)
+			;
+		for (we = le; we > w && (we[-1] == ' ' || we[-1] == '\t' || we[-1] == '\r'); we--)
+			;
+		if (we == w) {
+			snprintf(err, errlen, "plan.md: \"%s\" needs a value", keys[k]);
+			return -EINVAL;
+		}
+		for (c = w; c < we; c++) {
+			if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+				shown(w, we, shown_value, sizeof(shown_value));
+				snprintf(err, errlen, "plan.md: \"%s %s\" holds a control character",
+					 keys[k], shown_value);
+				return -EINVAL;
+			}
+		}
+		if ((size_t)(we - w) >= PLAN_HEADER_MAX) {
+			snprintf(err, errlen, "plan.md: \"%s\" is longer than %d bytes", keys[k],
+				 PLAN_HEADER_MAX - 1);
+			return -EINVAL;
+		}
+		snprintf(slot[k], PLAN_HEADER_MAX, "%.*s", (int)(we - w), w);
 	}
 	return 0;
 }

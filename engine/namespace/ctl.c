@@ -63,12 +63,27 @@ static int refuse(struct pipe_cmd *cmd, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Whether some path of cfg (its stages, or a template's) has stage name
+ * (the item's own path is checked when the command runs). */
+static int stage_known(const struct pfs_config *cfg, const char *name)
+{
+	size_t i;
+
+	if (config_stage(cfg, name, NULL))
+		return 1;
+	for (i = 0; i < cfg->ntemplates; i++)
+		if (config_stage(cfg->templates[i].path, name, NULL))
+			return 1;
+	return 0;
+}
+
 /*
  * Parses and checks the command line s[len] (no newline; need not be
  * NUL-terminated) into cmd, which the caller zeroed: cmd->line gets the
  * line as shown, and cmd->verb and cmd->arg the command, or cmd->refused
  * and cmd->refusal why the line is bad. Checks the syntax (ctlline.h), the
- * argument's length and that the stage (configuration in force) or recipe
+ * argument's length and that the stage (configuration in force, on some
+ * path) or recipe
  * (catalog, pipeline_recipes_hold) exists; not the item's state. 0 or
  * -EINVAL (refused).
  */
@@ -95,7 +110,7 @@ static int parse_line(struct engine *e, const char *s, size_t len, struct pipe_c
 	cmd->arg[l.arg_len] = '\0';
 	if (l.kind == CTL_ARG_STAGE) {
 		cfg = pipeline_config_get(e->pl);
-		if (!cfg || !config_stage(cfg, cmd->arg, NULL))
+		if (!cfg || !stage_known(cfg, cmd->arg))
 			return refuse(cmd, "no stage '%s' in the pipeline", cmd->arg);
 		return 0;
 	}
@@ -131,7 +146,7 @@ static int is_line_prefix(struct engine *e, const char *s, size_t len)
 	const struct recipe_catalog *cat;
 	struct pfs_config *cfg;
 	struct ctl_line l;
-	size_t i;
+	size_t i, k;
 	int found = 0;
 
 	switch (ctl_line_prefix(s, len, &l)) {
@@ -146,6 +161,12 @@ static int is_line_prefix(struct engine *e, const char *s, size_t len)
 		cfg = pipeline_config_get(e->pl);
 		for (i = 0; cfg && i < cfg->nstages && !found; i++)
 			found = begins(cfg->stages[i].name, l.arg, l.arg_len);
+		for (k = 0; cfg && k < cfg->ntemplates && !found; k++) {
+			const struct pfs_config *path = cfg->templates[k].path;
+
+			for (i = 1; i < path->nstages && !found; i++)
+				found = begins(path->stages[i].name, l.arg, l.arg_len);
+		}
 		return found;
 	}
 	if (begins("failed", l.arg, l.arg_len))

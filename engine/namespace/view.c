@@ -88,7 +88,7 @@ static int render_evidence(void *arg, const struct registry_digest *d)
 
 int view_status(struct engine *e, const struct item *it, int json, struct buf *out)
 {
-	struct pfs_config *cfg = pipeline_config_get(e->pl);
+	struct pfs_config *cfg = pipeline_config_item(e->pl, it);
 	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128], running[512];
 	char **names = NULL;
 	struct digest_render r;
@@ -135,12 +135,14 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 				"item: %s\ntitle: %s\nstate: %s\nstage: %s\niteration: %d\n"
 				"branch: %s\nbase: %s\nhead: %s\nverdict: %s%s\nverdict_head: %s\n"
 				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nrunning: %s\n"
-				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n",
-				it->name, title, item_state_name(it->state), it->stage, it->iteration,
-				it->branch, it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
+				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n"
+				"route: %s\ntemplate: %s\nengine: %s\nreview_request: %s\n",
+				it->name, title, item_state_name(it->state), it->stage, it->iteration, it->branch,
+				it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
 				it->verdict_head, it->assessment,
 				astale ? " (stale: the head moved)" : "", it->assessment_head, evidence,
-				running, gpus, round, it->disposition, it->last_error, it->updated_at);
+				running, gpus, round, it->disposition, it->last_error, it->updated_at,
+				it->route, it->template, it->engine, it->review_request);
 		return rc;
 	} else {
 		cJSON *o = cJSON_CreateObject(), *g = cJSON_CreateArray();
@@ -176,6 +178,10 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		cJSON_AddNumberToObject(o, "round", it->round);
 		cJSON_AddNumberToObject(o, "rounds_max", rounds_max);
 		cJSON_AddStringToObject(o, "disposition", it->disposition);
+		cJSON_AddStringToObject(o, "route", it->route);
+		cJSON_AddStringToObject(o, "template", it->template);
+		cJSON_AddStringToObject(o, "engine", it->engine);
+		cJSON_AddStringToObject(o, "review_request", it->review_request);
 		cJSON_AddStringToObject(o, "last_error", it->last_error);
 		cJSON_AddStringToObject(o, "updated", it->updated_at);
 		cJSON_AddBoolToObject(o, "hold", it->hold);

@@ -78,8 +78,21 @@ static int item_row(struct index_walk *w, const struct item *it)
 	snprintf(cls, sizeof(cls), "st %s", stcls);
 	if (rc == 0)
 		rc = cell(out, jstr(st, "state"), cls);
-	if (rc == 0)
+	if (rc == 0 && !jstr(st, "template")[0]) {
 		rc = cell(out, jstr(st, "stage"), NULL);
+	} else if (rc == 0) {
+		/* The stage, and under it the template the plan chose (SPEC §5
+		 * "Routes and templates"). */
+		rc = buf_puts(out, "<td>");
+		if (rc == 0)
+			rc = html_text(out, jstr(st, "stage"));
+		if (rc == 0)
+			rc = buf_puts(out, "<br /><small>template ");
+		if (rc == 0)
+			rc = html_text(out, jstr(st, "template"));
+		if (rc == 0)
+			rc = buf_puts(out, "</small></td>");
+	}
 	if (rc == 0)
 		rc = cell(out, jstr(st, "evidence"), NULL);
 	if (rc == 0)

@@ -100,6 +100,15 @@ static int facts(struct buf *out, const cJSON *st)
 		rc = fact(out, "round", line, NULL, 0);
 	if (rc == 0)
 		rc = fact(out, "disposition", jstr(st, "disposition"), NULL, 0);
+	/* The path the plan chose (SPEC §5 "Routes and templates"). */
+	if (rc == 0)
+		rc = fact(out, "template", jstr(st, "template"), NULL, 0);
+	if (rc == 0)
+		rc = fact(out, "route", jstr(st, "route"), NULL, 0);
+	if (rc == 0)
+		rc = fact(out, "engine", jstr(st, "engine"), NULL, 0);
+	if (rc == 0)
+		rc = fact(out, "review request", jstr(st, "review_request"), NULL, 0);
 	if (rc == 0)
 		rc = fact(out, "last error", jstr(st, "last_error"), "err", 0);
 	if (rc == 0)

@@ -122,8 +122,14 @@ static int load_run(void *arg, const struct run *r)
 int timeline_load(struct engine *e, int64_t item_id, double now, struct timeline *tl)
 {
 	struct load l = {tl, pipeline_config_get(e->pl), now, 0};
+	struct item it;
 	int rc;
 
+	/* The stages of the item's path (its template's, SPEC §5). */
+	if (store_item_get_id(e->store, item_id, &it) == 0) {
+		l.cfg = pipeline_config_item(e->pl, &it);
+		item_clear(&it);
+	}
 	memset(tl, 0, sizeof(*tl));
 	rc = store_run_each(e->store, item_id, NULL, RUN_ANY, load_run, &l);
 	if (rc == 0)

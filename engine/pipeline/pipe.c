@@ -329,7 +329,7 @@ static int job_begin(struct pipe *p, struct job *j, const struct item *it, struc
 		     const char *kind, const char *name, enum run_status status)
 {
 	char stamp[32], head[41] = "";
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct pfs_config *cfg = pipeline_config_item(p->pl, it);
 	struct run_naming n = { it, NULL, write ? "stage_started" : NULL, it->round, 0, {0} };
 	char *line, *end;
 	int rc;
@@ -545,7 +545,7 @@ void pipe__spawn_stage(struct pipe *p, struct job *j, const struct pfs_stage *st
  */
 int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates)
 {
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct pfs_config *cfg = pipeline_config_item(p->pl, it);
 	const struct pfs_stage *st = &cfg->stages[i];
 	char why[768];
 	struct job *j;
@@ -652,7 +652,7 @@ int pipe__start_stage(struct pipe *p, struct item *it, size_t i, int check_gates
 
 void pipe__start_stage_auto(struct pipe *p, struct item *it, size_t i)
 {
-	const struct pfs_config *cfg = pipeline_config_get(p->pl);
+	const struct pfs_config *cfg = pipeline_config_item(p->pl, it);
 	char why[512];
 	int rc = pipe__start_stage(p, it, i, 1);
 

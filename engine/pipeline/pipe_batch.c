@@ -133,7 +133,7 @@ static void write_validation(struct pipe *p, struct item *it)
 
 void pipe__verdict_update(struct pipe *p, struct item *it)
 {
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct pfs_config *cfg = pipeline_config_item(p->pl, it);
 	const struct pfs_stage *vs = NULL;
 	char **names = NULL, **lines = NULL, head[41] = "";
 	size_t k, nl = 0;

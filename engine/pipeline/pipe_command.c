@@ -13,21 +13,21 @@
 #include "pipe_int.h"
 #include "plan.h"
 
-static int stage_index_of(struct pipe *p, const char *name, size_t *i)
+static int stage_index_of(struct pipe *p, const struct item *it, const char *name, size_t *i)
 {
-	return config_stage(pipeline_config_get(p->pl), name, i) ? 0 : -ENOENT;
+	return config_stage(pipeline_config_item(p->pl, it), name, i) ? 0 : -ENOENT;
 }
 
 int pipe__next_stage(struct pipe *p, const struct item *it, size_t *i, char *why, size_t size)
 {
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct pfs_config *cfg = pipeline_config_item(p->pl, it);
 	size_t cur;
 
 	if (!it->stage[0]) {
 		*i = 0;
 		return 0;
 	}
-	if (stage_index_of(p, it->stage, &cur)) {
+	if (stage_index_of(p, it, it->stage, &cur)) {
 		snprintf(why, size, "stage %s is not in the pipeline any more; use run STAGE", it->stage);
 		return -EINVAL;
 	}
@@ -224,7 +224,6 @@ static int rerun(struct pipe *p, struct item *it, const char *what, int busy, ch
 
 int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 {
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	const char *v = cmd->verb;
 	struct item it;
 	size_t i;
@@ -266,8 +265,9 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 		if (busy) {
 			snprintf(cmd->msg, sizeof(cmd->msg), "run: a stage is running (%s)", it.stage);
 			rc = -EINVAL;
-		} else if (stage_index_of(p, cmd->arg, &i)) {
-			snprintf(cmd->msg, sizeof(cmd->msg), "run: no stage '%s' in the pipeline", cmd->arg);
+		} else if (stage_index_of(p, &it, cmd->arg, &i)) {
+			snprintf(cmd->msg, sizeof(cmd->msg), "run: no stage '%s' in the pipeline%s%s",
+				 cmd->arg, it.template[0] ? " of template " : "", it.template);
 			rc = -EINVAL;
 		} else {
 			rc = pipe__start_stage(p, &it, i, 1);
@@ -292,7 +292,8 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 			goto out;
 		pipe__event(p, &it, "approved", NULL);
 		if (it.state == ITEM_WAITING && !it.hold &&
-		    pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0 && cfg->stages[i].gate_approve) {
+		    pipe__next_stage(p, &it, &i, cmd->msg, sizeof(cmd->msg)) == 0 &&
+		    pipeline_config_item(p->pl, &it)->stages[i].gate_approve) {
 			rc = pipe__start_stage(p, &it, i, 1);
 			if (rc == -EBUSY)
 				rc = 0;

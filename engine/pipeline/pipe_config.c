@@ -66,7 +66,7 @@ static int check_run_as(const char *name, char *err, size_t errlen)
 int pipeline_config_check(const struct pfs_config *cfg, char *err, size_t errlen)
 {
 	struct stat st;
-	size_t i;
+	size_t i, k;
 	int rc;
 
 	if (cfg->run_as && (rc = check_run_as(cfg->run_as, err, errlen)))
@@ -83,6 +83,18 @@ int pipeline_config_check(const struct pfs_config *cfg, char *err, size_t errlen
 			snprintf(err, errlen, "stages[%zu].run: %s: no such executable", i,
 				 cfg->stages[i].run[0]);
 			return -EINVAL;
+		}
+	}
+	for (i = 0; i < cfg->ntemplates; i++) {
+		const struct pfs_config *path = cfg->templates[i].path;
+
+		for (k = 1; k < path->nstages; k++) {
+			if (path->stages[k].run && !program_exists(path->stages[k].run[0])) {
+				snprintf(err, errlen, "templates.%s.stages[%zu].run: %s: no such "
+					 "executable", cfg->templates[i].name, k - 1,
+					 path->stages[k].run[0]);
+				return -EINVAL;
+			}
 		}
 	}
 	for (i = 0; i < cfg->nnotify; i++) {
@@ -103,6 +115,15 @@ struct pfs_config *pipeline_config_get(struct pipeline *pl)
 	cfg = pl->cfg;
 	pthread_mutex_unlock(&pl->cfg_lock);
 	return cfg;
+}
+
+struct pfs_config *pipeline_config_item(struct pipeline *pl, const struct item *it)
+{
+	struct pfs_config *cfg = pipeline_config_get(pl);
+	const struct pfs_config *path = it && it->template ? config_path(cfg, it->template) : NULL;
+
+	/* Configurations are never modified once parsed (config.h). */
+	return path ? (struct pfs_config *)path : cfg;
 }
 
 int pipeline_config_json(struct pipeline *pl, struct buf *out)

@@ -2,7 +2,7 @@
  * pipe_env.c - the environment of a stage or recipe process (SPEC §5, §6;
  * pipe__make_env in pipe_int.h): the daemon's own, less what packetfs
  * sets for the run, the stage's "env" over it, then the PACKET_*
- * variables, and for a recipe RECIPE_NAME and its GPUs. Loop thread.
+ * variables (the plan's header lines among them), and for a recipe RECIPE_NAME and its GPUs. Loop thread.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@ static int env_sets(char *const *env, const char *var)
 char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, const char *recipe,
 		      const char *cuda)
 {
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct pfs_config *cfg = pipeline_config_item(p->pl, it);
 	const struct pfs_stage *st = recipe ? NULL : config_stage(cfg, stage, NULL);
 	char *const *own = st ? st->env : NULL;
 	const char *mnt = p->pl->mountpoint ? p->pl->mountpoint : "";
@@ -61,6 +61,17 @@ char **pipe__make_env(struct pipe *p, const struct item *it, const char *stage, 
 	snprintf(var, sizeof(var), "PACKET_REPO=%s", cfg->repo);
 	strv_push(&env, var);
 	snprintf(var, sizeof(var), "PACKET_LEARNINGS=%s/learnings", mnt);
+	strv_push(&env, var);
+	/* The plan's header lines (SPEC §5 "Routes and templates"), "" when
+	 * absent; PACKET_TEMPLATE is the template in effect. */
+	snprintf(var, sizeof(var), "PACKET_ROUTE=%s", it->route ? it->route : "");
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_TEMPLATE=%s", it->template ? it->template : "");
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_ENGINE=%s", it->engine ? it->engine : "");
+	strv_push(&env, var);
+	snprintf(var, sizeof(var), "PACKET_REVIEW_REQUEST=%s",
+		 it->review_request ? it->review_request : "");
 	strv_push(&env, var);
 	if (st && st->rounds_max) {
 		snprintf(var, sizeof(var), "PACKET_ROUND=%d", it->round);

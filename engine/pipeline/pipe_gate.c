@@ -69,7 +69,7 @@ static int judged(const char *name, const char *what, const char *value, const c
 int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_t size,
 		     int *approve_wait)
 {
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct pfs_config *cfg = pipeline_config_item(p->pl, it);
 	const char *name = cfg->stages[i].name;
 	char head[41] = "";
 	size_t k;

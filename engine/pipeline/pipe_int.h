@@ -409,6 +409,16 @@ void pipe__start_stage_auto(struct pipe *p, struct item *it, size_t i);
 /* ---- pipe_stage.c ---- */
 /* Whether st changes code: "print", or any stage a review loops back to. */
 int pipe__is_print_stage(const struct pfs_config *cfg, const struct pfs_stage *st);
+/*
+ * pipe_route.c. After the item's first stage (plan, called stage) ended
+ * well: reads plan.md's header lines (none when there is no plan.md) into
+ * it->route, it->engine and it->review_request, and the template they
+ * choose (config_choose) into it->template, recording a "template" event;
+ * it is not written. Returns 0, or a negative errno with "STAGE: why" in
+ * why: -EINVAL for a malformed header line or a Template that names no
+ * template (it->template is left as it was).
+ */
+int pipe__route(struct pipe *p, struct item *it, const char *stage, char *why, size_t size);
 /* Withdraws an approve the item holds (the caller writes the item): a
  * print started or ended (stage is its name), or the gated stage it let
  * through succeeded. Recorded as an "approve_dropped" event. */

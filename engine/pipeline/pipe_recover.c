@@ -539,9 +539,10 @@ static int recover_item(void *arg, const struct item *it0)
 		 * interrupted; the stages are where they were, so the item is done
 		 * when its last stage had succeeded, and waits for advance
 		 * otherwise. */
+		const struct pfs_config *path = pipeline_config_item(pl, &it);
 		size_t k;
-		enum item_state back = it.stage_ok && config_stage(cfg, it.stage, &k) &&
-				       k + 1 == cfg->nstages ? ITEM_DONE : ITEM_WAITING;
+		enum item_state back = it.stage_ok && config_stage(path, it.stage, &k) &&
+				       k + 1 == path->nstages ? ITEM_DONE : ITEM_WAITING;
 		char extra[64];
 
 		free(it.last_error);

@@ -70,7 +70,7 @@ static void timer_fired(uv_timer_t *h)
 {
 	struct round_timer *t = h->data;
 	struct pipe *p = t->p;
-	const struct pfs_config *cfg = pipeline_config_get(p->pl);
+	const struct pfs_config *cfg;
 	int64_t id = t->item_id;
 	struct item it;
 	size_t i;
@@ -78,6 +78,7 @@ static void timer_fired(uv_timer_t *h)
 	pipe__round_unschedule(p, id);
 	if (p->shutting_down || store_item_get_id(p->pl->store, id, &it))
 		return;
+	cfg = pipeline_config_item(p->pl, &it);
 	/* Only an item still waiting between rounds, not held: advance, run
 	 * or hold may have come first. */
 	if (!it.archived && !it.hold && it.state == ITEM_WAITING && !it.stage_ok &&
@@ -120,7 +121,7 @@ void pipe__round_begin(struct pipe *p, struct item *it, const struct pfs_stage *
 
 void pipe__round_resume(struct pipe *p, const struct item *it)
 {
-	const struct pfs_config *cfg = pipeline_config_get(p->pl);
+	const struct pfs_config *cfg = pipeline_config_item(p->pl, it);
 	size_t i;
 
 	if (it->state == ITEM_WAITING && !it->stage_ok && it->round > 0 && !it->hold &&

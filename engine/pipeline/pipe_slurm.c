@@ -532,7 +532,7 @@ static void queue_missing(struct pipe *p, struct item *it, struct batch *b, stru
 
 static void reattach_item(struct pipe *p, int64_t item_id)
 {
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct pfs_config *cfg;
 	struct stage_find sf = {.s = p->pl->store};
 	struct reattach ra = {.p = p};
 	struct batch *b;
@@ -541,6 +541,7 @@ static void reattach_item(struct pipe *p, int64_t item_id)
 
 	if (store_item_get_id(p->pl->store, item_id, &it))
 		return;
+	cfg = pipeline_config_item(p->pl, &it);
 	b = calloc(1, sizeof(*b));
 	if (!b) {
 		item_clear(&it);

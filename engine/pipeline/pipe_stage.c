@@ -15,9 +15,17 @@
 
 void pipe__stage_advance(struct pipe *p, struct item *it, const char *name)
 {
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct pfs_config *cfg = pipeline_config_item(p->pl, it);
 	size_t i;
 
+	if (it->template[0] && !config_path(pipeline_config_get(p->pl), it->template)) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "template %s is no longer in the pipeline; run plan "
+			 "again", it->template);
+		pipe__set_state(p, it, ITEM_FAILED, why);
+		return;
+	}
 	if (!config_stage(cfg, name, &i)) {
 		char why[256];
 
@@ -49,14 +57,24 @@ static int has_validate(const struct pfs_config *cfg)
 
 /* Checks a stage's products; 0 or -EINVAL with the reason in why. A stage
  * that produces plan.md gets the plan's disposition (SPEC §5) into
- * disposition (size DISPOSITION_MAX), "" when it has none. */
-static int check_products(struct pipe *p, const struct item *it, const struct pfs_stage *st,
-			  char *why, size_t size, char *disposition)
+ * disposition (size DISPOSITION_MAX), "" when it has none. The first
+ * stage (first) chooses the item's path first (pipe__route), so that the
+ * plan is checked against the stages it leads to. */
+static int check_products(struct pipe *p, struct item *it, const struct pfs_stage *st,
+			  int first, char *why, size_t size, char *disposition)
 {
 	struct doc_meta m;
 	char **v;
 
 	disposition[0] = '\0';
+	for (v = st->produces; v && *v; v++) {
+		if (store_doc_stat(p->pl->store, it->id, *v, &m) || m.is_dir || m.size == 0) {
+			snprintf(why, size, "%s: did not produce %s (missing or empty)", st->name, *v);
+			return -EINVAL;
+		}
+	}
+	if (first && pipe__route(p, it, st->name, why, size))
+		return -EINVAL;
 	for (v = st->produces; v && *v; v++) {
 		if (store_doc_stat(p->pl->store, it->id, *v, &m) || m.is_dir || m.size == 0) {
 			snprintf(why, size, "%s: did not produce %s (missing or empty)", st->name, *v);
@@ -79,7 +97,7 @@ static int check_products(struct pipe *p, const struct item *it, const struct pf
 		}
 		/* A plan that ends the item needs no recipes. */
 		if (strcmp(*v, "plan.md") == 0 && !disposition[0] &&
-		    has_validate(pipeline_config_get(p->pl))) {
+		    has_validate(pipeline_config_item(p->pl, it))) {
 			const struct recipe_catalog *cat;
 			char **names = NULL;
 			size_t k;
@@ -253,7 +271,8 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 		else
 			snprintf(why, sizeof(why), "%s: exited with code %d (see %s)", st->name,
 				 res->exit_code, j->run.log_path);
-	} else if (check_products(p, &it, st, why, sizeof(why), disposition)) {
+	} else if (check_products(p, &it, st, j->stage_index == 0, why, sizeof(why),
+				  disposition)) {
 		j->run.status = RUN_FAILED;
 		pipe__log_line(p, j, "[packetfs] %s\n", why);
 	} else {
@@ -325,7 +344,8 @@ void pipe__stage_done(struct pipe *p, struct job *j, const struct runner_result 
 				item_clear(&it);
 				return;
 			}
-			if (!config_stage(pipeline_config_get(p->pl), st->on_needs_changes, &back)) {
+			if (!config_stage(pipeline_config_item(p->pl, &it), st->on_needs_changes,
+					  &back)) {
 				snprintf(why, sizeof(why), "%s: stage %s is no longer in the pipeline",
 					 st->name, st->on_needs_changes);
 				pipe__set_state(p, &it, ITEM_FAILED, why);

@@ -114,6 +114,13 @@ void pipeline_close(struct pipeline *pl);
 /* The configuration in force. Configurations are swapped, never changed,
  * and every one stays valid until pipeline_close: no release needed. */
 struct pfs_config *pipeline_config_get(struct pipeline *pl);
+/*
+ * The configuration item it runs under (SPEC §5 "Routes and templates"):
+ * the path of the template in effect (it->template), or the configuration
+ * in force when the item has none or its template is no longer in it. The
+ * pointer stays valid as long as the pipeline is open. Any thread.
+ */
+struct pfs_config *pipeline_config_item(struct pipeline *pl, const struct item *it);
 /* Appends the configuration's JSON, as it was written, to out (with a
  * final newline). 0 or -ENOMEM. */
 int pipeline_config_json(struct pipeline *pl, struct buf *out);

@@ -119,6 +119,7 @@ static const char *const compat[] = {
 	"CREATE TEMP VIEW registry AS SELECT *, '' AS why FROM main.registry;",
 	NULL, /* 0012_dir_index: an index only; reads find the same rows */
 	NULL, /* 0013_states: constraints only; reads find the same rows */
+	NULL, /* 0014_item_template (compat_items) */
 };
 
 /*
@@ -210,16 +211,17 @@ static int compat_items(sqlite3 *db, int version)
 {
 	char sql[1024];
 
-	if (version >= 6)
+	if (version >= 14)
 		return 0;
-	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW items AS SELECT *%s%s%s%s FROM (SELECT *, "
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW items AS SELECT *%s%s%s%s%s FROM (SELECT *, "
 		 "COALESCE(CAST(strftime('%%s', updated_at) AS INTEGER), 0) * 1000000000 AS t "
 		 "FROM main.items);",
 		 version < 2 ? ", t AS dir_mtime_ns, t AS dir_ctime_ns, t AS dir_atime_ns" : "",
 		 version < 4 ? ", '' AS verdict_head, '' AS assessment_head" : "",
 		 version < 5 ? ", 0 AS round, '' AS disposition" : "",
-		 ", -1 AS dir_uid, -1 AS dir_gid, CASE archived WHEN 2 THEN 1533 ELSE 493 END "
-		 "AS dir_mode");
+		 version < 6 ? ", -1 AS dir_uid, -1 AS dir_gid, CASE archived WHEN 2 THEN 1533 "
+			       "ELSE 493 END AS dir_mode" : "",
+		 ", '' AS route, '' AS template, '' AS engine, '' AS review_request");
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 

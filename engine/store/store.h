@@ -164,6 +164,11 @@ struct item {
 	/* The word of plan.md's "Disposition:" line when the plan ended the
 	 * item without a change (SPEC §5), else "". */
 	char *disposition;
+	/* The header lines of the plan (SPEC §5 "Routes and templates";
+	 * schema 0013), "" when absent: its Route, the template in effect
+	 * (named by the plan, or chosen by its route or default_template;
+	 * "" for the top-level stages), its Engine and its Review request. */
+	char *route, *template, *engine, *review_request;
 	/* Owner, group and permission bits of the item's directory (schema
 	 * 0006; STORE_ID_DEFAULT: see there). */
 	uid_t dir_uid;

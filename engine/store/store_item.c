@@ -26,6 +26,10 @@ void item_clear(struct item *it)
 	free(it->created_at);
 	free(it->updated_at);
 	free(it->disposition);
+	free(it->route);
+	free(it->template);
+	free(it->engine);
+	free(it->review_request);
 	memset(it, 0, sizeof(*it));
 }
 
@@ -33,7 +37,7 @@ void item_clear(struct item *it)
 	"id, name, title, state, stage, stage_ok, iteration, branch, base, verdict, assessment, " \
 	"hold, approved, last_error, last_result, archived, created_at, updated_at, "       \
 	"dir_mtime_ns, dir_ctime_ns, dir_atime_ns, verdict_head, assessment_head, round, "   \
-	"disposition, dir_uid, dir_gid, dir_mode"
+	"disposition, dir_uid, dir_gid, dir_mode, route, template, engine, review_request"
 
 static int item_row(sqlite3_stmt *st, struct item *it)
 {
@@ -67,9 +71,14 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 	it->dir_uid = (uid_t)sqlite3_column_int64(st, 25);
 	it->dir_gid = (gid_t)sqlite3_column_int64(st, 26);
 	it->dir_mode = (mode_t)sqlite3_column_int(st, 27) & 07777;
+	it->route = store__col_dup(st, 28);
+	it->template = store__col_dup(st, 29);
+	it->engine = store__col_dup(st, 30);
+	it->review_request = store__col_dup(st, 31);
 	if (!it->name || !it->title || !it->stage || !it->branch || !it->base ||
 	    !it->verdict || !it->assessment || !it->last_error || !it->last_result ||
-	    !it->created_at || !it->updated_at || !it->disposition) {
+	    !it->created_at || !it->updated_at || !it->disposition || !it->route ||
+	    !it->template || !it->engine || !it->review_request) {
 		item_clear(it);
 		return -ENOMEM;
 	}
@@ -125,9 +134,14 @@ int item_copy(struct item *dst, const struct item *src)
 	dst->created_at = strdup(src->created_at);
 	dst->updated_at = strdup(src->updated_at);
 	dst->disposition = strdup(src->disposition);
+	dst->route = strdup(src->route ? src->route : "");
+	dst->template = strdup(src->template ? src->template : "");
+	dst->engine = strdup(src->engine ? src->engine : "");
+	dst->review_request = strdup(src->review_request ? src->review_request : "");
 	if (!dst->name || !dst->title || !dst->stage || !dst->branch ||
 	    !dst->base || !dst->verdict || !dst->assessment || !dst->last_error ||
-	    !dst->last_result || !dst->created_at || !dst->updated_at || !dst->disposition) {
+	    !dst->last_result || !dst->created_at || !dst->updated_at || !dst->disposition ||
+	    !dst->route || !dst->template || !dst->engine || !dst->review_request) {
 		item_clear(dst);
 		return -ENOMEM;
 	}
@@ -181,7 +195,8 @@ static void item_keep(struct store *s, int64_t key, const struct item *it)
 			strlen(it->stage) + strlen(it->branch) + strlen(it->base) +
 			strlen(it->verdict) + strlen(it->assessment) + strlen(it->last_error) +
 			strlen(it->last_result) + strlen(it->created_at) + strlen(it->updated_at) +
-			strlen(it->disposition) + 13;
+			strlen(it->disposition) + strlen(it->route) + strlen(it->template) +
+			strlen(it->engine) + strlen(it->review_request) + 17;
 	k->gen = s->item_gen;
 	lru_put(&s->items, &k->node);
 }
@@ -232,12 +247,14 @@ int store__item_write(struct store *s, const struct item *it, const char *now)
 	return store__exec(s, "UPDATE items SET title = ?, state = ?, stage = ?, stage_ok = ?, "
 			   "iteration = ?, verdict = ?, assessment = ?, hold = ?, approved = ?, "
 			   "last_error = ?, last_result = ?, archived = ?, updated_at = ?, "
-			   "verdict_head = ?15, assessment_head = ?16, round = ?17, disposition = ?18 "
-			   "WHERE id = ?14", "sssiissiissisIssis",
-			   it->title, item_state_name(it->state), it->stage, it->stage_ok,
-			   it->iteration, it->verdict, it->assessment, it->hold, it->approved,
-			   it->last_error, it->last_result, it->archived, now, it->id, it->verdict_head,
-			   it->assessment_head, it->round, it->disposition);
+			   "verdict_head = ?15, assessment_head = ?16, round = ?17, disposition = ?18, "
+			   "route = ?19, template = ?20, engine = ?21, review_request = ?22 "
+			   "WHERE id = ?14", "sssiissiissisIssisssss",
+			   it->title, item_state_name(it->state), it->stage, it->stage_ok, it->iteration, it->verdict,
+			   it->assessment, it->hold, it->approved, it->last_error, it->last_result,
+			   it->archived, now, it->id, it->verdict_head, it->assessment_head, it->round,
+			   it->disposition, it->route ? it->route : "", it->template ? it->template : "",
+			   it->engine ? it->engine : "", it->review_request ? it->review_request : "");
 }
 
 int store_item_update(struct store *s, struct item *it)

@@ -2,7 +2,7 @@
  * test-recipe-plan.c - the Markdown the pipeline reads
  * (engine/format/recipe_plan.c, recipe.h): plan.md's ```validation-recipes
  * block (CommonMark fences, repeats, NUL bytes, a long list in time
- * proportional to its length), its disposition, and the "## Verdict:" and
+ * proportional to its length), its disposition and header lines, and the "## Verdict:" and
  * "## Assessment:" markers of the stage documents, which count only
  * outside fenced code blocks.
  */
@@ -216,6 +216,40 @@ TEST(doc_marker)
 }
 #undef MARKER
 
+/* The header lines that choose the path: first occurrence, outside fences,
+ * trimmed; a line with no value or a control byte refused. */
+TEST(plan_header)
+{
+	static const char text[] =
+		"# Plan\n```\nTemplate: fenced\n```\nRoute:  implementation \r\n"
+		"Template: change-build-deploy-measure\nEngine: vllm\nTemplate: second\n"
+		"Review request: https://example.com/o/r/pull/7\n  Route: indented\n";
+	struct plan_header h;
+	char err[256] = "";
+	char *big;
+
+	memset(&h, 'x', sizeof(h));
+	ASSERT_EQ(recipe_plan_header(text, strlen(text), &h, err, sizeof(err)), 0);
+	ASSERT_STREQ(h.route, "implementation");
+	ASSERT_STREQ(h.template, "change-build-deploy-measure");
+	ASSERT_STREQ(h.engine, "vllm");
+	ASSERT_STREQ(h.review_request, "https://example.com/o/r/pull/7");
+	ASSERT_EQ(recipe_plan_header("Disposition: duplicate\n", 23, &h, err, sizeof(err)), 0);
+	ASSERT_STREQ(h.route, "");
+	ASSERT_STREQ(h.template, "");
+	ASSERT_EQ(recipe_plan_header("Template:   \n", 13, &h, err, sizeof(err)), -EINVAL);
+	ASSERT_STREQ(err, "plan.md: \"Template:\" needs a value");
+	ASSERT_EQ(recipe_plan_header("Engine: a\001b\n", 12, &h, err, sizeof(err)), -EINVAL);
+	ASSERT_CONTAINS(err, "holds a control character");
+	big = malloc(400);
+	ASSERT(big != NULL);
+	memcpy(big, "Route: ", 7);
+	memset(big + 7, 'r', 300);
+	ASSERT_EQ(recipe_plan_header(big, 307, &h, err, sizeof(err)), -EINVAL);
+	ASSERT_STREQ(err, "plan.md: \"Route:\" is longer than 255 bytes");
+	free(big);
+}
+
 int main(void)
 {
 	RUN(plan_names);
@@ -225,5 +259,6 @@ int main(void)
 	RUN(plan_length);
 	RUN(plan_disposition);
 	RUN(doc_marker);
+	RUN(plan_header);
 	return 0;
 }

@@ -145,19 +145,33 @@ static const char *const undo[] = {
 	       "INSERT INTO runs_v12 SELECT * FROM runs ORDER BY id;"
 	       "DROP TABLE runs;"
 	       "ALTER TABLE runs_v12 RENAME TO runs;",
+	[13] = "ALTER TABLE items DROP COLUMN route;"
+	       "ALTER TABLE items DROP COLUMN template;"
+	       "ALTER TABLE items DROP COLUMN engine;"
+	       "ALTER TABLE items DROP COLUMN review_request;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)
 {
 	char path[256], sql[96];
+	sqlite3_stmt *st;
 	sqlite3 *db;
-	int v;
+	int v, from;
 
 	if (version <= 7)
 		store_old_undo_compact(dir);
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	for (v = (int)(sizeof(undo) / sizeof(undo[0])) - 1; v >= version; v--)
+	/* From the store's own version down: a store downgraded before (or
+	 * whose upgrade was refused) is not undone twice. */
+	ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = "
+				     "'schema_version'", -1, &st, NULL), SQLITE_OK);
+	ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+	from = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (from > (int)(sizeof(undo) / sizeof(undo[0])))
+		from = (int)(sizeof(undo) / sizeof(undo[0]));
+	for (v = from - 1; v >= version; v--)
 		ASSERT_EQ(sqlite3_exec(db, undo[v], NULL, NULL, NULL), SQLITE_OK);
 	ASSERT_EQ(sqlite3_exec(db, extra ? extra : "", NULL, NULL, NULL), SQLITE_OK);
 	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version';",

@@ -23,7 +23,7 @@ struct store *test_store_item(const char *dir, int readonly, const char *name, s
 void store_old_undo_compact(const char *dir);
 
 /* Takes the closed store in dir back to schema version (1 or more): each
- * migration above it undone, newest first (schema/0008_compact.sql by
+ * migration between it and the store's own version undone, newest first (schema/0008_compact.sql by
  * store_old_undo_compact), then runs extra (SQL, or NULL) on it, as a store
  * an older packetfs left. Fails the test on any error. */
 void store_old_downgrade(const char *dir, int version, const char *extra);

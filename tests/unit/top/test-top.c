@@ -135,6 +135,7 @@ TEST(model)
 	struct top_model m;
 	size_t counts[TOP_NSTATES], other;
 	long i;
+	FILE *f;
 
 	ASSERT(mkdtemp(dir) != NULL);
 	make_item(dir, "zeta", status_json("failed", "", "plan: exit code 1"));
@@ -203,6 +204,25 @@ TEST(model)
 	ASSERT_CONTAINS(line, "3 items: 1 running, 1 queued, 1 new  /tmp/test-top.");
 	top_render_header(&m, 0, 3, line, sizeof(line));
 	ASSERT_EQ(3, strlen(line));
+
+	/* An item on a template: a TEMPLATE column after STAGE, "-" for the
+	 * items on none (SPEC §5 "Routes and templates"). */
+	snprintf(path, sizeof(path), "%s/mid/status.json", dir);
+	f = fopen(path, "w");
+	ASSERT(f != NULL);
+	fputs("{\"item\":\"mid\",\"state\":\"done\",\"stage\":\"investigate\","
+	      "\"template\":\"debug-investigation\",\"evidence\":\"0/0 validated\"}\n", f);
+	fclose(f);
+	ASSERT_EQ(2, top_model_refresh(&m, "mid"));
+	ASSERT_STREQ("debug-investigation", m.items[2].template);
+	ASSERT_EQ(19, m.template_w);
+	top_render_columns(&m, 100, line, sizeof(line));
+	ASSERT_STREQ("  ITEM   STATE    STAGE        TEMPLATE          RUNNING                 EVIDENCE  "
+		     "LAST ERROR", line);
+	top_render_row(&m, 2, 0, 100, 0, line, sizeof(line));
+	ASSERT_STREQ("  mid    done     investigate  debug-investigat  -                       0/0", line);
+	top_render_row(&m, 0, m.items[0].runs[0].start_ms, 100, 0, line, sizeof(line));
+	ASSERT_CONTAINS(line, "validate     -                 plan 0s");
 
 	top_model_free(&m);
 	ASSERT_EQ(test_rmtree(dir), 0);
