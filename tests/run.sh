@@ -167,7 +167,8 @@ for line in open(sys.argv[1]):
     line = line.strip()
     if line:
         t = json.loads(line)
-        print(t["name"], t["result"])
+        # "packetfs:unit / util" where the project names suites: the test's own name
+        print(t["name"].split(" / ")[-1], t["result"])
 PY
 	) || {
 		fail unit "$log" "unreadable meson test log"
@@ -187,7 +188,7 @@ import json, sys
 for line in open(sys.argv[1]):
     if line.strip():
         t = json.loads(line)
-        if t["name"] == sys.argv[2]:
+        if t["name"].split(" / ")[-1] == sys.argv[2]:
             print(t.get("stdout") or "")
             print(t.get("stderr") or "")
 PY
