@@ -4,13 +4,14 @@
     docs.py ROOT HELP_TEXT_FILE OUT_DIR
 
 Checks, each failure one line "FAIL: what" on stderr, exit 1 when any:
-- every fenced ```json block in README.md and docs/*.md is marked by the comment line before it,
-  <!-- docs-test: KIND -->, KIND one of pipeline, registry-line, fragment, and is JSON (a fragment
-  may be a list of members or elements, so it is only checked to be marked); plan,
-  plan-disposition and review mark Markdown blocks. Each marked example is written to
-  OUT_DIR/KIND-N (N counting from 1 per kind) for docs.sh to load or drive;
+- every fenced ```json block of the pages (README.md, docs/*.md, examples/README.md,
+  tests/bench/*.md) is marked by the comment line before it, <!-- docs-test: KIND -->, KIND
+  pipeline, registry-line or fragment; pipeline and registry-line examples are JSON (a fragment,
+  a few members or elements, is only marked). plan, plan-disposition and review mark Markdown
+  blocks. Each marked example but a fragment is written to OUT_DIR/KIND-N (N counting from 1
+  per kind) for docs.sh to load or drive;
 - every relative link [text](path) and every docs/NAME.md or tests/bench/NAME.md named in
-  README.md and docs/*.md resolves to a file (an #anchor of a link to a Markdown file must be
+  those pages resolves to a file (an #anchor of a link to a Markdown file must be
   one of its headings, as GitHub makes them);
 - the commands of packetfs(1)'s COMMANDS section and those `packetfs --help` lists are the same
   set; README.md and docs/ name each of them (`packetfs COMMAND`, in prose or a sh block) and
@@ -44,7 +45,9 @@ def read(path):
         return f.read()
 
 
-docs = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+docs = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))) + \
+    [os.path.join(ROOT, p) for p in ("examples/README.md", "tests/bench/README.md",
+                                     "tests/bench/HISTORY.md")]
 
 
 def slug(heading):
