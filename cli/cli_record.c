@@ -2,7 +2,7 @@
  * cli_record.c - `packetfs record` (SPEC §6 "The recorder", §7): asks the
  * engine to run a command as a run of a catalog recipe, streams the run's
  * log and exits with the command's status. It is a client of the item's
- * validation/record on the mount and nothing else (README "Recording a
+ * validation/record on the mount and nothing else (docs/guide.md "Recording a
  * run" documents that file).
  *
  * Design.

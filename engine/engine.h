@@ -257,7 +257,7 @@ int engine_removexattr(struct engine *e, const char *path, const char *name);
 /* The store owner (the uid of the process that opened e: the mounting
  * user) and the store's group (the group of the store directory, read at
  * engine_open): a mount lets in root, the store owner and the members of
- * the store's group (README "Sharing a mount"). Any thread. */
+ * the store's group (docs/operating.md "Sharing a mount"). Any thread. */
 void engine_team(const struct engine *e, uid_t *owner, gid_t *group);
 /* Time arguments of engine_utimens besides ns since the Unix epoch. */
 #define PFS_TIME_OMIT INT64_MIN      /* keep the time as it is */

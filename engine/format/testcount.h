@@ -2,7 +2,7 @@
  * testcount.h - how many tests a test runner ran, read from the closing
  * summary it printed. The engine uses it on the log of a recipe that exited
  * 0: a recipe whose test runner ran no test is not validated evidence
- * (SPEC §6, README "Recipes and evidence").
+ * (SPEC §6, docs/guide.md "Recipes").
  *
  * Recognised summaries (what each tool prints at the end of a run):
  *   meson test   the block "Ok: N / Expected Fail: N / Fail: N /

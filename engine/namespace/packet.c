@@ -91,7 +91,7 @@ static void log_node(struct node *n, const struct run *r)
 		n->doc.mtime_ns = parse_rfc3339(r->finished_at);
 }
 
-/* Permission bits of the generated entries (README "Sharing a mount"): the
+/* Permission bits of the generated entries (docs/operating.md "Sharing a mount"): the
  * store owner's, with the store's group; the root and validation/ (where
  * members make items and documents) and ctl and registry.jsonl (which
  * members write) are writable by the group, the root sticky (an item is

@@ -1,6 +1,6 @@
 /*
  * record.h - the lines of an item's validation/record, the recorder's
- * transaction file (SPEC §6 "The recorder"; README "Recording a run"):
+ * transaction file (SPEC §6 "The recorder"; docs/guide.md "Recording a run"):
  * what a line asks and whether a fragment can still become a line. The
  * file itself (its handles and answers) is record.c's, through
  * packet_int.h.

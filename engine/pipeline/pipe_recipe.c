@@ -401,7 +401,7 @@ static void note_add(char *note, size_t size, const char *text)
  * (JUnit XML)"). Without the file, the last test summary in the tail of
  * the log decides: one that says that no test ran is failing. A recipe
  * that exits 0 on such a run is failing, not validated: its test runner
- * proved nothing (README "Recipes and evidence").
+ * proved nothing (docs/guide.md "Recipes").
  */
 int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t size)
 {

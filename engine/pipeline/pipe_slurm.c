@@ -13,7 +13,7 @@
  * not used: Slurm grants devices (the registry line names the indices of
  * GRES=gpu(IDX:...)), and sbatch refuses a job that no node of the
  * partition can take, which is recorded as blocked with sbatch's reason.
- * Job states map onto registry statuses as README "Recipes on a Slurm
+ * Job states map onto registry statuses as docs/operating.md "Recipes on a Slurm
  * cluster" says; notes read as a local run's would (a timeout is "timed
  * out after N s (signal S)").
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # approve counts only when it is given after the last print ended, and it lets one publish
-# through (README "Gates"):
+# through (docs/guide.md "Gates"):
 #   a1  approve on a new item, before anything ran: the print that follows drops it;
 #   a2  approve while print runs: dropped when that print ends, publish waits for another;
 #   a3  approve while review runs (after the last print): publish goes on without waiting;

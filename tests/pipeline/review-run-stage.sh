@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# run STAGE on a finished item makes STAGE and every later stage stale (README "Stale"): their
-# results (verdict, assessment) are cleared and their gates must be passed again; a print also
-# makes the evidence of the old head stale and drops approve, and an approve is used up by the
-# publish it let through.
+# run STAGE on a finished item makes STAGE and every later stage stale (docs/guide.md "Stale
+# results"): their results (verdict, assessment) are cleared and their gates must be passed
+# again; a print also makes the evidence of the old head stale and drops approve, and an approve
+# is used up by the publish it let through.
 #   run publish   waits for a new approve;
 #   run validate  validates again, reviews again, then waits for a new approve;
 #   run print     a new commit: validated and reviewed again at the new head, a new approve
