@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The engine is a stack of layers (docs/design-notes.md; tests/tree/layers.py): no include or call
+# The engine is a stack of layers (docs/design.md; tests/tree/layers.py): no include or call
 # goes from a lower layer to a higher one, a layer is seen through its one header, no include
 # cycle, no source file over 800 lines. First the checker must catch each kind of breach in a copy of
 # the sources, then the tree itself must pass.
