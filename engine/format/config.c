@@ -43,7 +43,8 @@
 
 static const char *const top_keys[] = {
 	"repo", "base", "recipes_dir", "gpus", "max_parallel_recipes", "max_parallel_items",
-	"on_interrupt", "cancel_grace_s", "max_doc_size", "run_as", "executor", "stages", "notify", NULL,
+	"on_interrupt", "cancel_grace_s", "max_doc_size", "run_as", "executor", "stages", "notify",
+	"probes", NULL,
 };
 
 static const char *const executor_keys[] = {
@@ -450,7 +451,9 @@ static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 		return config__fail(c, "run_as", "not with the slurm executor (its jobs would run "
 				    "as the daemon's user)");
 	rc = config__parse_stages(c, root, cfg);
-	return rc ? rc : config__parse_notify(c, root, cfg);
+	if (!rc)
+		rc = config__parse_notify(c, root, cfg);
+	return rc ? rc : config__parse_probes(c, root, cfg);
 }
 
 /* Line and column (from 1) of offset off in text. */
@@ -559,6 +562,7 @@ void config_free(struct pfs_config *cfg)
 	free(cfg->executor.account);
 	strv_free(cfg->executor.extra_args);
 	free(cfg->executor.shared_dir);
+	config__free_probes(cfg);
 	free(cfg->repo);
 	free(cfg->base);
 	free(cfg->recipes_dir);
