@@ -5,7 +5,8 @@
 # out), and one still pending, shown as such while a read goes on unblocked. A recipe whose
 # "# requires:" probe is absent is blocked with that reason and runs nothing; one naming a probe
 # pipeline.json lacks is blocked saying so; one whose probe answers later waits for it and runs.
-# A new pipeline.json refreshes the file, and so does the ctl verb "probe".
+# A new pipeline.json refreshes the file, and so does the ctl verb "probe", which inotifywait
+# sees as a change of both files.
 . "$(dirname "$0")/../lib.sh"
 make_repo
 copy_recipes
@@ -97,10 +98,15 @@ wait_for grep -q '| added | added-1 |' "$env"
 wait_for grep -q '^- GPUs: none' "$env"
 assert_not_contains "$(cat "$env")" "Stand-in GPU" "compute-env.md after the GPUs went"
 
-# On request: the ctl verb "probe" asks again.
+# On request: the ctl verb "probe" asks again; watchers see both files change.
+ev=$T/inotify.txt
+bg inotifywait -m -r -e modify,close_write --format '%e %w%f' "$M" >"$ev" 2>"$T/inotify.err"
+wait_for grep -q 'Watches established' "$T/inotify.err"
 printf 'gpu 0 GPU-stand-in-0 100\n' >"$FAKE_NVIDIA_SMI_STATE"
 ctl "$M" fix-1 probe
 wait_for grep -q '| 0 | Stand-in GPU |' "$env"
 assert_not_contains "$(cat "$env")" "| 1 | Stand-in GPU |" "compute-env.md after the request"
+wait_for grep -qx "MODIFY $M/.packetfs/compute-env.md" "$ev"
+wait_for grep -qx "MODIFY $M/fix-1/compute-env.md" "$ev"
 check_status "$M" fix-1
 exit 0
