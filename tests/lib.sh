@@ -531,7 +531,7 @@ hex_of()
 # entries every item has), sorted, each followed by a space.
 doc_names()
 {
-	ls -A "$1" | grep -vxE '\.history|change\.diff|ctl|events|report\.html|stages|status|status\.json|validation|worktree' |
+	ls -A "$1" | grep -vxE '\.history|change\.diff|compute-env\.md|ctl|events|report\.html|stages|status|status\.json|validation|worktree' |
 		sort | tr '\n' ' '
 }
 

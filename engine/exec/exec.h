@@ -18,6 +18,7 @@
  *               recipes); slurm_cmd.c runs the Slurm commands on the loop
  *   slurm.h   - the Slurm executor: sbatch, squeue, scontrol, scancel
  *   gpu.h     - the GPU pool: slots, nvidia-smi, leaks held back
+ *   cenv_probe.h - compute-env.md's questions: the host, sinfo, the probes
  *   runenv_local.c - the probe of this machine, declared in runenv.h
  */
 #ifndef PACKETFS_EXEC_H
@@ -27,6 +28,7 @@
 #include "proc.h"
 #include "capture.h"
 #include "gpu.h"
+#include "cenv_probe.h"
 #include "runner.h"
 #include "slurm.h"
 

@@ -45,7 +45,7 @@
 static const char *const top_keys[] = {
 	"repo", "base", "recipes_dir", "gpus", "max_parallel_recipes", "max_parallel_items",
 	"on_interrupt", "cancel_grace_s", "max_doc_size", "run_as", "executor", "stages", "notify",
-	"templates", "default_template", "routes", NULL,
+	"templates", "default_template", "routes", "probes", NULL,
 };
 
 static const char *const executor_keys[] = {
@@ -454,6 +454,9 @@ static int parse_root(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 	rc = config__parse_stages(c, root, cfg);
 	if (!rc)
 		rc = config__parse_notify(c, root, cfg);
+	if (rc == 0)
+		rc = config__parse_probes(c, root, cfg);
+	/* Last: a template's path copies every other field of cfg. */
 	return rc ? rc : config__parse_templates(c, root, cfg);
 }
 
@@ -582,6 +585,7 @@ void config_free(struct pfs_config *cfg)
 	free(cfg->executor.account);
 	strv_free(cfg->executor.extra_args);
 	free(cfg->executor.shared_dir);
+	config__free_probes(cfg);
 	free(cfg->repo);
 	free(cfg->base);
 	free(cfg->recipes_dir);

@@ -90,6 +90,23 @@ struct pfs_route {
 	const char *template;     /* the name of one of the parent's templates */
 };
 
+/* A probe's deadline when its entry names none, and the longest one. */
+#define CONFIG_PROBE_TIMEOUT_DEFAULT_S 10
+#define CONFIG_PROBE_TIMEOUT_MAX_S 600
+/* The most probes, and the longest probe name. */
+#define CONFIG_PROBES_MAX 64
+#define CONFIG_PROBE_NAME_MAX 64
+
+/* One "probes" entry (SPEC §6, "The compute environment"): a question
+ * compute-env.md asks of this machine, which a recipe's "# requires:"
+ * names. */
+struct pfs_probe {
+	char *name;    /* [a-z0-9][a-z0-9._-]{0,63}, unique */
+	char **run;    /* argv, NULL-terminated; run[0] found on PATH, no shell */
+	int timeout_s; /* its deadline: 1..CONFIG_PROBE_TIMEOUT_MAX_S, default
+			* CONFIG_PROBE_TIMEOUT_DEFAULT_S */
+};
+
 struct pfs_config {
 	char *repo;                 /* absolute path of the git repository */
 	char *base;                 /* base branch, default "main" */
@@ -117,6 +134,8 @@ struct pfs_config {
 	/* For a template's path (struct pfs_template): the configuration it
 	 * belongs to; NULL for a configuration config_parse returned. */
 	const struct pfs_config *parent;
+	struct pfs_probe *probes;   /* "probes" in the file's order, or NULL */
+	size_t nprobes;
 };
 
 /*
@@ -173,6 +192,11 @@ extern const char *const config_notify_known[];
 /* Whether notify entry n wants the item event of type type (for a "state"
  * event, state is the state it entered; NULL otherwise). */
 int config_notify_wants(const struct pfs_notify *n, const char *type, const char *state);
+
+/* The probe called name, or NULL. */
+const struct pfs_probe *config_probe(const struct pfs_config *cfg, const char *name);
+/* Whether the len bytes at name are a probe name: [a-z0-9][a-z0-9._-]{0,63}. */
+int config_probe_name_ok(const char *name, size_t len);
 
 /*
  * The default pipeline.json text for a new store (caller frees), used by

@@ -1,7 +1,8 @@
 /*
  * config_int.h - what the files of the pipeline.json parser share:
  * config.c (the document, its top-level fields and the executor),
- * config_stage.c (the stages) and config_notify.c (the notifiers). Not for the rest of the engine: config.h is
+ * config_stage.c (the stages), config_notify.c (the notifiers) and
+ * config_probe.c (the probes). Not for the rest of the engine: config.h is
  * the contract. Each reader of a field takes the path of the object it is
  * in ("" at the top level, "stages[1]", "stages[1].push") for its message,
  * and returns 0, -EINVAL after config__fail() wrote "field: why", or
@@ -115,5 +116,10 @@ int config__parse_stages(struct ctx *c, const cJSON *root, struct pfs_config *cf
 /* The "notify" array of root (absent: none) into cfg->notify and
  * cfg->nnotify (config_notify.c). */
 int config__parse_notify(struct ctx *c, const cJSON *root, struct pfs_config *cfg);
+
+/* The "probes" object of root (absent: none) into cfg->probes and
+ * cfg->nprobes (config_probe.c); config__free_probes frees them. */
+int config__parse_probes(struct ctx *c, const cJSON *root, struct pfs_config *cfg);
+void config__free_probes(struct pfs_config *cfg);
 
 #endif

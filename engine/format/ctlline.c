@@ -18,7 +18,7 @@ static const struct {
 } verbs[] = {
 	{"advance", CTL_ARG_NONE}, {"run", CTL_ARG_STAGE}, {"rerun", CTL_ARG_RECIPE},
 	{"cancel", CTL_ARG_NONE},  {"approve", CTL_ARG_NONE}, {"hold", CTL_ARG_NONE},
-	{"release", CTL_ARG_NONE}, {"archive", CTL_ARG_NONE},
+	{"release", CTL_ARG_NONE}, {"archive", CTL_ARG_NONE}, {"probe", CTL_ARG_NONE},
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 

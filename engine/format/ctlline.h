@@ -10,7 +10,7 @@
  * separated by spaces, tabs or a CR; any other control character (NUL
  * included) or DEL refuses it. The first word is the verb: advance, run
  * STAGE, rerun RECIPE (or rerun failed), cancel, approve, hold, release,
- * archive.
+ * archive, probe.
  */
 #ifndef PACKETFS_CTLLINE_H
 #define PACKETFS_CTLLINE_H

@@ -15,12 +15,14 @@
  *   recipe.h    - the recipe catalog and the plan's recipe list
  *   registry.h  - registry.jsonl lines, the verdict, evidence.md's text
  *   testcount.h - how many tests a run ran: a runner's summary, JUnit XML
+ *   cenv.h      - compute-env.md: the machines and the probes' answers
  *   runenv.h    - the environment a recipe run ran in (its log header);
  *                 the probe of this machine (runenv_local.c) is exec's
  */
 #ifndef PACKETFS_FORMAT_H
 #define PACKETFS_FORMAT_H
 
+#include "cenv.h"
 #include "config.h"
 #include "ctlline.h"
 #include "recipe.h"

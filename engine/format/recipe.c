@@ -26,6 +26,11 @@
  * words) counts as absent, so a typo never lets a recipe start earlier
  * than it would without the line.
  *
+ * Requires: the words of every "# requires:" line (separated by blanks or
+ * commas) are the probes the recipe needs (SPEC §6), repeats dropped.
+ * Unlike needs, a word is never dropped for its spelling: a typo must
+ * block the run with a reason, not let it run where the probe is absent.
+ *
  * Freshness: the load records a stamp (struct recipe_stamp) before it
  * reads anything: the stat of the directory, then of each file whose name
  * is a recipe file name, the very stat that decides whether it is one.
@@ -274,11 +279,27 @@ static int add_needs(const struct recipe *r, char *v, struct recipe_names *needs
 	return 0;
 }
 
+/* Adds the words of the requires value v to *req (words cut to
+ * REQUIRE_CUT bytes; recipe__names_dedupe drops the repeats). 0 or
+ * -ENOMEM. */
+#define REQUIRE_CUT 64
+static int add_requires(char *v, struct recipe_names *req)
+{
+	char *word, *save = NULL, *copy;
+
+	for (word = strtok_r(v, " \t,", &save); word; word = strtok_r(NULL, " \t,", &save)) {
+		copy = strndup(word, REQUIRE_CUT);
+		if (!copy || recipe__names_take(req, copy))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Reads the headers of r->path; an unreadable file keeps the defaults.
  * On -ENOMEM the caller clears r. */
 static int read_headers(struct recipe *r)
 {
-	struct recipe_names needs = { NULL, 0, 0 };
+	struct recipe_names needs = { NULL, 0, 0 }, req = { NULL, 0, 0 };
 	char *head, *line, *nl, *v;
 	int fd, lines = 0, have_gpus = 0, have_timeout = 0, named = 0, rc = -ENOMEM;
 	ssize_t got;
@@ -322,6 +343,9 @@ static int read_headers(struct recipe *r)
 		} else if ((v = header_value(line, "needs")) != NULL) {
 			if (add_needs(r, v, &needs, &named))
 				goto out;
+		} else if ((v = header_value(line, "requires")) != NULL) {
+			if (add_requires(v, &req))
+				goto out;
 		} else if ((v = header_value(line, "version")) != NULL && *v) {
 			if (strv_push(&r->versions, v))
 				goto out;
@@ -337,8 +361,13 @@ static int read_headers(struct recipe *r)
 		r->needs = needs.v;
 		needs.v = NULL;
 	}
+	if (recipe__names_dedupe(&req) || (!req.v && !(req.v = calloc(1, sizeof(char *)))))
+		goto out;
+	r->requires = req.v;
+	req.v = NULL;
 	rc = 0;
 out:
+	strv_free(req.v);
 	strv_free(needs.v);
 	free(head);
 	return rc;
@@ -354,6 +383,7 @@ void recipe_clear(struct recipe *r)
 	free(r->summary);
 	strv_free(r->needs);
 	strv_free(r->versions);
+	strv_free(r->requires);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -393,6 +423,7 @@ int recipe_copy(struct recipe *dst, const struct recipe *src)
 	dst->needs_default = src->needs_default;
 	dst->needs = list_copy(src->needs, &failed);
 	dst->versions = list_copy(src->versions ? src->versions : empty, &failed);
+	dst->requires = list_copy(src->requires ? src->requires : empty, &failed);
 	if (failed) {
 		recipe_clear(dst);
 		return -ENOMEM;

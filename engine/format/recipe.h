@@ -9,8 +9,8 @@
  * executable or not: header lines, then prose saying what the recipe must
  * prove, and no command of its own (it runs only through the recorder).
  * Header lines within the first 30 lines of either: "# summary: text",
- * "# gpus: N", "# timeout: SECONDS", "# needs: NAME..." and any number of
- * "# version: COMMAND"; in a procedure they may also stand inside an HTML
+ * "# gpus: N", "# timeout: SECONDS", "# needs: NAME...", "# requires:
+ * PROBE..." and any number of "# version: COMMAND"; in a procedure they may also stand inside an HTML
  * comment ("<!--" ... "-->"). Other files, and files whose name is not
  * NN-name, are skipped.
  *
@@ -42,6 +42,11 @@ struct recipe {
 			    * "# needs: none"; NULL when needs_default */
 	char **versions;   /* the "# version: COMMAND" lines' commands, in order, NULL-terminated,
 			    * never NULL (empty list when none) */
+	char **requires;   /* the probes of every "# requires: A B" line (words separated by
+			    * blanks or commas), in order, repeats dropped, NULL-terminated,
+			    * never NULL (empty list when none). A word is kept as written,
+			    * whatever it holds (cut to 64 bytes): a name that is no probe of
+			    * the configuration blocks the run saying so. */
 };
 
 /* What a catalog was read from (recipe.c). */

@@ -47,7 +47,8 @@
 #include "packet_int.h"
 
 const char packet__ctl_verbs[] =
-	"verbs: advance, run STAGE, rerun RECIPE, cancel, approve, hold, release, archive\n";
+	"verbs: advance, run STAGE, rerun RECIPE, cancel, approve, hold, release, archive, "
+	"probe\n";
 
 /* Marks cmd refused with the message fmt. Returns -EINVAL. */
 static int refuse(struct pipe_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -116,6 +116,7 @@ const struct kind_info packet__kinds[N_KINDS] = {
 	[N_PIPELINE_ERROR] = {"pipeline.error", N_PFS_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
 	[N_RECIPES_DIR] = {"recipes", N_PFS_DIR, S_IFDIR | 0555, KIND_STABLE},
 	[N_VERSION] = {"version", N_PFS_DIR, S_IFREG | 0444, KIND_STABLE | KIND_VIEW},
+	[N_COMPUTE_ENV] = {"compute-env.md", N_PFS_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
 	[N_RECIPE] = {NULL, N_RECIPES_DIR, S_IFREG | 0555, KIND_VIEW},
 	/* Its mode is its own (packet_tmp.c). */
 	[N_PFS_TMP] = {NULL, N_PFS_DIR, S_IFREG | 0644, KIND_VIEW | KIND_WRITE},
@@ -126,6 +127,7 @@ const struct kind_info packet__kinds[N_KINDS] = {
 	[N_ITEM_EVENTS] = {"events", N_ITEM, S_IFREG | 0444, KIND_DATED_VIEW},
 	[N_DIFF] = {"change.diff", N_ITEM, S_IFREG | 0444, KIND_DATED_VIEW},
 	[N_REPORT] = {"report.html", N_ITEM, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_ITEM_COMPUTE_ENV] = {"compute-env.md", N_ITEM, S_IFREG | 0444, KIND_DATED_VIEW},
 	[N_STAGES_DIR] = {"stages", N_ITEM, S_IFDIR | 0555, KIND_LISTED},
 	[N_VALIDATION_DIR] = {"validation", N_ITEM, S_IFDIR | MODE_SHARED_DIR, KIND_LISTED},
 	[N_WORKTREE] = {"worktree", N_ITEM, S_IFLNK | 0777, 0},
@@ -315,6 +317,9 @@ int packet__render_clocked(struct engine *e, struct node *n, struct buf *out, in
 		return pipeline_config_json(e->pl, out);
 	case N_PIPELINE_ERROR:
 		return packet__refusal_render(e, 0, out);
+	case N_COMPUTE_ENV:
+	case N_ITEM_COMPUTE_ENV:
+		return pipeline_cenv_render(e->pl, out);
 	case N_PFS_TMP:
 		return packet__tmp_read(e, n->name, out);
 	case N_REGISTRY_ERROR:

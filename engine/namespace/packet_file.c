@@ -38,7 +38,7 @@ static int resnapshots(enum kind k)
 {
 	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_JUNIT || k == N_DIFF ||
 	       k == N_CTL || k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR ||
-	       k == N_REPORT || k == N_INDEX;
+	       k == N_REPORT || k == N_INDEX || k == N_COMPUTE_ENV || k == N_ITEM_COMPUTE_ENV;
 }
 
 /* ---- open files ---- */

@@ -43,7 +43,8 @@ struct pfs_tmp {
 static int fixed_name(const char *name)
 {
 	return strcmp(name, "pipeline.json") == 0 || strcmp(name, "pipeline.error") == 0 ||
-	       strcmp(name, "version") == 0 || strcmp(name, "recipes") == 0;
+	       strcmp(name, "version") == 0 || strcmp(name, "recipes") == 0 ||
+	       strcmp(name, "compute-env.md") == 0;
 }
 
 /* The temp file name; e->tmp_lock held. */

@@ -1,7 +1,8 @@
 /*
  * pipe_command.c - the ctl commands of SPEC §4 on the loop thread:
  * advance, run, rerun (also `rerun failed`, and rerun lines that join a
- * rerun in progress), cancel, approve, hold, release, archive. Each
+ * rerun in progress), cancel, approve, hold, release, archive, probe
+ * (compute-env.md asked again, whatever the item's state). Each
  * command's outcome becomes the item's last_result (ctl's result): this
  * is its only writer. pipe.c starts and ends the stages they ask for.
  */
@@ -318,6 +319,8 @@ int pipe_command(struct pipe *p, struct pipe_cmd *cmd)
 			pipe_resume(p);
 		}
 		cmd->msg[0] = '\0';
+	} else if (strcmp(v, "probe") == 0 && !cmd->arg[0]) {
+		pipeline_cenv_refresh(p->pl);
 	} else if (strcmp(v, "archive") == 0 && !cmd->arg[0]) {
 		if (busy || it.state == ITEM_RUNNING) {
 			snprintf(cmd->msg, sizeof(cmd->msg), "archive: a stage is running; cancel it first");

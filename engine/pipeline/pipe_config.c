@@ -233,6 +233,7 @@ int pipeline_config_set(struct pipeline *pl, const char *json, size_t len, char 
 		recipe_catalog_free(&cat);
 	} else {
 		pipeline_event(pl, 0, NULL, "config_changed", "");
+		pipeline_cenv_refresh(pl);
 	}
 	return rc;
 }

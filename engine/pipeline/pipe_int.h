@@ -12,7 +12,7 @@
  * pipe_full.c (states a full disk kept out of the store),
  * pipe_heads.c (branch heads moved outside the engine), pipe_env.c (the
  * environment of a run), pipe_notify.c (the "notify" programs),
- * pipe_slurm.c (the Slurm executor). Not for the layers above: pipeline.h
+ * pipe_slurm.c (the Slurm executor), pipe_cenv.c (compute-env.md). Not for the layers above: pipeline.h
  * is the contract.
  *
  * Everything about struct pipe runs on the loop thread only; struct
@@ -105,6 +105,20 @@ struct pipeline {
 	int notify_running;           /* loop thread only: how many */
 	int notify_stopping;          /* loop thread only: pipe__notify_stop ran */
 
+	pthread_mutex_t cenv_lock;      /* compute-env.md (pipe_cenv.c); takes no other lock */
+	struct cenv cenv_cur;           /* cenv_lock: the refresh that runs, filled by its worker */
+	struct cenv cenv_last;          /* cenv_lock: the last refresh that ended */
+	const struct pfs_config *cenv_last_cfg; /* cenv_lock: the configuration cenv_last
+						 * probed (its probes), or NULL */
+	const struct pfs_config *cenv_run_cfg;  /* cenv_lock: the one cenv_cur probes */
+	int cenv_wanted;                /* cenv_lock: a refresh was asked for */
+	int cenv_running;               /* cenv_lock: cenv_work is queued or runs */
+	int cenv_news;                  /* cenv_lock: the worker has answers the loop did not
+					 * act on yet */
+	int cenv_stop;                  /* set under cenv_lock, read atomically too: the loop
+					 * stops; no further probe, no wake */
+	uv_work_t cenv_work;            /* loop thread */
+
 	uv_loop_t loop;        /* loop thread only */
 	uv_async_t wake;
 	pthread_t thread;
@@ -130,6 +144,24 @@ void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, c
 /* Adds r to / removes run run_id from the table of what runs now (loop thread). */
 void pipe__active_add(struct pipeline *pl, const struct active_run *r);
 void pipe__active_remove(struct pipeline *pl, int64_t run_id);
+
+/* ---- pipe_cenv.c: compute-env.md ---- */
+
+/* Starts a refresh of compute-env.md when one was asked for and none runs
+ * (loop thread; on_wake and the start of the loop). */
+void pipe__cenv_wake(struct pipeline *pl);
+/* The loop stops: a refresh that runs starts no further probe. */
+void pipe__cenv_stop(struct pipeline *pl);
+/*
+ * The "# requires:" check of a recipe of configuration cfg about to start
+ * (req: its probes, NULL-terminated). 0 when every probe answered; 1 when
+ * an answer of cfg's probes is not in yet (the recipe waits: the end of
+ * the refresh pumps the queue); -1 when it must be blocked, with note
+ * "requires NAME: absent", "requires NAME: absent (timed out)" or
+ * "requires NAME: not a probe of pipeline.json". Loop thread.
+ */
+int pipe__cenv_requires(struct pipeline *pl, const struct pfs_config *cfg, char *const *req,
+			char *note, size_t size);
 
 /* ---- pipe_who.c: which run a process belongs to ---- */
 

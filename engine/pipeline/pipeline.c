@@ -35,6 +35,7 @@ int pipeline_open(const struct pipeline_options *opt, struct pipeline **out, cha
 	pthread_mutex_init(&pl->unstored_lock, NULL);
 	pthread_mutex_init(&pl->q_lock, NULL);
 	pthread_mutex_init(&pl->notify_lock, NULL);
+	pthread_mutex_init(&pl->cenv_lock, NULL);
 	pl->notify_tail = &pl->notify_head;
 	pl->store = opt->store;
 	pl->store_dir = opt->store_dir;
@@ -96,9 +97,12 @@ static void on_wake(uv_async_t *h)
 		pthread_cond_broadcast(&cmd->cond);
 		pthread_mutex_unlock(&pl->q_lock);
 	}
-	if (!stopping)
+	if (!stopping) {
 		pipe__notify_pump(pl);
+		pipe__cenv_wake(pl);
+	}
 	if (stopping) {
+		pipe__cenv_stop(pl);
 		pipe__notify_stop(pl);
 		pipe__heads_stop(pl->pipe);
 		pipe_shutdown(pl->pipe);
@@ -115,6 +119,8 @@ static void *loop_main(void *arg)
 	pipe_resume(pl->pipe);
 	pipe__heads_start(pl->pipe);
 	pipe__notify_pump(pl); /* notices of events recorded before the loop ran */
+	pipeline_cenv_refresh(pl); /* compute-env.md at mount */
+	pipe__cenv_wake(pl);
 	uv_run(&pl->loop, UV_RUN_DEFAULT);
 	util_owner_leave(&pl->loop_owner);
 	return NULL;
@@ -209,6 +215,9 @@ void pipeline_close(struct pipeline *pl)
 	pipe__notify_free(pl);
 	pthread_mutex_destroy(&pl->q_lock);
 	pthread_mutex_destroy(&pl->notify_lock);
+	cenv_clear(&pl->cenv_cur);
+	cenv_clear(&pl->cenv_last);
+	pthread_mutex_destroy(&pl->cenv_lock);
 	free(pl);
 }
 

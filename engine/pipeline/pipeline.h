@@ -26,6 +26,8 @@
  *   q_lock      - the command queue to the loop thread
  *   notify_lock - notices for the "notify" programs (pipe_notify.c; takes
  *                 no other lock)
+ *   cenv_lock   - compute-env.md's answers (pipe_cenv.c; takes no other
+ *                 lock)
  */
 #ifndef PACKETFS_PIPELINE_H
 #define PACKETFS_PIPELINE_H
@@ -147,6 +149,18 @@ int pipeline_config_check(const struct pfs_config *cfg, char *err, size_t errlen
  */
 const struct recipe_catalog *pipeline_recipes_hold(struct pipeline *pl);
 void pipeline_recipes_release(struct pipeline *pl);
+
+/* ---- compute-env.md (pipe_cenv.c) ---- */
+
+/* Appends compute-env.md as things are now: the last refresh's answers,
+ * or the one that runs with "pending" where its answers are not in, or,
+ * before any, the probes of the configuration, all pending. Never waits
+ * for a probe. 0 or -ENOMEM. */
+int pipeline_cenv_render(struct pipeline *pl, struct buf *out);
+/* Asks the loop for a refresh of compute-env.md (it runs on a worker
+ * thread; one at a time, a request while one runs makes another follow).
+ * Before pipeline_start the request waits for it. */
+void pipeline_cenv_refresh(struct pipeline *pl);
 
 /* ---- events ---- */
 

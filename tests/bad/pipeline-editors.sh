@@ -16,7 +16,7 @@ field()
 }
 leftovers()
 {
-	ls -A "$M/.packetfs" | grep -vxE 'pipeline.json|pipeline.error|recipes|version' || true
+	ls -A "$M/.packetfs" | grep -vxE 'pipeline.json|pipeline.error|recipes|version|compute-env.md' || true
 }
 # Give the configuration a max_parallel_recipes line that sed can edit.
 python3 - "$p" "$T/start.json" <<'PY'

@@ -460,7 +460,7 @@ TEST(schema_matches_validator)
 	static const char *const top[] = { "repo", "base", "recipes_dir", "gpus",
 		"max_parallel_recipes", "max_parallel_items", "on_interrupt", "cancel_grace_s",
 		"max_doc_size", "run_as", "executor", "stages", "notify", "templates",
-		"default_template", "routes", NULL };
+		"default_template", "routes", "probes", NULL };
 	static const char *const stage[] = { "name", "run", "produces", "timeout_s", "gate",
 		"recipes", "on_needs_changes", "max_iterations", "push", "env", "rounds", NULL };
 	cJSON *schema = cJSON_Parse(schema_json_pipeline), *props, *p, *doc, *st, *req;

@@ -438,6 +438,40 @@ TEST(versions)
 	remove_dir();
 }
 
+/* "# requires:": every line's words, blanks and commas between, in order,
+ * repeats dropped, any spelling kept (cut to 64 bytes); in a procedure's
+ * HTML comment too; past the 30th line not read. */
+TEST(requires)
+{
+	struct recipe_catalog cat;
+	struct recipe copy;
+	const struct recipe *r;
+
+	new_dir();
+	put("01-none.sh", 0755, "#!/bin/sh\n# summary: no requires\n");
+	put("02-some.sh", 0755, "#!/bin/sh\n# requires: torch, docker\r\n#requires:\n"
+	    "#  requires :  vllm torch\t Bad_Name\n# require: not-this\n"
+	    "# requires: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaTAIL\n");
+	put("03-proc.md", 0644, "<!-- # requires: docker -->\nProve it.\n");
+	put_late("04-late", "# requires: torch\n");
+	ASSERT_EQ(recipe_catalog_load(dir, &cat), 0);
+	ASSERT_EQ(cat.n, 4);
+	r = recipe_find(&cat, "01-none");
+	ASSERT(r->requires != NULL && r->requires[0] == NULL);
+	r = recipe_find(&cat, "02-some");
+	expect_list(r->requires, "torch,docker,vllm,Bad_Name,"
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	ASSERT_EQ(recipe_copy(&copy, r), 0);
+	ASSERT(copy.requires != r->requires);
+	expect_list(copy.requires, "torch,docker,vllm,Bad_Name,"
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	recipe_clear(&copy);
+	expect_list(recipe_find(&cat, "03-proc")->requires, "docker");
+	expect_list(recipe_find(&cat, "04-late")->requires, "");
+	recipe_catalog_free(&cat);
+	remove_dir();
+}
+
 static void expect_same(const struct recipe *a, const struct recipe *b)
 {
 	ASSERT_STREQ(a->name, b->name);
@@ -647,6 +681,7 @@ int main(void)
 	RUN(needs);
 	RUN(needs_many);
 	RUN(versions);
+	RUN(requires);
 	RUN(copy_clear);
 	RUN(fresh);
 	return 0;
