@@ -250,22 +250,26 @@ static int scope_line(const char *s, const char *e, int lineno, struct scope *sc
 		why = "a NUL byte in the path";
 	else
 		why = bad_path(w, e, verbs[k].verb == SCOPE_KEEP);
-	if (!why && verbs[k].verb == SCOPE_KEEP) {
-		const char *c;
-
-		for (c = w; c < e && !why; c++) {
-			if (*c == '\\' && c + 1 < e)
-				c++;
-			else if (*c == '[' && (!(c = bracket_end(c)) || c >= e))
-				why = "an unclosed '[' in the pattern";
-		}
-	}
 	if (why) {
 		snprintf(err, size, "plan.md: line %d: %s %s", lineno, verbs[k].word, why);
 		return -EINVAL;
 	}
 	if (!(path = strndup(w, (size_t)(e - w))))
 		return -ENOMEM;
+	if (verbs[k].verb == SCOPE_KEEP) {
+		const char *c;
+
+		for (c = path; *c; c++) {
+			if (*c == '\\' && c[1]) {
+				c++;
+			} else if (*c == '[' && !(c = bracket_end(c))) {
+				snprintf(err, size, "plan.md: line %d: keep an unclosed '[' in the pattern",
+					 lineno);
+				free(path);
+				return -EINVAL;
+			}
+		}
+	}
 	for (i = 0; verbs[k].verb != SCOPE_KEEP && i < sc->n; i++) {
 		if (sc->v[i].verb != SCOPE_KEEP && strcmp(sc->v[i].path, path) == 0) {
 			snprintf(err, size, "plan.md: line %d: %.200s is already planned on line %d",

@@ -173,7 +173,7 @@ int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b);
  * Any thread.
  */
 enum { VIEW_SIZE_STATUS, VIEW_SIZE_STATUS_JSON, VIEW_SIZE_EVIDENCE, VIEW_SIZE_JUNIT,
-       VIEW_SIZE_REPORT, VIEW_SIZE_DIFF, VIEW_SIZE_KINDS };
+       VIEW_SIZE_REPORT, VIEW_SIZE_DIFF, VIEW_SIZE_SCOPE, VIEW_SIZE_KINDS };
 int view_size_get(struct engine *e, int64_t item, int kind, const struct view_stamp *st,
 		  uint64_t *size);
 void view_size_keep(struct engine *e, int64_t item, int kind, const struct view_stamp *st,
@@ -189,6 +189,14 @@ int view_plan_names(struct engine *e, int64_t item, char ***names);
 /* view_junit.c: validation/junit.xml, appended to out. 0 or a negative
  * errno (-ENOMEM, the store's). Any thread. */
 int view_junit(struct engine *e, const struct item *it, struct buf *out);
+
+/* view_scope.c: validation/scope.md of it at the branch head, appended to
+ * out (0 or a negative errno); and into out[size] the scope line of
+ * status at head: "" without a scope block (or head ""), scope_summary's
+ * words, or "invalid: WHY". */
+int view_scope(struct engine *e, const struct item *it, struct buf *out);
+void view_scope_summary(struct engine *e, const struct item *it, const char *head, char *out,
+			size_t size);
 
 /* view_report.c: MOUNT/ITEM/report.html of it, with *clocked set to 1
  * when the page depends on the time it was made (a run not ended has a

@@ -190,7 +190,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128], running[512];
 	char **names = NULL;
 	struct digest_render r;
-	char round[32] = "", kept_stage[128], kept_error[1024];
+	char round[32] = "", kept_stage[128], kept_error[1024], scope[400];
 	struct item shown;
 	enum item_state kept_state;
 	int rc = 0, vstale, astale, rounds_max = 0;
@@ -222,6 +222,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		view_digest(e, it->id, render_summary, &r);
 	}
 	strv_free(names);
+	view_scope_summary(e, it, head, scope, sizeof(scope));
 	pipeline_active_gpus(e->pl, it->id, gpus, sizeof(gpus));
 	pipeline_active_running(e->pl, it->id, running, sizeof(running));
 	/* A verdict or assessment made at another commit than the head is
@@ -232,13 +233,14 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		rc = buf_printf(out,
 				"item: %s\ntitle: %s\nstate: %s\nstage: %s\niteration: %d\n"
 				"branch: %s\nbase: %s\nhead: %s\nverdict: %s%s\nverdict_head: %s\n"
-				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nrunning: %s\n"
+				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nscope: %s\n"
+				"running: %s\n"
 				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n",
 				it->name, title, item_state_name(it->state), it->stage, it->iteration,
 				it->branch, it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
 				it->verdict_head, it->assessment,
 				astale ? " (stale: the head moved)" : "", it->assessment_head, evidence,
-				running, gpus, round, it->disposition, it->last_error, it->updated_at);
+				scope, running, gpus, round, it->disposition, it->last_error, it->updated_at);
 		return rc;
 	} else {
 		cJSON *o = cJSON_CreateObject(), *g = cJSON_CreateArray();
@@ -265,6 +267,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		cJSON_AddBoolToObject(o, "assessment_stale", astale);
 		cJSON_AddStringToObject(o, "running", running);
 		cJSON_AddStringToObject(o, "evidence", evidence);
+		cJSON_AddStringToObject(o, "scope", scope);
 		for (p = gpus; *p;) {
 			cJSON_AddItemToArray(g, cJSON_CreateNumber(strtol(p, &p, 10)));
 			if (*p == ',')

@@ -77,6 +77,18 @@ static int check_products(struct pipe *p, const struct item *it, const struct pf
 			if (rc == 1)
 				snprintf(disposition, DISPOSITION_MAX, "%s", word);
 		}
+		if (strcmp(*v, "plan.md") == 0) {
+			struct scope sc;
+			char err[320];
+			int rc = plan_scope_read(p->pl->store, it->id, &sc, err, sizeof(err));
+
+			scope_free(&sc);
+			if (rc < 0) {
+				snprintf(why, size, "%s: %s", st->name,
+					 rc == -EINVAL ? err : strerror(-rc));
+				return -EINVAL;
+			}
+		}
 		/* A plan that ends the item needs no recipes. */
 		if (strcmp(*v, "plan.md") == 0 && !disposition[0] &&
 		    has_validate(pipeline_config_get(p->pl))) {

@@ -36,6 +36,7 @@
 #include <sys/types.h>
 
 #include "plan.h"
+#include "plan_scope.h"
 #include "exec.h"
 #include "format.h"
 #include "git.h"
