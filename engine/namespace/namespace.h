@@ -190,13 +190,22 @@ int view_plan_names(struct engine *e, int64_t item, char ***names);
  * errno (-ENOMEM, the store's). Any thread. */
 int view_junit(struct engine *e, const struct item *it, struct buf *out);
 
-/* view_scope.c: validation/scope.md of it at the branch head, appended to
- * out (0 or a negative errno); and into out[size] the scope line of
- * status at head: "" without a scope block (or head ""), scope_summary's
- * words, or "invalid: WHY". */
+/*
+ * view_scope.c: view_scope appends validation/scope.md of it at the branch
+ * head to out (0 or a negative errno). view_scope_get puts into out[size]
+ * the scope at head (40 hex digits, "" or NULL: none) as status shows it
+ * and appends the touched kept paths ("a, b") to kept when not NULL: 0
+ * without a scope block (out ""), 1 when no kept path is touched, 2 when
+ * one is, -1 for a malformed block (out "invalid: WHY"). view_scope_evidence
+ * inserts the line "Scope: ..." into the evidence.md text that starts at
+ * out->data[start], before its footer; nothing without a block. 0 or
+ * -ENOMEM.
+ */
 int view_scope(struct engine *e, const struct item *it, struct buf *out);
-void view_scope_summary(struct engine *e, const struct item *it, const char *head, char *out,
-			size_t size);
+int view_scope_get(struct engine *e, const struct item *it, const char *head, char *out,
+		   size_t size, struct buf *kept);
+int view_scope_evidence(struct engine *e, const struct item *it, const char *head,
+			struct buf *out, size_t start);
 
 /* view_report.c: MOUNT/ITEM/report.html of it, with *clocked set to 1
  * when the page depends on the time it was made (a run not ended has a

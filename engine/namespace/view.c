@@ -222,7 +222,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		view_digest(e, it->id, render_summary, &r);
 	}
 	strv_free(names);
-	view_scope_summary(e, it, head, scope, sizeof(scope));
+	view_scope_get(e, it, head, scope, sizeof(scope), NULL);
 	pipeline_active_gpus(e->pl, it->id, gpus, sizeof(gpus));
 	pipeline_active_running(e->pl, it->id, running, sizeof(running));
 	/* A verdict or assessment made at another commit than the head is
@@ -325,6 +325,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 {
 	char **names = NULL, head[41] = "";
 	struct digest_render r;
+	size_t start = out->len;
 	int rc;
 
 	/* Runs at another commit than the branch head are stale (registry.h). */
@@ -336,7 +337,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 		rc = view_digest(e, it->id, render_evidence, &r);
 	}
 	strv_free(names);
-	return rc;
+	return rc ? rc : view_scope_evidence(e, it, head, out, start);
 }
 
 int view_change_diff(struct engine *e, const struct item *it, struct buf *out)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A change inside its plan's scope (SPEC §6 "Scope"): status and status.json say scope clean,
 # validation/scope.md lists each planned path with what the change did to it (an edit, an add,
-# a delete, and a planned path left untouched) and each keep pattern untouched, and the item
-# passes every gate and is published.
+# a delete, and a planned path left untouched) and each keep pattern untouched; evidence.md,
+# junit.xml, report.html and the attestation carry it; the item passes every gate and is
+# published.
 . "$(dirname "$0")/../lib.sh"
 . "$TESTS_DIR/scope.sh"
 scope_item "edit README.md
@@ -34,6 +35,7 @@ None.'
 assert_contains "$md" '- `docs/**/*.svg`: untouched'
 assert_contains "$md" '- `docs/old/`: untouched'
 assert_contains "$md" "do not edit by hand."
+scope_carried clean passed
 # The size a stat gives is the rendering's.
 assert_eq "$(printf '%s\n' "$md" | wc -c)" "$(stat -c %s "$d/validation/scope.md")" "scope.md size"
 exit 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A change that edits a file under a keep glob (SPEC §6 "Scope") is refused at the review gate
 # like a failing recipe: the item is blocked with the path named, review never runs and nothing
-# is published; status says "1 kept path touched" and scope.md marks the pattern touched.
+# is published; status says "1 kept path touched", scope.md marks the pattern touched, and
+# evidence.md, junit.xml (a failure), report.html and the attestation (FAILED) carry it.
 . "$(dirname "$0")/../lib.sh"
 . "$TESTS_DIR/scope.sh"
 scope_item "edit README.md
@@ -19,6 +20,7 @@ assert_eq "1 kept path touched, 1 outside the plan" "$(status_field "$M" fix-1 s
 md=$(cat "$d/validation/scope.md")
 assert_contains "$md" '- `docs/**/*.svg`: TOUCHED `docs/diagrams/deep/arch.svg` (edited)'
 assert_contains "$md" '- `CHANGELOG.md`: untouched'
+scope_carried "1 kept path touched, 1 outside the plan" failure docs/diagrams/deep/arch.svg
 
 # Running review by hand meets the same gate.
 ctl "$M" fix-1 "run review"
