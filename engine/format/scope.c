@@ -11,9 +11,10 @@
  * The match is a recursion over the '*' of the pattern that gives up
  * early (WM_ABORT_ALL when the text ran out, WM_ABORT_TO_STARSTAR when a
  * single '*' met a '/'), so a pattern costs O(len(pattern) * len(path))
- * steps per '*' at worst, not an exponential search. The comparison is
- * O(changes * (planned paths + keep patterns)): forty patterns on a
- * thousand paths is forty thousand matches (tests/bench/scope.sh).
+ * steps per '*' at worst, not an exponential search. The comparison sorts
+ * the planned paths and the changes and finds each by binary search, then
+ * matches every changed path against every keep pattern: forty patterns on
+ * a thousand paths is forty thousand matches (tests/bench/scope.sh).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -354,14 +355,73 @@ static int what_done(struct buf *md, const struct scope_change *c)
 	return rc;
 }
 
-static int planned(const struct scope *sc, const char *path)
+/* The planned paths and the changes, each sorted by path, so that a
+ * lookup is a binary search (a seed plan lists hundreds of paths). */
+struct scope_index {
+	const char **plan; /* planned paths */
+	size_t nplan;
+	const struct scope_change **chg; /* changes; equal paths in ch's order */
+	size_t n;
+};
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	const struct scope_change *x = *(const struct scope_change *const *)a;
+	const struct scope_change *y = *(const struct scope_change *const *)b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+static int index_make(struct scope_index *ix, const struct scope *sc,
+		      const struct scope_change *ch, size_t n)
 {
 	size_t i;
 
+	ix->nplan = 0;
+	ix->n = n;
+	ix->plan = malloc((sc->n + 1) * sizeof(*ix->plan));
+	ix->chg = malloc((n + 1) * sizeof(*ix->chg));
+	if (!ix->plan || !ix->chg) {
+		free(ix->plan);
+		free(ix->chg);
+		ix->plan = NULL;
+		ix->chg = NULL;
+		return -ENOMEM;
+	}
 	for (i = 0; i < sc->n; i++)
-		if (sc->v[i].verb != SCOPE_KEEP && strcmp(sc->v[i].path, path) == 0)
-			return 1;
+		if (sc->v[i].verb != SCOPE_KEEP)
+			ix->plan[ix->nplan++] = sc->v[i].path;
+	for (i = 0; i < n; i++)
+		ix->chg[i] = &ch[i];
+	qsort(ix->plan, ix->nplan, sizeof(*ix->plan), cmp_path);
+	qsort(ix->chg, n, sizeof(*ix->chg), cmp_change);
 	return 0;
+}
+
+static int planned(const struct scope_index *ix, const char *path)
+{
+	return ix->nplan && bsearch(&path, ix->plan, ix->nplan, sizeof(*ix->plan), cmp_path);
+}
+
+/* The first change (in ch's order) of path, or NULL. */
+static const struct scope_change *change_of(const struct scope_index *ix, const char *path)
+{
+	size_t lo = 0, hi = ix->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(ix->chg[mid]->path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && strcmp(ix->chg[lo]->path, path) == 0 ? ix->chg[lo] : NULL;
 }
 
 static int kept_by_any(const struct scope *sc, const char *path)
@@ -375,9 +435,11 @@ static int kept_by_any(const struct scope *sc, const char *path)
 }
 
 /* validation/scope.md's sections. */
-static int render(const struct scope *sc, const struct scope_change *ch, size_t n,
-		  const char *head, const struct scope_result *res, struct buf *md)
+static int render(const struct scope *sc, const struct scope_index *ix,
+		  const struct scope_change *ch, size_t n, const char *head,
+		  const struct scope_result *res, struct buf *md)
 {
+	const struct scope_change *c;
 	static const char *verb_word[] = { "edit", "add", "delete", "keep" };
 	char summary[96];
 	size_t i, j, hits;
@@ -393,17 +455,16 @@ static int render(const struct scope *sc, const struct scope_change *ch, size_t 
 		rc = buf_printf(md, "- %s ", verb_word[sc->v[i].verb]);
 		rc = rc ? rc : code_span(md, sc->v[i].path);
 		rc = rc ? rc : buf_puts(md, ": ");
-		for (j = 0; rc == 0 && j < n && strcmp(ch[j].path, sc->v[i].path) != 0; j++)
-			;
+		c = change_of(ix, sc->v[i].path);
 		if (rc == 0)
-			rc = j < n ? what_done(md, &ch[j]) : buf_puts(md, "untouched");
+			rc = c ? what_done(md, c) : buf_puts(md, "untouched");
 		rc = rc ? rc : buf_puts(md, "\n");
 	}
 	if (rc == 0 && !hits)
 		rc = buf_puts(md, "None.\n");
 	rc = rc ? rc : buf_puts(md, "\n## Outside the plan\n\n");
 	for (j = 0, hits = 0; rc == 0 && j < n; j++) {
-		if (planned(sc, ch[j].path))
+		if (planned(ix, ch[j].path))
 			continue;
 		hits++;
 		rc = buf_puts(md, "- ");
@@ -442,25 +503,27 @@ static int render(const struct scope *sc, const struct scope_change *ch, size_t 
 int scope_check(const struct scope *sc, const struct scope_change *ch, size_t n,
 		const char *head, struct buf *md, struct buf *kept, struct scope_result *res)
 {
-	size_t j, k;
-	int rc = 0;
+	struct scope_index ix;
+	size_t j;
+	int rc;
 
 	res->outside = res->kept = 0;
+	rc = index_make(&ix, sc, ch, n);
 	for (j = 0; j < n && rc == 0; j++) {
-		if (!planned(sc, ch[j].path))
+		if (!planned(&ix, ch[j].path))
 			res->outside++;
-		if (!kept_by_any(sc, ch[j].path))
-			continue;
 		/* A path counted once however many changes name it. */
-		for (k = 0; k < j && strcmp(ch[k].path, ch[j].path) != 0; k++)
-			;
-		if (k < j)
+		if (change_of(&ix, ch[j].path) != &ch[j] || !kept_by_any(sc, ch[j].path))
 			continue;
 		if (kept)
 			rc = buf_printf(kept, "%s%s", res->kept ? ", " : "", ch[j].path);
 		res->kept++;
 	}
-	return rc == 0 && md ? render(sc, ch, n, head, res, md) : rc;
+	if (rc == 0 && md)
+		rc = render(sc, &ix, ch, n, head, res, md);
+	free(ix.plan);
+	free(ix.chg);
+	return rc;
 }
 
 void scope_summary(const struct scope_result *r, char *out, size_t size)

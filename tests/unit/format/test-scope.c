@@ -185,8 +185,48 @@ TEST(compare)
 	      "- `docs/old.svg`: deleted (renamed to `src/old.svg`)\n");
 	check(plan, renamed, 2, "1 kept path touched, 2 outside the plan", "docs/old.svg",
 	      "- `src/old.svg`: added (renamed from `docs/old.svg`)\n");
+	{
+		/* A path named by two changes is one kept path. */
+		struct scope_change twice[] = { { 'D', "CHANGELOG.md", "x" }, { 'M', "src/a.c", NULL },
+						{ 'A', "CHANGELOG.md", "y" } };
+
+		check(plan, twice, 3, "1 kept path touched, 2 outside the plan", "CHANGELOG.md",
+		      "- `CHANGELOG.md`: TOUCHED `CHANGELOG.md` (deleted), `CHANGELOG.md` (added)\n");
+	}
 	check("```scope\n```\n", NULL, 0, "clean", "", "## Planned paths\n\nNone.\n");
 	check("```scope\nedit a`b\n```\n", NULL, 0, "clean", "", "- edit `` a`b ``: untouched\n");
+}
+
+/* Many planned paths, the changes in another order: each found. */
+TEST(compare_many)
+{
+	enum { N = 3000 };
+	static char names[N][16];
+	static struct scope_change ch[N];
+	struct scope sc;
+	struct scope_result res;
+	struct buf plan, md;
+	char err[128];
+	size_t i;
+
+	buf_init(&plan);
+	buf_init(&md);
+	ASSERT_EQ(buf_puts(&plan, "```scope\n"), 0);
+	for (i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "src/f%zu.c", i);
+		ASSERT_EQ(buf_printf(&plan, "edit %s\n", names[i]), 0);
+		ch[N - 1 - i] = (struct scope_change){ 'M', names[i], NULL };
+	}
+	ASSERT_EQ(buf_puts(&plan, "keep src/f7.c\n```\n"), 0);
+	ASSERT_EQ(scope_parse(plan.data, plan.len, &sc, err, sizeof(err)), 1);
+	ASSERT_EQ(scope_check(&sc, ch, N - 1, "", &md, NULL, &res), 0);
+	ASSERT_EQ(res.outside, 0);
+	ASSERT_EQ(res.kept, 1);
+	ASSERT_CONTAINS(md.data, "- edit `src/f0.c`: untouched\n");
+	ASSERT_CONTAINS(md.data, "- edit `src/f2999.c`: edited\n");
+	buf_free(&plan);
+	buf_free(&md);
+	scope_free(&sc);
 }
 
 int main(void)
@@ -195,5 +235,6 @@ int main(void)
 	RUN(parse_malformed);
 	RUN(match);
 	RUN(compare);
+	RUN(compare_many);
 	return 0;
 }
