@@ -43,9 +43,9 @@ static int trees(git_repository *repo, const char *base, const char *head, git_t
 	git_oid hid, mid;
 	int rc;
 
-	rc = git_oid_fromstr(&hid, head);
-	if (rc == 0)
-		rc = git_commit_lookup(&h, repo, &hid);
+	if (strlen(head) != GIT_OID_HEXSZ || git_oid_fromstr(&hid, head) < 0)
+		return -ENOENT;
+	rc = git_commit_lookup(&h, repo, &hid);
 	if (rc == 0)
 		rc = git_revparse_single(&b, repo, base);
 	if (rc == 0)

@@ -1,7 +1,7 @@
 /*
  * repo_changes.h - the paths a change touched: merge-base(base, head) ..
  * head, as change.diff holds them, with renames paired (SPEC §6 "Scope"
- * reads them). Any thread; libgit2 must be initialised (repo_init).
+ * reads them). Any thread, once repo_global_init ran.
  */
 #ifndef PACKETFS_REPO_CHANGES_H
 #define PACKETFS_REPO_CHANGES_H
