@@ -16,7 +16,7 @@
  *   - after a reviewing stage (config_stage_reviews): the assessment is
  *     sound at the head;
  *   - after either: no path the plan's scope block keeps is touched at
- *     the head (scope_gate);
+ *     the head (pipe__scope_refused; a round's new head meets it too);
  *   - a stage with "gate": "approve": approve was given (pipe.c drops it
  *     whenever a print starts or ends, and when the gated stage succeeds).
  * A refused gate names what is missing; the caller sets the item blocked
@@ -68,14 +68,11 @@ static int judged(const char *name, const char *what, const char *value, const c
 	return 0;
 }
 
-/*
- * The scope gate (SPEC §6 "Scope"): a change that touches a path the
- * plan's scope block keeps is refused like a failing recipe, naming the
- * paths; paths outside the plan are only reported (scope.md). No block, no
- * refusal. 0, or -EAGAIN with why.
- */
-static int scope_gate(struct pipe *p, const struct item *it, const char *name, const char *head,
-		      char *why, size_t size)
+/* A change that touches a path the plan's scope block keeps is refused
+ * like a failing recipe, naming the paths; paths outside the plan are only
+ * reported (scope.md). No block, no refusal. */
+int pipe__scope_refused(struct pipe *p, const struct item *it, const char *head, char *why,
+			size_t size)
 {
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	struct scope_result res;
@@ -87,11 +84,11 @@ static int scope_gate(struct pipe *p, const struct item *it, const char *name, c
 	rc = plan_scope(p->pl->store, it->id, cfg->repo, it->base, head, NULL, &kept, &res, err,
 			sizeof(err));
 	if (rc < 0)
-		snprintf(why, size, "%s: gate refused: plan.md's scope: %s", name,
+		snprintf(why, size, "plan.md's scope: %s",
 			 rc == -EINVAL || rc == -ENOENT ? err : strerror(-rc));
 	else if (rc == 1 && res.kept)
-		snprintf(why, size, "%s: gate refused: the change touches %zu kept path%s (plan.md's "
-			 "scope): %s", name, res.kept, res.kept == 1 ? "" : "s", kept.data);
+		snprintf(why, size, "the change touches %zu kept path%s (plan.md's scope): %s",
+			 res.kept, res.kept == 1 ? "" : "s", kept.data);
 	buf_free(&kept);
 	return rc < 0 || (rc == 1 && res.kept) ? -EAGAIN : 0;
 }
@@ -118,8 +115,14 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 			 it->branch, strerror(-rc));
 		return -EAGAIN;
 	}
-	if ((after_validate || after_review) && scope_gate(p, it, name, head, why, size))
-		return -EAGAIN;
+	if (after_validate || after_review) {
+		char reason[768];
+
+		if (pipe__scope_refused(p, it, head, reason, sizeof(reason))) {
+			snprintf(why, size, "%s: gate refused: %s", name, reason);
+			return -EAGAIN;
+		}
+	}
 	if (after_validate) {
 		char **names = NULL, **lines = NULL;
 		size_t nl = 0;
