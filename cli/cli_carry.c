@@ -388,7 +388,8 @@ int cli_export(int argc, char **argv)
  * ending in '/' covers a directory. */
 static const char *const generated[] = {
 	"ctl", "status", "status.json", "events", "change.diff", "stages/", "validation/logs/",
-	"validation/evidence.md", "validation/junit.xml", "validation/registry.jsonl", "validation/registry.error",
+	"validation/evidence.md", "validation/junit.xml", "validation/scope.md", "validation/registry.jsonl",
+	"validation/registry.error",
 	"validation/record", ".history/",
 	"report.html",
 	"worktree", NULL,

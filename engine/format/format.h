@@ -16,6 +16,7 @@
  *   registry.h  - registry.jsonl lines, the verdict, evidence.md's text
  *   testcount.h - how many tests a run ran: a runner's summary, JUnit XML
  *   cenv.h      - compute-env.md: the machines and the probes' answers
+ *   scope.h     - plan.md's scope block, its keep globs, scope.md's text
  *   runenv.h    - the environment a recipe run ran in (its log header);
  *                 the probe of this machine (runenv_local.c) is exec's
  */
@@ -28,6 +29,7 @@
 #include "recipe.h"
 #include "registry.h"
 #include "runenv.h"
+#include "scope.h"
 #include "testcount.h"
 
 #endif

@@ -25,4 +25,26 @@ int recipe__names_take(struct recipe_names *l, char *s);
  */
 int recipe__names_dedupe(struct recipe_names *l);
 
+/* A walk over the lines of a Markdown text that tells fenced code blocks
+ * (recipe_plan.c's design note) from the text around them. Start it as
+ * { text, text + len, 0, 0 }. */
+struct md_walk {
+	const char *p, *end; /* the lines not walked yet */
+	char ch;             /* the open block's fence character; 0: outside blocks */
+	size_t count;        /* the open block's fence length */
+};
+
+enum md_line {
+	MD_TEXT,  /* a line outside fenced blocks */
+	MD_OPEN,  /* a fence that opens a block */
+	MD_CODE,  /* a line inside a block */
+	MD_CLOSE, /* the fence that closes it */
+};
+
+/* The next line of w: [*s, *e) without its newline, and what it is (for
+ * MD_OPEN the info word is [*info, *info_end)); -1 at the end of the text.
+ * Each call walks exactly one line. */
+int recipe__md_next(struct md_walk *w, const char **s, const char **e, const char **info,
+		    const char **info_end);
+
 #endif

@@ -68,21 +68,6 @@ static int blank_from(const char *p, const char *e)
 	return 1;
 }
 
-/* A walk over the lines of a Markdown text that tells fenced code blocks
- * (the design note) from the text around them. */
-struct md_walk {
-	const char *p, *end; /* the lines not walked yet */
-	char ch;             /* the open block's fence character; 0: outside blocks */
-	size_t count;        /* the open block's fence length */
-};
-
-enum md_line {
-	MD_TEXT,  /* a line outside fenced blocks */
-	MD_OPEN,  /* a fence that opens a block */
-	MD_CODE,  /* a line inside a block */
-	MD_CLOSE, /* the fence that closes it */
-};
-
 /* The next line of w: [*s, *e) without its newline, and what it is (for
  * MD_OPEN the info word is [*info, *info_end)); -1 at the end of the text. */
 static int md_next(struct md_walk *w, const char **s, const char **e, const char **info,
@@ -302,4 +287,10 @@ void recipe_doc_marker(const char *text, size_t len, const char *key, char *out,
 			out[n++] = *p ? *p : '?';
 		out[n] = '\0';
 	}
+}
+
+int recipe__md_next(struct md_walk *w, const char **s, const char **e, const char **info,
+		    const char **info_end)
+{
+	return md_next(w, s, e, info, info_end);
 }

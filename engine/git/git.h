@@ -9,6 +9,7 @@
  *
  *   repo.h - git through libgit2: branches, worktrees, heads, diffs,
  *            bundles (repo_bundle.c)
+ *   repo_changes.h - the paths a change touched, renames paired
  *   push.h - a publish's `git push`: its environment and its errors
  */
 #ifndef PACKETFS_GIT_H
@@ -16,5 +17,6 @@
 
 #include "push.h"
 #include "repo.h"
+#include "repo_changes.h"
 
 #endif

@@ -17,7 +17,10 @@
  * descriptor per named recipe: its file in the catalog (uri, and the
  * sha256 of its content as it is now) with annotations saying what its
  * run at the head was (status, run, command, evidence, log_sha256,
- * duration_s), or status "missing".
+ * duration_s), or status "missing". A plan with a scope block (SPEC §6
+ * "Scope") adds the test "scope": passed when no kept path is touched at
+ * the head, failed when one is, warned for a malformed block; its
+ * descriptor (uri "plan.md#scope") says the scope and the kept paths.
  *
  * The Statement is the payload of a DSSE envelope (util.h, "Signing") of
  * payloadType application/vnd.in-toto+json, signed with the store's key.
@@ -82,10 +85,36 @@ static cJSON *descriptor(const struct recipe_catalog *cat, const char *dir,
 	return o;
 }
 
-/* The Statement of item it at head over the cases c, as compact JSON into
- * *out (caller frees). 0 or -ENOMEM. */
+/* The plan's scope at the head, as view_scope_get gives it. */
+struct attest_scope {
+	int got;
+	char summary[400];
+	struct buf kept;
+};
+
+/* Adds the test "scope" of sc to the predicate's lists. 1, or 0 on ENOMEM. */
+static int scope_test(const struct attest_scope *sc, cJSON *conf, cJSON *pass, cJSON *warn,
+		      cJSON *fail)
+{
+	cJSON *d = cJSON_CreateObject(), *an;
+
+	if (!d || !cJSON_AddItemToArray(conf, d)) {
+		cJSON_Delete(d);
+		return 0;
+	}
+	return cJSON_AddStringToObject(d, "name", "scope") &&
+	       cJSON_AddStringToObject(d, "uri", "plan.md#scope") &&
+	       (an = cJSON_AddObjectToObject(d, "annotations")) &&
+	       cJSON_AddStringToObject(an, "status", sc->summary) &&
+	       cJSON_AddStringToObject(an, "kept_paths_touched", sc->kept.data ? sc->kept.data : "") &&
+	       cJSON_AddItemToArray(sc->got == 2 ? fail : sc->got < 0 ? warn : pass,
+				    cJSON_CreateString("scope"));
+}
+
+/* The Statement of item it at head over the cases c and the scope sc, as
+ * compact JSON into *out (caller frees). 0 or -ENOMEM. */
 static int statement(struct engine *e, const struct item *it, const char *head,
-		     const struct view_cases *c, char **out)
+		     const struct view_cases *c, const struct attest_scope *sc, char **out)
 {
 	struct pfs_config *cfg = pipeline_config_get(e->pl);
 	const struct recipe_catalog *cat;
@@ -127,6 +156,11 @@ static int statement(struct engine *e, const struct item *it, const char *head,
 		     cJSON_AddItemToArray(list, cJSON_CreateString(k->name));
 	}
 	pipeline_recipes_release(e->pl);
+	if (ok && sc->got) {
+		ok = scope_test(sc, conf, pass, warn, fail);
+		nfail += sc->got == 2;
+		nwarn += sc->got < 0;
+	}
 	if (ok)
 		ok = cJSON_ReplaceItemInObjectCaseSensitive(
 			pred, "result",
@@ -175,8 +209,11 @@ int engine_attest(struct engine *e, const char *item, struct buf *out, int *made
 {
 	struct view_cases c = {0};
 	struct item it = {0};
+	struct attest_scope sc;
 	char head[41], priv[4096], **names = NULL, *payload = NULL;
 	int rc;
+
+	buf_init(&sc.kept);
 
 	if (made)
 		*made = 0;
@@ -196,7 +233,9 @@ int engine_attest(struct engine *e, const char *item, struct buf *out, int *made
 		c.head = head;
 		rc = view_cases_read(e, it.id, &c);
 	}
-	rc = rc ? rc : statement(e, &it, head, &c, &payload);
+	if (rc == 0)
+		sc.got = view_scope_get(e, &it, head, sc.summary, sizeof(sc.summary), &sc.kept);
+	rc = rc ? rc : statement(e, &it, head, &c, &sc, &payload);
 	if (rc) {
 		snprintf(err, errlen, "%s: cannot read the evidence: %s", item, strerror(-rc));
 		goto out;
@@ -212,6 +251,7 @@ int engine_attest(struct engine *e, const char *item, struct buf *out, int *made
 	}
 out:
 	free(payload);
+	buf_free(&sc.kept);
 	view_cases_free(&c);
 	strv_free(names);
 	item_clear(&it);

@@ -176,7 +176,7 @@ int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b);
  * Any thread.
  */
 enum { VIEW_SIZE_STATUS, VIEW_SIZE_STATUS_JSON, VIEW_SIZE_EVIDENCE, VIEW_SIZE_JUNIT,
-       VIEW_SIZE_REPORT, VIEW_SIZE_DIFF, VIEW_SIZE_KINDS };
+       VIEW_SIZE_REPORT, VIEW_SIZE_DIFF, VIEW_SIZE_SCOPE, VIEW_SIZE_KINDS };
 int view_size_get(struct engine *e, int64_t item, int kind, const struct view_stamp *st,
 		  uint64_t *size);
 void view_size_keep(struct engine *e, int64_t item, int kind, const struct view_stamp *st,
@@ -192,6 +192,23 @@ int view_plan_names(struct engine *e, int64_t item, char ***names);
 /* view_junit.c: validation/junit.xml, appended to out. 0 or a negative
  * errno (-ENOMEM, the store's). Any thread. */
 int view_junit(struct engine *e, const struct item *it, struct buf *out);
+
+/*
+ * view_scope.c: view_scope appends validation/scope.md of it at the branch
+ * head to out (0 or a negative errno). view_scope_get puts into out[size]
+ * the scope at head (40 hex digits, "" or NULL: none) as status shows it
+ * and appends the touched kept paths ("a, b") to kept when not NULL: 0
+ * without a scope block (out ""), 1 when no kept path is touched, 2 when
+ * one is, -1 for a malformed block (out "invalid: WHY"). view_scope_evidence
+ * inserts the line "Scope: ..." into the evidence.md text that starts at
+ * out->data[start], before its footer; nothing without a block. 0 or
+ * -ENOMEM.
+ */
+int view_scope(struct engine *e, const struct item *it, struct buf *out);
+int view_scope_get(struct engine *e, const struct item *it, const char *head, char *out,
+		   size_t size, struct buf *kept);
+int view_scope_evidence(struct engine *e, const struct item *it, const char *head,
+			struct buf *out, size_t start);
 
 /* view_report.c: MOUNT/ITEM/report.html of it, with *clocked set to 1
  * when the page depends on the time it was made (a run not ended has a

@@ -54,6 +54,7 @@ enum kind {
 	N_RECORD,
 	N_EVIDENCE,
 	N_JUNIT,
+	N_SCOPE,
 	N_LOGS_DIR,
 	N_DOC,
 	N_DOCDIR,

@@ -22,6 +22,8 @@ static int size_slot(enum kind k)
 		return VIEW_SIZE_JUNIT;
 	case N_REPORT:
 		return VIEW_SIZE_REPORT;
+	case N_SCOPE:
+		return VIEW_SIZE_SCOPE;
 	case N_DIFF:
 		return VIEW_SIZE_DIFF;
 	default:

@@ -92,7 +92,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 	char head[41] = "", title[256], evidence[64] = "0/0 validated", gpus[128], running[512];
 	char **names = NULL;
 	struct digest_render r;
-	char round[32] = "", kept_stage[128], kept_error[1024];
+	char round[32] = "", kept_stage[128], kept_error[1024], scope[400];
 	struct item shown;
 	enum item_state kept_state;
 	int rc = 0, vstale, astale, rounds_max = 0;
@@ -124,6 +124,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		view_digest(e, it->id, render_summary, &r);
 	}
 	strv_free(names);
+	view_scope_get(e, it, head, scope, sizeof(scope), NULL);
 	pipeline_active_gpus(e->pl, it->id, gpus, sizeof(gpus));
 	pipeline_active_running(e->pl, it->id, running, sizeof(running));
 	/* A verdict or assessment made at another commit than the head is
@@ -134,14 +135,14 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		rc = buf_printf(out,
 				"item: %s\ntitle: %s\nstate: %s\nstage: %s\niteration: %d\n"
 				"branch: %s\nbase: %s\nhead: %s\nverdict: %s%s\nverdict_head: %s\n"
-				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nrunning: %s\n"
+				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nscope: %s\nrunning: %s\n"
 				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n"
 				"route: %s\ntemplate: %s\nengine: %s\nreview_request: %s\n",
 				it->name, title, item_state_name(it->state), it->stage, it->iteration, it->branch,
 				it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
 				it->verdict_head, it->assessment,
 				astale ? " (stale: the head moved)" : "", it->assessment_head, evidence,
-				running, gpus, round, it->disposition, it->last_error, it->updated_at,
+				scope, running, gpus, round, it->disposition, it->last_error, it->updated_at,
 				it->route, it->template, it->engine, it->review_request);
 		return rc;
 	} else {
@@ -169,6 +170,7 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 		cJSON_AddBoolToObject(o, "assessment_stale", astale);
 		cJSON_AddStringToObject(o, "running", running);
 		cJSON_AddStringToObject(o, "evidence", evidence);
+		cJSON_AddStringToObject(o, "scope", scope);
 		for (p = gpus; *p;) {
 			cJSON_AddItemToArray(g, cJSON_CreateNumber(strtol(p, &p, 10)));
 			if (*p == ',')
@@ -230,6 +232,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 {
 	char **names = NULL, head[41] = "";
 	struct digest_render r;
+	size_t start = out->len;
 	int rc;
 
 	/* Runs at another commit than the branch head are stale (registry.h). */
@@ -241,7 +244,7 @@ int view_evidence(struct engine *e, const struct item *it, struct buf *out)
 		rc = view_digest(e, it->id, render_evidence, &r);
 	}
 	strv_free(names);
-	return rc;
+	return rc ? rc : view_scope_evidence(e, it, head, out, start);
 }
 
 int view_change_diff(struct engine *e, const struct item *it, struct buf *out)

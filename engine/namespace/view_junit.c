@@ -17,7 +17,9 @@
  *   failing, timed_out      <failure message=... type=STATUS>, the log's tail
  *   blocked, or no run      <skipped message=.../>
  *   cancelled, interrupted  <error message=... type=STATUS>, the log's tail
- * External claims are left out: they never count as evidence.
+ * External claims are left out: they never count as evidence. A plan with
+ * a scope block adds the testcase "scope" last: passed, a failure naming
+ * the kept paths the change touches, or an error for a malformed block.
  *
  * Text. A log holds whatever its run printed; XML 1.0 allows only tab,
  * newline, carriage return and the characters from U+0020 on (less the
@@ -169,10 +171,41 @@ static void timestamp_of(const char *s, char out[20])
 	}
 }
 
-static int render(struct engine *e, const struct item *it, const struct view_cases *c,
-		  struct buf *out)
+/*
+ * The testcase "scope" (SPEC §6 "Scope"), when the plan has a scope block:
+ * got as view_scope_get answers (1 clean of kept paths, 2 a kept path
+ * touched: a failure naming them, -1 a malformed block: an error), with
+ * its summary and the kept paths.
+ */
+struct junit_scope {
+	int got;
+	const char *summary, *kept;
+};
+
+static int scope_case(struct buf *out, const char *classname, const struct junit_scope *sc)
 {
-	size_t i, failures = 0, errors = 0, skipped = 0;
+	char msg[1024];
+	int rc;
+
+	rc = buf_puts(out, "    <testcase");
+	rc = rc ? rc : xml_attr(out, "classname", classname);
+	rc = rc ? rc : buf_puts(out, " name=\"scope\" time=\"0.000\"");
+	if (rc || sc->got == 1)
+		return rc ? rc : buf_puts(out, "/>\n");
+	snprintf(msg, sizeof(msg), "%s%s%s", sc->summary, sc->got == 2 ? ": " : "",
+		 sc->got == 2 ? sc->kept : "");
+	rc = buf_printf(out, ">\n      <%s", sc->got == 2 ? "failure" : "error");
+	rc = rc ? rc : xml_attr(out, "message", msg);
+	rc = rc ? rc : buf_printf(out, " type=\"scope\">see validation/scope.md</%s>\n"
+				  "    </testcase>\n", sc->got == 2 ? "failure" : "error");
+	return rc;
+}
+
+static int render(struct engine *e, const struct item *it, const struct view_cases *c,
+		  const struct junit_scope *sc, struct buf *out)
+{
+	size_t i, n = c->n + (sc->got != 0), failures = sc->got == 2, errors = sc->got < 0,
+		  skipped = 0;
 	char classname[ITEM_NAME_MAX + 16], msg[1024], stamp[20] = "", t[20];
 	double total = 0;
 	int rc;
@@ -199,11 +232,11 @@ static int render(struct engine *e, const struct item *it, const struct view_cas
 	rc = buf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
 	rc = rc ? rc : xml_attr(out, "name", it->name);
 	rc = rc ? rc : buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-				  "skipped=\"%zu\" time=\"%.3f\">\n  <testsuite", c->n, failures,
+				  "skipped=\"%zu\" time=\"%.3f\">\n  <testsuite", n, failures,
 				  errors, skipped, total);
 	rc = rc ? rc : xml_attr(out, "name", it->name);
 	rc = rc ? rc : buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-				  "skipped=\"%zu\" time=\"%.3f\"", c->n, failures, errors,
+				  "skipped=\"%zu\" time=\"%.3f\"", n, failures, errors,
 				  skipped, total);
 	if (!rc && stamp[0])
 		rc = buf_printf(out, " timestamp=\"%s\"", stamp);
@@ -248,17 +281,24 @@ static int render(struct engine *e, const struct item *it, const struct view_cas
 		rc = rc ? rc : log_tail(e, it->id, k->evidence, out);
 		rc = rc ? rc : buf_printf(out, "</%s>\n    </testcase>\n", elem);
 	}
+	if (!rc && sc->got)
+		rc = scope_case(out, classname, sc);
 	return rc ? rc : buf_puts(out, "  </testsuite>\n</testsuites>\n");
 }
 
 int view_junit(struct engine *e, const struct item *it, struct buf *out)
 {
 	struct view_cases c = {0};
-	char **names = NULL, head[41] = "";
+	char **names = NULL, head[41] = "", summary[400];
+	struct junit_scope sc = { 0, summary, "" };
+	struct buf kept;
 	int rc;
 
 	if (view_head(e, it, head))
 		head[0] = '\0';
+	buf_init(&kept);
+	sc.got = view_scope_get(e, it, head, summary, sizeof(summary), &kept);
+	sc.kept = kept.data ? kept.data : "";
 	rc = view_plan_names(e, it->id, &names);
 	if (rc == 0) {
 		c.names = names;
@@ -266,7 +306,8 @@ int view_junit(struct engine *e, const struct item *it, struct buf *out)
 		rc = view_cases_read(e, it->id, &c);
 	}
 	if (rc == 0)
-		rc = render(e, it, &c, out);
+		rc = render(e, it, &c, &sc, out);
+	buf_free(&kept);
 	view_cases_free(&c);
 	strv_free(names);
 	return rc;

@@ -91,6 +91,10 @@ static int facts(struct buf *out, const cJSON *st)
 	if (rc == 0)
 		rc = fact(out, "evidence", jstr(st, "evidence"), NULL, 1);
 	if (rc == 0)
+		rc = fact(out, "scope", jstr(st, "scope"),
+			  strstr(jstr(st, "scope"), "kept") || strncmp(jstr(st, "scope"), "invalid", 7) == 0
+				  ? "err" : NULL, 0);
+	if (rc == 0)
 		rc = fact(out, "running", jstr(st, "running"), NULL, 0);
 	v = cJSON_GetObjectItemCaseSensitive(st, "round");
 	line[0] = '\0';
@@ -117,6 +121,7 @@ static int facts(struct buf *out, const cJSON *st)
 		rc = buf_puts(out, "</table>\n<p class=\"note\">Files: "
 			      "<a href=\"status\">status</a>, <a href=\"change.diff\">change.diff</a>, "
 			      "<a href=\"validation/evidence.md\">validation/evidence.md</a>, "
+			      "<a href=\"validation/scope.md\">validation/scope.md</a>, "
 			      "<a href=\"validation/registry.jsonl\">validation/registry.jsonl</a>, "
 			      "<a href=\"events\">events</a>.</p>\n");
 	return rc;

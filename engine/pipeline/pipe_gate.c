@@ -15,6 +15,8 @@
  *     (registry_gate);
  *   - after a reviewing stage (config_stage_reviews): the assessment is
  *     sound at the head;
+ *   - after either: no path the plan's scope block keeps is touched at
+ *     the head (pipe__scope_refused; a round's new head meets it too);
  *   - a stage with "gate": "approve": approve was given (pipe.c drops it
  *     whenever a print starts or ends, and when the gated stage succeeds).
  * A refused gate names what is missing; the caller sets the item blocked
@@ -66,6 +68,31 @@ static int judged(const char *name, const char *what, const char *value, const c
 	return 0;
 }
 
+/* A change that touches a path the plan's scope block keeps is refused
+ * like a failing recipe, naming the paths; paths outside the plan are only
+ * reported (scope.md). No block, no refusal. */
+int pipe__scope_refused(struct pipe *p, const struct item *it, const char *head, char *why,
+			size_t size)
+{
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct scope_result res;
+	struct buf kept;
+	char err[320];
+	int rc;
+
+	buf_init(&kept);
+	rc = plan_scope(p->pl->store, it->id, cfg->repo, it->base, head, NULL, &kept, &res, err,
+			sizeof(err));
+	if (rc < 0)
+		snprintf(why, size, "plan.md's scope: %s",
+			 rc == -EINVAL || rc == -ENOENT ? err : strerror(-rc));
+	else if (rc == 1 && res.kept)
+		snprintf(why, size, "the change touches %zu kept path%s (plan.md's scope): %s",
+			 res.kept, res.kept == 1 ? "" : "s", kept.data);
+	buf_free(&kept);
+	return rc < 0 || (rc == 1 && res.kept) ? -EAGAIN : 0;
+}
+
 int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_t size,
 		     int *approve_wait)
 {
@@ -87,6 +114,14 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 		snprintf(why, size, "%s: gate refused: cannot read the head of %s: %s", name,
 			 it->branch, strerror(-rc));
 		return -EAGAIN;
+	}
+	if (after_validate || after_review) {
+		char reason[768];
+
+		if (pipe__scope_refused(p, it, head, reason, sizeof(reason))) {
+			snprintf(why, size, "%s: gate refused: %s", name, reason);
+			return -EAGAIN;
+		}
 	}
 	if (after_validate) {
 		char **names = NULL, **lines = NULL;

@@ -516,6 +516,12 @@ int pipe__next_stage(struct pipe *p, const struct item *it, size_t *i, char *why
  * when only the approve gate is missing. */
 int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_t size,
 		     int *approve_wait);
+/* The scope gate (SPEC §6 "Scope"): 0 when the change at head (40 hex
+ * digits) touches no path the plan's scope block keeps (or there is no
+ * block); -EAGAIN with the reason (naming the paths) in why otherwise, or
+ * when the block or the change cannot be read. */
+int pipe__scope_refused(struct pipe *p, const struct item *it, const char *head, char *why,
+			size_t size);
 /* Sets the item's verdict (NUL-terminated word, "" for none) as made at
  * commit head (40 hex digits; NULL or "" when unknown: it is then stale at
  * once). The caller writes the item. */

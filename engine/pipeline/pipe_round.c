@@ -11,8 +11,9 @@
  * in a job of its own that keeps the round's log open: if the branch head
  * moved during the round, the plan's script recipes run at the new head
  * (a batch whose stage_job is that job), and only when every recipe the
- * plan names is validated there is the new head pushed to the remote the
- * publish pushed to. Then the round ends: settled, the item advances (done
+ * plan names is validated there (and the head touches no path the plan's
+ * scope keeps) is the new head pushed to the remote the publish pushed
+ * to. Then the round ends: settled, the item advances (done
  * after the last stage); not settled, it waits for a timer (one uv_timer
  * per waiting item), or is blocked after max rounds; a new head that did
  * not validate or could not be pushed blocks the item with the reason.
@@ -239,6 +240,9 @@ void pipe__round_validated(struct pipe *p, struct batch *b)
 			 strerror(-rc));
 	strv_free(names);
 	strv_free(lines);
+	/* A kept path touched is refused like a failing recipe (SPEC §6 "Scope"). */
+	if (rc == 0)
+		rc = pipe__scope_refused(p, &it, head, reason, sizeof(reason));
 	snprintf(branch, sizeof(branch), "%s", it.branch);
 	item_clear(&it);
 	if (rc) {

@@ -95,6 +95,18 @@ static int check_products(struct pipe *p, struct item *it, const struct pfs_stag
 			if (rc == 1)
 				snprintf(disposition, DISPOSITION_MAX, "%s", word);
 		}
+		if (strcmp(*v, "plan.md") == 0) {
+			struct scope sc;
+			char err[320];
+			int rc = plan_scope_read(p->pl->store, it->id, &sc, err, sizeof(err));
+
+			scope_free(&sc);
+			if (rc < 0) {
+				snprintf(why, size, "%s: %s", st->name,
+					 rc == -EINVAL ? err : strerror(-rc));
+				return -EINVAL;
+			}
+		}
 		/* A plan that ends the item needs no recipes. */
 		if (strcmp(*v, "plan.md") == 0 && !disposition[0] &&
 		    has_validate(pipeline_config_item(p->pl, it))) {
@@ -177,6 +189,7 @@ static void notify_diff(struct pipe *p, const struct item *it, const char *old_h
 		/* Runs at the old head are stale now: evidence.md says so. */
 		pipe__changed(p->pl, it->name, "validation/evidence.md", PIPELINE_MODIFIED);
 		pipe__changed(p->pl, it->name, "validation/junit.xml", PIPELINE_MODIFIED);
+		pipe__changed(p->pl, it->name, "validation/scope.md", PIPELINE_MODIFIED);
 	}
 }
 

@@ -38,6 +38,7 @@
 #include <sys/types.h>
 
 #include "plan.h"
+#include "plan_scope.h"
 #include "exec.h"
 #include "format.h"
 #include "git.h"
