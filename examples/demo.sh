@@ -10,9 +10,10 @@
 # 3. in a new temporary directory, makes the demo repository from
 #    examples/sample-project (branch main, one commit) with a bare clone of
 #    it as the remote "origin", a store and a mount point;
-# 4. creates the item demo-1 with a brief, advances it, and follows its
-#    status through plan, print, validate and review to the publish gate;
-#    approves; waits until it is done. The plan names the shipped script
+# 4. creates the item demo-1 with a brief whose "Route: implementation"
+#    sends it down the change-build-deploy-measure template, advances it,
+#    and follows its status through plan, print, validate and review to the
+#    publish gate; approves; waits until it is done. The plan names the shipped script
 #    recipes and the procedures 00-preflight and 06-change-review; validate
 #    runs the scripts, then examples/stages/validate.sh, which records each
 #    procedure's commands with `packetfs record` (the stage programs find
@@ -26,7 +27,15 @@
 # 6. creates the item demo-2, whose brief says "Template:
 #    debug-investigation": in the same store it takes the investigation
 #    path (validate at the base, then report.md, no change); shows the
-#    report; unmounts.
+#    report;
+# 7. puts somebody's pull request 1 on the remote the way a forge keeps
+#    one (a commit under refs/pull/1/head of origin.git) and creates the
+#    item demo-3, whose brief says "Route: review" and "Review request: 1":
+#    it takes the existing-request path (adopt fetches the request's head,
+#    validate and review judge it, publish answers with
+#    answer-request.sh --dry-run, naming the commit judged), and nothing is
+#    pushed; shows the answer;
+# 8. shows the three items with their paths (packetfs status); unmounts.
 #
 # Exits 0 when every step worked. On a failure it prints the item's logs,
 # exits 1, and keeps the temporary directory for inspection (it is removed
@@ -125,6 +134,8 @@ done
 say "packetfs new $MNT $ITEM --brief -"
 "$PFS" new "$MNT" "$ITEM" --brief - <<'EOF'
 # Add str_reverse to strkit
+
+Route: implementation
 
 strkit needs a function that reverses a string in place, byte by byte, and
 returns it, with unit tests for the usual case, the empty string and a
@@ -271,6 +282,66 @@ wait_for "done" 150
 	die "$ITEM: the investigation moved its branch"
 say "$ITEM took template $(field template): report.md"
 cat "$P/report.md"
+
+# --- 7. an existing pull request, judged ------------------------------------
+# A forge keeps a pull request's head under refs/pull/N/head of the
+# repository it targets: somebody's commit, on no branch of origin.
+say "pull request 1 on $WORK/origin.git (refs/pull/1/head)"
+contrib=$WORK/contrib
+git clone -q "$WORK/origin.git" "$contrib"
+sed -i '/str_count_char("banana", .a.) == 3/a\
+\tCHECK(str_count_char("aaaa", '"'a'"') == 4);' "$contrib/tests/test_strkit.c"
+git -C "$contrib" -c user.name="a contributor" -c user.email="contributor@example.invalid" \
+	commit -q -am "strkit: test str_count_char on a run of one character"
+git -C "$contrib" push -q origin HEAD:refs/pull/1/head
+pr_head=$(git -C "$WORK/origin.git" rev-parse refs/pull/1/head)
+git -C "$contrib" show --stat --format='  %h %s (%an)' HEAD
+
+ITEM=demo-3
+say "packetfs new $MNT $ITEM --brief - (Route: review, Review request: 1)"
+"$PFS" new "$MNT" "$ITEM" --brief - <<'BRIEF'
+# Review pull request 1: a str_count_char test
+
+Route: review
+Review request: 1
+
+Judge the contributor's change like any other: build, unit tests, lint,
+diff integrity and the change review, at the head of the request.
+BRIEF
+P=$MNT/$ITEM
+say "advance (: > $P/ctl)"
+: >"$P/ctl"
+wait_for "done" 150
+[ "$(field template)" = existing-request ] || die "$ITEM took template '$(field template)'"
+[ "$(field head)" = "$pr_head" ] ||
+	die "$ITEM: its head is $(field head), the request's head is $pr_head"
+if [ "$(field verdict)" != pass ] || [ "$(field assessment)" != sound ]; then
+	die "$ITEM: verdict '$(field verdict)', assessment '$(field assessment)'"
+fi
+grep -q "\"head\": \"$pr_head\"" "$P/answer.json" ||
+	die "$ITEM: answer.json does not name $pr_head: $(cat "$P/answer.json")"
+if git -C "$WORK/origin.git" rev-parse -q --verify "refs/heads/$(field branch)" >/dev/null; then
+	die "$ITEM: its branch $(field branch) was pushed to origin"
+fi
+say "$ITEM took template $(field template): judged $pr_head, pushed nothing; the answer (dry run)"
+sed -n '/^Answer to pull request/,$p' "$P"/stages/*-publish.log
+
+# --- 8. the store ------------------------------------------------------------
+# Each item ended on its own path, where that path ends.
+"$PFS" status "$MNT" --json | python3 -c '
+import json, sys
+want = {"demo-1": ("change-build-deploy-measure", "publish"),
+        "demo-2": ("debug-investigation", "investigate"),
+        "demo-3": ("existing-request", "publish")}
+got = {o["item"]: (o["template"], o["stage"], o["state"]) for o in json.load(sys.stdin)}
+bad = [i for i, w in want.items() if got.get(i) != w + ("done",)]
+for i in bad:
+    print("demo: %s: template, stage, state %r, expected %r" % (i, got.get(i), want[i] + ("done",)),
+          file=sys.stderr)
+sys.exit(1 if bad else 0)
+' || die "an item is not where its path ends"
+say "packetfs status $MNT: three items, three paths"
+COLUMNS=${COLUMNS:-120} "$PFS" status "$MNT"
 
 ok=1
 say "demo done in $((SECONDS - T0))s"
