@@ -112,21 +112,36 @@ static int parse_template(struct ctx *c, const cJSON *v, struct pfs_config *cfg,
 	return config__stage_list(c, list, stages, &cfg->stages[0], t->path);
 }
 
+/* The object root[key] (expect: what it must be, for config__get_object's
+ * message) into *obj, NULL when absent; when present, a zeroed array of one
+ * element of size bytes per member (one at least) into *rows, which the
+ * configuration owns. field receives key's path. Returns 0, -ENOMEM, or the
+ * error of config__get_object(). */
+static int object_rows(struct ctx *c, const cJSON *root, const char *key, const char *expect,
+		       char field[PATH_MAX_LEN], const cJSON **obj, size_t size, void **rows)
+{
+	int n, rc = config__get_object(c, "", root, key, NULL, expect, field, obj);
+
+	if (rc || !*obj)
+		return rc;
+	n = cJSON_GetArraySize(*obj);
+	*rows = calloc(n ? (size_t)n : 1, size);
+	return *rows ? 0 : -ENOMEM;
+}
+
 static int parse_routes(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 {
 	const cJSON *obj, *e;
 	const struct pfs_template *t;
 	char field[PATH_MAX_LEN];
-	int n, rc;
+	void *rows = NULL;
+	int rc;
 
-	rc = config__get_object(c, "", root, "routes", NULL,
-				"an object {\"ROUTE\": \"TEMPLATE\"}", field, &obj);
+	rc = object_rows(c, root, "routes", "an object {\"ROUTE\": \"TEMPLATE\"}", field, &obj,
+			 sizeof(*cfg->routes), &rows);
+	cfg->routes = rows;
 	if (rc || !obj)
 		return rc;
-	n = cJSON_GetArraySize(obj);
-	cfg->routes = calloc(n ? (size_t)n : 1, sizeof(*cfg->routes));
-	if (!cfg->routes)
-		return -ENOMEM;
 	cJSON_ArrayForEach(e, obj) {
 		config__join(field, "routes", e->string);
 		if (!e->string[0])
@@ -147,17 +162,15 @@ int config__parse_templates(struct ctx *c, const cJSON *root, struct pfs_config 
 	const cJSON *obj, *e;
 	const struct pfs_template *t;
 	char field[PATH_MAX_LEN];
-	int n, rc;
+	void *rows = NULL;
+	int rc;
 
-	rc = config__get_object(c, "", root, "templates", NULL,
-				"an object {\"NAME\": {\"stages\": [...]}}", field, &obj);
+	rc = object_rows(c, root, "templates", "an object {\"NAME\": {\"stages\": [...]}}", field,
+			 &obj, sizeof(*cfg->templates), &rows);
+	cfg->templates = rows;
 	if (rc)
 		return rc;
 	if (obj) {
-		n = cJSON_GetArraySize(obj);
-		cfg->templates = calloc(n ? (size_t)n : 1, sizeof(*cfg->templates));
-		if (!cfg->templates)
-			return -ENOMEM;
 		cJSON_ArrayForEach(e, obj) {
 			rc = parse_template(c, e, cfg, &cfg->templates[cfg->ntemplates++]);
 			if (rc)
