@@ -83,10 +83,6 @@ static int judgement_fact(struct buf *out, const cJSON *st, const char *key)
 /* The heading and the facts table, from the item's status.json. */
 static int facts(struct buf *out, const cJSON *st)
 {
-	static const struct plain_fact mid[] = {
-		{ "evidence", "evidence", NULL, 1 },
-		{ "running", "running", NULL, 0 },
-	};
 	/* From "template" on, the path the plan chose (SPEC §5 "Routes and
 	 * templates"). */
 	static const struct plain_fact tail[] = {
@@ -130,7 +126,9 @@ static int facts(struct buf *out, const cJSON *st)
 	if (rc == 0)
 		rc = judgement_fact(out, st, "assessment");
 	if (rc == 0)
-		rc = plain_facts(out, st, mid, sizeof(mid) / sizeof(mid[0]));
+		rc = fact(out, "evidence", jstr(st, "evidence"), NULL, 1);
+	if (rc == 0)
+		rc = fact(out, "running", jstr(st, "running"), NULL, 0);
 	v = cJSON_GetObjectItemCaseSensitive(st, "round");
 	line[0] = '\0';
 	if (cJSON_IsNumber(v) && v->valueint > 0)
