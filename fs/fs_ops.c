@@ -462,29 +462,36 @@ static int change_request(fuse_req_t req, fuse_ino_t parent, const char *name, c
 	return 0;
 }
 
-static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+/* Makes the directory name in parent (link NULL; mode: its permission bits)
+ * or the symlink name to link, which the engine keeps as a document whose
+ * content is the target, and replies with its entry. */
+static void make_entry(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		       const char *link)
 {
 	struct fs *fs = fs_of(req);
 	struct pfs_caller who;
-	struct pfs_stat ps;
 	uint64_t seen = fs__change_count(fs);
 	char *path;
 	int r = change_request(req, parent, name, &path, &who);
 
 	if (r < 0)
 		return;
-	/* The notifier makes an existing directory again (an archived item's):
-	 * it is new to the kernel, which tells inotify. */
-	if (!notifier_is_self(fs->notifier, req))
-		r = engine_mkdir(fs->engine, path, mode & 07777, &who);
-	if (r == 0)
-		r = engine_getattr(fs->engine, path, &ps);
-	fs__refused("mkdir", path, r);
-	if (r < 0)
-		fuse_reply_err(req, -r);
-	else
-		reply_entry(req, path, &ps, seen);
+	if (link) {
+		r = engine_symlink(fs->engine, path, link, &who);
+	} else {
+		/* The notifier makes an existing directory again (an archived
+		 * item's): it is new to the kernel, which tells inotify. */
+		if (!notifier_is_self(fs->notifier, req))
+			r = engine_mkdir(fs->engine, path, mode & 07777, &who);
+		fs__refused("mkdir", path, r);
+	}
+	reply_made(req, path, r, seen);
 	free(path);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	make_entry(req, parent, name, mode, NULL);
 }
 
 static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, int dir)
@@ -522,21 +529,9 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	remove_entry(req, parent, name, 1);
 }
 
-/* A symlink to link, which the engine keeps as a document whose content is
- * the target. */
 static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
-	struct fs *fs = fs_of(req);
-	struct pfs_caller who;
-	uint64_t seen = fs__change_count(fs);
-	char *path;
-	int r = change_request(req, parent, name, &path, &who);
-
-	if (r < 0)
-		return;
-	r = engine_symlink(fs->engine, path, link, &who);
-	reply_made(req, path, r, seen);
-	free(path);
+	make_entry(req, parent, name, 0, link);
 }
 
 /* A hard link: the engine gives the file of ino the name newname, and the

@@ -57,6 +57,24 @@ static const struct pfs_template *find(const struct pfs_config *cfg, const char 
 	return NULL;
 }
 
+/* The template that the string e, at field, names: 0 with *out set, or
+ * -EINVAL after config__fail() when e is no template's name. */
+static int template_ref(struct ctx *c, const struct pfs_config *cfg, const char *field,
+			const cJSON *e, const struct pfs_template **out)
+{
+	char names[512];
+
+	if (!cJSON_IsString(e) || !e->valuestring[0])
+		return config__fail(c, field, "must be the name of a template");
+	*out = find(cfg, e->valuestring);
+	if (!*out) {
+		template_names(cfg, names, sizeof(names));
+		return config__fail(c, field, "\"%.64s\" is not a template (templates: %s)",
+				    e->valuestring, names);
+	}
+	return 0;
+}
+
 /* One template, the value v of key name: its path from cfg. */
 static int parse_template(struct ctx *c, const cJSON *v, struct pfs_config *cfg,
 			  struct pfs_template *t)
@@ -94,35 +112,43 @@ static int parse_template(struct ctx *c, const cJSON *v, struct pfs_config *cfg,
 	return config__stage_list(c, list, stages, &cfg->stages[0], t->path);
 }
 
+/* The object root[key] (expect: what it must be, for config__get_object's
+ * message) into *obj, NULL when absent; when present, a zeroed array of one
+ * element of size bytes per member (one at least) into *rows, which the
+ * configuration owns. field receives key's path. Returns 0, -ENOMEM, or the
+ * error of config__get_object(). */
+static int object_rows(struct ctx *c, const cJSON *root, const char *key, const char *expect,
+		       char field[PATH_MAX_LEN], const cJSON **obj, size_t size, void **rows)
+{
+	int n, rc = config__get_object(c, "", root, key, NULL, expect, field, obj);
+
+	if (rc || !*obj)
+		return rc;
+	n = cJSON_GetArraySize(*obj);
+	*rows = calloc(n ? (size_t)n : 1, size);
+	return *rows ? 0 : -ENOMEM;
+}
+
 static int parse_routes(struct ctx *c, const cJSON *root, struct pfs_config *cfg)
 {
 	const cJSON *obj, *e;
 	const struct pfs_template *t;
-	char field[PATH_MAX_LEN], names[512];
-	size_t n = 0;
+	char field[PATH_MAX_LEN];
+	void *rows = NULL;
 	int rc;
 
-	rc = config__get_object(c, "", root, "routes", NULL,
-				"an object {\"ROUTE\": \"TEMPLATE\"}", field, &obj);
+	rc = object_rows(c, root, "routes", "an object {\"ROUTE\": \"TEMPLATE\"}", field, &obj,
+			 sizeof(*cfg->routes), &rows);
+	cfg->routes = rows;
 	if (rc || !obj)
 		return rc;
-	cJSON_ArrayForEach(e, obj)
-		n++;
-	cfg->routes = calloc(n ? n : 1, sizeof(*cfg->routes));
-	if (!cfg->routes)
-		return -ENOMEM;
 	cJSON_ArrayForEach(e, obj) {
 		config__join(field, "routes", e->string);
 		if (!e->string[0])
 			return config__fail(c, field, "a route must be a non-empty string");
-		if (!cJSON_IsString(e) || !e->valuestring[0])
-			return config__fail(c, field, "must be the name of a template");
-		t = find(cfg, e->valuestring);
-		if (!t) {
-			template_names(cfg, names, sizeof(names));
-			return config__fail(c, field, "\"%.64s\" is not a template (templates: %s)",
-					    e->valuestring, names);
-		}
+		rc = template_ref(c, cfg, field, e, &t);
+		if (rc)
+			return rc;
 		cfg->routes[cfg->nroutes].route = strdup(e->string);
 		if (!cfg->routes[cfg->nroutes].route)
 			return -ENOMEM;
@@ -135,20 +161,16 @@ int config__parse_templates(struct ctx *c, const cJSON *root, struct pfs_config 
 {
 	const cJSON *obj, *e;
 	const struct pfs_template *t;
-	char field[PATH_MAX_LEN], names[512];
-	size_t n = 0;
+	char field[PATH_MAX_LEN];
+	void *rows = NULL;
 	int rc;
 
-	rc = config__get_object(c, "", root, "templates", NULL,
-				"an object {\"NAME\": {\"stages\": [...]}}", field, &obj);
+	rc = object_rows(c, root, "templates", "an object {\"NAME\": {\"stages\": [...]}}", field,
+			 &obj, sizeof(*cfg->templates), &rows);
+	cfg->templates = rows;
 	if (rc)
 		return rc;
 	if (obj) {
-		cJSON_ArrayForEach(e, obj)
-			n++;
-		cfg->templates = calloc(n ? n : 1, sizeof(*cfg->templates));
-		if (!cfg->templates)
-			return -ENOMEM;
 		cJSON_ArrayForEach(e, obj) {
 			rc = parse_template(c, e, cfg, &cfg->templates[cfg->ntemplates++]);
 			if (rc)
@@ -157,14 +179,9 @@ int config__parse_templates(struct ctx *c, const cJSON *root, struct pfs_config 
 	}
 	e = cJSON_GetObjectItemCaseSensitive(root, "default_template");
 	if (e) {
-		if (!cJSON_IsString(e) || !e->valuestring[0])
-			return config__fail(c, "default_template", "must be the name of a template");
-		t = find(cfg, e->valuestring);
-		if (!t) {
-			template_names(cfg, names, sizeof(names));
-			return config__fail(c, "default_template", "\"%.64s\" is not a template "
-					    "(templates: %s)", e->valuestring, names);
-		}
+		rc = template_ref(c, cfg, "default_template", e, &t);
+		if (rc)
+			return rc;
 		cfg->default_template = t->name;
 	}
 	return parse_routes(c, root, cfg);

@@ -503,14 +503,21 @@ static git_repository *kept_repo(const char *path)
 	return k->repo;
 }
 
-int repo_branch_head(const char *path, const char *branch, char out[41])
+/* Looks a name up to a commit in repo: branch_commit or resolve_commit. */
+typedef int (*commit_lookup)(git_commit **out, git_repository *repo, const char *name,
+			     char *err, size_t errlen);
+
+/* The hex id of the commit lookup finds for name in the repository at path,
+ * into out (40 hex digits and a NUL), through this thread's kept handle when
+ * it is that repository's. Returns 0 or the negative errno of the lookup. */
+static int commit_hex(const char *path, commit_lookup lookup, const char *name, char out[41])
 {
 	git_repository *kept = kept_repo(path), *repo = kept;
 	git_commit *commit = NULL;
 	int rc = repo ? 0 : open_repo(&repo, path, NULL, 0);
 
 	if (rc == 0) {
-		rc = branch_commit(&commit, repo, branch, NULL, 0);
+		rc = lookup(&commit, repo, name, NULL, 0);
 		if (rc == 0)
 			git_oid_tostr(out, 41, git_commit_id(commit));
 		git_commit_free(commit);
@@ -518,6 +525,11 @@ int repo_branch_head(const char *path, const char *branch, char out[41])
 			git_repository_free(repo);
 	}
 	return rc;
+}
+
+int repo_branch_head(const char *path, const char *branch, char out[41])
+{
+	return commit_hex(path, branch_commit, branch, out);
 }
 
 int repo_common_dir(const char *path, char *out, size_t size)
@@ -545,19 +557,7 @@ int repo_common_dir(const char *path, char *out, size_t size)
 
 int repo_resolve(const char *path, const char *rev, char out[41])
 {
-	git_repository *kept = kept_repo(path), *repo = kept;
-	git_commit *commit = NULL;
-	int rc = repo ? 0 : open_repo(&repo, path, NULL, 0);
-
-	if (rc == 0) {
-		rc = resolve_commit(&commit, repo, rev, NULL, 0);
-		if (rc == 0)
-			git_oid_tostr(out, 41, git_commit_id(commit));
-		git_commit_free(commit);
-		if (repo != kept)
-			git_repository_free(repo);
-	}
-	return rc;
+	return commit_hex(path, resolve_commit, rev, out);
 }
 
 /* Whether the worktree repository wt has refname (refs/heads/...) checked

@@ -43,6 +43,17 @@ static int cell(struct buf *out, const char *text, const char *cls)
 	return rc ? rc : buf_puts(out, "</td>");
 }
 
+/* A second line in a cell, under what it shows: "<br /><small>", label as
+ * it stands, text escaped, "</small>". 0 or the error of buf_puts. */
+static int cell_note(struct buf *out, const char *label, const char *text)
+{
+	int rc = buf_printf(out, "<br /><small>%s", label);
+
+	if (rc == 0)
+		rc = html_text(out, text);
+	return rc ? rc : buf_puts(out, "</small>");
+}
+
 static int item_row(struct index_walk *w, const struct item *it)
 {
 	struct buf *out = w->out;
@@ -65,13 +76,8 @@ static int item_row(struct index_walk *w, const struct item *it)
 		rc = buf_puts(out, "<tr><td>");
 	if (rc == 0)
 		rc = html_link(out, it->name, "/report.html", it->name);
-	if (rc == 0 && jstr(st, "title")[0]) {
-		rc = buf_puts(out, "<br /><small>");
-		if (rc == 0)
-			rc = html_text(out, jstr(st, "title"));
-		if (rc == 0)
-			rc = buf_puts(out, "</small>");
-	}
+	if (rc == 0 && jstr(st, "title")[0])
+		rc = cell_note(out, "", jstr(st, "title"));
 	if (rc == 0)
 		rc = buf_puts(out, "</td>");
 	html_status_class(jstr(st, "state"), stcls);
@@ -87,11 +93,9 @@ static int item_row(struct index_walk *w, const struct item *it)
 		if (rc == 0)
 			rc = html_text(out, jstr(st, "stage"));
 		if (rc == 0)
-			rc = buf_puts(out, "<br /><small>template ");
+			rc = cell_note(out, "template ", jstr(st, "template"));
 		if (rc == 0)
-			rc = html_text(out, jstr(st, "template"));
-		if (rc == 0)
-			rc = buf_puts(out, "</small></td>");
+			rc = buf_puts(out, "</td>");
 	}
 	if (rc == 0)
 		rc = cell(out, jstr(st, "evidence"), NULL);

@@ -49,10 +49,57 @@ static int fact(struct buf *out, const char *key, const char *value, const char 
 	return rc ? rc : buf_puts(out, "</td></tr>\n");
 }
 
+/* A facts row taken as it stands from status.json: label, key, cls and always
+ * as for fact(). */
+struct plain_fact {
+	const char *label, *key, *cls;
+	int always;
+};
+
+/* The rows f[0..n) in order, each from st[key]. Returns 0, or the first
+ * error of fact(). */
+static int plain_facts(struct buf *out, const cJSON *st, const struct plain_fact *f, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = fact(out, f[i].label, jstr(st, f[i].key), f[i].cls, f[i].always);
+	return rc;
+}
+
+/* The row of a judgement (key "verdict" or "assessment"), marked stale when
+ * status.json says key_stale. Returns 0 or the error of fact(). */
+static int judgement_fact(struct buf *out, const cJSON *st, const char *key)
+{
+	char stale[64], line[256];
+
+	snprintf(stale, sizeof(stale), "%s_stale", key);
+	snprintf(line, sizeof(line), "%s%s", jstr(st, key),
+		 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, stale))
+			 ? " (stale: the head moved)" : "");
+	return fact(out, key, line, NULL, 0);
+}
+
 /* The heading and the facts table, from the item's status.json. */
 static int facts(struct buf *out, const cJSON *st)
 {
+	/* From "template" on, the path the plan chose (SPEC §5 "Routes and
+	 * templates"). */
+	static const struct plain_fact tail[] = {
+		{ "disposition", "disposition", NULL, 0 },
+		{ "template", "template", NULL, 0 },
+		{ "route", "route", NULL, 0 },
+		{ "engine", "engine", NULL, 0 },
+		{ "review request", "review_request", NULL, 0 },
+		{ "last error", "last_error", "err", 0 },
+		{ "updated", "updated", NULL, 1 },
+	};
 	char cls[48], stcls[32], line[256];
+	const struct plain_fact head[] = {
+		{ "item", "item", NULL, 1 },
+		{ "state", "state", cls, 1 },
+		{ "stage", "stage", NULL, 1 },
+	};
 	const cJSON *v;
 	int rc;
 
@@ -64,11 +111,7 @@ static int facts(struct buf *out, const cJSON *st)
 	if (rc == 0)
 		rc = buf_puts(out, "</h1>\n<table class=\"facts\">\n");
 	if (rc == 0)
-		rc = fact(out, "item", jstr(st, "item"), NULL, 1);
-	if (rc == 0)
-		rc = fact(out, "state", jstr(st, "state"), cls, 1);
-	if (rc == 0)
-		rc = fact(out, "stage", jstr(st, "stage"), NULL, 1);
+		rc = plain_facts(out, st, head, sizeof(head) / sizeof(head[0]));
 	v = cJSON_GetObjectItemCaseSensitive(st, "iteration");
 	snprintf(line, sizeof(line), "%d", cJSON_IsNumber(v) ? v->valueint : 0);
 	if (rc == 0)
@@ -78,16 +121,10 @@ static int facts(struct buf *out, const cJSON *st)
 		rc = fact(out, "branch", line, NULL, 1);
 	if (rc == 0)
 		rc = fact(out, "head", jstr(st, "head"), NULL, 1);
-	snprintf(line, sizeof(line), "%s%s", jstr(st, "verdict"),
-		 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "verdict_stale"))
-			 ? " (stale: the head moved)" : "");
 	if (rc == 0)
-		rc = fact(out, "verdict", line, NULL, 0);
-	snprintf(line, sizeof(line), "%s%s", jstr(st, "assessment"),
-		 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "assessment_stale"))
-			 ? " (stale: the head moved)" : "");
+		rc = judgement_fact(out, st, "verdict");
 	if (rc == 0)
-		rc = fact(out, "assessment", line, NULL, 0);
+		rc = judgement_fact(out, st, "assessment");
 	if (rc == 0)
 		rc = fact(out, "evidence", jstr(st, "evidence"), NULL, 1);
 	if (rc == 0)
@@ -103,20 +140,7 @@ static int facts(struct buf *out, const cJSON *st)
 	if (rc == 0)
 		rc = fact(out, "round", line, NULL, 0);
 	if (rc == 0)
-		rc = fact(out, "disposition", jstr(st, "disposition"), NULL, 0);
-	/* The path the plan chose (SPEC §5 "Routes and templates"). */
-	if (rc == 0)
-		rc = fact(out, "template", jstr(st, "template"), NULL, 0);
-	if (rc == 0)
-		rc = fact(out, "route", jstr(st, "route"), NULL, 0);
-	if (rc == 0)
-		rc = fact(out, "engine", jstr(st, "engine"), NULL, 0);
-	if (rc == 0)
-		rc = fact(out, "review request", jstr(st, "review_request"), NULL, 0);
-	if (rc == 0)
-		rc = fact(out, "last error", jstr(st, "last_error"), "err", 0);
-	if (rc == 0)
-		rc = fact(out, "updated", jstr(st, "updated"), NULL, 1);
+		rc = plain_facts(out, st, tail, sizeof(tail) / sizeof(tail[0]));
 	if (rc == 0)
 		rc = buf_puts(out, "</table>\n<p class=\"note\">Files: "
 			      "<a href=\"status\">status</a>, <a href=\"change.diff\">change.diff</a>, "

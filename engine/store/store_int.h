@@ -128,6 +128,21 @@ int store__txn_unlock(struct store *s, int rc);
 /* Column i as a new string ("" for NULL; NULL on ENOMEM) or copied into out. */
 char *store__col_dup(sqlite3_stmt *st, int i);
 void store__col_copy(sqlite3_stmt *st, int i, char *out, size_t size);
+/* A string member of a row's struct (a char * the row owns, "" when the
+ * column is NULL) and the column of the SELECT it is read from. */
+struct store_str_col {
+	size_t off; /* offsetof() the member in the struct */
+	int col;
+};
+/* The member at cols[k].off of row, for k < n. */
+#define STORE_STR(row, cols, k) (*(char **)((char *)(row) + (cols)[k].off))
+/* Reads the n columns cols[k].col of st into their members of row
+ * (store__col_dup), every one of them. 0, or -ENOMEM when one could not be
+ * read (it is NULL; store__str_cols_free frees the others). */
+int store__str_cols_read(sqlite3_stmt *st, void *row, const struct store_str_col *cols,
+			 size_t n);
+/* Frees the n string members cols of row (NULL ones too) and sets them NULL. */
+void store__str_cols_free(void *row, const struct store_str_col *cols, size_t n);
 /* Column i (a blob) as a new NUL-terminated buffer in *data. 0 or -ENOMEM. */
 int store__blob_out(sqlite3_stmt *st, int i, char **data, size_t *len);
 /*

@@ -4,6 +4,7 @@
  * and holds the helpers of store_int.h that this file uses.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,24 +13,30 @@
 
 #include "store_int.h"
 
+/* The string members of struct item and their columns in ITEM_COLS. */
+static const struct store_str_col item_strs[] = {
+	{ offsetof(struct item, name), 1 },
+	{ offsetof(struct item, title), 2 },
+	{ offsetof(struct item, stage), 4 },
+	{ offsetof(struct item, branch), 7 },
+	{ offsetof(struct item, base), 8 },
+	{ offsetof(struct item, verdict), 9 },
+	{ offsetof(struct item, assessment), 10 },
+	{ offsetof(struct item, last_error), 13 },
+	{ offsetof(struct item, last_result), 14 },
+	{ offsetof(struct item, created_at), 16 },
+	{ offsetof(struct item, updated_at), 17 },
+	{ offsetof(struct item, disposition), 24 },
+	{ offsetof(struct item, route), 28 },
+	{ offsetof(struct item, template), 29 },
+	{ offsetof(struct item, engine), 30 },
+	{ offsetof(struct item, review_request), 31 },
+};
+#define ITEM_NSTRS (sizeof(item_strs) / sizeof(item_strs[0]))
+
 void item_clear(struct item *it)
 {
-	free(it->name);
-	free(it->title);
-	free(it->stage);
-	free(it->branch);
-	free(it->base);
-	free(it->verdict);
-	free(it->assessment);
-	free(it->last_error);
-	free(it->last_result);
-	free(it->created_at);
-	free(it->updated_at);
-	free(it->disposition);
-	free(it->route);
-	free(it->template);
-	free(it->engine);
-	free(it->review_request);
+	store__str_cols_free(it, item_strs, ITEM_NSTRS);
 	memset(it, 0, sizeof(*it));
 }
 
@@ -43,22 +50,11 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 {
 	memset(it, 0, sizeof(*it));
 	it->id = sqlite3_column_int64(st, 0);
-	it->name = store__col_dup(st, 1);
-	it->title = store__col_dup(st, 2);
-	it->stage = store__col_dup(st, 4);
 	it->stage_ok = sqlite3_column_int(st, 5);
 	it->iteration = sqlite3_column_int(st, 6);
-	it->branch = store__col_dup(st, 7);
-	it->base = store__col_dup(st, 8);
-	it->verdict = store__col_dup(st, 9);
-	it->assessment = store__col_dup(st, 10);
 	it->hold = sqlite3_column_int(st, 11);
 	it->approved = sqlite3_column_int(st, 12);
-	it->last_error = store__col_dup(st, 13);
-	it->last_result = store__col_dup(st, 14);
 	it->archived = sqlite3_column_int(st, 15);
-	it->created_at = store__col_dup(st, 16);
-	it->updated_at = store__col_dup(st, 17);
 	it->dir_mtime_ns = sqlite3_column_int64(st, 18);
 	it->dir_ctime_ns = sqlite3_column_int64(st, 19);
 	it->dir_atime_ns = sqlite3_column_int64(st, 20);
@@ -67,18 +63,10 @@ static int item_row(sqlite3_stmt *st, struct item *it)
 	snprintf(it->assessment_head, sizeof(it->assessment_head), "%s",
 		 (const char *)sqlite3_column_text(st, 22) ? (const char *)sqlite3_column_text(st, 22) : "");
 	it->round = sqlite3_column_int(st, 23);
-	it->disposition = store__col_dup(st, 24);
 	it->dir_uid = (uid_t)sqlite3_column_int64(st, 25);
 	it->dir_gid = (gid_t)sqlite3_column_int64(st, 26);
 	it->dir_mode = (mode_t)sqlite3_column_int(st, 27) & 07777;
-	it->route = store__col_dup(st, 28);
-	it->template = store__col_dup(st, 29);
-	it->engine = store__col_dup(st, 30);
-	it->review_request = store__col_dup(st, 31);
-	if (!it->name || !it->title || !it->stage || !it->branch || !it->base ||
-	    !it->verdict || !it->assessment || !it->last_error || !it->last_result ||
-	    !it->created_at || !it->updated_at || !it->disposition || !it->route ||
-	    !it->template || !it->engine || !it->review_request) {
+	if (store__str_cols_read(st, it, item_strs, ITEM_NSTRS)) {
 		item_clear(it);
 		return -ENOMEM;
 	}
@@ -121,31 +109,19 @@ void store__items_changed(struct store *s)
 
 int item_copy(struct item *dst, const struct item *src)
 {
+	int rc = 0;
+
 	*dst = *src;
-	dst->name = strdup(src->name);
-	dst->title = strdup(src->title);
-	dst->stage = strdup(src->stage);
-	dst->branch = strdup(src->branch);
-	dst->base = strdup(src->base);
-	dst->verdict = strdup(src->verdict);
-	dst->assessment = strdup(src->assessment);
-	dst->last_error = strdup(src->last_error);
-	dst->last_result = strdup(src->last_result);
-	dst->created_at = strdup(src->created_at);
-	dst->updated_at = strdup(src->updated_at);
-	dst->disposition = strdup(src->disposition);
-	dst->route = strdup(src->route ? src->route : "");
-	dst->template = strdup(src->template ? src->template : "");
-	dst->engine = strdup(src->engine ? src->engine : "");
-	dst->review_request = strdup(src->review_request ? src->review_request : "");
-	if (!dst->name || !dst->title || !dst->stage || !dst->branch ||
-	    !dst->base || !dst->verdict || !dst->assessment || !dst->last_error ||
-	    !dst->last_result || !dst->created_at || !dst->updated_at || !dst->disposition ||
-	    !dst->route || !dst->template || !dst->engine || !dst->review_request) {
-		item_clear(dst);
-		return -ENOMEM;
+	for (size_t k = 0; k < ITEM_NSTRS; k++) {
+		const char *v = STORE_STR(src, item_strs, k);
+
+		STORE_STR(dst, item_strs, k) = strdup(v ? v : "");
+		if (!STORE_STR(dst, item_strs, k))
+			rc = -ENOMEM;
 	}
-	return 0;
+	if (rc)
+		item_clear(dst);
+	return rc;
 }
 
 /* A kept item row (struct store's items). */

@@ -7,6 +7,7 @@
  * enforced by triggers in the schema.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,20 @@
 
 #include "store_int.h"
 
+/* The string members of struct run and their columns in RUN_COLS. */
+static const struct store_str_col run_strs[] = {
+	{ offsetof(struct run, name), 4 },
+	{ offsetof(struct run, command), 7 },
+	{ offsetof(struct run, log_path), 8 },
+	{ offsetof(struct run, note), 12 },
+	{ offsetof(struct run, gpus), 14 },
+	{ offsetof(struct run, job_output), 22 },
+};
+#define RUN_NSTRS (sizeof(run_strs) / sizeof(run_strs[0]))
+
 void run_clear(struct run *r)
 {
-	free(r->name);
-	free(r->command);
-	free(r->log_path);
-	free(r->note);
-	free(r->gpus);
-	free(r->job_output);
+	store__str_cols_free(r, run_strs, RUN_NSTRS);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -37,17 +44,12 @@ static int run_row(sqlite3_stmt *st, struct run *r)
 	r->item_id = sqlite3_column_int64(st, 1);
 	r->run_no = sqlite3_column_int(st, 2);
 	store__col_copy(st, 3, r->kind, sizeof(r->kind));
-	r->name = store__col_dup(st, 4);
 	r->iteration = sqlite3_column_int(st, 5);
-	r->command = store__col_dup(st, 7);
-	r->log_path = store__col_dup(st, 8);
 	r->pgid = sqlite3_column_int(st, 9);
 	r->has_exit_code = sqlite3_column_type(st, 10) != SQLITE_NULL;
 	r->exit_code = sqlite3_column_int(st, 10);
 	r->signal = sqlite3_column_int(st, 11);
-	r->note = store__col_dup(st, 12);
 	store__col_copy(st, 13, r->head, sizeof(r->head));
-	r->gpus = store__col_dup(st, 14);
 	store__col_copy(st, 15, r->executor, sizeof(r->executor));
 	store__col_copy(st, 16, r->started_at, sizeof(r->started_at));
 	store__col_copy(st, 17, r->finished_at, sizeof(r->finished_at));
@@ -55,9 +57,8 @@ static int run_row(sqlite3_stmt *st, struct run *r)
 	r->log_size = sqlite3_column_int64(st, 19);
 	store__col_copy(st, 20, r->log_sha256, sizeof(r->log_sha256));
 	store__col_copy(st, 21, r->job_id, sizeof(r->job_id));
-	r->job_output = store__col_dup(st, 22);
 	r->job_offset = sqlite3_column_int64(st, 23);
-	if (!r->name || !r->command || !r->log_path || !r->note || !r->gpus || !r->job_output) {
+	if (store__str_cols_read(st, r, run_strs, RUN_NSTRS)) {
 		run_clear(r);
 		return -ENOMEM;
 	}

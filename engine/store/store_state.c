@@ -85,18 +85,30 @@ static void names_sql(const char *const *names, int n, char *out, size_t size)
 		snprintf(out + len, size - len, ")");
 }
 
+/* Prepares the query fmt, whose %s is the SQL list of names[0..n), and
+ * steps it once into *st (the caller finalizes *st, which may be NULL).
+ * Not cached: made once per upgrade. Returns the SQLite result: SQLITE_ROW
+ * for the first row outside the names, SQLITE_DONE when there is none. */
+static int first_outside(struct store *s, const char *fmt, const char *const *names, int n,
+			 sqlite3_stmt **st)
+{
+	char sql[512], in[256];
+	int rc;
+
+	names_sql(names, n, in, sizeof(in));
+	snprintf(sql, sizeof(sql), fmt, in);
+	rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? sqlite3_step(*st) : rc;
+}
+
 int store__states_check(struct store *s, char *err, size_t errlen)
 {
-	char sql[512], in[256], list[256];
+	char list[256];
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	/* The statements are made here, once per upgrade: not cached. */
-	names_sql(item_state_names, ITEM_NSTATES, in, sizeof(in));
-	snprintf(sql, sizeof(sql), "SELECT name, quote(state) FROM items WHERE state NOT IN %s "
-		 "ORDER BY id LIMIT 1", in);
-	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-	rc = rc == SQLITE_OK ? sqlite3_step(st) : rc;
+	rc = first_outside(s, "SELECT name, quote(state) FROM items WHERE state NOT IN %s "
+			   "ORDER BY id LIMIT 1", item_state_names, ITEM_NSTATES, &st);
 	if (rc == SQLITE_ROW) {
 		names_list(item_state_names, ITEM_NSTATES, list, sizeof(list));
 		snprintf(err, errlen, "cannot upgrade the store: item '%s' has the state %s, "
@@ -108,12 +120,9 @@ int store__states_check(struct store *s, char *err, size_t errlen)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return store__err(s, rc);
-	names_sql(run_status_names, RUN_NSTATUSES, in, sizeof(in));
-	snprintf(sql, sizeof(sql), "SELECT i.name, r.run_no, quote(r.status) FROM runs r "
-		 "LEFT JOIN items i ON i.id = r.item_id WHERE r.status NOT IN %s "
-		 "ORDER BY r.id LIMIT 1", in);
-	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-	rc = rc == SQLITE_OK ? sqlite3_step(st) : rc;
+	rc = first_outside(s, "SELECT i.name, r.run_no, quote(r.status) FROM runs r "
+			   "LEFT JOIN items i ON i.id = r.item_id WHERE r.status NOT IN %s "
+			   "ORDER BY r.id LIMIT 1", run_status_names, RUN_NSTATUSES, &st);
 	if (rc == SQLITE_ROW) {
 		names_list(run_status_names, RUN_NSTATUSES, list, sizeof(list));
 		snprintf(err, errlen, "cannot upgrade the store: run %d of item '%s' has the "

@@ -260,6 +260,27 @@ void store__col_copy(sqlite3_stmt *st, int i, char *out, size_t size)
 	snprintf(out, size, "%s", t ? (const char *)t : "");
 }
 
+int store__str_cols_read(sqlite3_stmt *st, void *row, const struct store_str_col *cols,
+			 size_t n)
+{
+	int rc = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		STORE_STR(row, cols, k) = store__col_dup(st, cols[k].col);
+		if (!STORE_STR(row, cols, k))
+			rc = -ENOMEM;
+	}
+	return rc;
+}
+
+void store__str_cols_free(void *row, const struct store_str_col *cols, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		free(STORE_STR(row, cols, k));
+		STORE_STR(row, cols, k) = NULL;
+	}
+}
+
 int store__blob_out(sqlite3_stmt *st, int i, char **data, size_t *len)
 {
 	const void *p = sqlite3_column_blob(st, i);

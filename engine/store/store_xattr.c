@@ -33,6 +33,19 @@ static int touch_ctime(struct store *s, int64_t item, const char *path)
 			   "IIs", now, item, path);
 }
 
+/* Ends the transaction of a change to the extended attributes of path: when
+ * rc (the change's result) is 0, first moves the entry's ctime to now
+ * (touch_ctime) and copies the change to the entry's other names
+ * (store__link_sync). Returns the result, as store__txn_unlock() does. */
+static int xattrs_changed(struct store *s, int64_t item_id, const char *path, int rc)
+{
+	if (rc == 0)
+		rc = touch_ctime(s, item_id, path);
+	if (rc == 0 && path[0])
+		rc = store__link_sync(s, item_id, path, -1, STORE_LINK_ROW | STORE_LINK_XATTRS);
+	return store__txn_unlock(s, rc);
+}
+
 int store_xattr_get(struct store *s, int64_t item_id, const char *path, const char *name,
 		    char **value, size_t *len)
 {
@@ -73,11 +86,7 @@ int store_xattr_set(struct store *s, int64_t item_id, const char *path, const ch
 		rc = store__exec(s, "INSERT OR REPLACE INTO xattrs (item_id, path, name, value) "
 				 "VALUES (?, ?, ?, ?)", "Issb", item_id, path, name, value ? value : "",
 				 len);
-	if (rc == 0)
-		rc = touch_ctime(s, item_id, path);
-	if (rc == 0 && path[0])
-		rc = store__link_sync(s, item_id, path, -1, STORE_LINK_ROW | STORE_LINK_XATTRS);
-	return store__txn_unlock(s, rc);
+	return xattrs_changed(s, item_id, path, rc);
 }
 
 int store_xattr_list(struct store *s, int64_t item_id, const char *path, struct buf *names)
@@ -108,11 +117,7 @@ int store_xattr_remove(struct store *s, int64_t item_id, const char *path, const
 			 item_id, path, name);
 	if (rc == 0 && sqlite3_changes(s->db) == 0)
 		rc = -ENODATA;
-	if (rc == 0)
-		rc = touch_ctime(s, item_id, path);
-	if (rc == 0 && path[0])
-		rc = store__link_sync(s, item_id, path, -1, STORE_LINK_ROW | STORE_LINK_XATTRS);
-	return store__txn_unlock(s, rc);
+	return xattrs_changed(s, item_id, path, rc);
 }
 
 int store__xattr_move(struct store *s, int64_t item, const char *from, const char *to)

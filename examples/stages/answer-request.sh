@@ -31,12 +31,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-dry_run=0
-case ${1:-} in
---dry-run) dry_run=1 ;;
-"") ;;
-*) die "$1: unknown argument (usage: answer-request.sh [--dry-run])" ;;
-esac
+dry_run_arg "$@"
 request=${PACKET_REVIEW_REQUEST:-}
 v=${request#\#}
 if [[ $v =~ ^[0-9]+$ ]]; then
@@ -46,8 +41,7 @@ elif [[ $v =~ /pull/([0-9]+)(/.*)?$ ]]; then
 else
 	die "Review request: ${request:-(none)}: not a pull request number or URL"
 fi
-GH=${GH:-gh}
-[ "$dry_run" = 1 ] || command -v "$GH" >/dev/null 2>&1 || die "$GH: not found (install GitHub CLI, https://cli.github.com, or set GH)"
+need_gh
 wt=${PACKET_WORKTREE:-}
 [ -d "$wt" ] || die "PACKET_WORKTREE: not a directory (run this program as a packetfs stage)"
 head=$(git -C "$wt" rev-parse HEAD)

@@ -18,6 +18,25 @@ die() {
 # say MESSAGE... : prints "PROGRAM: MESSAGE" on stdout.
 say() { printf '%s: %s\n' "${0##*/}" "$*"; }
 
+# dry_run_arg [ARG] : sets dry_run to 1 for --dry-run, 0 for no argument; dies on any
+# other argument (usage: "PROGRAM [--dry-run]").
+dry_run_arg() {
+	dry_run=0
+	case ${1:-} in
+	--dry-run) dry_run=1 ;;
+	"") ;;
+	*) die "$1: unknown argument (usage: ${0##*/} [--dry-run])" ;;
+	esac
+}
+
+# need_gh : sets GH (default gh) and dies unless it is a command; passes when dry_run is 1
+# (a dry run calls no gh).
+need_gh() {
+	GH=${GH:-gh}
+	[ "${dry_run:-0}" = 1 ] || command -v "$GH" >/dev/null 2>&1 ||
+		die "$GH: not found (install GitHub CLI, https://cli.github.com, or set GH)"
+}
+
 # gh_ ARG... : GitHub CLI (the command GH, default gh), run in the worktree unless GH_REPO
 # names the repository; returns gh's status. Its standard error is kept in $tmp/err (tmp: the
 # program's scratch directory), which err_text prints.

@@ -33,16 +33,8 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-dry_run=0
-case ${1:-} in
---dry-run) dry_run=1 ;;
-"") ;;
-*) die "$1: unknown argument (usage: open-pr.sh [--dry-run])" ;;
-esac
-GH=${GH:-gh}
-if [ "$dry_run" = 0 ] && ! command -v "$GH" >/dev/null 2>&1; then
-	die "$GH: not found (install GitHub CLI, https://cli.github.com, or set GH)"
-fi
+dry_run_arg "$@"
+need_gh
 [ -r brief.md ] || die "brief.md: not readable in $PWD"
 branch=${PACKET_BRANCH:-}
 [ -n "$branch" ] || die "PACKET_BRANCH: not set (run this program as a packetfs stage)"

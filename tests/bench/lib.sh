@@ -248,6 +248,15 @@ new_store()
 	fi
 }
 
+# mounted_store DIR : the folder DIR with a new store (new_store, the default pipeline) mounted
+# on DIR/mnt (pfs_mount: PFS_PID, MOUNT_MS).
+mounted_store()
+{
+	mkdir -p "$1"
+	new_store "$1"
+	pfs_mount "$1/store" "$1/mnt"
+}
+
 # fill MNT PREFIX START COUNT : COUNT items through the mount (see the header); sets
 # ELAPSED to the time it took.
 fill()

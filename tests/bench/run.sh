@@ -235,9 +235,7 @@ tree_setup()
 	[ -z "$TREE_PFS" ] || return 0
 	local d=$B/tree n bytes nd nb np t
 	n=$(scaled 10000)
-	mkdir -p "$d"
-	new_store "$d"
-	pfs_mount "$d/store" "$d/mnt"
+	mounted_store "$d"
 	say "W2/W3: making $n items"
 	fill "$d/mnt" item- 1 "$n"
 	note W2 "Tree: $n items made by mkdir through the mount in $(printf '%.1f' "$ELAPSED") s (see the script header)"
@@ -246,7 +244,7 @@ tree_setup()
 	bytes=$PY_OUT
 	note W2 "plus 4 documents each (brief.md, plan.md, change.md, notes/design.md; $bytes bytes in all) written through the mount by $THREADS threads in $((SECONDS - t)) s."
 	say "W2/W3: copying the mount to the disk"
-	mkdir "$d/disk"
+	mkdir -p "$d/disk"
 	# cp -r of each entry of the root, $THREADS at a time (the same as cp -r of the root).
 	find "$d/mnt" -mindepth 1 -maxdepth 1 -printf '%f\n' >"$d/entries"
 	t=$SECONDS
@@ -320,9 +318,8 @@ w4()
 	local d=$B/w4 n m r t dir
 	n=$(scaled 10000)
 	m=$(scaled 1000)
+	mounted_store "$d"
 	mkdir -p "$d/disk"
-	new_store "$d"
-	pfs_mount "$d/store" "$d/mnt"
 	mkdir "$d/mnt/w4"
 	bind_mount "$d/disk" "$d/bind"
 	note W4 "One Python program for all targets (tests/bench/fixtures/bench.py). create: $n x (open O_CREAT|O_TRUNC, write 4 KiB, close) into a new directory (on packetfs a subdirectory of one item's documents), files/s. save: $m files of 4 KiB made first (untimed), then $m editor-style saves (write .NAME.swp, fsync, close, rename over NAME), files/s. Each run uses new directories."
@@ -360,9 +357,8 @@ w5()
 {
 	local d=$B/w5 n r t f lines
 	n=$(scaled 10000)
+	mounted_store "$d"
 	mkdir -p "$d/disk"
-	new_store "$d"
-	pfs_mount "$d/store" "$d/mnt"
 	fill "$d/mnt" w5-r 1 "$RUNS"
 	bind_mount "$d/disk" "$d/bind"
 	note W5 "A bash loop appends $n lines (\`printf '{\"recipe\":\"99-manual\",\"status\":\"validated\",...}\\n' >>FILE\`, one open/write/close per line; a valid external line, SPEC §6) to validation/registry.jsonl of a new item per run on packetfs, and to a new plain file on the disk and through bindfs; lines/s. The line count is checked afterwards."
@@ -405,9 +401,8 @@ w9()
 	local d=$B/w9 n m size=1048576 before i deep k
 	n=$(scaled 10000)
 	m=$(scaled 1000)
+	mounted_store "$d"
 	mkdir -p "$d/disk"
-	new_store "$d"
-	pfs_mount "$d/store" "$d/mnt"
 	mkdir "$d/mnt/w9"
 	note W9 "Revision storage (SPEC §3). appends: a bash loop appends $n lines of 52 bytes to one document (\`printf ... >>F\`, one revision per close); edits: a $size-byte text document, then $m edits of one 73-byte line each, each written whole (open O_TRUNC, write, close; bench.py edits). Store: the growth of the store's pages in use (page_count - freelist_count, as a second reader sees them) over each, in MB; the disk column is the document's final size. Reads: \`cat\` of .history/NAME@REV, warm; the disk column reads a plain file of the same bytes. The deepest revision is the one with the longest chain of deltas (revision 2^k, k = floor(log2(count))): the slowest to read."
 	py store_bytes "$d/store/packetfs.db" || die "W9: store size"
@@ -547,9 +542,7 @@ w8()
 {
 	local d=$B/w8 n r first
 	n=$(scaled 100000)
-	mkdir -p "$d"
-	new_store "$d"
-	pfs_mount "$d/store" "$d/mnt"
+	mounted_store "$d"
 	say "W8: making $n items"
 	fill "$d/mnt" i 1 "$n"
 	note W8 "$n items made by mkdir through the mount in $(printf '%.1f' "$ELAPSED") s (untimed; see the script header), store $(du -sh "$d/store" | cut -f1) with worktrees, database $(du -ch "$d/store"/*.db* | tail -n 1 | cut -f1)."

@@ -10,20 +10,11 @@
 #              origin pull/1/head as the item's head, validate and review judge it, and
 #              answer-request.sh --dry-run answers naming that commit; nothing is pushed.
 . "$(dirname "$0")/../lib.sh"
-for tool in make cc git python3; do
-	command -v "$tool" >/dev/null 2>&1 || {
-		echo "SKIP: $tool is not installed" >&2
-		exit 77
-	}
-done
+# shellcheck source=../sample.sh
+. "$TESTS_DIR/sample.sh"
 # shellcheck disable=SC2034 # read by wait_state (lib.sh)
 WAIT_BOUND=${PFS_WAIT_BOUND:-120}
-export TMPDIR=$T/tmp PACKETFS=$PFS
-unset CC
-mkdir -p "$TMPDIR"
-bash "$ROOT/examples/sample-setup.sh" "$T"
-REPO=$T/repo
-ORIGIN=$T/origin.git
+sample_setup
 base=$(git -C "$REPO" rev-parse main)
 
 # Somebody's pull request 1: a comment in the library, on origin as refs/pull/1/head.

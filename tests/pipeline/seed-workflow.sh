@@ -12,23 +12,11 @@
 #            02-unit-tests and 06-change-review are failing, the verdict is fail, review is
 #            refused, and nothing is pushed.
 . "$(dirname "$0")/../lib.sh"
-for tool in make cc git python3; do
-	command -v "$tool" >/dev/null 2>&1 || {
-		echo "SKIP: $tool is not installed" >&2
-		exit 77
-	}
-done
+# shellcheck source=../sample.sh
+. "$TESTS_DIR/sample.sh"
 WAIT_BOUND=${PFS_WAIT_BOUND:-90}
-# Recipes and stages inherit the daemon's environment: their temporary files stay in $T.
-# validate.sh runs $PACKETFS, with $CC if set.
-export TMPDIR=$T/tmp PACKETFS=$PFS
-unset CC
-mkdir -p "$TMPDIR"
-
 # The demo's repository, remote and pipeline (examples/sample-setup.sh, as demo.sh makes them).
-bash "$ROOT/examples/sample-setup.sh" "$T"
-REPO=$T/repo
-ORIGIN=$T/origin.git
+sample_setup
 make_store "$T/pipeline.json"
 mount_store
 
