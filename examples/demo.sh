@@ -145,6 +145,16 @@ P=$MNT/$ITEM
 
 field() { sed -n "s/^$1: *//p" "$P/status" 2>/dev/null || true; }
 
+# advance_to_done TEMPLATE: advances $ITEM (P is its directory from then on), waits until it
+# is done, and checks that its plan sent it down TEMPLATE.
+advance_to_done() {
+	P=$MNT/$ITEM
+	say "advance (: > $P/ctl)"
+	: >"$P/ctl"
+	wait_for "done" 150
+	[ "$(field template)" = "$1" ] || die "$ITEM took template '$(field template)'"
+}
+
 dump_logs() {
 	printf '\n----- status -----\n'
 	cat "$P/status" || true
@@ -273,11 +283,7 @@ Template: debug-investigation
 - str_count_char stops at the first match.
 - The unit tests do not cover repeated characters.
 BRIEF
-P=$MNT/$ITEM
-say "advance (: > $P/ctl)"
-: >"$P/ctl"
-wait_for "done" 150
-[ "$(field template)" = debug-investigation ] || die "$ITEM took template '$(field template)'"
+advance_to_done debug-investigation
 [ "$(field head)" = "$(git -C "$WORK/repo" rev-parse main)" ] ||
 	die "$ITEM: the investigation moved its branch"
 say "$ITEM took template $(field template): report.md"
@@ -308,11 +314,7 @@ Review request: 1
 Judge the contributor's change like any other: build, unit tests, lint,
 diff integrity and the change review, at the head of the request.
 BRIEF
-P=$MNT/$ITEM
-say "advance (: > $P/ctl)"
-: >"$P/ctl"
-wait_for "done" 150
-[ "$(field template)" = existing-request ] || die "$ITEM took template '$(field template)'"
+advance_to_done existing-request
 [ "$(field head)" = "$pr_head" ] ||
 	die "$ITEM: its head is $(field head), the request's head is $pr_head"
 if [ "$(field verdict)" != pass ] || [ "$(field assessment)" != sound ]; then

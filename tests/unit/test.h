@@ -8,9 +8,11 @@
 #ifndef PACKETFS_TEST_H
 #define PACKETFS_TEST_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #define FAIL_AT(...)                                                     \
 	do {                                                             \
@@ -65,6 +67,23 @@ static inline int test_rmtree(const char *dir)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }
+
+/* Runs a shell command made printf-style (at most 4 KiB); returns its exit
+ * status, or -1 when it did not exit. SH(...) asserts it exits 0. */
+static inline int test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int test_sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+#define SH(...) ASSERT_EQ(test_sh(__VA_ARGS__), 0)
 
 /* One case of a table of cases: its name and its TEST function. CASE(x)
  * names test_x; a table ends with { NULL, NULL }. */

@@ -21,32 +21,32 @@ static enum cenv_answer probe(const char *script, int timeout_s, char **text)
 	return cenv_probe_run(argv, timeout_s, text);
 }
 
+/* Runs script as a probe with a 5 s deadline and checks its answer and
+ * text. */
+static void expect(const char *script, enum cenv_answer want, const char *want_text)
+{
+	char *text;
+
+	ASSERT_EQ(probe(script, 5, &text), want);
+	ASSERT_STREQ(text, want_text);
+	free(text);
+}
+
 TEST(answers)
 {
 	char *argv[] = { (char *)"packetfs-no-such-probe", NULL }, *text;
 
-	ASSERT_EQ(probe("echo; echo '  \t'; echo '  torch 2.3.0  '; echo more", 5, &text),
-		  CENV_PRESENT);
-	ASSERT_STREQ(text, "torch 2.3.0");
-	free(text);
-	ASSERT_EQ(probe("echo 'on stderr' >&2", 5, &text), CENV_PRESENT);
-	ASSERT_STREQ(text, "on stderr");
-	free(text);
-	ASSERT_EQ(probe("true", 5, &text), CENV_PRESENT);
-	ASSERT_STREQ(text, "");
-	free(text);
+	expect("echo; echo '  \t'; echo '  torch 2.3.0  '; echo more", CENV_PRESENT,
+	       "torch 2.3.0");
+	expect("echo 'on stderr' >&2", CENV_PRESENT, "on stderr");
+	expect("true", CENV_PRESENT, "");
 	ASSERT_EQ(cenv_probe_run(argv, 5, &text), CENV_ABSENT);
 	ASSERT_STREQ(text, "not on PATH");
 	free(text);
-	ASSERT_EQ(probe("echo 'No module named torch' >&2; exit 3", 5, &text), CENV_ABSENT);
-	ASSERT_STREQ(text, "exit 3: No module named torch");
-	free(text);
-	ASSERT_EQ(probe("exit 1", 5, &text), CENV_ABSENT);
-	ASSERT_STREQ(text, "exit 1");
-	free(text);
-	ASSERT_EQ(probe("kill -9 $$", 5, &text), CENV_ABSENT);
-	ASSERT_STREQ(text, "killed by signal 9");
-	free(text);
+	expect("echo 'No module named torch' >&2; exit 3", CENV_ABSENT,
+	       "exit 3: No module named torch");
+	expect("exit 1", CENV_ABSENT, "exit 1");
+	expect("kill -9 $$", CENV_ABSENT, "killed by signal 9");
 	/* Past its deadline: its process group goes, children included. */
 	ASSERT_EQ(probe("sleep 30 & wait", 1, &text), CENV_TIMED_OUT);
 	ASSERT(text == NULL);

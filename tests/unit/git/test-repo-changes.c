@@ -21,22 +21,6 @@
 
 static char root[64] = "/tmp/pfs-repo-changes-XXXXXX";
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-#define SH(...) ASSERT_EQ(sh(__VA_ARGS__), 0)
-
 /* The head of branch in repo into out[41]. */
 static void head_of(const char *repo, const char *branch, char out[41])
 {

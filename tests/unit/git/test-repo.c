@@ -40,23 +40,6 @@
 
 static char root[64];
 
-/* Runs a shell command (printf-style); returns its exit status. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-#define SH(...) ASSERT_EQ(sh(__VA_ARGS__), 0)
-
 /* stdout of a command that must succeed, without the trailing newline; caller frees. */
 static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *out_of(const char *fmt, ...)
@@ -409,7 +392,7 @@ TEST(item_create_refusals)
 	ASSERT(err[0] != '\0');
 	ASSERT_EQ(repo_branch_head(repo, "packetfs/four", id), -ENOENT);
 	ASSERT(!exists("%s/.git/worktrees/four", repo));
-	ASSERT_EQ(sh("git -C %s worktree list --porcelain | grep -q four", repo), 1);
+	ASSERT_EQ(test_sh("git -C %s worktree list --porcelain | grep -q four", repo), 1);
 
 	/* The git command line still sees a consistent repository. */
 	SH("git -C %s fsck --no-dangling --no-progress", repo);
@@ -682,7 +665,7 @@ TEST(threads)
 /* Removes the test directory, also when an assertion exits early. */
 static void cleanup(void)
 {
-	if (sh("rm -rf %s", root) != 0)
+	if (test_sh("rm -rf %s", root) != 0)
 		fprintf(stderr, "test-repo: could not remove %s\n", root);
 }
 
