@@ -391,7 +391,7 @@ static const char *const generated[] = {
 	"validation/evidence.md", "validation/junit.xml", "validation/scope.md", "validation/registry.jsonl",
 	"validation/registry.error",
 	"validation/record", ".history/",
-	"report.html",
+	"report.html", "compute-env.md",
 	"worktree", NULL,
 };
 
