@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `meson install --destdir` puts everything SPEC section 9 lists in place: the binary, the
 # recipes, the JSON Schemas, the examples, the man pages packetfs(1) and packetfs-pipeline(5)
-# (each renders without a warning, and packetfs(1) names every command of `packetfs --help`),
+# (each renders without a warning, and packetfs(1) names every command of `packetfs --help`,
+# in its SYNOPSIS on a line of its own),
 # the bash completion (it completes commands, options, mount options, items and directories in a
 # bash that sources it) and the systemd unit (Type=notify, accepted by systemd-analyze verify
 # where that runs). Uses the build directory of PACKETFS_BIN (default build/).
@@ -47,6 +48,9 @@ done
 man1=$(MANWIDTH=200 man -l "$P/share/man/man1/packetfs.1" 2>/dev/null)
 for c in $("$BIN" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
 	grep -Eq "^ +$c( |$)" <<<"$man1" || fail "packetfs(1) has no entry for the command $c"
+	# and a SYNOPSIS line of its own (one command a line, none run together).
+	sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' <<<"$man1" | grep -Eq "^ +packetfs $c( |$)" ||
+		fail "packetfs(1) SYNOPSIS has no line of its own for the command $c"
 done
 man5=$(MANWIDTH=200 man -l "$P/share/man/man5/packetfs-pipeline.5" 2>/dev/null)
 keys=$(python3 - "$ROOT/schema/pipeline.schema.json" <<'PY'
