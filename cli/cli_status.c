@@ -169,8 +169,11 @@ static int status_one(struct source *s, const char *item, int json)
 }
 
 /* The columns of the status table: name, width hint (a fraction of the
- * table's width below 1) and libsmartcols flags. The item name and what
- * runs are never cut; the evidence is cut to fit, the last error wraps. */
+ * table's width below 1) and libsmartcols flags. One line per item, laid
+ * out whole, then fitted to the terminal's width (print_fitted): the item
+ * name and what runs are never cut, the evidence is cut to leave the last
+ * error's heading room, and the last error, the last column, is cut with
+ * "...". */
 static const struct {
 	const char *name, *key;
 	double width;
@@ -180,8 +183,8 @@ static const struct {
 	{ "STATE", "state", 8, 0 },
 	{ "STAGE", "stage", 8, 0 },
 	{ "RUNNING", "running", 0.25, 0 },
-	{ "EVIDENCE", "evidence", 0.1, SCOLS_FL_TRUNC },
-	{ "LAST ERROR", "last_error", 0.3, SCOLS_FL_WRAP },
+	{ "EVIDENCE", "evidence", 0.1, 0 },
+	{ "LAST ERROR", "last_error", 0.3, 0 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -204,6 +207,99 @@ static size_t table_width(void)
 	return 80;
 }
 
+/* The columns s takes on a terminal: its UTF-8 characters (bytes that
+ * begin one), each taken as one column. */
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The column of the evidence, which is cut to leave the last error room
+ * for its heading (as "0/4 vali"). */
+#define EVIDENCE_COLUMN 4
+
+/*
+ * Cuts the evidence of every row of tb (to no less than its heading) by
+ * what the columns, at their widest, lack of width for the last error's
+ * heading. 0 or -ENOMEM.
+ */
+static int fit_evidence(struct libscols_table *tb, size_t width)
+{
+	struct libscols_iter *it;
+	struct libscols_line *ln;
+	size_t need, least, keep, have;
+	char cut[4096], *text = NULL, *ev, *last;
+	int rc = 0;
+
+	/* The heading line of the table laid out whole tells the widths. */
+	if (scols_print_table_to_string(tb, &text) != 0 || !text)
+		return -ENOMEM;
+	need = strcspn(text, "\n");
+	text[need] = '\0';
+	ev = strstr(text, columns[EVIDENCE_COLUMN].name);
+	last = strstr(text, columns[NCOLUMNS - 1].name);
+	have = ev && last > ev ? (size_t)(last - ev) - 1 : 0;
+	free(text);
+	least = text_width(columns[EVIDENCE_COLUMN].name);
+	if (need <= width || have <= least)
+		return 0;
+	keep = need - width < have - least ? have - (need - width) : least;
+	it = scols_new_iter(SCOLS_ITER_FORWARD);
+	if (!it)
+		return -ENOMEM;
+	while (rc == 0 && scols_table_next_line(tb, it, &ln) == 0) {
+		const char *v = scols_cell_get_data(scols_line_get_cell(ln, EVIDENCE_COLUMN));
+
+		if (!v || strlen(v) <= keep || keep >= sizeof(cut))
+			continue;
+		snprintf(cut, keep + 1, "%s", v); /* ASCII: "3/4 validated" */
+		if (scols_line_set_data(ln, EVIDENCE_COLUMN, cut) != 0)
+			rc = -ENOMEM;
+	}
+	scols_free_iter(it);
+	return rc;
+}
+
+/* The width the table is laid out at: wider than any row. */
+#define TABLE_WIDEST 100000
+
+/*
+ * Prints tb, laid out at its widest (nothing cut or wrapped), one line per
+ * row, each line longer than width characters cut to width - 3 of them
+ * and "..." (as ctl shows a long line): the last error, the last column,
+ * is what goes. 0 or -ENOMEM.
+ */
+static int print_fitted(struct libscols_table *tb, size_t width)
+{
+	char *text = NULL, *line, *next;
+	size_t k, chars;
+	int r;
+
+	if ((r = fit_evidence(tb, width)) < 0)
+		return r;
+	if (scols_print_table_to_string(tb, &text) != 0 || !text)
+		return -ENOMEM;
+	for (line = text; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		if (width > 3 && text_width(line) > width) {
+			for (k = 0, chars = 0; line[k]; k++)
+				if (((unsigned char)line[k] & 0xc0) != 0x80 && ++chars == width - 2)
+					break;
+			printf("%.*s...\n", (int)k, line);
+		} else {
+			printf("%s\n", line);
+		}
+	}
+	free(text);
+	return 0;
+}
+
 /* A new table with the status columns into *out. 0 or -ENOMEM. */
 static int table_new(struct libscols_table **out)
 {
@@ -215,7 +311,7 @@ static int table_new(struct libscols_table **out)
 		return -ENOMEM;
 	scols_table_enable_noencoding(tb, 1);
 	scols_table_set_termforce(tb, SCOLS_TERMFORCE_ALWAYS);
-	scols_table_set_termwidth(tb, table_width());
+	scols_table_set_termwidth(tb, TABLE_WIDEST); /* print_fitted fits it */
 	for (i = 0; i < NCOLUMNS; i++) {
 		if (scols_table_new_column(tb, columns[i].name, columns[i].width,
 					   columns[i].flags) == NULL) {
@@ -281,8 +377,8 @@ static int status_all(struct source *s, int json)
 	}
 	if (json)
 		printf("%s]\n", items ? "\n" : "");
-	else if (items)
-		scols_print_table(tb);
+	else if (items && (r = print_fitted(tb, table_width())) < 0)
+		rc = cli_fail("status", "%s", strerror(-r));
 	scols_unref_table(tb);
 	strv_free(items);
 	return rc;
