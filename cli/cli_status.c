@@ -337,6 +337,14 @@ static int table_row(struct libscols_table *tb, const char *item, const char *te
 			status_value(text, columns[i].key, val, sizeof(val));
 		else
 			snprintf(val, sizeof(val), "%s", item);
+		/* A held item advances only by hand: its state says so. */
+		if (columns[i].key && strcmp(columns[i].key, "state") == 0) {
+			char hold[8];
+
+			status_value(text, "hold", hold, sizeof(hold));
+			if (strcmp(hold, "yes") == 0 && strlen(val) + 8 < sizeof(val))
+				strcat(val, " (held)");
+		}
 		if (scols_line_set_data(ln, i, val) != 0)
 			return -ENOMEM;
 	}

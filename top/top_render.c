@@ -20,6 +20,7 @@
 #include "top.h"
 
 #define STATE_W 7
+#define STATE_HELD_W 14 /* "waiting (held)" */
 #define RUNNING_W 22
 #define EVIDENCE_W 8
 #define GAP "  "
@@ -125,6 +126,18 @@ static void column_widths(const struct top_model *m, int width, int *name_w, int
 	*stage_w = m->stage_w < 12 ? m->stage_w : 12;
 }
 
+/* The width of the STATE column: room for "waiting (held)" when an item
+ * of m is held, else for the longest state. */
+static int state_width(const struct top_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->items[i].hold)
+			return STATE_HELD_W;
+	return STATE_W;
+}
+
 /* The line of the columns' texts, cols[0..5], fitted into out. */
 static void render_line(const struct top_model *m, const char *mark, const char *const cols[6],
 			int width, char *out, size_t size)
@@ -136,7 +149,7 @@ static void render_line(const struct top_model *m, const char *mark, const char 
 
 	column_widths(m, width, &name_w, &stage_w);
 	w[0] = name_w;
-	w[1] = STATE_W;
+	w[1] = state_width(m);
 	w[2] = stage_w;
 	w[3] = RUNNING_W;
 	w[4] = EVIDENCE_W;
@@ -168,7 +181,7 @@ void top_render_row(const struct top_model *m, size_t i, int64_t now_ms, int wid
 		    char *out, size_t size)
 {
 	const struct top_item *it = &m->items[i];
-	char running[256] = "", el[16], state[16], err[256];
+	char running[256] = "", el[16], state[32], err[256];
 	const char *cols[6];
 	size_t len = 0;
 	int k;
@@ -180,7 +193,9 @@ void top_render_row(const struct top_model *m, size_t i, int64_t now_ms, int wid
 	}
 	if (it->more_runs && len < sizeof(running))
 		snprintf(running + len, sizeof(running) - len, " +%d", it->more_runs);
-	snprintf(state, sizeof(state), "%s", it->state[0] ? it->state : "?");
+	/* A held item advances only by hand: its state says so. */
+	snprintf(state, sizeof(state), "%s%s", it->state[0] ? it->state : "?",
+		 it->hold ? " (held)" : "");
 	if (it->error)
 		snprintf(err, sizeof(err), "status.json: %s", strerror(-it->error));
 	cols[0] = it->name;

@@ -233,12 +233,14 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 				"item: %s\ntitle: %s\nstate: %s\nstage: %s\niteration: %d\n"
 				"branch: %s\nbase: %s\nhead: %s\nverdict: %s%s\nverdict_head: %s\n"
 				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nrunning: %s\n"
-				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n",
+				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n"
+				"hold: %s\n",
 				it->name, title, item_state_name(it->state), it->stage, it->iteration,
 				it->branch, it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
 				it->verdict_head, it->assessment,
 				astale ? " (stale: the head moved)" : "", it->assessment_head, evidence,
-				running, gpus, round, it->disposition, it->last_error, it->updated_at);
+				running, gpus, round, it->disposition, it->last_error, it->updated_at,
+				it->hold ? "yes" : "no");
 		return rc;
 	} else {
 		cJSON *o = cJSON_CreateObject(), *g = cJSON_CreateArray();
