@@ -6,8 +6,9 @@
  * Design: the daemon keeps them in memory (they are about this mount's
  * writers, not part of an item's record): one slot for the configuration
  * and a short list by item id, each "TIME: why\n" with the RFC 3339 time
- * of the refusal. A slot is replaced by the next refusal, and the list
- * keeps at most REFUSAL_ITEMS items (the oldest refusal goes first).
+ * of the refusal. A slot is replaced by the next refusal (the
+ * configuration's is emptied by the next configuration taken), and the
+ * list keeps at most REFUSAL_ITEMS items (the oldest refusal goes first).
  * A refused item name (mkdir) has no item to keep it by: it is logged
  * and told in the mount's events instead.
  * Threads: any; everything under e->refusal_lock. Each change is told to
@@ -72,6 +73,28 @@ void packet__refusal_set(struct engine *e, int64_t item, const char *item_name, 
 	}
 	pthread_mutex_unlock(&e->refusal_lock);
 	buf_free(&b);
+	if (item)
+		engine_changed(e, item_name, "validation/registry.error", ENGINE_MODIFIED);
+	else
+		engine_changed(e, NULL, ".packetfs/pipeline.error", ENGINE_MODIFIED);
+}
+
+void packet__refusal_clear(struct engine *e, int64_t item, const char *item_name)
+{
+	struct refusal **pp, *found = NULL;
+
+	pthread_mutex_lock(&e->refusal_lock);
+	for (pp = &e->refusals; *pp; pp = &(*pp)->next)
+		if ((*pp)->item == item) {
+			found = *pp;
+			*pp = found->next;
+			break;
+		}
+	pthread_mutex_unlock(&e->refusal_lock);
+	if (!found)
+		return;
+	free(found->text);
+	free(found);
 	if (item)
 		engine_changed(e, item_name, "validation/registry.error", ENGINE_MODIFIED);
 	else
