@@ -8,7 +8,10 @@ std_item 01-build 03-fail
 ctl "$M" fix-1 advance
 wait_state "$M" fix-1 blocked
 check_status "$M" fix-1
-[ -n "$(status_field "$M" fix-1 last_error)" ] || fail "blocked without a reason in last_error"
+head=$(worktree_head fix-1)
+# The reason names the recipe that failed, not only the verdict.
+assert_eq "review: gate refused: verdict is fail, not pass (03-fail: latest run at ${head:0:12} is failing)" \
+	"$(status_field "$M" fix-1 last_error)" "last_error of the blocked item"
 assert_eq fail "$(status_field "$M" fix-1 verdict)" "status verdict"
 assert_eq "1/2 validated" "$(status_field "$M" fix-1 evidence)" "status evidence"
 assert_eq "## Verdict: fail" "$(last_line "$d/change-validation.md")" "change-validation.md"
