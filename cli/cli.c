@@ -294,9 +294,10 @@ const struct cli_command cli_commands[] = {
 	  "(.packetfs/export.json). All or nothing: written beside DIR, renamed\n"
 	  "into place when whole. A mount point stands for the store it shows.\n" },
 	{ "import", cli_import, "STORE DIR [NAME]", "make an item of an export",
-	  "Creates the item NAME (default: the last component of DIR) of the\n"
-	  "export DIR: its branch, runs, logs and registry, checked first, then\n"
-	  "its files. A folder that is not a whole export (no manifest, a missing\n"
+	  "Creates the item NAME (default: the item's name in the export, else\n"
+	  "the last component of DIR) of the export DIR: its branch, runs, logs\n"
+	  "and registry, checked first, then its files, and prints what it\n"
+	  "imported. A folder that is not a whole export (no manifest, a missing\n"
 	  "or empty bundle, hashes that do not match) is refused. The store must\n"
 	  "not be mounted: on a mount, use `packetfs new` and cp instead.\n" },
 	{ "record", cli_record, "[-C ITEM_DIR] RECIPE [--gpus N] [--timeout S] -- COMMAND [ARG...]",
@@ -348,15 +349,19 @@ const struct cli_command cli_commands[] = {
 	  "count). Signed with the store's ed25519 key (STORE/signing.key; its\n"
 	  "public key is STORE/signing.pub), made now for a store that has none.\n"
 	  "A mount point stands for the store it shows.\n" },
-	{ "verify", cli_verify, "FILE --key PUBKEY [--subject COMMIT]", "check an attestation",
+	{ "verify", cli_verify, "FILE --key PUBKEY [--subject COMMIT] [--require-pass]",
+	  "check an attestation",
 	  "Checks that the DSSE envelope in FILE ('-': stdin) is signed by the\n"
 	  "ed25519 public key PUBKEY (PEM) and holds an in-toto test-result\n"
 	  "Statement, then prints what it attests: item, subject, commit, result\n"
 	  "and passed/named recipes. Exits 1 with the reason when it does not.\n"
+	  "A valid attestation of a WARNED or FAILED result exits 0 unless\n"
+	  "--require-pass is given.\n"
 	  "\n"
 	  "  --key PUBKEY       the public key (PEM), e.g. STORE/signing.pub\n"
 	  "  --subject COMMIT   also require the attestation to be about COMMIT\n"
-	  "                     (a full id, or a prefix of at least 7 hex digits)\n" },
+	  "                     (a full id, or a prefix of at least 7 hex digits)\n"
+	  "  --require-pass     also require the result PASSED (exit 1 otherwise)\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

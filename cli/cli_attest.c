@@ -93,8 +93,9 @@ static int names_commit(const char *want, const char *commit)
 }
 
 /* Checks the Statement st (the verified payload) and prints what it
- * attests. 0, or 1 after reporting why not. */
-static int show_statement(const char *text, size_t len, const char *subject)
+ * attests; with require_pass, a result other than PASSED is refused after
+ * it is shown. 0, or 1 after reporting why not. */
+static int show_statement(const char *text, size_t len, const char *subject, int require_pass)
 {
 	cJSON *st = cJSON_ParseWithLength(text, len), *subj, *s, *pred;
 	const char *name, *commit, *result, *item;
@@ -143,6 +144,11 @@ static int show_statement(const char *text, size_t len, const char *subject)
 		item += 9;
 	printf("item: %s\nsubject: %s\ncommit: %s\nresult: %s\npassed: %d/%d\n", item, name,
 	       commit, result, passed, passed + warned + failed);
+	fflush(stdout);
+	if (require_pass && strcmp(result, "PASSED") != 0) {
+		cli_fail("verify", "the result is %s, not PASSED (--require-pass)", result);
+		goto out;
+	}
 	r = 0;
 out:
 	cJSON_Delete(st);
@@ -154,12 +160,13 @@ int cli_verify(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "key", required_argument, NULL, 'k' },
 		{ "subject", required_argument, NULL, 's' },
+		{ "require-pass", no_argument, NULL, 'p' },
 		CLI_OPTIONS_END,
 	};
 	struct buf env = { NULL, 0, 0 }, key = { NULL, 0, 0 }, payload = { NULL, 0, 0 };
 	const char *keyfile = NULL, *subject = NULL, *file;
 	char why[256] = "", *type = NULL;
-	int c, r;
+	int c, r, require_pass = 0;
 
 	cli_opts_reset();
 	while ((c = cli_next_option("verify", argc, argv, ":hk:s:", longopts, &r)) > 0) {
@@ -167,6 +174,8 @@ int cli_verify(int argc, char **argv)
 			keyfile = optarg;
 		else if (c == 's')
 			subject = optarg;
+		else if (c == 'p')
+			require_pass = 1;
 	}
 	if (c == CLI_OPT_EXIT || (r = cli_operands("verify", argc, 1, 1, "missing FILE")))
 		return r;
@@ -194,7 +203,8 @@ int cli_verify(int argc, char **argv)
 	else if (strcmp(type, PAYLOAD_TYPE) != 0)
 		r = cli_fail("verify", "%s: payloadType is %s, not %s", file, type, PAYLOAD_TYPE);
 	else
-		r = show_statement(payload.data ? payload.data : "", payload.len, subject);
+		r = show_statement(payload.data ? payload.data : "", payload.len, subject,
+				   require_pass);
 out:
 	free(type);
 	buf_free(&env);

@@ -621,6 +621,7 @@ int cli_import(int argc, char **argv)
 	struct engine_options eo = { NULL, NULL, 0 };
 	char name[NAME_MAX + 1], item[NAME_MAX + 2], err[1024] = "", tmp[PATH_MAX + 64];
 	struct engine_carry *carry = NULL;
+	struct engine_carry_about about;
 	char **seen = NULL;
 	struct engine *e;
 	const char *dir;
@@ -636,11 +637,10 @@ int cli_import(int argc, char **argv)
 		return cli_fail("import", "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return cli_fail("import", "%s: %s", dir, strerror(ENOTDIR));
+	name[0] = '\0';
 	if (argc - optind == 3)
 		snprintf(name, sizeof(name), "%s", argv[optind + 2]);
-	else
-		base_name(dir, name, sizeof(name));
-	if (name[0] == '\0' || strchr(name, '/'))
+	if (argc - optind == 3 && (name[0] == '\0' || strchr(name, '/')))
 		return cli_fail("import", "%s: invalid item name (" NAME_RULE ")", name);
 	eo.store = argv[optind];
 	r = engine_open(&eo, &e, err, sizeof(err));
@@ -655,11 +655,11 @@ int cli_import(int argc, char **argv)
 	/* As mkdir(2) would make it: the item directory's mode under the umask. */
 	um = umask(0);
 	umask(um);
-	if (!name_ok(name)) {
+	if (name[0] && !name_ok(name)) {
 		r = cli_fail("import", "%s: invalid item name (" NAME_RULE ")", name);
 		goto out;
 	}
-	if (item_taken(e, name)) {
+	if (name[0] && item_taken(e, name)) {
 		r = cli_fail("import", "%s: item exists", name);
 		goto out;
 	}
@@ -669,6 +669,23 @@ int cli_import(int argc, char **argv)
 	if (r < 0) {
 		r = cli_fail("import", "%s: %s", dir, err);
 		goto out;
+	}
+	engine_carry_describe(carry, &about);
+	if (!name[0]) { /* the item's name in the export, else DIR's */
+		if (about.item[0])
+			snprintf(name, sizeof(name), "%s", about.item);
+		else
+			base_name(dir, name, sizeof(name));
+		snprintf(item, sizeof(item), "/%s", name);
+		if (!name_ok(name)) {
+			r = cli_fail("import", "%s: invalid item name (" NAME_RULE "); give NAME",
+				     name);
+			goto out;
+		}
+		if (item_taken(e, name)) {
+			r = cli_fail("import", "%s: item exists (give another NAME)", name);
+			goto out;
+		}
 	}
 	r = engine_carry_item(e, carry, name, 0777 & ~um, &who, err, sizeof(err));
 	if (r == -EINVAL)
@@ -681,6 +698,13 @@ int cli_import(int argc, char **argv)
 		r = import_dir(e, dir, item, "", &seen);
 	if (r == 0 && engine_carry_finish(e, carry, name, err, sizeof(err)) < 0)
 		r = cli_fail("import", "%s", err);
+	if (r == 0) {
+		engine_carry_describe(carry, &about);
+		printf("imported %s from %s: the export of %s at %.12s, %zu run%s, registry lines: "
+		       "%d counted, %d kept as imported\n",
+		       name, dir, about.item[0] ? about.item : "an item", about.head, about.runs,
+		       about.runs == 1 ? "" : "s", about.lines_counted, about.lines_imported);
+	}
 out:
 	engine_carry_free(carry);
 	strv_free(seen);

@@ -46,6 +46,19 @@ static int print_answer(const char *ans, int failed)
 	return n;
 }
 
+/* Whether dir, an item directory on a mount, is an archived one: its
+ * parent is a mount's .archive/. */
+static int archived(const char *dir)
+{
+	char real[PATH_MAX], *slash;
+
+	if (!realpath(dir, real) || !(slash = strrchr(real, '/')) || slash == real)
+		return 0;
+	*slash = '\0';
+	slash = strrchr(real, '/');
+	return slash && strcmp(slash + 1, ".archive") == 0;
+}
+
 /* Sends cmd to the open ctl fd; prints its answer. 0 or 1. */
 static int send_line(int fd, const char *path, const char *cmd)
 {
@@ -98,6 +111,9 @@ int cli_ctl(int argc, char **argv)
 	if ((size_t)snprintf(path, sizeof(path), "%s/ctl", argv[optind]) >= sizeof(path))
 		return cli_fail("ctl", "%s: %s", argv[optind], strerror(ENAMETOOLONG));
 	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES && archived(argv[optind]))
+		return cli_fail("ctl", "%s: %s (the item is archived: its files are read-only, and "
+				"it takes no commands)", path, strerror(EACCES));
 	if (fd < 0)
 		return cli_fail("ctl", "%s: %s", path, strerror(errno));
 	for (i = optind + 1; i < argc; i++)

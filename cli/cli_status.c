@@ -169,9 +169,11 @@ static int status_one(struct source *s, const char *item, int json)
 }
 
 /* The columns of the status table: name, width hint (a fraction of the
- * table's width below 1) and libsmartcols flags. The item name and what
- * runs are never cut; the evidence is cut to fit, the last error wraps.
- * TEMPLATE and ROUTE (the path the plan chose, SPEC §5 "Routes and
+ * table's width below 1) and libsmartcols flags. One line per item, laid
+ * out whole, then fitted to the terminal's width (print_fitted): the item
+ * name and what runs are never cut, the evidence is cut to leave the last
+ * error's heading room, and the last error, the last column, is cut with
+ * "...". TEMPLATE and ROUTE (the path the plan chose, SPEC §5 "Routes and
  * templates") are there only when some item has one (optional). */
 static const struct {
 	const char *name, *key;
@@ -184,8 +186,8 @@ static const struct {
 	{ "TEMPLATE", "template", 8, 0, 1 },
 	{ "ROUTE", "route", 8, 0, 1 },
 	{ "RUNNING", "running", 0.25, 0, 0 },
-	{ "EVIDENCE", "evidence", 0.1, SCOLS_FL_TRUNC, 0 },
-	{ "LAST ERROR", "last_error", 0.3, SCOLS_FL_WRAP, 0 },
+	{ "EVIDENCE", "evidence", 0.1, 0, 0 },
+	{ "LAST ERROR", "last_error", 0.3, 0, 0 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -222,6 +224,110 @@ static int has_value(const char *text, const char *key)
  * ones. */
 #define COLUMN_IN(i, shown) (!columns[i].optional || (shown)[i])
 
+/* The columns s takes on a terminal: its UTF-8 characters (bytes that
+ * begin one), each taken as one column. */
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The column of the evidence (in columns[]), which is cut to leave the
+ * last error room for its heading (as "0/4 vali"). */
+#define EVIDENCE_COLUMN 6
+
+/*
+ * Cuts the evidence of every row of tb (to no less than its heading; it is
+ * the table's column cell) by what the columns, at their widest, lack of
+ * width for the last error's heading. 0 or -ENOMEM.
+ */
+static int fit_evidence(struct libscols_table *tb, size_t width, size_t cell)
+{
+	struct libscols_iter *it;
+	struct libscols_line *ln;
+	size_t need, least, keep, have;
+	char cut[4096], *text = NULL, *ev, *last;
+	int rc = 0;
+
+	/* The heading line of the table laid out whole tells the widths. */
+	if (scols_print_table_to_string(tb, &text) != 0 || !text)
+		return -ENOMEM;
+	need = strcspn(text, "\n");
+	text[need] = '\0';
+	ev = strstr(text, columns[EVIDENCE_COLUMN].name);
+	last = strstr(text, columns[NCOLUMNS - 1].name);
+	have = ev && last > ev ? (size_t)(last - ev) - 1 : 0;
+	free(text);
+	least = text_width(columns[EVIDENCE_COLUMN].name);
+	if (need <= width || have <= least)
+		return 0;
+	keep = need - width < have - least ? have - (need - width) : least;
+	it = scols_new_iter(SCOLS_ITER_FORWARD);
+	if (!it)
+		return -ENOMEM;
+	while (rc == 0 && scols_table_next_line(tb, it, &ln) == 0) {
+		const char *v = scols_cell_get_data(scols_line_get_cell(ln, cell));
+
+		if (!v || strlen(v) <= keep || keep >= sizeof(cut))
+			continue;
+		snprintf(cut, keep + 1, "%s", v); /* ASCII: "3/4 validated" */
+		if (scols_line_set_data(ln, cell, cut) != 0)
+			rc = -ENOMEM;
+	}
+	scols_free_iter(it);
+	return rc;
+}
+
+/* The width the table is laid out at: wider than any row. */
+#define TABLE_WIDEST 100000
+
+/*
+ * Prints tb, laid out at its widest (nothing cut or wrapped), one line per
+ * row, each line longer than width characters cut to width - 3 of them
+ * and "..." (as ctl shows a long line): the last error, the last column,
+ * is what goes; evidence_cell is the evidence's column of tb. 0 or -ENOMEM.
+ */
+static int print_fitted(struct libscols_table *tb, size_t width, size_t evidence_cell)
+{
+	char *text = NULL, *line, *next;
+	size_t k, chars;
+	int r;
+
+	if ((r = fit_evidence(tb, width, evidence_cell)) < 0)
+		return r;
+	if (scols_print_table_to_string(tb, &text) != 0 || !text)
+		return -ENOMEM;
+	for (line = text; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		if (width > 3 && text_width(line) > width) {
+			for (k = 0, chars = 0; line[k]; k++)
+				if (((unsigned char)line[k] & 0xc0) != 0x80 && ++chars == width - 2)
+					break;
+			printf("%.*s...\n", (int)k, line);
+		} else {
+			printf("%s\n", line);
+		}
+	}
+	free(text);
+	return 0;
+}
+
+/* The column of the tables of shown (see COLUMN_IN) that holds the
+ * evidence. */
+static size_t evidence_cell(const int *shown)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < EVIDENCE_COLUMN; i++)
+		n += COLUMN_IN(i, shown);
+	return n;
+}
+
 /* A new table with the status columns (shown: see COLUMN_IN) into *out.
  * 0 or -ENOMEM. */
 static int table_new(struct libscols_table **out, const int *shown)
@@ -234,7 +340,7 @@ static int table_new(struct libscols_table **out, const int *shown)
 		return -ENOMEM;
 	scols_table_enable_noencoding(tb, 1);
 	scols_table_set_termforce(tb, SCOLS_TERMFORCE_ALWAYS);
-	scols_table_set_termwidth(tb, table_width());
+	scols_table_set_termwidth(tb, TABLE_WIDEST); /* print_fitted fits it */
 	for (i = 0; i < NCOLUMNS; i++) {
 		if (COLUMN_IN(i, shown) && scols_table_new_column(tb, columns[i].name, columns[i].width,
 					   columns[i].flags) == NULL) {
@@ -263,6 +369,14 @@ static int table_row(struct libscols_table *tb, const int *shown, const char *it
 			status_value(text, columns[i].key, val, sizeof(val));
 		else
 			snprintf(val, sizeof(val), "%s", item);
+		/* A held item advances only by hand: its state says so. */
+		if (columns[i].key && strcmp(columns[i].key, "state") == 0) {
+			char hold[8];
+
+			status_value(text, "hold", hold, sizeof(hold));
+			if (strcmp(hold, "yes") == 0 && strlen(val) + 8 < sizeof(val))
+				strcat(val, " (held)");
+		}
 		if (scols_line_set_data(ln, n++, val) != 0)
 			return -ENOMEM;
 	}
@@ -330,8 +444,8 @@ static int status_all(struct source *s, int json)
 	free(bad);
 	if (json)
 		printf("%s]\n", items ? "\n" : "");
-	else if (items)
-		scols_print_table(tb);
+	else if (items && (r = print_fitted(tb, table_width(), evidence_cell(shown))) < 0)
+		rc = cli_fail("status", "%s", strerror(-r));
 	scols_unref_table(tb);
 	strv_free(items);
 	return rc;

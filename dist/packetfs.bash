@@ -92,7 +92,7 @@ _packetfs()
 	record) flags="-C --gpus --timeout --help" ;;
 	top) flags="--once --help" ;;
 	gc) flags="--older-than --help" ;;
-	verify) flags="--key --subject --help" ;;
+	verify) flags="--key --subject --require-pass --help" ;;
 	*) flags="--help" ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -26,7 +26,8 @@
 
 #include "namespace.h"
 
-/* The configuration JSON with "repo" set to repo (caller frees). */
+/* The configuration JSON with "repo" set to repo (caller frees), the
+ * rest of its bytes as written; NULL with the reason in err. */
 static char *with_repo(const char *json, const char *repo, char *err, size_t errlen)
 {
 	cJSON *root = cJSON_Parse(json);
@@ -37,10 +38,11 @@ static char *with_repo(const char *json, const char *repo, char *err, size_t err
 		cJSON_Delete(root);
 		return NULL;
 	}
-	cJSON_DeleteItemFromObjectCaseSensitive(root, "repo");
-	cJSON_AddStringToObject(root, "repo", repo);
-	out = cJSON_Print(root);
 	cJSON_Delete(root);
+	/* The author's bytes kept (tabs, key order): only repo's value changes. */
+	out = config_set_repo(json, repo);
+	if (!out)
+		snprintf(err, errlen, "pipeline: %s", strerror(ENOMEM));
 	return out;
 }
 

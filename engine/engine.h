@@ -485,12 +485,24 @@ int engine_carry_export(struct engine *e, const char *item, const char *dir, cha
  * one thread at a time per carry.
  */
 struct engine_carry;
+/* What engine_carry_describe tells of a carry. */
+struct engine_carry_about {
+	char item[65];      /* the item it was exported from ("" when the manifest's
+			       name is no item name) */
+	char head[41];      /* its head commit */
+	size_t runs;        /* runs that came with it */
+	int lines_counted;  /* registry lines restored as engine lines (after
+			       engine_carry_item), */
+	int lines_imported; /* and with source "imported" */
+};
 int engine_carry_open(struct engine *e, const char *dir, struct engine_carry **out, char *err,
 		      size_t errlen);
 int engine_carry_item(struct engine *e, struct engine_carry *c, const char *name, mode_t mode,
 		      const struct pfs_caller *who, char *err, size_t errlen);
 int engine_carry_finish(struct engine *e, struct engine_carry *c, const char *name, char *err,
 			size_t errlen);
+/* Fills *out from c (opened by engine_carry_open). Any thread that owns c. */
+void engine_carry_describe(const struct engine_carry *c, struct engine_carry_about *out);
 void engine_carry_free(struct engine_carry *c);
 
 /*

@@ -6,7 +6,10 @@
 # 1. installs the missing build and runtime packages with apt-get (only
 #    those dpkg does not already know as installed);
 # 2. builds packetfs (meson setup build && ninja -C build, in the
-#    repository root; PACKETFS_BUILDDIR names another build directory);
+#    repository root; PACKETFS_BUILDDIR names another build directory), or,
+#    run from an install (PREFIX/share/packetfs/examples/demo.sh), uses the
+#    installed PREFIX/bin/packetfs (else packetfs on PATH) and needs only
+#    fuse3, git and python3;
 # 3. in a new temporary directory, makes the demo repository from
 #    examples/sample-project (branch main, one commit) with a bare clone of
 #    it as the remote "origin", a store and a mount point;
@@ -39,12 +42,17 @@
 #
 # Exits 0 when every step worked. On a failure it prints the item's logs,
 # exits 1, and keeps the temporary directory for inspection (it is removed
-# after a success unless PACKETFS_DEMO_KEEP=1). The mount is always
+# after a success unless PACKETFS_DEMO_KEEP=1, as the demo says when it
+# names the directory and when it removes it). The mount is always
 # unmounted.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${PACKETFS_BUILDDIR:-$ROOT/build}
+# Run from an install (PREFIX/share/packetfs/examples/demo.sh): nothing to
+# build; the installed PREFIX/bin/packetfs, else the one on PATH.
+INSTALLED=0
+[ -f "$ROOT/meson.build" ] || INSTALLED=1
 ITEM=demo-1
 T0=$SECONDS
 
@@ -62,6 +70,7 @@ die() {
 packages=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev
 	libgit2-dev libcjson-dev libuv1-dev libssl-dev libxml2-dev libzstd-dev libmount-dev
 	libsmartcols-dev libsystemd-dev libncurses-dev git clang-format python3)
+[ "$INSTALLED" = 0 ] || packages=(fuse3 git python3)
 if command -v dpkg >/dev/null 2>&1; then
 	missing=()
 	for p in "${packages[@]}"; do
@@ -85,13 +94,20 @@ else
 fi
 
 # --- 2. build ------------------------------------------------------------
-say "building packetfs in $BUILD"
-if [ ! -f "$BUILD/build.ninja" ]; then
-	(cd "$ROOT" && meson setup "$BUILD")
+if [ "$INSTALLED" = 1 ]; then
+	PFS=$(cd "$ROOT/../.." && pwd)/bin/packetfs
+	[ -x "$PFS" ] || PFS=$(command -v packetfs) ||
+		die "run from an install ($ROOT), but neither $PFS nor packetfs on PATH exists"
+	say "using the installed $PFS"
+else
+	say "building packetfs in $BUILD"
+	if [ ! -f "$BUILD/build.ninja" ]; then
+		(cd "$ROOT" && meson setup "$BUILD")
+	fi
+	ninja -C "$BUILD"
+	PFS=$BUILD/cli/packetfs
+	[ -x "$PFS" ] || die "$PFS: not built"
 fi
-ninja -C "$BUILD"
-PFS=$BUILD/cli/packetfs
-[ -x "$PFS" ] || die "$PFS: not built"
 "$PFS" --version
 
 [ -c /dev/fuse ] || die "/dev/fuse is missing: FUSE is not available here (in a container, pass --device /dev/fuse)"
@@ -107,13 +123,18 @@ cleanup() {
 	fi
 	if [ "$ok" = 1 ] && [ "${PACKETFS_DEMO_KEEP:-0}" != 1 ]; then
 		rm -rf "$WORK"
+		printf 'demo: removed %s (PACKETFS_DEMO_KEEP=1 keeps it)\n' "$WORK" >&2
 	else
 		printf 'demo: files kept in %s\n' "$WORK" >&2
 	fi
 }
 trap cleanup EXIT
 
-say "demo directory $WORK"
+if [ "${PACKETFS_DEMO_KEEP:-0}" = 1 ]; then
+	say "demo directory $WORK (kept at the end: PACKETFS_DEMO_KEEP=1)"
+else
+	say "demo directory $WORK (removed after a success; PACKETFS_DEMO_KEEP=1 keeps it)"
+fi
 bash "$ROOT/examples/sample-setup.sh" "$WORK"
 
 say "packetfs init $WORK/store --repo $WORK/repo --pipeline $WORK/pipeline.json"

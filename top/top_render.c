@@ -21,6 +21,7 @@
 #include "top.h"
 
 #define STATE_W 7
+#define STATE_HELD_W 14 /* "waiting (held)" */
 #define RUNNING_W 22
 #define EVIDENCE_W 8
 #define GAP "  "
@@ -126,6 +127,18 @@ static void column_widths(const struct top_model *m, int width, int *name_w, int
 	*stage_w = m->stage_w < 12 ? m->stage_w : 12;
 }
 
+/* The width of the STATE column: room for "waiting (held)" when an item
+ * of m is held, else for the longest state. */
+static int state_width(const struct top_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->items[i].hold)
+			return STATE_HELD_W;
+	return STATE_W;
+}
+
 /* The line of the columns' texts, cols[0..6], fitted into out: cols[6],
  * the template, goes after the stage when some item has one. */
 static void render_line(const struct top_model *m, const char *mark, const char *const cols[7],
@@ -140,7 +153,7 @@ static void render_line(const struct top_model *m, const char *mark, const char 
 	column_widths(m, width, &name_w, &stage_w);
 	w[n] = name_w;
 	c[n++] = cols[0];
-	w[n] = STATE_W;
+	w[n] = state_width(m);
 	c[n++] = cols[1];
 	w[n] = stage_w;
 	c[n++] = cols[2];
@@ -180,7 +193,7 @@ void top_render_row(const struct top_model *m, size_t i, int64_t now_ms, int wid
 		    char *out, size_t size)
 {
 	const struct top_item *it = &m->items[i];
-	char running[256] = "", el[16], state[16], err[256];
+	char running[256] = "", el[16], state[32], err[256];
 	const char *cols[7];
 	size_t len = 0;
 	int k;
@@ -192,7 +205,9 @@ void top_render_row(const struct top_model *m, size_t i, int64_t now_ms, int wid
 	}
 	if (it->more_runs && len < sizeof(running))
 		snprintf(running + len, sizeof(running) - len, " +%d", it->more_runs);
-	snprintf(state, sizeof(state), "%s", it->state[0] ? it->state : "?");
+	/* A held item advances only by hand: its state says so. */
+	snprintf(state, sizeof(state), "%s%s", it->state[0] ? it->state : "?",
+		 it->hold ? " (held)" : "");
 	if (it->error)
 		snprintf(err, sizeof(err), "status.json: %s", strerror(-it->error));
 	cols[0] = it->name;

@@ -206,4 +206,14 @@ int config_probe_name_ok(const char *name, size_t len);
  */
 char *config_default_json(const char *repo, const char *base, const char *recipes_dir);
 
+/*
+ * The pipeline.json text json (a JSON object, as config_parse takes it;
+ * NUL-terminated) with its top-level "repo" set to repo, every other byte
+ * as the author wrote it: the value of the first top-level "repo" is
+ * replaced, or, when there is none, "repo" becomes the first member, laid
+ * out like the one after it. Caller frees; NULL on ENOMEM or when json is
+ * not an object.
+ */
+char *config_set_repo(const char *json, const char *repo);
+
 #endif

@@ -1,6 +1,7 @@
 /*
- * config_pos.c - where in the text of pipeline.json a refused field is, and
- * which allowed key an unknown one was likely meant to be (config_int.h).
+ * config_pos.c - where in the text of pipeline.json a refused field is,
+ * which allowed key an unknown one was likely meant to be (config_int.h),
+ * and the text with another "repo" (config_set_repo, config.h).
  *
  * Design: cJSON keeps no offsets, so a refusal's field path ("stages[2].run",
  * as config__join makes them) is followed again through the text, which
@@ -11,6 +12,7 @@
  * in it, a field that is missing) has no position. With repeated keys the
  * first is found. Cost: one pass over the text at most.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,4 +191,41 @@ const char *config__suggest(const char *key, const char *const *known)
 	if (!best || best_d > 2 || best_d * 3 > (len > 3 ? len : 3))
 		return NULL;
 	return best;
+}
+
+char *config_set_repo(const char *json, const char *repo)
+{
+	const char *p = skip_ws(json), *at, *v, *end, *first;
+	cJSON *j = cJSON_CreateString(repo);
+	char *q = j ? cJSON_PrintUnformatted(j) : NULL, *out = NULL;
+	size_t ql, n;
+
+	cJSON_Delete(j);
+	if (!q || *p != '{')
+		goto done;
+	ql = strlen(q);
+	at = find_key(p, "repo", 4);
+	if (at) { /* the value replaced */
+		v = skip_ws(skip_string(at));
+		if (*v != ':')
+			goto done;
+		v = skip_ws(v + 1);
+		end = skip_value(v);
+		n = strlen(json) - (size_t)(end - v) + ql + 1;
+		out = malloc(n);
+		if (out)
+			snprintf(out, n, "%.*s%s%s", (int)(v - json), json, q, end);
+		goto done;
+	}
+	/* A first member, with the blank that comes before the next one. */
+	first = skip_ws(p + 1);
+	n = strlen(json) + 2 * (size_t)(first - p) + ql + 16;
+	out = malloc(n);
+	if (out)
+		snprintf(out, n, "%.*s\"repo\": %s%s%.*s%s", (int)(first - json), json, q,
+			 *first == '}' ? "" : ",", *first == '}' ? 0 : (int)(first - p - 1), p + 1,
+			 first);
+done:
+	free(q);
+	return out;
 }

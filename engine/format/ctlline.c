@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "config_int.h"
 #include "ctlline.h"
 
 /* Bytes of a line shown before "...". */
@@ -110,8 +112,22 @@ int ctl_line_parse(const char *s, size_t len, struct ctl_line *out, char *why, s
 	if (w.n == 0)
 		return refuse(why, size, "empty command");
 	v = verb_of(&w);
-	if (v < 0)
+	if (v < 0) {
+		const char *names[NVERBS], *meant;
+		char word[16];
+
+		for (i = 0; i < NVERBS; i++)
+			names[i] = verbs[i].name;
+		meant = NULL;
+		if (w.len[0] < sizeof(word)) {
+			memcpy(word, w.w[0], w.len[0]);
+			word[w.len[0]] = '\0';
+			meant = ctl_line_suggest(word, names, NVERBS);
+		}
+		if (meant)
+			return refuse(why, size, "unknown verb (did you mean \"%s\"?)", meant);
 		return refuse(why, size, "unknown verb");
+	}
 	out->verb = verbs[v].name;
 	out->kind = verbs[v].kind;
 	if (out->kind == CTL_ARG_NONE && w.n > 1)
@@ -187,4 +203,20 @@ void ctl_line_shown(const char *s, size_t len, char *out, size_t size)
 		n += 3;
 	}
 	out[n] = '\0';
+}
+
+const char *ctl_line_suggest(const char *word, const char *const *known, size_t n)
+{
+	const char **list, *meant;
+
+	if (n == 0)
+		return NULL;
+	list = malloc((n + 1) * sizeof(*list));
+	if (!list)
+		return NULL; /* only a hint: none without memory */
+	memcpy(list, known, n * sizeof(*list));
+	list[n] = NULL;
+	meant = config__suggest(word, list);
+	free(list);
+	return meant;
 }

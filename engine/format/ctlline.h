@@ -38,7 +38,8 @@ struct ctl_line {
  * Parses the line s[len] (no newline; need not be NUL-terminated) into
  * *out. Returns 0, or -EINVAL with the reason, NUL-terminated, in why[size]
  * (cut to fit): too long, a control character (its byte given), empty,
- * unknown verb, an argument missing or too many.
+ * unknown verb (with the verb it likely meant: 'unknown verb (did you mean
+ * "advance"?)'), an argument missing or too many.
  */
 int ctl_line_parse(const char *s, size_t len, struct ctl_line *out, char *why, size_t size);
 
@@ -54,6 +55,12 @@ enum ctl_prefix {
  * as more bytes come, by its syntax alone (a name is the caller's to
  * match). */
 enum ctl_prefix ctl_line_prefix(const char *s, size_t len, struct ctl_line *out);
+
+/* The name of known (n names) that word (NUL-terminated) is likely a slip
+ * of: the nearest by edits (a swap of two neighbours counts one), at most
+ * 2 and at most a third of word's length - as pipeline.json's "did you
+ * mean" picks. NULL when none is that near. */
+const char *ctl_line_suggest(const char *word, const char *const *known, size_t n);
 
 /* Whether the len bytes at s are all spaces, tabs or CRs (also when len is 0). */
 int ctl_line_blank(const char *s, size_t len);

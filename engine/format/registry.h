@@ -111,6 +111,12 @@ int registry_gate(char *const *names, char *const *lines, size_t nlines, const c
  */
 int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
 			 const char *head, struct buf *out);
+/* The same as a section of a document at the item's root (the
+ * change-validation.md packetfs writes): "## Evidence for ..." and "###
+ * External claims ...", each evidence link from the item directory
+ * ("validation/logs/3-build.log"). Returns 0 or -ENOMEM. */
+int registry_evidence_section(const char *item, char *const *names, char *const *lines,
+			      size_t nlines, const char *head, struct buf *out);
 
 /* "n/m validated" (n as in evidence.md) for the status file into out[64]. */
 void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines,

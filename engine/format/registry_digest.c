@@ -61,7 +61,7 @@ static int next_cell(struct buf *b, const char *s)
  * "logs/x.log" and other relative paths go through "../"; URLs and absolute
  * paths link as they are. Text that cannot be a link target stays plain.
  */
-static int evidence_cell(struct buf *b, const char *ev)
+static int evidence_cell(struct buf *b, const char *ev, int at_root)
 {
 	const char *target = ev, *prefix = "";
 	const char *s;
@@ -71,7 +71,9 @@ static int evidence_cell(struct buf *b, const char *ev)
 		return 0;
 	if (strpbrk(ev, "<>()[] \t\n\r|\\`"))
 		return cell(b, ev);
-	if (strncmp(ev, "validation/", 11) == 0)
+	if (at_root)
+		; /* a path from the item directory, as the registry has it */
+	else if (strncmp(ev, "validation/", 11) == 0)
 		target = ev + 11;
 	else if (ev[0] != '/' && !strstr(ev, "://"))
 		prefix = "../";
@@ -86,7 +88,7 @@ static int evidence_cell(struct buf *b, const char *ev)
 /* One row: the cells of obj (NULL: a named recipe that never ran); a stale
  * run (stale_at: the commit it ran at) says so in its Note. */
 static int row(struct buf *b, const char *recipe, const cJSON *obj, int with_run,
-	       const char *stale_at)
+	       const char *stale_at, int at_root)
 {
 	const cJSON *run = obj ? cJSON_GetObjectItemCaseSensitive(obj, "run") : NULL;
 	int rc = buf_puts(b, "| ");
@@ -108,7 +110,7 @@ static int row(struct buf *b, const char *recipe, const cJSON *obj, int with_run
 	if (!rc)
 		rc = buf_puts(b, " | ");
 	if (!rc)
-		rc = evidence_cell(b, str_of(obj, "evidence"));
+		rc = evidence_cell(b, str_of(obj, "evidence"), at_root);
 	if (!rc)
 		rc = buf_puts(b, " | ");
 	if (!rc && stale_at)
@@ -136,6 +138,7 @@ struct registry_digest {
 	struct latest_run *runs; /* one per recipe with an engine line, first seen first */
 	size_t nruns, capruns;
 	struct buf external;     /* the rows of the external claims table */
+	int at_root;             /* links from the item directory, not validation/ */
 	size_t bytes;            /* memory of the objects kept, roughly */
 };
 
@@ -228,7 +231,7 @@ int registry_digest_add(struct registry_digest *d, const char *line, size_t len)
 	}
 	if (strcmp(str_of(obj, "source"), "engine") == 0)
 		return digest_engine(d, obj, len);
-	rc = row(&d->external, str_of(obj, "recipe"), obj, 1, NULL);
+	rc = row(&d->external, str_of(obj, "recipe"), obj, 1, NULL, d->at_root);
 	cJSON_Delete(obj);
 	return rc;
 }
@@ -263,18 +266,19 @@ int registry_digest_evidence_md(const struct registry_digest *d, const char *ite
 	size_t i, nnames = strv_len(names);
 	int rc;
 
-	rc = buf_printf(out, "# Evidence for %s [%zu/%zu validated]\n\n"
+	/* At the item's root the evidence is a section of another document. */
+	rc = buf_printf(out, "%s Evidence for %s [%zu/%zu validated]\n\n"
 			"| Recipe | Status | Command | Evidence | Note |\n|---|---|---|---|---|\n",
-			item, digest_validated(d, names, head), nnames);
+			d->at_root ? "##" : "#", item, digest_validated(d, names, head), nnames);
 	for (i = 0; !rc && i < nnames; i++) {
 		l = digest_find(d, names[i]);
 		rc = row(out, names[i], l ? l->obj : NULL, 0,
-			 l && head && strcmp(l->head, head) != 0 ? l->head : NULL);
+			 l && head && strcmp(l->head, head) != 0 ? l->head : NULL, d->at_root);
 	}
 	if (!rc && d->external.len)
-		rc = buf_puts(out, "\n## External claims (not counted)\n\n"
+		rc = buf_printf(out, "\n%s External claims (not counted)\n\n"
 			      "| Run | Recipe | Status | Command | Evidence | Note |\n"
-			      "|---|---|---|---|---|---|\n");
+			      "|---|---|---|---|---|---|\n", d->at_root ? "###" : "##");
 	if (!rc && d->external.len)
 		rc = buf_append(out, d->external.data, d->external.len);
 	if (!rc)
@@ -318,12 +322,15 @@ void registry_digest_summary(const struct registry_digest *d, char *const *names
 	snprintf(out, 64, "%zu/%zu validated", digest_validated(d, names, head), strv_len(names));
 }
 
-/* A digest of lines (caller frees), or NULL on ENOMEM. */
-static struct registry_digest *digest_of(char *const *lines, size_t nlines)
+/* A digest of lines (caller frees), its links from the item directory
+ * with at_root, or NULL on ENOMEM. */
+static struct registry_digest *digest_of(char *const *lines, size_t nlines, int at_root)
 {
 	struct registry_digest *d = registry_digest_new();
 	size_t i;
 
+	if (d)
+		d->at_root = at_root;
 	for (i = 0; d && i < nlines; i++) {
 		if (lines[i] && registry_digest_add(d, lines[i], strlen(lines[i]))) {
 			registry_digest_free(d);
@@ -336,7 +343,20 @@ static struct registry_digest *digest_of(char *const *lines, size_t nlines)
 int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
 			 const char *head, struct buf *out)
 {
-	struct registry_digest *d = digest_of(lines, nlines);
+	struct registry_digest *d = digest_of(lines, nlines, 0);
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	rc = registry_digest_evidence_md(d, item, names, head, out);
+	registry_digest_free(d);
+	return rc;
+}
+
+int registry_evidence_section(const char *item, char *const *names, char *const *lines,
+			      size_t nlines, const char *head, struct buf *out)
+{
+	struct registry_digest *d = digest_of(lines, nlines, 1);
 	int rc;
 
 	if (!d)
@@ -349,7 +369,7 @@ int registry_evidence_md(const char *item, char *const *names, char *const *line
 void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines,
 			       const char *head, char out[64])
 {
-	struct registry_digest *d = digest_of(lines, nlines);
+	struct registry_digest *d = digest_of(lines, nlines, 0);
 
 	if (d) {
 		registry_digest_summary(d, names, head, out);

@@ -585,3 +585,16 @@ int engine_carry_finish(struct engine *e, struct engine_carry *c, const char *na
 	item_clear(&it);
 	return rc;
 }
+
+void engine_carry_describe(const struct engine_carry *c, struct engine_carry_about *out)
+{
+	const char *from = jstr(c->m, "item");
+
+	memset(out, 0, sizeof(*out));
+	if (engine_valid_item_name(from))
+		snprintf(out->item, sizeof(out->item), "%s", from);
+	snprintf(out->head, sizeof(out->head), "%s", c->head);
+	out->runs = c->nruns;
+	out->lines_counted = c->counted;
+	out->lines_imported = c->imported;
+}

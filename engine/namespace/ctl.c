@@ -40,6 +40,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -88,13 +89,61 @@ static int stage_known(const struct pfs_config *cfg, const char *name)
  * (catalog, pipeline_recipes_hold) exists; not the item's state. 0 or
  * -EINVAL (refused).
  */
+/* Into hint[size]: ' (did you mean "NAME"?)' when word is likely a slip of
+ * one of the n names at names (ctl_line_suggest), else "". Returns hint. */
+static const char *did_you_mean(const char *word, const char *const *names, size_t n, char *hint,
+				size_t size)
+{
+	const char *meant = ctl_line_suggest(word, names, n);
+
+	if (meant)
+		snprintf(hint, size, " (did you mean \"%s\"?)", meant);
+	else
+		hint[0] = '\0';
+	return hint;
+}
+
+/* did_you_mean over the stages of cfg (NULL: none). */
+static const char *suggest_stage(const struct pfs_config *cfg, const char *word, char *hint,
+				 size_t size)
+{
+	const char **names = cfg ? malloc(cfg->nstages * sizeof(*names)) : NULL;
+	size_t i;
+
+	hint[0] = '\0';
+	if (!names)
+		return hint;
+	for (i = 0; i < cfg->nstages; i++)
+		names[i] = cfg->stages[i].name;
+	did_you_mean(word, names, cfg->nstages, hint, size);
+	free(names);
+	return hint;
+}
+
+/* did_you_mean over the recipes of cat (held by the caller). */
+static const char *suggest_recipe(const struct recipe_catalog *cat, const char *word, char *hint,
+				  size_t size)
+{
+	const char **names = cat && cat->n ? malloc(cat->n * sizeof(*names)) : NULL;
+	size_t i;
+
+	hint[0] = '\0';
+	if (!names)
+		return hint;
+	for (i = 0; i < cat->n; i++)
+		names[i] = cat->v[i].name;
+	did_you_mean(word, names, cat->n, hint, size);
+	free(names);
+	return hint;
+}
+
 static int parse_line(struct engine *e, const char *s, size_t len, struct pipe_cmd *cmd)
 {
 	const struct recipe_catalog *cat;
 	struct pfs_config *cfg;
 	struct ctl_line l;
 	const struct recipe *r;
-	char why[sizeof(cmd->refusal)];
+	char why[sizeof(cmd->refusal)], hint[96] = "";
 	int found, procedure;
 
 	ctl_line_shown(s, len, cmd->line, sizeof(cmd->line));
@@ -112,7 +161,8 @@ static int parse_line(struct engine *e, const char *s, size_t len, struct pipe_c
 	if (l.kind == CTL_ARG_STAGE) {
 		cfg = pipeline_config_get(e->pl);
 		if (!cfg || !stage_known(cfg, cmd->arg))
-			return refuse(cmd, "no stage '%s' in the pipeline", cmd->arg);
+			return refuse(cmd, "no stage '%s' in the pipeline%s", cmd->arg,
+				      suggest_stage(cfg, cmd->arg, hint, sizeof(hint)));
 		return 0;
 	}
 	if (strcmp(cmd->arg, "failed") == 0)
@@ -121,9 +171,11 @@ static int parse_line(struct engine *e, const char *s, size_t len, struct pipe_c
 	r = recipe_find(cat, cmd->arg);
 	found = r != NULL;
 	procedure = r && r->procedure;
+	if (!found)
+		suggest_recipe(cat, cmd->arg, hint, sizeof(hint));
 	pipeline_recipes_release(e->pl);
 	if (!found)
-		return refuse(cmd, "no recipe '%s' in the catalog", cmd->arg);
+		return refuse(cmd, "no recipe '%s' in the catalog%s", cmd->arg, hint);
 	if (procedure)
 		return refuse(cmd, "%s is a procedure (no command of its own): run the commands it "
 			      "asks for with packetfs record %s -- COMMAND", cmd->arg, cmd->arg);

@@ -513,8 +513,13 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 			st->mode = S_IFDIR | n->item.dir_mode;
 			st->uid = packet__uid(e, n->item.dir_uid);
 			st->gid = packet__gid(e, n->item.dir_gid);
-			st->mtime_ns = n->item.dir_mtime_ns, st->ctime_ns = n->item.dir_ctime_ns;
-			st->atime_ns = n->item.dir_atime_ns;
+			/* learnings/ made by an older store has no times of its own:
+			 * its row's update time (above) stands for them. */
+			if (n->item.dir_mtime_ns)
+				st->mtime_ns = n->item.dir_mtime_ns;
+			if (n->item.dir_ctime_ns)
+				st->ctime_ns = n->item.dir_ctime_ns;
+			st->atime_ns = n->item.dir_atime_ns ? n->item.dir_atime_ns : st->mtime_ns;
 		}
 		if (n->kind == N_DOCDIR || n->kind == N_ITEM) {
 			uint32_t sub = 0;

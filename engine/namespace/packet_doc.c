@@ -447,7 +447,7 @@ int packet__item_create(struct engine *e, const char *name, mode_t mode,
 	    strcmp(name, ".archive") == 0 || strcmp(name, "index.html") == 0)
 		return -EEXIST;
 	if (!engine_valid_item_name(name))
-		return -EINVAL;
+		return packet__item_name_refused(e, name);
 	if (e->readonly)
 		return -EROFS;
 	if (store_item_get(e->store, name, &it) == 0) {

@@ -576,6 +576,8 @@ static int file_flush(struct pfs_file *f, const struct pfs_caller *who)
 		rc = pipeline_config_set(e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err, sizeof(err));
 		if (rc)
 			packet__refuse(e, 0, NULL, "%s (old configuration kept)", err);
+		else
+			packet__refusal_clear(e, 0, NULL);
 		return rc;
 	case N_PFS_TMP:
 		f->snap_dirty = 0;
@@ -617,6 +619,8 @@ void engine_file_release(struct pfs_file *f)
 		if (pipeline_config_set(f->e->pl, f->snap.data ? f->snap.data : "", f->snap.len, err,
 				      sizeof(err)))
 			packet__refuse(f->e, 0, NULL, "%s (old configuration kept)", err);
+		else
+			packet__refusal_clear(f->e, 0, NULL);
 	}
 	/* A fragment a flush kept waiting for more is applied now, whatever it
 	 * is (ctl.c). */

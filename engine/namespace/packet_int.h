@@ -462,6 +462,15 @@ void packet__refusal_set(struct engine *e, int64_t item, const char *item_name, 
  * (packet__refusal_set). Any thread. */
 void packet__refuse(struct engine *e, int64_t item, const char *item_name, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Refuses the item name name (one engine_valid_item_name refuses) of a
+ * mkdir: says why in the log and in an "item_refused" root event with
+ * "name" (bytes that are no UTF-8 as '?') and "error", where the person
+ * whose mkdir got EINVAL looks (MNT/events). Any thread. Returns -EINVAL. */
+int packet__item_name_refused(struct engine *e, const char *name);
+/* Forgets the refusal kept for item (0: pipeline.json), telling the
+ * watcher when there was one: a configuration taken since makes the old
+ * refusal news no more. Any thread. */
+void packet__refusal_clear(struct engine *e, int64_t item, const char *item_name);
 /* The last refusal kept for item (0: pipeline.json) into out: "TIME: why\n",
  * nothing when there was none. 0 or -ENOMEM. Any thread. */
 int packet__refusal_render(struct engine *e, int64_t item, struct buf *out);

@@ -266,6 +266,8 @@ static int apply_tmp(struct engine *e, const char *name)
 			       err[0] ? err : "refused", name);
 	else if (rc == 0)
 		packet__tmp_unlink(e, name);
+	if (rc == 0)
+		packet__refusal_clear(e, 0, NULL);
 	buf_free(&data);
 	return rc;
 }

@@ -6,8 +6,11 @@
  * Design: the daemon keeps them in memory (they are about this mount's
  * writers, not part of an item's record): one slot for the configuration
  * and a short list by item id, each "TIME: why\n" with the RFC 3339 time
- * of the refusal. A slot is replaced by the next refusal, and the list
- * keeps at most REFUSAL_ITEMS items (the oldest refusal goes first).
+ * of the refusal. A slot is replaced by the next refusal (the
+ * configuration's is emptied by the next configuration taken), and the
+ * list keeps at most REFUSAL_ITEMS items (the oldest refusal goes first).
+ * A refused item name (mkdir) has no item to keep it by: it is logged
+ * and told in the mount's events instead.
  * Threads: any; everything under e->refusal_lock. Each change is told to
  * the watcher (engine_changed) so that a reader polling the file sees it.
  */
@@ -17,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+
+#include <cjson/cJSON.h>
 
 #include "packet_int.h"
 
@@ -74,6 +79,28 @@ void packet__refusal_set(struct engine *e, int64_t item, const char *item_name, 
 		engine_changed(e, NULL, ".packetfs/pipeline.error", ENGINE_MODIFIED);
 }
 
+void packet__refusal_clear(struct engine *e, int64_t item, const char *item_name)
+{
+	struct refusal **pp, *found = NULL;
+
+	pthread_mutex_lock(&e->refusal_lock);
+	for (pp = &e->refusals; *pp; pp = &(*pp)->next)
+		if ((*pp)->item == item) {
+			found = *pp;
+			*pp = found->next;
+			break;
+		}
+	pthread_mutex_unlock(&e->refusal_lock);
+	if (!found)
+		return;
+	free(found->text);
+	free(found);
+	if (item)
+		engine_changed(e, item_name, "validation/registry.error", ENGINE_MODIFIED);
+	else
+		engine_changed(e, NULL, ".packetfs/pipeline.error", ENGINE_MODIFIED);
+}
+
 int packet__refusal_render(struct engine *e, int64_t item, struct buf *out)
 {
 	struct refusal *r;
@@ -113,4 +140,38 @@ void packet__refuse(struct engine *e, int64_t item, const char *item_name, const
 	else
 		util_log(LOG_WARNING, ".packetfs/pipeline.json: %s", why);
 	packet__refusal_set(e, item, item_name, why);
+}
+
+int packet__item_name_refused(struct engine *e, const char *name)
+{
+	static const char why[] = "invalid item name (use [a-z0-9][a-z0-9._-]{0,63})";
+	char shown[256];
+	size_t i = 0, k = 0, n = strlen(name), len;
+	struct buf extra;
+	cJSON *j;
+	char *q;
+
+	/* The name as the event can hold it: bytes that are no UTF-8 as '?'. */
+	while (i < n && k + 5 < sizeof(shown)) {
+		len = util_utf8_char((const unsigned char *)name + i, n - i, NULL);
+		if (len == 0) {
+			shown[k++] = '?';
+			i++;
+		} else {
+			memcpy(shown + k, name + i, len);
+			k += len;
+			i += len;
+		}
+	}
+	shown[k] = '\0';
+	j = cJSON_CreateString(shown);
+	q = j ? cJSON_PrintUnformatted(j) : NULL;
+	util_log(LOG_WARNING, "mkdir %s: %s", shown, why);
+	buf_init(&extra);
+	if (q && buf_printf(&extra, ",\"name\":%s,\"error\":\"%s\"", q, why) == 0)
+		pipeline_event(e->pl, 0, NULL, "item_refused", extra.data);
+	buf_free(&extra);
+	free(q);
+	cJSON_Delete(j);
+	return -EINVAL;
 }

@@ -137,13 +137,14 @@ int view_status(struct engine *e, const struct item *it, int json, struct buf *o
 				"branch: %s\nbase: %s\nhead: %s\nverdict: %s%s\nverdict_head: %s\n"
 				"assessment: %s%s\nassessment_head: %s\nevidence: %s\nscope: %s\nrunning: %s\n"
 				"gpus: %s\nround: %s\ndisposition: %s\nlast_error: %s\nupdated: %s\n"
-				"route: %s\ntemplate: %s\nengine: %s\nreview_request: %s\n",
+				"route: %s\ntemplate: %s\nengine: %s\nreview_request: %s\nhold: %s\n",
 				it->name, title, item_state_name(it->state), it->stage, it->iteration, it->branch,
 				it->base, head, it->verdict, vstale ? " (stale: the head moved)" : "",
 				it->verdict_head, it->assessment,
 				astale ? " (stale: the head moved)" : "", it->assessment_head, evidence,
 				scope, running, gpus, round, it->disposition, it->last_error, it->updated_at,
-				it->route, it->template, it->engine, it->review_request);
+				it->route, it->template, it->engine, it->review_request,
+				it->hold ? "yes" : "no");
 		return rc;
 	} else {
 		cJSON *o = cJSON_CreateObject(), *g = cJSON_CreateArray();

@@ -165,7 +165,7 @@ static const char style[] =
 	"td.err{color:#a52a2a;max-width:30em;overflow-wrap:anywhere}\n"
 	".st{font-weight:600}.s-validated,.s-succeeded,.s-done{color:#1f7a3a}"
 	".s-failing,.s-failed{color:#b42323}.s-blocked{color:#9a7000}.s-timed_out{color:#b35300}"
-	".s-cancelled,.s-missing{color:#5c626b}.s-interrupted{color:#7a2fa6}"
+	".s-cancelled,.s-missing,.s-stale{color:#5c626b}.s-interrupted{color:#7a2fa6}"
 	".s-running,.s-queued,.s-waiting{color:#2559a8}\n"
 	"svg.timeline{display:block;max-width:100%;height:auto;margin:.5em 0}\n"
 	"svg.timeline text{font-size:12px;fill:#1d2126}svg.timeline text.tick{fill:#5c626b}\n"

@@ -82,8 +82,15 @@ static int item_row(struct index_walk *w, const struct item *it)
 		rc = buf_puts(out, "</td>");
 	html_status_class(jstr(st, "state"), stcls);
 	snprintf(cls, sizeof(cls), "st %s", stcls);
-	if (rc == 0)
+	/* A held item advances only by hand: its state says so. */
+	if (rc == 0 && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "hold"))) {
+		char held[48];
+
+		snprintf(held, sizeof(held), "%s (held)", jstr(st, "state"));
+		rc = cell(out, held, cls);
+	} else if (rc == 0) {
 		rc = cell(out, jstr(st, "state"), cls);
+	}
 	if (rc == 0 && !jstr(st, "template")[0]) {
 		rc = cell(out, jstr(st, "stage"), NULL);
 	} else if (rc == 0) {

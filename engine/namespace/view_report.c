@@ -224,20 +224,28 @@ static int evidence_cell(struct buf *out, const char *c)
 }
 
 /* One table row of cells; head: a header row. The columns named Status
- * and Evidence (in the header) get their classes and links. */
-static int table_row(struct buf *out, char **cells, int head, int *status_col, int *ev_col)
+ * and Evidence (in the header) get their classes and links; cols[0..2]
+ * are the places of Status, Evidence and Note (-1: none). A status whose
+ * Note says the run is stale is shown so, not in its status's colour. */
+static int table_row(struct buf *out, char **cells, int head, int cols[3])
 {
-	size_t i;
-	int rc = buf_puts(out, "<tr>");
+	size_t i, n;
+	int rc = buf_puts(out, "<tr>"), stale = 0;
 
+	for (n = 0; cells[n]; n++)
+		;
+	if (!head && cols[2] >= 0 && (size_t)cols[2] < n)
+		stale = strncmp(cells[cols[2]], "stale:", 6) == 0;
 	for (i = 0; rc == 0 && cells[i]; i++) {
 		char cls[32];
 
 		if (head) {
 			if (strcmp(cells[i], "Status") == 0)
-				*status_col = (int)i;
+				cols[0] = (int)i;
 			if (strcmp(cells[i], "Evidence") == 0)
-				*ev_col = (int)i;
+				cols[1] = (int)i;
+			if (strcmp(cells[i], "Note") == 0)
+				cols[2] = (int)i;
 			rc = buf_puts(out, "<th>");
 			if (rc == 0)
 				rc = html_text(out, cells[i]);
@@ -245,15 +253,17 @@ static int table_row(struct buf *out, char **cells, int head, int *status_col, i
 				rc = buf_puts(out, "</th>");
 			continue;
 		}
-		html_status_class(cells[i], cls);
-		if ((int)i == *status_col)
+		html_status_class(stale && (int)i == cols[0] ? "stale" : cells[i], cls);
+		if ((int)i == cols[0])
 			rc = buf_printf(out, "<td class=\"st %s\">", cls);
 		else
-			rc = buf_puts(out, (int)i == *ev_col ? "<td>" : "<td><code>");
+			rc = buf_puts(out, (int)i == cols[1] ? "<td>" : "<td><code>");
 		if (rc == 0)
-			rc = (int)i == *ev_col ? evidence_cell(out, cells[i]) : html_text(out, cells[i]);
+			rc = (int)i == cols[1] ? evidence_cell(out, cells[i]) : html_text(out, cells[i]);
+		if (rc == 0 && stale && (int)i == cols[0])
+			rc = buf_puts(out, " (stale)");
 		if (rc == 0)
-			rc = buf_puts(out, (int)i == *ev_col || (int)i == *status_col ? "</td>"
+			rc = buf_puts(out, (int)i == cols[1] || (int)i == cols[0] ? "</td>"
 										 : "</code></td>");
 	}
 	return rc ? rc : buf_puts(out, "</tr>\n");
@@ -263,7 +273,7 @@ static int table_row(struct buf *out, char **cells, int head, int *status_col, i
 static int evidence_html(struct buf *out, const char *md)
 {
 	const char *p = md, *eol;
-	int rc = 0, in_table = 0, rows = 0, status_col = -1, ev_col = -1;
+	int rc = 0, in_table = 0, rows = 0, cols[3] = {-1, -1, -1};
 
 	while (rc == 0 && *p) {
 		size_t len;
@@ -275,12 +285,12 @@ static int evidence_html(struct buf *out, const char *md)
 
 			if (!in_table) {
 				rc = buf_puts(out, "<table class=\"evidence\">\n");
-				in_table = 1, rows = 0, status_col = ev_col = -1;
+				in_table = 1, rows = 0, cols[0] = cols[1] = cols[2] = -1;
 			}
 			if (rc == 0 && strncmp(p, "|---", 4) != 0) {
 				rc = row_cells(p, len, &cells);
 				if (rc == 0)
-					rc = table_row(out, cells, rows++ == 0, &status_col, &ev_col);
+					rc = table_row(out, cells, rows++ == 0, cols);
 				strv_free(cells);
 			}
 		} else {

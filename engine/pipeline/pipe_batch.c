@@ -115,7 +115,7 @@ static void write_validation(struct pipe *p, struct item *it)
 		verdict = registry_verdict(names, lines, nl, at);
 	buf_init(&doc);
 	buf_init(&ev);
-	registry_evidence_md(it->name, names ? names : (char *[]){NULL}, lines, nl, at, &ev);
+	registry_evidence_section(it->name, names ? names : (char *[]){NULL}, lines, nl, at, &ev);
 	buf_printf(&doc, "# Change validation for %s\n\nIteration %d. Written by packetfs from "
 			 "validation/registry.jsonl (no validator program is configured).\n\n%s\n"
 			 "## Verdict: %s\n",

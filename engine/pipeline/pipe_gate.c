@@ -128,8 +128,21 @@ int pipe__gate_check(struct pipe *p, struct item *it, size_t i, char *why, size_
 		size_t nl = 0;
 
 		if (judged(name, "verdict", it->verdict, "pass", it->verdict_head, head,
-			   "validate again", why, size))
+			   "validate again", why, size)) {
+			/* Which recipes made the verdict no pass, as the registry
+			 * says (a stale one needs no more than its advice). */
+			char reason[512];
+			size_t len = strlen(why);
+
+			if (strcmp(it->verdict, "pass") != 0 && plan_names(p->pl->store, it->id, &names) == 0 &&
+			    store_registry_lines(p->pl->store, it->id, &lines, &nl) == 0 &&
+			    registry_gate(names, lines, nl, head, reason, sizeof(reason)) &&
+			    len < size)
+				snprintf(why + len, size - len, " (%s)", reason);
+			strv_free(names);
+			strv_free(lines);
 			return -EAGAIN;
+		}
 		rc = plan_names(p->pl->store, it->id, &names);
 		if (rc == 0)
 			rc = store_registry_lines(p->pl->store, it->id, &lines, &nl);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The last refused write of .packetfs/pipeline.json is readable beside it in
 # .packetfs/pipeline.error, that of an item's registry.jsonl in validation/registry.error: one
-# line "TIME: why", TIME in RFC 3339, the next refusal replacing it, empty before any. A
+# line "TIME: why", TIME in RFC 3339, the next refusal replacing it, empty before any (and, for
+# pipeline.error, after a configuration is taken). A
 # configuration error says where (line and column of the field in the JSON) and, for an
 # unknown key, the allowed key it likely meant; a missing base branch is said in git's terms.
 . "$(dirname "$0")/../lib.sh"
@@ -48,6 +49,17 @@ assert_fails_with EINVAL cp "$T/trunk.json" "$M/.packetfs/pipeline.json"
 assert_contains "$(cat "$pe")" "base branch 'trunk' not found in $REPO (git branch -a lists those it has)" \
 	"pipeline.error after a missing base branch"
 assert_not_contains "$(cat "$pe")" "revspec" "pipeline.error after a missing base branch"
+
+# A configuration taken empties pipeline.error: its refusal is no news once a good one is in force,
+# whether written in place or renamed over it (an editor's save).
+cp "$M/.packetfs/pipeline.json" "$T/good.json"
+cat "$T/good.json" >"$M/.packetfs/pipeline.json" || fail "a good pipeline.json was refused"
+assert_eq "" "$(cat "$pe")" "pipeline.error after a good write"
+assert_fails_with EINVAL cp "$T/trunk.json" "$M/.packetfs/pipeline.json"
+[ -s "$pe" ] || fail "pipeline.error empty after a refusal"
+cp "$T/good.json" "$M/.packetfs/.pipeline.json.new"
+mv "$M/.packetfs/.pipeline.json.new" "$M/.packetfs/pipeline.json" || fail "a good rename was refused"
+assert_eq "" "$(cat "$pe")" "pipeline.error after a good rename"
 
 # A bad registry line.
 assert_fails_with EINVAL sh_append "$d/validation/registry.jsonl" $'{"recipe": 3}\n'

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # MOUNT/learnings/ holds project-wide documents with history (SPEC §3, §5): plain documents
 # (also named like an item's views), .history of each, kept across remounts; it is not an item
-# (no ctl, no status, not in `packetfs status`), and cannot be made, removed or renamed.
+# (no ctl, no status, not in `packetfs status`), and cannot be made, removed or renamed. Its times
+# are those of the store (not 1970-01-01).
 # (pipeline/env.sh: every stage gets its path in PACKET_LEARNINGS.)
 . "$(dirname "$0")/../lib.sh"
 make_repo
+before=$(date +%s)
 make_store
 mount_store
 
 [ -d "$M/learnings" ] || fail "no learnings directory: $(ls -A "$M")"
+# Its times are the store's, not the epoch's (1970-01-01).
+for f in %Y %Z %X; do
+	t=$(stat -c "$f" "$M/learnings")
+	[ "$t" -ge $((before - 1)) ] || fail "learnings/ has the time $t ($f), before the store was made"
+done
 ls "$M" | grep -qx learnings || fail "learnings not listed in the root"
 [ -z "$(ls -A "$M/learnings" | grep -v '^\.history$')" ] ||
 	fail "a new store's learnings is not empty: $(ls -A "$M/learnings")"

@@ -6,7 +6,8 @@
 # the registry says, and openssl checks the signature on PAE bytes built here, independently.
 # verify refuses, exit 1 with its reason: a changed byte in the payload and in the signature,
 # another store's key, a wrong payloadType (signed all the same), malformed JSON and base64, and
-# another --subject. A store without a key pair gets one at its first attest.
+# another --subject; --require-pass refuses the FAILED result. A store without a key pair gets one
+# at its first attest.
 . "$(dirname "$0")/../lib.sh"
 make_repo
 copy_recipes
@@ -35,6 +36,13 @@ result: FAILED
 passed: 1/2" "$out" "what verify prints"
 "$PFS" verify "$T/env2.json" --key "$pub" --subject "${head:0:7}" >/dev/null ||
 	fail "verify of the attestation made from the store"
+# --require-pass: the same FAILED result is shown, then refused (exit 1, the reason).
+rc=0
+out=$("$PFS" verify "$T/env.json" --key "$pub" --require-pass 2>"$T/verify.err") || rc=$?
+assert_eq 1 "$rc" "exit status of verify --require-pass of a FAILED result"
+assert_contains "$out" "result: FAILED" "what verify --require-pass prints"
+assert_eq "packetfs: verify: the result is FAILED, not PASSED (--require-pass)" \
+	"$(cat "$T/verify.err")" "the reason of verify --require-pass"
 
 # The envelope and the Statement, read with python; the PAE and signature files for openssl.
 python3 - "$T" "$head" "$REPO" "$RECIPES" <<'EOF' || fail "the envelope or Statement is wrong"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Evidence recorded at an older head does not count. The item runs to done; then `run print`
 # (held) makes a new commit on the branch: the runs validated before are stale. They no longer
-# count in status or evidence.md, a rerun of one recipe does not make the verdict pass, the
+# count in status or evidence.md (report.html shows them stale), a rerun of one recipe does not make the verdict pass, the
 # review and publish gates refuse, and nothing is pushed, until every recipe is validated
 # again at the new head (and a new approve is given).
 . "$(dirname "$0")/../lib.sh"
@@ -32,6 +32,10 @@ assert_eq "0/2 validated" "$(status_field "$M" fix-1 evidence)" "evidence after 
 ev=$(cat "$d/validation/evidence.md")
 assert_contains "$ev" "[0/2 validated]" "evidence.md after run print"
 assert_contains "$ev" "stale: ran at ${head1:0:12}" "evidence.md after run print"
+# report.html shows a stale run as stale, not in the green of validated.
+html=$(cat "$d/report.html")
+assert_contains "$html" '<td class="st s-stale">validated (stale)</td>' "report.html after run print"
+assert_not_contains "$html" '<td class="st s-validated">validated</td>' "report.html after run print"
 
 ctl "$M" fix-1 "run review"
 assert_eq blocked "$(settled fix-1)" "state after run review on stale evidence"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `meson install --destdir` puts everything SPEC section 9 lists in place: the binary, the
 # recipes, the JSON Schemas, the examples, the man pages packetfs(1) and packetfs-pipeline(5)
-# (each renders without a warning, and packetfs(1) names every command of `packetfs --help`),
+# (each renders without a warning, and packetfs(1) names every command of `packetfs --help`,
+# in its SYNOPSIS on a line of its own),
 # the bash completion (it completes commands, options, mount options, items and directories in a
 # bash that sources it) and the systemd unit (Type=notify, accepted by systemd-analyze verify
-# where that runs). Uses the build directory of PACKETFS_BIN (default build/).
+# where that runs), and the installed examples/demo.sh runs (where FUSE is). Uses the build
+# directory of PACKETFS_BIN (default build/).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${PACKETFS_BIN:-$ROOT/build/cli/packetfs}
@@ -47,6 +49,9 @@ done
 man1=$(MANWIDTH=200 man -l "$P/share/man/man1/packetfs.1" 2>/dev/null)
 for c in $("$BIN" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
 	grep -Eq "^ +$c( |$)" <<<"$man1" || fail "packetfs(1) has no entry for the command $c"
+	# and a SYNOPSIS line of its own (one command a line, none run together).
+	sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' <<<"$man1" | grep -Eq "^ +packetfs $c( |$)" ||
+		fail "packetfs(1) SYNOPSIS has no line of its own for the command $c"
 done
 man5=$(MANWIDTH=200 man -l "$P/share/man/man5/packetfs-pipeline.5" 2>/dev/null)
 keys=$(python3 - "$ROOT/schema/pipeline.schema.json" <<'PY'
@@ -130,4 +135,15 @@ EOF2
 $expect
 got
 $out"
+# The demo runs from the install (the installed binary, nothing to build) where FUSE and its
+# packages are here, and says where its directory went and how to keep it.
+if [ -c /dev/fuse ] && command -v fusermount3 >/dev/null && dpkg -s fuse3 git python3 >/dev/null 2>&1; then
+	out=$(cd "$T" && bash "$P/share/packetfs/examples/demo.sh" 2>&1) || fail "the installed demo failed: $out"
+	grep -qx "==> using the installed $P/bin/packetfs" <<<"$out" ||
+		fail "the installed demo did not use the installed binary: $out"
+	grep -Eq '^==> demo directory /.* \(removed after a success; PACKETFS_DEMO_KEEP=1 keeps it\)$' \
+		<<<"$out" || fail "the demo does not say how to keep its directory: $out"
+	grep -Eq '^demo: removed /.* \(PACKETFS_DEMO_KEEP=1 keeps it\)$' <<<"$out" ||
+		fail "the demo does not say it removed its directory: $out"
+fi
 echo "installed under $prefix: $(find "$T/root" -type f | wc -l) files"

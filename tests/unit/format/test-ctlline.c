@@ -51,6 +51,12 @@ TEST(lines)
 	ASSERT_STREQ(why, "empty command");
 	ASSERT_EQ(parse(" \t "), -EINVAL);
 	ASSERT_EQ(parse("advanc"), -EINVAL);
+	ASSERT_STREQ(why, "unknown verb (did you mean \"advance\"?)");
+	ASSERT_EQ(parse("advanz"), -EINVAL);
+	ASSERT_STREQ(why, "unknown verb (did you mean \"advance\"?)");
+	ASSERT_EQ(parse("hodl"), -EINVAL);
+	ASSERT_STREQ(why, "unknown verb (did you mean \"hold\"?)");
+	ASSERT_EQ(parse("frobnicate"), -EINVAL);
 	ASSERT_STREQ(why, "unknown verb");
 	ASSERT_EQ(parse("hold now"), -EINVAL);
 	ASSERT_STREQ(why, "hold takes no argument");

@@ -191,7 +191,16 @@ TEST(model)
 	ASSERT_EQ(-1, top_model_find(&m, "zeta"));
 	ASSERT_EQ(2, top_model_find(&m, "mid"));
 
-	/* Rows keep their columns; the running time advances with now. */
+	/* Rows keep their columns; the running time advances with now. The
+	 * items are held (status_json): the state says so, in a column wide
+	 * enough for "waiting (held)". */
+	top_render_row(&m, 0, m.items[0].runs[0].start_ms + 65000, 100, 1, line, sizeof(line));
+	ASSERT_STREQ("> alpha  running (held)  validate  plan 1m05s              3/4", line);
+	top_render_columns(&m, 100, line, sizeof(line));
+	ASSERT_STREQ("  ITEM   STATE           STAGE     RUNNING                 EVIDENCE  LAST ERROR",
+		     line);
+	for (i = 0; i < (long)m.n; i++)
+		m.items[i].hold = 0;
 	top_render_row(&m, 0, m.items[0].runs[0].start_ms + 65000, 100, 1, line, sizeof(line));
 	ASSERT_STREQ("> alpha  running  validate  plan 1m05s              3/4", line);
 	top_render_columns(&m, 100, line, sizeof(line));
