@@ -146,12 +146,14 @@ int pipeline_start(struct pipeline *pl)
 	rc = pipe_new(pl, &pl->pipe);
 	if (rc)
 		goto fail_async;
+	/* Before the thread: it reads started (pipeline_cenv_refresh). */
+	pl->started = 1;
 	rc = -pthread_create(&pl->thread, NULL, loop_main, pl);
 	if (rc)
 		goto fail_pipe;
-	pl->started = 1;
 	return 0;
 fail_pipe:
+	pl->started = 0;
 	pipe_free(pl->pipe);
 	pl->pipe = NULL;
 fail_async:
