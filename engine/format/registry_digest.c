@@ -340,10 +340,12 @@ static struct registry_digest *digest_of(char *const *lines, size_t nlines, int 
 	return d;
 }
 
-int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
-			 const char *head, struct buf *out)
+/* The evidence of lines[0..nlines-1] into out, as evidence.md (section 0)
+ * or as a section of change-validation.md (section 1): see registry.h. */
+static int evidence_text(const char *item, char *const *names, char *const *lines,
+			 size_t nlines, const char *head, int section, struct buf *out)
 {
-	struct registry_digest *d = digest_of(lines, nlines, 0);
+	struct registry_digest *d = digest_of(lines, nlines, section);
 	int rc;
 
 	if (!d)
@@ -353,17 +355,16 @@ int registry_evidence_md(const char *item, char *const *names, char *const *line
 	return rc;
 }
 
+int registry_evidence_md(const char *item, char *const *names, char *const *lines, size_t nlines,
+			 const char *head, struct buf *out)
+{
+	return evidence_text(item, names, lines, nlines, head, 0, out);
+}
+
 int registry_evidence_section(const char *item, char *const *names, char *const *lines,
 			      size_t nlines, const char *head, struct buf *out)
 {
-	struct registry_digest *d = digest_of(lines, nlines, 1);
-	int rc;
-
-	if (!d)
-		return -ENOMEM;
-	rc = registry_digest_evidence_md(d, item, names, head, out);
-	registry_digest_free(d);
-	return rc;
+	return evidence_text(item, names, lines, nlines, head, 1, out);
 }
 
 void registry_evidence_summary(char *const *names, char *const *lines, size_t nlines,

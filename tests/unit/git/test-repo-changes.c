@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "git-env.h"
 #include "git.h"
 #include "test.h"
 #include "util.h"
@@ -97,23 +98,9 @@ static void cleanup(void)
 
 int main(void)
 {
-	char cfg[128];
-	FILE *f;
-
 	ASSERT(mkdtemp(root) != NULL);
 	atexit(cleanup);
-	snprintf(cfg, sizeof(cfg), "%s/.gitconfig", root);
-	f = fopen(cfg, "w");
-	ASSERT(f != NULL);
-	fputs("[user]\n\tname = packetfs test\n\temail = test@packetfs.invalid\n", f);
-	fclose(f);
-	setenv("HOME", root, 1);
-	setenv("XDG_CONFIG_HOME", root, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	unsetenv("GIT_DIR");
-	unsetenv("GIT_WORK_TREE");
-	unsetenv("GIT_INDEX_FILE");
-	ASSERT_EQ(repo_global_init(), 0);
+	test_git_env(root, "");
 	RUN(changes);
 	RUN(missing);
 	return 0;

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "repo.h"
+#include "git-env.h"
 #include "test.h"
 #include "util.h"
 
@@ -671,8 +672,6 @@ static void cleanup(void)
 
 int main(void)
 {
-	char home[128];
-
 	snprintf(root, sizeof(root), "/tmp/packetfs-test-repo-XXXXXX");
 	if (!mkdtemp(root)) {
 		perror("mkdtemp");
@@ -680,16 +679,7 @@ int main(void)
 	}
 	atexit(cleanup);
 	/* An isolated git environment: HOME is the test directory. */
-	snprintf(home, sizeof(home), "%s/.gitconfig", root);
-	write_text(home, "[user]\n\tname = packetfs test\n\temail = test@packetfs.invalid\n"
-			 "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n");
-	setenv("HOME", root, 1);
-	setenv("XDG_CONFIG_HOME", root, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	unsetenv("GIT_DIR");
-	unsetenv("GIT_WORK_TREE");
-	unsetenv("GIT_INDEX_FILE");
-	ASSERT_EQ(repo_global_init(), 0);
+	test_git_env(root, "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n");
 
 	RUN(check_and_resolve);
 	RUN(item_create_nonbare);
