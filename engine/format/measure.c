@@ -358,6 +358,26 @@ int measure_parse_json(const char *text, size_t len, struct measure_values *out,
 	return rc;
 }
 
+char *measure_values_json(const struct measure_values *v)
+{
+	cJSON *root = cJSON_CreateObject(), *m;
+	char *out = NULL;
+	size_t i;
+
+	for (i = 0; root && i < v->n; i++) {
+		m = cJSON_AddObjectToObject(root, v->v[i].name);
+		if (!m || !cJSON_AddNumberToObject(m, "value", v->v[i].value) ||
+		    !cJSON_AddStringToObject(m, "unit", v->v[i].unit) ||
+		    !cJSON_AddStringToObject(m, "better", v->v[i].higher ? "higher" : "lower"))
+			goto out;
+	}
+	if (root)
+		out = cJSON_PrintUnformatted(root);
+out:
+	cJSON_Delete(root);
+	return out;
+}
+
 void measure_values_clear(struct measure_values *out)
 {
 	if (!out)

@@ -122,6 +122,12 @@ int measure_parse_lines(const char *text, size_t len, struct measure_values *out
 int measure_parse_json(const char *text, size_t len, struct measure_values *out, char *err,
 		       size_t size);
 
+/* The values v as the JSON object of a registry line's "metrics",
+ * {"NAME": {"value": V, "unit": "U", "better": "lower"|"higher"}, ...} in
+ * v's order (a value with no unit has "unit": ""); caller frees. NULL on
+ * ENOMEM. */
+char *measure_values_json(const struct measure_values *v);
+
 /* Frees out's values and empties it; NULL allowed. */
 void measure_values_clear(struct measure_values *out);
 
