@@ -36,6 +36,9 @@
  * budget of P% with confidence when the whole interval lies beyond
  * 1 + P/100 (lower is better) or below 1 - P/100 (higher is better).
  *
+ * measure_report.c turns a recipe's runs into its verdict and its part of
+ * validation/measurements.md.
+ *
  * Pure: no I/O; every function may be called from any thread on objects
  * that thread owns.
  */
@@ -43,6 +46,8 @@
 #define PACKETFS_MEASURE_H
 
 #include <stddef.h>
+
+#include "util.h"
 
 #define MEASURE_REPEAT_DEFAULT 5
 #define MEASURE_RUNS_MAX 1000
@@ -157,5 +162,51 @@ int measure_over_budget(const struct measure_stats *st, int higher, double perce
 
 /* The median of v[0..n) (n >= 1); v is sorted in place. */
 double measure_median(double *v, size_t n);
+
+/* One metric's values over a measured recipe's counted runs (warmups
+ * left out), each side in run order. */
+struct measure_metric_runs {
+	char name[MEASURE_NAME_MAX + 1];
+	char unit[MEASURE_UNIT_MAX + 1];
+	int higher;
+	const double *base;
+	size_t nbase;
+	const double *head;
+	size_t nhead;
+};
+
+/* A measured recipe's runs at one head, for its verdict and its part of
+ * validation/measurements.md (measure_report.c). */
+struct measure_recipe_runs {
+	const char *recipe;
+	const char *base_commit, *head_commit;  /* 40 hex digits, or "" when unknown */
+	const struct recipe_measure *measure;   /* its header lines: budgets, repeat, warmup */
+	const struct measure_metric_runs *metrics;
+	size_t nmetrics;
+};
+
+enum measure_verdict {
+	MEASURE_VALIDATED,  /* both sides ran, every budget kept */
+	MEASURE_FAILING,    /* a metric worse beyond its budget with confidence, or a
+			     * budgeted metric that no run reported */
+	MEASURE_INCOMPLETE, /* no metric, or a metric with a side that has no runs */
+};
+
+/* The verdict of r, with why in why (size bytes, may be 0): the first
+ * failing metric ("wall_s: head/base 1.200, 95% CI 1.18-1.22, beyond the
+ * +2% budget"), the missing one, or "" when validated. Returns the verdict,
+ * or -ENOMEM. */
+int measure_verdict(const struct measure_recipe_runs *r, char *why, size_t size);
+
+/*
+ * Appends validation/measurements.md's text for the measured recipes
+ * v[0..n) to out: per recipe its verdict, the commits, the runs a side,
+ * then a table with per metric both medians, their ratio (and the change
+ * in percent), each side's spread (minimum-maximum), the 95% interval of
+ * the ratio, the budget and whether it is kept; then the statistic's
+ * name. n 0 gives a text saying that no measured recipe ran. Returns 0 or
+ * -ENOMEM.
+ */
+int measure_render(const struct measure_recipe_runs *v, size_t n, struct buf *out);
 
 #endif

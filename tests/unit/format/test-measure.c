@@ -205,11 +205,115 @@ TEST(stats)
 	ASSERT_EQ(measure_compare(base, 0, slow, 5, &st), -EINVAL);
 }
 
+static char *render(const struct measure_recipe_runs *v, size_t n)
+{
+	struct buf b;
+
+	buf_init(&b);
+	ASSERT_EQ(measure_render(v, n, &b), 0);
+	return buf_steal(&b);
+}
+
+TEST(report)
+{
+	static const double base[] = { 1.00, 1.02, 0.98, 1.01, 0.99 };
+	static const double slow[] = { 1.20, 1.22, 1.18, 1.21, 1.19 };
+	static const double rps_b[] = { 100, 101, 99 }, rps_h[] = { 100, 99, 101 };
+	struct recipe_measure m = {0};
+	struct measure_metric_runs mt[2];
+	struct measure_recipe_runs r;
+	char why[256], *t, *again;
+
+	ASSERT_EQ(measure_take(&m, "measure", "base"), 1);
+	ASSERT_EQ(measure_take(&m, "warmup", "1"), 1);
+	ASSERT_EQ(measure_take(&m, "budget", "wall_s +2%"), 1);
+	memset(mt, 0, sizeof(mt));
+	strcpy(mt[0].name, "wall_s");
+	strcpy(mt[0].unit, "s");
+	mt[0].base = base;
+	mt[0].nbase = 5;
+	mt[0].head = slow;
+	mt[0].nhead = 5;
+	strcpy(mt[1].name, "rps");
+	mt[1].higher = 1;
+	mt[1].base = rps_b;
+	mt[1].nbase = 3;
+	mt[1].head = rps_h;
+	mt[1].nhead = 3;
+	r.recipe = "07-bench";
+	r.base_commit = "0123456789abcdef0123456789abcdef01234567";
+	r.head_commit = "fedcba9876543210fedcba9876543210fedcba98";
+	r.measure = &m;
+	r.metrics = mt;
+	r.nmetrics = 2;
+
+	/* 20% slower against a +2% budget: failing, saying why. */
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_FAILING);
+	ASSERT_CONTAINS(why, "wall_s: head/base 1.200, 95% CI 1.");
+	ASSERT_CONTAINS(why, ", beyond the +2% budget");
+	t = render(&r, 1);
+	ASSERT_CONTAINS(t, "# Measurements\n\n## 07-bench: failing - wall_s: head/base 1.200");
+	ASSERT_CONTAINS(t, "Base `0123456789ab` against head `fedcba987654`: 5 base and 5 head runs "
+			"counted (repeat 5, warmup 1 a side, discarded)");
+	ASSERT_CONTAINS(t, "| wall_s | s | lower | 1 | 1.2 | 1.200 (+20.0%) | 0.98-1.02 | 1.18-1.22 | 1.");
+	ASSERT_CONTAINS(t, "| +2% | worse beyond budget |\n");
+	ASSERT_CONTAINS(t, "| rps | - | higher | 100 | 100 | 1.000 (+0.0%) | 99-101 | 99-101 |");
+	ASSERT_CONTAINS(t, "| none | - |\n");
+	ASSERT_CONTAINS(t, "percentile bootstrap of the ratio of medians");
+	/* The same runs give the same text. */
+	again = render(&r, 1);
+	ASSERT_STREQ(t, again);
+	free(again);
+	free(t);
+
+	/* Without a budget: validated, the change still shown. */
+	m.nbudgets = 0;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_VALIDATED);
+	ASSERT_STREQ(why, "");
+	t = render(&r, 1);
+	ASSERT_CONTAINS(t, "## 07-bench: validated\n");
+	ASSERT_CONTAINS(t, "| 1.200 (+20.0%) |");
+	free(t);
+	m.nbudgets = 1;
+
+	/* A budget +30%: kept. */
+	m.budgets[0].percent = 30;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_VALIDATED);
+	m.budgets[0].percent = 2;
+
+	/* A budget for a metric no run reported fails. */
+	strcpy(m.budgets[0].metric, "wall");
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_FAILING);
+	ASSERT_STREQ(why, "wall: the budget's metric was not reported by any run");
+	strcpy(m.budgets[0].metric, "wall_s");
+
+	/* A side without runs: incomplete, never validated. */
+	mt[0].nhead = 0;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_INCOMPLETE);
+	ASSERT_STREQ(why, "wall_s: no head run reported it");
+	t = render(&r, 1);
+	ASSERT_CONTAINS(t, "## 07-bench: incomplete - wall_s: no head run reported it");
+	ASSERT_CONTAINS(t, "| wall_s | s | lower | - | - | - | - | see budget | a side has no runs |");
+	free(t);
+	r.nmetrics = 0;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_FAILING);
+	m.nbudgets = 0;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_INCOMPLETE);
+	ASSERT_STREQ(why, "no run reported a metric");
+	m.nbudgets = 1;
+	measure_clear(&m);
+
+	t = render(NULL, 0);
+	ASSERT_STREQ(t, "# Measurements\n\nNo measured recipe (# measure: base) has run at this head.\n");
+	free(t);
+}
+
 int main(void)
 {
 	RUN(headers);
 	RUN(lines);
 	RUN(json);
 	RUN(stats);
+	RUN(report);
 	return 0;
 }
