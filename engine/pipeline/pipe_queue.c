@@ -158,7 +158,10 @@ void pipe__pump(struct pipe *p)
 		j->ngpus = slurm ? 0 : j->recipe.gpus;
 		*pp = j->next;
 		j->next = NULL;
-		pipe__recipe_start(p, j);
+		if (j->recipe.measure.measured && !j->argv)
+			pipe__measure_start(p, j);
+		else
+			pipe__recipe_start(p, j);
 		pp = &p->queue;
 	}
 }
