@@ -151,7 +151,7 @@ static void verdict(struct pipe *p, struct job *j)
 	struct measure_state *ms = j->ms;
 	struct measure_metric_runs *mt = NULL;
 	struct measure_recipe_runs r;
-	size_t n = 0, i, k, cap = 0, used;
+	size_t n = 0, i, k, cap = 0;
 	double *vals = NULL;
 	size_t nvals = 0;
 	char note[768] = "", why[384];
@@ -212,9 +212,8 @@ static void verdict(struct pipe *p, struct job *j)
 	if (v < 0)
 		goto nomem;
 	snprintf(note, sizeof(note), "%s", why);
-	used = strlen(note);
-	if (used < sizeof(note) - 1 && v != MEASURE_INCOMPLETE)
-		summary(&r, note + used, sizeof(note) - used);
+	if (v != MEASURE_INCOMPLETE)
+		summary(&r, note, sizeof(note));
 	buf_init(&text);
 	if (measure_render(&r, 1, &text)) {
 		buf_free(&text);
