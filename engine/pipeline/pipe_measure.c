@@ -86,9 +86,9 @@ static void finish(struct pipe *p, struct job *j, enum run_status status, const 
 	struct item it;
 	int s;
 
+	/* Back to the pool before the batch steps on; the line still names them. */
 	if (j->ngpus)
 		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
-	j->ngpus = 0;
 	for (s = 0; ms && ms->made && s < 2; s++)
 		repo_side_remove(cfg->repo, ms->wt_name[s], ms->wt[s]);
 	if (j->run.id == 0 && store_item_get_id(p->pl->store, j->item_id, &it) == 0) {

@@ -41,6 +41,7 @@ wait_for lines_are 14
 assert_eq validated "$(reg field "$r" -1 status recipe=07-bench)" "the rerun's line"
 assert_eq "[0]" "$(python3 -c 'import json,sys; print(json.dumps([json.loads(l) for l in open(sys.argv[1])][-2]["gpus"]))' "$r")" \
 	"the rerun's last run's GPUs"
+assert_eq "[0]" "$(reg field "$r" -1 gpus recipe=07-bench | tr -d ' ')" "the rerun's line's GPUs"
 sleep 0.2
 assert_eq 12 "$(wc -l <"$T/order")" "runs started in all"
 exit 0
