@@ -114,6 +114,7 @@ static void finish(struct pipe *p, struct job *j, enum run_status status, const 
 		       ms ? ms->commit[1] : "", ms ? ms->next : 0, ms ? ms->total : 0,
 		       text ? text : "");
 	pipe__recipe_done(p, j, status, note, NULL);
+	pipe__changed(p->pl, j->item, "validation/measurements.md", PIPELINE_MODIFIED);
 	pipe__job_free(j);
 }
 

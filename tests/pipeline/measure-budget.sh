@@ -32,6 +32,7 @@ assert_eq 10 "$(reg count "$r" recipe=07-bench status=validated)" "every run its
 log=$d/$(reg field "$r" -1 evidence recipe=07-bench)
 assert_contains "$(cat "$log")" "## 07-bench: failing - wall_s: head/base 1.100"
 assert_contains "$(cat "$log")" "| +2% | worse beyond budget |"
+assert_contains "$(cat "$d/validation/measurements.md")" "## 07-bench: failing - wall_s: head/base 1.100"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 
 # 1% slower against +5%: kept.
@@ -41,6 +42,7 @@ ctl "$M" fix-1 "rerun 07-bench"
 wait_for lines_are 22
 assert_eq validated "$(reg field "$r" -1 status recipe=07-bench)" "the recipe's line within budget"
 assert_contains "$(reg field "$r" -1 note recipe=07-bench)" "wall_s 1 -> 1.01 s (x1.010"
+assert_contains "$(cat "$d/validation/measurements.md")" "## 07-bench: validated"
 
 # A budget for a metric that no run reports.
 bench 'wal_s +5%'

@@ -6,6 +6,7 @@
 # validated and reports the change; the checkouts are gone afterwards.
 . "$(dirname "$0")/../lib.sh"
 make_repo
+
 copy_recipes
 printf '%s\n' '#!/bin/sh' '# summary: the benchmark, base against head' '# needs: none' \
 	'# measure: base' '# warmup: 1' '# repeat: 3' "exec '$FIXTURES/measure/bench.sh'" \
@@ -15,6 +16,11 @@ export BENCH_ORDER=$T/order
 base=$(git -C "$REPO" rev-parse main)
 PLAN_RECIPES="07-bench" std_pipeline "$T/pipeline.json"
 mount_item "$T/pipeline.json"
+# Before any measured run, measurements.md says so.
+assert_contains "$(cat "$d/validation/measurements.md")" \
+	"# Measurements
+
+No measured recipe (# measure: base) has finished at the head "
 
 ctl "$M" fix-1 advance
 verdict_is() { [ "$(status_field "$M" fix-1 verdict)" = "$1" ]; }
@@ -57,6 +63,14 @@ reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 log=$d/$(reg field "$r" -1 evidence recipe=07-bench)
 assert_contains "$(cat "$log")" "## 07-bench: validated"
 assert_contains "$(cat "$log")" "| wall_s | s | lower | 1 | 1.5 | 1.500 (+50.0%) |"
+m=$(cat "$d/validation/measurements.md")
+assert_contains "$m" "# Measurements
+
+## 07-bench: validated
+
+Base \`${base:0:12}\` against head \`${head:0:12}\`: 3 base and 3 head runs counted"
+assert_contains "$m" "| wall_s | s | lower | 1 | 1.5 | 1.500 (+50.0%) | 0.99-1.01 | 1.485-1.515 | 1.470-1.530 | none | - |"
+assert_contains "$m" "Generated from the measured recipes' runs in validation/registry.jsonl"
 first=$d/$(reg field "$r" 0 evidence recipe=07-bench)
 assert_contains "$(cat "$first")" "# side: base (warmup, discarded)"
 [ -z "$(ls -A "$STORE/measure" 2>/dev/null)" ] || fail "checkouts left: $(ls "$STORE/measure")"
