@@ -660,6 +660,18 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	if (slurm)
 		cuda[0] = '\0';
 	env = pipe__make_env(p, &it, "validate", j->recipe.name, cuda);
+	if (env && j->measure_parent) { /* a measured run's worktree is its side's checkout */
+		size_t k;
+		char *w;
+
+		for (k = 0; env[k]; k++)
+			if (strncmp(env[k], "PACKET_WORKTREE=", 16) == 0 &&
+			    (w = malloc(strlen(cwd) + 17)) != NULL) {
+				snprintf(w, strlen(cwd) + 17, "PACKET_WORKTREE=%s", cwd);
+				free(env[k]);
+				env[k] = w;
+			}
+	}
 	rc = pipe__junit_open(p, j, 1);
 	if (rc == 0 && env) {
 		char var[PATH_MAX + 32];
