@@ -33,6 +33,9 @@ log=$d/$(reg field "$r" -1 evidence recipe=07-bench)
 assert_contains "$(cat "$log")" "## 07-bench: failing - wall_s: head/base 1.100"
 assert_contains "$(cat "$log")" "| +2% | worse beyond budget |"
 assert_contains "$(cat "$d/validation/measurements.md")" "## 07-bench: failing - wall_s: head/base 1.100"
+# junit.xml's failure names the budget and its log tail holds the table.
+assert_contains "$(cat "$d/validation/junit.xml")" "message=\"failing: wall_s: head/base 1.100, 95% CI 1.0"
+assert_contains "$(cat "$d/validation/junit.xml")" "| +2% | worse beyond budget |"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 
 # 1% slower against +5%: kept.
