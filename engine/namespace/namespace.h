@@ -211,6 +211,11 @@ int view_scope(struct engine *e, const struct item *it, struct buf *out);
  * appended to out: each measured recipe's section from the log of its
  * latest verdict line there. 0 or a negative errno. Any thread. */
 int view_measurements(struct engine *e, const struct item *it, struct buf *out);
+/* view_measure.c: report.html's measurements section (a heading and an
+ * inline SVG a metric of each measured recipe's latest batch at the head:
+ * its counted runs and medians), appended to out; nothing when no measured
+ * recipe finished there. 0 or a negative errno. Any thread. */
+int view_measure_chart(struct engine *e, const struct item *it, struct buf *out);
 int view_scope_get(struct engine *e, const struct item *it, const char *head, char *out,
 		   size_t size, struct buf *kept);
 int view_scope_evidence(struct engine *e, const struct item *it, const char *head,

@@ -71,6 +71,13 @@ assert_contains "$m" "# Measurements
 Base \`${base:0:12}\` against head \`${head:0:12}\`: 3 base and 3 head runs counted"
 assert_contains "$m" "| wall_s | s | lower | 1 | 1.5 | 1.500 (+50.0%) | 0.99-1.01 | 1.485-1.515 | 1.470-1.530 | none | - |"
 assert_contains "$m" "Generated from the measured recipes' runs in validation/registry.jsonl"
+# report.html: a chart a metric, a dot a counted run, a bar a median.
+html=$(cat "$d/report.html")
+assert_eq 2 "$(grep -o '<svg class="measure-chart"' <<<"$html" | wc -l)" "charts in report.html"
+assert_eq 6 "$(grep -o 'class="run-base"' <<<"$html" | wc -l)" "base dots (3 runs, 2 metrics)"
+assert_eq 6 "$(grep -o 'class="run-head"' <<<"$html" | wc -l)" "head dots"
+assert_contains "$html" "<p>07-bench: wall_s (s)</p>"
+assert_contains "$html" "median 1.5</text>"
 first=$d/$(reg field "$r" 0 evidence recipe=07-bench)
 assert_contains "$(cat "$first")" "# side: base (warmup, discarded)"
 [ -z "$(ls -A "$STORE/measure" 2>/dev/null)" ] || fail "checkouts left: $(ls "$STORE/measure")"
