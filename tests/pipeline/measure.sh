@@ -78,6 +78,16 @@ assert_eq 6 "$(grep -o 'class="run-base"' <<<"$html" | wc -l)" "base dots (3 run
 assert_eq 6 "$(grep -o 'class="run-head"' <<<"$html" | wc -l)" "head dots"
 assert_contains "$html" "<p>07-bench: wall_s (s)</p>"
 assert_contains "$html" "median 1.5</text>"
+# attest: the recipe's descriptor carries the change.
+"$PFS" attest "$M" fix-1 >"$T/env.json" || fail "attest failed"
+got=$(python3 -c '
+import base64, json, sys
+st = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))
+d = [c for c in st["predicate"]["configuration"] if c["name"] == "07-bench"][0]
+print(d["annotations"]["status"], "|", d["annotations"]["measurements"])
+print(" ".join(st["predicate"]["passedTests"]))' "$T/env.json")
+assert_eq "validated | $note
+07-bench" "$got" "the attestation's measured recipe"
 first=$d/$(reg field "$r" 0 evidence recipe=07-bench)
 assert_contains "$(cat "$first")" "# side: base (warmup, discarded)"
 [ -z "$(ls -A "$STORE/measure" 2>/dev/null)" ] || fail "checkouts left: $(ls "$STORE/measure")"
