@@ -389,6 +389,7 @@ int cli_export(int argc, char **argv)
 static const char *const generated[] = {
 	"ctl", "status", "status.json", "events", "change.diff", "stages/", "validation/logs/",
 	"validation/evidence.md", "validation/junit.xml", "validation/scope.md", "validation/registry.jsonl",
+	"validation/measurements.md",
 	"validation/registry.error",
 	"validation/record", ".history/",
 	"report.html", "compute-env.md",

@@ -13,6 +13,7 @@
  *   config.h    - pipeline.json: parsing and validating the configuration
  *   ctlline.h   - the syntax of ctl's command lines
  *   recipe.h    - the recipe catalog and the plan's recipe list
+ *   measure.h   - measured recipes: header lines, metrics, statistics
  *   registry.h  - registry.jsonl lines, the verdict, evidence.md's text
  *   testcount.h - how many tests a run ran: a runner's summary, JUnit XML
  *   cenv.h      - compute-env.md: the machines and the probes' answers
@@ -26,6 +27,7 @@
 #include "cenv.h"
 #include "config.h"
 #include "ctlline.h"
+#include "measure.h"
 #include "recipe.h"
 #include "registry.h"
 #include "runenv.h"

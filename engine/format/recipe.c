@@ -31,6 +31,9 @@
  * Unlike needs, a word is never dropped for its spelling: a typo must
  * block the run with a reason, not let it run where the probe is absent.
  *
+ * Measure: "# measure:", "# repeat:", "# warmup:" and "# budget:" lines go
+ * to measure.c, which keeps the first bad one's reason (measure.h).
+ *
  * Freshness: the load records a stamp (struct recipe_stamp) before it
  * reads anything: the stat of the directory, then of each file whose name
  * is a recipe file name, the very stat that decides whether it is one.
@@ -295,6 +298,20 @@ static int add_requires(char *v, struct recipe_names *req)
 	return 0;
 }
 
+/* Takes line into r->measure when it is one of measure.h's header lines:
+ * 1 when it was, 0 when not, -ENOMEM. */
+static int measure_line(struct recipe *r, char *line)
+{
+	static const char *const keys[] = { "measure", "repeat", "warmup", "budget" };
+	size_t i;
+	char *v;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if ((v = header_value(line, keys[i])) != NULL)
+			return measure_take(&r->measure, keys[i], v);
+	return 0;
+}
+
 /* Reads the headers of r->path; an unreadable file keeps the defaults.
  * On -ENOMEM the caller clears r. */
 static int read_headers(struct recipe *r)
@@ -346,12 +363,18 @@ static int read_headers(struct recipe *r)
 		} else if ((v = header_value(line, "requires")) != NULL) {
 			if (add_requires(v, &req))
 				goto out;
+		} else if ((rc = measure_line(r, line)) != 0) {
+			if (rc < 0)
+				goto out;
+			rc = -ENOMEM;
 		} else if ((v = header_value(line, "version")) != NULL && *v) {
 			if (strv_push(&r->versions, v))
 				goto out;
 		}
 	}
 	if (!r->summary && !(r->summary = strdup("")))
+		goto out;
+	if (measure_finish(&r->measure))
 		goto out;
 	r->needs_default = !named;
 	if (named && (recipe__names_dedupe(&needs) ||
@@ -384,6 +407,7 @@ void recipe_clear(struct recipe *r)
 	strv_free(r->needs);
 	strv_free(r->versions);
 	strv_free(r->requires);
+	measure_clear(&r->measure);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -424,6 +448,8 @@ int recipe_copy(struct recipe *dst, const struct recipe *src)
 	dst->needs = list_copy(src->needs, &failed);
 	dst->versions = list_copy(src->versions ? src->versions : empty, &failed);
 	dst->requires = list_copy(src->requires ? src->requires : empty, &failed);
+	if (measure_copy(&dst->measure, &src->measure))
+		failed = 1;
 	if (failed) {
 		recipe_clear(dst);
 		return -ENOMEM;

@@ -10,7 +10,8 @@
  * prove, and no command of its own (it runs only through the recorder).
  * Header lines within the first 30 lines of either: "# summary: text",
  * "# gpus: N", "# timeout: SECONDS", "# needs: NAME...", "# requires:
- * PROBE..." and any number of "# version: COMMAND"; in a procedure they may also stand inside an HTML
+ * PROBE...", the measure lines of measure.h ("# measure: base", "# repeat:
+ * N", "# warmup: K", "# budget: METRIC +P%") and any number of "# version: COMMAND"; in a procedure they may also stand inside an HTML
  * comment ("<!--" ... "-->"). Other files, and files whose name is not
  * NN-name, are skipped.
  *
@@ -25,6 +26,8 @@
 #define PACKETFS_RECIPE_H
 
 #include <stddef.h>
+
+#include "measure.h"
 
 struct recipe {
 	char *name;        /* "03-unit-tests" */
@@ -47,6 +50,8 @@ struct recipe {
 			    * never NULL (empty list when none). A word is kept as written,
 			    * whatever it holds (cut to 64 bytes): a name that is no probe of
 			    * the configuration blocks the run saying so. */
+	struct recipe_measure measure; /* the measure lines (measure.h); measured 0 when
+					* absent; a bad line's reason in measure.error */
 };
 
 /* What a catalog was read from (recipe.c). */

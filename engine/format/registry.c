@@ -143,6 +143,10 @@ static int check_object(const cJSON *obj, char *err, size_t errlen)
 		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 			if (strcmp(fields[i].key, k->string) == 0)
 				break;
+		if (i == sizeof(fields) / sizeof(fields[0]) &&
+		    (strcmp(k->string, "side") == 0 || strcmp(k->string, "metrics") == 0))
+			return set_err(err, errlen, k->string,
+				       "only the engine writes it, on lines of measured runs");
 		if (i == sizeof(fields) / sizeof(fields[0]))
 			return set_err(err, errlen, k->string, "unknown key");
 		for (prev = obj->child; prev != k; prev = prev->next)
@@ -304,6 +308,16 @@ char *registry_engine_line(const struct registry_run *r)
 			cJSON_AddItemToObject(obj, "env", env);
 		else
 			cJSON_Delete(env);
+	}
+	if (!rc && r->side)
+		rc = add_str(obj, "side", r->side);
+	if (!rc && r->metrics_json && r->metrics_json[0]) {
+		cJSON *m = cJSON_Parse(r->metrics_json);
+
+		if (cJSON_IsObject(m))
+			cJSON_AddItemToObject(obj, "metrics", m);
+		else
+			cJSON_Delete(m);
 	}
 	if (!rc)
 		out = cJSON_PrintUnformatted(obj);

@@ -14,7 +14,10 @@
  *   executor (string), job_id (string: the batch system's job id, on
  *   lines of runs that executor "slurm" ran), recorded_by (object: stage,
  *   pid, uid; on lines of recorded runs), env (object: the environment the
- *   run ran in, runenv.h).
+ *   run ran in, runenv.h), side ("base" or "head") and metrics (object:
+ *   NAME -> {value, unit, better}), on lines of measured runs (measure.h).
+ * A line appended from outside may not carry side or metrics: only the
+ * engine measures.
  * Only "recipe" and "status" are required of an external line; every field
  * present must have the right type. Pure functions over strings; thread-safe.
  */
@@ -62,6 +65,10 @@ struct registry_run {
 				      * "both", "none"; NULL: not told (no "via" member) */
 	const char *env_json;   /* the run's environment as a JSON object text (runenv.h), or
 				 * NULL / "": none (no "env" member) */
+	const char *side;       /* a measured run's side, "base" or "head"; NULL: not measured
+				 * (no "side" member) */
+	const char *metrics_json; /* a measured run's metrics (measure_values_json), or NULL /
+				   * "": none (no "metrics" member) */
 };
 
 /* The registry line (compact JSON, no newline, "source":"engine") for a

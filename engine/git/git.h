@@ -10,6 +10,7 @@
  *   repo.h - git through libgit2: branches, worktrees, heads, diffs,
  *            bundles (repo_bundle.c)
  *   repo_changes.h - the paths a change touched, renames paired
+ *   repo_side.h - a measured recipe's base commit and clean checkouts
  *   push.h - a publish's `git push`: its environment and its errors
  */
 #ifndef PACKETFS_GIT_H
@@ -18,5 +19,6 @@
 #include "push.h"
 #include "repo.h"
 #include "repo_changes.h"
+#include "repo_side.h"
 
 #endif

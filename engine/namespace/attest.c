@@ -17,7 +17,9 @@
  * descriptor per named recipe: its file in the catalog (uri, and the
  * sha256 of its content as it is now) with annotations saying what its
  * run at the head was (status, run, command, evidence, log_sha256,
- * duration_s), or status "missing". A plan with a scope block (SPEC §6
+ * duration_s; a measured recipe's also "measurements", its verdict's note:
+ * each metric's medians, ratio and interval, docs/measure.md), or status
+ * "missing". A plan with a scope block (SPEC §6
  * "Scope") adds the test "scope": passed when no kept path is touched at
  * the head, failed when one is, warned for a malformed block; its
  * descriptor (uri "plan.md#scope") says the scope and the kept paths.
@@ -78,6 +80,9 @@ static cJSON *descriptor(const struct recipe_catalog *cat, const char *dir,
 		     cJSON_AddStringToObject(an, "evidence", k->evidence) &&
 		     cJSON_AddStringToObject(an, "log_sha256", k->log_sha256) &&
 		     cJSON_AddNumberToObject(an, "duration_s", k->duration_s);
+	/* A measured recipe's verdict says the change of each metric. */
+	if (ok && k->ran && r && r->measure.measured)
+		ok = cJSON_AddStringToObject(an, "measurements", k->note ? k->note : "") != NULL;
 	if (!ok) {
 		cJSON_Delete(o);
 		return NULL;

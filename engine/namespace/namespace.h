@@ -176,7 +176,8 @@ int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b);
  * Any thread.
  */
 enum { VIEW_SIZE_STATUS, VIEW_SIZE_STATUS_JSON, VIEW_SIZE_EVIDENCE, VIEW_SIZE_JUNIT,
-       VIEW_SIZE_REPORT, VIEW_SIZE_DIFF, VIEW_SIZE_SCOPE, VIEW_SIZE_KINDS };
+       VIEW_SIZE_REPORT, VIEW_SIZE_DIFF, VIEW_SIZE_SCOPE, VIEW_SIZE_MEASUREMENTS,
+       VIEW_SIZE_KINDS };
 int view_size_get(struct engine *e, int64_t item, int kind, const struct view_stamp *st,
 		  uint64_t *size);
 void view_size_keep(struct engine *e, int64_t item, int kind, const struct view_stamp *st,
@@ -205,6 +206,16 @@ int view_junit(struct engine *e, const struct item *it, struct buf *out);
  * -ENOMEM.
  */
 int view_scope(struct engine *e, const struct item *it, struct buf *out);
+
+/* view_measure.c: validation/measurements.md of it at the branch head,
+ * appended to out: each measured recipe's section from the log of its
+ * latest verdict line there. 0 or a negative errno. Any thread. */
+int view_measurements(struct engine *e, const struct item *it, struct buf *out);
+/* view_measure.c: report.html's measurements section (a heading and an
+ * inline SVG a metric of each measured recipe's latest batch at the head:
+ * its counted runs and medians), appended to out; nothing when no measured
+ * recipe finished there. 0 or a negative errno. Any thread. */
+int view_measure_chart(struct engine *e, const struct item *it, struct buf *out);
 int view_scope_get(struct engine *e, const struct item *it, const char *head, char *out,
 		   size_t size, struct buf *kept);
 int view_scope_evidence(struct engine *e, const struct item *it, const char *head,

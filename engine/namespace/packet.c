@@ -141,6 +141,7 @@ const struct kind_info packet__kinds[N_KINDS] = {
 	[N_EVIDENCE] = {"evidence.md", N_VALIDATION_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
 	[N_JUNIT] = {"junit.xml", N_VALIDATION_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
 	[N_SCOPE] = {"scope.md", N_VALIDATION_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
+	[N_MEASUREMENTS] = {"measurements.md", N_VALIDATION_DIR, S_IFREG | 0444, KIND_DATED_VIEW},
 	[N_LOGS_DIR] = {"logs", N_VALIDATION_DIR, S_IFDIR | 0555, KIND_LISTED},
 	[N_DOC] = {NULL, N_ITEM, S_IFREG | 0644, KIND_STABLE | KIND_WRITE},
 	[N_DOCDIR] = {NULL, N_ITEM, S_IFDIR | 0755, KIND_LISTED},
@@ -346,6 +347,8 @@ int packet__render_clocked(struct engine *e, struct node *n, struct buf *out, in
 		return view_junit(e, &n->item, out);
 	case N_SCOPE:
 		return view_scope(e, &n->item, out);
+	case N_MEASUREMENTS:
+		return view_measurements(e, &n->item, out);
 	case N_DIFF:
 		return view_change_diff(e, &n->item, out);
 	case N_REPORT:

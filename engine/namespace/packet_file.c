@@ -37,7 +37,7 @@
 static int resnapshots(enum kind k)
 {
 	return k == N_STATUS || k == N_STATUS_JSON || k == N_EVIDENCE || k == N_JUNIT || k == N_DIFF ||
-	       k == N_SCOPE ||
+	       k == N_SCOPE || k == N_MEASUREMENTS ||
 	       k == N_CTL || k == N_RECORD || k == N_PIPELINE_ERROR || k == N_REGISTRY_ERROR ||
 	       k == N_REPORT || k == N_INDEX || k == N_COMPUTE_ENV || k == N_ITEM_COMPUTE_ENV;
 }
@@ -358,6 +358,7 @@ unsigned engine_file_poll(struct pfs_file *f)
 	case N_EVIDENCE:
 	case N_JUNIT:
 	case N_SCOPE:
+	case N_MEASUREMENTS:
 	case N_DIFF:
 	case N_RECORD:
 	case N_REPORT:

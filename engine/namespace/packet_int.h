@@ -55,6 +55,7 @@ enum kind {
 	N_EVIDENCE,
 	N_JUNIT,
 	N_SCOPE,
+	N_MEASUREMENTS,
 	N_LOGS_DIR,
 	N_DOC,
 	N_DOCDIR,

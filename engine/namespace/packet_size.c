@@ -24,6 +24,8 @@ static int size_slot(enum kind k)
 		return VIEW_SIZE_REPORT;
 	case N_SCOPE:
 		return VIEW_SIZE_SCOPE;
+	case N_MEASUREMENTS:
+		return VIEW_SIZE_MEASUREMENTS;
 	case N_DIFF:
 		return VIEW_SIZE_DIFF;
 	default:

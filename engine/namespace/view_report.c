@@ -443,6 +443,8 @@ int view_report_clocked(struct engine *e, const struct item *it, struct buf *out
 	if (rc == 0)
 		rc = evidence_html(out, part.data ? part.data : "");
 	if (rc == 0)
+		rc = view_measure_chart(e, it, out);
+	if (rc == 0)
 		rc = buf_puts(out, "<h2 id=\"diff\">Change</h2>\n");
 	buf_free(&part);
 	buf_init(&part);

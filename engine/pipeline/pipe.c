@@ -248,6 +248,8 @@ void pipe__job_free(struct job *j)
 	free(j->why);
 	recipe_clear(&j->recipe);
 	strv_free(j->argv);
+	free(j->metrics_json);
+	pipe__measure_free(j->ms);
 	free(j);
 }
 

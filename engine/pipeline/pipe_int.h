@@ -298,6 +298,12 @@ struct job {
 	uint64_t round_exit_ms; /* ... and uv_now when it exited */
 	uint64_t log_lost;      /* bytes of output its log could not store (a full disk) */
 	int log_errno;          /* ... and why (the last such error, positive) */
+	struct measure_state *ms; /* a measured recipe's batch of runs (pipe_measure.c):
+				   * its job holds the GPUs and records the verdict */
+	struct job *measure_parent; /* one run of that batch: the job that holds it */
+	int side;               /* ... 0 at the base, 1 at the head */
+	int warm;               /* ... 1 for a warmup run (discarded) */
+	char *metrics_json;     /* ... the metrics it reported (registry "metrics") */
 	struct job *next;
 };
 
@@ -592,6 +598,30 @@ void pipe__junit_close(struct job *j);
 /* Starts queued recipe j, off the queue, its GPUs granted: its run, or
  * its record as blocked when the worktree is not its head. */
 void pipe__recipe_start(struct pipe *p, struct job *j);
+
+/* ---- pipe_measure.c ---- */
+
+/* Starts measured recipe j (# measure: base), off the queue, its GPUs
+ * granted: the checkouts of its base and head, then its runs one after
+ * another; j is recorded and freed when the last ends. */
+void pipe__measure_start(struct pipe *p, struct job *j);
+/* For run j of a measured batch, after its run row exists: sets its head
+ * to its side's commit and cwd (size bytes) to its side's checkout. */
+void pipe__measure_place(struct job *j, char *cwd, size_t size);
+/* Run j of a measured batch exited with *status: reads the metrics it
+ * reported (its log's METRIC lines, then $PACKET_METRICS) into
+ * j->metrics_json; a malformed report or none makes a validated run
+ * failing, saying why in note. */
+void pipe__measure_collect(struct pipe *p, struct job *j, enum run_status *status, char *note,
+			   size_t size);
+/* Run j of a measured batch is recorded with status (or could not start):
+ * keeps its metrics and starts the next run, or ends the batch. */
+void pipe__measure_ran(struct pipe *p, struct job *j, enum run_status status);
+/* The $PACKET_METRICS of run j, metrics.json in its $PACKET_JUNIT's
+ * directory, into out; 0, or -ENOENT when j has no such directory. */
+int pipe__measure_metrics_path(const struct job *j, char *out, size_t size);
+/* Frees what a job's measure state holds (pipe__job_free). */
+void pipe__measure_free(struct measure_state *ms);
 
 /* ---- pipe_queue.c ---- */
 

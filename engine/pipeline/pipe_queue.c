@@ -103,7 +103,8 @@ static int needs_met(struct pipe *p, const struct job *j, char *why, size_t size
  * of idle GPUs while it waits. A recipe needing more GPUs than the pool
  * has (held-back devices count: they come back) is recorded blocked
  * without running, and so is one whose "# requires:" names a probe that
- * is absent or unknown (pipe_cenv.c); one whose probes' answers are not
+ * is absent or unknown (pipe_cenv.c), and one whose measure header lines
+ * are bad, with their reason (measure.h); one whose probes' answers are not
  * in yet waits as for a need, without holding up the others. Called whenever GPUs or slots are freed or a run ends:
  * a recipe's exit, a batch step, a held-back device returning. Recording
  * a recipe that does not run pumps again (recursively), so the scan
@@ -131,6 +132,10 @@ void pipe__pump(struct pipe *p)
 			continue;
 		}
 		rc = needs_met(p, j, note, sizeof(note));
+		if (rc == 0 && j->recipe.measure.error) {
+			snprintf(note, sizeof(note), "%s", j->recipe.measure.error);
+			rc = -EINVAL;
+		}
 		if (rc == 0)
 			rc = pipe__cenv_requires(p->pl, cfg, j->recipe.requires, note, sizeof(note));
 		if (rc > 0) {
@@ -153,7 +158,10 @@ void pipe__pump(struct pipe *p)
 		j->ngpus = slurm ? 0 : j->recipe.gpus;
 		*pp = j->next;
 		j->next = NULL;
-		pipe__recipe_start(p, j);
+		if (j->recipe.measure.measured && !j->argv)
+			pipe__measure_start(p, j);
+		else
+			pipe__recipe_start(p, j);
 		pp = &p->queue;
 	}
 }

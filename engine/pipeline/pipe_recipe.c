@@ -167,6 +167,10 @@ void pipe__recipe_done(struct pipe *p, struct job *j, enum run_status status, co
 	if (res && !res->spawn_error)
 		env_json = run_env(p, j);
 	rr.env_json = env_json;
+	if (j->measure_parent) {
+		rr.side = j->side ? "head" : "base";
+		rr.metrics_json = j->metrics_json;
+	}
 	if (j->argv) {
 		rr.recorded_by_stage = j->by_stage;
 		rr.recorded_by_pid = j->by_pid;
@@ -200,6 +204,8 @@ void pipe__recipe_done(struct pipe *p, struct job *j, enum run_status status, co
 	if (j->batch) {
 		j->batch->pending--;
 		pipe__batch_step(p, j->batch);
+	} else if (j->measure_parent) {
+		pipe__measure_ran(p, j, status);
 	}
 }
 
@@ -450,7 +456,7 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 	enum run_status status;
 	char note[512] = "", leak[448] = "";
 
-	if (j->ngpus) {
+	if (j->ngpus && !j->measure_parent) { /* a measured run's are its holder's */
 		if (!p->shutting_down && !res->spawn_error)
 			leak_check(p, j, leak, sizeof(leak));
 		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
@@ -483,7 +489,8 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 		snprintf(note + strlen(note), sizeof(note) - strlen(note),
 			 "%sended %d process(es) it left running (signal %d)", note[0] ? "; " : "",
 			 res->leftovers, res->kill_signal);
-	if (status == RUN_VALIDATED && pipe__no_tests_ran(p, j, note, sizeof(note)))
+	if (status == RUN_VALIDATED && !j->measure_parent &&
+	    pipe__no_tests_ran(p, j, note, sizeof(note)))
 		status = RUN_FAILING;
 	/* A log that misses output is no evidence of a pass. */
 	if (pipe__log_lost(j, leak, sizeof(leak))) {
@@ -491,6 +498,8 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 		if (status == RUN_VALIDATED)
 			status = RUN_FAILING;
 	}
+	if (j->measure_parent)
+		pipe__measure_collect(p, j, &status, note, sizeof(note));
 	pipe__recipe_done(p, j, status, note, res);
 }
 
@@ -521,7 +530,7 @@ static const char *env_path(char *const *env)
 /* Gives back what a job that will not run holds (its GPUs). */
 static void job_release(struct pipe *p, struct job *j)
 {
-	if (j->ngpus)
+	if (j->ngpus && !j->measure_parent)
 		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
 	j->ngpus = 0;
 }
@@ -565,6 +574,8 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		if (j->batch) {
 			j->batch->pending--;
 			pipe__batch_step(p, j->batch);
+		} else if (j->measure_parent) {
+			pipe__measure_ran(p, j, RUN_FAILING);
 		}
 		pipe__job_free(j);
 		return;
@@ -587,6 +598,8 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		if (j->batch) {
 			j->batch->pending--;
 			pipe__batch_step(p, j->batch);
+		} else if (j->measure_parent) {
+			pipe__measure_ran(p, j, RUN_FAILING);
 		}
 		item_clear(&it);
 		pipe__job_free(j);
@@ -595,7 +608,11 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	free(j->run.command);
 	j->run.command = job_command(j);
 	snprintf(cwd, sizeof(cwd), "%s/worktrees/%s", p->pl->store_dir, it.name);
-	if (worktree_clean(cwd, j->run.head, why, sizeof(why))) {
+	/* A measured run's checkout is the engine's own, made clean at its
+	 * commit for the batch: its runs share what they build. */
+	if (j->measure_parent)
+		pipe__measure_place(j, cwd, sizeof(cwd));
+	else if (worktree_clean(cwd, j->run.head, why, sizeof(why))) {
 		job_release(p, j);
 		item_clear(&it);
 		pipe__recipe_not_run(p, j, RUN_BLOCKED, why);
@@ -626,6 +643,9 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		snprintf(why, sizeof(why), "# recorded_by: stage %s, pid %d, uid %d, via %s\n",
 			 j->by_stage[0] ? j->by_stage : "-", (int)j->by_pid, (int)j->by_uid,
 			 j->by_via);
+	else if (j->measure_parent)
+		snprintf(why, sizeof(why), "# side: %s%s\n", j->side ? "head" : "base",
+			 j->warm ? " (warmup, discarded)" : "");
 	else
 		why[0] = '\0';
 	/* The header, any note on $PACKET_JUNIT and the engine's part of
@@ -640,12 +660,28 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	if (slurm)
 		cuda[0] = '\0';
 	env = pipe__make_env(p, &it, "validate", j->recipe.name, cuda);
+	if (env && j->measure_parent) { /* a measured run's worktree is its side's checkout */
+		size_t k;
+		char *w;
+
+		for (k = 0; env[k]; k++)
+			if (strncmp(env[k], "PACKET_WORKTREE=", 16) == 0 &&
+			    (w = malloc(strlen(cwd) + 17)) != NULL) {
+				snprintf(w, strlen(cwd) + 17, "PACKET_WORKTREE=%s", cwd);
+				free(env[k]);
+				env[k] = w;
+			}
+	}
 	rc = pipe__junit_open(p, j, 1);
 	if (rc == 0 && env) {
 		char var[PATH_MAX + 32];
 
 		snprintf(var, sizeof(var), "PACKET_JUNIT=%s", j->junit_path);
 		strv_push(&env, var);
+		if (j->measure_parent && pipe__measure_metrics_path(j, var + 15, sizeof(var) - 15) == 0) {
+			memcpy(var, "PACKET_METRICS=", 15);
+			strv_push(&env, var);
+		}
 	} else if (rc) {
 		buf_printf(&head, "# packetfs: no $PACKET_JUNIT: %s\n", strerror(-rc));
 	}

@@ -291,6 +291,27 @@ static void end_run_processes(const struct run_env *re, unsigned grace_s)
 		end_group(groups[i], grace_s);
 }
 
+/* The side of a measured recipe's run, as its log's header names it
+ * ("# side: base" or "# side: head" before its first blank line,
+ * pipe_recipe.c), or NULL. */
+static const char *log_side(struct pipeline *pl, int64_t run_id)
+{
+	char head[4096], *end;
+	ssize_t got = store_log_read(pl->store, run_id, 0, head, sizeof(head) - 1);
+
+	if (got <= 0)
+		return NULL;
+	head[got] = '\0';
+	end = strstr(head, "\n\n"); /* the header ends at its first blank line */
+	if (end)
+		end[1] = '\0';
+	if (strstr(head, "\n# side: base"))
+		return "base";
+	if (strstr(head, "\n# side: head"))
+		return "head";
+	return NULL;
+}
+
 /*
  * Who asked for recorded run run_no of item item_id (the run row does not
  * keep it; its record_queued event does) into *by, its stage into stage:
@@ -500,6 +521,7 @@ static int recover_run(void *arg, const struct run *r0)
 		rr.log_sha256 = r.log_sha256;
 		rr.executor = r.executor;
 		rr.job_id = r.job_id;
+		rr.side = log_side(pl, r.id);
 		recorded_by(pl, r.item_id, r.run_no, by_stage, sizeof(by_stage), by_via,
 			    sizeof(by_via), &rr);
 		l = registry_engine_line(&rr);

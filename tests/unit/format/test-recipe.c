@@ -472,6 +472,49 @@ TEST(requires)
 	remove_dir();
 }
 
+/* The measure lines as the catalog reads them (measure.c's cases are in
+ * test-measure.c): good ones, a bad one's reason, and a copy's own. */
+TEST(measure)
+{
+	struct recipe_catalog cat;
+	struct recipe copy;
+	const struct recipe *r;
+
+	new_dir();
+	put("01-plain.sh", 0755, "#!/bin/sh\n# summary: not measured\n");
+	put("02-bench.sh", 0755, "#!/bin/sh\n# measure: base\n# repeat: 7\r\n#  warmup : 2\n"
+	    "# budget: wall_s +2%\n# budget: rps +0.5%\n");
+	put("03-bad.sh", 0755, "#!/bin/sh\n# measure: base\n# repeat: 0\n# repeat: x\n");
+	put("04-alone.sh", 0755, "#!/bin/sh\n# warmup: 1\n");
+	put_late("05-late", "# measure: base\n");
+	ASSERT_EQ(recipe_catalog_load(dir, &cat), 0);
+	r = recipe_find(&cat, "01-plain");
+	ASSERT(r->measure.measured == 0 && r->measure.error == NULL);
+	ASSERT_EQ(measure_repeat(&r->measure), 5);
+	r = recipe_find(&cat, "02-bench");
+	ASSERT(r->measure.measured == 1 && r->measure.error == NULL);
+	ASSERT_EQ(measure_repeat(&r->measure), 7);
+	ASSERT_EQ(r->measure.warmup, 2);
+	ASSERT_EQ(r->measure.nbudgets, 2);
+	ASSERT_STREQ(r->measure.budgets[1].metric, "rps");
+	ASSERT(r->measure.budgets[1].percent == 0.5);
+	ASSERT_EQ(recipe_copy(&copy, r), 0);
+	ASSERT(copy.measure.budgets != r->measure.budgets);
+	ASSERT_STREQ(copy.measure.budgets[0].metric, "wall_s");
+	recipe_clear(&copy);
+	r = recipe_find(&cat, "03-bad");
+	ASSERT_STREQ(r->measure.error, "# repeat: 0: not a whole number from 1 to 1000");
+	ASSERT_EQ(recipe_copy(&copy, r), 0);
+	ASSERT(copy.measure.error != r->measure.error);
+	ASSERT_STREQ(copy.measure.error, r->measure.error);
+	recipe_clear(&copy);
+	ASSERT_STREQ(recipe_find(&cat, "04-alone")->measure.error,
+		     "# warmup: needs \"# measure: base\"");
+	ASSERT_EQ(recipe_find(&cat, "05-late")->measure.measured, 0);
+	recipe_catalog_free(&cat);
+	remove_dir();
+}
+
 static void expect_same(const struct recipe *a, const struct recipe *b)
 {
 	ASSERT_STREQ(a->name, b->name);
@@ -682,6 +725,7 @@ int main(void)
 	RUN(needs_many);
 	RUN(versions);
 	RUN(requires);
+	RUN(measure);
 	RUN(copy_clear);
 	RUN(fresh);
 	return 0;

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "schema.h"
+#include "measure.h"
 #include "registry.h"
 #include "test.h"
 #include "util.h"
@@ -239,6 +240,41 @@ TEST(engine_line)
 	ASSERT_EQ(registry_check_external(line, strlen(line), &ext, err, sizeof(err)), 0);
 	free(ext);
 	free(line);
+}
+
+/* A measured run's line: its side and metrics last; a line from outside
+ * may carry neither. */
+TEST(engine_line_measured)
+{
+	struct registry_run r = sample_run();
+	struct measure_values v = {0};
+	char *line, *ext = NULL, err[128], *metrics;
+	static const char out[] = "METRIC wall_s 1.25 s\nMETRIC rps 800 req/s higher\n";
+
+	ASSERT_EQ(measure_parse_lines(out, strlen(out), &v, err, sizeof(err)), 0);
+	metrics = measure_values_json(&v);
+	ASSERT_STREQ(metrics, "{\"wall_s\":{\"value\":1.25,\"unit\":\"s\",\"better\":\"lower\"},"
+		     "\"rps\":{\"value\":800,\"unit\":\"req/s\",\"better\":\"higher\"}}");
+	r.side = "base";
+	r.metrics_json = metrics;
+	line = registry_engine_line(&r);
+	ASSERT_CONTAINS(line, "\"executor\":\"local\",\"side\":\"base\",\"metrics\":{\"wall_s\":"
+			"{\"value\":1.25,\"unit\":\"s\",\"better\":\"lower\"},\"rps\":{\"value\":800,");
+	ASSERT_EQ(registry_check_external(line, strlen(line), &ext, err, sizeof(err)), -EINVAL);
+	ASSERT_STREQ(err, "side: only the engine writes it, on lines of measured runs");
+	free(line);
+	r.side = NULL;
+	line = registry_engine_line(&r);
+	ASSERT(strstr(line, "\"side\"") == NULL);
+	ASSERT_EQ(registry_check_external(line, strlen(line), &ext, err, sizeof(err)), -EINVAL);
+	ASSERT_STREQ(err, "metrics: only the engine writes it, on lines of measured runs");
+	free(line);
+	r.metrics_json = NULL;
+	line = registry_engine_line(&r);
+	ASSERT(strstr(line, "\"metrics\"") == NULL);
+	free(line);
+	free(metrics);
+	measure_values_clear(&v);
 }
 
 /* An engine line for recipe with status at head (owned by a static pool). */
@@ -670,7 +706,7 @@ TEST(schema_matches_validator)
 		}
 		n++;
 	}
-	ASSERT_EQ(n, 20);
+	ASSERT_EQ(n, 22);
 	req = cJSON_GetObjectItemCaseSensitive(schema, "required");
 	ASSERT_EQ(cJSON_GetArraySize(req), 2);
 	ASSERT_STREQ(cJSON_GetArrayItem(req, 0)->valuestring, "recipe");
@@ -685,6 +721,7 @@ int main(void)
 	RUN(external_too_long);
 	RUN(external_valid);
 	RUN(engine_line);
+	RUN(engine_line_measured);
 	RUN(verdict);
 	RUN(verdict_external_claiming_engine);
 	RUN(gate);

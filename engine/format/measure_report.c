@@ -1,0 +1,185 @@
+/*
+ * measure_report.c - a measured recipe's verdict and the text of
+ * validation/measurements.md (see measure.h).
+ *
+ * Design: every number goes through measure_compare, so the file shows
+ * exactly what the verdict read; numbers are printed with %.4g (the ratio
+ * with %.3f and the change in percent with %+.1f%%), so equal runs give an
+ * equal file. A metric's budget is found by name in the recipe's budget
+ * lines; a budget line naming a metric that no run reported fails the
+ * recipe, since a typo must not let a regression through.
+ *
+ * No shared state: every function is thread-safe.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "measure.h"
+
+/* The budget line of r for metric name, or NULL. */
+static const struct measure_budget *budget_of(const struct measure_recipe_runs *r,
+					      const char *name)
+{
+	size_t i;
+
+	for (i = 0; r->measure && i < r->measure->nbudgets; i++)
+		if (strcmp(r->measure->budgets[i].metric, name) == 0)
+			return &r->measure->budgets[i];
+	return NULL;
+}
+
+/* The metric of r named name, or NULL. */
+static const struct measure_metric_runs *metric_of(const struct measure_recipe_runs *r,
+						   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nmetrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0)
+			return &r->metrics[i];
+	return NULL;
+}
+
+static void say(char *why, size_t size, const char *fmt, const char *name, double a, double b,
+		double c, double pct)
+{
+	if (size)
+		snprintf(why, size, fmt, name, a, b, c, pct);
+}
+
+int measure_verdict(const struct measure_recipe_runs *r, char *why, size_t size)
+{
+	const struct measure_budget *b;
+	struct measure_stats st;
+	size_t i;
+	int rc;
+
+	if (size)
+		why[0] = '\0';
+	for (i = 0; r->measure && i < r->measure->nbudgets; i++)
+		if (!metric_of(r, r->measure->budgets[i].metric)) {
+			if (size)
+				snprintf(why, size, "%s: the budget's metric was not reported by any run",
+					 r->measure->budgets[i].metric);
+			return MEASURE_FAILING;
+		}
+	if (r->nmetrics == 0) {
+		if (size)
+			snprintf(why, size, "no run reported a metric");
+		return MEASURE_INCOMPLETE;
+	}
+	for (i = 0; i < r->nmetrics; i++) {
+		const struct measure_metric_runs *m = &r->metrics[i];
+
+		if (!m->nbase || !m->nhead) {
+			if (size)
+				snprintf(why, size, "%s: no %s run reported it", m->name,
+					 m->nbase ? "head" : "base");
+			return MEASURE_INCOMPLETE;
+		}
+	}
+	for (i = 0; i < r->nmetrics; i++) {
+		const struct measure_metric_runs *m = &r->metrics[i];
+
+		b = budget_of(r, m->name);
+		if (!b)
+			continue;
+		rc = measure_compare(m->base, m->nbase, m->head, m->nhead, &st);
+		if (rc)
+			return rc;
+		if (measure_over_budget(&st, m->higher, b->percent)) {
+			say(why, size, "%s: head/base %.3f, 95%% CI %.3f-%.3f, beyond the +%g%% budget",
+			    m->name, st.ratio, st.ci_low, st.ci_high, b->percent);
+			return MEASURE_FAILING;
+		}
+	}
+	return MEASURE_VALIDATED;
+}
+
+static const char *verdict_word(int v)
+{
+	return v == MEASURE_VALIDATED ? "validated" : v == MEASURE_FAILING ? "failing" : "incomplete";
+}
+
+/* One metric's table row. */
+static int row(const struct measure_recipe_runs *r, const struct measure_metric_runs *m,
+	       struct buf *out)
+{
+	const struct measure_budget *b = budget_of(r, m->name);
+	struct measure_stats st;
+	char ratio[64] = "-", ci[64] = "-", budget[64] = "none", kept[64] = "-";
+	int rc;
+
+	if (!m->nbase || !m->nhead)
+		return buf_printf(out, "| %s | %s | %s | - | - | - | - | %s | a side has no runs |\n",
+				  m->name, m->unit[0] ? m->unit : "-", m->higher ? "higher" : "lower",
+				  b ? "see budget" : "none") < 0 ? -ENOMEM : 0;
+	rc = measure_compare(m->base, m->nbase, m->head, m->nhead, &st);
+	if (rc)
+		return rc;
+	if (!isnan(st.ratio))
+		snprintf(ratio, sizeof(ratio), "%.3f (%+.1f%%)", st.ratio, (st.ratio - 1) * 100);
+	if (!isnan(st.ci_low))
+		snprintf(ci, sizeof(ci), "%.3f-%.3f", st.ci_low, st.ci_high);
+	if (b) {
+		snprintf(budget, sizeof(budget), "+%g%%", b->percent);
+		snprintf(kept, sizeof(kept), "%s", measure_over_budget(&st, m->higher, b->percent)
+							   ? "worse beyond budget" : "kept");
+	}
+	rc = buf_printf(out, "| %s | %s | %s | %.4g | %.4g | %s | %.4g-%.4g | %.4g-%.4g | %s | %s | %s |\n",
+			m->name, m->unit[0] ? m->unit : "-", m->higher ? "higher" : "lower",
+			st.base_median, st.head_median, ratio, st.base_min, st.base_max, st.head_min,
+			st.head_max, ci, budget, kept);
+	return rc < 0 ? -ENOMEM : 0;
+}
+
+int measure_render(const struct measure_recipe_runs *v, size_t n, struct buf *out)
+{
+	char why[256];
+	size_t i, k;
+	int verdict, rc = 0;
+
+	if (buf_puts(out, "# Measurements\n\n"))
+		return -ENOMEM;
+	if (n == 0)
+		return buf_puts(out, "No measured recipe (# measure: base) has run at this head.\n")
+			       ? -ENOMEM : 0;
+	for (i = 0; i < n && !rc; i++) {
+		const struct measure_recipe_runs *r = &v[i];
+		size_t most_b = 0, most_h = 0;
+
+		verdict = measure_verdict(r, why, sizeof(why));
+		if (verdict < 0)
+			return verdict;
+		for (k = 0; k < r->nmetrics; k++) {
+			most_b = r->metrics[k].nbase > most_b ? r->metrics[k].nbase : most_b;
+			most_h = r->metrics[k].nhead > most_h ? r->metrics[k].nhead : most_h;
+		}
+		rc = buf_printf(out, "## %s: %s%s%s\n\nBase `%.12s` against head `%.12s`: %zu base "
+				"and %zu head runs counted (repeat %d, warmup %d a side, discarded), "
+				"base and head alternating.\n\n",
+				r->recipe, verdict_word(verdict), why[0] ? " - " : "", why,
+				r->base_commit[0] ? r->base_commit : "unknown",
+				r->head_commit[0] ? r->head_commit : "unknown", most_b, most_h,
+				r->measure ? measure_repeat(r->measure) : MEASURE_REPEAT_DEFAULT,
+				r->measure ? r->measure->warmup : 0) < 0 ? -ENOMEM : 0;
+		if (!rc && r->nmetrics)
+			rc = buf_puts(out, "| metric | unit | better | base median | head median | "
+					   "head/base | base min-max | head min-max | 95% CI of head/base "
+					   "| budget | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+				     ? -ENOMEM : 0;
+		for (k = 0; !rc && k < r->nmetrics; k++)
+			rc = row(r, &r->metrics[k], out);
+		if (!rc && buf_puts(out, "\n"))
+			rc = -ENOMEM;
+	}
+	if (!rc && buf_printf(out, "The interval is a percentile bootstrap of the ratio of medians "
+				   "(each side resampled on its own, %d resamples, fixed seed: the "
+				   "same runs give the same interval). A budget +P%% fails the recipe "
+				   "when the whole interval lies beyond 1 + P/100 (lower is better) or "
+				   "below 1 - P/100 (higher is better).\n", MEASURE_BOOT) < 0)
+		rc = -ENOMEM;
+	return rc;
+}

@@ -1,0 +1,182 @@
+/*
+ * repo_side.c - a measured recipe's base commit and its detached
+ * checkouts (see repo_side.h).
+ *
+ * Design: the linked worktree is laid out as `git worktree add --detach`
+ * lays it out (gitrepository-layout(5), "worktrees/<id>"): admin/gitdir,
+ * admin/commondir and admin/HEAD (the commit id: a detached HEAD), the
+ * worktree's ".git" file pointing back; then a forced checkout of HEAD
+ * fills it. A checkout is always made afresh into an empty directory,
+ * which is what makes it clean: nothing that a run at the other side or
+ * at an earlier batch built can be in it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <git2.h>
+
+#include "repo_side.h"
+#include "util.h"
+
+static int git_fail(int code, char *err, size_t errlen)
+{
+	const git_error *e = git_error_last();
+
+	if (err && errlen > 0)
+		snprintf(err, errlen, "%s", e && e->message ? e->message : "libgit2 failure");
+	if (e && e->klass == GIT_ERROR_NOMEMORY)
+		return -ENOMEM;
+	return code == GIT_ENOTFOUND || code == GIT_EINVALIDSPEC || code == GIT_EAMBIGUOUS ||
+			       code == GIT_EPEEL
+		       ? -ENOENT
+		       : -EIO;
+}
+
+/* The commit id rev names in repo, into *out. */
+static int commit_of(git_repository *repo, const char *rev, git_oid *out)
+{
+	git_object *obj = NULL, *c = NULL;
+	int rc = git_revparse_single(&obj, repo, rev);
+
+	if (rc == 0)
+		rc = git_object_peel(&c, obj, GIT_OBJECT_COMMIT);
+	if (rc == 0)
+		git_oid_cpy(out, git_object_id(c));
+	git_object_free(c);
+	git_object_free(obj);
+	return rc;
+}
+
+int repo_merge_base(const char *path, const char *base, const char *head, char out[41])
+{
+	git_repository *repo = NULL;
+	git_oid b, h, mb;
+	int rc = git_repository_open(&repo, path);
+
+	if (rc == 0)
+		rc = commit_of(repo, base, &b);
+	if (rc == 0)
+		rc = commit_of(repo, head, &h);
+	if (rc == 0)
+		rc = git_merge_base(&mb, repo, &b, &h);
+	if (rc == 0)
+		git_oid_tostr(out, 41, &mb);
+	git_repository_free(repo);
+	return rc < 0 ? git_fail(rc, NULL, 0) : 0;
+}
+
+static int name_ok(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+
+	return n > 0 && s[n] == '\0' && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+/* The administrative directory of wt_name in the repository at path. */
+static int admin_dir(const char *path, const char *wt_name, char *out, size_t size)
+{
+	git_repository *repo = NULL;
+	const char *common;
+	int rc = git_repository_open(&repo, path);
+
+	if (rc < 0)
+		return git_fail(rc, NULL, 0);
+	common = git_repository_commondir(repo);
+	rc = snprintf(out, size, "%s%sworktrees/%s", common,
+		      common[strlen(common) - 1] == '/' ? "" : "/", wt_name);
+	git_repository_free(repo);
+	return rc < 0 || (size_t)rc >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Writes the new file dir/name holding fmt with arg. */
+static int put(const char *dir, const char *name, const char *fmt, const char *arg)
+{
+	char p[PATH_MAX], text[PATH_MAX + 32];
+	int n = snprintf(text, sizeof(text), fmt, arg);
+
+	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p) || n >= (int)sizeof(text))
+		return -ENAMETOOLONG;
+	return util_write_file(p, text, (size_t)n);
+}
+
+int repo_side_checkout(const char *path, const char *commit, const char *wt_name,
+		       const char *worktree_path, char *err, size_t errlen)
+{
+	char admin[PATH_MAX], parent[PATH_MAX];
+	git_checkout_options co;
+	git_repository *wt = NULL, *repo = NULL;
+	git_oid oid;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!name_ok(wt_name) || strlen(commit) != 40 || git_oid_fromstr(&oid, commit) < 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "bad worktree name or commit id");
+		return -EINVAL;
+	}
+	rc = admin_dir(path, wt_name, admin, sizeof(admin));
+	if (rc)
+		return rc;
+	/* The commit must be there before anything is made. */
+	rc = git_repository_open(&repo, path);
+	if (rc == 0) {
+		git_commit *c = NULL;
+
+		rc = git_commit_lookup(&c, repo, &oid);
+		git_commit_free(c);
+	}
+	git_repository_free(repo);
+	if (rc < 0)
+		return git_fail(rc, err, errlen);
+	repo_side_remove(path, wt_name, worktree_path);
+	snprintf(parent, sizeof(parent), "%.*s", (int)(strrchr(admin, '/') - admin), admin);
+	if ((mkdir(parent, 0755) < 0 && errno != EEXIST) || mkdir(admin, 0755) < 0 ||
+	    mkdir(worktree_path, 0755) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = put(admin, "gitdir", "%s/.git\n", worktree_path);
+	if (rc == 0)
+		rc = put(admin, "commondir", "%s\n", "../..");
+	if (rc == 0)
+		rc = put(admin, "HEAD", "%s\n", commit);
+	if (rc == 0)
+		rc = put(worktree_path, ".git", "gitdir: %s\n", admin);
+	if (rc < 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "cannot make the worktree: %s", strerror(-rc));
+	} else {
+		rc = git_repository_open(&wt, worktree_path);
+		if (rc == 0)
+			rc = git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+		if (rc == 0) {
+			co.checkout_strategy = GIT_CHECKOUT_FORCE;
+			rc = git_checkout_head(wt, &co);
+		}
+		git_repository_free(wt);
+		if (rc < 0)
+			rc = git_fail(rc, err, errlen);
+	}
+	if (rc)
+		repo_side_remove(path, wt_name, worktree_path);
+	return rc;
+}
+
+int repo_side_remove(const char *path, const char *wt_name, const char *worktree_path)
+{
+	char admin[PATH_MAX];
+	int rc = 0, r;
+
+	if (name_ok(wt_name) && admin_dir(path, wt_name, admin, sizeof(admin)) == 0) {
+		r = util_remove_tree(admin);
+		if (r && r != -ENOENT)
+			rc = r;
+	}
+	r = util_remove_tree(worktree_path);
+	if (r && r != -ENOENT && !rc)
+		rc = r;
+	return rc;
+}

@@ -1,0 +1,319 @@
+/*
+ * test-measure.c - measured recipes' pure part (engine/format/measure.c):
+ * the header lines and their errors, METRIC lines and $PACKET_METRICS JSON
+ * and theirs, the medians, the bootstrap interval (the same for the same
+ * runs) and the budget's verdict in both directions.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+#include "test.h"
+
+/* The error measure_take leaves for the one line "# key: value". */
+static void expect_bad(const char *key, const char *value, const char *why)
+{
+	struct recipe_measure m = {0};
+
+	ASSERT_EQ(measure_take(&m, key, value), 1);
+	ASSERT_STREQ(m.error, why);
+	measure_clear(&m);
+}
+
+TEST(headers)
+{
+	struct recipe_measure m = {0}, c;
+
+	ASSERT_EQ(measure_take(&m, "summary", "x"), 0);
+	ASSERT_EQ(measure_take(&m, "measure", "base"), 1);
+	ASSERT_EQ(measure_repeat(&m), MEASURE_REPEAT_DEFAULT);
+	ASSERT_EQ(measure_take(&m, "repeat", "12"), 1);
+	ASSERT_EQ(measure_take(&m, "warmup", "0"), 1);
+	ASSERT_EQ(measure_take(&m, "budget", "wall_s +2%"), 1);
+	ASSERT_EQ(measure_take(&m, "budget", "tokens/s\t+10.5%"), 1);
+	ASSERT_EQ(measure_finish(&m), 0);
+	ASSERT(m.error == NULL);
+	ASSERT_EQ(m.measured, 1);
+	ASSERT_EQ(measure_repeat(&m), 12);
+	ASSERT_EQ(m.warmup, 0);
+	ASSERT_EQ(m.nbudgets, 2);
+	ASSERT_STREQ(m.budgets[0].metric, "wall_s");
+	ASSERT(m.budgets[0].percent == 2);
+	ASSERT_STREQ(m.budgets[1].metric, "tokens/s");
+	ASSERT(m.budgets[1].percent == 10.5);
+	ASSERT_EQ(measure_copy(&c, &m), 0);
+	ASSERT(c.budgets != m.budgets && c.nbudgets == 2 && c.repeat == 12);
+	measure_clear(&c);
+	/* The first bad line's reason stays. */
+	ASSERT_EQ(measure_take(&m, "repeat", "3"), 1);
+	ASSERT_STREQ(m.error, "# repeat: 3: given twice");
+	ASSERT_EQ(measure_take(&m, "warmup", "x"), 1);
+	ASSERT_STREQ(m.error, "# repeat: 3: given twice");
+	measure_clear(&m);
+	ASSERT(m.budgets == NULL && m.error == NULL && m.measured == 0);
+	measure_clear(NULL);
+
+	expect_bad("measure", "head", "# measure: head: the only measure is \"base\" (the item's merge-base)");
+	expect_bad("repeat", "0", "# repeat: 0: not a whole number from 1 to 1000");
+	expect_bad("repeat", "1001", "# repeat: 1001: not a whole number from 1 to 1000");
+	expect_bad("repeat", "5 runs", "# repeat: 5 runs: not a whole number from 1 to 1000");
+	expect_bad("warmup", "-1", "# warmup: -1: not a whole number from 0 to 1000");
+	expect_bad("budget", "wall_s 2%", "# budget: wall_s 2%: the budget must be written +P% (e.g. +2%)");
+	expect_bad("budget", "wall_s +2", "# budget: wall_s +2: the budget must be written +P% (e.g. +2%)");
+	expect_bad("budget", "wall_s +x%", "# budget: wall_s +x%: P in +P% must be a number from 0 to 1000");
+	expect_bad("budget", "wall_s +2000%", "# budget: wall_s +2000%: P in +P% must be a number from 0 to 1000");
+	expect_bad("budget", "+2%", "# budget: +2%: the metric's name must be 1-64 characters of "
+		   "[A-Za-z0-9_.:/-], then +P%");
+	expect_bad("budget", "", "# budget: the metric's name must be 1-64 characters of "
+		   "[A-Za-z0-9_.:/-], then +P%");
+
+	memset(&m, 0, sizeof(m));
+	ASSERT_EQ(measure_take(&m, "budget", "a +1%"), 1);
+	ASSERT_EQ(measure_take(&m, "budget", "a +3%"), 1);
+	ASSERT_STREQ(m.error, "# budget: a +3%: a second budget for the same metric");
+	measure_clear(&m);
+	ASSERT_EQ(measure_take(&m, "budget", "a +1%"), 1);
+	ASSERT_EQ(measure_finish(&m), 0);
+	ASSERT_STREQ(m.error, "# budget: needs \"# measure: base\"");
+	measure_clear(&m);
+	ASSERT_EQ(measure_finish(&m), 0);
+	ASSERT(m.error == NULL);
+}
+
+TEST(lines)
+{
+	static const char out[] = "building\nMETRIC wall_s 1.25 s\nMETRICS x 1\n"
+				  "METRIC\trps 3e3 req/s higher\r\nMETRIC n 4 lower\n"
+				  " METRIC indented 1\nMETRIC wall_s 1.5 s\n";
+	struct measure_values v = {0};
+	char err[256] = "";
+
+	ASSERT_EQ(measure_parse_lines(out, strlen(out), &v, err, sizeof(err)), 0);
+	ASSERT_EQ(v.n, 3);
+	ASSERT_STREQ(v.v[0].name, "wall_s");
+	ASSERT(v.v[0].value == 1.5);
+	ASSERT_STREQ(v.v[0].unit, "s");
+	ASSERT_EQ(v.v[0].higher, 0);
+	ASSERT_STREQ(v.v[1].name, "rps");
+	ASSERT(v.v[1].value == 3000);
+	ASSERT_STREQ(v.v[1].unit, "req/s");
+	ASSERT_EQ(v.v[1].higher, 1);
+	ASSERT_STREQ(v.v[2].unit, "");
+	ASSERT_EQ(v.v[2].higher, 0);
+	measure_values_clear(&v);
+
+#define BAD(text, why)                                                                   \
+	do {                                                                             \
+		ASSERT_EQ(measure_parse_lines(text, strlen(text), &v, err, sizeof(err)), \
+			  -EINVAL);                                                      \
+		ASSERT_STREQ(err, why);                                                  \
+		measure_values_clear(&v);                                                \
+	} while (0)
+	BAD("METRIC t abc\n", "METRIC t: value \"abc\" is no finite number");
+	BAD("METRIC t inf s\n", "METRIC t: value \"inf\" is no finite number");
+	BAD("METRIC t\n", "METRIC t: a METRIC line is METRIC NAME VALUE [UNIT] [lower|higher]");
+	BAD("METRIC t 1 s lower extra\n",
+	    "METRIC t 1 s lower extra: a METRIC line is METRIC NAME VALUE [UNIT] [lower|higher]");
+	BAD("METRIC t 1 lower s\n", "METRIC t: \"lower\" is neither a unit (1-16 characters of "
+	    "[A-Za-z0-9_.:/-]) nor lower or higher, in that order");
+	BAD("METRIC t$ 1\n", "METRIC t$: the name must be 1-64 characters of [A-Za-z0-9_.:/-]");
+#undef BAD
+}
+
+TEST(json)
+{
+	static const char j[] = "{\"wall_s\": {\"value\": 2.5, \"unit\": \"s\", \"better\": \"lower\"},"
+				" \"rps\": {\"value\": 10, \"better\": \"higher\"}, \"n\": 3}";
+	struct measure_values v = {0};
+	char err[256] = "";
+
+	ASSERT_EQ(measure_parse_json(j, strlen(j), &v, err, sizeof(err)), 0);
+	ASSERT_EQ(v.n, 3);
+	ASSERT(v.v[0].value == 2.5 && strcmp(v.v[0].unit, "s") == 0 && !v.v[0].higher);
+	ASSERT(v.v[1].value == 10 && v.v[1].unit[0] == '\0' && v.v[1].higher);
+	ASSERT(v.v[2].value == 3 && !v.v[2].higher);
+	measure_values_clear(&v);
+#define BAD(text, why)                                                                  \
+	do {                                                                            \
+		ASSERT_EQ(measure_parse_json(text, strlen(text), &v, err, sizeof(err)), \
+			  -EINVAL);                                                     \
+		ASSERT_STREQ(err, why);                                                 \
+		measure_values_clear(&v);                                               \
+	} while (0)
+	BAD("[1]", "$PACKET_METRICS: not a JSON object");
+	BAD("{\"a\": 1", "$PACKET_METRICS: not a JSON object");
+	BAD("{\"a\": \"1\"}", "$PACKET_METRICS: \"a\": no finite number as its value");
+	BAD("{\"a\": {\"unit\": \"s\"}}", "$PACKET_METRICS: \"a\": no finite number as its value");
+	BAD("{\"a\": {\"value\": 1, \"better\": \"up\"}}",
+	    "$PACKET_METRICS: \"a\": \"better\" must be \"lower\" or \"higher\"");
+	BAD("{\"a\": {\"value\": 1, \"unit\": 5}}",
+	    "$PACKET_METRICS: \"a\": \"unit\" must be 1-16 characters of [A-Za-z0-9_.:/-]");
+	BAD("{\"a b\": 1}", "$PACKET_METRICS: \"a b\": the name must be 1-64 characters of "
+	    "[A-Za-z0-9_.:/-]");
+#undef BAD
+}
+
+TEST(stats)
+{
+	double base[] = { 1.00, 1.02, 0.98, 1.01, 0.99 };
+	double slow[] = { 1.20, 1.22, 1.18, 1.21, 1.19 };
+	double same[] = { 1.01, 0.99, 1.00, 1.02, 0.98 };
+	double odd[] = { 3, 1, 2 }, even[] = { 4, 1, 3, 2 };
+	struct measure_stats st, again;
+
+	ASSERT(measure_median(odd, 3) == 2);
+	ASSERT(measure_median(even, 4) == 2.5);
+	ASSERT_EQ(measure_compare(base, 5, slow, 5, &st), 0);
+	ASSERT(st.nbase == 5 && st.nhead == 5);
+	ASSERT(st.base_median == 1.00 && st.head_median == 1.20);
+	ASSERT(st.base_min == 0.98 && st.base_max == 1.02);
+	ASSERT(st.head_min == 1.18 && st.head_max == 1.22);
+	ASSERT(fabs(st.ratio - 1.2) < 1e-12);
+	ASSERT(st.ci_low <= st.ratio && st.ratio <= st.ci_high);
+	ASSERT(st.ci_low > 1.15 && st.ci_high < 1.25);
+	/* The inputs are left as they were, and the interval is stable. */
+	ASSERT(base[0] == 1.00 && slow[0] == 1.20);
+	ASSERT_EQ(measure_compare(base, 5, slow, 5, &again), 0);
+	ASSERT(again.ci_low == st.ci_low && again.ci_high == st.ci_high);
+	/* 20% slower: beyond +2% and +10%, not beyond +30%; lower is better. */
+	ASSERT_EQ(measure_over_budget(&st, 0, 2), 1);
+	ASSERT_EQ(measure_over_budget(&st, 0, 10), 1);
+	ASSERT_EQ(measure_over_budget(&st, 0, 30), 0);
+	/* Higher is better: 20% more is no regression. */
+	ASSERT_EQ(measure_over_budget(&st, 1, 2), 0);
+	ASSERT_EQ(measure_compare(slow, 5, base, 5, &st), 0);
+	ASSERT_EQ(measure_over_budget(&st, 1, 2), 1);
+	ASSERT_EQ(measure_over_budget(&st, 0, 0), 0);
+	/* No change: the interval holds 1, never beyond a budget of 0%. */
+	ASSERT_EQ(measure_compare(base, 5, same, 5, &st), 0);
+	ASSERT(st.ci_low < 1 && st.ci_high > 1);
+	ASSERT_EQ(measure_over_budget(&st, 0, 0), 0);
+	ASSERT_EQ(measure_over_budget(&st, 1, 0), 0);
+	/* One run a side: the interval is the ratio itself. */
+	ASSERT_EQ(measure_compare(base, 1, slow, 1, &st), 0);
+	ASSERT(st.ci_low == st.ratio && st.ci_high == st.ratio);
+	/* A base of zeros has no ratio and no interval. */
+	{
+		double zero[] = { 0, 0, 0 };
+
+		ASSERT_EQ(measure_compare(zero, 3, slow, 3, &st), 0);
+		ASSERT(isnan(st.ratio) && isnan(st.ci_low) && isnan(st.ci_high));
+		ASSERT_EQ(measure_over_budget(&st, 0, 0), 0);
+	}
+	ASSERT_EQ(measure_compare(base, 0, slow, 5, &st), -EINVAL);
+}
+
+static char *render(const struct measure_recipe_runs *v, size_t n)
+{
+	struct buf b;
+
+	buf_init(&b);
+	ASSERT_EQ(measure_render(v, n, &b), 0);
+	return buf_steal(&b);
+}
+
+TEST(report)
+{
+	static const double base[] = { 1.00, 1.02, 0.98, 1.01, 0.99 };
+	static const double slow[] = { 1.20, 1.22, 1.18, 1.21, 1.19 };
+	static const double rps_b[] = { 100, 101, 99 }, rps_h[] = { 100, 99, 101 };
+	struct recipe_measure m = {0};
+	struct measure_metric_runs mt[2];
+	struct measure_recipe_runs r;
+	char why[256], *t, *again;
+
+	ASSERT_EQ(measure_take(&m, "measure", "base"), 1);
+	ASSERT_EQ(measure_take(&m, "warmup", "1"), 1);
+	ASSERT_EQ(measure_take(&m, "budget", "wall_s +2%"), 1);
+	memset(mt, 0, sizeof(mt));
+	strcpy(mt[0].name, "wall_s");
+	strcpy(mt[0].unit, "s");
+	mt[0].base = base;
+	mt[0].nbase = 5;
+	mt[0].head = slow;
+	mt[0].nhead = 5;
+	strcpy(mt[1].name, "rps");
+	mt[1].higher = 1;
+	mt[1].base = rps_b;
+	mt[1].nbase = 3;
+	mt[1].head = rps_h;
+	mt[1].nhead = 3;
+	r.recipe = "07-bench";
+	r.base_commit = "0123456789abcdef0123456789abcdef01234567";
+	r.head_commit = "fedcba9876543210fedcba9876543210fedcba98";
+	r.measure = &m;
+	r.metrics = mt;
+	r.nmetrics = 2;
+
+	/* 20% slower against a +2% budget: failing, saying why. */
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_FAILING);
+	ASSERT_CONTAINS(why, "wall_s: head/base 1.200, 95% CI 1.");
+	ASSERT_CONTAINS(why, ", beyond the +2% budget");
+	t = render(&r, 1);
+	ASSERT_CONTAINS(t, "# Measurements\n\n## 07-bench: failing - wall_s: head/base 1.200");
+	ASSERT_CONTAINS(t, "Base `0123456789ab` against head `fedcba987654`: 5 base and 5 head runs "
+			"counted (repeat 5, warmup 1 a side, discarded)");
+	ASSERT_CONTAINS(t, "| wall_s | s | lower | 1 | 1.2 | 1.200 (+20.0%) | 0.98-1.02 | 1.18-1.22 | 1.");
+	ASSERT_CONTAINS(t, "| +2% | worse beyond budget |\n");
+	ASSERT_CONTAINS(t, "| rps | - | higher | 100 | 100 | 1.000 (+0.0%) | 99-101 | 99-101 |");
+	ASSERT_CONTAINS(t, "| none | - |\n");
+	ASSERT_CONTAINS(t, "percentile bootstrap of the ratio of medians");
+	/* The same runs give the same text. */
+	again = render(&r, 1);
+	ASSERT_STREQ(t, again);
+	free(again);
+	free(t);
+
+	/* Without a budget: validated, the change still shown. */
+	m.nbudgets = 0;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_VALIDATED);
+	ASSERT_STREQ(why, "");
+	t = render(&r, 1);
+	ASSERT_CONTAINS(t, "## 07-bench: validated\n");
+	ASSERT_CONTAINS(t, "| 1.200 (+20.0%) |");
+	free(t);
+	m.nbudgets = 1;
+
+	/* A budget +30%: kept. */
+	m.budgets[0].percent = 30;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_VALIDATED);
+	m.budgets[0].percent = 2;
+
+	/* A budget for a metric no run reported fails. */
+	strcpy(m.budgets[0].metric, "wall");
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_FAILING);
+	ASSERT_STREQ(why, "wall: the budget's metric was not reported by any run");
+	strcpy(m.budgets[0].metric, "wall_s");
+
+	/* A side without runs: incomplete, never validated. */
+	mt[0].nhead = 0;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_INCOMPLETE);
+	ASSERT_STREQ(why, "wall_s: no head run reported it");
+	t = render(&r, 1);
+	ASSERT_CONTAINS(t, "## 07-bench: incomplete - wall_s: no head run reported it");
+	ASSERT_CONTAINS(t, "| wall_s | s | lower | - | - | - | - | see budget | a side has no runs |");
+	free(t);
+	r.nmetrics = 0;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_FAILING);
+	m.nbudgets = 0;
+	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_INCOMPLETE);
+	ASSERT_STREQ(why, "no run reported a metric");
+	m.nbudgets = 1;
+	measure_clear(&m);
+
+	t = render(NULL, 0);
+	ASSERT_STREQ(t, "# Measurements\n\nNo measured recipe (# measure: base) has run at this head.\n");
+	free(t);
+}
+
+int main(void)
+{
+	RUN(headers);
+	RUN(lines);
+	RUN(json);
+	RUN(stats);
+	RUN(report);
+	return 0;
+}

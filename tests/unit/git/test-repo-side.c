@@ -1,0 +1,140 @@
+/*
+ * test-repo-side.c - a measured recipe's checkouts (engine/git/repo_side.c)
+ * against real git repositories: the merge-base of a branch that moved on
+ * and an item head, a detached worktree of each side that git itself sees
+ * as clean and detached, made afresh over an earlier run's leftovers, and
+ * bad names, commits and revisions.
+ *
+ * Everything lives in a mkdtemp directory under /tmp, which also serves as
+ * HOME so the user's git config cannot leak in; it is removed at exit.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "git.h"
+#include "test.h"
+#include "util.h"
+
+static char root[64] = "/tmp/pfs-repo-side-XXXXXX";
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define SH(...) ASSERT_EQ(sh(__VA_ARGS__), 0)
+
+/* The first line git prints for args in repo, into out. */
+static void git_out(const char *repo, const char *args, char *out, size_t size)
+{
+	char cmd[1024];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "git -C %s %s 2>&1", repo, args);
+	f = popen(cmd, "r");
+	ASSERT(f != NULL);
+	if (!fgets(out, (int)size, f))
+		out[0] = '\0';
+	pclose(f);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+TEST(sides)
+{
+	char repo[128], wt_base[128], wt_head[128], base[41], head[41], mb[41], got[256], err[256];
+	struct stat st;
+
+	snprintf(repo, sizeof(repo), "%s/repo", root);
+	snprintf(wt_base, sizeof(wt_base), "%s/sides/base", root);
+	snprintf(wt_head, sizeof(wt_head), "%s/sides/head", root);
+	SH("mkdir -p %s/sides && git init -q -b main %s && cd %s && echo v1 >f && "
+	   "git add f && git commit -qm one && git checkout -qb item && echo v2 >f && "
+	   "echo new >g && git add f g && git commit -qm two && git checkout -q main && "
+	   "echo other >h && git add h && git commit -qm three", root, repo, repo);
+	git_out(repo, "rev-parse item~1", base, sizeof(base));
+	git_out(repo, "rev-parse item", head, sizeof(head));
+
+	/* main moved on after the item branched: the base is where it branched. */
+	ASSERT_EQ(repo_merge_base(repo, "main", head, mb), 0);
+	ASSERT_STREQ(mb, base);
+	ASSERT_EQ(repo_merge_base(repo, "main", "item", mb), 0);
+	ASSERT_STREQ(mb, base);
+	ASSERT_EQ(repo_merge_base(repo, "nosuch", head, mb), -ENOENT);
+	ASSERT_EQ(repo_merge_base("/nonexistent", "main", head, mb), -ENOENT);
+
+	ASSERT_EQ(repo_side_checkout(repo, base, "measure-base", wt_base, err, sizeof(err)), 0);
+	ASSERT_EQ(repo_side_checkout(repo, head, "measure-head", wt_head, err, sizeof(err)), 0);
+	SH("grep -qx v1 %s/f && test ! -e %s/g && test ! -e %s/h", wt_base, wt_base, wt_base);
+	SH("grep -qx v2 %s/f && grep -qx new %s/g", wt_head, wt_head);
+	/* git sees each as a clean, detached checkout of its commit. */
+	git_out(wt_base, "rev-parse HEAD", got, sizeof(got));
+	ASSERT_STREQ(got, base);
+	git_out(wt_head, "status --porcelain", got, sizeof(got));
+	ASSERT_STREQ(got, "");
+	git_out(wt_head, "symbolic-ref -q HEAD || echo detached", got, sizeof(got));
+	ASSERT_STREQ(got, "detached");
+	SH("git -C %s worktree list --porcelain | grep -qx 'worktree %s'", repo, wt_head);
+	/* The item's branch is not checked out there: it stays free to move. */
+	SH("git -C %s branch -f item main", repo);
+
+	/* A second checkout starts afresh: an earlier build is gone. */
+	SH("mkdir %s/build && echo stale >%s/build/out && echo edit >>%s/f", wt_base, wt_base, wt_base);
+	ASSERT_EQ(repo_side_checkout(repo, base, "measure-base", wt_base, err, sizeof(err)), 0);
+	ASSERT(stat(wt_base, &st) == 0);
+	SH("test ! -e %s/build && grep -qx v1 %s/f", wt_base, wt_base);
+	git_out(wt_base, "status --porcelain", got, sizeof(got));
+	ASSERT_STREQ(got, "");
+
+	/* Removed: the directory and git's record of it. */
+	ASSERT_EQ(repo_side_remove(repo, "measure-base", wt_base), 0);
+	ASSERT_EQ(repo_side_remove(repo, "measure-head", wt_head), 0);
+	SH("test ! -e %s && test ! -e %s && test ! -e %s/.git/worktrees/measure-base", wt_base,
+	   wt_head, repo);
+	SH("test \"$(git -C %s worktree list | wc -l)\" = 1", repo);
+	ASSERT_EQ(repo_side_remove(repo, "measure-base", wt_base), 0);
+
+	/* Bad input makes nothing. */
+	ASSERT_EQ(repo_side_checkout(repo, base, "../x", wt_base, err, sizeof(err)), -EINVAL);
+	ASSERT_STREQ(err, "bad worktree name or commit id");
+	ASSERT_EQ(repo_side_checkout(repo, "main", "measure-base", wt_base, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(repo_side_checkout(repo, "0123456789012345678901234567890123456789", "measure-base",
+				     wt_base, err, sizeof(err)), -ENOENT);
+	ASSERT(err[0] != '\0');
+	SH("test ! -e %s && test ! -e %s/.git/worktrees/measure-base", wt_base, repo);
+}
+
+int main(void)
+{
+	char cfg[128];
+	FILE *f;
+
+	ASSERT(mkdtemp(root) != NULL);
+	snprintf(cfg, sizeof(cfg), "%s/.gitconfig", root);
+	f = fopen(cfg, "w");
+	ASSERT(f != NULL);
+	fputs("[user]\n\tname = packetfs test\n\temail = test@packetfs.invalid\n", f);
+	fclose(f);
+	setenv("HOME", root, 1);
+	setenv("XDG_CONFIG_HOME", root, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	unsetenv("GIT_DIR");
+	unsetenv("GIT_WORK_TREE");
+	unsetenv("GIT_INDEX_FILE");
+	ASSERT_EQ(repo_global_init(), 0);
+	RUN(sides);
+	return test_rmtree(root);
+}
