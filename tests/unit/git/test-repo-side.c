@@ -17,26 +17,11 @@
 #include <sys/wait.h>
 
 #include "git.h"
+#include "git-env.h"
 #include "test.h"
 #include "util.h"
 
 static char root[64] = "/tmp/pfs-repo-side-XXXXXX";
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-#define SH(...) ASSERT_EQ(sh(__VA_ARGS__), 0)
 
 /* The first line git prints for args in repo, into out. */
 static void git_out(const char *repo, const char *args, char *out, size_t size)
@@ -119,22 +104,8 @@ TEST(sides)
 
 int main(void)
 {
-	char cfg[128];
-	FILE *f;
-
 	ASSERT(mkdtemp(root) != NULL);
-	snprintf(cfg, sizeof(cfg), "%s/.gitconfig", root);
-	f = fopen(cfg, "w");
-	ASSERT(f != NULL);
-	fputs("[user]\n\tname = packetfs test\n\temail = test@packetfs.invalid\n", f);
-	fclose(f);
-	setenv("HOME", root, 1);
-	setenv("XDG_CONFIG_HOME", root, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	unsetenv("GIT_DIR");
-	unsetenv("GIT_WORK_TREE");
-	unsetenv("GIT_INDEX_FILE");
-	ASSERT_EQ(repo_global_init(), 0);
+	test_git_env(root, "");
 	RUN(sides);
 	return test_rmtree(root);
 }
