@@ -19,7 +19,7 @@
  * that file changed) and looks again for objects it cannot find, so a head
  * moved by git or libgit2 elsewhere is seen at once. This is the engine's
  * only cache of libgit2 objects.
- * libgit2 return codes become negative errno values in one place, fail(),
+ * libgit2 return codes become negative errno values in one place, repo__fail(),
  * which also copies libgit2's last message into the caller's err buffer.
  *
  * Invariants: repo_item_create either leaves both the branch and the
@@ -42,49 +42,17 @@
 #include <git2.h>
 
 #include "repo.h"
+#include "repo_int.h"
 
 /* How many paths the dirty-worktree summary names before "and N more". */
 #define DIRTY_LIST_MAX 5
 
-/*
- * Translates a libgit2 return code into a negative errno and writes
- * libgit2's last error message to err (when err is not NULL).
- */
-static int fail(int code, char *err, size_t errlen)
-{
-	const git_error *e = git_error_last();
-
-	if (err && errlen > 0)
-		snprintf(err, errlen, "%s", e && e->message ? e->message : "libgit2 failure");
-	if (e && e->klass == GIT_ERROR_NOMEMORY)
-		return -ENOMEM;
-	/* libgit2 reports a refused write of the file system as an OS error
-	 * whose message ends in strerror(errno); a full disk is ENOSPC (or
-	 * EDQUOT), never EIO. */
-	if (e && e->klass == GIT_ERROR_OS && e->message) {
-		if (strstr(e->message, strerror(ENOSPC)))
-			return -ENOSPC;
-		if (strstr(e->message, strerror(EDQUOT)))
-			return -EDQUOT;
-	}
-	switch (code) {
-	case GIT_ENOTFOUND:
-	case GIT_EINVALIDSPEC:
-	case GIT_EUNBORNBRANCH:
-	case GIT_EPEEL:
-		return -ENOENT;
-	case GIT_EEXISTS:
-		return -EEXIST;
-	default:
-		return -EIO;
-	}
-}
 
 static int open_repo(git_repository **repo, const char *path, char *err, size_t errlen)
 {
 	int rc = git_repository_open(repo, path);
 
-	return rc < 0 ? fail(rc, err, errlen) : 0;
+	return rc < 0 ? repo__fail(rc, err, errlen) : 0;
 }
 
 /* The commit rev resolves to (any revspec, peeled through tags). */
@@ -96,11 +64,11 @@ static int resolve_commit(git_commit **out, git_repository *repo, const char *re
 
 	rc = git_revparse_single(&obj, repo, rev);
 	if (rc < 0)
-		return fail(rc, err, errlen);
+		return repo__fail(rc, err, errlen);
 	rc = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
 	git_object_free(obj);
 	if (rc < 0)
-		return fail(rc, err, errlen);
+		return repo__fail(rc, err, errlen);
 	*out = (git_commit *)peeled;
 	return 0;
 }
@@ -118,7 +86,7 @@ static int branch_commit(git_commit **out, git_repository *repo, const char *bra
 		git_reference_free(ref);
 	}
 	if (rc < 0)
-		return fail(rc, err, errlen);
+		return repo__fail(rc, err, errlen);
 	*out = (git_commit *)obj;
 	return 0;
 }
@@ -224,76 +192,6 @@ static int refuse_existing(const char *admin, const char *wt_name, const char *w
 	return 0;
 }
 
-/* Writes the new file dir/name (mode 0644) holding fmt with arg in it.
- * 0 or a negative errno. */
-static int write_new_file(const char *dir, const char *name, const char *fmt, const char *arg)
-{
-	char path[PATH_MAX];
-	FILE *f;
-	int rc = 0;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
-		return -ENAMETOOLONG;
-	f = fopen(path, "wx");
-	if (!f)
-		return -errno;
-	errno = 0;
-	if (fprintf(f, fmt, arg) < 0 || fflush(f) != 0)
-		rc = errno ? -errno : -EIO;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	return rc;
-}
-
-/*
- * Makes the linked worktree of repo at worktree_path, administered in
- * admin (<commondir>/worktrees/<name>), with branch checked out, laid out
- * as `git worktree add` does (gitrepository-layout(5), "worktrees/<id>"):
- * admin/gitdir, admin/commondir and admin/HEAD, and the worktree's ".git"
- * file pointing back; then checks the branch out.
- *
- * git_worktree_add would do the same, but first asks whether the branch is
- * checked out in any worktree, opening every one of them: making an item
- * then grows linear in the number of items (250 ms each at 600). The
- * branch was made a moment ago by the caller and is checked out nowhere.
- */
-static int add_worktree(const char *admin, const char *branch, const char *worktree_path,
-			char *err, size_t errlen)
-{
-	git_checkout_options co;
-	git_repository *wt = NULL;
-	char parent[PATH_MAX];
-	const char *slash = strrchr(admin, '/');
-	int rc = 0;
-
-	/* <commondir>/worktrees is made with the first worktree. */
-	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - admin) : 0, admin);
-	if ((mkdir(parent, 0755) < 0 && errno != EEXIST) || mkdir(admin, 0755) < 0 ||
-	    mkdir(worktree_path, 0755) < 0)
-		rc = -errno;
-	if (rc == 0)
-		rc = write_new_file(admin, "gitdir", "%s/.git\n", worktree_path);
-	if (rc == 0)
-		rc = write_new_file(admin, "commondir", "%s\n", "../..");
-	if (rc == 0)
-		rc = write_new_file(admin, "HEAD", "ref: refs/heads/%s\n", branch);
-	if (rc == 0)
-		rc = write_new_file(worktree_path, ".git", "gitdir: %s\n", admin);
-	if (rc < 0) {
-		if (err && errlen > 0)
-			snprintf(err, errlen, "cannot make the worktree: %s", strerror(-rc));
-		return rc;
-	}
-	rc = git_repository_open(&wt, worktree_path);
-	if (rc == 0)
-		rc = git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
-	if (rc == 0) {
-		co.checkout_strategy = GIT_CHECKOUT_FORCE;
-		rc = git_checkout_head(wt, &co);
-	}
-	git_repository_free(wt);
-	return rc < 0 ? fail(rc, err, errlen) : 0;
-}
 
 /* The owner nftw's callbacks give entries to (give_item): one call
  * at a time, under give_lock. */
@@ -344,7 +242,7 @@ static int give_item(const char *path, const char *branch, const char *wt_name,
 	int rc = git_repository_open(&repo, path);
 
 	if (rc < 0)
-		return fail(rc, err, errlen);
+		return repo__fail(rc, err, errlen);
 	common = git_repository_commondir(repo);
 	rc = give_tree(worktree_path, uid, gid);
 	if (rc == 0) {
@@ -387,7 +285,7 @@ int repo_item_create(const char *path, const char *base, const char *branch, con
 	git_repository *repo = NULL;
 	git_commit *commit = NULL;
 	git_reference *ref = NULL;
-	char *admin = NULL;
+	char *admin = NULL, head[PATH_MAX];
 	int rc = open_at(&repo, &commit, path, base, err, errlen);
 
 	if (rc < 0)
@@ -402,10 +300,13 @@ int repo_item_create(const char *path, const char *base, const char *branch, con
 		goto out_commit;
 	rc = git_branch_create(&ref, repo, branch, commit, 0);
 	if (rc < 0) {
-		rc = fail(rc, err, errlen);
+		rc = repo__fail(rc, err, errlen);
 		goto out_commit;
 	}
-	rc = add_worktree(admin, branch, worktree_path, err, errlen);
+	if (snprintf(head, sizeof(head), "ref: refs/heads/%s", branch) >= (int)sizeof(head))
+		rc = -ENAMETOOLONG;
+	else
+		rc = repo__worktree_add(admin, head, worktree_path, err, errlen);
 	if (rc == 0 && owner != (uid_t)-1)
 		rc = give_item(path, branch, wt_name, worktree_path, owner, group, err, errlen);
 	if (rc < 0) {
@@ -440,7 +341,7 @@ int repo_item_remove(const char *path, const char *branch, const char *wt_name,
 	rc = git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL);
 	if (rc == 0)
 		rc = git_branch_delete(ref);
-	rc = rc < 0 && rc != GIT_ENOTFOUND ? fail(rc, NULL, 0) : 0;
+	rc = rc < 0 && rc != GIT_ENOTFOUND ? repo__fail(rc, NULL, 0) : 0;
 	if (rc == 0 && (path_exists(worktree_path) || path_exists(admin)))
 		rc = -EIO;
 	git_reference_free(ref);
@@ -628,7 +529,7 @@ int repo_rewind(const char *path, const char *branch, const char *to, const char
 out:
 	/* libgit2's codes become errno values here; give_item's are already. */
 	if (rc < 0)
-		rc = fail(rc, err, errlen);
+		rc = repo__fail(rc, err, errlen);
 	/* What git rewrote as this process is the run_as user's again. */
 	if (rc == 1 && owner != (uid_t)-1 && worktree_path)
 		rc = give_item(path, branch, wt_name, worktree_path, owner, group, err, errlen);
@@ -661,22 +562,22 @@ int repo_diff(const char *path, const char *base, const char *branch, struct buf
 		goto out_base;
 	rc = git_merge_base(&mb, repo, git_commit_id(base_c), git_commit_id(head_c));
 	if (rc < 0) {
-		rc = fail(rc, NULL, 0);
+		rc = repo__fail(rc, NULL, 0);
 		goto out_head;
 	}
 	rc = git_commit_lookup(&mb_c, repo, &mb);
 	if (rc < 0) {
-		rc = fail(rc, NULL, 0);
+		rc = repo__fail(rc, NULL, 0);
 		goto out_head;
 	}
 	rc = git_commit_tree(&old_tree, mb_c);
 	if (rc < 0) {
-		rc = fail(rc, NULL, 0);
+		rc = repo__fail(rc, NULL, 0);
 		goto out_mb;
 	}
 	rc = git_commit_tree(&new_tree, head_c);
 	if (rc < 0) {
-		rc = fail(rc, NULL, 0);
+		rc = repo__fail(rc, NULL, 0);
 		goto out_old;
 	}
 	/* a/ b/ whatever diff.noprefix and friends say: git apply's default -p1
@@ -688,12 +589,12 @@ int repo_diff(const char *path, const char *base, const char *branch, struct buf
 	opts.new_prefix = "b/";
 	rc = git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &opts);
 	if (rc < 0) {
-		rc = fail(rc, NULL, 0);
+		rc = repo__fail(rc, NULL, 0);
 		goto out_new;
 	}
 	rc = git_diff_to_buf(&patch, diff, GIT_DIFF_FORMAT_PATCH);
 	if (rc < 0) {
-		rc = fail(rc, NULL, 0);
+		rc = repo__fail(rc, NULL, 0);
 		goto out_diff;
 	}
 	if (patch.size > 0)
@@ -745,7 +646,7 @@ int repo_worktree_dirty(const char *worktree_path, struct buf *summary)
 	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
 	rc = git_status_list_new(&list, repo, &opts);
 	if (rc < 0) {
-		rc = fail(rc, NULL, 0);
+		rc = repo__fail(rc, NULL, 0);
 		goto out_repo;
 	}
 	n = git_status_list_entrycount(list);

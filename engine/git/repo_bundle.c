@@ -40,6 +40,7 @@
 #include "exec.h"
 #include "push.h"
 #include "repo.h"
+#include "repo_int.h"
 
 extern char **environ;
 
@@ -185,11 +186,12 @@ static void git_failed(const char *what, const char *path, int trust, const stru
 /* A libgit2 failure as a negative errno, its message into err. */
 static int git2_fail(int code, const char *what, char *err, size_t errlen)
 {
-	const git_error *e = git_error_last();
+	char why[512];
+	int rc = repo__fail(code, why, sizeof(why));
 
 	if (err && errlen)
-		snprintf(err, errlen, "%s: %s", what, e && e->message ? e->message : "libgit2 failure");
-	return code == GIT_ENOTFOUND ? -ENOENT : -EIO;
+		snprintf(err, errlen, "%s: %s", what, why);
+	return rc;
 }
 
 /* The commit rev resolves to in repo (peeled). 0 or git2_fail's errno. */

@@ -12,16 +12,7 @@
 #include <git2.h>
 
 #include "repo_changes.h"
-
-static int git_errno(int code)
-{
-	const git_error *e = git_error_last();
-
-	if (e && e->klass == GIT_ERROR_NOMEMORY)
-		return -ENOMEM;
-	return code == GIT_ENOTFOUND || code == GIT_EINVALIDSPEC || code == GIT_EAMBIGUOUS ? -ENOENT
-											     : -EIO;
-}
+#include "repo_int.h"
 
 void repo_changes_free(struct repo_change *v, size_t n)
 {
@@ -58,7 +49,7 @@ static int trees(git_repository *repo, const char *base, const char *head, git_t
 		rc = git_commit_tree(old_tree, mb);
 	if (rc == 0)
 		rc = git_commit_tree(new_tree, h);
-	rc = rc < 0 ? git_errno(rc) : 0;
+	rc = rc < 0 ? repo__fail(rc, NULL, 0) : 0;
 	git_commit_free(mb);
 	git_object_free(bc);
 	git_object_free(b);
@@ -90,14 +81,14 @@ int repo_changes(const char *path, const char *base, const char *head, struct re
 	*n = 0;
 	rc = git_repository_open(&repo, path);
 	if (rc < 0)
-		return git_errno(rc);
+		return repo__fail(rc, NULL, 0);
 	rc = trees(repo, base, head, &old_tree, &new_tree);
 	if (rc == 0 && (rc = git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, NULL)) < 0)
-		rc = git_errno(rc);
+		rc = repo__fail(rc, NULL, 0);
 	git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
 	find.flags = GIT_DIFF_FIND_RENAMES;
 	if (rc == 0 && (rc = git_diff_find_similar(diff, &find)) < 0)
-		rc = git_errno(rc);
+		rc = repo__fail(rc, NULL, 0);
 	if (rc == 0) {
 		count = git_diff_num_deltas(diff);
 		out = calloc(count ? count : 1, sizeof(*out));

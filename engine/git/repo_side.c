@@ -18,22 +18,9 @@
 
 #include <git2.h>
 
+#include "repo_int.h"
 #include "repo_side.h"
 #include "util.h"
-
-static int git_fail(int code, char *err, size_t errlen)
-{
-	const git_error *e = git_error_last();
-
-	if (err && errlen > 0)
-		snprintf(err, errlen, "%s", e && e->message ? e->message : "libgit2 failure");
-	if (e && e->klass == GIT_ERROR_NOMEMORY)
-		return -ENOMEM;
-	return code == GIT_ENOTFOUND || code == GIT_EINVALIDSPEC || code == GIT_EAMBIGUOUS ||
-			       code == GIT_EPEEL
-		       ? -ENOENT
-		       : -EIO;
-}
 
 /* The commit id rev names in repo, into *out. */
 static int commit_of(git_repository *repo, const char *rev, git_oid *out)
@@ -65,7 +52,7 @@ int repo_merge_base(const char *path, const char *base, const char *head, char o
 	if (rc == 0)
 		git_oid_tostr(out, 41, &mb);
 	git_repository_free(repo);
-	return rc < 0 ? git_fail(rc, NULL, 0) : 0;
+	return rc < 0 ? repo__fail(rc, NULL, 0) : 0;
 }
 
 static int name_ok(const char *s)
@@ -83,7 +70,7 @@ static int admin_dir(const char *path, const char *wt_name, char *out, size_t si
 	int rc = git_repository_open(&repo, path);
 
 	if (rc < 0)
-		return git_fail(rc, NULL, 0);
+		return repo__fail(rc, NULL, 0);
 	common = git_repository_commondir(repo);
 	rc = snprintf(out, size, "%s%sworktrees/%s", common,
 		      common[strlen(common) - 1] == '/' ? "" : "/", wt_name);
@@ -91,23 +78,11 @@ static int admin_dir(const char *path, const char *wt_name, char *out, size_t si
 	return rc < 0 || (size_t)rc >= size ? -ENAMETOOLONG : 0;
 }
 
-/* Writes the new file dir/name holding fmt with arg. */
-static int put(const char *dir, const char *name, const char *fmt, const char *arg)
-{
-	char p[PATH_MAX], text[PATH_MAX + 32];
-	int n = snprintf(text, sizeof(text), fmt, arg);
-
-	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p) || n >= (int)sizeof(text))
-		return -ENAMETOOLONG;
-	return util_write_file(p, text, (size_t)n);
-}
-
 int repo_side_checkout(const char *path, const char *commit, const char *wt_name,
 		       const char *worktree_path, char *err, size_t errlen)
 {
-	char admin[PATH_MAX], parent[PATH_MAX];
-	git_checkout_options co;
-	git_repository *wt = NULL, *repo = NULL;
+	char admin[PATH_MAX];
+	git_repository *repo = NULL;
 	git_oid oid;
 	int rc;
 
@@ -131,35 +106,9 @@ int repo_side_checkout(const char *path, const char *commit, const char *wt_name
 	}
 	git_repository_free(repo);
 	if (rc < 0)
-		return git_fail(rc, err, errlen);
+		return repo__fail(rc, err, errlen);
 	repo_side_remove(path, wt_name, worktree_path);
-	snprintf(parent, sizeof(parent), "%.*s", (int)(strrchr(admin, '/') - admin), admin);
-	if ((mkdir(parent, 0755) < 0 && errno != EEXIST) || mkdir(admin, 0755) < 0 ||
-	    mkdir(worktree_path, 0755) < 0)
-		rc = -errno;
-	if (rc == 0)
-		rc = put(admin, "gitdir", "%s/.git\n", worktree_path);
-	if (rc == 0)
-		rc = put(admin, "commondir", "%s\n", "../..");
-	if (rc == 0)
-		rc = put(admin, "HEAD", "%s\n", commit);
-	if (rc == 0)
-		rc = put(worktree_path, ".git", "gitdir: %s\n", admin);
-	if (rc < 0) {
-		if (err && errlen)
-			snprintf(err, errlen, "cannot make the worktree: %s", strerror(-rc));
-	} else {
-		rc = git_repository_open(&wt, worktree_path);
-		if (rc == 0)
-			rc = git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
-		if (rc == 0) {
-			co.checkout_strategy = GIT_CHECKOUT_FORCE;
-			rc = git_checkout_head(wt, &co);
-		}
-		git_repository_free(wt);
-		if (rc < 0)
-			rc = git_fail(rc, err, errlen);
-	}
+	rc = repo__worktree_add(admin, commit, worktree_path, err, errlen);
 	if (rc)
 		repo_side_remove(path, wt_name, worktree_path);
 	return rc;
