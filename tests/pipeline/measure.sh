@@ -91,5 +91,5 @@ assert_eq "validated | $note
 first=$d/$(reg field "$r" 0 evidence recipe=07-bench)
 assert_contains "$(cat "$first")" "# side: base (warmup, discarded)"
 [ -z "$(ls -A "$STORE/measure" 2>/dev/null)" ] || fail "checkouts left: $(ls "$STORE/measure")"
-[ "$(git -C "$REPO" worktree list | grep -c measure)" = 0 ] || fail "git still lists a measure worktree"
+[ "$(git -C "$REPO" worktree list | grep -c "$STORE/measure/")" = 0 ] || fail "git still lists a measure worktree: $(git -C "$REPO" worktree list)"
 exit 0
