@@ -536,6 +536,23 @@ static void job_release(struct pipe *p, struct job *j)
 }
 
 /*
+ * Ends job j, which could not start (its item or its run row could not be
+ * had): gives back its GPUs, counts it done in its batch (or tells its
+ * measure parent it failed), and frees j. Loop thread only.
+ */
+static void job_abandon(struct pipe *p, struct job *j)
+{
+	job_release(p, j);
+	if (j->batch) {
+		j->batch->pending--;
+		pipe__batch_step(p, j->batch);
+	} else if (j->measure_parent) {
+		pipe__measure_ran(p, j, RUN_FAILING);
+	}
+	pipe__job_free(j);
+}
+
+/*
  * Whether the worktree at wt holds exactly its head commit (SPEC §5:
  * evidence describes exactly the commit it names): 0 when it does;
  * otherwise -EAGAIN and why, naming the paths that differ.
@@ -570,14 +587,7 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	int rc, slurm, direct = 0;
 
 	if (store_item_get_id(p->pl->store, j->item_id, &it)) {
-		job_release(p, j);
-		if (j->batch) {
-			j->batch->pending--;
-			pipe__batch_step(p, j->batch);
-		} else if (j->measure_parent) {
-			pipe__measure_ran(p, j, RUN_FAILING);
-		}
-		pipe__job_free(j);
+		job_abandon(p, j);
 		return;
 	}
 	if (j->run.id == 0) {
@@ -594,15 +604,8 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		(void)store_run_update(p->pl->store, &j->run);
 	}
 	if (rc) {
-		job_release(p, j);
-		if (j->batch) {
-			j->batch->pending--;
-			pipe__batch_step(p, j->batch);
-		} else if (j->measure_parent) {
-			pipe__measure_ran(p, j, RUN_FAILING);
-		}
 		item_clear(&it);
-		pipe__job_free(j);
+		job_abandon(p, j);
 		return;
 	}
 	free(j->run.command);
