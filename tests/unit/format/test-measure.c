@@ -22,6 +22,21 @@ static void expect_bad(const char *key, const char *value, const char *why)
 	measure_clear(&m);
 }
 
+/* A parser of metrics (measure_parse_lines, measure_parse_json). */
+typedef int parse_fn(const char *text, size_t len, struct measure_values *out, char *err,
+		     size_t size);
+
+/* parse refuses text with -EINVAL and the error why. */
+static void expect_refused(parse_fn *parse, const char *text, const char *why)
+{
+	struct measure_values v = {0};
+	char err[256] = "";
+
+	ASSERT_EQ(parse(text, strlen(text), &v, err, sizeof(err)), -EINVAL);
+	ASSERT_STREQ(err, why);
+	measure_values_clear(&v);
+}
+
 TEST(headers)
 {
 	struct recipe_measure m = {0}, c;
@@ -104,22 +119,20 @@ TEST(lines)
 	ASSERT_EQ(v.v[2].higher, 0);
 	measure_values_clear(&v);
 
-#define BAD(text, why)                                                                   \
-	do {                                                                             \
-		ASSERT_EQ(measure_parse_lines(text, strlen(text), &v, err, sizeof(err)), \
-			  -EINVAL);                                                      \
-		ASSERT_STREQ(err, why);                                                  \
-		measure_values_clear(&v);                                                \
-	} while (0)
-	BAD("METRIC t abc\n", "METRIC t: value \"abc\" is no finite number");
-	BAD("METRIC t inf s\n", "METRIC t: value \"inf\" is no finite number");
-	BAD("METRIC t\n", "METRIC t: a METRIC line is METRIC NAME VALUE [UNIT] [lower|higher]");
-	BAD("METRIC t 1 s lower extra\n",
-	    "METRIC t 1 s lower extra: a METRIC line is METRIC NAME VALUE [UNIT] [lower|higher]");
-	BAD("METRIC t 1 lower s\n", "METRIC t: \"lower\" is neither a unit (1-16 characters of "
-	    "[A-Za-z0-9_.:/-]) nor lower or higher, in that order");
-	BAD("METRIC t$ 1\n", "METRIC t$: the name must be 1-64 characters of [A-Za-z0-9_.:/-]");
-#undef BAD
+	expect_refused(measure_parse_lines, "METRIC t abc\n",
+		       "METRIC t: value \"abc\" is no finite number");
+	expect_refused(measure_parse_lines, "METRIC t inf s\n",
+		       "METRIC t: value \"inf\" is no finite number");
+	expect_refused(measure_parse_lines, "METRIC t\n",
+		       "METRIC t: a METRIC line is METRIC NAME VALUE [UNIT] [lower|higher]");
+	expect_refused(measure_parse_lines, "METRIC t 1 s lower extra\n",
+		       "METRIC t 1 s lower extra: a METRIC line is "
+		       "METRIC NAME VALUE [UNIT] [lower|higher]");
+	expect_refused(measure_parse_lines, "METRIC t 1 lower s\n",
+		       "METRIC t: \"lower\" is neither a unit (1-16 characters of "
+		       "[A-Za-z0-9_.:/-]) nor lower or higher, in that order");
+	expect_refused(measure_parse_lines, "METRIC t$ 1\n",
+		       "METRIC t$: the name must be 1-64 characters of [A-Za-z0-9_.:/-]");
 }
 
 TEST(json)
@@ -135,24 +148,20 @@ TEST(json)
 	ASSERT(v.v[1].value == 10 && v.v[1].unit[0] == '\0' && v.v[1].higher);
 	ASSERT(v.v[2].value == 3 && !v.v[2].higher);
 	measure_values_clear(&v);
-#define BAD(text, why)                                                                  \
-	do {                                                                            \
-		ASSERT_EQ(measure_parse_json(text, strlen(text), &v, err, sizeof(err)), \
-			  -EINVAL);                                                     \
-		ASSERT_STREQ(err, why);                                                 \
-		measure_values_clear(&v);                                               \
-	} while (0)
-	BAD("[1]", "$PACKET_METRICS: not a JSON object");
-	BAD("{\"a\": 1", "$PACKET_METRICS: not a JSON object");
-	BAD("{\"a\": \"1\"}", "$PACKET_METRICS: \"a\": no finite number as its value");
-	BAD("{\"a\": {\"unit\": \"s\"}}", "$PACKET_METRICS: \"a\": no finite number as its value");
-	BAD("{\"a\": {\"value\": 1, \"better\": \"up\"}}",
-	    "$PACKET_METRICS: \"a\": \"better\" must be \"lower\" or \"higher\"");
-	BAD("{\"a\": {\"value\": 1, \"unit\": 5}}",
-	    "$PACKET_METRICS: \"a\": \"unit\" must be 1-16 characters of [A-Za-z0-9_.:/-]");
-	BAD("{\"a b\": 1}", "$PACKET_METRICS: \"a b\": the name must be 1-64 characters of "
-	    "[A-Za-z0-9_.:/-]");
-#undef BAD
+	expect_refused(measure_parse_json, "[1]", "$PACKET_METRICS: not a JSON object");
+	expect_refused(measure_parse_json, "{\"a\": 1", "$PACKET_METRICS: not a JSON object");
+	expect_refused(measure_parse_json, "{\"a\": \"1\"}",
+		       "$PACKET_METRICS: \"a\": no finite number as its value");
+	expect_refused(measure_parse_json, "{\"a\": {\"unit\": \"s\"}}",
+		       "$PACKET_METRICS: \"a\": no finite number as its value");
+	expect_refused(measure_parse_json, "{\"a\": {\"value\": 1, \"better\": \"up\"}}",
+		       "$PACKET_METRICS: \"a\": \"better\" must be \"lower\" or \"higher\"");
+	expect_refused(measure_parse_json, "{\"a\": {\"value\": 1, \"unit\": 5}}",
+		       "$PACKET_METRICS: \"a\": \"unit\" must be 1-16 characters of "
+		       "[A-Za-z0-9_.:/-]");
+	expect_refused(measure_parse_json, "{\"a b\": 1}",
+		       "$PACKET_METRICS: \"a b\": the name must be 1-64 characters of "
+		       "[A-Za-z0-9_.:/-]");
 }
 
 TEST(stats)
