@@ -223,6 +223,23 @@ static char *render(const struct measure_recipe_runs *v, size_t n)
 	return buf_steal(&b);
 }
 
+/*
+ * r's verdict is want with the reason why_want, and its report shows both
+ * heading and row.
+ */
+static void expect_shown(const struct measure_recipe_runs *r, enum measure_verdict want,
+			 const char *why_want, const char *heading, const char *row)
+{
+	char why[256], *t;
+
+	ASSERT_EQ(measure_verdict(r, why, sizeof(why)), want);
+	ASSERT_STREQ(why, why_want);
+	t = render(r, 1);
+	ASSERT_CONTAINS(t, heading);
+	ASSERT_CONTAINS(t, row);
+	free(t);
+}
+
 TEST(report)
 {
 	static const double base[] = { 1.00, 1.02, 0.98, 1.01, 0.99 };
@@ -277,12 +294,7 @@ TEST(report)
 
 	/* Without a budget: validated, the change still shown. */
 	m.nbudgets = 0;
-	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_VALIDATED);
-	ASSERT_STREQ(why, "");
-	t = render(&r, 1);
-	ASSERT_CONTAINS(t, "## 07-bench: validated\n");
-	ASSERT_CONTAINS(t, "| 1.200 (+20.0%) |");
-	free(t);
+	expect_shown(&r, MEASURE_VALIDATED, "", "## 07-bench: validated\n", "| 1.200 (+20.0%) |");
 	m.nbudgets = 1;
 
 	/* A budget +30%: kept. */
@@ -298,12 +310,9 @@ TEST(report)
 
 	/* A side without runs: incomplete, never validated. */
 	mt[0].nhead = 0;
-	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_INCOMPLETE);
-	ASSERT_STREQ(why, "wall_s: no head run reported it");
-	t = render(&r, 1);
-	ASSERT_CONTAINS(t, "## 07-bench: incomplete - wall_s: no head run reported it");
-	ASSERT_CONTAINS(t, "| wall_s | s | lower | - | - | - | - | see budget | a side has no runs |");
-	free(t);
+	expect_shown(&r, MEASURE_INCOMPLETE, "wall_s: no head run reported it",
+		     "## 07-bench: incomplete - wall_s: no head run reported it",
+		     "| wall_s | s | lower | - | - | - | - | see budget | a side has no runs |");
 	r.nmetrics = 0;
 	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_FAILING);
 	m.nbudgets = 0;
