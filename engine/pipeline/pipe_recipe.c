@@ -236,16 +236,9 @@ static void gpu_recheck(uv_timer_t *t)
 /* Starts the recheck timer (loop thread) unless it runs already. */
 static void gpu_watch(struct pipe *p)
 {
-	if (p->shutting_down)
-		return;
-	if (!p->gpu_timer_init) {
-		if (uv_timer_init(&p->pl->loop, &p->gpu_timer))
-			return;
-		p->gpu_timer.data = p;
-		p->gpu_timer_init = 1;
-	}
-	if (!uv_is_active((uv_handle_t *)&p->gpu_timer))
-		uv_timer_start(&p->gpu_timer, gpu_recheck, GPU_RECHECK_MS, GPU_RECHECK_MS);
+	if (!p->shutting_down)
+		pipe__timer_repeat(p, &p->gpu_timer, &p->gpu_timer_init, gpu_recheck,
+				   GPU_RECHECK_MS);
 }
 
 void pipe__gpu_stop(struct pipe *p)
