@@ -240,15 +240,8 @@ static int insert_at(struct top_model *m, size_t i, const char *name)
 {
 	struct top_item *it;
 
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct top_item *grown = realloc(m->items, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		m->items = grown;
-		m->cap = cap;
-	}
+	if (util_grow(&m->items, &m->cap, m->n, sizeof(*m->items), 64))
+		return -ENOMEM;
 	memmove(&m->items[i + 1], &m->items[i], (m->n - i) * sizeof(*m->items));
 	it = &m->items[i];
 	memset(it, 0, sizeof(*it));

@@ -47,6 +47,18 @@ static int cell(struct buf *out, const char *s, size_t len)
 	return rc;
 }
 
+/*
+ * Appends lead, then the number v without decimals and unit, or missing
+ * when v is no number, then " | ". Returns 0 or -ENOMEM.
+ */
+static int number_cell(struct buf *out, const char *lead, const cJSON *v, const char *unit,
+		       const char *missing)
+{
+	if (cJSON_IsNumber(v))
+		return buf_printf(out, "%s%.0f%s | ", lead, v->valuedouble, unit);
+	return buf_printf(out, "%s%s | ", lead, missing);
+}
+
 static const char *str(const cJSON *obj, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -81,16 +93,12 @@ static int render_host(const char *json, struct buf *out)
 			const cJSON *mem = cJSON_GetObjectItemCaseSensitive(g, "memory_mib");
 			const char *name = str(g, "name"), *drv = str(g, "driver");
 
-			if (rc == 0 && cJSON_IsNumber(idx))
-				rc = buf_printf(out, "| %.0f | ", idx->valuedouble);
-			else if (rc == 0)
-				rc = buf_puts(out, "| ? | ");
+			if (rc == 0)
+				rc = number_cell(out, "| ", idx, "", "?");
 			if (rc == 0)
 				rc = cell(out, name ? name : "", name ? strlen(name) : 0);
-			if (rc == 0 && cJSON_IsNumber(mem))
-				rc = buf_printf(out, " | %.0f MiB | ", mem->valuedouble);
-			else if (rc == 0)
-				rc = buf_puts(out, " | unknown | ");
+			if (rc == 0)
+				rc = number_cell(out, " | ", mem, " MiB", "unknown");
 			if (rc == 0)
 				rc = cell(out, drv ? drv : "", drv ? strlen(drv) : 0);
 			if (rc == 0)

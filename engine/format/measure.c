@@ -214,15 +214,8 @@ static int put(struct measure_values *out, const char *name, size_t nlen, double
 		if (strlen(out->v[i].name) == nlen && memcmp(out->v[i].name, name, nlen) == 0)
 			v = &out->v[i];
 	if (!v) {
-		if (out->n == out->cap) {
-			size_t cap = out->cap ? out->cap * 2 : 8;
-			struct measure_value *nv = realloc(out->v, cap * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			out->v = nv;
-			out->cap = cap;
-		}
+		if (util_grow(&out->v, &out->cap, out->n, sizeof(*out->v), 8))
+			return -ENOMEM;
 		v = &out->v[out->n++];
 		memcpy(v->name, name, nlen);
 		v->name[nlen] = '\0';

@@ -249,6 +249,19 @@ static int add_num(cJSON *obj, const char *key, double val)
 	return cJSON_AddNumberToObject(obj, key, val) ? 0 : -ENOMEM;
 }
 
+/*
+ * Adds under key the JSON object that text (NUL-terminated, may be NULL)
+ * holds. NULL or empty text, text that is not a JSON object, or no memory
+ * add nothing: the line is written without the key.
+ */
+static void add_object_text(cJSON *obj, const char *key, const char *text)
+{
+	cJSON *val = text && text[0] ? cJSON_Parse(text) : NULL;
+
+	if (!cJSON_IsObject(val) || !cJSON_AddItemToObject(obj, key, val))
+		cJSON_Delete(val);
+}
+
 static int add_gpus(cJSON *obj, const int *gpus, size_t n)
 {
 	cJSON *arr = n ? cJSON_CreateIntArray(gpus, (int)n) : cJSON_CreateArray();
@@ -301,24 +314,12 @@ char *registry_engine_line(const struct registry_run *r)
 		if (!rc && r->recorded_by_via)
 			rc = add_str(by, "via", r->recorded_by_via);
 	}
-	if (!rc && r->env_json && r->env_json[0]) {
-		cJSON *env = cJSON_Parse(r->env_json);
-
-		if (cJSON_IsObject(env))
-			cJSON_AddItemToObject(obj, "env", env);
-		else
-			cJSON_Delete(env);
-	}
+	if (!rc)
+		add_object_text(obj, "env", r->env_json);
 	if (!rc && r->side)
 		rc = add_str(obj, "side", r->side);
-	if (!rc && r->metrics_json && r->metrics_json[0]) {
-		cJSON *m = cJSON_Parse(r->metrics_json);
-
-		if (cJSON_IsObject(m))
-			cJSON_AddItemToObject(obj, "metrics", m);
-		else
-			cJSON_Delete(m);
-	}
+	if (!rc)
+		add_object_text(obj, "metrics", r->metrics_json);
 	if (!rc)
 		out = cJSON_PrintUnformatted(obj);
 	cJSON_Delete(obj);

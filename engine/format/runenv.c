@@ -278,15 +278,8 @@ struct block {
 
 static int slices_push(struct slices *s, const char *p, size_t n)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 8;
-		struct slice *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (util_grow(&s->v, &s->cap, s->n, sizeof(*s->v), 8))
+		return -ENOMEM;
 	s->v[s->n].p = p;
 	s->v[s->n].n = n;
 	s->n++;

@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,38 +104,41 @@ static const char *did_you_mean(const char *word, const char *const *names, size
 	return hint;
 }
 
-/* did_you_mean over the stages of cfg (NULL: none). */
-static const char *suggest_stage(const struct pfs_config *cfg, const char *word, char *hint,
-				 size_t size)
+/*
+ * did_you_mean over the names of n records at base, each stride bytes
+ * long, whose char * name lies off bytes into it. Returns hint ("" when
+ * there is no memory to gather the names).
+ */
+static const char *suggest_name(const char *word, const void *base, size_t n, size_t stride,
+				size_t off, char *hint, size_t size)
 {
-	const char **names = cfg ? malloc(cfg->nstages * sizeof(*names)) : NULL;
+	const char **names = n ? malloc(n * sizeof(*names)) : NULL;
 	size_t i;
 
 	hint[0] = '\0';
 	if (!names)
 		return hint;
-	for (i = 0; i < cfg->nstages; i++)
-		names[i] = cfg->stages[i].name;
-	did_you_mean(word, names, cfg->nstages, hint, size);
+	for (i = 0; i < n; i++)
+		names[i] = *(char *const *)((const char *)base + i * stride + off);
+	did_you_mean(word, names, n, hint, size);
 	free(names);
 	return hint;
+}
+
+/* did_you_mean over the stages of cfg (NULL: none). */
+static const char *suggest_stage(const struct pfs_config *cfg, const char *word, char *hint,
+				 size_t size)
+{
+	return suggest_name(word, cfg ? cfg->stages : NULL, cfg ? cfg->nstages : 0,
+			    sizeof(struct pfs_stage), offsetof(struct pfs_stage, name), hint, size);
 }
 
 /* did_you_mean over the recipes of cat (held by the caller). */
 static const char *suggest_recipe(const struct recipe_catalog *cat, const char *word, char *hint,
 				  size_t size)
 {
-	const char **names = cat && cat->n ? malloc(cat->n * sizeof(*names)) : NULL;
-	size_t i;
-
-	hint[0] = '\0';
-	if (!names)
-		return hint;
-	for (i = 0; i < cat->n; i++)
-		names[i] = cat->v[i].name;
-	did_you_mean(word, names, cat->n, hint, size);
-	free(names);
-	return hint;
+	return suggest_name(word, cat ? cat->v : NULL, cat ? cat->n : 0, sizeof(struct recipe),
+			    offsetof(struct recipe, name), hint, size);
 }
 
 static int parse_line(struct engine *e, const char *s, size_t len, struct pipe_cmd *cmd)

@@ -341,16 +341,22 @@ static void retry_cb(uv_timer_t *t)
 		uv_timer_stop(t);
 }
 
+void pipe__timer_repeat(struct pipe *p, uv_timer_t *t, int *init, uv_timer_cb cb, uint64_t ms)
+{
+	if (!*init) {
+		if (uv_timer_init(&p->pl->loop, t))
+			return;
+		t->data = p;
+		*init = 1;
+	}
+	if (!uv_is_active((uv_handle_t *)t))
+		uv_timer_start(t, cb, ms, ms);
+}
+
 static void retry_arm(struct pipe *p)
 {
-	if (!p->unstored_timer_init) {
-		if (uv_timer_init(&p->pl->loop, &p->unstored_timer))
-			return;
-		p->unstored_timer.data = p;
-		p->unstored_timer_init = 1;
-	}
-	if (!uv_is_active((uv_handle_t *)&p->unstored_timer))
-		uv_timer_start(&p->unstored_timer, retry_cb, UNSTORED_RETRY_MS, UNSTORED_RETRY_MS);
+	pipe__timer_repeat(p, &p->unstored_timer, &p->unstored_timer_init, retry_cb,
+			   UNSTORED_RETRY_MS);
 }
 
 /* ---- item states ---- */

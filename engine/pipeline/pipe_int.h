@@ -400,6 +400,10 @@ int pipe__id_add(int64_t *set, int *n, int max, int64_t id);
 int pipe__id_has(const int64_t *set, int n, int64_t id);
 /* Frees a job that is on no list (NULL is fine). */
 void pipe__job_free(struct job *j);
+/* Starts t (data p) repeating every ms milliseconds with cb unless it runs
+ * already, initialising it on p's loop first unless *init says it was (then
+ * sets *init; a failed init leaves it stopped). Loop thread only. */
+void pipe__timer_repeat(struct pipe *p, uv_timer_t *t, int *init, uv_timer_cb cb, uint64_t ms);
 /* Creates the run row of a new job with the given kind ("stage",
  * "recipe"), name and status. 0 or a negative errno. */
 int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,

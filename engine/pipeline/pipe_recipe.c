@@ -236,16 +236,9 @@ static void gpu_recheck(uv_timer_t *t)
 /* Starts the recheck timer (loop thread) unless it runs already. */
 static void gpu_watch(struct pipe *p)
 {
-	if (p->shutting_down)
-		return;
-	if (!p->gpu_timer_init) {
-		if (uv_timer_init(&p->pl->loop, &p->gpu_timer))
-			return;
-		p->gpu_timer.data = p;
-		p->gpu_timer_init = 1;
-	}
-	if (!uv_is_active((uv_handle_t *)&p->gpu_timer))
-		uv_timer_start(&p->gpu_timer, gpu_recheck, GPU_RECHECK_MS, GPU_RECHECK_MS);
+	if (!p->shutting_down)
+		pipe__timer_repeat(p, &p->gpu_timer, &p->gpu_timer_init, gpu_recheck,
+				   GPU_RECHECK_MS);
 }
 
 void pipe__gpu_stop(struct pipe *p)
@@ -536,6 +529,23 @@ static void job_release(struct pipe *p, struct job *j)
 }
 
 /*
+ * Ends job j, which could not start (its item or its run row could not be
+ * had): gives back its GPUs, counts it done in its batch (or tells its
+ * measure parent it failed), and frees j. Loop thread only.
+ */
+static void job_abandon(struct pipe *p, struct job *j)
+{
+	job_release(p, j);
+	if (j->batch) {
+		j->batch->pending--;
+		pipe__batch_step(p, j->batch);
+	} else if (j->measure_parent) {
+		pipe__measure_ran(p, j, RUN_FAILING);
+	}
+	pipe__job_free(j);
+}
+
+/*
  * Whether the worktree at wt holds exactly its head commit (SPEC §5:
  * evidence describes exactly the commit it names): 0 when it does;
  * otherwise -EAGAIN and why, naming the paths that differ.
@@ -570,14 +580,7 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	int rc, slurm, direct = 0;
 
 	if (store_item_get_id(p->pl->store, j->item_id, &it)) {
-		job_release(p, j);
-		if (j->batch) {
-			j->batch->pending--;
-			pipe__batch_step(p, j->batch);
-		} else if (j->measure_parent) {
-			pipe__measure_ran(p, j, RUN_FAILING);
-		}
-		pipe__job_free(j);
+		job_abandon(p, j);
 		return;
 	}
 	if (j->run.id == 0) {
@@ -594,15 +597,8 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		(void)store_run_update(p->pl->store, &j->run);
 	}
 	if (rc) {
-		job_release(p, j);
-		if (j->batch) {
-			j->batch->pending--;
-			pipe__batch_step(p, j->batch);
-		} else if (j->measure_parent) {
-			pipe__measure_ran(p, j, RUN_FAILING);
-		}
 		item_clear(&it);
-		pipe__job_free(j);
+		job_abandon(p, j);
 		return;
 	}
 	free(j->run.command);

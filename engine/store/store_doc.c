@@ -131,6 +131,21 @@ static int doc_stat_locked(struct store *s, int64_t item, const char *path, stru
 	return rc;
 }
 
+/*
+ * Takes the write transaction and reads path's metadata into m. Returns
+ * doc_stat_locked's result (0, -ENOENT, an error) with *locked = 1: the
+ * caller ends the transaction with store__txn_unlock; or store__txn_lock's
+ * error with *locked = 0.
+ */
+static int doc_txn_stat(struct store *s, int64_t item, const char *path, struct doc_meta *m,
+			int *locked)
+{
+	int rc = store__txn_lock(s);
+
+	*locked = rc == 0;
+	return rc ? rc : doc_stat_locked(s, item, path, m);
+}
+
 int store_doc_stat(struct store *s, int64_t item_id, const char *path, struct doc_meta *out)
 {
 	int rc;
@@ -253,14 +268,13 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 {
 	struct doc_meta m;
 	int64_t rev_id = 0;
-	int rc, created = 0;
+	int rc, locked, created = 0;
 
 	if (mtime_ns < 0)
 		mtime_ns = util_now_ns();
-	rc = store__txn_lock(s);
-	if (rc)
+	rc = doc_txn_stat(s, item_id, path, &m, &locked);
+	if (!locked)
 		return rc;
-	rc = doc_stat_locked(s, item_id, path, &m);
 	if (rc == 0 && m.is_dir)
 		rc = -EISDIR;
 	else if (rc == -ENOENT)
@@ -286,14 +300,13 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 		    const void *data, size_t len, mode_t mode, int64_t mtime_ns)
 {
 	struct doc_meta m;
-	int rc;
+	int rc, locked;
 
 	if (mtime_ns < 0)
 		mtime_ns = util_now_ns();
-	rc = store__txn_lock(s);
-	if (rc)
+	rc = doc_txn_stat(s, item_id, path, &m, &locked);
+	if (!locked)
 		return rc;
-	rc = doc_stat_locked(s, item_id, path, &m);
 	if (rc == 0 && (m.is_dir || m.rev_id != rev_id))
 		rc = -ESTALE;
 	else if (rc == -ENOENT)
@@ -319,7 +332,7 @@ int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode
 {
 	struct doc_meta m, old;
 	int64_t rev_id, now = util_now_ns();
-	int rc;
+	int rc, locked;
 
 	memset(&m, 0, sizeof(m));
 	m.type = type;
@@ -327,10 +340,9 @@ int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode
 	if (type == S_IFREG || !kind_name(type) ||
 	    (type == S_IFLNK ? len == 0 || len >= PATH_MAX : len != 0))
 		return -EINVAL;
-	rc = store__txn_lock(s);
-	if (rc)
+	rc = doc_txn_stat(s, item_id, path, &old, &locked);
+	if (!locked)
 		return rc;
-	rc = doc_stat_locked(s, item_id, path, &old);
 	if (rc == 0)
 		rc = -EEXIST;
 	else if (rc == -ENOENT)
@@ -348,12 +360,11 @@ int store_doc_link(struct store *s, int64_t item_id, const char *from, const cha
 {
 	struct doc_meta m, old;
 	int64_t rev_id = 0;
-	int rc;
+	int rc, locked;
 
-	rc = store__txn_lock(s);
-	if (rc)
+	rc = doc_txn_stat(s, item_id, from, &m, &locked);
+	if (!locked)
 		return rc;
-	rc = doc_stat_locked(s, item_id, from, &m);
 	if (rc == 0 && m.is_dir)
 		rc = -EPERM;
 	if (rc == 0) {
@@ -465,12 +476,11 @@ static int doc_remove(struct store *s, int64_t item_id, const char *path, int di
 		      const struct store_who *who)
 {
 	struct doc_meta m;
-	int rc, undone = 0;
+	int rc, locked, undone = 0;
 
-	rc = store__txn_lock(s);
-	if (rc)
+	rc = doc_txn_stat(s, item_id, path, &m, &locked);
+	if (!locked)
 		return rc;
-	rc = doc_stat_locked(s, item_id, path, &m);
 	if (rc == 0 && !m.is_dir != !dir)
 		rc = dir ? -ENOTDIR : -EISDIR;
 	if (rc == 0 && dir) {
@@ -555,14 +565,13 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 	struct doc_meta src, dst;
 	size_t flen = strlen(from);
 	char **paths = NULL;
-	int rc, have_dst;
+	int rc, locked, have_dst;
 
 	if (strcmp(from, to) == 0)
 		return 0;
-	rc = store__txn_lock(s);
-	if (rc)
+	rc = doc_txn_stat(s, item_id, from, &src, &locked);
+	if (!locked)
 		return rc;
-	rc = doc_stat_locked(s, item_id, from, &src);
 	if (rc)
 		goto fin;
 	have_dst = doc_stat_locked(s, item_id, to, &dst) == 0;

@@ -95,6 +95,24 @@ char *buf_steal(struct buf *b)
 	return p;
 }
 
+int util_grow(void *arrayp, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t want = *cap ? *cap * 2 : first;
+	void *v;
+
+	if (n < *cap)
+		return 0;
+	if (want < *cap || want > SIZE_MAX / size)
+		return -ENOMEM;
+	memcpy(&v, arrayp, sizeof(v));
+	v = realloc(v, want * size);
+	if (!v)
+		return -ENOMEM;
+	memcpy(arrayp, &v, sizeof(v));
+	*cap = want;
+	return 0;
+}
+
 void buf_free(struct buf *b)
 {
 	free(b->data);

@@ -44,6 +44,15 @@ int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf
 char *buf_steal(struct buf *b);
 void buf_free(struct buf *b);
 
+/*
+ * Makes room for one more element in an array of n elements, each size
+ * bytes: arrayp points to the array's pointer, cap to its capacity in
+ * elements. When n == *cap the array is reallocated to twice *cap elements
+ * (first when *cap is 0) and *arrayp and *cap are updated. Returns 0, or
+ * -ENOMEM with both unchanged. Any thread; the array is the caller's.
+ */
+int util_grow(void *arrayp, size_t *cap, size_t n, size_t size, size_t first);
+
 /* Wall clock, nanoseconds since the Unix epoch. */
 int64_t util_now_ns(void);
 /* RFC 3339 UTC with seconds, e.g. "2026-11-29T16:02:11Z", into out[32]. */

@@ -20,6 +20,13 @@ static int parse(const char *s)
 	return ctl_line_parse(s, strlen(s), &l, why, sizeof(why));
 }
 
+/* The line s is refused with the reason want. */
+static void refused(const char *s, const char *want)
+{
+	ASSERT_EQ(parse(s), -EINVAL);
+	ASSERT_STREQ(why, want);
+}
+
 static enum ctl_prefix prefix(const char *s)
 {
 	return ctl_line_prefix(s, strlen(s), &l);
@@ -47,23 +54,15 @@ TEST(lines)
 	ASSERT_EQ(l.kind, CTL_ARG_RECIPE);
 	ASSERT_EQ(l.arg_len, 8);
 
-	ASSERT_EQ(parse(""), -EINVAL);
-	ASSERT_STREQ(why, "empty command");
+	refused("", "empty command");
 	ASSERT_EQ(parse(" \t "), -EINVAL);
-	ASSERT_EQ(parse("advanc"), -EINVAL);
-	ASSERT_STREQ(why, "unknown verb (did you mean \"advance\"?)");
-	ASSERT_EQ(parse("advanz"), -EINVAL);
-	ASSERT_STREQ(why, "unknown verb (did you mean \"advance\"?)");
-	ASSERT_EQ(parse("hodl"), -EINVAL);
-	ASSERT_STREQ(why, "unknown verb (did you mean \"hold\"?)");
-	ASSERT_EQ(parse("frobnicate"), -EINVAL);
-	ASSERT_STREQ(why, "unknown verb");
-	ASSERT_EQ(parse("hold now"), -EINVAL);
-	ASSERT_STREQ(why, "hold takes no argument");
-	ASSERT_EQ(parse("run"), -EINVAL);
-	ASSERT_STREQ(why, "run needs a stage name");
-	ASSERT_EQ(parse("rerun a b"), -EINVAL);
-	ASSERT_STREQ(why, "rerun takes one recipe name, not more");
+	refused("advanc", "unknown verb (did you mean \"advance\"?)");
+	refused("advanz", "unknown verb (did you mean \"advance\"?)");
+	refused("hodl", "unknown verb (did you mean \"hold\"?)");
+	refused("frobnicate", "unknown verb");
+	refused("hold now", "hold takes no argument");
+	refused("run", "run needs a stage name");
+	refused("rerun a b", "rerun takes one recipe name, not more");
 	ASSERT_EQ(ctl_line_parse("hold\0x", 6, &l, why, sizeof(why)), -EINVAL);
 	ASSERT_STREQ(why, "control character (byte 0x00) in the line");
 	ASSERT_EQ(parse("run \x7f"), -EINVAL);

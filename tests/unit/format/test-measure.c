@@ -22,6 +22,21 @@ static void expect_bad(const char *key, const char *value, const char *why)
 	measure_clear(&m);
 }
 
+/* A parser of metrics (measure_parse_lines, measure_parse_json). */
+typedef int parse_fn(const char *text, size_t len, struct measure_values *out, char *err,
+		     size_t size);
+
+/* parse refuses text with -EINVAL and the error why. */
+static void expect_refused(parse_fn *parse, const char *text, const char *why)
+{
+	struct measure_values v = {0};
+	char err[256] = "";
+
+	ASSERT_EQ(parse(text, strlen(text), &v, err, sizeof(err)), -EINVAL);
+	ASSERT_STREQ(err, why);
+	measure_values_clear(&v);
+}
+
 TEST(headers)
 {
 	struct recipe_measure m = {0}, c;
@@ -104,22 +119,20 @@ TEST(lines)
 	ASSERT_EQ(v.v[2].higher, 0);
 	measure_values_clear(&v);
 
-#define BAD(text, why)                                                                   \
-	do {                                                                             \
-		ASSERT_EQ(measure_parse_lines(text, strlen(text), &v, err, sizeof(err)), \
-			  -EINVAL);                                                      \
-		ASSERT_STREQ(err, why);                                                  \
-		measure_values_clear(&v);                                                \
-	} while (0)
-	BAD("METRIC t abc\n", "METRIC t: value \"abc\" is no finite number");
-	BAD("METRIC t inf s\n", "METRIC t: value \"inf\" is no finite number");
-	BAD("METRIC t\n", "METRIC t: a METRIC line is METRIC NAME VALUE [UNIT] [lower|higher]");
-	BAD("METRIC t 1 s lower extra\n",
-	    "METRIC t 1 s lower extra: a METRIC line is METRIC NAME VALUE [UNIT] [lower|higher]");
-	BAD("METRIC t 1 lower s\n", "METRIC t: \"lower\" is neither a unit (1-16 characters of "
-	    "[A-Za-z0-9_.:/-]) nor lower or higher, in that order");
-	BAD("METRIC t$ 1\n", "METRIC t$: the name must be 1-64 characters of [A-Za-z0-9_.:/-]");
-#undef BAD
+	expect_refused(measure_parse_lines, "METRIC t abc\n",
+		       "METRIC t: value \"abc\" is no finite number");
+	expect_refused(measure_parse_lines, "METRIC t inf s\n",
+		       "METRIC t: value \"inf\" is no finite number");
+	expect_refused(measure_parse_lines, "METRIC t\n",
+		       "METRIC t: a METRIC line is METRIC NAME VALUE [UNIT] [lower|higher]");
+	expect_refused(measure_parse_lines, "METRIC t 1 s lower extra\n",
+		       "METRIC t 1 s lower extra: a METRIC line is "
+		       "METRIC NAME VALUE [UNIT] [lower|higher]");
+	expect_refused(measure_parse_lines, "METRIC t 1 lower s\n",
+		       "METRIC t: \"lower\" is neither a unit (1-16 characters of "
+		       "[A-Za-z0-9_.:/-]) nor lower or higher, in that order");
+	expect_refused(measure_parse_lines, "METRIC t$ 1\n",
+		       "METRIC t$: the name must be 1-64 characters of [A-Za-z0-9_.:/-]");
 }
 
 TEST(json)
@@ -135,24 +148,20 @@ TEST(json)
 	ASSERT(v.v[1].value == 10 && v.v[1].unit[0] == '\0' && v.v[1].higher);
 	ASSERT(v.v[2].value == 3 && !v.v[2].higher);
 	measure_values_clear(&v);
-#define BAD(text, why)                                                                  \
-	do {                                                                            \
-		ASSERT_EQ(measure_parse_json(text, strlen(text), &v, err, sizeof(err)), \
-			  -EINVAL);                                                     \
-		ASSERT_STREQ(err, why);                                                 \
-		measure_values_clear(&v);                                               \
-	} while (0)
-	BAD("[1]", "$PACKET_METRICS: not a JSON object");
-	BAD("{\"a\": 1", "$PACKET_METRICS: not a JSON object");
-	BAD("{\"a\": \"1\"}", "$PACKET_METRICS: \"a\": no finite number as its value");
-	BAD("{\"a\": {\"unit\": \"s\"}}", "$PACKET_METRICS: \"a\": no finite number as its value");
-	BAD("{\"a\": {\"value\": 1, \"better\": \"up\"}}",
-	    "$PACKET_METRICS: \"a\": \"better\" must be \"lower\" or \"higher\"");
-	BAD("{\"a\": {\"value\": 1, \"unit\": 5}}",
-	    "$PACKET_METRICS: \"a\": \"unit\" must be 1-16 characters of [A-Za-z0-9_.:/-]");
-	BAD("{\"a b\": 1}", "$PACKET_METRICS: \"a b\": the name must be 1-64 characters of "
-	    "[A-Za-z0-9_.:/-]");
-#undef BAD
+	expect_refused(measure_parse_json, "[1]", "$PACKET_METRICS: not a JSON object");
+	expect_refused(measure_parse_json, "{\"a\": 1", "$PACKET_METRICS: not a JSON object");
+	expect_refused(measure_parse_json, "{\"a\": \"1\"}",
+		       "$PACKET_METRICS: \"a\": no finite number as its value");
+	expect_refused(measure_parse_json, "{\"a\": {\"unit\": \"s\"}}",
+		       "$PACKET_METRICS: \"a\": no finite number as its value");
+	expect_refused(measure_parse_json, "{\"a\": {\"value\": 1, \"better\": \"up\"}}",
+		       "$PACKET_METRICS: \"a\": \"better\" must be \"lower\" or \"higher\"");
+	expect_refused(measure_parse_json, "{\"a\": {\"value\": 1, \"unit\": 5}}",
+		       "$PACKET_METRICS: \"a\": \"unit\" must be 1-16 characters of "
+		       "[A-Za-z0-9_.:/-]");
+	expect_refused(measure_parse_json, "{\"a b\": 1}",
+		       "$PACKET_METRICS: \"a b\": the name must be 1-64 characters of "
+		       "[A-Za-z0-9_.:/-]");
 }
 
 TEST(stats)
@@ -214,6 +223,23 @@ static char *render(const struct measure_recipe_runs *v, size_t n)
 	return buf_steal(&b);
 }
 
+/*
+ * r's verdict is want with the reason why_want, and its report shows both
+ * heading and row.
+ */
+static void expect_shown(const struct measure_recipe_runs *r, enum measure_verdict want,
+			 const char *why_want, const char *heading, const char *row)
+{
+	char why[256], *t;
+
+	ASSERT_EQ(measure_verdict(r, why, sizeof(why)), want);
+	ASSERT_STREQ(why, why_want);
+	t = render(r, 1);
+	ASSERT_CONTAINS(t, heading);
+	ASSERT_CONTAINS(t, row);
+	free(t);
+}
+
 TEST(report)
 {
 	static const double base[] = { 1.00, 1.02, 0.98, 1.01, 0.99 };
@@ -268,12 +294,7 @@ TEST(report)
 
 	/* Without a budget: validated, the change still shown. */
 	m.nbudgets = 0;
-	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_VALIDATED);
-	ASSERT_STREQ(why, "");
-	t = render(&r, 1);
-	ASSERT_CONTAINS(t, "## 07-bench: validated\n");
-	ASSERT_CONTAINS(t, "| 1.200 (+20.0%) |");
-	free(t);
+	expect_shown(&r, MEASURE_VALIDATED, "", "## 07-bench: validated\n", "| 1.200 (+20.0%) |");
 	m.nbudgets = 1;
 
 	/* A budget +30%: kept. */
@@ -289,12 +310,9 @@ TEST(report)
 
 	/* A side without runs: incomplete, never validated. */
 	mt[0].nhead = 0;
-	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_INCOMPLETE);
-	ASSERT_STREQ(why, "wall_s: no head run reported it");
-	t = render(&r, 1);
-	ASSERT_CONTAINS(t, "## 07-bench: incomplete - wall_s: no head run reported it");
-	ASSERT_CONTAINS(t, "| wall_s | s | lower | - | - | - | - | see budget | a side has no runs |");
-	free(t);
+	expect_shown(&r, MEASURE_INCOMPLETE, "wall_s: no head run reported it",
+		     "## 07-bench: incomplete - wall_s: no head run reported it",
+		     "| wall_s | s | lower | - | - | - | - | see budget | a side has no runs |");
 	r.nmetrics = 0;
 	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_FAILING);
 	m.nbudgets = 0;

@@ -179,6 +179,30 @@ TEST(mutex_held_after_fork)
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
 
+/* util_grow doubles from first only when full, keeps the elements, and
+ * refuses a size that would overflow without touching the array. */
+TEST(grow)
+{
+	int *v = NULL;
+	size_t n, cap = 0;
+
+	for (n = 0; n < 20; n++) {
+		ASSERT_EQ(util_grow(&v, &cap, n, sizeof(*v), 4), 0);
+		ASSERT(n < cap);
+		v[n] = (int)n;
+	}
+	ASSERT_EQ(cap, 32);
+	for (n = 0; n < 20; n++)
+		ASSERT_EQ(v[n], (int)n);
+	ASSERT_EQ(util_grow(&v, &cap, 20, sizeof(*v), 4), 0);
+	ASSERT_EQ(cap, 32);
+	/* 64 elements of this size wrap around to 64 bytes. */
+	ASSERT_EQ(util_grow(&v, &cap, 32, SIZE_MAX / 64 + 2, 4), -ENOMEM);
+	ASSERT_EQ(cap, 32);
+	ASSERT_EQ(v[19], 19);
+	free(v);
+}
+
 int main(void)
 {
 	RUN(buf);
@@ -188,5 +212,6 @@ int main(void)
 	RUN(files);
 	RUN(invariants);
 	RUN(mutex_held_after_fork);
+	RUN(grow);
 	return 0;
 }
