@@ -262,6 +262,7 @@ static int unsealed_write(struct pipe *p, struct unsealed *u)
 		pipe__changed(p->pl, u->item, "validation/registry.jsonl", PIPELINE_MODIFIED);
 		pipe__changed(p->pl, u->item, "validation/evidence.md", PIPELINE_MODIFIED);
 		pipe__changed(p->pl, u->item, "validation/junit.xml", PIPELINE_MODIFIED);
+		pipe__changed(p->pl, u->item, "validation/measurements.md", PIPELINE_MODIFIED);
 	}
 	return 0;
 }

@@ -188,6 +188,7 @@ static int check_item(void *arg, const struct item *it)
 		pipe__changed(p->pl, it->name, "change.diff", PIPELINE_MODIFIED);
 		pipe__changed(p->pl, it->name, "validation/evidence.md", PIPELINE_MODIFIED);
 		pipe__changed(p->pl, it->name, "validation/junit.xml", PIPELINE_MODIFIED);
+		pipe__changed(p->pl, it->name, "validation/measurements.md", PIPELINE_MODIFIED);
 		pipe__changed(p->pl, it->name, "validation/scope.md", PIPELINE_MODIFIED);
 		pipe__item_written(p, it);
 		b = pipe__json_string(it->branch);

@@ -183,6 +183,7 @@ void pipe__recipe_done(struct pipe *p, struct job *j, enum run_status status, co
 			pipe__changed(p->pl, j->item, "validation/registry.jsonl", PIPELINE_MODIFIED);
 			pipe__changed(p->pl, j->item, "validation/evidence.md", PIPELINE_MODIFIED);
 			pipe__changed(p->pl, j->item, "validation/junit.xml", PIPELINE_MODIFIED);
+			pipe__changed(p->pl, j->item, "validation/measurements.md", PIPELINE_MODIFIED);
 		} else {
 			/* Appended once the store takes it (pipe_full.c). */
 			pipe__unsealed_line(p, j->item_id, j->item, j->run.id, line);

@@ -189,6 +189,7 @@ static void notify_diff(struct pipe *p, const struct item *it, const char *old_h
 		/* Runs at the old head are stale now: evidence.md says so. */
 		pipe__changed(p->pl, it->name, "validation/evidence.md", PIPELINE_MODIFIED);
 		pipe__changed(p->pl, it->name, "validation/junit.xml", PIPELINE_MODIFIED);
+		pipe__changed(p->pl, it->name, "validation/measurements.md", PIPELINE_MODIFIED);
 		pipe__changed(p->pl, it->name, "validation/scope.md", PIPELINE_MODIFIED);
 	}
 }
