@@ -288,6 +288,18 @@ int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t
  */
 int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		     const struct pfs_caller *who, struct pfs_file **out);
+/*
+ * Opens another read-only handle on the content of f, an open document:
+ * the one it has now, also when its name was renamed over or unlinked
+ * since (a stale document, as a file on a local disk stays readable
+ * through an inode a path walk found before the rename). For an open of an
+ * inode whose path went away between the kernel's lookup and its open.
+ * flags as open(2), without write access, O_CREAT or O_TRUNC. Returns 0
+ * and *out (released with engine_file_release), -ESTALE when f is no
+ * document or flags ask to write, or -ENOMEM. Any thread, f in use or not.
+ */
+int engine_file_reopen(struct pfs_file *f, int flags, const struct pfs_caller *who,
+		       struct pfs_file **out);
 /* Returns bytes read (0 at end) or -errno. */
 ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off);
 /* Returns bytes written or -errno. O_APPEND handles write at the end

@@ -154,6 +154,7 @@ uint64_t fs__change_count(struct fs *fs)
  */
 void fs__ns_change_begin(struct fs *fs)
 {
+	pthread_rwlock_wrlock(&fs->ns_lock);
 	__atomic_add_fetch(&fs->moving, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
 }
@@ -162,6 +163,17 @@ void fs__ns_change_end(struct fs *fs)
 {
 	__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
 	__atomic_sub_fetch(&fs->moving, 1, __ATOMIC_SEQ_CST);
+	pthread_rwlock_unlock(&fs->ns_lock);
+}
+
+void fs__ns_open_begin(struct fs *fs)
+{
+	pthread_rwlock_rdlock(&fs->ns_lock);
+}
+
+void fs__ns_open_end(struct fs *fs)
+{
+	pthread_rwlock_unlock(&fs->ns_lock);
 }
 
 /*

@@ -55,6 +55,9 @@ struct fs {
 	uint64_t changes;          /* atomic: changes reported by the engine (fs__changed) and
 				    * namespace changes begun or ended (fs__ns_change_begin) */
 	uint64_t moving;           /* atomic: namespace changes in progress (fs__ns_change_begin) */
+	pthread_rwlock_t ns_lock;  /* written across a namespace change (fs__ns_change_begin to
+				    * end), read across an open's path-to-file resolution
+				    * (fs__ns_open_begin to end); prefers writers */
 	pthread_mutex_t open_lock;
 	pthread_cond_t open_idle; /* with open_lock: an open file's users dropped to 0 */
 	struct open_file *open;   /* protected by open_lock */
@@ -109,12 +112,23 @@ static inline struct pfs_file *file_of(const struct fuse_file_info *fi)
  * asked of the engine and hand to fs__fill_entry or fs__reply_attr as
  * seen: UINT64_MAX (never a count) while a namespace change is under way. */
 uint64_t fs__change_count(struct fs *fs);
-/* Bracket a rename, unlink or rmdir through the mount, from before the
- * engine is asked until the inode table has followed (inode_rename,
- * inode_unlink): attributes asked in between are not cached. Every begin
- * has exactly one end, on the same thread. */
+/* Bracket a rename, unlink, rmdir or link through the mount, from before
+ * the engine is asked until the inode table has followed (inode_rename,
+ * inode_unlink): attributes asked in between are not cached, and no open
+ * resolves an inode to a file meanwhile (fs__ns_open_begin waits). Every
+ * begin has exactly one end, on the same thread; they do not nest. */
 void fs__ns_change_begin(struct fs *fs);
 void fs__ns_change_end(struct fs *fs);
+/* Bracket an open's resolution of an inode to the engine's file (its path,
+ * then engine_file_open), so that it sees the names of the engine and of
+ * the inode table agree: a rename over a document changes the engine
+ * before the table, and an open of the replaced inode in between would
+ * give it the new document's content, mixing two versions in the one page
+ * cache of that inode. Shared among opens; waits while a namespace change
+ * is under way. Every begin has exactly one end, on the same thread; not
+ * nested, and not taken by the notifier's requests. */
+void fs__ns_open_begin(struct fs *fs);
+void fs__ns_open_end(struct fs *fs);
 /* Fills e for handing ino (already referenced in the inode table by the
  * caller) to the kernel with the attributes ps, asked of the engine after
  * fs__change_count gave seen: the entry timeout, and the attribute timeout

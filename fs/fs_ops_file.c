@@ -185,6 +185,22 @@ int fs__open_getattr(struct fs *fs, uint64_t ino, struct pfs_stat *ps)
 	return r == 1 ? 0 : r < 0 ? r : -ENOENT;
 }
 
+struct reopen {
+	int flags;
+	const struct pfs_caller *who;
+	struct pfs_file *f; /* out */
+};
+
+/* Another handle on the content of open file f (engine_file_reopen) into
+ * arg (a struct reopen); 1 (stop) once made, 0 to try the next. */
+static int reopen_one(struct pfs_file *f, void *arg)
+{
+	struct reopen *ro = arg;
+	int r = engine_file_reopen(f, ro->flags, ro->who, &ro->f);
+
+	return r == -ESTALE ? 0 : r < 0 ? r : 1;
+}
+
 /* Opens for the notifier: a handle whose writes change nothing. */
 static void notifier_open(fuse_req_t req, struct fuse_file_info *fi)
 {
@@ -199,22 +215,38 @@ void fs__op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fs_of(req);
 	struct pfs_caller who;
 	struct pfs_file *f;
-	char *path;
-	int r = fs__path_of(fs, ino, &path);
+	char *path = NULL;
+	int r;
 
-	if (r < 0) {
-		fuse_reply_err(req, -r);
-		return;
-	}
 	if (notifier_is_self(fs->notifier, req)) {
+		r = fs__path_of(fs, ino, &path);
 		free(path);
-		notifier_open(req, fi);
+		if (r < 0)
+			fuse_reply_err(req, -r);
+		else
+			notifier_open(req, fi);
 		return;
 	}
 	caller_of(req, &who);
-	r = engine_file_open(fs->engine, path, fi->flags, 0, &who, &f);
-	fs__refused("open", path, r);
-	free(path);
+	fs__ns_open_begin(fs);
+	r = fs__path_of(fs, ino, &path);
+	if (r == 0) {
+		r = engine_file_open(fs->engine, path, fi->flags, 0, &who, &f);
+		fs__refused("open", path, r);
+		free(path);
+	} else if (r == -ESTALE) {
+		/* A rename over ino or an unlink of it came between the kernel's
+		 * lookup and this open. Where ino is still open, a reader gets
+		 * what those handles read (the file the lookup found, as on a
+		 * local disk) instead of an ESTALE the kernel retries only once:
+		 * a document saved by rename in a loop could fail that retry too. */
+		struct reopen ro = { fi->flags, &who, NULL };
+
+		r = open_each(fs, ino, pick_any, reopen_one, &ro);
+		f = ro.f;
+		r = r == 1 ? 0 : r < 0 ? r : -ESTALE;
+	}
+	fs__ns_open_end(fs);
 	if (r == 0) {
 		r = open_add(fs, ino, f, fi);
 		if (r < 0)

@@ -518,6 +518,40 @@ int engine_truncate(struct engine *e, const char *path, uint64_t size, const str
 	return rc;
 }
 
+int engine_file_reopen(struct pfs_file *of, int flags, const struct pfs_caller *who,
+		       struct pfs_file **out)
+{
+	struct engine *e = of->e;
+	struct pfs_file *f;
+
+	if (of->kind != N_DOC || wants_write(flags) || (flags & O_CREAT))
+		return -ESTALE;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->path = strdup(of->path);
+	if (!f->path) {
+		free(f);
+		return -ENOMEM;
+	}
+	f->e = e;
+	f->kind = N_DOC;
+	f->flags = flags;
+	f->item_id = of->item_id;
+	memcpy(f->item_name, of->item_name, sizeof(f->item_name));
+	pthread_mutex_init(&f->lock, NULL);
+	if (who)
+		f->opener = *who;
+	else
+		f->opener.uid = getuid(), f->opener.gid = getgid();
+	pthread_mutex_lock(&e->files_lock);
+	of->od->refs++;
+	f->od = of->od;
+	pthread_mutex_unlock(&e->files_lock);
+	*out = f;
+	return 0;
+}
+
 /* engine_file_flush with f->lock held; who not NULL. */
 static int file_flush(struct pfs_file *f, const struct pfs_caller *who)
 {
