@@ -18,7 +18,8 @@
  *    "stage": "validate", "stage_ok": 1, "state": "waiting", "iteration": 1,
  *    "title": "", "disposition": "", "last_error": "", "hold": 0,
  *    "verdict": "pass", "verdict_head": "<commit>", "assessment": "",
- *    "assessment_head": "",
+ *    "assessment_head": "", "route": "", "template": "change", "engine": "",
+ *    "review_request": "",
  *    "runs": [{"run": 1, "kind": "stage", "name": "plan", "iteration": 1,
  *              "status": "succeeded", "command": "...", "log": "stages/1-plan.log",
  *              "sha256": "...", "size": 812, "note": "", "head": "...",
@@ -238,7 +239,11 @@ static int item_json(cJSON *m, const struct item *it)
 	       cJSON_AddStringToObject(m, "verdict", it->verdict) &&
 	       cJSON_AddStringToObject(m, "verdict_head", it->verdict_head) &&
 	       cJSON_AddStringToObject(m, "assessment", it->assessment) &&
-	       cJSON_AddStringToObject(m, "assessment_head", it->assessment_head)
+	       cJSON_AddStringToObject(m, "assessment_head", it->assessment_head) &&
+	       cJSON_AddStringToObject(m, "route", it->route) &&
+	       cJSON_AddStringToObject(m, "template", it->template) &&
+	       cJSON_AddStringToObject(m, "engine", it->engine) &&
+	       cJSON_AddStringToObject(m, "review_request", it->review_request)
 		       ? 0 : -ENOMEM;
 }
 

@@ -561,6 +561,16 @@ int engine_carry_finish(struct engine *e, struct engine_carry *c, const char *na
 		rc = set_str(&it.stage, stage);
 	if (rc == 0)
 		rc = set_str(&it.disposition, jstr(c->m, "disposition"));
+	/* The path the plan chose (SPEC §5 "Routes and templates"); absent
+	 * from the exports of versions before it, which had none. */
+	if (rc == 0)
+		rc = set_str(&it.route, jstr(c->m, "route"));
+	if (rc == 0)
+		rc = set_str(&it.template, jstr(c->m, "template"));
+	if (rc == 0)
+		rc = set_str(&it.engine, jstr(c->m, "engine"));
+	if (rc == 0)
+		rc = set_str(&it.review_request, jstr(c->m, "review_request"));
 	if (rc == 0 && kept) {
 		it.state = st;
 		rc = set_str(&it.last_error, jstr(c->m, "last_error"));

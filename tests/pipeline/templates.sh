@@ -152,4 +152,19 @@ ctl "$M" dflt advance
 wait_state "$M" dflt done
 assert_eq debug "$(status_field "$M" dflt template)" "dflt: the default template"
 assert_eq investigate "$(status_field "$M" dflt stage)" "dflt: stage"
+
+# An export carries the path the plan chose: imported into another store (over a clone), the
+# item keeps its template, route, engine and review request.
+git clone -q "$REPO" "$T/repo2"
+sed "s|\"$REPO\"|\"$T/repo2\"|" "$M/.packetfs/pipeline.json" >"$T/pipeline2.json"
+out=$("$PFS" export "$STORE" impl "$T/impl-export" 2>&1) || fail "export of impl failed: $out"
+out=$("$PFS" init "$T/store2" --repo "$T/repo2" --pipeline "$T/pipeline2.json" 2>&1) ||
+	fail "init of the second store failed: $out"
+out=$("$PFS" import "$T/store2" "$T/impl-export" 2>&1) || fail "import of impl failed: $out"
+"$PFS" status "$T/store2" --json | python3 -c '
+import json, sys
+it = [i for i in json.load(sys.stdin) if i["item"] == "impl"][0]
+got = {k: it.get(k) for k in ("template", "route", "engine", "review_request")}
+want = {"template": "change", "route": "implementation", "engine": "sglang", "review_request": ""}
+assert got == want, "imported impl: %r, want %r" % (got, want)' || fail "the import lost the path of impl"
 exit 0
