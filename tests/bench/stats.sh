@@ -10,7 +10,7 @@
 #   --repeat N   the recipe's "# repeat:", runs a side that count (default 10)
 #   --warmup K   the recipe's "# warmup:" (default 1)
 #   --verify P   base/slow pairs of the long run that measures the slowdown's true size,
-#                and runs a command of the hyperfine comparison (default 200)
+#                and runs a command of hyperfine's long run (default 200)
 #   --out FILE   the report (default tests/bench/results/<date>-<host>-stats.md, never
 #                overwritten: -2, -3, ...)
 #
@@ -35,7 +35,8 @@
 # asv continuous, pyperf compare_to and hyperfine's welch_ttest.py on the same samples
 # (fixtures/stats_rules.py); the slowdown's true size from a long alternating run of the two
 # built benchmark programs; hyperfine itself (installed with apt-get when missing) on the
-# base/slow and base/no-op pairs, with the rules and the engine's statistic on its samples.
+# base/slow and base/no-op pairs (--repeat runs each, as the recipe), and on base/slow with
+# --verify runs each, with the rules and the engine's statistic on its samples.
 #
 # Duration: about 20 s a trial at --repeat 10 on two shared cores (both checkouts build, then
 # 2*(K+N) runs of ~0.3 s and the engine's bookkeeping); the default form (30 trials) takes
@@ -193,6 +194,10 @@ if [ "$SLOW" -gt 0 ]; then
 	hf=(hyperfine --style basic --warmup 1 --runs "$REPEAT")
 	(cd "$T" && "${hf[@]}" --export-json "$T/hf-slow.json" -n base ./v-base/bench-strkit \
 		-n head ./v-slow/bench-strkit) >"$T/hf-slow.txt" 2>&1 || fail "hyperfine failed"
+	# hyperfine as long as the long run: what its wall times need to see the change.
+	(cd "$T" && hyperfine --style basic --warmup 1 --runs "$VERIFY" --export-json "$T/hf-long.json" \
+		-n base ./v-base/bench-strkit -n head ./v-slow/bench-strkit) >"$T/hf-long.txt" 2>&1 ||
+		fail "hyperfine failed"
 	if [ "$NOOP" -gt 0 ]; then
 		build_at noop "$(commit_of noop-1 head)"
 		(cd "$T" && "${hf[@]}" --export-json "$T/hf-noop.json" -n base ./v-base/bench-strkit \
