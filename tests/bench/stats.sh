@@ -38,10 +38,10 @@
 # base/slow and base/no-op pairs (--repeat runs each, as the recipe), and on base/slow with
 # --verify runs each, with the rules and the engine's statistic on its samples.
 #
-# Duration: about 20 s a trial at --repeat 10 on two shared cores (both checkouts build, then
-# 2*(K+N) runs of ~0.3 s and the engine's bookkeeping); the default form (30 trials) takes
-# about 12 minutes, the long run and hyperfine about 2 more. Quick form:
-# --slow 3 --noop 3 --repeat 5 --verify 20 (about 3 minutes).
+# Duration, measured on two shared cores at load 4-16: 2-12 s a trial at --repeat 10 (both
+# checkouts build, then 2*(K+N) runs of ~30 ms and the engine's bookkeeping); the default form
+# (40 trials) took 3-5 minutes, the long run and hyperfine about a minute more. Quick form:
+# --slow 3 --noop 3 --repeat 5 --verify 20 (about 25 s).
 #
 # Environment: PACKETFS_BIN overrides the binary (default build/cli/packetfs); the study never
 # builds packetfs, but needs build/engine/libpacketfs-engine.a of the same build for its helper.
