@@ -3,18 +3,23 @@
  * measure.h).
  *
  * Design: numbers are read with strtod and must be finite and whole-word
- * (nothing after them). The bootstrap draws indices from splitmix64 seeded
- * with MEASURE_SEED, resamples each side with replacement, takes the ratio
- * of the resamples' medians, and reads the 2.5th and 97.5th percentiles of
- * the MEASURE_BOOT ratios (the nearest-rank positions of the sorted
- * ratios). A resample whose base median is 0 gives no ratio; when fewer
- * than half the resamples give one, the interval is undefined (NAN).
+ * (nothing after them). The interval of head/base is the one that goes
+ * with the Hodges-Lehmann estimate of a shift between the sides (Bauer
+ * 1972; Hollander & Wolfe, "Nonparametric Statistical Methods", 4.3): the
+ * N = nbase*nhead pairwise differences log(head_j) - log(base_i), sorted,
+ * from the k-th smallest to the k-th largest, where k - 1 is the largest
+ * value of the Mann-Whitney statistic U whose lower tail P(U <= k - 1) is
+ * at most 2.5%. Under "head = base times a factor, plus the same noise"
+ * it covers the factor with at least 95% probability whatever the noise's
+ * distribution and however few the runs; with too few runs for that
+ * (fewer than 4 a side, or 3 against 4) it is unbounded, 0-inf. U's
+ * distribution is exact (counted) up to MEASURE_EXACT_MAX values a side,
+ * normal (continuity-corrected) above. Deterministic: no resampling.
  *
  * No shared state: every function is thread-safe.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,42 +397,77 @@ double measure_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static uint64_t splitmix64(uint64_t *s)
+/*
+ * The null distribution of the Mann-Whitney statistic U for sides of m
+ * and n values: cdf[u] = P(U <= u) for u = 0..m*n, exact. w(a, b, u), the
+ * number of orderings of a and b values with U = u, obeys w(a, b, u) =
+ * w(a, b - 1, u) + w(a - 1, b, u - b); the table holds w(a, b, .) for all
+ * a <= m of the current b. Used for m, n <= MEASURE_EXACT_MAX. Returns 0
+ * or -ENOMEM.
+ */
+static int mw_cdf(size_t m, size_t n, double *cdf)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	size_t N = m * n, a, b, u, stride = N + 1;
+	double *w = calloc((m + 1) * stride, sizeof(double)), total = 0;
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	if (!w)
+		return -ENOMEM;
+	for (a = 0; a <= m; a++)
+		w[a * stride] = 1; /* b = 0: one ordering, U = 0 */
+	for (b = 1; b <= n; b++)
+		for (a = 1; a <= m; a++) /* row a, still of b - 1, plus row a - 1, already of b */
+			for (u = b; u <= N; u++)
+				w[a * stride + u] += w[(a - 1) * stride + u - b];
+	for (u = 0; u <= N; u++)
+		total += w[m * stride + u];
+	for (u = 0; u <= N; u++)
+		cdf[u] = (u ? cdf[u - 1] : 0) + w[m * stride + u] / total;
+	free(w);
+	return 0;
 }
 
-/* The median of n values drawn with replacement from v[0..n) into tmp. */
-static double resample_median(const double *v, size_t n, double *tmp, uint64_t *seed)
+/*
+ * How many of the N = m*n sorted pairwise differences lie below the 95%
+ * interval's lower end (and, by symmetry, above its upper end): the
+ * largest k with P(U <= k - 1) <= 0.025, 0 when even U = 0 is likelier
+ * (the interval is then unbounded). Exact for small sides, else the
+ * normal approximation with continuity correction. -ENOMEM.
+ */
+static long mw_cut(size_t m, size_t n)
 {
-	size_t i;
+	double N = (double)m * (double)n, *cdf, sd;
+	long k = 0;
 
-	for (i = 0; i < n; i++)
-		tmp[i] = v[splitmix64(seed) % n];
-	return measure_median(tmp, n);
+	if (m <= MEASURE_EXACT_MAX && n <= MEASURE_EXACT_MAX) {
+		cdf = malloc((m * n + 1) * sizeof(double));
+		if (!cdf || mw_cdf(m, n, cdf)) {
+			free(cdf);
+			return -ENOMEM;
+		}
+		while ((double)k < N / 2 && cdf[k] <= 0.025 + 1e-12)
+			k++;
+		free(cdf);
+		return k;
+	}
+	sd = sqrt(N * (double)(m + n + 1) / 12);
+	k = (long)floor(N / 2 - 0.5 - 1.959963984540054 * sd) + 1;
+	return k < 0 ? 0 : k;
 }
 
 int measure_compare(const double *base, size_t nbase, const double *head, size_t nhead,
 		    struct measure_stats *out)
 {
-	double *b, *h, *ratios;
-	uint64_t seed = MEASURE_SEED;
-	size_t i, got = 0;
+	double *b, *h, *d = NULL, scale;
+	size_t i, j, N = nbase * nhead;
+	int logs = 1;
+	long k;
 
 	memset(out, 0, sizeof(*out));
 	if (!nbase || !nhead)
 		return -EINVAL;
 	b = malloc((nbase + nhead) * sizeof(double));
-	ratios = malloc(MEASURE_BOOT * sizeof(double));
-	if (!b || !ratios) {
-		free(b);
-		free(ratios);
+	if (!b)
 		return -ENOMEM;
-	}
 	h = b + nbase;
 	out->nbase = nbase;
 	out->nhead = nhead;
@@ -440,34 +480,32 @@ int measure_compare(const double *base, size_t nbase, const double *head, size_t
 	out->head_min = h[0];
 	out->head_max = h[nhead - 1];
 	out->ratio = out->base_median != 0 ? out->head_median / out->base_median : NAN;
-	memcpy(b, base, nbase * sizeof(double));
-	memcpy(h, head, nhead * sizeof(double));
-	{
-		double *tmp = malloc((nbase > nhead ? nbase : nhead) * sizeof(double));
-
-		if (!tmp) {
-			free(b);
-			free(ratios);
-			return -ENOMEM;
-		}
-		for (i = 0; i < MEASURE_BOOT; i++) {
-			double mb = resample_median(base, nbase, tmp, &seed);
-			double mh = resample_median(head, nhead, tmp, &seed);
-
-			if (mb != 0)
-				ratios[got++] = mh / mb;
-		}
-		free(tmp);
+	out->ci_low = out->ci_high = NAN;
+	if (!(out->base_median > 0))
+		goto done;
+	/* Logs when every value is positive (a change by a factor), else
+	 * differences in units of the base median (a change by an amount). */
+	logs = b[0] > 0 && h[0] > 0;
+	scale = out->base_median;
+	k = mw_cut(nbase, nhead);
+	if (k == 0) {
+		out->ci_low = logs ? 0 : -INFINITY;
+		out->ci_high = INFINITY;
+		goto done;
 	}
-	if (got * 2 < MEASURE_BOOT) {
-		out->ci_low = out->ci_high = NAN;
-	} else {
-		qsort(ratios, got, sizeof(double), dcmp);
-		out->ci_low = ratios[(size_t)floor(0.025 * (double)(got - 1) + 0.5)];
-		out->ci_high = ratios[(size_t)floor(0.975 * (double)(got - 1) + 0.5)];
+	if (k < 0 || !(d = malloc(N * sizeof(double)))) {
+		free(b);
+		return -ENOMEM;
 	}
+	for (i = 0; i < nbase; i++)
+		for (j = 0; j < nhead; j++)
+			d[i * nhead + j] = logs ? log(h[j]) - log(b[i]) : (h[j] - b[i]) / scale;
+	qsort(d, N, sizeof(double), dcmp);
+	out->ci_low = logs ? exp(d[k - 1]) : 1 + d[k - 1];
+	out->ci_high = logs ? exp(d[N - (size_t)k]) : 1 + d[N - (size_t)k];
+done:
+	free(d);
 	free(b);
-	free(ratios);
 	return 0;
 }
 

@@ -30,11 +30,15 @@
  *
  * Statistics. Per metric: the median, minimum and maximum of each side,
  * the ratio head median / base median, and a 95% confidence interval for
- * that ratio by the percentile bootstrap (each side resampled with
- * replacement on its own, MEASURE_BOOT resamples, from a fixed seed, so the
- * same runs always give the same interval). The head is worse beyond a
- * budget of P% with confidence when the whole interval lies beyond
- * 1 + P/100 (lower is better) or below 1 - P/100 (higher is better).
+ * head/base: the distribution-free interval of the Hodges-Lehmann shift
+ * between the logarithms of the two sides (from the pairwise differences
+ * log(head) - log(base) and the Mann-Whitney statistic's exact
+ * distribution; measure.c says how). It covers the true factor with at
+ * least 95% probability whatever the noise's distribution; with fewer
+ * than 4 runs a side it is unbounded (0-inf). The same runs always give
+ * the same interval. The head is worse beyond a budget of P% with
+ * confidence when the whole interval lies beyond 1 + P/100 (lower is
+ * better) or below 1 - P/100 (higher is better).
  *
  * measure_report.c turns a recipe's runs into its verdict and its part of
  * validation/measurements.md.
@@ -53,8 +57,7 @@
 #define MEASURE_RUNS_MAX 1000
 #define MEASURE_NAME_MAX 64
 #define MEASURE_UNIT_MAX 16
-#define MEASURE_BOOT 2000
-#define MEASURE_SEED 0x9e3779b97f4a7c15ULL
+#define MEASURE_EXACT_MAX 50 /* U's exact distribution up to this many runs a side */
 
 struct measure_budget {
 	char metric[MEASURE_NAME_MAX + 1];
@@ -142,14 +145,18 @@ struct measure_stats {
 	double base_median, base_min, base_max;
 	double head_median, head_min, head_max;
 	double ratio;            /* head median / base median; NAN when base median is 0 */
-	double ci_low, ci_high;  /* 95% bootstrap interval of the ratio; NAN when undefined */
+	double ci_low, ci_high;  /* 95% interval of head/base (Hodges-Lehmann, Mann-Whitney):
+				  * 0 and INFINITY when unbounded (too few runs); NAN when
+				  * undefined (the base median is not positive) */
 };
 
 /*
  * Compares base[0..nbase) with head[0..nhead) (each at least 1 value).
- * The bootstrap uses MEASURE_BOOT resamples seeded with MEASURE_SEED: the
- * same input always gives the same output. Returns 0, -EINVAL (a side
- * empty), -ENOMEM.
+ * Deterministic: the same input always gives the same output. A side
+ * with a value that is not positive is compared by differences in units
+ * of the base median rather than by logarithms (the unbounded interval
+ * is then -INFINITY to INFINITY). Returns 0, -EINVAL (a side empty),
+ * -ENOMEM.
  */
 int measure_compare(const double *base, size_t nbase, const double *head, size_t nhead,
 		    struct measure_stats *out);

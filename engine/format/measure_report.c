@@ -175,11 +175,13 @@ int measure_render(const struct measure_recipe_runs *v, size_t n, struct buf *ou
 		if (!rc && buf_puts(out, "\n"))
 			rc = -ENOMEM;
 	}
-	if (!rc && buf_printf(out, "The interval is a percentile bootstrap of the ratio of medians "
-				   "(each side resampled on its own, %d resamples, fixed seed: the "
-				   "same runs give the same interval). A budget +P%% fails the recipe "
-				   "when the whole interval lies beyond 1 + P/100 (lower is better) or "
-				   "below 1 - P/100 (higher is better).\n", MEASURE_BOOT) < 0)
+	if (!rc && buf_puts(out, "The interval is the 95% confidence interval of the "
+				 "Hodges-Lehmann shift between the logarithms of the two sides "
+				 "(distribution-free, from the Mann-Whitney statistic: at least 95% "
+				 "coverage whatever the noise; unbounded, 0-inf, with fewer than 4 runs "
+				 "a side). A budget +P% fails the recipe when the whole interval lies "
+				 "beyond 1 + P/100 (lower is better) or below 1 - P/100 (higher is "
+				 "better).\n"))
 		rc = -ENOMEM;
 	return rc;
 }
