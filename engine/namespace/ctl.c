@@ -25,8 +25,9 @@
  * When the writer cannot be identified at all (pid 0 from outside the
  * daemon's pid namespace, /proc unreadable), the advance waits for the
  * release, which the kernel sends after close(2) returned: the handle is
- * then owed, and an open of the item's ctl waits for its release
- * (packet__ctl_settle), so that `: > ctl; head -1 ctl` reads the answer.
+ * then owed, and an open of the item's ctl, status or status.json waits
+ * for its release (packet__ctl_settle), so that `: > ctl; head -1 ctl`
+ * reads the answer.
  *
  * Invariants. ctl's last result (the item's last_result) has one writer,
  * pipe_command on the loop thread: a line refused here travels there as a

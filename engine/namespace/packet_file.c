@@ -92,7 +92,8 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	} else if ((flags & O_CREAT) && (flags & O_EXCL)) {
 		packet__node_clear(&n);
 		return -EEXIST;
-	} else if (n.kind == N_CTL && packet__ctl_settle(e, n.item.id)) {
+	} else if ((n.kind == N_CTL || n.kind == N_STATUS || n.kind == N_STATUS_JSON) &&
+		   packet__ctl_settle(e, n.item.id)) {
 		/* An empty write's advance, whose close returned, came first. */
 		packet__node_clear(&n);
 		rc = packet__resolve(e, path, &n);

@@ -354,8 +354,9 @@ void packet__ctl_owe(struct pfs_file *f);
  * to apply); wakes packet__ctl_settle. Any f; f->lock held. */
 void packet__ctl_paid(struct pfs_file *f);
 /* Waits until no ctl handle of item_id is owed, at most CTL_SETTLE_MS:
- * an open of ctl then sees the answer of an empty write whose close
- * returned before it (a handle still open elsewhere only delays it).
+ * an open of ctl, status or status.json then sees the answer of an empty
+ * write whose close returned before it (a handle still open elsewhere
+ * only delays it).
  * Returns 1 when it waited (the item read before is stale), 0 when not.
  * No lock held. */
 int packet__ctl_settle(struct engine *e, int64_t item_id);

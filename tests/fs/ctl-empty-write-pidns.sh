@@ -2,9 +2,9 @@
 # Writing nothing to ctl from a process the daemon cannot identify (it runs in its own pid
 # namespace, so the kernel gives it pid 0 for every caller outside): the advance waits for
 # the release, which the kernel sends after close(2) returned. `: > ctl; head -1 ctl` must
-# still read `advance: ok`, every time, from bash and from dash, and a command written after
-# it must come after it. The items are held, so an advance not yet applied shows as ctl's
-# previous result (`hold: ok`).
+# still read `advance: ok` and status the stage it started, every time, from bash and from
+# dash, and a command written after it must come after it. The items are held, so an advance
+# not yet applied shows as ctl's previous result (`hold: ok`) and an empty stage in status.
 . "$(dirname "$0")/../lib.sh"
 make_repo
 pipeline_with "$T/pipeline.json" "$(plan_stage 02-lint)" "$(print_stage)"
@@ -26,6 +26,12 @@ for sh in bash dash; do
 		got=$("$sh" -c ': > "$1/ctl"; head -n 1 "$1/ctl"' "$sh" "$M/$item") ||
 			fail "$sh: : > ctl; head -1 ctl failed"
 		assert_eq "advance: ok" "$got" "$sh, try $i: ctl's first line after : > ctl"
+		# and status, read right after the close, shows the stage that advance started.
+		new_item "$item-st"
+		ctl "$M" "$item-st" hold
+		got=$("$sh" -c ': > "$1/ctl"; sed -n "s/^stage: //p" "$1/status"' "$sh" "$M/$item-st") ||
+			fail "$sh: : > ctl; sed status failed"
+		assert_eq plan "$got" "$sh, try $i: the stage in status after : > ctl"
 	done
 done
 
