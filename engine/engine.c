@@ -267,6 +267,8 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 	pthread_mutex_init(&e->refusal_lock, NULL);
 	pthread_mutex_init(&e->tmp_lock, NULL);
 	pthread_mutex_init(&e->remove_lock, NULL);
+	pthread_mutex_init(&e->owed_lock, NULL);
+	pthread_cond_init(&e->owed_cond, NULL);
 	e->readonly = opt->readonly;
 	e->uid = getuid();
 	e->gid = getgid();
@@ -348,6 +350,8 @@ void engine_close(struct engine *e)
 	pthread_mutex_destroy(&e->tmp_lock);
 	packet__removers_free(e);
 	pthread_mutex_destroy(&e->remove_lock);
+	pthread_cond_destroy(&e->owed_cond);
+	pthread_mutex_destroy(&e->owed_lock);
 	store_close(e->store);
 	if (e->lock_fd >= 0)
 		close(e->lock_fd);

@@ -22,6 +22,12 @@
  * writer's last close (packet__ctl_empty_close), so that the close fails
  * with the command's error (ENOSPC, EINVAL); release only applies it when
  * that close was not recognised (a descriptor passed to another process).
+ * When the writer cannot be identified at all (pid 0 from outside the
+ * daemon's pid namespace, /proc unreadable), the advance waits for the
+ * release, which the kernel sends after close(2) returned: the handle is
+ * then owed, and an open of the item's ctl, status or status.json waits
+ * for its release (packet__ctl_settle), so that `: > ctl; head -1 ctl`
+ * reads the answer.
  *
  * Invariants. ctl's last result (the item's last_result) has one writer,
  * pipe_command on the loop thread: a line refused here travels there as a
@@ -35,18 +41,26 @@
  * pipeline_call waits for). Calls on one pending buffer must not overlap;
  * the recipe catalog is read under pipeline_recipes_hold.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "packet_int.h"
+
+/* The longest an open of ctl waits for an owed handle's release: the
+ * release follows the close at once unless the descriptor is still open
+ * in another process. */
+#define CTL_SETTLE_MS 2000
 
 const char packet__ctl_verbs[] =
 	"verbs: advance, run STAGE, rerun RECIPE, cancel, approve, hold, release, archive, "
@@ -397,8 +411,9 @@ void packet__ctl_release(struct engine *e, const char *item, struct buf *pending
 /* Whether the process pid holds no descriptor of a file whose path ends
  * with path (the file's path on the mount, "/ITEM/ctl"): its flush then
  * comes from its last close of that file (a shell moves the descriptor
- * with dup2 and closes the first one before it writes). 0 when it cannot
- * be told (pid unknown, /proc unreadable: another user's process). */
+ * with dup2 and closes the first one before it writes). 1 when it holds
+ * none, 0 when it holds one, -1 when it cannot be told (pid unknown, /proc
+ * unreadable: another user's process). */
 static int last_close(pid_t pid, const char *path)
 {
 	char dir[64], link[PATH_MAX];
@@ -409,11 +424,11 @@ static int last_close(pid_t pid, const char *path)
 	DIR *d;
 
 	if (pid <= 0)
-		return 0;
+		return -1;
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
 	d = opendir(dir);
 	if (!d)
-		return 0;
+		return -1;
 	while (last && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -427,9 +442,77 @@ static int last_close(pid_t pid, const char *path)
 
 int packet__ctl_empty_close(struct engine *e, const char *item, const char *path, pid_t pid)
 {
-	if (!last_close(pid, path))
-		return 1;
+	int last = last_close(pid, path);
+
+	if (last <= 0)
+		return last < 0 ? 2 : 1;
 	return packet__ctl_apply(e, item, "advance", NULL, 0);
+}
+
+void packet__ctl_owe(struct pfs_file *f)
+{
+	struct engine *e = f->e;
+
+	assert(util_mutex_held(&f->lock));
+	pthread_mutex_lock(&e->owed_lock);
+	if (!f->owed) {
+		f->owed = 1;
+		f->owed_next = e->owed;
+		e->owed = f;
+	}
+	pthread_mutex_unlock(&e->owed_lock);
+}
+
+void packet__ctl_paid(struct pfs_file *f)
+{
+	struct engine *e = f->e;
+	struct pfs_file **pp;
+
+	assert(util_mutex_held(&f->lock));
+	pthread_mutex_lock(&e->owed_lock);
+	if (f->owed) {
+		for (pp = &e->owed; *pp != f; pp = &(*pp)->owed_next)
+			;
+		*pp = f->owed_next;
+		f->owed_next = NULL;
+		f->owed = 0;
+		pthread_cond_broadcast(&e->owed_cond);
+	}
+	pthread_mutex_unlock(&e->owed_lock);
+}
+
+/* Whether a handle of item_id is owed; e->owed_lock held. */
+static int item_owed(struct engine *e, int64_t item_id)
+{
+	const struct pfs_file *f;
+
+	for (f = e->owed; f; f = f->owed_next)
+		if (f->item_id == item_id)
+			return 1;
+	return 0;
+}
+
+int packet__ctl_settle(struct engine *e, int64_t item_id)
+{
+	struct timespec until;
+	int waited;
+
+	pthread_mutex_lock(&e->owed_lock);
+	waited = item_owed(e, item_id);
+	if (waited) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += CTL_SETTLE_MS / 1000;
+		until.tv_nsec += (long)(CTL_SETTLE_MS % 1000) * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		while (item_owed(e, item_id) &&
+		       pthread_cond_timedwait(&e->owed_cond, &e->owed_lock, &until) == 0)
+			;
+	}
+	pthread_mutex_unlock(&e->owed_lock);
+	return waited;
 }
 
 int packet__ctl_render_reply(const struct buf *reply, struct buf *out)

@@ -25,6 +25,8 @@
  *                 other lock
  *   record_lock - the last record answer of each item (record.c); takes
  *                 no other lock
+ *   owed_lock   - the ctl handles whose advance waits for their release
+ *                 (ctl.c); takes no other lock
  */
 #ifndef PACKETFS_NAMESPACE_H
 #define PACKETFS_NAMESPACE_H
@@ -105,6 +107,11 @@ struct engine {
 
 	pthread_mutex_t remove_lock;
 	struct remover *removers; /* protected by remove_lock: recursive removals (packet_remove.c) */
+
+	pthread_mutex_t owed_lock;
+	pthread_cond_t owed_cond;  /* broadcast when a handle leaves owed */
+	struct pfs_file *owed;     /* protected by owed_lock: ctl handles whose empty-write
+				    * advance is applied at their release (ctl.c) */
 };
 
 /* Frees the refusals refusal.c keeps (engine_close). */

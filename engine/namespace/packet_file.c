@@ -92,6 +92,13 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	} else if ((flags & O_CREAT) && (flags & O_EXCL)) {
 		packet__node_clear(&n);
 		return -EEXIST;
+	} else if ((n.kind == N_CTL || n.kind == N_STATUS || n.kind == N_STATUS_JSON) &&
+		   packet__ctl_settle(e, n.item.id)) {
+		/* An empty write's advance, whose close returned, came first. */
+		packet__node_clear(&n);
+		rc = packet__resolve(e, path, &n);
+		if (rc)
+			return rc;
 	}
 	if (packet__is_dir_kind(n.kind)) {
 		rc = -EISDIR;
@@ -580,6 +587,8 @@ static int file_flush(struct pfs_file *f, const struct pfs_caller *who)
 		if (rc == 0 && wants_write(f->flags) && !f->wrote && !f->advanced &&
 		    (rc = packet__ctl_empty_close(e, f->item_name, f->path, who->pid)) <= 0)
 			f->advanced = 1;
+		if (rc == 2) /* the writer unknown: its advance comes at release */
+			packet__ctl_owe(f);
 		return rc > 0 ? 0 : rc;
 	case N_RECORD:
 		return packet__record_flush(e, f->rec, who);
@@ -666,6 +675,8 @@ void engine_file_release(struct pfs_file *f)
 	 * last close (ctl.c). The outcome is in ctl's last result. */
 	if (f->kind == N_CTL && wants_write(f->flags) && !f->wrote && !f->advanced)
 		packet__ctl_apply(f->e, f->item_name, "advance", NULL, 0);
+	if (f->kind == N_CTL)
+		packet__ctl_paid(f);
 	if (f->kind == N_REGISTRY && f->line.len)
 		packet__refuse(f->e, f->item_id, f->item_name,
 			       "incomplete last line (no newline) not stored");

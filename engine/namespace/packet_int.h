@@ -341,9 +341,25 @@ int packet__ctl_flush(struct engine *e, const char *item, struct buf *pending, s
  * path (the file's path on the mount), advance is applied and its result
  * returned (0 or a negative errno, e.g. -ENOSPC when the store cannot take
  * it, -EINVAL when the item's state refuses it); 1 when it is not (the
- * descriptor is still open in pid, or that cannot be told): the caller
- * applies it at release. */
+ * descriptor is still open in pid); 2 when that cannot be told (pid 0: a
+ * process outside the daemon's pid namespace; /proc/PID/fd unreadable).
+ * On 1 and 2 the caller applies it at release; on 2 it also marks the
+ * handle owed (packet__ctl_owe). */
 int packet__ctl_empty_close(struct engine *e, const char *item, const char *path, pid_t pid);
+/* Marks the ctl handle f owed: its advance comes at its release, which the
+ * kernel sends after the close(2) that flushed it has returned. Until
+ * packet__ctl_paid, packet__ctl_settle for its item waits. f->lock held. */
+void packet__ctl_owe(struct pfs_file *f);
+/* f is no longer owed (its release applied the advance or there is none
+ * to apply); wakes packet__ctl_settle. Any f; f->lock held. */
+void packet__ctl_paid(struct pfs_file *f);
+/* Waits until no ctl handle of item_id is owed, at most CTL_SETTLE_MS:
+ * an open of ctl, status or status.json then sees the answer of an empty
+ * write whose close returned before it (a handle still open elsewhere
+ * only delays it).
+ * Returns 1 when it waited (the item read before is stale), 0 when not.
+ * No lock held. */
+int packet__ctl_settle(struct engine *e, int64_t item_id);
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
@@ -399,6 +415,8 @@ struct pfs_file {
 	uint64_t read_end;    /* protected by lock: offset just past the last read (poll readiness) */
 	int snap_read;        /* protected by lock: the snapshot was read from */
 	struct packet_tail tail; /* protected by lock: registry, events, the rows read so far */
+	struct pfs_file *owed_next; /* protected by e->owed_lock: next in e->owed */
+	int owed;             /* protected by e->owed_lock: ctl, in e->owed */
 };
 
 /* The size of item's registry.jsonl in bytes (0 when the store cannot say). */

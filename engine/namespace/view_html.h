@@ -59,6 +59,8 @@ struct tl_run {
 	int stage;          /* a stage run (else a recipe run) */
 	char *name;         /* the stage or recipe */
 	char status[16];
+	char shown[112];    /* what is shown of the status when it is more than status
+			     * (tl_run_shown); "" otherwise */
 	int iteration;
 	int round;          /* the n-th run of a stage that has rounds; 0: none */
 	char *log_path;     /* item-relative */
@@ -74,9 +76,17 @@ struct timeline {
 	int uses_now;       /* a bar ends (or starts) at now: a run not ended */
 };
 
+/* What a person is shown of t's status, and the status whose class and
+ * colour it wears: the run's own, but for a validating stage run that
+ * succeeded while recipes of its batch (the recipe runs after it, before
+ * the next stage run; a recipe's latest run there) did not validate:
+ * "succeeded; 1 recipe timed out: 07-slow", worn as failing. */
+const char *tl_run_shown(const struct tl_run *t);
+const char *tl_run_tone(const struct tl_run *t);
 /* Reads every run of item item_id into tl (empty it with timeline_free),
- * numbering the rounds of the stages that have them (the pipeline's
- * configuration says which); now (seconds since the epoch) ends the bars
+ * numbering the rounds of the stages that have them and judging the
+ * validating stages' batches (the pipeline's configuration says which,
+ * tl_run_shown); now (seconds since the epoch) ends the bars
  * of runs still running. 0 or a negative errno of the store. */
 int timeline_load(struct engine *e, int64_t item_id, double now, struct timeline *tl);
 /* Frees what tl holds; tl is empty after. */

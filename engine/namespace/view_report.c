@@ -385,7 +385,7 @@ static int logs_html(struct buf *out, const struct timeline *tl)
 
 		if (!t->log_path[0])
 			continue;
-		html_status_class(t->status, cls);
+		html_status_class(tl_run_tone(t), cls);
 		html_duration(t->end - t->start, dur, sizeof(dur));
 		rc = buf_puts(out, "<li>");
 		if (rc == 0)
@@ -398,7 +398,7 @@ static int logs_html(struct buf *out, const struct timeline *tl)
 		if (rc == 0)
 			rc = buf_printf(out, ", <span class=\"st %s\">", cls);
 		if (rc == 0)
-			rc = html_text(out, t->status);
+			rc = html_text(out, tl_run_shown(t));
 		if (rc == 0)
 			rc = buf_printf(out, "</span>, %s, %lld bytes</li>\n", t->started ? dur : "not started",
 					(long long)t->log_size);

@@ -13,8 +13,15 @@
  * which carries the status as a class ("bar s-validated") and a data-run
  * attribute with the run number. Start times are whole seconds (the
  * runs table keeps RFC 3339 seconds); durations keep their fractions.
+ *
+ * A validating stage's run succeeds when its program did (SPEC §5), even
+ * when recipes of its batch did not validate; its row then says so
+ * ("succeeded; 1 recipe timed out: 07-slow") and wears the failing colour
+ * (judge_batches), so that no green bar stands for failed evidence. The
+ * stored status stays as it is.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +126,111 @@ static int load_run(void *arg, const struct run *r)
 	return 0;
 }
 
+const char *tl_run_shown(const struct tl_run *t)
+{
+	return t->shown[0] ? t->shown : t->status;
+}
+
+const char *tl_run_tone(const struct tl_run *t)
+{
+	return t->shown[0] ? "failing" : t->status;
+}
+
+/* A recipe status as words: "timed out" for timed_out. */
+static const char *status_words(const char *status)
+{
+	return strcmp(status, "timed_out") == 0 ? "timed out" : status;
+}
+
+/* Appends fmt to out[size] at *at, cut with "..." when it does not fit. */
+static void shown_add(char *out, size_t size, size_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void shown_add(char *out, size_t size, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*at >= size - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(out + *at, size - *at, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size - *at) {
+		memcpy(out + size - 4, "...", 4);
+		*at = size - 1;
+	} else {
+		*at += (size_t)n;
+	}
+}
+
+/* Sets the shown status of the validating stage run tl->v[i] that
+ * succeeded: the recipes of its batch whose latest run there ended other
+ * than validated. A batch still running is not judged. */
+static void judge_batch(struct timeline *tl, size_t i)
+{
+	struct tl_run *st = &tl->v[i];
+	size_t j, k, end, bad = 0, at = 0;
+	const char *first = NULL;
+	int mixed = 0;
+
+	for (end = i + 1; end < tl->n && !tl->v[end].stage; end++)
+		;
+	for (j = i + 1; j < end; j++) {
+		const struct tl_run *r = &tl->v[j];
+
+		for (k = j + 1; k < end && strcmp(tl->v[k].name, r->name) != 0; k++)
+			;
+		if (k < end) /* a later run of the same recipe decides */
+			continue;
+		if (strcmp(r->status, "running") == 0 || strcmp(r->status, "queued") == 0)
+			return;
+		if (strcmp(r->status, "validated") == 0)
+			continue;
+		mixed |= first && strcmp(first, r->status) != 0;
+		if (!first)
+			first = r->status;
+		bad++;
+	}
+	if (!bad)
+		return;
+	if (mixed)
+		shown_add(st->shown, sizeof(st->shown), &at, "%s; %zu recipes not validated:",
+			  st->status, bad);
+	else
+		shown_add(st->shown, sizeof(st->shown), &at, "%s; %zu recipe%s %s:", st->status, bad,
+			  bad == 1 ? "" : "s", status_words(first));
+	for (j = i + 1, k = 0; j < end; j++) {
+		const struct tl_run *r = &tl->v[j];
+		size_t l;
+
+		for (l = j + 1; l < end && strcmp(tl->v[l].name, r->name) != 0; l++)
+			;
+		if (l < end || strcmp(r->status, "validated") == 0)
+			continue;
+		if (mixed)
+			shown_add(st->shown, sizeof(st->shown), &at, "%s %s (%s)", k++ ? "," : "",
+				  r->name, status_words(r->status));
+		else
+			shown_add(st->shown, sizeof(st->shown), &at, "%s %s", k++ ? "," : "", r->name);
+	}
+}
+
+/* Judges the batch of every validating stage run that succeeded. */
+static void judge_batches(const struct load *l)
+{
+	const struct pfs_stage *cs;
+	size_t i;
+
+	for (i = 0; i < l->tl->n; i++) {
+		const struct tl_run *t = &l->tl->v[i];
+
+		if (t->stage && strcmp(t->status, "succeeded") == 0 &&
+		    (cs = config_stage(l->cfg, t->name, NULL)) != NULL && cs->recipes_from_plan)
+			judge_batch(l->tl, i);
+	}
+}
+
 int timeline_load(struct engine *e, int64_t item_id, double now, struct timeline *tl)
 {
 	struct load l = {tl, pipeline_config_get(e->pl), now, 0};
@@ -134,6 +246,8 @@ int timeline_load(struct engine *e, int64_t item_id, double now, struct timeline
 	rc = store_run_each(e->store, item_id, NULL, RUN_ANY, load_run, &l);
 	if (rc == 0)
 		rc = l.rc;
+	if (rc == 0)
+		judge_batches(&l);
 	if (rc)
 		timeline_free(tl);
 	return rc;
@@ -200,9 +314,10 @@ static int row_label(struct buf *out, const struct tl_run *t)
 
 	if (t->round)
 		snprintf(label, sizeof(label), "#%d %s round %d \xc2\xb7 %s", t->run_no, t->name,
-			 t->round, t->status);
+			 t->round, tl_run_shown(t));
 	else
-		snprintf(label, sizeof(label), "#%d %s \xc2\xb7 %s", t->run_no, t->name, t->status);
+		snprintf(label, sizeof(label), "#%d %s \xc2\xb7 %s", t->run_no, t->name,
+			 tl_run_shown(t));
 	n = strlen(label);
 	if (n <= LABEL_MAX)
 		return html_text(out, label);
@@ -225,7 +340,7 @@ static int draw_run(struct buf *out, const struct tl_run *t, double t0, double s
 		w = MIN_BAR;
 	if (x + w > TL_PLOT_X + TL_PLOT_W)
 		x = TL_PLOT_X + TL_PLOT_W - w;
-	html_status_class(t->status, cls);
+	html_status_class(tl_run_tone(t), cls);
 	html_duration(t->end - t->start, dur, sizeof(dur));
 	run_what(t, what, sizeof(what));
 	rc = buf_printf(out, "<text x=\"4\" y=\"%d\">", y + TL_BAR - 2);
@@ -242,7 +357,7 @@ static int draw_run(struct buf *out, const struct tl_run *t, double t0, double s
 	if (rc == 0)
 		rc = buf_printf(out, " (run %d, iteration %d): ", t->run_no, t->iteration);
 	if (rc == 0)
-		rc = html_text(out, t->status);
+		rc = html_text(out, tl_run_shown(t));
 	if (rc == 0)
 		rc = buf_printf(out, ", %s%s</title>", t->started ? "" : "not started, ",
 				t->started ? dur : "0 s");
@@ -250,7 +365,7 @@ static int draw_run(struct buf *out, const struct tl_run *t, double t0, double s
 		rc = buf_printf(out,
 				"<rect class=\"bar %s\" data-run=\"%d\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 				"height=\"%d\" rx=\"2\" fill=\"%s\" />",
-				cls, t->run_no, x, y, w, TL_BAR, html_status_colour(t->status));
+				cls, t->run_no, x, y, w, TL_BAR, html_status_colour(tl_run_tone(t)));
 	if (rc == 0)
 		rc = buf_puts(out, t->log_path[0] ? "</a>\n" : "\n");
 	return rc;
@@ -332,17 +447,17 @@ int timeline_strip(const struct timeline *tl, struct buf *out)
 		const struct tl_run *t = &tl->v[i];
 		char cls[32];
 
-		html_status_class(t->status, cls);
+		html_status_class(tl_run_tone(t), cls);
 		run_what(t, what, sizeof(what));
 		rc = buf_printf(out, "<rect class=\"run %s\" x=\"%d\" y=\"0\" width=\"6\" height=\"12\" "
 				"fill=\"%s\"><title>#%d ",
-				cls, x, html_status_colour(t->status), t->run_no);
+				cls, x, html_status_colour(tl_run_tone(t)), t->run_no);
 		if (rc == 0)
 			rc = html_text(out, what);
 		if (rc == 0)
 			rc = buf_puts(out, ": ");
 		if (rc == 0)
-			rc = html_text(out, t->status);
+			rc = html_text(out, tl_run_shown(t));
 		if (rc == 0)
 			rc = buf_puts(out, "</title></rect>");
 	}

@@ -4,9 +4,9 @@
 # (each renders without a warning, and packetfs(1) names every command of `packetfs --help`,
 # in its SYNOPSIS on a line of its own),
 # the bash completion (it completes commands, options, mount options, items and directories in a
-# bash that sources it) and the systemd unit (Type=notify, accepted by systemd-analyze verify
-# where that runs), and the installed examples/demo.sh runs (where FUSE is). Uses the build
-# directory of PACKETFS_BIN (default build/).
+# bash that sources it), mount(8)'s helper mount.fuse.packetfs and the systemd unit (Type=notify,
+# accepted by systemd-analyze verify where that runs), and the installed examples/demo.sh runs
+# (where FUSE is). Uses the build directory of PACKETFS_BIN (default build/).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${PACKETFS_BIN:-$ROOT/build/cli/packetfs}
@@ -39,6 +39,17 @@ for f in "$ROOT"/recipes/*; do
 done
 [ -x "$P/share/packetfs/recipes/01-build.sh" ] || fail "an installed recipe lost its x bit"
 "$P/bin/packetfs" --version | grep -q '^packetfs ' || fail "the installed binary does not run"
+# mount(8)'s helper, where mount looks (-Dmounthelperdir, /sbin by default; empty: none), runs
+# this installation's binary by its path (tests/fs/sys-mount-helper.sh mounts through it).
+helperdir=$(meson introspect "$BUILD" --buildoptions |
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "mounthelperdir"))')
+if [ -n "$helperdir" ]; then
+	helper=$T/root$helperdir/mount.fuse.packetfs
+	[ -x "$helper" ] || fail "not installed: $helperdir/mount.fuse.packetfs"
+	grep -qx "PACKETFS='$prefix/bin/packetfs'" "$helper" ||
+		fail "mount.fuse.packetfs runs $(grep '^PACKETFS=' "$helper")"
+	sh -n "$helper" || fail "mount.fuse.packetfs is no valid sh script"
+fi
 
 # Man pages: no warning from man/groff, no unreplaced @VARIABLE@, every command covered.
 for page in "$P/share/man/man1/packetfs.1" "$P/share/man/man5/packetfs-pipeline.5"; do

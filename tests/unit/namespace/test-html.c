@@ -3,7 +3,8 @@
  * view_timeline.c, view_html.h): text is escaped and kept valid UTF-8 and
  * XML, links are percent-encoded, and the timeline draws one linked bar
  * per run, at least MIN_BAR wide, grouped by iteration, with rounds
- * labelled; the strip shows the last 40 runs.
+ * labelled; the strip shows the last 40 runs; a run shown as more than
+ * its status (a validating stage whose batch failed) wears failing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,11 +167,42 @@ TEST(timeline)
 	buf_free(&b);
 }
 
+/* A run whose shown status is more than its status (a validating stage
+ * whose batch did not validate) shows that text and wears failing. */
+TEST(timeline_shown)
+{
+	struct timeline tl = {0};
+	struct buf b;
+
+	buf_init(&b);
+	add(&tl, 3, 1, "validate", "succeeded", 1, 0, 1000, 1003);
+	snprintf(tl.v[0].shown, sizeof(tl.v[0].shown), "succeeded; 1 recipe timed out: 07-slow");
+	add(&tl, 4, 1, "plan", "succeeded", 1, 0, 1003, 1004);
+	ASSERT_STREQ("failing", tl_run_tone(&tl.v[0]));
+	ASSERT_STREQ("succeeded", tl_run_tone(&tl.v[1]));
+	ASSERT_STREQ("succeeded", tl_run_shown(&tl.v[1]));
+	ASSERT_EQ(0, timeline_svg(&tl, &b));
+	ASSERT_CONTAINS(b.data, "<title>stage validate (run 3, iteration 1): succeeded; 1 recipe "
+				"timed out: 07-slow, 3.0 s</title><rect class=\"bar s-failing\" "
+				"data-run=\"3\"");
+	ASSERT_CONTAINS(b.data, "#3 validate \xc2\xb7 succeeded; 1 recipe timed \xe2\x80\xa6</text>");
+	ASSERT_EQ(1, count(b.data, "fill=\"#d93f3f\""));
+	b.len = 0;
+	ASSERT_EQ(0, timeline_strip(&tl, &b));
+	ASSERT_CONTAINS(b.data, "<rect class=\"run s-failing\" x=\"0\" y=\"0\" width=\"6\" "
+				"height=\"12\" fill=\"#d93f3f\"><title>#3 stage validate: succeeded; 1 "
+				"recipe timed out: 07-slow</title>");
+	ASSERT_CONTAINS(b.data, "<title>#4 stage plan: succeeded</title>");
+	timeline_free(&tl);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	RUN(escape);
 	RUN(url);
 	RUN(status_names);
 	RUN(timeline);
+	RUN(timeline_shown);
 	return 0;
 }
