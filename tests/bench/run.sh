@@ -14,7 +14,7 @@
 #   --out FILE      the report (default tests/bench/results/<date>-<host>[-scale<F>].md)
 #   --drop-caches   sync and drop the page cache before each timed read (W1-W3; root only);
 #                   by default every read workload runs warm (one untimed pass first)
-#   --profile       after the timed runs of each write shape (W4, W5, W10-W16), one more
+#   --profile       after the timed runs of each write shape (W4, W5, W6, W10-W16), one more
 #                   run on packetfs under `perf record --call-graph dwarf` of the daemon; its summary goes
 #                   into the workload's note (needs perf)
 #   W1 ... W16      the workloads to run (default all), see tests/bench/README.md
@@ -489,6 +489,15 @@ w6()
 		py advance "$d/mnt" "${all[@]}" || die "W6: the pipeline run failed"
 		record W6 "$((n * 10)) recipes, wall" s lower packetfs "$PY_OUT"
 	done
+	if [ "$PROFILE" = 1 ]; then
+		fill "$d/mnt" w6p- 1 "$n"
+		all=()
+		for ((i = 1; i <= n; i++)); do
+			all+=("w6p-$(printf '%06d' "$i")")
+			plan_doc "${names[@]}" >"$d/mnt/${all[i - 1]}/plan.md"
+		done
+		pfs_profile W6 "the run of $((n * 10)) recipes (the recipes' processes included)" "${PY[@]}" advance "$d/mnt" "${all[@]}"
+	fi
 	pfs_umount "$d/mnt"
 	rm -rf "$d"
 }
