@@ -73,6 +73,52 @@ source_tree()
 	done
 }
 
+# daemon_ticks PID : the CPU time (utime + stime) of PID's threads, those that have exited
+# included (/proc/PID/stat), in clock ticks.
+daemon_ticks()
+{
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# with_cpu WL METRIC TARGET N CMD... : runs CMD (in this shell: timed, py, run...); on bindfs and
+# packetfs it adds the CPU time of the target's daemon over CMD, and N units of work, to the
+# sums of METRIC of WL (CPU_TICKS, CPU_UNITS) that cpu_record records. The daemon's CPU time is
+# a measure the other load of the machine hardly moves; /proc gives it in clock ticks
+# (1/CLK_TCK s), so it is summed over all the runs rather than taken per run.
+with_cpu()
+{
+	local key="$1|$2|$3" n=$4 pid="" c0 rc=0
+	shift 4
+	case ${key##*|} in
+	bindfs) pid=$BIND_PID ;;
+	packetfs) pid=$PFS_PID ;;
+	esac
+	[ -z "$pid" ] || c0=$(daemon_ticks "$pid")
+	"$@" || rc=$?
+	if [ -n "$pid" ]; then
+		CPU_TICKS[$key]=$((${CPU_TICKS[$key]:-0} + $(daemon_ticks "$pid") - c0))
+		CPU_UNITS[$key]=$((${CPU_UNITS[$key]:-0} + n))
+	fi
+	return "$rc"
+}
+declare -A CPU_TICKS=() CPU_UNITS=()
+
+# cpu_record WL : records the sums of with_cpu for WL (one value per metric and target: the
+# daemon's CPU time over all the runs divided by all their units, in microseconds) and forgets
+# them.
+cpu_record()
+{
+	local key wl metric t
+	while IFS='|' read -r wl metric t; do
+		key="$wl|$metric|$t"
+		[ "$wl" = "$1" ] || continue
+		record "$wl" "$metric" "µs" lower "$t" \
+			"$(div "${CPU_TICKS[$key]}" "${CPU_UNITS[$key]}" "$((1000000 / CLK_TCK))")"
+		unset 'CPU_TICKS[$key]' 'CPU_UNITS[$key]'
+	done < <(printf '%s\n' "${!CPU_TICKS[@]}" | sort -t '|' -k 1,2 -s)
+}
+CLK_TCK=$(getconf CLK_TCK)
+
 # --- profiles (--profile) ----------------------------------------------------------------------
 
 # perf_top DATA PERCENT ARG... : the lines of `perf report ARG...` of DATA at or over PERCENT.
@@ -92,7 +138,7 @@ perf_top()
 pfs_profile()
 {
 	[ "$PROFILE" = 1 ] || return 0
-	local wl=$1 what=$2 data=$B/perf.data perf_pid i self dso children total
+	local wl=$1 what=$2 data=$B/perf.data perf_pid i self dso children total c0 wall cpu
 	shift 2
 	rm -f "$data"
 	perf record -q --call-graph dwarf,16384 -F 999 -p "$PFS_PID" -o "$data" 2>"$B/perf.err" &
@@ -101,7 +147,10 @@ pfs_profile()
 		[ -s "$data" ] && break
 		sleep 0.05
 	done
-	"$@" >/dev/null || die "$wl: the profiled run of $what failed"
+	c0=$(daemon_ticks "$PFS_PID")
+	timed "$@" >/dev/null || die "$wl: the profiled run of $what failed"
+	wall=$(printf '%.2f' "$ELAPSED")
+	cpu=$((($(daemon_ticks "$PFS_PID") - c0) * 1000 / CLK_TCK))
 	kill -INT "$perf_pid"
 	wait "$perf_pid" || true
 	total=$(perf report -i "$data" --stdio --sort dso 2>/dev/null |
@@ -113,7 +162,7 @@ pfs_profile()
 	children=$(perf_top "$data" 3 --children -g none --sort dso,sym |
 		awk '$NF == "(inlined)" { next } $3 == "packetfs" || ($3 ~ /^libsqlite3/ && $NF ~ /^sqlite3_/) { print $1, $NF }' |
 		head -n 14 | paste -sd ';' | sed 's/;/; /g')
-	note "$wl" "Profile of $what (perf record --call-graph dwarf -F 999 of the packetfs daemon over one more run, untimed; ${total:-?} samples, on-CPU time of all its threads): per binary: $dso. Self (binary, symbol): $self. packetfs's functions and SQLite's API calls with their callees (children, DWARF call chains): $children."
+	note "$wl" "Profile of $what (perf record --call-graph dwarf -F 999 of the packetfs daemon over one more run, untimed; ${total:-?} samples of the on-CPU time of all its threads, while the run took $wall s and the daemon $cpu ms of CPU: a daemon that uses little of the wall time waits, on round trips, fsync or the other load): per binary: $dso. Self (binary, symbol): $self. packetfs's functions and SQLite's API calls with their callees (children, DWARF call chains): $children."
 }
 
 # --- W10: creates from Python and from C ---------------------------------------------------------
@@ -128,13 +177,16 @@ w10()
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			dir=$(shape_dir "$d" w10 "$t" "$t-$r")
-			py smallfiles "$dir-py" "$n" || die "W10 Python creates on $t failed"
+			with_cpu W10 "daemon CPU per file (Python)" "$t" "$n" py smallfiles "$dir-py" "$n" ||
+				die "W10 Python creates on $t failed"
 			record W10 "create 4K (Python os.open/write/close)" files/s higher "$t" "$(div "$n" "$PY_OUT")"
-			run "$prog" "$dir-c" "$n" >"$B/c.out" || die "W10 C creates on $t failed"
+			with_cpu W10 "daemon CPU per file (C)" "$t" "$n" run "$prog" "$dir-c" "$n" >"$B/c.out" ||
+				die "W10 C creates on $t failed"
 			[ "$(find "$dir-c" -type f | wc -l)" = "$n" ] || die "W10: $dir-c lacks files"
 			record W10 "create 4K (C open/write/close)" files/s higher "$t" "$(div "$n" "$(<"$B/c.out")")"
 		done
 	done
+	cpu_record W10
 	pfs_profile W10 "the Python creates" "${PY[@]}" smallfiles "$d/mnt/w10/profile-py" "$n"
 	pfs_profile W10 "the C creates" "$prog" "$d/mnt/w10/profile-c" "$n"
 	shape_umount "$d"
@@ -161,12 +213,13 @@ w11()
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			f=$(shape_dir "$d" w11 "$t" "log-$t-$r.jsonl")
-			timed append_json "$f" "$n"
+			with_cpu W11 "daemon CPU per line" "$t" "$n" timed append_json "$f" "$n"
 			lines=$(wc -l <"$f")
 			[ "$lines" = "$n" ] || die "W11: $f has $lines lines, expected $n"
 			record W11 "append >> JSON line (shell loop)" lines/s higher "$t" "$(div "$n" "$ELAPSED")"
 		done
 	done
+	cpu_record W11
 	pfs_profile W11 "the >> loop" append_json "$d/mnt/w11/log-profile.jsonl" "$n"
 	shape_umount "$d"
 }
@@ -205,12 +258,14 @@ w12()
 			packetfs) root=("$d/mnt"/item-*) ;;
 			*) root=("$(shape_dir "$d" "" "$t" items)") ;;
 			esac
-			timed find "${root[@]}" -type f -exec stat {} + >/dev/null || die "W12: find -exec stat + on $t failed"
+			with_cpu W12 "daemon CPU per file (-exec stat {} +)" "$t" "$np" \
+				timed find "${root[@]}" -type f -exec stat {} + >/dev/null || die "W12: find -exec stat + on $t failed"
 			record W12 "find -type f -exec stat {} +" s lower "$t" "$ELAPSED"
 			timed find "${root[@]}" -type f -exec stat {} \; >/dev/null || die "W12: find -exec stat \\; on $t failed"
 			record W12 "find -type f -exec stat {} \\;" s lower "$t" "$ELAPSED"
 		done
 	done
+	cpu_record W12
 	pfs_profile W12 "find -exec stat {} +" find "$d/mnt"/item-* -type f -exec stat {} +
 	bind_umount "$d/bind"
 	pfs_umount "$d/mnt"
@@ -228,11 +283,12 @@ w13()
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			dir=$(shape_dir "$d" w13 "$t" "copy-$t-$r")
-			timed rsync -a "$B/src/" "$dir/" || die "W13: rsync into $t failed"
+			with_cpu W13 "daemon CPU per file" "$t" "$SRC_FILES" timed rsync -a "$B/src/" "$dir/" || die "W13: rsync into $t failed"
 			[ "$(find "$dir" -type f | wc -l)" = "$SRC_FILES" ] || die "W13: $dir lacks files"
 			record W13 "rsync -a source tree" s lower "$t" "$ELAPSED"
 		done
 	done
+	cpu_record W13
 	pfs_profile W13 "rsync -a" rsync -a "$B/src/" "$d/mnt/w13/copy-profile/"
 	shape_umount "$d"
 }
@@ -248,11 +304,13 @@ w14()
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			dir=$(shape_dir "$d" w14 "$t" "clone-$t-$r")
-			timed git clone -q --no-hardlinks "$B/srcrepo" "$dir" || die "W14: git clone into $t failed"
+			with_cpu W14 "daemon CPU per file" "$t" "$SRC_FILES" \
+				timed git clone -q --no-hardlinks "$B/srcrepo" "$dir" || die "W14: git clone into $t failed"
 			git -C "$dir" diff --quiet HEAD || die "W14: the clone in $dir is not clean"
 			record W14 "git clone --no-hardlinks (local)" s lower "$t" "$ELAPSED"
 		done
 	done
+	cpu_record W14
 	pfs_profile W14 "git clone" git clone -q --no-hardlinks "$B/srcrepo" "$d/mnt/w14/clone-profile"
 	shape_umount "$d"
 }
@@ -283,7 +341,7 @@ w15()
 			for ((i = 1; i <= k; i++)); do
 				cp -r "$ROOT/examples/sample-project" "$dir/p$i"
 			done
-			timed make_all "$dir" "$k" || die "W15: make -j2 on $t failed"
+			with_cpu W15 "daemon CPU per build" "$t" "$k" timed make_all "$dir" "$k" || die "W15: make -j2 on $t failed"
 			[ -x "$dir/p$k/test-strkit" ] || die "W15: $dir/p$k/test-strkit was not built"
 			record W15 "make -j2 of the sample project" s lower "$t" "$ELAPSED"
 		done
@@ -292,6 +350,7 @@ w15()
 	for ((i = 1; i <= k; i++)); do
 		cp -r "$ROOT/examples/sample-project" "$d/mnt/w15/profile/p$i"
 	done
+	cpu_record W15
 	pfs_profile W15 "make -j2" make_all "$d/mnt/w15/profile" "$k"
 	shape_umount "$d"
 }
