@@ -45,16 +45,16 @@ fixture_bin()
 	echo "$B/$1"
 }
 
-# source_tree : $B/src, the first scale x all files (git ls-files order; all of them at scale 1,
+# source_tree : $B/src, the first scale x all files (git ls-tree order; all of them at scale 1,
 # at least 20) of the commit HEAD of this source tree (git archive), and $B/srcrepo, a git
 # repository of the same files committed 50 files per commit, packed (git gc). Made once;
-# sets SRC_FILES, SRC_BYTES, SRC_COMMITS.
+# sets SRC_FILES (regular files), SRC_BYTES, SRC_COMMITS and SRC_PACK (the pack's bytes).
 source_tree()
 {
 	[ -z "${SRC_FILES:-}" ] || return 0
 	local all f files=() i
-	all=$(git -C "$ROOT" ls-files | wc -l)
-	mapfile -t files < <(git -C "$ROOT" ls-files | head -n "$(scaled "$all" 20)")
+	all=$(git -C "$ROOT" ls-tree -r --name-only HEAD | wc -l)
+	mapfile -t files < <(git -C "$ROOT" ls-tree -r --name-only HEAD | head -n "$(scaled "$all" 20)")
 	mkdir -p "$B/src"
 	git -C "$ROOT" archive HEAD -- "${files[@]}" | tar -x -C "$B/src" || die "git archive of $ROOT failed"
 	SRC_FILES=$(find "$B/src" -type f | wc -l)
@@ -379,7 +379,7 @@ w16()
 	n=$(scaled 2000)
 	command -v strace >/dev/null 2>&1 || die "W16 needs strace"
 	shape_mounts "$d" w16
-	note W16 "A bash loop appends $n lines of 52 bytes (\`printf 'line %05d of a log ...\\n' >>F\`, one revision per close, as W9) to a new document of an item (disk, bindfs: a new file). write_bytes: the growth of write_bytes in /proc/PID/io of the daemon (packetfs, bindfs) over the loop, divided by $n (the kernel counts a page when the process dirties it: rewriting a page still dirty is not counted again); the disk column is the line's 52 bytes. WAL and db: on packetfs, the same loop under \`strace -f -y -e trace=pwrite64,write,pwritev,pwritev2\` of the daemon, the bytes written to STORE/packetfs.db-wal and to STORE/packetfs.db (the checkpoints) divided by $n. The goal (issue: 'a WAL that stays small') is at most 8 KB (8,000 bytes) per append."
+	note W16 "A bash loop appends $n lines of 52 bytes (\`printf 'line %05d of a log ...\\n' >>F\`, one revision per close, as W9) to a new document of an item (disk, bindfs: a new file). write_bytes: the growth of write_bytes in /proc/PID/io of the daemon (packetfs, bindfs) over the loop, divided by $n (the kernel counts a page when the process dirties it: rewriting a page still dirty is not counted again); the disk column is the line's 52 bytes. WAL and db: on packetfs, the same loop under \`strace -f -y -e trace=pwrite64,write,pwritev,pwritev2\` of the daemon, the bytes written to STORE/packetfs.db-wal and to STORE/packetfs.db (the checkpoints) divided by $n. The goal is at most 8 KB (8,000 bytes) of WAL per append."
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			f=$(shape_dir "$d" w16 "$t" "log-$t-$r.md")
