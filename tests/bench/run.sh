@@ -4,7 +4,7 @@
 # (bindfs is installed when missing) and with /dev/fuse.
 #
 #	bash tests/bench/run.sh [--scale F] [--runs N] [--jobs N] [--dir DIR] [--out FILE]
-#	                        [--drop-caches] [W1 ... W9]
+#	                        [--drop-caches] [--profile] [W1 ... W16]
 #
 #   --scale F       multiplies every size (default 1.0; 0.01 tries the suite in a few minutes)
 #   --runs N        timed runs per measurement; the table shows their median (default 5)
@@ -14,7 +14,10 @@
 #   --out FILE      the report (default tests/bench/results/<date>-<host>[-scale<F>].md)
 #   --drop-caches   sync and drop the page cache before each timed read (W1-W3; root only);
 #                   by default every read workload runs warm (one untimed pass first)
-#   W1 ... W9       the workloads to run (default all), see tests/bench/README.md
+#   --profile       after the timed runs of each write shape (W4, W5, W6, W10-W16), one more
+#                   run on packetfs under `perf record --call-graph dwarf` of the daemon; its summary goes
+#                   into the workload's note (needs perf)
+#   W1 ... W16      the workloads to run (default all), see tests/bench/README.md
 #
 # The same data is set up three ways: files on the local disk (the limit), the same files
 # through bindfs (the FUSE passthrough peer) and packetfs; each workload prints the median
@@ -51,7 +54,7 @@ PY=(python3 "$BENCH_SRC/fixtures/bench.py")
 # json_escape, argv_json, pid_alive, pid_of_cmdline
 # shellcheck source=../common.sh
 . "$ROOT/tests/common.sh"
-ALL_WORKLOADS="W1 W2 W3 W4 W5 W6 W7 W8 W9"
+ALL_WORKLOADS="W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 W11 W12 W13 W14 W15 W16"
 
 SCALE=1.0
 RUNS=5
@@ -59,6 +62,7 @@ JOBS=$(($(nproc) * 2))
 WORKDIR=${TMPDIR:-/tmp}
 OUT=""
 DROP=0
+PROFILE=0
 WORKLOADS=()
 STATE_BOUND=3600 # seconds any wait for an item's state may take
 THREADS=$(nproc) # parallel writers when setting up data (never while measuring)
@@ -94,8 +98,9 @@ while [ $# -gt 0 ]; do
 	--out) OUT=${2:?--out needs a value}; shift 2 ;;
 	--out=*) OUT=${1#*=}; shift ;;
 	--drop-caches) DROP=1; shift ;;
+	--profile) PROFILE=1; shift ;;
 	-h | --help) usage; exit 0 ;;
-	[Ww][1-9]) WORKLOADS+=("W${1#?}"); shift ;;
+	[Ww][1-9] | [Ww]1[0-6]) WORKLOADS+=("W${1#?}"); shift ;;
 	*) echo "tests/bench/run.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -106,6 +111,9 @@ done
 [ "${#WORKLOADS[@]}" -gt 0 ] || read -r -a WORKLOADS <<<"$ALL_WORKLOADS"
 if [ "$DROP" = 1 ] && [ "$(id -u)" != 0 ]; then
 	die "--drop-caches needs root"
+fi
+if [ "$PROFILE" = 1 ]; then
+	command -v perf >/dev/null 2>&1 || die "--profile needs perf"
 fi
 
 # --- prerequisites ---------------------------------------------------------------------------
@@ -154,6 +162,8 @@ DAEMONS=() # the pid serving each of MOUNTS (parallel array; "" when unknown)
 
 # shellcheck source=lib.sh
 . "$ROOT/tests/bench/lib.sh"
+# shellcheck source=shapes.sh
+. "$ROOT/tests/bench/shapes.sh"
 
 trap 'rc=$?; trap - EXIT; cleanup; exit $rc' EXIT
 trap 'exit 130' INT
@@ -336,6 +346,8 @@ w4()
 			record W4 "save (tmp+fsync+rename)" files/s higher "$t" "$(div "$m" "$PY_OUT")"
 		done
 	done
+	pfs_profile W4 "the creates" "${PY[@]}" smallfiles "$d/mnt/w4/profile-create" "$n"
+	pfs_profile W4 "the saves (and the $m untimed creates before them)" "${PY[@]}" saves "$d/mnt/w4/profile-save" "$m"
 	bind_umount "$d/bind"
 	pfs_umount "$d/mnt"
 	rm -rf "$d"
@@ -375,6 +387,7 @@ w5()
 			record W5 "append >> (shell loop)" lines/s higher "$t" "$(div "$n" "$ELAPSED")"
 		done
 	done
+	pfs_profile W5 "the registry appends (into run 1's registry)" append_lines "$d/mnt/w5-r000001/validation/registry.jsonl" "$n"
 	bind_umount "$d/bind"
 	pfs_umount "$d/mnt"
 	rm -rf "$d"
@@ -476,6 +489,15 @@ w6()
 		py advance "$d/mnt" "${all[@]}" || die "W6: the pipeline run failed"
 		record W6 "$((n * 10)) recipes, wall" s lower packetfs "$PY_OUT"
 	done
+	if [ "$PROFILE" = 1 ]; then
+		fill "$d/mnt" w6p- 1 "$n"
+		all=()
+		for ((i = 1; i <= n; i++)); do
+			all+=("w6p-$(printf '%06d' "$i")")
+			plan_doc "${names[@]}" >"$d/mnt/${all[i - 1]}/plan.md"
+		done
+		pfs_profile W6 "the run of $((n * 10)) recipes (the recipes' processes included)" "${PY[@]}" advance "$d/mnt" "${all[@]}"
+	fi
 	pfs_umount "$d/mnt"
 	rm -rf "$d"
 }
@@ -615,6 +637,13 @@ for w in "${WORKLOADS[@]}"; do
 	W7) w7 ;;
 	W8) w8 ;;
 	W9) w9 ;;
+	W10) w10 ;;
+	W11) w11 ;;
+	W12) w12 ;;
+	W13) w13 ;;
+	W14) w14 ;;
+	W15) w15 ;;
+	W16) w16 ;;
 	esac
 	note "$w" "(Workload wall time, setup included: $((SECONDS - start)) s.)"
 done
