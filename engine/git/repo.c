@@ -7,18 +7,21 @@
  * and frees every libgit2 object before it returns, so no libgit2 object is
  * ever shared between threads and any thread may call any function (libgit2
  * itself is built thread-safe and initialised once by repo_global_init).
- * One exception: repo_branch_head and repo_resolve, the most frequent
- * calls (each run records its head; each status, evidence.md and
- * change.diff a stat renders names the head and resolves the base) would
- * spend most of their time opening the repository (reading its config
- * files), so each thread keeps one repository open for them (kept_repo: a
- * thread-specific handle, replaced when the thread asks for another path,
- * freed when the thread exits), used by that thread alone; where none can
- * be kept the call opens its own as the others do. A repository kept open
- * still reads each ref from disk at each lookup (packed-refs again when
- * that file changed) and looks again for objects it cannot find, so a head
- * moved by git or libgit2 elsewhere is seen at once. This is the engine's
- * only cache of libgit2 objects.
+ * One exception: repo_branch_head, repo_resolve and repo_worktree_dirty,
+ * the most frequent calls (each run records its head and each recipe run
+ * first checks its worktree; each status, evidence.md and change.diff a
+ * stat renders names the head and resolves the base) would spend most of
+ * their time opening the repository (reading its config files), so each
+ * thread keeps a few repositories open for them (kept_repo: thread-specific
+ * handles, the least recently used replaced when the thread asks for
+ * another path, freed when the thread exits), used by that thread alone;
+ * where none can be kept the call opens its own as the others do. A
+ * repository kept open still reads each ref from disk at each lookup
+ * (packed-refs again when that file changed), looks again for objects it
+ * cannot find, and a status reads the index and the .gitignore files
+ * again when they changed on disk (libgit2 compares their stamps), so a
+ * head moved, a file staged or an ignore rule added elsewhere is seen at
+ * once. This is the engine's only cache of libgit2 objects.
  * libgit2 return codes become negative errno values in one place, repo__fail(),
  * which also copies libgit2's last message into the caller's err buffer.
  *
@@ -33,6 +36,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,23 +354,42 @@ int repo_item_remove(const char *path, const char *branch, const char *wt_name,
 	return rc;
 }
 
-/* Repositories kept open for repo_branch_head and repo_resolve (see the
- * top): one per thread, freed when the thread exits. */
-struct kept_repo {
-	char *path;
-	git_repository *repo;
+/* Repositories kept open for repo_branch_head, repo_resolve and
+ * repo_worktree_dirty (see the top): up to KEPT_MAX per thread (the
+ * configured repository and the worktrees of the items whose recipes it
+ * starts), the least recently used closed first, all freed when the thread
+ * exits. */
+#define KEPT_MAX 8
+
+struct kept_repos {
+	struct {
+		char *path;
+		git_repository *repo;
+		uint64_t used; /* clock at the last use; 0: empty */
+	} e[KEPT_MAX];
+	uint64_t clock;
 };
 
 static pthread_key_t kept_key;
 static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
 static int kept_key_ok;
 
+static void kept_drop(struct kept_repos *k, int i)
+{
+	git_repository_free(k->e[i].repo);
+	free(k->e[i].path);
+	k->e[i].repo = NULL;
+	k->e[i].path = NULL;
+	k->e[i].used = 0;
+}
+
 static void kept_free(void *arg)
 {
-	struct kept_repo *k = arg;
+	struct kept_repos *k = arg;
+	int i;
 
-	git_repository_free(k->repo);
-	free(k->path);
+	for (i = 0; i < KEPT_MAX; i++)
+		kept_drop(k, i);
 	free(k);
 }
 
@@ -375,33 +398,53 @@ static void kept_key_init(void)
 	kept_key_ok = pthread_key_create(&kept_key, kept_free) == 0;
 }
 
-/* The calling thread's repository kept open at path (one open on another
- * path is closed for it), or NULL when none can be kept: then the caller
- * opens its own for the call. */
+/* The calling thread's repository kept open at path (opened now when it
+ * has none there, in place of its least recently used one), or NULL when
+ * none can be kept: then the caller opens its own for the call. */
 static git_repository *kept_repo(const char *path)
 {
-	struct kept_repo *k;
+	struct kept_repos *k;
+	int i, lru = 0;
 
 	pthread_once(&kept_once, kept_key_init);
 	if (!kept_key_ok || !path)
 		return NULL;
 	k = pthread_getspecific(kept_key);
-	if (k && strcmp(k->path, path) == 0)
-		return k->repo;
-	if (k) {
-		pthread_setspecific(kept_key, NULL);
-		kept_free(k);
+	if (!k) {
+		k = calloc(1, sizeof(*k));
+		if (!k || pthread_setspecific(kept_key, k) != 0) {
+			free(k);
+			return NULL;
+		}
 	}
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return NULL;
-	k->path = strdup(path);
-	if (!k->path || git_repository_open(&k->repo, path) < 0 ||
-	    pthread_setspecific(kept_key, k) != 0) {
-		kept_free(k);
+	for (i = 0; i < KEPT_MAX; i++) {
+		if (k->e[i].used && strcmp(k->e[i].path, path) == 0) {
+			k->e[i].used = ++k->clock;
+			return k->e[i].repo;
+		}
+		if (k->e[i].used < k->e[lru].used)
+			lru = i;
+	}
+	kept_drop(k, lru);
+	k->e[lru].path = strdup(path);
+	if (!k->e[lru].path || git_repository_open(&k->e[lru].repo, path) < 0) {
+		kept_drop(k, lru);
 		return NULL;
 	}
-	return k->repo;
+	k->e[lru].used = ++k->clock;
+	return k->e[lru].repo;
+}
+
+/* Closes the calling thread's repository kept open at path, if any: one
+ * that failed may hold what is no longer so (a worktree made again). */
+static void kept_forget(const char *path)
+{
+	struct kept_repos *k = kept_key_ok ? pthread_getspecific(kept_key) : NULL;
+	int i;
+
+	for (i = 0; k && i < KEPT_MAX; i++)
+		if (k->e[i].used && strcmp(k->e[i].path, path) == 0)
+			kept_drop(k, i);
 }
 
 /* Looks a name up to a commit in repo: branch_commit or resolve_commit. */
@@ -630,25 +673,47 @@ static const char *status_path(const git_status_entry *e)
 	return d->new_file.path ? d->new_file.path : d->old_file.path;
 }
 
-int repo_worktree_dirty(const char *worktree_path, struct buf *summary)
+/* The status list of the worktree at path (untracked files included,
+ * ignored ones not), through this thread's repository kept open there; a
+ * kept one that fails is closed and the worktree opened afresh, once. 0 or
+ * a negative errno. *repo is the repository to free after the list (NULL
+ * for the kept one). */
+static int worktree_status(const char *path, git_status_list **list, git_repository **repo)
 {
 	git_status_options opts;
+	git_repository *r = kept_repo(path);
+	int rc;
+
+	*repo = NULL;
+	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+	if (r && git_status_list_new(list, r, &opts) == 0)
+		return 0;
+	if (r)
+		kept_forget(path);
+	rc = open_repo(repo, path, NULL, 0);
+	if (rc < 0)
+		return rc;
+	rc = git_status_list_new(list, *repo, &opts);
+	if (rc < 0) {
+		rc = repo__fail(rc, NULL, 0);
+		git_repository_free(*repo);
+		*repo = NULL;
+	}
+	return rc;
+}
+
+int repo_worktree_dirty(const char *worktree_path, struct buf *summary)
+{
 	git_repository *repo = NULL;
 	git_status_list *list = NULL;
 	size_t i, n, dirty = 0, listed = 0;
 	int rc;
 
-	rc = open_repo(&repo, worktree_path, NULL, 0);
+	rc = worktree_status(worktree_path, &list, &repo);
 	if (rc < 0)
 		return rc;
-	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
-	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
-	rc = git_status_list_new(&list, repo, &opts);
-	if (rc < 0) {
-		rc = repo__fail(rc, NULL, 0);
-		goto out_repo;
-	}
 	n = git_status_list_entrycount(list);
 	for (i = 0; i < n; i++)
 		dirty += is_dirty(git_status_byindex(list, i));
@@ -673,7 +738,6 @@ nomem:
 	rc = -ENOMEM;
 out_list:
 	git_status_list_free(list);
-out_repo:
 	git_repository_free(repo);
 	return rc;
 }

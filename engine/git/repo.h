@@ -3,9 +3,9 @@
  * worktrees, the branch head, change.diff and the dirty-worktree check.
  *
  * Every function opens its own git_repository and frees it before
- * returning (repo_branch_head and repo_resolve use the calling thread's own
- * one kept open), so any thread may call any function at any time (libgit2
- * objects are never used by two threads at once). repo_global_init() must have
+ * returning (repo_branch_head, repo_resolve and repo_worktree_dirty use the
+ * calling thread's own ones kept open), so any thread may call any function
+ * at any time (libgit2 objects are never used by two threads at once). repo_global_init() must have
  * been called once, after any fork(). Errors: negative errno values
  * (-ENOENT for a missing repository, branch or base, -EEXIST for an existing
  * branch or worktree, -EIO for other libgit2 failures); when err is not NULL
@@ -104,7 +104,8 @@ int repo_diff(const char *path, const char *base, const char *branch, struct buf
 
 /*
  * Checks the worktree for uncommitted changes (modified, staged, or
- * untracked files not ignored). Returns 0 when clean, 1 when dirty (with a
+ * untracked files not ignored), as it is on disk now (the repository may be
+ * one kept open: see repo.c). Returns 0 when clean, 1 when dirty (with a
  * short summary like "2 uncommitted: src/a.c, notes.txt" appended to
  * summary when not NULL), or a negative errno.
  */

@@ -415,8 +415,9 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 		return rc;
 	j->run.pgid = runner_pid(j->proc);
 	/* The process group, for crash recovery; the row is written whole again when the run
-	 * is sealed. */
-	(void)store_run_update(p->pl->store, &j->run);
+	 * is sealed. A recipe's start may write it itself (start_later: pipe_end.c). */
+	if (!j->start_later)
+		(void)store_run_update(p->pl->store, &j->run);
 	memset(&a, 0, sizeof(a));
 	a.item_id = j->item_id;
 	a.run_id = j->run.id;

@@ -16,6 +16,7 @@
  * (pipe__validation_finish frees it) at zero.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +24,37 @@
 #include "pipe_int.h"
 #include "plan.h"
 
+/* Appends a line to lines as pipe__log_line would write it (at most
+ * 2047 bytes). */
+static void batch_line(struct buf *lines, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void batch_line(struct buf *lines, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		buf_append(lines, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 void pipe__batch_run_plan(struct pipe *p, struct item *it, struct batch *b)
 {
 	struct job *lj = b->stage_job;
 	char **names = NULL;
+	struct buf lines;
 	size_t k;
 
 	b->next = p->batches;
 	p->batches = b;
+	/* What the stage's log says of the plan's recipes, in one append
+	 * before any of them starts. */
+	buf_init(&lines);
 	if (plan_names(p->pl->store, it->id, &names)) {
-		pipe__log_line(p, lj, "[packetfs] plan.md has no ```validation-recipes block\n");
+		batch_line(&lines, "[packetfs] plan.md has no ```validation-recipes block\n");
 	} else {
 		const struct recipe_catalog *cat = pipeline_recipes_hold(p->pl);
 
@@ -41,22 +63,25 @@ void pipe__batch_run_plan(struct pipe *p, struct item *it, struct batch *b)
 			const struct recipe *r = recipe_find(cat, names[k]);
 
 			if (!r) {
-				pipe__log_line(p, lj, "[packetfs] plan.md names unknown recipe '%s'\n",
-					       names[k]);
+				batch_line(&lines, "[packetfs] plan.md names unknown recipe '%s'\n",
+					   names[k]);
 				continue;
 			}
 			if (r->procedure) {
-				pipe__log_line(p, lj, "[packetfs] %s is a procedure: the validator "
-					       "records its commands (packetfs record %s -- ...)\n",
-					       r->name, r->name);
+				batch_line(&lines, "[packetfs] %s is a procedure: the validator "
+					   "records its commands (packetfs record %s -- ...)\n",
+					   r->name, r->name);
 				continue;
 			}
-			pipe__log_line(p, lj, "[packetfs] queued %s\n", r->name);
+			batch_line(&lines, "[packetfs] queued %s\n", r->name);
 			pipe__queue_recipe(p, it, r, b, NULL);
 		}
 		pipeline_recipes_release(p->pl);
 	}
 	strv_free(names);
+	if (lj && lines.len)
+		pipe__log_append(p, lj, lines.data, lines.len);
+	buf_free(&lines);
 	b->pending++; /* held until every recipe is queued */
 	pipe__pump(p);
 	b->pending--;

@@ -12,7 +12,8 @@
  * pipe_full.c (states a full disk kept out of the store),
  * pipe_heads.c (branch heads moved outside the engine), pipe_env.c (the
  * environment of a run), pipe_notify.c (the "notify" programs),
- * pipe_slurm.c (the Slurm executor), pipe_cenv.c (compute-env.md). Not for the layers above: pipeline.h
+ * pipe_slurm.c (the Slurm executor), pipe_cenv.c (compute-env.md), pipe_end.c (a recipe
+ * run's start and end, one transaction each). Not for the layers above: pipeline.h
  * is the contract.
  *
  * Everything about struct pipe runs on the loop thread only; struct
@@ -137,6 +138,12 @@ void pipe__event_text(struct buf *b, const char *item, const char *type, const c
 /* Tells the hooks what an event of type added for item (NULL: none)
  * changed: events, the item's events and status. */
 void pipe__event_added(struct pipeline *pl, const char *item, const char *type);
+/* What pipeline_event does after the store took its event, for an event
+ * line (pipe__event_text's) stored with other rows in one transaction
+ * (pipe_end.c): the daemon's log, the hooks (pipe__event_added), the
+ * notify programs. Loop thread. */
+void pipe__event_stored(struct pipeline *pl, int64_t item_id, const char *item, const char *type,
+			const char *extra_json, const char *line);
 /* Tells the hooks that document rel of item item_id was written to the
  * store by the pipeline (created: it is new), then that it changed. */
 void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, const char *rel,
@@ -296,6 +303,8 @@ struct job {
 				 * exit status, 0 settled or 75 not settled */
 	double round_prog_s;    /* ... the seconds its program ran */
 	uint64_t round_exit_ms; /* ... and uv_now when it exited */
+	int start_later;        /* recipes: pipe__job_spawn leaves the process group for
+				 * pipe__recipe_started to write (pipe_end.c) */
 	uint64_t log_lost;      /* bytes of output its log could not store (a full disk) */
 	int log_errno;          /* ... and why (the last such error, positive) */
 	struct measure_state *ms; /* a measured recipe's batch of runs (pipe_measure.c):
@@ -570,6 +579,26 @@ void pipe__unsealed_line(struct pipe *p, int64_t item_id, const char *item, int6
 void pipe__result_keep(struct pipe *p, int64_t item_id, const char *result);
 /* Forgets everything kept and closes the timer (shutdown). */
 void pipe__unstored_stop(struct pipe *p);
+
+/* ---- pipe_end.c ---- */
+
+/* The start of recipe job j, whose header (head: the log's first bytes) is
+ * not in its log yet: when spawned, its process group (j->run, set by
+ * pipe__job_spawn with j->start_later), the header and the recipe_started
+ * event in one transaction (store_run_start), else one by one; when not
+ * spawned, the header and the event, for the failure's footer to follow.
+ * Loop thread. */
+void pipe__recipe_started(struct pipe *p, struct job *j, const struct buf *head, int spawned);
+/* The end of recipe job j, whose status, note, exit and signal are set in
+ * j->run and in rr (its registry line; rr->duration_s the run's seconds,
+ * rr->finished_at and rr->log_sha256 pointing into j->run): the log's
+ * footer (the text footer), the sealed run row, the registry line, the
+ * item's updated time, the recipe_finished event and, when j has a batch
+ * with a stage run, the line told for that run's log, in one transaction
+ * (store_run_end), else one by one, each with its own way back
+ * (pipe_full.c). Loop thread. */
+void pipe__recipe_seal(struct pipe *p, struct job *j, const char *footer, const char *told,
+		       struct registry_run *rr);
 
 /* ---- pipe_recipe.c ---- */
 

@@ -114,8 +114,7 @@ void pipe__recipe_done(struct pipe *p, struct job *j, enum run_status status, co
 {
 	const char *name = run_status_name(status);
 	struct registry_run rr;
-	char *line, host_note[512], *env_json = NULL, footer[720] = "";
-	struct item it;
+	char host_note[512], *env_json = NULL, footer[720] = "", last[2048], told[2048];
 
 	if (res) {
 		/* A Slurm job's node line that came after its output is the
@@ -136,14 +135,13 @@ void pipe__recipe_done(struct pipe *p, struct job *j, enum run_status status, co
 		j->run.exit_code = res->exit_code;
 		j->run.signal = res->term_signal;
 	}
-	/* The footer's lines in one append. */
-	pipe__log_line(p, j, "%s# packetfs: status %s%s%s\n", footer, name, note[0] ? ": " : "",
-		       note);
+	/* The footer's lines in one append (at most a log line's 2047 bytes). */
+	snprintf(last, sizeof(last), "%s# packetfs: status %s%s%s\n", footer, name,
+		 note[0] ? ": " : "", note);
 	j->run.status = status;
 	snprintf(host_note, sizeof(host_note), "%s", note);
 	free(j->run.note);
 	j->run.note = strdup(host_note);
-	pipe__run_seal(p, &j->run, res ? res->duration_s : 0);
 	memset(&rr, 0, sizeof(rr));
 	rr.run = j->run.run_no;
 	rr.recipe = j->recipe.name;
@@ -156,7 +154,7 @@ void pipe__recipe_done(struct pipe *p, struct job *j, enum run_status status, co
 	rr.signal = j->run.signal;
 	rr.started_at = j->run.started_at;
 	rr.finished_at = j->run.finished_at;
-	rr.duration_s = j->run.duration_s;
+	rr.duration_s = res ? res->duration_s : 0;
 	rr.iteration = j->run.iteration;
 	rr.head = j->run.head;
 	rr.gpus = j->gpus;
@@ -177,30 +175,11 @@ void pipe__recipe_done(struct pipe *p, struct job *j, enum run_status status, co
 		rr.recorded_by_uid = j->by_uid;
 		rr.recorded_by_via = j->by_via;
 	}
-	line = registry_engine_line(&rr);
-	if (line) {
-		if (store_registry_append(p->pl->store, j->item_id, line, "engine", j->run.id) == 0) {
-			pipe__changed(p->pl, j->item, "validation/registry.jsonl", PIPELINE_MODIFIED);
-			pipe__changed(p->pl, j->item, "validation/evidence.md", PIPELINE_MODIFIED);
-			pipe__changed(p->pl, j->item, "validation/junit.xml", PIPELINE_MODIFIED);
-			pipe__changed(p->pl, j->item, "validation/measurements.md", PIPELINE_MODIFIED);
-		} else {
-			/* Appended once the store takes it (pipe_full.c). */
-			pipe__unsealed_line(p, j->item_id, j->item, j->run.id, line);
-		}
-		free(line);
-	}
+	/* The stage's log tells of it (at most a log line's 2047 bytes). */
+	snprintf(told, sizeof(told), "[packetfs] %s: %s%s%s\n", j->recipe.name, name,
+		 note[0] ? " - " : "", note);
+	pipe__recipe_seal(p, j, last, told, &rr);
 	free(env_json);
-	if (store_item_get_id(p->pl->store, j->item_id, &it) == 0) {
-		pipe__event(p, &it, "recipe_finished",
-			    ",\"recipe\":\"%s\",\"run\":%d,\"status\":\"%s\",\"log\":\"%s\"",
-			    j->recipe.name, j->run.run_no, name, j->run.log_path);
-		pipe__item_write(p, &it); /* updated: the status view changed */
-		item_clear(&it);
-	}
-	if (j->batch && j->batch->stage_job)
-		pipe__log_line(p, j->batch->stage_job, "[packetfs] %s: %s%s%s\n",
-			       j->recipe.name, name, note[0] ? " - " : "", note);
 	pipe__junit_close(j);
 	if (j->batch) {
 		j->batch->pending--;
@@ -578,7 +557,7 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	char **env, **run_argv, command[512];
 	struct buf script, head;
 	struct item it;
-	int rc, slurm, direct = 0;
+	int rc, slurm, direct = 0, later;
 
 	if (store_item_get_id(p->pl->store, j->item_id, &it)) {
 		job_abandon(p, j);
@@ -693,9 +672,13 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		direct = rc == 1;
 		rc = rc < 0 ? rc : 0;
 	}
-	if (head.len)
+	/* A local run that may start at once writes its header, its start
+	 * event and its process group in one transaction once it runs
+	 * (pipe__recipe_started); with run_as, a failure to become the user is
+	 * logged after the header (pipe__job_spawn). */
+	later = !slurm && !pipeline_config_get(p->pl)->run_as;
+	if (head.len && !later)
 		pipe__log_append(p, j, head.data, head.len);
-	buf_free(&head);
 	run_argv = rc == 0 ? calloc(strv_len(argv) + 5, sizeof(char *)) : NULL;
 	if (run_argv) {
 		size_t k, o = 0;
@@ -709,9 +692,10 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		for (k = 0; argv[k]; k++)
 			run_argv[o + k] = argv[k];
 	}
-	pipe__event(p, &it, "recipe_started",
-		    ",\"recipe\":\"%s\",\"run\":%d,\"gpus\":%s,\"log\":\"%s\"", j->recipe.name,
-		    j->run.run_no, j->run.gpus, j->run.log_path);
+	if (!later)
+		pipe__event(p, &it, "recipe_started",
+			    ",\"recipe\":\"%s\",\"run\":%d,\"gpus\":%s,\"log\":\"%s\"",
+			    j->recipe.name, j->run.run_no, j->run.gpus, j->run.log_path);
 	p->running_recipes++;
 	if (slurm) {
 		if (run_argv)
@@ -720,6 +704,7 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		strv_free(env);
 		free(run_argv);
 		buf_free(&script);
+		buf_free(&head);
 		if (!run_argv) {
 			struct runner_result res = {0};
 
@@ -730,9 +715,13 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 		return;
 	}
 	item_clear(&it);
+	j->start_later = later;
 	rc = run_argv ? pipe__job_spawn(p, j, run_argv, env, cwd, (unsigned)j->recipe.timeout_s,
 					NULL, NULL, NULL)
 		      : -ENOMEM;
+	if (later)
+		pipe__recipe_started(p, j, &head, rc == 0);
+	buf_free(&head);
 	strv_free(env);
 	free(run_argv);
 	buf_free(&script);

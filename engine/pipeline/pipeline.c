@@ -344,6 +344,17 @@ void pipe__event_added(struct pipeline *pl, const char *item, const char *type)
 	}
 }
 
+/* The daemon's log line of an event: every stage and recipe end, recipe
+ * start and push (a stage's start: job_begin, pipe.c), and configuration
+ * changes. */
+static void event_logged(const char *item, const char *type, const char *extra_json)
+{
+	if (strncmp(type, "stage_", 6) == 0 || strncmp(type, "recipe_", 7) == 0 ||
+	    strncmp(type, "push", 4) == 0 || strncmp(type, "config_", 7) == 0)
+		util_log(LOG_INFO, "%s: %s {%s}", item ? item : "-", type,
+			 extra_json ? extra_json + (extra_json[0] == ',') : "");
+}
+
 void pipeline_event(struct pipeline *pl, int64_t item_id, const char *item, const char *type,
 		    const char *extra_json)
 {
@@ -351,12 +362,7 @@ void pipeline_event(struct pipeline *pl, int64_t item_id, const char *item, cons
 
 	if (pl->readonly)
 		return;
-	/* The log tells of every stage and recipe end, recipe start and push
-	 * (a stage's start: job_begin, pipe.c), and of configuration changes. */
-	if (strncmp(type, "stage_", 6) == 0 || strncmp(type, "recipe_", 7) == 0 ||
-	    strncmp(type, "push", 4) == 0 || strncmp(type, "config_", 7) == 0)
-		util_log(LOG_INFO, "%s: %s {%s}", item ? item : "-", type,
-			 extra_json ? extra_json + (extra_json[0] == ',') : "");
+	event_logged(item, type, extra_json);
 	buf_init(&b);
 	pipe__event_text(&b, item, type, extra_json);
 	if (b.data && store_event_add(pl->store, item_id, b.data) == 0) {
@@ -364,6 +370,14 @@ void pipeline_event(struct pipeline *pl, int64_t item_id, const char *item, cons
 		pipe__notify(pl, item_id, b.data);
 	}
 	buf_free(&b);
+}
+
+void pipe__event_stored(struct pipeline *pl, int64_t item_id, const char *item, const char *type,
+			const char *extra_json, const char *line)
+{
+	event_logged(item, type, extra_json);
+	pipe__event_added(pl, item, type);
+	pipe__notify(pl, item_id, line);
 }
 
 int pipeline_registry_external(struct pipeline *pl, int64_t item_id, const char *item,

@@ -489,6 +489,39 @@ int store_run_begin(struct store *s, struct run *r, struct item *it,
  * job_output, job_offset) of the run with r's id. 0 (also when there is
  * none) or a negative errno. */
 int store_run_update(struct store *s, const struct run *r);
+/* Bytes for the end of a run's log (store_run_end). */
+struct store_log_piece {
+	int64_t run_id;
+	const void *data;
+	size_t len;
+};
+/*
+ * A run's start and end, each in one transaction that happens whole or
+ * not at all (nothing stored on an error: -ENOSPC for a full disk, -EINVAL
+ * for a status out of range). 0 or a negative errno. Any thread.
+ *
+ * store_run_start writes r as store_run_update does (e.g. the process group
+ * of a run just spawned), appends len bytes of log to its log (len 0:
+ * none) and adds event (one JSON line, no newline; NULL: none) for
+ * r->item_id.
+ *
+ * store_run_end appends each of the n pieces to the log of its run, in
+ * order (r's footer, and e.g. a line for the log of the stage that ran r),
+ * then seals r: r->log_size and r->log_sha256 become those of r's whole
+ * stored log, and r is written as store_run_update writes it; then
+ * line(arg, r), when line is not NULL, makes the run's registry line
+ * (malloc'd, no newline, freed here; NULL: -ENOMEM) from the sealed r,
+ * which is appended as store_registry_append(s, r->item_id, LINE, "engine",
+ * r->id) appends it; it (when not NULL; the run's item) is written as
+ * store_item_update writes it, and event added for r->item_id. line runs
+ * under the store's lock: it must not call the store or take any other
+ * lock. On an error r->log_size and r->log_sha256 may be set all the same.
+ */
+int store_run_start(struct store *s, const struct run *r, const void *log, size_t len,
+		    const char *event);
+int store_run_end(struct store *s, struct run *r, const struct store_log_piece *pieces, size_t n,
+		  char *(*line)(void *arg, const struct run *r), void *arg, struct item *it,
+		  const char *event);
 /* The run with that id, or whose log is at log_path in the item, into out
  * (run_clear it after). 0, -ENOENT, or a negative errno. */
 int store_run_get(struct store *s, int64_t id, struct run *out);

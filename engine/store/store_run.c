@@ -73,14 +73,13 @@ static int run_row(sqlite3_stmt *st, struct run *r)
 	return 0;
 }
 
-int store_run_update(struct store *s, const struct run *r)
+/* Writes the mutable fields of r (store_run_update) under the caller's
+ * lock. 0 or a negative errno. */
+static int run_write(struct store *s, const struct run *r)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((unsigned)r->status >= RUN_NSTATUSES)
-		return -EINVAL;
-	pthread_mutex_lock(&s->lock);
 	rc = store__prepare(s, &st, "UPDATE runs SET status = ?, pgid = ?, exit_code = ?, signal = ?, "
 			    "note = ?, head = ?, gpus = ?, finished_at = NULLIF(?, ''), "
 			    "duration_s = ?, log_sha256 = ?, command = ?, executor = ?, job_id = ?, "
@@ -95,6 +94,17 @@ int store_run_update(struct store *s, const struct run *r)
 	if (rc == 0)
 		rc = store__step_done(s, st);
 	store__done(st);
+	return rc;
+}
+
+int store_run_update(struct store *s, const struct run *r)
+{
+	int rc;
+
+	if ((unsigned)r->status >= RUN_NSTATUSES)
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	rc = run_write(s, r);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -155,6 +165,22 @@ int store_run_each(struct store *s, int64_t item_id, const char *kind, enum run_
 	return rc < 0 ? rc : 0;
 }
 
+/* Appends len bytes (not 0) to run_id's log under the caller's
+ * transaction; job_offset >= 0 is written as the run's job_offset. */
+static int log_insert(struct store *s, int64_t run_id, const void *data, size_t len,
+		      int64_t job_offset)
+{
+	int rc = store__exec(s, "INSERT INTO log_chunks(run_id, off, data) "
+			     "SELECT ?1, log_size, ?2 FROM runs WHERE id = ?1", "Ib", run_id, data,
+			     len);
+
+	if (rc == 0)
+		rc = store__exec(s, "UPDATE runs SET log_size = log_size + ?1, job_offset = "
+				 "CASE WHEN ?3 >= 0 THEN ?3 ELSE job_offset END WHERE id = ?2", "III",
+				 (int64_t)len, run_id, job_offset);
+	return rc;
+}
+
 /* Appends len bytes to run_id's log; job_offset >= 0 is written as the
  * run's job_offset in the same transaction. */
 static int log_append(struct store *s, int64_t run_id, const void *data, size_t len,
@@ -167,12 +193,7 @@ static int log_append(struct store *s, int64_t run_id, const void *data, size_t 
 	rc = store__txn_lock(s);
 	if (rc)
 		return rc;
-	rc = store__exec(s, "INSERT INTO log_chunks(run_id, off, data) "
-			 "SELECT ?1, log_size, ?2 FROM runs WHERE id = ?1", "Ib", run_id, data, len);
-	if (rc == 0)
-		rc = store__exec(s, "UPDATE runs SET log_size = log_size + ?1, job_offset = "
-				 "CASE WHEN ?3 >= 0 THEN ?3 ELSE job_offset END WHERE id = ?2", "III",
-				 (int64_t)len, run_id, job_offset);
+	rc = log_insert(s, run_id, data, len, job_offset);
 	return store__txn_unlock(s, rc);
 }
 
@@ -222,7 +243,8 @@ ssize_t store_log_read(struct store *s, int64_t run_id, uint64_t off, void *buf,
 	return rc ? rc : got;
 }
 
-int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *size)
+/* store_log_sha256 under the caller's lock. */
+static int log_digest(struct store *s, int64_t run_id, char hex[65], int64_t *size)
 {
 	struct util_sha *sha = util_sha_new();
 	sqlite3_stmt *st;
@@ -231,7 +253,6 @@ int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *siz
 
 	if (!sha)
 		return -ENOMEM;
-	pthread_mutex_lock(&s->lock);
 	rc = store__prepare(s, &st, "SELECT data FROM log_chunks WHERE run_id = ? ORDER BY off", "I",
 			    run_id);
 	while (rc == 0 && (rc = store__step(s, st)) > 0) {
@@ -240,10 +261,19 @@ int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *siz
 		rc = 0;
 	}
 	store__done(st);
-	pthread_mutex_unlock(&s->lock);
 	util_sha_final(sha, hex);
 	if (size)
 		*size = total;
+	return rc;
+}
+
+int store_log_sha256(struct store *s, int64_t run_id, char hex[65], int64_t *size)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = log_digest(s, run_id, hex, size);
+	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
@@ -621,5 +651,102 @@ int store_run_begin(struct store *s, struct run *r, struct item *it,
 		}
 	}
 	buf_free(&event);
+	return rc;
+}
+
+/* Adds event (one line; NULL: none) for item_id under the caller's
+ * transaction. 0 or a negative errno. */
+static int event_insert(struct store *s, int64_t item_id, const char *event)
+{
+	if (!event)
+		return 0;
+	return store__exec(s, "INSERT INTO events(item_id, line) VALUES (NULLIF(?, 0), ?)", "Is",
+			   item_id, event);
+}
+
+/* Counts event, stored for item_id, in the kept sizes of the events views. */
+static void event_sized(struct store *s, int64_t item_id, const char *event)
+{
+	if (!event)
+		return;
+	size_add(s, SIZE_EVENTS, 0, strlen(event) + 1);
+	if (item_id)
+		size_add(s, SIZE_EVENTS, item_id, strlen(event) + 1);
+}
+
+int store_run_start(struct store *s, const struct run *r, const void *log, size_t len,
+		    const char *event)
+{
+	int rc;
+
+	if ((unsigned)r->status >= RUN_NSTATUSES)
+		return -EINVAL;
+	rc = store__txn_lock(s);
+	if (rc)
+		return rc;
+	rc = run_write(s, r);
+	if (rc == 0 && len)
+		rc = log_insert(s, r->id, log, len, -1);
+	if (rc == 0)
+		rc = event_insert(s, r->item_id, event);
+	if (rc == 0)
+		rc = store__script(s, "COMMIT");
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	else
+		event_sized(s, r->item_id, event);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_run_end(struct store *s, struct run *r, const struct store_log_piece *pieces, size_t n,
+		  char *(*line)(void *arg, const struct run *r), void *arg, struct item *it,
+		  const char *event)
+{
+	char now[32], *text = NULL;
+	size_t i;
+	int rc;
+
+	if ((unsigned)r->status >= RUN_NSTATUSES)
+		return -EINVAL;
+	store__now(now);
+	rc = store__txn_lock(s);
+	if (rc)
+		return rc;
+	for (i = 0; rc == 0 && i < n; i++)
+		if (pieces[i].len)
+			rc = log_insert(s, pieces[i].run_id, pieces[i].data, pieces[i].len, -1);
+	if (rc == 0)
+		rc = log_digest(s, r->id, r->log_sha256, &r->log_size);
+	if (rc == 0)
+		rc = run_write(s, r);
+	if (rc == 0 && line && !(text = line(arg, r)))
+		rc = -ENOMEM;
+	if (rc == 0 && text)
+		rc = store__exec(s, "INSERT INTO registry(item_id, line, source, run_id, why) "
+				 "VALUES (?, ?, 'engine', ?, '')", "IsI", r->item_id, text, r->id);
+	if (rc == 0 && it)
+		rc = store__item_write(s, it, now);
+	if (rc == 0)
+		rc = event_insert(s, r->item_id, event);
+	if (rc == 0)
+		rc = store__script(s, "COMMIT");
+	if (rc) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	} else {
+		if (text)
+			size_add(s, SIZE_REGISTRY, r->item_id, strlen(text) + 1);
+		event_sized(s, r->item_id, event);
+	}
+	pthread_mutex_unlock(&s->lock);
+	free(text);
+	if (rc == 0 && it) {
+		char *u = strdup(now);
+
+		if (u) {
+			free(it->updated_at);
+			it->updated_at = u;
+		}
+	}
 	return rc;
 }

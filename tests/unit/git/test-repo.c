@@ -568,6 +568,42 @@ TEST(worktree_dirty)
 	ASSERT_EQ(repo_worktree_dirty(wt, &s), -ENOENT);
 }
 
+/* The worktree's repository stays open on this thread between checks: what
+ * changes on disk in between is seen all the same, also a worktree made
+ * again at the same path. */
+TEST(worktree_dirty_kept)
+{
+	char repo[512], wt[512], err[256];
+	struct buf s = { 0 };
+
+	make_repo_item("wk", repo, wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, NULL), 0);
+
+	/* A rule of a .gitignore committed meanwhile hides the file. */
+	SH("echo out > %s/build.out", wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, NULL), 1);
+	SH("cd %s && echo '*.out' > .gitignore && git add .gitignore && git commit -q -m ign", wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, NULL), 0);
+	/* A tracked file changed and changed back: as git says. */
+	SH("echo x >> %s/a.txt", wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, NULL), 1);
+	SH("cd %s && git checkout -q a.txt", wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, NULL), 0);
+
+	/* The item removed and made again: a new index, a new HEAD. */
+	ASSERT_EQ(repo_item_remove(repo, "packetfs/item", "item", wt), 0);
+	ASSERT_EQ(repo_worktree_dirty(wt, NULL), -ENOENT);
+	ASSERT_EQ(repo_item_create(repo, "main", "packetfs/item", "item", wt, SAME_OWNER, err,
+				   sizeof(err)), 0);
+	/* main has no .gitignore: an index kept from before would say it was deleted. */
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), 0);
+	ASSERT_EQ(s.len, 0);
+	SH("echo n > %s/n.txt", wt);
+	ASSERT_EQ(repo_worktree_dirty(wt, &s), 1);
+	ASSERT_STREQ(s.data, "1 uncommitted: n.txt");
+	buf_free(&s);
+}
+
 struct worker {
 	const char *repo;
 	const char *head;
@@ -689,6 +725,7 @@ int main(void)
 	RUN(diff_bare_and_appending);
 	RUN(diff_prefix_config);
 	RUN(worktree_dirty);
+	RUN(worktree_dirty_kept);
 	RUN(branch_head_follows_git);
 	RUN(threads);
 	return 0;

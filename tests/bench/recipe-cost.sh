@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# tests/bench/recipe-cost.sh - what one recipe run costs the daemon, W6's shape, counted rather
+# than timed, for two builds in turn in one run. Run on demand, not part of the test suite:
+#
+#	bash tests/bench/recipe-cost.sh [--items N] [--runs N] BASELINE_BIN [BIN]
+#
+# BIN defaults to build/cli/packetfs. Each run of each build mounts a new store whose pipeline is
+# W6's (the validate stage alone, 10 recipes that exit 0, max_parallel_recipes nproc*2), makes N
+# items (default 10) with a plan naming the 10 recipes, then advances them all and waits until
+# MNT/events has said done for each (fixtures/bench.py advance). Per recipe, across that advance:
+# the daemon's CPU (utime + stime from /proc/PID/stat), the store's write transactions (commits
+# of the connection with a commit hook), the git repositories libgit2 opened and the git status
+# lists it made (an LD_PRELOAD library, fixtures/count.c, built with cc), and then in a second,
+# separate advance under `strace -f` the programs the daemon and its children exec'd (execve).
+# These counts do not move with the machine's load; the wall time is printed too, for what it
+# is worth on a busy machine. Builds alternate run by run; the table shows medians.
+set -euo pipefail
+ITEMS=10 RUNS=3
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--items) ITEMS=$2 && shift 2 ;;
+	--runs) RUNS=$2 && shift 2 ;;
+	-h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || { echo "recipe-cost.sh: a baseline binary is needed (--help)" >&2; exit 2; }
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BINS=("$1" "${2:-$ROOT/build/cli/packetfs}")
+for b in "${BINS[@]}"; do
+	[ -x "$b" ] || { echo "recipe-cost.sh: $b: not an executable" >&2; exit 2; }
+done
+command -v strace >/dev/null || { echo "recipe-cost.sh: strace is needed" >&2; exit 2; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-recipe-cost.XXXXXX")
+MNT="" TRACER=""
+cleanup()
+{
+	[ -z "$TRACER" ] || kill "$TRACER" 2>/dev/null || true
+	[ -z "$MNT" ] || fusermount3 -u -z "$MNT" 2>/dev/null || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
+cc -O2 -shared -fPIC -o "$W/count.so" "$ROOT/tests/bench/fixtures/count.c" -ldl
+TICK=$(getconf CLK_TCK)
+JOBS=$(($(nproc) * 2))
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@packetfs.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@packetfs.invalid
+git init -q -b main "$W/repo"
+echo hello >"$W/repo/README"
+git -C "$W/repo" add README
+git -C "$W/repo" commit -q -m "initial commit"
+mkdir "$W/recipes"
+PLAN=$(printf '# Plan\n\n```validation-recipes\n')
+for k in 01 02 03 04 05 06 07 08 09 10; do
+	printf '#!/bin/sh\n# summary: exits 0\n# timeout: 600\n# needs: none\nexit 0\n' >"$W/recipes/$k-ok"
+	chmod +x "$W/recipes/$k-ok"
+	PLAN+=$'\n'"$k-ok"
+done
+PLAN+=$'\n```\n'
+
+# cpu_ticks PID : utime + stime of PID in clock ticks.
+cpu_ticks()
+{
+	local s
+	s=$(cat "/proc/$1/stat")
+	s=${s##*) }
+	awk '{ print $12 + $13 }' <<<"$s"
+}
+
+# counts PID : "commits opens status-lists" of PID so far (fixtures/count.c's file).
+counts()
+{
+	python3 - "$W/counts/$1" <<'PY'
+import os, struct, sys
+p = sys.argv[1]
+print(*(struct.unpack("<3Q", open(p, "rb").read(24)) if os.path.exists(p) else (0, 0, 0)))
+PY
+}
+
+# items MNT FIRST N : makes items r-FIRST ... with the plan; prints their names.
+items()
+{
+	local i
+	for ((i = $2; i < $2 + $3; i++)); do
+		mkdir "$1/r-$i"
+		printf '%s' "$PLAN" >"$1/r-$i/plan.md"
+		echo "r-$i"
+	done
+}
+
+# one_run BIN N : one store mounted by BIN; prints "cpu_ms commits opens statuses execs wall_s"
+# per recipe (wall: the whole advance).
+one_run()
+{
+	local bin=$1 store=$W/store-$2 mnt=$W/mnt-$2 pid names c0 c1 k0 k1 t0 t1 n
+	cat >"$W/pipeline-$2.json" <<EOF
+{"repo": "$W/repo-$2", "base": "main", "recipes_dir": "$W/recipes", "gpus": 0,
+ "max_parallel_recipes": $JOBS, "stages": [{"name": "validate", "recipes": "plan"}]}
+EOF
+	git clone -q "$W/repo" "$W/repo-$2"
+	"$bin" init "$store" --repo "$W/repo-$2" --pipeline "$W/pipeline-$2.json" >/dev/null
+	mkdir -p "$mnt" "$W/counts"
+	PFS_COUNT_DIR=$W/counts LD_PRELOAD=$W/count.so "$bin" mount "$store" "$mnt"
+	MNT=$mnt
+	pid=$(pgrep -f -x "$bin mount $store $mnt" | head -n 1)
+	n=$((ITEMS * 10))
+	mapfile -t names < <(items "$mnt" 1 "$ITEMS")
+	read -r -a k0 < <(counts "$pid")
+	c0=$(cpu_ticks "$pid") t0=$(date +%s%N)
+	python3 "$ROOT/tests/bench/fixtures/bench.py" advance "$mnt" "${names[@]}" >/dev/null
+	t1=$(date +%s%N) c1=$(cpu_ticks "$pid")
+	read -r -a k1 < <(counts "$pid")
+	# The execs, in a second advance of new items under strace (it slows what it traces).
+	mapfile -t names < <(items "$mnt" $((ITEMS + 1)) "$ITEMS")
+	strace -f -qq -e trace=execve -e signal=none -o "$W/trace-$2" -p "$pid" &
+	TRACER=$!
+	sleep 1
+	python3 "$ROOT/tests/bench/fixtures/bench.py" advance "$mnt" "${names[@]}" >/dev/null
+	kill -INT "$TRACER"
+	wait "$TRACER" || true
+	TRACER=""
+	"$bin" umount "$mnt"
+	MNT=""
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 0.1
+	done
+	awk -v n="$n" -v tick="$TICK" -v cpu=$((c1 - c0)) -v wall=$((t1 - t0)) \
+		-v cm=$((k1[0] - k0[0])) -v op=$((k1[1] - k0[1])) -v st=$((k1[2] - k0[2])) \
+		-v ex="$(grep -c 'execve(' "$W/trace-$2" || true)" 'BEGIN {
+		printf "%.2f %.2f %.2f %.2f %.2f %.2f\n", cpu * 1000 / tick / n, cm / n, op / n,
+			st / n, ex / n, wall / 1e9 }'
+	rm -rf "$store" "$mnt" "$W/repo-$2" "$W/trace-$2"
+}
+
+for ((r = 1; r <= RUNS; r++)); do
+	for k in 0 1; do
+		echo "$k $(one_run "${BINS[k]}" "$r-$k")" >>"$W/raw"
+	done
+done
+echo "# per recipe run, W6's shape: $ITEMS items x 10 recipes, $RUNS runs, $(nproc) CPUs, $(date -u +%FT%TZ)"
+echo "# A: ${BINS[0]}"
+echo "# B: ${BINS[1]}"
+python3 - "$W/raw" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+names = ["daemon CPU ms", "store commits", "git repository opens", "git status lists",
+         "execve (daemon and children)", "wall s of the whole advance"]
+print("| per recipe | A | B | B/A |")
+print("|---|--:|--:|--:|")
+for i, n in enumerate(names):
+    a, b = (statistics.median(float(r[1 + i]) for r in rows if r[0] == k) for k in "01")
+    print("| %s | %.2f | %.2f | %s |" % (n, a, b, "%.2f" % (b / a) if a else "-"))
+print()
+for k, label in (("0", "A"), ("1", "B")):
+    print("- %s raw (cpu_ms commits opens statuses execs wall_s): %s" % (
+        label, "; ".join(" ".join(r[1:]) for r in rows if r[0] == k)))
+PY
