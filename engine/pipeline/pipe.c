@@ -764,6 +764,8 @@ void pipe_shutdown(struct pipe *p)
 			pipe__job_unlink(&p->jobs, j);
 			assert(p->running_recipes > 0);
 			p->running_recipes--;
+			if (j->measure_parent) /* its batch starts over after the next mount */
+				pipe__measure_detached(j);
 			pipe__job_free(j);
 		} else {
 			runner_cancel(j->proc);

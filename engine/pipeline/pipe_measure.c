@@ -26,9 +26,21 @@
  * recipe's section of measurements.md (measure_report.c). The checkouts
  * are removed when the batch ends.
  *
- * Departures: the Slurm executor and "run_as" are not supported for a
- * measured recipe in this version (its line is blocked saying so), and a
- * run's GPUs get no leak check between runs.
+ * Under the Slurm executor each run is a Slurm batch job as any recipe
+ * run (pipe_slurm.c), and the batch is pinned to one node: the node its
+ * first job ran on (pipe__measure_node) is the --nodelist of every later
+ * job, so both sides run on the same machine. Slurm grants the GPUs of
+ * each job; sbatch cannot ask for device indices, so the registry lines
+ * name the indices each run got. A batch is not held in one allocation:
+ * a run stays one sbatch job, cancelled, timed out and recorded as any.
+ * A daemon that stops leaves the job of the run going on to be cancelled
+ * at the next mount (pipe_recover.c): a measured run is never followed
+ * again (pipe_run_reattaches), its batch starts over instead, as a local
+ * one does.
+ *
+ * Departures: "run_as" is not supported for a measured recipe in this
+ * version (its line is blocked saying so), and a run's GPUs get no leak
+ * check between runs.
  */
 #include <errno.h>
 #include <limits.h>
@@ -54,6 +66,7 @@ struct measure_state {
 	int stopped;                 /* a run did not validate: the batch ends */
 	enum run_status stop;
 	char stop_note[512];
+	char node[256];              /* Slurm: the node of the first job, "" before */
 };
 
 static const char *const side_name[2] = { "base", "head" };
@@ -109,10 +122,11 @@ static void finish(struct pipe *p, struct job *j, enum run_status status, const 
 	j->run.has_exit_code = all_ran;
 	j->run.exit_code = 0;
 	pipe__log_line(p, j, "# packetfs recipe log\n# recipe: %s\n# summary: %s\n"
-		       "# measured: base %.12s, head %.12s, %d run(s) started of %d\n\n%s",
+		       "# measured: base %.12s, head %.12s, %d run(s) started of %d\n%s%s%s\n%s",
 		       j->recipe.name, j->recipe.summary, ms ? ms->commit[0] : "",
 		       ms ? ms->commit[1] : "", ms ? ms->next : 0, ms ? ms->total : 0,
-		       text ? text : "");
+		       ms && ms->node[0] ? "# slurm node: " : "", ms ? ms->node : "",
+		       ms && ms->node[0] ? " (every run)\n" : "", text ? text : "");
 	pipe__recipe_done(p, j, status, note, NULL);
 	pipe__changed(p->pl, j->item, "validation/measurements.md", PIPELINE_MODIFIED);
 	pipe__job_free(j);
@@ -288,10 +302,9 @@ void pipe__measure_start(struct pipe *p, struct job *j)
 		return;
 	}
 	j->ms = ms;
-	if (cfg->executor.kind == EXECUTOR_SLURM || cfg->run_as) {
-		finish(p, j, RUN_BLOCKED, cfg->run_as ? "a measured recipe does not run with \"run_as\" "
-			"in this version" : "a measured recipe does not run on the Slurm executor in "
-			"this version", NULL);
+	if (cfg->run_as) {
+		finish(p, j, RUN_BLOCKED, "a measured recipe does not run with \"run_as\" in this "
+		       "version", NULL);
 		return;
 	}
 	if (store_item_get_id(p->pl->store, j->item_id, &it)) {
@@ -337,6 +350,29 @@ void pipe__measure_place(struct job *j, char *cwd, size_t size)
 
 	snprintf(j->run.head, sizeof(j->run.head), "%s", ms->commit[j->side]);
 	snprintf(cwd, size, "%s", ms->wt[j->side]);
+}
+
+void pipe__measure_node(struct job *j, const char *node)
+{
+	struct measure_state *ms = j->measure_parent->ms;
+
+	if (!ms->node[0] && node[0])
+		snprintf(ms->node, sizeof(ms->node), "%s", node);
+}
+
+const char *pipe__measure_nodelist(const struct job *j)
+{
+	const struct measure_state *ms = j->measure_parent->ms;
+
+	return ms->node[0] ? ms->node : NULL;
+}
+
+void pipe__measure_detached(struct job *j)
+{
+	struct job *h = j->measure_parent;
+
+	j->measure_parent = NULL;
+	pipe__job_free(h);
 }
 
 /* The $PACKET_METRICS of run j (its JUnit directory's metrics.json) into
