@@ -229,7 +229,8 @@ struct measure_row {
  * measurements.md such as junit.xml's measurements suite. Returns 0, or
  * -EINVAL for any other line: not eleven cells between "| " and " |", a
  * cell too long for its field or empty, a metric name or unit outside the
- * METRIC line's alphabet, a direction other than lower or higher.
+ * METRIC line's alphabet, a direction other than lower or higher (*row
+ * is then all zero).
  */
 int measure_parse_row(const char *line, size_t len, struct measure_row *row);
 

@@ -202,7 +202,7 @@ static int word_ok(const char *s, size_t max)
 	return 1;
 }
 
-int measure_parse_row(const char *line, size_t len, struct measure_row *row)
+static int row_cells(const char *line, size_t len, struct measure_row *row)
 {
 	char *const cell[11] = { row->metric, row->unit, row->better, row->base_median,
 				 row->head_median, row->ratio, row->base_range, row->head_range,
@@ -239,4 +239,13 @@ int measure_parse_row(const char *line, size_t len, struct measure_row *row)
 	    (strcmp(row->better, "lower") != 0 && strcmp(row->better, "higher") != 0))
 		return -EINVAL;
 	return 0;
+}
+
+int measure_parse_row(const char *line, size_t len, struct measure_row *row)
+{
+	int rc = row_cells(line, len, row);
+
+	if (rc)
+		memset(row, 0, sizeof(*row));
+	return rc;
 }

@@ -400,8 +400,11 @@ TEST(rows)
 	ASSERT_STREQ(row.ci, "1.168-1.232");
 	ASSERT_STREQ(row.budget, "+2%");
 	ASSERT_STREQ(row.verdict, "worse beyond budget");
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ASSERT_EQ(measure_parse_row(bad[i], strlen(bad[i]), &row), -EINVAL);
+		ASSERT_STREQ(row.metric, ""); /* zeroed, also when refused midway */
+		ASSERT_STREQ(row.verdict, "");
+	}
 }
 
 int main(void)
