@@ -746,6 +746,7 @@ void pipe_shutdown(struct pipe *p)
 	ASSERT_LOOP_THREAD(p->pl);
 	p->shutting_down = 1;
 	pipe__gpu_stop(p);
+	pipe__measure_gpu_recheck(p, 1); /* batches waiting for clean GPUs end */
 	pipe__unstored_stop(p);
 	pipe__round_shutdown(p);
 	while ((j = p->queue)) {

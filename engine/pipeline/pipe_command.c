@@ -58,6 +58,11 @@ static int cancel_item(struct pipe *p, struct item *it)
 	for (b = p->batches; b; b = b->next)
 		if (b->item_id == it->id)
 			b->cancelled = 1;
+	/* A measured batch waiting for clean GPUs ends now. */
+	for (j = p->measure_waiting; j; j = j->next)
+		found |= j->item_id == it->id;
+	if (found)
+		pipe__measure_gpu_recheck(p, 0);
 	/* Take the item's queued recipes off the queue first: recording each
 	 * one pumps the queue. */
 	for (j = p->queue; j; j = next) {

@@ -339,6 +339,8 @@ struct pipe {
 	int shutting_down;
 	struct slurm_poller *slurm; /* follows the Slurm jobs (pipe_slurm.c); NULL until the
 				     * first, and after shutdown */
+	struct job *measure_waiting; /* measured batches waiting for their leaking GPUs to
+				      * be clean (pipe_measure.c), linked by next */
 	uv_timer_t gpu_timer;   /* rechecks held-back GPUs (pipe_recipe.c) */
 	int gpu_timer_init;     /* gpu_timer is initialised and not closed */
 	struct round_timer *round_timers; /* items waiting between rounds (pipe_round.c) */
@@ -639,6 +641,11 @@ const char *pipe__measure_nodelist(const struct job *j);
  * freed unrecorded (its checkouts stay for the job until the next mount
  * cancels it and records the run interrupted); j no longer has one. */
 void pipe__measure_detached(struct job *j);
+/* At each recheck of held-back GPUs, and with all at shutdown (all = 1):
+ * the measured batches waiting for their GPUs to be clean go on when they
+ * are, when their validation was cancelled, or when the daemon stops (all
+ * are then ended). Returns how many went on. */
+int pipe__measure_gpu_recheck(struct pipe *p, int all);
 /* Frees what a job's measure state holds (pipe__job_free). */
 void pipe__measure_free(struct measure_state *ms);
 

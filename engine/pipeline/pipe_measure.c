@@ -38,12 +38,23 @@
  * again (pipe_run_reattaches), its batch starts over instead, as a local
  * one does.
  *
- * Departures: "run_as" is not supported for a measured recipe in this
- * version (its line is blocked saying so), and a run's GPUs get no leak
- * check between runs.
+ * GPU leaks. After each local run the leak check of any GPU recipe run
+ * (pipe_recipe.c) looks at the batch's GPUs and notes what it finds on
+ * that run's line; a leaking device is held back, as after any recipe.
+ * The batch keeps it (no other recipe can take a held-back device), but
+ * its next run does not start on it: the holder waits on
+ * p->measure_waiting until the recheck of held-back GPUs finds its
+ * devices clean (pipe__measure_gpu_recheck, every GPU_RECHECK_MS), then
+ * goes on, so that no run is measured beside what an earlier one left.
+ * Cancel and shutdown end a waiting batch as they end a running one. The
+ * verdict's note says how long the batch waited.
+ *
+ * Departure: "run_as" is not supported for a measured recipe in this
+ * version (its line is blocked saying so).
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +78,9 @@ struct measure_state {
 	enum run_status stop;
 	char stop_note[512];
 	char node[256];              /* Slurm: the node of the first job, "" before */
+	int leaks;                   /* runs after which the batch waited for clean GPUs */
+	uint64_t wait_from;          /* when the wait going on began (ns), 0 when none */
+	double waited_s;             /* how long the batch waited in all */
 };
 
 static const char *const side_name[2] = { "base", "head" };
@@ -229,6 +243,13 @@ static void verdict(struct pipe *p, struct job *j)
 	snprintf(note, sizeof(note), "%s", why);
 	if (v != MEASURE_INCOMPLETE)
 		summary(&r, note, sizeof(note));
+	if (ms->leaks) {
+		size_t used = strlen(note);
+
+		snprintf(note + used, sizeof(note) - used, "%sthe batch waited %.1f s for its GPUs "
+			 "to be clean after %d leaking run(s)", used ? "; " : "", ms->waited_s,
+			 ms->leaks);
+	}
 	buf_init(&text);
 	if (measure_render(&r, 1, &text)) {
 		buf_free(&text);
@@ -243,6 +264,21 @@ nomem:
 	free(vals);
 	free(mt);
 	finish(p, j, RUN_FAILING, "cannot compare the runs: out of memory", NULL);
+}
+
+/* Whether a leak check held back one of j's GPUs. */
+static int gpus_held(struct pipe *p, const struct job *j)
+{
+	int held[16], n, k, m;
+
+	if (!j->ngpus)
+		return 0;
+	n = gpu_pool_held(p->gpus, held, 16);
+	for (k = 0; k < j->ngpus; k++)
+		for (m = 0; m < n && m < 16; m++)
+			if (held[m] == j->gpus[k])
+				return 1;
+	return 0;
 }
 
 /* Starts the next run of j's batch, or ends it. */
@@ -270,6 +306,19 @@ static void next(struct pipe *p, struct job *j)
 		verdict(p, j);
 		return;
 	}
+	if (gpus_held(p, j)) { /* the run before left them leaking: wait until clean */
+		if (!ms->wait_from) {
+			ms->wait_from = util_now_ns();
+			ms->leaks++;
+		}
+		j->next = p->measure_waiting;
+		p->measure_waiting = j;
+		return;
+	}
+	if (ms->wait_from) {
+		ms->waited_s += (double)(util_now_ns() - ms->wait_from) / 1e9;
+		ms->wait_from = 0;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c || recipe_copy(&c->recipe, &j->recipe)) {
 		free(c);
@@ -286,6 +335,27 @@ static void next(struct pipe *p, struct job *j)
 	c->warm = ms->next < ms->warm_runs;
 	ms->next++;
 	pipe__recipe_start(p, c);
+}
+
+int pipe__measure_gpu_recheck(struct pipe *p, int all)
+{
+	struct job *j, *list = p->measure_waiting;
+	int n = 0;
+
+	p->measure_waiting = NULL;
+	while ((j = list)) {
+		list = j->next;
+		j->next = NULL;
+		if (!all && !p->shutting_down && !(j->batch && j->batch->cancelled) &&
+		    gpu_pool_recheck_granted(p->gpus, j->gpus, j->ngpus) != 0) {
+			j->next = p->measure_waiting; /* still leaking, or no answer */
+			p->measure_waiting = j;
+			continue;
+		}
+		n++;
+		next(p, j); /* ends it when cancelled or stopping */
+	}
+	return n;
 }
 
 void pipe__measure_start(struct pipe *p, struct job *j)
