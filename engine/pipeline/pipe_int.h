@@ -317,6 +317,8 @@ struct batch {
 	int64_t item_id;
 	char item[ITEM_NAME_MAX + 1];
 	int pending;            /* queued or running recipes */
+	int measure_git;        /* measured batches whose checkouts are being made or
+				 * removed on the thread pool (pipe_measure.c) */
 	int cancelled;
 	int rerun;              /* a `rerun RECIPE`: no stage run */
 	int record;             /* a recorded run (pipe_record.c): no stage run, no state */

@@ -24,7 +24,10 @@
  * (validated or failing; an incomplete measurement is failing, since it
  * backs no claim), its note the change of each metric, and its log the
  * recipe's section of measurements.md (measure_report.c). The checkouts
- * are removed when the batch ends.
+ * are removed when the batch ends. Making and removing them blocks on git
+ * and the disk, so it runs on libuv's thread pool (struct side_work): the
+ * holder waits, in no list, for the done callback on the loop thread; a
+ * cancel meanwhile ends the batch once the checkouts are made.
  *
  * Under the Slurm executor each run is a Slurm batch job as any recipe
  * run (pipe_slurm.c), and the batch is pinned to one node: the node its
@@ -102,24 +105,37 @@ void pipe__measure_free(struct measure_state *ms)
 	free(ms);
 }
 
-/* Ends j's batch with status and note: its GPUs back, its checkouts
- * removed, its line recorded (with text, measurements.md's section, in
- * its log), j freed. With text (the verdict) the line's exit code is 0:
- * every run exited 0; otherwise null. */
-static void finish(struct pipe *p, struct job *j, enum run_status status, const char *note,
+/*
+ * The git work of a batch, on libuv's thread pool (it blocks on the disk):
+ * at its start the two commits and the checkouts, at its end their
+ * removal. The worker touches only this struct; the holder waits, in no
+ * list, until the done callback runs on the loop thread.
+ */
+struct side_work {
+	uv_work_t req;
+	struct pipe *p;
+	struct job *j;
+	char repo[PATH_MAX], branch[256], base[256], dir[PATH_MAX];
+	char wt_name[2][ITEM_NAME_MAX + 32];
+	char wt[2][PATH_MAX];
+	uid_t owner;
+	gid_t group;
+	int rc, made, failed_side;     /* failed_side -1: the commits, 0/1: that checkout */
+	char commit[2][41], err[256];
+	enum run_status status;        /* for the end: finish's arguments */
+	char *note, *text;
+};
+
+/* Records the end of j's batch (its checkouts are gone): its line (with
+ * text, measurements.md's section, in its log), j freed. With text (the
+ * verdict) the line's exit code is 0: every run exited 0; otherwise null. */
+static void record(struct pipe *p, struct job *j, enum run_status status, const char *note,
 		   const char *text)
 {
 	int all_ran = text != NULL; /* the verdict: every run ran and exited 0 */
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	struct measure_state *ms = j->ms;
 	struct item it;
-	int s;
 
-	/* Back to the pool before the batch steps on; the line still names them. */
-	if (j->ngpus)
-		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
-	for (s = 0; ms && ms->made && s < 2; s++)
-		repo_side_remove(cfg->repo, ms->wt_name[s], ms->wt[s]);
 	if (j->run.id == 0 && store_item_get_id(p->pl->store, j->item_id, &it) == 0) {
 		if (pipe__job_open_run(p, j, &it, "recipe", j->recipe.name, status) == 0) {
 			free(j->run.command);
@@ -146,6 +162,70 @@ static void finish(struct pipe *p, struct job *j, enum run_status status, const 
 	pipe__recipe_done(p, j, status, note, NULL);
 	pipe__changed(p->pl, j->item, "validation/measurements.md", PIPELINE_MODIFIED);
 	pipe__job_free(j);
+}
+
+static void remove_work(uv_work_t *w)
+{
+	struct side_work *sw = w->data;
+	int s;
+
+	for (s = 0; s < 2; s++)
+		repo_side_remove(sw->repo, sw->wt_name[s], sw->wt[s]);
+}
+
+static void remove_done(uv_work_t *w, int status)
+{
+	struct side_work *sw = w->data;
+
+	(void)status;
+	if (sw->j->batch)
+		sw->j->batch->measure_git--;
+	record(sw->p, sw->j, sw->status, sw->note ? sw->note : "cannot record: out of memory",
+	       sw->text);
+	free(sw->note);
+	free(sw->text);
+	free(sw);
+}
+
+/* Ends j's batch with status and note: its GPUs back, its checkouts
+ * removed (on the thread pool), then its line recorded (record). */
+static void finish(struct pipe *p, struct job *j, enum run_status status, const char *note,
+		   const char *text)
+{
+	struct measure_state *ms = j->ms;
+	struct side_work *sw;
+	int s;
+
+	/* Back to the pool before the batch steps on; the line still names them. */
+	if (j->ngpus)
+		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
+	sw = ms && ms->made ? calloc(1, sizeof(*sw)) : NULL;
+	if (!sw) {
+		if (ms && ms->made) /* out of memory: here, then */
+			for (s = 0; s < 2; s++)
+				repo_side_remove(pipeline_config_get(p->pl)->repo, ms->wt_name[s],
+						 ms->wt[s]);
+		record(p, j, status, note, text);
+		return;
+	}
+	sw->p = p;
+	sw->j = j;
+	sw->status = status;
+	sw->note = strdup(note);
+	sw->text = text ? strdup(text) : NULL;
+	snprintf(sw->repo, sizeof(sw->repo), "%s", pipeline_config_get(p->pl)->repo);
+	for (s = 0; s < 2; s++) {
+		snprintf(sw->wt_name[s], sizeof(sw->wt_name[s]), "%s", ms->wt_name[s]);
+		snprintf(sw->wt[s], sizeof(sw->wt[s]), "%s", ms->wt[s]);
+	}
+	ms->made = 0;
+	sw->req.data = sw;
+	if (j->batch)
+		j->batch->measure_git++;
+	if (uv_queue_work(&p->pl->loop, &sw->req, remove_work, remove_done)) {
+		remove_work(&sw->req);
+		remove_done(&sw->req, 0);
+	}
 }
 
 /* Adds "NAME base -> head UNIT (xR, 95% CI L-H)" of each metric to note. */
@@ -360,70 +440,117 @@ int pipe__measure_gpu_recheck(struct pipe *p, int all)
 	return n;
 }
 
-void pipe__measure_start(struct pipe *p, struct job *j)
+static void start_work(uv_work_t *w)
 {
-	struct pfs_config *cfg = pipeline_config_get(p->pl);
-	struct measure_state *ms;
-	struct runner_user *user = NULL;
-	char err[256] = "", note[640];
-	uid_t owner = (uid_t)-1;
-	gid_t group = (gid_t)-1;
-	struct item it;
-	int rc, s;
+	struct side_work *sw = w->data;
+	int s;
 
-	ms = calloc(1, sizeof(*ms));
-	if (!ms) {
-		finish(p, j, RUN_FAILING, "cannot measure: out of memory", NULL);
+	sw->failed_side = -1;
+	sw->rc = repo_branch_head(sw->repo, sw->branch, sw->commit[1]);
+	if (sw->rc == 0)
+		sw->rc = repo_merge_base(sw->repo, sw->base, sw->commit[1], sw->commit[0]);
+	if (sw->rc)
 		return;
+	sw->rc = util_mkdirs(sw->dir, 0755);
+	for (s = 0; sw->rc == 0 && s < 2; s++) {
+		sw->failed_side = s;
+		sw->rc = repo_side_checkout(sw->repo, sw->commit[s], sw->wt_name[s], sw->wt[s],
+					    sw->owner, sw->group, sw->err, sizeof(sw->err));
+		sw->made = 1;
 	}
-	j->ms = ms;
-	/* run_as (SPEC §5): the checkouts are that user's, as the item's worktree is. */
-	if (cfg->run_as && (rc = runner_user_lookup(cfg->run_as, &user)) != 0) {
-		snprintf(note, sizeof(note), "run_as: %s: %s", cfg->run_as,
-			 rc == -ENOENT ? "no such user" : strerror(-rc));
-		finish(p, j, RUN_BLOCKED, note, NULL);
-		return;
-	}
-	if (user && user->uid != geteuid()) {
-		owner = user->uid;
-		group = user->gid;
-	}
-	runner_user_free(user);
-	if (store_item_get_id(p->pl->store, j->item_id, &it)) {
-		finish(p, j, RUN_FAILING, "cannot measure: the item is gone", NULL);
-		return;
-	}
-	rc = repo_branch_head(cfg->repo, it.branch, ms->commit[1]);
-	if (rc == 0)
-		rc = repo_merge_base(cfg->repo, it.base, ms->commit[1], ms->commit[0]);
-	if (rc) {
+}
+
+static void start_done(uv_work_t *w, int status)
+{
+	struct side_work *sw = w->data;
+	struct pipe *p = sw->p;
+	struct job *j = sw->j;
+	struct measure_state *ms = j->ms;
+	char note[640];
+	int s, rc = sw->rc;
+
+	(void)status;
+	if (j->batch)
+		j->batch->measure_git--;
+	for (s = 0; s < 2; s++)
+		memcpy(ms->commit[s], sw->commit[s], sizeof(ms->commit[s]));
+	ms->made = sw->made;
+	if (sw->rc && sw->failed_side < 0)
 		snprintf(note, sizeof(note), "no base to measure against: no merge-base of %s and "
-			 "the head of %s (%s)", it.base, it.branch, strerror(-rc));
-		item_clear(&it);
-		finish(p, j, RUN_BLOCKED, note, NULL);
-		return;
-	}
-	snprintf(note, sizeof(note), "%s/measure", p->pl->store_dir);
-	rc = util_mkdirs(note, 0755);
-	for (s = 0; rc == 0 && s < 2; s++) {
-		snprintf(ms->wt_name[s], sizeof(ms->wt_name[s]), "measure-%s-%s", it.name,
-			 side_name[s]);
-		snprintf(ms->wt[s], sizeof(ms->wt[s]), "%s/measure/%s-%s", p->pl->store_dir, it.name,
-			 side_name[s]);
-		rc = repo_side_checkout(cfg->repo, ms->commit[s], ms->wt_name[s], ms->wt[s], owner,
-					group, err, sizeof(err));
-		ms->made = 1;
-	}
-	item_clear(&it);
+			 "the head of %s (%s)", sw->base, sw->branch, strerror(-sw->rc));
+	else if (sw->rc)
+		snprintf(note, sizeof(note), "cannot check out the %s side: %s",
+			 side_name[sw->failed_side], sw->err[0] ? sw->err : strerror(-sw->rc));
+	free(sw);
 	if (rc) {
-		snprintf(note, sizeof(note), "cannot check out the %s side: %s", side_name[s - 1],
-			 err[0] ? err : strerror(-rc));
 		finish(p, j, RUN_BLOCKED, note, NULL);
 		return;
 	}
 	ms->warm_runs = 2 * j->recipe.measure.warmup;
 	ms->total = ms->warm_runs + 2 * measure_repeat(&j->recipe.measure);
 	next(p, j);
+}
+
+void pipe__measure_start(struct pipe *p, struct job *j)
+{
+	struct pfs_config *cfg = pipeline_config_get(p->pl);
+	struct measure_state *ms;
+	struct runner_user *user = NULL;
+	struct side_work *sw;
+	char note[640];
+	struct item it;
+	int rc, s;
+
+	ms = calloc(1, sizeof(*ms));
+	sw = ms ? calloc(1, sizeof(*sw)) : NULL;
+	if (!sw) {
+		free(ms);
+		finish(p, j, RUN_FAILING, "cannot measure: out of memory", NULL);
+		return;
+	}
+	j->ms = ms;
+	sw->owner = (uid_t)-1;
+	sw->group = (gid_t)-1;
+	/* run_as (SPEC §5): the checkouts are that user's, as the item's worktree is. */
+	if (cfg->run_as && (rc = runner_user_lookup(cfg->run_as, &user)) != 0) {
+		free(sw);
+		snprintf(note, sizeof(note), "run_as: %s: %s", cfg->run_as,
+			 rc == -ENOENT ? "no such user" : strerror(-rc));
+		finish(p, j, RUN_BLOCKED, note, NULL);
+		return;
+	}
+	if (user && user->uid != geteuid()) {
+		sw->owner = user->uid;
+		sw->group = user->gid;
+	}
+	runner_user_free(user);
+	if (store_item_get_id(p->pl->store, j->item_id, &it)) {
+		free(sw);
+		finish(p, j, RUN_FAILING, "cannot measure: the item is gone", NULL);
+		return;
+	}
+	sw->p = p;
+	sw->j = j;
+	snprintf(sw->repo, sizeof(sw->repo), "%s", cfg->repo);
+	snprintf(sw->branch, sizeof(sw->branch), "%s", it.branch);
+	snprintf(sw->base, sizeof(sw->base), "%s", it.base);
+	snprintf(sw->dir, sizeof(sw->dir), "%s/measure", p->pl->store_dir);
+	for (s = 0; s < 2; s++) {
+		snprintf(ms->wt_name[s], sizeof(ms->wt_name[s]), "measure-%s-%s", it.name,
+			 side_name[s]);
+		snprintf(ms->wt[s], sizeof(ms->wt[s]), "%s/measure/%s-%s", p->pl->store_dir, it.name,
+			 side_name[s]);
+		memcpy(sw->wt_name[s], ms->wt_name[s], sizeof(sw->wt_name[s]));
+		memcpy(sw->wt[s], ms->wt[s], sizeof(sw->wt[s]));
+	}
+	item_clear(&it);
+	sw->req.data = sw;
+	if (j->batch)
+		j->batch->measure_git++;
+	if (uv_queue_work(&p->pl->loop, &sw->req, start_work, start_done)) {
+		start_work(&sw->req);
+		start_done(&sw->req, 0);
+	}
 }
 
 void pipe__measure_place(struct job *j, char *cwd, size_t size)
