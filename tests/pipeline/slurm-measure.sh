@@ -5,7 +5,8 @@
 # line has its side, its job id and the GPU Slurm granted, and the recipe's own line, last, is
 # the verdict, with measurements.md. Then a cancel during a head run: that job is cancelled in
 # Slurm, no further job is submitted, the recipe's line is cancelled naming the run, the
-# checkouts are removed.
+# checkouts are removed. Then a head run past its timeout: its job is cancelled, the run and the
+# recipe's line are timed_out.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../slurm.sh"
 need_slurm
@@ -96,5 +97,20 @@ assert_contains "$(reg field "$r" -1 note recipe=07-bench)" "run 2 of 6 (head si
 sleep 1
 assert_eq 2 "$(wc -l <"$T/order")" "runs started"
 [ -z "$(ls -A "$STORE/measure" 2>/dev/null)" ] || fail "checkouts left: $(ls "$STORE/measure")"
+reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
+
+# A head run past the recipe's "# timeout: 3": its job is ended with scancel, the run is
+# timed_out, and so is the recipe's line, naming it.
+sed -i 's/^# repeat: 2$/# repeat: 2\n# timeout: 3/' "$RECIPES/07-bench.sh"
+: >"$T/order"
+ctl "$M" fix-1 "rerun 07-bench"
+wait_for lines_are 13
+assert_eq head "$(reg field "$r" -2 side recipe=07-bench)" "the run that timed out"
+assert_eq timed_out "$(reg field "$r" -2 status recipe=07-bench)" "its status"
+assert_contains "$(reg field "$r" -2 note recipe=07-bench)" "timed out after 3 s (signal 15)"
+assert_eq CANCELLED "$(slurm_job_state "$(reg field "$r" -2 job_id recipe=07-bench)")" \
+	"Slurm state of its job"
+assert_eq timed_out "$(reg field "$r" -1 status recipe=07-bench)" "the recipe's line"
+assert_contains "$(reg field "$r" -1 note recipe=07-bench)" "run 2 of 6 (head side, warmup) timed_out"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 exit 0
