@@ -531,6 +531,32 @@ int gpu_pool_recheck(struct gpu_pool *pool, int *back, int max)
 	return count;
 }
 
+int gpu_pool_recheck_granted(struct gpu_pool *pool, const int *ids, int n)
+{
+	struct finding *f;
+	int k, d, still = 0, rc;
+
+	for (k = 0; k < n; k++) {
+		d = find_dev(pool, ids[k]);
+		still += d >= 0 && pool->dev[d].held;
+	}
+	if (!still)
+		return 0;
+	f = calloc((size_t)pool->n, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	rc = look(pool, f);
+	for (k = 0; rc == 0 && k < n; k++) {
+		d = find_dev(pool, ids[k]);
+		if (d >= 0 && pool->dev[d].held && !leaking(&f[d])) {
+			pool->dev[d].held = 0;
+			still--;
+		}
+	}
+	free(f);
+	return rc ? rc : still;
+}
+
 int gpu_pool_held(const struct gpu_pool *pool, int *ids, int max)
 {
 	int i, count = 0;

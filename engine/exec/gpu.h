@@ -89,6 +89,16 @@ int gpu_pool_leak_check(struct gpu_pool *pool, const int *ids, int n, char *note
  */
 int gpu_pool_recheck(struct gpu_pool *pool, int *back, int max);
 
+/*
+ * Looks again at devices ids[0..n-1], granted to the caller, that a leak
+ * check held back (a measured batch keeps its devices between runs and
+ * waits for them to be clean): those found clean are no longer held back,
+ * and stay granted. Returns how many of them are still held back (0: all
+ * clean), or, when nvidia-smi does not answer, a negative errno as
+ * gpu_pool_leak_check's, with nothing changed.
+ */
+int gpu_pool_recheck_granted(struct gpu_pool *pool, const int *ids, int n);
+
 /* The held-back devices: returns their number and writes the first max
  * indices (ascending) to ids. */
 int gpu_pool_held(const struct gpu_pool *pool, int *ids, int max);

@@ -701,6 +701,8 @@ int slurm_submit(struct slurm_poller *sp, const struct slurm_spec *spec,
 		snprintf(opt[n++], sizeof(opt[0]), "--time=%u", (spec->timeout_s + 59) / 60 + 2);
 	if (spec->gpus > 0)
 		snprintf(opt[n++], sizeof(opt[0]), "--gres=gpu:%d", spec->gpus);
+	if (spec->nodelist)
+		snprintf(opt[n++], sizeof(opt[0]), "--nodelist=%s", spec->nodelist);
 	rc = strv_push(&argv, "sbatch");
 	rc = rc ? rc : strv_push(&argv, "--parsable");
 	rc = rc ? rc : strv_push(&argv, "--export=ALL");

@@ -9,7 +9,7 @@
  * pid: see runner.h on reaping); nothing blocks the loop. A job is submitted as a
  * small shell script, written into the shared directory, that execs the
  * recipe (`sbatch --parsable --export=ALL --open-mode=append --job-name
- * --output --chdir [--time] [--gres=gpu:N] [--partition] [--account]
+ * --output --chdir [--time] [--gres=gpu:N] [--nodelist] [--partition] [--account]
  * [extra_args] SCRIPT`: append, so that a requeued job's attempts follow
  * one another in its output file), so
  * the recipe runs from its own path, in the item's worktree, with the
@@ -61,6 +61,8 @@ struct slurm_spec {
 	const char *cwd;       /* the job's working directory */
 	unsigned timeout_s;    /* 0 = none */
 	int gpus;              /* --gres=gpu:N when > 0 */
+	const char *nodelist;  /* --nodelist=NODELIST when not NULL: the job runs there
+				* (a measured batch keeps its runs on one node) */
 };
 
 struct slurm_result {
@@ -193,6 +195,17 @@ int slurm_parse_queue(const char *line, char id[32], struct slurm_info *info);
  */
 #define SLURM_RECOVER_TIMEOUT_MS 10000
 int slurm_find_job_by_output(const char *output, int timeout_ms, char id[32]);
+
+/*
+ * Ends Slurm job job_id with `scancel` (capture_run: past timeout_ms its
+ * process group is killed), without following it: for crash recovery, a
+ * job whose run cannot be followed again. 0 when scancel exited 0 (the
+ * controller took the request; a job that had ended already is fine),
+ * -EINVAL for an id that is not digits and underscores, -ETIMEDOUT, -EIO
+ * (scancel failed or is not on PATH) or -ENOMEM. Blocks the caller for at
+ * most about timeout_ms; any thread, but not the loop's while it runs.
+ */
+int slurm_cancel_job(const char *job_id, int timeout_ms);
 
 /* Whether state is one of Slurm's final job states. */
 int slurm_state_final(const char *state);

@@ -4,7 +4,8 @@
  * SLURM_QUEUE_FORMAT (slurm_parse_queue), Slurm's final job states
  * (slurm_state_final), and the job of an output file among all that
  * `scontrol -o show job` shows (slurm_find_job_by_output, for crash
- * recovery, run through capture_run under a deadline). No libuv: the poller and the submission are slurm.c's.
+ * recovery, run through capture_run under a deadline), and a job ended by
+ * its id (slurm_cancel_job, for crash recovery too). No libuv: the poller and the submission are slurm.c's.
  *
  * Sources: squeue(1) --Format and "JOB STATE CODES", scontrol(1) "show
  * job" output, of Slurm 22.05; tests/unit/test-slurm.c holds lines that
@@ -230,4 +231,20 @@ int slurm_find_job_by_output(const char *output, int timeout_ms, char id[32])
 	free(text);
 	/* A job found is found; otherwise a failed scontrol knows nothing. */
 	return rc != 0 && ran != 0 ? -EIO : rc;
+}
+
+int slurm_cancel_job(const char *job_id, int timeout_ms)
+{
+	char *argv[] = { (char *)"scancel", (char *)job_id, NULL };
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	if (!job_id[0] || job_id[strspn(job_id, "0123456789_")])
+		return -EINVAL;
+	rc = capture_run(argv, timeout_ms, 4096, &text, &len);
+	free(text);
+	if (rc == 0 || rc == -ETIMEDOUT || rc == -ENOMEM)
+		return rc;
+	return -EIO;
 }

@@ -216,4 +216,29 @@ int measure_verdict(const struct measure_recipe_runs *r, char *why, size_t size)
  */
 int measure_render(const struct measure_recipe_runs *v, size_t n, struct buf *out);
 
+/* One metric's row of measure_render's table, its cells as text. */
+struct measure_row {
+	char metric[MEASURE_NAME_MAX + 1];
+	char unit[MEASURE_UNIT_MAX + 1];  /* "-" when none */
+	char better[8];                   /* "lower" or "higher" */
+	char base_median[32], head_median[32];
+	char ratio[48];                   /* "1.200 (+20.0%)" or "-" */
+	char base_range[64], head_range[64];  /* "MIN-MAX" or "-" */
+	char ci[48];                      /* "LOW-HIGH" or "-" */
+	char budget[32];                  /* "+P%", "none" or "see budget" */
+	char verdict[32];                 /* "-", "kept", "worse beyond budget" or
+					   * "a side has no runs" */
+};
+
+/*
+ * Reads one table row that measure_render wrote, "| wall_s | s | lower |
+ * ... | kept |" (line[0..len), no newline), into *row: for readers of
+ * measurements.md such as junit.xml's measurements suite. Returns 0, or
+ * -EINVAL for any other line: not eleven cells between "| " and " |", a
+ * cell too long for its field or empty, a metric name or unit outside the
+ * METRIC line's alphabet, a direction other than lower or higher (*row
+ * is then all zero).
+ */
+int measure_parse_row(const char *line, size_t len, struct measure_row *row);
+
 #endif

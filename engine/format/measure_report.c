@@ -9,6 +9,10 @@
  * lines; a budget line naming a metric that no run reported fails the
  * recipe, since a typo must not let a regression through.
  *
+ * measure_parse_row reads a table row back (junit.xml's measurements
+ * suite): the row's cells never hold " | " (names and units come from
+ * [A-Za-z0-9_.:/-], the rest are numbers and fixed words).
+ *
  * No shared state: every function is thread-safe.
  */
 #include <errno.h>
@@ -113,7 +117,7 @@ static int row(const struct measure_recipe_runs *r, const struct measure_metric_
 	int rc;
 
 	if (!m->nbase || !m->nhead)
-		return buf_printf(out, "| %s | %s | %s | - | - | - | - | %s | a side has no runs |\n",
+		return buf_printf(out, "| %s | %s | %s | - | - | - | - | - | - | %s | a side has no runs |\n",
 				  m->name, m->unit[0] ? m->unit : "-", m->higher ? "higher" : "lower",
 				  b ? "see budget" : "none") < 0 ? -ENOMEM : 0;
 	rc = measure_compare(m->base, m->nbase, m->head, m->nhead, &st);
@@ -183,5 +187,67 @@ int measure_render(const struct measure_recipe_runs *v, size_t n, struct buf *ou
 				 "beyond 1 + P/100 (lower is better) or below 1 - P/100 (higher is "
 				 "better).\n"))
 		rc = -ENOMEM;
+	return rc;
+}
+
+/* Whether s is 1..max characters of [A-Za-z0-9_.:/-] ("-" allowed). */
+static int word_ok(const char *s, size_t max)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > max)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:/-",
+			    s[i]))
+			return 0;
+	return 1;
+}
+
+static int row_cells(const char *line, size_t len, struct measure_row *row)
+{
+	char *const cell[11] = { row->metric, row->unit, row->better, row->base_median,
+				 row->head_median, row->ratio, row->base_range, row->head_range,
+				 row->ci, row->budget, row->verdict };
+	const size_t size[11] = { sizeof(row->metric), sizeof(row->unit), sizeof(row->better),
+				  sizeof(row->base_median), sizeof(row->head_median),
+				  sizeof(row->ratio), sizeof(row->base_range),
+				  sizeof(row->head_range), sizeof(row->ci), sizeof(row->budget),
+				  sizeof(row->verdict) };
+	const char *p = line, *end = line + len, *bar;
+	size_t k, n;
+
+	memset(row, 0, sizeof(*row));
+	if (len < 4 || memcmp(line, "| ", 2) != 0 || memcmp(end - 2, " |", 2) != 0)
+		return -EINVAL;
+	p += 2;
+	for (k = 0; k < 11; k++) {
+		for (bar = p; bar + 3 <= end && memcmp(bar, " | ", 3) != 0; bar++)
+			;
+		if (k == 10)
+			bar = end - 2;
+		else if (bar + 3 > end)
+			return -EINVAL;
+		if (bar < p)
+			return -EINVAL;
+		n = (size_t)(bar - p);
+		if (n == 0 || n >= size[k] || memchr(p, '\0', n) || memchr(p, '|', n))
+			return -EINVAL;
+		memcpy(cell[k], p, n);
+		cell[k][n] = '\0';
+		p = bar + 3;
+	}
+	if (!word_ok(row->metric, MEASURE_NAME_MAX) || !word_ok(row->unit, MEASURE_UNIT_MAX) ||
+	    (strcmp(row->better, "lower") != 0 && strcmp(row->better, "higher") != 0))
+		return -EINVAL;
+	return 0;
+}
+
+int measure_parse_row(const char *line, size_t len, struct measure_row *row)
+{
+	int rc = row_cells(line, len, row);
+
+	if (rc)
+		memset(row, 0, sizeof(*row));
 	return rc;
 }

@@ -197,38 +197,6 @@ static int refuse_existing(const char *admin, const char *wt_name, const char *w
 }
 
 
-/* The owner nftw's callbacks give entries to (give_item): one call
- * at a time, under give_lock. */
-static pthread_mutex_t give_lock = PTHREAD_MUTEX_INITIALIZER;
-static uid_t give_uid;
-static gid_t give_gid;
-static int give_err;
-
-static int give_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	if (lchown(path, give_uid, give_gid) < 0 && !give_err)
-		give_err = -errno;
-	return 0;
-}
-
-/* lchown -R of path (its links not followed, its file system only);
- * a missing path is no error. 0 or the first negative errno. */
-static int give_tree(const char *path, uid_t uid, gid_t gid)
-{
-	int rc;
-
-	pthread_mutex_lock(&give_lock);
-	give_uid = uid;
-	give_gid = gid;
-	give_err = 0;
-	if (nftw(path, give_entry, 16, FTW_PHYS | FTW_MOUNT) < 0 && errno != ENOENT && !give_err)
-		give_err = -errno;
-	rc = give_err;
-	pthread_mutex_unlock(&give_lock);
-	return rc;
-}
-
 /* Gives what repo_item_create made for an item to uid and gid (lchown,
  * links not followed): the worktree and everything in it, its
  * administrative directory, and the branch's loose ref and reflog with the
@@ -248,10 +216,10 @@ static int give_item(const char *path, const char *branch, const char *wt_name,
 	if (rc < 0)
 		return repo__fail(rc, err, errlen);
 	common = git_repository_commondir(repo);
-	rc = give_tree(worktree_path, uid, gid);
+	rc = repo__give_tree(worktree_path, uid, gid);
 	if (rc == 0) {
 		snprintf(p, sizeof(p), "%s/worktrees/%s", common, wt_name);
-		rc = give_tree(p, uid, gid);
+		rc = repo__give_tree(p, uid, gid);
 	}
 	/* The branch's ref and reflog, and the directories under refs/heads
 	 * and logs/refs/heads that hold them (packetfs/), where git as the

@@ -1,13 +1,16 @@
 /*
  * repo_common.c - what the git layer's files share (repo_int.h): the one
- * translation of libgit2's return codes into negative errno values, and the
- * making of a linked worktree's files.
+ * translation of libgit2's return codes into negative errno values, the
+ * making of a linked worktree's files, and giving a tree to a user.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <git2.h>
 
@@ -105,4 +108,35 @@ int repo__worktree_add(const char *admin, const char *head, const char *worktree
 	}
 	git_repository_free(wt);
 	return rc < 0 ? repo__fail(rc, err, errlen) : 0;
+}
+
+/* The owner nftw's callbacks give entries to (give_entry): one call
+ * at a time, under give_lock. */
+static pthread_mutex_t give_lock = PTHREAD_MUTEX_INITIALIZER;
+static uid_t give_uid;
+static gid_t give_gid;
+static int give_err;
+
+static int give_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	if (lchown(path, give_uid, give_gid) < 0 && !give_err)
+		give_err = -errno;
+	return 0;
+}
+
+/* See repo_int.h. */
+int repo__give_tree(const char *path, uid_t uid, gid_t gid)
+{
+	int rc;
+
+	pthread_mutex_lock(&give_lock);
+	give_uid = uid;
+	give_gid = gid;
+	give_err = 0;
+	if (nftw(path, give_entry, 16, FTW_PHYS | FTW_MOUNT) < 0 && errno != ENOENT && !give_err)
+		give_err = -errno;
+	rc = give_err;
+	pthread_mutex_unlock(&give_lock);
+	return rc;
 }

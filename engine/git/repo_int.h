@@ -6,6 +6,7 @@
 #define PACKETFS_REPO_INT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * The one translation of a libgit2 return code (code < 0) into a negative
@@ -30,5 +31,10 @@ int repo__fail(int code, char *err, size_t errlen);
  */
 int repo__worktree_add(const char *admin, const char *head, const char *worktree_path,
 		       char *err, size_t errlen);
+
+/* lchown -R of path to uid and gid (its links not followed, its file
+ * system only); a missing path is no error. 0 or the first negative
+ * errno. Any thread (one call at a time inside). */
+int repo__give_tree(const char *path, uid_t uid, gid_t gid);
 
 #endif

@@ -8,7 +8,8 @@
  * worktree's ".git" file pointing back; then a forced checkout of HEAD
  * fills it. A checkout is always made afresh into an empty directory,
  * which is what makes it clean: nothing that a run at the other side or
- * at an earlier batch built can be in it.
+ * at an earlier batch built can be in it. For run_as both are then
+ * given to that user (repo__give_tree).
  */
 #include <errno.h>
 #include <limits.h>
@@ -79,7 +80,8 @@ static int admin_dir(const char *path, const char *wt_name, char *out, size_t si
 }
 
 int repo_side_checkout(const char *path, const char *commit, const char *wt_name,
-		       const char *worktree_path, char *err, size_t errlen)
+		       const char *worktree_path, uid_t owner, gid_t group, char *err,
+		       size_t errlen)
 {
 	char admin[PATH_MAX];
 	git_repository *repo = NULL;
@@ -109,6 +111,14 @@ int repo_side_checkout(const char *path, const char *commit, const char *wt_name
 		return repo__fail(rc, err, errlen);
 	repo_side_remove(path, wt_name, worktree_path);
 	rc = repo__worktree_add(admin, commit, worktree_path, err, errlen);
+	if (rc == 0 && owner != (uid_t)-1) {
+		rc = repo__give_tree(worktree_path, owner, group);
+		if (rc == 0)
+			rc = repo__give_tree(admin, owner, group);
+		if (rc && err && errlen)
+			snprintf(err, errlen, "cannot give the checkout to uid %u: %s", (unsigned)owner,
+				 strerror(-rc));
+	}
 	if (rc)
 		repo_side_remove(path, wt_name, worktree_path);
 	return rc;

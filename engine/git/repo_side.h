@@ -14,6 +14,7 @@
 #define PACKETFS_REPO_SIDE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* merge-base(base, head) of the repository at path into out (40 hex
  * digits and a NUL); base and head are any revisions (a branch, a commit
@@ -28,11 +29,17 @@ int repo_merge_base(const char *path, const char *base, const char *head, char o
  * [A-Za-z0-9._-], not "." or ".."). Whatever was at worktree_path and in
  * that administrative directory before is removed first, so untracked
  * files and builds of an earlier run never reach this one. The parent of
- * worktree_path must exist. Returns 0, -EINVAL (a bad wt_name or commit),
- * -ENOENT, -ENOMEM, -EIO; on an error neither directory is left.
+ * worktree_path must exist. With an owner other than (uid_t)-1 (the
+ * run_as user, SPEC §5) the checkout with everything in it and its
+ * administrative directory are then given to owner and group (lchown; the
+ * caller must be allowed to chown), so that the user's runs build in it
+ * and its git reads it. Returns 0, -EINVAL (a bad wt_name or commit),
+ * -ENOENT, -ENOMEM, -EPERM (the chown was refused), -EIO; on an error
+ * neither directory is left.
  */
 int repo_side_checkout(const char *path, const char *commit, const char *wt_name,
-		       const char *worktree_path, char *err, size_t errlen);
+		       const char *worktree_path, uid_t owner, gid_t group, char *err,
+		       size_t errlen);
 
 /* Removes the worktree at worktree_path and its administrative directory
  * wt_name (repo_side_checkout's); either may be missing already. Returns

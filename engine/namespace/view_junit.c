@@ -21,6 +21,19 @@
  * a scope block adds the testcase "scope" last: passed, a failure naming
  * the kept paths the change touches, or an error for a malformed block.
  *
+ * Measurements. When a measured recipe has a verdict at the head, a second
+ * <testsuite name="measurements"> follows, read from measurements.md's
+ * text (view_measure.c, the same numbers): one <testcase
+ * classname="packetfs.ITEM.measurements" name="RECIPE: METRIC"> per row
+ * of each recipe's table, whose <properties> are the row's cells (unit,
+ * better, base_median, head_median, ratio, base_range, head_range, ci95,
+ * budget, verdict) and the recipe's commits and verdict; a metric worse
+ * beyond its budget carries <failure type="budget">, one whose side has
+ * no runs <error type="incomplete">. A recipe that is failing or
+ * incomplete with no such row (a budget's metric that no run reported)
+ * gets the testcase "RECIPE" with that <failure> or <error>. The root's
+ * counts are both suites' sums.
+ *
  * Text. A log holds whatever its run printed; XML 1.0 allows only tab,
  * newline, carriage return and the characters from U+0020 on (less the
  * surrogates, U+FFFE and U+FFFF). Other control characters are removed,
@@ -201,8 +214,130 @@ static int scope_case(struct buf *out, const char *classname, const struct junit
 	return rc;
 }
 
+/* The measurements suite being written: its testcases, and counts. */
+struct junit_measure {
+	struct buf cases;
+	size_t tests, failures, errors;
+	char recipe[256], verdict[16], why[512], base[16], head[16];
+	int rows;    /* rows of the current recipe's table */
+	int failed;  /* ... of which failed or errored */
+};
+
+static int prop(struct buf *out, const char *name, const char *value)
+{
+	int rc = buf_printf(out, "        <property name=\"%s\"", name);
+
+	rc = rc ? rc : xml_attr(out, "value", value);
+	return rc ? rc : buf_puts(out, "/>\n");
+}
+
+/* The testcase of a recipe whose verdict has no row to show it on. */
+static int measure_recipe_case(struct junit_measure *jm, const char *classname)
+{
+	struct buf *out = &jm->cases;
+	int err = strcmp(jm->verdict, "incomplete") == 0, rc;
+
+	if (!jm->recipe[0] || jm->failed || strcmp(jm->verdict, "validated") == 0)
+		return 0;
+	jm->tests++;
+	err ? jm->errors++ : jm->failures++;
+	rc = buf_puts(out, "    <testcase");
+	rc = rc ? rc : xml_attr(out, "classname", classname);
+	rc = rc ? rc : xml_attr(out, "name", jm->recipe);
+	rc = rc ? rc : buf_printf(out, " time=\"0.000\">\n      <%s", err ? "error" : "failure");
+	rc = rc ? rc : xml_attr(out, "message", jm->why[0] ? jm->why : jm->verdict);
+	return rc ? rc : buf_printf(out, " type=\"%s\">see validation/measurements.md</%s>\n"
+				    "    </testcase>\n", err ? "incomplete" : "budget",
+				    err ? "error" : "failure");
+}
+
+/* One line of measurements.md's text. */
+static int measure_line(struct junit_measure *jm, const char *classname, const char *line,
+			size_t len)
+{
+	struct measure_row row;
+	struct buf *out = &jm->cases;
+	char name[sizeof(jm->recipe) + MEASURE_NAME_MAX + 4], msg[512];
+	const char *elem = NULL, *colon;
+	int rc;
+
+	if (len > 3 && memcmp(line, "## ", 3) == 0 && (colon = memchr(line, ':', len))) {
+		rc = measure_recipe_case(jm, classname);
+		snprintf(jm->recipe, sizeof(jm->recipe), "%.*s", (int)(colon - line - 3), line + 3);
+		snprintf(jm->verdict, sizeof(jm->verdict), "%.*s",
+			 (int)strcspn(colon + 2, " \n"), colon + 2);
+		jm->why[0] = '\0';
+		if (len > (size_t)(colon - line) + 2 + strlen(jm->verdict) + 3)
+			snprintf(jm->why, sizeof(jm->why), "%.*s",
+				 (int)(len - (size_t)(colon - line) - 2 - strlen(jm->verdict) - 3),
+				 colon + 2 + strlen(jm->verdict) + 3);
+		jm->base[0] = jm->head[0] = '\0';
+		jm->rows = jm->failed = 0;
+		return rc;
+	}
+	if (len > 6 && memcmp(line, "Base `", 6) == 0) {
+		sscanf(line, "Base `%15[0-9a-f]` against head `%15[0-9a-f]`", jm->base, jm->head);
+		return 0;
+	}
+	if (!jm->recipe[0] || measure_parse_row(line, len, &row))
+		return 0; /* the table's head, its rule, and the text around it */
+	jm->tests++;
+	jm->rows++;
+	if (strcmp(row.verdict, "worse beyond budget") == 0) {
+		elem = "failure";
+		jm->failures++;
+		snprintf(msg, sizeof(msg), "%s: head/base %s, 95%% CI %s, beyond the %s budget",
+			 row.metric, row.ratio, row.ci, row.budget);
+	} else if (strcmp(row.verdict, "a side has no runs") == 0) {
+		elem = "error";
+		jm->errors++;
+		snprintf(msg, sizeof(msg), "%s: a side has no runs", row.metric);
+	}
+	jm->failed += elem != NULL;
+	snprintf(name, sizeof(name), "%s: %s", jm->recipe, row.metric);
+	rc = buf_puts(out, "    <testcase");
+	rc = rc ? rc : xml_attr(out, "classname", classname);
+	rc = rc ? rc : xml_attr(out, "name", name);
+	rc = rc ? rc : buf_puts(out, " time=\"0.000\">\n      <properties>\n");
+	rc = rc ? rc : prop(out, "recipe_verdict", jm->verdict);
+	rc = rc ? rc : prop(out, "base_commit", jm->base);
+	rc = rc ? rc : prop(out, "head_commit", jm->head);
+	rc = rc ? rc : prop(out, "unit", strcmp(row.unit, "-") ? row.unit : "");
+	rc = rc ? rc : prop(out, "better", row.better);
+	rc = rc ? rc : prop(out, "base_median", row.base_median);
+	rc = rc ? rc : prop(out, "head_median", row.head_median);
+	rc = rc ? rc : prop(out, "ratio", row.ratio);
+	rc = rc ? rc : prop(out, "base_range", row.base_range);
+	rc = rc ? rc : prop(out, "head_range", row.head_range);
+	rc = rc ? rc : prop(out, "ci95", row.ci);
+	rc = rc ? rc : prop(out, "budget", row.budget);
+	rc = rc ? rc : prop(out, "verdict", row.verdict);
+	rc = rc ? rc : buf_puts(out, "      </properties>\n");
+	if (!rc && elem) {
+		rc = buf_printf(out, "      <%s", elem);
+		rc = rc ? rc : xml_attr(out, "message", msg);
+		rc = rc ? rc : buf_printf(out, " type=\"%s\">see validation/measurements.md</%s>\n",
+					  elem[0] == 'f' ? "budget" : "incomplete", elem);
+	}
+	return rc ? rc : buf_puts(out, "    </testcase>\n");
+}
+
+/* The measurements suite's testcases from measurements.md's text md. */
+static int measure_cases(const char *md, const char *classname, struct junit_measure *jm)
+{
+	const char *line = md, *nl;
+	int rc = 0;
+
+	while (!rc && line && *line) {
+		nl = strchr(line, '\n');
+		rc = measure_line(jm, classname, line, nl ? (size_t)(nl - line) : strlen(line));
+		line = nl ? nl + 1 : NULL;
+	}
+	return rc ? rc : measure_recipe_case(jm, classname);
+}
+
 static int render(struct engine *e, const struct item *it, const struct view_cases *c,
-		  const struct junit_scope *sc, struct buf *out)
+		  const struct junit_scope *sc, const struct junit_measure *jm, struct buf *out)
 {
 	size_t i, n = c->n + (sc->got != 0), failures = sc->got == 2, errors = sc->got < 0,
 		  skipped = 0;
@@ -232,8 +367,8 @@ static int render(struct engine *e, const struct item *it, const struct view_cas
 	rc = buf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
 	rc = rc ? rc : xml_attr(out, "name", it->name);
 	rc = rc ? rc : buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-				  "skipped=\"%zu\" time=\"%.3f\">\n  <testsuite", n, failures,
-				  errors, skipped, total);
+				  "skipped=\"%zu\" time=\"%.3f\">\n  <testsuite", n + jm->tests,
+				  failures + jm->failures, errors + jm->errors, skipped, total);
 	rc = rc ? rc : xml_attr(out, "name", it->name);
 	rc = rc ? rc : buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
 				  "skipped=\"%zu\" time=\"%.3f\"", n, failures, errors,
@@ -283,15 +418,27 @@ static int render(struct engine *e, const struct item *it, const struct view_cas
 	}
 	if (!rc && sc->got)
 		rc = scope_case(out, classname, sc);
-	return rc ? rc : buf_puts(out, "  </testsuite>\n</testsuites>\n");
+	rc = rc ? rc : buf_puts(out, "  </testsuite>\n");
+	if (!rc && jm->tests) {
+		rc = buf_printf(out, "  <testsuite name=\"measurements\" tests=\"%zu\" "
+				"failures=\"%zu\" errors=\"%zu\" skipped=\"0\" time=\"0.000\"",
+				jm->tests, jm->failures, jm->errors);
+		if (!rc && stamp[0])
+			rc = buf_printf(out, " timestamp=\"%s\"", stamp);
+		rc = rc ? rc : buf_puts(out, ">\n");
+		rc = rc ? rc : buf_append(out, jm->cases.data, jm->cases.len);
+		rc = rc ? rc : buf_puts(out, "  </testsuite>\n");
+	}
+	return rc ? rc : buf_puts(out, "</testsuites>\n");
 }
 
 int view_junit(struct engine *e, const struct item *it, struct buf *out)
 {
 	struct view_cases c = {0};
-	char **names = NULL, head[41] = "", summary[400];
+	char **names = NULL, head[41] = "", summary[400], classname[ITEM_NAME_MAX + 32];
 	struct junit_scope sc = { 0, summary, "" };
-	struct buf kept;
+	struct junit_measure jm;
+	struct buf kept, md;
 	int rc;
 
 	if (view_head(e, it, head))
@@ -305,8 +452,19 @@ int view_junit(struct engine *e, const struct item *it, struct buf *out)
 		c.head = head[0] ? head : NULL;
 		rc = view_cases_read(e, it->id, &c);
 	}
+	buf_init(&md);
+	memset(&jm, 0, sizeof(jm));
+	buf_init(&jm.cases);
+	if (rc == 0 && c.head) {
+		snprintf(classname, sizeof(classname), "packetfs.%s.measurements", it->name);
+		rc = view_measurements(e, it, &md);
+		if (rc == 0 && md.data)
+			rc = measure_cases(md.data, classname, &jm);
+	}
 	if (rc == 0)
-		rc = render(e, it, &c, &sc, out);
+		rc = render(e, it, &c, &sc, &jm, out);
+	buf_free(&jm.cases);
+	buf_free(&md);
 	buf_free(&kept);
 	view_cases_free(&c);
 	strv_free(names);

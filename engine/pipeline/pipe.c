@@ -747,6 +747,7 @@ void pipe_shutdown(struct pipe *p)
 	ASSERT_LOOP_THREAD(p->pl);
 	p->shutting_down = 1;
 	pipe__gpu_stop(p);
+	pipe__measure_gpu_recheck(p, 1); /* batches waiting for clean GPUs end */
 	pipe__unstored_stop(p);
 	pipe__round_shutdown(p);
 	while ((j = p->queue)) {
@@ -765,6 +766,8 @@ void pipe_shutdown(struct pipe *p)
 			pipe__job_unlink(&p->jobs, j);
 			assert(p->running_recipes > 0);
 			p->running_recipes--;
+			if (j->measure_parent) /* its batch starts over after the next mount */
+				pipe__measure_detached(j);
 			pipe__job_free(j);
 		} else {
 			runner_cancel(j->proc);

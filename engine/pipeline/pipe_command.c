@@ -56,8 +56,17 @@ static int cancel_item(struct pipe *p, struct item *it)
 	int found = 0;
 
 	for (b = p->batches; b; b = b->next)
-		if (b->item_id == it->id)
+		if (b->item_id == it->id) {
 			b->cancelled = 1;
+			found |= b->measure_git > 0; /* it ends once its git work is done */
+		}
+	/* A measured batch waiting for clean GPUs ends now. */
+	for (j = p->measure_waiting; j; j = j->next)
+		if (j->item_id == it->id) {
+			found = 1;
+			pipe__measure_gpu_recheck(p, 0);
+			break;
+		}
 	/* Take the item's queued recipes off the queue first: recording each
 	 * one pumps the queue. */
 	for (j = p->queue; j; j = next) {

@@ -257,9 +257,14 @@ int pipe__rewind(struct pipeline *pl, const struct item *it, const struct run *r
  * commits kept under ref: malloc'd (NULL when out of memory). */
 char *pipe__rewound_why(const char *ref);
 /* Whether run r is a Slurm job still running (by the store) with a job id
- * and an output file: one that a restarted daemon follows again instead
- * of recording it interrupted. Any thread. */
-int pipe_run_reattaches(const struct run *r);
+ * and an output file, and no run of a measured batch (its log's header,
+ * read from s, names no side): one that a restarted daemon follows again
+ * instead of recording it interrupted. Any thread. */
+int pipe_run_reattaches(struct store *s, const struct run *r);
+/* The side of measured run run_id, as its log's header names it ("# side:
+ * base" or "# side: head", pipe_recipe.c): "base", "head", or NULL for a
+ * run of no measured batch. Any thread. */
+const char *pipe__log_side(struct store *s, int64_t run_id);
 /* Finds, by their output files, the job ids of Slurm runs still running
  * whose daemon died before sbatch's answer was recorded, and records them
  * (so that those runs reattach). Runs scontrol: blocks; crash recovery. */
@@ -321,6 +326,8 @@ struct batch {
 	int64_t item_id;
 	char item[ITEM_NAME_MAX + 1];
 	int pending;            /* queued or running recipes */
+	int measure_git;        /* measured batches whose checkouts are being made or
+				 * removed on the thread pool (pipe_measure.c) */
 	int cancelled;
 	int rerun;              /* a `rerun RECIPE`: no stage run */
 	int record;             /* a recorded run (pipe_record.c): no stage run, no state */
@@ -343,6 +350,8 @@ struct pipe {
 	int shutting_down;
 	struct slurm_poller *slurm; /* follows the Slurm jobs (pipe_slurm.c); NULL until the
 				     * first, and after shutdown */
+	struct job *measure_waiting; /* measured batches waiting for their leaking GPUs to
+				      * be clean (pipe_measure.c), linked by next */
 	uv_timer_t gpu_timer;   /* rechecks held-back GPUs (pipe_recipe.c) */
 	int gpu_timer_init;     /* gpu_timer is initialised and not closed */
 	struct round_timer *round_timers; /* items waiting between rounds (pipe_round.c) */
@@ -653,6 +662,21 @@ void pipe__measure_ran(struct pipe *p, struct job *j, enum run_status status);
 /* The $PACKET_METRICS of run j, metrics.json in its $PACKET_JUNIT's
  * directory, into out; 0, or -ENOENT when j has no such directory. */
 int pipe__measure_metrics_path(const struct job *j, char *out, size_t size);
+/* Slurm run j of a measured batch started on node: the first one pins
+ * the batch there. */
+void pipe__measure_node(struct job *j, const char *node);
+/* The node Slurm run j of a measured batch must run on (its --nodelist),
+ * or NULL before the batch's first job started. */
+const char *pipe__measure_nodelist(const struct job *j);
+/* Slurm run j of a measured batch was detached at shutdown: its holder is
+ * freed unrecorded (its checkouts stay for the job until the next mount
+ * cancels it and records the run interrupted); j no longer has one. */
+void pipe__measure_detached(struct job *j);
+/* At each recheck of held-back GPUs, and with all at shutdown (all = 1):
+ * the measured batches waiting for their GPUs to be clean go on when they
+ * are, when their validation was cancelled, or when the daemon stops (all
+ * are then ended). Returns how many went on. */
+int pipe__measure_gpu_recheck(struct pipe *p, int all);
 /* Frees what a job's measure state holds (pipe__job_free). */
 void pipe__measure_free(struct measure_state *ms);
 

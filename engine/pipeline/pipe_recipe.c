@@ -202,6 +202,7 @@ static void gpu_recheck(uv_timer_t *t)
 
 	if (p->shutting_down)
 		return;
+	pipe__measure_gpu_recheck(p, 0);
 	n = gpu_pool_recheck(p->gpus, back, 16);
 	if (n > 0) {
 		gpu_format_list(back, n < 16 ? n : 16, list, sizeof(list));
@@ -429,10 +430,11 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
 	enum run_status status;
 	char note[512] = "", leak[448] = "";
 
-	if (j->ngpus && !j->measure_parent) { /* a measured run's are its holder's */
+	if (j->ngpus) {
 		if (!p->shutting_down && !res->spawn_error)
 			leak_check(p, j, leak, sizeof(leak));
-		gpu_pool_release(p->gpus, j->gpus, j->ngpus);
+		if (!j->measure_parent) /* a measured run's are its holder's */
+			gpu_pool_release(p->gpus, j->gpus, j->ngpus);
 	}
 	assert(p->running_recipes > 0);
 	p->running_recipes--;

@@ -291,18 +291,16 @@ static void end_run_processes(const struct run_env *re, unsigned grace_s)
 		end_group(groups[i], grace_s);
 }
 
-/* The side of a measured recipe's run, as its log's header names it
- * ("# side: base" or "# side: head" before its first blank line,
- * pipe_recipe.c), or NULL. */
-static const char *log_side(struct pipeline *pl, int64_t run_id)
+/* The header ends at its first blank line. */
+const char *pipe__log_side(struct store *s, int64_t run_id)
 {
 	char head[4096], *end;
-	ssize_t got = store_log_read(pl->store, run_id, 0, head, sizeof(head) - 1);
+	ssize_t got = store_log_read(s, run_id, 0, head, sizeof(head) - 1);
 
 	if (got <= 0)
 		return NULL;
 	head[got] = '\0';
-	end = strstr(head, "\n\n"); /* the header ends at its first blank line */
+	end = strstr(head, "\n\n");
 	if (end)
 		end[1] = '\0';
 	if (strstr(head, "\n# side: base"))
@@ -436,7 +434,7 @@ static int recover_run(void *arg, const struct run *r0)
 	if (r0->status != RUN_RUNNING && r0->status != RUN_QUEUED)
 		return 0;
 	/* A Slurm job goes on without us, and its stage with it. */
-	if (pipe_run_reattaches(r0) ||
+	if (pipe_run_reattaches(pl->store, r0) ||
 	    (strcmp(r0->kind, "stage") == 0 &&
 	     pipe__id_has(rv->followed, rv->nfollowed, r0->item_id)))
 		return 0;
@@ -471,6 +469,20 @@ static int recover_run(void *arg, const struct run *r0)
 	if (r.pgid > 0 && group_is_ours(r.pgid, r.started_at, &re))
 		end_group(r.pgid, grace);
 	end_run_processes(&re, grace);
+	/* A Slurm job left here is a measured run's (no other is not followed
+	 * again and has an id): it ends, and its batch starts over. */
+	if (recipe && strcmp(r.executor, "slurm") == 0 && r.job_id[0]) {
+		int rc = slurm_cancel_job(r.job_id, SLURM_RECOVER_TIMEOUT_MS);
+
+		n = snprintf(line, sizeof(line), "\n# packetfs: Slurm job %s of this measured run %s%s"
+			     "\n", r.job_id, rc ? "could not be cancelled: " : "cancelled",
+			     rc ? strerror(-rc) : "");
+		if (n > 0 && (size_t)n < sizeof(line))
+			(void)store_log_append(pl->store, r.id, line, (size_t)n);
+		if (rc)
+			util_log(LOG_WARNING, "crash recovery: run %d (item %lld): cannot cancel Slurm "
+				 "job %s: %s", r.run_no, (long long)r.item_id, r.job_id, strerror(-rc));
+	}
 	n = snprintf(line, sizeof(line), recipe ? "\n# packetfs: status interrupted: %s (recorded on restart)\n"
 						: "\n[packetfs] interrupted: %s (recorded on restart)\n", msg);
 	/* A note in the log for the reader; the run's status says interrupted. */
@@ -521,7 +533,7 @@ static int recover_run(void *arg, const struct run *r0)
 		rr.log_sha256 = r.log_sha256;
 		rr.executor = r.executor;
 		rr.job_id = r.job_id;
-		rr.side = log_side(pl, r.id);
+		rr.side = pipe__log_side(pl->store, r.id);
 		recorded_by(pl, r.item_id, r.run_no, by_stage, sizeof(by_stage), by_via,
 			    sizeof(by_via), &rr);
 		l = registry_engine_line(&rr);

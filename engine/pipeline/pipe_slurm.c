@@ -70,6 +70,8 @@ static void on_started(void *arg, const char *node, const int *gpus, int ngpus)
 	/* The node's GPUs as the run shows them; the row is written whole again when the run
 	 * is sealed. */
 	(void)store_run_update(j->p->pl->store, &j->run);
+	if (j->measure_parent)
+		pipe__measure_node(j, node);
 	snprintf(line, sizeof(line), "# slurm: job %s ran on %s, gpus: %s\n", j->run.job_id,
 		 node[0] ? node : "(unknown node)", list[0] ? list : "none");
 	if (j->run.job_offset == 0) {
@@ -186,7 +188,9 @@ static void on_exit_cb(void *arg, const struct slurm_result *sr)
 		pipe__log_line(p, j, "# not run: %s\n", note[0] ? note : sr->state);
 	else if (!res && j->out_midline)
 		pipe__log_line(p, j, "\n");
-	if (status == RUN_VALIDATED && pipe__no_tests_ran(p, j, note, sizeof(note)))
+	if (j->measure_parent)
+		pipe__measure_collect(p, j, &status, note, sizeof(note));
+	else if (status == RUN_VALIDATED && pipe__no_tests_ran(p, j, note, sizeof(note)))
 		status = RUN_FAILING;
 	pipe__recipe_done(p, j, status, note, res);
 	pipe__job_free(j);
@@ -294,6 +298,7 @@ void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it,
 	spec.cwd = cwd;
 	spec.timeout_s = (unsigned)j->recipe.timeout_s;
 	spec.gpus = j->recipe.gpus;
+	spec.nodelist = j->measure_parent ? pipe__measure_nodelist(j) : NULL;
 	rc = env && j->run.job_output && poller(p)
 		     ? slurm_submit(p->slurm, &spec, &callbacks, j, &j->sjob) : -ENOMEM;
 	if (rc) {
@@ -307,11 +312,11 @@ void pipe__slurm_start(struct pipe *p, struct job *j, const struct item *it,
 
 /* ---- after a restart ---- */
 
-int pipe_run_reattaches(const struct run *r)
+int pipe_run_reattaches(struct store *s, const struct run *r)
 {
 	return strcmp(r->kind, "recipe") == 0 && r->status == RUN_RUNNING &&
 	       strcmp(r->executor, "slurm") == 0 && r->job_id[0] && r->job_output &&
-	       r->job_output[0];
+	       r->job_output[0] && !pipe__log_side(s, r->id);
 }
 
 struct resolve {
@@ -370,6 +375,7 @@ void pipe_resolve_jobs(struct store *s)
 }
 
 struct item_set {
+	struct store *s;
 	int64_t ids[256];
 	int n;
 };
@@ -379,7 +385,7 @@ static int collect_item(void *arg, const struct run *r)
 	struct item_set *set = arg;
 	int i;
 
-	if (!pipe_run_reattaches(r))
+	if (!pipe_run_reattaches(set->s, r))
 		return 0;
 	for (i = 0; i < set->n && set->ids[i] != r->item_id; i++)
 		;
@@ -390,7 +396,7 @@ static int collect_item(void *arg, const struct run *r)
 
 int pipe_reattach_items(struct store *s, int64_t *ids, int max)
 {
-	struct item_set set = {.n = 0};
+	struct item_set set = {.s = s, .n = 0};
 	int i;
 
 	/* On a store error no item is found to reattach, as when none runs. */
@@ -435,7 +441,7 @@ static int reattach_run(void *arg, const struct run *r0)
 	struct job *j;
 	const char *g;
 
-	if (!pipe_run_reattaches(r0) || !(j = calloc(1, sizeof(*j))))
+	if (!pipe_run_reattaches(p->pl->store, r0) || !(j = calloc(1, sizeof(*j))))
 		return 0;
 	j->p = p;
 	j->item_id = r0->item_id;

@@ -30,7 +30,7 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-HARNESSES="config registry plan scope recipe testcount junit slurm record ctl"
+HARNESSES="config registry plan scope recipe testcount junit slurm record ctl metric metrics-json measure"
 
 SECONDS_EACH=3600
 BUILD_ONLY=0

@@ -36,6 +36,46 @@ assert_contains "$(cat "$d/validation/measurements.md")" "## 07-bench: failing -
 # junit.xml's failure names the budget and its log tail holds the table.
 assert_contains "$(cat "$d/validation/junit.xml")" "message=\"failing: wall_s: head/base 1.100, 95% CI 1.0"
 assert_contains "$(cat "$d/validation/junit.xml")" "| +2% | worse beyond budget |"
+# ... and its measurements suite has a testcase a metric, the budget's failing.
+# measure_suite : junitparser's reading of junit.xml's measurements suite, one line a fact.
+measure_suite()
+{
+	cp "$d/validation/junit.xml" "$T/junit.xml"
+	xmllint --noout "$T/junit.xml" || fail "xmllint refuses junit.xml: $(cat "$T/junit.xml")"
+	/usr/bin/python3 - "$T/junit.xml" <<'PY'
+import sys
+from junitparser import JUnitXml
+xml = JUnitXml.fromfile(sys.argv[1])
+print("root", xml.tests, xml.failures, xml.errors)
+for s in xml:
+    if s.name != "measurements":
+        continue
+    print("suite", s.name, s.tests, s.failures, s.errors, s.skipped)
+    for c in s:
+        props = {}
+        for e in c._elem.iter("property"):
+            props[e.get("name")] = e.get("value")
+        kinds = [type(r).__name__ for r in c.result]
+        print("case", c.classname, c.name, ",".join(kinds) or "passed")
+        for r in c.result:
+            print("result", c.name, r.type, r.message)
+        if props:
+            print("props", c.name, " ".join("%s=%s" % kv for kv in props.items()))
+PY
+}
+out=$(measure_suite) || fail "junitparser cannot read junit.xml: $(cat "$T/junit.xml")"
+assert_contains "$out" "root 3 2 0" "the root's counts (two suites)"
+assert_contains "$out" "suite measurements 2 1 0 0" "the measurements suite's counts"
+assert_contains "$out" "case packetfs.fix-1.measurements 07-bench: wall_s Failure"
+assert_contains "$out" "result 07-bench: wall_s budget wall_s: head/base 1.100 (+10.0%), 95% CI 1.0"
+assert_contains "$out" ", beyond the +2% budget"
+assert_contains "$out" "case packetfs.fix-1.measurements 07-bench: rps passed"
+assert_contains "$out" "props 07-bench: wall_s recipe_verdict=failing base_commit=$(git -C "$REPO" rev-parse --short=12 main) head_commit="
+assert_contains "$out" " unit=s better=lower base_median=1 head_median=1.1 ratio=1.100 (+10.0%) base_range=0.99-1.01 head_range=1.089-1.111 ci95=1.0"
+assert_contains "$out" " budget=+2% verdict=worse beyond budget"
+assert_contains "$out" "props 07-bench: rps recipe_verdict=failing"
+assert_contains "$out" " unit=req/s better=higher "
+assert_contains "$out" " budget=none verdict=-"
 reg check "$r" "$d" || fail "registry lines are incomplete or logs do not match"
 
 # 1% slower against +5%: kept.
@@ -46,6 +86,10 @@ wait_for lines_are 22
 assert_eq validated "$(reg field "$r" -1 status recipe=07-bench)" "the recipe's line within budget"
 assert_contains "$(reg field "$r" -1 note recipe=07-bench)" "wall_s 1 -> 1.01 s (x1.010"
 assert_contains "$(cat "$d/validation/measurements.md")" "## 07-bench: validated"
+out=$(measure_suite) || fail "junitparser cannot read junit.xml: $(cat "$T/junit.xml")"
+assert_contains "$out" "suite measurements 2 0 0 0" "the measurements suite within budget"
+assert_contains "$out" "case packetfs.fix-1.measurements 07-bench: wall_s passed"
+assert_contains "$out" " budget=+5% verdict=kept"
 
 # A budget for a metric that no run reports.
 bench 'wal_s +5%'
@@ -54,4 +98,8 @@ wait_for lines_are 33
 assert_eq failing "$(reg field "$r" -1 status recipe=07-bench)" "a budget for no metric"
 assert_contains "$(reg field "$r" -1 note recipe=07-bench)" \
 	"wal_s: the budget's metric was not reported by any run; wall_s 1 -> 1.01 s"
+out=$(measure_suite) || fail "junitparser cannot read junit.xml: $(cat "$T/junit.xml")"
+assert_contains "$out" "suite measurements 3 1 0 0" "the measurements suite, a budget for no metric"
+assert_contains "$out" "case packetfs.fix-1.measurements 07-bench Failure"
+assert_contains "$out" "result 07-bench budget wal_s: the budget's metric was not reported by any run"
 exit 0

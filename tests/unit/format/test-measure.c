@@ -445,7 +445,7 @@ TEST(report)
 	mt[0].nhead = 0;
 	expect_shown(&r, MEASURE_INCOMPLETE, "wall_s: no head run reported it",
 		     "## 07-bench: incomplete - wall_s: no head run reported it",
-		     "| wall_s | s | lower | - | - | - | - | see budget | a side has no runs |");
+		     "| wall_s | s | lower | - | - | - | - | - | - | see budget | a side has no runs |");
 	r.nmetrics = 0;
 	ASSERT_EQ(measure_verdict(&r, why, sizeof(why)), MEASURE_FAILING);
 	m.nbudgets = 0;
@@ -459,6 +459,87 @@ TEST(report)
 	free(t);
 }
 
+/* measure_parse_row reads back each row that measure_render writes. */
+static void expect_rows(const struct measure_recipe_runs *r, const char *first_verdict)
+{
+	struct measure_row row;
+	char *t = render(r, 1), *line, *nl;
+	int rows = 0;
+
+	for (line = t; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (strncmp(line, "| ", 2) != 0 || strncmp(line, "| metric |", 10) == 0)
+			continue;
+		ASSERT_EQ(measure_parse_row(line, (size_t)(nl - line), &row), 0);
+		ASSERT_STREQ(row.metric, r->metrics[rows].name);
+		if (rows == 0)
+			ASSERT_STREQ(row.verdict, first_verdict);
+		rows++;
+	}
+	ASSERT_EQ(rows, (int)r->nmetrics);
+	free(t);
+}
+
+TEST(rows)
+{
+	static const double base[] = { 1.00, 1.02, 0.98 }, slow[] = { 1.20, 1.22, 1.18 };
+	static const char *const bad[] = {
+		"", "|", "| |", "|---|---|", "| metric | unit | better |",
+		"| wall_s | s | lower | 1 | 1.2 | 1.200 (+20.0%) | 0.98-1.02 | 1.18-1.22 | 1.1-1.3 | +2% |",
+		"| wall_s | s | lower | 1 | 1.2 | 1.200 | 0.98-1.02 | 1.18-1.22 | 1.1-1.3 | +2% | kept | x |",
+		"| wall_s | s | sideways | 1 | 1.2 | 1.2 | 0.98-1.02 | 1.18-1.22 | 1.1-1.3 | +2% | kept |",
+		"| wall s | s | lower | 1 | 1.2 | 1.2 | 0.98-1.02 | 1.18-1.22 | 1.1-1.3 | +2% | kept |",
+		"| wall_s |  | lower | 1 | 1.2 | 1.2 | 0.98-1.02 | 1.18-1.22 | 1.1-1.3 | +2% | kept |",
+		"| wall_s | s | lower | 1 | 1.2 | 1.2 | 0.98-1.02 | 1.18-1.22 | 1.1-1.3 | +2% | kept|",
+		"| wall_s | s | lower | 1 | 1.2 | 1.2 | 0.98-1.02 | 1.18-1.22 | 1.1-1.3 | +2% | a|b |",
+		"| wall_s | s | lower | 1 | 1.2 | 1.2 | 0.98-1.02 | 1.18-1.22 | 1.1-1.3 | +2% | "
+		"a verdict cell longer than its field |",
+	};
+	struct recipe_measure m = {0};
+	struct measure_metric_runs mt;
+	struct measure_recipe_runs r;
+	struct measure_row row;
+	size_t i;
+
+	ASSERT_EQ(measure_take(&m, "measure", "base"), 1);
+	ASSERT_EQ(measure_take(&m, "budget", "wall_s +2%"), 1);
+	memset(&mt, 0, sizeof(mt));
+	strcpy(mt.name, "wall_s");
+	strcpy(mt.unit, "s");
+	mt.base = base;
+	mt.nbase = 3;
+	mt.head = slow;
+	mt.nhead = 3;
+	r.recipe = "07-bench";
+	r.base_commit = r.head_commit = "";
+	r.measure = &m;
+	r.metrics = &mt;
+	r.nmetrics = 1;
+	expect_rows(&r, "worse beyond budget");
+	mt.nhead = 0; /* the short form: a side without runs */
+	expect_rows(&r, "a side has no runs");
+	measure_clear(&m);
+
+	ASSERT_EQ(measure_parse_row("| wall_s | s | lower | 1 | 1.2 | 1.200 (+20.0%) | 0.98-1.02 | "
+				    "1.18-1.22 | 1.168-1.232 | +2% | worse beyond budget |", 115, &row),
+		  0);
+	ASSERT_STREQ(row.unit, "s");
+	ASSERT_STREQ(row.better, "lower");
+	ASSERT_STREQ(row.base_median, "1");
+	ASSERT_STREQ(row.head_median, "1.2");
+	ASSERT_STREQ(row.ratio, "1.200 (+20.0%)");
+	ASSERT_STREQ(row.base_range, "0.98-1.02");
+	ASSERT_STREQ(row.head_range, "1.18-1.22");
+	ASSERT_STREQ(row.ci, "1.168-1.232");
+	ASSERT_STREQ(row.budget, "+2%");
+	ASSERT_STREQ(row.verdict, "worse beyond budget");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(measure_parse_row(bad[i], strlen(bad[i]), &row), -EINVAL);
+		ASSERT_STREQ(row.metric, ""); /* zeroed, also when refused midway */
+		ASSERT_STREQ(row.verdict, "");
+	}
+}
+
 int main(void)
 {
 	RUN(headers);
@@ -468,5 +549,6 @@ int main(void)
 	RUN(ends);
 	RUN(coverage);
 	RUN(report);
+	RUN(rows);
 	return 0;
 }

@@ -3,7 +3,7 @@
  * against real git repositories: the merge-base of a branch that moved on
  * and an item head, a detached worktree of each side that git itself sees
  * as clean and detached, made afresh over an earlier run's leftovers, and
- * bad names, commits and revisions.
+ * bad names, commits and revisions; given to another owner (run_as).
  *
  * Everything lives in a mkdtemp directory under /tmp, which also serves as
  * HOME so the user's git config cannot leak in; it is removed at exit.
@@ -15,11 +15,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "git.h"
 #include "git-env.h"
 #include "test.h"
 #include "util.h"
+
+/* No owner given: the checkout stays the caller's. */
+#define NO_OWNER (uid_t)-1, (gid_t)-1
 
 static char root[64] = "/tmp/pfs-repo-side-XXXXXX";
 
@@ -61,8 +65,8 @@ TEST(sides)
 	ASSERT_EQ(repo_merge_base(repo, "nosuch", head, mb), -ENOENT);
 	ASSERT_EQ(repo_merge_base("/nonexistent", "main", head, mb), -ENOENT);
 
-	ASSERT_EQ(repo_side_checkout(repo, base, "measure-base", wt_base, err, sizeof(err)), 0);
-	ASSERT_EQ(repo_side_checkout(repo, head, "measure-head", wt_head, err, sizeof(err)), 0);
+	ASSERT_EQ(repo_side_checkout(repo, base, "measure-base", wt_base, NO_OWNER, err, sizeof(err)), 0);
+	ASSERT_EQ(repo_side_checkout(repo, head, "measure-head", wt_head, NO_OWNER, err, sizeof(err)), 0);
 	SH("grep -qx v1 %s/f && test ! -e %s/g && test ! -e %s/h", wt_base, wt_base, wt_base);
 	SH("grep -qx v2 %s/f && grep -qx new %s/g", wt_head, wt_head);
 	/* git sees each as a clean, detached checkout of its commit. */
@@ -78,7 +82,7 @@ TEST(sides)
 
 	/* A second checkout starts afresh: an earlier build is gone. */
 	SH("mkdir %s/build && echo stale >%s/build/out && echo edit >>%s/f", wt_base, wt_base, wt_base);
-	ASSERT_EQ(repo_side_checkout(repo, base, "measure-base", wt_base, err, sizeof(err)), 0);
+	ASSERT_EQ(repo_side_checkout(repo, base, "measure-base", wt_base, NO_OWNER, err, sizeof(err)), 0);
 	ASSERT(stat(wt_base, &st) == 0);
 	SH("test ! -e %s/build && grep -qx v1 %s/f", wt_base, wt_base);
 	git_out(wt_base, "status --porcelain", got, sizeof(got));
@@ -93,13 +97,38 @@ TEST(sides)
 	ASSERT_EQ(repo_side_remove(repo, "measure-base", wt_base), 0);
 
 	/* Bad input makes nothing. */
-	ASSERT_EQ(repo_side_checkout(repo, base, "../x", wt_base, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(repo_side_checkout(repo, base, "../x", wt_base, NO_OWNER, err, sizeof(err)), -EINVAL);
 	ASSERT_STREQ(err, "bad worktree name or commit id");
-	ASSERT_EQ(repo_side_checkout(repo, "main", "measure-base", wt_base, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(repo_side_checkout(repo, "main", "measure-base", wt_base, NO_OWNER, err, sizeof(err)),
+		  -EINVAL);
 	ASSERT_EQ(repo_side_checkout(repo, "0123456789012345678901234567890123456789", "measure-base",
-				     wt_base, err, sizeof(err)), -ENOENT);
+				     wt_base, NO_OWNER, err, sizeof(err)), -ENOENT);
 	ASSERT(err[0] != '\0');
 	SH("test ! -e %s && test ! -e %s/.git/worktrees/measure-base", wt_base, repo);
+}
+
+/* For run_as: the checkout and its administrative directory are the
+ * user's (root only: chown). */
+TEST(owner)
+{
+	char repo[128], wt[160], admin[192], head[41];
+	struct stat st;
+
+	if (geteuid() != 0)
+		return;
+	snprintf(repo, sizeof(repo), "%s/own", root);
+	snprintf(wt, sizeof(wt), "%s/own-side", root);
+	snprintf(admin, sizeof(admin), "%s/.git/worktrees/measure-own", repo);
+	SH("git init -q -b main %s && echo v1 >%s/f && mkdir %s/d && echo x >%s/d/g && "
+	   "git -C %s add -A && git -C %s commit -qm one", repo, repo, repo, repo, repo, repo);
+	git_out(repo, "rev-parse HEAD", head, sizeof(head));
+	ASSERT_EQ(repo_side_checkout(repo, head, "measure-own", wt, 65534, 65534, NULL, 0), 0);
+	ASSERT(lstat(wt, &st) == 0 && st.st_uid == 65534 && st.st_gid == 65534);
+	ASSERT(lstat(admin, &st) == 0 && st.st_uid == 65534);
+	SH("test \"$(find %s %s ! -uid 65534 | wc -l)\" = 0", wt, admin);
+	/* The repository itself stays its owner's. */
+	ASSERT(lstat(repo, &st) == 0 && st.st_uid == 0);
+	ASSERT_EQ(repo_side_remove(repo, "measure-own", wt), 0);
 }
 
 int main(void)
@@ -107,5 +136,6 @@ int main(void)
 	ASSERT(mkdtemp(root) != NULL);
 	test_git_env(root, "");
 	RUN(sides);
+	RUN(owner);
 	return test_rmtree(root);
 }
