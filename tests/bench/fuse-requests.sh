@@ -17,7 +17,7 @@
 # counts are the requests the kernel sent to that mount while the shape ran (every process,
 # so background requests count too); cpu ms is the daemon's utime + stime (/proc/PID/stat).
 set -euo pipefail
-ITEMS=250 FILES=500 SHAPES="py-create sh-append editor-save find-stat ls-lR"
+ITEMS=250 FILES=500 SHAPES="py-create sh-append editor-save read find-stat ls-lR"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--items) ITEMS=$2 && shift 2 ;;
