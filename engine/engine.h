@@ -166,9 +166,9 @@ int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *a
  * engine_readdir for a listing: cb's st holds only mode (the type, and the
  * permission bits where they cost nothing), view and stable as they hold
  * for the entry's kind (an entry whose kind is stable may still report
- * stable 0 to engine_getattr, e.g. a document held open for writing); size and times
- * are 0. No view is rendered and no entry is looked up one by one, so a
- * listing costs the queries of its directory only. Any thread.
+ * stable 0 to engine_getattr, e.g. a document held open for writing); size
+ * and times are 0. No view is rendered and no entry is looked up one by one,
+ * so a listing costs the queries of its directory only. Any thread.
  */
 int engine_list(struct engine *e, const char *path, engine_dir_cb cb, void *arg);
 /* The target of a symlink (the item's worktree link, a symlink made in a
