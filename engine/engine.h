@@ -83,7 +83,10 @@ struct pfs_stat {
 	                   * kernel cache them (fs/fs_cache.c "Caching"). 0 for views and
 	                   * growing logs, the subdirectories of .history and the
 	                   * fixed directories of an archived item, documents held
-	                   * open and directories holding a document created open
+	                   * open for writing or with a change not stored (from the
+	                   * open until the release of the last writer has
+	                   * committed; engine_file_getattr of a handle says the
+	                   * same) and directories holding a document created open
 	                   * and not stored yet. */
 	int list_stable;  /* directories: 1 when stable and its listing changes only
 	                   * through the mount or by an entry the engine reports
@@ -163,9 +166,9 @@ int engine_readdir(struct engine *e, const char *path, engine_dir_cb cb, void *a
  * engine_readdir for a listing: cb's st holds only mode (the type, and the
  * permission bits where they cost nothing), view and stable as they hold
  * for the entry's kind (an entry whose kind is stable may still report
- * stable 0 to engine_getattr, e.g. a document held open); size and times
- * are 0. No view is rendered and no entry is looked up one by one, so a
- * listing costs the queries of its directory only. Any thread.
+ * stable 0 to engine_getattr, e.g. a document held open for writing); size
+ * and times are 0. No view is rendered and no entry is looked up one by one,
+ * so a listing costs the queries of its directory only. Any thread.
  */
 int engine_list(struct engine *e, const char *path, engine_dir_cb cb, void *arg);
 /* The target of a symlink (the item's worktree link, a symlink made in a

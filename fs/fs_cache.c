@@ -7,7 +7,8 @@
  *
  * Caching. The kernel keeps every entry (name -> inode) for CACHE_TTL, and
  * the attributes the engine calls stable (struct pfs_stat: documents not
- * held open, document and item directories without a document created
+ * held open for writing, through the path or through a handle open for
+ * reading, document and item directories without a document created
  * open and not stored yet, the root and the fixed directories that have no
  * item, an item's stages/, validation/, validation/logs/ and .history/,
  * whose times follow the item's updated time, sealed logs) for as long;

@@ -62,7 +62,7 @@ static int resolve_doc(struct engine *e, struct node *n)
 	if (d) {
 		packet__od_meta(e, d, &n->doc);
 		n->kind = N_DOC;
-		n->open = 1;
+		n->open = !packet__od_quiet(d);
 	}
 	pthread_mutex_unlock(&e->files_lock);
 	if (d)
@@ -448,7 +448,9 @@ static int node_stable(struct engine *e, struct node *n)
 	if (!packet__stable_kind(n->kind))
 		return 0;
 	/* A file with several names changes through names the kernel does
-	 * not connect to this one. */
+	 * not connect to this one. One held open for writing changes at its
+	 * commits, which the kernel does not see (the ctime moves); one
+	 * open for reading only does not change by being read. */
 	if (n->kind == N_DOC)
 		return !n->open && n->doc.nlink <= 1;
 	if (n->kind == N_ITEM)

@@ -49,6 +49,29 @@ static int wants_write(int flags)
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 }
 
+int packet__od_quiet(struct open_doc *d)
+{
+	int clean;
+
+	pthread_mutex_lock(&d->lock);
+	clean = !d->dirty && d->stored && !d->unlinked && !d->commit_failed;
+	pthread_mutex_unlock(&d->lock);
+	return clean && d->writers == 0;
+}
+
+/* Drops a handle's reference on d, and its count as a writer (wr) once
+ * what it wrote is committed. */
+static void od_release(struct engine *e, struct open_doc *d, int wr)
+{
+	if (wr) {
+		pthread_mutex_lock(&e->files_lock);
+		assert(d->writers > 0);
+		d->writers--;
+		pthread_mutex_unlock(&e->files_lock);
+	}
+	packet__od_put(e, d);
+}
+
 int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		     const struct pfs_caller *who, struct pfs_file **out)
 {
@@ -150,6 +173,13 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		rc = packet__od_get(e, n.item.id, n.rel, creating, creating && (flags & O_EXCL),
 				    n.doc.mode, n.doc.uid, n.doc.gid, &f->od);
 		f->trunc_pending = creating;
+		/* Counted before anything changes it (O_TRUNC): from here on
+		 * its attributes are not stable (packet__od_quiet). */
+		if (rc == 0 && wr) {
+			pthread_mutex_lock(&e->files_lock);
+			f->od->writers++;
+			pthread_mutex_unlock(&e->files_lock);
+		}
 		if (rc == 0 && (flags & O_TRUNC) && wr) {
 			pthread_mutex_lock(&f->od->lock);
 			f->trunc_pending |= f->od->content.len > 0;
@@ -194,7 +224,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	}
 	if (rc) {
 		if (f->od)
-			packet__od_put(e, f->od);
+			od_release(e, f->od, wr);
 		packet__record_release(e, f->rec, &f->opener);
 		buf_free(&f->snap);
 		pthread_mutex_destroy(&f->lock);
@@ -681,7 +711,7 @@ void engine_file_release(struct pfs_file *f)
 		packet__refuse(f->e, f->item_id, f->item_name,
 			       "incomplete last line (no newline) not stored");
 	if (f->od)
-		packet__od_put(f->e, f->od);
+		od_release(f->e, f->od, wants_write(f->flags));
 	buf_free(&f->snap);
 	buf_free(&f->line);
 	buf_free(&f->reply);
@@ -716,12 +746,13 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 
 	if (f->kind == N_DOC) {
 		struct doc_meta m;
-		int unlinked;
+		int unlinked, quiet;
 
 		memset(st, 0, sizeof(*st));
 		pthread_mutex_lock(&e->files_lock);
 		packet__od_meta(e, f->od, &m);
 		unlinked = f->od->unlinked;
+		quiet = packet__od_quiet(f->od);
 		pthread_mutex_unlock(&e->files_lock);
 		st->mode = S_IFREG | m.mode;
 		st->size = m.size;
@@ -733,6 +764,8 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		st->unlinked = unlinked;
 		st->uid = packet__uid(e, m.uid);
 		st->gid = packet__gid(e, m.gid);
+		/* As a stat by path gives it (node_stable). */
+		st->stable = quiet && m.nlink <= 1;
 		return 0;
 	}
 	if (f->kind == N_PFS_TMP) {

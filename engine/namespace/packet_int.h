@@ -93,7 +93,8 @@ struct node {
 	int rev;             /* N_HISTORY_FILE */
 	char name[256];      /* N_RECIPE, N_PFS_TMP: the file name */
 	struct doc_meta doc; /* N_DOC, N_DOCDIR; sizes of logs and history files */
-	int open;            /* N_DOC: held open (doc is the open document's state) */
+	int open;            /* N_DOC: held open for writing or with changes not stored
+			      * (doc is the open document's state; packet__od_quiet) */
 	int sealed;          /* logs: the run ended and its log is sealed (packet__run_sealed) */
 };
 
@@ -101,6 +102,8 @@ struct open_doc {
 	int64_t item_id;
 	char *rel;            /* protected by files_lock */
 	int refs;             /* protected by files_lock */
+	int writers;          /* protected by files_lock: handles open for writing, until
+			       * their release has committed (packet__od_quiet) */
 	int unlinked;         /* protected by files_lock */
 	pthread_mutex_t lock;
 	struct buf content;   /* protected by lock */
@@ -258,6 +261,12 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 		   mode_t mode, uid_t uid, gid_t gid, struct open_doc **out);
 /* Drops a reference; the last one frees the document (nothing committed). */
 void packet__od_put(struct engine *e, struct open_doc *d);
+/* Whether d is held open by readers only, with nothing pending: its
+ * attributes are then its stored row's, which change only by an operation
+ * through the mount or one the engine reports, as a closed document's do
+ * (struct pfs_stat's stable; packet_file.c). Takes d->lock; files_lock
+ * held. */
+int packet__od_quiet(struct open_doc *d);
 /* Commits a changed open document as a new revision (or amends the
  * revision amend); *rev_id (may be NULL) gets the current one. 0 or a
  * negative errno. Takes ns_lock shared, files_lock and d->lock. */

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# tests/bench/fuse-requests.sh - the FUSE requests each shape of use sends, by opcode, and the
+# daemon's CPU time for it, for packetfs builds and for bindfs over the same files, in one run.
+# Run on demand (root: it counts with the kernel's fuse:fuse_request_send tracepoint through
+# perf), not part of the test suite:
+#
+#	bash tests/bench/fuse-requests.sh [--items N] [--files N] [--shapes 'S ...'] [BIN ...]
+#
+# BIN defaults to build/cli/packetfs; with several, each is measured in turn (A/B of builds).
+# Shapes: py-create (--files files made by Python os.open, os.write of 4 KiB, os.close),
+# sh-append (--files lines appended with `>>` from a bash loop, one open per line),
+# editor-save (--files / 10 saves: write a temporary file, fsync, rename it over the
+# document), find-stat (`find -type f -exec stat {} +` over a tree of --items items, warm),
+# ls-lR (`ls -lR` of that tree, warm), read (`cat` of a document of --files x 64 KiB, 3 times,
+# after one untimed pass). The tree: --items items (default 250) of brief.md and
+# plan.md each, made through the mount; bindfs serves `cp -r` of the mount's items. The
+# counts are the requests the kernel sent to that mount while the shape ran (every process,
+# so background requests count too); cpu ms is the daemon's utime + stime (/proc/PID/stat).
+set -euo pipefail
+ITEMS=250 FILES=500 SHAPES="py-create sh-append editor-save read find-stat ls-lR"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--items) ITEMS=$2 && shift 2 ;;
+	--files) FILES=$2 && shift 2 ;;
+	--shapes) SHAPES=$2 && shift 2 ;;
+	-h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
+	*) break ;;
+	esac
+done
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BINS=("$@")
+[ ${#BINS[@]} -gt 0 ] || BINS=("$ROOT/build/cli/packetfs")
+for b in "${BINS[@]}"; do
+	[ -x "$b" ] || { echo "fuse-requests.sh: $b: not an executable" >&2; exit 2; }
+done
+command -v perf >/dev/null || { echo "fuse-requests.sh: perf is needed" >&2; exit 2; }
+command -v bindfs >/dev/null || { echo "fuse-requests.sh: bindfs is needed" >&2; exit 2; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-fuse-requests.XXXXXX")
+MNTS=()
+cleanup()
+{
+	local m
+	for m in "${MNTS[@]}"; do
+		fusermount3 -u -z "$m" 2>/dev/null || true
+	done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+TICK=$(getconf CLK_TCK)
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@packetfs.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@packetfs.invalid
+git init -q -b main "$W/repo"
+echo hello >"$W/repo/README"
+git -C "$W/repo" add README
+git -C "$W/repo" commit -q -m "initial commit"
+
+cpu_ticks()
+{
+	local s
+	s=$(cat "/proc/$1/stat")
+	s=${s##*) }
+	awk '{ print $12 + $13 }' <<<"$s"
+}
+
+# shape NAME DIR : runs the shape NAME in DIR (a document directory, or the tree's root).
+shape()
+{
+	local d=$2 i n=$FILES
+	case "$1" in
+	py-create)
+		python3 - "$d/many" "$n" <<'PY'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+buf = b"x" * 4096
+for i in range(n):
+    fd = os.open(os.path.join(d, "f%05d.txt" % i), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, buf)
+    os.close(fd)
+PY
+		;;
+	sh-append)
+		for ((i = 0; i < n; i++)); do
+			echo "{\"seq\": $i, \"what\": \"a line of a log\"}" >>"$d/many/log.jsonl"
+		done
+		;;
+	editor-save)
+		python3 - "$d/many" "$((n / 10))" <<'PY'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+doc = os.path.join(d, "notes.md")
+for i in range(n):
+    tmp = os.path.join(d, ".notes.md.swp")
+    with open(tmp, "w") as f:
+        f.write("# notes\n\nsave %d\n" % i)
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(tmp, doc)
+PY
+		;;
+	read)
+		[ -e "$d/many/big.bin" ] || head -c $((n * 65536)) /dev/zero >"$d/many/big.bin"
+		for i in 1 2 3; do
+			cat "$d/many/big.bin" >/dev/null
+		done
+		;;
+	find-stat) find "$d" -type f -exec stat {} + >/dev/null 2>&1 || true ;;
+	ls-lR) ls -lR "$d" >/dev/null 2>&1 || true ;;
+	esac
+}
+
+# measure TARGET MNT PID DIR : each shape once (find-stat and ls-lR after an untimed pass),
+# counting the requests sent to MNT and the CPU of PID; prints "TARGET SHAPE CPU_MS OP=N ...".
+measure()
+{
+	local target=$1 mnt=$2 pid=$3 dir=$4 dev s c0 c1
+	dev=$(mountpoint -d "$mnt")
+	dev=$((${dev%%:*} << 20 | ${dev##*:}))
+	for s in $SHAPES; do
+		case $s in find-stat | ls-lR | read) shape "$s" "$dir" ;; esac
+		c0=$(cpu_ticks "$pid")
+		perf record -q -a -e fuse:fuse_request_send --filter "connection == $dev" \
+			-o "$W/perf.data" -- bash -c "$(declare -f shape); FILES=$FILES shape $s '$dir'" \
+			>/dev/null 2>&1
+		c1=$(cpu_ticks "$pid")
+		perf script -i "$W/perf.data" -F trace 2>/dev/null |
+			sed -n 's/.*opcode [0-9]* (FUSE_\([A-Z_0-9]*\)).*/\1/p' | sort | uniq -c |
+			awk -v t="$target" -v s="$s" -v c=$(((c1 - c0) * 1000 / TICK)) \
+				'{ o = o " " $2 "=" $1 } END { print t, s, c o }'
+	done
+}
+
+# wait_pid PID : until PID has exited.
+wait_pid()
+{
+	while kill -0 "$1" 2>/dev/null; do
+		sleep 0.1
+	done
+}
+
+TREE_SHAPES=$(for s in $SHAPES; do case $s in find-stat | ls-lR) echo "$s" ;; esac; done)
+k=0
+for bin in "${BINS[@]}"; do
+	store=$W/store-$k mnt=$W/mnt-$k repo=$W/repo-$k
+	git clone -q "$W/repo" "$repo"
+	"$bin" init "$store" --repo "$repo" >/dev/null
+	mkdir "$mnt"
+	"$bin" mount "$store" "$mnt"
+	MNTS+=("$mnt")
+	pid=$(pgrep -f -- " mount $store $mnt\$" | head -n 1)
+	for ((i = 1; i <= ITEMS; i++)); do
+		mkdir "$mnt/item-$i"
+		printf '# Item %d\n\nzanzibar\n' "$i" >"$mnt/item-$i/brief.md"
+		printf '# Plan\n\n```validation-recipes\n01-build\n```\n' >"$mnt/item-$i/plan.md"
+	done
+	if [ $k -eq 0 ]; then
+		mkdir "$W/plain"
+		for ((i = 1; i <= ITEMS; i++)); do
+			cp -r "$mnt/item-$i" "$W/plain/" 2>/dev/null || true
+		done
+	fi
+	mkdir "$mnt/item-1/many"
+	measure "packetfs-$k" "$mnt" "$pid" "$mnt/item-1" >>"$W/raw"
+	SHAPES=$TREE_SHAPES measure "packetfs-$k" "$mnt" "$pid" "$mnt" >>"$W/raw.tree"
+	"$bin" umount "$mnt"
+	wait_pid "$pid"
+	k=$((k + 1))
+done
+mkdir "$W/bindfs" "$W/plain/item-1/many"
+bindfs "$W/plain" "$W/bindfs"
+MNTS+=("$W/bindfs")
+pid=$(pgrep -f -x "bindfs $W/plain $W/bindfs" | head -n 1)
+measure bindfs "$W/bindfs" "$pid" "$W/bindfs/item-1" >>"$W/raw"
+SHAPES=$TREE_SHAPES measure bindfs "$W/bindfs" "$pid" "$W/bindfs" >>"$W/raw.tree"
+fusermount3 -u "$W/bindfs"
+
+echo "# FUSE requests by opcode: $ITEMS items, $FILES files, $(nproc) CPUs, $(date -u +%FT%TZ)"
+for ((k = 0; k < ${#BINS[@]}; k++)); do
+	echo "# packetfs-$k: ${BINS[k]}"
+done
+echo "# shapes in item-1 (py-create, sh-append, editor-save, and find-stat, ls-lR of one item),"
+echo "# then find-stat and ls-lR of the whole tree (marked 'tree')"
+echo "| target | shape | daemon cpu ms | requests | by opcode |"
+echo "|---|---|--:|--:|---|"
+{
+	cat "$W/raw"
+	sed 's/^\([^ ]*\) \([^ ]*\)/\1 tree-\2/' "$W/raw.tree"
+} | sort -k2,2 -s | awk '{ n = 0; ops = ""; for (i = 4; i <= NF; i++) { split($i, a, "=");
+	n += a[2]; ops = ops " " $i } printf "| %s | %s | %s | %d |%s |\n", $1, $2, $3, n, ops }'
