@@ -120,6 +120,7 @@ static const char *const compat[] = {
 	NULL, /* 0012_dir_index: an index only; reads find the same rows */
 	NULL, /* 0013_states: constraints only; reads find the same rows */
 	NULL, /* 0014_item_template (compat_items) */
+	NULL, /* 0015_whole_slots: reads use rev_id and content alone */
 };
 
 /*

@@ -259,6 +259,11 @@ static int link_get(struct store *s, int64_t id, struct rev_link *l)
 		l->base = sqlite3_column_int64(st, 1);
 		l->size = (size_t)sqlite3_column_int64(st, 2);
 		rc = store__blob_out(st, 3, &l->data, &l->len);
+		/* A whole one's row is padded to its room (whole_put). */
+		if (rc == 0 && l->enc == REV_RAW && l->len > l->size) {
+			l->len = l->size;
+			l->data[l->len] = '\0';
+		}
 	}
 	store__done(st);
 	return rc;
@@ -388,7 +393,9 @@ static int pick_base(struct store *s, int64_t item, const char *path, int rev, i
 	return rc == -ENOENT ? -EIO : rc;
 }
 
-int store__rev_retire(struct store *s, int64_t id)
+/* store__rev_retire, and when keep, leaves revision id's row of whole for
+ * the caller to take over (store__rev_replace). */
+static int rev_retire(struct store *s, int64_t id, int keep)
 {
 	struct rev_pos base = {0};
 	sqlite3_stmt *st;
@@ -399,7 +406,7 @@ int store__rev_retire(struct store *s, int64_t id)
 	char *path = NULL;
 	int rc, rev = 0, kind = REV_KEPT;
 
-	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT " FROM "
+	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT ", r.size FROM "
 			  "revisions r LEFT JOIN whole w ON w.rev_id = r.id WHERE r.id = ? AND "
 			  "r.enc = 0 AND r.content IS NOT NULL", "I", id);
 	if (rc == 0) {
@@ -408,6 +415,8 @@ int store__rev_retire(struct store *s, int64_t id)
 		seq = sqlite3_column_int64(st, 3);
 		path = store__col_dup(st, 1);
 		rc = path ? store__blob_out(st, 4, &raw, &len) : -ENOMEM;
+		if (rc == 0 && len > (size_t)sqlite3_column_int64(st, 5))
+			len = (size_t)sqlite3_column_int64(st, 5); /* its room (whole_put) */
 	}
 	store__done(st);
 	if (rc)
@@ -427,7 +436,7 @@ int store__rev_retire(struct store *s, int64_t id)
 				 kind == REV_DELTA ? base.id : (int64_t)0,
 				 kind == REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? raw : enc,
 				 kind == REV_KEPT ? len : elen, id);
-	if (rc == 0)
+	if (rc == 0 && !keep)
 		rc = store__exec(s, "DELETE FROM whole WHERE rev_id = ?", "I", id);
 	if (rc == 0)
 		kept_put(s, id, raw, len);
@@ -437,6 +446,81 @@ out:
 	free(prefix);
 	free(enc);
 	return rc == -ENOENT ? 0 : rc;
+}
+
+int store__rev_retire(struct store *s, int64_t id)
+{
+	return rev_retire(s, id, 0);
+}
+
+/* The room of a row of whole for len bytes of content: room to grow, so
+ * that a few appends later the row still holds the content in place. */
+static size_t whole_room(size_t len)
+{
+	return len ? len + len / 8 + 512 : 0;
+}
+
+/* Stores len bytes of data as the whole content of revision id, in a row
+ * of whole padded with zeros to its room. The row of revision from (0:
+ * none; may be id), when there is one, is taken over: rewritten in place
+ * when len fits its room and the room is not more than twice what len
+ * needs, which writes only the pages whose bytes change (SQLite overwrites
+ * a row of the same size in place, page by page); else it is deleted and
+ * a new row made (none for empty content). Lock held, inside a
+ * transaction. 0 or a negative errno. */
+static int whole_put(struct store *s, int64_t id, const void *data, size_t len, int64_t from)
+{
+	sqlite3_stmt *st;
+	size_t room = 0;
+	char *buf;
+	int rc = 0, found = 0;
+
+	if (from) {
+		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE rev_id = ?", "I",
+				  from);
+		if (rc == 0) {
+			room = (size_t)sqlite3_column_int64(st, 0);
+			found = 1;
+		}
+		store__done(st);
+		if (rc && rc != -ENOENT)
+			return rc;
+		rc = 0;
+	}
+	if (found && (len > room || room > 2 * whole_room(len))) {
+		rc = store__exec(s, "DELETE FROM whole WHERE rev_id = ?", "I", from);
+		found = 0;
+	}
+	if (!found)
+		room = whole_room(len);
+	/* Empty content needs no row: reads find revisions.content, X''. */
+	if (rc || room == 0)
+		return rc;
+	buf = calloc(1, room);
+	if (!buf)
+		return -ENOMEM;
+	if (len)
+		memcpy(buf, data, len);
+	if (found)
+		rc = store__exec(s, "UPDATE whole SET rev_id = ?, content = ? WHERE rev_id = ?", "IbI",
+				 id, buf, room, from);
+	else
+		rc = store__exec(s, "INSERT INTO whole(rev_id, content) VALUES (?, ?)", "Ib", id, buf,
+				 room);
+	free(buf);
+	return rc;
+}
+
+int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len)
+{
+	return whole_put(s, id, data, len, id);
+}
+
+int store__rev_replace(struct store *s, int64_t prev, int64_t id, const void *data, size_t len)
+{
+	int rc = prev ? rev_retire(s, prev, 1) : 0;
+
+	return rc ? rc : whole_put(s, id, data, len, prev);
 }
 
 int store__rev_compact(struct store *s)

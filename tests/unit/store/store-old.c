@@ -70,7 +70,7 @@ void store_old_undo_compact(const char *dir)
 
 /*
  * What each migration of schema/ added, undone: undo[v] takes a store of
- * version v + 1 back to version v (0013 states ... 0002 times; 0008
+ * version v + 1 back to version v (0015 whole slots ... 0002 times; 0008
  * compact, which needs the store to decode: store_old_undo_compact).
  */
 static const char *const undo[] = {
@@ -149,6 +149,14 @@ static const char *const undo[] = {
 	       "ALTER TABLE items DROP COLUMN template;"
 	       "ALTER TABLE items DROP COLUMN engine;"
 	       "ALTER TABLE items DROP COLUMN review_request;",
+	/* 0015_whole_slots: whole keyed by revision, its content unpadded */
+	[14] = "CREATE TABLE whole_v14 (rev_id INTEGER PRIMARY KEY, content BLOB NOT NULL);"
+	       "INSERT INTO whole_v14 SELECT w.rev_id, substr(w.content, 1, r.size) FROM whole w "
+	       "JOIN revisions r ON r.id = w.rev_id;"
+	       "INSERT INTO whole_v14 SELECT id, X'' FROM revisions WHERE enc = 0 AND content "
+	       "IS NOT NULL AND id NOT IN (SELECT rev_id FROM whole);"
+	       "DROP TABLE whole;"
+	       "ALTER TABLE whole_v14 RENAME TO whole;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)
