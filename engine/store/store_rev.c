@@ -21,7 +21,8 @@
  *   the pages whose bytes changed (an append: the last page or two, not a
  *   new copy of the document), when the content fits the row's room
  *   (whole_room: padded with zeros, an eighth more than the content and
- *   512 bytes); else deleted, and its pages reused by the next write.
+ *   512 bytes, once the content outgrew its row); else deleted, and its
+ *   pages reused by the next write.
  * - When a revision stops being current (a newer write, an unlink, a
  *   rename away, a rename over it), store__rev_retire encodes it once, for
  *   good, with zstd: compressed against the content of an older revision of
@@ -479,14 +480,15 @@ static size_t whole_room(size_t len)
  * in place when len fits its room and the room is not more than twice what
  * len needs, which writes only the pages whose bytes change (SQLite
  * overwrites a row of the same key and size in place, page by page); else
- * it is deleted and a new row made. Lock held, inside a transaction. 0 or a
- * negative errno. */
+ * it is deleted and a new row made, with room to grow (whole_room) when
+ * the content outgrew the old one, else of len bytes. Lock held, inside a
+ * transaction. 0 or a negative errno. */
 static int whole_put(struct store *s, int64_t id, const void *data, size_t len, int64_t slot)
 {
 	sqlite3_stmt *st;
 	size_t room = 0;
 	char *buf;
-	int rc = 0;
+	int rc = 0, grew = 0;
 
 	if (slot) {
 		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE slot = ?", "I",
@@ -501,10 +503,13 @@ static int whole_put(struct store *s, int64_t id, const void *data, size_t len, 
 	}
 	if (slot && (len > room || room > 2 * whole_room(len) || !room)) {
 		rc = store__exec(s, "DELETE FROM whole WHERE slot = ?", "I", slot);
+		grew = len > room;
 		slot = 0;
 	}
+	/* Room to grow once the content did: most documents are written
+	 * once, and padding theirs would only fill pages. */
 	if (!slot)
-		room = whole_room(len);
+		room = grew ? whole_room(len) : len;
 	if (rc == 0 && room) {
 		buf = calloc(1, room);
 		if (!buf)
