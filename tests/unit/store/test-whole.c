@@ -71,6 +71,26 @@ static void expect_doc(struct store *s, const char *path, const void *want, size
 	free(data);
 }
 
+/* Every row of whole is named by one current revision and every slot
+ * names a row: no row left behind, none shared. */
+static void expect_slots(struct store *s)
+{
+	sqlite3_stmt *st;
+
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__prepare(s, &st, "SELECT (SELECT count(*) FROM whole), (SELECT "
+				 "count(DISTINCT slot) FROM revisions), (SELECT count(*) FROM "
+				 "revisions WHERE slot IS NOT NULL), (SELECT count(*) FROM revisions r "
+				 "WHERE slot IS NOT NULL AND (enc <> 0 OR NOT EXISTS (SELECT 1 FROM "
+				 "whole w WHERE w.slot = r.slot)))", ""), 0);
+	ASSERT_EQ(store__step(s, st), 1);
+	ASSERT_EQ(sqlite3_column_int(st, 0), sqlite3_column_int(st, 1));
+	ASSERT_EQ(sqlite3_column_int(st, 1), sqlite3_column_int(st, 2));
+	ASSERT_EQ(sqlite3_column_int(st, 3), 0);
+	store__done(st);
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void put(struct store *s, const char *path, const void *data, size_t len)
 {
 	ASSERT_EQ(store_doc_write(s, item, path, data, len, (mode_t)-1, -1, "write", &who, NULL), 0);
@@ -105,6 +125,7 @@ TEST(appends)
 		grown(&b, k);
 		expect_rev(s, "log.md", k + 1, b.data, b.len);
 	}
+	expect_slots(s);
 	store_close(s);
 	buf_free(&b);
 }
@@ -141,6 +162,7 @@ TEST(sizes)
 				expect_rev(s, "sizes.txt", (int)j + 1, data, sizes[j]);
 		}
 		data[0] = 'z';
+		expect_slots(s);
 		store_close(s);
 		s = test_store_open(dir, 0, 0);
 	}
@@ -148,9 +170,10 @@ TEST(sizes)
 	free(data);
 }
 
-/* A store of version 14 (whole keyed by revision, unpadded) reads through
- * a read-only open, then upgrades; every revision reads back, and appends
- * after the upgrade do too. */
+/* A store of version 14 (whole keyed by revision, unpadded, a row for
+ * empty content too) reads through a read-only open, then upgrades; every
+ * revision reads back, and appends after the upgrade do too, to a document
+ * that was empty as well. */
 TEST(upgrade)
 {
 	struct store *s = test_store_open(dir, 0, 0);
@@ -162,6 +185,7 @@ TEST(upgrade)
 		grown(&b, k);
 		put(s, "old.md", b.data, b.len);
 	}
+	put(s, "empty.md", "", 0);
 	store_close(s);
 	store_old_downgrade(dir, 14, NULL);
 	for (pass = 0; pass < 2; pass++) {
@@ -172,6 +196,7 @@ TEST(upgrade)
 			expect_rev(s, "old.md", k + 1, b.data, b.len);
 		}
 		expect_doc(s, "old.md", b.data, b.len);
+		expect_doc(s, "empty.md", "", 0);
 		store_close(s);
 	}
 	s = test_store_open(dir, 0, 0);
@@ -183,6 +208,10 @@ TEST(upgrade)
 		grown(&b, k);
 		expect_rev(s, "old.md", k + 1, b.data, b.len);
 	}
+	put(s, "empty.md", "filled\n", 7);
+	expect_doc(s, "empty.md", "filled\n", 7);
+	expect_rev(s, "empty.md", 1, "", 0);
+	expect_slots(s);
 	store_close(s);
 	buf_free(&b);
 }
