@@ -541,8 +541,10 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 				 "AND path = ?", "sIIs", to, util_now_ns(), item, from);
 	if (rc || m->is_dir)
 		return rc;
+	/* The copy takes the moved revision's row of whole over: the same
+	 * bytes, so no page of the content is written again. */
 	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, m, who, &rev_id, NULL,
-		     0);
+		     m->rev_id);
 	if (rc == 0)
 		rc = rev_add(s, item, from, "rename", NULL, 0, 0, 1, m->mode, m, who, NULL, NULL, 0);
 	if (rc == 0)

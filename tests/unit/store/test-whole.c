@@ -4,7 +4,8 @@
  * 40 KB document commits a few pages to the WAL, not a new copy of the
  * document; content that grows past its row's room, shrinks far below it,
  * becomes empty and comes back reads back byte for byte, current and as
- * history, also after a reopen; a store of version 14 upgrades with every
+ * history, also after a reopen; a rename writes no new copy of the
+ * content; a store of version 14 upgrades with every
  * revision reading back, and a read-only open reads it before that.
  */
 #include <errno.h>
@@ -170,6 +171,34 @@ TEST(sizes)
 	free(data);
 }
 
+/* A rename of a 200 KB document (a copy at the new name, a tombstone at
+ * the old one): the copy takes the row of whole over with the same bytes,
+ * so at most 12 pages reach the WAL, where writing the copy took 50 and
+ * more. Both histories read back. */
+TEST(rename)
+{
+	struct store *s = test_store_open(dir, 0, 0);
+	long long before, after;
+	char *data = malloc(200000);
+	size_t i;
+
+	ASSERT(data != NULL);
+	for (i = 0; i < 200000; i++)
+		data[i] = (char)('a' + (i * 11 + i / 17) % 26);
+	put(s, "from.bin", data, 200000);
+	before = wal_size();
+	ASSERT_EQ(store_doc_rename(s, item, "from.bin", "to.bin", 0, &who), 0);
+	after = wal_size();
+	if (after < before || (after - before) / FRAME > 12)
+		FAIL_AT("a rename wrote %lld WAL frames", (after - before) / FRAME);
+	expect_doc(s, "to.bin", data, 200000);
+	expect_rev(s, "to.bin", 1, data, 200000);
+	expect_rev(s, "from.bin", 1, data, 200000);
+	expect_slots(s);
+	store_close(s);
+	free(data);
+}
+
 /* A store of version 14 (whole keyed by revision, unpadded, a row for
  * empty content too) reads through a read-only open, then upgrades; every
  * revision reads back, and appends after the upgrade do too, to a document
@@ -227,6 +256,7 @@ int main(void)
 	store_close(s);
 	RUN(appends);
 	RUN(sizes);
+	RUN(rename);
 	RUN(upgrade);
 	return test_rmtree(dir);
 }
