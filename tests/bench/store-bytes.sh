@@ -10,8 +10,9 @@
 # BIN defaults to build/cli/packetfs. Each run of each build mounts a new store with one item
 # and, each measured on its own: N creates of a 4 KiB file in one directory (python, one
 # open-write-close each: W4's shape); N appends of a 52-byte line to one document (a bash
-# loop, `printf ... >>F`, one open-write-close each: W9's); N appends of a registry line to
-# validation/registry.jsonl (W5's). Each measure ends with the WAL checkpointed (the daemon's
+# loop, `printf ... >>F`, one open-write-close each: W9's); N editor saves of a 4 KiB document
+# (write .NAME.swp, fsync, rename over NAME: W4's); N `mv` of a 256 KiB document; N appends of
+# a registry line to validation/registry.jsonl (W5's). Each measure ends with the WAL checkpointed (the daemon's
 # checkpointer, or a last sync), so that the checkpoints' writes count. Builds alternate run by
 # run; the table shows the medians.
 set -euo pipefail
@@ -92,6 +93,33 @@ appends()
 	done
 }
 
+saves()
+{
+	python3 - "$1" "$OPS" <<'PY'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+base = bytearray(b"x" * 4095 + b"\n")
+for i in range(n):
+    base[(i * 100) % 4000:(i * 100) % 4000 + 7] = b"changed"
+    tmp = os.path.join(d, ".doc.md.swp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, base)
+    os.fsync(fd)
+    os.close(fd)
+    os.rename(tmp, os.path.join(d, "doc.md"))
+PY
+}
+
+# A rename of a 256 KiB document back and forth (mv), one per operation.
+moves()
+{
+	local i
+	head -c 262144 /dev/zero | tr '\0' 'm' >"$1/a.bin"
+	for ((i = 0; i < OPS; i++)); do
+		if ((i % 2 == 0)); then mv "$1/a.bin" "$1/b.bin"; else mv "$1/b.bin" "$1/a.bin"; fi
+	done
+}
+
 registry()
 {
 	local i
@@ -115,6 +143,8 @@ one_run()
 	printf '# Item\n' >"$mnt/item/brief.md"
 	measure create "$pid" "$mnt" creates "$mnt/item/many"
 	measure append "$pid" "$mnt" appends "$mnt/item/log.md"
+	measure save "$pid" "$mnt" saves "$mnt/item"
+	measure mv "$pid" "$mnt" moves "$mnt/item"
 	measure registry "$pid" "$mnt" registry "$mnt/item/validation/registry.jsonl"
 	"$bin" umount "$mnt"
 	MNT=""
@@ -137,7 +167,7 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 print("| per operation | A wchar B | B wchar B | A disk B | B disk B | A cpu us | B cpu us |")
 print("|---|---|---|---|---|---|---|")
-for n in ("create", "append", "registry"):
+for n in ("create", "append", "save", "mv", "registry"):
     m = [[statistics.median(int(r[c]) for r in rows if r[0] == k and r[1] == n)
           for k in "01"] for c in (2, 3, 4)]
     print("| %s | %d | %d | %d | %d | %d | %d |" % (n, m[0][0], m[0][1], m[1][0], m[1][1],
