@@ -112,7 +112,7 @@ static const char *const compat[] = {
 	"CREATE TEMP TABLE xattrs (item_id INTEGER, path TEXT, name TEXT, value BLOB);",
 	/* 0008_compact: every revision of an older store is whole, in content
 	 * (compat_revisions) */
-	"CREATE TEMP VIEW whole AS SELECT 0 AS rev_id, X'' AS content WHERE 0;",
+	"CREATE TEMP VIEW whole AS SELECT 0 AS slot, X'' AS content WHERE 0;",
 	NULL, /* 0009_nodes (compat_documents, compat_revisions) */
 	NULL, /* 0010_links (compat_documents: every name its file's only one) */
 	/* 0011_carry: no line of an older store was carried in */
@@ -120,6 +120,9 @@ static const char *const compat[] = {
 	NULL, /* 0012_dir_index: an index only; reads find the same rows */
 	NULL, /* 0013_states: constraints only; reads find the same rows */
 	NULL, /* 0014_item_template (compat_items) */
+	/* 0015_whole_slots: a row of whole per current revision, keyed by it
+	 * (compat_revisions: the slot of each) */
+	"CREATE TEMP VIEW IF NOT EXISTS whole AS SELECT rev_id AS slot, content FROM main.whole;",
 };
 
 /*
@@ -129,8 +132,10 @@ static const char *const compat[] = {
  * wrong in err (errlen bytes) and a negative errno.
  */
 static int (*const migrate_c[])(struct store *s) = {
-	NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-	store__rev_compact, /* 0008_compact: encodes the revisions stored before */
+	NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	/* 0008_compact's step, which encodes the revisions stored before, with
+	 * the columns of 0015_whole_slots that store_rev.c reads */
+	store__rev_compact,
 };
 static int (*const migrate_check[])(struct store *s, char *err, size_t errlen) = {
 	[12] = store__states_check, /* 0013_states: only known states and statuses */
@@ -241,17 +246,19 @@ static int compat_documents(sqlite3 *db, int version)
 }
 
 /* The same for the columns of revisions (0008_compact: every revision
- * whole, in content; 0009_nodes). */
+ * whole, in content; 0009_nodes; 0015_whole_slots: a current revision's
+ * row of whole has its id). */
 static int compat_revisions(sqlite3 *db, int version)
 {
-	char sql[256];
+	char sql[384];
 
-	if (version >= 9)
+	if (version >= 15)
 		return 0;
-	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW revisions AS SELECT *%s%s FROM main.revisions;",
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW revisions AS SELECT *%s%s%s FROM main.revisions;",
 		 version < 8 ? ", 0 AS enc, NULL AS base, 0 AS depth, CASE WHEN content IS NULL "
 			       "THEN 0 ELSE 1 END AS seq" : "",
-		 ", 'file' AS kind, 0 AS rdev");
+		 version < 9 ? ", 'file' AS kind, 0 AS rdev" : "",
+		 version < 8 ? ", NULL AS slot" : ", CASE WHEN enc = 0 THEN id END AS slot");
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 

@@ -180,12 +180,15 @@ int store_doc_read(struct store *s, int64_t item_id, const char *path, char **da
  * Inserts a revision of path: content from data/len, or the content of
  * revision copy_from (> 0), or a tombstone (tomb). A content revision is
  * stored whole (in the table whole; store_rev.c) and gets the next seq of
- * the path's content revisions. Lock held, inside a transaction. Returns
- * the new revision's id and number.
+ * the path's content revisions; when it replaces revision prev (> 0) as
+ * the document's current one, prev is retired here and its row of whole
+ * taken over (store__rev_replace). Lock held, inside a transaction.
+ * Returns the new revision's id and number.
  */
 static int rev_add(struct store *s, int64_t item, const char *path, const char *op,
 		   const void *data, size_t len, int64_t copy_from, int tomb, mode_t mode,
-		   const struct doc_meta *node, const struct store_who *who, int64_t *rev_id, int *rev)
+		   const struct doc_meta *node, const struct store_who *who, int64_t *rev_id, int *rev,
+		   int64_t prev)
 {
 	/* content: X'' (the bytes are in whole) or a tombstone's NULL. */
 	static const char sql_add[] =
@@ -228,8 +231,7 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 	}
 	store__done(st);
 	if (rc == 0 && !tomb)
-		rc = store__exec(s, "INSERT INTO whole(rev_id, content) VALUES (?, ?)", "Ib", id,
-				 len ? data : "", len);
+		rc = store__rev_replace(s, prev, id, data, len);
 	free(copy);
 	return rc;
 }
@@ -284,15 +286,14 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 	if (mode != (mode_t)-1)
 		m.mode = mode & 07777;
 	if (rc == 0)
-		rc = rev_add(s, item_id, path, op, data, len, 0, 0, m.mode, &m, who, &rev_id, rev);
+		rc = rev_add(s, item_id, path, op, data, len, 0, 0, m.mode, &m, who, &rev_id, rev,
+			     created ? 0 : m.rev_id);
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, m.mode, mtime_ns, mtime_ns, uid, gid, &m);
 	if (rc == 0)
 		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
 	if (rc == 0 && created)
 		rc = touch_parent_locked(s, item_id, path);
-	else if (rc == 0)
-		rc = store__rev_retire(s, m.rev_id);
 	return store__txn_unlock(s, rc);
 }
 
@@ -316,8 +317,7 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 				 "base = NULL, depth = 0 WHERE id = ?", "IiI", (int64_t)len,
 				 (int)(mode & 07777), rev_id);
 	if (rc == 0)
-		rc = store__exec(s, "INSERT OR REPLACE INTO whole(rev_id, content) VALUES (?, ?)", "Ib",
-				 rev_id, len ? data : "", len);
+		rc = store__rev_whole(s, rev_id, data, len);
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, mtime_ns, mtime_ns, m.uid,
 			     m.gid, &m);
@@ -347,7 +347,7 @@ int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode
 		rc = -EEXIST;
 	else if (rc == -ENOENT)
 		rc = rev_add(s, item_id, path, "create", data, len, 0, 0, mode & 07777, &m, who,
-			     &rev_id, NULL);
+			     &rev_id, NULL, 0);
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, now, now, uid, gid, &m);
 	if (rc == 0)
@@ -381,7 +381,7 @@ int store_doc_link(struct store *s, int64_t item_id, const char *from, const cha
 	 * file's current revision stays the one from names). */
 	if (rc == 0)
 		rc = rev_add(s, item_id, to, "link", NULL, 0, m.rev_id, 0, m.mode, &m, who, &rev_id,
-			     NULL);
+			     NULL, 0);
 	if (rc == 0)
 		rc = store__rev_retire(s, rev_id);
 	if (rc == 0)
@@ -497,7 +497,7 @@ static int doc_remove(struct store *s, int64_t item_id, const char *path, int di
 			rc = undone;
 		else if (rc == 0 && !undone)
 			rc = rev_add(s, item_id, path, "unlink", NULL, 0, 0, 1, m.mode, &m, who, NULL,
-				     NULL);
+				     NULL, 0);
 	}
 	if (rc == 0 && dir)
 		rc = doc_delete(s, item_id, path);
@@ -541,9 +541,12 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 				 "AND path = ?", "sIIs", to, util_now_ns(), item, from);
 	if (rc || m->is_dir)
 		return rc;
-	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, m, who, &rev_id, NULL);
+	/* The copy takes the moved revision's row of whole over: the same
+	 * bytes, so no page of the content is written again. */
+	rc = rev_add(s, item, to, "rename", NULL, 0, m->rev_id, 0, m->mode, m, who, &rev_id, NULL,
+		     m->rev_id);
 	if (rc == 0)
-		rc = rev_add(s, item, from, "rename", NULL, 0, 0, 1, m->mode, m, who, NULL, NULL);
+		rc = rev_add(s, item, from, "rename", NULL, 0, 0, 1, m->mode, m, who, NULL, NULL, 0);
 	if (rc == 0)
 		rc = store__rev_retire(s, m->rev_id);
 	if (rc == 0)

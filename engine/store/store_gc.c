@@ -97,6 +97,9 @@ int store_gc_temp_name(const char *name)
 
 #define GC_REVS "(SELECT r.id FROM revisions r JOIN gc_paths g ON g.item_id = r.item_id AND " \
 		"g.path = r.path)"
+/* Their rows of whole (schema/0015_whole_slots.sql). */
+#define GC_SLOTS "(SELECT r.slot FROM revisions r JOIN gc_paths g ON g.item_id = r.item_id AND " \
+		 "g.path = r.path WHERE r.slot IS NOT NULL)"
 
 /* Fills gc_paths with what goes (the transaction is open). */
 static int gc_choose(struct store *s, const char *before)
@@ -204,11 +207,11 @@ int store_gc(struct store *s, const char *before, struct store_gc *out)
 		rc = gc_count(s, "SELECT COUNT(*), COALESCE(SUM(length(content)), 0) FROM revisions "
 			      "WHERE id IN " GC_REVS, &out->revisions, &out->bytes);
 	if (rc == 0)
-		rc = gc_count(s, "SELECT COALESCE(SUM(length(content)), 0), 0 FROM whole WHERE rev_id "
-			      "IN " GC_REVS, &whole, &none);
+		rc = gc_count(s, "SELECT COALESCE(SUM(length(content)), 0), 0 FROM whole WHERE slot "
+			      "IN " GC_SLOTS, &whole, &none);
 	out->bytes += whole;
 	if (rc == 0)
-		rc = store__script(s, "DELETE FROM whole WHERE rev_id IN " GC_REVS "; "
+		rc = store__script(s, "DELETE FROM whole WHERE slot IN " GC_SLOTS "; "
 				   "DELETE FROM revisions WHERE id IN " GC_REVS "; "
 				   "DELETE FROM xattrs WHERE (item_id, path) IN (SELECT item_id, path "
 				   "FROM gc_paths); DELETE FROM gc_paths");

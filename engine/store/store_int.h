@@ -207,6 +207,16 @@ int store__link_new(struct store *s, int64_t item, int64_t *link);
  * good, inside the caller's transaction. Does nothing to a tombstone or a
  * revision already encoded. 0 or a negative errno.
  *
+ * store__rev_whole: stores len bytes of data as the whole content of
+ * revision id, current, replacing what its row of whole held (in place
+ * when it fits). 0 or a negative errno.
+ *
+ * store__rev_replace: new revision id (len bytes of data) replaces prev
+ * (0: none) as its document's current one: retires prev, as
+ * store__rev_retire, and stores id's content whole in the row of whole
+ * that prev had, in place when it fits (a commit then writes the pages
+ * whose bytes changed, not the whole document). 0 or a negative errno.
+ *
  * store__rev_compact: retires every content revision that no document
  * names and that is still stored whole: the step of migration 0008, which
  * converts a store of an older packetfs. 0 or a negative errno.
@@ -217,6 +227,8 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len);
  * document for an unknown value (store_doc.c). */
 mode_t store__kind_type(sqlite3_stmt *st, int col);
 int store__rev_retire(struct store *s, int64_t id);
+int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len);
+int store__rev_replace(struct store *s, int64_t prev, int64_t id, const void *data, size_t len);
 int store__rev_compact(struct store *s);
 /* store_save.c, inside a transaction, lock held. store__life_carry moves
  * the life of path from (its revisions since its latest tombstone) to

@@ -11,12 +11,18 @@
  * - The current revision of a document (the one its documents row names)
  *   is kept whole, as written (enc REV_RAW): reading, mapping or appending
  *   to a document, by far the most frequent reads, costs what it did. Its
- *   bytes live in a table of their own, whole (rev_id, content), not in
+ *   bytes live in a table of their own, whole (slot, content), not in
  *   its revisions row: a row that held a large blob in a B-tree leaf and
  *   then shrank to a delta would leave that page mostly empty for good
  *   (rows are appended at the right edge; 300 appends left 700 KB of
- *   pages for 50 KB of revisions), while a row of whole is deleted at
- *   retirement and its pages reused by the next write.
+ *   pages for 50 KB of revisions), while a row of whole (a slot, which
+ *   revisions.slot of the current revision names) is passed on to the
+ *   document's next revision: rewritten in place, where SQLite writes only
+ *   the pages whose bytes changed (an append: the last page or two, not a
+ *   new copy of the document), when the content fits the row's room
+ *   (whole_room: padded with zeros, an eighth more than the content and
+ *   512 bytes, once the content outgrew its row); else deleted, and its
+ *   pages reused by the next write.
  * - When a revision stops being current (a newer write, an unlink, a
  *   rename away, a rename over it), store__rev_retire encodes it once, for
  *   good, with zstd: compressed against the content of an older revision of
@@ -251,7 +257,7 @@ static int link_get(struct store *s, int64_t id, struct rev_link *l)
 {
 	sqlite3_stmt *st;
 	int rc = store__first(s, &st, "SELECT r.enc, r.base, r.size, " WHOLE_CONTENT " FROM "
-			      "revisions r LEFT JOIN whole w ON w.rev_id = r.id WHERE r.id = ? AND "
+			      "revisions r LEFT JOIN whole w ON w.slot = r.slot WHERE r.id = ? AND "
 			      "r.content IS NOT NULL", "I", id);
 
 	if (rc == 0) {
@@ -259,6 +265,11 @@ static int link_get(struct store *s, int64_t id, struct rev_link *l)
 		l->base = sqlite3_column_int64(st, 1);
 		l->size = (size_t)sqlite3_column_int64(st, 2);
 		rc = store__blob_out(st, 3, &l->data, &l->len);
+		/* A whole one's row is padded to its room (whole_put). */
+		if (rc == 0 && l->enc == REV_RAW && l->len > l->size) {
+			l->len = l->size;
+			l->data[l->len] = '\0';
+		}
 	}
 	store__done(st);
 	return rc;
@@ -388,19 +399,25 @@ static int pick_base(struct store *s, int64_t item, const char *path, int rev, i
 	return rc == -ENOENT ? -EIO : rc;
 }
 
-int store__rev_retire(struct store *s, int64_t id)
+/* store__rev_retire; when slot is not NULL, leaves revision id's row of
+ * whole for the caller to take over (store__rev_replace) and names it in
+ * *slot (0: none). */
+static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 {
 	struct rev_pos base = {0};
 	sqlite3_stmt *st;
 	char *raw = NULL, *prefix = NULL;
 	void *enc = NULL;
 	size_t len = 0, plen = 0, elen = 0;
-	int64_t item = 0, seq = 0;
+	int64_t item = 0, seq = 0, at = 0;
 	char *path = NULL;
 	int rc, rev = 0, kind = REV_KEPT;
 
-	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT " FROM "
-			  "revisions r LEFT JOIN whole w ON w.rev_id = r.id WHERE r.id = ? AND "
+	if (slot)
+		*slot = 0;
+
+	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT ", r.size, r.slot FROM "
+			  "revisions r LEFT JOIN whole w ON w.slot = r.slot WHERE r.id = ? AND "
 			  "r.enc = 0 AND r.content IS NOT NULL", "I", id);
 	if (rc == 0) {
 		item = sqlite3_column_int64(st, 0);
@@ -408,6 +425,9 @@ int store__rev_retire(struct store *s, int64_t id)
 		seq = sqlite3_column_int64(st, 3);
 		path = store__col_dup(st, 1);
 		rc = path ? store__blob_out(st, 4, &raw, &len) : -ENOMEM;
+		if (rc == 0 && len > (size_t)sqlite3_column_int64(st, 5))
+			len = (size_t)sqlite3_column_int64(st, 5); /* its room (whole_put) */
+		at = sqlite3_column_int64(st, 6);
 	}
 	store__done(st);
 	if (rc)
@@ -423,12 +443,14 @@ int store__rev_retire(struct store *s, int64_t id)
 	/* Out of whole, into the row (REV_KEPT: as it was). */
 	if (rc == 0)
 		rc = store__exec(s, "UPDATE revisions SET enc = ?1, base = NULLIF(?2, 0), depth = ?3, "
-				 "content = ?4 WHERE id = ?5", "iIibI", kind,
+				 "content = ?4, slot = NULL WHERE id = ?5", "iIibI", kind,
 				 kind == REV_DELTA ? base.id : (int64_t)0,
 				 kind == REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? raw : enc,
 				 kind == REV_KEPT ? len : elen, id);
-	if (rc == 0)
-		rc = store__exec(s, "DELETE FROM whole WHERE rev_id = ?", "I", id);
+	if (rc == 0 && slot)
+		*slot = at;
+	else if (rc == 0 && at)
+		rc = store__exec(s, "DELETE FROM whole WHERE slot = ?", "I", at);
 	if (rc == 0)
 		kept_put(s, id, raw, len);
 out:
@@ -437,6 +459,98 @@ out:
 	free(prefix);
 	free(enc);
 	return rc == -ENOENT ? 0 : rc;
+}
+
+int store__rev_retire(struct store *s, int64_t id)
+{
+	return rev_retire(s, id, NULL);
+}
+
+/* The room of a row of whole for len bytes of content: room to grow, so
+ * that a few appends later the row still holds the content in place. */
+static size_t whole_room(size_t len)
+{
+	return len ? len + len / 8 + 512 : 0;
+}
+
+/* Stores len bytes of data as the whole content of revision id, in a row
+ * of whole padded with zeros to its room, which revisions.slot of id names
+ * (NULL for empty content, which needs no row: reads find revisions.content,
+ * X''). The row slot (0: none), when there is one, is taken over: rewritten
+ * in place when len fits its room and the room is not more than twice what
+ * len needs, which writes only the pages whose bytes change (SQLite
+ * overwrites a row of the same key and size in place, page by page); else
+ * it is deleted and a new row made, with room to grow (whole_room) when
+ * the content outgrew the old one, else of len bytes. Lock held, inside a
+ * transaction. 0 or a negative errno. */
+static int whole_put(struct store *s, int64_t id, const void *data, size_t len, int64_t slot)
+{
+	sqlite3_stmt *st;
+	size_t room = 0;
+	char *buf;
+	int rc = 0, grew = 0;
+
+	if (slot) {
+		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE slot = ?", "I",
+				  slot);
+		if (rc == 0)
+			room = (size_t)sqlite3_column_int64(st, 0);
+		store__done(st);
+		if (rc == -ENOENT)
+			slot = 0, rc = 0;
+		if (rc)
+			return rc;
+	}
+	if (slot && (len > room || room > 2 * whole_room(len) || !room)) {
+		rc = store__exec(s, "DELETE FROM whole WHERE slot = ?", "I", slot);
+		grew = len > room;
+		slot = 0;
+	}
+	/* Room to grow once the content did: most documents are written
+	 * once, and padding theirs would only fill pages. */
+	if (!slot)
+		room = grew ? whole_room(len) : len;
+	if (rc == 0 && room) {
+		buf = calloc(1, room);
+		if (!buf)
+			return -ENOMEM;
+		if (len)
+			memcpy(buf, data, len);
+		if (slot) {
+			rc = store__exec(s, "UPDATE whole SET content = ? WHERE slot = ?", "bI", buf,
+					 room, slot);
+		} else {
+			rc = store__exec(s, "INSERT INTO whole(content) VALUES (?)", "b", buf, room);
+			slot = sqlite3_last_insert_rowid(s->db);
+		}
+		free(buf);
+	}
+	if (rc == 0)
+		rc = store__exec(s, "UPDATE revisions SET slot = NULLIF(?, 0) WHERE id = ?", "II",
+				 room ? slot : (int64_t)0, id);
+	return rc;
+}
+
+int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len)
+{
+	sqlite3_stmt *st;
+	int64_t slot = 0;
+	int rc = store__first(s, &st, "SELECT slot FROM revisions WHERE id = ?", "I", id);
+
+	if (rc == 0)
+		slot = sqlite3_column_int64(st, 0);
+	store__done(st);
+	if (rc)
+		return rc;
+	return whole_put(s, id, data, len, slot);
+}
+
+int store__rev_replace(struct store *s, int64_t prev, int64_t id, const void *data, size_t len)
+{
+	int64_t slot = 0;
+	int rc = prev ? rev_retire(s, prev, &slot) : 0;
+
+	return rc ? rc : whole_put(s, id, data, len, slot);
 }
 
 int store__rev_compact(struct store *s)

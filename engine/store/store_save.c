@@ -129,7 +129,8 @@ static int probe_forget(struct store *s, int64_t item, const char *path, const s
 	store__done(st);
 	if (rc || !probe)
 		return rc == -ENOENT ? 0 : rc;
-	rc = store__exec(s, "DELETE FROM whole WHERE rev_id = ?", "I", m->rev_id);
+	rc = store__exec(s, "DELETE FROM whole WHERE slot = (SELECT slot FROM revisions WHERE "
+			 "id = ?)", "I", m->rev_id);
 	if (rc == 0)
 		rc = store__exec(s, "DELETE FROM revisions WHERE id = ?", "I", m->rev_id);
 	store__rev_forget(s);
@@ -180,7 +181,8 @@ int store__unlink_forget(struct store *s, int64_t item, const char *path, const 
 	store__done(st);
 	if (rc || !later)
 		return rc == -ENOENT ? 0 : rc;
-	rc = store__exec(s, "DELETE FROM whole WHERE rev_id = ?", "I", m->rev_id);
+	rc = store__exec(s, "DELETE FROM whole WHERE slot = (SELECT slot FROM revisions WHERE "
+			 "id = ?)", "I", m->rev_id);
 	if (rc == 0)
 		rc = store__exec(s, "DELETE FROM revisions WHERE id = ? OR id = ?", "II", m->rev_id,
 				 tomb_id);

@@ -37,9 +37,8 @@ void store_old_undo_compact(const char *dir)
 	int64_t ids[8192];
 	static char *datas[8192];
 	static size_t lens[8192];
-	char path[256], err[256] = "";
+	char err[256] = "";
 	size_t n = 0, i;
-	sqlite3 *db;
 
 	ASSERT_EQ(store_open(dir, 0, 0, &s, err, sizeof(err)), 0);
 	pthread_mutex_lock(&s->lock);
@@ -56,21 +55,11 @@ void store_old_undo_compact(const char *dir)
 	}
 	pthread_mutex_unlock(&s->lock);
 	store_close(s);
-
-	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_exec(db, "DROP TABLE whole;"
-			       "ALTER TABLE revisions DROP COLUMN enc;"
-			       "ALTER TABLE revisions DROP COLUMN base;"
-			       "ALTER TABLE revisions DROP COLUMN depth;"
-			       "ALTER TABLE revisions DROP COLUMN seq;", NULL, NULL, NULL),
-		  SQLITE_OK);
-	sqlite3_close(db);
 }
 
 /*
  * What each migration of schema/ added, undone: undo[v] takes a store of
- * version v + 1 back to version v (0013 states ... 0002 times; 0008
+ * version v + 1 back to version v (0015 whole slots ... 0002 times; 0008
  * compact, which needs the store to decode: store_old_undo_compact).
  */
 static const char *const undo[] = {
@@ -92,7 +81,12 @@ static const char *const undo[] = {
 	      "ALTER TABLE items DROP COLUMN dir_gid;"
 	      "ALTER TABLE items DROP COLUMN dir_mode;",
 	[6] = "DROP TABLE xattrs;",
-	[7] = "", /* 0008_compact: store_old_undo_compact */
+	/* 0008_compact: the contents put back by store_old_undo_compact */
+	[7] = "DROP TABLE whole;"
+	      "ALTER TABLE revisions DROP COLUMN enc;"
+	      "ALTER TABLE revisions DROP COLUMN base;"
+	      "ALTER TABLE revisions DROP COLUMN depth;"
+	      "ALTER TABLE revisions DROP COLUMN seq;",
 	[8] = "ALTER TABLE documents DROP COLUMN kind;"
 	      "ALTER TABLE documents DROP COLUMN rdev;"
 	      "ALTER TABLE revisions DROP COLUMN kind;"
@@ -149,6 +143,15 @@ static const char *const undo[] = {
 	       "ALTER TABLE items DROP COLUMN template;"
 	       "ALTER TABLE items DROP COLUMN engine;"
 	       "ALTER TABLE items DROP COLUMN review_request;",
+	/* 0015_whole_slots: whole keyed by revision, its content unpadded */
+	[14] = "CREATE TABLE whole_v14 (rev_id INTEGER PRIMARY KEY, content BLOB NOT NULL);"
+	       "INSERT INTO whole_v14 SELECT r.id, substr(w.content, 1, r.size) FROM whole w "
+	       "JOIN revisions r ON r.slot = w.slot;"
+	       "INSERT INTO whole_v14 SELECT id, X'' FROM revisions WHERE enc = 0 AND content "
+	       "IS NOT NULL AND slot IS NULL;"
+	       "DROP TABLE whole;"
+	       "ALTER TABLE whole_v14 RENAME TO whole;"
+	       "ALTER TABLE revisions DROP COLUMN slot;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)

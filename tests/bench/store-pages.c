@@ -1,0 +1,128 @@
+/*
+ * store-pages.c - pages and bytes each commit of the store writes to the
+ * WAL, through the store API (store.h), without a mount: the measure of
+ * what a change costs the store, independent of the machine's load. Built
+ * as build/tests/store-pages, run on demand (not a test):
+ *
+ *	build/tests/store-pages [N] [SIZE]
+ *
+ * Makes a new store in a temporary directory, and measures each of:
+ *   append    N appends of a 52-byte line to a document of SIZE bytes
+ *             (default 25,000), one revision each, as `>>` makes them
+ *   create    N new documents of 4 KiB, each made empty and then written
+ *             (two commits, as open(O_CREAT) and close make them)
+ *   save      N writes of a 4 KiB document with one line changed
+ *   registry  N registry lines (store_registry_append_event: the line and
+ *             its event)
+ * For each: the pages the store's connection wrote to the WAL per
+ * operation (SQLite's own count, sqlite3_db_status CACHE_WRITE), the WAL
+ * bytes that makes (a page and its 24-byte frame header each), and the
+ * commits per operation. N defaults to 1,000.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+#include "store_int.h"
+#include "test.h"
+
+static struct store *s;
+static int64_t item;
+static const struct store_who who = {1000, 42, "sh", ""};
+
+/* Pages the store's connection has written to the WAL so far. */
+static long long pages(void)
+{
+	int cur = 0, hi = 0;
+
+	pthread_mutex_lock(&s->lock);
+	sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_WRITE, &cur, &hi, 0);
+	pthread_mutex_unlock(&s->lock);
+	return cur;
+}
+
+static long long p0;
+static uint64_t c0;
+
+static void start(void)
+{
+	p0 = pages();
+	c0 = store_commits(s);
+}
+
+static void report(const char *name, int n)
+{
+	long long p = pages() - p0;
+
+	printf("| %s | %.2f | %.0f | %.2f |\n", name, (double)p / n,
+	       (double)p * (4096 + 24) / n, (double)(store_commits(s) - c0) / n);
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/pfs-store-pages-XXXXXX", path[64], line[64];
+	int n = argc > 1 ? atoi(argv[1]) : 1000;
+	size_t size = argc > 2 ? (size_t)atol(argv[2]) : 25000, i;
+	struct buf b;
+	char *doc;
+	int k;
+
+	ASSERT(n > 0);
+	ASSERT(mkdtemp(dir) != NULL);
+	ASSERT_EQ(store_open(dir, 1, 0, &s, NULL, 0), 0);
+	ASSERT_EQ(store_item_create_owned(s, "bench", "packetfs/bench", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &item), 0);
+	printf("| per operation (%d each) | WAL pages | WAL bytes | commits |\n", n);
+	printf("|---|---|---|---|\n");
+
+	buf_init(&b);
+	for (i = 0; i < size; i++)
+		ASSERT_EQ(buf_printf(&b, "%c", i % 52 == 51 ? '\n' : 'a' + (int)(i % 26)), 0);
+	ASSERT_EQ(store_doc_write(s, item, "log.md", b.data, b.len, (mode_t)-1, -1, "write", &who,
+				  NULL), 0);
+	start();
+	for (k = 0; k < n; k++) {
+		snprintf(line, sizeof(line), "%06d appended line of the log, fifty-two bytes\n", k);
+		ASSERT_EQ(buf_printf(&b, "%s", line), 0);
+		ASSERT_EQ(store_doc_write(s, item, "log.md", b.data, b.len, (mode_t)-1, -1, "write",
+					  &who, NULL), 0);
+	}
+	report("append", n);
+
+	doc = calloc(1, 4096);
+	ASSERT(doc != NULL);
+	memset(doc, 'x', 4095);
+	doc[4095] = '\n';
+	start();
+	for (k = 0; k < n; k++) {
+		snprintf(path, sizeof(path), "f%06d.txt", k);
+		ASSERT_EQ(store_doc_write(s, item, path, "", 0, 0644, -1, "create", &who, NULL), 0);
+		ASSERT_EQ(store_doc_write(s, item, path, doc, 4096, (mode_t)-1, -1, "write", &who,
+					  NULL), 0);
+	}
+	report("create 4 KiB", n);
+
+	start();
+	for (k = 0; k < n; k++) {
+		memcpy(doc + 100 * (k % 40), "changed", 7);
+		ASSERT_EQ(store_doc_write(s, item, "saved.md", doc, 4096, (mode_t)-1, -1, "write",
+					  &who, NULL), 0);
+	}
+	report("save 4 KiB", n);
+
+	start();
+	for (k = 0; k < n; k++) {
+		snprintf(line, sizeof(line), "{\"recipe\":\"99-manual\",\"status\":\"validated\",\"n\":%d}",
+			 k);
+		ASSERT_EQ(store_registry_append_event(s, item, line, "{\"event\":\"registry\"}"), 0);
+	}
+	report("registry line", n);
+
+	free(doc);
+	buf_free(&b);
+	store_close(s);
+	return test_rmtree(dir);
+}
