@@ -14,46 +14,12 @@
 # 2x between identical runs; the daemon's CPU time moves less and is the better A/B measure.
 set -euo pipefail
 ITEMS=1000 FILES=2000 RUNS=3
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--items) ITEMS=$2 && shift 2 ;;
-	--files) FILES=$2 && shift 2 ;;
-	--runs) RUNS=$2 && shift 2 ;;
-	-h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
-	*) break ;;
-	esac
-done
-[ $# -ge 1 ] || { echo "daemon-cpu.sh: a baseline binary is needed (--help)" >&2; exit 2; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BINS=("$1" "${2:-$ROOT/build/cli/packetfs}")
-for b in "${BINS[@]}"; do
-	[ -x "$b" ] || { echo "daemon-cpu.sh: $b: not an executable" >&2; exit 2; }
-done
-W=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-daemon-cpu.XXXXXX")
-MNT=""
-cleanup()
-{
-	[ -z "$MNT" ] || fusermount3 -u -z "$MNT" 2>/dev/null || true
-	rm -rf "$W"
-}
-trap cleanup EXIT
-TICK=$(getconf CLK_TCK)
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@packetfs.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@packetfs.invalid
-git init -q -b main "$W/repo"
-echo hello >"$W/repo/README"
-git -C "$W/repo" add README
-git -C "$W/repo" commit -q -m "initial commit"
-
-# cpu_ticks PID : utime + stime of PID in clock ticks (fields 14 and 15 of /proc/PID/stat,
-# counted after the command name, which may hold spaces).
-cpu_ticks()
-{
-	local s
-	s=$(cat "/proc/$1/stat")
-	s=${s##*) }
-	awk '{ print $12 + $13 }' <<<"$s"
-}
+# shellcheck source=ab.sh
+. "$ROOT/tests/bench/ab.sh"
+ab_args "items files runs" "$@"
+ab_pair
+ab_start
 
 # measure NAME PID CMD... : runs CMD once, then again timed; prints "NAME CPU_MS WALL_S".
 measure()
@@ -71,23 +37,14 @@ measure()
 # then FILES creates; the daemon has exited when it returns.
 one_run()
 {
-	local bin=$1 store=$W/store-$2 mnt=$W/mnt-$2 repo=$W/repo-$2 pid i c0 c1 t0 t1
-	git clone -q "$W/repo" "$repo" # items make branches: a repository of its own
-	"$bin" init "$store" --repo "$repo" >/dev/null
-	mkdir "$mnt"
-	"$bin" mount "$store" "$mnt"
-	MNT=$mnt
-	pid=$(pgrep -f -x "$bin mount $store $mnt" | head -n 1)
-	for ((i = 1; i <= ITEMS; i++)); do
-		mkdir "$mnt/item-$i"
-		printf '# Item %d\n\nzanzibar\n' "$i" >"$mnt/item-$i/brief.md"
-		printf '# Plan\n\n```validation-recipes\n01-build\n```\n' >"$mnt/item-$i/plan.md"
-	done
-	measure find "$pid" find "$mnt" -type f -printf '%s\n'
-	measure ls-lR "$pid" ls -lR "$mnt"
-	measure grep-r "$pid" grep -r zanzibar "$mnt"
+	local bin=$1 mnt=$W/mnt-$2 c0 c1 t0 t1
+	ab_mount "$bin" "$2"
+	ab_items "$mnt" "$ITEMS"
+	measure find "$PID" find "$mnt" -type f -printf '%s\n'
+	measure ls-lR "$PID" ls -lR "$mnt"
+	measure grep-r "$PID" grep -r zanzibar "$mnt"
 	mkdir "$mnt/item-1/many"
-	c0=$(cpu_ticks "$pid") t0=$(date +%s%N)
+	c0=$(cpu_ticks "$PID") t0=$(date +%s%N)
 	python3 - "$mnt/item-1/many" "$FILES" <<'PY'
 import os, sys
 d, n = sys.argv[1], int(sys.argv[2])
@@ -95,21 +52,12 @@ for i in range(n):
     with open(os.path.join(d, "f%05d.txt" % i), "w") as f:
         f.write("line %d\n" % i)
 PY
-	t1=$(date +%s%N) c1=$(cpu_ticks "$pid")
+	t1=$(date +%s%N) c1=$(cpu_ticks "$PID")
 	echo "create $(((c1 - c0) * 1000 / TICK)) $(awk -v n=$((t1 - t0)) 'BEGIN { printf "%.2f", n / 1e9 }')"
-	"$bin" umount "$mnt"
-	MNT=""
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 0.1
-	done
-	rm -rf "$store" "$mnt" "$repo"
+	ab_umount "$bin" "$2"
 }
 
-for ((r = 1; r <= RUNS; r++)); do
-	for k in 0 1; do
-		one_run "${BINS[k]}" "$r-$k" | sed "s|^|$k |" >>"$W/raw"
-	done
-done
+ab_runs
 echo "# daemon CPU and wall time: $ITEMS items, $FILES creates, $RUNS runs, $(nproc) CPUs, $(date -u +%FT%TZ)"
 echo "# A: ${BINS[0]}"
 echo "# B: ${BINS[1]}"

@@ -18,49 +18,15 @@
 # so background requests count too); cpu ms is the daemon's utime + stime (/proc/PID/stat).
 set -euo pipefail
 ITEMS=250 FILES=500 SHAPES="py-create sh-append editor-save read find-stat ls-lR"
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--items) ITEMS=$2 && shift 2 ;;
-	--files) FILES=$2 && shift 2 ;;
-	--shapes) SHAPES=$2 && shift 2 ;;
-	-h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
-	*) break ;;
-	esac
-done
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BINS=("$@")
+# shellcheck source=ab.sh
+. "$ROOT/tests/bench/ab.sh"
+ab_args "items files shapes" "$@"
+BINS=("${ARGS[@]}")
 [ ${#BINS[@]} -gt 0 ] || BINS=("$ROOT/build/cli/packetfs")
-for b in "${BINS[@]}"; do
-	[ -x "$b" ] || { echo "fuse-requests.sh: $b: not an executable" >&2; exit 2; }
-done
-command -v perf >/dev/null || { echo "fuse-requests.sh: perf is needed" >&2; exit 2; }
-command -v bindfs >/dev/null || { echo "fuse-requests.sh: bindfs is needed" >&2; exit 2; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-fuse-requests.XXXXXX")
-MNTS=()
-cleanup()
-{
-	local m
-	for m in "${MNTS[@]}"; do
-		fusermount3 -u -z "$m" 2>/dev/null || true
-	done
-	rm -rf "$W"
-}
-trap cleanup EXIT
-TICK=$(getconf CLK_TCK)
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@packetfs.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@packetfs.invalid
-git init -q -b main "$W/repo"
-echo hello >"$W/repo/README"
-git -C "$W/repo" add README
-git -C "$W/repo" commit -q -m "initial commit"
-
-cpu_ticks()
-{
-	local s
-	s=$(cat "/proc/$1/stat")
-	s=${s##*) }
-	awk '{ print $12 + $13 }' <<<"$s"
-}
+ab_bins
+ab_need perf bindfs
+ab_start
 
 # shape NAME DIR : runs the shape NAME in DIR (a document directory, or the tree's root).
 shape()
@@ -129,29 +95,13 @@ measure()
 	done
 }
 
-# wait_pid PID : until PID has exited.
-wait_pid()
-{
-	while kill -0 "$1" 2>/dev/null; do
-		sleep 0.1
-	done
-}
-
 TREE_SHAPES=$(for s in $SHAPES; do case $s in find-stat | ls-lR) echo "$s" ;; esac; done)
 k=0
 for bin in "${BINS[@]}"; do
-	store=$W/store-$k mnt=$W/mnt-$k repo=$W/repo-$k
-	git clone -q "$W/repo" "$repo"
-	"$bin" init "$store" --repo "$repo" >/dev/null
-	mkdir "$mnt"
-	"$bin" mount "$store" "$mnt"
-	MNTS+=("$mnt")
-	pid=$(pgrep -f -- " mount $store $mnt\$" | head -n 1)
-	for ((i = 1; i <= ITEMS; i++)); do
-		mkdir "$mnt/item-$i"
-		printf '# Item %d\n\nzanzibar\n' "$i" >"$mnt/item-$i/brief.md"
-		printf '# Plan\n\n```validation-recipes\n01-build\n```\n' >"$mnt/item-$i/plan.md"
-	done
+	mnt=$W/mnt-$k
+	ab_mount "$bin" "$k"
+	pid=$PID
+	ab_items "$mnt" "$ITEMS"
 	if [ $k -eq 0 ]; then
 		mkdir "$W/plain"
 		for ((i = 1; i <= ITEMS; i++)); do
@@ -161,8 +111,7 @@ for bin in "${BINS[@]}"; do
 	mkdir "$mnt/item-1/many"
 	measure "packetfs-$k" "$mnt" "$pid" "$mnt/item-1" >>"$W/raw"
 	SHAPES=$TREE_SHAPES measure "packetfs-$k" "$mnt" "$pid" "$mnt" >>"$W/raw.tree"
-	"$bin" umount "$mnt"
-	wait_pid "$pid"
+	ab_umount "$bin" "$k"
 	k=$((k + 1))
 done
 mkdir "$W/bindfs" "$W/plain/item-1/many"

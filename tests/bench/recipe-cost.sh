@@ -16,39 +16,21 @@
 # is worth on a busy machine. Builds alternate run by run; the table shows medians.
 set -euo pipefail
 ITEMS=10 RUNS=3
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--items) ITEMS=$2 && shift 2 ;;
-	--runs) RUNS=$2 && shift 2 ;;
-	-h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
-	*) break ;;
-	esac
-done
-[ $# -ge 1 ] || { echo "recipe-cost.sh: a baseline binary is needed (--help)" >&2; exit 2; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BINS=("$1" "${2:-$ROOT/build/cli/packetfs}")
-for b in "${BINS[@]}"; do
-	[ -x "$b" ] || { echo "recipe-cost.sh: $b: not an executable" >&2; exit 2; }
-done
-command -v strace >/dev/null || { echo "recipe-cost.sh: strace is needed" >&2; exit 2; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-recipe-cost.XXXXXX")
-MNT="" TRACER=""
-cleanup()
+# shellcheck source=ab.sh
+. "$ROOT/tests/bench/ab.sh"
+ab_args "items runs" "$@"
+ab_pair
+ab_need strace
+TRACER=""
+# ab_on_exit : ends the strace of an advance that did not finish.
+ab_on_exit()
 {
 	[ -z "$TRACER" ] || kill "$TRACER" 2>/dev/null || true
-	[ -z "$MNT" ] || fusermount3 -u -z "$MNT" 2>/dev/null || true
-	rm -rf "$W"
 }
-trap cleanup EXIT
+ab_start
 cc -O2 -shared -fPIC -o "$W/count.so" "$ROOT/tests/bench/fixtures/count.c" -ldl
-TICK=$(getconf CLK_TCK)
 JOBS=$(($(nproc) * 2))
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@packetfs.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@packetfs.invalid
-git init -q -b main "$W/repo"
-echo hello >"$W/repo/README"
-git -C "$W/repo" add README
-git -C "$W/repo" commit -q -m "initial commit"
 mkdir "$W/recipes"
 PLAN=$(printf '# Plan\n\n```validation-recipes\n')
 for k in 01 02 03 04 05 06 07 08 09 10; do
@@ -57,15 +39,6 @@ for k in 01 02 03 04 05 06 07 08 09 10; do
 	PLAN+=$'\n'"$k-ok"
 done
 PLAN+=$'\n```\n'
-
-# cpu_ticks PID : utime + stime of PID in clock ticks.
-cpu_ticks()
-{
-	local s
-	s=$(cat "/proc/$1/stat")
-	s=${s##*) }
-	awk '{ print $12 + $13 }' <<<"$s"
-}
 
 # counts PID : "commits opens status-lists" of PID so far (fixtures/count.c's file).
 counts()
@@ -92,17 +65,15 @@ items()
 # per recipe (wall: the whole advance).
 one_run()
 {
-	local bin=$1 store=$W/store-$2 mnt=$W/mnt-$2 pid names c0 c1 k0 k1 t0 t1 n
+	local bin=$1 mnt=$W/mnt-$2 pid names c0 c1 k0 k1 t0 t1 n
 	cat >"$W/pipeline-$2.json" <<EOF
 {"repo": "$W/repo-$2", "base": "main", "recipes_dir": "$W/recipes", "gpus": 0,
  "max_parallel_recipes": $JOBS, "stages": [{"name": "validate", "recipes": "plan"}]}
 EOF
-	git clone -q "$W/repo" "$W/repo-$2"
-	"$bin" init "$store" --repo "$W/repo-$2" --pipeline "$W/pipeline-$2.json" >/dev/null
-	mkdir -p "$mnt" "$W/counts"
-	PFS_COUNT_DIR=$W/counts LD_PRELOAD=$W/count.so "$bin" mount "$store" "$mnt"
-	MNT=$mnt
-	pid=$(pgrep -f -x "$bin mount $store $mnt" | head -n 1)
+	mkdir -p "$W/counts"
+	ab_mount PFS_COUNT_DIR="$W/counts" LD_PRELOAD="$W/count.so" "$bin" "$2" \
+		--pipeline "$W/pipeline-$2.json"
+	pid=$PID
 	n=$((ITEMS * 10))
 	mapfile -t names < <(items "$mnt" 1 "$ITEMS")
 	read -r -a k0 < <(counts "$pid")
@@ -119,24 +90,16 @@ EOF
 	kill -INT "$TRACER"
 	wait "$TRACER" || true
 	TRACER=""
-	"$bin" umount "$mnt"
-	MNT=""
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 0.1
-	done
+	ab_umount "$bin" "$2"
 	awk -v n="$n" -v tick="$TICK" -v cpu=$((c1 - c0)) -v wall=$((t1 - t0)) \
 		-v cm=$((k1[0] - k0[0])) -v op=$((k1[1] - k0[1])) -v st=$((k1[2] - k0[2])) \
 		-v ex="$(grep -c 'execve(' "$W/trace-$2" || true)" 'BEGIN {
 		printf "%.2f %.2f %.2f %.2f %.2f %.2f\n", cpu * 1000 / tick / n, cm / n, op / n,
 			st / n, ex / n, wall / 1e9 }'
-	rm -rf "$store" "$mnt" "$W/repo-$2" "$W/trace-$2"
+	rm -f "$W/trace-$2"
 }
 
-for ((r = 1; r <= RUNS; r++)); do
-	for k in 0 1; do
-		echo "$k $(one_run "${BINS[k]}" "$r-$k")" >>"$W/raw"
-	done
-done
+ab_runs
 echo "# per recipe run, W6's shape: $ITEMS items x 10 recipes, $RUNS runs, $(nproc) CPUs, $(date -u +%FT%TZ)"
 echo "# A: ${BINS[0]}"
 echo "# B: ${BINS[1]}"

@@ -17,44 +17,18 @@
 # run; the table shows the medians.
 set -euo pipefail
 OPS=1000 RUNS=1
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--ops) OPS=$2 && shift 2 ;;
-	--runs) RUNS=$2 && shift 2 ;;
-	-h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
-	*) break ;;
-	esac
-done
-[ $# -ge 1 ] || { echo "store-bytes.sh: a baseline binary is needed (--help)" >&2; exit 2; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BINS=("$1" "${2:-$ROOT/build/cli/packetfs}")
-for b in "${BINS[@]}"; do
-	[ -x "$b" ] || { echo "store-bytes.sh: $b: not an executable" >&2; exit 2; }
-done
-W=$(mktemp -d "${TMPDIR:-/tmp}/packetfs-store-bytes.XXXXXX")
-MNT=""
-cleanup()
-{
-	[ -z "$MNT" ] || fusermount3 -u -z "$MNT" 2>/dev/null || true
-	rm -rf "$W"
-}
-trap cleanup EXIT
-TICK=$(getconf CLK_TCK)
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@packetfs.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@packetfs.invalid
-git init -q -b main "$W/repo"
-echo hello >"$W/repo/README"
-git -C "$W/repo" add README
-git -C "$W/repo" commit -q -m "initial commit"
+# shellcheck source=ab.sh
+. "$ROOT/tests/bench/ab.sh"
+ab_args "ops runs" "$@"
+ab_pair
+ab_start
 
 # counters PID : "WCHAR WRITE_BYTES CPU_TICKS" of PID.
 counters()
 {
-	local s
-	s=$(cat "/proc/$1/stat")
-	s=${s##*) }
 	echo "$(awk '/^wchar:/ { w = $2 } /^write_bytes:/ { b = $2 } END { print w, b }' \
-		"/proc/$1/io") $(awk '{ print $12 + $13 }' <<<"$s")"
+		"/proc/$1/io") $(cpu_ticks "$1")"
 }
 
 # measure NAME PID MNT CMD... : runs CMD, then a sync of MNT and a pause for the checkpointer;
@@ -132,33 +106,19 @@ registry()
 # exited when it returns.
 one_run()
 {
-	local bin=$1 store=$W/store-$2 mnt=$W/mnt-$2 repo=$W/repo-$2 pid
-	git clone -q "$W/repo" "$repo"
-	"$bin" init "$store" --repo "$repo" >/dev/null
-	mkdir "$mnt"
-	"$bin" mount "$store" "$mnt"
-	MNT=$mnt
-	pid=$(pgrep -f -x "$bin mount $store $mnt" | head -n 1)
+	local bin=$1 mnt=$W/mnt-$2
+	ab_mount "$bin" "$2"
 	mkdir "$mnt/item" "$mnt/item/many"
 	printf '# Item\n' >"$mnt/item/brief.md"
-	measure create "$pid" "$mnt" creates "$mnt/item/many"
-	measure append "$pid" "$mnt" appends "$mnt/item/log.md"
-	measure save "$pid" "$mnt" saves "$mnt/item"
-	measure mv "$pid" "$mnt" moves "$mnt/item"
-	measure registry "$pid" "$mnt" registry "$mnt/item/validation/registry.jsonl"
-	"$bin" umount "$mnt"
-	MNT=""
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 0.1
-	done
-	rm -rf "$store" "$mnt" "$repo"
+	measure create "$PID" "$mnt" creates "$mnt/item/many"
+	measure append "$PID" "$mnt" appends "$mnt/item/log.md"
+	measure save "$PID" "$mnt" saves "$mnt/item"
+	measure mv "$PID" "$mnt" moves "$mnt/item"
+	measure registry "$PID" "$mnt" registry "$mnt/item/validation/registry.jsonl"
+	ab_umount "$bin" "$2"
 }
 
-for ((r = 1; r <= RUNS; r++)); do
-	for k in 0 1; do
-		one_run "${BINS[k]}" "$r-$k" | sed "s|^|$k |" >>"$W/raw"
-	done
-done
+ab_runs
 echo "# bytes written per operation: $OPS operations each, $RUNS runs, $(date -u +%FT%TZ)"
 echo "# A: ${BINS[0]}"
 echo "# B: ${BINS[1]}"
