@@ -1,13 +1,17 @@
 /*
- * store-old.c - what the store tests share (store-old.h): opening a store,
- * and the store of an older packetfs made out of a current one, for the
- * tests of migrations (stores of a few thousand revisions at most).
+ * store-old.c - what the store tests share (store-old.h): opening a store
+ * (with an item fix-1), a new run, a revision's content checked, and the
+ * store of an older packetfs made out of a current one, for the tests of
+ * migrations (stores of a few thousand revisions at most).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
 #include "store-old.h"
+#include "store.h"
 #include "store_int.h"
 #include "test.h"
 
@@ -18,6 +22,43 @@ struct store *test_store_open(const char *dir, int create, int readonly)
 
 	ASSERT_EQ(store_open(dir, create, readonly, &s, err, sizeof(err)), 0);
 	return s;
+}
+
+struct store *test_store_fix1(const char *dir, int64_t *id)
+{
+	struct store *s = test_store_open(dir, 1, 0);
+	uint64_t size;
+
+	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, id), 0);
+	ASSERT_EQ(store_events_size(s, *id, &size), 0);
+	return s;
+}
+
+void test_run_new(struct run *r, int64_t item_id, const char *kind, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->item_id = item_id;
+	snprintf(r->kind, sizeof(r->kind), "%s", kind);
+	r->name = strdup(name);
+	ASSERT(r->name != NULL);
+	r->status = RUN_RUNNING;
+}
+
+void test_expect_rev(struct store *s, int64_t item_id, const char *path, int rev,
+		     const void *want, size_t wlen)
+{
+	size_t len;
+	char *data;
+
+	if (rev)
+		ASSERT_EQ(store_rev_read(s, item_id, path, rev, &data, &len), 0);
+	else
+		ASSERT_EQ(store_doc_read(s, item_id, path, &data, &len), 0);
+	ASSERT_EQ(len, wlen);
+	ASSERT(memcmp(data, want, len) == 0);
+	ASSERT_EQ(data[len], '\0');
+	free(data);
 }
 
 struct store *test_store_item(const char *dir, int readonly, const char *name, struct item *it)

@@ -1,11 +1,16 @@
 /*
  * store-old.h - what the store tests share (store-old.c): opening a
- * store, and making the store of an older packetfs out of a current one.
+ * store (with an item fix-1), a new run, a revision's content checked, and
+ * making the store of an older packetfs out of a current one.
  */
 #ifndef PACKETFS_STORE_OLD_H
 #define PACKETFS_STORE_OLD_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct item;
+struct run;
 struct store;
 
 /* Opens the store in dir (store_open: create, readonly); fails the test
@@ -15,6 +20,22 @@ struct store *test_store_open(const char *dir, int create, int readonly);
 /* Opens the store in dir (test_store_open, not created) and reads the
  * item name into *it (item_clear it). Fails the test when it cannot. */
 struct store *test_store_item(const char *dir, int readonly, const char *name, struct item *it);
+
+/* Opens (creates) the store in dir and makes the item fix-1 in it
+ * (packetfs/fix-1 on main, the default owner, mode 0755), its id in *id,
+ * and reads its events' size once, so that the store keeps it from then
+ * on. Fails the test when it cannot. The caller closes it (store_close). */
+struct store *test_store_fix1(const char *dir, int64_t *id);
+
+/* Sets r to a new run of the item item_id, of kind ("stage", "recipe")
+ * and name (copied), RUN_RUNNING, all else zero; run_clear frees it. */
+void test_run_new(struct run *r, int64_t item_id, const char *kind, const char *name);
+
+/* Fails the test unless revision rev of the document path of the item
+ * item_id (store_rev_read; rev 0: the document itself, store_doc_read)
+ * reads as the wlen bytes of want, with a NUL after them. */
+void test_expect_rev(struct store *s, int64_t item_id, const char *path, int rev,
+		     const void *want, size_t wlen);
 
 /* Undoes the content part of schema/0008_compact.sql on the closed store
  * in dir: every revision stored whole again in revisions.content (decoded

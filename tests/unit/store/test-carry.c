@@ -49,11 +49,8 @@ TEST(carry)
 
 	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
 					  STORE_ID_DEFAULT, 0755, &id), 0);
-	memset(&r, 0, sizeof(r));
-	r.item_id = id;
+	test_run_new(&r, id, "recipe", "01-build");
 	r.run_no = 7;
-	snprintf(r.kind, sizeof(r.kind), "recipe");
-	r.name = strdup("01-build");
 	r.log_path = strdup("validation/logs/T-01-build-1.log");
 	r.status = RUN_VALIDATED;
 	r.has_exit_code = 1;
@@ -75,11 +72,7 @@ TEST(carry)
 	run_clear(&got);
 	/* The same number again is refused; the next run comes after it. */
 	ASSERT_EQ(store_carry_run(s, &r, "", 0), -EEXIST);
-	memset(&next, 0, sizeof(next));
-	next.item_id = id;
-	snprintf(next.kind, sizeof(next.kind), "stage");
-	next.name = strdup("plan");
-	next.status = RUN_RUNNING;
+	test_run_new(&next, id, "stage", "plan");
 	ASSERT_EQ(store_run_begin(s, &next, NULL, name_log, NULL), 0);
 	ASSERT_EQ(next.run_no, 8);
 	run_clear(&next);

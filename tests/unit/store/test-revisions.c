@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "store-old.h"
 #include "store.h"
 #include "store_int.h"
 #include "test.h"
@@ -71,14 +72,7 @@ static int too_deep(const char *path)
 
 static void expect_rev(const char *path, int rev, const void *want, size_t wlen)
 {
-	size_t len;
-	char *data;
-
-	ASSERT_EQ(store_rev_read(s, item, path, rev, &data, &len), 0);
-	ASSERT_EQ(len, wlen);
-	ASSERT(memcmp(data, want, len) == 0);
-	ASSERT_EQ(data[len], '\0');
-	free(data);
+	test_expect_rev(s, item, path, rev, want, wlen);
 }
 
 /* 1,000 appends: every revision reads back; only the current one is whole;

@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "store-old.h"
 #include "store.h"
 #include "store_int.h"
 #include "test.h"
@@ -49,11 +50,7 @@ static int name_cb(void *arg, struct run *r, struct buf *event)
 
 static void fill_run(struct run *r, int64_t item_id)
 {
-	memset(r, 0, sizeof(*r));
-	r->item_id = item_id;
-	snprintf(r->kind, sizeof(r->kind), "stage");
-	r->name = strdup("plan");
-	r->status = RUN_RUNNING;
+	test_run_new(r, item_id, "stage", "plan");
 	snprintf(r->head, sizeof(r->head), "%040d", 0);
 	snprintf(r->started_at, sizeof(r->started_at), "2026-12-01T00:00:00Z");
 }
@@ -99,18 +96,14 @@ static void assert_after_run_1(struct store *s, int64_t id)
 
 TEST(atomic)
 {
-	struct store *s = NULL;
 	struct naming n = { 0, 2 };
 	struct item it;
 	struct run r, got;
-	char err[256] = "";
 	uint64_t size;
 	int64_t id;
+	struct store *s = test_store_fix1(dir, &id);
 
-	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
-	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
-					  STORE_ID_DEFAULT, 0755, &id), 0);
-	ASSERT_EQ(store_events_size(s, id, &size), 0); /* cached from here on */
+	ASSERT_EQ(store_events_size(s, id, &size), 0);
 	ASSERT_EQ(size, 0);
 
 	/* Success: all of it. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store-old.h"
 #include "store.h"
 #include "store_int.h"
 #include "test.h"
@@ -87,29 +88,17 @@ static void assert_sizes(struct store *s, int64_t id)
 
 TEST(start_and_end)
 {
-	struct store *s = NULL;
 	struct run r, stage, got;
 	struct item it, now;
-	char err[256] = "", *t, hex[65];
+	char *t, hex[65];
 	uint64_t size;
 	int64_t id;
+	struct store *s = test_store_fix1(dir, &id);
 
-	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
-	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
-					  STORE_ID_DEFAULT, 0755, &id), 0);
-	ASSERT_EQ(store_events_size(s, id, &size), 0); /* cached from here on */
 	ASSERT_EQ(store_registry_size(s, id, &size), 0);
-	memset(&stage, 0, sizeof(stage));
-	stage.item_id = id;
-	snprintf(stage.kind, sizeof(stage.kind), "stage");
-	stage.name = strdup("validate");
-	stage.status = RUN_RUNNING;
+	test_run_new(&stage, id, "stage", "validate");
 	ASSERT_EQ(store_run_begin(s, &stage, NULL, name_cb, NULL), 0);
-	memset(&r, 0, sizeof(r));
-	r.item_id = id;
-	snprintf(r.kind, sizeof(r.kind), "recipe");
-	r.name = strdup("01-build");
-	r.status = RUN_RUNNING;
+	test_run_new(&r, id, "recipe", "01-build");
 	ASSERT_EQ(store_run_begin(s, &r, NULL, name_cb, NULL), 0);
 
 	/* The start: the process group, the header, the event. */

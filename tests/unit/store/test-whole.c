@@ -48,30 +48,6 @@ static long long wal_size(void)
 	return stat(path, &st) == 0 ? (long long)st.st_size : 0;
 }
 
-static void expect_rev(struct store *s, const char *path, int rev, const void *want, size_t wlen)
-{
-	size_t len;
-	char *data;
-
-	ASSERT_EQ(store_rev_read(s, item, path, rev, &data, &len), 0);
-	ASSERT_EQ(len, wlen);
-	ASSERT(memcmp(data, want, len) == 0);
-	ASSERT_EQ(data[len], '\0');
-	free(data);
-}
-
-static void expect_doc(struct store *s, const char *path, const void *want, size_t wlen)
-{
-	size_t len;
-	char *data;
-
-	ASSERT_EQ(store_doc_read(s, item, path, &data, &len), 0);
-	ASSERT_EQ(len, wlen);
-	ASSERT(memcmp(data, want, len) == 0);
-	ASSERT_EQ(data[len], '\0');
-	free(data);
-}
-
 /* Every row of whole is named by one current revision and every slot
  * names a row: no row left behind, none shared. */
 static void expect_slots(struct store *s)
@@ -121,10 +97,10 @@ TEST(appends)
 	if (after < before || (after - before) / FRAME > 5 * n)
 		FAIL_AT("%d appends wrote %lld WAL frames (%lld bytes before, %lld after)", n,
 			(after - before) / FRAME, before, after);
-	expect_doc(s, "log.md", b.data, b.len);
+	test_expect_rev(s, item, "log.md", 0, b.data, b.len);
 	for (k = 0; k <= n; k++) {
 		grown(&b, k);
-		expect_rev(s, "log.md", k + 1, b.data, b.len);
+		test_expect_rev(s, item, "log.md", k + 1, b.data, b.len);
 	}
 	expect_slots(s);
 	store_close(s);
@@ -150,17 +126,17 @@ TEST(sizes)
 	for (i = 0; i < n; i++) {
 		data[0] = (char)('A' + i); /* each revision its own bytes */
 		put(s, "sizes.txt", data, sizes[i]);
-		expect_doc(s, "sizes.txt", data, sizes[i]);
+		test_expect_rev(s, item, "sizes.txt", 0, data, sizes[i]);
 	}
 	ASSERT_EQ(store_doc_stat(s, item, "sizes.txt", &m), 0);
 	data[0] = 'z';
 	ASSERT_EQ(store_doc_amend(s, item, "sizes.txt", m.rev_id, data, 100, 0644, -1), 0);
 	for (pass = 0; pass < 2; pass++) {
-		expect_doc(s, "sizes.txt", data, 100);
+		test_expect_rev(s, item, "sizes.txt", 0, data, 100);
 		for (j = 0; j < n; j++) {
 			data[0] = (char)('A' + j);
 			if (j < n - 1)
-				expect_rev(s, "sizes.txt", (int)j + 1, data, sizes[j]);
+				test_expect_rev(s, item, "sizes.txt", (int)j + 1, data, sizes[j]);
 		}
 		data[0] = 'z';
 		expect_slots(s);
@@ -191,9 +167,9 @@ TEST(rename)
 	after = wal_size();
 	if (after < before || (after - before) / FRAME > 12)
 		FAIL_AT("a rename wrote %lld WAL frames", (after - before) / FRAME);
-	expect_doc(s, "to.bin", data, 200000);
-	expect_rev(s, "to.bin", 1, data, 200000);
-	expect_rev(s, "from.bin", 1, data, 200000);
+	test_expect_rev(s, item, "to.bin", 0, data, 200000);
+	test_expect_rev(s, item, "to.bin", 1, data, 200000);
+	test_expect_rev(s, item, "from.bin", 1, data, 200000);
 	expect_slots(s);
 	store_close(s);
 	free(data);
@@ -222,10 +198,10 @@ TEST(upgrade)
 		s = test_store_open(dir, 0, pass == 0);
 		for (k = 0; k < 5; k++) {
 			grown(&b, k);
-			expect_rev(s, "old.md", k + 1, b.data, b.len);
+			test_expect_rev(s, item, "old.md", k + 1, b.data, b.len);
 		}
-		expect_doc(s, "old.md", b.data, b.len);
-		expect_doc(s, "empty.md", "", 0);
+		test_expect_rev(s, item, "old.md", 0, b.data, b.len);
+		test_expect_rev(s, item, "empty.md", 0, "", 0);
 		store_close(s);
 	}
 	s = test_store_open(dir, 0, 0);
@@ -235,11 +211,11 @@ TEST(upgrade)
 	}
 	for (k = 0; k < 8; k++) {
 		grown(&b, k);
-		expect_rev(s, "old.md", k + 1, b.data, b.len);
+		test_expect_rev(s, item, "old.md", k + 1, b.data, b.len);
 	}
 	put(s, "empty.md", "filled\n", 7);
-	expect_doc(s, "empty.md", "filled\n", 7);
-	expect_rev(s, "empty.md", 1, "", 0);
+	test_expect_rev(s, item, "empty.md", 0, "filled\n", 7);
+	test_expect_rev(s, item, "empty.md", 1, "", 0);
 	expect_slots(s);
 	store_close(s);
 	buf_free(&b);
