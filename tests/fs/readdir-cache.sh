@@ -7,6 +7,7 @@
 # Where the kernel has the fuse tracepoints, also checked: a second listing of a cached directory
 # sends no readdir to the daemon, and one of .history/ (not cached) does.
 . "$(dirname "$0")/../lib.sh"
+. "$TESTS_DIR/lib_trace.sh"
 export GATE_DIR=$T/gates # inherited by the daemon, and so by its recipes
 mkdir -p "$GATE_DIR"
 pipeline_item "$(plan_stage 09-gated 01-build)" "$(validate_stage)"
@@ -33,40 +34,15 @@ unlisted()
 	! ls -a "$1" | grep -q -- "$2" || fail "ls $1 still lists '$2': $(ls -a "$1" | tr '\n' ' ')"
 }
 
-# Requests of one opcode the daemon got while CMD ran, from the fuse:fuse_request_send
-# tracepoint (tracefs); prints nothing when the kernel has no such tracepoint.
-# tracefs is mounted here when the kernel has it and nobody mounted it; tracing is switched on
-# for the command (and back as it was), since events are recorded only while it is.
-TRACE=/sys/kernel/tracing
-if [ ! -d "$TRACE/events" ] && [ -d "$TRACE" ] && [ "$(id -u)" = 0 ]; then
-	mount -t tracefs nodev "$TRACE" 2>/dev/null || true
-fi
-[ -d "$TRACE/events/fuse" ] || TRACE=/sys/kernel/debug/tracing
-requests()
-{
-	local op=$1 n on
-	shift
-	[ -w "$TRACE/events/fuse/fuse_request_send/enable" ] || return 0
-	on=$(cat "$TRACE/tracing_on")
-	echo >"$TRACE/trace"
-	echo 1 >"$TRACE/tracing_on"
-	echo 1 >"$TRACE/events/fuse/fuse_request_send/enable"
-	"$@" >/dev/null
-	echo 0 >"$TRACE/events/fuse/fuse_request_send/enable"
-	echo "$on" >"$TRACE/tracing_on"
-	n=$(grep -c "($op)" "$TRACE/trace")
-	echo "$n"
-}
-
 list_all
 list_all
-n=$(requests FUSE_READDIRPLUS list_all)
+n=$(requests_to "$M" FUSE_READDIRPLUS list_all)
 if [ -n "$n" ]; then
-	m=$(requests FUSE_READDIR list_all)
+	m=$(requests_to "$M" FUSE_READDIR list_all)
 	assert_eq 0 "$((n + m))" "readdir requests for a second listing of cached directories"
 	ls -a "$d/.history" >/dev/null
-	n=$(requests FUSE_READDIRPLUS ls -a "$d/.history")
-	m=$(requests FUSE_READDIR ls -a "$d/.history")
+	n=$(requests_to "$M" FUSE_READDIRPLUS ls -a "$d/.history")
+	m=$(requests_to "$M" FUSE_READDIR ls -a "$d/.history")
 	[ "$((n + m))" -gt 0 ] || fail "a listing of .history/ sent no readdir: cached, though a" \
 		"document's first revision adds to it unreported"
 else

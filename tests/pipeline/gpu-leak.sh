@@ -8,17 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 make_repo
 copy_recipes
-
-export PATH="$FIXTURES/bin:$PATH"
-export FAKE_NVIDIA_SMI_STATE="$T/smi-state"
-CLEAN=$'gpu 0 GPU-stand-in-0 100\ngpu 1 GPU-stand-in-1 100\n'
-# smi_state TEXT : the stand-in's state, replaced atomically.
-smi_state()
-{
-	printf '%s' "$1" >"$FAKE_NVIDIA_SMI_STATE.tmp"
-	mv "$FAKE_NVIDIA_SMI_STATE.tmp" "$FAKE_NVIDIA_SMI_STATE"
-}
-smi_state "$CLEAN"
+. "$TESTS_DIR/lib_gpu.sh"
 
 # output_is TEXT CMD... : whether CMD (run now, each time wait_for polls) prints TEXT.
 output_is()

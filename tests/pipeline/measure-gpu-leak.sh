@@ -7,12 +7,10 @@
 # cancelled while it waits: its line is cancelled at once, and the device is back in service
 # once clean.
 . "$(dirname "$0")/../lib.sh"
+. "$TESTS_DIR/lib_measure.sh"
 make_repo
 copy_recipes
-export PATH="$FIXTURES/bin:$PATH"
-export FAKE_NVIDIA_SMI_STATE="$T/smi-state"
-CLEAN=$'gpu 0 GPU-stand-in-0 100\ngpu 1 GPU-stand-in-1 100\n'
-printf '%s' "$CLEAN" >"$FAKE_NVIDIA_SMI_STATE"
+. "$TESTS_DIR/lib_gpu.sh"
 export BENCH_ORDER=$T/order
 # The first head run of a batch (the file $T/leak exists) leaves a process on its device.
 printf '%s\n' '#!/bin/sh' '# summary: the benchmark, base against head' '# needs: none' \
@@ -30,7 +28,6 @@ touch "$T/order.leak"
 PLAN_RECIPES="07-bench 08-other" std_pipeline "$T/pipeline.json"
 sed -i -e 's/"gpus": [0-9]*,/"gpus": "auto",/' "$T/pipeline.json"
 mount_item "$T/pipeline.json"
-verdict_is() { [ "$(status_field "$M" fix-1 verdict)" = "$1" ]; }
 lines_are() { [ "$(reg count "$r" recipe=07-bench)" = "$1" ]; }
 
 ctl "$M" fix-1 advance
@@ -44,7 +41,7 @@ assert_contains "$held" '"recipe":"07-bench"'
 assert_contains "$held" '"reason":"GPU 0: 1 compute process"'
 sleep 3 # a recheck or more: the device still leaks, no run starts
 assert_eq 2 "$(wc -l <"$T/order")" "runs started while GPU 0 leaks"
-printf '%s' "$CLEAN" >"$FAKE_NVIDIA_SMI_STATE.tmp" && mv "$FAKE_NVIDIA_SMI_STATE.tmp" "$FAKE_NVIDIA_SMI_STATE"
+smi_state "$CLEAN"
 wait_for verdict_is pass
 assert_eq 5 "$(reg count "$r" recipe=07-bench)" "07-bench's lines (4 runs, the verdict)"
 assert_eq "run on 0
@@ -68,6 +65,6 @@ wait_for lines_are 8
 assert_eq cancelled "$(reg field "$r" -1 status recipe=07-bench)" "the waiting batch's line"
 assert_contains "$(reg field "$r" -1 note recipe=07-bench)" "cancelled after 2 of 4 run(s)"
 assert_eq 2 "$(wc -l <"$T/order")" "runs started"
-printf '%s' "$CLEAN" >"$FAKE_NVIDIA_SMI_STATE.tmp" && mv "$FAKE_NVIDIA_SMI_STATE.tmp" "$FAKE_NVIDIA_SMI_STATE"
+smi_state "$CLEAN"
 wait_for grep -q '"type":"gpu_released"' "$M/events"
 exit 0

@@ -5,14 +5,11 @@
 # metrics (stdout's METRIC lines and $PACKET_METRICS), and the recipe's own line, last, is
 # validated and reports the change; the checkouts are gone afterwards.
 . "$(dirname "$0")/../lib.sh"
+. "$TESTS_DIR/lib_measure.sh"
 make_repo
 
 copy_recipes
-printf '%s\n' '#!/bin/sh' '# summary: the benchmark, base against head' '# needs: none' \
-	'# measure: base' '# warmup: 1' '# repeat: 3' "exec '$FIXTURES/measure/bench.sh'" \
-	>"$RECIPES/07-bench.sh"
-chmod +x "$RECIPES/07-bench.sh"
-export BENCH_ORDER=$T/order
+bench_recipe '# measure: base' '# warmup: 1' '# repeat: 3'
 base=$(git -C "$REPO" rev-parse main)
 PLAN_RECIPES="07-bench" std_pipeline "$T/pipeline.json"
 mount_item "$T/pipeline.json"
@@ -23,20 +20,12 @@ assert_contains "$(cat "$d/validation/measurements.md")" \
 No measured recipe (# measure: base) has finished at the head "
 
 ctl "$M" fix-1 advance
-verdict_is() { [ "$(status_field "$M" fix-1 verdict)" = "$1" ]; }
 wait_for verdict_is pass
 head=$(status_field "$M" fix-1 head)
 [ "$head" != "$base" ] || fail "print made no commit"
 
 # Eight runs, B H B H after B H warmups, each in its side's checkout at its side's commit.
-assert_eq "base $base
-head $head
-base $base
-head $head
-base $base
-head $head
-base $base
-head $head" "$(cat "$T/order")" "the runs' sides and commits, in order"
+assert_order 4 "$base" "$head"
 sides=$(python3 -c '
 import json, sys
 for l in open(sys.argv[1]):

@@ -9,27 +9,18 @@
 # recipe's line are timed_out.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../slurm.sh"
+. "$TESTS_DIR/lib_measure.sh"
 need_slurm
 copy_recipes slurm
-printf '%s\n' '#!/bin/sh' '# summary: the benchmark, base against head' '# needs: none' \
-	'# gpus: 1' '# measure: base' '# warmup: 1' '# repeat: 2' \
-	'echo "visible: $CUDA_VISIBLE_DEVICES"' "exec '$FIXTURES/measure/bench.sh'" \
-	>"$RECIPES/07-bench.sh"
-chmod +x "$RECIPES/07-bench.sh"
-export BENCH_ORDER=$T/order
+bench_recipe '# gpus: 1' '# measure: base' '# warmup: 1' '# repeat: 2' \
+	'echo "visible: $CUDA_VISIBLE_DEVICES"'
 slurm_item 07-bench
 base=$(git -C "$REPO" rev-parse main)
-verdict_is() { [ "$(status_field "$M" fix-1 verdict)" = "$1" ]; }
 
 ctl "$M" fix-1 advance
 wait_for verdict_is pass
 head=$(status_field "$M" fix-1 head)
-assert_eq "base $base
-head $head
-base $base
-head $head
-base $base
-head $head" "$(cat "$T/order")" "the runs' sides and commits, in order"
+assert_order 3 "$base" "$head"
 lines=$(python3 -c '
 import json, sys
 for l in open(sys.argv[1]):
