@@ -14,9 +14,8 @@
 # 2x between identical runs; the daemon's CPU time moves less and is the better A/B measure.
 set -euo pipefail
 ITEMS=1000 FILES=2000 RUNS=3
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=ab.sh
-. "$ROOT/tests/bench/ab.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/ab.sh"
 ab_args "items files runs" "$@"
 ab_pair
 ab_start

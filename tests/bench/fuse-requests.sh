@@ -18,9 +18,8 @@
 # so background requests count too); cpu ms is the daemon's utime + stime (/proc/PID/stat).
 set -euo pipefail
 ITEMS=250 FILES=500 SHAPES="py-create sh-append editor-save read find-stat ls-lR"
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=ab.sh
-. "$ROOT/tests/bench/ab.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/ab.sh"
 ab_args "items files shapes" "$@"
 BINS=("${ARGS[@]}")
 [ ${#BINS[@]} -gt 0 ] || BINS=("$ROOT/build/cli/packetfs")

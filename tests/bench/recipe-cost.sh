@@ -16,9 +16,8 @@
 # is worth on a busy machine. Builds alternate run by run; the table shows medians.
 set -euo pipefail
 ITEMS=10 RUNS=3
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=ab.sh
-. "$ROOT/tests/bench/ab.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/ab.sh"
 ab_args "items runs" "$@"
 ab_pair
 ab_need strace

@@ -17,9 +17,8 @@
 # run; the table shows the medians.
 set -euo pipefail
 OPS=1000 RUNS=1
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=ab.sh
-. "$ROOT/tests/bench/ab.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/ab.sh"
 ab_args "ops runs" "$@"
 ab_pair
 ab_start
