@@ -161,17 +161,26 @@ int pipe__log_lost(const struct job *j, char *out, size_t size)
 	return 1;
 }
 
+size_t pipe__line_vformat(char *line, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(line, PIPE_LINE_SIZE, fmt, ap);
+
+	if (n <= 0)
+		return 0;
+	return (size_t)n < PIPE_LINE_SIZE ? (size_t)n : PIPE_LINE_SIZE - 1;
+}
+
 void pipe__log_line(struct pipe *p, struct job *j, const char *fmt, ...)
 {
-	char line[2048];
+	char line[PIPE_LINE_SIZE];
 	va_list ap;
-	int n;
+	size_t n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
+	n = pipe__line_vformat(line, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		pipe__log_append(p, j, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	if (n)
+		pipe__log_append(p, j, line, n);
 }
 
 static void now_text(char out[32])

@@ -30,15 +30,15 @@ static void batch_line(struct buf *lines, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void batch_line(struct buf *lines, const char *fmt, ...)
 {
-	char line[2048];
+	char line[PIPE_LINE_SIZE];
 	va_list ap;
-	int n;
+	size_t n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
+	n = pipe__line_vformat(line, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		buf_append(lines, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	if (n)
+		buf_append(lines, line, n);
 }
 
 void pipe__batch_run_plan(struct pipe *p, struct item *it, struct batch *b)

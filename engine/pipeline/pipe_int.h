@@ -26,6 +26,7 @@
 #ifndef PACKETFS_PIPE_INT_H
 #define PACKETFS_PIPE_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -401,6 +402,14 @@ void pipe__log_append(struct pipe *p, struct job *j, const void *data, size_t le
 /* "the disk was full: N bytes of its output were not stored (why)" into
  * out when j's log lost output (pipe__log_append); 0 when it lost none. */
 int pipe__log_lost(const struct job *j, char *out, size_t size);
+/* The size of a log line's buffer: pipe__log_line writes at most
+ * PIPE_LINE_SIZE - 1 bytes of a line. */
+#define PIPE_LINE_SIZE 2048
+/* Formats fmt with ap into line (PIPE_LINE_SIZE bytes) as pipe__log_line
+ * writes it, cut at PIPE_LINE_SIZE - 1 bytes: its length, 0 when
+ * vsnprintf fails. */
+size_t pipe__line_vformat(char *line, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Appends a formatted line (at most 2 KiB) to the log of job j's run. */
 void pipe__log_line(struct pipe *p, struct job *j, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -38,27 +38,27 @@ assert_contains "$row" "10-flaky: latest run at" "packetfs status"
 
 shown="succeeded; 1 recipe timed out: 10-flaky"
 red='#d93f3f'
+# run_rect FILE PATTERN : the first match in FILE of the Python regular expression PATTERN, in
+# which %s stands for the validate run's number and the groups c, f and t for the class, fill
+# and title of its rect, as "CLASS FILL TITLE" ("none" without a match).
+run_rect()
+{
+	python3 - "$1" "$vrun" "$2" <<'PY'
+import html, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(sys.argv[3] % sys.argv[2], page)
+print("%s %s %s" % (m["c"], m["f"], html.unescape(m["t"])) if m else "none")
+PY
+}
 # bar FILE : the timeline bar of the validate run in report.html FILE, as "CLASS FILL TITLE".
 bar()
 {
-	python3 - "$1" "$vrun" <<'PY'
-import html, re, sys
-page = open(sys.argv[1], encoding="utf-8").read()
-m = re.search(r'<title>([^<]*)</title><rect class="bar s-([a-z_]+)" data-run="%s"[^>]* fill="(#[0-9a-f]{6})"'
-              % sys.argv[2], page)
-print("%s %s %s" % (m.group(2), m.group(3), html.unescape(m.group(1))) if m else "none")
-PY
+	run_rect "$1" '<title>(?P<t>[^<]*)</title><rect class="bar s-(?P<c>[a-z_]+)" data-run="%s"[^>]* fill="(?P<f>#[0-9a-f]{6})"'
 }
 # strip FILE : the strip square of the validate run in index.html FILE, as "CLASS FILL TITLE".
 strip()
 {
-	python3 - "$1" "$vrun" <<'PY'
-import html, re, sys
-page = open(sys.argv[1], encoding="utf-8").read()
-m = re.search(r'<rect class="run s-([a-z_]+)"[^>]* fill="(#[0-9a-f]{6})"><title>#%s ([^<]*)</title>'
-              % sys.argv[2], page)
-print("%s %s %s" % (m.group(1), m.group(2), html.unescape(m.group(3))) if m else "none")
-PY
+	run_rect "$1" '<rect class="run s-(?P<c>[a-z_]+)"[^>]* fill="(?P<f>#[0-9a-f]{6})"><title>#%s (?P<t>[^<]*)</title>'
 }
 cp "$d/report.html" "$T/report.html"
 cp "$M/index.html" "$T/index.html"

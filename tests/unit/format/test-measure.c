@@ -242,33 +242,35 @@ TEST(stats)
  * 24th smallest and the 24th largest of the 100 ratios head_j/base_i
  * (P(U <= 23) = 0.0216 <= 0.025 < P(U <= 24) = 0.0262); 60 a side (the
  * normal approximation) the 1427th of 3600. */
-TEST(ends)
+/* With n runs a side, base_i = 2^(i/1000) and head_j = 2^((1000 + j)/1000)
+ * (i, j = 0..n-1): the ratios are 2^((1000 + d)/1000) with d = j - i, and
+ * the interval must be 2^((1000 - m)/1000) to 2^((1000 + m)/1000). */
+static void expect_ends(int n, int m)
 {
 	double b[60], h[60];
 	struct measure_stats st;
 	int i;
 
-	/* base_i = 2^(i/1000), head_j = 2^((1000 + j)/1000): the ratios are
-	 * 2^((1000 + d)/1000) with d = j - i, i, j = 0..9. */
-	for (i = 0; i < 10; i++) {
+	ASSERT(n <= 60);
+	for (i = 0; i < n; i++) {
 		b[i] = pow(2, i / 1000.0);
 		h[i] = pow(2, (1000 + i) / 1000.0);
 	}
-	ASSERT_EQ(measure_compare(b, 10, h, 10, &st), 0);
-	/* j - i = d for 10 - |d| pairs: d <= -5 holds 1+2+3+4+5 = 15 pairs,
-	 * d = -4 six more (21), d = -3 seven more (28): the 24th is d = -3. */
-	ASSERT(fabs(st.ci_low - pow(2, 997 / 1000.0)) < 1e-12);
-	ASSERT(fabs(st.ci_high - pow(2, 1003 / 1000.0)) < 1e-12);
-	for (i = 0; i < 60; i++) {
-		b[i] = pow(2, i / 1000.0);
-		h[i] = pow(2, (1000 + i) / 1000.0);
-	}
-	ASSERT_EQ(measure_compare(b, 60, h, 60, &st), 0);
-	/* k = floor(1800 - 0.5 - 1.96 * sqrt(3600 * 121 / 12)) + 1 = 1427;
-	 * d <= -m holds (60 - m)(61 - m)/2 pairs: 1378 for d <= -8, 1431
+	ASSERT_EQ(measure_compare(b, n, h, n, &st), 0);
+	ASSERT(fabs(st.ci_low - pow(2, (1000 - m) / 1000.0)) < 1e-12);
+	ASSERT(fabs(st.ci_high - pow(2, (1000 + m) / 1000.0)) < 1e-12);
+}
+
+TEST(ends)
+{
+	/* n = 10: j - i = d for 10 - |d| pairs: d <= -5 holds 1+2+3+4+5 = 15
+	 * pairs, d = -4 six more (21), d = -3 seven more (28): the 24th is
+	 * d = -3. */
+	expect_ends(10, 3);
+	/* n = 60: k = floor(1800 - 0.5 - 1.96 * sqrt(3600 * 121 / 12)) + 1 =
+	 * 1427; d <= -m holds (60 - m)(61 - m)/2 pairs: 1378 for d <= -8, 1431
 	 * for d <= -7, so the 1427th is d = -7. */
-	ASSERT(fabs(st.ci_low - pow(2, 993 / 1000.0)) < 1e-12);
-	ASSERT(fabs(st.ci_high - pow(2, 1007 / 1000.0)) < 1e-12);
+	expect_ends(60, 7);
 }
 
 static uint64_t sim_state;
