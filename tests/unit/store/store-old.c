@@ -1,6 +1,6 @@
 /*
  * store-old.c - what the store tests share (store-old.h): opening a store
- * (with an item fix-1), a new run, a revision's content checked, and the
+ * (with a new item), a new run, a revision's content checked, and the
  * store of an older packetfs made out of a current one, for the tests of
  * migrations (stores of a few thousand revisions at most).
  */
@@ -24,14 +24,14 @@ struct store *test_store_open(const char *dir, int create, int readonly)
 	return s;
 }
 
-struct store *test_store_fix1(const char *dir, int64_t *id)
+struct store *test_store_new_item(const char *dir, const char *name, int64_t *id)
 {
 	struct store *s = test_store_open(dir, 1, 0);
-	uint64_t size;
+	char branch[256];
 
-	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
+	snprintf(branch, sizeof(branch), "packetfs/%s", name);
+	ASSERT_EQ(store_item_create_owned(s, name, branch, "main", STORE_ID_DEFAULT,
 					  STORE_ID_DEFAULT, 0755, id), 0);
-	ASSERT_EQ(store_events_size(s, *id, &size), 0);
 	return s;
 }
 

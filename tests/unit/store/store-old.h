@@ -1,6 +1,6 @@
 /*
  * store-old.h - what the store tests share (store-old.c): opening a
- * store (with an item fix-1), a new run, a revision's content checked, and
+ * store (with a new item), a new run, a revision's content checked, and
  * making the store of an older packetfs out of a current one.
  */
 #ifndef PACKETFS_STORE_OLD_H
@@ -21,11 +21,10 @@ struct store *test_store_open(const char *dir, int create, int readonly);
  * item name into *it (item_clear it). Fails the test when it cannot. */
 struct store *test_store_item(const char *dir, int readonly, const char *name, struct item *it);
 
-/* Opens (creates) the store in dir and makes the item fix-1 in it
- * (packetfs/fix-1 on main, the default owner, mode 0755), its id in *id,
- * and reads its events' size once, so that the store keeps it from then
- * on. Fails the test when it cannot. The caller closes it (store_close). */
-struct store *test_store_fix1(const char *dir, int64_t *id);
+/* Opens (creates) the store in dir and makes the item name in it (branch
+ * packetfs/NAME on main, the default owner, mode 0755), its id in *id.
+ * Fails the test when it cannot. The caller closes it (store_close). */
+struct store *test_store_new_item(const char *dir, const char *name, int64_t *id);
 
 /* Sets r to a new run of the item item_id, of kind ("stage", "recipe")
  * and name (copied), RUN_RUNNING, all else zero; run_clear frees it. */

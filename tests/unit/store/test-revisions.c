@@ -254,12 +254,8 @@ TEST(damage)
 
 int main(void)
 {
-	char err[256] = "";
-
 	ASSERT(mkdtemp(dir) != NULL);
-	ASSERT_EQ(store_open(dir, 1, 0, &s, err, sizeof(err)), 0);
-	ASSERT_EQ(store_item_create_owned(s, "revs", "packetfs/revs", "main", STORE_ID_DEFAULT,
-					  STORE_ID_DEFAULT, 0755, &item), 0);
+	s = test_store_new_item(dir, "revs", &item);
 	RUN(appends);
 	RUN(saves_and_unlinks);
 	RUN(carried_saves);

@@ -93,8 +93,9 @@ TEST(start_and_end)
 	char *t, hex[65];
 	uint64_t size;
 	int64_t id;
-	struct store *s = test_store_fix1(dir, &id);
+	struct store *s = test_store_new_item(dir, "fix-1", &id);
 
+	ASSERT_EQ(store_events_size(s, id, &size), 0); /* cached from here on */
 	ASSERT_EQ(store_registry_size(s, id, &size), 0);
 	test_run_new(&stage, id, "stage", "validate");
 	ASSERT_EQ(store_run_begin(s, &stage, NULL, name_cb, NULL), 0);

@@ -226,9 +226,7 @@ int main(void)
 	struct store *s;
 
 	ASSERT(mkdtemp(dir) != NULL);
-	s = test_store_open(dir, 1, 0);
-	ASSERT_EQ(store_item_create_owned(s, "whole", "packetfs/whole", "main", STORE_ID_DEFAULT,
-					  STORE_ID_DEFAULT, 0755, &item), 0);
+	s = test_store_new_item(dir, "whole", &item);
 	store_close(s);
 	RUN(appends);
 	RUN(sizes);
