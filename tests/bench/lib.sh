@@ -214,6 +214,17 @@ drop_caches()
 
 # --- building blocks -----------------------------------------------------------------------------
 
+# append_printf FILE N FORMAT : N lines appended to FILE from this shell, `printf FORMAT I >>FILE`
+# for I = 0 ... N-1: one open, write and close each.
+append_printf()
+{
+	local i
+	for ((i = 0; i < $2; i++)); do
+		# shellcheck disable=SC2059 # the format is the caller's
+		printf "$3" "$i" >>"$1"
+	done
+}
+
 # make_repo DIR : a git repository with a tiny C project on branch main (as tests/lib.sh).
 make_repo()
 {

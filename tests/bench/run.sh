@@ -358,11 +358,8 @@ w4()
 # append_lines FILE N : N valid external registry lines, one `>>` each, from this shell.
 append_lines()
 {
-	local i
-	for ((i = 0; i < $2; i++)); do
-		printf '{"recipe":"99-manual","status":"validated","command":"make check","note":"bench line %d","exit_code":0}\n' \
-			"$i" >>"$1"
-	done
+	append_printf "$1" "$2" \
+		'{"recipe":"99-manual","status":"validated","command":"make check","note":"bench line %d","exit_code":0}\n'
 }
 
 w5()

@@ -197,11 +197,8 @@ w10()
 # append_json FILE N : N JSON lines, one `>>` (open, write, close) each, from this shell.
 append_json()
 {
-	local i
-	for ((i = 0; i < $2; i++)); do
-		printf '{"time":"2026-12-03T21:00:00Z","level":"info","msg":"step %d done","ms":12}\n' \
-			"$i" >>"$1"
-	done
+	append_printf "$1" "$2" \
+		'{"time":"2026-12-03T21:00:00Z","level":"info","msg":"step %d done","ms":12}\n'
 }
 
 w11()
@@ -271,45 +268,61 @@ w12()
 	rm -rf "$d"
 }
 
-# --- W13: rsync -a of a source tree ---------------------------------------------------------------
+# --- W13 and W14: a tree written into a new directory ----------------------------------------------
 
+# tree_runs WL D NAME LABEL CHECK CMD... : RUNS runs on each target of `CMD DIR`, DIR a new
+# directory (shape_dir D wl TARGET NAME-TARGET-RUN), timed, with the daemon's CPU per file of
+# the source tree (SRC_FILES); then CHECK DIR, which dies when DIR is not what CMD should have
+# made; each run recorded as LABEL in seconds (lower is better), then the CPU (cpu_record).
+tree_runs()
+{
+	local wl=$1 d=$2 name=$3 label=$4 check=$5 r t dir
+	shift 5
+	for ((r = 1; r <= RUNS; r++)); do
+		for t in $TARGETS; do
+			dir=$(shape_dir "$d" "${wl,,}" "$t" "$name-$t-$r")
+			with_cpu "$wl" "daemon CPU per file" "$t" "$SRC_FILES" timed "$@" "$dir" ||
+				die "$wl: $label into $t failed"
+			"$check" "$dir"
+			record "$wl" "$label" s lower "$t" "$ELAPSED"
+		done
+	done
+	cpu_record "$wl"
+}
+
+# has_source_tree DIR : dies unless DIR holds the source tree's SRC_FILES files.
+has_source_tree()
+{
+	[ "$(find "$1" -type f | wc -l)" = "$SRC_FILES" ] || die "W13: $1 lacks files"
+}
+
+# clean_clone DIR : dies unless the git checkout DIR is clean.
+clean_clone()
+{
+	git -C "$1" diff --quiet HEAD || die "W14: the clone in $1 is not clean"
+}
+
+# W13: rsync -a of a source tree.
 w13()
 {
-	local d=$B/w13 r t dir
+	local d=$B/w13
 	source_tree
 	shape_mounts "$d" w13
 	note W13 "\`rsync -a SRC/ DIR/\` of a source tree into a new directory (on packetfs a new directory of an item: what a person copies into a packet): SRC is the first $SRC_FILES files of this repository's HEAD (git archive; $SRC_BYTES bytes; all of it at scale 1) on the local disk; rsync writes each file to a temp name, sets its times and mode, renames it; seconds."
-	for ((r = 1; r <= RUNS; r++)); do
-		for t in $TARGETS; do
-			dir=$(shape_dir "$d" w13 "$t" "copy-$t-$r")
-			with_cpu W13 "daemon CPU per file" "$t" "$SRC_FILES" timed rsync -a "$B/src/" "$dir/" || die "W13: rsync into $t failed"
-			[ "$(find "$dir" -type f | wc -l)" = "$SRC_FILES" ] || die "W13: $dir lacks files"
-			record W13 "rsync -a source tree" s lower "$t" "$ELAPSED"
-		done
-	done
-	cpu_record W13
+	tree_runs W13 "$d" copy "rsync -a source tree" has_source_tree rsync -a "$B/src/"
 	pfs_profile W13 "rsync -a" rsync -a "$B/src/" "$d/mnt/w13/copy-profile/"
 	shape_umount "$d"
 }
 
-# --- W14: git clone into an item ------------------------------------------------------------------
-
+# W14: git clone into an item.
 w14()
 {
-	local d=$B/w14 r t dir
+	local d=$B/w14
 	source_tree
 	shape_mounts "$d" w14
 	note W14 "\`git clone -q --no-hardlinks REPO DIR\` (a local clone: git copies the objects, then checks the tree out) into a new directory (on packetfs a new directory of an item: a checkout of another project kept in a packet; the item's own worktree is a git worktree on the local disk, not under the mount). REPO is on the local disk: W13's $SRC_FILES files in $SRC_COMMITS commits, packed (one pack of $SRC_PACK bytes); seconds."
-	for ((r = 1; r <= RUNS; r++)); do
-		for t in $TARGETS; do
-			dir=$(shape_dir "$d" w14 "$t" "clone-$t-$r")
-			with_cpu W14 "daemon CPU per file" "$t" "$SRC_FILES" \
-				timed git clone -q --no-hardlinks "$B/srcrepo" "$dir" || die "W14: git clone into $t failed"
-			git -C "$dir" diff --quiet HEAD || die "W14: the clone in $dir is not clean"
-			record W14 "git clone --no-hardlinks (local)" s lower "$t" "$ELAPSED"
-		done
-	done
-	cpu_record W14
+	tree_runs W14 "$d" clone "git clone --no-hardlinks (local)" clean_clone \
+		git clone -q --no-hardlinks "$B/srcrepo"
 	pfs_profile W14 "git clone" git clone -q --no-hardlinks "$B/srcrepo" "$d/mnt/w14/clone-profile"
 	shape_umount "$d"
 }
