@@ -31,6 +31,14 @@
  *   or compressed alone, REV_ZSTD, or left as it is, REV_KEPT, when neither
  *   is smaller (a few bytes). A retired revision never changes again, so a
  *   delta's base, once decoded, always gives the same bytes.
+ * - A revision that is its base followed by more bytes (an append: `>>`,
+ *   a log, a registry) is stored as those bytes alone, REV_APPEND:
+ *   compressed against the last REV_APPEND_TAIL bytes of the base (the
+ *   lines before them, whose keys and words the new ones repeat), not
+ *   against all of it, so that retiring it costs what the suffix and 4 KiB
+ *   cost, not a pass of zstd over the whole document (a 100 KB log: tens of
+ *   microseconds a line less). It is decoded as the base's content and the
+ *   suffix; it is a delta for everything else (base, depth, the skip list).
  * - The direction is forward (a delta names an older revision), unlike
  *   Fossil's reverse deltas: there the newest is whole and each older one a
  *   delta against the next newer, so that every write re-encodes the
@@ -59,7 +67,8 @@
  *   previous revision, which costs decoding its base (up to 13 steps, but
  *   the base is mostly one of the last revisions retired or decoded, whose
  *   content s->revs keeps) and one compression, both about the document's
- *   size (4 KiB: tens of microseconds; 1 MiB: about 10 ms).
+ *   size (4 KiB: tens of microseconds; 1 MiB: about 10 ms), but for an
+ *   append (a comparison with the base, and a compression of the suffix).
  *
  * Every read of a revision's content goes through store__rev_content, which
  * undoes the chain; nothing else reads revisions.content.
@@ -74,8 +83,11 @@
 
 #include "store_int.h"
 
-/* revisions.enc (schema/0008_compact.sql). */
-enum { REV_RAW = 0, REV_KEPT = 1, REV_ZSTD = 2, REV_DELTA = 3 };
+/* revisions.enc (schema/0008_compact.sql; REV_APPEND: see rev_append). */
+enum { REV_RAW = 0, REV_KEPT = 1, REV_ZSTD = 2, REV_DELTA = 3, REV_APPEND = 4 };
+/* A REV_APPEND's suffix is compressed against this much of the end of its
+ * base (all of it when shorter): part of the stored format. */
+#define REV_APPEND_TAIL 4096
 #define REV_DEPTH_MAX 32
 /* zstd's fastest level, with long-distance matching: about 4 ms to
  * compress a MiB against a prefix of the same size, 1 ms to decompress it.
@@ -116,7 +128,7 @@ static int rev_compress(struct store *s, const void *src, size_t len, const void
 		r = ZSTD_CCtx_setParameter(s->zc, ZSTD_c_checksumFlag, 1);
 	if (!ZSTD_isError(r))
 		r = ZSTD_CCtx_setParameter(s->zc, ZSTD_c_windowLog, window_log(plen + len));
-	if (!ZSTD_isError(r) && plen)
+	if (!ZSTD_isError(r) && plen > REV_APPEND_TAIL)
 		r = ZSTD_CCtx_setParameter(s->zc, ZSTD_c_enableLongDistanceMatching, 1);
 	if (!ZSTD_isError(r) && plen)
 		r = ZSTD_CCtx_refPrefix(s->zc, prefix, plen);
@@ -135,20 +147,14 @@ static int rev_compress(struct store *s, const void *src, size_t len, const void
 /* Decompresses src (slen bytes) against prefix (plen bytes) into a new
  * NUL-terminated buffer *out that must come out exactly size bytes. Lock
  * held (s->zd). 0, -ENOMEM or -EIO (damaged, or not that revision's). */
-static int rev_decompress(struct store *s, const void *src, size_t slen, const void *prefix,
-			  size_t plen, size_t size, char **out)
+static int rev_decompress_to(struct store *s, const void *src, size_t slen, const void *prefix,
+			     size_t plen, char *o, size_t size)
 {
-	char *o;
 	size_t r;
 
 	assert(util_mutex_held(&s->lock));
-	o = malloc(size + 1);
-	if (!o)
+	if (!s->zd && !(s->zd = ZSTD_createDCtx()))
 		return -ENOMEM;
-	if (!s->zd && !(s->zd = ZSTD_createDCtx())) {
-		free(o);
-		return -ENOMEM;
-	}
 	ZSTD_DCtx_reset(s->zd, ZSTD_reset_session_and_parameters);
 	r = ZSTD_DCtx_setParameter(s->zd, ZSTD_d_windowLogMax,
 				   ZSTD_dParam_getBounds(ZSTD_d_windowLogMax).upperBound);
@@ -159,8 +165,53 @@ static int rev_decompress(struct store *s, const void *src, size_t slen, const v
 	if (ZSTD_isError(r) || r != size) {
 		util_log(LOG_ERR, "store: a stored revision does not decode: %s",
 			ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
-		free(o);
 		return -EIO;
+	}
+	return 0;
+}
+
+static int rev_decompress(struct store *s, const void *src, size_t slen, const void *prefix,
+			  size_t plen, size_t size, char **out)
+{
+	char *o = malloc(size + 1);
+	int rc;
+
+	if (!o)
+		return -ENOMEM;
+	rc = rev_decompress_to(s, src, slen, prefix, plen, o, size);
+	if (rc) {
+		free(o);
+		return rc;
+	}
+	o[size] = '\0';
+	*out = o;
+	return 0;
+}
+
+/* The content of a REV_APPEND revision of size bytes (stored: src, slen
+ * bytes) whose base's content is base (blen bytes): the base followed by
+ * the suffix, which was compressed against the base's last
+ * REV_APPEND_TAIL bytes. In a new NUL-terminated buffer *out. Lock held.
+ * 0, -ENOMEM or -EIO (a size smaller than the base's, or damaged). */
+static int rev_append_decode(struct store *s, const void *src, size_t slen, const char *base,
+			     size_t blen, size_t size, char **out)
+{
+	size_t tail = blen < REV_APPEND_TAIL ? blen : REV_APPEND_TAIL;
+	char *o;
+	int rc;
+
+	if (size < blen) {
+		util_log(LOG_ERR, "store: an appended revision is shorter than its base");
+		return -EIO;
+	}
+	o = malloc(size + 1);
+	if (!o)
+		return -ENOMEM;
+	memcpy(o, base, blen);
+	rc = rev_decompress_to(s, src, slen, base + blen - tail, tail, o + blen, size - blen);
+	if (rc) {
+		free(o);
+		return rc;
 	}
 	o[size] = '\0';
 	*out = o;
@@ -302,7 +353,7 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 		if (rc)
 			goto out;
 		n++;
-		if (chain[n - 1].enc != REV_DELTA)
+		if (chain[n - 1].enc != REV_DELTA && chain[n - 1].enc != REV_APPEND)
 			break;
 	}
 	/* Whole, then each delta against the one before it. */
@@ -327,8 +378,12 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 		rc = -EIO;
 	}
 	for (i = i - 1; rc == 0 && i >= 0; i--) {
-		rc = rev_decompress(s, chain[i].data, chain[i].len, cur, cur_len, chain[i].size,
-				    &next);
+		if (chain[i].enc == REV_APPEND)
+			rc = rev_append_decode(s, chain[i].data, chain[i].len, cur, cur_len,
+					       chain[i].size, &next);
+		else
+			rc = rev_decompress(s, chain[i].data, chain[i].len, cur, cur_len,
+					    chain[i].size, &next);
 		free(cur);
 		cur = rc ? NULL : next;
 		cur_len = chain[i].size;
@@ -392,7 +447,8 @@ static int pick_base(struct store *s, int64_t item, const char *path, int rev, i
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
 	rc = pos_get(s, base->id, base);
-	while (rc == 0 && base->seq - 1 > target && base->enc == REV_DELTA)
+	while (rc == 0 && base->seq - 1 > target &&
+	       (base->enc == REV_DELTA || base->enc == REV_APPEND))
 		rc = pos_get(s, base->base, base);
 	if (rc == 0 && (base->seq < 1 || base->depth >= REV_DEPTH_MAX))
 		base->id = 0;
@@ -436,16 +492,25 @@ static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 		rc = pick_base(s, item, path, rev, seq - 1, &base);
 	if (rc == 0 && base.id)
 		rc = store__rev_content(s, base.id, &prefix, &plen);
-	if (rc == 0)
+	/* An append to its base: the suffix alone, against the base's end. */
+	if (rc == 0 && base.id && plen && len > plen && memcmp(raw, prefix, plen) == 0) {
+		size_t tail = plen < REV_APPEND_TAIL ? plen : REV_APPEND_TAIL;
+
+		rc = rev_compress(s, raw + plen, len - plen, prefix + plen - tail, tail, &enc,
+				  &elen);
+		if (rc == 0 && elen < len)
+			kind = REV_APPEND;
+	} else if (rc == 0) {
 		rc = rev_compress(s, raw, len, prefix, plen, &enc, &elen);
-	if (rc == 0 && elen < len)
-		kind = base.id ? REV_DELTA : REV_ZSTD;
+		if (rc == 0 && elen < len)
+			kind = base.id ? REV_DELTA : REV_ZSTD;
+	}
 	/* Out of whole, into the row (REV_KEPT: as it was). */
 	if (rc == 0)
 		rc = store__exec(s, "UPDATE revisions SET enc = ?1, base = NULLIF(?2, 0), depth = ?3, "
 				 "content = ?4, slot = NULL WHERE id = ?5", "iIibI", kind,
-				 kind == REV_DELTA ? base.id : (int64_t)0,
-				 kind == REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? raw : enc,
+				 kind >= REV_DELTA ? base.id : (int64_t)0,
+				 kind >= REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? raw : enc,
 				 kind == REV_KEPT ? len : elen, id);
 	if (rc == 0 && slot)
 		*slot = at;
