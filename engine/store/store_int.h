@@ -2,7 +2,7 @@
  * store_int.h - what the store's files (store_stmt.c: statements and
  * transactions; store.c: connection, meta; store_item.c: items;
  * store_doc.c: documents; store_rev.c: how revisions are stored, and their
- * reads; store_run.c: runs, logs, registry, events) share. Not for the rest of the engine: store.h is the contract.
+ * reads; store_rev_list.c: history listed; store_run.c: runs, logs, registry, events) share. Not for the rest of the engine: store.h is the contract.
  *
  * Every store__ helper expects s->lock to be held by the caller, but the
  * pair that takes and releases it around a transaction (store__txn_lock).

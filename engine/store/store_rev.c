@@ -1,7 +1,8 @@
 /*
- * store_rev.c - how revisions are stored, and every read of one (store.h:
- * store_rev_*; store_int.h: store__rev_content, store__rev_retire,
- * store__rev_compact).
+ * store_rev.c - how revisions are stored, and the one function that reads
+ * one back (store_int.h: store__rev_content, store__rev_retire,
+ * store__rev_whole, store__rev_replace, store__rev_compact; store.h's
+ * store_rev_* list and read them through it: store_rev_list.c).
  *
  * Every close stores a revision, so a document written N times has N
  * revisions; stored whole, 10,000 appends of a 52-byte line would hold
@@ -31,6 +32,14 @@
  *   or compressed alone, REV_ZSTD, or left as it is, REV_KEPT, when neither
  *   is smaller (a few bytes). A retired revision never changes again, so a
  *   delta's base, once decoded, always gives the same bytes.
+ * - A revision that is its base followed by more bytes (an append: `>>`,
+ *   a log, a registry) is stored as those bytes alone, REV_APPEND:
+ *   compressed against the last REV_APPEND_TAIL bytes of the base (the
+ *   lines before them, whose keys and words the new ones repeat), not
+ *   against all of it, so that retiring it costs what the suffix and 4 KiB
+ *   cost, not a pass of zstd over the whole document (a 100 KB log: tens of
+ *   microseconds a line less). It is decoded as the base's content and the
+ *   suffix; it is a delta for everything else (base, depth, the skip list).
  * - The direction is forward (a delta names an older revision), unlike
  *   Fossil's reverse deltas: there the newest is whole and each older one a
  *   delta against the next newer, so that every write re-encodes the
@@ -59,7 +68,8 @@
  *   previous revision, which costs decoding its base (up to 13 steps, but
  *   the base is mostly one of the last revisions retired or decoded, whose
  *   content s->revs keeps) and one compression, both about the document's
- *   size (4 KiB: tens of microseconds; 1 MiB: about 10 ms).
+ *   size (4 KiB: tens of microseconds; 1 MiB: about 10 ms), but for an
+ *   append (a comparison with the base, and a compression of the suffix).
  *
  * Every read of a revision's content goes through store__rev_content, which
  * undoes the chain; nothing else reads revisions.content.
@@ -74,8 +84,11 @@
 
 #include "store_int.h"
 
-/* revisions.enc (schema/0008_compact.sql). */
-enum { REV_RAW = 0, REV_KEPT = 1, REV_ZSTD = 2, REV_DELTA = 3 };
+/* revisions.enc (schema/0008_compact.sql; REV_APPEND: see rev_append). */
+enum { REV_RAW = 0, REV_KEPT = 1, REV_ZSTD = 2, REV_DELTA = 3, REV_APPEND = 4 };
+/* A REV_APPEND's suffix is compressed against this much of the end of its
+ * base (all of it when shorter): part of the stored format. */
+#define REV_APPEND_TAIL 4096
 #define REV_DEPTH_MAX 32
 /* zstd's fastest level, with long-distance matching: about 4 ms to
  * compress a MiB against a prefix of the same size, 1 ms to decompress it.
@@ -116,7 +129,7 @@ static int rev_compress(struct store *s, const void *src, size_t len, const void
 		r = ZSTD_CCtx_setParameter(s->zc, ZSTD_c_checksumFlag, 1);
 	if (!ZSTD_isError(r))
 		r = ZSTD_CCtx_setParameter(s->zc, ZSTD_c_windowLog, window_log(plen + len));
-	if (!ZSTD_isError(r) && plen)
+	if (!ZSTD_isError(r) && plen > REV_APPEND_TAIL)
 		r = ZSTD_CCtx_setParameter(s->zc, ZSTD_c_enableLongDistanceMatching, 1);
 	if (!ZSTD_isError(r) && plen)
 		r = ZSTD_CCtx_refPrefix(s->zc, prefix, plen);
@@ -135,20 +148,14 @@ static int rev_compress(struct store *s, const void *src, size_t len, const void
 /* Decompresses src (slen bytes) against prefix (plen bytes) into a new
  * NUL-terminated buffer *out that must come out exactly size bytes. Lock
  * held (s->zd). 0, -ENOMEM or -EIO (damaged, or not that revision's). */
-static int rev_decompress(struct store *s, const void *src, size_t slen, const void *prefix,
-			  size_t plen, size_t size, char **out)
+static int rev_decompress_to(struct store *s, const void *src, size_t slen, const void *prefix,
+			     size_t plen, char *o, size_t size)
 {
-	char *o;
 	size_t r;
 
 	assert(util_mutex_held(&s->lock));
-	o = malloc(size + 1);
-	if (!o)
+	if (!s->zd && !(s->zd = ZSTD_createDCtx()))
 		return -ENOMEM;
-	if (!s->zd && !(s->zd = ZSTD_createDCtx())) {
-		free(o);
-		return -ENOMEM;
-	}
 	ZSTD_DCtx_reset(s->zd, ZSTD_reset_session_and_parameters);
 	r = ZSTD_DCtx_setParameter(s->zd, ZSTD_d_windowLogMax,
 				   ZSTD_dParam_getBounds(ZSTD_d_windowLogMax).upperBound);
@@ -159,8 +166,53 @@ static int rev_decompress(struct store *s, const void *src, size_t slen, const v
 	if (ZSTD_isError(r) || r != size) {
 		util_log(LOG_ERR, "store: a stored revision does not decode: %s",
 			ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
-		free(o);
 		return -EIO;
+	}
+	return 0;
+}
+
+static int rev_decompress(struct store *s, const void *src, size_t slen, const void *prefix,
+			  size_t plen, size_t size, char **out)
+{
+	char *o = malloc(size + 1);
+	int rc;
+
+	if (!o)
+		return -ENOMEM;
+	rc = rev_decompress_to(s, src, slen, prefix, plen, o, size);
+	if (rc) {
+		free(o);
+		return rc;
+	}
+	o[size] = '\0';
+	*out = o;
+	return 0;
+}
+
+/* The content of a REV_APPEND revision of size bytes (stored: src, slen
+ * bytes) whose base's content is base (blen bytes): the base followed by
+ * the suffix, which was compressed against the base's last
+ * REV_APPEND_TAIL bytes. In a new NUL-terminated buffer *out. Lock held.
+ * 0, -ENOMEM or -EIO (a size smaller than the base's, or damaged). */
+static int rev_append_decode(struct store *s, const void *src, size_t slen, const char *base,
+			     size_t blen, size_t size, char **out)
+{
+	size_t tail = blen < REV_APPEND_TAIL ? blen : REV_APPEND_TAIL;
+	char *o;
+	int rc;
+
+	if (size < blen) {
+		util_log(LOG_ERR, "store: an appended revision is shorter than its base");
+		return -EIO;
+	}
+	o = malloc(size + 1);
+	if (!o)
+		return -ENOMEM;
+	memcpy(o, base, blen);
+	rc = rev_decompress_to(s, src, slen, base + blen - tail, tail, o + blen, size - blen);
+	if (rc) {
+		free(o);
+		return rc;
 	}
 	o[size] = '\0';
 	*out = o;
@@ -302,7 +354,7 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 		if (rc)
 			goto out;
 		n++;
-		if (chain[n - 1].enc != REV_DELTA)
+		if (chain[n - 1].enc != REV_DELTA && chain[n - 1].enc != REV_APPEND)
 			break;
 	}
 	/* Whole, then each delta against the one before it. */
@@ -327,8 +379,12 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 		rc = -EIO;
 	}
 	for (i = i - 1; rc == 0 && i >= 0; i--) {
-		rc = rev_decompress(s, chain[i].data, chain[i].len, cur, cur_len, chain[i].size,
-				    &next);
+		if (chain[i].enc == REV_APPEND)
+			rc = rev_append_decode(s, chain[i].data, chain[i].len, cur, cur_len,
+					       chain[i].size, &next);
+		else
+			rc = rev_decompress(s, chain[i].data, chain[i].len, cur, cur_len,
+					    chain[i].size, &next);
 		free(cur);
 		cur = rc ? NULL : next;
 		cur_len = chain[i].size;
@@ -392,7 +448,8 @@ static int pick_base(struct store *s, int64_t item, const char *path, int rev, i
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
 	rc = pos_get(s, base->id, base);
-	while (rc == 0 && base->seq - 1 > target && base->enc == REV_DELTA)
+	while (rc == 0 && base->seq - 1 > target &&
+	       (base->enc == REV_DELTA || base->enc == REV_APPEND))
 		rc = pos_get(s, base->base, base);
 	if (rc == 0 && (base->seq < 1 || base->depth >= REV_DEPTH_MAX))
 		base->id = 0;
@@ -436,16 +493,25 @@ static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 		rc = pick_base(s, item, path, rev, seq - 1, &base);
 	if (rc == 0 && base.id)
 		rc = store__rev_content(s, base.id, &prefix, &plen);
-	if (rc == 0)
+	/* An append to its base: the suffix alone, against the base's end. */
+	if (rc == 0 && base.id && plen && len > plen && memcmp(raw, prefix, plen) == 0) {
+		size_t tail = plen < REV_APPEND_TAIL ? plen : REV_APPEND_TAIL;
+
+		rc = rev_compress(s, raw + plen, len - plen, prefix + plen - tail, tail, &enc,
+				  &elen);
+		if (rc == 0 && elen < len)
+			kind = REV_APPEND;
+	} else if (rc == 0) {
 		rc = rev_compress(s, raw, len, prefix, plen, &enc, &elen);
-	if (rc == 0 && elen < len)
-		kind = base.id ? REV_DELTA : REV_ZSTD;
+		if (rc == 0 && elen < len)
+			kind = base.id ? REV_DELTA : REV_ZSTD;
+	}
 	/* Out of whole, into the row (REV_KEPT: as it was). */
 	if (rc == 0)
 		rc = store__exec(s, "UPDATE revisions SET enc = ?1, base = NULLIF(?2, 0), depth = ?3, "
 				 "content = ?4, slot = NULL WHERE id = ?5", "iIibI", kind,
-				 kind == REV_DELTA ? base.id : (int64_t)0,
-				 kind == REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? raw : enc,
+				 kind >= REV_DELTA ? base.id : (int64_t)0,
+				 kind >= REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? raw : enc,
 				 kind == REV_KEPT ? len : elen, id);
 	if (rc == 0 && slot)
 		*slot = at;
@@ -585,192 +651,3 @@ int store__rev_compact(struct store *s)
 	free(ids);
 	return rc;
 }
-
-/* A revision row with the strings it owns. */
-struct rev_row {
-	struct rev_info r;
-	char *path, *op, *comm, *stage, *created_at;
-};
-
-static void rev_row_clear(struct rev_row *v)
-{
-	free(v->path);
-	free(v->op);
-	free(v->comm);
-	free(v->stage);
-	free(v->created_at);
-}
-
-static int rev_row(sqlite3_stmt *st, void *elem, void *ctx)
-{
-	struct rev_row *v = elem;
-
-	(void)ctx;
-	memset(v, 0, sizeof(*v));
-	v->path = store__col_dup(st, 0);
-	v->r.rev = sqlite3_column_int(st, 1);
-	v->op = store__col_dup(st, 2);
-	v->r.size = sqlite3_column_int64(st, 3);
-	v->r.mode = (mode_t)sqlite3_column_int(st, 4);
-	v->r.uid = (uid_t)sqlite3_column_int64(st, 5);
-	v->r.pid = (pid_t)sqlite3_column_int64(st, 6);
-	v->comm = store__col_dup(st, 7);
-	v->stage = store__col_dup(st, 8);
-	v->created_at = store__col_dup(st, 9);
-	v->r.type = store__kind_type(st, 10);
-	v->r.rdev = (uint64_t)sqlite3_column_int64(st, 11);
-	if (!v->path || !v->op || !v->comm || !v->stage || !v->created_at) {
-		rev_row_clear(v);
-		return -ENOMEM;
-	}
-	v->r.path = v->path;
-	v->r.op = v->op;
-	v->r.comm = v->comm;
-	v->r.stage = v->stage;
-	v->r.created_at = v->created_at;
-	return 0;
-}
-
-#define REV_COLS "path, rev, op, size, mode, uid, pid, comm, stage, created_at, kind, rdev"
-
-/* The rows of sql (REV_COLS; item_id bound to ?1, a and b, NULL for none,
- * to ?2 and ?3) copied out under the lock, then cb for each without it
- * (revisions are immutable), as store_rev_each. */
-static int rev_walk(struct store *s, const char *sql, int64_t item_id, const char *a,
-		    const char *b, int (*cb)(void *arg, const struct rev_info *r), void *arg)
-{
-	struct rev_row *v = NULL;
-	sqlite3_stmt *st;
-	size_t n = 0, i;
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	rc = store__prepare(s, &st, sql, b ? "Iss" : a ? "Is" : "I", item_id, a, b);
-	if (rc == 0)
-		rc = store__collect(s, st, sizeof(*v), rev_row, NULL, (void **)&v, &n);
-	pthread_mutex_unlock(&s->lock);
-	for (i = 0; i < n; i++) {
-		if (rc == 0 && cb(arg, &v[i].r))
-			rc = 1;
-		rev_row_clear(&v[i]);
-	}
-	free(v);
-	return rc < 0 ? rc : 0;
-}
-
-int store_rev_each(struct store *s, int64_t item_id, const char *path,
-		   int (*cb)(void *arg, const struct rev_info *r), void *arg)
-{
-	if (path)
-		return rev_walk(s, "SELECT " REV_COLS " FROM revisions WHERE item_id = ? AND path = ? "
-				"ORDER BY path, rev", item_id, path, NULL, cb, arg);
-	return rev_walk(s, "SELECT " REV_COLS " FROM revisions WHERE item_id = ? ORDER BY path, rev",
-			item_id, NULL, NULL, cb, arg);
-}
-
-/* The bounds of the paths below dir under binary collation, ["dir/",
- * "dir0") ('0' follows '/'), in one allocation at *lo (caller frees). */
-static int below_bounds(const char *dir, char **lo, char **hi)
-{
-	size_t dlen = strlen(dir);
-
-	*lo = malloc(2 * (dlen + 2));
-	if (!*lo)
-		return -ENOMEM;
-	*hi = *lo + dlen + 2;
-	memcpy(*lo, dir, dlen);
-	memcpy(*lo + dlen, "/", 2);
-	memcpy(*hi, dir, dlen);
-	memcpy(*hi + dlen, "0", 2);
-	return 0;
-}
-
-int store_rev_each_below(struct store *s, int64_t item_id, const char *dir,
-			 int (*cb)(void *arg, const struct rev_info *r), void *arg)
-{
-	char *lo, *hi;
-	int rc;
-
-	if (!*dir)
-		return store_rev_each(s, item_id, NULL, cb, arg);
-	rc = below_bounds(dir, &lo, &hi);
-	if (rc)
-		return rc;
-	rc = rev_walk(s, "SELECT " REV_COLS " FROM revisions WHERE item_id = ?1 AND path >= ?2 "
-		      "AND path < ?3 ORDER BY path, rev", item_id, lo, hi, cb, arg);
-	free(lo);
-	return rc;
-}
-
-/* Revision rev of path unless a tombstone: its content in *data (caller
- * frees) and its size in *len, or (data NULL) its size, type and rdev
- * (either may be NULL) alone, without reading the content. 0, -ENOENT or
- * a negative errno. */
-static int rev_get(struct store *s, int64_t item_id, const char *path, int rev, char **data,
-		   size_t *len, struct doc_meta *m)
-{
-	sqlite3_stmt *st;
-	int64_t id = 0;
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	rc = store__first(s, &st, "SELECT id, size, kind, rdev, mode, uid FROM revisions WHERE "
-			  "item_id = ? AND path = ? AND rev = ? AND content IS NOT NULL", "Isi",
-			  item_id, path, rev);
-	if (rc == 0) {
-		id = sqlite3_column_int64(st, 0);
-		if (len)
-			*len = (size_t)sqlite3_column_int64(st, 1);
-	}
-	if (rc == 0 && m) {
-		memset(m, 0, sizeof(*m));
-		m->size = (uint64_t)sqlite3_column_int64(st, 1);
-		m->type = store__kind_type(st, 2);
-		m->rdev = (uint64_t)sqlite3_column_int64(st, 3);
-		m->mode = (mode_t)sqlite3_column_int(st, 4) & 07777;
-		m->uid = (uid_t)sqlite3_column_int64(st, 5);
-		m->gid = STORE_ID_DEFAULT;
-	}
-	store__done(st);
-	if (rc == 0 && data)
-		rc = store__rev_content(s, id, data, len);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
-int store_rev_size(struct store *s, int64_t item_id, const char *path, int rev, size_t *len)
-{
-	return rev_get(s, item_id, path, rev, NULL, len, NULL);
-}
-
-int store_rev_stat(struct store *s, int64_t item_id, const char *path, int rev,
-		   struct doc_meta *m)
-{
-	return rev_get(s, item_id, path, rev, NULL, NULL, m);
-}
-
-int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir)
-{
-	sqlite3_stmt *st;
-	char *lo, *hi;
-	int rc = below_bounds(dir, &lo, &hi);
-
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&s->lock);
-	rc = store__prepare(s, &st, "SELECT 1 FROM revisions WHERE item_id = ?1 AND path >= ?2 "
-			    "AND path < ?3 LIMIT 1", "Iss", item_id, lo, hi);
-	if (rc == 0)
-		rc = store__step(s, st);
-	store__done(st);
-	pthread_mutex_unlock(&s->lock);
-	free(lo);
-	return rc;
-}
-
-int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
-		   size_t *len)
-{
-	return rev_get(s, item_id, path, rev, data, len, NULL);
-}
-

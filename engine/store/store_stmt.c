@@ -227,7 +227,8 @@ int store__txn_lock(struct store *s)
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	rc = store__script(s, "BEGIN IMMEDIATE");
+	/* Prepared once, like every statement: not parsed at each commit. */
+	rc = store__exec(s, "BEGIN IMMEDIATE", "");
 	if (rc)
 		pthread_mutex_unlock(&s->lock);
 	return rc;
@@ -237,7 +238,7 @@ int store__txn_unlock(struct store *s, int rc)
 {
 	assert(util_mutex_held(&s->lock));
 	if (rc == 0)
-		rc = store__script(s, "COMMIT");
+		rc = store__exec(s, "COMMIT", "");
 	if (rc) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		store__rev_forget(s);

@@ -3,11 +3,13 @@
  * current revision whole, every other one encoded once it stops being
  * current (a write, an editor's save by rename, an unlink), each reading
  * back byte for byte; chains of deltas no deeper than the skip-delta bound;
- * a document grown by appends taking a small multiple of its final size;
+ * a document grown by appends taking a small multiple of its final size,
+ * each append stored as its suffix; appends and edits mixed in one chain;
  * an in-place amend; a damaged or missing base reported as EIO, not as
  * wrong content. (A store of an older version converted: test-store.c.)
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,13 +78,16 @@ static void expect_rev(const char *path, int rev, const void *want, size_t wlen)
 }
 
 /* 1,000 appends: every revision reads back; only the current one is whole;
- * each depth is at most popcount(seq - 1); the revisions take less than 4
- * times the final size (whole, they would take 500 times). */
+ * every other one but the first is an append (its suffix alone); each depth
+ * is at most popcount(seq - 1); the revisions take less than 4 times the
+ * final size (whole, they would take 500 times). */
 TEST(appends)
 {
 	static const char sql_bytes[] = "SELECT sum(length(content)) FROM revisions WHERE path = ?1";
 	static const char sql_whole[] = "SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0";
 	static const char sql_max[] = "SELECT max(depth) FROM revisions WHERE path = ?1";
+	static const char sql_append[] = "SELECT count(*) FROM revisions WHERE path = ?1 AND "
+					 "enc = 4";
 	struct buf b;
 	int k, n = 1000;
 
@@ -92,17 +97,60 @@ TEST(appends)
 		ASSERT_EQ(store_doc_write(s, item, "log.md", b.data, b.len, (mode_t)-1, -1, "write",
 					  &who, NULL), 0);
 	}
+	pthread_mutex_lock(&s->lock);
+	store__rev_forget(s); /* decoded from the store, not from memory */
+	pthread_mutex_unlock(&s->lock);
 	for (k = 1; k <= n; k++) {
 		grown(&b, k);
 		expect_rev("log.md", k, b.data, b.len);
 	}
 	ASSERT_EQ(query(sql_whole, "log.md"), 1);
+	ASSERT_EQ(query(sql_append, "log.md"), n - 2);
 	ASSERT_EQ(too_deep("log.md"), 0);
 	ASSERT(query(sql_max, "log.md") >= 5);
 	ASSERT(query(sql_max, "log.md") <= 9);
 	if (query(sql_bytes, "log.md") > 4 * (int64_t)b.len)
 		FAIL_AT("%lld bytes of revisions for a %zu-byte document",
 			(long long)query(sql_bytes, "log.md"), b.len);
+	buf_free(&b);
+}
+
+/* Version k of a document that grows by one line per version and has one
+ * of its first lines rewritten every third version: appends and edits in
+ * one chain of revisions. */
+static void edited(struct buf *b, int k)
+{
+	grown(b, k);
+	if (k % 3 == 0 && b->len > 6)
+		memcpy(b->data, "edited", 6);
+	if (k % 6 == 0 && b->len > 60)
+		memcpy(b->data + 53, "EDITED", 6);
+}
+
+/* Appends and edits mixed: an append whose base is an edit's delta and an
+ * edit whose base is an append both read back, from the store; both kinds
+ * are there. */
+TEST(appends_and_edits)
+{
+	struct buf b;
+	int k, n = 300;
+
+	buf_init(&b);
+	for (k = 1; k <= n; k++) {
+		edited(&b, k);
+		ASSERT_EQ(store_doc_write(s, item, "mixed.md", b.data, b.len, (mode_t)-1, -1,
+					  "write", &who, NULL), 0);
+	}
+	pthread_mutex_lock(&s->lock);
+	store__rev_forget(s);
+	pthread_mutex_unlock(&s->lock);
+	for (k = n; k >= 1; k--) {
+		edited(&b, k);
+		expect_rev("mixed.md", k, b.data, b.len);
+	}
+	ASSERT(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 4", "mixed.md") > 0);
+	ASSERT(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 3", "mixed.md") > 0);
+	ASSERT_EQ(too_deep("mixed.md"), 0);
 	buf_free(&b);
 }
 
@@ -225,31 +273,44 @@ TEST(carried_saves)
 	buf_free(&b);
 }
 
-/* A delta whose bytes are damaged, or whose base is gone, reads as EIO. */
-TEST(damage)
+/* A delta (enc 3, or 4: an append) of path whose bytes are damaged, or
+ * whose base is gone, reads as EIO. */
+static void damage(const char *path, int enc)
 {
-	int64_t id = query("SELECT max(id) FROM revisions WHERE path = ?1 AND enc = 3", "log.md");
-	int64_t base = query("SELECT base FROM revisions WHERE path = ?1 AND enc = 3 ORDER BY id "
-			     "DESC LIMIT 1", "log.md");
-	int rev = (int)query("SELECT rev FROM revisions WHERE path = ?1 AND enc = 3 ORDER BY id "
-			     "DESC LIMIT 1", "log.md");
+	/* Three texts: statements are cached by their text's address. */
+	char q_id[100], q_base[200], q_rev[200];
+	int64_t id, base;
+	int rev;
 	char *data;
 	size_t len;
 
+	snprintf(q_id, sizeof(q_id), "SELECT max(id) FROM revisions WHERE path = ?1 AND enc = %d",
+		 enc);
+	snprintf(q_base, sizeof(q_base), "SELECT base FROM revisions WHERE id = (%s)", q_id);
+	snprintf(q_rev, sizeof(q_rev), "SELECT rev FROM revisions WHERE id = (%s)", q_id);
+	id = query(q_id, path);
+	base = query(q_base, path);
+	rev = (int)query(q_rev, path);
 	ASSERT(id > 0 && base > 0);
 	pthread_mutex_lock(&s->lock);
 	ASSERT_EQ(store__exec(s, "UPDATE revisions SET content = substr(content, 1, "
 			      "length(content) / 2) WHERE id = ?", "I", id), 0);
 	store__rev_forget(s); /* what was decoded before the damage */
 	pthread_mutex_unlock(&s->lock);
-	ASSERT_EQ(store_rev_read(s, item, "log.md", rev, &data, &len), -EIO);
+	ASSERT_EQ(store_rev_read(s, item, path, rev, &data, &len), -EIO);
 	pthread_mutex_lock(&s->lock);
 	ASSERT_EQ(store__exec(s, "UPDATE revisions SET base = -1 WHERE id = ?", "I", id), 0);
 	pthread_mutex_unlock(&s->lock);
-	ASSERT_EQ(store_rev_read(s, item, "log.md", rev, &data, &len), -EIO);
+	ASSERT_EQ(store_rev_read(s, item, path, rev, &data, &len), -EIO);
 	/* Its neighbours still read. */
-	ASSERT_EQ(store_rev_read(s, item, "log.md", rev - 1, &data, &len), 0);
+	ASSERT_EQ(store_rev_read(s, item, path, rev - 1, &data, &len), 0);
 	free(data);
+}
+
+TEST(damage)
+{
+	damage("log.md", 4);
+	damage("mixed.md", 3);
 }
 
 int main(void)
@@ -257,6 +318,7 @@ int main(void)
 	ASSERT(mkdtemp(dir) != NULL);
 	s = test_store_new_item(dir, "revs", &item);
 	RUN(appends);
+	RUN(appends_and_edits);
 	RUN(saves_and_unlinks);
 	RUN(carried_saves);
 	RUN(damage);
