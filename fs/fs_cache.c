@@ -230,6 +230,14 @@ void fs__drop_attrs(struct fs *fs, const char *path)
 	invalidate_attrs(fs, path);
 }
 
+void fs__drop_ino_attrs(struct fs *fs, uint64_t ino)
+{
+	if (notifier_send_begin(fs->notifier)) {
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
+		notifier_send_end(fs->notifier);
+	}
+}
+
 int fs__cache_listing(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps)
 {
 	struct fs *fs = fs_of(req);
