@@ -60,6 +60,8 @@ struct fs {
 				    * (fs__ns_open_begin to end); prefers writers */
 	pthread_mutex_t open_lock;
 	pthread_cond_t open_idle; /* with open_lock: an open file's users dropped to 0 */
+	uint64_t creating;        /* atomic: creates between reading the new file's attributes
+				   * and replying (fs_ops_file.c "Creates") */
 	uint64_t created_cached;  /* atomic: open files whose create reply let the kernel cache
 				   * their attributes (open_file.created_cached) */
 	struct open_file *open;   /* protected by open_lock */
@@ -83,7 +85,8 @@ struct open_file {
 				    * users to end; no new one starts */
 	int created_cached;        /* protected by fs.open_lock: the create reply let the
 				    * kernel cache the attributes of the document it made,
-				    * until a commit of it (fs_ops_file.c "Creates") */
+				    * until a commit of it through this handle
+				    * (fs_ops_file.c "Creates") */
 	struct open_file *prev;    /* protected by fs.open_lock */
 	struct open_file *next;    /* protected by fs.open_lock */
 };

@@ -17,12 +17,19 @@
  * at once (the open's permission check) and would ask again. What changes
  * them until a commit, the kernel sees (writes, setattr, renames, links);
  * a commit (a flush, fsync or release of any handle on it) moves its times
- * unseen. So the create reply lets the kernel cache them, and the first
- * commit after it drops them (created_commit); later replies, while the
- * document is open for writing, are not cached. A commit that races with
- * a create reply counts a change (attr_ttl), and a create is counted in
- * fs.created_cached before it asks the engine for the attributes: a commit
- * that finds none under way came before those attributes were read.
+ * unseen. So the create reply lets the kernel cache them and marks its
+ * open file (open_file.created_cached); a commit of the document drops
+ * them (created_commit), and ends the mark of the handle that committed.
+ * Later replies, while the document is open for writing, are not cached.
+ * A create reply may reach the kernel after a commit by another handle
+ * that came after the create read the attributes, and after that
+ * commit's invalidation: a create under way (fs.creating) makes such a
+ * commit count a change (attr_ttl: not cached when the create looks after
+ * it), and the other handle's mark stays, so that its own first commit
+ * drops them again. (A commit within that window, a few microseconds,
+ * can thus leave the kernel the times from before it until the created
+ * handle writes, commits or closes, or a lookup of the name, which a
+ * create's entry timeout of 0 makes at every path walk.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,25 +69,29 @@ static int open_add(struct fs *fs, uint64_t ino, struct pfs_file *f, struct fuse
 }
 
 /*
- * A handle on ino, a document, may have committed (see Creates): drops the
- * attributes the kernel holds from a create reply on ino, if one let it
- * cache them (self: the handle being released had it, already uncounted).
- * Counts a change first, for a create reply under way. Request threads.
+ * The open file by, on ino, may have committed its document (see
+ * Creates); one being released is unlisted already, and self says
+ * whether it still had its mark. Counts a change while a create is under
+ * way, drops the attributes a create reply on ino let the kernel cache,
+ * and ends by's own mark. Request threads.
  */
-static void created_commit(struct fs *fs, uint64_t ino, int self)
+static void created_commit(struct fs *fs, struct open_file *by, uint64_t ino, int self)
 {
 	struct open_file *of;
 	int found = self;
 
-	if (!self && __atomic_load_n(&fs->created_cached, __ATOMIC_SEQ_CST) == 0)
+	if (__atomic_load_n(&fs->creating, __ATOMIC_SEQ_CST) != 0)
+		__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
+	if (!found && __atomic_load_n(&fs->created_cached, __ATOMIC_SEQ_CST) == 0)
 		return;
-	__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&fs->open_lock);
 	for (of = fs->open; of; of = of->next) {
-		if (of->ino == ino && of->created_cached) {
+		if (of->ino != ino || !of->created_cached)
+			continue;
+		found = 1;
+		if (of == by) {
 			of->created_cached = 0;
 			__atomic_sub_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
-			found = 1;
 		}
 	}
 	pthread_mutex_unlock(&fs->open_lock);
@@ -114,7 +125,7 @@ static void open_release(struct fs *fs, struct fuse_file_info *fi)
 	doc = !engine_file_direct(of->f);
 	engine_file_release(of->f); /* commits what is pending */
 	if (doc)
-		created_commit(fs, of->ino, cached);
+		created_commit(fs, of, of->ino, cached);
 	free(of);
 }
 
@@ -339,8 +350,8 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 		return;
 	}
 	caller_of(req, &who);
-	/* Counted before the attributes are read (see Creates). */
-	__atomic_add_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
+	/* Under way from before the attributes are read (see Creates). */
+	__atomic_add_fetch(&fs->creating, 1, __ATOMIC_SEQ_CST);
 	r = engine_file_open(fs->engine, path, fi->flags | O_CREAT, mode & 07777, &who, &f);
 	fs__refused("create", path, r);
 	if (r < 0)
@@ -357,25 +368,25 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 		goto fail;
 	}
 	/* A document of one name: cached until a commit (see Creates). The
-	 * open file is marked, and the count passed on to its mark, before
-	 * the reply is made, so that a commit from now on finds it. */
+	 * open file is marked before the reply is made, so that a commit
+	 * from now on finds it. */
 	of = (struct open_file *)(uintptr_t)fi->fh;
 	mark = !engine_file_direct(f) && ps.nlink <= 1 && !ps.unlinked;
-	pthread_mutex_lock(&fs->open_lock);
-	of->created_cached = mark;
-	pthread_mutex_unlock(&fs->open_lock);
-	if (!mark)
-		__atomic_sub_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
+	if (mark) {
+		pthread_mutex_lock(&fs->open_lock);
+		of->created_cached = 1;
+		pthread_mutex_unlock(&fs->open_lock);
+		__atomic_add_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
+	}
 	ps.stable = mark;
 	fs__fill_entry(req, ino, &ps, seen, &e);
 	if (mark && e.attr_timeout == 0.0) {
 		pthread_mutex_lock(&fs->open_lock);
-		mark = of->created_cached; /* 0 once a commit dropped it */
 		of->created_cached = 0;
 		pthread_mutex_unlock(&fs->open_lock);
-		if (mark)
-			__atomic_sub_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
 	}
+	__atomic_sub_fetch(&fs->creating, 1, __ATOMIC_SEQ_CST);
 	/* The document exists in the store only once a close commits it: if
 	 * none does (a full disk) the name must not stay in the kernel's
 	 * cache, or the next open with O_CREAT would be sent as a plain open
@@ -389,7 +400,7 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	free(path);
 	return;
 fail:
-	__atomic_sub_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&fs->creating, 1, __ATOMIC_SEQ_CST);
 fail_path:
 	if (f)
 		engine_file_release(f);
@@ -471,7 +482,7 @@ static void reply_sync(fuse_req_t req, struct fuse_file_info *fi,
 	caller_of(req, &who);
 	r = sync(of->f, &who);
 	if (!engine_file_direct(of->f))
-		created_commit(fs_of(req), of->ino, 0);
+		created_commit(fs_of(req), of, of->ino, 0);
 	fuse_reply_err(req, -r);
 }
 
