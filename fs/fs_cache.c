@@ -11,8 +11,9 @@
  * reading, document and item directories without a document created
  * open and not stored yet, the root and the fixed directories that have no
  * item, an item's stages/, validation/, validation/logs/ and .history/,
- * whose times follow the item's updated time, sealed logs) for as long;
- * every other reply - views, logs still growing, the subdirectories of
+ * whose times follow the item's updated time, sealed logs) for as long,
+ * and those of the reply to a create of a document until its first commit
+ * drops them (fs_ops_file.c "Creates"); every other reply - views, logs still growing, the subdirectories of
  * .history, the worktree link, anything told to the notifier - has an
  * attribute timeout of 0, so the kernel asks again each time, as does the
  * root of a mount shared with -o allow_other (fs_team.c). Negative
@@ -228,6 +229,14 @@ static void invalidate_attrs(struct fs *fs, const char *path)
 void fs__drop_attrs(struct fs *fs, const char *path)
 {
 	invalidate_attrs(fs, path);
+}
+
+void fs__drop_ino_attrs(struct fs *fs, uint64_t ino)
+{
+	if (notifier_send_begin(fs->notifier)) {
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
+		notifier_send_end(fs->notifier);
+	}
 }
 
 int fs__cache_listing(fuse_req_t req, fuse_ino_t ino, const struct pfs_stat *ps)

@@ -60,6 +60,10 @@ struct fs {
 				    * (fs__ns_open_begin to end); prefers writers */
 	pthread_mutex_t open_lock;
 	pthread_cond_t open_idle; /* with open_lock: an open file's users dropped to 0 */
+	uint64_t creating;        /* atomic: creates between reading the new file's attributes
+				   * and replying (fs_ops_file.c "Creates") */
+	uint64_t created_cached;  /* atomic: open files whose create reply let the kernel cache
+				   * their attributes (open_file.created_cached) */
 	struct open_file *open;   /* protected by open_lock */
 	struct {
 		uid_t owner;            /* constant: the store owner (engine_team) */
@@ -79,6 +83,10 @@ struct open_file {
 				    * fs__open_getattr calls on f under way */
 	int releasing;             /* protected by fs.open_lock: its release waits for the
 				    * users to end; no new one starts */
+	int created_cached;        /* protected by fs.open_lock: the create reply let the
+				    * kernel cache the attributes of the document it made,
+				    * until a commit of it through this handle
+				    * (fs_ops_file.c "Creates") */
 	struct open_file *prev;    /* protected by fs.open_lock */
 	struct open_file *next;    /* protected by fs.open_lock */
 };
@@ -152,6 +160,10 @@ void fs__changed(void *arg, const char *path, enum engine_change what);
  * connect to that inode (link(2) of its file, under another inode). Any
  * thread; the notification takes no lock a request holds (see Caching). */
 void fs__drop_attrs(struct fs *fs, const char *path);
+/* Drops the kernel's attributes of ino: a commit of a document whose
+ * create reply let the kernel cache them moved its times (fs_ops_file.c).
+ * Any thread, as fs__drop_attrs. */
+void fs__drop_ino_attrs(struct fs *fs, uint64_t ino);
 
 /* Whether the kernel may cache the listing of directory ino, whose
  * attributes ps were just asked of the engine (fs_cache.c "Listings");

@@ -11,6 +11,25 @@
  * empty and whose writes change nothing. What the kernel may cache of an
  * open file is fs_cache.c's to say (fs__cache_open). A poll's handle is
  * kept on its open file until the notifier replays a change of the file.
+ *
+ * Creates. A document is held open for writing from its create on, so its
+ * attributes are not stable (struct pfs_stat), but the kernel checks them
+ * at once (the open's permission check) and would ask again. What changes
+ * them until a commit, the kernel sees (writes, setattr, renames, links);
+ * a commit (a flush, fsync or release of any handle on it) moves its times
+ * unseen. So the create reply lets the kernel cache them and marks its
+ * open file (open_file.created_cached); a commit of the document drops
+ * them (created_commit), and ends the mark of the handle that committed.
+ * Later replies, while the document is open for writing, are not cached.
+ * A create reply may reach the kernel after a commit by another handle
+ * that came after the create read the attributes, and after that
+ * commit's invalidation: a create under way (fs.creating) makes such a
+ * commit count a change (attr_ttl: not cached when the create looks after
+ * it), and the other handle's mark stays, so that its own first commit
+ * drops them again. (A commit within that window, a few microseconds,
+ * can thus leave the kernel the times from before it until the created
+ * handle writes, commits or closes, or a lookup of the name, which a
+ * create's entry timeout of 0 makes at every path walk.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,11 +68,43 @@ static int open_add(struct fs *fs, uint64_t ino, struct pfs_file *f, struct fuse
 	return 0;
 }
 
+/*
+ * The open file by, on ino, may have committed its document (see
+ * Creates); one being released is unlisted already, and self says
+ * whether it still had its mark. Counts a change while a create is under
+ * way, drops the attributes a create reply on ino let the kernel cache,
+ * and ends by's own mark. Request threads.
+ */
+static void created_commit(struct fs *fs, struct open_file *by, uint64_t ino, int self)
+{
+	struct open_file *of;
+	int found = self;
+
+	if (__atomic_load_n(&fs->creating, __ATOMIC_SEQ_CST) != 0)
+		__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
+	if (!found && __atomic_load_n(&fs->created_cached, __ATOMIC_SEQ_CST) == 0)
+		return;
+	pthread_mutex_lock(&fs->open_lock);
+	for (of = fs->open; of; of = of->next) {
+		if (of->ino != ino || !of->created_cached)
+			continue;
+		found = 1;
+		if (of == by) {
+			of->created_cached = 0;
+			__atomic_sub_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
+		}
+	}
+	pthread_mutex_unlock(&fs->open_lock);
+	if (found)
+		fs__drop_ino_attrs(fs, ino);
+}
+
 /* Unlists and releases the open file of fi, once no fs__open_flush or
  * fs__open_getattr uses it. */
 static void open_release(struct fs *fs, struct fuse_file_info *fi)
 {
 	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	int cached, doc;
 
 	pthread_mutex_lock(&fs->open_lock);
 	of->releasing = 1;
@@ -65,10 +116,16 @@ static void open_release(struct fs *fs, struct fuse_file_info *fi)
 		fs->open = of->next;
 	if (of->next)
 		of->next->prev = of->prev;
+	cached = of->created_cached;
 	pthread_mutex_unlock(&fs->open_lock);
+	if (cached)
+		__atomic_sub_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
 	if (of->ph)
 		fuse_pollhandle_destroy(of->ph);
-	engine_file_release(of->f);
+	doc = !engine_file_direct(of->f);
+	engine_file_release(of->f); /* commits what is pending */
+	if (doc)
+		created_commit(fs, of, of->ino, cached);
 	free(of);
 }
 
@@ -265,23 +322,24 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	struct fuse_entry_param e;
 	struct pfs_caller who;
 	struct pfs_file *f = NULL;
+	struct open_file *of;
 	struct pfs_stat ps;
 	uint64_t ino, seen = fs__change_count(fs);
 	char *path;
-	int r = fs__child_path(fs, parent, name, &path);
+	int mark, r = fs__child_path(fs, parent, name, &path);
 
 	if (r < 0)
-		goto fail;
+		goto fail_path;
 	if (notifier_is_self(fs->notifier, req)) {
 		/* The notifier creates an existing file again (see notify.h). */
 		r = engine_getattr(fs->engine, path, &ps);
 		if (r == 0 && !S_ISREG(ps.mode))
 			r = -EISDIR;
 		if (r < 0)
-			goto fail;
+			goto fail_path;
 		r = inode_ref(fs->inodes, path, ps.file_id, &ino);
 		if (r < 0)
-			goto fail;
+			goto fail_path;
 		fs__notifier_mode(req, &ps);
 		fs__fill_entry(req, ino, &ps, seen, &e);
 		fi->fh = NOTIFY_FH;
@@ -292,6 +350,8 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 		return;
 	}
 	caller_of(req, &who);
+	/* Under way from before the attributes are read (see Creates). */
+	__atomic_add_fetch(&fs->creating, 1, __ATOMIC_SEQ_CST);
 	r = engine_file_open(fs->engine, path, fi->flags | O_CREAT, mode & 07777, &who, &f);
 	fs__refused("create", path, r);
 	if (r < 0)
@@ -302,18 +362,37 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	r = inode_ref(fs->inodes, path, ps.file_id, &ino);
 	if (r < 0)
 		goto fail;
+	r = open_add(fs, ino, f, fi);
+	if (r < 0) {
+		inode_forget(fs->inodes, ino, 1);
+		goto fail;
+	}
+	/* A document of one name: cached until a commit (see Creates). The
+	 * open file is marked before the reply is made, so that a commit
+	 * from now on finds it. */
+	of = (struct open_file *)(uintptr_t)fi->fh;
+	mark = !engine_file_direct(f) && ps.nlink <= 1 && !ps.unlinked;
+	if (mark) {
+		pthread_mutex_lock(&fs->open_lock);
+		of->created_cached = 1;
+		pthread_mutex_unlock(&fs->open_lock);
+		__atomic_add_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
+	}
+	ps.stable = mark;
 	fs__fill_entry(req, ino, &ps, seen, &e);
+	if (mark && e.attr_timeout == 0.0) {
+		pthread_mutex_lock(&fs->open_lock);
+		of->created_cached = 0;
+		pthread_mutex_unlock(&fs->open_lock);
+		__atomic_sub_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
+	}
+	__atomic_sub_fetch(&fs->creating, 1, __ATOMIC_SEQ_CST);
 	/* The document exists in the store only once a close commits it: if
 	 * none does (a full disk) the name must not stay in the kernel's
 	 * cache, or the next open with O_CREAT would be sent as a plain open
 	 * of it and fail with ENOENT. So the kernel asks again at its next
 	 * path walk, whose reply (the open document, or ENOENT) it caches. */
 	e.entry_timeout = 0;
-	r = open_add(fs, ino, f, fi);
-	if (r < 0) {
-		inode_forget(fs->inodes, ino, 1);
-		goto fail;
-	}
 	if (fuse_reply_create(req, &e, fi) != 0) {
 		inode_forget(fs->inodes, ino, 1);
 		open_release(fs, fi);
@@ -321,6 +400,8 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	free(path);
 	return;
 fail:
+	__atomic_sub_fetch(&fs->creating, 1, __ATOMIC_SEQ_CST);
+fail_path:
 	if (f)
 		engine_file_release(f);
 	free(path);
@@ -390,14 +471,19 @@ void fs__op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t
 static void reply_sync(fuse_req_t req, struct fuse_file_info *fi,
 		       int (*sync)(struct pfs_file *, const struct pfs_caller *))
 {
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
 	struct pfs_caller who;
+	int r;
 
 	if (fi->fh == NOTIFY_FH) {
 		fuse_reply_err(req, 0);
 		return;
 	}
 	caller_of(req, &who);
-	fuse_reply_err(req, -sync(file_of(fi), &who));
+	r = sync(of->f, &who);
+	if (!engine_file_direct(of->f))
+		created_commit(fs_of(req), of, of->ino, 0);
+	fuse_reply_err(req, -r);
 }
 
 void fs__op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

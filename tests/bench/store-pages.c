@@ -9,8 +9,12 @@
  * Makes a new store in a temporary directory, and measures each of:
  *   append    N appends of a 52-byte line to a document of SIZE bytes
  *             (default 25,000), one revision each, as `>>` makes them
- *   create    N new documents of 4 KiB, each made empty and then written
- *             (two commits, as open(O_CREAT) and close make them)
+ *   create    N new documents of 4 KiB, each made with its content in one
+ *             commit, as open(O_CREAT), write and close make them through
+ *             the mount (the create itself stores nothing)
+ *   create-sh N new documents of 4 KiB made as a shell's redirection
+ *             makes them: stored empty at the first close (after its
+ *             dup2), then that revision amended with the content
  *   save      N writes of a 4 KiB document with one line changed
  *   registry  N registry lines (store_registry_append_event: the line and
  *             its event)
@@ -99,11 +103,21 @@ int main(int argc, char **argv)
 	start();
 	for (k = 0; k < n; k++) {
 		snprintf(path, sizeof(path), "f%06d.txt", k);
-		ASSERT_EQ(store_doc_write(s, item, path, "", 0, 0644, -1, "create", &who, NULL), 0);
-		ASSERT_EQ(store_doc_write(s, item, path, doc, 4096, (mode_t)-1, -1, "write", &who,
-					  NULL), 0);
+		ASSERT_EQ(store_doc_write(s, item, path, doc, 4096, 0644, -1, "create", &who, NULL),
+			  0);
 	}
 	report("create 4 KiB", n);
+
+	start();
+	for (k = 0; k < n; k++) {
+		struct doc_meta m;
+
+		snprintf(path, sizeof(path), "sh%06d.txt", k);
+		ASSERT_EQ(store_doc_write(s, item, path, "", 0, 0644, -1, "create", &who, NULL), 0);
+		ASSERT_EQ(store_doc_stat(s, item, path, &m), 0);
+		ASSERT_EQ(store_doc_amend(s, item, path, m.rev_id, doc, 4096, 0644, -1), 0);
+	}
+	report("create 4 KiB by a shell redirection", n);
 
 	start();
 	for (k = 0; k < n; k++) {
