@@ -123,6 +123,7 @@ static const char *const compat[] = {
 	/* 0015_whole_slots: a row of whole per current revision, keyed by it
 	 * (compat_revisions: the slot of each) */
 	"CREATE TEMP VIEW IF NOT EXISTS whole AS SELECT rev_id AS slot, content FROM main.whole;",
+	NULL, /* 0016_append_revisions: no table changed */
 };
 
 /*
