@@ -4,8 +4,9 @@
 # with a failed testcase is failing though the recipe exits 0 ("1 of 3 tests failed (JUnit
 # XML)"), one that cannot be read is failing, and one whose tests passed is validated with its
 # counts noted; a nonzero exit stays failing whatever the file says. Each run gets a fresh path
-# of its own in a private directory, removed with what is in it once the run is recorded; a
-# recipe that writes no JUnit XML is judged as before.
+# of its own in a private directory, removed with what is in it once the run is recorded (an
+# empty one kept under junit-spare/ for a later run, which finds it fresh); a recipe that writes
+# no JUnit XML is judged as before.
 . "$(dirname "$0")/../lib.sh"
 copy_recipes junit
 names="01-build 20-junit-none 21-junit-fail 22-junit-pass 23-junit-bad 24-junit-exit1"
@@ -50,6 +51,12 @@ for rec in 20-junit-none 21-junit-fail 22-junit-pass 23-junit-bad 24-junit-exit1
 done
 assert_eq 5 "$(printf '%s\n' "${paths[@]}" | sort -u | wc -l)" "distinct \$PACKET_JUNIT paths"
 assert_eq "" "$(ls -A "$STORE/junit")" "what is left in $STORE/junit"
+# The emptied directories are kept for the next runs under other names, each as mkdir makes one.
+[ -n "$(ls -A "$STORE/junit-spare" 2>/dev/null)" ] || fail "no directory kept in $STORE/junit-spare"
+for s in "$STORE"/junit-spare/*; do
+	assert_eq 700 "$(stat -c %a "$s")" "the mode of $s"
+	assert_eq "" "$(ls -A "$s")" "what is in $s"
+done
 assert_eq fail "$(status_field "$M" fix-1 verdict)" "status verdict"
 assert_contains "$(cat "$d/validation/evidence.md")" "| 1 of 3 tests failed (JUnit XML) |" \
 	"evidence.md"
