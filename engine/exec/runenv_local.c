@@ -15,14 +15,24 @@
  * /proc/cpuinfo: the script asks lscpu), the script probes as before. A run of 1,000 recipes spent most of its CPU time starting
  * the probes' processes (W6 of tests/bench).
  *
- * No shared state: any thread (the affinity read is the calling thread's).
+ * The machine's facts are read once per daemon and kept (facts, below):
+ * /proc/cpuinfo alone cost more than the rest of a run's start. What can
+ * change while the daemon runs is looked at for each run, cheaply: the
+ * kernel's names (uname), os-release (its stat: an upgrade replaces it) and
+ * the memory (sysinfo's total, which is the kernel's MemTotal: memory
+ * hotplug, a balloon); a change reads that fact again. The CPU model is the
+ * boot's. The affinity mask is the calling thread's, read for each run.
+ *
+ * Any thread: the kept facts are behind a mutex.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -208,6 +218,93 @@ static long long probe_memory(void)
 	return strtoll(v, NULL, 10) * 1024;
 }
 
+/* What identifies one version of a file: -errno when stat fails. */
+struct file_id {
+	int err;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+};
+
+static void file_id(const char *path, struct file_id *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if (stat(path, &st)) {
+		id->err = -errno;
+		return;
+	}
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->size = st.st_size;
+	id->mtime = st.st_mtim;
+	id->ctime = st.st_ctim;
+	id->mode = st.st_mode;
+	id->uid = st.st_uid;
+	id->gid = st.st_gid;
+}
+
+static int file_id_same(const struct file_id *a, const struct file_id *b)
+{
+	return a->err == b->err && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec &&
+	       a->mode == b->mode && a->uid == b->uid && a->gid == b->gid;
+}
+
+static int utsname_same(const struct utsname *a, const struct utsname *b)
+{
+	return strcmp(a->sysname, b->sysname) == 0 && strcmp(a->release, b->release) == 0 &&
+	       strcmp(a->machine, b->machine) == 0;
+}
+
+/* The machine's facts as last read, and what tells that they changed. */
+static struct {
+	pthread_mutex_t lock;
+	int have;			/* read at least once */
+	char cpu[VALUE_CUT + 1];	/* "" when /proc/cpuinfo names no model */
+	struct utsname u;		/* the names kernel and os were read with */
+	char kernel[VALUE_CUT + 1];
+	struct file_id etc_os, lib_os;	/* /etc/os-release, /usr/lib/os-release */
+	char os[VALUE_CUT + 1];
+	unsigned long long ram;		/* sysinfo's total when memory was read */
+	long long mem;
+} facts = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The kept facts brought up to date (see the top); facts.lock held. */
+static void facts_refresh(const struct utsname *u)
+{
+	struct file_id etc_os, lib_os;
+	unsigned long long ram = 0;
+	struct sysinfo si;
+	int first = !facts.have;
+
+	if (first)
+		file_value("/proc/cpuinfo", "model name", 1, facts.cpu, VALUE_CUT);
+	file_id("/etc/os-release", &etc_os);
+	file_id("/usr/lib/os-release", &lib_os);
+	if (first || !utsname_same(u, &facts.u) || !file_id_same(&etc_os, &facts.etc_os) ||
+	    !file_id_same(&lib_os, &facts.lib_os)) {
+		probe_kernel(u, facts.kernel);
+		probe_os(u, facts.os);
+		facts.u = *u;
+		facts.etc_os = etc_os;
+		facts.lib_os = lib_os;
+	}
+	if (sysinfo(&si) == 0)
+		ram = (unsigned long long)si.totalram * (si.mem_unit ? si.mem_unit : 1);
+	if (first || ram == 0 || ram != facts.ram) {
+		facts.mem = probe_memory();
+		facts.ram = ram;
+	}
+	facts.have = 1;
+}
+
 /* The probes' lines into out; -ENOENT when the script must probe. */
 static int probe(struct buf *out)
 {
@@ -219,13 +316,16 @@ static int probe(struct buf *out)
 
 	if (uname(&u))
 		return -ENOENT;
-	file_value("/proc/cpuinfo", "model name", 1, cpu, VALUE_CUT);
+	pthread_mutex_lock(&facts.lock);
+	facts_refresh(&u);
+	memcpy(cpu, facts.cpu, sizeof(cpu));
+	memcpy(os, facts.os, sizeof(os));
+	memcpy(kernel, facts.kernel, sizeof(kernel));
+	mem = facts.mem;
+	pthread_mutex_unlock(&facts.lock);
 	if (!cpu[0])
 		return -ENOENT; /* lscpu's answer, in the script */
-	probe_os(&u, os);
-	probe_kernel(&u, kernel);
 	cpus = probe_cpus();
-	mem = probe_memory();
 	rc = put(out, "os", os);
 	if (rc == 0)
 		rc = put(out, "kernel", kernel);

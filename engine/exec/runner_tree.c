@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,9 +125,32 @@ static int leaders_has(pid_t pid)
 	return 0;
 }
 
+/*
+ * The threads of this process that started a run's leader, under
+ * leaders_lock (see surely_gone): a leader, and whatever a run's process
+ * makes its sibling (clone's CLONE_PARENT), is a child of the thread that
+ * started it. SPAWNERS_MAX at most; beyond, spawners_over says the list is
+ * not whole. A thread found gone leaves the list.
+ */
+#define SPAWNERS_MAX 64
+static pid_t spawners[SPAWNERS_MAX];
+static size_t nspawners;
+static int spawners_over;
+
 void runner__leaders_add(pid_t pid)
 {
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	size_t i;
+
 	leaders[nleaders++] = pid;
+	for (i = 0; i < nspawners && spawners[i] != tid; i++)
+		;
+	if (i < nspawners)
+		return;
+	if (nspawners < SPAWNERS_MAX)
+		spawners[nspawners++] = tid;
+	else
+		spawners_over = 1;
 }
 
 void runner__leaders_remove(pid_t pid)
@@ -327,6 +351,68 @@ static void reap_orphans(struct pstat *v, size_t n)
 }
 
 /*
+ * Whether each child of thread tid of this process (dir: /proc/self/task,
+ * open) is the leader of a live run or a process of our own session: 1
+ * when so, 0 when not or when it cannot be told, -ENOENT when the thread
+ * is gone. Under leaders_lock.
+ */
+static int children_ours(int dir, const char *tid, pid_t mysid)
+{
+	char path[320], buf[4096], *q, *end;
+	struct pstat ps;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/children", tid);
+	fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		/* A thread that just ended has no children left (they went to
+		 * another thread); a thread without the file (a kernel without
+		 * CONFIG_PROC_CHILDREN) tells nothing. */
+		return faccessat(dir, tid, F_OK, 0) < 0 && errno == ENOENT ? -ENOENT : 0;
+	/* One read: the kernel walks the list in one go. A list too long for
+	 * buf is not worth the trouble. */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0 || n == (ssize_t)sizeof(buf) - 1)
+		return 0;
+	buf[n] = '\0';
+	for (q = buf;; q = end) {
+		long pid = strtol(q, &end, 10);
+
+		if (end == q)
+			return 1;
+		if (pid <= 1 || leaders_has((pid_t)pid))
+			continue;
+		/* Ours (our session), or gone since (reaped by the code that
+		 * started it). */
+		if (read_stat((pid_t)pid, &ps) == 0 ? ps.sid != mysid : kill((pid_t)pid, 0) == 0)
+			return 0;
+	}
+}
+
+/* Whether this process's first thread is alive, not exiting ('Z' once it
+ * ended while other threads live on). */
+static int main_thread_alive(int dir, pid_t self)
+{
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%d/stat", (int)self);
+	fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] && !strchr("ZXx", rp[2]);
+}
+
+/*
  * Whether, without a look at all of /proc, none of the run's processes can
  * be alive and no dead orphan waits to be reaped. Only after the leader
  * was reaped, and only for a subreaper: then every live process that a
@@ -335,20 +421,27 @@ static void reap_orphans(struct pstat *v, size_t n)
  * live ancestor that is a child of this process (its own parent died, or
  * it is the leader), and that child is not the leader of a live run (a
  * spawn of ours, never a descendant of a run) nor in our session (which no
- * run's process can join). So when every child of every thread of this
- * process (/proc/self/task/TID/children) is one of those two, the sweep
- * would find nothing alive, and nothing to reap (a dead orphan is a zombie
- * child outside our session). 0 whenever that cannot be told (no
- * /proc/.../children, a child of another kind, the group's id in use).
+ * run's process can join). So when every child of this process is one of
+ * those two, the sweep would find nothing alive, and nothing to reap (a
+ * dead orphan is a zombie child outside our session).
+ *
+ * Which threads to ask (/proc/self/task/TID/children): a child is its
+ * spawning thread's, and the kernel gives an orphan (and the children of a
+ * thread that ends) to the first live thread of the subreaper, the main
+ * thread while it lives. So the threads that started runs (spawners[])
+ * and then the main thread - last, so that what a spawner's end moves
+ * there meanwhile is seen - hold every child that can be a run's; all the
+ * threads are asked when that list is not whole or the main thread has
+ * ended. 0 whenever that cannot be told (no /proc/.../children, a child of
+ * another kind, the group's id in use).
  */
 static int surely_gone(const struct runner_proc *p)
 {
-	char path[320], buf[4096], *q, *end;
-	pid_t mysid = getsid(0);
+	pid_t self = getpid(), mysid = getsid(0);
+	char tid[32];
 	struct dirent *de;
-	struct pstat ps;
-	int fd, gone = 1;
-	ssize_t n;
+	size_t i;
+	int fd, gone = 1, r;
 	DIR *d;
 
 	if (!p->leader_exited || !is_subreaper())
@@ -356,46 +449,43 @@ static int surely_gone(const struct runner_proc *p)
 	/* The cheapest test first: a process of the run's group. */
 	if (p->pid > 1 && (kill(-p->pid, 0) == 0 || errno != ESRCH))
 		return 0;
-	d = opendir("/proc/self/task");
-	if (!d)
+	fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
 	pthread_mutex_lock(&leaders_lock);
-	while (gone && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "%s/children", de->d_name);
-		fd = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			/* A thread that just ended has no children left; a
-			 * thread without the file (a kernel without
-			 * CONFIG_PROC_CHILDREN) tells nothing. */
-			gone = faccessat(dirfd(d), de->d_name, F_OK, 0) < 0;
-			continue;
-		}
-		/* One read: the kernel walks the list in one go. A list too
-		 * long for buf is not worth the trouble. */
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n < 0 || n == (ssize_t)sizeof(buf) - 1) {
-			gone = 0;
-			break;
-		}
-		buf[n] = '\0';
-		for (q = buf; gone; q = end) {
-			long pid = strtol(q, &end, 10);
-
-			if (end == q)
-				break;
-			if (pid <= 1 || leaders_has((pid_t)pid))
+	if (!spawners_over && main_thread_alive(fd, self)) {
+		i = 0;
+		while (gone && i < nspawners) {
+			if (spawners[i] == self) {
+				i++;
 				continue;
-			/* Ours (our session), or gone since (reaped by the
-			 * code that started it). */
-			if (read_stat((pid_t)pid, &ps) == 0 ? ps.sid != mysid : kill((pid_t)pid, 0) == 0)
-				gone = 0;
+			}
+			snprintf(tid, sizeof(tid), "%d", (int)spawners[i]);
+			r = children_ours(fd, tid, mysid);
+			if (r == -ENOENT) {
+				spawners[i] = spawners[--nspawners];
+				continue;
+			}
+			gone = r == 1;
+			i++;
 		}
+		snprintf(tid, sizeof(tid), "%d", (int)self);
+		if (gone)
+			gone = children_ours(fd, tid, mysid) == 1;
+		close(fd);
+	} else if ((d = fdopendir(fd)) != NULL) {
+		while (gone && (de = readdir(d))) {
+			if (de->d_name[0] < '1' || de->d_name[0] > '9')
+				continue;
+			r = children_ours(dirfd(d), de->d_name, mysid);
+			gone = r == 1 || r == -ENOENT;
+		}
+		closedir(d);
+	} else {
+		close(fd);
+		gone = 0;
 	}
 	pthread_mutex_unlock(&leaders_lock);
-	closedir(d);
 	return gone;
 }
 

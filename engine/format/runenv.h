@@ -82,7 +82,9 @@ int runenv_script(char *const *versions, int probes, struct buf *out);
  * For a run started on this machine by the calling thread (runenv_local.c):
  * appends to block the lines the probes would print, read here with the
  * script's sources and rules (the thread's affinity mask is what its child
- * inherits), and to script the script that prints the rest: the version
+ * inherits; the machine's facts are read once per process and again when
+ * the kernel's names, os-release's stat or the memory total change), and
+ * to script the script that prints the rest: the version
  * commands and, when path finds nvidia-smi, the GPU lines, then
  * "# env.end"; with neither, block ends with "# env.end" itself and script
  * gets nothing. When this machine's answer would need a tool (no "model

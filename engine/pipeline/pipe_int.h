@@ -348,6 +348,7 @@ struct pipe {
 	struct job *queue;      /* recipes waiting to start, FIFO */
 	struct batch *batches;
 	int running_recipes;
+	int junit_spares;          /* empty JUnit directories kept for reuse (pipe_junit.c) */
 	int shutting_down;
 	struct slurm_poller *slurm; /* follows the Slurm jobs (pipe_slurm.c); NULL until the
 				     * first, and after shutdown */
@@ -638,17 +639,21 @@ void pipe__recipe_exit(struct pipe *p, struct job *j, const struct runner_result
  * ran. What the counts say goes into note (after what it holds), also when
  * it returns 0 ("7 tests ran (JUnit XML)"). */
 int pipe__no_tests_ran(struct pipe *p, const struct job *j, char *note, size_t size);
-/* Sets j->junit_path, the $PACKET_JUNIT of recipe job j (its run row
- * exists), from its run; with create, first makes its directory afresh
- * (mode 0700, empty). 0 or a negative errno (then j->junit_path is as it
- * was). */
-int pipe__junit_open(struct pipe *p, struct job *j, int create);
-/* Removes the directory of j->junit_path with what it holds, and clears
- * it (no JUnit file: nothing). Called once the run is recorded. */
-void pipe__junit_close(struct job *j);
 /* Starts queued recipe j, off the queue, its GPUs granted: its run, or
  * its record as blocked when the worktree is not its head. */
 void pipe__recipe_start(struct pipe *p, struct job *j);
+
+/* ---- pipe_junit.c ---- */
+
+/* Sets j->junit_path, the $PACKET_JUNIT of recipe job j (its run row
+ * exists), from its run; with create, first makes its directory afresh
+ * (mode 0700, empty; a spare renamed into place when there is one). 0 or
+ * a negative errno (then j->junit_path is as it was). */
+int pipe__junit_open(struct pipe *p, struct job *j, int create);
+/* Removes the directory of j->junit_path with what it holds (a local
+ * run's, found empty, is kept as a spare under another name), and clears
+ * it (no JUnit file: nothing). Called once the run is recorded. */
+void pipe__junit_close(struct job *j);
 
 /* ---- pipe_measure.c ---- */
 

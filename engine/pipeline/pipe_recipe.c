@@ -20,15 +20,10 @@
  * thread, each call bounded by GPU_SMI_TIMEOUT_MS.
  *
  * Each recipe run gets $PACKET_JUNIT: junit.xml in a directory of its own
- * (mode 0700), <base>/junit/<run id>, made before the run and removed with
- * what is in it once the run is recorded; base is the store, or the Slurm
- * shared directory for the slurm executor (the job's node writes it). The
- * path follows from the run, so a restarted daemon that follows a Slurm
- * job again finds the file. It is read (testcount_junit_file, at most
+ * (pipe_junit.c). It is read (testcount_junit_file, at most
  * TESTCOUNT_JUNIT_MAX bytes) on the loop thread when the run ends.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,102 +261,7 @@ static void leak_check(struct pipe *p, struct job *j, char *note, size_t size)
 	gpu_watch(p);
 }
 
-/* ---- JUnit XML ---- */
-
-/* The directory of job j's JUnit file (see the top of this file): 0 or
- * -ENAMETOOLONG. */
-static int junit_dir(struct pipe *p, const struct job *j, char *out, size_t size)
-{
-	char base[PATH_MAX];
-
-	if (strcmp(j->run.executor, "slurm") == 0)
-		pipe__slurm_dir(p, base, sizeof(base));
-	else
-		snprintf(base, sizeof(base), "%s", p->pl->store_dir);
-	if ((size_t)snprintf(out, size, "%s/junit/%lld", base, (long long)j->run.id) >= size)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-/* rm -rf dir, on its file system only, never following a link. */
-static void remove_tree(const char *dir)
-{
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-}
-
-/* The run's directory dir goes to the run_as user (SPEC §5), whose run
- * writes its JUnit file there. 0 or a negative errno. */
-static int give_to_run_as(struct pipe *p, const char *dir)
-{
-	const char *name = pipeline_config_get(p->pl)->run_as;
-	struct runner_user *u = NULL;
-	int rc;
-
-	if (!name)
-		return 0;
-	rc = runner_user_lookup(name, &u);
-	if (rc == 0 && chown(dir, u->uid, u->gid) < 0)
-		rc = -errno;
-	runner_user_free(u);
-	return rc;
-}
-
-int pipe__junit_open(struct pipe *p, struct job *j, int create)
-{
-	char dir[PATH_MAX], path[PATH_MAX + 16], *slash;
-	int rc;
-
-	rc = junit_dir(p, j, dir, sizeof(dir));
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "%s/junit.xml", dir);
-	if (create && mkdir(dir, 0700) < 0) {
-		/* A run of the same id in a store made again left it, or
-		 * junit/ is not there yet. */
-		remove_tree(dir);
-		slash = strrchr(dir, '/');
-		*slash = '\0';
-		rc = util_mkdirs(dir, 0755);
-		*slash = '/';
-		if (rc)
-			return rc;
-		if (mkdir(dir, 0700) < 0)
-			return -errno;
-	}
-	if (create) {
-		rc = give_to_run_as(p, dir);
-		if (rc)
-			return rc;
-	}
-	free(j->junit_path);
-	j->junit_path = strdup(path);
-	return j->junit_path ? 0 : -ENOMEM;
-}
-
-void pipe__junit_close(struct job *j)
-{
-	char *slash;
-
-	if (!j->junit_path)
-		return;
-	/* Mostly the file alone, or nothing: the tree walk only for more. */
-	unlink(j->junit_path);
-	slash = strrchr(j->junit_path, '/');
-	*slash = '\0';
-	if (rmdir(j->junit_path) < 0 && errno != ENOENT)
-		remove_tree(j->junit_path);
-	free(j->junit_path);
-	j->junit_path = NULL;
-}
+/* ---- JUnit XML: the directory is pipe_junit.c's ---- */
 
 /* Appends text to note (size bytes), after "; " when it holds something. */
 static void note_add(char *note, size_t size, const char *text)

@@ -11,7 +11,8 @@
 # the daemon's CPU (utime + stime from /proc/PID/stat), the store's write transactions (commits
 # of the connection with a commit hook), the git repositories libgit2 opened and the git status
 # lists it made (an LD_PRELOAD library, fixtures/count.c, built with cc), and then in a second,
-# separate advance under `strace -f` the programs the daemon and its children exec'd (execve).
+# separate advance under `strace -f -c` the programs the daemon and its children exec'd (execve)
+# and the system calls they made (the children's are the same for both builds).
 # These counts do not move with the machine's load; the wall time is printed too, for what it
 # is worth on a busy machine. Builds alternate run by run; the table shows medians.
 set -euo pipefail
@@ -60,7 +61,8 @@ items()
 	done
 }
 
-# one_run BIN N : one store mounted by BIN; prints "cpu_ms commits opens statuses execs wall_s"
+# one_run BIN N : one store mounted by BIN; prints "cpu_ms commits opens statuses execs wall_s
+# syscalls"
 # per recipe (wall: the whole advance).
 one_run()
 {
@@ -82,7 +84,7 @@ EOF
 	read -r -a k1 < <(counts "$pid")
 	# The execs, in a second advance of new items under strace (it slows what it traces).
 	mapfile -t names < <(items "$mnt" $((ITEMS + 1)) "$ITEMS")
-	strace -f -qq -e trace=execve -e signal=none -o "$W/trace-$2" -p "$pid" &
+	strace -f -qq -c -o "$W/trace-$2" -p "$pid" &
 	TRACER=$!
 	sleep 1
 	python3 "$ROOT/tests/bench/fixtures/bench.py" advance "$mnt" "${names[@]}" >/dev/null
@@ -92,9 +94,10 @@ EOF
 	ab_umount "$bin" "$2"
 	awk -v n="$n" -v tick="$TICK" -v cpu=$((c1 - c0)) -v wall=$((t1 - t0)) \
 		-v cm=$((k1[0] - k0[0])) -v op=$((k1[1] - k0[1])) -v st=$((k1[2] - k0[2])) \
-		-v ex="$(grep -c 'execve(' "$W/trace-$2" || true)" 'BEGIN {
-		printf "%.2f %.2f %.2f %.2f %.2f %.2f\n", cpu * 1000 / tick / n, cm / n, op / n,
-			st / n, ex / n, wall / 1e9 }'
+		-v ex="$(awk '$NF == "execve" { print $4 }' "$W/trace-$2")" \
+		-v sc="$(awk '$NF == "total" { print $4 }' "$W/trace-$2")" 'BEGIN {
+		printf "%.2f %.2f %.2f %.2f %.2f %.2f %.1f\n", cpu * 1000 / tick / n, cm / n, op / n,
+			st / n, ex / n, wall / 1e9, sc / n }'
 	rm -f "$W/trace-$2"
 }
 
@@ -106,7 +109,8 @@ python3 - "$W/raw" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 names = ["daemon CPU ms", "store commits", "git repository opens", "git status lists",
-         "execve (daemon and children)", "wall s of the whole advance"]
+         "execve (daemon and children)", "wall s of the whole advance",
+         "system calls (daemon and children)"]
 print("| per recipe | A | B | B/A |")
 print("|---|--:|--:|--:|")
 for i, n in enumerate(names):
@@ -114,6 +118,6 @@ for i, n in enumerate(names):
     print("| %s | %.2f | %.2f | %s |" % (n, a, b, "%.2f" % (b / a) if a else "-"))
 print()
 for k, label in (("0", "A"), ("1", "B")):
-    print("- %s raw (cpu_ms commits opens statuses execs wall_s): %s" % (
+    print("- %s raw (cpu_ms commits opens statuses execs wall_s syscalls): %s" % (
         label, "; ".join(" ".join(r[1:]) for r in rows if r[0] == k)))
 PY

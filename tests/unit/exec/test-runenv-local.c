@@ -4,12 +4,16 @@
  * run plus what the script it leaves prints must be, byte for byte, what
  * the whole script prints where the run starts (runenv.c), on this machine,
  * with and without version commands, with a stand-in nvidia-smi on PATH,
- * and with the affinity mask narrowed to one CPU. Then runenv_path_finds
- * on executables, plain files, directories and empty PATH entries.
+ * and with the affinity mask narrowed to one CPU; the machine's facts read
+ * once and kept (the opens of /proc/cpuinfo and /proc/meminfo counted by
+ * fopen below). Then runenv_path_finds on executables, plain files,
+ * directories and empty PATH entries.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +26,25 @@
 #include "util.h"
 
 static char tmpdir[PATH_MAX];
+static int machine_opens; /* fopen of /proc/cpuinfo or /proc/meminfo */
+
+/* fopen as libc's (the symbol is fopen64 where stdio.h redirects it for a
+ * 64-bit off_t, as for the engine's code), counting opens of the machine's
+ * facts. */
+FILE *fopen(const char *path, const char *mode)
+{
+#ifdef __USE_FILE_OFFSET64
+	static const char sym[] = "fopen64";
+#else
+	static const char sym[] = "fopen";
+#endif
+	FILE *(*real)(const char *, const char *) =
+		(FILE * (*)(const char *, const char *))dlsym(RTLD_NEXT, sym);
+
+	if (strcmp(path, "/proc/cpuinfo") == 0 || strcmp(path, "/proc/meminfo") == 0)
+		machine_opens++;
+	return real(path, mode);
+}
 static char bindir[PATH_MAX + 16]; /* links to the tools the script may use */
 
 static const char *const tools[] = {
@@ -252,6 +275,31 @@ TEST(path_finds)
 	ASSERT_EQ(rmdir(dir), 0);
 }
 
+/* The facts are read by the first run's probe and kept: later runs read
+ * neither /proc/cpuinfo nor /proc/meminfo, and write the same block. */
+static void test_facts_kept(void)
+{
+	struct buf first, block, script;
+	int opens, i, rc;
+
+	buf_init(&first);
+	buf_init(&script);
+	rc = runenv_local(NULL, bindir, &first, &script);
+	ASSERT(rc == 0 || rc == 1);
+	opens = machine_opens;
+	for (i = 0; i < 3; i++) {
+		buf_init(&block);
+		script.len = 0;
+		ASSERT_EQ(runenv_local(NULL, bindir, &block, &script), rc);
+		ASSERT_EQ(block.len, first.len);
+		ASSERT(block.len == 0 || strcmp(block.data, first.data) == 0);
+		buf_free(&block);
+	}
+	ASSERT_EQ(machine_opens, opens);
+	buf_free(&first);
+	buf_free(&script);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "%s/packetfs-runenv-local-XXXXXX",
@@ -263,6 +311,7 @@ int main(void)
 	RUN(same_as_script);
 	RUN(same_with_one_cpu);
 	RUN(gpus_left_to_script);
+	RUN(facts_kept);
 	RUN(path_finds);
 
 	tool_links_remove(bindir, tools);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,37 @@ TEST(leader_exit_ends_escaped_descendants)
 	buf_free(&r.out);
 }
 
+/* The daemon's way out, from a run started on a thread other than the main
+ * one: the leader is that thread's child, the orphan goes to the main
+ * thread, and the end of the run still finds it. */
+static void *escape_on_thread(void *arg)
+{
+	struct run *r = arg;
+
+	run_sh(r, "f=$(mktemp); (setsid sh -c 'echo $$ > \"$1\"; exec sleep 100' sh \"$f\" "
+		  ">/dev/null 2>&1 &); until [ -s \"$f\" ]; do sleep 0.01; done; "
+		  "echo pid=$(cat \"$f\"); rm -f \"$f\"", NULL, 0, NULL);
+	return NULL;
+}
+
+TEST(escaped_from_a_thread_run)
+{
+	struct run r;
+	pthread_t t;
+	int k;
+
+	/* Twice: the second run's end asks the threads that started runs
+	 * before (the first one's thread is gone by then). */
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(pthread_create(&t, NULL, escape_on_thread, &r), 0);
+		ASSERT_EQ(pthread_join(t, NULL), 0);
+		ASSERT_EQ(r.res.exit_code, 0);
+		ASSERT_EQ(r.res.leftovers, 1);
+		assert_run_gone(&r, 1);
+		buf_free(&r.out);
+	}
+}
+
 TEST(marker_in_environment)
 {
 	char *env[] = { "PATH=/usr/bin:/bin", RUNNER_MARKER_VAR "=stale.1", NULL };
@@ -337,6 +369,8 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGALRM, on_alarm);
 
+	/* First: no run started on the main thread yet. */
+	RUN(escaped_from_a_thread_run);
 	RUN(timeout_kills_group);
 	RUN(cancel_kills_group);
 	RUN(sigterm_ignored_gets_sigkill);
