@@ -18,8 +18,10 @@
 #                version and `sed -i`: a read is exactly one version written, except that while
 #                a `cat >` runs an empty file, a prefix of the new version, or a whole old
 #                version followed by the new one's bytes past its end (cat's second read(2)
-#                after the rewrite) is accepted: the transient states a local disk shows too
-#                (O_TRUNC, then the write lands; reads are not atomic together);
+#                after the rewrite), or the old version's first pages followed by the new
+#                one's bytes from that page on (the kernel reads a FUSE file page by page) is
+#                accepted: the transient states of O_TRUNC then the write landing, which
+#                reads do not see atomically;
 #                sed -i (temp file renamed over) must show the old or the new version only
 # and (all readers) no version older than one already seen. Every read is `timeout 10 cat`; a
 # hang fails with the file's name. Reader and editor logic: tests/fixtures/stress.py. An
