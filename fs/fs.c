@@ -156,12 +156,27 @@ static void detach(void)
 }
 
 /*
- * Takes the option log=FILE out of the comma-separated mount options opts
- * (NULL: none): *rest gets the others (NULL when none are left) and *log
- * the file (NULL when not given; the last one wins). Both are malloc'd
- * (caller frees). Returns 0 or -ENOMEM.
+ * The FUSE worker threads that may wait for a request at once (libfuse's
+ * max_idle_threads; more run while requests keep them busy). The kernel
+ * hands each request to the worker that has waited longest, so every idle
+ * worker is one more thread, likely on another CPU, that a serial client's
+ * requests rotate through. Chosen by measurement (docs/design.md, "FUSE
+ * session options and why"): 4 against libfuse's 10 made creates 12% and
+ * four parallel cat(1)s 9% faster on 2 CPUs; 2 and 1 lose (1 starts a
+ * thread per request).
  */
-static int split_log_option(const char *opts, char **rest, char **log)
+#define IDLE_THREADS 4
+#define IDLE_THREADS_MAX 64
+
+/*
+ * Takes the daemon's own options out of the comma-separated mount options
+ * opts (NULL: none): log=FILE into *log (NULL when not given; the last one
+ * wins, malloc'd) and max_idle_threads=N into *idle (IDLE_THREADS when not
+ * given); *rest gets the others (malloc'd, NULL when none are left). The
+ * caller frees both. Returns 0, -ENOMEM, or -EINVAL for a max_idle_threads
+ * that is not a number from 1 to IDLE_THREADS_MAX.
+ */
+static int split_daemon_options(const char *opts, char **rest, char **log, int *idle)
 {
 	struct buf other = { NULL, 0, 0 };
 	const char *p = opts, *end;
@@ -169,6 +184,7 @@ static int split_log_option(const char *opts, char **rest, char **log)
 
 	*rest = NULL;
 	*log = NULL;
+	*idle = IDLE_THREADS;
 	while (p && *p) {
 		end = strchr(p, ',');
 		len = end ? (size_t)(end - p) : strlen(p);
@@ -177,6 +193,24 @@ static int split_log_option(const char *opts, char **rest, char **log)
 			*log = strndup(p + 4, len - 4);
 			if (!*log)
 				goto nomem;
+		} else if (len > 17 && strncmp(p, "max_idle_threads=", 17) == 0) {
+			char num[16], *e;
+			long n = -1;
+
+			if (len - 17 < sizeof(num)) {
+				memcpy(num, p + 17, len - 17);
+				num[len - 17] = '\0';
+				n = strtol(num, &e, 10);
+				if (*e || e == num)
+					n = -1;
+			}
+			if (n < 1 || n > IDLE_THREADS_MAX) {
+				buf_free(&other);
+				free(*log);
+				*log = NULL;
+				return -EINVAL;
+			}
+			*idle = (int)n;
 		} else if (len && ((other.len && buf_puts(&other, ",") < 0) ||
 				   buf_append(&other, p, len) < 0)) {
 			goto nomem;
@@ -244,7 +278,7 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 	struct fs_mount_options opts = *given, *o = &opts;
 	char *fuse_opts = NULL, *log_file = NULL;
 	struct engine_options eo = { o->store, o->mountpoint, 0 };
-	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = 10 };
+	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = IDLE_THREADS };
 	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER,
 			 .ns_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP,
 			 .open_idle = PTHREAD_COND_INITIALIZER, .team.lock = PTHREAD_MUTEX_INITIALIZER };
@@ -252,14 +286,20 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 	struct ready rd = { NULL, -1, 0 };
 	pthread_t ready;
 	sigset_t block, old;
-	int r, rc = 1, ready_err = 0;
+	int r, rc = 1, ready_err = 0, idle;
 
 	/* The log is chosen before the engine opens, and its file opened
 	 * while relative names still mean the caller's directory. */
-	if (split_log_option(given->options, &fuse_opts, &log_file) < 0) {
-		report(status_fd, "%s", strerror(ENOMEM));
+	r = split_daemon_options(given->options, &fuse_opts, &log_file, &idle);
+	if (r == -EINVAL) {
+		report(status_fd, "max_idle_threads: not a number from 1 to %d", IDLE_THREADS_MAX);
 		return 1;
 	}
+	if (r < 0) {
+		report(status_fd, "%s", strerror(-r));
+		return 1;
+	}
+	lc.max_idle_threads = (unsigned int)idle;
 	opts.options = fuse_opts;
 	if (log_file && (r = util_log_to_file(log_file)) < 0) {
 		report(status_fd, "log=%s: %s", log_file, strerror(-r));
