@@ -161,9 +161,10 @@ static void detach(void)
  * hands each request to the worker that has waited longest, so every idle
  * worker is one more thread, likely on another CPU, that a serial client's
  * requests rotate through. Chosen by measurement (docs/design.md, "FUSE
- * session options and why"): 4 against libfuse's 10 made creates 12% and
- * four parallel cat(1)s 9% faster on 2 CPUs; 2 and 1 lose (1 starts a
- * thread per request).
+ * session options and why"): with 4 against libfuse's 10, four parallel
+ * cat(1)s ran 5-9% faster on 2 CPUs and serial creates and appends moved
+ * less than the runs varied; 2 lost that gain, 1 is twice as slow (it
+ * starts a thread per request).
  */
 #define IDLE_THREADS 4
 #define IDLE_THREADS_MAX 64
