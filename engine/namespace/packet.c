@@ -2,8 +2,8 @@
  * packet.c - the packet namespace of SPEC §3, addressed by path: which
  * entries exist, their attributes and the content of views. engine.h
  * documents the public functions; packet_dir.c lists directories,
- * packet_doc.c holds open documents and the changes to the namespace,
- * packet_file.c open files, packet_history.c .history/ (packet_int.h is
+ * packet_doc.c holds open documents, packet_ns.c the changes to the
+ * namespace, packet_file.c open files, packet_history.c .history/ (packet_int.h is
  * what they share).
  *
  * Design. A path resolves to a struct node: its kind (a document, a

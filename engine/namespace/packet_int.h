@@ -1,7 +1,7 @@
 /*
  * packet_int.h - what the packet namespace's files (packet.c: paths,
- * attributes, views, directories; packet_doc.c: open documents and changes
- * to the namespace; packet_owner.c: owners and chown; packet_node.c:
+ * attributes, views, directories; packet_doc.c: open documents;
+ * packet_ns.c: the changes to the namespace; packet_owner.c: owners and chown; packet_node.c:
  * symlinks and special files; packet_history.c: .history/; packet_file.c:
  * open files, the trigger file; packet_append.c: registry appends, live
  * reads of the registry and events; ctl.c: the trigger file's command lines; record.c: the
@@ -261,6 +261,9 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 		   mode_t mode, uid_t uid, gid_t gid, struct open_doc **out);
 /* Drops a reference; the last one frees the document (nothing committed). */
 void packet__od_put(struct engine *e, struct open_doc *d);
+/* Takes d out of e->docs and marks it unlinked: its handles go on with
+ * what it holds, and no later lookup finds it. files_lock held. */
+void packet__od_unlink_locked(struct engine *e, struct open_doc *d);
 /* Whether d is held open by readers only, with nothing pending: its
  * attributes are then its stored row's, which change only by an operation
  * through the mount or one the engine reports, as a closed document's do
@@ -277,6 +280,10 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 int packet__od_resize(struct open_doc *d, uint64_t size);
 /* The largest document allowed, in bytes (the configuration's). */
 uint64_t packet__max_doc(struct engine *e);
+
+/* ---- packet_ns.c: mkdir, rmdir, unlink, rename (and packet__item_create,
+ * declared with the owners above; packet__resolve_parent is packet.c's) ---- */
+
 /* Splits path into its parent (copied into parent) and last component
  * (*name points into path). 0, -EINVAL or -ENAMETOOLONG. */
 int packet__split(const char *path, char *parent, size_t size, const char **name);
