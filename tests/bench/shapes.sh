@@ -122,10 +122,10 @@ CLK_TCK=$(getconf CLK_TCK)
 # --- placement ----------------------------------------------------------------------------------
 
 # A serial client and a FUSE daemon trade the CPU at every request. On this 2-CPU VM a request
-# costs 4-10x more when the two wake each other across CPUs (an idle CPU leaves its halt for
-# each one) than when the daemon runs where the client waits, and which of the two the
-# scheduler picks moves between runs: bindfs's creates ran at 3,000 and at 29,000 files/s in
-# one report. The placed rows fix it: the client (this shell and what it starts) on CPU 0, the
+# cost 2.5-8x more in 2026-12-04-vm.md when the two wake each other across CPUs (each request
+# wakes a thread on the other, idle, virtual CPU) than when the daemon runs where the client
+# waits, and which of the two the scheduler picks moves between runs: bindfs's creates ran at
+# 3,000 and at 29,000 files/s in one report. The placed rows fix it: the client (this shell and what it starts) on CPU 0, the
 # daemon (all its threads; those it starts later inherit it) on CPU 0 (`one CPU`) or CPU 1
 # (`two CPUs`); the disk target pins the client alone.
 
@@ -215,7 +215,7 @@ w10()
 	n=$(scaled 2000)
 	prog=$(fixture_bin creates)
 	shape_mounts "$d" w10
-	note W10 "Python: bench.py smallfiles, $n x (os.open O_WRONLY|O_CREAT|O_TRUNC, os.write of 4 KiB, os.close) into a new directory (on packetfs a new directory of an item); C: fixtures/creates.c (cc -O2), the same $n x (open, write 4 KiB, close) into another new directory; files/s, timed inside each program (the interpreter's start not counted). The C rows placed on one CPU and on two run the same program with the client on CPU 0 and the daemon's threads pinned (taskset) to CPU 0 or to CPU 1: the per-request cost without the scheduler's choice, which otherwise moves a FUSE peer's rate up to 10x between runs (see placement in shapes.sh)."
+	note W10 "Python: bench.py smallfiles, $n x (os.open O_WRONLY|O_CREAT|O_TRUNC, os.write of 4 KiB, os.close) into a new directory (on packetfs a new directory of an item); C: fixtures/creates.c (cc -O2), the same $n x (open, write 4 KiB, close) into another new directory; files/s, timed inside each program (the interpreter's start not counted). The C rows placed on one CPU and on two run the same program with the client on CPU 0 and the daemon's threads pinned (taskset) to CPU 0 or to CPU 1: the per-request cost without the scheduler's choice, which otherwise moves a FUSE peer's rate up to 8x between runs (see placement in shapes.sh)."
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			dir=$(shape_dir "$d" w10 "$t" "$t-$r")
