@@ -30,8 +30,9 @@
 /* --- mount, umount ---------------------------------------------------- */
 
 /* The mount options packetfs takes: mount(8)'s flags that libfuse applies,
- * libfuse's own, log=FILE, the daemon's log, and max_idle_threads=N, its
- * idle FUSE workers (a trailing '=' takes a value). */
+ * libfuse's own, and the daemon's: log=FILE, its log, and max_idle_threads=N,
+ * its idle FUSE workers, whose values fs.c checks (a trailing '=' takes a
+ * value). */
 static const char *const mount_options[] = {
 	"rw", "dev", "nodev", "suid", "nosuid", "exec", "noexec", "async", "sync", "dirsync",
 	"atime", "noatime", "diratime", "nodiratime", "relatime", "norelatime", "strictatime",
@@ -60,23 +61,6 @@ static int option_in(const char *opt, size_t len, const char *const *list)
 	return 0;
 }
 
-/* Whether the len bytes at v are a number from 1 to 64 (max_idle_threads=,
- * whose bound fs.c keeps too). */
-static int idle_threads_ok(const char *v, size_t len)
-{
-	size_t i;
-	int n = 0;
-
-	if (len == 0 || len > 2)
-		return 0;
-	for (i = 0; i < len; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return 0;
-		n = n * 10 + (v[i] - '0');
-	}
-	return n >= 1 && n <= 64;
-}
-
 /*
  * Checks the comma-separated mount options opts and appends to out those the
  * mount takes (mount_options), leaving out mount(8)'s own (mount_ignored).
@@ -102,9 +86,6 @@ static int check_options(const char *opts, struct buf *out)
 			why = "set by packetfs (the store, and packetfs)";
 		else if (!option_in(p, len, mount_options))
 			why = "unknown mount option (see packetfs(1))";
-		else if (len > 17 && strncmp(p, "max_idle_threads=", 17) == 0 &&
-			 !idle_threads_ok(p + 17, len - 17))
-			why = "not a number from 1 to 64";
 		if (why) {
 			cli_fail("mount", "%.*s: %s", (int)len, p, why);
 			return 1;

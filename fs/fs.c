@@ -169,15 +169,34 @@ static void detach(void)
 #define IDLE_THREADS 4
 #define IDLE_THREADS_MAX 64
 
+/* The number of len bytes of decimal digits at v when it is from 1 to
+ * IDLE_THREADS_MAX, else -1. */
+static int idle_threads_of(const char *v, size_t len)
+{
+	size_t i;
+	int n = 0;
+
+	if (len == 0 || len > 2)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		n = n * 10 + (v[i] - '0');
+	}
+	return n >= 1 && n <= IDLE_THREADS_MAX ? n : -1;
+}
+
 /*
  * Takes the daemon's own options out of the comma-separated mount options
  * opts (NULL: none): log=FILE into *log (NULL when not given; the last one
  * wins, malloc'd) and max_idle_threads=N into *idle (IDLE_THREADS when not
  * given); *rest gets the others (malloc'd, NULL when none are left). The
  * caller frees both. Returns 0, -ENOMEM, or -EINVAL for a max_idle_threads
- * that is not a number from 1 to IDLE_THREADS_MAX.
+ * that is not a number from 1 to IDLE_THREADS_MAX, with *bad pointing at
+ * that option in opts and *bad_len its length (nothing to free then).
  */
-static int split_daemon_options(const char *opts, char **rest, char **log, int *idle)
+static int split_daemon_options(const char *opts, char **rest, char **log, int *idle,
+				const char **bad, size_t *bad_len)
 {
 	struct buf other = { NULL, 0, 0 };
 	const char *p = opts, *end;
@@ -194,24 +213,16 @@ static int split_daemon_options(const char *opts, char **rest, char **log, int *
 			*log = strndup(p + 4, len - 4);
 			if (!*log)
 				goto nomem;
-		} else if (len > 17 && strncmp(p, "max_idle_threads=", 17) == 0) {
-			char num[16], *e;
-			long n = -1;
-
-			if (len - 17 < sizeof(num)) {
-				memcpy(num, p + 17, len - 17);
-				num[len - 17] = '\0';
-				n = strtol(num, &e, 10);
-				if (*e || e == num)
-					n = -1;
-			}
-			if (n < 1 || n > IDLE_THREADS_MAX) {
+		} else if (len >= 17 && strncmp(p, "max_idle_threads=", 17) == 0) {
+			*idle = idle_threads_of(p + 17, len - 17);
+			if (*idle < 0) {
 				buf_free(&other);
 				free(*log);
 				*log = NULL;
+				*bad = p;
+				*bad_len = len;
 				return -EINVAL;
 			}
-			*idle = (int)n;
 		} else if (len && ((other.len && buf_puts(&other, ",") < 0) ||
 				   buf_append(&other, p, len) < 0)) {
 			goto nomem;
@@ -288,12 +299,15 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 	pthread_t ready;
 	sigset_t block, old;
 	int r, rc = 1, ready_err = 0, idle;
+	const char *bad = NULL;
+	size_t bad_len = 0;
 
 	/* The log is chosen before the engine opens, and its file opened
 	 * while relative names still mean the caller's directory. */
-	r = split_daemon_options(given->options, &fuse_opts, &log_file, &idle);
+	r = split_daemon_options(given->options, &fuse_opts, &log_file, &idle, &bad, &bad_len);
 	if (r == -EINVAL) {
-		report(status_fd, "max_idle_threads: not a number from 1 to %d", IDLE_THREADS_MAX);
+		report(status_fd, "%.*s: not a number from 1 to %d", (int)bad_len, bad,
+		       IDLE_THREADS_MAX);
 		return 1;
 	}
 	if (r < 0) {

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 make_store
 mkdir -p "$T/mnt"
-for v in 0 65 x 3x -1 123; do
+for v in 0 65 x 3x -1 +4 123; do
 	out=$("$PFS" mount "$STORE" "$T/mnt" -o "max_idle_threads=$v" 2>&1) &&
 		fail "-o max_idle_threads=$v mounted"
 	assert_contains "$out" "packetfs: mount: max_idle_threads=$v: not a number from 1 to 64"
