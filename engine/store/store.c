@@ -124,6 +124,7 @@ static const char *const compat[] = {
 	 * (compat_revisions: the slot of each) */
 	"CREATE TEMP VIEW IF NOT EXISTS whole AS SELECT rev_id AS slot, content FROM main.whole;",
 	NULL, /* 0016_append_revisions: no table changed */
+	NULL, /* 0017_append_runs: grown_from is read by writes alone (store_rev.c) */
 };
 
 /*
@@ -134,8 +135,10 @@ static const char *const compat[] = {
  */
 static int (*const migrate_c[])(struct store *s) = {
 	NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	NULL, NULL,
 	/* 0008_compact's step, which encodes the revisions stored before, with
-	 * the columns of 0015_whole_slots that store_rev.c reads */
+	 * the columns of 0015_whole_slots and 0017_append_runs that
+	 * store_retire.c reads */
 	store__rev_compact,
 };
 static int (*const migrate_check[])(struct store *s, char *err, size_t errlen) = {

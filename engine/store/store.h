@@ -281,6 +281,18 @@ int store_doc_write(struct store *s, int64_t item_id, const char *path, const vo
 int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, const void *data,
 			  size_t len, mode_t mode, int64_t mtime_ns, const char *op,
 			  const struct store_who *who, uid_t uid, gid_t gid, int *rev);
+/* Appends len > 0 bytes of data to the current content of the document
+ * path, as a new revision of it (op "write", by who) whose bytes are the
+ * old ones followed by data, without reading the old ones (store_rev.c:
+ * runs of appends); mode as store_doc_write ((mode_t)-1 keeps it), mtime_ns
+ * < 0 now. *rev_id and *size (either may be NULL) get the new revision's id
+ * and the document's new size. 0, -ESTALE when path is no document with
+ * content to append to (none, a directory, a symlink or special file: write
+ * the whole content instead), -EINVAL for len 0, or a negative errno
+ * (-ENOSPC: nothing changed). Any thread; takes the store's lock. */
+int store_doc_append(struct store *s, int64_t item_id, const char *path, const void *data,
+		     size_t len, mode_t mode, int64_t mtime_ns, const struct store_who *who,
+		     int64_t *rev_id, uint64_t *size);
 /* Replaces, in place, the content of revision rev_id of path while it is
  * still the document's current revision: for a commit that only made a
  * close durable before the same handle's writes. 0, or -ESTALE when it is
@@ -442,6 +454,9 @@ int store_rev_dir_exists(struct store *s, int64_t item_id, const char *dir);
  * tombstone), or a negative errno. */
 int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, char **data,
 		   size_t *len);
+/* store_rev_read of the revision whose id (struct doc_meta's rev_id) is
+ * rev_id, wherever its path is now. Any thread; takes the store's lock. */
+int store_rev_read_id(struct store *s, int64_t rev_id, char **data, size_t *len);
 
 struct run {
 	int64_t id, item_id;

@@ -176,19 +176,14 @@ int store_doc_read(struct store *s, int64_t item_id, const char *path, char **da
 	return rc;
 }
 
-/*
- * Inserts a revision of path: content from data/len, or the content of
- * revision copy_from (> 0), or a tombstone (tomb). A content revision is
- * stored whole (in the table whole; store_rev.c) and gets the next seq of
- * the path's content revisions; when it replaces revision prev (> 0) as
- * the document's current one, prev is retired here and its row of whole
- * taken over (store__rev_replace). Lock held, inside a transaction.
- * Returns the new revision's id and number.
- */
-static int rev_add(struct store *s, int64_t item, const char *path, const char *op,
-		   const void *data, size_t len, int64_t copy_from, int tomb, mode_t mode,
-		   const struct doc_meta *node, const struct store_who *who, int64_t *rev_id, int *rev,
-		   int64_t prev)
+/* Inserts the row of a revision of path, size bytes of content (its
+ * bytes stored by the caller) or a tombstone (tomb), numbered after the
+ * path's revisions; a content revision gets the next seq of the path's
+ * content revisions. Lock held, inside a transaction. Returns the new
+ * revision's id and number (rev may be NULL). */
+static int rev_insert(struct store *s, int64_t item, const char *path, const char *op,
+		      size_t size, int tomb, mode_t mode, const struct doc_meta *node,
+		      const struct store_who *who, int64_t *rev_id, int *rev)
 {
 	/* content: X'' (the bytes are in whole) or a tombstone's NULL. */
 	static const char sql_add[] =
@@ -198,38 +193,55 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 		"?11, ?12, ?13, CASE WHEN ?4 IS NULL THEN 0 ELSE COALESCE((SELECT seq FROM revisions "
 		"WHERE item_id = ?1 AND path = ?2 AND content IS NOT NULL ORDER BY rev DESC LIMIT 1), "
 		"0) + 1 END) RETURNING id, rev";
-	/* A copy (copy_from) is of the entry node describes: its kind and rdev. */
+	/* A copy is of the entry node describes: its kind and rdev. */
 	const char *kind = kind_name(node->type);
 	int64_t uid = who ? (int64_t)who->uid : 0, pid = who ? (int64_t)who->pid : 0;
 	const char *comm = who && who->comm ? who->comm : "";
 	const char *stage = who && who->stage ? who->stage : "";
-	char *copy = NULL;
-	int64_t id = 0;
 	sqlite3_stmt *st;
 	char now[32];
-	int rc = 0;
+	int rc;
 
 	store__now(now);
-	if (copy_from > 0) {
-		rc = store__rev_content(s, copy_from, &copy, &len);
-		data = copy;
-	}
-	if (rc == 0)
-		rc = store__first(s, &st, sql_add, "IssbIiIIssssI", item, path, op, tomb ? NULL : "",
-				  (size_t)0, tomb ? (int64_t)-1 : (int64_t)len, (int)mode, uid, pid,
-				  comm, stage, now, kind ? kind : "file", (int64_t)node->rdev);
-	else
-		st = NULL;
+	rc = store__first(s, &st, sql_add, "IssbIiIIssssI", item, path, op, tomb ? NULL : "",
+			  (size_t)0, tomb ? (int64_t)-1 : (int64_t)size, (int)mode, uid, pid, comm,
+			  stage, now, kind ? kind : "file", (int64_t)node->rdev);
 	if (rc == 0) {
-		id = sqlite3_column_int64(st, 0);
-		if (rev_id)
-			*rev_id = id;
+		*rev_id = sqlite3_column_int64(st, 0);
 		if (rev)
 			*rev = sqlite3_column_int(st, 1);
 		while (sqlite3_step(st) == SQLITE_ROW)
 			;
 	}
 	store__done(st);
+	return rc;
+}
+
+/*
+ * Inserts a revision of path: content from data/len, or the content of
+ * revision copy_from (> 0), or a tombstone (tomb). A content revision is
+ * stored whole (in the table whole; store_rev.c); when it replaces
+ * revision prev (> 0) as the document's current one, prev is retired here
+ * and its row of whole taken over (store__rev_replace). Lock held, inside
+ * a transaction. Returns the new revision's id and number.
+ */
+static int rev_add(struct store *s, int64_t item, const char *path, const char *op,
+		   const void *data, size_t len, int64_t copy_from, int tomb, mode_t mode,
+		   const struct doc_meta *node, const struct store_who *who, int64_t *rev_id, int *rev,
+		   int64_t prev)
+{
+	char *copy = NULL;
+	int64_t id = 0;
+	int rc = 0;
+
+	if (copy_from > 0) {
+		rc = store__rev_content(s, copy_from, &copy, &len);
+		data = copy;
+	}
+	if (rc == 0)
+		rc = rev_insert(s, item, path, op, len, tomb, mode, node, who, &id, rev);
+	if (rc == 0 && rev_id)
+		*rev_id = id;
 	if (rc == 0 && !tomb)
 		rc = store__rev_replace(s, prev, id, data, len);
 	free(copy);
@@ -297,6 +309,46 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 	return store__txn_unlock(s, rc);
 }
 
+int store_doc_append(struct store *s, int64_t item_id, const char *path, const void *data,
+		     size_t len, mode_t mode, int64_t mtime_ns, const struct store_who *who,
+		     int64_t *rev_id, uint64_t *size)
+{
+	struct doc_meta m;
+	uint64_t nsize = 0;
+	int64_t id = 0;
+	int rc, locked;
+
+	if (len == 0)
+		return -EINVAL;
+	if (mtime_ns < 0)
+		mtime_ns = util_now_ns();
+	rc = doc_txn_stat(s, item_id, path, &m, &locked);
+	if (!locked)
+		return rc;
+	if (rc == -ENOENT || (rc == 0 && (m.is_dir || m.type != S_IFREG || !m.rev_id)))
+		rc = -ESTALE;
+	if (mode != (mode_t)-1)
+		m.mode = mode & 07777;
+	if (rc == 0)
+		rc = rev_insert(s, item_id, path, "write", (size_t)m.size + len, 0, m.mode, &m, who,
+				&id, NULL);
+	if (rc == 0)
+		rc = store__rev_append(s, m.rev_id, id, data, len, &nsize);
+	assert(rc || nsize == m.size + len);
+	if (rc == 0)
+		rc = doc_put(s, item_id, path, id, nsize, m.mode, mtime_ns, mtime_ns, m.uid, m.gid,
+			     &m);
+	if (rc == 0)
+		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
+	if (rc == 0) {
+		if (rev_id)
+			*rev_id = id;
+		if (size)
+			*size = nsize;
+	}
+	return store__txn_unlock(s, rc);
+}
+
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
 		    const void *data, size_t len, mode_t mode, int64_t mtime_ns)
 {
@@ -314,7 +366,8 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 		rc = -ESTALE;
 	if (rc == 0)
 		rc = store__exec(s, "UPDATE revisions SET content = X'', size = ?, mode = ?, enc = 0, "
-				 "base = NULL, depth = 0 WHERE id = ?", "IiI", (int64_t)len,
+				 "base = NULL, depth = 0, grown_from = NULL WHERE id = ?", "IiI",
+				 (int64_t)len,
 				 (int)(mode & 07777), rev_id);
 	if (rc == 0)
 		rc = store__rev_whole(s, rev_id, data, len);

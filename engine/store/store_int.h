@@ -217,11 +217,44 @@ int store__link_new(struct store *s, int64_t item, int64_t *link);
  * that prev had, in place when it fits (a commit then writes the pages
  * whose bytes changed, not the whole document). 0 or a negative errno.
  *
+ * store__rev_append: new revision id replaces prev, its document's
+ * current one, with prev's content followed by len > 0 bytes of data (an
+ * append): retires prev, as store__rev_retire but reading only what its
+ * run of appends added since its base when it can (revisions.grown_from),
+ * writes data after prev's bytes in the row of whole prev had (only the
+ * pages they fall in; a new row when they do not fit its room) and makes
+ * id the next revision of prev's run. *size (may be NULL) gets id's size.
+ * 0, -ESTALE (prev is not a current revision) or a negative errno.
+ *
  * store__rev_compact: retires every content revision that no document
  * names and that is still stored whole: the step of migration 0008, which
  * converts a store of an older packetfs. 0 or a negative errno.
  */
 int store__rev_content(struct store *s, int64_t id, char **data, size_t *len);
+/* How revisions are stored (store_rev.c's top comment), shared by its read
+ * side (store_rev.c) and its write side (store_retire.c). revisions.enc
+ * (schema/0008_compact.sql); a REV_APPEND's suffix is compressed against
+ * the last REV_APPEND_TAIL bytes of its base (all of it when shorter), part
+ * of the stored format; a chain of deltas is at most REV_DEPTH_MAX long. */
+enum { REV_RAW = 0, REV_KEPT = 1, REV_ZSTD = 2, REV_DELTA = 3, REV_APPEND = 4 };
+#define REV_APPEND_TAIL 4096
+#define REV_DEPTH_MAX 32
+/* The stored bytes of revision r (a SELECT over revisions r LEFT JOIN
+ * whole w ON w.slot = r.slot): a whole one's (enc 0) are in the table
+ * whole, but for the revisions of an older store while migration 0008
+ * retires them. */
+#define WHOLE_CONTENT "CASE WHEN r.enc = 0 THEN COALESCE(w.content, r.content) ELSE r.content END"
+/* Compresses src (len bytes) against prefix (plen bytes; none when 0) into
+ * a new buffer *out of *olen bytes (caller frees), as the stored format
+ * wants it. Lock held (it uses s->zc). 0, -ENOMEM or -EIO. */
+int store__rev_compress(struct store *s, const void *src, size_t len, const void *prefix,
+			size_t plen, void **out, size_t *olen);
+/* Keeps a copy of the content (len bytes at data) of retired revision id in
+ * s->revs (a revision's content never changes once retired), dropping the
+ * least recently used ones to stay within 16 MiB in all; content over a
+ * quarter of that is not kept, nor anything when memory is short. Lock
+ * held. */
+void store__rev_keep(struct store *s, int64_t id, const char *data, size_t len);
 /* The file type (S_IFREG, S_IFLNK, S_IFIFO, ...) that column col of st, a
  * kind column of documents or revisions (schema/0009_nodes.sql), names; a
  * document for an unknown value (store_doc.c). */
@@ -229,6 +262,8 @@ mode_t store__kind_type(sqlite3_stmt *st, int col);
 int store__rev_retire(struct store *s, int64_t id);
 int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len);
 int store__rev_replace(struct store *s, int64_t prev, int64_t id, const void *data, size_t len);
+int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *data, size_t len,
+		      uint64_t *size);
 int store__rev_compact(struct store *s);
 /* store_save.c, inside a transaction, lock held. store__life_carry moves
  * the life of path from (its revisions since its latest tombstone) to

@@ -1,8 +1,9 @@
 /*
- * store_rev.c - how revisions are stored, and the one function that reads
- * one back (store_int.h: store__rev_content, store__rev_retire,
- * store__rev_whole, store__rev_replace, store__rev_compact; store.h's
- * store_rev_* list and read them through it: store_rev_list.c).
+ * store_rev.c - how revisions are stored, their codec, and the one
+ * function that reads one back (store_int.h: store__rev_content,
+ * store__rev_compress, store__rev_keep; store.h's store_rev_* list and
+ * read them through it: store_rev_list.c). Storing them (retire, the rows
+ * of whole, appends) is store_retire.c's, after the format given here.
  *
  * Every close stores a revision, so a document written N times has N
  * revisions; stored whole, 10,000 appends of a 52-byte line would hold
@@ -40,6 +41,16 @@
  *   cost, not a pass of zstd over the whole document (a 100 KB log: tens of
  *   microseconds a line less). It is decoded as the base's content and the
  *   suffix; it is a delta for everything else (base, depth, the skip list).
+ * - An append that the namespace commits as one (store_doc_append: a
+ *   handle opened with O_APPEND that never read the document) is stored
+ *   without the document passing through memory: its bytes are written
+ *   after the old content in the row of whole (the last page or two), and
+ *   the revision records the run of appends it continues
+ *   (revisions.grown_from: the run's first revision). Every revision of a
+ *   run is an earlier one's content followed by more bytes, so when the
+ *   base chosen below is of the same run, retiring reads only the bytes the
+ *   run added after the base (store_retire.c); other bases are compared
+ *   as above. A run's revisions never change: an amend clears the mark.
  * - The direction is forward (a delta names an older revision), unlike
  *   Fossil's reverse deltas: there the newest is whole and each older one a
  *   delta against the next newer, so that every write re-encodes the
@@ -84,12 +95,6 @@
 
 #include "store_int.h"
 
-/* revisions.enc (schema/0008_compact.sql; REV_APPEND: see rev_append). */
-enum { REV_RAW = 0, REV_KEPT = 1, REV_ZSTD = 2, REV_DELTA = 3, REV_APPEND = 4 };
-/* A REV_APPEND's suffix is compressed against this much of the end of its
- * base (all of it when shorter): part of the stored format. */
-#define REV_APPEND_TAIL 4096
-#define REV_DEPTH_MAX 32
 /* zstd's fastest level, with long-distance matching: about 4 ms to
  * compress a MiB against a prefix of the same size, 1 ms to decompress it.
  * Without long-distance matching libzstd 1.5.4 (levels 1 and 3 alike)
@@ -108,10 +113,7 @@ static int window_log(size_t n)
 	return w;
 }
 
-/* Compresses src (len bytes) against prefix (plen bytes; none when 0) into
- * a new buffer *out of *olen bytes (caller frees). Lock held (s->zc). 0,
- * -ENOMEM or -EIO. */
-static int rev_compress(struct store *s, const void *src, size_t len, const void *prefix,
+int store__rev_compress(struct store *s, const void *src, size_t len, const void *prefix,
 			size_t plen, void **out, size_t *olen)
 {
 	size_t bound = ZSTD_compressBound(len), r;
@@ -219,10 +221,6 @@ static int rev_append_decode(struct store *s, const void *src, size_t slen, cons
 	return 0;
 }
 
-/* The stored bytes of revision r: a whole one's (enc 0) are in the table
- * whole, but for the revisions of an older store while migration 0008
- * retires them. */
-#define WHOLE_CONTENT "CASE WHEN r.enc = 0 THEN COALESCE(w.content, r.content) ELSE r.content END"
 
 /* The kept content of retired revision id, or NULL. */
 static struct rev_kept {
@@ -242,12 +240,9 @@ static struct rev_kept {
 	return NULL;
 }
 
-/* Keeps a copy of the content of retired revision id (a revision's
- * content never changes once retired), dropping the least recently used
- * ones to stay within REV_CACHE_BYTES in all; content over a quarter of
- * that is not kept, nor anything when memory is short. */
+/* Content over a quarter of this is not kept (store__rev_keep). */
 #define REV_CACHE_BYTES (16u << 20)
-static void kept_put(struct store *s, int64_t id, const char *data, size_t len)
+void store__rev_keep(struct store *s, int64_t id, const char *data, size_t len)
 {
 	size_t total = 0;
 	char *copy;
@@ -317,7 +312,7 @@ static int link_get(struct store *s, int64_t id, struct rev_link *l)
 		l->base = sqlite3_column_int64(st, 1);
 		l->size = (size_t)sqlite3_column_int64(st, 2);
 		rc = store__blob_out(st, 3, &l->data, &l->len);
-		/* A whole one's row is padded to its room (whole_put). */
+		/* A whole one's row is padded to its room (store_retire.c). */
 		if (rc == 0 && l->enc == REV_RAW && l->len > l->size) {
 			l->len = l->size;
 			l->data[l->len] = '\0';
@@ -391,7 +386,7 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 	}
 	/* What was decoded (not a whole current revision) is kept. */
 	if (rc == 0 && n && (chain[0].enc != REV_RAW || k))
-		kept_put(s, id, cur, cur_len);
+		store__rev_keep(s, id, cur, cur_len);
 	if (rc == 0) {
 		*data = cur;
 		if (len)
@@ -402,252 +397,5 @@ int store__rev_content(struct store *s, int64_t id, char **data, size_t *len)
 out:
 	for (i = 0; i < n; i++)
 		free(chain[i].data);
-	return rc;
-}
-
-/* What retire needs of a revision: where it is, its encoding and place. */
-struct rev_pos {
-	int64_t id, base;
-	int enc, depth;
-	int64_t seq;
-};
-
-static int pos_get(struct store *s, int64_t id, struct rev_pos *p)
-{
-	sqlite3_stmt *st;
-	int rc = store__first(s, &st, "SELECT enc, base, depth, seq FROM revisions WHERE id = ?",
-			      "I", id);
-
-	if (rc == 0) {
-		p->id = id;
-		p->enc = sqlite3_column_int(st, 0);
-		p->base = sqlite3_column_int64(st, 1);
-		p->depth = sqlite3_column_int(st, 2);
-		p->seq = sqlite3_column_int64(st, 3);
-	}
-	store__done(st);
-	return rc;
-}
-
-/* The base for the content revision (item, path, rev) of index i = seq - 1
- * >= 1 (see the top): in *base, or base->id 0 for none. Lock held. */
-static int pick_base(struct store *s, int64_t item, const char *path, int rev, int64_t i,
-		     struct rev_pos *base)
-{
-	int64_t target = i & (i - 1);
-	sqlite3_stmt *st;
-	int rc;
-
-	base->id = 0;
-	rc = store__first(s, &st, "SELECT id FROM revisions WHERE item_id = ? AND path = ? AND "
-			  "rev < ? AND content IS NOT NULL ORDER BY rev DESC LIMIT 1", "Isi", item,
-			  path, rev);
-	if (rc == 0)
-		base->id = sqlite3_column_int64(st, 0);
-	store__done(st);
-	if (rc)
-		return rc == -ENOENT ? 0 : rc;
-	rc = pos_get(s, base->id, base);
-	while (rc == 0 && base->seq - 1 > target &&
-	       (base->enc == REV_DELTA || base->enc == REV_APPEND))
-		rc = pos_get(s, base->base, base);
-	if (rc == 0 && (base->seq < 1 || base->depth >= REV_DEPTH_MAX))
-		base->id = 0;
-	return rc == -ENOENT ? -EIO : rc;
-}
-
-/* store__rev_retire; when slot is not NULL, leaves revision id's row of
- * whole for the caller to take over (store__rev_replace) and names it in
- * *slot (0: none). */
-static int rev_retire(struct store *s, int64_t id, int64_t *slot)
-{
-	struct rev_pos base = {0};
-	sqlite3_stmt *st;
-	char *raw = NULL, *prefix = NULL;
-	void *enc = NULL;
-	size_t len = 0, plen = 0, elen = 0;
-	int64_t item = 0, seq = 0, at = 0;
-	char *path = NULL;
-	int rc, rev = 0, kind = REV_KEPT;
-
-	if (slot)
-		*slot = 0;
-
-	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT ", r.size, r.slot FROM "
-			  "revisions r LEFT JOIN whole w ON w.slot = r.slot WHERE r.id = ? AND "
-			  "r.enc = 0 AND r.content IS NOT NULL", "I", id);
-	if (rc == 0) {
-		item = sqlite3_column_int64(st, 0);
-		rev = sqlite3_column_int(st, 2);
-		seq = sqlite3_column_int64(st, 3);
-		path = store__col_dup(st, 1);
-		rc = path ? store__blob_out(st, 4, &raw, &len) : -ENOMEM;
-		if (rc == 0 && len > (size_t)sqlite3_column_int64(st, 5))
-			len = (size_t)sqlite3_column_int64(st, 5); /* its room (whole_put) */
-		at = sqlite3_column_int64(st, 6);
-	}
-	store__done(st);
-	if (rc)
-		goto out;
-	if (seq > 1)
-		rc = pick_base(s, item, path, rev, seq - 1, &base);
-	if (rc == 0 && base.id)
-		rc = store__rev_content(s, base.id, &prefix, &plen);
-	/* An append to its base: the suffix alone, against the base's end. */
-	if (rc == 0 && base.id && plen && len > plen && memcmp(raw, prefix, plen) == 0) {
-		size_t tail = plen < REV_APPEND_TAIL ? plen : REV_APPEND_TAIL;
-
-		rc = rev_compress(s, raw + plen, len - plen, prefix + plen - tail, tail, &enc,
-				  &elen);
-		if (rc == 0 && elen < len)
-			kind = REV_APPEND;
-	} else if (rc == 0) {
-		rc = rev_compress(s, raw, len, prefix, plen, &enc, &elen);
-		if (rc == 0 && elen < len)
-			kind = base.id ? REV_DELTA : REV_ZSTD;
-	}
-	/* Out of whole, into the row (REV_KEPT: as it was). */
-	if (rc == 0)
-		rc = store__exec(s, "UPDATE revisions SET enc = ?1, base = NULLIF(?2, 0), depth = ?3, "
-				 "content = ?4, slot = NULL WHERE id = ?5", "iIibI", kind,
-				 kind >= REV_DELTA ? base.id : (int64_t)0,
-				 kind >= REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? raw : enc,
-				 kind == REV_KEPT ? len : elen, id);
-	if (rc == 0 && slot)
-		*slot = at;
-	else if (rc == 0 && at)
-		rc = store__exec(s, "DELETE FROM whole WHERE slot = ?", "I", at);
-	if (rc == 0)
-		kept_put(s, id, raw, len);
-out:
-	free(path);
-	free(raw);
-	free(prefix);
-	free(enc);
-	return rc == -ENOENT ? 0 : rc;
-}
-
-int store__rev_retire(struct store *s, int64_t id)
-{
-	return rev_retire(s, id, NULL);
-}
-
-/* The room of a row of whole for len bytes of content: room to grow, so
- * that a few appends later the row still holds the content in place. */
-static size_t whole_room(size_t len)
-{
-	return len ? len + len / 8 + 512 : 0;
-}
-
-/* Stores len bytes of data as the whole content of revision id, in a row
- * of whole padded with zeros to its room, which revisions.slot of id names
- * (NULL for empty content, which needs no row: reads find revisions.content,
- * X''). The row slot (0: none), when there is one, is taken over: rewritten
- * in place when len fits its room and the room is not more than twice what
- * len needs, which writes only the pages whose bytes change (SQLite
- * overwrites a row of the same key and size in place, page by page); else
- * it is deleted and a new row made, with room to grow (whole_room) when
- * the content outgrew the old one, else of len bytes. Lock held, inside a
- * transaction. 0 or a negative errno. */
-static int whole_put(struct store *s, int64_t id, const void *data, size_t len, int64_t slot)
-{
-	sqlite3_stmt *st;
-	size_t room = 0;
-	char *buf;
-	int rc = 0, grew = 0;
-
-	if (slot) {
-		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE slot = ?", "I",
-				  slot);
-		if (rc == 0)
-			room = (size_t)sqlite3_column_int64(st, 0);
-		store__done(st);
-		if (rc == -ENOENT)
-			slot = 0, rc = 0;
-		if (rc)
-			return rc;
-	}
-	if (slot && (len > room || room > 2 * whole_room(len) || !room)) {
-		rc = store__exec(s, "DELETE FROM whole WHERE slot = ?", "I", slot);
-		grew = len > room;
-		slot = 0;
-	}
-	/* Room to grow once the content did: most documents are written
-	 * once, and padding theirs would only fill pages. */
-	if (!slot)
-		room = grew ? whole_room(len) : len;
-	if (rc == 0 && room) {
-		buf = calloc(1, room);
-		if (!buf)
-			return -ENOMEM;
-		if (len)
-			memcpy(buf, data, len);
-		if (slot) {
-			rc = store__exec(s, "UPDATE whole SET content = ? WHERE slot = ?", "bI", buf,
-					 room, slot);
-		} else {
-			rc = store__exec(s, "INSERT INTO whole(content) VALUES (?)", "b", buf, room);
-			slot = sqlite3_last_insert_rowid(s->db);
-		}
-		free(buf);
-	}
-	if (rc == 0)
-		rc = store__exec(s, "UPDATE revisions SET slot = NULLIF(?, 0) WHERE id = ?", "II",
-				 room ? slot : (int64_t)0, id);
-	return rc;
-}
-
-int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len)
-{
-	sqlite3_stmt *st;
-	int64_t slot = 0;
-	int rc = store__first(s, &st, "SELECT slot FROM revisions WHERE id = ?", "I", id);
-
-	if (rc == 0)
-		slot = sqlite3_column_int64(st, 0);
-	store__done(st);
-	if (rc)
-		return rc;
-	return whole_put(s, id, data, len, slot);
-}
-
-int store__rev_replace(struct store *s, int64_t prev, int64_t id, const void *data, size_t len)
-{
-	int64_t slot = 0;
-	int rc = prev ? rev_retire(s, prev, &slot) : 0;
-
-	return rc ? rc : whole_put(s, id, data, len, slot);
-}
-
-int store__rev_compact(struct store *s)
-{
-	sqlite3_stmt *st;
-	int64_t *ids = NULL, *grown;
-	size_t n = 0, cap = 0, i;
-	int rc;
-
-	/* Every content revision no document names, oldest first within each
-	 * path, so that each one's base is final before it is chosen. */
-	rc = store__prepare(s, &st, "SELECT r.id FROM revisions r WHERE r.enc = 0 AND "
-			    "r.content IS NOT NULL AND NOT EXISTS (SELECT 1 FROM documents d "
-			    "WHERE d.item_id = r.item_id AND d.path = r.path AND d.rev_id = r.id) "
-			    "ORDER BY r.item_id, r.path, r.rev", "");
-	while (rc == 0 && (rc = store__step(s, st)) > 0) {
-		rc = 0;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			grown = realloc(ids, cap * sizeof(*ids));
-			if (!grown) {
-				rc = -ENOMEM;
-				break;
-			}
-			ids = grown;
-		}
-		ids[n++] = sqlite3_column_int64(st, 0);
-	}
-	store__done(st);
-	for (i = 0; rc == 0 && i < n; i++)
-		rc = store__rev_retire(s, ids[i]);
-	free(ids);
 	return rc;
 }

@@ -200,3 +200,13 @@ int store_rev_read(struct store *s, int64_t item_id, const char *path, int rev, 
 	return rev_get(s, item_id, path, rev, data, len, NULL);
 }
 
+
+int store_rev_read_id(struct store *s, int64_t rev_id, char **data, size_t *len)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__rev_content(s, rev_id, data, len);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}

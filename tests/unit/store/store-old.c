@@ -100,8 +100,9 @@ void store_old_undo_compact(const char *dir)
 
 /*
  * What each migration of schema/ added, undone: undo[v] takes a store of
- * version v + 1 back to version v (0016 append revisions, 0015 whole slots ... 0002 times; 0008
- * compact, which needs the store to decode: store_old_undo_compact).
+ * version v + 1 back to version v (0017 append runs, 0016 append revisions, 0015 whole
+ * slots ... 0002 times; 0008 compact, which needs the store to decode:
+ * store_old_undo_compact).
  */
 static const char *const undo[] = {
 	[1] = "ALTER TABLE documents DROP COLUMN atime_ns;"
@@ -196,6 +197,8 @@ static const char *const undo[] = {
 	/* 0016_append_revisions: no table changed (a store made by a test has
 	 * no revision stored as an append until it is written through again) */
 	[15] = "",
+	/* 0017_append_runs */
+	[16] = "ALTER TABLE revisions DROP COLUMN grown_from;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)

@@ -1,0 +1,405 @@
+/*
+ * store_retire.c - the write side of revisions (store_int.h:
+ * store__rev_retire, store__rev_whole, store__rev_replace,
+ * store__rev_append, store__rev_compact): a revision that stops being
+ * current is encoded for good against its base, and the current one is
+ * kept whole in its row of whole, rewritten in place. store_rev.c's top
+ * comment gives the format and why; it reads revisions back.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+/* What retire needs of a revision: where it is, its encoding and place,
+ * its size and the run of appends it belongs to (grown: revisions.grown_from,
+ * 0 for none). */
+struct rev_pos {
+	int64_t id, base;
+	int enc, depth;
+	int64_t seq, size, grown;
+};
+
+static int pos_get(struct store *s, int64_t id, struct rev_pos *p)
+{
+	sqlite3_stmt *st;
+	int rc = store__first(s, &st, "SELECT enc, base, depth, seq, size, COALESCE(grown_from, 0) "
+			      "FROM revisions WHERE id = ?", "I", id);
+
+	if (rc == 0) {
+		p->id = id;
+		p->enc = sqlite3_column_int(st, 0);
+		p->base = sqlite3_column_int64(st, 1);
+		p->depth = sqlite3_column_int(st, 2);
+		p->seq = sqlite3_column_int64(st, 3);
+		p->size = sqlite3_column_int64(st, 4);
+		p->grown = sqlite3_column_int64(st, 5);
+	}
+	store__done(st);
+	return rc;
+}
+
+/* The base for the content revision (item, path, rev) of index i = seq - 1
+ * >= 1 (see the top): in *base, or base->id 0 for none. Lock held. */
+static int pick_base(struct store *s, int64_t item, const char *path, int rev, int64_t i,
+		     struct rev_pos *base)
+{
+	int64_t target = i & (i - 1);
+	sqlite3_stmt *st;
+	int rc;
+
+	base->id = 0;
+	rc = store__first(s, &st, "SELECT id FROM revisions WHERE item_id = ? AND path = ? AND "
+			  "rev < ? AND content IS NOT NULL ORDER BY rev DESC LIMIT 1", "Isi", item,
+			  path, rev);
+	if (rc == 0)
+		base->id = sqlite3_column_int64(st, 0);
+	store__done(st);
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	rc = pos_get(s, base->id, base);
+	while (rc == 0 && base->seq - 1 > target &&
+	       (base->enc == REV_DELTA || base->enc == REV_APPEND))
+		rc = pos_get(s, base->base, base);
+	if (rc == 0 && (base->seq < 1 || base->depth >= REV_DEPTH_MAX))
+		base->id = 0;
+	return rc == -ENOENT ? -EIO : rc;
+}
+
+/* store__rev_retire; when slot is not NULL, leaves revision id's row of
+ * whole for the caller to take over (store__rev_replace) and names it in
+ * *slot (0: none). */
+static int rev_retire(struct store *s, int64_t id, int64_t *slot)
+{
+	struct rev_pos base = {0};
+	sqlite3_stmt *st;
+	char *raw = NULL, *prefix = NULL;
+	void *enc = NULL;
+	size_t len = 0, plen = 0, elen = 0;
+	int64_t item = 0, seq = 0, at = 0;
+	char *path = NULL;
+	int rc, rev = 0, kind = REV_KEPT;
+
+	if (slot)
+		*slot = 0;
+
+	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT ", r.size, r.slot FROM "
+			  "revisions r LEFT JOIN whole w ON w.slot = r.slot WHERE r.id = ? AND "
+			  "r.enc = 0 AND r.content IS NOT NULL", "I", id);
+	if (rc == 0) {
+		item = sqlite3_column_int64(st, 0);
+		rev = sqlite3_column_int(st, 2);
+		seq = sqlite3_column_int64(st, 3);
+		path = store__col_dup(st, 1);
+		rc = path ? store__blob_out(st, 4, &raw, &len) : -ENOMEM;
+		if (rc == 0 && len > (size_t)sqlite3_column_int64(st, 5))
+			len = (size_t)sqlite3_column_int64(st, 5); /* its room (whole_put) */
+		at = sqlite3_column_int64(st, 6);
+	}
+	store__done(st);
+	if (rc)
+		goto out;
+	if (seq > 1)
+		rc = pick_base(s, item, path, rev, seq - 1, &base);
+	if (rc == 0 && base.id)
+		rc = store__rev_content(s, base.id, &prefix, &plen);
+	/* An append to its base: the suffix alone, against the base's end. */
+	if (rc == 0 && base.id && plen && len > plen && memcmp(raw, prefix, plen) == 0) {
+		size_t tail = plen < REV_APPEND_TAIL ? plen : REV_APPEND_TAIL;
+
+		rc = store__rev_compress(s, raw + plen, len - plen, prefix + plen - tail, tail, &enc,
+				  &elen);
+		if (rc == 0 && elen < len)
+			kind = REV_APPEND;
+	} else if (rc == 0) {
+		rc = store__rev_compress(s, raw, len, prefix, plen, &enc, &elen);
+		if (rc == 0 && elen < len)
+			kind = base.id ? REV_DELTA : REV_ZSTD;
+	}
+	/* Out of whole, into the row (REV_KEPT: as it was). */
+	if (rc == 0)
+		rc = store__exec(s, "UPDATE revisions SET enc = ?1, base = NULLIF(?2, 0), depth = ?3, "
+				 "content = ?4, slot = NULL WHERE id = ?5", "iIibI", kind,
+				 kind >= REV_DELTA ? base.id : (int64_t)0,
+				 kind >= REV_DELTA ? base.depth + 1 : 0, kind == REV_KEPT ? raw : enc,
+				 kind == REV_KEPT ? len : elen, id);
+	if (rc == 0 && slot)
+		*slot = at;
+	else if (rc == 0 && at)
+		rc = store__exec(s, "DELETE FROM whole WHERE slot = ?", "I", at);
+	if (rc == 0)
+		store__rev_keep(s, id, raw, len);
+out:
+	free(path);
+	free(raw);
+	free(prefix);
+	free(enc);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+int store__rev_retire(struct store *s, int64_t id)
+{
+	return rev_retire(s, id, NULL);
+}
+
+/* The room of a row of whole for len bytes of content: room to grow, so
+ * that a few appends later the row still holds the content in place. */
+static size_t whole_room(size_t len)
+{
+	return len ? len + len / 8 + 512 : 0;
+}
+
+/* Stores len bytes of data as the whole content of revision id, in a row
+ * of whole padded with zeros to its room, which revisions.slot of id names
+ * (NULL for empty content, which needs no row: reads find revisions.content,
+ * X''). The row slot (0: none), when there is one, is taken over: rewritten
+ * in place when len fits its room and the room is not more than twice what
+ * len needs, which writes only the pages whose bytes change (SQLite
+ * overwrites a row of the same key and size in place, page by page); else
+ * it is deleted and a new row made, with room to grow (whole_room) when
+ * the content outgrew the old one, else of len bytes. Lock held, inside a
+ * transaction. 0 or a negative errno. */
+static int whole_put(struct store *s, int64_t id, const void *data, size_t len, int64_t slot)
+{
+	sqlite3_stmt *st;
+	size_t room = 0;
+	char *buf;
+	int rc = 0, grew = 0;
+
+	if (slot) {
+		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE slot = ?", "I",
+				  slot);
+		if (rc == 0)
+			room = (size_t)sqlite3_column_int64(st, 0);
+		store__done(st);
+		if (rc == -ENOENT)
+			slot = 0, rc = 0;
+		if (rc)
+			return rc;
+	}
+	if (slot && (len > room || room > 2 * whole_room(len) || !room)) {
+		rc = store__exec(s, "DELETE FROM whole WHERE slot = ?", "I", slot);
+		grew = len > room;
+		slot = 0;
+	}
+	/* Room to grow once the content did: most documents are written
+	 * once, and padding theirs would only fill pages. */
+	if (!slot)
+		room = grew ? whole_room(len) : len;
+	if (rc == 0 && room) {
+		buf = calloc(1, room);
+		if (!buf)
+			return -ENOMEM;
+		if (len)
+			memcpy(buf, data, len);
+		if (slot) {
+			rc = store__exec(s, "UPDATE whole SET content = ? WHERE slot = ?", "bI", buf,
+					 room, slot);
+		} else {
+			rc = store__exec(s, "INSERT INTO whole(content) VALUES (?)", "b", buf, room);
+			slot = sqlite3_last_insert_rowid(s->db);
+		}
+		free(buf);
+	}
+	if (rc == 0)
+		rc = store__exec(s, "UPDATE revisions SET slot = NULLIF(?, 0) WHERE id = ?", "II",
+				 room ? slot : (int64_t)0, id);
+	return rc;
+}
+
+int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len)
+{
+	sqlite3_stmt *st;
+	int64_t slot = 0;
+	int rc = store__first(s, &st, "SELECT slot FROM revisions WHERE id = ?", "I", id);
+
+	if (rc == 0)
+		slot = sqlite3_column_int64(st, 0);
+	store__done(st);
+	if (rc)
+		return rc;
+	return whole_put(s, id, data, len, slot);
+}
+
+int store__rev_replace(struct store *s, int64_t prev, int64_t id, const void *data, size_t len)
+{
+	int64_t slot = 0;
+	int rc = prev ? rev_retire(s, prev, &slot) : 0;
+
+	return rc ? rc : whole_put(s, id, data, len, slot);
+}
+
+/* Reads (write 0) or writes n bytes at buf from or to offset off of the
+ * row slot of whole, through SQLite's incremental blob I/O, which touches
+ * only the pages holding those bytes. Lock held (a write: inside a
+ * transaction). 0, or a negative errno (store__err; a range past the row's
+ * end is SQLite's error, -EIO). */
+static int whole_io(struct store *s, int64_t slot, void *buf, size_t n, size_t off, int write)
+{
+	sqlite3_blob *b = NULL;
+	int rc;
+
+	assert(util_mutex_held(&s->lock));
+	if (n > INT_MAX || off > INT_MAX)
+		return -EFBIG;
+	rc = sqlite3_blob_open(s->db, "main", "whole", "content", slot, write, &b);
+	if (rc == SQLITE_OK)
+		rc = write ? sqlite3_blob_write(b, buf, (int)n, (int)off)
+			   : sqlite3_blob_read(b, buf, (int)n, (int)off);
+	if (b && sqlite3_blob_close(b) != SQLITE_OK && rc == SQLITE_OK)
+		rc = sqlite3_errcode(s->db);
+	return store__err(s, rc);
+}
+
+/*
+ * rev_retire of revision id when the store knows it is an append
+ * (revisions.grown_from names its run): when its base is an earlier
+ * revision of the same run, its content is the base's followed by more
+ * bytes, so only those bytes and the base's last REV_APPEND_TAIL are read,
+ * from its row of whole, and stored as REV_APPEND, without reading or
+ * comparing the rest. *done is 1 when it did so, with the row of whole
+ * left in *slot as rev_retire leaves it; 0 leaves everything to rev_retire
+ * (not an append, a base outside the run or empty, a suffix that would
+ * not be stored smaller). Lock held, inside a transaction.
+ */
+static int rev_retire_grown(struct store *s, int64_t id, int64_t *slot, int *done)
+{
+	struct rev_pos me, base = {0};
+	sqlite3_stmt *st;
+	int64_t item = 0, at = 0;
+	char *path = NULL, *bytes = NULL;
+	void *enc = NULL;
+	size_t tail, add, elen = 0;
+	int rc, rev = 0;
+
+	*done = 0;
+	rc = pos_get(s, id, &me);
+	if (rc || me.enc != REV_RAW || !me.grown || me.seq <= 1)
+		return rc == -ENOENT ? 0 : rc;
+	rc = store__first(s, &st, "SELECT item_id, path, rev, COALESCE(slot, 0) FROM revisions "
+			  "WHERE id = ? AND content IS NOT NULL", "I", id);
+	if (rc == 0) {
+		item = sqlite3_column_int64(st, 0);
+		path = store__col_dup(st, 1);
+		rev = sqlite3_column_int(st, 2);
+		at = sqlite3_column_int64(st, 3);
+		rc = path ? 0 : -ENOMEM;
+	}
+	store__done(st);
+	if (rc == 0 && at)
+		rc = pick_base(s, item, path, rev, me.seq - 1, &base);
+	free(path);
+	if (rc || !at || !base.id || base.id >= id || base.size <= 0 || base.size >= me.size ||
+	    (base.id != me.grown && base.grown != me.grown))
+		return rc == -ENOENT ? 0 : rc;
+	/* The base's last bytes, then what the run added after them. */
+	tail = (size_t)base.size < REV_APPEND_TAIL ? (size_t)base.size : REV_APPEND_TAIL;
+	add = (size_t)(me.size - base.size);
+	bytes = malloc(tail + add);
+	if (!bytes)
+		return -ENOMEM;
+	rc = whole_io(s, at, bytes, tail + add, (size_t)base.size - tail, 0);
+	if (rc == 0)
+		rc = store__rev_compress(s, bytes + tail, add, bytes, tail, &enc, &elen);
+	if (rc == 0 && elen < (size_t)me.size) {
+		rc = store__exec(s, "UPDATE revisions SET enc = ?1, base = ?2, depth = ?3, "
+				 "content = ?4, slot = NULL WHERE id = ?5", "iIibI", REV_APPEND,
+				 base.id, base.depth + 1, enc, elen, id);
+		if (rc == 0) {
+			*slot = at;
+			*done = 1;
+		}
+	}
+	free(bytes);
+	free(enc);
+	return rc;
+}
+
+int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *data, size_t len,
+		      uint64_t *size)
+{
+	struct rev_pos p;
+	int64_t slot = 0;
+	size_t room = 0;
+	sqlite3_stmt *st;
+	char *buf;
+	int rc, done = 0;
+
+	assert(util_mutex_held(&s->lock));
+	rc = pos_get(s, prev, &p);
+	if (rc == 0 && (p.enc != REV_RAW || p.size < 0))
+		rc = -ESTALE; /* not a current revision, or a tombstone */
+	if (rc == 0)
+		rc = rev_retire_grown(s, prev, &slot, &done);
+	if (rc == 0 && !done)
+		rc = rev_retire(s, prev, &slot);
+	if (rc == 0 && slot) {
+		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE slot = ?", "I",
+				  slot);
+		if (rc == 0)
+			room = (size_t)sqlite3_column_int64(st, 0);
+		store__done(st);
+	}
+	if (rc)
+		return rc == -ENOENT ? -ESTALE : rc;
+	if (slot && room >= (size_t)p.size + len) {
+		/* In place: the bytes after the old content are the row's padding. */
+		rc = whole_io(s, slot, (void *)data, len, (size_t)p.size, 1);
+		if (rc == 0)
+			rc = store__exec(s, "UPDATE revisions SET slot = ? WHERE id = ?", "II", slot,
+					 id);
+	} else {
+		/* The row outgrew its room (or there was none): a new one,
+		 * with room to grow (whole_put). */
+		buf = malloc((size_t)p.size + len + 1);
+		if (!buf)
+			return -ENOMEM;
+		rc = p.size ? whole_io(s, slot, buf, (size_t)p.size, 0, 0) : 0;
+		if (rc == 0) {
+			memcpy(buf + p.size, data, len);
+			rc = whole_put(s, id, buf, (size_t)p.size + len, slot);
+		}
+		free(buf);
+	}
+	if (rc == 0)
+		rc = store__exec(s, "UPDATE revisions SET grown_from = ? WHERE id = ?", "II",
+				 p.grown ? p.grown : prev, id);
+	if (rc == 0 && size)
+		*size = (uint64_t)p.size + len;
+	return rc;
+}
+
+int store__rev_compact(struct store *s)
+{
+	sqlite3_stmt *st;
+	int64_t *ids = NULL, *grown;
+	size_t n = 0, cap = 0, i;
+	int rc;
+
+	/* Every content revision no document names, oldest first within each
+	 * path, so that each one's base is final before it is chosen. */
+	rc = store__prepare(s, &st, "SELECT r.id FROM revisions r WHERE r.enc = 0 AND "
+			    "r.content IS NOT NULL AND NOT EXISTS (SELECT 1 FROM documents d "
+			    "WHERE d.item_id = r.item_id AND d.path = r.path AND d.rev_id = r.id) "
+			    "ORDER BY r.item_id, r.path, r.rev", "");
+	while (rc == 0 && (rc = store__step(s, st)) > 0) {
+		rc = 0;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			grown = realloc(ids, cap * sizeof(*ids));
+			if (!grown) {
+				rc = -ENOMEM;
+				break;
+			}
+			ids = grown;
+		}
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	store__done(st);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = store__rev_retire(s, ids[i]);
+	free(ids);
+	return rc;
+}

@@ -1,0 +1,11 @@
+-- packetfs store, version 17: runs of appends (SPEC §3; engine/store/store_retire.c,
+-- store__rev_append). A revision committed as an append to the revision that
+-- was current before it (a `>>`, a log written through O_APPEND) names in
+-- grown_from the first revision of that run of appends: every revision of
+-- the run is an earlier one's content followed by more bytes, so retiring
+-- one against a base of the same run reads only the bytes the run added
+-- after the base, not the whole document. NULL: not an append (every
+-- revision stored before this version).
+-- The step of migration 0008 (store__rev_compact), which reads this column,
+-- now runs after this one.
+ALTER TABLE revisions ADD COLUMN grown_from INTEGER;
