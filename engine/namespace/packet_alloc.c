@@ -1,6 +1,13 @@
 /*
- * packet_alloc.c - fallocate(2) on open files (SPEC §3: documents behave
- * like files on a local disk). engine.h documents engine_file_fallocate.
+ * packet_alloc.c - the size and space of open files: truncate(2),
+ * ftruncate(2) and fallocate(2) (SPEC §3: documents behave like files on a
+ * local disk). engine.h documents engine_truncate, engine_file_truncate
+ * and engine_file_fallocate.
+ *
+ * A truncate sets a document's size (zero-filling growth) and is
+ * committed at the handle's flush, or at once by path; the registry takes
+ * only its own size (EPERM), ctl and validation/record ignore it, and
+ * pipeline.json and an editor's temp file cut their pending copy.
  *
  * Design. A document has no blocks to reserve: its content is one buffer
  * (struct open_doc) committed as a revision, so each mode is what it
@@ -90,7 +97,9 @@ int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t l
 			return -EFBIG;
 		pthread_mutex_lock(&f->lock); /* the handle's lock first (namespace.h) */
 		pthread_mutex_lock(&d->lock);
-		rc = alloc_buf(&d->content, mode, off, len, &changed);
+		rc = packet__od_load(f->e, d);
+		if (rc == 0)
+			rc = alloc_buf(&d->content, mode, off, len, &changed);
 		if (rc == 0 && changed) {
 			d->dirty = 1;
 			d->mtime_ns = util_now_ns();
@@ -117,4 +126,74 @@ int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t l
 	default:
 		return -EACCES;
 	}
+}
+
+/* engine_file_truncate with f->lock held. */
+static int file_truncate(struct pfs_file *f, uint64_t size)
+{
+	int rc;
+
+	assert(util_mutex_held(&f->lock));
+	assert(!util_mutex_held(&f->e->files_lock)); /* a handle's lock comes first */
+	switch (f->kind) {
+	case N_DOC:
+		if (size > packet__max_doc(f->e))
+			return -EFBIG;
+		pthread_mutex_lock(&f->od->lock);
+		rc = packet__od_resize(f->e, f->od, size);
+		pthread_mutex_unlock(&f->od->lock);
+		return rc;
+	case N_CTL:
+	case N_RECORD:
+		return 0;
+	case N_REGISTRY:
+		return size == packet__registry_size(f->e, f->item_id) ? 0 : -EPERM;
+	case N_PIPELINE:
+	case N_PFS_TMP:
+		if (size > (1u << 20))
+			return -EFBIG;
+		if (size <= f->snap.len) {
+			f->snap.len = (size_t)size;
+			if (f->snap.data)
+				f->snap.data[size] = '\0';
+		}
+		f->snap_dirty = 1;
+		return 0;
+	default:
+		return -EACCES;
+	}
+}
+
+int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who)
+{
+	int rc;
+
+	(void)who;
+	pthread_mutex_lock(&f->lock);
+	rc = file_truncate(f, size);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+int engine_truncate(struct engine *e, const char *path, uint64_t size, const struct pfs_caller *who)
+{
+	struct pfs_file *f;
+	int rc, flags = O_WRONLY;
+
+	/* The registry refuses O_TRUNC-less writes only at the wrong offset;
+	 * truncate by path goes through the same checks as ftruncate. */
+	rc = engine_file_open(e, path, flags, 0, who, &f);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&f->lock);
+	rc = file_truncate(f, size);
+	if (rc == 0 && f->kind == N_DOC)
+		rc = packet__od_commit(e, f->od, who, 0, NULL);
+	f->advanced = 1; /* a truncate of ctl is no trigger */
+	f->wrote = 1;
+	if (rc)
+		f->snap_dirty = 0;
+	pthread_mutex_unlock(&f->lock);
+	engine_file_release(f);
+	return rc;
 }

@@ -14,6 +14,16 @@
  * a path cannot move under a commit; open documents follow a rename, and
  * the ones replaced or unlinked go stale (as on a local disk).
  *
+ * Appends. A document opened only by handles that write (O_WRONLY: `>>`,
+ * a log) is not read from the store: it is partial, holding only the bytes
+ * written at its end, and a commit stores them as an append
+ * (store_doc_append), so an append costs what its bytes cost, not what the
+ * document's do. The first thing that needs the bytes before them (a
+ * read, a write inside the document, a truncate other than to 0) reads
+ * them (packet__od_load), from the revision the document was opened at,
+ * which holds them whatever renames, unlinks or commits of other paths
+ * came since.
+ *
  * Invariants: an open_doc is in e->docs while it has handles and is not
  * unlinked; its rel is kept current across renames. Nothing is committed
  * for a handle that wrote nothing.
@@ -81,7 +91,7 @@ void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m)
 	m->is_dir = 0;
 	m->type = S_IFREG;
 	m->rdev = 0;
-	m->size = d->content.len;
+	m->size = packet__od_size(d);
 	m->mode = d->mode;
 	m->uid = d->uid;
 	m->gid = d->gid;
@@ -110,15 +120,62 @@ void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m)
 static void od_take_stored(struct open_doc *d, const struct doc_meta *m, char *data, size_t len)
 {
 	buf_free(&d->content);
-	d->content.data = data;
-	d->content.len = len;
-	d->content.cap = len + 1;
+	if (data) {
+		d->content.data = data;
+		d->content.len = len;
+		d->content.cap = len + 1;
+	}
 	d->mode = m->mode;
 	d->uid = m->uid;
 	d->gid = m->gid;
 	d->mtime_ns = m->mtime_ns;
 	d->atime_ns = m->atime_ns;
 	d->stored = 1;
+	d->partial = 0;
+}
+
+uint64_t packet__od_size(struct open_doc *d)
+{
+	assert(util_mutex_held(&d->lock));
+	return (d->partial ? d->stored_len : 0) + d->content.len;
+}
+
+int packet__od_load(struct engine *e, struct open_doc *d)
+{
+	char *data = NULL, *grown;
+	size_t len = 0;
+	int rc;
+
+	assert(util_mutex_held(&d->lock));
+	if (!d->partial)
+		return 0;
+	if (d->stored_len == 0) { /* nothing to read (a probe's revision may be gone) */
+		d->partial = 0;
+		return 0;
+	}
+	rc = store_rev_read_id(e->store, d->stored_rev, &data, &len);
+	if (rc == 0 && len != d->stored_len)
+		rc = -EIO; /* not the revision it was opened on */
+	if (rc == 0 && d->content.len) {
+		grown = realloc(data, len + d->content.len + 1);
+		if (grown) {
+			data = grown;
+			memcpy(data + len, d->content.data, d->content.len + 1);
+			len += d->content.len;
+		} else {
+			rc = -ENOMEM;
+		}
+	}
+	if (rc) {
+		free(data);
+		return rc == -ENOENT ? -EIO : rc;
+	}
+	buf_free(&d->content);
+	d->content.data = data;
+	d->content.len = len;
+	d->content.cap = len + 1;
+	d->partial = 0;
+	return 0;
 }
 
 static void od_destroy(struct open_doc *d)
@@ -137,7 +194,7 @@ static void od_destroy(struct open_doc *d)
  * against the revision then current and repeated if a commit slipped in.
  */
 int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
-		   mode_t mode, uid_t uid, gid_t gid, struct open_doc **out)
+		   int lazy, mode_t mode, uid_t uid, gid_t gid, struct open_doc **out)
 {
 	struct open_doc *d, *nd;
 	struct doc_meta m, now;
@@ -182,6 +239,11 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 			nd->mtime_ns = nd->atime_ns = nd->created_ns = util_now_ns();
 			m.rev_id = 0;
 			rc = 0;
+		} else if (rc == 0 && lazy) {
+			od_take_stored(nd, &m, NULL, 0);
+			nd->partial = 1;
+			nd->stored_len = m.size;
+			nd->stored_rev = m.rev_id;
 		} else if (rc == 0) {
 			char *data = NULL;
 			size_t len = 0;
@@ -230,6 +292,15 @@ void packet__od_unlink_locked(struct engine *e, struct open_doc *d)
 	}
 	d->next = NULL;
 	d->unlinked = 1;
+	/* Still open: its handles may read what it never read, and the unlink
+	 * that follows may remove the revision holding it (a backup's copy,
+	 * store_save.c), whose id a new revision may then take. Read it now; a
+	 * failure leaves it to the first read. */
+	if (d->refs > 0) {
+		pthread_mutex_lock(&d->lock);
+		(void)packet__od_load(e, d);
+		pthread_mutex_unlock(&d->lock);
+	}
 }
 
 void packet__od_put(struct engine *e, struct open_doc *d)
@@ -280,7 +351,26 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 	pthread_mutex_lock(&d->lock);
 	if (!rel) {
 		rc = -ENOMEM;
-	} else if (d->dirty && !unlinked) {
+	} else if (d->dirty && !unlinked && d->partial) {
+		/* Only bytes after the stored ones: an append, unless the store's
+		 * document is no longer one to append to. */
+		assert(!amend);
+		rc = -ESTALE;
+		if (d->content.len)
+			rc = store_doc_append(e->store, d->item_id, rel, d->content.data,
+					      d->content.len, d->mode, d->mtime_ns, &wb.w,
+					      &d->stored_rev, &d->stored_len);
+		if (rc == 0) {
+			d->content.len = 0;
+			d->content.data[0] = '\0';
+			d->dirty = 0;
+			d->atime_ns = d->mtime_ns;
+		} else if (rc == -ESTALE) {
+			rc = packet__od_load(e, d);
+		}
+		d->commit_failed = rc != 0;
+	}
+	if (rc == 0 && rel && d->dirty && !unlinked && !d->partial) {
 		const char *data = d->content.data ? d->content.data : "";
 
 		rc = amend ? store_doc_amend(e->store, d->item_id, rel, amend, data, d->content.len,
@@ -311,13 +401,29 @@ uint64_t packet__max_doc(struct engine *e)
 }
 
 /* Resizes an open document's content (zero-filling growth). Lock held. */
-int packet__od_resize(struct open_doc *d, uint64_t size)
+int packet__od_resize(struct engine *e, struct open_doc *d, uint64_t size)
 {
+	int rc;
+
 	assert(util_mutex_held(&d->lock));
+	if (size == packet__od_size(d))
+		return 0;
+	if (d->partial && size == 0) {
+		/* Emptied: what was never read is not needed. */
+		d->partial = 0;
+		d->content.len = 0;
+		if (d->content.data)
+			d->content.data[0] = '\0';
+		d->dirty = 1;
+		d->mtime_ns = util_now_ns();
+		return 0;
+	}
+	rc = packet__od_load(e, d);
+	if (rc)
+		return rc;
 	if (size > d->content.len) {
 		size_t grow = (size_t)(size - d->content.len);
 		char *z = calloc(1, grow ? grow : 1);
-		int rc;
 
 		if (!z)
 			return -ENOMEM;
@@ -365,9 +471,16 @@ void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path)
 	d = packet__od_find_locked(e, item_id, path);
 	if (d) {
 		pthread_mutex_lock(&d->lock);
-		if (!d->dirty && store_doc_stat(e->store, item_id, path, &m) == 0 &&
-		    store_doc_read(e->store, item_id, path, &data, &len) == 0)
+		if (d->dirty || store_doc_stat(e->store, item_id, path, &m) != 0) {
+			/* pending content is committed over the change */
+		} else if (d->partial) {
+			od_take_stored(d, &m, NULL, 0); /* what was not read stays unread */
+			d->partial = 1;
+			d->stored_len = m.size;
+			d->stored_rev = m.rev_id;
+		} else if (store_doc_read(e->store, item_id, path, &data, &len) == 0) {
 			od_take_stored(d, &m, data, len);
+		}
 		pthread_mutex_unlock(&d->lock);
 	}
 	pthread_mutex_unlock(&e->files_lock);

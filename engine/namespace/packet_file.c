@@ -170,8 +170,11 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	}
 	switch (n.kind) {
 	case N_DOC:
+		/* A handle that only writes does not read the document (appends
+		 * commit their bytes alone; packet_doc.c). */
 		rc = packet__od_get(e, n.item.id, n.rel, creating, creating && (flags & O_EXCL),
-				    n.doc.mode, n.doc.uid, n.doc.gid, &f->od);
+				    (flags & O_ACCMODE) == O_WRONLY, n.doc.mode, n.doc.uid,
+				    n.doc.gid, &f->od);
 		f->trunc_pending = creating;
 		/* Counted before anything changes it (O_TRUNC): from here on
 		 * its attributes are not stable (packet__od_quiet). */
@@ -182,8 +185,8 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		}
 		if (rc == 0 && (flags & O_TRUNC) && wr) {
 			pthread_mutex_lock(&f->od->lock);
-			f->trunc_pending |= f->od->content.len > 0;
-			rc = packet__od_resize(f->od, 0);
+			f->trunc_pending |= packet__od_size(f->od) > 0;
+			rc = packet__od_resize(e, f->od, 0);
 			pthread_mutex_unlock(&f->od->lock);
 		}
 		break;
@@ -335,7 +338,9 @@ ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 	switch (f->kind) {
 	case N_DOC:
 		pthread_mutex_lock(&f->od->lock);
-		n = slice(&f->od->content, buf, size, off);
+		n = packet__od_load(f->e, f->od);
+		if (n == 0)
+			n = slice(&f->od->content, buf, size, off);
 		pthread_mutex_unlock(&f->od->lock);
 		return n;
 	case N_STAGE_LOG:
@@ -416,6 +421,7 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 			  const struct pfs_caller *who)
 {
 	struct open_doc *d = f->od;
+	uint64_t end;
 	int rc;
 
 	assert(util_mutex_held(&f->lock));
@@ -424,15 +430,27 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	switch (f->kind) {
 	case N_DOC:
 		pthread_mutex_lock(&d->lock);
+		end = packet__od_size(d);
 		if (f->flags & O_APPEND)
-			off = d->content.len;
+			off = end;
 		if (off + size > packet__max_doc(f->e)) {
 			pthread_mutex_unlock(&d->lock);
 			return -EFBIG;
 		}
-		rc = 0;
-		if (off + size > d->content.len)
-			rc = packet__od_resize(d, off + size);
+		/* At the end of a document never read: only the new bytes are
+		 * held. Anywhere else the write needs what is before it. */
+		rc = d->partial && off != end ? packet__od_load(f->e, d) : 0;
+		if (rc == 0 && d->partial) {
+			rc = buf_append(&d->content, buf, size);
+			if (rc == 0 && size) {
+				d->dirty = 1;
+				d->mtime_ns = util_now_ns();
+			}
+			pthread_mutex_unlock(&d->lock);
+			return rc ? rc : (ssize_t)size;
+		}
+		if (rc == 0 && off + size > d->content.len)
+			rc = packet__od_resize(f->e, d, off + size);
 		if (rc == 0 && size) {
 			memcpy(d->content.data + off, buf, size);
 			d->dirty = 1;
@@ -483,76 +501,6 @@ ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	n = file_write(f, buf, size, off, who);
 	pthread_mutex_unlock(&f->lock);
 	return n;
-}
-
-/* engine_file_truncate with f->lock held. */
-static int file_truncate(struct pfs_file *f, uint64_t size)
-{
-	int rc;
-
-	assert(util_mutex_held(&f->lock));
-	assert(!util_mutex_held(&f->e->files_lock)); /* a handle's lock comes first */
-	switch (f->kind) {
-	case N_DOC:
-		if (size > packet__max_doc(f->e))
-			return -EFBIG;
-		pthread_mutex_lock(&f->od->lock);
-		rc = packet__od_resize(f->od, size);
-		pthread_mutex_unlock(&f->od->lock);
-		return rc;
-	case N_CTL:
-	case N_RECORD:
-		return 0;
-	case N_REGISTRY:
-		return size == packet__registry_size(f->e, f->item_id) ? 0 : -EPERM;
-	case N_PIPELINE:
-	case N_PFS_TMP:
-		if (size > (1u << 20))
-			return -EFBIG;
-		if (size <= f->snap.len) {
-			f->snap.len = (size_t)size;
-			if (f->snap.data)
-				f->snap.data[size] = '\0';
-		}
-		f->snap_dirty = 1;
-		return 0;
-	default:
-		return -EACCES;
-	}
-}
-
-int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who)
-{
-	int rc;
-
-	(void)who;
-	pthread_mutex_lock(&f->lock);
-	rc = file_truncate(f, size);
-	pthread_mutex_unlock(&f->lock);
-	return rc;
-}
-
-int engine_truncate(struct engine *e, const char *path, uint64_t size, const struct pfs_caller *who)
-{
-	struct pfs_file *f;
-	int rc, flags = O_WRONLY;
-
-	/* The registry refuses O_TRUNC-less writes only at the wrong offset;
-	 * truncate by path goes through the same checks as ftruncate. */
-	rc = engine_file_open(e, path, flags, 0, who, &f);
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&f->lock);
-	rc = file_truncate(f, size);
-	if (rc == 0 && f->kind == N_DOC)
-		rc = packet__od_commit(e, f->od, who, 0, NULL);
-	f->advanced = 1; /* a truncate of ctl is no trigger */
-	f->wrote = 1;
-	if (rc)
-		f->snap_dirty = 0;
-	pthread_mutex_unlock(&f->lock);
-	engine_file_release(f);
-	return rc;
 }
 
 int engine_file_reopen(struct pfs_file *of, int flags, const struct pfs_caller *who,

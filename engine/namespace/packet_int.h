@@ -106,7 +106,14 @@ struct open_doc {
 			       * their release has committed (packet__od_quiet) */
 	int unlinked;         /* protected by files_lock */
 	pthread_mutex_t lock;
-	struct buf content;   /* protected by lock */
+	struct buf content;   /* protected by lock: the document's bytes, or while
+			       * partial only those after its first stored_len */
+	int partial;          /* protected by lock: the first stored_len bytes, those
+			       * of revision stored_rev, were never read: handles
+			       * that only wrote at the end opened it
+			       * (packet__od_load reads them) */
+	uint64_t stored_len;  /* protected by lock: while partial */
+	int64_t stored_rev;   /* protected by lock: while partial */
 	int dirty;            /* protected by lock */
 	int stored;           /* protected by lock: exists in the store */
 	int commit_failed;    /* protected by lock: its last commit failed (a full disk):
@@ -255,14 +262,23 @@ struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const ch
 void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m);
 /* A reference on the open document (item, rel) in *out, loaded or (create)
  * made empty with mode, owner uid and group gid (as the store keeps them);
- * excl: -EEXIST when it exists. Release with packet__od_put. 0 or a
- * negative errno. */
+ * excl: -EEXIST when it exists. lazy: the caller only writes (a handle
+ * opened O_WRONLY), so a document not open yet is not read: it is partial
+ * until something needs its bytes (a read, a write inside it,
+ * packet__od_load). Release with packet__od_put. 0 or a negative errno. */
 int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
-		   mode_t mode, uid_t uid, gid_t gid, struct open_doc **out);
+		   int lazy, mode_t mode, uid_t uid, gid_t gid, struct open_doc **out);
+/* Reads the bytes a partial d never read, so that its content is the
+ * whole document; nothing when it is not partial. d->lock held. 0 or a
+ * negative errno (d unchanged). */
+int packet__od_load(struct engine *e, struct open_doc *d);
+/* The size of d's content in bytes, partial or not; d->lock held. */
+uint64_t packet__od_size(struct open_doc *d);
 /* Drops a reference; the last one frees the document (nothing committed). */
 void packet__od_put(struct engine *e, struct open_doc *d);
 /* Takes d out of e->docs and marks it unlinked: its handles go on with
- * what it holds, and no later lookup finds it. files_lock held. */
+ * what it holds (a partial d held open is read first), and no later lookup
+ * finds it. files_lock held; takes d->lock. */
 void packet__od_unlink_locked(struct engine *e, struct open_doc *d);
 /* Whether d is held open by readers only, with nothing pending: its
  * attributes are then its stored row's, which change only by an operation
@@ -275,9 +291,9 @@ int packet__od_quiet(struct open_doc *d);
  * negative errno. Takes ns_lock shared, files_lock and d->lock. */
 int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
 		      int64_t amend, int64_t *rev_id);
-/* Resizes d's content to size bytes, zero-filling growth; d->lock held.
- * 0 or a negative errno. */
-int packet__od_resize(struct open_doc *d, uint64_t size);
+/* Resizes d's content to size bytes, zero-filling growth (reading a
+ * partial d first, unless size is 0); d->lock held. 0 or a negative errno. */
+int packet__od_resize(struct engine *e, struct open_doc *d, uint64_t size);
 /* The largest document allowed, in bytes (the configuration's). */
 uint64_t packet__max_doc(struct engine *e);
 
@@ -305,7 +321,7 @@ int packet__dest(struct engine *e, const char *to, int64_t item_id, struct node 
 		 size_t size);
 
 /* ---- packet_file.c: open files (engine.h's struct pfs_file) ----
- * packet_alloc.c (fallocate) works on them too. */
+ * packet_alloc.c (truncate, fallocate) works on them too. */
 
 
 /* ---- packet_remove.c: a recursive removal of an item (rm -rf) ----

@@ -3,8 +3,9 @@
 # (one `>>` each: one revision each) grow the store by a small multiple of the document's final
 # size (104 KB; stored whole, the revisions would take 104 MB), both in pages in use and in the
 # file after the unmount's checkpoint; every one of the 2,000 revisions in .history reads back
-# byte for byte, before and after a remount; 200 editor-style saves (write a temporary file,
-# rename it over) of a 64 KiB document with one line changed each stay as small.
+# byte for byte, before and after a remount, and each `>>` was committed as an append; 200
+# editor-style saves (write a temporary file, rename it over) of a 64 KiB document with one
+# line changed each stay as small.
 # test-timeout: 300
 . "$(dirname "$0")/../lib.sh"
 command -v sqlite3 >/dev/null || exit 77
@@ -51,6 +52,10 @@ grown=$(($(used) - before))
 note "2,000 appends: the store grew by $grown bytes for a $size-byte document"
 [ "$grown" -le $((6 * size)) ] || fail "the store grew by $grown bytes for a $size-byte document"
 check_history log.md 2000
+# Each `>>` was committed as an append (one run from the first revision on), not as the whole
+# document: only the first revision, written by the create, is no part of the run.
+runs=$(sqlite3 "$DB" "SELECT count(*), count(DISTINCT grown_from) FROM revisions WHERE path = 'log.md' AND grown_from IS NOT NULL;")
+assert_eq "1999|1" "$runs" "the appends' revisions in a run, and the runs"
 
 # Editor saves of a 64 KiB document, one line changed each time.
 before=$(used)
