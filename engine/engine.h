@@ -226,8 +226,9 @@ int engine_chmod(struct engine *e, const char *path, mode_t mode);
 /*
  * chown: sets the owner and group ((uid_t)-1, (gid_t)-1: keep) of a
  * document, a document directory or an item directory, durably (ctime
- * moves). Unless privileged, a document's set-user-ID bit is cleared, and
- * its set-group-ID bit when it has group execute, as Linux does. Who may
+ * moves). Unless privileged, the set-user-ID bit of a document, a symlink
+ * or a special file is cleared, and its set-group-ID bit when it has group
+ * execute, as Linux does (a directory keeps them). Who may
  * chown (POSIX: root gives away, the owner may change the group to one of
  * its own) is the caller's check (fs/). Generated entries keep the store
  * owner and group: -EPERM unless nothing changes; -EACCES under .archive/.
@@ -320,6 +321,15 @@ int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_cal
  * leaves content and size as they were adds no revision. FUSE threads. */
 int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t len,
 			  const struct pfs_caller *who);
+/* Clears the set-user-ID bit of the document open as f, and its
+ * set-group-ID bit when it has group execute (what Linux does to a file
+ * that a process without CAP_FSETID writes or truncates), in the open
+ * document and durably in the store (no revision; ctime moves). For a
+ * file system that took over that clearing from the kernel (FUSE's
+ * HANDLE_KILLPRIV_V2, fs/fs_io.c). Nothing for other kinds of file, or a
+ * mode without those bits (then no lock but the document's is taken, and
+ * nothing is stored). 0 or a negative errno of the store. FUSE threads. */
+int engine_file_kill_suidgid(struct pfs_file *f);
 /* Commits pending content: after it returns 0 the content survives kill -9
  * of the daemon. For ctl, applies a last line without newline; for the
  * registry, a held partial line fails with -EINVAL. */

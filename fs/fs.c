@@ -2,8 +2,9 @@
  * fs.c - the life of a mount behind `packetfs mount`: the daemon, the
  * FUSE session and its loop, and the teardown. The operations the session
  * serves are fs_ops.c's (with fs_ops_file.c and fs_ops_dir.c), what the
- * kernel may cache of their replies fs_cache.c's; fs_int.h is what they
- * share.
+ * kernel may cache of their replies fs_cache.c's, the session's reads and
+ * writes of /dev/fuse fs_io.c's (FUSE_HANDLE_KILLPRIV_V2); fs_int.h is
+ * what they share.
  *
  * DESIGN
  *
@@ -114,6 +115,9 @@ static int session_open(struct fs *fs, const struct fs_mount_options *o, int sta
 		fs->se = NULL;
 		goto out;
 	}
+	if ((r = fs__io_install(fs->se)) != 0)
+		util_log(LOG_WARNING, "mount: FUSE_HANDLE_KILLPRIV_V2 not asked for (%s): the "
+			 "kernel asks for security.capability before each write", strerror(-r));
 	r = 0;
 out:
 	fuse_opt_free_args(&args);

@@ -3,8 +3,9 @@
  * mount: daemon, session, loop, teardown), fs_cache.c (what the kernel may
  * cache and for how long, and the invalidations that keep it exact),
  * fs_ops.c (the operations on names and attributes, and the table of
- * operations), fs_ops_file.c (open files) and fs_ops_dir.c (directory
- * listings). Not for the rest of packetfs: fs.h is the contract.
+ * operations), fs_ops_file.c (open files), fs_ops_dir.c (directory
+ * listings) and fs_io.c (the session's reads and writes of /dev/fuse). Not
+ * for the rest of packetfs: fs.h is the contract.
  *
  * Threads. Every function here may be called from any FUSE worker thread
  * unless it says otherwise. No request handler calls a FUSE notify
@@ -242,6 +243,22 @@ void fs__op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs__op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
 void fs__op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		 struct fuse_pollhandle *ph);
+
+/* ---- fs_io.c: the session's reads and writes of /dev/fuse ---- */
+
+/* Routes the reads and writes of se's /dev/fuse through fs_io.c's (after
+ * fuse_session_mount, before the loop), so that the INIT reply asks for
+ * FUSE_HANDLE_KILLPRIV_V2 when the kernel offers it. 0 or a negative
+ * errno (fuse_session_custom_io's; the session then goes on without). On
+ * the mounting thread. */
+int fs__io_install(struct fuse_session *se);
+/* Whether the session agreed FUSE_HANDLE_KILLPRIV_V2: the kernel then
+ * leaves the clearing of the set-user-ID and set-group-ID bits on write,
+ * truncate, O_TRUNC open and chown to packetfs. */
+int fs__io_killpriv(void);
+/* Whether the request the calling worker thread serves (a WRITE, SETATTR
+ * or OPEN) asks that those bits be cleared: 1 or 0. */
+int fs__io_kill_suidgid(void);
 
 /* ---- fs_ops_dir.c: directory listings ---- */
 

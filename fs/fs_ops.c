@@ -284,7 +284,32 @@ static int chown_request(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 		    (c->uid != ps.uid || (gid != ps.gid && !fs__in_group(req, gid))))
 			return -EPERM;
 	}
-	return engine_chown(fs->engine, path, uid, gid, c->uid == 0);
+	/* Under HANDLE_KILLPRIV_V2 the kernel leaves a chown's clearing of the
+	 * set-user-ID and set-group-ID bits to the file system, whoever asks,
+	 * as Linux's VFS does it for root too (fs_io.c). */
+	return engine_chown(fs->engine, path, uid, gid, c->uid == 0 && !fs__io_killpriv());
+}
+
+/* Clears the set-user-ID bit of the file at path (or open as fi), and its
+ * set-group-ID bit when it has group execute, as a truncate does on Linux
+ * for a process without CAP_FSETID. 0 or a negative errno. */
+static int kill_suidgid(struct fs *fs, const char *path, struct fuse_file_info *fi)
+{
+	struct pfs_stat ps;
+	mode_t mode;
+	int r;
+
+	if (fi && fi->fh)
+		return engine_file_kill_suidgid(file_of(fi));
+	r = path ? engine_getattr(fs->engine, path, &ps) : -ENOENT;
+	if (r < 0 || !S_ISREG(ps.mode))
+		return r < 0 ? r : 0;
+	mode = ps.mode & 07777;
+	if (mode & S_ISUID)
+		mode &= ~(mode_t)S_ISUID;
+	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		mode &= ~(mode_t)S_ISGID;
+	return mode == (ps.mode & 07777) ? 0 : engine_chmod(fs->engine, path, mode);
 }
 
 /*
@@ -316,6 +341,11 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 			r = engine_file_truncate(file_of(fi), (uint64_t)attr->st_size, &who);
 		else
 			r = engine_truncate(fs->engine, path, (uint64_t)attr->st_size, &who);
+		if (r < 0)
+			goto out;
+		/* A truncate by a process without CAP_FSETID (fs_io.c). */
+		if (fs__io_kill_suidgid())
+			r = kill_suidgid(fs, path, fi);
 		if (r < 0)
 			goto out;
 	}

@@ -304,6 +304,9 @@ void fs__op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		r = r == 1 ? 0 : r < 0 ? r : -ESTALE;
 	}
 	fs__ns_open_end(fs);
+	/* An O_TRUNC open by a process without CAP_FSETID (fs_io.c). */
+	if (r == 0 && fs__io_kill_suidgid() && (r = engine_file_kill_suidgid(f)) < 0)
+		engine_file_release(f);
 	if (r == 0) {
 		r = open_add(fs, ino, f, fi);
 		if (r < 0)
@@ -443,6 +446,11 @@ void fs__op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, 
 	}
 	caller_of(req, &who);
 	n = engine_file_write(file_of(fi), buf, size, (uint64_t)off, &who);
+	if (n >= 0 && fs__io_kill_suidgid()) {
+		int r = engine_file_kill_suidgid(file_of(fi));
+
+		n = r < 0 ? r : n;
+	}
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -453,6 +461,7 @@ void fs__op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t
 		      struct fuse_file_info *fi)
 {
 	struct pfs_caller who;
+	int r;
 
 	(void)ino;
 	if (fi->fh == NOTIFY_FH || off < 0 || len <= 0) {
@@ -460,8 +469,12 @@ void fs__op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t
 		return;
 	}
 	caller_of(req, &who);
-	fuse_reply_err(req, -engine_file_fallocate(file_of(fi), mode, (uint64_t)off, (uint64_t)len,
-						   &who));
+	r = engine_file_fallocate(file_of(fi), mode, (uint64_t)off, (uint64_t)len, &who);
+	/* No request flag says so: a caller other than root is taken to lack
+	 * CAP_FSETID (fs_io.c). */
+	if (r == 0 && fs__io_killpriv() && who.uid != 0)
+		r = engine_file_kill_suidgid(file_of(fi));
+	fuse_reply_err(req, -r);
 }
 
 /* Replies req with the result of sync (engine_file_flush or

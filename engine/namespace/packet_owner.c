@@ -17,6 +17,8 @@
  * kernel's (default_permissions).
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "packet_int.h"
@@ -105,7 +107,7 @@ int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int p
 	/* As Linux: a chown by anyone but root clears the set-user-ID bit of
 	 * a file, and its set-group-ID bit where that means set-group-ID
 	 * (with group execute; without it, mandatory locking). */
-	if (!privileged && S_ISREG(st.mode) && (uid != (uid_t)-1 || gid != (gid_t)-1)) {
+	if (!privileged && !S_ISDIR(st.mode) && (uid != (uid_t)-1 || gid != (gid_t)-1)) {
 		mode &= ~(mode_t)S_ISUID;
 		if (mode & S_IXGRP)
 			mode &= ~(mode_t)S_ISGID;
@@ -134,6 +136,40 @@ void engine_team(const struct engine *e, uid_t *owner, gid_t *group)
 {
 	*owner = e->uid;
 	*group = e->gid;
+}
+
+int engine_file_kill_suidgid(struct pfs_file *f)
+{
+	struct engine *e = f->e;
+	struct open_doc *d = f->od;
+	mode_t mode = 0, kill = 0;
+	int64_t item = 0;
+	char *rel = NULL;
+	int rc = 0;
+
+	if (f->kind != N_DOC)
+		return 0;
+	/* files_lock before d->lock (packet_int.h), for d->rel. */
+	pthread_mutex_lock(&e->files_lock);
+	pthread_mutex_lock(&d->lock);
+	mode = d->mode;
+	if (mode & S_ISUID)
+		kill |= S_ISUID;
+	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		kill |= S_ISGID;
+	if (kill) {
+		d->mode = mode & ~kill;
+		item = d->item_id;
+		if (d->stored && !d->unlinked && !(rel = strdup(d->rel)))
+			rc = -ENOMEM;
+	}
+	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&e->files_lock);
+	/* A document not stored yet gets its mode at its first commit. */
+	if (rel)
+		rc = store_doc_set_mode(e->store, item, rel, mode & ~kill);
+	free(rel);
+	return rc == -ENOENT ? 0 : rc;
 }
 
 int engine_chmod(struct engine *e, const char *path, mode_t mode)
