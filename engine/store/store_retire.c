@@ -331,6 +331,17 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 	rc = pos_get(s, prev, &p);
 	if (rc == 0 && (p.enc != REV_RAW || p.size < 0))
 		rc = -ESTALE; /* not a current revision, or a tombstone */
+	if (rc == 0) {
+		rc = store__first(s, &st, "SELECT COALESCE(slot, 0) FROM revisions WHERE id = ?",
+				  "I", prev);
+		if (rc == 0)
+			slot = sqlite3_column_int64(st, 0);
+		store__done(st);
+	}
+	/* Content kept elsewhere than a row of whole (a store converted from
+	 * an old one): for the caller to write whole. */
+	if (rc == 0 && p.size > 0 && !slot)
+		rc = -ESTALE;
 	if (rc == 0)
 		rc = rev_retire_grown(s, prev, &slot, &done);
 	if (rc == 0 && !done)
