@@ -14,19 +14,19 @@
 #include "store_int.h"
 
 /* What retire needs of a revision: where it is, its encoding and place,
- * its size and the run of appends it belongs to (grown: revisions.grown_from,
- * 0 for none). */
+ * its size, the run of appends it belongs to (grown: revisions.grown_from)
+ * and its row of whole (slot); 0 for none. */
 struct rev_pos {
 	int64_t id, base;
 	int enc, depth;
-	int64_t seq, size, grown;
+	int64_t seq, size, grown, slot;
 };
 
 static int pos_get(struct store *s, int64_t id, struct rev_pos *p)
 {
 	sqlite3_stmt *st;
-	int rc = store__first(s, &st, "SELECT enc, base, depth, seq, size, COALESCE(grown_from, 0) "
-			      "FROM revisions WHERE id = ?", "I", id);
+	int rc = store__first(s, &st, "SELECT enc, base, depth, seq, size, COALESCE(grown_from, 0), "
+			      "COALESCE(slot, 0) FROM revisions WHERE id = ?", "I", id);
 
 	if (rc == 0) {
 		p->id = id;
@@ -36,6 +36,7 @@ static int pos_get(struct store *s, int64_t id, struct rev_pos *p)
 		p->seq = sqlite3_column_int64(st, 3);
 		p->size = sqlite3_column_int64(st, 4);
 		p->grown = sqlite3_column_int64(st, 5);
+		p->slot = sqlite3_column_int64(st, 6);
 	}
 	store__done(st);
 	return rc;
@@ -278,13 +279,13 @@ static int rev_retire_grown(struct store *s, int64_t id, int64_t *slot, int *don
 	rc = pos_get(s, id, &me);
 	if (rc || me.enc != REV_RAW || !me.grown || me.seq <= 1)
 		return rc == -ENOENT ? 0 : rc;
-	rc = store__first(s, &st, "SELECT item_id, path, rev, COALESCE(slot, 0) FROM revisions "
-			  "WHERE id = ? AND content IS NOT NULL", "I", id);
+	at = me.slot;
+	rc = store__first(s, &st, "SELECT item_id, path, rev FROM revisions WHERE id = ? AND "
+			  "content IS NOT NULL", "I", id);
 	if (rc == 0) {
 		item = sqlite3_column_int64(st, 0);
 		path = store__col_dup(st, 1);
 		rev = sqlite3_column_int(st, 2);
-		at = sqlite3_column_int64(st, 3);
 		rc = path ? 0 : -ENOMEM;
 	}
 	store__done(st);
@@ -331,16 +332,9 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 	rc = pos_get(s, prev, &p);
 	if (rc == 0 && (p.enc != REV_RAW || p.size < 0))
 		rc = -ESTALE; /* not a current revision, or a tombstone */
-	if (rc == 0) {
-		rc = store__first(s, &st, "SELECT COALESCE(slot, 0) FROM revisions WHERE id = ?",
-				  "I", prev);
-		if (rc == 0)
-			slot = sqlite3_column_int64(st, 0);
-		store__done(st);
-	}
 	/* Content kept elsewhere than a row of whole (a store converted from
 	 * an old one): for the caller to write whole. */
-	if (rc == 0 && p.size > 0 && !slot)
+	if (rc == 0 && p.size > 0 && !p.slot)
 		rc = -ESTALE;
 	if (rc == 0)
 		rc = rev_retire_grown(s, prev, &slot, &done);

@@ -45,6 +45,20 @@ void test_run_new(struct run *r, int64_t item_id, const char *kind, const char *
 	r->status = RUN_RUNNING;
 }
 
+int64_t test_query(struct store *s, const char *sql, const char *path)
+{
+	sqlite3_stmt *st;
+	int64_t v;
+
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__prepare(s, &st, sql, "s", path), 0);
+	ASSERT_EQ(store__step(s, st), 1);
+	v = sqlite3_column_int64(st, 0);
+	store__done(st);
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
 void test_expect_rev(struct store *s, int64_t item_id, const char *path, int rev,
 		     const void *want, size_t wlen)
 {

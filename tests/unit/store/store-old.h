@@ -30,6 +30,11 @@ struct store *test_store_new_item(const char *dir, const char *name, int64_t *id
  * and name (copied), RUN_RUNNING, all else zero; run_clear frees it. */
 void test_run_new(struct run *r, int64_t item_id, const char *kind, const char *name);
 
+/* The integer in the first column of the first row sql gives, with path
+ * bound to its parameter ?1 (through the store's statements, under its
+ * lock). Fails the test when there is no row. */
+int64_t test_query(struct store *s, const char *sql, const char *path);
+
 /* Fails the test unless revision rev of the document path of the item
  * item_id (store_rev_read; rev 0: the document itself, store_doc_read)
  * reads as the wlen bytes of want, with a NUL after them. */

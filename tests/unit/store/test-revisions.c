@@ -42,16 +42,7 @@ static void grown(struct buf *b, int k)
 /* One integer the SQL gives (path bound to ?1). */
 static int64_t query(const char *sql, const char *path)
 {
-	sqlite3_stmt *st;
-	int64_t v;
-
-	pthread_mutex_lock(&s->lock);
-	ASSERT_EQ(store__prepare(s, &st, sql, "s", path), 0);
-	ASSERT_EQ(store__step(s, st), 1);
-	v = sqlite3_column_int64(st, 0);
-	store__done(st);
-	pthread_mutex_unlock(&s->lock);
-	return v;
+	return test_query(s, sql, path);
 }
 
 /* How many content revisions of path are deeper than popcount(seq - 1). */
