@@ -326,9 +326,10 @@ int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t l
  * that a process without CAP_FSETID writes or truncates), in the open
  * document and durably in the store (no revision; ctime moves). For a
  * file system that took over that clearing from the kernel (FUSE's
- * HANDLE_KILLPRIV_V2, fs/fs_io.c). Nothing for other kinds of file, or a
- * mode without those bits (then no lock but the document's is taken, and
- * nothing is stored). 0 or a negative errno of the store. FUSE threads. */
+ * HANDLE_KILLPRIV_V2, fs/fs_io.c). Nothing for other kinds of file, nor
+ * for a mode without those bits (nothing is stored then). Takes ns_lock
+ * shared, files_lock and the document's lock, so that a rename cannot move
+ * the path meanwhile. 0 or a negative errno of the store. FUSE threads. */
 int engine_file_kill_suidgid(struct pfs_file *f);
 /* Commits pending content: after it returns 0 the content survives kill -9
  * of the daemon. For ctl, applies a last line without newline; for the

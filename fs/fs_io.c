@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <linux/fuse.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -77,7 +78,9 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 	kill_suidgid = 0;
 	if (n < (ssize_t)sizeof(*h))
 		return n;
-	if (h->opcode == FUSE_INIT && (size_t)n >= sizeof(*h) + sizeof(struct fuse_init_in)) {
+	/* Kernels before 5.17 send the first 16 bytes of struct fuse_init_in. */
+	if (h->opcode == FUSE_INIT &&
+	    (size_t)n >= sizeof(*h) + offsetof(struct fuse_init_in, flags) + sizeof(uint32_t)) {
 		init_flags = ((const struct fuse_init_in *)(h + 1))->flags;
 		init_unique = h->unique;
 	} else if (atomic_load_explicit(&killpriv, memory_order_relaxed)) {

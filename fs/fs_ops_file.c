@@ -445,12 +445,11 @@ void fs__op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, 
 		return;
 	}
 	caller_of(req, &who);
-	n = engine_file_write(file_of(fi), buf, size, (uint64_t)off, &who);
-	if (n >= 0 && fs__io_kill_suidgid()) {
-		int r = engine_file_kill_suidgid(file_of(fi));
-
-		n = r < 0 ? r : n;
-	}
+	/* Before the bytes, as Linux does it: a write that fails here wrote
+	 * nothing (fs_io.c). */
+	n = fs__io_kill_suidgid() ? engine_file_kill_suidgid(file_of(fi)) : 0;
+	if (n == 0)
+		n = engine_file_write(file_of(fi), buf, size, (uint64_t)off, &who);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else

@@ -7,5 +7,6 @@
 -- after the base, not the whole document. NULL: not an append (every
 -- revision stored before this version).
 -- The step of migration 0008 (store__rev_compact), which reads this column,
--- now runs after this one.
+-- now runs after this one, for a store from before version 15 (store.c,
+-- compact_step).
 ALTER TABLE revisions ADD COLUMN grown_from INTEGER;

@@ -294,8 +294,7 @@ void packet__od_unlink_locked(struct engine *e, struct open_doc *d)
 	d->unlinked = 1;
 	/* Still open: its handles may read what it never read, and the unlink
 	 * that follows may remove the revision holding it (a backup's copy,
-	 * store_save.c), whose id a new revision may then take. Read it now; a
-	 * failure leaves it to the first read. */
+	 * store_save.c). Read it now; a failure leaves it to the first read. */
 	if (d->refs > 0) {
 		pthread_mutex_lock(&d->lock);
 		(void)packet__od_load(e, d);
@@ -351,10 +350,13 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 	pthread_mutex_lock(&d->lock);
 	if (!rel) {
 		rc = -ENOMEM;
+	} else if (d->dirty && !unlinked && d->partial && amend) {
+		/* An amend replaces the whole content (a create whose name another
+		 * handle's write made partial meanwhile). */
+		rc = packet__od_load(e, d);
 	} else if (d->dirty && !unlinked && d->partial) {
 		/* Only bytes after the stored ones: an append, unless the store's
 		 * document is no longer one to append to. */
-		assert(!amend);
 		rc = -ESTALE;
 		if (d->content.len)
 			rc = store_doc_append(e->store, d->item_id, rel, d->content.data,

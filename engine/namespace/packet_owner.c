@@ -17,8 +17,6 @@
  * kernel's (default_permissions).
  */
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
 #include "packet_int.h"
@@ -142,14 +140,15 @@ int engine_file_kill_suidgid(struct pfs_file *f)
 {
 	struct engine *e = f->e;
 	struct open_doc *d = f->od;
-	mode_t mode = 0, kill = 0;
-	int64_t item = 0;
-	char *rel = NULL;
+	mode_t mode, kill = 0;
 	int rc = 0;
 
 	if (f->kind != N_DOC)
 		return 0;
-	/* files_lock before d->lock (packet_int.h), for d->rel. */
+	/* As a commit: ns_lock shared, so that no rename moves d->rel to
+	 * another file while the store is told; then files_lock (d->rel,
+	 * d->unlinked) before d->lock (packet_int.h). */
+	pthread_rwlock_rdlock(&e->ns_lock);
 	pthread_mutex_lock(&e->files_lock);
 	pthread_mutex_lock(&d->lock);
 	mode = d->mode;
@@ -157,19 +156,17 @@ int engine_file_kill_suidgid(struct pfs_file *f)
 		kill |= S_ISUID;
 	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
 		kill |= S_ISGID;
-	if (kill) {
+	/* A document not stored yet gets its mode at its first commit. */
+	if (kill && d->stored && !d->unlinked)
+		rc = store_doc_set_mode(e->store, d->item_id, d->rel, mode & ~kill);
+	if (rc == 0 || rc == -ENOENT) {
 		d->mode = mode & ~kill;
-		item = d->item_id;
-		if (d->stored && !d->unlinked && !(rel = strdup(d->rel)))
-			rc = -ENOMEM;
+		rc = 0;
 	}
 	pthread_mutex_unlock(&d->lock);
 	pthread_mutex_unlock(&e->files_lock);
-	/* A document not stored yet gets its mode at its first commit. */
-	if (rel)
-		rc = store_doc_set_mode(e->store, item, rel, mode & ~kill);
-	free(rel);
-	return rc == -ENOENT ? 0 : rc;
+	pthread_rwlock_unlock(&e->ns_lock);
+	return rc;
 }
 
 int engine_chmod(struct engine *e, const char *path, mode_t mode)

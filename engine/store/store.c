@@ -124,22 +124,31 @@ static const char *const compat[] = {
 	 * (compat_revisions: the slot of each) */
 	"CREATE TEMP VIEW IF NOT EXISTS whole AS SELECT rev_id AS slot, content FROM main.whole;",
 	NULL, /* 0016_append_revisions: no table changed */
-	NULL, /* 0017_append_runs: grown_from is read by writes alone (store_rev.c) */
+	NULL, /* 0017_append_runs: grown_from is read by writes alone (store_retire.c) */
 };
+
+/* 0008_compact's step (store__rev_compact), for a store from before
+ * version 15 alone: it ran after 0015_whole_slots until 0017_append_runs
+ * added a column it reads, and a store of version 15 or 16 had it then. */
+static int compact_step(struct store *s, int from)
+{
+	return from < 15 ? store__rev_compact(s) : 0;
+}
 
 /*
  * What a migration needs beyond its SQL: migrate_c[i], when not NULL, runs
- * after schema_migrations[i], in the same transaction; migrate_check[i]
+ * after schema_migrations[i], in the same transaction, told the version
+ * the store had before the upgrade (from); migrate_check[i]
  * before it, and refuses a store the migration would fail on with what is
  * wrong in err (errlen bytes) and a negative errno.
  */
-static int (*const migrate_c[])(struct store *s) = {
+static int (*const migrate_c[])(struct store *s, int from) = {
 	NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 	NULL, NULL,
 	/* 0008_compact's step, which encodes the revisions stored before, with
 	 * the columns of 0015_whole_slots and 0017_append_runs that
-	 * store_retire.c reads */
-	store__rev_compact,
+	 * store_retire.c reads (compact_step) */
+	compact_step,
 };
 static int (*const migrate_check[])(struct store *s, char *err, size_t errlen) = {
 	[12] = store__states_check, /* 0013_states: only known states and statuses */
@@ -187,7 +196,7 @@ static int migrate(struct store *s, int version, char *err, size_t errlen, int *
 		if (rc == 0)
 			rc = store__script(s, schema_migrations[i]);
 		if (rc == 0 && i < (int)(sizeof(migrate_c) / sizeof(migrate_c[0])) && migrate_c[i])
-			rc = migrate_c[i](s);
+			rc = migrate_c[i](s, version);
 	}
 	if (rc && !why[0])
 		snprintf(why, sizeof(why), "upgrade to version %d: %s", i, sqlite3_errmsg(s->db));

@@ -344,13 +344,14 @@ int store_doc_append(struct store *s, int64_t item_id, const char *path, const v
 			     &m);
 	if (rc == 0)
 		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
-	if (rc == 0) {
-		if (rev_id)
-			*rev_id = id;
-		if (size)
-			*size = nsize;
-	}
-	return store__txn_unlock(s, rc);
+	/* Told only once committed: a COMMIT that fails (a full disk) leaves
+	 * the caller's revision and size as they were. */
+	rc = store__txn_unlock(s, rc);
+	if (rc == 0 && rev_id)
+		*rev_id = id;
+	if (rc == 0 && size)
+		*size = nsize;
+	return rc;
 }
 
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,

@@ -41,8 +41,9 @@
  *   cost, not a pass of zstd over the whole document (a 100 KB log: tens of
  *   microseconds a line less). It is decoded as the base's content and the
  *   suffix; it is a delta for everything else (base, depth, the skip list).
- * - An append that the namespace commits as one (store_doc_append: a
- *   handle opened with O_APPEND that never read the document) is stored
+ * - An append that the namespace commits as one (store_doc_append: bytes
+ *   written at the end through handles that only write, O_WRONLY, which
+ *   never read the document) is stored
  *   without the document passing through memory: its bytes are written
  *   after the old content in the row of whole (the last page or two), and
  *   the revision records the run of appends it continues
