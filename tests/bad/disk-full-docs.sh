@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A full disk under the store (SPEC §8): writing and creating documents, making an item and
-# appending to registry.jsonl fail with ENOSPC (never EIO) and keep what was stored; once space
-# is back the same operations work without a remount and the store checks clean.
+# appending to registry.jsonl fail with ENOSPC (never EIO) and keep what was stored; an append
+# refused while another handle holds the document open stays pending there (its size and
+# content show it) and is committed by the next close; once space is back the same operations
+# work without a remount and the store checks clean.
 # test-timeout: 240
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../loopfs.sh"
@@ -25,6 +27,12 @@ assert_fails_with "No space left on device" write_then_close "$d/notes.md" TRUNC
 assert_doc "$d/notes.md" $'keep\n'
 assert_fails_with "No space left on device" write_then_close "$d/notes.md" APPEND "more"
 assert_doc "$d/notes.md" $'keep\n'
+# The same append while another handle that only writes holds the document open: its bytes stay
+# pending in the open document (reads and the size show them) and the next close commits them.
+exec 7>>"$d/notes.md"
+assert_fails_with "No space left on device" write_then_close "$d/notes.md" APPEND "more"
+assert_eq 9 "$(stat -c %s "$d/notes.md")" "size with an append pending after a refused commit"
+assert_eq $'keep\nmore' "$(cat "$d/notes.md")" "content with an append pending"
 assert_fails_with "No space left on device" bash -c 'head -c 300000 /dev/urandom >"$1"' _ "$d/big.md"
 printf x >"$T/small"
 assert_fails_with "No space left on device" cp "$T/small" "$d/new.md"
@@ -48,6 +56,9 @@ assert_eq "$events_before" "$(cat "$d/events")" "events after refused writes"
 
 # Space again: everything works, without a remount.
 loopfs_free
+printf 'tail\n' >&7
+exec 7>&- || fail "the close that commits the pending append failed"
+assert_doc "$d/notes.md" $'keep\nmoretail\n'
 write_then_close "$d/notes.md" TRUNC "new text" || fail "overwrite after freeing space failed"
 assert_doc "$d/notes.md" "new text"
 head -c 300000 /dev/urandom >"$T/big" && cp "$T/big" "$d/big.md" || fail "cp big.md failed"
