@@ -5,13 +5,19 @@
 # the plan lists them in any order, and a need that fails blocks the recipe, naming it.
 . "$(dirname "$0")/../lib.sh"
 make_repo
+# build/ is ignored by the commit the item starts from: a .gitignore the recipe wrote into
+# build/ itself would be an untracked file for a moment, which a recipe starting then (09-fail,
+# 03-docs) sees as a worktree that differs from its head.
+printf 'build/\n' >>"$REPO/.gitignore"
+git -C "$REPO" commit -q -am "ignore build/"
+git -C "$REPO" push -q origin main
 copy_recipes
 rm -f "$RECIPES"/*
 cat >"$RECIPES/01-build.sh" <<EOR
 #!/usr/bin/env bash
 # summary: builds into build/ (which git ignores), once the test lets it
 set -euo pipefail
-mkdir -p build && echo '*' >build/.gitignore
+mkdir -p build
 while [ ! -e "$T/go" ]; do sleep 0.05; done
 echo built >build/out
 EOR
