@@ -331,6 +331,10 @@ int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t l
  * shared, files_lock and the document's lock, so that a rename cannot move
  * the path meanwhile. 0 or a negative errno of the store. FUSE threads. */
 int engine_file_kill_suidgid(struct pfs_file *f);
+/* engine_file_kill_suidgid for the document at path, open or not (a
+ * truncate by path): through engine_chmod when the bits are set. 0, the
+ * errors of resolving path, or a negative errno of the store. Any thread. */
+int engine_kill_suidgid(struct engine *e, const char *path);
 /* Commits pending content: after it returns 0 the content survives kill -9
  * of the daemon. For ctl, applies a last line without newline; for the
  * registry, a held partial line fails with -EINVAL. */

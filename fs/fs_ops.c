@@ -290,28 +290,6 @@ static int chown_request(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	return engine_chown(fs->engine, path, uid, gid, c->uid == 0 && !fs__io_killpriv());
 }
 
-/* Clears the set-user-ID bit of the file at path (or open as fi), and its
- * set-group-ID bit when it has group execute, as a truncate does on Linux
- * for a process without CAP_FSETID. 0 or a negative errno. */
-static int kill_suidgid(struct fs *fs, const char *path, struct fuse_file_info *fi)
-{
-	struct pfs_stat ps;
-	mode_t mode;
-	int r;
-
-	if (fi && fi->fh)
-		return engine_file_kill_suidgid(file_of(fi));
-	r = path ? engine_getattr(fs->engine, path, &ps) : -ENOENT;
-	if (r < 0 || !S_ISREG(ps.mode))
-		return r < 0 ? r : 0;
-	mode = ps.mode & 07777;
-	if (mode & S_ISUID)
-		mode &= ~(mode_t)S_ISUID;
-	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
-		mode &= ~(mode_t)S_ISGID;
-	return mode == (ps.mode & 07777) ? 0 : engine_chmod(fs->engine, path, mode);
-}
-
 /*
  * The kernel passes fi for any setattr through an open file, directories
  * included, so fi->fh is used only for a size change, which the VFS allows
@@ -345,7 +323,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 			goto out;
 		/* A truncate by a process without CAP_FSETID (fs_io.c). */
 		if (fs__io_kill_suidgid())
-			r = kill_suidgid(fs, path, fi);
+			r = fi && fi->fh ? engine_file_kill_suidgid(file_of(fi))
+					 : path ? engine_kill_suidgid(fs->engine, path) : -ENOENT;
 		if (r < 0)
 			goto out;
 	}

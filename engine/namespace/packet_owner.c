@@ -64,6 +64,18 @@ void packet__new_owner(const struct engine *e, const struct node *p, const struc
  * chmod or utimens stored: uid, gid and mode unless (uid_t)-1, (gid_t)-1
  * or (mode_t)-1, each time unless STORE_TIME_OMIT. 1 when a document was
  * open, 0 when not. Takes files_lock, then the document's lock. */
+/* The bits Linux clears of mode when a process without CAP_FSETID writes,
+ * truncates or chowns a file: set-user-ID, and set-group-ID where it has
+ * group execute (without it, it marks mandatory locking). */
+static mode_t suidgid_of(mode_t mode)
+{
+	mode_t kill = mode & S_ISUID;
+
+	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		kill |= S_ISGID;
+	return kill;
+}
+
 static int od_update(struct engine *e, const struct node *n, uid_t uid, gid_t gid, mode_t mode,
 		     int64_t atime_ns, int64_t mtime_ns)
 {
@@ -105,11 +117,8 @@ int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int p
 	/* As Linux: a chown by anyone but root clears the set-user-ID bit of
 	 * a file, and its set-group-ID bit where that means set-group-ID
 	 * (with group execute; without it, mandatory locking). */
-	if (!privileged && !S_ISDIR(st.mode) && (uid != (uid_t)-1 || gid != (gid_t)-1)) {
-		mode &= ~(mode_t)S_ISUID;
-		if (mode & S_IXGRP)
-			mode &= ~(mode_t)S_ISGID;
-	}
+	if (!privileged && !S_ISDIR(st.mode) && (uid != (uid_t)-1 || gid != (gid_t)-1))
+		mode &= ~suidgid_of(mode);
 	uid = packet__store_uid(e, uid == (uid_t)-1 ? st.uid : uid);
 	gid = packet__store_gid(e, gid == (gid_t)-1 ? st.gid : gid);
 	if (n.archived) {
@@ -140,10 +149,17 @@ int engine_file_kill_suidgid(struct pfs_file *f)
 {
 	struct engine *e = f->e;
 	struct open_doc *d = f->od;
-	mode_t mode, kill = 0;
+	mode_t mode, kill;
 	int rc = 0;
 
 	if (f->kind != N_DOC)
+		return 0;
+	/* Every write of a process other than root asks (fs/fs_io.c): without
+	 * the bits, one look under the document's lock. */
+	pthread_mutex_lock(&d->lock);
+	kill = suidgid_of(d->mode);
+	pthread_mutex_unlock(&d->lock);
+	if (!kill)
 		return 0;
 	/* As a commit: ns_lock shared, so that no rename moves d->rel to
 	 * another file while the store is told; then files_lock (d->rel,
@@ -152,10 +168,7 @@ int engine_file_kill_suidgid(struct pfs_file *f)
 	pthread_mutex_lock(&e->files_lock);
 	pthread_mutex_lock(&d->lock);
 	mode = d->mode;
-	if (mode & S_ISUID)
-		kill |= S_ISUID;
-	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
-		kill |= S_ISGID;
+	kill = suidgid_of(mode);
 	/* A document not stored yet gets its mode at its first commit. */
 	if (kill && d->stored && !d->unlinked)
 		rc = store_doc_set_mode(e->store, d->item_id, d->rel, mode & ~kill);
@@ -167,6 +180,22 @@ int engine_file_kill_suidgid(struct pfs_file *f)
 	pthread_mutex_unlock(&e->files_lock);
 	pthread_rwlock_unlock(&e->ns_lock);
 	return rc;
+}
+
+int engine_kill_suidgid(struct engine *e, const char *path)
+{
+	struct pfs_stat st;
+	struct node n;
+	mode_t kill;
+	int rc = packet__resolve(e, path, &n);
+
+	if (rc)
+		return rc;
+	rc = packet__node_stat(e, &n, &st, 1);
+	packet__node_clear(&n);
+	if (rc || !S_ISREG(st.mode) || !(kill = suidgid_of(st.mode & 07777)))
+		return rc;
+	return engine_chmod(e, path, st.mode & 07777 & ~kill);
 }
 
 int engine_chmod(struct engine *e, const char *path, mode_t mode)
