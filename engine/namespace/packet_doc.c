@@ -316,6 +316,28 @@ void packet__od_put(struct engine *e, struct open_doc *d)
 		od_destroy(d);
 }
 
+/* After a commit of d (path rel) that no handle able to read it holds:
+ * drops the content, which is the stored revision, and keeps d partial
+ * on it, so that the next handle's writes at its end are committed as an
+ * append (a `>>` that opened before the creating handle's release, a
+ * writer that keeps its handle). rev is the revision number the commit
+ * made, or 0 for an amend of the current one; when the store's current
+ * revision is no longer that (another name of the file committed
+ * meanwhile) d stays as it is. With d->lock held. */
+static void od_unload(struct engine *e, struct open_doc *d, const char *rel, int rev)
+{
+	struct doc_meta m;
+
+	assert(util_mutex_held(&d->lock));
+	if (store_doc_stat(e->store, d->item_id, rel, &m) != 0 || m.is_dir ||
+	    (rev && m.rev != rev) || m.size != d->content.len)
+		return;
+	buf_free(&d->content);
+	d->partial = 1;
+	d->stored_len = m.size;
+	d->stored_rev = m.rev_id;
+}
+
 /*
  * Commits a changed open document. amend (a revision id, or 0) names a
  * revision this handle committed only to make an O_TRUNC or a create
@@ -330,7 +352,7 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 	struct doc_meta m;
 	struct who_buf wb;
 	char *rel;
-	int rc = 0, unlinked, dirty;
+	int rc = 0, unlinked, dirty, readers, rev = 0;
 
 	/* Nothing pending and nothing asked (a handle that only read, a
 	 * second flush): no commit, and no caller to look up. A write that
@@ -345,6 +367,7 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 	/* files_lock before d->lock never nests the other way (see packet__od_meta). */
 	pthread_mutex_lock(&e->files_lock);
 	unlinked = d->unlinked;
+	readers = d->readers;
 	rel = strdup(d->rel);
 	pthread_mutex_unlock(&e->files_lock);
 	pthread_mutex_lock(&d->lock);
@@ -381,11 +404,13 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 		if (rc == -ESTALE)
 			rc = store_doc_write_owned(e->store, d->item_id, rel, data, d->content.len,
 						   d->mode, d->mtime_ns, d->stored ? "write" : "create",
-						   &wb.w, d->uid, d->gid, NULL);
+						   &wb.w, d->uid, d->gid, &rev);
 		if (rc == 0) {
 			d->dirty = 0;
 			d->stored = 1;
 			d->atime_ns = d->mtime_ns;
+			if (!readers)
+				od_unload(e, d, rel, rev);
 		}
 		d->commit_failed = rc != 0;
 	}

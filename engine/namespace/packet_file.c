@@ -59,16 +59,20 @@ int packet__od_quiet(struct open_doc *d)
 	return clean && d->writers == 0;
 }
 
-/* Drops a handle's reference on d, and its count as a writer (wr) once
- * what it wrote is committed. */
-static void od_release(struct engine *e, struct open_doc *d, int wr)
+/* Drops the reference on d of a handle opened with flags, its count as a
+ * writer (once what it wrote is committed) and as a reader. */
+static void od_release(struct engine *e, struct open_doc *d, int flags)
 {
-	if (wr) {
-		pthread_mutex_lock(&e->files_lock);
+	pthread_mutex_lock(&e->files_lock);
+	if (wants_write(flags)) {
 		assert(d->writers > 0);
 		d->writers--;
-		pthread_mutex_unlock(&e->files_lock);
 	}
+	if ((flags & O_ACCMODE) != O_WRONLY) {
+		assert(d->readers > 0);
+		d->readers--;
+	}
+	pthread_mutex_unlock(&e->files_lock);
 	packet__od_put(e, d);
 }
 
@@ -178,9 +182,10 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		f->trunc_pending = creating;
 		/* Counted before anything changes it (O_TRUNC): from here on
 		 * its attributes are not stable (packet__od_quiet). */
-		if (rc == 0 && wr) {
+		if (rc == 0) {
 			pthread_mutex_lock(&e->files_lock);
-			f->od->writers++;
+			f->od->writers += wr;
+			f->od->readers += (flags & O_ACCMODE) != O_WRONLY;
 			pthread_mutex_unlock(&e->files_lock);
 		}
 		if (rc == 0 && (flags & O_TRUNC) && wr) {
@@ -227,7 +232,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	}
 	if (rc) {
 		if (f->od)
-			od_release(e, f->od, wr);
+			od_release(e, f->od, flags);
 		packet__record_release(e, f->rec, &f->opener);
 		buf_free(&f->snap);
 		pthread_mutex_destroy(&f->lock);
@@ -531,6 +536,7 @@ int engine_file_reopen(struct pfs_file *of, int flags, const struct pfs_caller *
 		f->opener.uid = getuid(), f->opener.gid = getgid();
 	pthread_mutex_lock(&e->files_lock);
 	of->od->refs++;
+	of->od->readers += (flags & O_ACCMODE) != O_WRONLY;
 	f->od = of->od;
 	pthread_mutex_unlock(&e->files_lock);
 	*out = f;
@@ -659,7 +665,7 @@ void engine_file_release(struct pfs_file *f)
 		packet__refuse(f->e, f->item_id, f->item_name,
 			       "incomplete last line (no newline) not stored");
 	if (f->od)
-		od_release(f->e, f->od, wants_write(f->flags));
+		od_release(f->e, f->od, f->flags);
 	buf_free(&f->snap);
 	buf_free(&f->line);
 	buf_free(&f->reply);

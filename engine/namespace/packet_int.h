@@ -104,14 +104,17 @@ struct open_doc {
 	int refs;             /* protected by files_lock */
 	int writers;          /* protected by files_lock: handles open for writing, until
 			       * their release has committed (packet__od_quiet) */
+	int readers;          /* protected by files_lock: handles that may read it (not
+			       * O_WRONLY) */
 	int unlinked;         /* protected by files_lock */
 	pthread_mutex_t lock;
 	struct buf content;   /* protected by lock: the document's bytes, or while
 			       * partial only those after its first stored_len */
 	int partial;          /* protected by lock: the first stored_len bytes, those
-			       * of revision stored_rev, were never read: handles
-			       * that only wrote at the end opened it
-			       * (packet__od_load reads them) */
+			       * of revision stored_rev, are not held: handles that
+			       * only wrote at the end opened it, or no handle that
+			       * reads held it at its last commit (packet__od_load
+			       * reads them) */
 	uint64_t stored_len;  /* protected by lock: while partial */
 	int64_t stored_rev;   /* protected by lock: while partial */
 	int dirty;            /* protected by lock */

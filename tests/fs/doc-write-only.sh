@@ -5,7 +5,9 @@
 # yet committed; a write at an offset inside the document, past its end, or after a write at
 # the end; ftruncate to 0, shorter, longer; truncate(1) by path; fstat's size; a write-only
 # handle on a document unlinked meanwhile, read back through /proc/self/fd; a remount. Each
-# case is compared with the same operations on a local file.
+# case is compared with the same operations on a local file. A document whose creating handle
+# stays open takes the `>>`s that follow its first commit as appends (the store's run of
+# appends); one a reader holds open takes them whole, and the reader sees each.
 . "$(dirname "$0")/../lib.sh"
 mount_item
 mkdir -p "$T/disk"
@@ -106,6 +108,22 @@ head -c 5000 "$d/cut.bin" >"$T/disk/cut.bin"
 truncate -s 1234 "$d/cut.bin"
 truncate -s 1234 "$T/disk/cut.bin"
 cmp "$T/disk/cut.bin" "$d/cut.bin" || fail "truncate -s 1234 by path"
+
+# The creating handle held open (fd 3) and a reader (fd 4): while the reader holds the document
+# each `>>` commits it whole; after the reader's close the first `>>` does too, and those after
+# it are appends, one run.
+exec 3>"$d/kept.md"
+exec 4<"$d/kept.md"
+for i in 1 2 3; do echo "read $i" >>"$d/kept.md"; done
+exec 4<&-
+for i in 1 2 3 4 5; do echo "line $i" >>"$d/kept.md"; done
+exec 3>&-
+assert_file_eq "$d/kept.md" "$(printf 'read %d\n' 1 2 3; printf 'line %d\n' 1 2 3 4 5)"$'\n'
+runs=$(sqlite3 "$STORE/packetfs.db" "SELECT count(*), count(DISTINCT grown_from) FROM revisions WHERE path = 'kept.md' AND grown_from IS NOT NULL;")
+assert_eq "4|1" "$runs" "the appends after the reader closed, in one run"
+# The empty document the create made durable at bash's first close, then one per `>>`.
+assert_eq 9 "$(sqlite3 "$STORE/packetfs.db" "SELECT count(*) FROM revisions WHERE path = 'kept.md';")" \
+	"kept.md's revisions"
 
 umount_store
 mount_store
