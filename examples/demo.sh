@@ -67,7 +67,7 @@ die() {
 }
 
 # --- 1. packages ---------------------------------------------------------
-packages=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev
+packages=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3 liburing-dev libsqlite3-dev
 	libgit2-dev libcjson-dev libuv1-dev libssl-dev libxml2-dev libzstd-dev libmount-dev
 	libsmartcols-dev libsystemd-dev libncurses-dev git clang-format python3)
 [ "$INSTALLED" = 0 ] || packages=(fuse3 git python3)

@@ -3,8 +3,8 @@
  * FUSE session and its loop, and the teardown. The operations the session
  * serves are fs_ops.c's (with fs_ops_file.c and fs_ops_dir.c), what the
  * kernel may cache of their replies fs_cache.c's, the session's reads and
- * writes of /dev/fuse fs_io.c's (FUSE_HANDLE_KILLPRIV_V2); fs_int.h is
- * what they share.
+ * writes of /dev/fuse fs_io.c's (FUSE_HANDLE_KILLPRIV_V2), its io_uring
+ * rings fs_ring.c's; fs_int.h is what they share.
  *
  * DESIGN
  *
@@ -78,8 +78,9 @@ static void report(int fd, const char *fmt, ...)
 }
 
 /* Makes the session with the fixed and the user's mount options and mounts
- * it. Returns 0 or -1 after reporting. */
-static int session_open(struct fs *fs, const struct fs_mount_options *o, int status_fd)
+ * it; ring 1 asks for FUSE over io_uring (fs_ring.c). Returns 0 or -1
+ * after reporting. */
+static int session_open(struct fs *fs, const struct fs_mount_options *o, int ring, int status_fd)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	char fixed[2 * PATH_MAX + 64], *store = realpath(o->store, NULL), *w;
@@ -115,9 +116,10 @@ static int session_open(struct fs *fs, const struct fs_mount_options *o, int sta
 		fs->se = NULL;
 		goto out;
 	}
-	if ((r = fs__io_install(fs->se)) != 0)
-		util_log(LOG_WARNING, "mount: FUSE_HANDLE_KILLPRIV_V2 not asked for (%s): the "
-			 "kernel asks for security.capability before each write", strerror(-r));
+	if ((r = fs__io_install(fs->se, ring)) != 0)
+		util_log(LOG_WARNING, "mount: FUSE_HANDLE_KILLPRIV_V2 and io_uring not asked for "
+			 "(%s): the kernel asks for security.capability before each write",
+			 strerror(-r));
 	r = 0;
 out:
 	fuse_opt_free_args(&args);
@@ -193,14 +195,14 @@ static int idle_threads_of(const char *v, size_t len)
 /*
  * Takes the daemon's own options out of the comma-separated mount options
  * opts (NULL: none): log=FILE into *log (NULL when not given; the last one
- * wins, malloc'd) and max_idle_threads=N into *idle (IDLE_THREADS when not
- * given); *rest gets the others (malloc'd, NULL when none are left). The
+ * wins, malloc'd), max_idle_threads=N into *idle (IDLE_THREADS when not
+ * given) and io_uring into *ring (1 when given, else 0); *rest gets the others (malloc'd, NULL when none are left). The
  * caller frees both. Returns 0, -ENOMEM, or -EINVAL for a max_idle_threads
  * that is not a number from 1 to IDLE_THREADS_MAX, with *bad pointing at
  * that option in opts and *bad_len its length (nothing to free then).
  */
 static int split_daemon_options(const char *opts, char **rest, char **log, int *idle,
-				const char **bad, size_t *bad_len)
+				int *ring, const char **bad, size_t *bad_len)
 {
 	struct buf other = { NULL, 0, 0 };
 	const char *p = opts, *end;
@@ -209,6 +211,7 @@ static int split_daemon_options(const char *opts, char **rest, char **log, int *
 	*rest = NULL;
 	*log = NULL;
 	*idle = IDLE_THREADS;
+	*ring = 0;
 	while (p && *p) {
 		end = strchr(p, ',');
 		len = end ? (size_t)(end - p) : strlen(p);
@@ -217,6 +220,8 @@ static int split_daemon_options(const char *opts, char **rest, char **log, int *
 			*log = strndup(p + 4, len - 4);
 			if (!*log)
 				goto nomem;
+		} else if (len == 8 && strncmp(p, "io_uring", 8) == 0) {
+			*ring = 1;
 		} else if (len >= 17 && strncmp(p, "max_idle_threads=", 17) == 0) {
 			*idle = idle_threads_of(p + 17, len - 17);
 			if (*idle < 0) {
@@ -302,13 +307,14 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 	struct ready rd = { NULL, -1, 0 };
 	pthread_t ready;
 	sigset_t block, old;
-	int r, rc = 1, ready_err = 0, idle;
+	int r, rc = 1, ready_err = 0, idle, ring;
 	const char *bad = NULL;
 	size_t bad_len = 0;
 
 	/* The log is chosen before the engine opens, and its file opened
 	 * while relative names still mean the caller's directory. */
-	r = split_daemon_options(given->options, &fuse_opts, &log_file, &idle, &bad, &bad_len);
+	r = split_daemon_options(given->options, &fuse_opts, &log_file, &idle, &ring, &bad,
+				 &bad_len);
 	if (r == -EINVAL) {
 		report(status_fd, "%.*s: not a number from 1 to %d", (int)bad_len, bad,
 		       IDLE_THREADS_MAX);
@@ -343,7 +349,7 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 		report(status_fd, "%s", strerror(-r));
 		goto close_engine;
 	}
-	if (session_open(&fs, o, status_fd) < 0)
+	if (session_open(&fs, o, ring, status_fd) < 0)
 		goto free_inodes;
 	if (fuse_set_signal_handlers(fs.se) != 0) {
 		report(status_fd, "cannot install signal handlers");
@@ -401,6 +407,7 @@ unmount:
 	 * device: no notification may be sent on it from then on. */
 	notifier_send_close(fs.notifier, 1000);
 	fuse_session_unmount(fs.se);
+	fs__ring_stop();
 	if (rd.mountpoint)
 		pthread_join(ready, NULL);
 	notifier_stop(fs.notifier);

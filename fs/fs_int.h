@@ -248,10 +248,17 @@ void fs__op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 
 /* Routes the reads and writes of se's /dev/fuse through fs_io.c's (after
  * fuse_session_mount, before the loop), so that the INIT reply asks for
- * FUSE_HANDLE_KILLPRIV_V2 when the kernel offers it. 0 or a negative
- * errno (fuse_session_custom_io's; the session then goes on without). On
- * the mounting thread. */
-int fs__io_install(struct fuse_session *se);
+ * FUSE_HANDLE_KILLPRIV_V2 when the kernel offers it, and, with ring 1, for
+ * FUSE over io_uring (fs_ring.c starts the rings once the kernel has the
+ * reply). 0 or a negative errno (fuse_session_custom_io's; the session
+ * then goes on without either). On the mounting thread. */
+int fs__io_install(struct fuse_session *se, int ring);
+/* Notes what the request at buf (n bytes, as read(2) of /dev/fuse gives
+ * it) means for the calling thread's handler: the INIT's flags, and
+ * whether a WRITE, SETATTR or OPEN asks that the set-user-ID and
+ * set-group-ID bits be cleared (fs__io_kill_suidgid). On the thread that
+ * is about to process it. */
+void fs__io_note_request(const void *buf, size_t n);
 /* Whether the session agreed FUSE_HANDLE_KILLPRIV_V2: the kernel then
  * leaves the clearing of the set-user-ID and set-group-ID bits on write,
  * truncate, O_TRUNC open and chown to packetfs. */
@@ -259,6 +266,31 @@ int fs__io_killpriv(void);
 /* Whether the request the calling worker thread serves (a WRITE, SETATTR
  * or OPEN) asks that those bits be cleared: 1 or 0. */
 int fs__io_kill_suidgid(void);
+
+/* ---- fs_ring.c: FUSE over io_uring ---- */
+
+/* Makes the rings of se, before the INIT reply asks for them:
+ * RING_THREADS threads per possible CPU, each with one entry whose payload
+ * buffer holds payload_sz bytes (the kernel's least: fs_io.c's
+ * ring_payload), its registration prepared and its thread waiting for
+ * fs__ring_go. 0, or a negative errno (memory, io_uring_setup, eventfd,
+ * threads) with nothing left made: the reply must then not ask. Called
+ * once, by fs_io.c, on the thread that writes the INIT reply. */
+int fs__ring_prepare(struct fuse_session *se, size_t payload_sz);
+/* After the INIT reply: go 1 (the kernel took it) lets the threads
+ * register their entries and serve; go 0 (it was not written) ends them.
+ * Same thread as fs__ring_prepare. */
+void fs__ring_go(int go);
+/* Takes the reply iov[0..count) (a fuse_out_header, then its arguments)
+ * into the ring entry the calling thread serves, when it answers that
+ * entry's request: 1, and the entry's next fetch commits it; else 0, and
+ * the reply goes to /dev/fuse. Any thread. */
+int fs__ring_reply(const struct iovec *iov, int count);
+/* Ends every ring thread, logs how many requests the rings served, and
+ * frees them; after the mount is gone (fuse_session_unmount) and before
+ * the engine closes. Safe when no ring was started. On the mounting
+ * thread. */
+void fs__ring_stop(void);
 
 /* ---- fs_ops_dir.c: directory listings ---- */
 

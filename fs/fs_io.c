@@ -2,7 +2,9 @@
  * fs_io.c - the session's reads and writes of /dev/fuse, through
  * fuse_session_custom_io (libfuse 3.14), for what libfuse 3.14 cannot
  * negotiate or pass on: FUSE_HANDLE_KILLPRIV_V2 (fs_int.h: fs__io_install,
- * fs__io_killpriv, fs__io_kill_suidgid).
+ * fs__io_killpriv, fs__io_kill_suidgid, fs__io_note_request) and FUSE over
+ * io_uring (the INIT reply asks for it; fs_ring.c serves the rings, and
+ * the replies to their requests are handed to it here).
  *
  * Why. A FUSE mount clears SB_NOSEC, so before every write(2) the kernel
  * asks the file system for the file's security.capability attribute (a
@@ -23,7 +25,7 @@
  * Threads. libfuse's worker thread that reads a request processes it
  * (fuse_session_loop_mt: receive, then process, on one thread), so the
  * flag of the request a handler serves is a thread-local set by the read
- * that brought it. The INIT exchange happens once, before any other
+ * that brought it (or by the ring thread that serves it: fs_ring.c). The INIT exchange happens once, before any other
  * request; its unique id and the kernel's flags are kept for the reply.
  */
 #include <errno.h>
@@ -31,16 +33,24 @@
 #include <stddef.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <syslog.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "fs_int.h"
 
+/* FUSE_OVER_IO_URING (1ULL << 41 of the INIT flags, linux/fuse.h 7.42,
+ * Linux 6.14), as a bit of flags2. Debian 12's headers predate it. */
+#define FS_OVER_IO_URING_FLAGS2 (1u << 9)
+
 /* The INIT request's unique id (0: none pending) and the flags the kernel
  * offered in it; written by the read of INIT, read by its reply's write,
  * both on the one thread that serves INIT before any other request. */
 static uint64_t init_unique;
-static uint32_t init_flags;
+static uint32_t init_flags, init_flags2;
+/* The session, and whether its rings were asked for (-o io_uring). */
+static struct fuse_session *session;
+static int ring_wanted;
 /* Whether FUSE_HANDLE_KILLPRIV_V2 was agreed for the session. */
 static atomic_int killpriv;
 /* The flag of the request this thread serves: set by each read. */
@@ -69,29 +79,84 @@ static int wants_kill(const void *buf, size_t n)
 	}
 }
 
+void fs__io_note_request(const void *buf, size_t n)
+{
+	const struct fuse_in_header *h = buf;
+	const struct fuse_init_in *init = (const void *)(h + 1);
+
+	kill_suidgid = 0;
+	if (n < sizeof(*h))
+		return;
+	/* Kernels before 5.17 send the first 16 bytes of struct fuse_init_in. */
+	if (h->opcode == FUSE_INIT &&
+	    n >= sizeof(*h) + offsetof(struct fuse_init_in, flags) + sizeof(uint32_t)) {
+		init_flags = init->flags;
+		init_flags2 = (init_flags & FUSE_INIT_EXT) &&
+					      n >= sizeof(*h) + offsetof(struct fuse_init_in, flags2) +
+							   sizeof(uint32_t)
+				      ? init->flags2 : 0;
+		init_unique = h->unique;
+	} else if (atomic_load_explicit(&killpriv, memory_order_relaxed)) {
+		kill_suidgid = wants_kill(buf, n);
+	}
+}
+
 static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 {
 	ssize_t n = read(fd, buf, len);
-	const struct fuse_in_header *h = buf;
 
 	(void)userdata;
-	kill_suidgid = 0;
-	if (n < (ssize_t)sizeof(*h))
-		return n;
-	/* Kernels before 5.17 send the first 16 bytes of struct fuse_init_in. */
-	if (h->opcode == FUSE_INIT &&
-	    (size_t)n >= sizeof(*h) + offsetof(struct fuse_init_in, flags) + sizeof(uint32_t)) {
-		init_flags = ((const struct fuse_init_in *)(h + 1))->flags;
-		init_unique = h->unique;
-	} else if (atomic_load_explicit(&killpriv, memory_order_relaxed)) {
-		kill_suidgid = wants_kill(buf, (size_t)n);
-	}
+	fs__io_note_request(buf, n > 0 ? (size_t)n : 0);
 	return n;
+}
+
+/* The payload buffer a ring entry needs (the kernel refuses smaller ones):
+ * the largest of FUSE_MIN_READ_BUFFER, max_write and max_pages pages, from
+ * the INIT reply arg. */
+static size_t ring_payload(const struct fuse_init_out *arg)
+{
+	size_t n = FUSE_MIN_READ_BUFFER, page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (arg->max_write > n)
+		n = arg->max_write;
+	if ((arg->flags & FUSE_MAX_PAGES) && (size_t)arg->max_pages * page > n)
+		n = (size_t)arg->max_pages * page;
+	return n;
+}
+
+/* Asks for FUSE over io_uring in the INIT reply arg when the kernel
+ * offered it and the rings could be made: 1 then, else 0 (logged). */
+static int ring_ask(struct fuse_init_out *arg)
+{
+	int r;
+
+	if (!(init_flags2 & FS_OVER_IO_URING_FLAGS2)) {
+		util_log(LOG_WARNING, "mount: io_uring: the kernel does not offer it (Linux 6.14 or "
+			 "later, with /sys/module/fuse/parameters/enable_uring set): the session "
+			 "stays on /dev/fuse");
+		return 0;
+	}
+	r = fs__ring_prepare(session, ring_payload(arg));
+	if (r < 0) {
+		util_log(LOG_WARNING, "mount: io_uring: %s: the session stays on /dev/fuse",
+			 strerror(-r));
+		return 0;
+	}
+	arg->flags2 |= FS_OVER_IO_URING_FLAGS2;
+	return 1;
 }
 
 static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
+	ssize_t n;
+	int r, ring = 0;
+
 	(void)userdata;
+	if (fs__ring_reply(iov, count)) {
+		for (n = 0, r = 0; r < count; r++)
+			n += (ssize_t)iov[r].iov_len;
+		return n;
+	}
 	/* The INIT reply: a header, then struct fuse_init_out (libfuse sends
 	 * them as two pieces). */
 	if (init_unique && count >= 2 && iov[0].iov_len >= sizeof(struct fuse_out_header) &&
@@ -105,15 +170,24 @@ static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 				arg->flags |= FUSE_HANDLE_KILLPRIV_V2;
 				atomic_store(&killpriv, 1);
 			}
+			if (o->error == 0 && ring_wanted && (arg->flags & FUSE_INIT_EXT) &&
+			    iov[1].iov_len >= offsetof(struct fuse_init_out, flags2) + sizeof(uint32_t))
+				ring = ring_ask(arg);
 		}
 	}
-	return writev(fd, iov, count);
+	n = writev(fd, iov, count);
+	/* The kernel has taken the INIT reply: the rings may register now. */
+	if (ring)
+		fs__ring_go(n >= 0);
+	return n;
 }
 
-int fs__io_install(struct fuse_session *se)
+int fs__io_install(struct fuse_session *se, int ring)
 {
 	static const struct fuse_custom_io io = { .writev = io_writev, .read = io_read };
 
+	session = se;
+	ring_wanted = ring;
 	return fuse_session_custom_io(se, &io, fuse_session_fd(se));
 }
 

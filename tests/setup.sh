@@ -23,7 +23,7 @@
 
 set -uo pipefail
 
-PACKAGES="build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev libgit2-dev
+PACKAGES="build-essential meson ninja-build pkg-config libfuse3-dev fuse3 libsqlite3-dev libgit2-dev liburing-dev
 libcjson-dev libuv1-dev libssl-dev libxml2-dev libzstd-dev git inotify-tools vim rsync util-linux coreutils curl
 python3 attr sqlite3 slurm-wlm munge cmake python3-pytest apache2 apache2-utils openssh-server
 openssh-client clang libclang-rt-dev autoconf automake emacs-nox libsystemd-dev libmount-dev libsmartcols-dev man-db

@@ -61,12 +61,12 @@ timed_mount()
 	DAEMONS[${#DAEMONS[@]} - 1]=$DAEMON_PID
 }
 
-# pfs_mount STORE MNT : packetfs mount (daemonized); waits until stat of
-# MNT/.packetfs/version answers. Sets PFS_PID, and MOUNT_MS to the time from the start of
-# `packetfs mount` until that stat answered (timed_mount).
+# pfs_mount STORE MNT : packetfs mount (daemonized; with -o PFS_MOUNT_OPTS when that is set);
+# waits until stat of MNT/.packetfs/version answers. Sets PFS_PID, and MOUNT_MS to the time
+# from the start of `packetfs mount` until that stat answered (timed_mount).
 pfs_mount()
 {
-	timed_mount "$2" .packetfs/version "$PFS" mount "$1" "$2"
+	timed_mount "$2" .packetfs/version "$PFS" mount "$1" "$2" ${PFS_MOUNT_OPTS:+-o "$PFS_MOUNT_OPTS"}
 	PFS_PID=$DAEMON_PID
 	[ -n "$PFS_PID" ] || die "no daemon found for $1 on $2"
 }

@@ -4,7 +4,7 @@
 # (bindfs is installed when missing) and with /dev/fuse.
 #
 #	bash tests/bench/run.sh [--scale F] [--runs N] [--jobs N] [--dir DIR] [--out FILE]
-#	                        [--drop-caches] [--profile] [W1 ... W16]
+#	                        [--drop-caches] [--profile] [--mount-options OPTS] [W1 ... W16]
 #
 #   --scale F       multiplies every size (default 1.0; 0.01 tries the suite in a few minutes)
 #   --runs N        timed runs per measurement; the table shows their median (default 5)
@@ -17,6 +17,8 @@
 #   --profile       after the timed runs of each write shape (W4, W5, W6, W10-W16), one more
 #                   run on packetfs under `perf record --call-graph dwarf` of the daemon; its summary goes
 #                   into the workload's note (needs perf)
+#   --mount-options OPTS  packetfs is mounted with -o OPTS (e.g. io_uring, which also needs
+#                   /sys/module/fuse/parameters/enable_uring set); the report names them
 #   W1 ... W16      the workloads to run (default all), see tests/bench/README.md
 #
 # The same data is set up three ways: files on the local disk (the limit), the same files
@@ -63,6 +65,7 @@ WORKDIR=${TMPDIR:-/tmp}
 OUT=""
 DROP=0
 PROFILE=0
+PFS_MOUNT_OPTS=
 WORKLOADS=()
 STATE_BOUND=3600 # seconds any wait for an item's state may take
 THREADS=$(nproc) # parallel writers when setting up data (never while measuring)
@@ -99,6 +102,8 @@ while [ $# -gt 0 ]; do
 	--out=*) OUT=${1#*=}; shift ;;
 	--drop-caches) DROP=1; shift ;;
 	--profile) PROFILE=1; shift ;;
+	--mount-options) PFS_MOUNT_OPTS=${2:?--mount-options needs a value}; shift 2 ;;
+	--mount-options=*) PFS_MOUNT_OPTS=${1#*=}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	[Ww][1-9] | [Ww]1[0-6]) WORKLOADS+=("W${1#?}"); shift ;;
 	*) echo "tests/bench/run.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
@@ -613,7 +618,8 @@ fi
 		"$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)"
 	printf 'kernel\t%s (%s)\n' "$(uname -r)" "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
 	printf 'disk\t%s (%s, %s)\n' "$B" "$(findmnt -n -o FSTYPE -T "$B" 2>/dev/null || stat -f -c %T "$B")" "$(df -P "$B" | awk 'NR == 2 { print $1 }')"
-	printf 'packetfs\t%s (%s)\n' "$("$PFS" --version 2>&1 | head -n 1)" "$PFS"
+	printf 'packetfs\t%s (%s)%s\n' "$("$PFS" --version 2>&1 | head -n 1)" "$PFS" \
+		"${PFS_MOUNT_OPTS:+, mounted with -o $PFS_MOUNT_OPTS}"
 	printf 'bindfs\t%s, default options\n' "$("$BINDFS" --version 2>&1 | head -n 1)"
 	printf 'parameters\tscale %s, %s runs, jobs %s, workloads %s, caches %s\n' "$SCALE" "$RUNS" \
 		"$JOBS" "${WORKLOADS[*]}" "$([ "$DROP" = 1 ] && echo dropped || echo warm)"

@@ -11,16 +11,16 @@
 # nothing of it enters the source tree.
 #
 # By default the suite runs where SPEC §3 says it must pass: inside the item `posix` of a new store
-# mounted with `-o allow_other,default_permissions` (the binary is PACKETFS_BIN, default
-# build/cli/packetfs), as root, with the users pjdfstest acts as (uids 65534 and 65533) members
-# of the store's group; the store and mount lie in a directory of TMPDIR (default /tmp) that
-# they can reach. --target DIR runs it in DIR instead (e.g. a directory on ext4, to
-# measure the baseline tests/pjdfstest/known-failures is checked against). Every test file
-# (chmod/00.t, ...) is run with `prove` on its own, under a timeout of 900 s, four at a time
-# (PFS_PJDFSTEST_JOBS), and counts as one test: its line "ok NAME" or "not ok NAME (failed
-# tests: N,M...)" goes to stdout, in the files' order, and to FILE with --out; the TAP output of
-# each failing file goes to build-pjdfstest/logs/NAME.log (DIR-NN.t). All of them run, or those
-# named (a directory of pjdfstest's tests/, or one file, e.g. symlink/03.t).
+# mounted with `-o allow_other,default_permissions` (and io_uring with PACKETFS_TEST_RING=1; the
+# binary is PACKETFS_BIN, default build/cli/packetfs), as root, with the users pjdfstest acts as
+# (uids 65534 and 65533) members of the store's group; the store and mount lie in a directory of
+# TMPDIR (default /tmp) that they can reach. --target DIR runs it in DIR instead (e.g. a directory
+# on ext4, to measure the baseline tests/pjdfstest/known-failures is checked against). Every test
+# file (chmod/00.t, ...) is run with `prove` on its own, under a timeout of 900 s, four at a time
+# (PFS_PJDFSTEST_JOBS), and counts as one test: its line "ok NAME" or "not ok NAME (failed tests:
+# N,M...)" goes to stdout, in the files' order, and to FILE with --out; the TAP output of each
+# failing file goes to build-pjdfstest/logs/NAME.log (DIR-NN.t). All of them run, or those named (a
+# directory of pjdfstest's tests/, or one file, e.g. symlink/03.t).
 #
 # Exits 0 when every file ran (whatever its result), 1 when the suite could not be run (mount,
 # item), 77 with a line "SKIP: why" when pjdfstest's source, autoconf, automake or prove is
@@ -170,7 +170,7 @@ if [ -z "$TARGET" ]; then
 	fi
 	MNT=$WORK/mnt
 	mkdir "$MNT"
-	"$PFS" mount "$WORK/store" "$MNT" -o allow_other,default_permissions </dev/null || exit 1
+	"$PFS" mount "$WORK/store" "$MNT" -o "allow_other,default_permissions${PACKETFS_TEST_RING:+,io_uring}" </dev/null || exit 1
 	mkdir "$MNT/posix" || exit 1
 	TARGET=$MNT/posix
 fi
