@@ -25,8 +25,9 @@
  * Threads. libfuse's worker thread that reads a request processes it
  * (fuse_session_loop_mt: receive, then process, on one thread), so the
  * flag of the request a handler serves is a thread-local set by the read
- * that brought it (or by the ring thread that serves it: fs_ring.c). The INIT exchange happens once, before any other
- * request; its unique id and the kernel's flags are kept for the reply.
+ * that brought it (or by the ring thread that serves it: fs_ring.c). The
+ * INIT exchange happens once, before any other request; its unique id and
+ * the kernel's flags are kept for the reply.
  */
 #include <errno.h>
 #include <linux/fuse.h>
@@ -91,10 +92,10 @@ void fs__io_note_request(const void *buf, size_t n)
 	if (h->opcode == FUSE_INIT &&
 	    n >= sizeof(*h) + offsetof(struct fuse_init_in, flags) + sizeof(uint32_t)) {
 		init_flags = init->flags;
-		init_flags2 = (init_flags & FUSE_INIT_EXT) &&
-					      n >= sizeof(*h) + offsetof(struct fuse_init_in, flags2) +
-							   sizeof(uint32_t)
-				      ? init->flags2 : 0;
+		init_flags2 = 0;
+		if ((init_flags & FUSE_INIT_EXT) &&
+		    n >= sizeof(*h) + offsetof(struct fuse_init_in, flags2) + sizeof(uint32_t))
+			init_flags2 = init->flags2;
 		init_unique = h->unique;
 	} else if (atomic_load_explicit(&killpriv, memory_order_relaxed)) {
 		kill_suidgid = wants_kill(buf, n);
