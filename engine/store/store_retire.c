@@ -350,11 +350,12 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 	if (rc)
 		return rc == -ENOENT ? -ESTALE : rc;
 	if (slot && room >= (size_t)p.size + len) {
-		/* In place: the bytes after the old content are the row's padding. */
+		/* In place: the bytes after the old content are the row's padding.
+		 * The new revision takes the row and names its run at once. */
 		rc = whole_io(s, slot, (void *)data, len, (size_t)p.size, 1);
 		if (rc == 0)
-			rc = store__exec(s, "UPDATE revisions SET slot = ? WHERE id = ?", "II", slot,
-					 id);
+			rc = store__exec(s, "UPDATE revisions SET slot = ?, grown_from = ? WHERE id = ?",
+					 "III", slot, p.grown ? p.grown : prev, id);
 	} else {
 		/* The row outgrew its room (or there was none): a new one,
 		 * with room to grow (whole_put). */
@@ -367,10 +368,10 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 			rc = whole_put(s, id, buf, (size_t)p.size + len, slot);
 		}
 		free(buf);
+		if (rc == 0)
+			rc = store__exec(s, "UPDATE revisions SET grown_from = ? WHERE id = ?",
+					 "II", p.grown ? p.grown : prev, id);
 	}
-	if (rc == 0)
-		rc = store__exec(s, "UPDATE revisions SET grown_from = ? WHERE id = ?", "II",
-				 p.grown ? p.grown : prev, id);
 	if (rc == 0 && size)
 		*size = (uint64_t)p.size + len;
 	return rc;
