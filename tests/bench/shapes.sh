@@ -129,11 +129,13 @@ CLK_TCK=$(getconf CLK_TCK)
 # daemon (all its threads; those it starts later inherit it) on CPU 0 (`one CPU`) or CPU 1
 # (`two CPUs`); the disk target pins the client alone.
 
-# placed PLACE TARGET CMD... : runs CMD so placed (PLACE: one or two), then lets this shell and
-# the daemon run anywhere again. Returns CMD's status.
+# placed PLACE TARGET CMD... : runs CMD so placed (PLACE: one or two), then lets this shell run
+# anywhere again and gives each of the daemon's threads back the CPUs it had (packetfs's
+# io_uring threads are bound to one CPU each, fs/fs_ring.c; a thread started meanwhile may run
+# anywhere). Returns CMD's status.
 placed()
 {
-	local place=$1 t=$2 pid="" rc=0 all cpu=0
+	local place=$1 t=$2 pid="" rc=0 all cpu=0 task saved=()
 	shift 2
 	all=0-$(($(nproc) - 1))
 	[ "$place" = one ] || cpu=1
@@ -141,10 +143,18 @@ placed()
 	bindfs) pid=$BIND_PID ;;
 	packetfs) pid=$PFS_PID ;;
 	esac
+	if [ -n "$pid" ]; then
+		for task in /proc/"$pid"/task/*; do
+			saved+=("${task##*/}=$(taskset -p -c "${task##*/}" 2>/dev/null | sed 's/.*: //')")
+		done
+	fi
 	taskset -p -c 0 "$BASHPID" >/dev/null || die "taskset of the bench shell failed"
 	[ -z "$pid" ] || taskset -a -p -c "$cpu" "$pid" >/dev/null || die "taskset of $t's daemon failed"
 	"$@" || rc=$?
 	[ -z "$pid" ] || taskset -a -p -c "$all" "$pid" >/dev/null
+	for task in "${saved[@]}"; do
+		[ -z "${task#*=}" ] || taskset -p -c "${task#*=}" "${task%%=*}" >/dev/null 2>&1 || true
+	done
 	taskset -p -c "$all" "$BASHPID" >/dev/null
 	return "$rc"
 }
