@@ -407,14 +407,17 @@ void fs__ring_stop(void)
 {
 	uint64_t one = 1;
 	ssize_t w;
-	int i;
+	int i, went;
 
 	if (!R.threads)
 		goto fd;
+	/* Rings that served (not those a failed fs__ring_prepare undoes). */
+	pthread_mutex_lock(&R.lock);
+	went = R.state == RING_GO;
+	pthread_mutex_unlock(&R.lock);
 	set_state(RING_STOP);
 	w = write(R.stop_fd, &one, sizeof(one));
 	(void)w;
-	util_log(LOG_INFO, "io_uring: %lu requests served", atomic_load(&R.served));
 	for (i = 0; i < R.nthreads; i++) {
 		struct ring_thread *t = &R.threads[i];
 
@@ -427,6 +430,8 @@ void fs__ring_stop(void)
 		if (t->area)
 			munmap(t->area, RING_FRONT + R.payload_sz);
 	}
+	if (went)
+		util_log(LOG_INFO, "io_uring: %lu requests served", atomic_load(&R.served));
 	free(R.threads);
 	R.threads = NULL;
 	R.nthreads = 0;

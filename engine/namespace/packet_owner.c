@@ -185,14 +185,10 @@ int engine_file_kill_suidgid(struct pfs_file *f)
 int engine_kill_suidgid(struct engine *e, const char *path)
 {
 	struct pfs_stat st;
-	struct node n;
 	mode_t kill;
-	int rc = packet__resolve(e, path, &n);
+	/* The mode alone is needed: a view is not rendered for its size. */
+	int rc = engine_getattr_unrendered(e, path, &st);
 
-	if (rc)
-		return rc;
-	rc = packet__node_stat(e, &n, &st, 1);
-	packet__node_clear(&n);
 	if (rc || !S_ISREG(st.mode) || !(kill = suidgid_of(st.mode & 07777)))
 		return rc;
 	return engine_chmod(e, path, st.mode & 07777 & ~kill);

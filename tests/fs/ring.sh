@@ -6,8 +6,8 @@
 # once, each checked against what was written; the daemon's log counts the requests the rings
 # served, and a read through /dev/fuse alone would not reach that count. A kill -9 of a ring
 # daemon leaves a mount that fusermount3 -u takes down, and the store mounts again with every
-# closed file kept. Without enable_uring the mount says why in its log and serves through
-# /dev/fuse.
+# closed file kept. A value given to the option is refused. Without enable_uring the mount says
+# why in its log and serves through /dev/fuse.
 . "$(dirname "$0")/../lib.sh"
 param=/sys/module/fuse/parameters/enable_uring
 [ -w "$param" ] || { echo "SKIP: $param missing (a kernel without FUSE over io_uring)" >&2; exit 77; }
@@ -22,6 +22,13 @@ served()
 }
 
 make_store
+# The option takes no value: anything else is refused by name, and nothing is mounted.
+mkdir -p "$T/mnt"
+for v in io_uring=1 io_uring=0 io_uringx; do
+	out=$("$PFS" mount "$STORE" "$T/mnt" -o "$v" 2>&1) && fail "-o $v mounted"
+	assert_contains "$out" "packetfs: mount: $v: unknown mount option"
+	mountpoint -q "$T/mnt" && fail "-o $v left a mount"
+done
 echo 1 >"$param"
 MOUNT_OPTS="io_uring,log=$T/ring.log" mount_store
 queues=$(awk -F'[-,]' '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
