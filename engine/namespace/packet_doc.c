@@ -35,6 +35,7 @@
  * store, a document created open when it is created.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,18 +48,22 @@
 void packet__who_fill(struct engine *e, const struct pfs_caller *c, struct who_buf *wb)
 {
 	char path[64];
-	FILE *f;
+	ssize_t n;
+	int fd;
 
 	memset(wb, 0, sizeof(*wb));
 	wb->w.uid = c ? c->uid : getuid();
 	wb->w.pid = c ? c->pid : 0;
 	if (c && c->pid > 0) {
+		/* One read(2) of the command name and its newline (proc(5):
+		 * at most 16 bytes with the NUL), no stdio buffer. */
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c->pid);
-		f = fopen(path, "re");
-		if (f) {
-			if (fgets(wb->comm, sizeof(wb->comm), f))
-				wb->comm[strcspn(wb->comm, "\n")] = '\0';
-			fclose(f);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, wb->comm, sizeof(wb->comm) - 1);
+			wb->comm[n > 0 ? n : 0] = '\0';
+			wb->comm[strcspn(wb->comm, "\n")] = '\0';
+			close(fd);
 		}
 		pipeline_active_stage_of(e->pl, c->pid, wb->stage, sizeof(wb->stage));
 	}
