@@ -75,7 +75,9 @@
 
 /* WAL pages after a commit that wake the checkpointer (SQLite's own
  * default mark), the growth after which it is woken again, and the pages
- * from which the committing thread checkpoints itself (see the top). */
+ * from which the committing thread checkpoints itself (see the top), for
+ * a store of 4 KiB pages; a store of other pages counts the frames of as
+ * many WAL bytes (ckpt_pages, ckpt_step, ckpt_max: ckpt_frames()). */
 #define CKPT_PAGES 1000
 #define CKPT_STEP 256
 #define CKPT_MAX_PAGES 8000
@@ -85,6 +87,19 @@
  * a checkpointer left behind passes again (see the top). */
 #define WAL_LIMIT (32 + CKPT_PAGES * (4096 + 24))
 #define CKPT_QUIET_MS 100
+/*
+ * The page size of a new store's database, in bytes (PRAGMA page_size,
+ * which only a database without a table yet takes; a store made before
+ * keeps its own). A commit writes each page it changes to the WAL whole,
+ * and the commits a mount makes most (an append, a create, a save of a
+ * small document) change a row or two in each of four or five B-trees
+ * (documents, revisions and its index, whole): with 1 KiB pages an append
+ * writes 5.5 KB of WAL instead of 18 KB and a 4 KiB create 12 KB instead
+ * of 32 KB, and the daemon spends less CPU on each; a large document
+ * takes four times the pages (its copy, first read and saves are slower).
+ * tests/bench/results/2026-12-04-vm-page-size.md has the numbers.
+ */
+#define STORE_PAGE_SIZE 1024
 
 void store__now(char out[32])
 {
@@ -285,26 +300,26 @@ static void ckpt_signal(struct store *s, int *flag)
 }
 
 /* The WAL hook of s->db, after each commit (under s->lock): wakes the
- * checkpointer once the WAL holds CKPT_PAGES pages, and again each time it
- * grew by CKPT_STEP since or came back to CKPT_PAGES after starting over;
- * from CKPT_MAX_PAGES on checkpoints here first (see the top). */
+ * checkpointer once the WAL holds ckpt_pages pages, and again each time it
+ * grew by ckpt_step since or came back to ckpt_pages after starting over;
+ * from ckpt_max on checkpoints here first (see the top). */
 static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct store *s = arg;
 
-	if (pages >= CKPT_MAX_PAGES) {
+	if (pages >= s->ckpt_max) {
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		/* Its TRUNCATE, should no write follow to start the WAL over. */
 		ckpt_signal(s, &s->ckpt_wanted);
 		return SQLITE_OK;
 	}
 	pthread_mutex_lock(&s->ckpt_lock);
-	if (pages < CKPT_PAGES) {
+	if (pages < s->ckpt_pages) {
 		s->ckpt_woken_at = 0; /* started over since */
 	} else if (!s->ckpt_woken_at || pages < s->ckpt_woken_at ||
-		   pages >= s->ckpt_woken_at + CKPT_STEP) {
+		   pages >= s->ckpt_woken_at + s->ckpt_step) {
 		/* A WAL that a TRUNCATE started over (woken_at 0 again) may
-		 * pass CKPT_PAGES in one commit, above the old mark. */
+		 * pass ckpt_pages in one commit, above the old mark. */
 		s->ckpt_woken_at = pages;
 		s->ckpt_wanted = 1;
 		pthread_cond_signal(&s->ckpt_cond);
@@ -327,7 +342,7 @@ static void ckpt_wait_quiet(struct store *s)
 
 /* The checkpointer thread: a PASSIVE checkpoint each time it is woken,
  * and after CKPT_QUIET_MS without a wake while it is behind; once caught
- * up with a WAL of CKPT_PAGES or more, a TRUNCATE checkpoint (see the
+ * up with a WAL of ckpt_pages or more, a TRUNCATE checkpoint (see the
  * top). Until ckpt_stop. Its failures (SQLITE_BUSY while another
  * checkpoint runs, a writer or a reader) are left for the next pass. */
 static void *ckpt_main(void *arg)
@@ -357,7 +372,7 @@ static void *ckpt_main(void *arg)
 		pthread_mutex_lock(&s->ckpt_lock);
 		/* Under ckpt_lock: a commit's hook sees the WAL before the
 		 * TRUNCATE with its mark, or after it with the mark at 0. */
-		if (!behind && log >= CKPT_PAGES) {
+		if (!behind && log >= s->ckpt_pages) {
 			behind = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL,
 							   SQLITE_CHECKPOINT_TRUNCATE, NULL,
 							   NULL) != SQLITE_OK;
@@ -369,14 +384,31 @@ static void *ckpt_main(void *arg)
 	return NULL;
 }
 
+/* The frames of pages of page bytes that make the WAL bytes of n frames of
+ * 4 KiB pages (each with its 24-byte header): a WAL of ckpt_pages frames
+ * is never larger than WAL_LIMIT. */
+static int ckpt_frames(int n, int page)
+{
+	return (int)((long long)n * (4096 + 24) / (page + 24));
+}
+
 /* Starts the checkpointer of the writable store at path (see the top) and
  * turns the automatic checkpoint off; on any failure leaves it on. The
  * thread blocks every signal: they are for the threads that wait for them. */
 static void ckpt_start(struct store *s, const char *path)
 {
 	sigset_t all, old;
-	int rc;
+	sqlite3_stmt *st;
+	int rc, page = 4096;
 
+	pthread_mutex_lock(&s->lock);
+	if (store__first(s, &st, "PRAGMA page_size", "") == 0 && sqlite3_column_int(st, 0) > 0)
+		page = sqlite3_column_int(st, 0);
+	store__done(st);
+	pthread_mutex_unlock(&s->lock);
+	s->ckpt_pages = ckpt_frames(CKPT_PAGES, page);
+	s->ckpt_step = ckpt_frames(CKPT_STEP, page);
+	s->ckpt_max = ckpt_frames(CKPT_MAX_PAGES, page);
 	/* A connection that has read nothing yet does not know the WAL, and
 	 * its checkpoints do nothing: one read first. */
 	if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
@@ -470,7 +502,15 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 		snprintf(sql, sizeof(sql), "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
 			 "PRAGMA foreign_keys=ON; PRAGMA journal_size_limit=%d; "
 			 "PRAGMA secure_delete=FAST;", WAL_LIMIT);
-		rc = store__script(s, sql);
+		rc = 0;
+		if (create) {
+			char size[40];
+
+			snprintf(size, sizeof(size), "PRAGMA page_size=%d;", STORE_PAGE_SIZE);
+			rc = store__script(s, size);
+		}
+		if (rc == 0)
+			rc = store__script(s, sql);
 		if (rc)
 			goto fail;
 	}

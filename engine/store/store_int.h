@@ -38,6 +38,8 @@ struct store {
 	pthread_cond_t ckpt_cond;    /* ckpt_wanted or ckpt_stop became set */
 	int ckpt_wanted, ckpt_stop;  /* protected by ckpt_lock */
 	int ckpt_woken_at;           /* protected by ckpt_lock: WAL pages at the last wake */
+	int ckpt_pages, ckpt_step, ckpt_max; /* CKPT_PAGES, CKPT_STEP, CKPT_MAX_PAGES of
+					      * store.c in this store's frames (set at open) */
 	int writable;
 	/* Commits of this connection (store_commits): moved on by SQLite's
 	 * commit hook, under lock; read without it (atomic). */

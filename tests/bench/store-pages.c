@@ -24,8 +24,8 @@
  *             its event)
  * For each: the pages the store's connection wrote to the WAL per
  * operation (SQLite's own count, sqlite3_db_status CACHE_WRITE), the WAL
- * bytes that makes (a page and its 24-byte frame header each), and the
- * commits per operation. N defaults to 1,000.
+ * bytes that makes (a page of the store's page size and its 24-byte frame
+ * header each), and the commits per operation. N defaults to 1,000.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +55,21 @@ static long long pages(void)
 static long long p0;
 static uint64_t c0;
 
+/* The store's page size in bytes (PRAGMA page_size). */
+static int page_size(void)
+{
+	sqlite3_stmt *st;
+	int size = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (sqlite3_prepare_v2(s->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		size = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return size;
+}
+
 static void start(void)
 {
 	p0 = pages();
@@ -66,7 +81,7 @@ static void report(const char *name, int n)
 	long long p = pages() - p0;
 
 	printf("| %s | %.2f | %.0f | %.2f |\n", name, (double)p / n,
-	       (double)p * (4096 + 24) / n, (double)(store_commits(s) - c0) / n);
+	       (double)p * (page_size() + 24) / n, (double)(store_commits(s) - c0) / n);
 }
 
 int main(int argc, char **argv)

@@ -3,12 +3,16 @@
  * everything ever written (an fsync every 50 commits always succeeding),
  * and its file brought back down to the size limit once the checkpointer
  * caught up, after a burst and after one commit larger than the limit,
- * with every value read back after a reopen.
+ * with every value read back after a reopen; the page size a new store
+ * gets, and a store of 4 KiB pages kept so and bounded alike.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include <sqlite3.h>
 
 #include "store.h"
 #include "store-old.h"
@@ -127,4 +131,63 @@ TEST(wal_shrinks)
 	store_close(s);
 }
 
-TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks))
+/* The page size of the database file in store directory d (PRAGMA
+ * page_size, read by a connection of its own). */
+static int page_size_of(const char *d)
+{
+	char path[128];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int size = 0;
+
+	snprintf(path, sizeof(path), "%s/packetfs.db", d);
+	ASSERT_EQ(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		size = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return size;
+}
+
+TEST(page_sizes)
+{
+	char d[96], wal[128], path[128], *v;
+	sqlite3 *db = NULL;
+	struct store *s;
+	long long size;
+	int i;
+
+	/* A new store: 1 KiB pages (store.c's STORE_PAGE_SIZE). */
+	snprintf(d, sizeof(d), "%s/new", dir);
+	ASSERT_EQ(mkdir(d, 0700), 0);
+	store_close(test_store_open(d, 1, 0));
+	ASSERT_EQ(page_size_of(d), 1024);
+	/* A database made with 4 KiB pages before the store was (as every
+	 * store made before 1 KiB pages): it keeps them, and a burst leaves
+	 * its WAL file within the same limit. */
+	snprintf(d, sizeof(d), "%s/old", dir);
+	ASSERT_EQ(mkdir(d, 0700), 0);
+	snprintf(path, sizeof(path), "%s/packetfs.db", d);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, "PRAGMA page_size=4096; CREATE TABLE t(x); DROP TABLE t", NULL,
+			       NULL, NULL),
+		  SQLITE_OK);
+	sqlite3_close(db);
+	s = test_store_open(d, 1, 0);
+	for (i = 0; i < 2000; i++)
+		commit_one(s, "old", i);
+	snprintf(wal, sizeof(wal), "%s/packetfs.db-wal", d);
+	size = wal_settle(wal);
+	if (size > WAL_LIMIT)
+		FAIL_AT("the WAL file of a 4 KiB store stays at %lld bytes after a burst", size);
+	store_close(s);
+	ASSERT_EQ(page_size_of(d), 4096);
+	s = test_store_open(d, 0, 0);
+	ASSERT_EQ(store_meta_get(s, "old-49", &v), 0);
+	ASSERT_EQ(atoi(v), 1999);
+	free(v);
+	store_close(s);
+}
+
+TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks), CASE(page_sizes))
