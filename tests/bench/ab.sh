@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # tests/bench/ab.sh - the A/B harness of the on-demand measurements that compare builds in one
-# run (daemon-cpu.sh, store-bytes.sh, fuse-requests.sh, recipe-cost.sh): their options, the
-# builds to compare, the work directory and its cleanup, a store mounted per run and the
-# daemon's CPU time. Sourced at the top of such a script; defines functions, ROOT (the source
-# tree) and AB_NAME (the script's file name, which every message starts with).
+# run (daemon-cpu.sh, store-bytes.sh, fuse-requests.sh, recipe-cost.sh, big-docs.sh): their
+# options, the builds to compare, the work directory and its cleanup, a store mounted per run
+# and the daemon's CPU time. Sourced at the top of such a script; defines functions, ROOT (the
+# source tree) and AB_NAME (the script's file name, which every message starts with).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 AB_NAME=$(basename "$0")
