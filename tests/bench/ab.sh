@@ -168,6 +168,32 @@ ab_runs()
 	done
 }
 
+# ab_table TITLE RAW_LABEL NAME... : after ab_runs, the report of W/raw: the two builds (A, B),
+# then a table of one row per NAME (the values of column 1, 2, ... after the build's number),
+# the medians of A and of B and B/A, each to two decimals, headed TITLE; then every raw value
+# of each build, RAW_LABEL (the columns' short names) after "raw".
+ab_table()
+{
+	local title=$1 label=$2
+	shift 2
+	echo "# A: ${BINS[0]}"
+	echo "# B: ${BINS[1]}"
+	python3 - "$W/raw" "$title" "$label" "$@" <<'PY'
+import statistics, sys
+raw, title, label, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+rows = [l.split() for l in open(raw)]
+print("| %s | A | B | B/A |" % title)
+print("|---|--:|--:|--:|")
+for i, n in enumerate(names):
+    a, b = (statistics.median(float(r[1 + i]) for r in rows if r[0] == k) for k in "01")
+    print("| %s | %.2f | %.2f | %s |" % (n, a, b, "%.2f" % (b / a) if a else "-"))
+print()
+for k, ab in (("0", "A"), ("1", "B")):
+    print("- %s raw (%s): %s" % (ab, label, "; ".join(" ".join(r[1:]) for r in rows
+                                                    if r[0] == k)))
+PY
+}
+
 # cpu_ticks PID : utime + stime of PID in clock ticks (fields 14 and 15 of /proc/PID/stat,
 # counted after the command name, which may hold spaces).
 cpu_ticks()

@@ -12,7 +12,7 @@
 # (default 100) by `sed -i`, one line changed each (read, a temporary file written whole,
 # renamed over it: one revision each). Wall milliseconds of each, and the daemon's CPU
 # milliseconds of the copy and of the saves. Builds alternate run by run (default 3 runs); the
-# table shows the medians, the raw values follow.
+# table shows the medians (ab_table), the raw values follow.
 set -euo pipefail
 MIB=64 SAVES=100 RUNS=3
 # shellcheck source=ab.sh
@@ -63,19 +63,7 @@ one_run()
 }
 
 ab_runs
-echo "# large documents: a copy of $MIB MiB, its first and second read, $SAVES sed -i of a 1.3 MiB document; $RUNS runs, $(date -u +%FT%TZ)"
-echo "# A: ${BINS[0]}"
-echo "# B: ${BINS[1]}"
-python3 - "$W/raw" <<'PY'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
-names = ["cp, ms", "cp, daemon CPU ms", "first cat, ms", "second cat, ms",
-         "saves, ms", "saves, daemon CPU ms"]
-print("| measure | A | B | B/A |")
-print("|---|--:|--:|--:|")
-for c, n in enumerate(names, start=1):
-    a, b = (statistics.median(int(r[c]) for r in rows if r[0] == k) for k in "01")
-    print("| %s | %d | %d | %.2f |" % (n, a, b, b / a if a else float("nan")))
-for k in "01":
-    print("- %s raw: %s" % ("AB"[int(k)], "; ".join(" ".join(r[1:]) for r in rows if r[0] == k)))
-PY
+echo "# large documents: a copy of $MIB MiB, its first and second read, $SAVES sed -i of a" \
+	"1.3 MiB document; $RUNS runs, $(date -u +%FT%TZ)"
+ab_table measure "cp cp_cpu cold_cat warm_cat saves saves_cpu" "cp, ms" "cp, daemon CPU ms" \
+	"first cat, ms" "second cat, ms" "saves, ms" "saves, daemon CPU ms"

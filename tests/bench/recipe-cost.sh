@@ -103,21 +103,7 @@ EOF
 
 ab_runs
 echo "# per recipe run, W6's shape: $ITEMS items x 10 recipes, $RUNS runs, $(nproc) CPUs, $(date -u +%FT%TZ)"
-echo "# A: ${BINS[0]}"
-echo "# B: ${BINS[1]}"
-python3 - "$W/raw" <<'PY'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
-names = ["daemon CPU ms", "store commits", "git repository opens", "git status lists",
-         "execve (daemon and children)", "wall s of the whole advance",
-         "system calls (daemon and children)"]
-print("| per recipe | A | B | B/A |")
-print("|---|--:|--:|--:|")
-for i, n in enumerate(names):
-    a, b = (statistics.median(float(r[1 + i]) for r in rows if r[0] == k) for k in "01")
-    print("| %s | %.2f | %.2f | %s |" % (n, a, b, "%.2f" % (b / a) if a else "-"))
-print()
-for k, label in (("0", "A"), ("1", "B")):
-    print("- %s raw (cpu_ms commits opens statuses execs wall_s syscalls): %s" % (
-        label, "; ".join(" ".join(r[1:]) for r in rows if r[0] == k)))
-PY
+ab_table "per recipe" "cpu_ms commits opens statuses execs wall_s syscalls" \
+	"daemon CPU ms" "store commits" "git repository opens" "git status lists" \
+	"execve (daemon and children)" "wall s of the whole advance" \
+	"system calls (daemon and children)"
