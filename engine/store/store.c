@@ -384,9 +384,9 @@ static void *ckpt_main(void *arg)
 	return NULL;
 }
 
-/* The frames of pages of page bytes that make the WAL bytes of n frames of
- * 4 KiB pages (each with its 24-byte header): a WAL of ckpt_pages frames
- * is never larger than WAL_LIMIT. */
+/* How many frames of pages of page bytes hold as many WAL bytes as n
+ * frames of 4 KiB pages (a frame: its page and a 24-byte header), so that
+ * a WAL of ckpt_pages frames is never larger than WAL_LIMIT. */
 static int ckpt_frames(int n, int page)
 {
 	return (int)((long long)n * (4096 + 24) / (page + 24));
