@@ -393,7 +393,8 @@ static int ckpt_frames(int n, int page)
 }
 
 /* Starts the checkpointer of the writable store at path (see the top) and
- * turns the automatic checkpoint off; on any failure leaves it on. The
+ * turns the automatic checkpoint off; on any failure leaves it on, at
+ * ckpt_pages frames. The
  * thread blocks every signal: they are for the threads that wait for them. */
 static void ckpt_start(struct store *s, const char *path)
 {
@@ -409,6 +410,9 @@ static void ckpt_start(struct store *s, const char *path)
 	s->ckpt_pages = ckpt_frames(CKPT_PAGES, page);
 	s->ckpt_step = ckpt_frames(CKPT_STEP, page);
 	s->ckpt_max = ckpt_frames(CKPT_MAX_PAGES, page);
+	/* Without the thread (a failure below), SQLite's automatic
+	 * checkpoint stays: at the same WAL bytes. */
+	sqlite3_wal_autocheckpoint(s->db, s->ckpt_pages);
 	/* A connection that has read nothing yet does not know the WAL, and
 	 * its checkpoints do nothing: one read first. */
 	if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
