@@ -10,9 +10,14 @@ printf 'Make the greeting say "new".\n' >"$d/brief.md"
 "$PFS" follow "$d" >"$T/early" 2>&1 || fail "follow of a new item failed: $(cat "$T/early")"
 assert_eq "==> state: new <==" "$(cat "$T/early")" "follow of an item that never ran"
 
+# follow starts after the advance: started before it, follow may read the state "new" and end
+# at once, as it should for an item that never ran (above). A write to ctl has been applied when
+# it returns, so follow sees the item running, or already waiting with all its logs.
+ctl "$M" fix-1 advance
+st=$(status_field "$M" fix-1 state)
+case "$st" in queued | running | waiting) ;; *) fail "state '$st' right after advance" ;; esac
 "$PFS" follow "$d" >"$T/out" 2>"$T/err" &
 fpid=$!
-ctl "$M" fix-1 advance
 wait_state "$M" fix-1 waiting
 wait_gone "$fpid"
 wait "$fpid" || fail "follow failed: $(cat "$T/err")"
