@@ -96,6 +96,7 @@ int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t l
 		if (off + len > packet__max_doc(f->e))
 			return -EFBIG;
 		pthread_mutex_lock(&f->lock); /* the handle's lock first (namespace.h) */
+		packet__od_request(d, f, 1);
 		pthread_mutex_lock(&d->lock);
 		rc = packet__od_load(f->e, d);
 		if (rc == 0)
@@ -139,6 +140,7 @@ static int file_truncate(struct pfs_file *f, uint64_t size)
 	case N_DOC:
 		if (size > packet__max_doc(f->e))
 			return -EFBIG;
+		packet__od_request(f->od, f, 1);
 		pthread_mutex_lock(&f->od->lock);
 		rc = packet__od_resize(f->e, f->od, size);
 		pthread_mutex_unlock(&f->od->lock);

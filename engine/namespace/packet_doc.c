@@ -145,28 +145,32 @@ uint64_t packet__od_size(struct open_doc *d)
 	return (d->partial ? d->stored_len : 0) + d->content.len;
 }
 
-int packet__od_load(struct engine *e, struct open_doc *d)
+/* Makes content, which holds the bytes after the first stored_len of the
+ * revision stored_rev while *partial, the whole document: reads that
+ * revision before them and clears *partial. 0 or a negative errno
+ * (content unchanged). */
+static int load_bytes(struct engine *e, struct buf *content, int *partial,
+		      uint64_t stored_len, int64_t stored_rev)
 {
 	char *data = NULL, *grown;
 	size_t len = 0;
 	int rc;
 
-	assert(util_mutex_held(&d->lock));
-	if (!d->partial)
+	if (!*partial)
 		return 0;
-	if (d->stored_len == 0) { /* nothing to read (a probe's revision may be gone) */
-		d->partial = 0;
+	if (stored_len == 0) { /* nothing to read (a probe's revision may be gone) */
+		*partial = 0;
 		return 0;
 	}
-	rc = store_rev_read_id(e->store, d->stored_rev, &data, &len);
-	if (rc == 0 && len != d->stored_len)
+	rc = store_rev_read_id(e->store, stored_rev, &data, &len);
+	if (rc == 0 && len != stored_len)
 		rc = -EIO; /* not the revision it was opened on */
-	if (rc == 0 && d->content.len) {
-		grown = realloc(data, len + d->content.len + 1);
+	if (rc == 0 && content->len) {
+		grown = realloc(data, len + content->len + 1);
 		if (grown) {
 			data = grown;
-			memcpy(data + len, d->content.data, d->content.len + 1);
-			len += d->content.len;
+			memcpy(data + len, content->data, content->len + 1);
+			len += content->len;
 		} else {
 			rc = -ENOMEM;
 		}
@@ -175,16 +179,121 @@ int packet__od_load(struct engine *e, struct open_doc *d)
 		free(data);
 		return rc == -ENOENT ? -EIO : rc;
 	}
-	buf_free(&d->content);
-	d->content.data = data;
-	d->content.len = len;
-	d->content.cap = len + 1;
-	d->partial = 0;
+	buf_free(content);
+	content->data = data;
+	content->len = len;
+	content->cap = len + 1;
+	*partial = 0;
 	return 0;
+}
+
+int packet__od_load(struct engine *e, struct open_doc *d)
+{
+	assert(util_mutex_held(&d->lock));
+	return load_bytes(e, &d->content, &d->partial, d->stored_len, d->stored_rev);
+}
+
+/* ---- truncation ---- */
+
+/*
+ * Truncation. An O_TRUNC open empties the document while the kernel
+ * serves the opener's OPEN request; the kernel sets the file's size to 0
+ * only once the reply has reached the opener. A page-cache read of the
+ * same file by another process, sent at the old size before that and
+ * answered after the truncation, comes back short. The kernel then lowers
+ * the file's size to the end of that reply, unless the file's attribute
+ * version moved meanwhile (Linux fs/fuse/file.c, fuse_short_read), as it
+ * does when it takes an attribute reply made before the truncation (the
+ * old size): then it keeps the old size and the read's pages zero-filled
+ * and up to date, and that reader and every later one that finds the
+ * pages reads zeros where the old version was. So a truncating open keeps
+ * what the document held (struct od_before), and the other handles read
+ * that until the truncating handle makes a request: the kernel sends one
+ * only after the open has returned, so after the size became 0. A read
+ * at the old size then gets the old bytes, whole, as a read that reached
+ * a local disk before the truncation does. Any other change of the
+ * document ends it too, and attributes are the emptied document's at once.
+ */
+struct od_before {
+	const void *owner;    /* the truncating handle */
+	struct buf content;   /* as struct open_doc's fields of those names */
+	int partial;
+	uint64_t stored_len;
+	int64_t stored_rev;
+};
+
+static void before_free(struct od_before *b)
+{
+	if (b) {
+		buf_free(&b->content);
+		free(b);
+	}
+}
+
+/* Drops what a truncating open of d kept; d->lock held. */
+static void before_end(struct open_doc *d)
+{
+	assert(util_mutex_held(&d->lock));
+	before_free(d->before);
+	d->before = NULL;
+}
+
+void packet__od_trunc(struct open_doc *d, const void *owner)
+{
+	struct od_before *b;
+
+	assert(util_mutex_held(&d->lock));
+	before_end(d);
+	if (packet__od_size(d) == 0)
+		return;
+	b = calloc(1, sizeof(*b));
+	if (b) {
+		b->owner = owner;
+		b->content = d->content;
+		b->partial = d->partial;
+		b->stored_len = d->stored_len;
+		b->stored_rev = d->stored_rev;
+		buf_init(&d->content);
+		d->before = b;
+	}
+	d->partial = 0;
+	d->content.len = 0;
+	if (d->content.data)
+		d->content.data[0] = '\0';
+	d->dirty = 1;
+	d->mtime_ns = util_now_ns();
+}
+
+void packet__od_request(struct open_doc *d, const void *f, int writes)
+{
+	pthread_mutex_lock(&d->lock);
+	if (d->before && (writes || d->before->owner == f))
+		before_end(d);
+	pthread_mutex_unlock(&d->lock);
+}
+
+int packet__od_bytes(struct engine *e, struct open_doc *d, const void *f,
+		     const struct buf **out)
+{
+	struct od_before *b = d->before;
+	int rc;
+
+	assert(util_mutex_held(&d->lock));
+	if (b && b->owner != f) {
+		rc = load_bytes(e, &b->content, &b->partial, b->stored_len, b->stored_rev);
+		*out = &b->content;
+		return rc;
+	}
+	if (b)
+		before_end(d);
+	rc = packet__od_load(e, d);
+	*out = &d->content;
+	return rc;
 }
 
 static void od_destroy(struct open_doc *d)
 {
+	before_free(d->before);
 	buf_free(&d->content);
 	free(d->rel);
 	pthread_mutex_destroy(&d->lock);
@@ -297,12 +406,16 @@ void packet__od_unlink_locked(struct engine *e, struct open_doc *d)
 	}
 	d->next = NULL;
 	d->unlinked = 1;
-	/* Still open: its handles may read what it never read, and the unlink
+	/* Still open: its handles may read what it never read (or what an
+	 * O_TRUNC open kept of it, "Truncation"), and the unlink
 	 * that follows may remove the revision holding it (a backup's copy,
 	 * store_save.c). Read it now; a failure leaves it to the first read. */
 	if (d->refs > 0) {
 		pthread_mutex_lock(&d->lock);
 		(void)packet__od_load(e, d);
+		if (d->before)
+			(void)load_bytes(e, &d->before->content, &d->before->partial,
+					 d->before->stored_len, d->before->stored_rev);
 		pthread_mutex_unlock(&d->lock);
 	}
 }
@@ -440,6 +553,7 @@ int packet__od_resize(struct engine *e, struct open_doc *d, uint64_t size)
 	assert(util_mutex_held(&d->lock));
 	if (size == packet__od_size(d))
 		return 0;
+	before_end(d);
 	if (d->partial && size == 0) {
 		/* Emptied: what was never read is not needed. */
 		d->partial = 0;
@@ -505,13 +619,16 @@ void engine_doc_refresh(struct engine *e, int64_t item_id, const char *path)
 		pthread_mutex_lock(&d->lock);
 		if (d->dirty || store_doc_stat(e->store, item_id, path, &m) != 0) {
 			/* pending content is committed over the change */
-		} else if (d->partial) {
-			od_take_stored(d, &m, NULL, 0); /* what was not read stays unread */
-			d->partial = 1;
-			d->stored_len = m.size;
-			d->stored_rev = m.rev_id;
-		} else if (store_doc_read(e->store, item_id, path, &data, &len) == 0) {
-			od_take_stored(d, &m, data, len);
+		} else {
+			before_end(d); /* the engine's change is what everyone reads */
+			if (d->partial) {
+				od_take_stored(d, &m, NULL, 0); /* what was not read stays unread */
+				d->partial = 1;
+				d->stored_len = m.size;
+				d->stored_rev = m.rev_id;
+			} else if (store_doc_read(e->store, item_id, path, &data, &len) == 0) {
+				od_take_stored(d, &m, data, len);
+			}
 		}
 		pthread_mutex_unlock(&d->lock);
 	}

@@ -191,7 +191,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		if (rc == 0 && (flags & O_TRUNC) && wr) {
 			pthread_mutex_lock(&f->od->lock);
 			f->trunc_pending |= packet__od_size(f->od) > 0;
-			rc = packet__od_resize(e, f->od, 0);
+			packet__od_trunc(f->od, f);
 			pthread_mutex_unlock(&f->od->lock);
 		}
 		break;
@@ -341,13 +341,16 @@ ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 	ssize_t n;
 
 	switch (f->kind) {
-	case N_DOC:
+	case N_DOC: {
+		const struct buf *bytes;
+
 		pthread_mutex_lock(&f->od->lock);
-		n = packet__od_load(f->e, f->od);
+		n = packet__od_bytes(f->e, f->od, f, &bytes);
 		if (n == 0)
-			n = slice(&f->od->content, buf, size, off);
+			n = slice(bytes, buf, size, off);
 		pthread_mutex_unlock(&f->od->lock);
 		return n;
+	}
 	case N_STAGE_LOG:
 	case N_RECIPE_LOG:
 		n = store_log_read(f->e->store, f->run_id, off, buf, size);
@@ -434,6 +437,7 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	f->wrote = 1;
 	switch (f->kind) {
 	case N_DOC:
+		packet__od_request(d, f, 1);
 		pthread_mutex_lock(&d->lock);
 		end = packet__od_size(d);
 		if (f->flags & O_APPEND)
@@ -554,6 +558,7 @@ static int file_flush(struct pfs_file *f, const struct pfs_caller *who)
 	assert(!util_mutex_held(&e->files_lock)); /* a handle's lock comes first */
 	switch (f->kind) {
 	case N_DOC:
+		packet__od_request(f->od, f, 0);
 		/* A shell opens with O_TRUNC, dup2()s and closes the first fd before
 		 * it writes: that close must be durable, but the writes that follow
 		 * amend the same revision instead of adding one. */
@@ -702,6 +707,7 @@ int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
 		struct doc_meta m;
 		int unlinked, quiet;
 
+		packet__od_request(f->od, f, 0);
 		memset(st, 0, sizeof(*st));
 		pthread_mutex_lock(&e->files_lock);
 		packet__od_meta(e, f->od, &m);
