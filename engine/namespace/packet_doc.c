@@ -238,6 +238,18 @@ static void before_end(struct open_doc *d)
 	d->before = NULL;
 }
 
+/* Empties d's content, pending as a change; d->lock held. */
+static void od_empty(struct open_doc *d)
+{
+	assert(util_mutex_held(&d->lock));
+	d->partial = 0;
+	d->content.len = 0;
+	if (d->content.data)
+		d->content.data[0] = '\0';
+	d->dirty = 1;
+	d->mtime_ns = util_now_ns();
+}
+
 void packet__od_trunc(struct open_doc *d, const void *owner)
 {
 	struct od_before *b;
@@ -256,12 +268,7 @@ void packet__od_trunc(struct open_doc *d, const void *owner)
 		buf_init(&d->content);
 		d->before = b;
 	}
-	d->partial = 0;
-	d->content.len = 0;
-	if (d->content.data)
-		d->content.data[0] = '\0';
-	d->dirty = 1;
-	d->mtime_ns = util_now_ns();
+	od_empty(d);
 }
 
 void packet__od_request(struct open_doc *d, const void *f, int writes)
@@ -555,13 +562,7 @@ int packet__od_resize(struct engine *e, struct open_doc *d, uint64_t size)
 		return 0;
 	before_end(d);
 	if (d->partial && size == 0) {
-		/* Emptied: what was never read is not needed. */
-		d->partial = 0;
-		d->content.len = 0;
-		if (d->content.data)
-			d->content.data[0] = '\0';
-		d->dirty = 1;
-		d->mtime_ns = util_now_ns();
+		od_empty(d); /* what was never read is not needed */
 		return 0;
 	}
 	rc = packet__od_load(e, d);
