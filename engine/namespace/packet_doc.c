@@ -215,7 +215,7 @@ int packet__od_load(struct engine *e, struct open_doc *d)
  * document ends it too, and attributes are the emptied document's at once.
  */
 struct od_before {
-	const void *owner;    /* the truncating handle */
+	const struct pfs_file *owner; /* the truncating handle */
 	struct buf content;   /* as struct open_doc's fields of those names */
 	int partial;
 	uint64_t stored_len;
@@ -250,7 +250,7 @@ static void od_empty(struct open_doc *d)
 	d->mtime_ns = util_now_ns();
 }
 
-void packet__od_trunc(struct open_doc *d, const void *owner)
+void packet__od_trunc(struct open_doc *d, const struct pfs_file *owner)
 {
 	struct od_before *b;
 
@@ -271,7 +271,7 @@ void packet__od_trunc(struct open_doc *d, const void *owner)
 	od_empty(d);
 }
 
-void packet__od_request(struct open_doc *d, const void *f, int writes)
+void packet__od_request(struct open_doc *d, const struct pfs_file *f, int writes)
 {
 	pthread_mutex_lock(&d->lock);
 	if (d->before && (writes || d->before->owner == f))
@@ -279,7 +279,7 @@ void packet__od_request(struct open_doc *d, const void *f, int writes)
 	pthread_mutex_unlock(&d->lock);
 }
 
-int packet__od_bytes(struct engine *e, struct open_doc *d, const void *f,
+int packet__od_bytes(struct engine *e, struct open_doc *d, const struct pfs_file *f,
 		     const struct buf **out)
 {
 	struct od_before *b = d->before;

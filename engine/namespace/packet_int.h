@@ -305,17 +305,17 @@ int packet__od_resize(struct engine *e, struct open_doc *d, uint64_t size);
  * (packet__od_request) or another change of d (packet_doc.c,
  * "Truncation"); without the memory to keep it, d is emptied alone.
  * d->lock held. */
-void packet__od_trunc(struct open_doc *d, const void *owner);
+void packet__od_trunc(struct open_doc *d, const struct pfs_file *owner);
 /* Handle f made a request after its open (writes: one that changes d):
  * what an O_TRUNC open by f, or by any handle when writes, emptied is no
  * longer read by the others. Takes d->lock. */
-void packet__od_request(struct open_doc *d, const void *f, int writes);
+void packet__od_request(struct open_doc *d, const struct pfs_file *f, int writes);
 /* The bytes of d the handle f reads into *out (owned by d, valid while
  * d->lock is held): what d held before an O_TRUNC open by another handle
  * that has made no request since, otherwise d's content, read whole first
  * when partial. A read by the truncating handle itself is its request
  * (packet__od_request). d->lock held. 0 or a negative errno. */
-int packet__od_bytes(struct engine *e, struct open_doc *d, const void *f,
+int packet__od_bytes(struct engine *e, struct open_doc *d, const struct pfs_file *f,
 		     const struct buf **out);
 /* The largest document allowed, in bytes (the configuration's). */
 uint64_t packet__max_doc(struct engine *e);

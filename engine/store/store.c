@@ -394,8 +394,8 @@ static int ckpt_frames(int n, int page)
 
 /* Starts the checkpointer of the writable store at path (see the top) and
  * turns the automatic checkpoint off; on any failure leaves it on, at
- * ckpt_pages frames. The
- * thread blocks every signal: they are for the threads that wait for them. */
+ * ckpt_pages frames. The thread blocks every signal: they are for the
+ * threads that wait for them. */
 static void ckpt_start(struct store *s, const char *path)
 {
 	sigset_t all, old;
