@@ -258,12 +258,22 @@ static int reopen_one(struct pfs_file *f, void *arg)
 	return r == -ESTALE ? 0 : r < 0 ? r : 1;
 }
 
-/* Opens for the notifier: a handle whose writes change nothing. */
-static void notifier_open(fuse_req_t req, struct fuse_file_info *fi)
+/* The notifier's handle (NOTIFY_FH): direct I/O (its one-byte write must
+ * reach this daemon, which drops it), and no FLUSH at its close: there is
+ * nothing to commit, and the close itself still tells inotify
+ * IN_CLOSE_WRITE (the kernel's FOPEN_NOFLUSH, Linux 5.16). */
+static void notifier_handle(struct fuse_file_info *fi)
 {
 	fi->fh = NOTIFY_FH;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
+	fi->noflush = 1;
+}
+
+/* Opens for the notifier: a handle whose writes change nothing. */
+static void notifier_open(fuse_req_t req, struct fuse_file_info *fi)
+{
+	notifier_handle(fi);
 	fuse_reply_open(req, fi);
 }
 
@@ -345,8 +355,7 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 			goto fail_path;
 		fs__notifier_mode(req, &ps);
 		fs__fill_entry(req, ino, &ps, seen, &e);
-		fi->fh = NOTIFY_FH;
-		fi->direct_io = 1;
+		notifier_handle(fi);
 		if (fuse_reply_create(req, &e, fi) != 0)
 			inode_forget(fs->inodes, ino, 1);
 		free(path);
