@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,21 @@ static const char *stored(char *out, size_t size)
 	return out;
 }
 
+/* Releases the handles given (NULL-terminated), then checks that the
+ * stored document is want. */
+static void release_all(const char *want, ...)
+{
+	struct pfs_file *f;
+	char b[256];
+	va_list ap;
+
+	va_start(ap, want);
+	while ((f = va_arg(ap, struct pfs_file *)) != NULL)
+		engine_file_release(f);
+	va_end(ap);
+	ASSERT_STREQ(stored(b, sizeof(b)), want);
+}
+
 /* Makes the document hold s, committed, with no handle open. */
 static void reset(const char *s)
 {
@@ -97,10 +113,7 @@ TEST(others_read_before)
 	put(w, "notes v2\n", 0);
 	ASSERT_STREQ(read_as(r1, b, sizeof(b)), "notes v2\n");
 	ASSERT_STREQ(read_as(r2, b, sizeof(b)), "notes v2\n");
-	engine_file_release(w);
-	engine_file_release(r1);
-	engine_file_release(r2);
-	ASSERT_STREQ(stored(b, sizeof(b)), "notes v2\n");
+	release_all("notes v2\n", w, r1, r2, NULL);
 }
 
 /* Any request of the truncating handle ends it: a flush (a shell closes
@@ -135,8 +148,7 @@ TEST(owner_requests)
 		ASSERT_STREQ(read_as(r, b, sizeof(b)), "");
 		if (w)
 			engine_file_release(w);
-		engine_file_release(r);
-		ASSERT_STREQ(stored(b, sizeof(b)), "");
+		release_all("", r, NULL);
 	}
 }
 
@@ -154,10 +166,7 @@ TEST(other_writer)
 	ASSERT_STREQ(read_as(r, b, sizeof(b)), old);
 	put(x, "zz", 0);
 	ASSERT_STREQ(read_as(r, b, sizeof(b)), "zz");
-	engine_file_release(x);
-	engine_file_release(w);
-	engine_file_release(r);
-	ASSERT_STREQ(stored(b, sizeof(b)), "zz");
+	release_all("zz", x, w, r, NULL);
 }
 
 /* A document held only by an appender holds only its new bytes (partial):
@@ -177,10 +186,7 @@ TEST(partial)
 	ASSERT_STREQ(read_as(r, b, sizeof(b)), want);
 	put(w, "v3\n", 0);
 	ASSERT_STREQ(read_as(r, b, sizeof(b)), "v3\n");
-	engine_file_release(w);
-	engine_file_release(a);
-	engine_file_release(r);
-	ASSERT_STREQ(stored(b, sizeof(b)), "v3\n");
+	release_all("v3\n", w, a, r, NULL);
 }
 
 /* An empty document has nothing to keep; an O_TRUNC open of a document
@@ -196,11 +202,9 @@ TEST(empty)
 	ASSERT_STREQ(read_as(r, b, sizeof(b)), "");
 	put(w, "v4\n", 0);
 	ASSERT_STREQ(read_as(r, b, sizeof(b)), "v4\n");
-	engine_file_release(w);
-	engine_file_release(r);
+	release_all("v4\n", w, r, NULL);
 	w = open_doc(O_WRONLY | O_TRUNC);
-	engine_file_release(w);
-	ASSERT_STREQ(stored(b, sizeof(b)), "");
+	release_all("", w, NULL);
 }
 
 int main(void)
