@@ -13,9 +13,11 @@
  * item, an item's stages/, validation/, validation/logs/ and .history/,
  * whose times follow the item's updated time, sealed logs) for as long,
  * and those of the reply to a create of a document until its first commit
- * drops them (fs_ops_file.c "Creates"); every other reply - views, logs still growing, the subdirectories of
- * .history, the worktree link, anything told to the notifier - has an
- * attribute timeout of 0, so the kernel asks again each time, as does the
+ * drops them (fs_ops_file.c "Creates"); every other reply - views, logs
+ * still growing, the subdirectories of .history, the worktree link, what
+ * only the notifier is told (a mode with the owner's write bit added, a
+ * view unrendered: fs__notifier_attrs) - has an attribute timeout of 0,
+ * so the kernel asks again each time, as does the
  * root of a mount shared with -o allow_other (fs_team.c). Negative
  * entries are never cached (a miss is answered with ENOENT, not an entry
  * with inode 0). Exactness rests on these rules:
@@ -183,14 +185,14 @@ void fs__ns_open_end(struct fs *fs)
  * engine after fs__change_count gave seen: 0 unless they are stable. A stable
  * inode is marked first (inode_set_cached), so that fs__changed invalidates
  * it from then on; a change reported since seen may have been missed by
- * that (it looked before the mark) and gives 0. The notifier is told its
- * own mode (fs__notifier_mode): never cached.
+ * that (it looked before the mark) and gives 0. What only the notifier is
+ * told is not stable (fs__notifier_attrs).
  */
 static double attr_ttl(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, uint64_t seen)
 {
 	struct fs *fs = fs_of(req);
 
-	if (!ps->stable || notifier_is_self(fs->notifier, req))
+	if (!ps->stable)
 		return 0.0;
 	/* A shared mount's root: every path walk from it asks its attributes
 	 * (the kernel checks its permissions), so that fs__admit refuses

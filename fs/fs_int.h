@@ -210,10 +210,12 @@ int fs__join(const char *dir, const char *name, char **out);
 /* The parent directory of a normalised path in *out (caller frees): "/"
  * for "/a" and for "/". 0 or -ENOMEM. */
 int fs__parent_of(const char *path, char **out);
-/* Adds the owner's write bit to the mode in ps when req comes from the
- * notifier (which opens views for writing to replay changes), symbolic
- * links excepted. */
-void fs__notifier_mode(fuse_req_t req, struct pfs_stat *ps);
+/* When req comes from the notifier, makes ps, the attributes anyone would
+ * be told, what it is told: the owner's write bit added once it needs one
+ * (notifier_write_bit; symbolic links excepted), and not stable (never
+ * cached) where that bit was added or ps is a view's (asked for the
+ * notifier unrendered). Any request thread. */
+void fs__notifier_attrs(fuse_req_t req, struct pfs_stat *ps);
 
 /* ---- fs_ops_file.c: open files ---- */
 

@@ -129,13 +129,22 @@ static void reply_entry(fuse_req_t req, const char *path, const struct pfs_stat 
 		inode_forget(fs->inodes, ino, 1);
 }
 
-/* The notifier opens views for writing to replay changes: under
- * default_permissions the kernel checks the mode it is told, so the
- * notifier alone is told the owner may write. */
-void fs__notifier_mode(fuse_req_t req, struct pfs_stat *ps)
+/* What the notifier is told of an inode, from ps, what anyone is told
+ * (notify.h). A view's attributes asked for it are not rendered
+ * (notifier_getattr), and a mode it alone is told the owner may write
+ * (notifier_write_bit) must not reach anyone else: neither is cached. */
+void fs__notifier_attrs(fuse_req_t req, struct pfs_stat *ps)
 {
-	if (!S_ISLNK(ps->mode) && notifier_is_self(fs_of(req)->notifier, req))
+	struct notifier *n = fs_of(req)->notifier;
+
+	if (!notifier_is_self(n, req))
+		return;
+	if (ps->view)
+		ps->stable = 0;
+	if (!S_ISLNK(ps->mode) && !(ps->mode & S_IWUSR) && notifier_write_bit(n, req)) {
 		ps->mode |= S_IWUSR;
+		ps->stable = 0;
+	}
 }
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
@@ -163,7 +172,9 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		r = -ENOENT;
 		break;
 	case NOTIFY_REVEAL:
+		/* Another path's attributes, under this one's inode. */
 		r = engine_getattr(fs->engine, as, &ps);
+		ps.stable = 0;
 		break;
 	default:
 		r = engine_getattr(fs->engine, path, &ps);
@@ -172,7 +183,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 	} else {
-		fs__notifier_mode(req, &ps);
+		fs__notifier_attrs(req, &ps);
 		reply_entry(req, path, &ps, seen);
 	}
 	free(path);
@@ -249,7 +260,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 	} else {
-		fs__notifier_mode(req, &ps);
+		fs__notifier_attrs(req, &ps);
 		fs__reply_attr(req, ino, &ps, seen);
 	}
 }

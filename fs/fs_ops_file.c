@@ -353,7 +353,7 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 		r = inode_ref(fs->inodes, path, ps.file_id, &ino);
 		if (r < 0)
 			goto fail_path;
-		fs__notifier_mode(req, &ps);
+		fs__notifier_attrs(req, &ps);
 		fs__fill_entry(req, ino, &ps, seen, &e);
 		notifier_handle(fi);
 		if (fuse_reply_create(req, &e, fi) != 0)

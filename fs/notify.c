@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +53,7 @@ struct notifier {
 	pthread_cond_t sent;      /* with lock: sending dropped to 0 (notifier_send_close) */
 	int sending;              /* protected by lock: notifications under way */
 	int sends_closed;         /* protected by lock: the device is about to be closed */
+	int write_bit;            /* atomic: 1 once a replay was refused (notifier_write_bit) */
 };
 
 static unsigned hash(const char *s)
@@ -222,11 +224,34 @@ static void forget_entry(struct notifier *n, const char *path)
 	}
 }
 
+int notifier_write_bit(struct notifier *n, fuse_req_t req)
+{
+	return notifier_is_self(n, req) && __atomic_load_n(&n->write_bit, __ATOMIC_SEQ_CST);
+}
+
+/* Has the replayer do op on path. The first refusal for want of
+ * permission makes the notifier be told the owner's write bit from then
+ * on (notifier_write_bit), and the call is made again. Notifier thread. */
+static int call(struct notifier *n, enum replay_op op, const char *path)
+{
+	int r = replayer_call(n->rp, op, path);
+
+	if (r == EACCES && !__atomic_exchange_n(&n->write_bit, 1, __ATOMIC_SEQ_CST)) {
+		util_log(LOG_NOTICE,
+			 "notifier: the replay of %s was refused (EACCES): this daemon does not "
+			 "override file modes, so the notifier alone is told from now on that the "
+			 "owner may write",
+			 path);
+		r = replayer_call(n->rp, op, path);
+	}
+	return r;
+}
+
 static void replay_created(struct notifier *n, const char *path)
 {
 	forget_entry(n, path);
 	set_targets(n, path, NULL, NULL);
-	replayer_call(n->rp, REPLAY_CREATE, path);
+	call(n, REPLAY_CREATE, path);
 	set_targets(n, NULL, NULL, NULL);
 }
 
@@ -245,12 +270,12 @@ static void replay_archived(struct notifier *n, const char *path)
 		return;
 	if (inode_peek(n->inodes, path) != 0) {
 		set_targets(n, NULL, path, to);
-		replayer_call(n->rp, REPLAY_RMDIR, path);
+		call(n, REPLAY_RMDIR, path);
 		set_targets(n, NULL, NULL, NULL);
 	}
 	forget_entry(n, to);
 	set_targets(n, to, NULL, NULL);
-	replayer_call(n->rp, REPLAY_MKDIR, to);
+	call(n, REPLAY_MKDIR, to);
 	set_targets(n, NULL, NULL, NULL);
 }
 
@@ -258,7 +283,7 @@ static void replay(struct notifier *n, const struct change *c)
 {
 	switch (c->what) {
 	case ENGINE_MODIFIED:
-		replayer_call(n->rp, REPLAY_WRITE, c->path);
+		call(n, REPLAY_WRITE, c->path);
 		break;
 	case ENGINE_CREATED:
 		replay_created(n, c->path);

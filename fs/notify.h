@@ -95,6 +95,19 @@ void notifier_send_close(struct notifier *n, long wait_ms);
 /* Whether req was sent by the notifier (its replayer process). */
 int notifier_is_self(struct notifier *n, fuse_req_t req);
 
+/*
+ * Whether req was sent by the notifier and the notifier must be told the
+ * owner may write what it replays (fs__notifier_attrs). Under
+ * default_permissions the kernel checks the mode it is told before it
+ * lets the replayer open a read-only view for writing or make a log in a
+ * read-only directory. A replayer that overrides modes (CAP_DAC_OVERRIDE:
+ * a daemon run as root) needs no such bit, and then what it is told is
+ * what everyone is told, which the kernel may cache. So the bit is only
+ * given once the kernel refused a replay with EACCES; that replay is made
+ * again at once. Any thread.
+ */
+int notifier_write_bit(struct notifier *n, fuse_req_t req);
+
 /* How a lookup of path by req must be answered. */
 enum notify_lookup {
 	NOTIFY_AS_IS,  /* as for anyone */

@@ -302,7 +302,8 @@ find_daemon()
 # mount_store [MNT] [STORE] : `packetfs mount STORE MNT` (daemonized), then waits until the
 # mount answers (MNT/.packetfs/version exists). Sets M (the mount point) and DAEMON.
 # MOUNT_OPTS, when set, is passed as -o MOUNT_OPTS; PACKETFS_TEST_RING=1 adds io_uring to them
-# (tests/fs/ring.sh runs the file system tests so).
+# (tests/fs/ring.sh runs the file system tests so). MOUNT_WRAP, when set, is a command (words
+# split at spaces) the daemon is started through, such as setpriv with capabilities to drop.
 mount_store()
 {
 	local mnt=${1:-$T/mnt} store=${2:-$STORE} out opts=()
@@ -311,7 +312,8 @@ mount_store()
 	DAEMON_PIDS+=("")
 	[ -z "${MOUNT_OPTS:-}" ] || opts=(-o "$MOUNT_OPTS")
 	[ -z "${PACKETFS_TEST_RING:-}" ] || opts=(-o "${MOUNT_OPTS:+$MOUNT_OPTS,}io_uring")
-	out=$("$PFS" mount "$store" "$mnt" "${opts[@]}" 2>&1 </dev/null) ||
+	# shellcheck disable=SC2086 # MOUNT_WRAP is words
+	out=$(${MOUNT_WRAP:-} "$PFS" mount "$store" "$mnt" "${opts[@]}" 2>&1 </dev/null) ||
 		fail "packetfs mount failed: $out"
 	wait_for test -e "$mnt/.packetfs/version"
 	M=$mnt

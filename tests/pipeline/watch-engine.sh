@@ -5,7 +5,10 @@
 # registry.jsonl, evidence.md, change.diff and the engine-written change-validation.md get
 # MODIFY and CLOSE_WRITE; archiving by `archive` in ctl gives DELETE,ISDIR of the item and
 # CREATE,ISDIR under .archive/. Each watched content is already the new one when its event
-# arrives: the watcher's own read after the CLOSE_WRITE of status sees the final state.
+# arrives: the watcher's own read after the CLOSE_WRITE of status sees the final state. The
+# replays leave every mode as it was for everyone else: status 444, stages/ and validation/logs/
+# 555 (pipeline/watch-engine-modes runs this with a daemon that does not override modes, whose
+# notifier alone is told the owner may write them).
 . "$(dirname "$0")/../lib.sh"
 pipeline_item "$(plan_stage 01-build 08-stream)" "$(print_stage)" "$(validate_stage)"
 ev=$T/events.txt
@@ -46,6 +49,11 @@ n=$(grep -Ec "^MODIFY $M/fix-1/validation/logs/[^/]+-08-stream-[0-9]+\.log\$" "$
 
 # The status reader saw the final state on its own read after an event.
 wait_for grep -qx 'state: done' "$T/states.txt"
+
+# What stat shows after the replays: the modes everyone is told.
+assert_eq "444 555 555 444" "$(stat -c %a "$d/status" "$d/stages" "$d/validation/logs" \
+	"$d"/validation/logs/*-01-build-*.log | tr '\n' ' ' | sed 's/ $//')" \
+	"modes of status, stages/, validation/logs/ and a recipe log after the replays"
 
 echo archive >"$d/ctl"
 wait_for saw 'DELETE' 'fix-1'
