@@ -16,8 +16,9 @@
  * drops them (fs_ops_file.c "Creates"); every other reply - views, logs
  * still growing, the subdirectories of .history, the worktree link, what
  * only the notifier is told (a mode with the owner's write bit added, a
- * view unrendered: fs__notifier_attrs) - has an attribute timeout of 0,
- * so the kernel asks again each time, as does the
+ * file's attributes unrendered, what it makes or creates again: fs_ops.c
+ * fs__notifier_attrs, notifier_getattr, reply_made) - has an attribute
+ * timeout of 0, so the kernel asks again each time, as does the
  * root of a mount shared with -o allow_other (fs_team.c). Negative
  * entries are never cached (a miss is answered with ENOENT, not an entry
  * with inode 0). Exactness rests on these rules:

@@ -212,9 +212,8 @@ int fs__join(const char *dir, const char *name, char **out);
 int fs__parent_of(const char *path, char **out);
 /* When req comes from the notifier, makes ps, the attributes anyone would
  * be told, what it is told: the owner's write bit added once it needs one
- * (notifier_write_bit; symbolic links excepted), and not stable (never
- * cached) where that bit was added or ps is a view's (asked for the
- * notifier unrendered). Any request thread. */
+ * (notifier_write_bit; symbolic links excepted), and then not stable
+ * (never cached). Any request thread. */
 void fs__notifier_attrs(fuse_req_t req, struct pfs_stat *ps);
 
 /* ---- fs_ops_file.c: open files ---- */

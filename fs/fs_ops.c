@@ -130,17 +130,12 @@ static void reply_entry(fuse_req_t req, const char *path, const struct pfs_stat 
 }
 
 /* What the notifier is told of an inode, from ps, what anyone is told
- * (notify.h). A view's attributes asked for it are not rendered
- * (notifier_getattr), and a mode it alone is told the owner may write
- * (notifier_write_bit) must not reach anyone else: neither is cached. */
+ * (notify.h): a mode it alone is told the owner may write
+ * (notifier_write_bit) must not reach anyone else, so it is not cached. */
 void fs__notifier_attrs(fuse_req_t req, struct pfs_stat *ps)
 {
 	struct notifier *n = fs_of(req)->notifier;
 
-	if (!notifier_is_self(n, req))
-		return;
-	if (ps->view)
-		ps->stable = 0;
 	if (!S_ISLNK(ps->mode) && !(ps->mode & S_IWUSR) && notifier_write_bit(n, req)) {
 		ps->mode |= S_IWUSR;
 		ps->stable = 0;
@@ -246,6 +241,10 @@ static int notifier_getattr(struct fs *fs, fuse_ino_t ino, struct pfs_stat *ps)
 		r = engine_getattr_unrendered(fs->engine, path, ps);
 		free(path);
 	}
+	/* A file's size may be a rendering's: not cached. A directory's
+	 * attributes are the same rendered or not. */
+	if (r == 0 && !S_ISDIR(ps->mode))
+		ps->stable = 0;
 	return r;
 }
 
@@ -433,10 +432,16 @@ static void reply_made(fuse_req_t req, const char *path, int r, uint64_t seen)
 
 	if (r == 0)
 		r = engine_getattr(fs_of(req)->engine, path, &ps);
-	if (r < 0)
+	if (r < 0) {
 		fuse_reply_err(req, -r);
-	else
-		reply_entry(req, path, &ps, seen);
+		return;
+	}
+	/* The kernel takes a new entry's attributes without comparing
+	 * versions, so an invalidation sent while the notifier's reply was
+	 * under way would not stop them: the notifier's are not cached. */
+	if (notifier_is_self(fs_of(req)->notifier, req))
+		ps.stable = 0;
+	reply_entry(req, path, &ps, seen);
 }
 
 /* A document (S_IFREG), or a FIFO, socket or device node, which the

@@ -354,6 +354,8 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 		if (r < 0)
 			goto fail_path;
 		fs__notifier_attrs(req, &ps);
+		/* Taken by the kernel without comparing versions (reply_made). */
+		ps.stable = 0;
 		fs__fill_entry(req, ino, &ps, seen, &e);
 		notifier_handle(fi);
 		if (fuse_reply_create(req, &e, fi) != 0)
