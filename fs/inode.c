@@ -547,10 +547,14 @@ int inode_rename(struct inode_table *t, const char *from, const char *to)
 	m = find_name(t, from);
 	if (m && m->node->leaf) {
 		/* Nothing can be below either path (a rename never puts a file
-		 * over a directory). */
+		 * over a directory): only to's own name goes, whether or not
+		 * the table holds it (a new name, as most renames of a temp
+		 * file give, must not walk the table). */
 		char *path = strdup(to);
+		struct name *old = find_name(t, to);
 
-		unlink_locked(t, to, 0);
+		if (old && old->node->ino != INODE_ROOT)
+			drop_name(t, old);
 		if (path == NULL) {
 			drop_name(t, m);
 			r = -ENOMEM;

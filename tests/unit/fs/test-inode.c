@@ -147,7 +147,7 @@ TEST(rename_subtree)
 TEST(rename_leaf)
 {
 	struct inode_table *t = new_table();
-	uint64_t d, a, b, swp, unmarked, below;
+	uint64_t d, a, b, swp, unmarked, below, stray;
 	char *p;
 
 	d = ref(t, "/i/d");
@@ -167,6 +167,15 @@ TEST(rename_leaf)
 	ASSERT_EQ(0, inode_rename(t, "/i/d/a.md", "/i/d/c.md"));
 	expect_path(t, a, "/i/d/c.md");
 	ASSERT_EQ(0, inode_peek(t, "/i/d/a.md"));
+	/* ... touches that name alone: a leaf's new name has nothing below
+	 * it, so the table is not walked for names below it (a name held
+	 * below one the table lacks stays, which a walk would have dropped) */
+	stray = ref(t, "/i/g/y.md");
+	ASSERT_EQ(0, inode_rename(t, "/i/d/c.md", "/i/g"));
+	expect_path(t, a, "/i/g");
+	ASSERT_EQ(stray, inode_peek(t, "/i/g/y.md"));
+	ASSERT_EQ(0, inode_rename(t, "/i/g", "/i/d/c.md"));
+	expect_path(t, a, "/i/d/c.md");
 	/* a node not marked leaf still takes what the table holds below it
 	 * (the kernel said it was a directory once, or never said) */
 	unmarked = ref(t, "/i/e");
