@@ -238,9 +238,9 @@ static int call(struct notifier *n, enum replay_op op, const char *path)
 
 	if (r == EACCES && !__atomic_exchange_n(&n->write_bit, 1, __ATOMIC_SEQ_CST)) {
 		util_log(LOG_NOTICE,
-			 "notifier: the replay of %s was refused (EACCES): this daemon does not "
-			 "override file modes, so the notifier alone is told from now on that the "
-			 "owner may write",
+			 "notifier: the replay of %s was refused (EACCES); from now on the notifier "
+			 "alone is told that the owner may write what it replays (a daemon without "
+			 "CAP_DAC_OVERRIDE needs that)",
 			 path);
 		r = replayer_call(n->rp, op, path);
 	}
