@@ -16,11 +16,15 @@ fi
 
 # requests_to MNT OPCODE CMD... : the requests of OPCODE (FUSE_GETATTR, ...) the kernel sent to
 # the mount MNT while CMD ran (its output discarded); requests to other mounts are not counted.
+# OPCODE may name several, comma-separated: their counts are printed in that order, separated
+# by spaces. REQUESTS_COMM, when set, counts only the requests of processes of that name (the
+# trace names the task that sent each request).
 requests_to()
 {
-	local mnt=$1 op=$2 dev on n
+	local mnt=$1 ops=$2 dev on op who='' out=()
 	shift 2
 	[ -w "$TRACE/events/fuse/fuse_request_send/enable" ] || return 0
+	[ -z "${REQUESTS_COMM:-}" ] || who="^ *$REQUESTS_COMM-[0-9]+ "
 	# The tracepoint names the connection by the kernel's dev_t: major << 20 | minor.
 	dev=$(mountpoint -d "$mnt")
 	dev=$((${dev%%:*} << 20 | ${dev##*:}))
@@ -31,6 +35,8 @@ requests_to()
 	"$@" >/dev/null
 	echo 0 >"$TRACE/events/fuse/fuse_request_send/enable"
 	echo "$on" >"$TRACE/tracing_on"
-	n=$(grep -c "connection $dev .*($op)" "$TRACE/trace" || true)
-	echo "$n"
+	for op in ${ops//,/ }; do
+		out+=("$(grep -Ec "$who.*connection $dev .*\($op\)" "$TRACE/trace" || true)")
+	done
+	echo "${out[*]}"
 }
