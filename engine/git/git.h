@@ -12,11 +12,14 @@
  *   repo_changes.h - the paths a change touched, renames paired
  *   repo_side.h - a measured recipe's base commit and clean checkouts
  *   push.h - a publish's `git push`: its environment and its errors
+ *   refs_watch.h - a count that moves whenever a repository's refs may have
+ *            changed, read without looking a ref up
  */
 #ifndef PACKETFS_GIT_H
 #define PACKETFS_GIT_H
 
 #include "push.h"
+#include "refs_watch.h"
 #include "repo.h"
 #include "repo_changes.h"
 #include "repo_side.h"
