@@ -23,6 +23,8 @@
  *   digest_lock - the kept registry digests (view_digest.c)
  *   size_lock   - the remembered sizes of views (view_size.c); takes no
  *                 other lock
+ *   refs_lock   - the watch of the configured repository's refs
+ *                 (view_size.c); takes no other lock
  *   record_lock - the last record answer of each item (record.c); takes
  *                 no other lock
  *   owed_lock   - the ctl handles whose advance waits for their release
@@ -91,6 +93,8 @@ struct engine {
 
 	pthread_mutex_t size_lock;
 	struct lru sizes;         /* protected by size_lock: view sizes (view_size.c) */
+	pthread_mutex_t refs_lock;
+	struct refs_watch *refs;  /* protected by refs_lock: NULL until a stamp needs it */
 
 	engine_change_fn watch_fn; /* constant once started; NULL: nobody watches */
 	void *watch_arg;
@@ -160,16 +164,26 @@ int view_head(struct engine *e, const struct item *it, char head[41]);
  * What the views of an item that view_size.c remembers are made of,
  * besides the item's row and the time: the store as it is after a number
  * of commits, the pipeline's configuration, and the commits that the
- * item's branch and its base resolve to ("" when they do not).
+ * item's branch and its base resolve to ("" when they do not). Looking
+ * those two up costs more than the rest, so a stamp also carries the
+ * change count of the configured repository's refs (refs_watch.h): while
+ * it has not moved since the commits were last looked up for the item,
+ * they are the same.
  */
 struct view_stamp {
 	uint64_t commits;              /* store_commits */
 	const struct pfs_config *cfg;  /* pipeline_config_get: never reused while open */
+	uint64_t refs;                 /* refs_watch_count; 0: the refs cannot be watched */
+	int exact;                     /* head and base are looked up */
 	char head[41], base[41];
 };
-/* The stamp of item it as things are now, into st. Any thread. */
-void view_stamp(struct engine *e, const struct item *it, struct view_stamp *st);
-/* Whether two stamps are the same. */
+/* The stamp of the views as things are now, into st, without head and
+ * base (st->exact 0). Any thread; takes refs_lock. */
+void view_stamp(struct engine *e, struct view_stamp *st);
+/* Looks up the commits of item it's branch and base into st (st->exact
+ * 1), after view_stamp filled the rest. Any thread. */
+void view_stamp_exact(struct engine *e, const struct item *it, struct view_stamp *st);
+/* Whether two stamps with head and base are the same in every part. */
 int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b);
 
 /*
@@ -177,9 +191,13 @@ int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b);
  * they were rendered at, so that a stat of an unchanged view renders
  * nothing (least recently used items dropped first). kind is one of the
  * VIEW_SIZE_* slots. view_size_get: 1 and *size when a size of that kind
- * was kept under a stamp equal to st, else 0. view_size_keep: keeps size
- * under st (another stamp's sizes of the item go). view_sizes_init: an
- * empty table (engine_open); view_sizes_free: drops all (engine_close).
+ * was kept under a stamp equal to st: in the store's commits and the
+ * configuration, and then in the refs' change count (not 0) when st has no
+ * head and base, else in head and base, in which case the item's
+ * remembered change count becomes st's (the commits were looked up after
+ * it was read); else 0. view_size_keep: keeps size under st, which has
+ * head and base (another stamp's sizes of the item go). view_sizes_init:
+ * an empty table (engine_open); view_sizes_free: drops all (engine_close).
  * Any thread.
  */
 enum { VIEW_SIZE_STATUS, VIEW_SIZE_STATUS_JSON, VIEW_SIZE_EVIDENCE, VIEW_SIZE_JUNIT,

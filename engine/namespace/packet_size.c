@@ -68,7 +68,12 @@ int packet__view_size(struct engine *e, struct node *n, uint64_t *size)
 
 	if (slot < 0 || e->readonly || !n->has_item || unstampable(e, n->item.id))
 		return render_size(e, n, size, &clocked);
-	view_stamp(e, &n->item, &st);
+	view_stamp(e, &st);
+	if (view_size_get(e, n->item.id, slot, &st, size))
+		return 0;
+	/* The refs moved since the item's commits were looked up (or they
+	 * cannot be watched): look them up. */
+	view_stamp_exact(e, &n->item, &st);
 	if (view_size_get(e, n->item.id, slot, &st, size))
 		return 0;
 	/* The row as the store holds it under st: n's was read before. */
@@ -76,7 +81,8 @@ int packet__view_size(struct engine *e, struct node *n, uint64_t *size)
 	if (store_item_get_id(e->store, n->item.id, &m.item) != 0)
 		return render_size(e, n, size, &clocked);
 	rc = render_size(e, &m, size, &clocked);
-	view_stamp(e, &m.item, &after);
+	view_stamp(e, &after);
+	view_stamp_exact(e, &m.item, &after);
 	if (rc == 0 && !clocked && view_stamp_equal(&st, &after) && !unstampable(e, m.item.id))
 		view_size_keep(e, m.item.id, slot, &st, *size);
 	item_clear(&m.item);

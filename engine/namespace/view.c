@@ -205,19 +205,6 @@ int view_head(struct engine *e, const struct item *it, char head[41])
 	return repo_branch_head(pipeline_config_get(e->pl)->repo, it->branch, head);
 }
 
-void view_stamp(struct engine *e, const struct item *it, struct view_stamp *st)
-{
-	const struct pfs_config *cfg = pipeline_config_get(e->pl);
-
-	/* The commits first: a change of the store from here on moves them. */
-	st->commits = store_commits(e->store);
-	st->cfg = cfg;
-	if (!cfg->repo || repo_branch_head(cfg->repo, it->branch, st->head))
-		st->head[0] = '\0';
-	if (!cfg->repo || repo_resolve(cfg->repo, it->base, st->base))
-		st->base[0] = '\0';
-}
-
 int view_plan_names(struct engine *e, int64_t item, char ***names)
 {
 	int rc = plan_names(e->store, item, names);

@@ -21,9 +21,22 @@
  * state the store did not take (a full disk), nor a report.html with a
  * run not ended, nor a rendering during which the stamp moved.
  *
+ * The commits. Looking up the branch and the base (a name such as "main"
+ * is looked up as git does, in four places) at every stat cost two ref
+ * lookups a view: 18% of the daemon's processor in a sweep that stat-ed
+ * views. So each item's entry also remembers the change count of the
+ * repository's refs (refs_watch.h: inotify, read at each stamp) at which
+ * its commits were last looked up: while the count has not moved, they
+ * are the same, and a stat looks nothing up. Once it moved (a commit on
+ * any branch), the next stat of the item looks both up again, and when
+ * they are unchanged its sizes stay and the entry takes the new count: a
+ * commit elsewhere costs each item one lookup, not a rendering. Where the
+ * refs cannot be watched (the count is 0) every stat looks them up.
+ *
  * One entry per item (its stamp and a size per kind), least recently used
- * dropped first (lru.h), at most SIZE_ENTRIES: about 100 bytes each.
+ * dropped first (lru.h), at most SIZE_ENTRIES: about 200 bytes each.
  */
+#include <assert.h>
 #include <string.h>
 #include <stdlib.h>
 
@@ -43,15 +56,61 @@ static void free_entry(struct lru_node *node)
 	free(node);
 }
 
+/* The change count of the refs of the repository at repo (refs_watch.h),
+ * through the engine's one watch, which moves to another repository when
+ * the configuration names another (the configuration is then another
+ * too, so counts of the two watches are never compared). 0: not watched. */
+static uint64_t refs_count(struct engine *e, const char *repo)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&e->refs_lock);
+	if (e->refs && strcmp(refs_watch_path(e->refs), repo) != 0) {
+		refs_watch_close(e->refs);
+		e->refs = NULL;
+	}
+	if (e->refs || refs_watch_open(repo, &e->refs) == 0)
+		n = refs_watch_count(e->refs);
+	pthread_mutex_unlock(&e->refs_lock);
+	return n;
+}
+
+void view_stamp(struct engine *e, struct view_stamp *st)
+{
+	const struct pfs_config *cfg = pipeline_config_get(e->pl);
+
+	memset(st, 0, sizeof(*st));
+	/* The commits first: a change of the store from here on moves them.
+	 * Then the refs' count: a change of a ref from here on moves it, and
+	 * commits looked up after it are at least as new. */
+	st->commits = store_commits(e->store);
+	st->cfg = cfg;
+	st->refs = cfg->repo ? refs_count(e, cfg->repo) : 1;
+}
+
+void view_stamp_exact(struct engine *e, const struct item *it, struct view_stamp *st)
+{
+	const struct pfs_config *cfg = pipeline_config_get(e->pl);
+
+	if (!cfg->repo || repo_branch_head(cfg->repo, it->branch, st->head))
+		st->head[0] = '\0';
+	if (!cfg->repo || repo_resolve(cfg->repo, it->base, st->base))
+		st->base[0] = '\0';
+	st->exact = 1;
+}
+
 int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b)
 {
-	return a->commits == b->commits && a->cfg == b->cfg && strcmp(a->head, b->head) == 0 &&
+	return a->commits == b->commits && a->cfg == b->cfg && a->refs == b->refs &&
+	       a->exact == b->exact && strcmp(a->head, b->head) == 0 &&
 	       strcmp(a->base, b->base) == 0;
 }
 
 void view_sizes_init(struct engine *e)
 {
 	pthread_mutex_init(&e->size_lock, NULL);
+	pthread_mutex_init(&e->refs_lock, NULL);
+	e->refs = NULL;
 	lru_init(&e->sizes, SIZE_ENTRIES, SIZE_ENTRIES * sizeof(struct size_entry), free_entry);
 }
 
@@ -59,6 +118,19 @@ void view_sizes_free(struct engine *e)
 {
 	lru_clear(&e->sizes);
 	pthread_mutex_destroy(&e->size_lock);
+	refs_watch_close(e->refs);
+	e->refs = NULL;
+	pthread_mutex_destroy(&e->refs_lock);
+}
+
+/* Whether the entry's sizes hold under st (see view_size_get). */
+static int entry_holds(const struct size_entry *s, const struct view_stamp *st)
+{
+	if (s->stamp.commits != st->commits || s->stamp.cfg != st->cfg)
+		return 0;
+	if (!st->exact)
+		return st->refs != 0 && s->stamp.refs == st->refs;
+	return strcmp(s->stamp.head, st->head) == 0 && strcmp(s->stamp.base, st->base) == 0;
 }
 
 int view_size_get(struct engine *e, int64_t item, int kind, const struct view_stamp *st,
@@ -69,9 +141,14 @@ int view_size_get(struct engine *e, int64_t item, int kind, const struct view_st
 
 	pthread_mutex_lock(&e->size_lock);
 	s = (struct size_entry *)lru_get(&e->sizes, item);
-	if (s && (s->have & (1u << kind)) && view_stamp_equal(&s->stamp, st)) {
-		*size = s->size[kind];
-		hit = 1;
+	if (s && entry_holds(s, st)) {
+		/* Looked up after st's count was read: they hold at it. */
+		if (st->exact)
+			s->stamp.refs = st->refs;
+		if (s->have & (1u << kind)) {
+			*size = s->size[kind];
+			hit = 1;
+		}
 	}
 	pthread_mutex_unlock(&e->size_lock);
 	return hit;
@@ -82,9 +159,10 @@ void view_size_keep(struct engine *e, int64_t item, int kind, const struct view_
 {
 	struct size_entry *s;
 
+	assert(st->exact);
 	pthread_mutex_lock(&e->size_lock);
 	s = (struct size_entry *)lru_get(&e->sizes, item);
-	if (s && !view_stamp_equal(&s->stamp, st)) {
+	if (s && !entry_holds(s, st)) {
 		s->stamp = *st;
 		s->have = 0;
 	}
@@ -95,6 +173,7 @@ void view_size_keep(struct engine *e, int64_t item, int kind, const struct view_
 		s = (struct size_entry *)lru_put(&e->sizes, &s->node);
 	}
 	if (s) {
+		s->stamp.refs = st->refs;
 		s->size[kind] = size;
 		s->have |= 1u << kind;
 	}
