@@ -25,12 +25,15 @@ int refs_watch_open(const char *path, struct refs_watch **out);
  * The change count of the refs as they are now: a number >= 1 that differs
  * from every earlier answer once any change to the refs has completed
  * (a ref or packed-refs written, renamed over, deleted; a directory of refs
- * made or removed; the repository made anew at the path) before this call
- * began, and stays the same while none did. Changes no ref follows from
- * (the index, lock files, objects, the worktrees' own files) may move it
- * too. 0 when the refs cannot be watched now (no repository at the path,
- * inotify's limits reached): the caller must then look the refs up; the
- * watch tries again at a later call, at most once a second.
+ * made or removed; the repository made anew at the path, or the path made
+ * to name another) before this call began, and stays the same while none
+ * did. Changes no ref follows from (the index, lock files, objects, the
+ * worktrees' own files) may move it too. 0 when the refs cannot be watched
+ * now (no repository at the path; a file system other than a local one; a
+ * symbolic link among the refs; inotify's limits reached): the caller must
+ * then look the refs up. The watch tries again at a later call, a second
+ * after the failure, then twice as long after each further one, up to a
+ * minute. Counts of two watches are unrelated.
  */
 uint64_t refs_watch_count(struct refs_watch *w);
 

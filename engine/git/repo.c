@@ -472,6 +472,38 @@ int repo_resolve(const char *path, const char *rev, char out[41])
 	return commit_hex(path, resolve_commit, rev, out);
 }
 
+int repo_rev_is_ref(const char *path, const char *rev)
+{
+	git_repository *kept = kept_repo(path), *repo = kept;
+	git_reference *ref = NULL;
+	char first[PATH_MAX];
+	const char *name, *slash;
+	struct stat st;
+	int yes = 0;
+
+	if (!repo && git_repository_open(&repo, path) < 0)
+		return 0;
+	if (git_reference_dwim(&ref, repo, rev) == 0) {
+		/* The ref found: one under refs/, or a file of the git
+		 * directory itself (HEAD, ORIG_HEAD). */
+		name = git_reference_name(ref);
+		yes = strncmp(name, "refs/", 5) == 0 || strchr(name, '/') == NULL;
+		/* git's first rule reads <gitdir>/<rev>: a name whose first
+		 * component names a directory there (worktrees/x/HEAD) may come to
+		 * be found below it, where no event would say so. */
+		slash = strchr(rev, '/');
+		if (yes && slash && strncmp(rev, "refs/", 5) != 0 &&
+		    snprintf(first, sizeof(first), "%s%.*s", git_repository_path(repo),
+			     (int)(slash - rev), rev) < (int)sizeof(first) &&
+		    lstat(first, &st) == 0)
+			yes = 0;
+	}
+	git_reference_free(ref);
+	if (repo != kept)
+		git_repository_free(repo);
+	return yes;
+}
+
 /* Whether the worktree repository wt has refname (refs/heads/...) checked
  * out: its HEAD is that symbolic ref. */
 static int checked_out(git_repository *wt, const char *refname)

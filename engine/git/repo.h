@@ -69,6 +69,17 @@ int repo_common_dir(const char *path, char *out, size_t size);
 int repo_resolve(const char *path, const char *rev, char out[41]);
 
 /*
+ * Whether rev, as repo_resolve looks it up in the repository at path now,
+ * is a ref name found by git's rules (git_reference_dwim) under refs/ or as
+ * a file of the git directory, so that what it resolves to changes only
+ * with the refs a refs_watch watches: 1 or 0 (not such a name: a reflog's
+ * @{n}, an abbreviated commit id, `main~2`, a name under another directory
+ * of the git directory, one not found, no repository). Through the calling
+ * thread's kept repository. Any thread.
+ */
+int repo_rev_is_ref(const char *path, const char *rev);
+
+/*
  * Returns branch (e.g. "packetfs/fix-1") to commit to (40 hex digits), for
  * a run that moved it and was cut off. When the branch points elsewhere,
  * that commit is first kept under the new ref save_ref (a full name such as

@@ -95,6 +95,8 @@ struct engine {
 	struct lru sizes;         /* protected by size_lock: view sizes (view_size.c) */
 	pthread_mutex_t refs_lock;
 	struct refs_watch *refs;  /* protected by refs_lock: NULL until a stamp needs it */
+	uint64_t refs_base;       /* protected by refs_lock: added to the watch's counts */
+	uint64_t refs_last;       /* protected by refs_lock: the highest count given */
 
 	engine_change_fn watch_fn; /* constant once started; NULL: nobody watches */
 	void *watch_arg;
@@ -175,13 +177,15 @@ struct view_stamp {
 	const struct pfs_config *cfg;  /* pipeline_config_get: never reused while open */
 	uint64_t refs;                 /* refs_watch_count; 0: the refs cannot be watched */
 	int exact;                     /* head and base are looked up */
+	int by_refs;                   /* exact, and the base is a ref (repo_rev_is_ref) */
 	char head[41], base[41];
 };
 /* The stamp of the views as things are now, into st, without head and
  * base (st->exact 0). Any thread; takes refs_lock. */
 void view_stamp(struct engine *e, struct view_stamp *st);
 /* Looks up the commits of item it's branch and base into st (st->exact
- * 1), after view_stamp filled the rest. Any thread. */
+ * 1), and whether the base is a ref the count follows (st->by_refs), after
+ * view_stamp filled the rest. Any thread. */
 void view_stamp_exact(struct engine *e, const struct item *it, struct view_stamp *st);
 /* Whether two stamps with head and base are the same in every part. */
 int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b);
@@ -195,7 +199,7 @@ int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b);
  * configuration, and then in the refs' change count (not 0) when st has no
  * head and base, else in head and base, in which case the item's
  * remembered change count becomes st's (the commits were looked up after
- * it was read); else 0. view_size_keep: keeps size under st, which has
+ * it was read; 0 unless st->by_refs); else 0. view_size_keep: keeps size under st, which has
  * head and base (another stamp's sizes of the item go). view_sizes_init:
  * an empty table (engine_open); view_sizes_free: drops all (engine_close).
  * Any thread.

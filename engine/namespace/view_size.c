@@ -58,19 +58,27 @@ static void free_entry(struct lru_node *node)
 
 /* The change count of the refs of the repository at repo (refs_watch.h),
  * through the engine's one watch, which moves to another repository when
- * the configuration names another (the configuration is then another
- * too, so counts of the two watches are never compared). 0: not watched. */
+ * the configuration names another; no count is given twice. 0: not
+ * watched. */
 static uint64_t refs_count(struct engine *e, const char *repo)
 {
 	uint64_t n = 0;
 
 	pthread_mutex_lock(&e->refs_lock);
 	if (e->refs && strcmp(refs_watch_path(e->refs), repo) != 0) {
+		/* A new watch counts from 1 again: its counts start past every
+		 * count given before, so that none is given twice. */
 		refs_watch_close(e->refs);
 		e->refs = NULL;
+		e->refs_base = e->refs_last;
 	}
 	if (e->refs || refs_watch_open(repo, &e->refs) == 0)
 		n = refs_watch_count(e->refs);
+	if (n) {
+		n += e->refs_base;
+		if (n > e->refs_last)
+			e->refs_last = n;
+	}
 	pthread_mutex_unlock(&e->refs_lock);
 	return n;
 }
@@ -97,12 +105,15 @@ void view_stamp_exact(struct engine *e, const struct item *it, struct view_stamp
 	if (!cfg->repo || repo_resolve(cfg->repo, it->base, st->base))
 		st->base[0] = '\0';
 	st->exact = 1;
+	/* A base that is no ref (main@{1}, an abbreviated id) may resolve
+	 * otherwise with no ref changed: always looked up. */
+	st->by_refs = !cfg->repo || repo_rev_is_ref(cfg->repo, it->base);
 }
 
 int view_stamp_equal(const struct view_stamp *a, const struct view_stamp *b)
 {
 	return a->commits == b->commits && a->cfg == b->cfg && a->refs == b->refs &&
-	       a->exact == b->exact && strcmp(a->head, b->head) == 0 &&
+	       a->exact == b->exact && a->by_refs == b->by_refs && strcmp(a->head, b->head) == 0 &&
 	       strcmp(a->base, b->base) == 0;
 }
 
@@ -111,6 +122,8 @@ void view_sizes_init(struct engine *e)
 	pthread_mutex_init(&e->size_lock, NULL);
 	pthread_mutex_init(&e->refs_lock, NULL);
 	e->refs = NULL;
+	e->refs_base = 0;
+	e->refs_last = 0;
 	lru_init(&e->sizes, SIZE_ENTRIES, SIZE_ENTRIES * sizeof(struct size_entry), free_entry);
 }
 
@@ -144,7 +157,7 @@ int view_size_get(struct engine *e, int64_t item, int kind, const struct view_st
 	if (s && entry_holds(s, st)) {
 		/* Looked up after st's count was read: they hold at it. */
 		if (st->exact)
-			s->stamp.refs = st->refs;
+			s->stamp.refs = st->by_refs ? st->refs : 0;
 		if (s->have & (1u << kind)) {
 			*size = s->size[kind];
 			hit = 1;
@@ -173,7 +186,7 @@ void view_size_keep(struct engine *e, int64_t item, int kind, const struct view_
 		s = (struct size_entry *)lru_put(&e->sizes, &s->node);
 	}
 	if (s) {
-		s->stamp.refs = st->refs;
+		s->stamp.refs = st->by_refs ? st->refs : 0;
 		s->size[kind] = size;
 		s->have |= 1u << kind;
 	}

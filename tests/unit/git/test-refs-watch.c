@@ -6,14 +6,18 @@
  * before the call: a branch made, moved and deleted; a branch in new
  * directories, and a ref written into directories made since the last
  * count; packed-refs; HEAD; a ref file written in place; a commit in a
- * linked worktree; the repository made anew at the same path. No
- * repository: 0, and no new try within the second.
+ * linked worktree; the repository made anew at the same path; another
+ * repository moved to the path, or the path a symbolic link pointed
+ * elsewhere. No repository, or a symbolic link among the refs: 0, and no
+ * new try within the second. repo_rev_is_ref: which bases the count may
+ * stand for.
  *
  * Everything lives in a mkdtemp directory under /tmp, which also serves as
  * HOME so the user's git config cannot leak in; it is removed at exit.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "git.h"
 #include "git-env.h"
@@ -138,6 +142,84 @@ TEST(anew_and_none)
 	refs_watch_close(NULL);
 }
 
+/* Another repository at the path: moved there, or through a symbolic
+ * link pointed at it. No event on what was watched says so. */
+TEST(path_swapped)
+{
+	char a[128], b[128], link[128];
+	struct refs_watch *w = NULL;
+	uint64_t n;
+
+	snprintf(a, sizeof(a), "%s/swap-a", root);
+	snprintf(b, sizeof(b), "%s/swap-b", root);
+	snprintf(link, sizeof(link), "%s/swap-link", root);
+	SH("for r in %s %s; do git init -q -b main $r && (cd $r && echo $r >f && git add f && "
+	   "git commit -qm one); done && ln -s %s %s", a, b, a, link);
+	ASSERT_EQ(refs_watch_open(a, &w), 0);
+	n = refs_watch_count(w);
+	ASSERT(n != 0);
+	MOVES(w, &n, "mv %s %s.old && mv %s %s", a, a, b, a);
+	MOVES(w, &n, "git -C %s branch after-swap", a);
+	refs_watch_close(w);
+
+	ASSERT_EQ(refs_watch_open(link, &w), 0);
+	n = refs_watch_count(w);
+	ASSERT(n != 0);
+	MOVES(w, &n, "ln -sfn %s.old %s", a, link);
+	STAYS(w, &n, "true");
+	refs_watch_close(w);
+}
+
+/* A symbolic link among the refs: git follows it, inotify would not. */
+TEST(links_not_watched)
+{
+	char repo[128];
+	struct refs_watch *w = NULL;
+
+	snprintf(repo, sizeof(repo), "%s/links", root);
+	SH("git init -q -b main %s && cd %s && echo v1 >f && git add f && git commit -qm one && "
+	   "mkdir -p %s/outside && ln -s %s/outside .git/refs/heads/ext", repo, repo, root, root);
+	ASSERT_EQ(refs_watch_open(repo, &w), 0);
+	ASSERT_EQ((long long)refs_watch_count(w), 0);
+	refs_watch_close(w);
+	/* Made after the watch was set up: found at the next count. */
+	SH("rm %s/.git/refs/heads/ext", repo);
+	ASSERT_EQ(refs_watch_open(repo, &w), 0);
+	ASSERT(refs_watch_count(w) != 0);
+	SH("ln -s %s/outside %s/.git/refs/tags/ext", root, repo);
+	ASSERT_EQ((long long)refs_watch_count(w), 0);
+	refs_watch_close(w);
+}
+
+/* The bases the count may stand for: names git finds among the refs. */
+TEST(rev_is_ref)
+{
+	char repo[128], path[128], rev[64];
+	FILE *f;
+
+	snprintf(repo, sizeof(repo), "%s/revs", root);
+	SH("git init -q -b main %s && cd %s && echo v1 >f && git add f && git commit -qm one && "
+	   "echo v2 >f && git commit -qam two && git update-ref refs/remotes/origin/main HEAD && "
+	   "git tag v1 HEAD~1 && git worktree add -q --detach ../revs-wt", repo, repo);
+	ASSERT_EQ(repo_rev_is_ref(repo, "main"), 1);
+	ASSERT_EQ(repo_rev_is_ref(repo, "refs/heads/main"), 1);
+	ASSERT_EQ(repo_rev_is_ref(repo, "origin/main"), 1);
+	ASSERT_EQ(repo_rev_is_ref(repo, "v1"), 1);
+	ASSERT_EQ(repo_rev_is_ref(repo, "HEAD"), 1);
+	ASSERT_EQ(repo_rev_is_ref(repo, "main@{1}"), 0);
+	ASSERT_EQ(repo_rev_is_ref(repo, "main~1"), 0);
+	ASSERT_EQ(repo_rev_is_ref(repo, "worktrees/revs-wt/HEAD"), 0);
+	ASSERT_EQ(repo_rev_is_ref(repo, "nosuch"), 0);
+	SH("git -C %s rev-parse --short=7 HEAD >%s/short", repo, root);
+	snprintf(path, sizeof(path), "%s/short", root);
+	f = fopen(path, "r");
+	ASSERT(f != NULL && fgets(rev, sizeof(rev), f) != NULL);
+	fclose(f);
+	rev[strcspn(rev, "\n")] = '\0';
+	ASSERT_EQ(repo_rev_is_ref(repo, rev), 0);
+	ASSERT_EQ(repo_rev_is_ref("/nonexistent", "main"), 0);
+}
+
 int main(void)
 {
 	ASSERT(mkdtemp(root) != NULL);
@@ -145,5 +227,8 @@ int main(void)
 	RUN(refs);
 	RUN(worktree);
 	RUN(anew_and_none);
+	RUN(path_swapped);
+	RUN(links_not_watched);
+	RUN(rev_is_ref);
 	return test_rmtree(root);
 }

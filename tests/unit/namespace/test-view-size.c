@@ -4,7 +4,7 @@
  * (store commits, configuration, head, base) and for the kind kept; a new
  * stamp drops the item's other sizes; without head and base, only while the
  * refs' change count is the one at which they were last looked up, and
- * never when it is 0; a lookup that finds them unchanged moves the item to
+ * never when it is 0 or the base is no ref; a lookup that finds them unchanged moves the item to
  * the new count; a sweep of more items than fit drops the least recently
  * used.
  */
@@ -25,6 +25,7 @@ static struct view_stamp stamp(uint64_t commits, const void *cfg, uint64_t refs,
 	st.refs = refs;
 	if (head) {
 		st.exact = 1;
+		st.by_refs = 1;
 		strcpy(st.head, head);
 		strcpy(st.base, base);
 	}
@@ -102,6 +103,13 @@ TEST(the_refs_count_stands_for_head_and_base)
 	ASSERT_EQ(0, view_size_get(&e, 1, VIEW_SIZE_STATUS, &now, &size));
 	now = stamp(7, &cfg, 4, NULL, NULL);
 	ASSERT_EQ(1, view_size_get(&e, 1, VIEW_SIZE_STATUS, &now, &size));
+	/* A base that is no ref (main@{1}): found by a lookup, never by the
+	 * count alone. */
+	st = stamp(7, &cfg, 6, "1111", "2222");
+	st.by_refs = 0;
+	ASSERT_EQ(1, view_size_get(&e, 1, VIEW_SIZE_STATUS, &st, &size));
+	now = stamp(7, &cfg, 6, NULL, NULL);
+	ASSERT_EQ(0, view_size_get(&e, 1, VIEW_SIZE_STATUS, &now, &size));
 	/* Refs that cannot be watched (0): only a lookup finds a size. */
 	st = stamp(9, &cfg, 0, "1111", "2222");
 	view_size_keep(&e, 2, VIEW_SIZE_STATUS, &st, 300);
