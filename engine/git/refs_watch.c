@@ -77,7 +77,6 @@ enum dir_kind { DIR_GIT, DIR_REFS };
 struct watched {
 	int wd;
 	enum dir_kind kind;
-	int root;   /* a git directory or a refs/ directory itself */
 	char *path;
 };
 
@@ -138,8 +137,7 @@ static struct watched *find_wd(struct refs_watch *w, int wd)
 /* Watches the directory path (a watch it has already is kept). 0, or -1
  * when it cannot (ENOENT: no such directory, which is not an error of the
  * watch: *missing is set). */
-static int watch_dir(struct refs_watch *w, const char *path, enum dir_kind kind, int root,
-		     int *missing)
+static int watch_dir(struct refs_watch *w, const char *path, enum dir_kind kind, int *missing)
 {
 	struct watched *grown;
 	int wd;
@@ -166,14 +164,13 @@ static int watch_dir(struct refs_watch *w, const char *path, enum dir_kind kind,
 		return -1;
 	w->dirs[w->n].wd = wd;
 	w->dirs[w->n].kind = kind;
-	w->dirs[w->n].root = root;
 	w->n++;
 	return 0;
 }
 
 /* Watches the refs directory path and every directory below it. 0 (also
  * when path does not exist) or -1 (also for a symbolic link below it). */
-static int watch_tree(struct refs_watch *w, const char *path, int root)
+static int watch_tree(struct refs_watch *w, const char *path)
 {
 	char sub[PATH_MAX];
 	struct dirent *de;
@@ -181,7 +178,7 @@ static int watch_tree(struct refs_watch *w, const char *path, int root)
 	int missing, rc = 0;
 	DIR *d;
 
-	if (watch_dir(w, path, DIR_REFS, root, &missing) < 0)
+	if (watch_dir(w, path, DIR_REFS, &missing) < 0)
 		return missing ? 0 : -1;
 	d = opendir(path);
 	if (!d)
@@ -198,7 +195,7 @@ static int watch_tree(struct refs_watch *w, const char *path, int root)
 		if (de->d_type == DT_LNK)
 			rc = -1;
 		else if (de->d_type == DT_DIR)
-			rc = watch_tree(w, sub, 0);
+			rc = watch_tree(w, sub);
 	}
 	closedir(d);
 	return rc;
@@ -325,16 +322,16 @@ static int build(struct refs_watch *w)
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0)
 		goto out;
-	if (watch_dir(w, gitdir, DIR_GIT, 1, &missing) < 0)
+	if (watch_dir(w, gitdir, DIR_GIT, &missing) < 0)
 		goto out;
 	snprintf(refs, sizeof(refs), "%s/refs", gitdir);
-	if (watch_tree(w, refs, 1) < 0)
+	if (watch_tree(w, refs) < 0)
 		goto out;
 	if (strcmp(gitdir, common) != 0) {
-		if (watch_dir(w, common, DIR_GIT, 1, &missing) < 0)
+		if (watch_dir(w, common, DIR_GIT, &missing) < 0)
 			goto out;
 		snprintf(refs, sizeof(refs), "%s/refs", common);
-		if (watch_tree(w, refs, 1) < 0)
+		if (watch_tree(w, refs) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -412,7 +409,7 @@ static void drain(struct refs_watch *w, int *changed)
 			} else if (dir->kind == DIR_REFS && (ev->mask & IN_ISDIR) &&
 				   (ev->mask & (IN_CREATE | IN_MOVED_TO))) {
 				if (snprintf(sub, sizeof(sub), "%s/%s", dir->path, ev->name) >=
-				    (int)sizeof(sub) || watch_tree(w, sub, 0) < 0)
+				    (int)sizeof(sub) || watch_tree(w, sub) < 0)
 					w->rebuild = 1;
 			}
 		}

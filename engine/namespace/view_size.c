@@ -30,8 +30,12 @@
  * are the same, and a stat looks nothing up. Once it moved (a commit on
  * any branch), the next stat of the item looks both up again, and when
  * they are unchanged its sizes stay and the entry takes the new count: a
- * commit elsewhere costs each item one lookup, not a rendering. Where the
- * refs cannot be watched (the count is 0) every stat looks them up.
+ * commit elsewhere costs each item one lookup, not a rendering (when the
+ * store did not change too: the engine records a move of an item's head,
+ * and any write of the store moves every stamp). Where the refs cannot be
+ * watched (the count is 0), and for an item whose base is no ref
+ * (repo_rev_is_ref: main@{1}, an abbreviated commit id, which may resolve
+ * otherwise with no ref changed), every stat looks them up.
  *
  * One entry per item (its stamp and a size per kind), least recently used
  * dropped first (lru.h), at most SIZE_ENTRIES: about 200 bytes each.
