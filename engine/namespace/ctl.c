@@ -476,6 +476,7 @@ void packet__ctl_paid(struct pfs_file *f)
 		*pp = f->owed_next;
 		f->owed_next = NULL;
 		f->owed = 0;
+		e->owed_paid++;
 		pthread_cond_broadcast(&e->owed_cond);
 	}
 	pthread_mutex_unlock(&e->owed_lock);
@@ -492,13 +493,23 @@ static int item_owed(struct engine *e, int64_t item_id)
 	return 0;
 }
 
-int packet__ctl_settle(struct engine *e, int64_t item_id)
+uint64_t packet__ctl_paid_count(struct engine *e)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&e->owed_lock);
+	n = e->owed_paid;
+	pthread_mutex_unlock(&e->owed_lock);
+	return n;
+}
+
+int packet__ctl_settle(struct engine *e, int64_t item_id, uint64_t since)
 {
 	struct timespec until;
 	int waited;
 
 	pthread_mutex_lock(&e->owed_lock);
-	waited = item_owed(e, item_id);
+	waited = item_owed(e, item_id) || e->owed_paid != since;
 	if (waited) {
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += CTL_SETTLE_MS / 1000;

@@ -116,6 +116,7 @@ struct engine {
 
 	pthread_mutex_t owed_lock;
 	pthread_cond_t owed_cond;  /* broadcast when a handle leaves owed */
+	uint64_t owed_paid;        /* protected by owed_lock: handles that left owed */
 	struct pfs_file *owed;     /* protected by owed_lock: ctl handles whose empty-write
 				    * advance is applied at their release (ctl.c) */
 };

@@ -82,6 +82,9 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	struct pfs_file *f;
 	struct node n;
 	int rc, creating = 0, wr = wants_write(flags);
+	/* Before the item is read: a release between that read and the
+	 * settle below applied an advance the read missed. */
+	uint64_t paid = packet__ctl_paid_count(e);
 
 	rc = packet__resolve(e, path, &n);
 	if (rc == -ENOENT && (flags & O_CREAT)) {
@@ -120,7 +123,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		packet__node_clear(&n);
 		return -EEXIST;
 	} else if ((n.kind == N_CTL || n.kind == N_STATUS || n.kind == N_STATUS_JSON) &&
-		   packet__ctl_settle(e, n.item.id)) {
+		   packet__ctl_settle(e, n.item.id, paid)) {
 		/* An empty write's advance, whose close returned, came first. */
 		packet__node_clear(&n);
 		rc = packet__resolve(e, path, &n);

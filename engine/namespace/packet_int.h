@@ -408,13 +408,18 @@ void packet__ctl_owe(struct pfs_file *f);
 /* f is no longer owed (its release applied the advance or there is none
  * to apply); wakes packet__ctl_settle. Any f; f->lock held. */
 void packet__ctl_paid(struct pfs_file *f);
+/* The number of ctl handles that have left owed so far (packet__ctl_paid),
+ * for packet__ctl_settle. No lock held. */
+uint64_t packet__ctl_paid_count(struct engine *e);
 /* Waits until no ctl handle of item_id is owed, at most CTL_SETTLE_MS:
  * an open of ctl, status or status.json then sees the answer of an empty
  * write whose close returned before it (a handle still open elsewhere
- * only delays it).
- * Returns 1 when it waited (the item read before is stale), 0 when not.
- * No lock held. */
-int packet__ctl_settle(struct engine *e, int64_t item_id);
+ * only delays it). since is packet__ctl_paid_count taken before the item
+ * was read: a handle paid after it (its release ran between that read and
+ * this call) made the read stale too.
+ * Returns 1 when it waited or a handle was paid since (the item read
+ * before is stale), 0 when not. No lock held. */
+int packet__ctl_settle(struct engine *e, int64_t item_id, uint64_t since);
 /* The last close of ctl: a pending fragment that is not blank is applied
  * whatever it is (failures only logged and recorded); pending emptied. */
 void packet__ctl_release(struct engine *e, const char *item, struct buf *pending);
