@@ -86,6 +86,8 @@ struct watched {
 struct ident {
 	char path[PATH_MAX];
 	int exists;
+	int repeated; /* the path of an earlier one (a repository's .git is its git
+		       * directory and its common one): not stat-ed again */
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
@@ -220,6 +222,7 @@ static void ident_take(struct ident *id, const char *path)
 	struct stat st;
 
 	snprintf(id->path, sizeof(id->path), "%s", path);
+	id->repeated = 0;
 	id->exists = stat(path, &st) == 0;
 	if (id->exists) {
 		id->dev = st.st_dev;
@@ -301,7 +304,7 @@ static int build(struct refs_watch *w)
 {
 	char gitdir[PATH_MAX], common[PATH_MAX], refs[PATH_MAX + 8];
 	git_repository *repo = NULL;
-	int rc = -1, missing;
+	int rc = -1, missing, i, j;
 
 	drop_all(w);
 	w->count++;
@@ -319,6 +322,10 @@ static int build(struct refs_watch *w)
 	ident_take(&w->ident[1], refs);
 	ident_take(&w->ident[2], gitdir);
 	ident_take(&w->ident[3], common);
+	for (i = 1; i < IDENT_PATHS; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(w->ident[i].path, w->ident[j].path) == 0)
+				w->ident[i].repeated = 1;
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0)
 		goto out;
@@ -446,7 +453,7 @@ uint64_t refs_watch_count(struct refs_watch *w)
 	if (w->fd >= 0) {
 		drain(w, &changed);
 		for (i = 0; i < IDENT_PATHS && !w->rebuild; i++)
-			if (!ident_same(&w->ident[i]))
+			if (!w->ident[i].repeated && !ident_same(&w->ident[i]))
 				w->rebuild = 1;
 	}
 	if (changed)
