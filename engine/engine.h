@@ -213,9 +213,15 @@ int engine_mkdir(struct engine *e, const char *path, mode_t mode, const struct p
 void engine_dir_opened(struct engine *e, const char *path, const struct pfs_caller *who);
 int engine_unlink(struct engine *e, const char *path, const struct pfs_caller *who);
 int engine_rmdir(struct engine *e, const char *path, const struct pfs_caller *who);
-/* flags: 0, RENAME_NOREPLACE (-EEXIST if to exists) or RENAME_EXCHANGE (-EINVAL). */
+/* flags: 0, RENAME_NOREPLACE (-EEXIST if to exists) or RENAME_EXCHANGE (-EINVAL).
+ * replaced (NULL: not wanted): on success, where the content of the
+ * regular document with one name that the rename replaced at to can still
+ * be read, read-only: the absolute path of its .history revision (a new
+ * string the caller frees), or NULL when to named none. A file system
+ * gives it to a process that looked the replaced name up before the
+ * rename and opens it after, as a local disk does (fs/inode.h). */
 int engine_rename(struct engine *e, const char *from, const char *to, unsigned flags,
-		  const struct pfs_caller *who);
+		  const struct pfs_caller *who, char **replaced);
 /* truncate(2) by path; -EACCES on views, -EPERM on the registry unless
  * size equals its current size. */
 int engine_truncate(struct engine *e, const char *path, uint64_t size, const struct pfs_caller *who);

@@ -225,6 +225,16 @@ static int getattr_of(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 		if (o == 0 || r == -ENOENT)
 			r = o;
 	}
+	if (r == -ESTALE && inode_replaced(fs->inodes, ino, &path) == 0) {
+		/* A file a rename replaced, no longer open: what it held then,
+		 * with no link left, as on a local disk (inode_replaced). */
+		r = engine_getattr(fs->engine, path, ps);
+		free(path);
+		if (r == 0)
+			ps->unlinked = 1;
+		else
+			r = -ESTALE;
+	}
 	return r;
 }
 
@@ -599,7 +609,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 {
 	struct fs *fs = fs_of(req);
 	struct pfs_caller who;
-	char *from = NULL, *to = NULL;
+	char *from = NULL, *to = NULL, *replaced = NULL;
 	int r;
 
 	r = fs__child_path(fs, parent, name, &from);
@@ -608,16 +618,17 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	if (r == 0) {
 		caller_of(req, &who);
 		fs__ns_change_begin(fs);
-		r = engine_rename(fs->engine, from, to, flags, &who);
+		r = engine_rename(fs->engine, from, to, flags, &who, &replaced);
 		fs__refused("rename", from, r);
 		/* inode_rename keeps the table consistent even when it runs out
 		 * of memory; the rename itself has happened. */
 		if (r == 0)
-			inode_rename(fs->inodes, from, to);
+			inode_rename(fs->inodes, from, to, replaced);
 		fs__ns_change_end(fs);
 	}
 	free(from);
 	free(to);
+	free(replaced);
 	fuse_reply_err(req, -r);
 }
 

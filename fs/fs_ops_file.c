@@ -312,6 +312,18 @@ void fs__op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		r = open_each(fs, ino, pick_any, reopen_one, &ro);
 		f = ro.f;
 		r = r == 1 ? 0 : r < 0 ? r : -ESTALE;
+		/* None open: a reader still gets what the file held when the
+		 * rename replaced it (inode_replaced); a writer is looked up
+		 * again (its write would go to no name). */
+		if (r == -ESTALE && (fi->flags & O_ACCMODE) == O_RDONLY &&
+		    !(fi->flags & (O_CREAT | O_TRUNC)) &&
+		    inode_replaced(fs->inodes, ino, &path) == 0) {
+			r = engine_file_open(fs->engine, path, fi->flags, 0, &who, &f);
+			free(path);
+			path = NULL;
+			if (r < 0)
+				r = -ESTALE;
+		}
 	}
 	fs__ns_open_end(fs);
 	/* An O_TRUNC open by a process without CAP_FSETID (fs_io.c). */

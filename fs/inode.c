@@ -49,6 +49,9 @@ struct inode {
 	int leaf;               /* protected by inode_table.lock: see inode_set_leaf */
 	int removed;            /* protected by inode_table.lock: a directory whose last name
 	                         * an unlink or rmdir took (inode_removed) */
+	char *replaced;         /* protected by inode_table.lock: where its content can
+	                         * still be read once a rename over its last name took
+	                         * that (inode_replaced), or NULL */
 	struct inode *ino_next; /* protected by inode_table.lock */
 	struct inode *file_next;
 };
@@ -301,6 +304,7 @@ void inode_table_free(struct inode_table *t)
 			next = n->ino_next;
 			while (n->names)
 				drop_name(t, n->names);
+			free(n->replaced);
 			free(n);
 		}
 	}
@@ -445,6 +449,7 @@ void inode_forget(struct inode_table *t, uint64_t ino, uint64_t count)
 		if (n->file)
 			unlink_file(t, n);
 		t->count--;
+		free(n->replaced);
 		free(n);
 	}
 out:
@@ -475,6 +480,21 @@ static void drop_removed(struct inode_table *t, struct name *m, int removed)
 	drop_name(t, m);
 	if (removed && n->names == NULL)
 		n->removed = 1;
+}
+
+int inode_replaced(struct inode_table *t, uint64_t ino, char **out)
+{
+	struct inode *n;
+	int r = 0;
+
+	pthread_mutex_lock(&t->lock);
+	n = find_ino(t, ino);
+	if (n == NULL || n->names != NULL || n->replaced == NULL)
+		r = -ENOENT;
+	else if ((*out = strdup(n->replaced)) == NULL)
+		r = -ENOMEM;
+	pthread_mutex_unlock(&t->lock);
+	return r;
 }
 
 int inode_removed(struct inode_table *t, uint64_t ino)
@@ -534,16 +554,31 @@ struct rekey {
 	char *path;
 };
 
-int inode_rename(struct inode_table *t, const char *from, const char *to)
+/* Node n, which held the name to before a rename, keeps where its content
+ * can still be read when the rename left it no name: a copy of replaced
+ * (without memory, none: inode_replaced then finds nothing). */
+static void keep_replaced(struct inode *n, const char *replaced)
+{
+	if (n == NULL || replaced == NULL || n->names != NULL)
+		return;
+	free(n->replaced);
+	n->replaced = strdup(replaced);
+}
+
+int inode_rename(struct inode_table *t, const char *from, const char *to, const char *replaced)
 {
 	size_t flen = strlen(from), tlen = strlen(to), n = 0, cap = 8, i;
 	struct rekey *v = NULL;
+	struct inode *over = NULL;
 	struct name *m;
 	int r = 0;
 
 	if (strcmp(from, to) == 0)
 		return 0;
 	pthread_mutex_lock(&t->lock);
+	m = find_name(t, to);
+	if (m && m->node->ino != INODE_ROOT)
+		over = m->node;
 	m = find_name(t, from);
 	if (m && m->node->leaf) {
 		/* Nothing can be below either path (a rename never puts a file
@@ -560,6 +595,7 @@ int inode_rename(struct inode_table *t, const char *from, const char *to)
 			r = -ENOMEM;
 		} else {
 			rekey(t, m, path);
+			keep_replaced(over, replaced);
 		}
 		goto out;
 	}
@@ -597,6 +633,7 @@ int inode_rename(struct inode_table *t, const char *from, const char *to)
 	unlink_locked(t, to, 0);
 	for (i = 0; i < n; i++)
 		rekey(t, v[i].name, v[i].path);
+	keep_replaced(over, replaced);
 	goto out;
 
 nomem:

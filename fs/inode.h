@@ -93,11 +93,26 @@ int inode_path(struct inode_table *t, uint64_t ino, char **out);
 
 /*
  * Records a rename: the path to and every path below it go, then the path
- * from and every path below it are re-keyed under to. Returns 0, or -ENOMEM, in which case from and everything below
- * it lose their paths instead (the kernel looks them up again) and the
- * table stays consistent.
+ * from and every path below it are re-keyed under to. replaced, when not
+ * NULL, is where the content of the file that to named can still be read
+ * (engine_rename's replaced): its inode keeps a copy when the rename took
+ * its last path (inode_replaced). Returns 0, or -ENOMEM, in which case
+ * from and everything below it lose their paths instead (the kernel looks
+ * them up again), nothing is kept of replaced, and the table stays
+ * consistent.
  */
-int inode_rename(struct inode_table *t, const char *from, const char *to);
+int inode_rename(struct inode_table *t, const char *from, const char *to, const char *replaced);
+
+/*
+ * Where the content of ino, a file a rename replaced, can still be read:
+ * a copy of inode_rename's replaced in *out (caller frees). A process that
+ * looked the name up before the rename can still open the file for
+ * reading and stat it, as on a local disk, instead of getting ESTALE, which
+ * the kernel retries only once (a document saved by rename in a loop can
+ * be replaced again within that retry). 0, -ENOENT (an unknown number,
+ * one with a path, or none kept) or -ENOMEM.
+ */
+int inode_replaced(struct inode_table *t, uint64_t ino, char **out);
 
 /* Records an unlink or rmdir: path and every path below it go. The inodes
  * stay until forgotten. */

@@ -45,6 +45,28 @@ int packet__history_rev(const char *s)
 	return rev <= INT_MAX ? (int)rev : 0;
 }
 
+int packet__history_path(const char *path, const char *rel, int rev, char **out)
+{
+	size_t plen = strlen(path), rlen = strlen(rel), dlen;
+	const char *base = strrchr(rel, '/');
+	struct buf b;
+
+	*out = NULL;
+	if (rlen == 0 || rlen >= plen || path[plen - rlen - 1] != '/' ||
+	    strcmp(path + plen - rlen, rel) != 0)
+		return -EINVAL;
+	base = base ? base + 1 : rel;
+	dlen = plen - rlen; /* the item directory, with its '/' */
+	buf_init(&b);
+	if (buf_printf(&b, "%.*s.history/%s%c%d", (int)dlen, path, rel,
+		       strlen(base) > HISTORY_AT_MAX ? '/' : '@', rev)) {
+		buf_free(&b);
+		return -ENOMEM;
+	}
+	*out = buf_steal(&b);
+	return 0;
+}
+
 /* Stops at the first revision that has content (not a tombstone), setting
  * *(int *)arg. */
 static int find_content(void *arg, const struct rev_info *r)

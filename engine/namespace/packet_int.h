@@ -154,6 +154,13 @@ struct open_doc {
  * zero). The number, or 0 when s is no such name. */
 int packet__history_rev(const char *s);
 
+/* The absolute path of revision rev of the document at path (absolute;
+ * rel, its path relative to its item directory, ends it) in that item's
+ * .history, in the form a listing shows: a new string in *out (caller
+ * frees). 0, -EINVAL (path does not end with "/" rel) or -ENOMEM. Any
+ * thread. */
+int packet__history_path(const char *path, const char *rel, int rev, char **out);
+
 /* Resolves .history/<rest> of the item n already names into n: a directory
  * of .history or a revision file readable as its document is now.
  * 0, -ENOENT, -ENAMETOOLONG or another negative errno from the store.

@@ -343,14 +343,16 @@ int packet__dest(struct engine *e, const char *to, int64_t item_id, struct node 
 }
 
 int engine_rename(struct engine *e, const char *from, const char *to, unsigned flags,
-		  const struct pfs_caller *who)
+		  const struct pfs_caller *who, char **replaced)
 {
 	char rel[PATH_MAX];
 	struct node a, b, p;
 	struct who_buf wb;
 	unsigned sflags;
-	int rc, have_b;
+	int rc, have_b, rrev = 0;
 
+	if (replaced)
+		*replaced = NULL;
 	if (flags & ~1u)
 		return -EINVAL; /* RENAME_EXCHANGE and others */
 	rc = packet__resolve(e, from, &a);
@@ -384,7 +386,11 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 	sflags = ((flags & 1u) ? STORE_RENAME_NOREPLACE : 0) |
 		 (is_temp_save(e, a.item.id, a.rel, who) ? STORE_RENAME_CARRY : 0);
 	pthread_rwlock_wrlock(&e->ns_lock);
-	rc = store_doc_rename(e->store, a.item.id, a.rel, rel, sflags, &wb.w);
+	rc = store_doc_rename(e->store, a.item.id, a.rel, rel, sflags, &wb.w, &rrev);
+	/* Without memory for the path, the replaced file's readers get what
+	 * they got before there was one (fs/inode.h). */
+	if (rc == 0 && rrev && replaced)
+		(void)packet__history_path(to, rel, rrev, replaced);
 	if (rc == 0) {
 		struct open_doc *d;
 		size_t alen = strlen(a.rel);

@@ -348,6 +348,11 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
  * -ENOTEMPTY, -EINVAL (to inside from). from and to naming one file
  * (hard links) is 0 and changes nothing, as rename(2).
  *
+ * replaced (NULL: not wanted) is set, once the rename is committed, to the
+ * revision number of the content of the regular document with one name
+ * that `to` named and the rename replaced (its revisions stay, so that
+ * revision can still be read: store_rev_read), else to 0.
+ *
  * Every change of a document through one of its names (write, amend,
  * rename, set_mode, set_owner, set_times, the xattrs) changes the file:
  * all its names show it (store_link.c).
@@ -355,7 +360,7 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
 #define STORE_RENAME_NOREPLACE 1u
 #define STORE_RENAME_CARRY 2u
 int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
-		     unsigned flags, const struct store_who *who);
+		     unsigned flags, const struct store_who *who, int *replaced);
 /* The life of the document at path (its revisions since the path's latest
  * tombstone): the op and pid of its first revision into op (opsize bytes)
  * and *pid, and how many revisions it has into *count. 0, -ENOENT (no

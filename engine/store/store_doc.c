@@ -620,14 +620,16 @@ static int move_one(struct store *s, int64_t item, const char *from, const char 
 }
 
 int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
-		     unsigned flags, const struct store_who *who)
+		     unsigned flags, const struct store_who *who, int *replaced)
 {
 	int noreplace = (flags & STORE_RENAME_NOREPLACE) != 0;
 	struct doc_meta src, dst;
 	size_t flen = strlen(from);
 	char **paths = NULL;
-	int rc, locked, have_dst;
+	int rc, locked, have_dst = 0, rev = 0;
 
+	if (replaced)
+		*replaced = 0;
 	if (strcmp(from, to) == 0)
 		return 0;
 	rc = doc_txn_stat(s, item_id, from, &src, &locked);
@@ -657,6 +659,8 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 			rc = name_gone(s, item_id, &dst);
 		if (rc)
 			goto fin;
+		if (!dst.is_dir && dst.type == S_IFREG && dst.nlink <= 1)
+			rev = dst.rev;
 	}
 	if (src.is_dir) {
 		/* Collect the subtree first; paths change as we go. */
@@ -692,6 +696,8 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 fin:
 	rc = store__txn_unlock(s, rc);
 	strv_free(paths);
+	if (rc == 0 && replaced)
+		*replaced = rev;
 	return rc;
 }
 

@@ -124,7 +124,7 @@ TEST(rename_subtree)
 	s = ref(t, "/i/notes/sub/b.md");
 	other = ref(t, "/i/notesx");
 	old = ref(t, "/i/docs");
-	ASSERT_EQ(0, inode_rename(t, "/i/notes", "/i/docs"));
+	ASSERT_EQ(0, inode_rename(t, "/i/notes", "/i/docs", NULL));
 	expect_path(t, d, "/i/docs");
 	expect_path(t, f, "/i/docs/a.md");
 	expect_path(t, s, "/i/docs/sub/b.md");
@@ -136,10 +136,10 @@ TEST(rename_subtree)
 	ASSERT_EQ(d, inode_peek(t, "/i/docs"));
 	ASSERT_EQ(f, inode_peek(t, "/i/docs/a.md"));
 	/* renaming onto itself changes nothing */
-	ASSERT_EQ(0, inode_rename(t, "/i/docs", "/i/docs"));
+	ASSERT_EQ(0, inode_rename(t, "/i/docs", "/i/docs", NULL));
 	ASSERT_EQ(d, inode_peek(t, "/i/docs"));
 	/* renaming a path the table does not know drops the target's path */
-	ASSERT_EQ(0, inode_rename(t, "/i/unknown", "/i/notesx"));
+	ASSERT_EQ(0, inode_rename(t, "/i/unknown", "/i/notesx", NULL));
 	ASSERT_EQ(0, inode_peek(t, "/i/notesx"));
 	inode_table_free(t);
 }
@@ -159,22 +159,22 @@ TEST(rename_leaf)
 	inode_set_leaf(t, swp, 1);
 	inode_set_leaf(t, 999, 1); /* unknown: ignored */
 	/* an editor's save: the swap file over the leaf it replaces */
-	ASSERT_EQ(0, inode_rename(t, "/i/d/.b.md.swp", "/i/d/b.md"));
+	ASSERT_EQ(0, inode_rename(t, "/i/d/.b.md.swp", "/i/d/b.md", NULL));
 	ASSERT_EQ(swp, inode_peek(t, "/i/d/b.md"));
 	ASSERT_EQ(0, inode_peek(t, "/i/d/.b.md.swp"));
 	ASSERT_EQ(-ENOENT, inode_path(t, b, &p));
 	/* a leaf to a name the table does not hold */
-	ASSERT_EQ(0, inode_rename(t, "/i/d/a.md", "/i/d/c.md"));
+	ASSERT_EQ(0, inode_rename(t, "/i/d/a.md", "/i/d/c.md", NULL));
 	expect_path(t, a, "/i/d/c.md");
 	ASSERT_EQ(0, inode_peek(t, "/i/d/a.md"));
 	/* ... touches that name alone: a leaf's new name has nothing below
 	 * it, so the table is not walked for names below it (a name held
 	 * below one the table lacks stays, which a walk would have dropped) */
 	stray = ref(t, "/i/g/y.md");
-	ASSERT_EQ(0, inode_rename(t, "/i/d/c.md", "/i/g"));
+	ASSERT_EQ(0, inode_rename(t, "/i/d/c.md", "/i/g", NULL));
 	expect_path(t, a, "/i/g");
 	ASSERT_EQ(stray, inode_peek(t, "/i/g/y.md"));
-	ASSERT_EQ(0, inode_rename(t, "/i/g", "/i/d/c.md"));
+	ASSERT_EQ(0, inode_rename(t, "/i/g", "/i/d/c.md", NULL));
 	expect_path(t, a, "/i/d/c.md");
 	/* a node not marked leaf still takes what the table holds below it
 	 * (the kernel said it was a directory once, or never said) */
@@ -182,7 +182,7 @@ TEST(rename_leaf)
 	below = ref(t, "/i/e/x.md");
 	inode_set_leaf(t, unmarked, 1);
 	inode_set_leaf(t, unmarked, 0);
-	ASSERT_EQ(0, inode_rename(t, "/i/e", "/i/f"));
+	ASSERT_EQ(0, inode_rename(t, "/i/e", "/i/f", NULL));
 	expect_path(t, below, "/i/f/x.md");
 	/* unlink of a leaf drops that path alone */
 	inode_unlink(t, "/i/d/b.md");
@@ -193,6 +193,65 @@ TEST(rename_leaf)
 	inode_unlink(t, "/i/d");
 	ASSERT_EQ(0, inode_peek(t, "/i/d/c.md"));
 	ASSERT_EQ(0, inode_peek(t, "/i/d"));
+	inode_table_free(t);
+}
+
+TEST(replaced_kept)
+{
+	struct inode_table *t = new_table();
+	uint64_t doc, tmp, tmp2, other, dir, sub, linked;
+	char *p = NULL;
+
+	doc = ref(t, "/i/notes.md");
+	tmp = ref(t, "/i/.notes.md.tmp");
+	inode_set_leaf(t, doc, 1);
+	inode_set_leaf(t, tmp, 1);
+	ASSERT_EQ(-ENOENT, inode_replaced(t, doc, &p)); /* it has its path */
+	/* a save by rename: the replaced inode keeps where it can be read */
+	ASSERT_EQ(0, inode_rename(t, "/i/.notes.md.tmp", "/i/notes.md", "/i/.history/notes.md@3"));
+	ASSERT_EQ(0, inode_replaced(t, doc, &p));
+	ASSERT_STREQ("/i/.history/notes.md@3", p);
+	free(p);
+	p = NULL;
+	ASSERT_EQ(-ENOENT, inode_replaced(t, tmp, &p)); /* the moved one has a path */
+	/* replaced again: the inode the last save left pathless keeps its own */
+	tmp2 = ref(t, "/i/.notes.md.tmp2");
+	inode_set_leaf(t, tmp2, 1);
+	ASSERT_EQ(0, inode_rename(t, "/i/.notes.md.tmp2", "/i/notes.md", "/i/.history/notes.md@4"));
+	ASSERT_EQ(0, inode_replaced(t, tmp, &p));
+	ASSERT_STREQ("/i/.history/notes.md@4", p);
+	free(p);
+	ASSERT_EQ(0, inode_replaced(t, doc, &p));
+	ASSERT_STREQ("/i/.history/notes.md@3", p);
+	free(p);
+	p = NULL;
+	/* a rename to a name no inode holds, or without replaced, keeps nothing */
+	other = ref(t, "/i/other.md");
+	ASSERT_EQ(0, inode_rename(t, "/i/notes.md", "/i/new.md", "/i/.history/new.md@1"));
+	ASSERT_EQ(-ENOENT, inode_replaced(t, tmp2, &p));
+	ASSERT_EQ(0, inode_rename(t, "/i/new.md", "/i/other.md", NULL));
+	ASSERT_EQ(-ENOENT, inode_replaced(t, other, &p));
+	/* the slow path (the moved node is not known as a leaf) keeps it too */
+	dir = ref(t, "/i/d");
+	sub = ref(t, "/i/d/x.md");
+	linked = ref(t, "/i/y.md");
+	inode_set_leaf(t, linked, 1);
+	ASSERT_EQ(0, inode_rename(t, "/i/d/x.md", "/i/y.md", "/i/.history/y.md@2"));
+	ASSERT_EQ(0, inode_replaced(t, linked, &p));
+	ASSERT_STREQ("/i/.history/y.md@2", p);
+	free(p);
+	p = NULL;
+	/* an inode that keeps another path (a hard link) keeps nothing */
+	ASSERT_EQ(0, inode_ref(t, "/i/z.md", 77, &linked));
+	ASSERT_EQ(0, inode_ref(t, "/i/z2.md", 77, &linked));
+	ASSERT_EQ(0, inode_rename(t, "/i/y.md", "/i/z.md", "/i/.history/z.md@1"));
+	ASSERT_EQ(-ENOENT, inode_replaced(t, linked, &p));
+	expect_path(t, linked, "/i/z2.md");
+	/* forgotten: the copy goes with the inode (ASan: no leak) */
+	inode_forget(t, doc, 1);
+	ASSERT_EQ(-ENOENT, inode_replaced(t, doc, &p));
+	(void)dir;
+	(void)sub;
 	inode_table_free(t);
 }
 
@@ -213,7 +272,7 @@ TEST(growth)
 		ASSERT_EQ(ino[i], inode_peek(t, path));
 		expect_path(t, ino[i], path);
 	}
-	ASSERT_EQ(0, inode_rename(t, "/item", "/moved"));
+	ASSERT_EQ(0, inode_rename(t, "/item", "/moved", NULL));
 	ASSERT_EQ(ino[4321], inode_peek(t, "/moved/doc-4321.md"));
 	for (i = 0; i < 5000; i++)
 		inode_forget(t, ino[i], 1);
@@ -236,7 +295,7 @@ TEST(cached_mark)
 	ASSERT_EQ(0, inode_peek_cached(t, "/i/b.md"));
 	ASSERT_EQ(0, inode_peek_cached(t, "/i/none.md"));
 	/* the mark follows the inode across a rename */
-	ASSERT_EQ(0, inode_rename(t, "/i/a.md", "/i/c.md"));
+	ASSERT_EQ(0, inode_rename(t, "/i/a.md", "/i/c.md", NULL));
 	ASSERT_EQ(0, inode_peek_cached(t, "/i/a.md"));
 	ASSERT_EQ(a, inode_peek_cached(t, "/i/c.md"));
 	/* an unlinked path is not reported; a freed inode's mark goes with it */
@@ -278,11 +337,11 @@ TEST(hard_links)
 	inode_unlink(t, "/i/a");
 	ASSERT_EQ(0, inode_peek(t, "/i/a"));
 	expect_path(t, a, "/i/sub/b");
-	ASSERT_EQ(0, inode_rename(t, "/i/sub", "/i/dir"));
+	ASSERT_EQ(0, inode_rename(t, "/i/sub", "/i/dir", NULL));
 	expect_path(t, a, "/i/dir/b");
 	ASSERT_EQ(a, inode_peek(t, "/i/c"));
 	inode_set_leaf(t, a, 1);
-	ASSERT_EQ(0, inode_rename(t, "/i/c", "/i/o"));
+	ASSERT_EQ(0, inode_rename(t, "/i/c", "/i/o", NULL));
 	ASSERT_EQ(a, inode_peek(t, "/i/o"));
 	inode_unlink(t, "/i/dir/b");
 	expect_path(t, a, "/i/o");
@@ -318,6 +377,7 @@ int main(void)
 	RUN(unlink_keeps_inode);
 	RUN(rename_subtree);
 	RUN(rename_leaf);
+	RUN(replaced_kept);
 	RUN(growth);
 	RUN(cached_mark);
 	RUN(hard_links);

@@ -74,7 +74,7 @@ TEST(reclaim)
 	ASSERT_EQ(store_doc_write(s, id, ".notes.md.swp", "swap", 4, 0600, -1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_doc_unlink(s, id, ".notes.md.swp", &who), 0);
 	ASSERT_EQ(store_doc_write(s, id, "old.md", "old\n", 4, 0644, -1, "create", &who, NULL), 0);
-	ASSERT_EQ(store_doc_rename(s, id, "old.md", "new.md", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "old.md", "new.md", 0, &who, NULL), 0);
 	ASSERT_EQ(store_doc_write(s, id, "a", "linked\n", 7, 0644, -1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_doc_link(s, id, "a", "b", &who), 0);
 	ASSERT_EQ(store_doc_write(s, id, "a", "linked 2\n", 9, 0644, -1, "write", &who, NULL), 0);

@@ -116,11 +116,11 @@ TEST(links)
 	expect_content(s, id, "c", "TWO\n");
 
 	/* Renaming one name onto another of the same file does nothing. */
-	ASSERT_EQ(store_doc_rename(s, id, "a", "c", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "a", "c", 0, &who, NULL), 0);
 	ASSERT_EQ(expect_nlink(s, id, "a", 3), l);
 	ASSERT_EQ(expect_nlink(s, id, "c", 3), l);
 	/* A rename moves the name; the others follow it to its new revision. */
-	ASSERT_EQ(store_doc_rename(s, id, "a", "d", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "a", "d", 0, &who, NULL), 0);
 	ASSERT_EQ(expect_nlink(s, id, "d", 3), l);
 	ASSERT_EQ(store_doc_stat(s, id, "d", &a), 0);
 	ASSERT_EQ(store_doc_stat(s, id, "c", &b), 0);
@@ -131,7 +131,7 @@ TEST(links)
 	ASSERT_EQ(store_doc_unlink(s, id, "d", &who), 0);
 	ASSERT_EQ(expect_nlink(s, id, "c", 2), l);
 	ASSERT_EQ(store_doc_write(s, id, "e", "other\n", 6, 0644, -1, "create", &who, NULL), 0);
-	ASSERT_EQ(store_doc_rename(s, id, "e", "sub/b", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "e", "sub/b", 0, &who, NULL), 0);
 	ASSERT_EQ(expect_nlink(s, id, "c", 1), l);
 	ASSERT_EQ(expect_nlink(s, id, "sub/b", 1), 0);
 	expect_content(s, id, "c", "TWO\n");

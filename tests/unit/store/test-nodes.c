@@ -93,7 +93,7 @@ TEST(nodes)
 
 	/* A rename keeps the kind and the number; an unlink's tombstone
 	 * records it; each revision says its type. */
-	ASSERT_EQ(store_doc_rename(s, id, "null", "null2", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "null", "null2", 0, &who, NULL), 0);
 	ASSERT_EQ(store_doc_stat(s, id, "null2", &m), 0);
 	ASSERT_EQ(m.type, S_IFCHR);
 	ASSERT_EQ(m.rdev, makedev(1, 3));

@@ -55,7 +55,7 @@ TEST(documents)
 
 	/* chown; a rename keeps the owner, also over another's document. */
 	ASSERT_EQ(store_doc_set_owner(s, id, "b.md", 1003, STORE_ID_DEFAULT, 0600), 0);
-	ASSERT_EQ(store_doc_rename(s, id, "b.md", "a.md", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "b.md", "a.md", 0, &who, NULL), 0);
 	ASSERT_EQ(store_doc_stat(s, id, "a.md", &m), 0);
 	ASSERT_EQ(m.uid, 1003);
 	ASSERT_EQ(m.gid, STORE_ID_DEFAULT);
@@ -66,7 +66,7 @@ TEST(documents)
 	ASSERT_EQ(store_doc_mkdir_owned(s, id, "d", 02770, 1004, 2000), 0);
 	ASSERT_EQ(store_doc_write_owned(s, id, "d/x", "x", 1, 0660, -1, "create", &who, 1001, 2000,
 					NULL), 0);
-	ASSERT_EQ(store_doc_rename(s, id, "d", "e", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "d", "e", 0, &who, NULL), 0);
 	ASSERT_EQ(store_doc_stat(s, id, "e", &m), 0);
 	ASSERT_EQ(m.uid, 1004);
 	ASSERT_EQ(m.mode, 02770);

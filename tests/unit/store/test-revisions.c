@@ -161,7 +161,7 @@ TEST(saves_and_unlinks)
 		grown(&b, 100 + k);
 		ASSERT_EQ(store_doc_write(s, item, ".doc.swp", b.data, b.len, 0600, -1, "create",
 					  &who, NULL), 0);
-		ASSERT_EQ(store_doc_rename(s, item, ".doc.swp", "doc", 0, &who), 0);
+		ASSERT_EQ(store_doc_rename(s, item, ".doc.swp", "doc", 0, &who, NULL), 0);
 	}
 	for (k = 1; k <= n; k++) {
 		grown(&b, 100 + k);
@@ -218,7 +218,7 @@ TEST(carried_saves)
 		grown(&b, k);
 		ASSERT_EQ(store_doc_write(s, item, "plan.tmp.1.a", b.data, b.len, 0644, -1, "create",
 					  &who, NULL), 0);
-		ASSERT_EQ(store_doc_rename(s, item, "plan.tmp.1.a", "plan", STORE_RENAME_CARRY, &who),
+		ASSERT_EQ(store_doc_rename(s, item, "plan.tmp.1.a", "plan", STORE_RENAME_CARRY, &who, NULL),
 			  0);
 	}
 	for (k = 1; k <= n; k++) {
@@ -235,13 +235,13 @@ TEST(carried_saves)
 
 	/* Onto a free name. */
 	ASSERT_EQ(store_doc_write(s, item, "new.tmp", "new", 3, 0644, -1, "create", &who, NULL), 0);
-	ASSERT_EQ(store_doc_rename(s, item, "new.tmp", "new", STORE_RENAME_CARRY, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "new.tmp", "new", STORE_RENAME_CARRY, &who, NULL), 0);
 	expect_rev("new", 1, "new", 3);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "new.tmp"), 0);
 
 	/* vim's writebackup: rename away, a new document, the backup removed. */
 	ASSERT_EQ(store_doc_write(s, item, "vdoc", "v1", 2, 0644, -1, "create", &who, NULL), 0);
-	ASSERT_EQ(store_doc_rename(s, item, "vdoc", "vdoc~", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "vdoc", "vdoc~", 0, &who, NULL), 0);
 	ASSERT_EQ(store_doc_write(s, item, "vdoc", "v2", 2, 0644, -1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_doc_unlink(s, item, "vdoc~", &who), 0);
 	expect_rev("vdoc", 1, "v1", 2);
@@ -249,7 +249,7 @@ TEST(carried_saves)
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "vdoc"), 2);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "vdoc~"), 0);
 	/* Renamed away and removed with no new document: history kept. */
-	ASSERT_EQ(store_doc_rename(s, item, "vdoc", "vdoc~", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "vdoc", "vdoc~", 0, &who, NULL), 0);
 	ASSERT_EQ(store_doc_unlink(s, item, "vdoc~", &who), 0);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "vdoc~"), 2);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "vdoc"), 3);

@@ -187,6 +187,7 @@ TEST(documents)
 	struct doc_meta m;
 	struct item it;
 	char *data = NULL, revs[2048] = "";
+	int replaced;
 	size_t len;
 	int rev, n = 0;
 
@@ -216,8 +217,8 @@ TEST(documents)
 	ASSERT_EQ(store_doc_write(s, it.id, "notes/a.md", "a", 1, 0600, -1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_doc_write(s, it.id, "notes", "x", 1, (mode_t)-1, -1, "write", &who, NULL), -EISDIR);
 	ASSERT_EQ(store_doc_rmdir(s, it.id, "notes"), -ENOTEMPTY);
-	ASSERT_EQ(store_doc_rename(s, it.id, "notes", "notes/sub", 0, &who), -EINVAL);
-	ASSERT_EQ(store_doc_rename(s, it.id, "notes", "archive", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, it.id, "notes", "notes/sub", 0, &who, NULL), -EINVAL);
+	ASSERT_EQ(store_doc_rename(s, it.id, "notes", "archive", 0, &who, NULL), 0);
 	ASSERT_EQ(store_doc_read(s, it.id, "archive/a.md", &data, &len), 0);
 	ASSERT_STREQ(data, "a");
 	free(data);
@@ -227,11 +228,20 @@ TEST(documents)
 
 	/* Rename over an existing document: the target's history goes on. */
 	ASSERT_EQ(store_doc_write(s, it.id, "tmp.swp", "three\n", 6, (mode_t)-1, -1, "create", &who, NULL), 0);
-	ASSERT_EQ(store_doc_rename(s, it.id, "tmp.swp", "plan.md", 1, &who), -EEXIST);
-	ASSERT_EQ(store_doc_rename(s, it.id, "tmp.swp", "plan.md", 0, &who), 0);
+	replaced = -1;
+	ASSERT_EQ(store_doc_rename(s, it.id, "tmp.swp", "plan.md", 1, &who, &replaced), -EEXIST);
+	ASSERT_EQ(replaced, 0);
+	ASSERT_EQ(store_doc_stat(s, it.id, "plan.md", &m), 0);
+	ASSERT_EQ(m.rev, 2);
+	ASSERT_EQ(store_doc_rename(s, it.id, "tmp.swp", "plan.md", 0, &who, &replaced), 0);
+	ASSERT_EQ(replaced, 2); /* what plan.md held: still its revision 2 */
+	ASSERT_EQ(store_rev_read(s, it.id, "plan.md", 2, &data, &len), 0);
+	ASSERT_STREQ(data, "two\n");
+	free(data);
 	ASSERT_EQ(store_doc_stat(s, it.id, "plan.md", &m), 0);
 	ASSERT_EQ(m.rev, 3);
-	ASSERT_EQ(store_doc_rename(s, it.id, "plan.md", "archive", 0, &who), -EISDIR);
+	ASSERT_EQ(store_doc_rename(s, it.id, "plan.md", "archive", 0, &who, &replaced), -EISDIR);
+	ASSERT_EQ(replaced, 0);
 
 	/* Unlink keeps every revision. */
 	ASSERT_EQ(store_doc_unlink(s, it.id, "plan.md", &who), 0);
@@ -307,7 +317,7 @@ TEST(times)
 	ASSERT_EQ(store_doc_set_times(s, it.id, "t/x", 9, STORE_TIME_OMIT), 0);
 	ASSERT_EQ(store_item_set_times(s, it.id, STORE_TIME_OMIT, 200), 0);
 	before = util_now_ns();
-	ASSERT_EQ(store_doc_rename(s, it.id, "t/x", "y", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, it.id, "t/x", "y", 0, &who, NULL), 0);
 	ASSERT_EQ(store_doc_stat(s, it.id, "y", &m), 0);
 	ASSERT_EQ(m.atime_ns, 9);
 	ASSERT_EQ(m.mtime_ns, 6000);

@@ -163,7 +163,7 @@ TEST(rename)
 		data[i] = (char)('a' + (i * 11 + i / 17) % 26);
 	put(s, "from.bin", data, 200000);
 	before = wal_size();
-	ASSERT_EQ(store_doc_rename(s, item, "from.bin", "to.bin", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "from.bin", "to.bin", 0, &who, NULL), 0);
 	after = wal_size();
 	if (after < before || (after - before) / FRAME > 12)
 		FAIL_AT("a rename wrote %lld WAL frames", (after - before) / FRAME);

@@ -84,17 +84,17 @@ TEST(attributes)
 	ASSERT_EQ(store_xattr_remove(s, id, "a.md", "user.empty"), -ENODATA);
 
 	/* Renames: a document; a directory and what is below it. */
-	ASSERT_EQ(store_doc_rename(s, id, "a.md", "c.md", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "a.md", "c.md", 0, &who, NULL), 0);
 	assert_value(s, id, "a.md", "user.x", NULL);
 	assert_value(s, id, "c.md", "user.x", "2");
-	ASSERT_EQ(store_doc_rename(s, id, "d", "e", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "d", "e", 0, &who, NULL), 0);
 	assert_value(s, id, "e", "user.dir", "dir");
 	assert_value(s, id, "e/b.md", "user.deep", "deep");
 	assert_value(s, id, "d/b.md", "user.deep", NULL);
 	/* A rename over a document takes the moved one's attributes, not the old ones. */
 	ASSERT_EQ(store_doc_write(s, id, "f.md", "f", 1, (mode_t)-1, 1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_xattr_set(s, id, "f.md", "user.old", "old", 3, 0), 0);
-	ASSERT_EQ(store_doc_rename(s, id, "c.md", "f.md", 0, &who), 0);
+	ASSERT_EQ(store_doc_rename(s, id, "c.md", "f.md", 0, &who, NULL), 0);
 	assert_value(s, id, "f.md", "user.old", NULL);
 	assert_value(s, id, "f.md", "user.x", "2");
 	store_close(s);
