@@ -196,10 +196,20 @@ TEST(rename_leaf)
 	inode_table_free(t);
 }
 
+/* What inode_replaced keeps for ino in t is want. */
+static void expect_replaced(struct inode_table *t, uint64_t ino, const char *want)
+{
+	char *p = NULL;
+
+	ASSERT_EQ(0, inode_replaced(t, ino, &p));
+	ASSERT_STREQ(want, p);
+	free(p);
+}
+
 TEST(replaced_kept)
 {
 	struct inode_table *t = new_table();
-	uint64_t doc, tmp, tmp2, other, dir, sub, linked;
+	uint64_t doc, tmp, tmp2, other, linked;
 	char *p = NULL;
 
 	doc = ref(t, "/i/notes.md");
@@ -209,49 +219,35 @@ TEST(replaced_kept)
 	ASSERT_EQ(-ENOENT, inode_replaced(t, doc, &p)); /* it has its path */
 	/* a save by rename: the replaced inode keeps where it can be read */
 	ASSERT_EQ(0, inode_rename(t, "/i/.notes.md.tmp", "/i/notes.md", "/i/.history/notes.md@3"));
-	ASSERT_EQ(0, inode_replaced(t, doc, &p));
-	ASSERT_STREQ("/i/.history/notes.md@3", p);
-	free(p);
-	p = NULL;
+	expect_replaced(t, doc, "/i/.history/notes.md@3");
 	ASSERT_EQ(-ENOENT, inode_replaced(t, tmp, &p)); /* the moved one has a path */
 	/* replaced again: the inode the last save left pathless keeps its own */
 	tmp2 = ref(t, "/i/.notes.md.tmp2");
 	inode_set_leaf(t, tmp2, 1);
 	ASSERT_EQ(0, inode_rename(t, "/i/.notes.md.tmp2", "/i/notes.md", "/i/.history/notes.md@4"));
-	ASSERT_EQ(0, inode_replaced(t, tmp, &p));
-	ASSERT_STREQ("/i/.history/notes.md@4", p);
-	free(p);
-	ASSERT_EQ(0, inode_replaced(t, doc, &p));
-	ASSERT_STREQ("/i/.history/notes.md@3", p);
-	free(p);
-	p = NULL;
+	expect_replaced(t, tmp, "/i/.history/notes.md@4");
+	expect_replaced(t, doc, "/i/.history/notes.md@3");
 	/* a rename to a name no inode holds, or without replaced, keeps nothing */
 	other = ref(t, "/i/other.md");
 	ASSERT_EQ(0, inode_rename(t, "/i/notes.md", "/i/new.md", "/i/.history/new.md@1"));
 	ASSERT_EQ(-ENOENT, inode_replaced(t, tmp2, &p));
 	ASSERT_EQ(0, inode_rename(t, "/i/new.md", "/i/other.md", NULL));
 	ASSERT_EQ(-ENOENT, inode_replaced(t, other, &p));
-	/* the slow path (the moved node is not known as a leaf) keeps it too */
-	dir = ref(t, "/i/d");
-	sub = ref(t, "/i/d/x.md");
+	/* the walk (the moved node is not known as a leaf) keeps it too */
+	ref(t, "/i/d/x.md");
 	linked = ref(t, "/i/y.md");
 	inode_set_leaf(t, linked, 1);
 	ASSERT_EQ(0, inode_rename(t, "/i/d/x.md", "/i/y.md", "/i/.history/y.md@2"));
-	ASSERT_EQ(0, inode_replaced(t, linked, &p));
-	ASSERT_STREQ("/i/.history/y.md@2", p);
-	free(p);
-	p = NULL;
+	expect_replaced(t, linked, "/i/.history/y.md@2");
 	/* an inode that keeps another path (a hard link) keeps nothing */
-	ASSERT_EQ(0, inode_ref(t, "/i/z.md", 77, &linked));
-	ASSERT_EQ(0, inode_ref(t, "/i/z2.md", 77, &linked));
+	linked = ref_file(t, "/i/z.md", 77);
+	ASSERT_EQ(linked, ref_file(t, "/i/z2.md", 77));
 	ASSERT_EQ(0, inode_rename(t, "/i/y.md", "/i/z.md", "/i/.history/z.md@1"));
 	ASSERT_EQ(-ENOENT, inode_replaced(t, linked, &p));
 	expect_path(t, linked, "/i/z2.md");
 	/* forgotten: the copy goes with the inode (ASan: no leak) */
 	inode_forget(t, doc, 1);
 	ASSERT_EQ(-ENOENT, inode_replaced(t, doc, &p));
-	(void)dir;
-	(void)sub;
 	inode_table_free(t);
 }
 
