@@ -570,15 +570,15 @@ int inode_rename(struct inode_table *t, const char *from, const char *to, const 
 	size_t flen = strlen(from), tlen = strlen(to), n = 0, cap = 8, i;
 	struct rekey *v = NULL;
 	struct inode *over = NULL;
-	struct name *m;
+	struct name *m, *old;
 	int r = 0;
 
 	if (strcmp(from, to) == 0)
 		return 0;
 	pthread_mutex_lock(&t->lock);
-	m = find_name(t, to);
-	if (m && m->node->ino != INODE_ROOT)
-		over = m->node;
+	old = find_name(t, to);
+	if (old && old->node->ino != INODE_ROOT)
+		over = old->node;
 	m = find_name(t, from);
 	if (m && m->node->leaf) {
 		/* Nothing can be below either path (a rename never puts a file
@@ -586,9 +586,8 @@ int inode_rename(struct inode_table *t, const char *from, const char *to, const 
 		 * the table holds it (a new name, as most renames of a temp
 		 * file give, must not walk the table). */
 		char *path = strdup(to);
-		struct name *old = find_name(t, to);
 
-		if (old && old->node->ino != INODE_ROOT)
+		if (over)
 			drop_name(t, old);
 		if (path == NULL) {
 			drop_name(t, m);

@@ -3,27 +3,27 @@
 # as on a local disk: an O_PATH descriptor taken before a save by rename (temp file renamed over
 # the document, as sed -i and editors save) still stats (link count 0, the old size) and, reopened
 # through /proc/self/fd after the save, reads the old content, instead of ESTALE. The same holds
-# for a file replaced twice, and for a long name (.history's directory form). A reader that looked
-# the name up just before an editor saved it opens that inode in just this way (the kernel's path
-# walk, then FUSE OPEN on the inode it found), and the kernel retries ESTALE only once: with a
-# document saved by rename in a loop, cat failed with "Stale file handle". Writing through such a
-# descriptor is refused with ESTALE (the write would reach no name); the document itself and its
-# history are untouched by all of it.
+# for a file replaced twice, for a long name (.history's directory form) and in learnings/. A
+# reader that looked the name up just before an editor saved it opens that inode in just this way
+# (the kernel's path walk, then FUSE OPEN on the inode it found), and the kernel retries ESTALE
+# only once: with a document saved by rename in a loop, cat failed with "Stale file handle".
+# Writing through such a descriptor is refused with ESTALE (the write would reach no name); the
+# document itself and its history are untouched by all of it.
 . "$(dirname "$0")/../lib.sh"
 mount_item
 
 long=$(printf 'n%.0s' $(seq 1 250)).md
-python3 - "$d" "$long" <<'PY' || fail "a replaced document was not readable as on a local disk (above)"
+python3 - "$d" "$long" "$M/learnings" <<'PY' || fail "a replaced document was not readable as on a local disk (above)"
 import errno, os, sys
-d, long = sys.argv[1], sys.argv[2]
+d, long, learnings = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def save(path, data):
-    tmp = os.path.join(d, ".save.tmp")
+    tmp = os.path.join(os.path.dirname(path), ".save.tmp")
     with open(tmp, "wb") as f:
         f.write(data)
     os.replace(tmp, path)
 
-def check(name):
+def check(name, d=d):
     path = os.path.join(d, name)
     save(path, b"version one, the old content\n")
     old = os.open(path, os.O_PATH)
@@ -55,6 +55,7 @@ def check(name):
 
 check("notes.md")
 check(long)
+check("lessons.md", learnings)  # project-wide documents have a .history too
 PY
 assert_doc "$d/notes.md" $'version three, the newest\n'
 # The saves are three revisions of the document; nothing above added one.
