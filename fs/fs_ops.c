@@ -173,6 +173,11 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		break;
 	default:
 		r = engine_getattr(fs->engine, path, &ps);
+		if (r == -ENOENT) {
+			fs__reply_missing(req, parent, name, path, seen);
+			free(path);
+			return;
+		}
 		break;
 	}
 	if (r < 0) {
