@@ -351,9 +351,10 @@ int engine_file_fsync(struct pfs_file *f, const struct pfs_caller *who);
 void engine_file_release(struct pfs_file *f);
 /* Whether reads must bypass the page cache (views, and logs still growing). */
 int engine_file_direct(const struct pfs_file *f);
-/* Whether engine_file_flush can do anything for f: 0 for a handle opened
- * only to read anything but a document, whose flushes and fsyncs may be
- * left out. */
+/* Whether a flush of f must reach engine_file_flush: 0 for a handle opened
+ * only to read, whose close then sends no FLUSH (a document's other
+ * handles commit what they wrote at their own close; its fsync still
+ * commits and syncs). */
 int engine_file_flushes(const struct pfs_file *f);
 /* Whether the content read through f can never change (a log whose run
  * ended and was sealed): the kernel may keep its pages across opens. */

@@ -119,9 +119,9 @@
  * direct_io (engine_file_direct()); documents go through the page cache
  * without keep_cache, so shared mmap reads work and each open sees the
  * current content; a sealed log never changes and keeps its pages across
- * opens (engine_file_immutable()). Handles opened only to read anything but
- * a document are opened with noflush (engine_file_flushes()): their flush
- * does nothing.
+ * opens (engine_file_immutable()). Handles opened only to read are opened
+ * with noflush (engine_file_flushes()): their close sends no FLUSH (a
+ * document's writers commit at their own close).
  */
 #include <assert.h>
 #include <errno.h>

@@ -698,8 +698,10 @@ int engine_file_immutable(const struct pfs_file *f)
 
 int engine_file_flushes(const struct pfs_file *f)
 {
-	/* A document's flush commits what any of its handles wrote. */
-	return f->kind == N_DOC || wants_write(f->flags);
+	/* A read-only handle of a document could commit what its other
+	 * handles wrote, but each writer's own close commits that (and fsync,
+	 * which noflush does not leave out, commits through any handle). */
+	return wants_write(f->flags);
 }
 
 int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)
