@@ -83,14 +83,17 @@
  * listing is stable (see Listings) is answered with an entry of inode 0
  * that the kernel keeps for CACHE_TTL: a compiler's probes of its include
  * path, make's of its implicit rules, a shell's of PATH then cost no round
- * trip after the first (measured: tests/bench W15). Every name that comes
- * to be in such a directory comes by a request through the mount (which
+ * trip after the first (measured: tests/bench/results/
+ * 2026-12-05-vm-negative-entries.md). Every name that comes to be in such
+ * a directory comes by a request through the mount (which
  * the kernel puts in the place of its negative entry) or by a file the
  * engine reports ENGINE_CREATED (what the listing rule rests on too). For
  * those, fs__changed sends FUSE_NOTIFY_INC_EPOCH (Linux 6.16): the kernel
  * raises the connection's epoch, and every entry it made before is looked
- * up again at its next use. The notification takes no lock at all (an
- * atomic increment), so any thread may send it with any lock held. It is
+ * up again at its next use. The notification waits for nothing (the
+ * kernel increments a counter and, where fuse's inval_wq parameter is set,
+ * queues work that prunes the old entries later), so any thread may send
+ * it with any lock held. It is
  * sent only when a directory above the new file holds negative entries
  * handed out since the last one (inode_set_negative records the epoch of
  * each, inode_negative_above reads them): a busy pipeline that makes logs

@@ -12,12 +12,15 @@
 # editor-save (--files / 10 saves: write a temporary file, fsync, rename it over the
 # document), find-stat (`find -type f -exec stat {} +` over a tree of --items items, warm),
 # ls-lR (`ls -lR` of that tree, warm), read (`cat` of a document of --files x 64 KiB, 3 times,
-# after one untimed pass). The tree: --items items (default 250) of brief.md and
+# after one untimed pass), probe (what a compiler does with its include path: 5 rounds of a
+# stat of each of --files / 5 names that do not exist, a fifth of them below a directory that
+# does not exist either), cat-files (one `cat` of every file py-create made, twice: an open and
+# a close of each). The tree: --items items (default 250) of brief.md and
 # plan.md each, made through the mount; bindfs serves `cp -r` of the mount's items. The
 # counts are the requests the kernel sent to that mount while the shape ran (every process,
 # so background requests count too); cpu ms is the daemon's utime + stime (/proc/PID/stat).
 set -euo pipefail
-ITEMS=250 FILES=500 SHAPES="py-create sh-append editor-save read find-stat ls-lR"
+ITEMS=250 FILES=500 SHAPES="py-create sh-append editor-save read probe cat-files find-stat ls-lR"
 # shellcheck source=ab.sh
 . "$(dirname "${BASH_SOURCE[0]}")/ab.sh"
 ab_args "items files shapes" "$@"
@@ -67,6 +70,24 @@ PY
 		for i in 1 2 3; do
 			cat "$d/many/big.bin" >/dev/null
 		done
+		;;
+	probe)
+		mkdir -p "$d/many/include"
+		python3 - "$d/many/include" "$((n / 5))" <<'PY'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+names = [("bits/h%d.h" if i % 5 == 0 else "h%d.h") % i for i in range(n)]
+for r in range(5):
+    for name in names:
+        try:
+            os.stat(os.path.join(d, name))
+        except FileNotFoundError:
+            pass
+PY
+		;;
+	cat-files)
+		cat "$d"/many/f*.txt >/dev/null 2>&1 || true
+		cat "$d"/many/f*.txt >/dev/null 2>&1 || true
 		;;
 	find-stat) find "$d" -type f -exec stat {} + >/dev/null 2>&1 || true ;;
 	ls-lR) ls -lR "$d" >/dev/null 2>&1 || true ;;
