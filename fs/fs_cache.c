@@ -94,10 +94,12 @@
  * kernel increments a counter and, where fuse's inval_wq parameter is set,
  * queues work that prunes the old entries later), so any thread may send
  * it with any lock held. It is
- * sent only when a directory above the new file holds negative entries
- * handed out since the last one (inode_set_negative records the epoch of
- * each, inode_negative_above reads them): a busy pipeline that makes logs
- * where nobody looked for a missing name sends none. Exactness:
+ * sent only when the directory where an entry could hide the new file (its
+ * parent, or the nearest directory above it the kernel knows) holds
+ * negative entries handed out since the last one (inode_set_negative
+ * records the epoch of each, inode_negative_above reads them): a busy
+ * pipeline that makes logs where nobody looked for a missing name sends
+ * none. Exactness:
  *  - The kernel reads the epoch before it sends a lookup and stamps the
  *    entry with that, so a notification sent while the lookup was under way
  *    voids its reply too.
@@ -337,8 +339,9 @@ uncached:
 }
 
 /* A file appeared at path by the engine's hand: voids the kernel's
- * negative entries when a directory above path holds some handed out
- * since the last epoch (see Negative entries). Any thread. */
+ * negative entries when the directory where one could hide path holds
+ * some handed out since the last epoch (see Negative entries). Any
+ * thread. */
 static void void_negatives(struct fs *fs, const char *path)
 {
 	uint64_t mark = inode_negative_above(fs->inodes, path);

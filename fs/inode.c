@@ -434,21 +434,21 @@ void inode_set_negative(struct inode_table *t, uint64_t ino, uint64_t epoch)
 uint64_t inode_negative_above(struct inode_table *t, const char *path)
 {
 	char dir[PATH_MAX];
-	struct name *m;
-	uint64_t mark = 0;
+	struct name *m = NULL;
+	uint64_t mark;
 	char *slash;
 
 	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
 		return UINT64_MAX;
 	pthread_mutex_lock(&t->lock);
-	while ((slash = strrchr(dir, '/')) != NULL) {
+	/* Up to the nearest directory the kernel knows: it knows none below
+	 * that, so it holds no entry below it either. The root is always
+	 * known. */
+	while (!m && (slash = strrchr(dir, '/')) != NULL) {
 		slash[slash == dir] = '\0'; /* "/a" -> "/", "/a/b" -> "/a" */
 		m = find_name(t, dir);
-		if (m && m->node->negative > mark)
-			mark = m->node->negative;
-		if (slash == dir)
-			break;
 	}
+	mark = m ? m->node->negative : 0;
 	pthread_mutex_unlock(&t->lock);
 	return mark;
 }

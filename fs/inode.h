@@ -83,9 +83,12 @@ uint64_t inode_peek_cached(struct inode_table *t, const char *path);
  * (fs_cache.c "Negative entries"); the largest such epoch is kept, and
  * follows the inode across renames. Unknown numbers are ignored. */
 void inode_set_negative(struct inode_table *t, uint64_t ino, uint64_t epoch);
-/* 1 + the largest epoch inode_set_negative recorded on a directory above
- * path (absolute, normalised: its parent, theirs, up to the root), or 0
- * when none has one; UINT64_MAX for a path longer than PATH_MAX. */
+/* 1 + the largest epoch inode_set_negative recorded on the nearest
+ * directory above path (absolute, normalised) that has an inode: the only
+ * one where the kernel may hold a negative entry that hides path (its
+ * parent; or, when path's parent is new to the kernel, the directory that
+ * holds the first new one). 0 when it has none; UINT64_MAX for a path
+ * longer than PATH_MAX. */
 uint64_t inode_negative_above(struct inode_table *t, const char *path);
 
 /* Takes n lookups back from ino; frees the inode when none are left. Unknown

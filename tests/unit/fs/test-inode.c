@@ -306,9 +306,10 @@ TEST(cached_mark)
 	inode_table_free(t);
 }
 
-/* Negative entries handed out in a directory are found from any path below
- * it, with the largest epoch recorded; they follow the directory across a
- * rename and go with it. */
+/* Negative entries handed out in a directory are found, with the largest
+ * epoch recorded, from a path in it or below a directory new to the table
+ * in it, not from below a directory the table knows; they follow the
+ * directory across a rename and go with it. */
 TEST(negative_mark)
 {
 	struct inode_table *t = new_table();
@@ -321,22 +322,27 @@ TEST(negative_mark)
 	inode_set_negative(t, sub, 0);
 	inode_set_negative(t, 999, 7); /* unknown: ignored */
 	ASSERT_EQ(1, inode_negative_above(t, "/i/src/a.h"));
-	/* below it, at any depth (a file the engine makes in a new directory) */
+	/* below it through directories new to the table (a file the engine
+	 * makes in a new directory: the kernel may hold "new" as missing) */
 	ASSERT_EQ(1, inode_negative_above(t, "/i/src/new/deeper/a.h"));
 	/* not beside it, nor for the directory itself (its parent holds its name) */
 	ASSERT_EQ(0, inode_negative_above(t, "/i/b.md"));
 	ASSERT_EQ(0, inode_negative_above(t, "/i/src"));
 	ASSERT_EQ(0, inode_negative_above(t, "/j/src/a.h"));
-	/* the largest epoch is kept, whichever directory above holds it */
+	/* the largest epoch is kept */
 	inode_set_negative(t, sub, 4);
 	inode_set_negative(t, sub, 2);
 	ASSERT_EQ(5, inode_negative_above(t, "/i/src/a.h"));
+	/* a directory above a known one does not count: the kernel knows the
+	 * known one, so none of its names hides it */
 	inode_set_negative(t, item, 9);
-	ASSERT_EQ(10, inode_negative_above(t, "/i/src/a.h"));
+	ASSERT_EQ(5, inode_negative_above(t, "/i/src/a.h"));
 	ASSERT_EQ(10, inode_negative_above(t, "/i/b.md"));
-	/* the root's own entries count for every path */
+	ASSERT_EQ(10, inode_negative_above(t, "/i/lib/a.h"));
+	/* the root's for a path whose first directory is new to the table */
 	inode_set_negative(t, INODE_ROOT, 11);
-	ASSERT_EQ(12, inode_negative_above(t, "/j/x.md"));
+	ASSERT_EQ(0, inode_negative_above(t, "/j/x.md"));
+	ASSERT_EQ(12, inode_negative_above(t, "/k/x.md"));
 	ASSERT_EQ(12, inode_negative_above(t, "/k"));
 	/* it follows the directory's inode across a rename, and goes with it */
 	inode_forget(t, other, 1);
