@@ -349,8 +349,11 @@ static void void_negatives(struct fs *fs, const char *path)
 	if (mark == 0)
 		return;
 	pthread_mutex_lock(&fs->neg_lock);
-	if (mark - 1 >= fs->neg_epoch)
-		raise_epoch(fs);
+	if (mark - 1 >= fs->neg_epoch && raise_epoch(fs) < 0 &&
+	    __atomic_exchange_n(&fs->neg_ok, -1, __ATOMIC_SEQ_CST) > 0)
+		/* Only once the mount is going away: no more are handed out. */
+		util_log(LOG_WARNING, "mount: FUSE_NOTIFY_INC_EPOCH failed for %s: lookups that "
+				      "find nothing are no longer cached", path);
 	pthread_mutex_unlock(&fs->neg_lock);
 }
 
