@@ -17,9 +17,7 @@
  * only with it.
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,8 +47,6 @@ struct inode {
 	                         * node is set */
 	int cached;             /* protected by inode_table.lock: see inode_set_cached */
 	int leaf;               /* protected by inode_table.lock: see inode_set_leaf */
-	uint64_t negative;      /* protected by inode_table.lock: 1 + the largest epoch
-	                         * inode_set_negative recorded, or 0 */
 	int removed;            /* protected by inode_table.lock: a directory whose last name
 	                         * an unlink or rmdir took (inode_removed) */
 	char *replaced;         /* protected by inode_table.lock: where its content can
@@ -418,39 +414,6 @@ void inode_set_file(struct inode_table *t, uint64_t ino, uint64_t file)
 	if (n)
 		set_file(t, n, file);
 	pthread_mutex_unlock(&t->lock);
-}
-
-void inode_set_negative(struct inode_table *t, uint64_t ino, uint64_t epoch)
-{
-	struct inode *n;
-
-	pthread_mutex_lock(&t->lock);
-	n = find_ino(t, ino);
-	if (n && n->negative < epoch + 1)
-		n->negative = epoch + 1;
-	pthread_mutex_unlock(&t->lock);
-}
-
-uint64_t inode_negative_above(struct inode_table *t, const char *path)
-{
-	char dir[PATH_MAX];
-	struct name *m = NULL;
-	uint64_t mark;
-	char *slash;
-
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-		return UINT64_MAX;
-	pthread_mutex_lock(&t->lock);
-	/* Up to the nearest directory the kernel knows: it knows none below
-	 * that, so it holds no entry below it either. The root is always
-	 * known. */
-	while (!m && (slash = strrchr(dir, '/')) != NULL) {
-		slash[slash == dir] = '\0'; /* "/a" -> "/", "/a/b" -> "/a" */
-		m = find_name(t, dir);
-	}
-	mark = m ? m->node->negative : 0;
-	pthread_mutex_unlock(&t->lock);
-	return mark;
 }
 
 uint64_t inode_peek_cached(struct inode_table *t, const char *path)

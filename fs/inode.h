@@ -78,19 +78,6 @@ void inode_set_file(struct inode_table *t, uint64_t ino, uint64_t file);
 /* The inode number of path when it is marked by inode_set_cached, else 0. */
 uint64_t inode_peek_cached(struct inode_table *t, const char *path);
 
-/* Records that a lookup in the directory ino found nothing and handed the
- * kernel a negative entry while the mount's epoch count was epoch
- * (fs_cache.c "Negative entries"); the largest such epoch is kept, and
- * follows the inode across renames. Unknown numbers are ignored. */
-void inode_set_negative(struct inode_table *t, uint64_t ino, uint64_t epoch);
-/* 1 + the largest epoch inode_set_negative recorded on the nearest
- * directory above path (absolute, normalised) that has an inode: the only
- * one where the kernel may hold a negative entry that hides path (its
- * parent; or, when path's parent is new to the kernel, the directory that
- * holds the first new one). 0 when it has none; UINT64_MAX for a path
- * longer than PATH_MAX. */
-uint64_t inode_negative_above(struct inode_table *t, const char *path);
-
 /* Takes n lookups back from ino; frees the inode when none are left. Unknown
  * numbers and the root are ignored. n is at most the lookups ino holds (the
  * kernel forgets no more than it was given): asserted; a build without

@@ -67,6 +67,7 @@ struct undo {
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;
+	int restored;    /* restore() made it again */
 };
 
 struct remover {
@@ -250,7 +251,8 @@ static int taken_later(const struct remover *r, size_t i, const char *rel)
 }
 
 /* Restores what r took away from item, the last taken first (a directory
- * before its documents), each document from its last revision. */
+ * before its documents), each document from its last revision, marking
+ * what it made again (undo.restored). */
 static void restore(struct engine *e, int64_t item, struct remover *r, const struct pfs_caller *who)
 {
 	struct who_buf wb;
@@ -284,10 +286,22 @@ static void restore(struct engine *e, int64_t item, struct remover *r, const str
 			rc = store_doc_make_node(e->store, item, u->rel, u->type, u->rdev, NULL, 0,
 						 u->mode, u->uid, u->gid, &wb.w);
 		}
+		u->restored = rc == 0;
 		if (rc)
 			util_log(LOG_ERR, "recursive removal: restoring %s (revision %d): %s "
 				 "(its history keeps it)", u->rel, u->rev, strerror(-rc));
 	}
+}
+
+/* The names restore() made again, in the item that stays (its archive was
+ * refused), reported to the watcher: the kernel saw them removed, and
+ * keeps the listings and the misses of the directories that held them
+ * (fs/fs_cache.c), which it drops on the report. Then forgets them. */
+static void report_restored(struct engine *e, const char *item, struct remover *r)
+{
+	for (size_t i = r->nundo; i-- > 0;)
+		if (r->undo[i].restored)
+			engine_changed(e, item, r->undo[i].rel, ENGINE_CREATED);
 	undo_clear(r);
 }
 
@@ -323,6 +337,7 @@ int packet__remove_item(struct engine *e, const struct node *n, const struct pfs
 		remover_free(r);
 		return 0;
 	}
+	report_restored(e, n->item.name, r);
 	r->refused = 1;
 	r->step_ns = util_now_ns();
 	put(e, r);

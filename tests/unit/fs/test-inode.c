@@ -306,64 +306,6 @@ TEST(cached_mark)
 	inode_table_free(t);
 }
 
-/* Negative entries handed out in a directory are found, with the largest
- * epoch recorded, from a path in it or below a directory new to the table
- * in it, not from below a directory the table knows; they follow the
- * directory across a rename and go with it. */
-TEST(negative_mark)
-{
-	struct inode_table *t = new_table();
-	uint64_t item, sub, other;
-
-	item = ref(t, "/i");
-	sub = ref(t, "/i/src");
-	other = ref(t, "/j");
-	ASSERT_EQ(0, inode_negative_above(t, "/i/src/a.h"));
-	inode_set_negative(t, sub, 0);
-	inode_set_negative(t, 999, 7); /* unknown: ignored */
-	ASSERT_EQ(1, inode_negative_above(t, "/i/src/a.h"));
-	/* below it through directories new to the table (a file the engine
-	 * makes in a new directory: the kernel may hold "new" as missing) */
-	ASSERT_EQ(1, inode_negative_above(t, "/i/src/new/deeper/a.h"));
-	/* not beside it, nor for the directory itself (its parent holds its name) */
-	ASSERT_EQ(0, inode_negative_above(t, "/i/b.md"));
-	ASSERT_EQ(0, inode_negative_above(t, "/i/src"));
-	ASSERT_EQ(0, inode_negative_above(t, "/j/src/a.h"));
-	/* the largest epoch is kept */
-	inode_set_negative(t, sub, 4);
-	inode_set_negative(t, sub, 2);
-	ASSERT_EQ(5, inode_negative_above(t, "/i/src/a.h"));
-	/* a directory above a known one does not count: the kernel knows the
-	 * known one, so none of its names hides it */
-	inode_set_negative(t, item, 9);
-	ASSERT_EQ(5, inode_negative_above(t, "/i/src/a.h"));
-	ASSERT_EQ(10, inode_negative_above(t, "/i/b.md"));
-	ASSERT_EQ(10, inode_negative_above(t, "/i/lib/a.h"));
-	/* the root's for a path whose first directory is new to the table */
-	inode_set_negative(t, INODE_ROOT, 11);
-	ASSERT_EQ(0, inode_negative_above(t, "/j/x.md"));
-	ASSERT_EQ(12, inode_negative_above(t, "/k/x.md"));
-	ASSERT_EQ(12, inode_negative_above(t, "/k"));
-	/* it follows the directory's inode across a rename, and goes with it */
-	inode_forget(t, other, 1);
-	inode_forget(t, sub, 1);
-	inode_forget(t, item, 1);
-	inode_table_free(t);
-
-	t = new_table();
-	item = ref(t, "/i");
-	sub = ref(t, "/i/src");
-	inode_set_negative(t, sub, 3);
-	ASSERT_EQ(0, inode_rename(t, "/i/src", "/i/lib", NULL));
-	ASSERT_EQ(0, inode_negative_above(t, "/i/src/a.h"));
-	ASSERT_EQ(4, inode_negative_above(t, "/i/lib/a.h"));
-	inode_unlink(t, "/i/lib");
-	ASSERT_EQ(0, inode_negative_above(t, "/i/lib/a.h"));
-	inode_forget(t, sub, 1);
-	inode_forget(t, item, 1);
-	inode_table_free(t);
-}
-
 /* The number of path, looked up once more as a name of the engine's file
  * file (inode_ref). */
 TEST(hard_links)
@@ -434,7 +376,6 @@ int main(void)
 	RUN(replaced_kept);
 	RUN(growth);
 	RUN(cached_mark);
-	RUN(negative_mark);
 	RUN(hard_links);
 	return 0;
 }
