@@ -93,6 +93,13 @@ struct pfs_stat {
 	                   * ENGINE_CREATED in it (an item's directory, its document
 	                   * directories, stages/, validation/ and validation/logs/):
 	                   * the front end may let the kernel cache the listing. */
+	int names_stable; /* directories: 1 when list_stable and a name comes to be in
+	                   * it only through the mount, or by a refused removal's
+	                   * restore, which the engine reports ENGINE_CREATED (the
+	                   * document directories below an item's own: the engine
+	                   * makes its logs, change-validation.md and views
+	                   * elsewhere): the front end may let the kernel keep a
+	                   * lookup that finds nothing. */
 };
 
 /* Which daemon-wide facilities engine_open starts. */

@@ -301,7 +301,6 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 	struct engine_options eo = { o->store, o->mountpoint, 0 };
 	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = IDLE_THREADS };
 	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER,
-			 .neg_lock = PTHREAD_MUTEX_INITIALIZER,
 			 .ns_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP,
 			 .open_idle = PTHREAD_COND_INITIALIZER, .team.lock = PTHREAD_MUTEX_INITIALIZER };
 	char err[1024] = "";

@@ -79,43 +79,40 @@
  * Other directories (the root, .archive/, .packetfs/, .history/ and
  * below, an archived item's) are listed afresh at every open.
  *
- * Negative entries. A lookup that finds nothing in a directory whose
- * listing is stable (see Listings) is answered with an entry of inode 0
- * that the kernel keeps for CACHE_TTL: a compiler's probes of its include
- * path, make's of its implicit rules, a shell's of PATH then cost no round
- * trip after the first (measured: tests/bench/results/
- * 2026-12-05-vm-negative-entries.md). Every name that comes to be in such
- * a directory comes by a request through the mount (which
- * the kernel puts in the place of its negative entry) or by a file the
- * engine reports ENGINE_CREATED (what the listing rule rests on too). For
- * those, fs__changed sends FUSE_NOTIFY_INC_EPOCH (Linux 6.16): the kernel
- * raises the connection's epoch, and every entry it made before is looked
- * up again at its next use. The notification waits for nothing (the
- * kernel increments a counter and, where fuse's inval_wq parameter is set,
- * queues work that prunes the old entries later), so any thread may send
- * it with any lock held. It is
- * sent only when the directory where an entry could hide the new file (its
- * parent, or the nearest directory above it the kernel knows) holds
- * negative entries handed out since the last one (inode_set_negative
- * records the epoch of each, inode_negative_above reads them): a busy
- * pipeline that makes logs where nobody looked for a missing name sends
- * none. Exactness:
- *  - The kernel reads the epoch before it sends a lookup and stamps the
- *    entry with that, so a notification sent while the lookup was under way
- *    voids its reply too.
- *  - A lookup records its epoch on the directory before it checks whether
- *    fs__changed counted a change since it asked the engine (as attr_ttl
- *    does), and answers ENOENT uncached if so; fs__changed counts first and
- *    reads the directory's mark after. So a change the lookup did not see
- *    finds the mark, and a change that finds no mark was counted in time.
- *  - The epoch is read and raised under neg_lock, raised and sent in one
- *    step: an epoch a lookup read has been sent to the kernel, so a change
- *    that finds a mark older than the epoch knows the kernel voided it.
- * Where the kernel refuses the notification (before Linux 6.16), on a
- * mount shared with -o allow_other (a lookup's answer may depend on who
- * asks, fs_team.c) and for the notifier's own lookups (notify.c hides names
- * from it), misses are answered with ENOENT, which the kernel does not
- * keep.
+ * Negative entries. A lookup that finds nothing in a document directory
+ * below an item's own (pfs_stat.names_stable: stable, and the engine makes
+ * no file there: its logs, change-validation.md and views are elsewhere) is
+ * answered with an entry of inode 0 that the kernel keeps for CACHE_TTL: a
+ * compiler's probes of its include path, make's of its implicit rules then
+ * cost no round trip after the first (measured: tests/bench/results/
+ * 2026-12-05-vm-negative-entries.md). A name comes to be there by a
+ * request through the mount, which the kernel puts in the place of its
+ * negative entry, or by a refused removal's restore (packet_remove.c),
+ * which the engine reports ENGINE_CREATED: the notifier then drops the
+ * kernel's entry of the name (notify.c forget_entry, on its own thread,
+ * within NOTIFY_PACE_MS) before it replays the create. Until then a
+ * process that found the name missing before the restore may still find
+ * it missing: the one lag, bounded, and only after an `rm -rf` of an item
+ * that the engine refused. Exactness otherwise:
+ *  - A lookup runs with the directory's lock held by the kernel, so no
+ *    create through the mount comes in between; a commit may (a document
+ *    hidden until its first commit stored, after a full disk), so the name
+ *    is asked again after the directory said stable (it held no hidden
+ *    document then).
+ *  - fs__changed counts a change before the notifier hears of it; a lookup
+ *    that sees the count moved since it asked answers plain ENOENT; and the
+ *    notifier's entry invalidation takes the directory's lock, which waits
+ *    for a lookup under way to reach the kernel first.
+ *  - FUSE_NOTIFY_INC_EPOCH (Linux 6.16) would void every entry of the
+ *    mount at once and could serve every directory, but a dentry that
+ *    fails revalidation loses the mounts below it: a sandbox's bind mount
+ *    over part of an item would be detached, in every namespace.
+ * Elsewhere (an item's directory, stages/, validation/ and its logs/, the
+ * root and the rest), on a mount shared with -o allow_other (a lookup's
+ * answer may depend on who asks, fs_team.c), for the notifier's own
+ * lookups (notify.c hides names from it) and for a lookup made during a
+ * namespace change, misses are answered with ENOENT, which the kernel does
+ * not keep.
  *
  * readdirplus replies carry only entries of stable kinds as lookups, stat-ed
  * when the reply is made (the listing snapshot has names and types only,
@@ -128,18 +125,14 @@
  * with noflush (engine_file_flushes()): their close sends no FLUSH (a
  * document's writers commit at their own close).
  */
-#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <syslog.h>
-#include <unistd.h>
 
 #include <fuse_lowlevel.h>
-#include <linux/fuse.h>
 
 #include "engine.h"
 #include "fs_int.h"
@@ -260,101 +253,39 @@ void fs__fill_entry(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, uin
 	inode_set_leaf(fs->inodes, ino, !S_ISDIR(ps->mode));
 }
 
-/* FUSE_NOTIFY_INC_EPOCH (linux/fuse.h, protocol 7.44, Linux 6.16): a
- * notification without payload. Debian 12's headers predate it. */
-#define NOTIFY_INC_EPOCH 8
-
-/* Raises the kernel's epoch of the connection (see Negative entries).
- * With neg_lock held. 0, or -errno of the write to /dev/fuse: -EINVAL from
- * a kernel that does not know the notification, -ENOENT once the mount is
- * gone. */
-static int raise_epoch(struct fs *fs)
-{
-	struct fuse_out_header h = { .len = sizeof(h), .error = NOTIFY_INC_EPOCH, .unique = 0 };
-	ssize_t n;
-	int r = -ENOTCONN;
-
-	assert(util_mutex_held(&fs->neg_lock));
-	if (notifier_send_begin(fs->notifier)) {
-		n = write(fuse_session_fd(fs->se), &h, sizeof(h));
-		r = n == (ssize_t)sizeof(h) ? 0 : n < 0 ? -errno : -EIO;
-		notifier_send_end(fs->notifier);
-	}
-	fs->neg_epoch++;
-	return r;
-}
-
-/* The epoch to record for a negative entry handed out now, or -1 when the
- * kernel cannot void one (it refused the notification: asked once, by
- * sending it, the first time). */
-static int64_t negative_epoch(struct fs *fs)
-{
-	int ok = __atomic_load_n(&fs->neg_ok, __ATOMIC_SEQ_CST);
-	int64_t epoch;
-
-	pthread_mutex_lock(&fs->neg_lock);
-	if (ok == 0) {
-		int r = raise_epoch(fs);
-
-		ok = r == 0 ? 1 : -1;
-		__atomic_store_n(&fs->neg_ok, ok, __ATOMIC_SEQ_CST);
-		if (r < 0)
-			util_log(LOG_INFO, "mount: the kernel does not take FUSE_NOTIFY_INC_EPOCH "
-					   "(%s): lookups that find nothing are not cached",
-				 strerror(-r));
-	}
-	epoch = ok > 0 ? (int64_t)fs->neg_epoch : -1;
-	pthread_mutex_unlock(&fs->neg_lock);
-	return epoch;
-}
-
-void fs__reply_missing(fuse_req_t req, fuse_ino_t parent, const char *name, const char *path,
-		       uint64_t seen)
+void fs__reply_missing(fuse_req_t req, const char *name, const char *path, uint64_t seen)
 {
 	struct fs *fs = fs_of(req);
 	struct fuse_entry_param e;
 	struct pfs_stat ps;
-	int64_t epoch;
 	char *dir;
 	int r;
 
 	if (fs->shared || notifier_is_self(fs->notifier, req) || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0 || __atomic_load_n(&fs->neg_ok, __ATOMIC_SEQ_CST) < 0)
-		goto uncached;
-	if (fs__parent_of(path, &dir) < 0)
+	    strcmp(name, "..") == 0 || seen == UINT64_MAX || fs__parent_of(path, &dir) < 0)
 		goto uncached;
 	r = engine_getattr_unrendered(fs->engine, dir, &ps);
 	free(dir);
-	if (r < 0 || !ps.list_stable || (epoch = negative_epoch(fs)) < 0)
+	if (r < 0 || !ps.names_stable)
 		goto uncached;
-	inode_set_negative(fs->inodes, parent, (uint64_t)epoch);
-	if (fs__change_count(fs) != seen)
-		goto uncached;
+	/* Asked again after the directory: a document hidden until its first
+	 * commit (a full disk) may have been stored in between by a close,
+	 * which counts no change; the directory held no such document when it
+	 * said stable, and none can be created while the kernel looks up in it
+	 * (it holds the directory's lock). */
+	r = engine_getattr_unrendered(fs->engine, path, &ps);
+	if (r != -ENOENT || fs__change_count(fs) != seen) {
+		if (r == 0 || r == -ENOENT)
+			r = -ENOENT; /* the kernel looks it up again at its next use */
+		fuse_reply_err(req, -r);
+		return;
+	}
 	memset(&e, 0, sizeof(e));
 	e.entry_timeout = CACHE_TTL;
 	fuse_reply_entry(req, &e);
 	return;
 uncached:
 	fuse_reply_err(req, ENOENT);
-}
-
-/* A file appeared at path by the engine's hand: voids the kernel's
- * negative entries when the directory where one could hide path holds
- * some handed out since the last epoch (see Negative entries). Any
- * thread. */
-static void void_negatives(struct fs *fs, const char *path)
-{
-	uint64_t mark = inode_negative_above(fs->inodes, path);
-
-	if (mark == 0)
-		return;
-	pthread_mutex_lock(&fs->neg_lock);
-	if (mark - 1 >= fs->neg_epoch && raise_epoch(fs) < 0 &&
-	    __atomic_exchange_n(&fs->neg_ok, -1, __ATOMIC_SEQ_CST) > 0)
-		/* Only once the mount is going away: no more are handed out. */
-		util_log(LOG_WARNING, "mount: FUSE_NOTIFY_INC_EPOCH failed for %s: lookups that "
-				      "find nothing are no longer cached", path);
-	pthread_mutex_unlock(&fs->neg_lock);
 }
 
 /* Drops the kernel's attributes of path when a reply let it cache them. */
@@ -432,8 +363,6 @@ void fs__changed(void *arg, const char *path, enum engine_change what)
 
 	__atomic_add_fetch(&fs->changes, 1, __ATOMIC_SEQ_CST);
 	invalidate_attrs(fs, path);
-	if (what == ENGINE_CREATED)
-		void_negatives(fs, path);
 	if (what == ENGINE_CREATED && fs__parent_of(path, &parent) == 0) {
 		invalidate_listing(fs, parent);
 		free(parent);

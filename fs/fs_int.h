@@ -59,13 +59,6 @@ struct fs {
 	pthread_rwlock_t ns_lock;  /* written across a namespace change (fs__ns_change_begin to
 				    * end), read across an open's path-to-file resolution
 				    * (fs__ns_open_begin to end); prefers writers */
-	pthread_mutex_t neg_lock;  /* taken across each read of neg_epoch and each raise of it
-				    * with the notification that raises the kernel's
-				    * (fs_cache.c "Negative entries"); nothing is taken under it */
-	uint64_t neg_epoch;        /* protected by neg_lock: epoch notifications sent */
-	int neg_ok;                /* atomic: 1 once the kernel took an epoch notification,
-				    * -1 when it refused one (no negative entries then), 0
-				    * before either */
 	pthread_mutex_t open_lock;
 	pthread_cond_t open_idle; /* with open_lock: an open file's users dropped to 0 */
 	uint64_t creating;        /* atomic: creates between reading the new file's attributes
@@ -163,13 +156,11 @@ void fs__cache_open(struct fuse_file_info *fi, struct pfs_file *f);
  * attributes of what changed and queues it for the notifier. Any engine
  * thread, possibly with engine locks held. */
 void fs__changed(void *arg, const char *path, enum engine_change what);
-/* Replies to req, a lookup of name in the directory parent (whose path,
- * joined, is path) that the engine answered -ENOENT after
- * fs__change_count gave seen: with a negative entry the kernel keeps,
- * where the rules allow it (fs_cache.c "Negative entries"), else with
- * ENOENT. Any request thread. */
-void fs__reply_missing(fuse_req_t req, fuse_ino_t parent, const char *name, const char *path,
-		       uint64_t seen);
+/* Replies to req, a lookup of name (path, joined to its directory's) that
+ * the engine answered -ENOENT after fs__change_count gave seen: with a
+ * negative entry the kernel keeps, where the rules allow it (fs_cache.c
+ * "Negative entries"), else with ENOENT. Any request thread. */
+void fs__reply_missing(fuse_req_t req, const char *name, const char *path, uint64_t seen);
 /* Drops the kernel's attributes of the inode at path when a reply let it
  * cache them: for a change through the mount that the kernel does not
  * connect to that inode (link(2) of its file, under another inode). Any

@@ -174,7 +174,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	default:
 		r = engine_getattr(fs->engine, path, &ps);
 		if (r == -ENOENT) {
-			fs__reply_missing(req, parent, name, path, seen);
+			fs__reply_missing(req, name, path, seen);
 			free(path);
 			return;
 		}

@@ -552,6 +552,7 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 		/* Not the root nor .archive/ (items come and go by the engine's
 		 * hand: made by import, archived by ctl), nor .history/. */
 		st->list_stable = st->stable && (packet__kinds[n->kind].flags & KIND_LIST_STABLE);
+		st->names_stable = st->list_stable && n->kind == N_DOCDIR;
 		return 0;
 	}
 	switch (n->kind) {
