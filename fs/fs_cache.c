@@ -236,7 +236,9 @@ static double attr_ttl(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, 
 	if (fs->shared && ino == FUSE_ROOT_ID)
 		return 0.0;
 	inode_set_cached(fs->inodes, ino);
-	return fs__change_count(fs) == seen ? CACHE_TTL : 0.0;
+	/* Asked during a namespace change (seen UINT64_MAX): never cached,
+	 * even while the count still reads UINT64_MAX. */
+	return seen != UINT64_MAX && fs__change_count(fs) == seen ? CACHE_TTL : 0.0;
 }
 
 void fs__fill_entry(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, uint64_t seen,
