@@ -255,6 +255,16 @@ void fs__fill_entry(fuse_req_t req, uint64_t ino, const struct pfs_stat *ps, uin
 	inode_set_leaf(fs->inodes, ino, !S_ISDIR(ps->mode));
 }
 
+/* The number of names in path (absolute, normalised): "/" 0, "/a/b" 2. */
+static int depth(const char *path)
+{
+	int n = 0;
+
+	for (; *path; path++)
+		n += *path == '/' && path[1] != '\0';
+	return n;
+}
+
 void fs__reply_missing(fuse_req_t req, const char *name, const char *path, uint64_t seen)
 {
 	struct fs *fs = fs_of(req);
@@ -263,8 +273,12 @@ void fs__reply_missing(fuse_req_t req, const char *name, const char *path, uint6
 	char *dir;
 	int r;
 
+	/* A document directory lies below an item's own: a miss in the root
+	 * or an item's directory ("/a" or "/i/a", most misses: each create
+	 * starts with one) needs no question to the engine. */
 	if (fs->shared || notifier_is_self(fs->notifier, req) || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0 || seen == UINT64_MAX || fs__parent_of(path, &dir) < 0)
+	    strcmp(name, "..") == 0 || seen == UINT64_MAX || depth(path) < 3 ||
+	    fs__parent_of(path, &dir) < 0)
 		goto uncached;
 	r = engine_getattr_unrendered(fs->engine, dir, &ps);
 	free(dir);
