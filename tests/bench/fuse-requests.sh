@@ -15,7 +15,7 @@
 # after one untimed pass), probe (what a compiler does with its include path: 5 rounds of a
 # stat of each of --files / 5 names that do not exist, a fifth of them below a directory that
 # does not exist either), cat-files (one `cat` of every file py-create made, twice: an open and
-# a close of each). The tree: --items items (default 250) of brief.md and
+# a close of each; py-create must come before it in --shapes). The tree: --items items (default 250) of brief.md and
 # plan.md each, made through the mount; bindfs serves `cp -r` of the mount's items. The
 # counts are the requests the kernel sent to that mount while the shape ran (every process,
 # so background requests count too); cpu ms is the daemon's utime + stime (/proc/PID/stat).

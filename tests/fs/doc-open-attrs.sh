@@ -7,8 +7,8 @@
 # handle, a writer held open and stat-ed while it writes, then closed, a truncate and a chmod
 # by path. What both stats show then is what a fresh mount shows (no cache) once the reader
 # closed. Where the kernel has the fuse tracepoints, also checked: a stat through the reader's
-# descriptor sends no getattr, one while a writer holds the document open does, and `cat` of a
-# 4 MiB document sends at most two (not one per read).
+# descriptor sends no getattr, one while a writer holds the document open does, `cat` of a
+# 4 MiB document sends at most two (not one per read) and no flush (a writer's close does).
 . "$(dirname "$0")/../lib.sh"
 . "$TESTS_DIR/lib_trace.sh"
 mount_item
@@ -82,6 +82,11 @@ if [ -n "$n" ]; then
 	cat "$d/big.bin" >/dev/null
 	n=$(requests_to "$M" FUSE_GETATTR cat "$d/big.bin")
 	[ "$n" -le 2 ] || fail "cat of a 4 MiB document sent $n getattr requests (at most 2 expected)"
+	# A close of a descriptor opened only to read commits nothing, and sends nothing; a
+	# writer's close commits (FLUSH).
+	assert_eq 0 "$(requests_to "$M" FUSE_FLUSH cat "$d/big.bin")" "flush requests for cat"
+	n=$(requests_to "$M" FUSE_FLUSH sh -c "echo x >'$d/flushed.md'")
+	[ "$n" -ge 1 ] || fail "a writer's close sent no flush request"
 	exec 4>>"$d/big.bin"
 	n=$(requests_to "$M" FUSE_GETATTR stat3)
 	[ "$n" -ge 2 ] || fail "stats while a writer holds the document open sent $n getattr" \
