@@ -93,13 +93,6 @@ struct pfs_stat {
 	                   * ENGINE_CREATED in it (an item's directory, its document
 	                   * directories, stages/, validation/ and validation/logs/):
 	                   * the front end may let the kernel cache the listing. */
-	int names_stable; /* directories: 1 when list_stable and a name comes to be in
-	                   * it only through the mount, or by a refused removal's
-	                   * restore, which the engine reports ENGINE_CREATED (the
-	                   * document directories below an item's own: the engine
-	                   * makes its logs, change-validation.md and views
-	                   * elsewhere): the front end may let the kernel keep a
-	                   * lookup that finds nothing. */
 };
 
 /* Which daemon-wide facilities engine_open starts. */
@@ -165,6 +158,16 @@ int engine_getattr(struct engine *e, const char *path, struct pfs_stat *st);
  * only (the front end's notifier, which opens views to replay their
  * changes). Any thread. */
 int engine_getattr_unrendered(struct engine *e, const char *path, struct pfs_stat *st);
+/* Whether the front end may let the kernel keep a lookup of path (absolute,
+ * normalised) that found nothing: 1 when path's directory is a document
+ * directory below an item's own holding no document created and not stored
+ * yet (a name comes to be in it only through the mount, or by a refused
+ * removal's restore, which the engine reports ENGINE_CREATED: the engine
+ * makes its logs, change-validation.md and views elsewhere) and path, asked
+ * after the directory, still resolves to nothing; 0 when not; a negative
+ * errno when the store fails. Cheaper than engine_getattr of both: no
+ * attributes are filled. Any thread. */
+int engine_miss_keepable(struct engine *e, const char *path);
 typedef int (*engine_dir_cb)(void *arg, const char *name, const struct pfs_stat *st);
 /* Calls cb for every entry of the directory at path (not "." and ".."), in
  * a stable order; stops early when cb returns non-zero. */

@@ -80,7 +80,7 @@
  * below, an archived item's) are listed afresh at every open.
  *
  * Negative entries. A lookup that finds nothing in a document directory
- * below an item's own (pfs_stat.names_stable: stable, and the engine makes
+ * below an item's own (engine_miss_keepable: stable, and the engine makes
  * no file there: its logs, change-validation.md and views are elsewhere) is
  * answered with an entry of inode 0 that the kernel keeps for CACHE_TTL: a
  * compiler's probes of its include path, make's of its implicit rules then
@@ -269,33 +269,25 @@ void fs__reply_missing(fuse_req_t req, const char *name, const char *path, uint6
 {
 	struct fs *fs = fs_of(req);
 	struct fuse_entry_param e;
-	struct pfs_stat ps;
-	char *dir;
 	int r;
 
 	/* A document directory lies below an item's own: a miss in the root
 	 * or an item's directory ("/a" or "/i/a", most misses: each create
 	 * starts with one) needs no question to the engine. */
 	if (fs->shared || notifier_is_self(fs->notifier, req) || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0 || seen == UINT64_MAX || depth(path) < 3 ||
-	    fs__parent_of(path, &dir) < 0)
+	    strcmp(name, "..") == 0 || seen == UINT64_MAX || depth(path) < 3)
 		goto uncached;
-	r = engine_getattr_unrendered(fs->engine, dir, &ps);
-	free(dir);
-	if (r < 0 || !ps.names_stable)
-		goto uncached;
-	/* Asked again after the directory: a document hidden until its first
-	 * commit (a full disk) may have been stored in between by a close,
-	 * which counts no change; the directory held no such document when it
-	 * said stable, and none can be created while the kernel looks up in it
-	 * (it holds the directory's lock). */
-	r = engine_getattr_unrendered(fs->engine, path, &ps);
-	if (r != -ENOENT || fs__change_count(fs) != seen) {
-		if (r == 0 || r == -ENOENT)
-			r = -ENOENT; /* the kernel looks it up again at its next use */
+	/* The directory, then the name again (a document hidden until its
+	 * first commit may have been stored by a close, which counts no
+	 * change; none can be created while the kernel looks up in the
+	 * directory: it holds the directory's lock). */
+	r = engine_miss_keepable(fs->engine, path);
+	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
+	if (r == 0 || fs__change_count(fs) != seen)
+		goto uncached; /* the kernel looks it up again at its next use */
 	memset(&e, 0, sizeof(e));
 	e.entry_timeout = CACHE_TTL;
 	fuse_reply_entry(req, &e);

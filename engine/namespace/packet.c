@@ -552,7 +552,6 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 		/* Not the root nor .archive/ (items come and go by the engine's
 		 * hand: made by import, archived by ctl), nor .history/. */
 		st->list_stable = st->stable && (packet__kinds[n->kind].flags & KIND_LIST_STABLE);
-		st->names_stable = st->list_stable && n->kind == N_DOCDIR;
 		return 0;
 	}
 	switch (n->kind) {
@@ -654,6 +653,37 @@ int engine_getattr(struct engine *e, const char *path, struct pfs_stat *st)
 int engine_getattr_unrendered(struct engine *e, const char *path, struct pfs_stat *st)
 {
 	return getattr_at(e, path, st, 0);
+}
+
+int engine_miss_keepable(struct engine *e, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct node n;
+	int rc, keep;
+
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+		return 0;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	/* The directory first: what packet__node_stat's list_stable says of a
+	 * document directory (no document created in it and not stored yet),
+	 * without the rest of its attributes. */
+	rc = packet__resolve(e, dir, &n);
+	if (rc)
+		return rc == -ENOENT || rc == -ENOTDIR ? 0 : rc;
+	keep = n.kind == N_DOCDIR && (packet__kinds[N_DOCDIR].flags & KIND_LIST_STABLE) &&
+	       !holds_unstored(e, n.item.id, n.rel);
+	packet__node_clear(&n);
+	if (!keep)
+		return 0;
+	/* Then the name: a document hidden until its first commit may have
+	 * been stored since the caller asked; the directory held none when it
+	 * said stable. */
+	rc = packet__resolve(e, path, &n);
+	if (rc == 0)
+		packet__node_clear(&n);
+	return rc == -ENOENT ? 1 : rc < 0 && rc != -ENOTDIR ? rc : 0;
 }
 
 int engine_valid_item_name(const char *name)
