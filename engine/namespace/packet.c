@@ -71,6 +71,7 @@ static int resolve_doc(struct engine *e, struct node *n)
 	if (rc)
 		return rc;
 	n->kind = n->doc.is_dir ? N_DOCDIR : N_DOC;
+	n->from_store = 1;
 	return 0;
 }
 

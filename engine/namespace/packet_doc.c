@@ -315,7 +315,8 @@ static void od_destroy(struct open_doc *d)
  * against the revision then current and repeated if a commit slipped in.
  */
 int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
-		   int lazy, mode_t mode, uid_t uid, gid_t gid, struct open_doc **out)
+		   int lazy, mode_t mode, uid_t uid, gid_t gid, const struct doc_meta *stored,
+		   int stored_rc, struct open_doc **out)
 {
 	struct open_doc *d, *nd;
 	struct doc_meta m, now;
@@ -347,7 +348,13 @@ int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, 
 		pthread_mutex_init(&nd->lock, NULL);
 		nd->item_id = item;
 		nd->refs = 1;
-		rc = store_doc_stat(e->store, item, rel, &m);
+		if (stored && tries == 0) {
+			rc = stored_rc;
+			if (rc == 0)
+				m = *stored;
+		} else {
+			rc = store_doc_stat(e->store, item, rel, &m);
+		}
 		if (rc == 0 && m.is_dir)
 			rc = -EISDIR;
 		else if (rc == 0 && excl)

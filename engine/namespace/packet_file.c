@@ -181,7 +181,8 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		 * commit their bytes alone; packet_doc.c). */
 		rc = packet__od_get(e, n.item.id, n.rel, creating, creating && (flags & O_EXCL),
 				    (flags & O_ACCMODE) == O_WRONLY, n.doc.mode, n.doc.uid,
-				    n.doc.gid, &f->od);
+				    n.doc.gid, creating || n.from_store ? &n.doc : NULL,
+				    creating ? -ENOENT : 0, &f->od);
 		f->trunc_pending = creating;
 		/* Counted before anything changes it (O_TRUNC): from here on
 		 * its attributes are not stable (packet__od_quiet). */

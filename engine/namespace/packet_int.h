@@ -95,6 +95,8 @@ struct node {
 	struct doc_meta doc; /* N_DOC, N_DOCDIR; sizes of logs and history files */
 	int open;            /* N_DOC: held open for writing or with changes not stored
 			      * (doc is the open document's state; packet__od_quiet) */
+	int from_store;      /* N_DOC, N_DOCDIR: doc is the store's row, read when it
+			      * resolved (no open document held it) */
 	int sealed;          /* logs: the run ended and its log is sealed (packet__run_sealed) */
 };
 
@@ -278,9 +280,14 @@ void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m);
  * excl: -EEXIST when it exists. lazy: the caller only writes (a handle
  * opened O_WRONLY), so a document not open yet is not read: it is partial
  * until something needs its bytes (a read, a write inside it,
- * packet__od_load). Release with packet__od_put. 0 or a negative errno. */
+ * packet__od_load). stored: NULL, or the store's row of (item, rel) as the
+ * caller read it (node.from_store) when stored_rc is 0, its absence when
+ * stored_rc is -ENOENT: taken for the first try instead of asking again
+ * (a commit since is caught as a changed one is). Release with
+ * packet__od_put. 0 or a negative errno. */
 int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
-		   int lazy, mode_t mode, uid_t uid, gid_t gid, struct open_doc **out);
+		   int lazy, mode_t mode, uid_t uid, gid_t gid, const struct doc_meta *stored,
+		   int stored_rc, struct open_doc **out);
 /* Reads the bytes a partial d never read, so that its content is the
  * whole document; nothing when it is not partial. d->lock held. 0 or a
  * negative errno (d unchanged). */
