@@ -158,16 +158,18 @@ int engine_getattr(struct engine *e, const char *path, struct pfs_stat *st);
  * only (the front end's notifier, which opens views to replay their
  * changes). Any thread. */
 int engine_getattr_unrendered(struct engine *e, const char *path, struct pfs_stat *st);
-/* Whether the front end may let the kernel keep a lookup of path (absolute,
- * normalised) that found nothing: 1 when path's directory is a document
- * directory below an item's own holding no document created and not stored
- * yet (a name comes to be in it only through the mount, or by a refused
- * removal's restore, which the engine reports ENGINE_CREATED: the engine
- * makes its logs, change-validation.md and views elsewhere) and path, asked
- * after the directory, still resolves to nothing; 0 when not; a negative
- * errno when the store fails. Cheaper than engine_getattr of both: no
- * attributes are filled. Any thread. */
-int engine_miss_keepable(struct engine *e, const char *path);
+/* engine_getattr for a lookup. keepable: NULL, or set when path resolves
+ * to nothing (-ENOENT) to whether the front end may let the kernel keep
+ * that miss (else 0): 1 when path's directory is a document directory below
+ * an item's own holding no document created and not stored yet. A name
+ * comes to be in such a directory only through the mount, which the
+ * kernel locks the directory against while it looks up in it, or by a
+ * refused removal's restore, which the engine reports ENGINE_CREATED (the
+ * engine makes its logs, change-validation.md and views elsewhere). The
+ * directory is judged by its path, before the name is asked and without
+ * a question to the store: the caller vouches that the kernel holds it as
+ * a directory. Any thread. */
+int engine_lookup(struct engine *e, const char *path, struct pfs_stat *st, int *keepable);
 typedef int (*engine_dir_cb)(void *arg, const char *name, const struct pfs_stat *st);
 /* Calls cb for every entry of the directory at path (not "." and ".."), in
  * a stable order; stops early when cb returns non-zero. */

@@ -80,7 +80,7 @@
  * below, an archived item's) are listed afresh at every open.
  *
  * Negative entries. A lookup that finds nothing in a document directory
- * below an item's own (engine_miss_keepable: stable, and the engine makes
+ * below an item's own (engine_lookup's keepable: stable, and the engine makes
  * no file there: its logs, change-validation.md and views are elsewhere) is
  * answered with an entry of inode 0 that the kernel keeps for CACHE_TTL: a
  * compiler's probes of its include path, make's of its implicit rules then
@@ -96,9 +96,11 @@
  * that the engine refused. Exactness otherwise:
  *  - A lookup runs with the directory's lock held by the kernel, so no
  *    create through the mount comes in between; a commit may (a document
- *    hidden until its first commit stored, after a full disk), so the name
- *    is asked again after the directory said stable (it held no hidden
- *    document then).
+ *    hidden until its first commit stored, after a full disk), so the
+ *    directory is asked before the name: it held no document created and
+ *    not stored then, hidden or not. It is judged by its path, without a
+ *    question to the store (the kernel holds it as a directory, and a
+ *    rename of it through the mount moves the change count).
  *  - fs__changed counts a change before the notifier hears of it; a lookup
  *    that sees the count moved since it asked answers plain ENOENT; and the
  *    notifier's entry invalidation takes the directory's lock, which waits
@@ -265,35 +267,31 @@ static int depth(const char *path)
 	return n;
 }
 
-void fs__reply_missing(fuse_req_t req, const char *name, const char *path, uint64_t seen)
+int fs__miss_may_keep(fuse_req_t req, const char *name, const char *path)
 {
 	struct fs *fs = fs_of(req);
-	struct fuse_entry_param e;
-	int r;
 
 	/* A document directory lies below an item's own: a miss in the root
 	 * or an item's directory ("/a" or "/i/a", most misses: each create
-	 * starts with one) needs no question to the engine. */
-	if (fs->shared || notifier_is_self(fs->notifier, req) || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0 || seen == UINT64_MAX || depth(path) < 3)
-		goto uncached;
-	/* The directory, then the name again (a document hidden until its
-	 * first commit may have been stored by a close, which counts no
-	 * change; none can be created while the kernel looks up in the
-	 * directory: it holds the directory's lock). */
-	r = engine_miss_keepable(fs->engine, path);
-	if (r < 0) {
-		fuse_reply_err(req, -r);
+	 * starts with one) is never kept. */
+	return !fs->shared && !notifier_is_self(fs->notifier, req) && strcmp(name, ".") != 0 &&
+	       strcmp(name, "..") != 0 && depth(path) >= 3;
+}
+
+void fs__reply_missing(fuse_req_t req, int keepable, uint64_t seen)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+
+	/* A change counted since the lookup asked (or under way then): the
+	 * kernel looks the name up again at its next use. */
+	if (!keepable || seen == UINT64_MAX || fs__change_count(fs) != seen) {
+		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (r == 0 || fs__change_count(fs) != seen)
-		goto uncached; /* the kernel looks it up again at its next use */
 	memset(&e, 0, sizeof(e));
 	e.entry_timeout = CACHE_TTL;
 	fuse_reply_entry(req, &e);
-	return;
-uncached:
-	fuse_reply_err(req, ENOENT);
 }
 
 /* Drops the kernel's attributes of path when a reply let it cache them. */

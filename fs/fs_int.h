@@ -156,11 +156,17 @@ void fs__cache_open(struct fuse_file_info *fi, struct pfs_file *f);
  * attributes of what changed and queues it for the notifier. Any engine
  * thread, possibly with engine locks held. */
 void fs__changed(void *arg, const char *path, enum engine_change what);
-/* Replies to req, a lookup of name (path, joined to its directory's) that
- * the engine answered -ENOENT after fs__change_count gave seen: with a
- * negative entry the kernel keeps, where the rules allow it (fs_cache.c
- * "Negative entries"), else with ENOENT. Any request thread. */
-void fs__reply_missing(fuse_req_t req, const char *name, const char *path, uint64_t seen);
+/* Whether a lookup of name (path, joined to its directory's) that finds
+ * nothing may be kept by the kernel as far as the front end goes (not a
+ * shared mount, not the notifier's, not . or .., below an item's own
+ * directory): then engine_lookup is asked whether the engine allows it.
+ * Any request thread. */
+int fs__miss_may_keep(fuse_req_t req, const char *name, const char *path);
+/* Replies to req, a lookup that the engine answered -ENOENT after
+ * fs__change_count gave seen: with a negative entry the kernel keeps when
+ * keepable (engine_lookup) and no change was counted since, else with
+ * ENOENT (fs_cache.c "Negative entries"). Any request thread. */
+void fs__reply_missing(fuse_req_t req, int keepable, uint64_t seen);
 /* Drops the kernel's attributes of the inode at path when a reply let it
  * cache them: for a change through the mount that the kernel does not
  * connect to that inode (link(2) of its file, under another inode). Any

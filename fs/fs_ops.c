@@ -171,14 +171,18 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		r = engine_getattr(fs->engine, as, &ps);
 		ps.stable = 0;
 		break;
-	default:
-		r = engine_getattr(fs->engine, path, &ps);
+	default: {
+		int keep = 0;
+
+		r = engine_lookup(fs->engine, path, &ps,
+				  fs__miss_may_keep(req, name, path) ? &keep : NULL);
 		if (r == -ENOENT) {
-			fs__reply_missing(req, name, path, seen);
+			fs__reply_missing(req, keep, seen);
 			free(path);
 			return;
 		}
 		break;
+	}
 	}
 	if (r < 0) {
 		fuse_reply_err(req, -r);

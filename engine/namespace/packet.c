@@ -178,7 +178,9 @@ static int resolve_log(struct engine *e, struct node *n, const char *rest, enum 
 }
 
 /* Resolves the part of a path below an item directory. */
-static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
+/* shallow: a document's path resolves to N_DOCDIR without asking the store
+ * whether it exists or what it is (resolve_shallow). */
+static int resolve_in_item(struct engine *e, struct node *n, const char *rest, int shallow)
 {
 	const char *slash = strchr(rest, '/');
 	int x;
@@ -208,11 +210,13 @@ static int resolve_in_item(struct engine *e, struct node *n, const char *rest)
 	if (strlen(rest) >= sizeof(n->rel))
 		return -ENAMETOOLONG;
 	snprintf(n->rel, sizeof(n->rel), "%s", rest);
+	if (shallow)
+		return n->kind = N_DOCDIR, 0;
 	return resolve_doc(e, n);
 }
 
-/* Resolves path into n (packet__node_clear it after). 0 or -ENOENT/-ENOTDIR. */
-int packet__resolve(struct engine *e, const char *path, struct node *n)
+/* packet__resolve; shallow: see resolve_in_item. */
+static int resolve_at(struct engine *e, const char *path, struct node *n, int shallow)
 {
 	const char *p = path, *slash;
 	char name[ITEM_NAME_MAX + 2];
@@ -273,10 +277,16 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 		packet__node_clear(n);
 		return -ENOENT;
 	}
-	rc = resolve_in_item(e, n, slash ? slash + 1 : "");
+	rc = resolve_in_item(e, n, slash ? slash + 1 : "", shallow);
 	if (rc)
 		packet__node_clear(n);
 	return rc;
+}
+
+/* Resolves path into n (packet__node_clear it after). 0 or -ENOENT/-ENOTDIR. */
+int packet__resolve(struct engine *e, const char *path, struct node *n)
+{
+	return resolve_at(e, path, n, 0);
 }
 
 int packet__resolve_parent(struct engine *e, const char *path, const char **name, struct node *p)
@@ -656,35 +666,44 @@ int engine_getattr_unrendered(struct engine *e, const char *path, struct pfs_sta
 	return getattr_at(e, path, st, 0);
 }
 
-int engine_miss_keepable(struct engine *e, const char *path)
+/* Whether a name that does not resolve in directory dir (absolute,
+ * normalised) may be kept missing by the kernel (engine_lookup): dir is a
+ * document directory by its path (the kernel looks up in it, so it exists
+ * as one) and holds no document created and not stored yet. */
+static int miss_keepable_in(struct engine *e, const char *dir)
 {
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
 	struct node n;
-	int rc, keep;
+	int keep;
 
-	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+	if (resolve_at(e, dir, &n, 1))
 		return 0;
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	/* The directory first: what packet__node_stat's list_stable says of a
-	 * document directory (no document created in it and not stored yet),
-	 * without the rest of its attributes. */
-	rc = packet__resolve(e, dir, &n);
-	if (rc)
-		return rc == -ENOENT || rc == -ENOTDIR ? 0 : rc;
 	keep = n.kind == N_DOCDIR && (packet__kinds[N_DOCDIR].flags & KIND_LIST_STABLE) &&
 	       !holds_unstored(e, n.item.id, n.rel);
 	packet__node_clear(&n);
-	if (!keep)
-		return 0;
-	/* Then the name: a document hidden until its first commit may have
-	 * been stored since the caller asked; the directory held none when it
-	 * said stable. */
-	rc = packet__resolve(e, path, &n);
-	if (rc == 0)
-		packet__node_clear(&n);
-	return rc == -ENOENT ? 1 : rc < 0 && rc != -ENOTDIR ? rc : 0;
+	return keep;
+}
+
+int engine_lookup(struct engine *e, const char *path, struct pfs_stat *st, int *keepable)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int keep = 0, rc;
+
+	if (keepable) {
+		*keepable = 0;
+		/* Asked before the name: a document hidden until its first
+		 * commit (a full disk) is one created and not stored, so none
+		 * that a close could store after the name was asked. */
+		if (slash && slash != path && (size_t)(slash - path) < sizeof(dir)) {
+			memcpy(dir, path, (size_t)(slash - path));
+			dir[slash - path] = '\0';
+			keep = miss_keepable_in(e, dir);
+		}
+	}
+	rc = getattr_at(e, path, st, 1);
+	if (rc == -ENOENT && keepable)
+		*keepable = keep;
+	return rc;
 }
 
 int engine_valid_item_name(const char *name)

@@ -14,6 +14,7 @@ new_item fix-1
 d=$M/fix-1
 r=$d/validation/registry.jsonl
 printf 'keep\n' >"$d/notes.md"
+mkdir "$d/sub"
 line='{"recipe":"01-build","status":"validated","command":"make"}'
 printf '%s\n' "$line" >>"$r"
 reg_before=$(cat "$r")
@@ -40,6 +41,31 @@ assert_fails_with "No space left on device" cp "$T/small" "$d/new.md"
 [ ! -e "$d/big.md" ] || [ ! -s "$d/big.md" ] || fail "big.md holds $(stat -c %s "$d/big.md") bytes"
 assert_eq "$history_before" "$(ls "$d/.history")" ".history after refused writes"
 
+# A document created in a document directory whose first commit fails is hidden while its writer
+# holds it open, and the kernel is not let keep that miss (the directory holds a document created
+# and not stored): once space is back, the writer's last close stores it and it is found at once.
+cat >"$T/held.py" <<'PY'
+import errno, os, sys, time
+path, freed = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(fd, b"held\n")
+try:
+    os.close(os.dup(fd))
+    print("first commit: ok")
+except OSError as e:
+    print("first commit:", errno.errorcode[e.errno])
+for i in range(2):
+    print("while held:", "found" if os.path.exists(path) else "missing")
+print("ready", flush=True)
+while not os.path.exists(freed):
+    time.sleep(0.01)
+os.close(fd)
+print("after the close:", "found" if os.path.exists(path) else "missing", flush=True)
+PY
+bg python3 "$T/held.py" "$d/sub/held.md" "$T/freed" >"$T/held.out" 2>&1
+held=$BG
+wait_for grep -q ready "$T/held.out"
+
 # mkdir of an item: ENOSPC, and nothing half made.
 assert_fails_with "No space left on device" mkdir "$M/fix-2"
 [ ! -e "$M/fix-2" ] || fail "fix-2 is on the mount after its mkdir failed"
@@ -56,6 +82,11 @@ assert_eq "$events_before" "$(cat "$d/events")" "events after refused writes"
 
 # Space again: everything works, without a remount.
 loopfs_free
+touch "$T/freed"
+wait "$held" || fail "the holder of sub/held.md failed: $(cat "$T/held.out")"
+assert_eq $'first commit: ENOSPC\nwhile held: missing\nwhile held: missing\nready\nafter the close: found' \
+	"$(cat "$T/held.out")" "a document hidden until its writer's last close"
+assert_doc "$d/sub/held.md" $'held\n'
 printf 'tail\n' >&7
 exec 7>&- || fail "the close that commits the pending append failed"
 assert_doc "$d/notes.md" $'keep\nmoretail\n'
