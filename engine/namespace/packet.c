@@ -289,6 +289,11 @@ int packet__resolve(struct engine *e, const char *path, struct node *n)
 	return resolve_at(e, path, n, 0);
 }
 
+int packet__resolve_shallow(struct engine *e, const char *path, struct node *n)
+{
+	return resolve_at(e, path, n, 1);
+}
+
 int packet__resolve_parent(struct engine *e, const char *path, const char **name, struct node *p)
 {
 	char parent[PATH_MAX];
@@ -675,7 +680,7 @@ static int miss_keepable_in(struct engine *e, const char *dir)
 	struct node n;
 	int keep;
 
-	if (resolve_at(e, dir, &n, 1))
+	if (packet__resolve_shallow(e, dir, &n))
 		return 0;
 	keep = n.kind == N_DOCDIR && (packet__kinds[N_DOCDIR].flags & KIND_LIST_STABLE) &&
 	       !holds_unstored(e, n.item.id, n.rel);

@@ -172,6 +172,12 @@ int packet__resolve_history(struct engine *e, struct node *n, const char *rest);
 /* Resolves path into n (packet__node_clear it after, when 0). 0 or a
  * negative errno (-ENOENT, -ENOTDIR, -ENAMETOOLONG, -EINVAL, ...). */
 int packet__resolve(struct engine *e, const char *path, struct node *n);
+/* packet__resolve without asking the store about a document's path: any
+ * path that names a document or document directory, existing or not,
+ * resolves to N_DOCDIR with its item and rel (doc and from_store unset).
+ * For a caller that needs the kind the path allows, and whose store call
+ * checks the document itself (engine_rename, engine_lookup). */
+int packet__resolve_shallow(struct engine *e, const char *path, struct node *n);
 /* Frees what a resolved node owns (its item row); n may be cleared twice. */
 void packet__node_clear(struct node *n);
 /* Whether nodes of kind k are directories. */

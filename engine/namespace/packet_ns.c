@@ -355,7 +355,9 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 		*replaced = NULL;
 	if (flags & ~1u)
 		return -EINVAL; /* RENAME_EXCHANGE and others */
-	rc = packet__resolve(e, from, &a);
+	/* A document's existence and type are store_doc_rename's to check, in
+	 * its transaction: the paths' kinds are enough here. */
+	rc = packet__resolve_shallow(e, from, &a);
 	if (rc)
 		return rc;
 	if (a.kind == N_PFS_TMP || a.kind == N_PIPELINE) {
@@ -369,7 +371,7 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 	rc = packet__dest(e, to, a.item.id, &p, rel, sizeof(rel));
 	if (rc)
 		goto out_a;
-	have_b = packet__resolve(e, to, &b) == 0;
+	have_b = packet__resolve_shallow(e, to, &b) == 0;
 	if (have_b) {
 		if (b.kind == N_REGISTRY)
 			rc = -EPERM; /* append-only: never replaced */

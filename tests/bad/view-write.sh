@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes to views through every usual tool are refused with EACCES and change nothing:
-# cp, tee, truncate, dd, touch, sed -i and mv over a view, writes into logs and .history.
+# cp, tee, truncate, dd, touch, sed -i and mv over a view, writes into logs and .history; rename(2)
+# of a document over a view, a directory or into stages/, and of a view away.
 . "$(dirname "$0")/../lib.sh"
 mount_item
 echo "my notes" >"$d/notes.md"
@@ -31,6 +32,22 @@ assert_file_eq "$d/notes.md" $'v2\n'
 assert_contains "$(cat "$d/status")" "state: new" "status"
 assert_eq "$hist" "$(history_of_notes)" "history of notes.md after refused writes"
 ls -A "$d" | grep -q '^sed' && fail "sed left a temp file: $(ls -A "$d")"
+
+# rename(2) itself (mv would copy and unlink across what it cannot rename): the engine judges both
+# names by their kind, the store a document's existence and type.
+ren() { python3 -c 'import os, sys; os.rename(sys.argv[1], sys.argv[2])' "$1" "$2"; }
+mkdir "$d/dir"
+assert_fails_with EPERM ren "$d/notes.md" "$d/validation/registry.jsonl"
+assert_fails_with EACCES ren "$d/notes.md" "$d/ctl"
+assert_fails_with EISDIR ren "$d/notes.md" "$d/stages"
+assert_fails_with EISDIR ren "$d/notes.md" "$d/dir"
+assert_fails_with EACCES ren "$d/ctl" "$d/ctl.md"
+assert_fails_with EACCES ren "$d/status" "$d/status.md"
+assert_fails_with EACCES ren "$d/notes.md" "$d/stages/notes.md"
+assert_fails_with ENOENT ren "$d/no-such.md" "$d/other.md"
+assert_fails_with ENOTDIR ren "$d/dir" "$d/notes.md"
+assert_file_eq "$d/notes.md" $'v2\n'
+assert_eq "$hist" "$(history_of_notes)" "history of notes.md after refused renames"
 
 # Nothing can be created among the generated files.
 assert_fails_with EACCES sh_write "$d/stages/1-plan.log" "fake log"
