@@ -416,7 +416,7 @@ static void ckpt_start(struct store *s, const char *path)
 	/* A connection that has read nothing yet does not know the WAL, and
 	 * its checkpoints do nothing: one read first. */
 	if (sqlite3_open_v2(path, &s->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK ||
+			    store__vfs()) != SQLITE_OK ||
 	    sqlite3_exec(s->ckpt_db, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL, NULL) !=
 		    SQLITE_OK) {
 		sqlite3_close(s->ckpt_db);
@@ -482,7 +482,7 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	if (create)
 		flags |= SQLITE_OPEN_CREATE;
 	flags |= SQLITE_OPEN_NOMUTEX;
-	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	rc = sqlite3_open_v2(path, &s->db, flags, store__vfs());
 	if (rc != SQLITE_OK) {
 		int e = rc == SQLITE_CANTOPEN ? -ENOENT : -EIO;
 

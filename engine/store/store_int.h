@@ -2,7 +2,8 @@
  * store_int.h - what the store's files (store_stmt.c: statements and
  * transactions; store.c: connection, meta; store_item.c: items;
  * store_doc.c: documents; store_rev.c: how revisions are stored, and their
- * reads; store_rev_list.c: history listed; store_run.c: runs, logs, registry, events) share. Not for the rest of the engine: store.h is the contract.
+ * reads; store_rev_list.c: history listed; store_run.c: runs, logs, registry, events;
+ * store_vfs.c: the VFS its connections open with) share. Not for the rest of the engine: store.h is the contract.
  *
  * Every store__ helper expects s->lock to be held by the caller, but the
  * pair that takes and releases it around a transaction (store__txn_lock).
@@ -69,6 +70,12 @@ struct store {
 	} revs[REV_CACHE]; /* protected by lock */
 	uint64_t rev_clock; /* protected by lock */
 };
+
+/* The name of the VFS the store opens its connections with (store_vfs.c:
+ * the default VFS, with a WAL file's writes gathered into one per commit),
+ * registered at the first call; NULL (SQLite's default VFS) when it could
+ * not be. Any thread. */
+const char *store__vfs(void);
 
 /*
  * Statements (store_stmt.c).
