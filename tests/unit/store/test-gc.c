@@ -66,7 +66,7 @@ TEST(reclaim)
 	ASSERT_EQ(store_item_create_owned(s, "fix-1", "packetfs/fix-1", "main", STORE_ID_DEFAULT,
 					  STORE_ID_DEFAULT, 0755, &id), 0);
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(store_doc_write(s, id, "notes.md", "notes\n", 6 + (size_t)i, 0644, -1,
+		ASSERT_EQ(store_doc_write(s, id, "notes.md", "notes\n\n\n", 6 + (size_t)i, 0644, -1,
 					  "write", &who, NULL), 0);
 	ASSERT_EQ(store_doc_write(s, id, "gone.md", "gone 1\n", 7, 0644, -1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_doc_write(s, id, "gone.md", "gone 2\n", 7, 0644, -1, "write", &who, NULL), 0);
