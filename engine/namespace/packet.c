@@ -177,9 +177,9 @@ static int resolve_log(struct engine *e, struct node *n, const char *rest, enum 
 	return n->kind = kind, 0;
 }
 
-/* Resolves the part of a path below an item directory. */
-/* shallow: a document's path resolves to N_DOCDIR without asking the store
- * whether it exists or what it is (resolve_shallow). */
+/* Resolves the part of a path below an item directory. shallow: a
+ * document's path resolves to N_DOCDIR without asking the store whether it
+ * exists or what it is (packet__resolve_shallow). */
 static int resolve_in_item(struct engine *e, struct node *n, const char *rest, int shallow)
 {
 	const char *slash = strchr(rest, '/');

@@ -43,7 +43,6 @@
  * connection is its thread's own), so a wrapper has no lock of its own.
  */
 #include <assert.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
