@@ -18,7 +18,9 @@
 # a close of each; py-create must come before it in --shapes). The tree: --items items (default 250) of brief.md and
 # plan.md each, made through the mount; bindfs serves `cp -r` of the mount's items. The
 # counts are the requests the kernel sent to that mount while the shape ran (every process,
-# so background requests count too); cpu ms is the daemon's utime + stime (/proc/PID/stat).
+# so background requests count too), with the median of each opcode's latencies in µs (from the
+# kernel's send of a request to its end, fuse:fuse_request_end: the daemon's reply, waiting for
+# a CPU included); cpu ms is the daemon's utime + stime (/proc/PID/stat).
 set -euo pipefail
 ITEMS=250 FILES=500 SHAPES="py-create sh-append editor-save read probe cat-files find-stat ls-lR"
 # shellcheck source=ab.sh
@@ -105,15 +107,37 @@ measure()
 		case $s in find-stat | ls-lR | read) shape "$s" "$dir" ;; esac
 		c0=$(cpu_ticks "$pid")
 		perf record -q -a -e fuse:fuse_request_send --filter "connection == $dev" \
+			-e fuse:fuse_request_end --filter "connection == $dev" \
 			-o "$W/perf.data" -- bash -c "$(declare -f shape); FILES=$FILES shape $s '$dir'" \
 			>/dev/null 2>&1
 		c1=$(cpu_ticks "$pid")
-		perf script -i "$W/perf.data" -F trace 2>/dev/null |
-			sed -n 's/.*opcode [0-9]* (FUSE_\([A-Z_0-9]*\)).*/\1/p' | sort | uniq -c |
-			awk -v t="$target" -v s="$s" -v c=$(((c1 - c0) * 1000 / TICK)) \
-				'{ o = o " " $2 "=" $1 } END { print t, s, c o }'
+		perf script -i "$W/perf.data" -F time,event,trace 2>/dev/null |
+			python3 -c "$OPS_PY" "$target" "$s" $(((c1 - c0) * 1000 / TICK))
 	done
 }
+
+# perf script lines of fuse_request_send and _end on stdin; prints "TARGET SHAPE CPU_MS OP=N ...
+# | OP=MEDIAN ...": the requests of each opcode and the median of their latencies, in µs, from the
+# send to the end (the daemon's reply, or the kernel's end of a request it answers alone).
+OPS_PY='
+import re, sys, collections
+sent, counts, lat = {}, collections.Counter(), collections.defaultdict(list)
+for line in sys.stdin:
+    m = re.search(r"([0-9]+[.][0-9]+):\s+fuse:fuse_request_(send|end):.*req ([0-9]+)(?: opcode [0-9]+ [(]FUSE_([A-Z_0-9]+)[)])?", line)
+    if not m:
+        continue
+    t, kind, req, op = float(m.group(1)), m.group(2), m.group(3), m.group(4)
+    if kind == "send":
+        sent[req] = (t, op)
+        counts[op] += 1
+    elif req in sent:
+        t0, op = sent.pop(req)
+        lat[op].append((t - t0) * 1e6)
+ops = sorted(counts)
+med = lambda v: sorted(v)[len(v) // 2]
+print(sys.argv[1], sys.argv[2], sys.argv[3], " ".join("%s=%d" % (o, counts[o]) for o in ops),
+      "|", " ".join("%s=%.0f" % (o, med(lat[o])) for o in ops if lat[o]))
+'
 
 TREE_SHAPES=$(for s in $SHAPES; do case $s in find-stat | ls-lR) echo "$s" ;; esac; done)
 k=0
@@ -148,10 +172,15 @@ for ((k = 0; k < ${#BINS[@]}; k++)); do
 done
 echo "# shapes in item-1 (py-create, sh-append, editor-save, and find-stat, ls-lR of one item),"
 echo "# then find-stat and ls-lR of the whole tree (marked 'tree')"
-echo "| target | shape | daemon cpu ms | requests | by opcode |"
-echo "|---|---|--:|--:|---|"
+echo "| target | shape | daemon cpu ms | requests | by opcode | median µs by opcode |"
+echo "|---|---|--:|--:|---|---|"
 {
 	cat "$W/raw"
 	sed 's/^\([^ ]*\) \([^ ]*\)/\1 tree-\2/' "$W/raw.tree"
-} | sort -k2,2 -s | awk '{ n = 0; ops = ""; for (i = 4; i <= NF; i++) { split($i, a, "=");
-	n += a[2]; ops = ops " " $i } printf "| %s | %s | %s | %d |%s |\n", $1, $2, $3, n, ops }'
+} | sort -k2,2 -s | awk '{ n = 0; ops = ""; lat = ""; side = 0
+	for (i = 4; i <= NF; i++) {
+		if ($i == "|") { side = 1; continue }
+		if (side) { lat = lat " " $i; continue }
+		split($i, a, "="); n += a[2]; ops = ops " " $i
+	}
+	printf "| %s | %s | %s | %d |%s |%s |\n", $1, $2, $3, n, ops, lat }'
