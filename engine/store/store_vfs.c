@@ -13,10 +13,11 @@
  * opens is the default VFS's own, untouched. The wrapper keeps writes that
  * continue one another in a buffer and writes the buffer with one
  * pwrite(2) (the default VFS's xWrite):
- *  - right after the page of a commit frame, the last write of a commit:
+ *  - once a write reaches the end of a commit frame, the last of a commit:
  *    a frame header's second word (big-endian) is the database size after
  *    the commit, 0 for any other frame (https://www.sqlite.org/fileformat.html,
- *    "WAL Frame Format"). So a commit's frames are in the file before
+ *    "WAL Frame Format"; found by the format, at the frames' offsets, not
+ *    by how SQLite splits its calls). So a commit's frames are in the file before
  *    sqlite3WalFrames goes on to publish them in the wal-index, where the
  *    checkpointer's connection and other processes find them, and a failure
  *    (a full disk) is the xWrite's error, as without the buffer: SQLite
@@ -64,7 +65,8 @@ struct wal_file {
 	size_t len, cap;
 	sqlite3_int64 off;
 	int page;            /* the page size the header gave: gathering on; 0: off */
-	int commit_next;     /* the next write is the page of a commit frame */
+	sqlite3_int64 commit_end; /* where the last commit frame seen ends, until a
+				   * write reaches it; 0: none */
 };
 
 static sqlite3_vfs *base_vfs;
@@ -120,53 +122,71 @@ static void wal_header(struct wal_file *w, const unsigned char *h)
 		  : 0;
 }
 
+/* Notes in w->commit_end the end of the last commit frame whose header the
+ * amt bytes at off hold whole: a frame is a 24-byte header and a page, from
+ * byte WAL_HDR on, and a header's second word (big-endian) is the database
+ * size after the commit, 0 for any other frame. Found by the format, not by
+ * how SQLite splits its calls. */
+static void wal_scan(struct wal_file *w, const unsigned char *p, int amt, sqlite3_int64 off)
+{
+	sqlite3_int64 fsz = FRAME_HDR + w->page, h = WAL_HDR;
+
+	if (off > WAL_HDR)
+		h += (off - WAL_HDR + fsz - 1) / fsz * fsz;
+	for (; h + FRAME_HDR <= off + amt; h += fsz)
+		if (be32(p + (h - off) + 4) != 0)
+			w->commit_end = h + fsz;
+}
+
 static int wal_write(sqlite3_file *f, const void *data, int amt, sqlite3_int64 off)
 {
 	struct wal_file *w = (struct wal_file *)f;
 	const unsigned char *p = data;
-	int rc, commit = w->commit_next;
+	int rc;
 
-	w->commit_next = 0;
 	if (off == 0 && amt >= WAL_HDR)
 		wal_header(w, p);
 	if (!w->page || amt <= 0) {
 		rc = wal_flush(w);
 		return rc != SQLITE_OK ? rc : w->real->pMethods->xWrite(w->real, data, amt, off);
 	}
-	/* A frame's header whose second word is not 0: the page after it ends
-	 * a commit (or this write, should a frame come whole in one). */
-	if (amt == FRAME_HDR && be32(p + 4) != 0)
-		w->commit_next = 1;
-	else if (amt == FRAME_HDR + w->page && be32(p + 4) != 0)
-		commit = 1;
+	wal_scan(w, p, amt, off);
 	if (w->len && (off != w->off + (sqlite3_int64)w->len || w->len + (size_t)amt > BUF_MAX)) {
 		rc = wal_flush(w);
 		if (rc != SQLITE_OK)
 			return rc;
 	}
-	if ((size_t)amt > BUF_MAX)
-		return w->real->pMethods->xWrite(w->real, data, amt, off);
-	if (w->cap < w->len + (size_t)amt) {
-		size_t cap = w->cap ? w->cap : 8192;
-		unsigned char *nb;
+	if ((size_t)amt > BUF_MAX) {
+		rc = w->real->pMethods->xWrite(w->real, data, amt, off);
+	} else {
+		if (w->cap < w->len + (size_t)amt) {
+			size_t cap = w->cap ? w->cap : 8192;
+			unsigned char *nb;
 
-		while (cap < w->len + (size_t)amt)
-			cap *= 2;
-		nb = realloc(w->buf, cap);
-		if (!nb) {
-			rc = wal_flush(w);
-			return rc != SQLITE_OK ? rc : w->real->pMethods->xWrite(w->real, data, amt, off);
+			while (cap < w->len + (size_t)amt)
+				cap *= 2;
+			nb = realloc(w->buf, cap);
+			if (!nb) {
+				rc = wal_flush(w);
+				return rc != SQLITE_OK ? rc
+						       : w->real->pMethods->xWrite(w->real, data, amt, off);
+			}
+			w->buf = nb;
+			w->cap = cap;
 		}
-		w->buf = nb;
-		w->cap = cap;
+		if (!w->len)
+			w->off = off;
+		memcpy(w->buf + w->len, p, (size_t)amt);
+		w->len += (size_t)amt;
+		assert(w->len <= BUF_MAX);
+		rc = SQLITE_OK;
 	}
-	if (!w->len)
-		w->off = off;
-	memcpy(w->buf + w->len, p, (size_t)amt);
-	w->len += (size_t)amt;
-	assert(w->len <= BUF_MAX);
-	/* The commit frame's page: the commit's frames go to the file now. */
-	return commit && (amt == w->page || amt == FRAME_HDR + w->page) ? wal_flush(w) : SQLITE_OK;
+	/* A commit frame complete: the commit's frames go to the file now. */
+	if (rc == SQLITE_OK && w->commit_end && off + amt >= w->commit_end) {
+		w->commit_end = 0;
+		rc = wal_flush(w);
+	}
+	return rc;
 }
 
 /* The methods that only need the buffer written first. */
