@@ -158,7 +158,8 @@ int engine_getattr(struct engine *e, const char *path, struct pfs_stat *st);
  * only (the front end's notifier, which opens views to replay their
  * changes). Any thread. */
 int engine_getattr_unrendered(struct engine *e, const char *path, struct pfs_stat *st);
-/* engine_getattr for a lookup. keepable: NULL, or set when path resolves
+/* engine_getattr for a lookup: 0 with st filled, -ENOENT, or another
+ * negative errno, as engine_getattr. keepable: NULL, or set when path resolves
  * to nothing (-ENOENT) to whether the front end may let the kernel keep
  * that miss (else 0): 1 when path's directory is a document directory below
  * an item's own holding no document created and not stored yet. A name

@@ -24,9 +24,9 @@
  *    rolls the transaction back;
  *  - before a write that does not continue the buffer, and when it holds
  *    BUF_MAX bytes (a transaction spilling pages, a large document);
- *  - before any other call on the file (a read, xSync, xTruncate, xFileSize,
- *    xClose, a file control, locks): SQLite then sees the file as if every
- *    write had been made.
+ *  - before any other call that reads or changes the file (a read, xSync,
+ *    xTruncate, xFileSize, xClose, a file control): SQLite then sees the
+ *    file as if every write had been made.
  * Frames written before their commit frame (a transaction larger than the
  * page cache) are not visible to any reader before that commit publishes
  * them, so they may wait. The durability contract (store.h) is unchanged:
@@ -214,20 +214,19 @@ static int wal_file_size(sqlite3_file *f, sqlite3_int64 *size)
 	return rc != SQLITE_OK ? rc : w->real->pMethods->xFileSize(w->real, size);
 }
 
+/* Locks are the database file's (SQLite takes none on a WAL file): passed on. */
 static int wal_lock(sqlite3_file *f, int level)
 {
 	struct wal_file *w = (struct wal_file *)f;
-	int rc = wal_flush(w);
 
-	return rc != SQLITE_OK ? rc : w->real->pMethods->xLock(w->real, level);
+	return w->real->pMethods->xLock(w->real, level);
 }
 
 static int wal_unlock(sqlite3_file *f, int level)
 {
 	struct wal_file *w = (struct wal_file *)f;
-	int rc = wal_flush(w);
 
-	return rc != SQLITE_OK ? rc : w->real->pMethods->xUnlock(w->real, level);
+	return w->real->pMethods->xUnlock(w->real, level);
 }
 
 static int wal_check_reserved(sqlite3_file *f, int *out)
