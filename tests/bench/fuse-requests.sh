@@ -8,7 +8,9 @@
 #
 # BIN defaults to build/cli/packetfs; with several, each is measured in turn (A/B of builds).
 # Shapes: py-create (--files files made by Python os.open, os.write of 4 KiB, os.close),
-# sh-append (--files lines appended with `>>` from a bash loop, one open per line),
+# sh-append (--files lines appended with `>>` from a bash loop, one open per line), sh-held
+# (--files lines written by echo in a bash loop whose output is appended with one `>>` to a
+# document made before it: one open, a write per line),
 # editor-save (--files / 10 saves: write a temporary file, fsync, rename it over the
 # document), find-stat (`find -type f -exec stat {} +` over a tree of --items items, warm),
 # ls-lR (`ls -lR` of that tree, warm), read (`cat` of a document of --files x 64 KiB, 3 times,
@@ -52,6 +54,12 @@ PY
 		for ((i = 0; i < n; i++)); do
 			echo "{\"seq\": $i, \"what\": \"a line of a log\"}" >>"$d/many/log.jsonl"
 		done
+		;;
+	sh-held)
+		echo "{}" >>"$d/many/held.jsonl" # made first: the loop's `>>` opens a document
+		for ((i = 0; i < n; i++)); do
+			echo "{\"seq\": $i, \"what\": \"a line of a log\"}"
+		done >>"$d/many/held.jsonl"
 		;;
 	editor-save)
 		python3 - "$d/many" "$((n / 10))" <<'PY'

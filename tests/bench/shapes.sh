@@ -266,12 +266,24 @@ append_json()
 		'{"time":"2026-12-03T21:00:00Z","level":"info","msg":"step %d done","ms":12}\n'
 }
 
+# append_held FILE N : N JSON lines written by printf in a loop whose output is appended to FILE
+# with one `>>` (one open, a write per line); FILE gets a line of its own first, so that the
+# loop's `>>` opens a document that exists, as a log's does.
+append_held()
+{
+	local i
+	echo '{}' >>"$1"
+	for ((i = 0; i < $2; i++)); do
+		printf '{"time":"2026-12-03T21:00:00Z","level":"info","msg":"step %d done","ms":12}\n' "$i"
+	done >>"$1"
+}
+
 w11()
 {
 	local d=$B/w11 n r t p f lines
 	n=$(scaled 3000)
 	shape_mounts "$d" w11
-	note W11 "A bash loop appends $n JSON lines (\`printf '{\"time\":...,\"msg\":\"step %d done\",...}\\n' >>FILE\`, one open/write/close per line, 70-odd bytes each) to a new plain document ITEM/log-N.jsonl of an item (not the registry: that is W5), and to a new file on the disk and through bindfs; lines/s. The line count is checked afterwards. The placed rows run the same loop with the shell on CPU 0 and the daemon on CPU 0 or CPU 1 (as W10's)."
+	note W11 "A bash loop appends $n JSON lines (\`printf '{\"time\":...,\"msg\":\"step %d done\",...}\\n' >>FILE\`, one open/write/close per line, 70-odd bytes each) to a new plain document ITEM/log-N.jsonl of an item (not the registry: that is W5), and to a new file on the disk and through bindfs; lines/s. The line count is checked afterwards. The placed rows run the same loop with the shell on CPU 0 and the daemon on CPU 0 or CPU 1 (as W10's). The row 'through one >>' writes the same lines from a loop whose output is appended once (\`for ...; do printf ...; done >>FILE\`: one open, a write per line) to a file made before it."
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			f=$(shape_dir "$d" w11 "$t" "log-$t-$r.jsonl")
@@ -287,6 +299,12 @@ w11()
 				record W11 "append >> JSON line, $(place_label "$p")" lines/s higher "$t" \
 					"$(div "$n" "$ELAPSED")"
 			done
+			f=$(shape_dir "$d" w11 "$t" "held-$t-$r.jsonl")
+			timed append_held "$f" "$n"
+			lines=$(wc -l <"$f")
+			[ "$lines" = $((n + 1)) ] || die "W11: $f has $lines lines, expected $((n + 1))"
+			record W11 "append JSON lines through one >> (shell loop)" lines/s higher "$t" \
+				"$(div "$n" "$ELAPSED")"
 		done
 	done
 	cpu_record W11
