@@ -49,6 +49,16 @@ static int wants_write(int flags)
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 }
 
+int packet__od_failed(struct open_doc *d)
+{
+	int failed;
+
+	pthread_mutex_lock(&d->lock);
+	failed = d->commit_failed;
+	pthread_mutex_unlock(&d->lock);
+	return failed;
+}
+
 int packet__od_quiet(struct open_doc *d)
 {
 	int clean;
@@ -648,7 +658,11 @@ void engine_file_release(struct pfs_file *f)
 	/* No other call on f can be under way (engine.h), but what they left
 	 * is read under the lock that guarded it. */
 	pthread_mutex_lock(&f->lock);
-	if (f->kind == N_DOC || (f->kind == N_PFS_TMP && f->snap_dirty))
+	/* A handle that only read commits nothing another handle wrote: the
+	 * writer's own close does, and the revision names the writer. A commit
+	 * that failed (a full disk) is tried again at every release, though. */
+	if ((f->kind == N_DOC && (wants_write(f->flags) || packet__od_failed(f->od))) ||
+	    (f->kind == N_PFS_TMP && f->snap_dirty))
 		file_flush(f, &f->opener);
 	if (f->kind == N_PIPELINE && f->snap_dirty) {
 		char err[512];

@@ -4,7 +4,9 @@
 # command name (python3 for a python program that prints its own pid, bash for a shell), and
 # the stage for a write made by a pipeline stage program (plan writes plan.md, print appends
 # to change.md), none for a write made outside the pipeline. Without PATH it lists the
-# revisions of every document and the item's events; an unknown item is an error.
+# revisions of every document and the item's events; an unknown item is an error. A reader's
+# close while a writer holds bytes not committed makes no revision of them: the writer's close
+# does, named for the writer.
 . "$(dirname "$0")/../lib.sh"
 pipeline_item "$(plan_stage 02-lint)" "$(print_stage)"
 uid=$(id -u)
@@ -69,6 +71,32 @@ has_field "$line" uid "$uid" || fail "bash's append is not shown with uid $uid: 
 has_field "$line" comm bash || fail "bash's append is not shown with comm bash: $line"
 in_window "$line"
 printf '%s\n' "$log" | grep -q 'change\.md\|plan\.md' && fail "packetfs log of notes.md lists other documents: $log"
+
+# A reader that opens and closes the document while a writer holds bytes it has not committed
+# commits nothing of them: the writer's close makes the one revision, named for the writer.
+before=$(revs "$d" notes.md | wc -l)
+python3 - "$d/notes.md" "$T/w-ready" "$T/w-go" >"$T/w.pid" <<'PY' &
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+os.write(fd, b"held by a writer\n")
+print(os.getpid(), flush=True)
+open(sys.argv[2], "w").close()
+while not os.path.exists(sys.argv[3]):
+    time.sleep(0.02)
+os.close(fd)
+PY
+writer=$!
+wait_for test -e "$T/w-ready"
+assert_file_eq "$d/notes.md" $'written by python\nappended by bash\nheld by a writer\n'
+assert_eq "$before" "$(revs "$d" notes.md | wc -l)" "notes.md's revisions after a reader's close"
+touch "$T/w-go"
+wait "$writer" || fail "the writer holding notes.md failed"
+assert_eq $((before + 1)) "$(revs "$d" notes.md | wc -l)" "notes.md's revisions after the writer's close"
+log=$("$PFS" log "$STORE" fix-1 notes.md 2>&1) || fail "packetfs log fix-1 notes.md failed: $log"
+line=$(rev_line "$log" notes.md "$(last_rev "$d" notes.md)")
+has_field "$line" pid "$(cat "$T/w.pid")" ||
+	fail "the held writer's revision is not shown with its pid $(cat "$T/w.pid"): $line"
+has_field "$line" comm python3 || fail "the held writer's revision is not shown with comm python3: $line"
 
 # Writes by stage programs: plan writes plan.md, print appends to change.md.
 ctl "$M" fix-1 advance
