@@ -361,9 +361,10 @@ int engine_file_flush(struct pfs_file *f, const struct pfs_caller *who);
 /* Flush, then make the store durable against power loss. */
 int engine_file_fsync(struct pfs_file *f, const struct pfs_caller *who);
 /* Flushes (errors are lost, as with close(2) after flush) and frees f. A
- * document's handle that only read commits nothing other handles wrote
- * (their own flush or release does, as their writer), unless the last
- * commit of the document failed (a full disk): that is tried again. */
+ * document's handle that only read, and was not opened with O_CREAT,
+ * commits nothing other handles wrote (their own flush or release does,
+ * as their writer), unless the last commit of the document failed (a full
+ * disk): that is tried again. */
 void engine_file_release(struct pfs_file *f);
 /* Whether reads must bypass the page cache (views, and logs still growing). */
 int engine_file_direct(const struct pfs_file *f);

@@ -659,9 +659,11 @@ void engine_file_release(struct pfs_file *f)
 	 * is read under the lock that guarded it. */
 	pthread_mutex_lock(&f->lock);
 	/* A handle that only read commits nothing another handle wrote: the
-	 * writer's own close does, and the revision names the writer. A commit
-	 * that failed (a full disk) is tried again at every release, though. */
-	if ((f->kind == N_DOC && (wants_write(f->flags) || packet__od_failed(f->od))) ||
+	 * writer's own close does, and the revision names the writer. One that
+	 * may have created the document (O_RDONLY | O_CREAT) commits it, and a
+	 * commit that failed (a full disk) is tried again at every release. */
+	if ((f->kind == N_DOC && (wants_write(f->flags) || (f->flags & O_CREAT) ||
+				  packet__od_failed(f->od))) ||
 	    (f->kind == N_PFS_TMP && f->snap_dirty))
 		file_flush(f, &f->opener);
 	if (f->kind == N_PIPELINE && f->snap_dirty) {
