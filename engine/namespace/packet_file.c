@@ -49,7 +49,9 @@ static int wants_write(int flags)
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 }
 
-int packet__od_failed(struct open_doc *d)
+/* Whether d's last commit failed (a full disk), so that what it holds is
+ * still to be stored. Takes d->lock. */
+static int od_failed(struct open_doc *d)
 {
 	int failed;
 
@@ -663,7 +665,7 @@ void engine_file_release(struct pfs_file *f)
 	 * may have created the document (O_RDONLY | O_CREAT) commits it, and a
 	 * commit that failed (a full disk) is tried again at every release. */
 	if ((f->kind == N_DOC && (wants_write(f->flags) || (f->flags & O_CREAT) ||
-				  packet__od_failed(f->od))) ||
+				  od_failed(f->od))) ||
 	    (f->kind == N_PFS_TMP && f->snap_dirty))
 		file_flush(f, &f->opener);
 	if (f->kind == N_PIPELINE && f->snap_dirty) {

@@ -312,9 +312,6 @@ void packet__od_unlink_locked(struct engine *e, struct open_doc *d);
  * (struct pfs_stat's stable; packet_file.c). Takes d->lock; files_lock
  * held. */
 int packet__od_quiet(struct open_doc *d);
-/* Whether d's last commit failed (a full disk), so that what it holds is
- * still to be stored. Takes d->lock. */
-int packet__od_failed(struct open_doc *d);
 /* Commits a changed open document as a new revision (or amends the
  * revision amend); *rev_id (may be NULL) gets the current one. 0 or a
  * negative errno. Takes ns_lock shared, files_lock and d->lock. */
