@@ -13,7 +13,8 @@
 # document made before it: one open, a write per line),
 # editor-save (--files / 10 saves: write a temporary file, fsync, rename it over the
 # document), find-stat (`find -type f -exec stat {} +` over a tree of --items items, warm),
-# ls-lR (`ls -lR` of that tree, warm), read (`cat` of a document of --files x 64 KiB, 3 times,
+# ls-lR (`ls -lR` of that tree, warm), grep-r (`grep -r` of that tree, warm, W3), ls-l (`ls -l`
+# of the root, warm, W8's), read (`cat` of a document of --files x 64 KiB, 3 times,
 # after one untimed pass), probe (what a compiler does with its include path: 5 rounds of a
 # stat of each of --files / 5 names that do not exist, a fifth of them below a directory that
 # does not exist either), cat-files (one `cat` of every file py-create made, twice: an open and
@@ -101,6 +102,8 @@ PY
 		;;
 	find-stat) find "$d" -type f -exec stat {} + >/dev/null 2>&1 || true ;;
 	ls-lR) ls -lR "$d" >/dev/null 2>&1 || true ;;
+	grep-r) grep -r -c '"zz"' "$d" >/dev/null 2>&1 || true ;;
+	ls-l) ls -l "$d" >/dev/null 2>&1 || true ;;
 	esac
 }
 
@@ -112,7 +115,7 @@ measure()
 	dev=$(mountpoint -d "$mnt")
 	dev=$((${dev%%:*} << 20 | ${dev##*:}))
 	for s in $SHAPES; do
-		case $s in find-stat | ls-lR | read) shape "$s" "$dir" ;; esac
+		case $s in find-stat | ls-lR | grep-r | ls-l | read) shape "$s" "$dir" ;; esac
 		c0=$(cpu_ticks "$pid")
 		perf record -q -a -e fuse:fuse_request_send --filter "connection == $dev" \
 			-e fuse:fuse_request_end --filter "connection == $dev" \
@@ -147,7 +150,7 @@ print(sys.argv[1], sys.argv[2], sys.argv[3], " ".join("%s=%d" % (o, counts[o]) f
       "|", " ".join("%s=%.0f" % (o, med(lat[o])) for o in ops if lat[o]))
 '
 
-TREE_SHAPES=$(for s in $SHAPES; do case $s in find-stat | ls-lR) echo "$s" ;; esac; done)
+TREE_SHAPES=$(for s in $SHAPES; do case $s in find-stat | ls-lR | grep-r | ls-l) echo "$s" ;; esac; done)
 k=0
 for bin in "${BINS[@]}"; do
 	mnt=$W/mnt-$k
