@@ -93,6 +93,11 @@ struct engine {
 
 	pthread_mutex_t size_lock;
 	struct lru sizes;         /* protected by size_lock: view sizes (view_size.c) */
+	struct view_stamp_index {
+		uint64_t commits, refs;  /* view_stamp's; refs 0: nothing kept */
+		const struct pfs_config *cfg;
+		uint64_t size;
+	} index_size;             /* protected by size_lock: index.html's (view_size.c) */
 	pthread_mutex_t refs_lock;
 	struct refs_watch *refs;  /* protected by refs_lock: NULL until a stamp needs it */
 	uint64_t refs_base;       /* protected by refs_lock: added to the watch's counts */
@@ -214,6 +219,18 @@ void view_size_keep(struct engine *e, int64_t item, int kind, const struct view_
 		    uint64_t size);
 void view_sizes_init(struct engine *e);
 void view_sizes_free(struct engine *e);
+/* index.html's size, remembered under a stamp without head and base: it
+ * is made of every live item's row (view_index), which the store's
+ * commits, the configuration and the refs (not 0: watched) fix, unless
+ * the rendering was clocked. view_index_size_get: 1 and *size when kept
+ * under a stamp equal to st in those three, else 0. view_index_size_keep:
+ * keeps size under st (nothing when st->refs is 0). Any thread. */
+int view_index_size_get(struct engine *e, const struct view_stamp *st, uint64_t *size);
+void view_index_size_keep(struct engine *e, const struct view_stamp *st, uint64_t size);
+/* Whether the item's views depend now on what the store does not hold:
+ * the seconds of a running stage or recipe, or a state not stored yet
+ * (pipeline_active_item, pipeline_unstored_state). Any thread. */
+int view_unstampable(struct engine *e, int64_t item);
 /* The recipes the item's plan names (plan_names), into *names (a NULL-
  * terminated vector the caller frees with strv_free; empty when the item
  * has no plan.md or it names none). 0, -ENOMEM or another negative errno
@@ -254,11 +271,15 @@ int view_scope_evidence(struct engine *e, const struct item *it, const char *hea
 /* view_report.c: MOUNT/ITEM/report.html of it, with *clocked set to 1
  * when the page depends on the time it was made (a run not ended has a
  * bar that ends now, a running stage's seconds), else 0; view_index.c:
- * MOUNT/index.html, a row per live item. Self-contained HTML pages
+ * MOUNT/index.html, a row per live item, with *clocked set to 1 when the
+ * page depends on more than the store's rows, the configuration and the
+ * repository's refs (an item with a run going or a state the store did not
+ * take, whose row shows the time; an item whose base is no ref, which may
+ * resolve otherwise with no ref changed), else 0. Self-contained HTML pages
  * (view_html.h). Append to out; 0 or a negative errno of the store. Any
  * thread. */
 int view_report_clocked(struct engine *e, const struct item *it, struct buf *out, int *clocked);
-int view_index(struct engine *e, struct buf *out);
+int view_index(struct engine *e, struct buf *out, int *clocked);
 /* view_html.c: tells the watcher of the pages that follow the change of
  * rel in item (engine_changed's arguments): report.html when status,
  * evidence.md or change.diff changed, index.html when status changed or

@@ -370,7 +370,7 @@ int packet__render_clocked(struct engine *e, struct node *n, struct buf *out, in
 	case N_REPORT:
 		return view_report_clocked(e, &n->item, out, clocked);
 	case N_INDEX:
-		return view_index(e, out);
+		return view_index(e, out, clocked);
 	case N_RECORD:
 		return packet__record_render(e, n->item.id, NULL, out);
 	case N_CTL: {

@@ -33,17 +33,6 @@ static int size_slot(enum kind k)
 	}
 }
 
-/* Whether the item's views depend now on what the store does not hold:
- * the seconds of a running stage or recipe, or a state not stored yet. */
-static int unstampable(struct engine *e, int64_t item)
-{
-	enum item_state state;
-	char stage[8], err[8];
-
-	return pipeline_active_item(e->pl, item) ||
-	       pipeline_unstored_state(e->pl, item, &state, stage, sizeof(stage), err, sizeof(err));
-}
-
 /* Renders n for its length; clocked as packet__render_clocked. A
  * change.diff or recipe that cannot be made has size 0. */
 static int render_size(struct engine *e, struct node *n, uint64_t *size, int *clocked)
@@ -60,13 +49,31 @@ static int render_size(struct engine *e, struct node *n, uint64_t *size, int *cl
 	return rc;
 }
 
+/* index.html's size: remembered under view_stamp (view_size.c). */
+static int index_size(struct engine *e, struct node *n, uint64_t *size)
+{
+	struct view_stamp st, after;
+	int clocked = 0, rc;
+
+	view_stamp(e, &st);
+	if (view_index_size_get(e, &st, size))
+		return 0;
+	rc = render_size(e, n, size, &clocked);
+	view_stamp(e, &after);
+	if (rc == 0 && !clocked && view_stamp_equal(&st, &after))
+		view_index_size_keep(e, &st, *size);
+	return rc;
+}
+
 int packet__view_size(struct engine *e, struct node *n, uint64_t *size)
 {
 	struct view_stamp st, after;
 	struct node m;
 	int slot = size_slot(n->kind), clocked = 0, rc;
 
-	if (slot < 0 || e->readonly || !n->has_item || unstampable(e, n->item.id))
+	if (n->kind == N_INDEX && !e->readonly)
+		return index_size(e, n, size);
+	if (slot < 0 || e->readonly || !n->has_item || view_unstampable(e, n->item.id))
 		return render_size(e, n, size, &clocked);
 	view_stamp(e, &st);
 	if (view_size_get(e, n->item.id, slot, &st, size))
@@ -83,7 +90,7 @@ int packet__view_size(struct engine *e, struct node *n, uint64_t *size)
 	rc = render_size(e, &m, size, &clocked);
 	view_stamp(e, &after);
 	view_stamp_exact(e, &m.item, &after);
-	if (rc == 0 && !clocked && view_stamp_equal(&st, &after) && !unstampable(e, m.item.id))
+	if (rc == 0 && !clocked && view_stamp_equal(&st, &after) && !view_unstampable(e, m.item.id))
 		view_size_keep(e, m.item.id, slot, &st, *size);
 	item_clear(&m.item);
 	return rc;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -23,7 +24,30 @@ struct index_walk {
 	double now;
 	size_t items;
 	int rc;
+	int *clocked;
+	char *base;  /* the last base asked of repo_rev_is_ref; NULL: none */
+	int base_ref; /* its answer */
 };
+
+/* Whether the row of it is made of the store's rows, the configuration
+ * and the refs alone (view_index's clocked): no run going nor state kept
+ * out of the store, and a base that is a ref. Items mostly share a base,
+ * so the last one's answer is kept. */
+static int row_stampable(struct index_walk *w, const struct item *it)
+{
+	const struct pfs_config *cfg = pipeline_config_get(w->e->pl);
+
+	if (view_unstampable(w->e, it->id))
+		return 0;
+	if (!cfg->repo)
+		return 1;
+	if (!w->base || strcmp(w->base, it->base) != 0) {
+		free(w->base);
+		w->base = strdup(it->base);
+		w->base_ref = w->base && repo_rev_is_ref(cfg->repo, it->base);
+	}
+	return w->base_ref;
+}
 
 /* The string member key of o, or "". */
 static const char *jstr(const cJSON *o, const char *key)
@@ -65,6 +89,8 @@ static int item_row(struct index_walk *w, const struct item *it)
 
 	buf_init(&sj);
 	memset(&tl, 0, sizeof(tl));
+	if (!row_stampable(w, it))
+		*w->clocked = 1;
 	rc = view_status(w->e, it, 1, &sj);
 	if (rc == 0) {
 		st = cJSON_Parse(sj.data ? sj.data : "");
@@ -72,6 +98,8 @@ static int item_row(struct index_walk *w, const struct item *it)
 	}
 	if (rc == 0)
 		rc = timeline_load(w->e, it->id, w->now, &tl);
+	if (tl.uses_now)
+		*w->clocked = 1;
 	if (rc == 0)
 		rc = buf_puts(out, "<tr><td>");
 	if (rc == 0)
@@ -133,12 +161,13 @@ static int each_item(void *arg, const struct item *it)
 	return w->rc != 0;
 }
 
-int view_index(struct engine *e, struct buf *out)
+int view_index(struct engine *e, struct buf *out, int *clocked)
 {
-	struct index_walk w = {e, NULL, (double)util_now_ns() / 1e9, 0, 0};
+	struct index_walk w = {e, NULL, (double)util_now_ns() / 1e9, 0, 0, clocked, NULL, 0};
 	struct buf rows;
 	int rc;
 
+	*clocked = 0;
 	buf_init(&rows);
 	w.out = &rows;
 	rc = store_item_each(e->store, 0, each_item, &w);
@@ -162,5 +191,6 @@ int view_index(struct engine *e, struct buf *out)
 	if (rc == 0)
 		rc = html_page_end(out);
 	buf_free(&rows);
+	free(w.base);
 	return rc;
 }

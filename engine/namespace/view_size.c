@@ -39,6 +39,15 @@
  *
  * One entry per item (its stamp and a size per kind), least recently used
  * dropped first (lru.h), at most SIZE_ENTRIES: about 200 bytes each.
+ *
+ * index.html. The root's page is a row of every live item (view_index.c),
+ * and `ls -l` of the root stats it: rendering it costs a few statements
+ * and a ref lookup an item (0.23-0.31 s of a 0.40 s `ls -l` of 3,000
+ * items, tests/bench/results/2026-12-05-vm-read-rows-ab.md). Its rows are
+ * functions of the same things as the item's views, so its size is kept
+ * once, under a stamp without head and base: the refs' count stands for
+ * every item's commits, and a rendering that found an item whose base is
+ * no ref, or a row that shows the time, is clocked and not kept.
  */
 #include <assert.h>
 #include <string.h>
@@ -129,6 +138,7 @@ void view_sizes_init(struct engine *e)
 	e->refs_base = 0;
 	e->refs_last = 0;
 	lru_init(&e->sizes, SIZE_ENTRIES, SIZE_ENTRIES * sizeof(struct size_entry), free_entry);
+	memset(&e->index_size, 0, sizeof(e->index_size));
 }
 
 void view_sizes_free(struct engine *e)
@@ -195,4 +205,40 @@ void view_size_keep(struct engine *e, int64_t item, int kind, const struct view_
 		s->have |= 1u << kind;
 	}
 	pthread_mutex_unlock(&e->size_lock);
+}
+
+int view_index_size_get(struct engine *e, const struct view_stamp *st, uint64_t *size)
+{
+	const struct view_stamp_index *k = &e->index_size;
+	int hit;
+
+	pthread_mutex_lock(&e->size_lock);
+	hit = st->refs != 0 && k->refs == st->refs && k->commits == st->commits && k->cfg == st->cfg;
+	if (hit)
+		*size = k->size;
+	pthread_mutex_unlock(&e->size_lock);
+	return hit;
+}
+
+void view_index_size_keep(struct engine *e, const struct view_stamp *st, uint64_t size)
+{
+	struct view_stamp_index *k = &e->index_size;
+
+	if (!st->refs)
+		return;
+	pthread_mutex_lock(&e->size_lock);
+	k->commits = st->commits;
+	k->refs = st->refs;
+	k->cfg = st->cfg;
+	k->size = size;
+	pthread_mutex_unlock(&e->size_lock);
+}
+
+int view_unstampable(struct engine *e, int64_t item)
+{
+	enum item_state state;
+	char stage[8], err[8];
+
+	return pipeline_active_item(e->pl, item) ||
+	       pipeline_unstored_state(e->pl, item, &state, stage, sizeof(stage), err, sizeof(err));
 }
