@@ -554,6 +554,8 @@ w8_mounted()
 	record W8 "daemon VmRSS after ls" MiB lower "$1" "$(vmrss_mib "$3")"
 	timed ls -l "$2" >/dev/null
 	record W8 "ls -l root" s lower "$1" "$ELAPSED"
+	timed ls -l "$2" >/dev/null
+	record W8 "ls -l root, again" s lower "$1" "$ELAPSED"
 }
 
 # vmrss_mib PID
@@ -578,12 +580,14 @@ w8()
 	pfs_umount "$d/mnt"
 	py dirs "$d/disk" i 1 "$n" || die "W8: making the disk directories failed"
 	first=i000001
-	note W8 "Each run: mount (packetfs mount STORE MNT, which daemonizes, or bindfs over a disk directory holding $n empty directories of the same names), time until stat of MNT/.packetfs/version (packetfs) or MNT/$first (bindfs) answers; then \`ls MNT >/dev/null\` timed; then VmRSS of the daemon from /proc/PID/status; then \`ls -l MNT >/dev/null\` timed (stats every item); then unmount. The disk column lists the plain directory."
+	note W8 "Each run: mount (packetfs mount STORE MNT, which daemonizes, or bindfs over a disk directory holding $n empty directories of the same names), time until stat of MNT/.packetfs/version (packetfs) or MNT/$first (bindfs) answers; then \`ls MNT >/dev/null\` timed; then VmRSS of the daemon from /proc/PID/status; then \`ls -l MNT >/dev/null\` timed (stats every item), and once more on the same mount (what the daemon remembers between two: index.html's size); then unmount. The disk column lists the plain directory."
 	for ((r = 1; r <= RUNS; r++)); do
 		timed ls "$d/disk" >/dev/null
 		record W8 "ls root" s lower disk "$ELAPSED"
 		timed ls -l "$d/disk" >/dev/null
 		record W8 "ls -l root" s lower disk "$ELAPSED"
+		timed ls -l "$d/disk" >/dev/null
+		record W8 "ls -l root, again" s lower disk "$ELAPSED"
 
 		bind_mount "$d/disk" "$d/bind" "$first"
 		w8_mounted bindfs "$d/bind" "$BIND_PID"
