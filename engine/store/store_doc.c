@@ -122,12 +122,16 @@ int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path)
 static int doc_stat_locked(struct store *s, int64_t item, const char *path, struct doc_meta *m)
 {
 	sqlite3_stmt *st;
-	int rc = store__first(s, &st, "SELECT " DOC_COLS " FROM documents d "
-			      "WHERE d.item_id = ? AND d.path = ?", "Is", item, path);
+	int rc;
 
+	if (store__doc_memo_get(s, item, path, m, &rc))
+		return rc;
+	rc = store__first(s, &st, "SELECT " DOC_COLS " FROM documents d "
+			  "WHERE d.item_id = ? AND d.path = ?", "Is", item, path);
 	if (rc == 0)
 		doc_row(st, 0, m);
 	store__done(st);
+	store__doc_memo_put(s, item, path, rc, m);
 	return rc;
 }
 

@@ -3,7 +3,8 @@
  * transactions; store.c: connection, meta; store_item.c: items;
  * store_doc.c: documents; store_rev.c: how revisions are stored, and their
  * reads; store_rev_list.c: history listed; store_run.c: runs, logs, registry, events;
- * store_vfs.c: the VFS its connections open with) share. Not for the rest of the engine: store.h is the contract.
+ * store_vfs.c: the VFS its connections open with; store_doc_memo.c:
+ * documents rows remembered between changes) share. Not for the rest of the engine: store.h is the contract.
  *
  * Every store__ helper expects s->lock to be held by the caller, but the
  * pair that takes and releases it around a transaction (store__txn_lock).
@@ -22,6 +23,20 @@
 #define ITEM_CACHE 16384            /* item rows kept, at most */
 #define ITEM_CACHE_BYTES (8u << 20) /* and their bytes */
 #define REV_CACHE 16
+#define DOC_MEMO 8         /* documents rows remembered (store_doc_memo.c) */
+#define DOC_MEMO_PATH 256  /* and their paths' longest, with the NUL */
+
+/* A documents row read outside a transaction, with the connection's
+ * commits and rows changed when it was read (store_doc_memo.c); item 0 is
+ * an empty entry. */
+struct doc_memo {
+	int64_t item;
+	char path[DOC_MEMO_PATH];
+	int rc; /* 0 (m is the row) or -ENOENT (no row) */
+	struct doc_meta m;
+	uint64_t commits;
+	int64_t changes;
+};
 
 struct store {
 	pthread_mutex_t lock;
@@ -69,6 +84,8 @@ struct store {
 		uint64_t used;
 	} revs[REV_CACHE]; /* protected by lock */
 	uint64_t rev_clock; /* protected by lock */
+	struct doc_memo doc_memo[DOC_MEMO]; /* protected by lock */
+	int doc_memo_next;                  /* protected by lock: the entry replaced next */
 };
 
 /* The name of the VFS the store opens its connections with (store_vfs.c:
@@ -76,6 +93,20 @@ struct store {
  * registered at the first call; NULL (SQLite's default VFS) when it could
  * not be. Any thread. */
 const char *store__vfs(void);
+
+/*
+ * Documents rows remembered (store_doc_memo.c), lock held, any thread that
+ * holds it. store__doc_memo_get: 1 when the row of (item, path) was read
+ * since the connection last changed a row or committed, with *rc its
+ * result then (0 with the row in *m, or -ENOENT); 0 when it must be read.
+ * store__doc_memo_put keeps the result rc (0 with *m, or -ENOENT) of a read
+ * just made; it keeps nothing inside a transaction, for a read-only store
+ * or for another rc.
+ */
+int store__doc_memo_get(struct store *s, int64_t item, const char *path, struct doc_meta *m,
+			int *rc);
+void store__doc_memo_put(struct store *s, int64_t item, const char *path, int rc,
+			 const struct doc_meta *m);
 
 /*
  * Statements (store_stmt.c).

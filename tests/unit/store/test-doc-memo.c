@@ -1,0 +1,112 @@
+/*
+ * test-doc-memo.c - documents rows remembered between changes
+ * (store_doc_memo.c): a row read outside a transaction is given again
+ * until the connection changes a row or commits, inside a transaction too
+ * until its first change; a change rolled back is not given; an absent
+ * row is remembered as absent; a read-only store remembers nothing.
+ */
+#include <errno.h>
+#include "store.h"
+#include "store_int.h"
+#include "test.h"
+
+static char dir[] = "/tmp/pfs-doc-memo-XXXXXX";
+static const struct store_who who = {1000, 42, "sh", ""};
+
+static struct store *open_store(int create, int readonly)
+{
+	struct store *s = NULL;
+	char err[256] = "";
+
+	ASSERT_EQ(store_open(dir, create, readonly, &s, err, sizeof(err)), 0);
+	return s;
+}
+
+/* store__doc_memo_get under the lock: 1 with *rc and *m when remembered. */
+static int memo(struct store *s, int64_t item, const char *path, struct doc_meta *m, int *rc)
+{
+	int hit;
+
+	pthread_mutex_lock(&s->lock);
+	hit = store__doc_memo_get(s, item, path, m, rc);
+	pthread_mutex_unlock(&s->lock);
+	return hit;
+}
+
+/* Whether two rows are the same, field by field (not their padding). */
+static int same(const struct doc_meta *a, const struct doc_meta *b)
+{
+	return a->is_dir == b->is_dir && a->type == b->type && a->rdev == b->rdev &&
+	       a->rev_id == b->rev_id && a->rev == b->rev && a->size == b->size &&
+	       a->mode == b->mode && a->uid == b->uid && a->gid == b->gid &&
+	       a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+	       a->atime_ns == b->atime_ns && a->link == b->link && a->nlink == b->nlink;
+}
+
+TEST(remembered)
+{
+	struct store *s = open_store(1, 0);
+	struct doc_meta m, k;
+	int64_t item = 0;
+	int rc = 1;
+
+	ASSERT_EQ(store_item_create_owned(s, "memo-1", "b", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &item), 0);
+	ASSERT_EQ(store_doc_write(s, item, "a.md", "one\n", 4, 0644, -1, "write", &who, NULL), 0);
+	/* Written, not read yet: nothing remembered. */
+	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0);
+	ASSERT_EQ(store_doc_stat(s, item, "a.md", &m), 0);
+	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 1);
+	ASSERT_EQ(rc, 0);
+	ASSERT_EQ(k.rev_id, m.rev_id);
+	ASSERT_EQ(k.size, 4);
+	ASSERT(same(&k, &m));
+	/* Another path, and the same path of another item, are not it. */
+	ASSERT_EQ(memo(s, item, "b.md", &k, &rc), 0);
+	ASSERT_EQ(memo(s, item + 1, "a.md", &k, &rc), 0);
+
+	/* Absent, remembered as absent until a write makes it. */
+	ASSERT_EQ(store_doc_stat(s, item, "b.md", &m), -ENOENT);
+	ASSERT_EQ(memo(s, item, "b.md", &k, &rc), 1);
+	ASSERT_EQ(rc, -ENOENT);
+	ASSERT_EQ(store_doc_write(s, item, "b.md", "b\n", 2, 0644, -1, "write", &who, NULL), 0);
+	ASSERT_EQ(memo(s, item, "b.md", &k, &rc), 0);
+	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0); /* every row, after any commit */
+	ASSERT_EQ(store_doc_stat(s, item, "b.md", &m), 0);
+	ASSERT_EQ(m.size, 2);
+
+	/* Inside a transaction: given until its first change, then not;
+	 * after the change is rolled back, not either (read again, it is
+	 * the row as it was). */
+	ASSERT_EQ(store_doc_stat(s, item, "a.md", &m), 0);
+	ASSERT_EQ(store__txn_lock(s), 0);
+	ASSERT_EQ(store__doc_memo_get(s, item, "a.md", &k, &rc), 1);
+	ASSERT_EQ(store__exec(s, "UPDATE documents SET size = 99 WHERE item_id = ? AND path = ?",
+			      "Is", item, "a.md"), 0);
+	ASSERT_EQ(store__doc_memo_get(s, item, "a.md", &k, &rc), 0);
+	/* Nothing read inside a transaction is kept. */
+	store__doc_memo_put(s, item, "a.md", 0, &k);
+	ASSERT_EQ(store__doc_memo_get(s, item, "a.md", &k, &rc), 0);
+	ASSERT_EQ(store__txn_unlock(s, -EIO), -EIO); /* rolled back */
+	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0);
+	ASSERT_EQ(store_doc_stat(s, item, "a.md", &k), 0);
+	ASSERT_EQ(k.size, 4);
+	ASSERT(same(&k, &m));
+
+	/* An append's commit, then the row read anew. */
+	ASSERT_EQ(store_doc_append(s, item, "a.md", "two\n", 4, (mode_t)-1, -1, &who, NULL, NULL),
+		  0);
+	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0);
+	ASSERT_EQ(store_doc_stat(s, item, "a.md", &m), 0);
+	ASSERT_EQ(m.size, 8);
+	store_close(s);
+
+	/* A read-only store (another process may write) keeps nothing. */
+	s = open_store(0, 1);
+	ASSERT_EQ(store_doc_stat(s, item, "a.md", &m), 0);
+	ASSERT_EQ(m.size, 8);
+	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0);
+	store_close(s);
+}
+
+TEST_MAIN_IN(dir, CASE(remembered))
