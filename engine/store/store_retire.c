@@ -254,8 +254,41 @@ static int whole_io(struct store *s, int64_t slot, void *buf, size_t n, size_t o
 	return store__err(s, rc);
 }
 
+/* Writes n bytes at buf at offset off of the row slot of whole when the
+ * row holds off + n bytes, with *fit 1; else (a row too short, or one
+ * that does not open) writes nothing, with *fit 0.
+ * One blob handle both measures the row and writes it (whole_io). Lock
+ * held, inside a transaction. 0, or a negative errno (store__err). */
+static int whole_write_room(struct store *s, int64_t slot, const void *buf, size_t n, size_t off,
+			    int *fit)
+{
+	sqlite3_blob *b = NULL;
+	int rc;
+
+	assert(util_mutex_held(&s->lock));
+	*fit = 0;
+	if (n > INT_MAX || off > INT_MAX - n)
+		return 0;
+	/* A row it cannot open (gone, or not a blob) has no room: the caller
+	 * writes a new one, and reports what reading this one then says. */
+	if (sqlite3_blob_open(s->db, "main", "whole", "content", slot, 1, &b) != SQLITE_OK) {
+		sqlite3_blob_close(b);
+		return 0;
+	}
+	rc = SQLITE_OK;
+	if ((size_t)sqlite3_blob_bytes(b) >= off + n) {
+		rc = sqlite3_blob_write(b, buf, (int)n, (int)off);
+		*fit = rc == SQLITE_OK;
+	}
+	if (sqlite3_blob_close(b) != SQLITE_OK && rc == SQLITE_OK) {
+		rc = sqlite3_errcode(s->db);
+		*fit = 0;
+	}
+	return store__err(s, rc);
+}
+
 /*
- * rev_retire of revision id when the store knows it is an append
+ * rev_retire of revision pos (read by pos_get) when the store knows it is an append
  * (revisions.grown_from names its run): when its base is an earlier
  * revision of the same run, its content is the base's followed by more
  * bytes, so only those bytes and the base's last REV_APPEND_TAIL are read,
@@ -265,20 +298,19 @@ static int whole_io(struct store *s, int64_t slot, void *buf, size_t n, size_t o
  * (not an append, a base outside the run or empty, a suffix that would
  * not be stored smaller). Lock held, inside a transaction.
  */
-static int rev_retire_grown(struct store *s, int64_t id, int64_t *slot, int *done)
+static int rev_retire_grown(struct store *s, const struct rev_pos *pos, int64_t *slot, int *done)
 {
-	struct rev_pos me, base = {0};
+	struct rev_pos me = *pos, base = {0};
 	sqlite3_stmt *st;
-	int64_t item = 0, at = 0;
+	int64_t item = 0, at = 0, id = pos->id;
 	char *path = NULL, *bytes = NULL;
 	void *enc = NULL;
 	size_t tail, add, elen = 0;
 	int rc, rev = 0;
 
 	*done = 0;
-	rc = pos_get(s, id, &me);
-	if (rc || me.enc != REV_RAW || !me.grown || me.seq <= 1)
-		return rc == -ENOENT ? 0 : rc;
+	if (me.enc != REV_RAW || !me.grown || me.seq <= 1)
+		return 0;
 	at = me.slot;
 	rc = store__first(s, &st, "SELECT item_id, path, rev FROM revisions WHERE id = ? AND "
 			  "content IS NOT NULL", "I", id);
@@ -323,10 +355,8 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 {
 	struct rev_pos p;
 	int64_t slot = 0;
-	size_t room = 0;
-	sqlite3_stmt *st;
 	char *buf;
-	int rc, done = 0;
+	int rc, done = 0, fit = 0;
 
 	assert(util_mutex_held(&s->lock));
 	rc = pos_get(s, prev, &p);
@@ -337,25 +367,19 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 	if (rc == 0 && p.size > 0 && !p.slot)
 		rc = -ESTALE;
 	if (rc == 0)
-		rc = rev_retire_grown(s, prev, &slot, &done);
+		rc = rev_retire_grown(s, &p, &slot, &done);
 	if (rc == 0 && !done)
 		rc = rev_retire(s, prev, &slot);
-	if (rc == 0 && slot) {
-		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE slot = ?", "I",
-				  slot);
-		if (rc == 0)
-			room = (size_t)sqlite3_column_int64(st, 0);
-		store__done(st);
-	}
+	/* In place when the row has room: the bytes after the old content are
+	 * its padding. */
+	if (rc == 0 && slot)
+		rc = whole_write_room(s, slot, data, len, (size_t)p.size, &fit);
 	if (rc)
 		return rc == -ENOENT ? -ESTALE : rc;
-	if (slot && room >= (size_t)p.size + len) {
-		/* In place: the bytes after the old content are the row's padding.
-		 * The new revision takes the row and names its run at once. */
-		rc = whole_io(s, slot, (void *)data, len, (size_t)p.size, 1);
-		if (rc == 0)
-			rc = store__exec(s, "UPDATE revisions SET slot = ?, grown_from = ? WHERE id = ?",
-					 "III", slot, p.grown ? p.grown : prev, id);
+	if (fit) {
+		/* The new revision takes the row and names its run at once. */
+		rc = store__exec(s, "UPDATE revisions SET slot = ?, grown_from = ? WHERE id = ?",
+				 "III", slot, p.grown ? p.grown : prev, id);
 	} else {
 		/* The row outgrew its room (or there was none): a new one,
 		 * with room to grow (whole_put). */
