@@ -267,6 +267,7 @@ int engine_open(const struct engine_options *opt, struct engine **out, char *err
 	pthread_mutex_init(&e->refusal_lock, NULL);
 	pthread_mutex_init(&e->tmp_lock, NULL);
 	pthread_mutex_init(&e->remove_lock, NULL);
+	packet__who_init(e);
 	pthread_mutex_init(&e->owed_lock, NULL);
 	pthread_cond_init(&e->owed_cond, NULL);
 	e->readonly = opt->readonly;
@@ -352,6 +353,7 @@ void engine_close(struct engine *e)
 	pthread_mutex_destroy(&e->remove_lock);
 	pthread_cond_destroy(&e->owed_cond);
 	pthread_mutex_destroy(&e->owed_lock);
+	packet__who_free(e);
 	store_close(e->store);
 	if (e->lock_fd >= 0)
 		close(e->lock_fd);

@@ -58,6 +58,9 @@ struct record_slot {
 	struct record_answer a;
 };
 
+/* Command names of writers kept open (packet_who.c). */
+#define WHO_COMM 8
+
 /* A kept registry digest (view_digest.c). */
 #define DIGEST_SLOTS 64
 struct digest_slot {
@@ -119,6 +122,13 @@ struct engine {
 	pthread_mutex_t remove_lock;
 	struct remover *removers; /* protected by remove_lock: recursive removals (packet_remove.c) */
 
+	pthread_mutex_t who_lock;
+	struct who_comm {
+		pid_t pid;
+		int fd;           /* /proc/PID/comm, O_CLOEXEC; -1: the slot is free */
+	} who_comm[WHO_COMM];     /* protected by who_lock: the last writers' (packet_who.c) */
+	int who_next;             /* protected by who_lock: the slot replaced next */
+
 	pthread_mutex_t owed_lock;
 	pthread_cond_t owed_cond;  /* broadcast when a handle leaves owed */
 	uint64_t owed_paid;        /* protected by owed_lock: handles that left owed */
@@ -126,6 +136,10 @@ struct engine {
 				    * advance is applied at their release (ctl.c) */
 };
 
+/* Sets up and closes the command names packet_who.c keeps open
+ * (engine_open, engine_close). */
+void packet__who_init(struct engine *e);
+void packet__who_free(struct engine *e);
 /* Frees the refusals refusal.c keeps (engine_close). */
 void packet__refusals_free(struct engine *e);
 /* Frees the temp files of .packetfs/ (engine_close). */

@@ -1,7 +1,7 @@
 /*
  * packet_doc.c - open documents: the content a document's handles share
  * while it is open, loaded from the store, and committed as a revision
- * (packet_int.h: packet__od_*); and who a change is made by. The changes
+ * (packet_int.h: packet__od_*). Who a change is made by is packet_who.c's. The changes
  * to the namespace (mkdir, rmdir, unlink, rename) are packet_ns.c's.
  * engine.h documents the public functions, packet_int.h the ones the
  * other files of the namespace use.
@@ -35,41 +35,10 @@
  * store, a document created open when it is created.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "packet_int.h"
-
-/* ---- who ---- */
-
-void packet__who_fill(struct engine *e, const struct pfs_caller *c, struct who_buf *wb)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	memset(wb, 0, sizeof(*wb));
-	wb->w.uid = c ? c->uid : getuid();
-	wb->w.pid = c ? c->pid : 0;
-	if (c && c->pid > 0) {
-		/* One read(2) of the command name and its newline (proc(5):
-		 * at most 16 bytes with the NUL), no stdio buffer. */
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c->pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			n = read(fd, wb->comm, sizeof(wb->comm) - 1);
-			wb->comm[n > 0 ? n : 0] = '\0';
-			wb->comm[strcspn(wb->comm, "\n")] = '\0';
-			close(fd);
-		}
-		pipeline_active_stage_of(e->pl, c->pid, wb->stage, sizeof(wb->stage));
-	}
-	wb->w.comm = wb->comm;
-	wb->w.stage = wb->stage;
-}
 
 /* ---- open documents ---- */
 

@@ -176,9 +176,9 @@ static const struct cand *walk(pid_t pid, const struct cand *c, int n)
 
 void pipeline_active_stage_of(struct pipeline *pl, pid_t pid, char *out, size_t size)
 {
-	pid_t pgid = pid > 0 ? getpgid(pid) : -1;
 	const struct cand *hit;
 	struct cand *c;
+	pid_t pgid;
 	int i, n;
 
 	out[0] = '\0';
@@ -193,7 +193,8 @@ void pipeline_active_stage_of(struct pipeline *pl, pid_t pid, char *out, size_t 
 	n = snapshot(pl, -1, 0, c);
 	hit = walk(pid, c, n);
 	/* A process reparented away from its run (a daemonized helper) that
-	 * kept the run's process group. */
+	 * kept the run's process group: asked only while something runs. */
+	pgid = hit ? -1 : getpgid(pid);
 	for (i = 0; !hit && pgid > 0 && i < n; i++)
 		if (c[i].pid == pgid)
 			hit = &c[i];
