@@ -22,21 +22,57 @@ struct rev_pos {
 	int64_t seq, size, grown, slot;
 };
 
+/* Where a revision belongs (pos_get_named): its item, path, number, and
+ * whether its content column is set (not a tombstone's NULL). */
+struct rev_name {
+	int64_t item;
+	char *path;
+	int rev, content;
+};
+
+/* The columns pos_get reads, in rev_pos's order. */
+#define POS_COLS "enc, base, depth, seq, size, COALESCE(grown_from, 0), COALESCE(slot, 0)"
+
+static void pos_row(sqlite3_stmt *st, int64_t id, struct rev_pos *p)
+{
+	p->id = id;
+	p->enc = sqlite3_column_int(st, 0);
+	p->base = sqlite3_column_int64(st, 1);
+	p->depth = sqlite3_column_int(st, 2);
+	p->seq = sqlite3_column_int64(st, 3);
+	p->size = sqlite3_column_int64(st, 4);
+	p->grown = sqlite3_column_int64(st, 5);
+	p->slot = sqlite3_column_int64(st, 6);
+}
+
 static int pos_get(struct store *s, int64_t id, struct rev_pos *p)
 {
 	sqlite3_stmt *st;
-	int rc = store__first(s, &st, "SELECT enc, base, depth, seq, size, COALESCE(grown_from, 0), "
-			      "COALESCE(slot, 0) FROM revisions WHERE id = ?", "I", id);
+	int rc = store__first(s, &st, "SELECT " POS_COLS " FROM revisions WHERE id = ?", "I", id);
 
+	if (rc == 0)
+		pos_row(st, id, p);
+	store__done(st);
+	return rc;
+}
+
+/* pos_get, with the revision's item, path (malloc'd into *path, for the
+ * caller to free), number and whether it has content, in one statement:
+ * what an append's retire needs of the revision it replaces. */
+static int pos_get_named(struct store *s, int64_t id, struct rev_pos *p, struct rev_name *n)
+{
+	sqlite3_stmt *st;
+	int rc = store__first(s, &st, "SELECT " POS_COLS ", item_id, path, rev, content IS NOT NULL "
+			      "FROM revisions WHERE id = ?", "I", id);
+
+	n->path = NULL;
 	if (rc == 0) {
-		p->id = id;
-		p->enc = sqlite3_column_int(st, 0);
-		p->base = sqlite3_column_int64(st, 1);
-		p->depth = sqlite3_column_int(st, 2);
-		p->seq = sqlite3_column_int64(st, 3);
-		p->size = sqlite3_column_int64(st, 4);
-		p->grown = sqlite3_column_int64(st, 5);
-		p->slot = sqlite3_column_int64(st, 6);
+		pos_row(st, id, p);
+		n->item = sqlite3_column_int64(st, 7);
+		n->path = store__col_dup(st, 8);
+		n->rev = sqlite3_column_int(st, 9);
+		n->content = sqlite3_column_int(st, 10);
+		rc = n->path ? 0 : -ENOMEM;
 	}
 	store__done(st);
 	return rc;
@@ -288,7 +324,7 @@ static int whole_write_room(struct store *s, int64_t slot, const void *buf, size
 }
 
 /*
- * rev_retire of revision pos (read by pos_get) when the store knows it is an append
+ * rev_retire of revision pos, named n (pos_get_named), when the store knows it is an append
  * (revisions.grown_from names its run): when its base is an earlier
  * revision of the same run, its content is the base's followed by more
  * bytes, so only those bytes and the base's last REV_APPEND_TAIL are read,
@@ -298,32 +334,21 @@ static int whole_write_room(struct store *s, int64_t slot, const void *buf, size
  * (not an append, a base outside the run or empty, a suffix that would
  * not be stored smaller). Lock held, inside a transaction.
  */
-static int rev_retire_grown(struct store *s, const struct rev_pos *pos, int64_t *slot, int *done)
+static int rev_retire_grown(struct store *s, const struct rev_pos *pos, const struct rev_name *n,
+			    int64_t *slot, int *done)
 {
 	struct rev_pos me = *pos, base = {0};
-	sqlite3_stmt *st;
-	int64_t item = 0, at = 0, id = pos->id;
-	char *path = NULL, *bytes = NULL;
+	int64_t at = me.slot, id = pos->id;
+	char *bytes = NULL;
 	void *enc = NULL;
 	size_t tail, add, elen = 0;
-	int rc, rev = 0;
+	int rc = 0;
 
 	*done = 0;
-	if (me.enc != REV_RAW || !me.grown || me.seq <= 1)
+	if (me.enc != REV_RAW || !me.grown || me.seq <= 1 || !n->content)
 		return 0;
-	at = me.slot;
-	rc = store__first(s, &st, "SELECT item_id, path, rev FROM revisions WHERE id = ? AND "
-			  "content IS NOT NULL", "I", id);
-	if (rc == 0) {
-		item = sqlite3_column_int64(st, 0);
-		path = store__col_dup(st, 1);
-		rev = sqlite3_column_int(st, 2);
-		rc = path ? 0 : -ENOMEM;
-	}
-	store__done(st);
-	if (rc == 0 && at)
-		rc = pick_base(s, item, path, rev, me.seq - 1, &base);
-	free(path);
+	if (at)
+		rc = pick_base(s, n->item, n->path, n->rev, me.seq - 1, &base);
 	if (rc || !at || !base.id || base.id >= id || base.size <= 0 || base.size >= me.size ||
 	    (base.id != me.grown && base.grown != me.grown))
 		return rc == -ENOENT ? 0 : rc;
@@ -354,12 +379,13 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 		      uint64_t *size)
 {
 	struct rev_pos p;
+	struct rev_name n;
 	int64_t slot = 0;
 	char *buf;
 	int rc, done = 0, fit = 0;
 
 	assert(util_mutex_held(&s->lock));
-	rc = pos_get(s, prev, &p);
+	rc = pos_get_named(s, prev, &p, &n);
 	if (rc == 0 && (p.enc != REV_RAW || p.size < 0))
 		rc = -ESTALE; /* not a current revision, or a tombstone */
 	/* Content kept elsewhere than a row of whole (a store converted from
@@ -367,7 +393,8 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 	if (rc == 0 && p.size > 0 && !p.slot)
 		rc = -ESTALE;
 	if (rc == 0)
-		rc = rev_retire_grown(s, &p, &slot, &done);
+		rc = rev_retire_grown(s, &p, &n, &slot, &done);
+	free(n.path);
 	if (rc == 0 && !done)
 		rc = rev_retire(s, prev, &slot);
 	/* In place when the row has room: the bytes after the old content are
