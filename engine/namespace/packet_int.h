@@ -278,7 +278,8 @@ int packet__od_commit_path(struct engine *e, int64_t item, const char *rel,
 
 /* Fills wb for caller c (NULL: the engine itself, the daemon's uid): its
  * command name "" when its process is gone, its stage "" when it is no
- * stage's. Any thread; takes who_lock, then the pipeline's locks. */
+ * stage's. Any thread; takes who_lock, and after releasing it the
+ * pipeline's locks. */
 void packet__who_fill(struct engine *e, const struct pfs_caller *c, struct who_buf *wb);
 
 /* The open document at (item, rel) or NULL; files_lock held. */

@@ -56,9 +56,10 @@ static int pos_get(struct store *s, int64_t id, struct rev_pos *p)
 	return rc;
 }
 
-/* pos_get, with the revision's item, path (malloc'd into *path, for the
- * caller to free), number and whether it has content, in one statement:
- * what an append's retire needs of the revision it replaces. */
+/* pos_get, with the revision's item, path (malloc'd into n->path, NULL
+ * when it fails: the caller frees it), number and whether it has content,
+ * in one statement: what an append's retire needs of the revision it
+ * replaces. */
 static int pos_get_named(struct store *s, int64_t id, struct rev_pos *p, struct rev_name *n)
 {
 	sqlite3_stmt *st;
