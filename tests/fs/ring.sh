@@ -60,10 +60,13 @@ assert_eq "$(getfattr --only-values -n user.k "$d/f-3.md")" v1
 chmod 600 "$d/f-4.md"
 out=$(su nobody -s /bin/sh -c "cat '$d/f-4.md'" 2>&1) && fail "nobody read a 0600 file: $out"
 assert_contains "$out" "Permission denied"
-# Writers on both CPUs at once: each queue serves its own CPU's callers.
+# Writers on both CPUs at once: each queue serves its own CPU's callers. Each writer places
+# itself before its first write (placed from outside, it could end before taskset runs).
 for cpu in 0 1; do
-	(for i in $(seq 100); do echo "cpu $cpu $i" >>"$d/cpu-$cpu.md"; done) &
-	[ "$(nproc)" -gt 1 ] && taskset -pc "$cpu" $! >/dev/null
+	(
+		[ "$(nproc)" -gt 1 ] && taskset -pc "$cpu" "$BASHPID" >/dev/null
+		for i in $(seq 100); do echo "cpu $cpu $i" >>"$d/cpu-$cpu.md"; done
+	) &
 done
 wait
 ops=$((ops + 200 * 3))
