@@ -3,9 +3,13 @@
  * (store_doc_memo.c): a row read outside a transaction is given again
  * until the connection changes a row or commits, inside a transaction too
  * until its first change; a change rolled back is not given; an absent
- * row is remembered as absent; a read-only store remembers nothing.
+ * row is remembered as absent; a long path is not kept; the oldest of
+ * DOC_MEMO rows is dropped first; a read-only store remembers nothing.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "store.h"
 #include "store_int.h"
 #include "test.h"
@@ -64,6 +68,30 @@ TEST(remembered)
 	/* Another path, and the same path of another item, are not it. */
 	ASSERT_EQ(memo(s, item, "b.md", &k, &rc), 0);
 	ASSERT_EQ(memo(s, item + 1, "a.md", &k, &rc), 0);
+
+	/* A path of DOC_MEMO_PATH bytes or more is read every time. */
+	{
+		char long_path[DOC_MEMO_PATH + 8];
+
+		memset(long_path, 'p', sizeof(long_path) - 1);
+		long_path[sizeof(long_path) - 1] = '\0';
+		ASSERT_EQ(store_doc_stat(s, item, long_path, &k), -ENOENT);
+		ASSERT_EQ(memo(s, item, long_path, &k, &rc), 0);
+	}
+	/* DOC_MEMO rows kept: one more read drops the oldest. */
+	{
+		char name[32];
+		int i;
+
+		for (i = 0; i <= DOC_MEMO; i++) {
+			snprintf(name, sizeof(name), "n%d.md", i);
+			ASSERT_EQ(store_doc_stat(s, item, name, &k), -ENOENT);
+		}
+		ASSERT_EQ(memo(s, item, "n0.md", &k, &rc), 0);
+		snprintf(name, sizeof(name), "n%d.md", DOC_MEMO);
+		ASSERT_EQ(memo(s, item, name, &k, &rc), 1);
+		ASSERT_EQ(rc, -ENOENT);
+	}
 
 	/* Absent, remembered as absent until a write makes it. */
 	ASSERT_EQ(store_doc_stat(s, item, "b.md", &m), -ENOENT);
