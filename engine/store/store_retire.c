@@ -269,64 +269,76 @@ int store__rev_replace(struct store *s, int64_t prev, int64_t id, const void *da
 	return rc ? rc : whole_put(s, id, data, len, slot);
 }
 
+/* Opens a handle that reads and writes the row slot of whole, in *b; *b
+ * is NULL when the row does not open (gone, or not a blob). One handle
+ * serves an append's reads and its write: SQLite finds a byte of a large
+ * row by walking its chain of overflow pages, and a handle remembers the
+ * chain once walked, where each new handle walks it again. The caller
+ * closes it (sqlite3_blob_close) before anything changes that row. Lock
+ * held, inside a transaction. */
+static void whole_open(struct store *s, int64_t slot, sqlite3_blob **b)
+{
+	assert(util_mutex_held(&s->lock));
+	if (sqlite3_blob_open(s->db, "main", "whole", "content", slot, 1, b) != SQLITE_OK) {
+		sqlite3_blob_close(*b);
+		*b = NULL;
+	}
+}
+
 /* Reads (write 0) or writes n bytes at buf from or to offset off of the
  * row slot of whole, through SQLite's incremental blob I/O, which touches
- * only the pages holding those bytes. Lock held (a write: inside a
- * transaction). 0, or a negative errno (store__err; a range past the row's
- * end is SQLite's error, -EIO). */
-static int whole_io(struct store *s, int64_t slot, void *buf, size_t n, size_t off, int write)
+ * only the pages holding those bytes: through handle b when it is not NULL
+ * (whole_open, on that row), else through a handle of its own. Lock held
+ * (a write: inside a transaction). 0, or a negative errno (store__err; a
+ * range past the row's end is SQLite's error, -EIO). */
+static int whole_io(struct store *s, sqlite3_blob *b, int64_t slot, void *buf, size_t n,
+		    size_t off, int write)
 {
-	sqlite3_blob *b = NULL;
-	int rc;
+	sqlite3_blob *own = NULL;
+	int rc = SQLITE_OK;
 
 	assert(util_mutex_held(&s->lock));
 	if (n > INT_MAX || off > INT_MAX)
 		return -EFBIG;
-	rc = sqlite3_blob_open(s->db, "main", "whole", "content", slot, write, &b);
+	if (!b) {
+		rc = sqlite3_blob_open(s->db, "main", "whole", "content", slot, write, &own);
+		b = own;
+	}
 	if (rc == SQLITE_OK)
 		rc = write ? sqlite3_blob_write(b, buf, (int)n, (int)off)
 			   : sqlite3_blob_read(b, buf, (int)n, (int)off);
-	if (b && sqlite3_blob_close(b) != SQLITE_OK && rc == SQLITE_OK)
+	if (own && sqlite3_blob_close(own) != SQLITE_OK && rc == SQLITE_OK)
 		rc = sqlite3_errcode(s->db);
 	return store__err(s, rc);
 }
 
-/* Writes n bytes at buf at offset off of the row slot of whole when the
- * row holds off + n bytes, with *fit 1; else (a row too short, or one
- * that does not open) writes nothing, with *fit 0.
- * One blob handle both measures the row and writes it (whole_io). Lock
- * held, inside a transaction. 0, or a negative errno (store__err). */
-static int whole_write_room(struct store *s, int64_t slot, const void *buf, size_t n, size_t off,
-			    int *fit)
+/* Writes n bytes at buf at offset off of the row of whole that handle b
+ * (whole_open) is on, when the row holds off + n bytes, with *fit 1; else
+ * (a row too short, or b NULL: a row that did not open) writes nothing,
+ * with *fit 0. The handle both measures the row and writes it. Lock held,
+ * inside a transaction. 0, or a negative errno (store__err). */
+static int whole_write_room(struct store *s, sqlite3_blob *b, const void *buf, size_t n,
+			    size_t off, int *fit)
 {
-	sqlite3_blob *b = NULL;
-	int rc;
+	int rc = SQLITE_OK;
 
 	assert(util_mutex_held(&s->lock));
 	*fit = 0;
-	if (n > INT_MAX || off > INT_MAX - n)
+	/* A row that did not open has no room: the caller writes a new one,
+	 * and reports what reading this one then says. */
+	if (!b || n > INT_MAX || off > INT_MAX - n)
 		return 0;
-	/* A row it cannot open (gone, or not a blob) has no room: the caller
-	 * writes a new one, and reports what reading this one then says. */
-	if (sqlite3_blob_open(s->db, "main", "whole", "content", slot, 1, &b) != SQLITE_OK) {
-		sqlite3_blob_close(b);
-		return 0;
-	}
-	rc = SQLITE_OK;
 	if ((size_t)sqlite3_blob_bytes(b) >= off + n) {
 		rc = sqlite3_blob_write(b, buf, (int)n, (int)off);
 		*fit = rc == SQLITE_OK;
-	}
-	if (sqlite3_blob_close(b) != SQLITE_OK && rc == SQLITE_OK) {
-		rc = sqlite3_errcode(s->db);
-		*fit = 0;
 	}
 	return store__err(s, rc);
 }
 
 /*
  * rev_retire of revision pos, named n (pos_get_named), when the store knows it is an append
- * (revisions.grown_from names its run): when its base is an earlier
+ * (revisions.grown_from names its run), reading its row of whole through
+ * b (whole_open; NULL: a handle of its own): when its base is an earlier
  * revision of the same run, its content is the base's followed by more
  * bytes, so only those bytes and the base's last REV_APPEND_TAIL are read,
  * from its row of whole, and stored as REV_APPEND, without reading or
@@ -336,7 +348,7 @@ static int whole_write_room(struct store *s, int64_t slot, const void *buf, size
  * not be stored smaller). Lock held, inside a transaction.
  */
 static int rev_retire_grown(struct store *s, const struct rev_pos *pos, const struct rev_name *n,
-			    int64_t *slot, int *done)
+			    sqlite3_blob *b, int64_t *slot, int *done)
 {
 	struct rev_pos me = *pos, base = {0};
 	int64_t at = me.slot, id = pos->id;
@@ -359,7 +371,7 @@ static int rev_retire_grown(struct store *s, const struct rev_pos *pos, const st
 	bytes = malloc(tail + add);
 	if (!bytes)
 		return -ENOMEM;
-	rc = whole_io(s, at, bytes, tail + add, (size_t)base.size - tail, 0);
+	rc = whole_io(s, b, at, bytes, tail + add, (size_t)base.size - tail, 0);
 	if (rc == 0)
 		rc = store__rev_compress(s, bytes + tail, add, bytes, tail, &enc, &elen);
 	if (rc == 0 && elen < (size_t)me.size) {
@@ -381,6 +393,7 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 {
 	struct rev_pos p;
 	struct rev_name n;
+	sqlite3_blob *b = NULL;
 	int64_t slot = 0;
 	char *buf;
 	int rc, done = 0, fit = 0;
@@ -393,15 +406,22 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 	 * an old one): for the caller to write whole. */
 	if (rc == 0 && p.size > 0 && !p.slot)
 		rc = -ESTALE;
+	/* The retire below reads the row's end, and the write goes after it:
+	 * one handle for both. Neither retire changes the row of whole. */
+	if (rc == 0 && p.slot)
+		whole_open(s, p.slot, &b);
 	if (rc == 0)
-		rc = rev_retire_grown(s, &p, &n, &slot, &done);
+		rc = rev_retire_grown(s, &p, &n, b, &slot, &done);
 	free(n.path);
 	if (rc == 0 && !done)
 		rc = rev_retire(s, prev, &slot);
 	/* In place when the row has room: the bytes after the old content are
-	 * its padding. */
+	 * its padding. Retire leaves the row it read in slot, which is p.slot,
+	 * b's row. */
+	assert(rc || !slot || slot == p.slot);
 	if (rc == 0 && slot)
-		rc = whole_write_room(s, slot, data, len, (size_t)p.size, &fit);
+		rc = whole_write_room(s, b, data, len, (size_t)p.size, &fit);
+	sqlite3_blob_close(b);
 	if (rc)
 		return rc == -ENOENT ? -ESTALE : rc;
 	if (fit) {
@@ -414,7 +434,7 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 		buf = malloc((size_t)p.size + len + 1);
 		if (!buf)
 			return -ENOMEM;
-		rc = p.size ? whole_io(s, slot, buf, (size_t)p.size, 0, 0) : 0;
+		rc = p.size ? whole_io(s, NULL, slot, buf, (size_t)p.size, 0, 0) : 0;
 		if (rc == 0) {
 			memcpy(buf + p.size, data, len);
 			rc = whole_put(s, id, buf, (size_t)p.size + len, slot);
