@@ -51,9 +51,8 @@ static int is_temp_save(struct engine *e, int64_t item, const char *rel, const s
 {
 	char op[16];
 	pid_t by = 0, t;
-	int count = 0;
 
-	if (!c || c->pid <= 0 || store_doc_life(e->store, item, rel, op, sizeof(op), &by, &count) ||
+	if (!c || c->pid <= 0 || store_doc_life(e->store, item, rel, op, sizeof(op), &by) ||
 	    strcmp(op, "create") != 0 || by <= 0)
 		return 0;
 	if (by == c->pid)

@@ -363,10 +363,10 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 		     unsigned flags, const struct store_who *who, int *replaced);
 /* The life of the document at path (its revisions since the path's latest
  * tombstone): the op and pid of its first revision into op (opsize bytes)
- * and *pid, and how many revisions it has into *count. 0, -ENOENT (no
- * revision since), or a negative errno. Any thread. */
+ * and *pid. 0, -ENOENT (no revision since), or a negative errno. Any
+ * thread. */
 int store_doc_life(struct store *s, int64_t item_id, const char *path, char *op, size_t opsize,
-		   pid_t *pid, int *count);
+		   pid_t *pid);
 /* Sets the permission bits (mode & 07777) of the entry at path and its
  * ctime to now. 0, -ENOENT, or a negative errno. */
 int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode);

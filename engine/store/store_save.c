@@ -55,24 +55,21 @@ static int last_tomb(struct store *s, int64_t item, const char *path, int *rev)
 }
 
 int store_doc_life(struct store *s, int64_t item_id, const char *path, char *op, size_t opsize,
-		   pid_t *pid, int *count)
+		   pid_t *pid)
 {
 	sqlite3_stmt *st;
-	int rc, tomb;
+	int rc;
 
+	/* One statement: outside a transaction each is a read transaction of
+	 * its own (last_tomb's query, as a subquery). */
 	pthread_mutex_lock(&s->lock);
-	rc = last_tomb(s, item_id, path, &tomb);
-	if (rc == 0)
-		rc = store__first(s, &st, "SELECT op, pid, (SELECT count(*) FROM revisions WHERE "
-				  "item_id = ?1 AND path = ?2 AND rev > ?3) FROM revisions WHERE "
-				  "item_id = ?1 AND path = ?2 AND rev > ?3 ORDER BY rev LIMIT 1", "Isi",
-				  item_id, path, tomb);
-	else
-		st = NULL;
+	rc = store__first(s, &st, "SELECT op, pid FROM revisions WHERE item_id = ?1 AND path = ?2 "
+			  "AND rev > (SELECT COALESCE(MAX(rev), 0) FROM revisions WHERE item_id = ?1 "
+			  "AND path = ?2 AND content IS NULL) ORDER BY rev LIMIT 1", "Is", item_id,
+			  path);
 	if (rc == 0) {
 		snprintf(op, opsize, "%s", (const char *)sqlite3_column_text(st, 0));
 		*pid = (pid_t)sqlite3_column_int64(st, 1);
-		*count = sqlite3_column_int(st, 2);
 	}
 	store__done(st);
 	pthread_mutex_unlock(&s->lock);
