@@ -1,0 +1,54 @@
+/*
+ * store_doc_attr.c - an entry's permission bits, owner and times, as
+ * chmod(2), chown(2) and utimensat(2) set them (store.h: store_doc_set_mode,
+ * store_doc_set_owner, store_doc_set_times). Each moves the entry's ctime
+ * to now, as on a local disk, in the same transaction, and is done to
+ * every name of a file with hard links (store_link.c).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "store_int.h"
+
+/* Runs sql, an UPDATE of the documents row at path (?4, ?5) that sets
+ * what ?1, ?2 (bound with "t": STORE_TIME_OMIT binds NULL) and ?6 (when
+ * sql has one) say and its ctime (?3) to now, and copies the row to the
+ * file's other names. Takes the lock. 0, -ENOENT or a negative errno. */
+static int doc_set(struct store *s, const char *sql, int64_t item, const char *path, int64_t v1,
+		   int64_t v2, int64_t v3)
+{
+	const char *fmt = strstr(sql, "?6") ? "ttIIsI" : "ttIIs";
+	int rc = store__txn_lock(s);
+
+	if (rc)
+		return rc;
+	rc = store__exec(s, sql, fmt, v1, v2, util_now_ns(), item, path, v3);
+	if (rc == 0 && sqlite3_changes(s->db) == 0)
+		rc = -ENOENT;
+	if (rc == 0)
+		rc = store__link_sync(s, item, path, -1, STORE_LINK_ROW);
+	return store__txn_unlock(s, rc);
+}
+
+int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode)
+{
+	return doc_set(s, "UPDATE documents SET mode = ?1, ctime_ns = ?3 WHERE item_id = ?4 "
+		       "AND path = ?5", item_id, path, (int64_t)(mode & 07777),
+		       STORE_TIME_OMIT, 0);
+}
+
+int store_doc_set_owner(struct store *s, int64_t item_id, const char *path, uid_t uid, gid_t gid,
+			mode_t mode)
+{
+	return doc_set(s, "UPDATE documents SET uid = ?1, gid = ?2, mode = ?6, ctime_ns = ?3 "
+		       "WHERE item_id = ?4 AND path = ?5", item_id, path, store__id(uid),
+		       store__id(gid), (int64_t)(mode & 07777));
+}
+
+int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int64_t atime_ns,
+			int64_t mtime_ns)
+{
+	return doc_set(s, "UPDATE documents SET atime_ns = COALESCE(?1, atime_ns), "
+		       "mtime_ns = COALESCE(?2, mtime_ns), ctime_ns = ?3 WHERE item_id = ?4 "
+		       "AND path = ?5", item_id, path, atime_ns, mtime_ns, 0);
+}
