@@ -181,22 +181,27 @@ int store_doc_read(struct store *s, int64_t item_id, const char *path, char **da
 }
 
 /* Inserts the row of a revision of path, size bytes of content (its
- * bytes stored by the caller) or a tombstone (tomb), numbered after the
- * path's revisions; a content revision gets the next seq of the path's
- * content revisions. Lock held, inside a transaction. Returns the new
- * revision's id and number (rev may be NULL). */
+ * bytes stored by the caller, in the row slot of whole; 0: none) or a
+ * tombstone (tomb), numbered after the path's revisions; a content
+ * revision gets the next seq of the path's content revisions, and grown
+ * (0: none) names the run of appends it continues. Lock held, inside a
+ * transaction. Returns the new revision's id and number (rev may be
+ * NULL). */
 static int rev_insert(struct store *s, int64_t item, const char *path, const char *op,
 		      size_t size, int tomb, mode_t mode, const struct doc_meta *node,
-		      const struct store_who *who, int64_t *rev_id, int *rev)
+		      const struct store_who *who, int64_t slot, int64_t grown, int64_t *rev_id,
+		      int *rev)
 {
-	/* content: X'' (the bytes are in whole) or a tombstone's NULL. */
+	/* content: X'' (the bytes are in whole, row slot) or a tombstone's
+	 * NULL; grown_from: the run of appends it continues (store_rev.c). */
 	static const char sql_add[] =
 		"INSERT INTO revisions(item_id, path, rev, op, content, size, mode, uid, pid, comm, "
-		"stage, created_at, kind, rdev, seq) VALUES (?1, ?2, (SELECT COALESCE(MAX(rev), 0) + 1 "
-		"FROM revisions WHERE item_id = ?1 AND path = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-		"?11, ?12, ?13, CASE WHEN ?4 IS NULL THEN 0 ELSE COALESCE((SELECT seq FROM revisions "
-		"WHERE item_id = ?1 AND path = ?2 AND content IS NOT NULL ORDER BY rev DESC LIMIT 1), "
-		"0) + 1 END) RETURNING id, rev";
+		"stage, created_at, kind, rdev, seq, slot, grown_from) VALUES (?1, ?2, (SELECT "
+		"COALESCE(MAX(rev), 0) + 1 FROM revisions WHERE item_id = ?1 AND path = ?2), ?3, ?4, "
+		"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, CASE WHEN ?4 IS NULL THEN 0 ELSE COALESCE(("
+		"SELECT seq FROM revisions WHERE item_id = ?1 AND path = ?2 AND content IS NOT NULL "
+		"ORDER BY rev DESC LIMIT 1), 0) + 1 END, NULLIF(?14, 0), NULLIF(?15, 0)) "
+		"RETURNING id, rev";
 	/* A copy is of the entry node describes: its kind and rdev. */
 	const char *kind = kind_name(node->type);
 	int64_t uid = who ? (int64_t)who->uid : 0, pid = who ? (int64_t)who->pid : 0;
@@ -207,9 +212,9 @@ static int rev_insert(struct store *s, int64_t item, const char *path, const cha
 	int rc;
 
 	store__now(now);
-	rc = store__first(s, &st, sql_add, "IssbIiIIssssI", item, path, op, tomb ? NULL : "",
+	rc = store__first(s, &st, sql_add, "IssbIiIIssssIII", item, path, op, tomb ? NULL : "",
 			  (size_t)0, tomb ? (int64_t)-1 : (int64_t)size, (int)mode, uid, pid, comm,
-			  stage, now, kind ? kind : "file", (int64_t)node->rdev);
+			  stage, now, kind ? kind : "file", (int64_t)node->rdev, slot, grown);
 	if (rc == 0) {
 		*rev_id = sqlite3_column_int64(st, 0);
 		if (rev)
@@ -226,8 +231,9 @@ static int rev_insert(struct store *s, int64_t item, const char *path, const cha
  * revision copy_from (> 0), or a tombstone (tomb). A content revision is
  * stored whole (in the table whole; store_rev.c); when it replaces
  * revision prev (> 0) as the document's current one, prev is retired here
- * and its row of whole taken over (store__rev_replace). Lock held, inside
- * a transaction. Returns the new revision's id and number.
+ * and its row of whole taken over (store__rev_replace), before the new
+ * row is inserted naming it. Lock held, inside a transaction. Returns the
+ * new revision's id and number.
  */
 static int rev_add(struct store *s, int64_t item, const char *path, const char *op,
 		   const void *data, size_t len, int64_t copy_from, int tomb, mode_t mode,
@@ -235,19 +241,19 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 		   int64_t prev)
 {
 	char *copy = NULL;
-	int64_t id = 0;
+	int64_t id = 0, slot = 0;
 	int rc = 0;
 
 	if (copy_from > 0) {
 		rc = store__rev_content(s, copy_from, &copy, &len);
 		data = copy;
 	}
+	if (rc == 0 && !tomb)
+		rc = store__rev_replace(s, prev, data, len, &slot);
 	if (rc == 0)
-		rc = rev_insert(s, item, path, op, len, tomb, mode, node, who, &id, rev);
+		rc = rev_insert(s, item, path, op, len, tomb, mode, node, who, slot, 0, &id, rev);
 	if (rc == 0 && rev_id)
 		*rev_id = id;
-	if (rc == 0 && !tomb)
-		rc = store__rev_replace(s, prev, id, data, len);
 	free(copy);
 	return rc;
 }
@@ -318,7 +324,7 @@ int store_doc_append(struct store *s, int64_t item_id, const char *path, const v
 		     int64_t *rev_id, uint64_t *size)
 {
 	struct doc_meta m;
-	uint64_t nsize = 0;
+	struct rev_grown g = {0};
 	int64_t id = 0;
 	int rc, locked;
 
@@ -333,18 +339,15 @@ int store_doc_append(struct store *s, int64_t item_id, const char *path, const v
 		rc = -ESTALE;
 	if (mode != (mode_t)-1)
 		m.mode = mode & 07777;
+	/* The previous revision's own size (store__rev_append's), not the
+	 * documents row's, is the one the new one grows. */
 	if (rc == 0)
-		rc = rev_insert(s, item_id, path, "write", (size_t)m.size + len, 0, m.mode, &m, who,
-				&id, NULL);
+		rc = store__rev_append(s, m.rev_id, data, len, &g);
 	if (rc == 0)
-		rc = store__rev_append(s, m.rev_id, id, data, len, &nsize);
-	/* rev_insert took the documents row's size; the previous revision's
-	 * own (store__rev_append's) is the one that counts. */
-	if (rc == 0 && nsize != m.size + len)
-		rc = store__exec(s, "UPDATE revisions SET size = ? WHERE id = ?", "II",
-				 (int64_t)nsize, id);
+		rc = rev_insert(s, item_id, path, "write", (size_t)g.size, 0, m.mode, &m, who,
+				g.slot, g.grown, &id, NULL);
 	if (rc == 0)
-		rc = doc_put(s, item_id, path, id, nsize, m.mode, mtime_ns, mtime_ns, m.uid, m.gid,
+		rc = doc_put(s, item_id, path, id, g.size, m.mode, mtime_ns, mtime_ns, m.uid, m.gid,
 			     &m);
 	if (rc == 0)
 		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
@@ -354,7 +357,7 @@ int store_doc_append(struct store *s, int64_t item_id, const char *path, const v
 	if (rc == 0 && rev_id)
 		*rev_id = id;
 	if (rc == 0 && size)
-		*size = nsize;
+		*size = g.size;
 	return rc;
 }
 

@@ -251,20 +251,25 @@ int store__link_new(struct store *s, int64_t item, int64_t *link);
  * revision id, current, replacing what its row of whole held (in place
  * when it fits). 0 or a negative errno.
  *
- * store__rev_replace: new revision id (len bytes of data) replaces prev
- * (0: none) as its document's current one: retires prev, as
- * store__rev_retire, and stores id's content whole in the row of whole
+ * store__rev_replace: a new revision of len bytes of data is about to
+ * replace prev (0: none) as its document's current one: retires prev, as
+ * store__rev_retire, and stores the new content whole in the row of whole
  * that prev had, in place when it fits (a commit then writes the pages
- * whose bytes changed, not the whole document). 0 or a negative errno.
+ * whose bytes changed, not the whole document), naming that row in *slot
+ * (0 for empty content) for the new revision's row to name. Called before
+ * that row is inserted, so that its INSERT sets it at once. 0 or a
+ * negative errno.
  *
- * store__rev_append: new revision id replaces prev, its document's
- * current one, with prev's content followed by len > 0 bytes of data (an
- * append): retires prev, as store__rev_retire but reading only what its
- * run of appends added since its base when it can (revisions.grown_from),
- * writes data after prev's bytes in the row of whole prev had (only the
- * pages they fall in; a new row when they do not fit its room) and makes
- * id the next revision of prev's run. *size (may be NULL) gets id's size.
- * 0, -ESTALE (prev is not a current revision) or a negative errno.
+ * store__rev_append: a new revision is about to replace prev, its
+ * document's current one, with prev's content followed by len > 0 bytes of
+ * data (an append): retires prev, as store__rev_retire but reading only
+ * what its run of appends added since its base when it can
+ * (revisions.grown_from), writes data after prev's bytes in the row of
+ * whole prev had (only the pages they fall in; a new row when they do not
+ * fit its room), and fills *g with what the new revision's row is to hold:
+ * its row of whole, the run it continues (grown_from) and its size.
+ * Called before that row is inserted, as store__rev_replace. 0, -ESTALE
+ * (prev is not a current revision) or a negative errno.
  *
  * store__rev_compact: retires every content revision that no document
  * names and that is still stored whole: the step of migration 0008, which
@@ -301,9 +306,16 @@ void store__rev_keep(struct store *s, int64_t id, const char *data, size_t len);
 mode_t store__kind_type(sqlite3_stmt *st, int col);
 int store__rev_retire(struct store *s, int64_t id);
 int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len);
-int store__rev_replace(struct store *s, int64_t prev, int64_t id, const void *data, size_t len);
-int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *data, size_t len,
-		      uint64_t *size);
+int store__rev_replace(struct store *s, int64_t prev, const void *data, size_t len, int64_t *slot);
+/* What the row of an appended revision holds (store__rev_append): its row
+ * of whole (revisions.slot, 0: none), the run of appends it continues
+ * (revisions.grown_from) and its size in bytes. */
+struct rev_grown {
+	int64_t slot, grown;
+	uint64_t size;
+};
+int store__rev_append(struct store *s, int64_t prev, const void *data, size_t len,
+		      struct rev_grown *g);
 int store__rev_compact(struct store *s);
 /* store_save.c, inside a transaction, lock held. store__life_carry moves
  * the life of path from (its revisions since its latest tombstone) to

@@ -89,15 +89,16 @@ static int pick_base(struct store *s, int64_t item, const char *path, int rev, i
 	int rc;
 
 	base->id = 0;
-	rc = store__first(s, &st, "SELECT id FROM revisions WHERE item_id = ? AND path = ? AND "
-			  "rev < ? AND content IS NOT NULL ORDER BY rev DESC LIMIT 1", "Isi", item,
-			  path, rev);
+	/* The latest content revision before rev, and where it is, in one
+	 * statement. */
+	rc = store__first(s, &st, "SELECT " POS_COLS ", id FROM revisions WHERE item_id = ? AND "
+			  "path = ? AND rev < ? AND content IS NOT NULL ORDER BY rev DESC LIMIT 1",
+			  "Isi", item, path, rev);
 	if (rc == 0)
-		base->id = sqlite3_column_int64(st, 0);
+		pos_row(st, sqlite3_column_int64(st, 7), base);
 	store__done(st);
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
-	rc = pos_get(s, base->id, base);
 	while (rc == 0 && base->seq - 1 > target &&
 	       (base->enc == REV_DELTA || base->enc == REV_APPEND))
 		rc = pos_get(s, base->base, base);
@@ -189,23 +190,24 @@ static size_t whole_room(size_t len)
 	return len ? len + len / 8 + 512 : 0;
 }
 
-/* Stores len bytes of data as the whole content of revision id, in a row
- * of whole padded with zeros to its room, which revisions.slot of id names
- * (NULL for empty content, which needs no row: reads find revisions.content,
- * X''). The row slot (0: none), when there is one, is taken over: rewritten
- * in place when len fits its room and the room is not more than twice what
- * len needs, which writes only the pages whose bytes change (SQLite
- * overwrites a row of the same key and size in place, page by page); else
- * it is deleted and a new row made, with room to grow (whole_room) when
- * the content outgrew the old one, else of len bytes. Lock held, inside a
- * transaction. 0 or a negative errno. */
-static int whole_put(struct store *s, int64_t id, const void *data, size_t len, int64_t slot)
+/* Stores len bytes of data as whole content, in a row of whole padded with
+ * zeros to its room, and names that row in *out (0 for empty content,
+ * which needs no row: reads find revisions.content, X''), for the caller
+ * to set as its revision's slot. The row slot (0: none), when there is
+ * one, is taken over: rewritten in place when len fits its room and the
+ * room is not more than twice what len needs, which writes only the pages
+ * whose bytes change (SQLite overwrites a row of the same key and size in
+ * place, page by page); else it is deleted and a new row made, with room
+ * to grow (whole_room) when the content outgrew the old one, else of len
+ * bytes. Lock held, inside a transaction. 0 or a negative errno. */
+static int whole_store(struct store *s, const void *data, size_t len, int64_t slot, int64_t *out)
 {
 	sqlite3_stmt *st;
 	size_t room = 0;
 	char *buf;
 	int rc = 0, grew = 0;
 
+	*out = 0;
 	if (slot) {
 		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE slot = ?", "I",
 				  slot);
@@ -240,10 +242,9 @@ static int whole_put(struct store *s, int64_t id, const void *data, size_t len, 
 			slot = sqlite3_last_insert_rowid(s->db);
 		}
 		free(buf);
+		if (rc == 0)
+			*out = slot;
 	}
-	if (rc == 0)
-		rc = store__exec(s, "UPDATE revisions SET slot = NULLIF(?, 0) WHERE id = ?", "II",
-				 room ? slot : (int64_t)0, id);
 	return rc;
 }
 
@@ -256,17 +257,21 @@ int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len)
 	if (rc == 0)
 		slot = sqlite3_column_int64(st, 0);
 	store__done(st);
-	if (rc)
-		return rc;
-	return whole_put(s, id, data, len, slot);
+	if (rc == 0)
+		rc = whole_store(s, data, len, slot, &slot);
+	if (rc == 0)
+		rc = store__exec(s, "UPDATE revisions SET slot = NULLIF(?, 0) WHERE id = ?", "II",
+				 slot, id);
+	return rc;
 }
 
-int store__rev_replace(struct store *s, int64_t prev, int64_t id, const void *data, size_t len)
+int store__rev_replace(struct store *s, int64_t prev, const void *data, size_t len, int64_t *slot)
 {
-	int64_t slot = 0;
-	int rc = prev ? rev_retire(s, prev, &slot) : 0;
+	int64_t at = 0;
+	int rc = prev ? rev_retire(s, prev, &at) : 0;
 
-	return rc ? rc : whole_put(s, id, data, len, slot);
+	*slot = 0;
+	return rc ? rc : whole_store(s, data, len, at, slot);
 }
 
 /* Opens a handle that reads and writes the row slot of whole, in *b; *b
@@ -388,8 +393,8 @@ static int rev_retire_grown(struct store *s, const struct rev_pos *pos, const st
 	return rc;
 }
 
-int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *data, size_t len,
-		      uint64_t *size)
+int store__rev_append(struct store *s, int64_t prev, const void *data, size_t len,
+		      struct rev_grown *g)
 {
 	struct rev_pos p;
 	struct rev_name n;
@@ -399,6 +404,7 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 	int rc, done = 0, fit = 0;
 
 	assert(util_mutex_held(&s->lock));
+	memset(g, 0, sizeof(*g));
 	rc = pos_get_named(s, prev, &p, &n);
 	if (rc == 0 && (p.enc != REV_RAW || p.size < 0))
 		rc = -ESTALE; /* not a current revision, or a tombstone */
@@ -425,27 +431,23 @@ int store__rev_append(struct store *s, int64_t prev, int64_t id, const void *dat
 	if (rc)
 		return rc == -ENOENT ? -ESTALE : rc;
 	if (fit) {
-		/* The new revision takes the row and names its run at once. */
-		rc = store__exec(s, "UPDATE revisions SET slot = ?, grown_from = ? WHERE id = ?",
-				 "III", slot, p.grown ? p.grown : prev, id);
+		g->slot = slot;
 	} else {
 		/* The row outgrew its room (or there was none): a new one,
-		 * with room to grow (whole_put). */
+		 * with room to grow (whole_store). */
 		buf = malloc((size_t)p.size + len + 1);
 		if (!buf)
 			return -ENOMEM;
 		rc = p.size ? whole_io(s, NULL, slot, buf, (size_t)p.size, 0, 0) : 0;
 		if (rc == 0) {
 			memcpy(buf + p.size, data, len);
-			rc = whole_put(s, id, buf, (size_t)p.size + len, slot);
+			rc = whole_store(s, buf, (size_t)p.size + len, slot, &g->slot);
 		}
 		free(buf);
-		if (rc == 0)
-			rc = store__exec(s, "UPDATE revisions SET grown_from = ? WHERE id = ?",
-					 "II", p.grown ? p.grown : prev, id);
 	}
-	if (rc == 0 && size)
-		*size = (uint64_t)p.size + len;
+	/* The new revision continues prev's run, or starts one at prev. */
+	g->grown = p.grown ? p.grown : prev;
+	g->size = (uint64_t)p.size + len;
 	return rc;
 }
 
