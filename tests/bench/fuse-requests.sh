@@ -8,7 +8,9 @@
 #
 # BIN defaults to build/cli/packetfs; with several, each is measured in turn (A/B of builds).
 # Shapes: py-create (--files files made by Python os.open, os.write of 4 KiB, os.close),
-# sh-append (--files lines appended with `>>` from a bash loop, one open per line), sh-held
+# sh-append (--files lines appended with `>>` from a bash loop, one open per line),
+# sh-open-close (the same loop's `>>` with nothing written: the open and the closes alone, what a
+# `>>` costs before its write and its commit), sh-held
 # (--files lines written by echo in a bash loop whose output is appended with one `>>` to a
 # document made before it: one open, a write per line),
 # editor-save (--files / 10 saves: write a temporary file, fsync, rename it over the
@@ -54,6 +56,12 @@ PY
 	sh-append)
 		for ((i = 0; i < n; i++)); do
 			echo "{\"seq\": $i, \"what\": \"a line of a log\"}" >>"$d/many/log.jsonl"
+		done
+		;;
+	sh-open-close)
+		echo "{}" >>"$d/many/touched.jsonl" # made first, as sh-append's log is after its first line
+		for ((i = 0; i < n; i++)); do
+			printf '' >>"$d/many/touched.jsonl"
 		done
 		;;
 	sh-held)
