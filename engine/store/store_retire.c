@@ -229,16 +229,20 @@ static int whole_store(struct store *s, const void *data, size_t len, int64_t sl
 	if (!slot)
 		room = grew ? whole_room(len) : len;
 	if (rc == 0 && room) {
-		buf = calloc(1, room);
-		if (!buf)
+		/* The bytes as they are when there is no padding to add. */
+		buf = room == len ? NULL : malloc(room);
+		if (room != len && !buf)
 			return -ENOMEM;
-		if (len)
+		if (buf) {
 			memcpy(buf, data, len);
+			memset(buf + len, 0, room - len);
+		}
 		if (slot) {
-			rc = store__exec(s, "UPDATE whole SET content = ? WHERE slot = ?", "bI", buf,
-					 room, slot);
+			rc = store__exec(s, "UPDATE whole SET content = ? WHERE slot = ?", "bI",
+					 buf ? buf : data, room, slot);
 		} else {
-			rc = store__exec(s, "INSERT INTO whole(content) VALUES (?)", "b", buf, room);
+			rc = store__exec(s, "INSERT INTO whole(content) VALUES (?)", "b",
+					 buf ? buf : data, room);
 			slot = sqlite3_last_insert_rowid(s->db);
 		}
 		free(buf);
