@@ -300,6 +300,9 @@ int store__rev_compress(struct store *s, const void *src, size_t len, const void
  * quarter of that is not kept, nor anything when memory is short. Lock
  * held. */
 void store__rev_keep(struct store *s, int64_t id, const char *data, size_t len);
+/* store__rev_keep of data itself, not a copy: takes data (malloc'd, with a
+ * NUL at data[len]), which it keeps or frees. Lock held. */
+void store__rev_keep_owned(struct store *s, int64_t id, char *data, size_t len);
 /* The file type (S_IFREG, S_IFLNK, S_IFIFO, ...) that column col of st, a
  * kind column of documents or revisions (schema/0009_nodes.sql), names; a
  * document for an unknown value (store_doc.c). */

@@ -168,8 +168,12 @@ static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 		*slot = at;
 	else if (rc == 0 && at)
 		rc = store__exec(s, "DELETE FROM whole WHERE slot = ?", "I", at);
-	if (rc == 0)
-		store__rev_keep(s, id, raw, len);
+	/* raw has a NUL after len bytes: store__blob_out's, or the row's
+	 * padding of zeros when len is its content's size. */
+	if (rc == 0) {
+		store__rev_keep_owned(s, id, raw, len);
+		raw = NULL;
+	}
 out:
 	free(path);
 	free(raw);

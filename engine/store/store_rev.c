@@ -243,19 +243,16 @@ static struct rev_kept {
 
 /* Content over a quarter of this is not kept (store__rev_keep). */
 #define REV_CACHE_BYTES (16u << 20)
-void store__rev_keep(struct store *s, int64_t id, const char *data, size_t len)
+void store__rev_keep_owned(struct store *s, int64_t id, char *data, size_t len)
 {
 	size_t total = 0;
-	char *copy;
 	int i, old;
 
-	if (len > REV_CACHE_BYTES / 4 || kept_get(s, id))
+	if (len > REV_CACHE_BYTES / 4 || kept_get(s, id)) {
+		free(data);
 		return;
-	copy = malloc(len + 1);
-	if (!copy)
-		return;
-	memcpy(copy, data, len);
-	copy[len] = '\0';
+	}
+	assert(data[len] == '\0');
 	for (i = 0; i < REV_CACHE; i++)
 		total += s->revs[i].id ? s->revs[i].len : 0;
 	for (;;) {
@@ -273,9 +270,23 @@ void store__rev_keep(struct store *s, int64_t id, const char *data, size_t len)
 	}
 	free(s->revs[old].data);
 	s->revs[old].id = id;
-	s->revs[old].data = copy;
+	s->revs[old].data = data;
 	s->revs[old].len = len;
 	s->revs[old].used = ++s->rev_clock;
+}
+
+void store__rev_keep(struct store *s, int64_t id, const char *data, size_t len)
+{
+	char *copy;
+
+	if (len > REV_CACHE_BYTES / 4 || kept_get(s, id))
+		return;
+	copy = malloc(len + 1);
+	if (!copy)
+		return;
+	memcpy(copy, data, len);
+	copy[len] = '\0';
+	store__rev_keep_owned(s, id, copy, len);
 }
 
 void store__rev_forget(struct store *s)
