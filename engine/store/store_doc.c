@@ -119,19 +119,42 @@ int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path)
 }
 
 /* Lock held. */
-static int doc_stat_locked(struct store *s, int64_t item, const char *path, struct doc_meta *m)
+/* The documents row of (item, path) into m, read now. 0, -ENOENT or a
+ * negative errno. Lock held. */
+static int doc_row_get(struct store *s, int64_t item, const char *path, struct doc_meta *m)
 {
 	sqlite3_stmt *st;
+	int rc = store__first(s, &st, "SELECT " DOC_COLS " FROM documents d "
+			      "WHERE d.item_id = ? AND d.path = ?", "Is", item, path);
+
+	if (rc == 0)
+		doc_row(st, 0, m);
+	store__done(st);
+	return rc;
+}
+
+static int doc_stat_locked(struct store *s, int64_t item, const char *path, struct doc_meta *m)
+{
 	int rc;
 
 	if (store__doc_memo_get(s, item, path, m, &rc))
 		return rc;
-	rc = store__first(s, &st, "SELECT " DOC_COLS " FROM documents d "
-			  "WHERE d.item_id = ? AND d.path = ?", "Is", item, path);
-	if (rc == 0)
-		doc_row(st, 0, m);
-	store__done(st);
+	rc = doc_row_get(s, item, path, m);
 	store__doc_memo_put(s, item, path, rc, m);
+	return rc;
+}
+
+/* The end of a commit of path's content: its row as the transaction leaves
+ * it, kept once the commit succeeds (store__doc_memo_stage), so that the
+ * next open finds it without a read transaction of its own. Nothing when
+ * the transaction failed (rc), or the row does not read. Lock held, inside
+ * the transaction, after its last change to that row. Returns rc. */
+static int doc_stage(struct store *s, int64_t item, const char *path, int rc)
+{
+	struct doc_meta m;
+
+	if (rc == 0 && doc_row_get(s, item, path, &m) == 0)
+		store__doc_memo_stage(s, item, path, &m);
 	return rc;
 }
 
@@ -316,7 +339,7 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
 	if (rc == 0 && created)
 		rc = touch_parent_locked(s, item_id, path);
-	return store__txn_unlock(s, rc);
+	return store__txn_unlock(s, doc_stage(s, item_id, path, rc));
 }
 
 int store_doc_append(struct store *s, int64_t item_id, const char *path, const void *data,
@@ -353,7 +376,7 @@ int store_doc_append(struct store *s, int64_t item_id, const char *path, const v
 		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
 	/* Told only once committed: a COMMIT that fails (a full disk) leaves
 	 * the caller's revision and size as they were. */
-	rc = store__txn_unlock(s, rc);
+	rc = store__txn_unlock(s, doc_stage(s, item_id, path, rc));
 	if (rc == 0 && rev_id)
 		*rev_id = id;
 	if (rc == 0 && size)
@@ -388,7 +411,7 @@ int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t 
 			     m.gid, &m);
 	if (rc == 0)
 		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
-	return store__txn_unlock(s, rc);
+	return store__txn_unlock(s, doc_stage(s, item_id, path, rc));
 }
 
 int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode_t type,

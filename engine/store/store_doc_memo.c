@@ -23,6 +23,14 @@
  * Rows are not kept from inside a transaction (they may be rolled back);
  * a path longer than DOC_MEMO_PATH is not kept. DOC_MEMO entries, replaced
  * in turn.
+ *
+ * A commit of a document leaves the row it wrote (store__doc_memo_stage,
+ * then store__doc_memo_settle): read inside the transaction, after its
+ * last change, it is the row as committed; kept once the COMMIT succeeded,
+ * with the counts after it, it is what a read just after the commit would
+ * have found. A `>>` a line then reads the row once, in the commit's
+ * transaction, where it read it there and again at the next line's open,
+ * in a read transaction of its own (a WAL read lock, taken and released).
  */
 #include <errno.h>
 #include <string.h>
@@ -79,4 +87,30 @@ void store__doc_memo_put(struct store *s, int64_t item, const char *path, int rc
 	e->rc = rc;
 	if (rc == 0)
 		e->m = *m;
+}
+
+void store__doc_memo_stage(struct store *s, int64_t item, const char *path,
+			   const struct doc_meta *m)
+{
+	size_t len = strlen(path);
+
+	assert(util_mutex_held(&s->lock));
+	assert(!sqlite3_get_autocommit(s->db));
+	s->doc_staged.item = 0;
+	if (!s->writable || len >= DOC_MEMO_PATH)
+		return;
+	s->doc_staged.item = item;
+	memcpy(s->doc_staged.path, path, len + 1);
+	s->doc_staged.rc = 0;
+	s->doc_staged.m = *m;
+}
+
+void store__doc_memo_settle(struct store *s, int committed)
+{
+	struct doc_memo *e = &s->doc_staged;
+
+	assert(util_mutex_held(&s->lock));
+	if (committed && e->item)
+		store__doc_memo_put(s, e->item, e->path, e->rc, &e->m);
+	e->item = 0;
 }

@@ -86,6 +86,9 @@ struct store {
 	uint64_t rev_clock; /* protected by lock */
 	struct doc_memo doc_memo[DOC_MEMO]; /* protected by lock */
 	int doc_memo_next;                  /* protected by lock: the entry replaced next */
+	/* protected by lock: a row read inside the write transaction under
+	 * way, kept once it commits (store__doc_memo_stage); item 0: none */
+	struct doc_memo doc_staged;
 };
 
 /* The name of the VFS the store opens its connections with (store_vfs.c:
@@ -107,6 +110,20 @@ int store__doc_memo_get(struct store *s, int64_t item, const char *path, struct 
 			int *rc);
 void store__doc_memo_put(struct store *s, int64_t item, const char *path, int rc,
 			 const struct doc_meta *m);
+/*
+ * A row a commit wrote, kept as if read after it (store_doc_memo.c), so
+ * that the next open of the document does not read it again. Lock held,
+ * inside a write transaction. store__doc_memo_stage takes the row of
+ * (item, path), m, read inside the transaction after its last change to
+ * that row and before its end; one row at a time (a second replaces the
+ * first). store__doc_memo_settle, at the transaction's end
+ * (store__txn_unlock), keeps the staged row as store__doc_memo_put would
+ * after a read when committed is 1, and drops it when the transaction
+ * rolled back (0).
+ */
+void store__doc_memo_stage(struct store *s, int64_t item, const char *path,
+			   const struct doc_meta *m);
+void store__doc_memo_settle(struct store *s, int committed);
 
 /*
  * Statements (store_stmt.c).

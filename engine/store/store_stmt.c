@@ -243,6 +243,7 @@ int store__txn_unlock(struct store *s, int rc)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		store__rev_forget(s);
 	}
+	store__doc_memo_settle(s, rc == 0);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

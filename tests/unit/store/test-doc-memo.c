@@ -4,7 +4,10 @@
  * until the connection changes a row or commits, inside a transaction too
  * until its first change; a change rolled back is not given; an absent
  * row is remembered as absent; a long path is not kept; the oldest of
- * DOC_MEMO rows is dropped first; a read-only store remembers nothing.
+ * DOC_MEMO rows is dropped first; a read-only store remembers nothing. A
+ * commit of a document's content (write, append, amend) leaves its row,
+ * the row a read after the commit finds; a transaction rolled back leaves
+ * nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +40,17 @@ static int memo(struct store *s, int64_t item, const char *path, struct doc_meta
 	return hit;
 }
 
+/* The row of (item, path) as another connection reads it now: a read-only
+ * store beside s, which remembers nothing. */
+static int fresh(int64_t item, const char *path, struct doc_meta *m)
+{
+	struct store *r = open_store(0, 1);
+	int rc = store_doc_stat(r, item, path, m);
+
+	store_close(r);
+	return rc;
+}
+
 /* Whether two rows are the same, field by field (not their padding). */
 static int same(const struct doc_meta *a, const struct doc_meta *b)
 {
@@ -57,13 +71,14 @@ TEST(remembered)
 	ASSERT_EQ(store_item_create_owned(s, "memo-1", "b", "main", STORE_ID_DEFAULT,
 					  STORE_ID_DEFAULT, 0755, &item), 0);
 	ASSERT_EQ(store_doc_write(s, item, "a.md", "one\n", 4, 0644, -1, "write", &who, NULL), 0);
-	/* Written, not read yet: nothing remembered. */
-	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0);
-	ASSERT_EQ(store_doc_stat(s, item, "a.md", &m), 0);
+	/* Written: the commit left its row, the one a read finds now. */
 	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 1);
 	ASSERT_EQ(rc, 0);
+	ASSERT_EQ(fresh(item, "a.md", &m), 0);
 	ASSERT_EQ(k.rev_id, m.rev_id);
 	ASSERT_EQ(k.size, 4);
+	ASSERT(same(&k, &m));
+	ASSERT_EQ(store_doc_stat(s, item, "a.md", &k), 0);
 	ASSERT(same(&k, &m));
 	/* Another path, and the same path of another item, are not it. */
 	ASSERT_EQ(memo(s, item, "b.md", &k, &rc), 0);
@@ -98,8 +113,10 @@ TEST(remembered)
 	ASSERT_EQ(memo(s, item, "b.md", &k, &rc), 1);
 	ASSERT_EQ(rc, -ENOENT);
 	ASSERT_EQ(store_doc_write(s, item, "b.md", "b\n", 2, 0644, -1, "write", &who, NULL), 0);
-	ASSERT_EQ(memo(s, item, "b.md", &k, &rc), 0);
-	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0); /* every row, after any commit */
+	ASSERT_EQ(memo(s, item, "b.md", &k, &rc), 1); /* the row the commit wrote */
+	ASSERT_EQ(rc, 0);
+	ASSERT_EQ(k.size, 2);
+	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0); /* every other row, after any commit */
 	ASSERT_EQ(store_doc_stat(s, item, "b.md", &m), 0);
 	ASSERT_EQ(m.size, 2);
 
@@ -121,18 +138,41 @@ TEST(remembered)
 	ASSERT_EQ(k.size, 4);
 	ASSERT(same(&k, &m));
 
-	/* An append's commit, then the row read anew. */
+	/* An append's commit leaves the row it wrote; a read anew agrees. */
 	ASSERT_EQ(store_doc_append(s, item, "a.md", "two\n", 4, (mode_t)-1, -1, &who, NULL, NULL),
 		  0);
-	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0);
-	ASSERT_EQ(store_doc_stat(s, item, "a.md", &m), 0);
+	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 1);
+	ASSERT_EQ(fresh(item, "a.md", &m), 0);
 	ASSERT_EQ(m.size, 8);
+	ASSERT(same(&k, &m));
+	/* So does an amend of that revision. */
+	ASSERT_EQ(store_doc_amend(s, item, "a.md", m.rev_id, "one\ntwo\n!\n", 10, 0600, -1), 0);
+	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 1);
+	ASSERT_EQ(fresh(item, "a.md", &m), 0);
+	ASSERT_EQ(m.size, 10);
+	ASSERT_EQ(m.mode, 0600);
+	ASSERT(same(&k, &m));
+	/* A commit that fails leaves nothing: an append to no document. */
+	ASSERT_EQ(store_doc_append(s, item, "none.md", "x\n", 2, (mode_t)-1, -1, &who, NULL, NULL),
+		  -ESTALE);
+	ASSERT_EQ(memo(s, item, "none.md", &k, &rc), 0);
+	/* A row staged in a transaction that rolls back is dropped; one in a
+	 * transaction that commits is kept. */
+	ASSERT_EQ(store__txn_lock(s), 0);
+	store__doc_memo_stage(s, item, "c.md", &m);
+	ASSERT_EQ(store__txn_unlock(s, -EIO), -EIO);
+	ASSERT_EQ(memo(s, item, "c.md", &k, &rc), 0);
+	ASSERT_EQ(store__txn_lock(s), 0);
+	store__doc_memo_stage(s, item, "c.md", &m);
+	ASSERT_EQ(store__txn_unlock(s, 0), 0);
+	ASSERT_EQ(memo(s, item, "c.md", &k, &rc), 1);
+	ASSERT(same(&k, &m));
 	store_close(s);
 
 	/* A read-only store (another process may write) keeps nothing. */
 	s = open_store(0, 1);
 	ASSERT_EQ(store_doc_stat(s, item, "a.md", &m), 0);
-	ASSERT_EQ(m.size, 8);
+	ASSERT_EQ(m.size, 10);
 	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 0);
 	store_close(s);
 }
