@@ -554,9 +554,12 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 				st->mtime_ns = st->ctime_ns = created;
 
 			/* As on a local disk: its own ".", its parent's entry and
-			 * the ".." of each subdirectory. */
-			if (store_doc_subdirs(e->store, n->item.id, n->kind == N_ITEM ? "" : n->rel,
-					      &sub) == 0)
+			 * the ".." of each subdirectory (counted with the row the
+			 * directory resolved from, or asked now). */
+			if (n->kind == N_DOCDIR && n->from_store)
+				st->nlink += n->doc.subdirs;
+			else if (store_doc_subdirs(e->store, n->item.id,
+						   n->kind == N_ITEM ? "" : n->rel, &sub) == 0)
 				st->nlink += sub;
 			if (n->kind == N_ITEM)
 				st->nlink += item_subdirs(n);

@@ -250,6 +250,8 @@ struct doc_meta {
 	int64_t link;    /* the link number the names of this file share (schema
 	                  * 0010): 0 when link(2) never gave it a second name */
 	uint32_t nlink;  /* its names (hard links): 1 when link is 0; 0 for directories */
+	uint32_t subdirs; /* a directory's subdirectories, as store_doc_subdirs counts
+	                   * them, in a row store_doc_stat read; else 0 */
 };
 
 /*

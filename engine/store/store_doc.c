@@ -32,6 +32,13 @@
 	"d.uid, d.gid, d.kind, d.rdev, d.link, CASE WHEN d.is_dir THEN 0 WHEN d.link = 0 THEN 1 " \
 	"ELSE (SELECT count(*) FROM documents p WHERE p.item_id = d.item_id AND "          \
 	"p.link = d.link AND p.link <> 0) END"
+/* A directory's subdirectories (store_doc_subdirs), after DOC_COLS in the
+ * read of one row: a stat of a directory asks for them, a listing does
+ * not. */
+#define DOC_SUBDIRS                                                                          \
+	"CASE WHEN d.is_dir THEN (SELECT count(*) FROM documents c WHERE c.item_id = d.item_id " \
+	"AND c.is_dir = 1 AND c.path > d.path || '/' AND c.path < d.path || '0' AND "           \
+	"instr(substr(c.path, length(d.path) + 2), '/') = 0) ELSE 0 END"
 
 /* The kinds of entry the kind columns name (schema/0009_nodes.sql), with
  * the file types they stand for. */
@@ -81,6 +88,7 @@ static void doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
 	m->gid = (gid_t)sqlite3_column_int64(st, first + 9);
 	m->link = sqlite3_column_int64(st, first + 12);
 	m->nlink = (uint32_t)sqlite3_column_int64(st, first + 13);
+	m->subdirs = 0;
 }
 
 /* Moves the mtime and ctime of the directory that holds path to now: the
@@ -119,16 +127,19 @@ int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path)
 }
 
 /* Lock held. */
-/* The documents row of (item, path) into m, read now. 0, -ENOENT or a
- * negative errno. Lock held. */
+/* The documents row of (item, path) into m, with a directory's
+ * subdirectories, read now: one statement. 0, -ENOENT or a negative
+ * errno. Lock held. */
 static int doc_row_get(struct store *s, int64_t item, const char *path, struct doc_meta *m)
 {
 	sqlite3_stmt *st;
-	int rc = store__first(s, &st, "SELECT " DOC_COLS " FROM documents d "
+	int rc = store__first(s, &st, "SELECT " DOC_COLS ", " DOC_SUBDIRS " FROM documents d "
 			      "WHERE d.item_id = ? AND d.path = ?", "Is", item, path);
 
-	if (rc == 0)
+	if (rc == 0) {
 		doc_row(st, 0, m);
+		m->subdirs = (uint32_t)sqlite3_column_int64(st, 14);
+	}
 	store__done(st);
 	return rc;
 }
