@@ -126,7 +126,6 @@ int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path)
 	return rc;
 }
 
-/* Lock held. */
 /* The documents row of (item, path) into m, with a directory's
  * subdirectories, read now: one statement. 0, -ENOENT or a negative
  * errno. Lock held. */
@@ -144,6 +143,8 @@ static int doc_row_get(struct store *s, int64_t item, const char *path, struct d
 	return rc;
 }
 
+/* doc_row_get, or the row remembered since the last change
+ * (store_doc_memo.c). Lock held. */
 static int doc_stat_locked(struct store *s, int64_t item, const char *path, struct doc_meta *m)
 {
 	int rc;
