@@ -7,7 +7,9 @@
  * DOC_MEMO rows is dropped first; a read-only store remembers nothing. A
  * commit of a document's content (write, append, amend) leaves its row,
  * the row a read after the commit finds; a transaction rolled back leaves
- * nothing.
+ * nothing. The read of a directory's row counts its subdirectories
+ * (doc_meta.subdirs, what store_doc_subdirs counts), and a directory made
+ * or removed below it gives the new count, remembered or not.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -177,4 +179,56 @@ TEST(remembered)
 	store_close(s);
 }
 
-TEST_MAIN_IN(dir, CASE(remembered))
+/* mkdir of path in item, owned by the store's owner. */
+static int mkdir_at(struct store *s, int64_t item, const char *path)
+{
+	return store_doc_mkdir_owned(s, item, path, 0755, STORE_ID_DEFAULT, STORE_ID_DEFAULT);
+}
+
+/* The subdirectories of dir: from its row (stat) and counted alone
+ * (store_doc_subdirs), which must agree; the row's count is returned. */
+static uint32_t subdirs(struct store *s, int64_t item, const char *dir)
+{
+	struct doc_meta m;
+	uint32_t n = 0;
+
+	ASSERT_EQ(store_doc_stat(s, item, dir, &m), 0);
+	ASSERT_EQ(store_doc_subdirs(s, item, dir, &n), 0);
+	ASSERT_EQ(m.subdirs, n);
+	return m.subdirs;
+}
+
+TEST(subdirectories)
+{
+	struct store *s = open_store(0, 0);
+	struct doc_meta m;
+	int64_t item = 0;
+	int rc = 1;
+
+	ASSERT_EQ(store_item_create_owned(s, "memo-2", "b", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &item), 0);
+	ASSERT_EQ(mkdir_at(s, item, "a"), 0);
+	ASSERT_EQ(mkdir_at(s, item, "a/b"), 0);
+	ASSERT_EQ(mkdir_at(s, item, "a/c"), 0);
+	ASSERT_EQ(mkdir_at(s, item, "a/c/d"), 0);  /* below a subdirectory: not a's */
+	ASSERT_EQ(mkdir_at(s, item, "ab"), 0);     /* a name a is a prefix of: not a's */
+	ASSERT_EQ(store_doc_write(s, item, "a/f.md", "f\n", 2, 0644, -1, "write", &who, NULL), 0);
+	ASSERT_EQ(subdirs(s, item, "a"), 2);
+	ASSERT_EQ(subdirs(s, item, "a/c"), 1);
+	ASSERT_EQ(subdirs(s, item, "a/b"), 0);
+	/* A document counts none. */
+	ASSERT_EQ(store_doc_stat(s, item, "a/f.md", &m), 0);
+	ASSERT_EQ(m.subdirs, 0);
+	/* Remembered with its count, and counted anew after a change. */
+	ASSERT_EQ(store_doc_stat(s, item, "a", &m), 0);
+	ASSERT_EQ(memo(s, item, "a", &m, &rc), 1);
+	ASSERT_EQ(m.subdirs, 2);
+	ASSERT_EQ(store_doc_rmdir(s, item, "a/b"), 0);
+	ASSERT_EQ(subdirs(s, item, "a"), 1);
+	ASSERT_EQ(mkdir_at(s, item, "a/e"), 0);
+	ASSERT_EQ(mkdir_at(s, item, "a/g"), 0);
+	ASSERT_EQ(subdirs(s, item, "a"), 3);
+	store_close(s);
+}
+
+TEST_MAIN_IN(dir, CASE(remembered), CASE(subdirectories))
