@@ -134,7 +134,7 @@ static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 		path = store__col_dup(st, 1);
 		rc = path ? store__blob_out(st, 4, &raw, &len) : -ENOMEM;
 		if (rc == 0 && len > (size_t)sqlite3_column_int64(st, 5))
-			len = (size_t)sqlite3_column_int64(st, 5); /* its room (whole_put) */
+			len = (size_t)sqlite3_column_int64(st, 5); /* its room (whole_store) */
 		at = sqlite3_column_int64(st, 6);
 	}
 	store__done(st);

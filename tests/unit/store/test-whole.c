@@ -1,6 +1,6 @@
 /*
  * test-whole.c - the current revision's content rewritten in place
- * (store_rev.c, whole_put; schema/0015_whole_slots.sql): an append to a
+ * (store_retire.c, whole_store; schema/0015_whole_slots.sql): an append to a
  * 40 KB document commits a few pages to the WAL, not a new copy of the
  * document; content that grows past its row's room, shrinks far below it,
  * becomes empty and comes back reads back byte for byte, current and as
