@@ -60,10 +60,6 @@ void packet__new_owner(const struct engine *e, const struct node *p, const struc
 	}
 }
 
-/* Gives the open document of n, if one is open, the attributes a chown,
- * chmod or utimens stored: uid, gid and mode unless (uid_t)-1, (gid_t)-1
- * or (mode_t)-1, each time unless STORE_TIME_OMIT. 1 when a document was
- * open, 0 when not. Takes files_lock, then the document's lock. */
 /* The bits Linux clears of mode when a process without CAP_FSETID writes,
  * truncates or chowns a file: set-user-ID, and set-group-ID where it has
  * group execute (without it, it marks mandatory locking). */
@@ -76,15 +72,34 @@ static mode_t suidgid_of(mode_t mode)
 	return kill;
 }
 
-static int od_update(struct engine *e, const struct node *n, uid_t uid, gid_t gid, mode_t mode,
-		     int64_t atime_ns, int64_t mtime_ns)
+/* What od_update found at n's path. */
+enum od_found {
+	OD_NONE,     /* no open document: the store's row is all there is */
+	OD_STORED,   /* an open document the store holds a row of */
+	OD_UNSTORED, /* one created and not committed yet: the store has no row
+		      * at its path (a rename onto it or an unlink takes it off
+		      * the open list), and its first commit stores what it holds */
+};
+
+/* Gives the open document of n, if one is open, the attributes a chown,
+ * chmod or utimens stored: uid, gid and mode unless (uid_t)-1, (gid_t)-1
+ * or (mode_t)-1, each time unless STORE_TIME_OMIT. Returns what it found;
+ * OD_UNSTORED is read under the document's lock with the change, and a
+ * commit reads the attributes and marks the document stored under that
+ * lock (packet__od_commit), so no commit can miss the change once it is
+ * returned: the caller then need not ask the store, whose row does not
+ * exist. Takes files_lock, then the document's lock. */
+static enum od_found od_update(struct engine *e, const struct node *n, uid_t uid, gid_t gid,
+			       mode_t mode, int64_t atime_ns, int64_t mtime_ns)
 {
+	enum od_found found = OD_NONE;
 	struct open_doc *d;
 
 	pthread_mutex_lock(&e->files_lock);
 	d = packet__od_find_locked(e, n->item.id, n->rel);
 	if (d) {
 		pthread_mutex_lock(&d->lock);
+		found = d->stored ? OD_STORED : OD_UNSTORED;
 		if (uid != (uid_t)-1)
 			d->uid = uid;
 		if (gid != (gid_t)-1)
@@ -98,7 +113,7 @@ static int od_update(struct engine *e, const struct node *n, uid_t uid, gid_t gi
 		pthread_mutex_unlock(&d->lock);
 	}
 	pthread_mutex_unlock(&e->files_lock);
-	return d != NULL;
+	return found;
 }
 
 int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int privileged)
@@ -124,9 +139,11 @@ int engine_chown(struct engine *e, const char *path, uid_t uid, gid_t gid, int p
 	if (n.archived) {
 		rc = -EACCES;
 	} else if (n.kind == N_DOC || n.kind == N_DOCDIR) {
-		int open = od_update(e, &n, uid, gid, mode, STORE_TIME_OMIT, STORE_TIME_OMIT);
+		enum od_found open = od_update(e, &n, uid, gid, mode, STORE_TIME_OMIT,
+					       STORE_TIME_OMIT);
 
-		rc = store_doc_set_owner(e->store, n.item.id, n.rel, uid, gid, mode);
+		rc = open == OD_UNSTORED ? 0
+					 : store_doc_set_owner(e->store, n.item.id, n.rel, uid, gid, mode);
 		if (rc == -ENOENT && open)
 			rc = 0;
 	} else if (n.kind == N_ITEM) {
@@ -203,10 +220,10 @@ int engine_chmod(struct engine *e, const char *path, mode_t mode)
 	if (rc)
 		return rc;
 	if ((n.kind == N_DOC || n.kind == N_DOCDIR) && !n.archived) {
-		int open = od_update(e, &n, (uid_t)-1, (gid_t)-1, mode, STORE_TIME_OMIT,
-				     STORE_TIME_OMIT);
+		enum od_found open = od_update(e, &n, (uid_t)-1, (gid_t)-1, mode, STORE_TIME_OMIT,
+					       STORE_TIME_OMIT);
 
-		rc = store_doc_set_mode(e->store, n.item.id, n.rel, mode);
+		rc = open == OD_UNSTORED ? 0 : store_doc_set_mode(e->store, n.item.id, n.rel, mode);
 		if (rc == -ENOENT && open)
 			rc = 0;
 	} else if (n.kind == N_ITEM && !n.archived) {
@@ -243,9 +260,12 @@ int engine_utimens(struct engine *e, const char *path, int64_t atime_ns, int64_t
 	} else if (n.kind == N_ITEM) {
 		rc = store_item_set_times(e->store, n.item.id, atime_ns, mtime_ns);
 	} else if (n.kind == N_DOC || n.kind == N_DOCDIR) {
-		int open = od_update(e, &n, (uid_t)-1, (gid_t)-1, (mode_t)-1, atime_ns, mtime_ns);
+		enum od_found open = od_update(e, &n, (uid_t)-1, (gid_t)-1, (mode_t)-1, atime_ns,
+					       mtime_ns);
 
-		rc = store_doc_set_times(e->store, n.item.id, n.rel, atime_ns, mtime_ns);
+		rc = open == OD_UNSTORED
+			     ? 0
+			     : store_doc_set_times(e->store, n.item.id, n.rel, atime_ns, mtime_ns);
 		if (rc == -ENOENT && open)
 			rc = 0;
 	} else if (n.kind == N_PFS_TMP) {
