@@ -26,12 +26,6 @@
 
 #include "store_int.h"
 
-#define DOC_COLS                                                                          \
-	"d.is_dir, d.rev_id, d.size, d.mode, d.mtime_ns, d.ctime_ns, "                   \
-	"COALESCE((SELECT rev FROM revisions r WHERE r.id = d.rev_id), 0), d.atime_ns, "     \
-	"d.uid, d.gid, d.kind, d.rdev, d.link, CASE WHEN d.is_dir THEN 0 WHEN d.link = 0 THEN 1 " \
-	"ELSE (SELECT count(*) FROM documents p WHERE p.item_id = d.item_id AND "          \
-	"p.link = d.link AND p.link <> 0) END"
 /* A directory's subdirectories (store_doc_subdirs), after DOC_COLS in the
  * read of one row: a stat of a directory asks for them, a listing does
  * not. */
@@ -72,7 +66,7 @@ mode_t store__kind_type(sqlite3_stmt *st, int col)
 	return S_IFREG;
 }
 
-static void doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
+void store__doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
 {
 	m->is_dir = sqlite3_column_int(st, first);
 	m->type = m->is_dir ? 0 : store__kind_type(st, first + 10);
@@ -136,7 +130,7 @@ static int doc_row_get(struct store *s, int64_t item, const char *path, struct d
 			      "WHERE d.item_id = ? AND d.path = ?", "Is", item, path);
 
 	if (rc == 0) {
-		doc_row(st, 0, m);
+		store__doc_row(st, 0, m);
 		m->subdirs = (uint32_t)sqlite3_column_int64(st, 14);
 	}
 	store__done(st);
@@ -156,18 +150,56 @@ static int doc_stat_locked(struct store *s, int64_t item, const char *path, stru
 	return rc;
 }
 
+int store__doc_stage(struct store *s, int64_t item, const char *path, struct doc_meta *m)
+{
+	int rc = doc_row_get(s, item, path, m);
+
+	if (rc == 0 || rc == -ENOENT)
+		store__doc_memo_stage(s, item, path, rc, m);
+	return rc;
+}
+
 /* The end of a commit of path's content: its row as the transaction leaves
- * it, kept once the commit succeeds (store__doc_memo_stage), so that the
- * next open finds it without a read transaction of its own. Nothing when
- * the transaction failed (rc), or the row does not read. Lock held, inside
- * the transaction, after its last change to that row. Returns rc. */
+ * it, kept once the commit succeeds (store__doc_stage), so that the next
+ * open finds it without a read transaction of its own. Nothing when the
+ * transaction failed (rc). Lock held, inside the transaction, after its
+ * last change to that row. Returns rc. */
 static int doc_stage(struct store *s, int64_t item, const char *path, int rc)
 {
 	struct doc_meta m;
 
-	if (rc == 0 && doc_row_get(s, item, path, &m) == 0)
-		store__doc_memo_stage(s, item, path, &m);
+	if (rc == 0)
+		(void)store__doc_stage(s, item, path, &m);
 	return rc;
+}
+
+/* The end of a commit that made or removed an entry of path's parent
+ * directory (touch_parent_locked): the parent's row staged as doc_stage
+ * stages path's, for the GETATTR the kernel sends next (it drops a
+ * directory's attributes at each entry made or removed in it). Nothing for
+ * an entry of the item's own directory (an items row, not a documents
+ * row), a parent's path of DOC_MEMO_PATH bytes or more, or a failed rc.
+ * Lock held, inside the transaction, after its last change to the parent.
+ * Returns rc. */
+static int parent_stage(struct store *s, int64_t item, const char *path, int rc)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[DOC_MEMO_PATH];
+	size_t len;
+
+	if (rc || !slash || (len = (size_t)(slash - path)) >= sizeof(dir))
+		return rc;
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	return doc_stage(s, item, dir, rc);
+}
+
+/* Whether a and b (paths in one item) are entries of one directory. */
+static int same_parent(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+
+	return sa && sb ? sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0 : !sa && !sb;
 }
 
 /*
@@ -351,6 +383,8 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
 	if (rc == 0 && created)
 		rc = touch_parent_locked(s, item_id, path);
+	if (created)
+		rc = parent_stage(s, item_id, path, rc);
 	return store__txn_unlock(s, doc_stage(s, item_id, path, rc));
 }
 
@@ -539,26 +573,6 @@ static int dir_has_children(struct store *s, int64_t item, const char *dir)
 	return rc;
 }
 
-int store_doc_subdirs(struct store *s, int64_t item_id, const char *dir, uint32_t *n)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	if (dir[0] == '\0')
-		rc = store__first(s, &st, "SELECT count(*) FROM documents WHERE item_id = ?1 AND "
-				  "is_dir = 1 AND instr(path, '/') = 0", "I", item_id);
-	else
-		rc = store__first(s, &st, "SELECT count(*) FROM documents WHERE item_id = ?1 AND "
-				  "path > ?2 || '/' AND path < ?2 || '0' AND is_dir = 1 AND "
-				  "instr(substr(path, length(?2) + 2), '/') = 0", "Is", item_id, dir);
-	if (rc == 0)
-		*n = (uint32_t)sqlite3_column_int64(st, 0);
-	store__done(st);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
 /* The name of the file m describes went (unlink, or a rename over it):
  * when it was the file's last, its content revision stops being current;
  * else the names left show one link less. Lock held. */
@@ -733,8 +747,12 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 			      (flags & STORE_RENAME_CARRY) && !src.is_dir && src.link == 0);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, from);
-	if (rc == 0)
+	if (rc == 0 && !same_parent(from, to))
 		rc = touch_parent_locked(s, item_id, to);
+	/* What the kernel asks next: the directory (its attributes dropped by
+	 * the rename), and the old name, which a temp save makes again. */
+	rc = parent_stage(s, item_id, to, rc);
+	rc = doc_stage(s, item_id, from, rc);
 fin:
 	rc = store__txn_unlock(s, rc);
 	strv_free(paths);
@@ -742,52 +760,3 @@ fin:
 		*replaced = rev;
 	return rc;
 }
-
-struct doc_entry {
-	char *name;
-	struct doc_meta m;
-};
-
-static int doc_entry_row(sqlite3_stmt *st, void *elem, void *ctx)
-{
-	struct doc_entry *d = elem;
-	const char *p = (const char *)sqlite3_column_text(st, 0);
-	size_t dlen = *(size_t *)ctx;
-
-	d->name = strdup(dlen ? p + dlen + 1 : p);
-	if (!d->name)
-		return -ENOMEM;
-	doc_row(st, 1, &d->m);
-	return 0;
-}
-
-int store_doc_list(struct store *s, int64_t item_id, const char *dir,
-		   int (*cb)(void *arg, const char *name, const struct doc_meta *m), void *arg)
-{
-	struct doc_entry *ents = NULL;
-	size_t n = 0, i, dlen = strlen(dir);
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	if (dlen == 0)
-		rc = store__prepare(s, &st, "SELECT d.path, " DOC_COLS " FROM documents d "
-				    "WHERE d.item_id = ?1 AND instr(d.path, '/') = 0 ORDER BY d.path",
-				    "I", item_id);
-	else
-		rc = store__prepare(s, &st, "SELECT d.path, " DOC_COLS " FROM documents d "
-				    "WHERE d.item_id = ?1 AND d.path > ?2 || '/' AND d.path < ?2 || '0' "
-				    "AND instr(substr(d.path, length(?2) + 2), '/') = 0 ORDER BY d.path",
-				    "Is", item_id, dir);
-	if (rc == 0)
-		rc = store__collect(s, st, sizeof(*ents), doc_entry_row, &dlen, (void **)&ents, &n);
-	pthread_mutex_unlock(&s->lock);
-	for (i = 0; i < n; i++) {
-		if (rc == 0 && cb(arg, ents[i].name, &ents[i].m))
-			rc = 1;
-		free(ents[i].name);
-	}
-	free(ents);
-	return rc < 0 ? rc : 0;
-}
-

@@ -13,11 +13,13 @@
 /* Runs sql, an UPDATE of the documents row at path (?4, ?5) that sets
  * what ?1, ?2 (bound with "t": STORE_TIME_OMIT binds NULL) and ?6 (when
  * sql has one) say and its ctime (?3) to now, and copies the row to the
- * file's other names. Takes the lock. 0, -ENOENT or a negative errno. */
+ * file's other names; the row is staged for the memo (store__doc_stage).
+ * Takes the lock. 0, -ENOENT or a negative errno. */
 static int doc_set(struct store *s, const char *sql, int64_t item, const char *path, int64_t v1,
 		   int64_t v2, int64_t v3)
 {
 	const char *fmt = strstr(sql, "?6") ? "ttIIsI" : "ttIIs";
+	struct doc_meta m;
 	int rc = store__txn_lock(s);
 
 	if (rc)
@@ -25,8 +27,12 @@ static int doc_set(struct store *s, const char *sql, int64_t item, const char *p
 	rc = store__exec(s, sql, fmt, v1, v2, util_now_ns(), item, path, v3);
 	if (rc == 0 && sqlite3_changes(s->db) == 0)
 		rc = -ENOENT;
+	/* The row as changed, staged for the reply's stat that follows, gives
+	 * the link number (the other names change, this row does not). */
 	if (rc == 0)
-		rc = store__link_sync(s, item, path, -1, STORE_LINK_ROW);
+		rc = store__doc_stage(s, item, path, &m);
+	if (rc == 0)
+		rc = store__link_sync(s, item, path, m.link, STORE_LINK_ROW);
 	return store__txn_unlock(s, rc);
 }
 

@@ -89,28 +89,41 @@ void store__doc_memo_put(struct store *s, int64_t item, const char *path, int rc
 		e->m = *m;
 }
 
-void store__doc_memo_stage(struct store *s, int64_t item, const char *path,
+void store__doc_memo_stage(struct store *s, int64_t item, const char *path, int rc,
 			   const struct doc_meta *m)
 {
 	size_t len = strlen(path);
+	struct doc_memo *e = NULL;
+	int i;
 
 	assert(util_mutex_held(&s->lock));
 	assert(!sqlite3_get_autocommit(s->db));
-	s->doc_staged.item = 0;
+	assert(rc == 0 || rc == -ENOENT);
 	if (!s->writable || len >= DOC_MEMO_PATH)
 		return;
-	s->doc_staged.item = item;
-	memcpy(s->doc_staged.path, path, len + 1);
-	s->doc_staged.rc = 0;
-	s->doc_staged.m = *m;
+	for (i = 0; i < DOC_STAGED && !e; i++)
+		if (!s->doc_staged[i].item ||
+		    (s->doc_staged[i].item == item && strcmp(s->doc_staged[i].path, path) == 0))
+			e = &s->doc_staged[i];
+	if (!e)
+		e = &s->doc_staged[DOC_STAGED - 1];
+	e->item = item;
+	memcpy(e->path, path, len + 1);
+	e->rc = rc;
+	if (rc == 0)
+		e->m = *m;
 }
 
 void store__doc_memo_settle(struct store *s, int committed)
 {
-	struct doc_memo *e = &s->doc_staged;
+	int i;
 
 	assert(util_mutex_held(&s->lock));
-	if (committed && e->item)
-		store__doc_memo_put(s, e->item, e->path, e->rc, &e->m);
-	e->item = 0;
+	for (i = 0; i < DOC_STAGED; i++) {
+		struct doc_memo *e = &s->doc_staged[i];
+
+		if (committed && e->item)
+			store__doc_memo_put(s, e->item, e->path, e->rc, &e->m);
+		e->item = 0;
+	}
 }

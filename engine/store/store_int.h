@@ -1,8 +1,9 @@
 /*
  * store_int.h - what the store's files (store_stmt.c: statements and
  * transactions; store.c: connection, meta; store_item.c: items;
- * store_doc.c: documents; store_rev.c: how revisions are stored, and their
- * reads; store_rev_list.c: history listed; store_run.c: runs, logs, registry, events;
+ * store_doc.c: documents; store_doc_list.c: their listing; store_rev.c:
+ * how revisions are stored, and their reads; store_rev_list.c: history
+ * listed; store_run.c: runs, logs, registry, events;
  * store_vfs.c: the VFS its connections open with; store_doc_memo.c:
  * documents rows remembered between changes) share. Not for the rest of the engine: store.h is the contract.
  *
@@ -25,6 +26,7 @@
 #define REV_CACHE 16
 #define DOC_MEMO 8         /* documents rows remembered (store_doc_memo.c) */
 #define DOC_MEMO_PATH 256  /* and their paths' longest, with the NUL */
+#define DOC_STAGED 2       /* rows one write transaction stages, at most */
 
 /* A documents row read outside a transaction, with the connection's
  * commits and rows changed when it was read (store_doc_memo.c); item 0 is
@@ -86,9 +88,9 @@ struct store {
 	uint64_t rev_clock; /* protected by lock */
 	struct doc_memo doc_memo[DOC_MEMO]; /* protected by lock */
 	int doc_memo_next;                  /* protected by lock: the entry replaced next */
-	/* protected by lock: a row read inside the write transaction under
+	/* protected by lock: rows read inside the write transaction under
 	 * way, kept once it commits (store__doc_memo_stage); item 0: none */
-	struct doc_memo doc_staged;
+	struct doc_memo doc_staged[DOC_STAGED];
 };
 
 /* The name of the VFS the store opens its connections with (store_vfs.c:
@@ -111,19 +113,28 @@ int store__doc_memo_get(struct store *s, int64_t item, const char *path, struct 
 void store__doc_memo_put(struct store *s, int64_t item, const char *path, int rc,
 			 const struct doc_meta *m);
 /*
- * A row a commit wrote, kept as if read after it (store_doc_memo.c), so
- * that the next open of the document does not read it again. Lock held,
- * inside a write transaction. store__doc_memo_stage takes the row of
- * (item, path), m, read inside the transaction after its last change to
- * that row and before its end; one row at a time (a second replaces the
- * first). store__doc_memo_settle, at the transaction's end
- * (store__txn_unlock), keeps the staged row as store__doc_memo_put would
- * after a read when committed is 1, and drops it when the transaction
- * rolled back (0).
+ * Rows a commit wrote, kept as if read after it (store_doc_memo.c), so
+ * that the next request for them does not read them again. Lock held,
+ * inside a write transaction. store__doc_memo_stage takes the result of a
+ * read of (item, path) made inside the transaction after its last change
+ * to that row and before its end: rc 0 with the row in *m, or -ENOENT (no
+ * row; m unused). Up to DOC_STAGED rows, each path once: a path staged
+ * again replaces its first staging, and one more path replaces the last.
+ * store__doc_memo_settle, at the transaction's end (store__txn_unlock),
+ * keeps the staged rows as store__doc_memo_put would after a read when
+ * committed is 1, and drops them when the transaction rolled back (0).
  */
-void store__doc_memo_stage(struct store *s, int64_t item, const char *path,
+void store__doc_memo_stage(struct store *s, int64_t item, const char *path, int rc,
 			   const struct doc_meta *m);
 void store__doc_memo_settle(struct store *s, int committed);
+
+/*
+ * Reads the documents row of (item, path) into *m and stages the result
+ * (store__doc_memo_stage) (store_doc.c). Lock held, inside a write
+ * transaction, after its last change to that row. Returns 0, -ENOENT (no
+ * row: staged as such) or a negative errno (nothing staged).
+ */
+int store__doc_stage(struct store *s, int64_t item, const char *path, struct doc_meta *m);
 
 /*
  * Statements (store_stmt.c).
@@ -324,6 +335,16 @@ void store__rev_keep_owned(struct store *s, int64_t id, char *data, size_t len);
  * kind column of documents or revisions (schema/0009_nodes.sql), names; a
  * document for an unknown value (store_doc.c). */
 mode_t store__kind_type(sqlite3_stmt *st, int col);
+/* The columns of a documents row d as store__doc_row reads them, in a
+ * statement's result from column first on: its type, content revision,
+ * size, mode, times, owner, link number and link count (store_doc.c). */
+#define DOC_COLS                                                                          \
+	"d.is_dir, d.rev_id, d.size, d.mode, d.mtime_ns, d.ctime_ns, "                   \
+	"COALESCE((SELECT rev FROM revisions r WHERE r.id = d.rev_id), 0), d.atime_ns, "     \
+	"d.uid, d.gid, d.kind, d.rdev, d.link, CASE WHEN d.is_dir THEN 0 WHEN d.link = 0 THEN 1 " \
+	"ELSE (SELECT count(*) FROM documents p WHERE p.item_id = d.item_id AND "          \
+	"p.link = d.link AND p.link <> 0) END"
+void store__doc_row(sqlite3_stmt *st, int first, struct doc_meta *m);
 int store__rev_retire(struct store *s, int64_t id);
 int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len);
 int store__rev_replace(struct store *s, int64_t prev, const void *data, size_t len, int64_t *slot);

@@ -6,7 +6,9 @@
  * row is remembered as absent; a long path is not kept; the oldest of
  * DOC_MEMO rows is dropped first; a read-only store remembers nothing. A
  * commit of a document's content (write, append, amend) leaves its row,
- * the row a read after the commit finds; a transaction rolled back leaves
+ * the row a read after the commit finds, and so do chmod, chown and
+ * utimensat; a create and a rename also leave the directory they changed,
+ * a rename the old name's absence; a transaction rolled back leaves
  * nothing. The read of a directory's row counts its subdirectories
  * (doc_meta.subdirs, what store_doc_subdirs counts), and a directory made
  * or removed below it gives the new count, remembered or not.
@@ -161,11 +163,11 @@ TEST(remembered)
 	/* A row staged in a transaction that rolls back is dropped; one in a
 	 * transaction that commits is kept. */
 	ASSERT_EQ(store__txn_lock(s), 0);
-	store__doc_memo_stage(s, item, "c.md", &m);
+	store__doc_memo_stage(s, item, "c.md", 0, &m);
 	ASSERT_EQ(store__txn_unlock(s, -EIO), -EIO);
 	ASSERT_EQ(memo(s, item, "c.md", &k, &rc), 0);
 	ASSERT_EQ(store__txn_lock(s), 0);
-	store__doc_memo_stage(s, item, "c.md", &m);
+	store__doc_memo_stage(s, item, "c.md", 0, &m);
 	ASSERT_EQ(store__txn_unlock(s, 0), 0);
 	ASSERT_EQ(memo(s, item, "c.md", &k, &rc), 1);
 	ASSERT(same(&k, &m));
@@ -231,4 +233,108 @@ TEST(subdirectories)
 	store_close(s);
 }
 
-TEST_MAIN_IN(dir, CASE(remembered), CASE(subdirectories))
+/* Whether the memo of s holds (item, path) as another connection reads it
+ * now: the same row, or the same absence. */
+static int staged_right(struct store *s, int64_t item, const char *path)
+{
+	struct doc_meta k, m;
+	int rc = 1, frc;
+
+	if (memo(s, item, path, &k, &rc) != 1)
+		return 0;
+	frc = fresh(item, path, &m);
+	return rc == frc && (rc != 0 || same(&k, &m));
+}
+
+TEST(staged_by_writes)
+{
+	struct store *s = open_store(1, 0);
+	struct doc_meta m, k;
+	int64_t item = 0;
+	int rc = 1;
+
+	ASSERT_EQ(store_item_create_owned(s, "memo-3", "b", "main", STORE_ID_DEFAULT,
+					  STORE_ID_DEFAULT, 0755, &item), 0);
+	ASSERT_EQ(mkdir_at(s, item, "d"), 0);
+	/* A create leaves the new row and its directory's (its times moved). */
+	ASSERT_EQ(store_doc_write_owned(s, item, "d/.a.swp", "one\n", 4, 0600, -1, "create", &who,
+					STORE_ID_DEFAULT, STORE_ID_DEFAULT, NULL), 0);
+	ASSERT(staged_right(s, item, "d/.a.swp"));
+	ASSERT(staged_right(s, item, "d"));
+	/* A rewrite of it leaves its row, not the directory's (unchanged, but
+	 * the commit changed rows: read again). */
+	ASSERT_EQ(store_doc_write_owned(s, item, "d/.a.swp", "two\n", 4, 0600, -1, "write", &who,
+					STORE_ID_DEFAULT, STORE_ID_DEFAULT, NULL), 0);
+	ASSERT(staged_right(s, item, "d/.a.swp"));
+	ASSERT_EQ(memo(s, item, "d", &k, &rc), 0);
+	/* chmod, chown, utimensat leave the row they changed. */
+	ASSERT_EQ(store_doc_set_mode(s, item, "d/.a.swp", 0644), 0);
+	ASSERT(staged_right(s, item, "d/.a.swp"));
+	ASSERT_EQ(memo(s, item, "d/.a.swp", &k, &rc), 1);
+	ASSERT_EQ(k.mode, 0644);
+	ASSERT_EQ(store_doc_set_owner(s, item, "d/.a.swp", 1001, 1002, 0640), 0);
+	ASSERT(staged_right(s, item, "d/.a.swp"));
+	ASSERT_EQ(store_doc_set_times(s, item, "d/.a.swp", 1000, 2000), 0);
+	ASSERT(staged_right(s, item, "d/.a.swp"));
+	ASSERT_EQ(memo(s, item, "d/.a.swp", &k, &rc), 1);
+	ASSERT_EQ(k.mtime_ns, 2000);
+	/* Of no row: nothing changed, nothing staged. */
+	ASSERT_EQ(store_doc_set_mode(s, item, "d/none", 0644), -ENOENT);
+	ASSERT_EQ(memo(s, item, "d/none", &k, &rc), 0);
+	/* A temp save's rename leaves the directory and the old name, gone. */
+	ASSERT_EQ(store_doc_rename(s, item, "d/.a.swp", "d/a.md", 0, &who, NULL), 0);
+	ASSERT(staged_right(s, item, "d"));
+	ASSERT(staged_right(s, item, "d/.a.swp"));
+	ASSERT_EQ(memo(s, item, "d/.a.swp", &k, &rc), 1);
+	ASSERT_EQ(rc, -ENOENT);
+	/* Into another directory: the new one's row (and only one time move
+	 * of each: their rows are what a read finds). */
+	ASSERT_EQ(mkdir_at(s, item, "e"), 0);
+	ASSERT_EQ(store_doc_stat(s, item, "e", &m), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "d/a.md", "e/a.md", 0, &who, NULL), 0);
+	ASSERT(staged_right(s, item, "e"));
+	ASSERT_EQ(memo(s, item, "e", &k, &rc), 1);
+	ASSERT(k.mtime_ns > m.mtime_ns);
+	ASSERT(staged_right(s, item, "d/a.md"));
+	ASSERT_EQ(fresh(item, "d", &m), 0);
+	ASSERT_EQ(store_doc_stat(s, item, "d", &k), 0);
+	ASSERT(same(&k, &m));
+	/* In the item's own directory: no documents row to stage for it. */
+	ASSERT_EQ(store_doc_write_owned(s, item, "top.md", "t\n", 2, 0644, -1, "create", &who,
+					STORE_ID_DEFAULT, STORE_ID_DEFAULT, NULL), 0);
+	ASSERT(staged_right(s, item, "top.md"));
+	ASSERT_EQ(memo(s, item, "", &k, &rc), 0);
+	/* A file of two names: chmod of one changes both; the other is read
+	 * again, and agrees. */
+	ASSERT_EQ(store_doc_link(s, item, "e/a.md", "e/b.md", &who), 0);
+	ASSERT_EQ(store_doc_stat(s, item, "e/b.md", &k), 0);
+	ASSERT_EQ(store_doc_set_mode(s, item, "e/a.md", 0600), 0);
+	ASSERT(staged_right(s, item, "e/a.md"));
+	ASSERT_EQ(memo(s, item, "e/b.md", &k, &rc), 0);
+	ASSERT_EQ(store_doc_stat(s, item, "e/b.md", &k), 0);
+	ASSERT_EQ(k.mode, 0600);
+	/* DOC_STAGED rows at most: one more replaces the last, a path staged
+	 * again its first staging; a rollback drops them all. */
+	ASSERT_EQ(fresh(item, "e/a.md", &m), 0);
+	ASSERT_EQ(store__txn_lock(s), 0);
+	store__doc_memo_stage(s, item, "x1", -ENOENT, NULL);
+	store__doc_memo_stage(s, item, "x1", 0, &m);
+	store__doc_memo_stage(s, item, "x2", -ENOENT, NULL);
+	store__doc_memo_stage(s, item, "x3", -ENOENT, NULL);
+	ASSERT_EQ(store__txn_unlock(s, 0), 0);
+	ASSERT_EQ(memo(s, item, "x1", &k, &rc), 1);
+	ASSERT_EQ(rc, 0);
+	ASSERT(same(&k, &m));
+	ASSERT_EQ(memo(s, item, "x2", &k, &rc), DOC_STAGED > 2);
+	ASSERT_EQ(memo(s, item, "x3", &k, &rc), 1);
+	ASSERT_EQ(rc, -ENOENT);
+	ASSERT_EQ(store__txn_lock(s), 0);
+	store__doc_memo_stage(s, item, "y1", -ENOENT, NULL);
+	store__doc_memo_stage(s, item, "y2", -ENOENT, NULL);
+	ASSERT_EQ(store__txn_unlock(s, -EIO), -EIO);
+	ASSERT_EQ(memo(s, item, "y1", &k, &rc), 0);
+	ASSERT_EQ(memo(s, item, "y2", &k, &rc), 0);
+	store_close(s);
+}
+
+TEST_MAIN_IN(dir, CASE(remembered), CASE(subdirectories), CASE(staged_by_writes))
