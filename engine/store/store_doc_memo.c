@@ -31,6 +31,9 @@
  * have found. A `>>` a line then reads the row once, in the commit's
  * transaction, where it read it there and again at the next line's open,
  * in a read transaction of its own (a WAL read lock, taken and released).
+ * Up to DOC_STAGED rows a commit (store_doc.c says which: a create's
+ * directory, whose attributes the kernel asks next; a rename's directory
+ * and old name; the row chmod, chown or utimensat changed).
  */
 #include <errno.h>
 #include <string.h>
