@@ -22,7 +22,9 @@
  * read, a write inside the document, a truncate other than to 0) reads
  * them (packet__od_load), from the revision the document was opened at,
  * which holds them whatever renames, unlinks or commits of other paths
- * came since.
+ * came since. An open only to read (O_RDONLY) is partial the same way
+ * until its first read: a handle opened to chmod, lock or look at a file
+ * (rsync's fchmod, a test of readability) reads no content.
  *
  * Invariants: an open_doc is in e->docs while it has handles and is not
  * unlinked; its rel is kept current across renames. Nothing is committed

@@ -189,10 +189,12 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	}
 	switch (n.kind) {
 	case N_DOC:
-		/* A handle that only writes does not read the document (appends
-		 * commit their bytes alone; packet_doc.c). */
+		/* A handle that only writes or only reads does not read the
+		 * document at its open (appends commit their bytes alone, a read
+		 * loads them first; packet_doc.c): an open to chmod, lock or
+		 * check a file reads nothing. */
 		rc = packet__od_get(e, n.item.id, n.rel, creating, creating && (flags & O_EXCL),
-				    (flags & O_ACCMODE) == O_WRONLY, n.doc.mode, n.doc.uid,
+				    (flags & O_ACCMODE) != O_RDWR, n.doc.mode, n.doc.uid,
 				    n.doc.gid, creating || n.from_store ? &n.doc : NULL,
 				    creating ? -ENOENT : 0, &f->od);
 		f->trunc_pending = creating;

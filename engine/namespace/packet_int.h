@@ -289,10 +289,10 @@ struct open_doc *packet__od_find_locked(struct engine *e, int64_t item, const ch
 void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m);
 /* A reference on the open document (item, rel) in *out, loaded or (create)
  * made empty with mode, owner uid and group gid (as the store keeps them);
- * excl: -EEXIST when it exists. lazy: the caller only writes (a handle
- * opened O_WRONLY), so a document not open yet is not read: it is partial
- * until something needs its bytes (a read, a write inside it,
- * packet__od_load). stored: NULL, or the store's row of (item, rel) as the
+ * excl: -EEXIST when it exists. lazy: the caller only writes or only
+ * reads (a handle opened O_WRONLY or O_RDONLY), so a document not open yet
+ * is not read: it is partial until something needs its bytes (a read, a
+ * write inside it, packet__od_load). stored: NULL, or the store's row of (item, rel) as the
  * caller read it (node.from_store) when stored_rc is 0, its absence when
  * stored_rc is -ENOENT: taken for the first try instead of asking again
  * (a commit since is caught as a changed one is). Release with
