@@ -65,15 +65,23 @@ static int same(const struct doc_meta *a, const struct doc_meta *b)
 	       a->atime_ns == b->atime_ns && a->link == b->link && a->nlink == b->nlink;
 }
 
+/* A new item named name in s, owned by the store's owner: its id. */
+static int64_t new_item(struct store *s, const char *name)
+{
+	int64_t item = 0;
+
+	ASSERT_EQ(store_item_create_owned(s, name, "b", "main", STORE_ID_DEFAULT, STORE_ID_DEFAULT,
+					  0755, &item), 0);
+	return item;
+}
+
 TEST(remembered)
 {
 	struct store *s = open_store(1, 0);
 	struct doc_meta m, k;
-	int64_t item = 0;
+	int64_t item = new_item(s, "memo-1");
 	int rc = 1;
 
-	ASSERT_EQ(store_item_create_owned(s, "memo-1", "b", "main", STORE_ID_DEFAULT,
-					  STORE_ID_DEFAULT, 0755, &item), 0);
 	ASSERT_EQ(store_doc_write(s, item, "a.md", "one\n", 4, 0644, -1, "write", &who, NULL), 0);
 	/* Written: the commit left its row, the one a read finds now. */
 	ASSERT_EQ(memo(s, item, "a.md", &k, &rc), 1);
@@ -204,11 +212,9 @@ TEST(subdirectories)
 {
 	struct store *s = open_store(0, 0);
 	struct doc_meta m;
-	int64_t item = 0;
+	int64_t item = new_item(s, "memo-2");
 	int rc = 1;
 
-	ASSERT_EQ(store_item_create_owned(s, "memo-2", "b", "main", STORE_ID_DEFAULT,
-					  STORE_ID_DEFAULT, 0755, &item), 0);
 	ASSERT_EQ(mkdir_at(s, item, "a"), 0);
 	ASSERT_EQ(mkdir_at(s, item, "a/b"), 0);
 	ASSERT_EQ(mkdir_at(s, item, "a/c"), 0);
@@ -250,11 +256,9 @@ TEST(staged_by_writes)
 {
 	struct store *s = open_store(1, 0);
 	struct doc_meta m, k;
-	int64_t item = 0;
+	int64_t item = new_item(s, "memo-3");
 	int rc = 1;
 
-	ASSERT_EQ(store_item_create_owned(s, "memo-3", "b", "main", STORE_ID_DEFAULT,
-					  STORE_ID_DEFAULT, 0755, &item), 0);
 	ASSERT_EQ(mkdir_at(s, item, "d"), 0);
 	/* A create leaves the new row and its directory's (its times moved). */
 	ASSERT_EQ(store_doc_write_owned(s, item, "d/.a.swp", "one\n", 4, 0600, -1, "create", &who,
