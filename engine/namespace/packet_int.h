@@ -292,11 +292,11 @@ void packet__od_meta(struct engine *e, struct open_doc *d, struct doc_meta *m);
  * excl: -EEXIST when it exists. lazy: the caller only writes or only
  * reads (a handle opened O_WRONLY or O_RDONLY), so a document not open yet
  * is not read: it is partial until something needs its bytes (a read, a
- * write inside it, packet__od_load). stored: NULL, or the store's row of (item, rel) as the
- * caller read it (node.from_store) when stored_rc is 0, its absence when
- * stored_rc is -ENOENT: taken for the first try instead of asking again
- * (a commit since is caught as a changed one is). Release with
- * packet__od_put. 0 or a negative errno. */
+ * write inside it, packet__od_load). stored: NULL, or the store's row of
+ * (item, rel) as the caller read it (node.from_store) when stored_rc is 0,
+ * its absence when stored_rc is -ENOENT: taken for the first try instead
+ * of asking again (a commit since is caught as a changed one is). Release
+ * with packet__od_put. 0 or a negative errno. */
 int packet__od_get(struct engine *e, int64_t item, const char *rel, int create, int excl,
 		   int lazy, mode_t mode, uid_t uid, gid_t gid, const struct doc_meta *stored,
 		   int stored_rc, struct open_doc **out);

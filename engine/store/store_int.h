@@ -3,9 +3,10 @@
  * transactions; store.c: connection, meta; store_item.c: items;
  * store_doc.c: documents; store_doc_list.c: their listing; store_rev.c:
  * how revisions are stored, and their reads; store_rev_list.c: history
- * listed; store_run.c: runs, logs, registry, events;
- * store_vfs.c: the VFS its connections open with; store_doc_memo.c:
- * documents rows remembered between changes) share. Not for the rest of the engine: store.h is the contract.
+ * listed; store_run.c: runs, logs, registry, events; store_vfs.c: the
+ * VFS its connections open with; store_doc_memo.c: documents rows
+ * remembered between changes) share. Not for the rest of the engine:
+ * store.h is the contract.
  *
  * Every store__ helper expects s->lock to be held by the caller, but the
  * pair that takes and releases it around a transaction (store__txn_lock).
