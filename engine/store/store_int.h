@@ -345,6 +345,9 @@ mode_t store__kind_type(sqlite3_stmt *st, int col);
 	"d.uid, d.gid, d.kind, d.rdev, d.link, CASE WHEN d.is_dir THEN 0 WHEN d.link = 0 THEN 1 " \
 	"ELSE (SELECT count(*) FROM documents p WHERE p.item_id = d.item_id AND "          \
 	"p.link = d.link AND p.link <> 0) END"
+/* Fills *m from the current row of st, a statement that selects DOC_COLS
+ * from its column first on (m->subdirs is set to 0: only the read of one
+ * row counts them). Lock held; st is the caller's (store_doc.c). */
 void store__doc_row(sqlite3_stmt *st, int first, struct doc_meta *m);
 int store__rev_retire(struct store *s, int64_t id);
 int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len);
