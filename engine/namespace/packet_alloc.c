@@ -142,7 +142,10 @@ static int file_truncate(struct pfs_file *f, uint64_t size)
 			return -EFBIG;
 		packet__od_request(f->od, f, 1);
 		pthread_mutex_lock(&f->od->lock);
-		rc = packet__od_resize(f->e, f->od, size);
+		if (size < packet__od_size(f->od))
+			rc = packet__od_cut(f->e, f->od, size);
+		else
+			rc = packet__od_resize(f->e, f->od, size);
 		pthread_mutex_unlock(&f->od->lock);
 		return rc;
 	case N_CTL:

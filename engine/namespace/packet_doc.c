@@ -37,8 +37,10 @@
  * store, a document created open when it is created.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "packet_int.h"
 
@@ -184,9 +186,32 @@ int packet__od_load(struct engine *e, struct open_doc *d)
  * at the old size then gets the old bytes, whole, as a read that reached
  * a local disk before the truncation does. Any other change of the
  * document ends it too, and attributes are the emptied document's at once.
+ *
+ * A truncate(2) or ftruncate(2) that shrinks the document (a SETATTR) is
+ * the same race, wider: the kernel keeps the size it had while the
+ * request is under way (FUSE_I_SIZE_UNSTABLE, fs/fuse/dir.c
+ * fuse_do_setattr), which the commit of a truncate by path spans, so a
+ * short read answered meanwhile is taken at the old size whatever the
+ * attribute version. It keeps what the document held too
+ * (packet__od_cut), read by every handle, its own included, with one
+ * bound: once the kernel has set the new size (cut) it reads no page past
+ * the one holding it, so a read of the old bytes then gets the new ones,
+ * which are the same below cut; and it drops the pages it held past cut,
+ * but when cut is inside a page that page stays, and old bytes read into
+ * it after that would show past the end when the file grows. So when cut
+ * is not on a page boundary, a read that starts below cut gets the new
+ * content: such a read sent before the new size was set can still come
+ * back short, the kernel giving no way to tell it from one sent after. A
+ * truncate to 0, or to a page boundary (`truncate -s 0`, a log's
+ * rotation, `truncate -s 1M`), keeps no read short. The kernel sends a
+ * write or another truncate of the file only once the truncation has
+ * returned (it holds the inode's lock), and the truncation waits for the
+ * reads on the pages it drops, so a change ends the keeping; otherwise it
+ * lasts until the document's last close.
  */
 struct od_before {
-	const struct pfs_file *owner; /* the truncating handle */
+	const struct pfs_file *owner; /* the O_TRUNC open's handle; NULL for a truncate */
+	uint64_t cut;         /* the size the truncation left (before_reads) */
 	struct buf content;   /* as struct open_doc's fields of those names */
 	int partial;
 	uint64_t stored_len;
@@ -201,7 +226,17 @@ static void before_free(struct od_before *b)
 	}
 }
 
-/* Drops what a truncating open of d kept; d->lock held. */
+/* Whether the read at off of handle f reads what a truncation kept, b
+ * (may be NULL): see Truncation. An O_DIRECT handle's reads fill no page
+ * and are not bounded by the size the kernel holds: they read the
+ * content. */
+static int before_reads(const struct od_before *b, const struct pfs_file *f, uint64_t off)
+{
+	return b && b->owner != f && !(f->flags & O_DIRECT) &&
+	       (off >= b->cut || b->cut % (uint64_t)sysconf(_SC_PAGESIZE) == 0);
+}
+
+/* Drops what a truncation of d kept; d->lock held. */
 static void before_end(struct open_doc *d)
 {
 	assert(util_mutex_held(&d->lock));
@@ -221,25 +256,65 @@ static void od_empty(struct open_doc *d)
 	d->mtime_ns = util_now_ns();
 }
 
+/* Moves d's content and its partial state into a new d->before, kept for
+ * the reads of the handles other than owner (before_reads), and leaves
+ * d's content empty; d->lock held, nothing kept before. 1 when kept; 0
+ * without the memory, d then as it was. */
+static int before_keep(struct open_doc *d, const struct pfs_file *owner, uint64_t cut)
+{
+	struct od_before *b = calloc(1, sizeof(*b));
+
+	assert(util_mutex_held(&d->lock));
+	assert(d->before == NULL);
+	if (!b)
+		return 0;
+	b->owner = owner;
+	b->cut = cut;
+	b->content = d->content;
+	b->partial = d->partial;
+	b->stored_len = d->stored_len;
+	b->stored_rev = d->stored_rev;
+	buf_init(&d->content);
+	d->partial = 0;
+	d->before = b;
+	return 1;
+}
+
 void packet__od_trunc(struct open_doc *d, const struct pfs_file *owner)
 {
-	struct od_before *b;
-
 	assert(util_mutex_held(&d->lock));
 	before_end(d);
 	if (packet__od_size(d) == 0)
 		return;
-	b = calloc(1, sizeof(*b));
-	if (b) {
-		b->owner = owner;
-		b->content = d->content;
-		b->partial = d->partial;
-		b->stored_len = d->stored_len;
-		b->stored_rev = d->stored_rev;
-		buf_init(&d->content);
-		d->before = b;
-	}
+	(void)before_keep(d, owner, 0);
 	od_empty(d);
+}
+
+int packet__od_cut(struct engine *e, struct open_doc *d, uint64_t size)
+{
+	struct buf head;
+	int rc;
+
+	assert(util_mutex_held(&d->lock));
+	assert(size < packet__od_size(d));
+	if (size == 0) {
+		packet__od_trunc(d, NULL);
+		return 0;
+	}
+	before_end(d);
+	rc = packet__od_load(e, d);
+	if (rc)
+		return rc;
+	buf_init(&head);
+	if (buf_append(&head, d->content.data, (size_t)size) != 0 ||
+	    !before_keep(d, NULL, size)) {
+		buf_free(&head);
+		return packet__od_resize(e, d, size); /* cut in place, nothing kept */
+	}
+	d->content = head;
+	d->dirty = 1;
+	d->mtime_ns = util_now_ns();
+	return 0;
 }
 
 void packet__od_request(struct open_doc *d, const struct pfs_file *f, int writes)
@@ -251,18 +326,18 @@ void packet__od_request(struct open_doc *d, const struct pfs_file *f, int writes
 }
 
 int packet__od_bytes(struct engine *e, struct open_doc *d, const struct pfs_file *f,
-		     const struct buf **out)
+		     uint64_t off, const struct buf **out)
 {
 	struct od_before *b = d->before;
 	int rc;
 
 	assert(util_mutex_held(&d->lock));
-	if (b && b->owner != f) {
+	if (before_reads(b, f, off)) {
 		rc = load_bytes(e, &b->content, &b->partial, b->stored_len, b->stored_rev);
 		*out = &b->content;
 		return rc;
 	}
-	if (b)
+	if (b && b->owner == f)
 		before_end(d);
 	rc = packet__od_load(e, d);
 	*out = &d->content;

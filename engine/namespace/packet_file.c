@@ -363,7 +363,7 @@ ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
 		const struct buf *bytes;
 
 		pthread_mutex_lock(&f->od->lock);
-		n = packet__od_bytes(f->e, f->od, f, &bytes);
+		n = packet__od_bytes(f->e, f->od, f, off, &bytes);
 		if (n == 0)
 			n = slice(bytes, buf, size, off);
 		pthread_mutex_unlock(&f->od->lock);

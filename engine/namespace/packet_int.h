@@ -133,9 +133,10 @@ struct open_doc {
 	                       * when it was opened from the store. Until it is
 	                       * stored its directory's times are at least this
 	                       * (packet.c), as if the entry were stored. */
-	struct od_before *before; /* protected by lock: what an O_TRUNC open emptied,
-				   * read by the other handles until the truncating
-				   * handle's next request (packet__od_trunc); or NULL */
+	struct od_before *before; /* protected by lock: what an O_TRUNC open or a
+				   * shrinking truncate took away, read by the other
+				   * handles until a change or the truncating handle's
+				   * next request (packet__od_trunc, packet__od_cut); or NULL */
 	struct open_doc *next;
 };
 
@@ -326,23 +327,32 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 /* Resizes d's content to size bytes, zero-filling growth (reading a
  * partial d first, unless size is 0); d->lock held. 0 or a negative errno. */
 int packet__od_resize(struct engine *e, struct open_doc *d, uint64_t size);
-/* Empties d for an O_TRUNC open by the handle owner, keeping what d held
- * for the other handles' reads until owner's next request
- * (packet__od_request) or another change of d (packet_doc.c,
- * "Truncation"); without the memory to keep it, d is emptied alone.
- * d->lock held. */
+/* Empties d for an O_TRUNC open by the handle owner (NULL: for
+ * packet__od_cut), keeping what d held for the other handles' reads until
+ * owner's next request (packet__od_request) or another change of d
+ * (packet_doc.c, "Truncation"); without the memory to keep it, d is
+ * emptied alone. d->lock held. */
 void packet__od_trunc(struct open_doc *d, const struct pfs_file *owner);
+/* Shrinks d to size bytes, less than its size, for a truncate(2) or an
+ * ftruncate(2), keeping what d held for the reads of every handle until
+ * another change of d (packet_doc.c, "Truncation"); size 0 is
+ * packet__od_trunc with no owner. Reads a partial d first (size above 0);
+ * without the memory to keep the old bytes it cuts d in place. d->lock
+ * held. 0 or a negative errno (the load's; d is then unchanged). */
+int packet__od_cut(struct engine *e, struct open_doc *d, uint64_t size);
 /* Handle f made a request after its open (writes: one that changes d):
  * what an O_TRUNC open by f, or by any handle when writes, emptied is no
  * longer read by the others. Takes d->lock. */
 void packet__od_request(struct open_doc *d, const struct pfs_file *f, int writes);
-/* The bytes of d the handle f reads into *out (owned by d, valid while
- * d->lock is held): what d held before an O_TRUNC open by another handle
- * that has made no request since, otherwise d's content, read whole first
- * when partial. A read by the truncating handle itself is its request
- * (packet__od_request). d->lock held. 0 or a negative errno. */
+/* The bytes of d the handle f reads at offset off into *out (owned by d,
+ * valid while d->lock is held): what d held before an O_TRUNC open by
+ * another handle that has made no request since, or before a truncate or
+ * ftruncate (but for a read below the size it left when that size is
+ * inside a page; packet_doc.c, "Truncation"); otherwise d's content, read
+ * whole first when partial. A read by the truncating handle itself is its
+ * request (packet__od_request). d->lock held. 0 or a negative errno. */
 int packet__od_bytes(struct engine *e, struct open_doc *d, const struct pfs_file *f,
-		     const struct buf **out);
+		     uint64_t off, const struct buf **out);
 /* The largest document allowed, in bytes (the configuration's). */
 uint64_t packet__max_doc(struct engine *e);
 
