@@ -134,9 +134,10 @@ struct open_doc {
 	                       * stored its directory's times are at least this
 	                       * (packet.c), as if the entry were stored. */
 	struct od_before *before; /* protected by lock: what an O_TRUNC open or a
-				   * shrinking truncate took away, read by the other
-				   * handles until a change or the truncating handle's
-				   * next request (packet__od_trunc, packet__od_cut); or NULL */
+				   * shrinking truncate took away, read until a change
+				   * (by the other handles, until the O_TRUNC handle's
+				   * next request: packet__od_trunc; by every handle:
+				   * packet__od_cut); or NULL */
 	struct open_doc *next;
 };
 
