@@ -2,7 +2,8 @@
 # test-timeout: 180
 # Readers of a document that a writer empties and rewrites in a loop read what a local disk
 # shows them: a whole version, an empty file, a prefix of the new version, or pages of an older
-# version followed by a newer one's (tests/fixtures/trunc_readers.py), never zero bytes. The
+# version followed by a newer one's, maybe after zero bytes up to a page boundary (a page read
+# while the file was shorter: tests/fixtures/trunc_readers.py), never zeros to the end. The
 # writer empties it three ways in turn: `cat NEXT > DOC` (an O_TRUNC open), `truncate -s` by path
 # to a page boundary and to 0 then `>>`, and ftruncate(2) on its own descriptor.
 # The kernel sets the new size only once the O_TRUNC open or the truncate has returned; a
