@@ -13,6 +13,8 @@
 # in 10 s, ftruncate(2) about 100, before packet__od_cut). PFS_TRUNC_READERS_SECONDS runs each
 # way longer (default 10).
 . "$(dirname "$0")/../lib.sh"
+python3 "$FIXTURES/trunc_readers.py" --check-kinds ||
+	fail "the fixture misclassifies a read (above)"
 mount_item
 for how in otrunc truncate ftruncate; do
 	mkdir "$T/versions-$how"
