@@ -283,7 +283,7 @@ w11()
 	local d=$B/w11 n r t p f lines
 	n=$(scaled 3000)
 	shape_mounts "$d" w11
-	note W11 "A bash loop appends $n JSON lines (\`printf '{\"time\":...,\"msg\":\"step %d done\",...}\\n' >>FILE\`, one open/write/close per line, 70-odd bytes each) to a new plain document ITEM/log-N.jsonl of an item (not the registry: that is W5), and to a new file on the disk and through bindfs; lines/s. The line count is checked afterwards. The placed rows run the same loop with the shell on CPU 0 and the daemon on CPU 0 or CPU 1 (as W10's). The row 'through one >>' writes the same lines from a loop whose output is appended once (\`for ...; do printf ...; done >>FILE\`: one open, a write per line) to a file made before it."
+	note W11 "A bash loop appends $n JSON lines (\`printf '{\"time\":...,\"msg\":\"step %d done\",...}\\n' >>FILE\`, one open/write/close per line, 70-odd bytes each) to a new plain document ITEM/log-N.jsonl of an item (not the registry: that is W5), and to a new file on the disk and through bindfs; lines/s. The line count is checked afterwards. The placed rows run the same loop with the shell on CPU 0 and the daemon on CPU 0 or CPU 1 (as W10's). The row 'through one >>' writes the same lines from a loop whose output is appended once (\`for ...; do printf ...; done >>FILE\`: one open, a write per line) to a file made before it. The row '>> of nothing' runs the placed loop on one CPU with nothing printed (\`printf '' >>FILE\`: the open, the closes and the release of each \`>>\`, no write and so no commit): the floor under a \`>>\` of each target, its round trips alone."
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			f=$(shape_dir "$d" w11 "$t" "log-$t-$r.jsonl")
@@ -299,6 +299,11 @@ w11()
 				record W11 "append >> JSON line, $(place_label "$p")" lines/s higher "$t" \
 					"$(div "$n" "$ELAPSED")"
 			done
+			f=$(shape_dir "$d" w11 "$t" "empty-$t-$r.jsonl")
+			placed one "$t" timed append_printf "$f" "$n" ''
+			[ ! -s "$f" ] || die "W11: $f is not empty after >> of nothing"
+			record W11 ">> of nothing (open and close alone), client and daemon on one CPU" \
+				ops/s higher "$t" "$(div "$n" "$ELAPSED")"
 			f=$(shape_dir "$d" w11 "$t" "held-$t-$r.jsonl")
 			timed append_held "$f" "$n"
 			lines=$(wc -l <"$f")
