@@ -336,7 +336,7 @@ int store_registry_append_event(struct store *s, int64_t item_id, const char *li
 		rc = store__exec(s, "INSERT INTO events(item_id, line) VALUES (?, ?)", "Is", item_id,
 				 event);
 	if (rc == 0)
-		rc = store__script(s, "COMMIT");
+		rc = store__exec(s, "COMMIT", "");
 	if (rc) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	} else {
@@ -633,7 +633,7 @@ int store_run_begin(struct store *s, struct run *r, struct item *it,
 		*end = '\n';
 	}
 	if (rc == 0)
-		rc = store__script(s, "COMMIT");
+		rc = store__exec(s, "COMMIT", "");
 	if (rc)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	else if (event.data && event.len) {
@@ -690,7 +690,7 @@ int store_run_start(struct store *s, const struct run *r, const void *log, size_
 	if (rc == 0)
 		rc = event_insert(s, r->item_id, event);
 	if (rc == 0)
-		rc = store__script(s, "COMMIT");
+		rc = store__exec(s, "COMMIT", "");
 	if (rc)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	else
@@ -730,7 +730,7 @@ int store_run_end(struct store *s, struct run *r, const struct store_log_piece *
 	if (rc == 0)
 		rc = event_insert(s, r->item_id, event);
 	if (rc == 0)
-		rc = store__script(s, "COMMIT");
+		rc = store__exec(s, "COMMIT", "");
 	if (rc) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	} else {
