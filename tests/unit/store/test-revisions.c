@@ -183,6 +183,11 @@ TEST(saves_and_unlinks)
 	expect_rev("doc", n + 2, "x", 1);
 	expect_rev("doc", n + 3, "", 0);
 	expect_rev("doc", n + 4, "yz", 2);
+	/* seq numbers the content revisions alone: the tombstone has 0, and the
+	 * content after it goes on from the last content revision's. */
+	ASSERT_EQ(query("SELECT seq FROM revisions WHERE path = ?1 AND rev = 61", "doc"), 0);
+	ASSERT_EQ(query("SELECT seq FROM revisions WHERE path = ?1 AND rev = 62", "doc"), n + 1);
+	ASSERT_EQ(query("SELECT seq FROM revisions WHERE path = ?1 AND rev = 64", "doc"), n + 3);
 	/* "x" cannot be made smaller: kept as it is. */
 	ASSERT_EQ(query("SELECT enc FROM revisions WHERE path = ?1 AND rev = 62", "doc"), 1);
 
