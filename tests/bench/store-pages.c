@@ -20,6 +20,10 @@
  *             makes them: stored empty at the first close (after its
  *             dup2), then that revision amended with the content
  *   save      N writes of a 4 KiB document with one line changed
+ *   temp save N editor-style saves over the documents create made: a
+ *             temp file .NAME.swp of 4 KiB with other content stored, then
+ *             (measured apart) renamed over NAME, carrying its life there
+ *             (STORE_RENAME_CARRY, as a rename by the temp file's creator)
  *   registry  N registry lines (store_registry_append_event: the line and
  *             its event)
  * For each: the pages the store's connection wrote to the WAL per
@@ -170,6 +174,24 @@ int main(int argc, char **argv)
 					  &who, NULL), 0);
 	}
 	report("save 4 KiB", n);
+
+	memset(doc, 'y', 4095);
+	start();
+	for (k = 0; k < n; k++) {
+		snprintf(path, sizeof(path), ".f%06d.txt.swp", k);
+		ASSERT_EQ(store_doc_write(s, item, path, doc, 4096, 0644, -1, "create", &who, NULL),
+			  0);
+	}
+	report("temp save: the temp file", n);
+	start();
+	for (k = 0; k < n; k++) {
+		char to[64];
+
+		snprintf(path, sizeof(path), ".f%06d.txt.swp", k);
+		snprintf(to, sizeof(to), "f%06d.txt", k);
+		ASSERT_EQ(store_doc_rename(s, item, path, to, STORE_RENAME_CARRY, &who, NULL), 0);
+	}
+	report("temp save: its rename over the document", n);
 
 	start();
 	for (k = 0; k < n; k++) {
