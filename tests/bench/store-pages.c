@@ -105,6 +105,22 @@ static void report(const char *name, int n)
 	       (double)p * (page_size() + 24) / n, (double)(store_commits(s) - c0) / n, us / n);
 }
 
+/* Starts the measure (start), then stores n new documents of the 4 KiB at
+ * doc, each in one commit, named by the printf format name (one %06d: 0 to
+ * n - 1), as open(O_CREAT), write and close make them through the mount. */
+static void creates(const char *name, const char *doc, int n)
+{
+	char path[64];
+	int k;
+
+	start();
+	for (k = 0; k < n; k++) {
+		snprintf(path, sizeof(path), name, k);
+		ASSERT_EQ(store_doc_write(s, item, path, doc, 4096, 0644, -1, "create", &who, NULL),
+			  0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/pfs-store-pages-XXXXXX", path[64], line[64];
@@ -148,12 +164,7 @@ int main(int argc, char **argv)
 	ASSERT(doc != NULL);
 	memset(doc, 'x', 4095);
 	doc[4095] = '\n';
-	start();
-	for (k = 0; k < n; k++) {
-		snprintf(path, sizeof(path), "f%06d.txt", k);
-		ASSERT_EQ(store_doc_write(s, item, path, doc, 4096, 0644, -1, "create", &who, NULL),
-			  0);
-	}
+	creates("f%06d.txt", doc, n);
 	report("create 4 KiB", n);
 
 	start();
@@ -176,12 +187,7 @@ int main(int argc, char **argv)
 	report("save 4 KiB", n);
 
 	memset(doc, 'y', 4095);
-	start();
-	for (k = 0; k < n; k++) {
-		snprintf(path, sizeof(path), ".f%06d.txt.swp", k);
-		ASSERT_EQ(store_doc_write(s, item, path, doc, 4096, 0644, -1, "create", &who, NULL),
-			  0);
-	}
+	creates(".f%06d.txt.swp", doc, n);
 	report("temp save: the temp file", n);
 	start();
 	for (k = 0; k < n; k++) {
