@@ -36,20 +36,13 @@
  * store holds): journal_size_limit (WAL_LIMIT) makes the writer that starts
  * the WAL over cut the file down to that size; and a thread left behind by
  * its last pass (the writes it chased went on) passes again once no commit
- * woke it for CKPT_QUIET_MS, until it has caught up, and then, once a pass
- * caught up with a WAL of CKPT_PAGES or more, runs a TRUNCATE checkpoint,
- * which starts the WAL over at 0 bytes, as soon as no commit came for
- * CKPT_QUIET_MS (store_commits). Not before: while commits go on, the WAL
- * that the writer starts over is written over in place, its file's size
- * unchanged, where a file cut to 0 bytes grows at every commit and each
- * fdatasync of it (an fsync through the mount, store_sync; the pass's own)
- * also commits the file's new size to the file system's journal: 197 µs
- * against 128 for 12 KiB written and synced on this project's ext4 VM
- * disk. Its connection has no busy handler: the TRUNCATE gives up at once
- * while the writer is in a transaction or a reader holds the WAL (the
- * thread tries again after the next quiet), and since the pass before it
- * copied every frame but a quiet's worth, the writer lock it takes is held
- * for an ftruncate, not a copy.
+ * woke it for CKPT_QUIET_MS, until it has caught up, and then, when the WAL
+ * holds CKPT_PAGES or more, runs a TRUNCATE checkpoint, which starts the
+ * WAL over at 0 bytes. Its connection has no busy handler: the TRUNCATE
+ * gives up at once while the writer is in a transaction or a reader holds
+ * the WAL (the thread is still behind then, and tries again after the
+ * next quiet), and since the pass before it copied every frame already,
+ * the writer lock it takes is held for an ftruncate, not a copy.
  * Durability is unchanged: the frames it drops were in the database file,
  * synced by the pass that copied them (store_sync relies on the same).
  *
@@ -348,43 +341,25 @@ static void ckpt_wait_quiet(struct store *s)
 }
 
 /* The checkpointer thread: a PASSIVE checkpoint each time it is woken,
- * and after CKPT_QUIET_MS without a wake while it is behind; once a pass
- * caught up with a WAL of ckpt_pages or more, a TRUNCATE checkpoint as
- * soon as CKPT_QUIET_MS went by without a commit (see the top). Until
- * ckpt_stop. Its failures (SQLITE_BUSY while another checkpoint runs, a
- * writer or a reader) are left for the next pass or the next quiet. */
+ * and after CKPT_QUIET_MS without a wake while it is behind; once caught
+ * up with a WAL of ckpt_pages or more, a TRUNCATE checkpoint (see the
+ * top). Until ckpt_stop. Its failures (SQLITE_BUSY while another
+ * checkpoint runs, a writer or a reader) are left for the next pass. */
 static void *ckpt_main(void *arg)
 {
 	struct store *s = arg;
-	int behind = 0, trim = 0, log, done, rc;
-	uint64_t seen;
+	int behind = 0, log, done, rc;
 
 	pthread_mutex_lock(&s->ckpt_lock);
 	for (;;) {
 		while (!s->ckpt_wanted && !s->ckpt_stop) {
-			if (!behind && !trim) {
+			if (!behind) {
 				pthread_cond_wait(&s->ckpt_cond, &s->ckpt_lock);
 				continue;
 			}
-			seen = store_commits(s);
 			ckpt_wait_quiet(s);
-			if (s->ckpt_wanted || s->ckpt_stop)
-				continue;
-			if (behind)
+			if (!s->ckpt_wanted)
 				break;
-			/* Under ckpt_lock: a commit's hook sees the WAL before
-			 * the TRUNCATE with its mark, or after it with the mark
-			 * at 0. Not while commits go on: the WAL they start
-			 * over is written over in place, where a file cut to 0
-			 * bytes grows again at each commit, whose fdatasync
-			 * then writes the file's new size through the journal
-			 * of the file system too. */
-			if (store_commits(s) == seen &&
-			    sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
-						      NULL, NULL) == SQLITE_OK) {
-				trim = 0;
-				s->ckpt_woken_at = 0;
-			}
 		}
 		if (s->ckpt_stop)
 			break;
@@ -395,8 +370,15 @@ static void *ckpt_main(void *arg)
 					       &done);
 		behind = rc != SQLITE_OK || done < log;
 		pthread_mutex_lock(&s->ckpt_lock);
-		if (!behind && log >= s->ckpt_pages)
-			trim = 1;
+		/* Under ckpt_lock: a commit's hook sees the WAL before the
+		 * TRUNCATE with its mark, or after it with the mark at 0. */
+		if (!behind && log >= s->ckpt_pages) {
+			behind = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL,
+							   SQLITE_CHECKPOINT_TRUNCATE, NULL,
+							   NULL) != SQLITE_OK;
+			if (!behind)
+				s->ckpt_woken_at = 0;
+		}
 	}
 	pthread_mutex_unlock(&s->ckpt_lock);
 	return NULL;

@@ -3,8 +3,7 @@
  * everything ever written (an fsync every 50 commits always succeeding),
  * and its file brought back down to the size limit once the checkpointer
  * caught up, after a burst and after one commit larger than the limit,
- * with every value read back after a reopen; a WAL written over in place
- * while commits go on, and cut to 0 bytes once they stop; the page size a new store
+ * with every value read back after a reopen; the page size a new store
  * gets, and a store of 4 KiB pages kept so and bounded alike.
  */
 #include <stdio.h>
@@ -132,60 +131,6 @@ TEST(wal_shrinks)
 	store_close(s);
 }
 
-/* The time now on CLOCK_MONOTONIC, in milliseconds. */
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-TEST(wal_kept_while_busy)
-{
-	struct timespec pause = {0, 20000000};
-	long long size, peak = 0;
-	double last = 0, gap;
-	char wal[64];
-	struct stat st;
-	struct store *s;
-	int i, cuts = 0;
-
-	/* 3,000 commits of 4 KB in a row (about three times what wakes the
-	 * checkpointer): each pass catches up, and the writer starts the
-	 * WAL over in place; a file cut to 0 bytes in between (a TRUNCATE
-	 * checkpoint) would grow again at every commit. A cut right after a
-	 * pause of the test itself of 50 ms or more (a busy machine) may be
-	 * the quiet one, and is not counted. */
-	s = open_wal(wal, 0);
-	for (i = 0; i < 3000; i++) {
-		gap = last ? now_ms() - last : 0;
-		commit_one(s, "busy", i);
-		last = now_ms();
-		if (stat(wal, &st) != 0)
-			continue;
-		if (st.st_size > peak)
-			peak = st.st_size;
-		if (peak >= WAL_LIMIT / 2 && st.st_size < peak / 4 && gap < 50) {
-			cuts++;
-			peak = st.st_size;
-		}
-	}
-	if (cuts)
-		FAIL_AT("the WAL file was cut %d times while commits went on", cuts);
-	/* Then nothing: cut to 0 bytes once the store is quiet (up to 30 s;
-	 * not a measure of speed). */
-	for (i = 0; i < 1500; i++) {
-		size = stat(wal, &st) == 0 ? st.st_size : 0;
-		if (size == 0)
-			break;
-		nanosleep(&pause, NULL);
-	}
-	if (size != 0)
-		FAIL_AT("the WAL file stays at %lld bytes once commits stopped", size);
-	store_close(s);
-}
-
 /* The page size of the database file in store directory d (PRAGMA
  * page_size, read by a connection of its own). */
 static int page_size_of(const char *d)
@@ -245,5 +190,4 @@ TEST(page_sizes)
 	store_close(s);
 }
 
-TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks), CASE(wal_kept_while_busy),
-	     CASE(page_sizes))
+TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks), CASE(page_sizes))
