@@ -17,8 +17,12 @@
  * or a memfd holding the bytes the spec gives, stdout and stderr the
  * pipe's write end, the run's working directory and an explicit
  * environment (with the marker); argv[0] is looked up on the PATH of that
- * environment. The start happens under the leaders' lock, so that a sweep
- * of another loop never sees an unregistered leader. The end of the
+ * environment. proc_start returns only once the child has exec'd (or
+ * failed to), which takes a few hundred microseconds of the child's own
+ * work; so it runs on a thread of libuv's pool (uv_queue_work), with a
+ * copy of what it needs, and the loop goes on meanwhile (spawning). The
+ * leader is registered among the leaders as the start returns (see
+ * runner_tree.c). The end of the
  * leader is seen through the pidfd proc_start returns, polled on the loop:
  * readable once it has exited; then waitpid(pid, WNOHANG) reaps it. Where
  * there is no pidfd (old kernel, no file descriptor left) a SIGCHLD signal
@@ -26,6 +30,9 @@
  * timer's ticks check too, so no exit goes unseen.
  *
  * Life of a run:
+ *   spawning  queued on the pool: no pid, no watcher, no timer, no read; a
+ *             runner_cancel() is noted and acted on when the start returns
+ *             (spawn_done), which starts what follows and calls on_started.
  *   running   the leader is alive; output chunks go to on_output; the poll
  *             timer sweeps every TRACK_MS. The timeout or runner_cancel()
  *             sends SIGTERM to the run's processes and arms the grace timer,
@@ -44,9 +51,10 @@
  *             is closed and the struct is freed when the last close callback
  *             has run.
  *
- * A program that cannot be started takes the same path: the "cannot run"
- * line and the exit callback are delivered from a 0 ms timer, never from
- * inside runner_start().
+ * A program that cannot be started takes the same path: on_started with
+ * pid 0, the "cannot run" line and the exit callback are delivered from
+ * spawn_done, or from a 0 ms timer when the start could not even be
+ * queued, never from inside runner_start().
  *
  * Invariants: a run's leader is reaped only by its run; handles are freed
  * only in their close callbacks; on_output is never called after on_exit.
@@ -58,6 +66,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -304,18 +313,29 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 	maybe_finish(p);
 }
 
-static void on_spawn_failed(uv_timer_t *t)
+/* The program could not start (p->res.spawn_error): on_started with no
+ * pid, the "cannot run" line, the end. */
+static void spawn_failed(struct runner_proc *p)
 {
-	struct runner_proc *p = t->data;
 	char line[512];
 	int n;
 
+	p->res.exit_code = -1;
+	p->leader_exited = 1;
+	p->eof = 1;
+	if (p->on_started)
+		p->on_started(p->start_arg, 0);
 	n = snprintf(line, sizeof(line), "packetfs: cannot run %s: %s\n", p->prog,
 		     strerror(-p->res.spawn_error));
 	if (n > (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 1;
 	p->on_output(p->arg, line, (size_t)n);
 	finish(p);
+}
+
+static void on_spawn_failed(uv_timer_t *t)
+{
+	spawn_failed(t->data);
 }
 
 /* Whether entry ("NAME=value") is variable name (len bytes). */
@@ -400,52 +420,149 @@ static int watch_leader(struct runner_proc *p)
 	return uv_signal_start(&p->exit_watch.sig, on_sigchld, SIGCHLD);
 }
 
-/* Starts the leader (proc_start: its own session, stdin from /dev/null or
- * the spec's bytes, stdout and stderr to out_fd, as spec->user when there
- * is one), registered among the leaders (runner__leaders_add); p->pidfd is
- * its pidfd or -1. 0 or a negative errno. */
-static int spawn_leader(struct runner_proc *p, const struct runner_spec *spec, char **env,
-			int out_fd)
-{
-	struct proc_spec ps = { 0 };
+/* The leader's start on a thread of libuv's pool: what proc_start needs,
+ * copied from the spec (whose strings the caller may free once
+ * runner_start returns), and what the start gave. Made on the loop, used
+ * by the pool thread alone until spawn_done (on the loop again) frees it. */
+struct spawn_job {
+	uv_work_t req;
+	struct runner_proc *p;     /* the run: for spawn_done only */
+	struct proc_spec ps;       /* pointing into the copies below */
+	char **argv, **env, *cwd, *in_data;
 	struct proc_cred cred;
+	gid_t *groups;
+	int out_fd;                /* the pipe's write end: closed after the start */
+	runner_spawned_cb on_spawned;
+	void *start_arg;
+	int rc;                    /* 0, or the negative errno of the start */
 	struct proc child;
-	int r;
+	pid_t tid;                 /* the pool thread that started it */
+	uint64_t start_ns;
+};
 
-	ps.argv = spec->argv;
-	ps.env = env;
-	ps.cwd = spec->cwd;
-	ps.in = spec->stdin_data ? PROC_IN_BYTES : PROC_IN_NULL;
-	ps.in_data = spec->stdin_data;
-	ps.in_len = spec->stdin_len;
-	ps.out = PROC_OUT_FD;
-	ps.out_fd = out_fd;
-	ps.err = PROC_OUT_STDOUT;
-	ps.session = 1;
-	if (spec->user) {
-		cred.uid = spec->user->uid;
-		cred.gid = spec->user->gid;
-		cred.groups = spec->user->groups;
-		cred.ngroups = spec->user->ngroups;
-		ps.cred = &cred;
-	}
-	runner__leaders_lock();
-	/* Registered before any sweep of another loop can see it dead. */
-	r = runner__leaders_reserve();
-	if (!r)
-		r = proc_start(&ps, &child);
-	if (!r) {
-		runner__leaders_add(child.pid);
-		p->pid = child.pid;
-		p->pidfd = child.pidfd;
-	}
-	runner__leaders_unlock();
-	return r;
+static void spawn_job_free(struct spawn_job *j)
+{
+	strv_free(j->argv);
+	strv_free(j->env);
+	free(j->cwd);
+	free(j->in_data);
+	free(j->groups);
+	free(j);
 }
 
-/* The pipe and the spawn; 0 or the negative errno that stopped the start. */
+/* The start of spec with environment env (borrowed) and out_fd as stdout
+ * and stderr: a new spawn_job, or NULL on ENOMEM. */
+static struct spawn_job *spawn_job_new(struct runner_proc *p, const struct runner_spec *spec,
+				       char **env, int out_fd)
+{
+	struct spawn_job *j = calloc(1, sizeof(*j));
+	const struct runner_user *u = spec->user;
+
+	if (!j)
+		return NULL;
+	j->p = p;
+	j->out_fd = out_fd;
+	j->on_spawned = spec->on_spawned;
+	j->start_arg = spec->start_arg;
+	j->argv = strv_dup(spec->argv);
+	j->env = strv_dup(env);
+	j->cwd = spec->cwd ? strdup(spec->cwd) : NULL;
+	j->in_data = spec->stdin_data ? malloc(spec->stdin_len + 1) : NULL;
+	j->groups = u ? malloc(((size_t)u->ngroups + 1) * sizeof(*j->groups)) : NULL;
+	if (!j->argv || !j->env || (spec->cwd && !j->cwd) || (spec->stdin_data && !j->in_data) ||
+	    (u && !j->groups)) {
+		spawn_job_free(j);
+		return NULL;
+	}
+	j->ps.argv = j->argv;
+	j->ps.env = j->env;
+	j->ps.cwd = j->cwd;
+	if (spec->stdin_data) {
+		memcpy(j->in_data, spec->stdin_data, spec->stdin_len);
+		j->ps.in = PROC_IN_BYTES;
+		j->ps.in_data = j->in_data;
+		j->ps.in_len = spec->stdin_len;
+	}
+	j->ps.out = PROC_OUT_FD;
+	j->ps.out_fd = out_fd;
+	j->ps.err = PROC_OUT_STDOUT;
+	j->ps.session = 1;
+	if (u) {
+		memcpy(j->groups, u->groups, (size_t)u->ngroups * sizeof(*j->groups));
+		j->cred.uid = u->uid;
+		j->cred.gid = u->gid;
+		j->cred.groups = j->groups;
+		j->cred.ngroups = u->ngroups;
+		j->ps.cred = &j->cred;
+	}
+	return j;
+}
+
+/* On a pool thread: starts the leader (proc_start, which returns once the
+ * child has exec'd), registered among the leaders (runner__spawn_begin and
+ * _end); closes the pipe's write end; tells on_spawned. */
+static void spawn_work(uv_work_t *req)
+{
+	struct spawn_job *j = req->data;
+	unsigned long long start = 0;
+	int locked;
+
+	j->tid = (pid_t)syscall(SYS_gettid);
+	j->start_ns = uv_hrtime();
+	j->rc = runner__spawn_begin(&locked);
+	if (j->rc == 0) {
+		j->rc = proc_start(&j->ps, &j->child);
+		runner__spawn_end(j->rc == 0 ? j->child.pid : 0, locked);
+	}
+	close(j->out_fd);
+	j->out_fd = -1;
+	if (j->rc == 0 && j->on_spawned) {
+		(void)runner__start_time(j->child.pid, &start);
+		j->on_spawned(j->start_arg, j->child.pid, start);
+	}
+}
+
+/* On the loop, after spawn_work: the run goes on (its exit watcher, the
+ * pipe's reads, the timers; a cancel that came meanwhile), or ends when
+ * the program could not start. */
+static void spawn_done(uv_work_t *req, int status)
+{
+	struct spawn_job *j = req->data;
+	struct runner_proc *p = j->p;
+	int r = status < 0 ? status : j->rc;
+
+	p->spawning = 0;
+	p->start_ns = j->start_ns;
+	p->spawner = j->tid;
+	if (r == 0) {
+		p->pid = j->child.pid;
+		p->pidfd = j->child.pidfd;
+	}
+	spawn_job_free(j);
+	if (r < 0) {
+		p->res.spawn_error = r;
+		spawn_failed(p);
+		return;
+	}
+	/* Without a watcher the poll timer's checks still see the exit. */
+	watch_leader(p);
+	if (uv_read_start((uv_stream_t *)&p->out, on_alloc, on_read) < 0)
+		p->eof = 1;
+	if (p->timeout_s)
+		uv_timer_start(&p->timeout_timer, on_timeout, (uint64_t)p->timeout_s * 1000, 0);
+	/* Without a pidfd the first check comes at once (see watch_leader). */
+	uv_timer_start(&p->poll_timer, on_poll, p->pidfd >= 0 ? TRACK_MS : 0, TRACK_MS);
+	if (p->res.cancelled)
+		terminate(p);
+	if (p->on_started)
+		p->on_started(p->start_arg, p->pid);
+}
+
+/* The pipe, and the start queued on the pool; 0 or the negative errno that
+ * stopped it. */
 static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 {
+	struct spawn_job *j;
 	uv_file fds[2];
 	char **env;
 	int r;
@@ -467,32 +584,36 @@ static int spawn(struct runner_proc *p, const struct runner_spec *spec)
 		free(env);
 		return r;
 	}
+	j = spawn_job_new(p, spec, env, fds[1]);
+	free(env);
+	if (!j) {
+		r = -ENOMEM;
+		goto fail_fds;
+	}
 	r = uv_pipe_init(p->loop, &p->out, 0);
 	if (r < 0)
-		goto fail_fds;
+		goto fail_job;
 	p->out.data = p;
 	p->out_init = 1;
 	r = uv_pipe_open(&p->out, fds[0]);
 	if (r < 0)
-		goto fail_fds;
-
-	p->start_ns = uv_hrtime();
-	r = spawn_leader(p, spec, env, fds[1]);
-	free(env);
-	/* Without a watcher the poll timer's checks still see the exit. */
-	if (r == 0)
-		watch_leader(p);
-	close(fds[1]);
-	if (r < 0)
+		goto fail_job;
+	/* From here fds[0] is p->out's. */
+	j->req.data = j;
+	r = uv_queue_work(p->loop, &j->req, spawn_work, spawn_done);
+	if (r < 0) {
+		spawn_job_free(j);
+		close(fds[1]);
 		return r;
-	if (uv_read_start((uv_stream_t *)&p->out, on_alloc, on_read) < 0)
-		p->eof = 1;
+	}
+	p->spawning = 1;
 	return 0;
 
+fail_job:
+	spawn_job_free(j);
 fail_fds:
 	close(fds[0]);
 	close(fds[1]);
-	free(env);
 	return r;
 }
 
@@ -517,6 +638,9 @@ int runner_start(uv_loop_t *loop, const struct runner_spec *spec, runner_output_
 	p->on_output = on_output;
 	p->on_exit = on_exit;
 	p->arg = arg;
+	p->on_started = spec->on_started;
+	p->start_arg = spec->start_arg;
+	p->timeout_s = spec->timeout_s;
 	p->grace_ms = (uint64_t)(spec->grace_s ? spec->grace_s : DEFAULT_GRACE_S) * 1000;
 	uv_timer_init(loop, &p->timeout_timer);
 	uv_timer_init(loop, &p->grace_timer);
@@ -528,17 +652,7 @@ int runner_start(uv_loop_t *loop, const struct runner_spec *spec, runner_output_
 	r = spawn(p, spec);
 	if (r < 0) {
 		p->res.spawn_error = r;
-		p->res.exit_code = -1;
-		p->leader_exited = 1;
-		p->eof = 1;
 		uv_timer_start(&p->poll_timer, on_spawn_failed, 0, 0);
-	} else {
-		if (spec->timeout_s)
-			uv_timer_start(&p->timeout_timer, on_timeout,
-				       (uint64_t)spec->timeout_s * 1000, 0);
-		/* Without a pidfd the first check comes at once (see
-		 * watch_leader). */
-		uv_timer_start(&p->poll_timer, on_poll, p->pidfd >= 0 ? TRACK_MS : 0, TRACK_MS);
 	}
 	*out = p;
 	return 0;

@@ -6,7 +6,9 @@
  * after a grace period).
  *
  * Design: proc_start (proc.h: posix_spawn, no fork of the caller; vfork
- * for a run as another user) in a session of its own (so pgid == sid == pid), every
+ * for a run as another user), called on a thread of libuv's pool
+ * (uv_queue_work) since it returns only once the child has exec'd, which
+ * the loop does not wait for; in a session of its own (so pgid == sid == pid), every
  * signal at its default and none blocked, one pipe whose write end is both
  * stdout and stderr of the child, stdin from /dev/null (or from a copy of
  * given bytes, runner_spec.stdin_data), and the leader's
@@ -58,6 +60,18 @@ struct runner_user {
 	char *env_logname;   /* "LOGNAME=" name */
 };
 
+struct runner_proc;
+
+/* The leader runs: its pid and its start time (field 22 of /proc/PID/stat,
+ * clock ticks since boot; 0 when it could not be read). Called on the pool
+ * thread that started it, before the loop hears of it: for registries
+ * that other threads read (it may take a short lock; it must not wait on
+ * the loop). */
+typedef void (*runner_spawned_cb)(void *arg, pid_t pid, unsigned long long start_ticks);
+/* Called once on the loop's thread, before any output or exit callback of
+ * the run: the leader's pid, or 0 when the program could not start. */
+typedef void (*runner_started_cb)(void *arg, pid_t pid);
+
 struct runner_spec {
 	char *const *argv;   /* argv[0] is the program (PATH is searched) */
 	char *const *env;    /* full environment, NULL-terminated */
@@ -76,6 +90,9 @@ struct runner_spec {
 	 * bytes at stdin_data, then end of file. */
 	const char *stdin_data;
 	size_t stdin_len;
+	runner_spawned_cb on_spawned; /* NULL: none */
+	runner_started_cb on_started; /* NULL: none */
+	void *start_arg;              /* the argument of those two */
 };
 
 struct runner_result {
@@ -92,19 +109,22 @@ struct runner_result {
 	double duration_s;  /* wall time from spawn to leader exit */
 };
 
-struct runner_proc;
-
 /* Output chunk (not NUL-terminated); called zero or more times. */
 typedef void (*runner_output_cb)(void *arg, const char *data, size_t len);
 /* Called exactly once; the runner_proc is freed right after it returns. */
 typedef void (*runner_exit_cb)(void *arg, const struct runner_result *res);
 
 /*
- * Starts spec. On success returns 0 and *out (valid until the exit callback
- * returns). When the program cannot be started, returns 0 as well and the
- * exit callback fires later (from the loop) with spawn_error set, after an
- * output line "packetfs: cannot run PROGRAM: REASON" - so callers have one
- * path for every end. Returns -ENOMEM only when nothing was started.
+ * Starts spec: copies what it needs of spec (the caller may free it on
+ * return) and starts the program on libuv's thread pool. On success
+ * returns 0 and *out (valid until the exit callback returns); no callback
+ * runs from inside runner_start. Then spec's on_spawned (pool thread) and
+ * on_started (loop) say when the program runs. When the program cannot be
+ * started, runner_start returns 0 as well and the exit callback fires
+ * later (from the loop) with spawn_error set, after on_started with pid 0
+ * and an output line "packetfs: cannot run PROGRAM: REASON" - so callers
+ * have one path for every end. Returns -ENOMEM only when nothing was
+ * started.
  */
 int runner_start(uv_loop_t *loop, const struct runner_spec *spec, runner_output_cb on_output,
 		 runner_exit_cb on_exit, void *arg, struct runner_proc **out);
@@ -117,12 +137,13 @@ int runner_user_lookup(const char *name, struct runner_user **out);
 /* Frees what runner_user_lookup made; NULL is allowed. Any thread. */
 void runner_user_free(struct runner_user *u);
 
-/* The process id (== process group id == session id) or 0 when spawning
- * failed. */
+/* The process id (== process group id == session id): 0 before on_started,
+ * or when spawning failed. */
 pid_t runner_pid(const struct runner_proc *p);
 
-/* Ends every process of the run: SIGTERM now, SIGKILL after the grace
- * period. The result then has cancelled = 1. Idempotent. */
+/* Ends every process of the run: SIGTERM now (once it runs, when it is
+ * still starting), SIGKILL after the grace period. The result then has
+ * cancelled = 1. Idempotent. */
 void runner_cancel(struct runner_proc *p);
 
 /*

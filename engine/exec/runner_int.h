@@ -7,8 +7,7 @@
  * the rest of the engine: runner.h is the contract.
  *
  * Threads: the runner__ functions that take a struct runner_proc run on
- * that run's loop thread; the runner__leaders_ ones on any thread, and say
- * when the leaders' lock must be held.
+ * that run's loop thread; the others on any thread.
  */
 #ifndef PACKETFS_RUNNER_INT_H
 #define PACKETFS_RUNNER_INT_H
@@ -38,7 +37,12 @@ struct runner_proc {
 	runner_output_cb on_output;
 	runner_exit_cb on_exit;
 	void *arg;
-	pid_t pid;                 /* == pgid == sid; 0 when the spawn failed */
+	runner_started_cb on_started; /* NULL: none */
+	void *start_arg;
+	unsigned timeout_s;        /* 0: none */
+	pid_t pid;                 /* == pgid == sid; 0 while it starts, or when the
+				    * spawn failed */
+	pid_t spawner;             /* the thread that started the leader (its tid) */
 	int pidfd;                 /* the leader's pidfd, or -1 */
 	uint64_t grace_ms;
 	uint64_t start_ns;
@@ -57,21 +61,27 @@ struct runner_proc {
 	unsigned kill_sent : 1;
 	unsigned deadline : 1;     /* the wait after SIGKILL ran out */
 	unsigned finished : 1;
+	unsigned spawning : 1;     /* the start is queued on the pool (spawn_done
+				    * ends it); pid is 0 meanwhile */
 	struct runner_result res;
 	char buf[READ_CHUNK];
 };
 
 /* The registry of the leaders of the live runs of this process, all loops
- * together (runner_tree.c): their runs reap them, a sweep never may. The
- * lock also spans each spawn, so that a sweep on another loop never sees an
- * unregistered new leader, and each sweep's reaping. */
-void runner__leaders_lock(void);
-void runner__leaders_unlock(void);
-/* Room for one more leader; lock held. 0 or -ENOMEM. */
-int runner__leaders_reserve(void);
-/* Registers pid, a new leader; lock held, after a runner__leaders_reserve
- * that returned 0 (so it cannot fail). */
-void runner__leaders_add(pid_t pid);
+ * together (runner_tree.c): their runs reap them, a sweep never may. */
+/* Before a leader's spawn, on the thread that spawns it: room for one more
+ * leader, and the thread marked as starting one (until runner__spawn_end,
+ * which the same thread must call after the spawn, whatever its outcome).
+ * *locked is 1 when the registry's lock stays held across the spawn (a
+ * thread beyond the spawners' list). 0 or -ENOMEM (then no spawn_end). */
+int runner__spawn_begin(int *locked);
+/* After the spawn: registers pid, the new leader (0: none started), and
+ * ends the mark of runner__spawn_begin; locked as it returned. */
+void runner__spawn_end(pid_t pid, int locked);
+/* The start time of process pid: field 22 of /proc/PID/stat, clock ticks
+ * since boot, into *start. 0, or -1 when pid is gone or unreadable. It
+ * waits while pid is in the middle of an exec. Any thread. */
+int runner__start_time(pid_t pid, unsigned long long *start);
 /* Unregisters pid once its run has reaped it; takes the lock itself. */
 void runner__leaders_remove(pid_t pid);
 

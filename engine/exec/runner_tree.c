@@ -39,15 +39,19 @@
  * process, lies outside this process's session (which every run left with
  * setsid, while popen and the like stay in it) and is not the leader of a
  * live run. The leaders of live runs of the whole process are kept in a
- * registry (leaders[], under leaders_lock, which also spans each spawn so
- * that a sweep on another loop never sees an unregistered new leader). An
- * orphan that dies after its run finished is reaped by the next sweep of
- * any run.
+ * registry (leaders[], under leaders_lock). A leader starts on a thread of
+ * libuv's pool (runner.c) and is registered once its spawn returns; while
+ * any such spawn is under way (runner__spawn_begin to runner__spawn_end)
+ * no sweep reaps, since a zombie might be that leader, dead before it was
+ * registered. The lock is not held across the spawn, which waits for the
+ * child's exec: a sweep on a loop never waits for one. An orphan that dies
+ * after its run finished is reaped by the next sweep of any run.
  *
  * Invariants: no signal goes to a pid <= 1, to this process, or to a
  * process of our own group or session; a run's leader is reaped only by
  * its run.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -83,36 +87,12 @@ struct pstat {
 };
 
 /* Pids of the leaders of the live runs of this process, all loops
- * together: their runs reap them, a sweep never may. leaders_lock also
- * spans each spawn and each sweep's reaping. */
+ * together: their runs reap them, a sweep never may. nreserved: room kept
+ * for the spawns under way (runner__spawn_begin). leaders_lock also spans
+ * each sweep's reaping. */
 static pthread_mutex_t leaders_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t *leaders;
-static size_t nleaders, leaders_cap;
-
-void runner__leaders_lock(void)
-{
-	pthread_mutex_lock(&leaders_lock);
-}
-
-void runner__leaders_unlock(void)
-{
-	pthread_mutex_unlock(&leaders_lock);
-}
-
-/* Room for one more leader; under leaders_lock. 0 or -ENOMEM. */
-int runner__leaders_reserve(void)
-{
-	pid_t *n;
-
-	if (nleaders < leaders_cap)
-		return 0;
-	n = realloc(leaders, (leaders_cap ? leaders_cap * 2 : 16) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	leaders = n;
-	leaders_cap = leaders_cap ? leaders_cap * 2 : 16;
-	return 0;
-}
+static size_t nleaders, nreserved, leaders_cap;
 
 /* Under leaders_lock. */
 static int leaders_has(pid_t pid)
@@ -126,31 +106,89 @@ static int leaders_has(pid_t pid)
 }
 
 /*
- * The threads of this process that started a run's leader, under
- * leaders_lock (see surely_gone): a leader, and whatever a run's process
- * makes its sibling (clone's CLONE_PARENT), is a child of the thread that
- * started it. SPAWNERS_MAX at most; beyond, spawners_over says the list is
- * not whole. A thread found gone leaves the list.
+ * The threads of this process that start leaders, under leaders_lock (see
+ * surely_gone): a leader, and whatever a run's process makes its sibling
+ * (clone's CLONE_PARENT), is a child of the thread that started it. busy:
+ * the thread is inside the spawn of a leader whose pid is not registered
+ * yet, so a child of that thread may be that leader; nbusy counts them.
+ * SPAWNERS_MAX at most; beyond, spawners_over says the list is not whole,
+ * and a thread not in it holds leaders_lock across its spawns. A thread
+ * found gone leaves the list.
  */
 #define SPAWNERS_MAX 64
-static pid_t spawners[SPAWNERS_MAX];
-static size_t nspawners;
+struct spawner {
+	pid_t tid;
+	int busy;
+};
+static struct spawner spawners[SPAWNERS_MAX];
+static size_t nspawners, nbusy;
 static int spawners_over;
 
-void runner__leaders_add(pid_t pid)
+/* Under leaders_lock. */
+static struct spawner *spawner_find(pid_t tid)
 {
-	pid_t tid = (pid_t)syscall(SYS_gettid);
 	size_t i;
 
-	leaders[nleaders++] = pid;
-	for (i = 0; i < nspawners && spawners[i] != tid; i++)
-		;
-	if (i < nspawners)
-		return;
-	if (nspawners < SPAWNERS_MAX)
-		spawners[nspawners++] = tid;
-	else
+	for (i = 0; i < nspawners; i++)
+		if (spawners[i].tid == tid)
+			return &spawners[i];
+	return NULL;
+}
+
+int runner__spawn_begin(int *locked)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	struct spawner *s;
+	size_t cap;
+	pid_t *n;
+
+	pthread_mutex_lock(&leaders_lock);
+	if (nleaders + nreserved == leaders_cap) {
+		cap = leaders_cap ? leaders_cap * 2 : 16;
+		n = realloc(leaders, cap * sizeof(*n));
+		if (!n) {
+			pthread_mutex_unlock(&leaders_lock);
+			return -ENOMEM;
+		}
+		leaders = n;
+		leaders_cap = cap;
+	}
+	nreserved++;
+	s = spawner_find(tid);
+	if (!s && nspawners < SPAWNERS_MAX) {
+		s = &spawners[nspawners++];
+		s->tid = tid;
+		s->busy = 0;
+	}
+	if (!s) {
 		spawners_over = 1;
+		*locked = 1;
+		return 0;
+	}
+	assert(!s->busy);
+	s->busy = 1;
+	nbusy++;
+	pthread_mutex_unlock(&leaders_lock);
+	*locked = 0;
+	return 0;
+}
+
+void runner__spawn_end(pid_t pid, int locked)
+{
+	struct spawner *s;
+
+	if (!locked)
+		pthread_mutex_lock(&leaders_lock);
+	assert(nreserved > 0);
+	nreserved--;
+	if (pid > 0)
+		leaders[nleaders++] = pid;
+	s = spawner_find((pid_t)syscall(SYS_gettid));
+	if (s && s->busy) {
+		s->busy = 0;
+		nbusy--;
+	}
+	pthread_mutex_unlock(&leaders_lock);
 }
 
 void runner__leaders_remove(pid_t pid)
@@ -167,7 +205,8 @@ void runner__leaders_remove(pid_t pid)
 	pthread_mutex_unlock(&leaders_lock);
 }
 
-/* Reads /proc/PID/stat into *ps (member 0). 0, or -1 when pid is gone. */
+/* Reads /proc/PID/stat into *ps (member 0). 0, -ENOENT when pid is gone,
+ * or another negative errno when it cannot be told (no descriptor left). */
 static int read_stat(pid_t pid, struct pstat *ps)
 {
 	char path[64], buf[1024], *rp;
@@ -177,22 +216,32 @@ static int read_stat(pid_t pid, struct pstat *ps)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return errno == ESRCH ? -ENOENT : -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return -ENOENT; /* reaped between the open and the read */
 	buf[n] = '\0';
 	/* The command name may hold anything, ')' included: skip to the last. */
 	rp = strrchr(buf, ')');
 	if (!rp || sscanf(rp + 1, " %c %d %d %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
 			  "%*s %*s %*s %*s %llu", &ps->state, &ppid, &pgid, &sid, &ps->start) != 5)
-		return -1;
+		return -EINVAL;
 	ps->pid = pid;
 	ps->ppid = ppid;
 	ps->pgid = pgid;
 	ps->sid = sid;
 	ps->member = 0;
+	return 0;
+}
+
+int runner__start_time(pid_t pid, unsigned long long *start)
+{
+	struct pstat ps;
+
+	if (read_stat(pid, &ps) < 0)
+		return -1;
+	*start = ps.start;
 	return 0;
 }
 
@@ -204,12 +253,14 @@ static int cmp_pid(const void *a, const void *b)
 }
 
 /* Every process of /proc, sorted by pid, into *out (caller frees; NULL when
- * none). The count, or -1 when /proc cannot be read. */
+ * none). The count, or -1 when /proc cannot be read whole (a process that
+ * is there but cannot be read: no descriptor left, no memory). */
 static ssize_t snapshot(struct pstat **out)
 {
 	struct pstat *v = NULL, *nv;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
+	int r, whole = 1;
 	DIR *d;
 
 	*out = NULL;
@@ -224,15 +275,26 @@ static ssize_t snapshot(struct pstat **out)
 			continue;
 		if (n == cap) {
 			nv = realloc(v, (cap ? cap * 2 : 512) * sizeof(*v));
-			if (!nv)
+			if (!nv) {
+				whole = 0;
 				break;
+			}
 			v = nv;
 			cap = cap ? cap * 2 : 512;
 		}
-		if (read_stat((pid_t)pid, &v[n]) == 0)
+		r = read_stat((pid_t)pid, &v[n]);
+		if (r == 0)
 			n++;
+		else if (r != -ENOENT) {
+			whole = 0;
+			break;
+		}
 	}
 	closedir(d);
+	if (!whole) {
+		free(v);
+		return -1;
+	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_pid);
 	*out = v;
@@ -333,14 +395,15 @@ static int is_subreaper(void)
 }
 
 /* Reaps the dead orphans of runs among the processes of v (see the top);
- * marks them 'X'. */
+ * marks them 'X'. None while a leader is being started: it may be among
+ * them, dead before it was registered; a later sweep reaps them. */
 static void reap_orphans(struct pstat *v, size_t n)
 {
 	pid_t self = getpid(), mysid = getsid(0);
 	size_t i;
 
 	pthread_mutex_lock(&leaders_lock);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && nbusy == 0; i++) {
 		struct pstat *e = &v[i];
 
 		if (e->state == 'Z' && e->ppid == self && e->sid != mysid && !leaders_has(e->pid) &&
@@ -428,19 +491,23 @@ static int main_thread_alive(int dir, pid_t self)
  * Which threads to ask (/proc/self/task/TID/children): a child is its
  * spawning thread's, and the kernel gives an orphan (and the children of a
  * thread that ends) to the first live thread of the subreaper, the main
- * thread while it lives. So the threads that started runs (spawners[])
- * and then the main thread - last, so that what a spawner's end moves
- * there meanwhile is seen - hold every child that can be a run's; all the
- * threads are asked when that list is not whole or the main thread has
- * ended. 0 whenever that cannot be told (no /proc/.../children, a child of
- * another kind, the group's id in use).
+ * thread while it lives. So the thread that started the run's leader
+ * (p->spawner, which also holds what the run's processes made their
+ * siblings) and then the main thread - last, so that what the spawner's
+ * end moves there meanwhile is seen - hold every child that can be the
+ * run's; the other spawners' children are other runs' (their sweeps reap
+ * what dies there). While the spawner starts another leader, a child of
+ * it may be that leader, not yet registered: then it cannot be told. All
+ * the threads are asked when the spawners' list is not whole or the main
+ * thread has ended. 0 whenever that cannot be told (no /proc/.../children,
+ * a child of another kind, the group's id in use).
  */
 static int surely_gone(const struct runner_proc *p)
 {
 	pid_t self = getpid(), mysid = getsid(0);
+	struct spawner *s;
 	char tid[32];
 	struct dirent *de;
-	size_t i;
 	int fd, gone = 1, r;
 	DIR *d;
 
@@ -454,20 +521,16 @@ static int surely_gone(const struct runner_proc *p)
 		return 0;
 	pthread_mutex_lock(&leaders_lock);
 	if (!spawners_over && main_thread_alive(fd, self)) {
-		i = 0;
-		while (gone && i < nspawners) {
-			if (spawners[i] == self) {
-				i++;
-				continue;
-			}
-			snprintf(tid, sizeof(tid), "%d", (int)spawners[i]);
+		s = p->spawner != self ? spawner_find(p->spawner) : NULL;
+		if (s && s->busy) {
+			gone = 0;
+		} else if (s) {
+			snprintf(tid, sizeof(tid), "%d", (int)s->tid);
 			r = children_ours(fd, tid, mysid);
-			if (r == -ENOENT) {
-				spawners[i] = spawners[--nspawners];
-				continue;
-			}
-			gone = r == 1;
-			i++;
+			if (r == -ENOENT) /* its children went to the main thread */
+				*s = spawners[--nspawners];
+			else
+				gone = r == 1;
 		}
 		snprintf(tid, sizeof(tid), "%d", (int)self);
 		if (gone)
@@ -477,7 +540,8 @@ static int surely_gone(const struct runner_proc *p)
 		while (gone && (de = readdir(d))) {
 			if (de->d_name[0] < '1' || de->d_name[0] > '9')
 				continue;
-			r = children_ours(dirfd(d), de->d_name, mysid);
+			s = spawner_find((pid_t)atoi(de->d_name));
+			r = s && s->busy ? 0 : children_ours(dirfd(d), de->d_name, mysid);
 			gone = r == 1 || r == -ENOENT;
 		}
 		closedir(d);

@@ -257,6 +257,7 @@ void pipe__job_free(struct job *j)
 	free(j->why);
 	recipe_clear(&j->recipe);
 	strv_free(j->argv);
+	buf_free(&j->start_head);
 	free(j->metrics_json);
 	pipe__measure_free(j->ms);
 	free(j);
@@ -392,13 +393,42 @@ int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, con
 
 static void on_exit_cb(void *arg, const struct runner_result *res);
 
+/* Job j's leader runs (runner_spec.on_spawned; a pool thread): its pid
+ * and start time into its active run, where the recorder's lookups (any
+ * thread) find it before the loop hears of the start. */
+static void job_spawned(void *arg, pid_t pid, unsigned long long start_ticks)
+{
+	struct job *j = arg;
+
+	pipe__active_set_leader(j->p->pl, j->run.id, pid, start_ticks);
+}
+
+/* Job j's start is over (runner_spec.on_started; the loop): pid, or 0 when
+ * the program could not start. The process group goes into the run row
+ * (for crash recovery; written whole again when the run is sealed), or,
+ * for a recipe that starts later, with its header and start event in one
+ * transaction (pipe__recipe_started). */
+static void job_started(void *arg, pid_t pid)
+{
+	struct job *j = arg;
+	struct pipe *p = j->p;
+
+	j->run.pgid = pid;
+	if (j->start_later) {
+		pipe__recipe_started(p, j, &j->start_head, 1);
+		buf_free(&j->start_head);
+	} else {
+		(void)store_run_update(p->pl->store, &j->run);
+	}
+}
+
 /* Spawns argv for job j (its run row exists); registers it as active. */
 int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env, const char *cwd,
 		    unsigned timeout_s, runner_output_cb out_cb, runner_exit_cb exit_cb, void *arg)
 {
 	struct pfs_config *cfg = pipeline_config_get(p->pl);
 	struct runner_spec spec = {argv, env, cwd, timeout_s, (unsigned)cfg->cancel_grace_s, NULL,
-				    NULL, 0};
+				    NULL, 0, job_spawned, job_started, j};
 	struct runner_user *user = NULL;
 	struct active_run a;
 	int rc;
@@ -417,23 +447,10 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 		if (user->uid != geteuid())
 			spec.user = user;
 	}
-	rc = exit_cb ? runner_start(&p->pl->loop, &spec, out_cb, exit_cb, arg, &j->proc)
-		     : runner_start(&p->pl->loop, &spec, on_output, on_exit_cb, j, &j->proc);
-	runner_user_free(user);
-	if (rc)
-		return rc;
-	j->run.pgid = runner_pid(j->proc);
-	/* The process group, for crash recovery; the row is written whole again when the run
-	 * is sealed. A recipe's start may write it itself (start_later: pipe_end.c). */
-	if (!j->start_later)
-		(void)store_run_update(p->pl->store, &j->run);
+	/* Active before it can run: its leader's pid comes from job_spawned. */
 	memset(&a, 0, sizeof(a));
 	a.item_id = j->item_id;
 	a.run_id = j->run.id;
-	a.pgid = j->run.pgid;
-	a.pid = runner_pid(j->proc);
-	if (a.pid > 0 && pipe__proc_start(a.pid, &a.start_ticks))
-		a.start_ticks = 0;
 	a.kind = j->is_stage ? 's' : 'r';
 	if (j->is_stage)
 		memcpy(a.credential, j->credential, sizeof(a.credential));
@@ -442,6 +459,13 @@ int pipe__job_spawn(struct pipe *p, struct job *j, char *const *argv, char **env
 	a.ngpus = j->ngpus;
 	a.start_ns = util_now_ns();
 	pipe__active_add(p->pl, &a);
+	rc = exit_cb ? runner_start(&p->pl->loop, &spec, out_cb, exit_cb, arg, &j->proc)
+		     : runner_start(&p->pl->loop, &spec, on_output, on_exit_cb, j, &j->proc);
+	runner_user_free(user);
+	if (rc) {
+		pipe__active_remove(p->pl, j->run.id);
+		return rc;
+	}
 	j->next = p->jobs;
 	p->jobs = j;
 	return 0;
@@ -493,8 +517,8 @@ static void on_exit_cb(void *arg, const struct runner_result *res)
 
 /*
  * Runs a stage program for job j: its cwd is the item directory on the
- * mount, but the loop thread must not wait on the mount (runner_start
- * blocks until the child has exec'd, and a chdir into FUSE needs a worker
+ * mount, but the start must not wait on the mount (proc_start blocks its
+ * thread until the child has exec'd, and a chdir into FUSE needs a worker
  * thread that may itself be waiting on this loop). So the child starts in
  * "/" and a shell enters $PACKET_DIR after exec.
  */

@@ -47,8 +47,8 @@
 struct active_run {
 	int64_t item_id;
 	int64_t run_id;
-	pid_t pgid;
-	pid_t pid;        /* its leader, the process the runner started (= pgid locally) */
+	pid_t pid;        /* its leader, the process the runner started (its process group's
+			   * id too); 0 until it runs */
 	unsigned long long start_ticks; /* the leader's start time (/proc/PID/stat field 22),
 					 * 0 when unknown */
 	char kind;        /* 's' stage, 'r' recipe */
@@ -151,6 +151,10 @@ void pipe__doc_written(struct pipeline *pl, int64_t item_id, const char *item, c
 		       int created);
 /* Adds r to / removes run run_id from the table of what runs now (loop thread). */
 void pipe__active_add(struct pipeline *pl, const struct active_run *r);
+/* The leader of active run run_id started: pid and start_ticks into its
+ * entry. Any thread. */
+void pipe__active_set_leader(struct pipeline *pl, int64_t run_id, pid_t pid,
+			     unsigned long long start_ticks);
 void pipe__active_remove(struct pipeline *pl, int64_t run_id);
 
 /* ---- pipe_cenv.c: compute-env.md ---- */
@@ -180,7 +184,6 @@ int pipe__credential_new(char *out, size_t size);
 /* The start time of process pid (/proc/PID/stat field 22, clock ticks
  * since boot) into *start. 0 or -errno (-ENOENT: no such process). Any
  * thread. */
-int pipe__proc_start(pid_t pid, unsigned long long *start);
 
 /* ---- pipe_notify.c: the "notify" programs ---- */
 
@@ -311,6 +314,7 @@ struct job {
 	uint64_t round_exit_ms; /* ... and uv_now when it exited */
 	int start_later;        /* recipes: pipe__job_spawn leaves the process group for
 				 * pipe__recipe_started to write (pipe_end.c) */
+	struct buf start_head;  /* ... and the log's header it writes with it */
 	uint64_t log_lost;      /* bytes of output its log could not store (a full disk) */
 	int log_errno;          /* ... and why (the last such error, positive) */
 	struct measure_state *ms; /* a measured recipe's batch of runs (pipe_measure.c):

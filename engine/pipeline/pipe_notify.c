@@ -321,9 +321,10 @@ static char **notify_env(const struct notice *n)
 static void notice_start(struct pipeline *pl, struct notice *n)
 {
 	const struct pfs_notify *e = &n->cfg->notify[n->entry];
-	struct runner_spec spec = { e->run, NULL, "/", (unsigned)e->timeout_s,
-				    (unsigned)n->cfg->cancel_grace_s, NULL, n->json,
-				    strlen(n->json) };
+	struct runner_spec spec = { .argv = e->run, .cwd = "/",
+				    .timeout_s = (unsigned)e->timeout_s,
+				    .grace_s = (unsigned)n->cfg->cancel_grace_s, .stdin_data = n->json,
+				    .stdin_len = strlen(n->json) };
 	struct runner_user *user = NULL;
 	char **env = notify_env(n);
 	int rc = env ? 0 : -ENOMEM;

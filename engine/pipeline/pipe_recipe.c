@@ -618,11 +618,17 @@ void pipe__recipe_start(struct pipe *p, struct job *j)
 	}
 	item_clear(&it);
 	j->start_later = later;
+	if (later) { /* pipe__job_spawn's start (job_started) writes it */
+		j->start_head = head;
+		buf_init(&head);
+	}
 	rc = run_argv ? pipe__job_spawn(p, j, run_argv, env, cwd, (unsigned)j->recipe.timeout_s,
 					NULL, NULL, NULL)
 		      : -ENOMEM;
-	if (later)
-		pipe__recipe_started(p, j, &head, rc == 0);
+	if (later && rc) {
+		pipe__recipe_started(p, j, &j->start_head, 0);
+		buf_free(&j->start_head);
+	}
 	buf_free(&head);
 	strv_free(env);
 	free(run_argv);

@@ -27,8 +27,11 @@
  *    ancestry, else the process group (the leader's pid is the group's id),
  *    as before there were credentials.
  *
- * Threads: pipe__credential_new and pipe__proc_start on the loop thread;
- * the lookups on any thread (they take active_lock only to copy).
+ * Threads: pipe__credential_new on the loop thread; the lookups on any
+ * thread (they take active_lock only to copy). A run's leader and its
+ * start time come into the active runs from the thread that started it
+ * (pipe__active_set_leader), so a lookup never misses a run whose
+ * process asks.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -87,13 +90,6 @@ static int proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start)
 	*ppid = (pid_t)parent;
 	*start = v;
 	return 0;
-}
-
-int pipe__proc_start(pid_t pid, unsigned long long *start)
-{
-	pid_t ppid;
-
-	return proc_stat(pid, &ppid, start);
 }
 
 int pipe__credential_new(char *out, size_t size)

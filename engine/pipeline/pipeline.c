@@ -408,6 +408,22 @@ void pipe__active_add(struct pipeline *pl, const struct active_run *r)
 	pthread_mutex_unlock(&pl->active_lock);
 }
 
+void pipe__active_set_leader(struct pipeline *pl, int64_t run_id, pid_t pid,
+			     unsigned long long start_ticks)
+{
+	int i;
+
+	pthread_mutex_lock(&pl->active_lock);
+	for (i = 0; i < pl->nactive; i++) {
+		if (pl->active[i].run_id == run_id) {
+			pl->active[i].pid = pid;
+			pl->active[i].start_ticks = start_ticks;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pl->active_lock);
+}
+
 void pipe__active_remove(struct pipeline *pl, int64_t run_id)
 {
 	int i;

@@ -20,6 +20,7 @@
 
 static pid_t leaders[MAX_LEADERS]; /* leaders started on the current loop */
 static int nleaders;
+static int starting;               /* runs whose on_started has not come */
 static struct reaped reaped;       /* orphans reaped since the last reap_orphans */
 static uv_timer_t reaper;
 
@@ -46,6 +47,7 @@ static void on_exit_cb(void *arg, const struct runner_result *res)
 {
 	struct run *r = arg;
 
+	ASSERT_EQ(r->started, 1);
 	r->exits++;
 	r->res = *res;
 }
@@ -72,13 +74,14 @@ static void count_reaped(int st)
 		reaped.other++;
 }
 
-/* Reaps dead orphans; stops at a dead leader, which its run reaps. */
+/* Reaps dead orphans; stops at a dead leader, which its run reaps, and
+ * while a run starts (its leader may be dead already). */
 static void on_reaper(uv_timer_t *t)
 {
 	siginfo_t si;
 	int st, i;
 
-	for (;;) {
+	while (starting == 0) {
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			return;
@@ -117,6 +120,22 @@ void loop_end(uv_loop_t *loop)
 	nleaders = 0;
 }
 
+static void on_started(void *arg, pid_t pid)
+{
+	struct run *r = arg;
+
+	ASSERT_EQ(r->started, 0);
+	ASSERT_EQ(r->exits, 0);
+	ASSERT(starting > 0);
+	starting--;
+	r->started++;
+	r->pid = pid;
+	if (pid > 0) {
+		ASSERT(nleaders < MAX_LEADERS);
+		leaders[nleaders++] = pid;
+	}
+}
+
 /* Starts one run on loop (not yet running the loop). */
 void start(uv_loop_t *loop, struct run *r, char *const *argv, char *const *env,
 		  const char *cwd, unsigned timeout_s, const char *cancel_on)
@@ -124,19 +143,29 @@ void start(uv_loop_t *loop, struct run *r, char *const *argv, char *const *env,
 	struct runner_spec spec = {
 		.argv = argv, .env = env, .cwd = cwd, .timeout_s = timeout_s, .grace_s = 1,
 		.user = harness_user, .stdin_data = harness_stdin, .stdin_len = harness_stdin_len,
+		.on_started = on_started, .start_arg = r,
 	};
 
 	memset(r, 0, sizeof(*r));
 	buf_init(&r->out);
 	ASSERT_EQ(buf_puts(&r->out, ""), 0);
 	r->cancel_on = cancel_on;
+	starting++;
 	ASSERT_EQ(runner_start(loop, &spec, on_output, on_exit_cb, r, &r->proc), 0);
 	ASSERT(r->proc != NULL);
-	r->pid = runner_pid(r->proc);
-	ASSERT(nleaders < MAX_LEADERS);
-	leaders[nleaders++] = r->pid;
 	/* Never a callback from inside runner_start. */
+	ASSERT_EQ(r->started, 0);
 	ASSERT_EQ(r->exits, 0);
+	ASSERT_EQ(runner_pid(r->proc), 0);
+}
+
+void wait_started(uv_loop_t *loop, struct run *r)
+{
+	alarm(30);
+	while (!r->started)
+		uv_run(loop, UV_RUN_ONCE);
+	alarm(0);
+	ASSERT_EQ(runner_pid(r->proc), r->pid);
 }
 
 /* Runs argv to its end; the loop must be left without a single handle. */

@@ -5,7 +5,8 @@
  * The test process is a child subreaper (runner_set_subreaper), as the
  * daemon is, so the orphans of every run become its children. The runner
  * reaps those itself; while a loop runs, a reaper timer also plays init
- * for anything else (never a leader: each run reaps its own). The scripts
+ * for anything else (never a leader: each run reaps its own; nothing
+ * while a run is starting, whose leader it does not know yet). The scripts
  * name their processes in their output ("pid=N"), and once a run has
  * ended the test checks, without timing, that each of them is dead (gone,
  * or a zombie), reaps whatever is left (reap_orphans) and that nothing of
@@ -25,7 +26,8 @@
 
 struct run {
 	struct runner_proc *proc;
-	pid_t pid;
+	pid_t pid;              /* from on_started (0 until then, or when it did not start) */
+	int started;            /* on_started calls seen */
 	struct buf out;
 	int exits;              /* exit callbacks seen */
 	int outputs_after_exit; /* output callbacks after the exit callback */
@@ -64,6 +66,8 @@ void loop_end(uv_loop_t *loop);
  * NULL. timeout_s 0: none; the grace period is 1 s. */
 void start(uv_loop_t *loop, struct run *r, char *const *argv, char *const *env,
 	   const char *cwd, unsigned timeout_s, const char *cancel_on);
+/* Runs loop until r's start is over (on_started): its pid is known. */
+void wait_started(uv_loop_t *loop, struct run *r);
 /* Runs `sh -c script` to its end on a loop of its own. */
 void run_sh(struct run *r, const char *script, const char *cwd, unsigned timeout_s,
 	    const char *cancel_on);

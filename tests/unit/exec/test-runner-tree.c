@@ -192,9 +192,9 @@ TEST(leader_exit_ends_escaped_descendants)
 	buf_free(&r.out);
 }
 
-/* The daemon's way out, from a run started on a thread other than the main
- * one: the leader is that thread's child, the orphan goes to the main
- * thread, and the end of the run still finds it. */
+/* The daemon's way out, from a loop on a thread other than the main one:
+ * the leader is a child of the pool thread that started it, the orphan
+ * goes to the main thread, and the end of the run still finds it. */
 static void *escape_on_thread(void *arg)
 {
 	struct run *r = arg;
@@ -212,7 +212,7 @@ TEST(escaped_from_a_thread_run)
 	int k;
 
 	/* Twice: the second run's end asks the threads that started runs
-	 * before (the first one's thread is gone by then). */
+	 * before (the first one's loop thread is gone by then). */
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(pthread_create(&t, NULL, escape_on_thread, &r), 0);
 		ASSERT_EQ(pthread_join(t, NULL), 0);

@@ -5,13 +5,15 @@
  * blocked whatever the caller's, exit codes and signals, programs that
  * cannot start, the PATH search on the run's own PATH and scripts without
  * "#!", the exit seen without a pidfd (SIGCHLD), cwd and env, concurrent
- * runs, runs as another user (as root). test-runner-tree.c has the whole process trees; the harness
+ * runs, bursts of starts on two loops at once, runs as another user (as
+ * root). test-runner-tree.c has the whole process trees; the harness
  * (runner-harness.h) checks after each run that every process it named is
  * gone.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,8 +101,10 @@ static void expect_spawn_error_at(char *const *argv, char *const *env, const cha
 
 	loop_begin(&loop);
 	start(&loop, &r, argv, env, cwd, 5, NULL);
-	ASSERT_EQ(r.pid, 0);
 	loop_end(&loop);
+	/* on_started came, with no pid, before the exit. */
+	ASSERT_EQ(r.started, 1);
+	ASSERT_EQ(r.pid, 0);
 	ASSERT_EQ(r.exits, 1);
 	ASSERT_EQ(r.outputs_after_exit, 0);
 	ASSERT_EQ(r.res.spawn_error, err);
@@ -225,8 +229,8 @@ TEST(path_search)
 	snprintf(path_var, sizeof(path_var), "PATH=%s/none:%s:%s:/usr/bin:/bin", dir, a, b);
 	loop_begin(&loop);
 	start(&loop, &r, prog, env, NULL, 0, NULL);
-	ASSERT(r.pid > 1);
 	loop_end(&loop);
+	ASSERT(r.pid > 1);
 	ASSERT_EQ(r.exits, 1);
 	ASSERT_STREQ(r.out.data, "args=one two\n");
 	ASSERT_EQ(r.res.exit_code, 5);
@@ -276,6 +280,8 @@ TEST(exit_seen_without_pidfd)
 	close(fds[--n]);
 	close(fds[--n]);
 	start(&loop, &r, argv, test_env, NULL, 0, NULL);
+	/* Started while the table is full (no pidfd can be had). */
+	wait_started(&loop, &r);
 	ASSERT(r.pid > 1);
 	/* No room for a second run's pipe: it cannot start, and says so. */
 	start(&loop, &rk, kids, test_env, NULL, 0, NULL);
@@ -304,6 +310,7 @@ TEST(exit_seen_without_pidfd)
 	close(fds[--n]);
 	close(fds[--n]);
 	start(&loop, &rk, kids, test_env, NULL, 0, NULL);
+	wait_started(&loop, &rk);
 	for (i = 0; i < n; i++)
 		close(fds[i]);
 	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
@@ -400,8 +407,9 @@ TEST(concurrent_runs)
 	start(&loop, &ra, a, test_env, NULL, 0, NULL);
 	start(&loop, &rb, b, test_env, NULL, 0, NULL);
 	start(&loop, &rc, c, test_env, NULL, 0, NULL);
-	ASSERT(ra.pid != rb.pid);
 	loop_end(&loop);
+	ASSERT(ra.pid > 1 && rb.pid > 1 && ra.pid != rb.pid);
+	ASSERT_EQ(rc.pid, 0);
 	ASSERT_EQ(ra.exits, 1);
 	ASSERT_EQ(rb.exits, 1);
 	ASSERT_EQ(rc.exits, 1);
@@ -413,6 +421,120 @@ TEST(concurrent_runs)
 	buf_free(&ra.out);
 	buf_free(&rb.out);
 	buf_free(&rc.out);
+}
+
+/*
+ * Bursts of starts: two threads, each with a loop of its own, start BURST
+ * runs each at once. The starts share the pool's threads, runs end and
+ * are swept while others are still starting (their leaders not yet
+ * registered), and each run still gets its own exit status and output,
+ * on_spawned before on_started before the exit, with the same pid.
+ */
+#define BURST 24
+
+struct burst_run {
+	struct runner_proc *proc;
+	pid_t spawned, started;  /* pid from on_spawned (a pool thread), on_started */
+	unsigned long long start_ticks;
+	int exits, code, order_ok;
+	struct buf out;
+};
+
+static void burst_spawned(void *arg, pid_t pid, unsigned long long start_ticks)
+{
+	struct burst_run *b = arg;
+
+	__atomic_store_n(&b->start_ticks, start_ticks, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->spawned, pid, __ATOMIC_RELEASE);
+}
+
+static void burst_started(void *arg, pid_t pid)
+{
+	struct burst_run *b = arg;
+
+	/* The pool thread's callback came first: the loop heard of the start
+	 * after it (uv_queue_work's after-work callback). */
+	b->order_ok = __atomic_load_n(&b->spawned, __ATOMIC_ACQUIRE) == pid;
+	b->started = pid;
+}
+
+static void burst_output(void *arg, const char *data, size_t len)
+{
+	struct burst_run *b = arg;
+
+	ASSERT(b->started > 0);
+	ASSERT_EQ(buf_append(&b->out, data, len), 0);
+}
+
+static void burst_exit(void *arg, const struct runner_result *res)
+{
+	struct burst_run *b = arg;
+
+	b->exits++;
+	b->code = res->spawn_error ? res->spawn_error : res->exit_code;
+}
+
+static void *burst_thread(void *arg)
+{
+	struct burst_run *runs = arg;
+	char script[BURST][64], *argv[BURST][4];
+	struct runner_spec spec;
+	uv_loop_t loop;
+	int k;
+
+	ASSERT_EQ(uv_loop_init(&loop), 0);
+	for (k = 0; k < BURST; k++) {
+		snprintf(script[k], sizeof(script[k]), "echo run%d; exit %d", k, k + 1);
+		argv[k][0] = "sh";
+		argv[k][1] = "-c";
+		argv[k][2] = script[k];
+		argv[k][3] = NULL;
+		memset(&spec, 0, sizeof(spec));
+		spec.argv = argv[k];
+		spec.env = test_env;
+		spec.grace_s = 1;
+		spec.on_spawned = burst_spawned;
+		spec.on_started = burst_started;
+		spec.start_arg = &runs[k];
+		buf_init(&runs[k].out);
+		ASSERT_EQ(runner_start(&loop, &spec, burst_output, burst_exit, &runs[k],
+				       &runs[k].proc), 0);
+	}
+	ASSERT_EQ(uv_run(&loop, UV_RUN_DEFAULT), 0);
+	ASSERT_EQ(uv_loop_close(&loop), 0);
+	return NULL;
+}
+
+TEST(start_bursts_on_two_loops)
+{
+	static struct burst_run runs[2][BURST];
+	pthread_t t[2];
+	char want[32];
+	int i, k;
+
+	memset(runs, 0, sizeof(runs));
+	alarm(60);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_create(&t[i], NULL, burst_thread, runs[i]), 0);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_join(t[i], NULL), 0);
+	alarm(0);
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < BURST; k++) {
+			struct burst_run *b = &runs[i][k];
+
+			ASSERT_EQ(b->exits, 1);
+			ASSERT_EQ(b->code, k + 1);
+			ASSERT(b->started > 1);
+			ASSERT(b->order_ok);
+			ASSERT(b->start_ticks > 0);
+			snprintf(want, sizeof(want), "run%d\n", k);
+			ASSERT_STREQ(b->out.data, want);
+			assert_group_gone(b->started);
+			buf_free(&b->out);
+		}
+	}
+	ASSERT_EQ(reap_orphans().count, 0);
 }
 
 /* A run as another user ("nobody", as root only): its uid, gid and groups,
@@ -490,6 +612,7 @@ int main(void)
 	RUN(cwd_and_env);
 	RUN(stdin_data);
 	RUN(concurrent_runs);
+	RUN(start_bursts_on_two_loops);
 	RUN(run_as_user);
 	return 0;
 }
