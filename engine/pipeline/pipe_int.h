@@ -436,6 +436,12 @@ void pipe__job_free(struct job *j);
  * already, initialising it on p's loop first unless *init says it was (then
  * sets *init; a failed init leaves it stopped). Loop thread only. */
 void pipe__timer_repeat(struct pipe *p, uv_timer_t *t, int *init, uv_timer_cb cb, uint64_t ms);
+/* Creates the run row of a new job j (run number, log path, status; kind
+ * "stage" or "recipe", name) in one transaction with, when write is not
+ * NULL, the item written as it is now and a stage_started event (a stage's
+ * start: pipe__start_stage). 0 or a negative errno. Loop thread. */
+int pipe__job_begin(struct pipe *p, struct job *j, const struct item *it, struct item *write,
+		    const char *kind, const char *name, enum run_status status);
 /* Creates the run row of a new job with the given kind ("stage",
  * "recipe"), name and status. 0 or a negative errno. */
 int pipe__job_open_run(struct pipe *p, struct job *j, const struct item *it, const char *kind,

@@ -345,8 +345,8 @@ void pipe__event_added(struct pipeline *pl, const char *item, const char *type)
 }
 
 /* The daemon's log line of an event: every stage and recipe end, recipe
- * start and push (a stage's start: job_begin, pipe.c), and configuration
- * changes. */
+ * start and push (a stage's start: pipe__job_begin, pipe_job.c), and
+ * configuration changes. */
 static void event_logged(const char *item, const char *type, const char *extra_json)
 {
 	if (strncmp(type, "stage_", 6) == 0 || strncmp(type, "recipe_", 7) == 0 ||
