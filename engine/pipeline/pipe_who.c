@@ -30,8 +30,8 @@
  * Threads: pipe__credential_new on the loop thread; the lookups on any
  * thread (they take active_lock only to copy). A run's leader and its
  * start time come into the active runs from the thread that started it
- * (pipe__active_set_leader), so a lookup never misses a run whose
- * process asks.
+ * (pipe__active_set_leader), as soon as its exec is done, not when the
+ * loop gets to it.
  */
 #include <errno.h>
 #include <stdio.h>
