@@ -111,6 +111,43 @@ TEST(leader_exit_ends_leftovers)
 }
 
 /*
+ * The leader exits while this process has a single descriptor free: the
+ * sweeps can list /proc but not read a process in it. That is no proof
+ * that nothing of the run is left: the leftover still gets its SIGTERM
+ * (the run's group is asked instead), and the run ends without it.
+ */
+TEST(sweep_without_descriptors)
+{
+	char *argv[] = { "sh", "-c", "sleep 100 & echo pid=$!; sleep 0.3", NULL };
+	struct rlimit old, low;
+	int fds[512], n = 0, i;
+	uv_loop_t loop;
+	struct run r;
+
+	ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 256;
+	loop_begin(&loop);
+	start(&loop, &r, argv, test_env, NULL, 0, NULL);
+	wait_started(&loop, &r);
+	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (n < 512 && (fds[n] = fcntl(0, F_DUPFD_CLOEXEC, 0)) >= 0)
+		n++;
+	ASSERT_EQ(errno, EMFILE);
+	ASSERT(n >= 1);
+	close(fds[--n]);
+	alarm(30);
+	while (!r.exits)
+		uv_run(&loop, UV_RUN_ONCE);
+	alarm(0);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+	loop_end(&loop);
+	assert_leftovers(&r, 1, SIGTERM, 1);
+}
+
+/*
  * A tree that escapes the group: a child, a grandchild, a grandchild that
  * setsid()s away while its parent waits, and one that setsid()s away and
  * is orphaned at once (re-parented to us, the subreaper). Each writes its
@@ -375,6 +412,7 @@ int main(void)
 	RUN(cancel_kills_group);
 	RUN(sigterm_ignored_gets_sigkill);
 	RUN(leader_exit_ends_leftovers);
+	RUN(sweep_without_descriptors);
 	RUN(cancel_reaches_escaped_descendants);
 	RUN(timeout_reaches_escaped_descendants);
 	RUN(leader_exit_ends_escaped_descendants);
