@@ -59,6 +59,7 @@
  * Invariants: a run's leader is reaped only by its run; handles are freed
  * only in their close callbacks; on_output is never called after on_exit.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -102,6 +103,8 @@ static void close_handle(struct runner_proc *p, uv_handle_t *h)
 
 static void finish(struct runner_proc *p)
 {
+	/* Never while the pool may still write to the start's job. */
+	assert(!p->spawning);
 	if (p->finished)
 		return;
 	p->finished = 1;
@@ -668,6 +671,8 @@ void runner_cancel(struct runner_proc *p)
 	if (p->finished || p->res.cancelled)
 		return;
 	p->res.cancelled = 1;
+	/* While it starts there is no pid yet: spawn_done acts on the cancel. */
+	assert(!p->spawning || p->pid == 0);
 	if (p->pid > 0)
 		terminate(p);
 }
