@@ -36,7 +36,10 @@ assert_eq "publish: push to origin refused: authentication failed ($URL/)" \
 	"$(status_field "$M" fix-2 last_error)" "fix-2: last_error"
 log=$(publish_log fix-2)
 assert_contains "$log" "fatal: Authentication failed for '$URL/'" "fix-2 publish log (git's message)"
-assert_not_contains "$log" "pw" "fix-2 publish log (no password)"
+# The passwords themselves, not a fragment: the log holds temporary paths (mktemp's random
+# letters), which a two-letter search could match.
+assert_not_contains "$log" "wrong-pw" "fix-2 publish log (no password)"
+assert_not_contains "$log" "$FORGE_PASSWORD" "fix-2 publish log (no password)"
 assert_eq "" "$(remote_head "$SERVER" packetfs/fix-2)" "fix-2: the branch on the server"
 
 # No credentials at all: git may not prompt, so it fails at once.
