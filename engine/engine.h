@@ -80,8 +80,9 @@ struct pfs_stat {
 	int stable;       /* 1 when these attributes change only by an operation made
 	                   * through the mount (which the kernel sees) or by one the
 	                   * engine reports to engine_watch: the front end may let the
-	                   * kernel cache them (fs/fs_cache.c "Caching"). 0 for views and
-	                   * growing logs, the subdirectories of .history and the
+	                   * kernel cache them (fs/fs_cache.c "Caching"). 0 for views
+	                   * (registry.jsonl aside, whose lines are written through the
+	                   * mount or reported) and growing logs, the subdirectories of .history and the
 	                   * fixed directories of an archived item, documents held
 	                   * open for writing or with a change not stored (from the
 	                   * open until the release of the last writer has

@@ -11,7 +11,8 @@
  * reading, document and item directories without a document created
  * open and not stored yet, the root and the fixed directories that have no
  * item, an item's stages/, validation/, validation/logs/ and .history/,
- * whose times follow the item's updated time, sealed logs) for as long,
+ * whose times follow the item's updated time, sealed logs, registry.jsonl)
+ * for as long,
  * and those of the reply to a create of a document until its first commit
  * drops them (fs_ops_file.c "Creates"); every other reply - views, logs
  * still growing, the subdirectories of .history, the worktree link, what
@@ -24,9 +25,10 @@
  *  - Every change made through the mount is seen by the kernel, which drops
  *    what it holds itself (the parent directory on create, unlink, rename,
  *    mkdir and rmdir; the inode on write, truncate and setattr, whose reply
- *    carries the new attributes). Its side effects the kernel does not see
- *    (status, evidence.md, events, registry.jsonl, .history) are all in
- *    replies with timeout 0; a document's first commit at close moves its
+ *    carries the new attributes; after a write it asks the size and times
+ *    again, so a registry.jsonl line stored otherwise than written shows).
+ *    Its side effects the kernel does not see (status, evidence.md, events,
+ *    .history) are all in replies with timeout 0; a document's first commit at close moves its
  *    directory's times again, which is why a directory holding a document
  *    created open is not stable until that commit.
  *  - Every change the engine makes on its own is reported to fs__changed
@@ -40,9 +42,10 @@
  *    cannot deadlock; and it is only sent for inodes a reply let the kernel
  *    cache (inode_set_cached). Those are reported by the engine's loop
  *    thread only (a document it writes, the directory of a file it creates,
- *    an archived item, an item row written); views are never marked, so the reports made inside
- *    request handlers (a registry append changes evidence.md and events)
- *    send no notification.
+ *    an archived item, an item row written, a registry line of a run);
+ *    views are never marked, so the reports made inside request handlers
+ *    (a registry append changes evidence.md and events) send no
+ *    notification.
  *  - A reply races with a change: attr_ttl marks the inode before it looks
  *    whether fs__changed counted a change since the attributes were asked
  *    of the engine, and gives 0 if so; a change after that finds the mark

@@ -633,6 +633,12 @@ int packet__node_stat(struct engine *e, struct node *n, struct pfs_stat *st, int
 		st->mode = n->archived ? S_IFREG | 0444 : packet__kinds[n->kind].mode;
 		st->view = 1;
 		st->mtime_ns = st->ctime_ns = now;
+		/* registry.jsonl changes by a write through the mount, which the
+		 * kernel sees, or by a line the engine adds, which it reports
+		 * (pipe__changed): its attributes may be cached, dated by the
+		 * answer the kernel then keeps until the next change. (Each `>>`
+		 * then opens it without a GETATTR for the permission check.) */
+		st->stable = n->kind == N_REGISTRY;
 		return 0;
 	}
 	default:

@@ -14,12 +14,15 @@ mkdir -p "$GATE_DIR"
 pipeline_item "$(plan_stage 09-gated)" "$(validate_stage)"
 OLD="2001-02-03 04:05:06 UTC" OLD_S=981173106
 
-# same_size FILE... : stat's size of each FILE is the number of bytes a read gives.
+# same_size FILE... : stat's size of each FILE is the number of bytes a read gives. The stat
+# comes first: a read makes the kernel ask the attributes again (the access time), so after one
+# a stat could not show what the kernel held.
 same_size()
 {
-	local f
+	local f size
 	for f in "$@"; do
-		assert_eq "$(cat "$f" | wc -c)" "$(stat -c %s "$f")" "size of $f (stat against read)"
+		size=$(stat -c %s "$f")
+		assert_eq "$(cat "$f" | wc -c)" "$size" "size of $f (stat against read)"
 	done
 }
 
@@ -91,6 +94,19 @@ assert_eq "$(cat "$d/.history/change-validation.md@$(last_rev "$d" change-valida
 assert_eq "$OLD_S" "$(stat -c %Y "$d")" "mtime of the item after the engine rewrote a document"
 # shellcheck disable=SC2086
 same_size $VIEWS
+
+# registry.jsonl's attributes are cached (the kernel asks none at a `>>`'s open): a line
+# appended through the mount is stored longer than written ("source":"external"), a refused
+# one not at all, and stat tells the size a read gives after each, for a kernel that held
+# them. (The engine's own lines: the runs above.)
+reg=$d/validation/registry.jsonl
+stat "$reg" >/dev/null
+printf '{"recipe":"99-manual","status":"validated","command":"true","note":"n","exit_code":0}\n' >>"$reg"
+same_size "$reg"
+assert_eq 3 "$(wc -l <"$reg")" "registry lines after a line appended through the mount"
+assert_fails_with EINVAL sh_append "$reg" $'not json\n'
+same_size "$reg"
+assert_eq 3 "$(wc -l <"$reg")" "registry lines after a refused line"
 
 # Documents changed through the mount by other paths than the one stat-ed.
 printf 'one\n' >"$d/a.md"
