@@ -82,13 +82,13 @@ struct pfs_stat {
 	                   * engine reports to engine_watch: the front end may let the
 	                   * kernel cache them (fs/fs_cache.c "Caching"). 0 for views
 	                   * (registry.jsonl aside, whose lines are written through the
-	                   * mount or reported) and growing logs, the subdirectories of .history and the
-	                   * fixed directories of an archived item, documents held
-	                   * open for writing or with a change not stored (from the
-	                   * open until the release of the last writer has
-	                   * committed; engine_file_getattr of a handle says the
-	                   * same) and directories holding a document created open
-	                   * and not stored yet. */
+	                   * mount or reported) and growing logs, the subdirectories of
+	                   * .history and the fixed directories of an archived item,
+	                   * documents held open for writing or with a change not
+	                   * stored (from the open until the release of the last writer
+	                   * has committed; engine_file_getattr of a handle says the
+	                   * same) and directories holding a document created open and
+	                   * not stored yet. */
 	int list_stable;  /* directories: 1 when stable and its listing changes only
 	                   * through the mount or by an entry the engine reports
 	                   * ENGINE_CREATED in it (an item's directory, its document

@@ -5,32 +5,30 @@
  *
  * DESIGN
  *
- * Caching. The kernel keeps every entry (name -> inode) for CACHE_TTL, and
- * the attributes the engine calls stable (struct pfs_stat: documents not
- * held open for writing, through the path or through a handle open for
- * reading, document and item directories without a document created
- * open and not stored yet, the root and the fixed directories that have no
- * item, an item's stages/, validation/, validation/logs/ and .history/,
- * whose times follow the item's updated time, sealed logs, registry.jsonl)
- * for as long,
- * and those of the reply to a create of a document until its first commit
- * drops them (fs_ops_file.c "Creates"); every other reply - views, logs
- * still growing, the subdirectories of .history, the worktree link, what
- * only the notifier is told (a mode with the owner's write bit added, a
- * file's attributes unrendered, what it makes or creates again: fs_ops.c
- * fs__notifier_attrs, notifier_getattr, reply_made) - has an attribute
- * timeout of 0, so the kernel asks again each time, as does the
- * root of a mount shared with -o allow_other (fs_team.c). Negative
- * entries: see below. Exactness rests on these rules:
+ * Caching. The kernel keeps every entry (name -> inode) for CACHE_TTL, and the
+ * attributes the engine calls stable (struct pfs_stat: documents not held open
+ * for writing, through the path or through a handle open for reading, document
+ * and item directories without a document created open and not stored yet, the
+ * root and the fixed directories that have no item, an item's stages/,
+ * validation/, validation/logs/ and .history/, whose times follow the item's
+ * updated time, sealed logs, registry.jsonl) for as long, and those of the
+ * reply to a create of a document until its first commit drops them
+ * (fs_ops_file.c "Creates"); every other reply - views, logs still growing, the
+ * subdirectories of .history, the worktree link, what only the notifier is told
+ * (a mode with the owner's write bit added, a file's attributes unrendered,
+ * what it makes or creates again: fs_ops.c fs__notifier_attrs,
+ * notifier_getattr, reply_made) - has an attribute timeout of 0, so the kernel
+ * asks again each time, as does the root of a mount shared with -o allow_other
+ * (fs_team.c). Negative entries: see below. Exactness rests on these rules:
  *  - Every change made through the mount is seen by the kernel, which drops
  *    what it holds itself (the parent directory on create, unlink, rename,
  *    mkdir and rmdir; the inode on write, truncate and setattr, whose reply
  *    carries the new attributes; after a write it asks the size and times
  *    again, so a registry.jsonl line stored otherwise than written shows).
  *    Its side effects the kernel does not see (status, evidence.md, events,
- *    .history) are all in replies with timeout 0; a document's first commit at close moves its
- *    directory's times again, which is why a directory holding a document
- *    created open is not stable until that commit.
+ *    .history) are all in replies with timeout 0; a document's first commit
+ *    at close moves its directory's times again, which is why a directory
+ *    holding a document created open is not stable until that commit.
  *  - Every change the engine makes on its own is reported to fs__changed
  *    (engine_watch), which drops at once, before the engine goes on, the
  *    attributes of the changed file, of the directory of a new file, of
