@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The kernel caches entries and the attributes the engine calls stable (fs/fs_cache.c "Caching"); every
 # change must still show at once. Checked with the kernel holding each file's attributes from a
-# stat made before the change: views (status, status.json, events, evidence.md, registry.jsonl)
+# stat made before the change: views (status, status.json, events, evidence.md), registry.jsonl
 # and a log while the engine changes them (the size stat gives is the size read); a sealed log
 # keeps its size and mtime; change-validation.md and the item directory when the engine writes
 # the document (created, then rewritten by a rerun: stat, cat and the document's last revision
@@ -146,13 +146,14 @@ done
 ctl "$M" fix-1 release
 
 # Archived through ctl: gone at once, for a kernel that had the item and its documents.
-stat "$d" "$d/brief.md" "$d/a.md" >/dev/null
+stat "$d" "$d/brief.md" "$d/a.md" "$reg" >/dev/null
 ctl "$M" fix-1 archive
 assert_fails_with ENOENT stat "$d"
 assert_fails_with ENOENT stat "$d/brief.md"
+assert_fails_with ENOENT stat "$reg"
 assert_fails_with ENOENT cat "$d/a.md"
 [ -d "$M/.archive/fix-1" ] || fail "no .archive/fix-1 after archive"
 assert_file_eq "$M/.archive/fix-1/a.md" $'a lappended\n'
 same_size "$M/.archive/fix-1/a.md" "$M/.archive/fix-1/change-validation.md" \
-	"$M/.archive/fix-1/status"
+	"$M/.archive/fix-1/status" "$M/.archive/fix-1/validation/registry.jsonl"
 exit 0
