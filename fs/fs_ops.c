@@ -210,7 +210,14 @@ static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 }
 
 /* Current attributes of ino: through fi when given, else by path, else
- * (the path was unlinked) through any open file of ino. */
+ * (the path was unlinked) through any open file of ino. A file (no
+ * directory: inode_is_leaf) whose path names nothing in the engine (a new
+ * document whose first commit failed, hidden while its writer holds it;
+ * what the engine removed on its own) gives -ESTALE: the kernel's entry of
+ * the name is stale, and the VFS looks the name up once more (the entry a
+ * create gives is kept: fs_ops_file.c, "Creates"). A directory's gives
+ * -ENOENT: the kernel retries no lookup of a directory it holds open (the
+ * dirfd of unlinkat, a cwd). */
 static int getattr_of(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 		      struct pfs_stat *ps)
 {
@@ -227,6 +234,8 @@ static int getattr_of(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 	if (r == 0) {
 		r = engine_getattr(fs->engine, path, ps);
 		free(path);
+		if (r == -ENOENT && inode_is_leaf(fs->inodes, ino))
+			return -ESTALE;
 	}
 	if (r == -ENOENT || r == -ESTALE) {
 		int o = fs__open_getattr(fs, ino, ps);

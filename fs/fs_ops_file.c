@@ -28,8 +28,11 @@
  * it), and the other handle's mark stays, so that its own first commit
  * drops them again. (A commit within that window, a few microseconds,
  * can thus leave the kernel the times from before it until the created
- * handle writes, commits or closes, or a lookup of the name, which a
- * create's entry timeout of 0 makes at every path walk.)
+ * handle writes, commits or closes.) The entry (name -> inode) is kept as
+ * any other: a document whose first commit failed is hidden (engine), and
+ * what the kernel then asks of its inode by the name is answered -ESTALE
+ * (getattr_of in fs_ops.c, fs__op_open), so the VFS looks the name up
+ * again, finds it missing, and an open with O_CREAT creates it again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -298,7 +301,15 @@ void fs__op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fs__ns_open_begin(fs);
 	r = fs__path_of(fs, ino, &path);
 	if (r == 0) {
+		struct pfs_stat ps;
+
 		r = engine_file_open(fs->engine, path, fi->flags, 0, &who, &f);
+		/* The name names nothing now (a new document whose first commit
+		 * failed, hidden): the kernel's entry of it is stale, and on
+		 * -ESTALE the VFS looks it up again; an open with O_CREAT, which
+		 * the kernel does not pass on here, then creates it again. */
+		if (r == -ENOENT && engine_getattr_unrendered(fs->engine, path, &ps) == -ENOENT)
+			r = -ESTALE;
 		fs__refused("open", path, r);
 		free(path);
 	} else if (r == -ESTALE) {
@@ -413,12 +424,11 @@ void fs__op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 		__atomic_sub_fetch(&fs->created_cached, 1, __ATOMIC_SEQ_CST);
 	}
 	__atomic_sub_fetch(&fs->creating, 1, __ATOMIC_SEQ_CST);
-	/* The document exists in the store only once a close commits it: if
-	 * none does (a full disk) the name must not stay in the kernel's
-	 * cache, or the next open with O_CREAT would be sent as a plain open
-	 * of it and fail with ENOENT. So the kernel asks again at its next
-	 * path walk, whose reply (the open document, or ENOENT) it caches. */
-	e.entry_timeout = 0;
+	/* The entry is kept as any other (fs_cache.c). The document exists in
+	 * the store only once a commit stores it: if none does (a full disk),
+	 * it is hidden, and a request of the kernel on this inode by the name
+	 * (an open, with O_CREAT or not, a stat) gets -ESTALE, on which the
+	 * VFS looks the name up again and finds it missing. */
 	if (fuse_reply_create(req, &e, fi) != 0) {
 		inode_forget(fs->inodes, ino, 1);
 		open_release(fs, fi);

@@ -405,6 +405,18 @@ void inode_set_leaf(struct inode_table *t, uint64_t ino, int leaf)
 	pthread_mutex_unlock(&t->lock);
 }
 
+int inode_is_leaf(struct inode_table *t, uint64_t ino)
+{
+	struct inode *n;
+	int leaf;
+
+	pthread_mutex_lock(&t->lock);
+	n = find_ino(t, ino);
+	leaf = n && n->leaf;
+	pthread_mutex_unlock(&t->lock);
+	return leaf;
+}
+
 void inode_set_file(struct inode_table *t, uint64_t ino, uint64_t file)
 {
 	struct inode *n;

@@ -69,6 +69,10 @@ void inode_set_cached(struct inode_table *t, uint64_t ino);
  * it. Unknown numbers are ignored. */
 void inode_set_leaf(struct inode_table *t, uint64_t ino, int leaf);
 
+/* Whether ino is a leaf, as inode_set_leaf last recorded: 1 or 0 (0 also
+ * for an unknown number and one never recorded). Any thread. */
+int inode_is_leaf(struct inode_table *t, uint64_t ino);
+
 /* Records that ino stands for the engine's file file (as inode_ref does),
  * unless it stands for one already or another inode stands for file. For
  * link(2): the linked inode stands for a file from then on. Unknown

@@ -38,6 +38,23 @@ assert_fails_with "No space left on device" bash -c 'head -c 300000 /dev/urandom
 printf x >"$T/small"
 assert_fails_with "No space left on device" cp "$T/small" "$d/new.md"
 [ ! -e "$d/new.md" ] || fail "new.md exists after its creation failed: $(ls -l "$d/new.md")"
+# The kernel keeps the entry a create gave it; asked by that name, the daemon answers the inode
+# -ESTALE and the kernel looks the name up again: every way of asking gets ENOENT, not ESTALE.
+assert_eq "stat ENOENT; open ENOENT; open for writing ENOENT; chmod ENOENT" \
+	"$(python3 - "$d/new.md" <<'PY'
+import errno, os, sys
+def ask(what, call):
+    try:
+        call()
+        return what + " ok"
+    except OSError as e:
+        return what + " " + errno.errorcode[e.errno]
+p = sys.argv[1]
+print("; ".join([ask("stat", lambda: os.stat(p)), ask("open", lambda: os.close(os.open(p, os.O_RDONLY))),
+                 ask("open for writing", lambda: os.close(os.open(p, os.O_WRONLY))),
+                 ask("chmod", lambda: os.chmod(p, 0o600))]))
+PY
+)" "a new document whose first commit failed, asked by its name"
 [ ! -e "$d/big.md" ] || [ ! -s "$d/big.md" ] || fail "big.md holds $(stat -c %s "$d/big.md") bytes"
 assert_eq "$history_before" "$(ls "$d/.history")" ".history after refused writes"
 
@@ -92,6 +109,8 @@ exec 7>&- || fail "the close that commits the pending append failed"
 assert_doc "$d/notes.md" $'keep\nmoretail\n'
 write_then_close "$d/notes.md" TRUNC "new text" || fail "overwrite after freeing space failed"
 assert_doc "$d/notes.md" "new text"
+cp "$T/small" "$d/new.md" || fail "cp new.md after freeing space failed"
+assert_doc "$d/new.md" x
 head -c 300000 /dev/urandom >"$T/big" && cp "$T/big" "$d/big.md" || fail "cp big.md failed"
 cmp "$T/big" "$d/big.md" || fail "big.md differs"
 printf '%s\n' "$line" >>"$r" || fail "registry append after freeing space failed"
