@@ -190,10 +190,12 @@ perf_top()
 pfs_profile()
 {
 	[ "$PROFILE" = 1 ] || return 0
-	local wl=$1 what=$2 data=$B/perf.data perf_pid i self dso children total c0 wall cpu
+	local wl=$1 what=$2 data=$B/perf.data perf_pid i self dso children total c0 wall cpu rc
 	shift 2
 	rm -f "$data"
-	perf record -q --call-graph dwarf,16384 -F 999 -p "$PFS_PID" -o "$data" 2>"$B/perf.err" &
+	# Not -q: what perf says at its end (its wake-ups, what it wrote, or why it stopped) goes
+	# to perf.err, which the note quotes when perf ended early.
+	perf record --call-graph dwarf,16384 -F 999 -p "$PFS_PID" -o "$data" 2>"$B/perf.err" &
 	perf_pid=$!
 	for ((i = 0; i < 100; i++)); do # perf opens the output file once it samples
 		[ -s "$data" ] && break
@@ -203,11 +205,14 @@ pfs_profile()
 	timed "$@" >/dev/null || die "$wl: the profiled run of $what failed"
 	wall=$(printf '%.2f' "$ELAPSED")
 	cpu=$((($(daemon_ticks "$PFS_PID") - c0) * 1000 / CLK_TCK))
-	# perf ends on its own now and then before the run does (seen at W12 once in two full runs,
-	# its message lost with the work directory): the note then says so, and the run goes on.
+	# perf ends on its own now and then before the run does (W12 once in two full runs; W5,
+	# W11 and W14 in one run, not when run alone): the note then says so, with perf's exit
+	# status (128 + a signal's number) and what it said, and whether the daemon still runs;
+	# the run goes on.
 	if ! kill -INT "$perf_pid" 2>/dev/null; then
-		wait "$perf_pid" || true
-		note "$wl" "Profile of $what: none; perf record ended before the run did ($(tr '\n' ' ' <"$B/perf.err" | cut -c1-300))."
+		rc=0
+		wait "$perf_pid" || rc=$?
+		note "$wl" "Profile of $what: none; perf record ended before the run did (exit status $rc; the daemon $(kill -0 "$PFS_PID" 2>/dev/null && echo 'still ran' || echo 'was gone'); perf said: $(tr '\n' ' ' <"$B/perf.err" | cut -c1-300))."
 		return 0
 	fi
 	wait "$perf_pid" || true
