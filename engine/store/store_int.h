@@ -100,6 +100,15 @@ struct store {
  * not be. Any thread. */
 const char *store__vfs(void);
 
+/* A new descriptor (close-on-exec; the caller closes it) of the WAL file f,
+ * a WAL file this VFS opened, after writing what its buffer holds, for
+ * store_sync to fdatasync(2) without the store's lock; -1 when there is
+ * none: f is not this VFS's WAL file, no descriptor could be opened, or no
+ * xSync of f succeeded yet (SQLite's first one also syncs the directory
+ * that holds the new file). The caller holds the lock of the connection
+ * that owns f (s->lock). */
+int store__vfs_wal_fd(sqlite3_file *f);
+
 /*
  * Documents rows remembered (store_doc_memo.c), lock held, any thread that
  * holds it. store__doc_memo_get: 1 when the row of (item, path) was read

@@ -44,9 +44,11 @@
  * connection is its thread's own), so a wrapper has no lock of its own.
  */
 #include <assert.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store_int.h"
 
@@ -67,6 +69,8 @@ struct wal_file {
 	int page;            /* the page size the header gave: gathering on; 0: off */
 	sqlite3_int64 commit_end; /* where the last commit frame seen ends, until a
 				   * write reaches it; 0: none */
+	int sync_fd;         /* the same file opened to read, for store__vfs_wal_fd; -1: none */
+	int synced;          /* 1 once an xSync succeeded (SQLite's first syncs the directory) */
 };
 
 static sqlite3_vfs *base_vfs;
@@ -99,6 +103,9 @@ static int wal_close(sqlite3_file *f)
 
 	free(w->buf);
 	w->buf = NULL;
+	if (w->sync_fd >= 0)
+		close(w->sync_fd);
+	w->sync_fd = -1;
 	return rc != SQLITE_OK ? rc : rc2;
 }
 
@@ -203,8 +210,13 @@ static int wal_sync(sqlite3_file *f, int flags)
 	struct wal_file *w = (struct wal_file *)f;
 	int rc = wal_flush(w);
 
-	return rc != SQLITE_OK ? rc : w->real->pMethods->xSync(w->real, flags);
+	if (rc == SQLITE_OK)
+		rc = w->real->pMethods->xSync(w->real, flags);
+	if (rc == SQLITE_OK)
+		w->synced = 1;
+	return rc;
 }
+
 
 static int wal_file_size(sqlite3_file *f, sqlite3_int64 *size)
 {
@@ -266,6 +278,16 @@ static const sqlite3_io_methods wal_methods = {
 	wal_device, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
+int store__vfs_wal_fd(sqlite3_file *f)
+{
+	struct wal_file *w = (struct wal_file *)f;
+
+	if (f->pMethods != &wal_methods || w->sync_fd < 0 || !w->synced ||
+	    wal_flush(w) != SQLITE_OK)
+		return -1;
+	return fcntl(w->sync_fd, F_DUPFD_CLOEXEC, 0);
+}
+
 static int vfs_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags,
 		    int *out_flags)
 {
@@ -276,6 +298,7 @@ static int vfs_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, in
 	if (!(flags & SQLITE_OPEN_WAL))
 		return base_vfs->xOpen(base_vfs, name, f, flags, out_flags);
 	memset(w, 0, sizeof(*w));
+	w->sync_fd = -1;
 	w->real = (sqlite3_file *)(w + 1);
 	rc = base_vfs->xOpen(base_vfs, name, w->real, flags, out_flags);
 	if (rc != SQLITE_OK) {
@@ -285,6 +308,10 @@ static int vfs_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, in
 		return rc;
 	}
 	w->base.pMethods = &wal_methods;
+	/* The file SQLite has just opened, by its name: -1 (no descriptor,
+	 * store_sync then syncs through SQLite) when it does not open. */
+	if (name)
+		w->sync_fd = open(name, O_RDONLY | O_CLOEXEC);
 	/* A WAL SQLite goes on appending to keeps the header it has. */
 	{
 		unsigned char h[WAL_HDR];

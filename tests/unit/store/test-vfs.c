@@ -4,11 +4,18 @@
  * SQLite's own VFS (as the checkpointer's and other processes'), a small
  * commit reaching the WAL in one write(2)-like call, a commit larger than
  * the gathering buffer whole, and a store that goes on appending to a WAL
- * another connection began gathering its writes too.
+ * another connection began gathering its writes too; and store_sync's
+ * fdatasync(2) of the WAL, made without the store's lock, on the WAL file.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <sqlite3.h>
 
@@ -153,4 +160,106 @@ TEST(wal_begun_elsewhere)
 	store_close(a);
 }
 
-TEST_MAIN_IN(dir, CASE(commits_seen_at_once), CASE(large_commit), CASE(wal_begun_elsewhere))
+/* fdatasync(2) as this program's callers see it (the store's and SQLite's
+ * calls reach this definition): the system call, except that while
+ * sync_gate is set a call records its descriptor's file and waits for the
+ * gate to open. */
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sync_cond = PTHREAD_COND_INITIALIZER;
+static int sync_gate, sync_waiting;
+static struct stat sync_file;
+
+int fdatasync(int fd)
+{
+	pthread_mutex_lock(&sync_lock);
+	if (sync_gate) {
+		fstat(fd, &sync_file);
+		sync_waiting = 1;
+		pthread_cond_broadcast(&sync_cond);
+		while (sync_gate)
+			pthread_cond_wait(&sync_cond, &sync_lock);
+		sync_waiting = 0;
+	}
+	pthread_mutex_unlock(&sync_lock);
+	return (int)syscall(SYS_fdatasync, fd);
+}
+
+struct sync_job {
+	struct store *s;
+	int rc, done;
+};
+
+static void *sync_main(void *arg)
+{
+	struct sync_job *j = arg;
+
+	j->rc = store_sync(j->s);
+	__atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void *commit_main(void *arg)
+{
+	struct sync_job *j = arg;
+
+	j->rc = store_meta_set(j->s, "during", "the sync");
+	__atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Waits up to 10 s for *flag; whether it was set. */
+static int wait_flag(int *flag)
+{
+	int i;
+
+	for (i = 0; i < 1000 && !__atomic_load_n(flag, __ATOMIC_SEQ_CST); i++)
+		usleep(10000);
+	return __atomic_load_n(flag, __ATOMIC_SEQ_CST);
+}
+
+TEST(sync_without_lock)
+{
+	struct store *s = test_store_open(dir, 1, 0);
+	struct sync_job sj = { s, -1, 0 }, cj = { s, -1, 0 };
+	pthread_t st, ct;
+	struct stat wal;
+	char path[64], *v;
+
+	ASSERT_EQ(store_meta_set(s, "before", "x"), 0);
+	/* The first sync goes through SQLite (its first also syncs the
+	 * directory of the new WAL file); the next one holds the gate. */
+	ASSERT_EQ(store_sync(s), 0);
+	ASSERT_EQ(store_meta_set(s, "synced", "y"), 0);
+	pthread_mutex_lock(&sync_lock);
+	sync_gate = 1;
+	pthread_mutex_unlock(&sync_lock);
+	ASSERT_EQ(pthread_create(&st, NULL, sync_main, &sj), 0);
+	pthread_mutex_lock(&sync_lock);
+	while (!sync_waiting)
+		pthread_cond_wait(&sync_cond, &sync_lock);
+	pthread_mutex_unlock(&sync_lock);
+	/* It syncs the WAL file. */
+	snprintf(path, sizeof(path), "%s/packetfs.db-wal", dir);
+	ASSERT_EQ(stat(path, &wal), 0);
+	ASSERT(sync_file.st_ino == wal.st_ino && sync_file.st_dev == wal.st_dev);
+	/* A commit made while it waits on the disk is not held up by it. */
+	ASSERT_EQ(pthread_create(&ct, NULL, commit_main, &cj), 0);
+	if (!wait_flag(&cj.done))
+		FAIL_AT("a commit waited for a store_sync under way (10 s)");
+	ASSERT_EQ(cj.rc, 0);
+	ASSERT_EQ(__atomic_load_n(&sj.done, __ATOMIC_SEQ_CST), 0);
+	pthread_mutex_lock(&sync_lock);
+	sync_gate = 0;
+	pthread_cond_broadcast(&sync_cond);
+	pthread_mutex_unlock(&sync_lock);
+	pthread_join(st, NULL);
+	pthread_join(ct, NULL);
+	ASSERT_EQ(sj.rc, 0);
+	ASSERT_EQ(store_meta_get(s, "during", &v), 0);
+	ASSERT_STREQ(v, "the sync");
+	free(v);
+	store_close(s);
+}
+
+TEST_MAIN_IN(dir, CASE(commits_seen_at_once), CASE(large_commit), CASE(wal_begun_elsewhere),
+	     CASE(sync_without_lock))
