@@ -337,7 +337,7 @@ w4()
 	mkdir -p "$d/disk"
 	mkdir "$d/mnt/w4"
 	bind_mount "$d/disk" "$d/bind"
-	note W4 "One Python program for all targets (tests/bench/fixtures/bench.py). create: $n x (open O_CREAT|O_TRUNC, write 4 KiB, close) into a new directory (on packetfs a subdirectory of one item's documents), files/s. save: $m files of 4 KiB made first (untimed), then $m editor-style saves (write .NAME.swp, fsync, close, rename over NAME), files/s. Each run uses new directories."
+	note W4 "One Python program for all targets (tests/bench/fixtures/bench.py). create: $n x (open O_CREAT|O_TRUNC, write 4 KiB, close) into a new directory (on packetfs a subdirectory of one item's documents), files/s. save: $m files of 4 KiB made first (untimed), then $m editor-style saves (write .NAME.swp, fsync, close, rename over NAME), files/s. save, 2 processes at once: the same in two processes started together, each in a directory of its own (2 x $m saves; files/s from the start until the last ends). Each run uses new directories."
 	for ((r = 1; r <= RUNS; r++)); do
 		for t in $TARGETS; do
 			case $t in
@@ -349,6 +349,8 @@ w4()
 			record W4 "create+write 4K+close" files/s higher "$t" "$(div "$n" "$PY_OUT")"
 			py saves "$dir-save" "$m" || die "W4 saves on $t failed"
 			record W4 "save (tmp+fsync+rename)" files/s higher "$t" "$(div "$m" "$PY_OUT")"
+			py saves_parallel "$dir-psave" "$m" 2 || die "W4 saves of 2 processes on $t failed"
+			record W4 "save, 2 processes at once" files/s higher "$t" "$(div $((2 * m)) "$PY_OUT")"
 		done
 	done
 	pfs_profile W4 "the creates" "${PY[@]}" smallfiles "$d/mnt/w4/profile-create" "$n"
