@@ -620,7 +620,7 @@ int store_sync(struct store *s)
 	 * every commit that returned are in the file, which any descriptor
 	 * of it syncs, and the commits of other threads go on meanwhile
 	 * instead of waiting for the disk (two processes saving documents
-	 * with fsync at once: 15-20% less time a save each). Frames other
+	 * with fsync at once: 12-22% less time a save each). Frames other
 	 * threads write meanwhile are synced too, or not; a restart or
 	 * truncation of the WAL meanwhile only drops frames a checkpoint
 	 * copied and synced. Where the VFS gives no descriptor, SQLite's own

@@ -69,7 +69,8 @@ struct wal_file {
 	int page;            /* the page size the header gave: gathering on; 0: off */
 	sqlite3_int64 commit_end; /* where the last commit frame seen ends, until a
 				   * write reaches it; 0: none */
-	int sync_fd;         /* the same file opened to read, for store__vfs_wal_fd; -1: none */
+	int sync_fd;         /* the same file opened to read (fdatasync(2) of such a descriptor
+			      * syncs the file on Linux), for store__vfs_wal_fd; -1: none */
 	int synced;          /* 1 once an xSync succeeded (SQLite's first syncs the directory) */
 };
 
@@ -216,7 +217,6 @@ static int wal_sync(sqlite3_file *f, int flags)
 		w->synced = 1;
 	return rc;
 }
-
 
 static int wal_file_size(sqlite3_file *f, sqlite3_int64 *size)
 {

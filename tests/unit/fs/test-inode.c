@@ -158,6 +158,9 @@ TEST(rename_leaf)
 	inode_set_leaf(t, b, 1);
 	inode_set_leaf(t, swp, 1);
 	inode_set_leaf(t, 999, 1); /* unknown: ignored */
+	ASSERT_EQ(1, inode_is_leaf(t, a));
+	ASSERT_EQ(0, inode_is_leaf(t, d)); /* never said */
+	ASSERT_EQ(0, inode_is_leaf(t, 999));
 	/* an editor's save: the swap file over the leaf it replaces */
 	ASSERT_EQ(0, inode_rename(t, "/i/d/.b.md.swp", "/i/d/b.md", NULL));
 	ASSERT_EQ(swp, inode_peek(t, "/i/d/b.md"));
@@ -182,6 +185,7 @@ TEST(rename_leaf)
 	below = ref(t, "/i/e/x.md");
 	inode_set_leaf(t, unmarked, 1);
 	inode_set_leaf(t, unmarked, 0);
+	ASSERT_EQ(0, inode_is_leaf(t, unmarked));
 	ASSERT_EQ(0, inode_rename(t, "/i/e", "/i/f", NULL));
 	expect_path(t, below, "/i/f/x.md");
 	/* unlink of a leaf drops that path alone */
