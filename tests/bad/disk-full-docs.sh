@@ -50,7 +50,8 @@ def ask(what, call):
     except OSError as e:
         return what + " " + errno.errorcode[e.errno]
 p = sys.argv[1]
-print("; ".join([ask("stat", lambda: os.stat(p)), ask("open", lambda: os.close(os.open(p, os.O_RDONLY))),
+print("; ".join([ask("stat", lambda: os.stat(p)),
+                 ask("open", lambda: os.close(os.open(p, os.O_RDONLY))),
                  ask("open for writing", lambda: os.close(os.open(p, os.O_WRONLY))),
                  ask("chmod", lambda: os.chmod(p, 0o600))]))
 PY
