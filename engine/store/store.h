@@ -54,7 +54,9 @@ void store_close(struct store *s);
 uint64_t store_commits(struct store *s);
 /* Makes every transaction committed so far survive power loss: an fsync of
  * the WAL file (a full checkpoint where this connection has none open).
- * 0 or a negative errno (-EIO: the fsync failed, -EBUSY). */
+ * 0 or a negative errno (-EIO: the fsync failed, -EBUSY). Any thread; the
+ * store's lock is not held while the disk syncs (after the WAL's first
+ * sync), so other threads' commits go on meanwhile. */
 int store_sync(struct store *s);
 /*
  * Reclaiming space (store_gc.c): deletes the whole history of every path

@@ -1,6 +1,7 @@
 /*
  * store_vfs.c - the store's SQLite VFS (store_int.h: store__vfs): the
- * platform's default VFS ("unix"), with the writes of a WAL file gathered.
+ * platform's default VFS ("unix"), with the writes of a WAL file gathered,
+ * and a second descriptor of each WAL file for store_sync.
  *
  * Why. SQLite writes each frame of a commit to the WAL with two pwrite(2)
  * calls, its 24-byte header and then its page (sqlite3WalFrames, every
@@ -38,6 +39,12 @@
  * written by SQLite at the start of each round of the WAL) says WAL format
  * 3007000 with pages of a size the frames are then checked against; a WAL
  * of another format is written through, call by call.
+ *
+ * The second descriptor: each WAL file is opened again by its name, to
+ * read, when SQLite opens it; store__vfs_wal_fd hands store_sync a copy,
+ * which it fdatasyncs after dropping the store's lock (store.c says why
+ * that is sound). It costs each connection one descriptor; the
+ * checkpointer's and read-only connections never use theirs.
  *
  * Threads: SQLite calls a file's methods from one connection at a time (a
  * store serialises its connection under its lock, and the checkpointer's

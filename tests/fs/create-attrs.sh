@@ -7,7 +7,9 @@
 # touch), a shell's dup2 redirection written after its first close, a create fsync-ed, and a
 # create committed by another handle's close while it stays open. Where the kernel has the fuse
 # tracepoints, also: a Python loop of creates (open, write, close) sends one getattr per file
-# (its directory's, which the create drops), not two.
+# (its directory's, which the create drops), not two; and a loop of temp saves (create .NAME.swp,
+# write, fsync, close, rename over NAME) sends two lookups a save, as a passthrough does: the
+# create's entry is kept, so the rename's walk of the temp name asks nothing.
 . "$(dirname "$0")/../lib.sh"
 . "$TESTS_DIR/lib_trace.sh"
 mount_item
@@ -100,6 +102,25 @@ if [ -n "$n" ]; then
 	[ "$n" -le 48 ] || fail "40 creates sent $n getattr requests (at most 48 expected: one each)"
 	assert_eq 40 "$(ls "$d/many" | wc -l)" "files made by the loop of creates"
 	assert_eq "4096 644" "$(stat -c '%s %a' "$d/many/f39")" "size and mode of the last create"
+	mkdir "$d/saved"
+	saves()
+	{
+		python3 - "$d/saved" <<'PY'
+import os, sys
+d = sys.argv[1]
+for i in range(20):
+    tmp, final = os.path.join(d, ".f%02d.swp" % i), os.path.join(d, "f%02d" % i)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, b"saved %d\n" % i)
+    os.fsync(fd)
+    os.close(fd)
+    os.rename(tmp, final)
+PY
+	}
+	n=$(requests_to "$M" FUSE_LOOKUP saves)
+	[ "$n" -le 44 ] || fail "20 temp saves sent $n lookups (at most 44 expected: two each)"
+	assert_eq 20 "$(ls -A "$d/saved" | wc -l)" "files after the temp saves"
+	assert_file_eq "$d/saved/f19" $'saved 19\n'
 else
 	echo "note: no fuse tracepoints here (or not root); the request counts are not checked"
 fi
