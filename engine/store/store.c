@@ -141,6 +141,7 @@ static const char *const compat[] = {
 	"CREATE TEMP VIEW IF NOT EXISTS whole AS SELECT rev_id AS slot, content FROM main.whole;",
 	NULL, /* 0016_append_revisions: no table changed */
 	NULL, /* 0017_append_runs: grown_from is read by writes alone (store_retire.c) */
+	NULL, /* 0018_check_lists: constraints only; reads find the same rows */
 };
 
 /* 0008_compact's step (store__rev_compact), for a store from before

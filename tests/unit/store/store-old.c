@@ -114,9 +114,9 @@ void store_old_undo_compact(const char *dir)
 
 /*
  * What each migration of schema/ added, undone: undo[v] takes a store of
- * version v + 1 back to version v (0017 append runs, 0016 append revisions, 0015 whole
- * slots ... 0002 times; 0008 compact, which needs the store to decode:
- * store_old_undo_compact).
+ * version v + 1 back to version v (0018 check lists, 0017 append runs, 0016 append
+ * revisions, 0015 whole slots ... 0002 times; 0008 compact, which needs the
+ * store to decode: store_old_undo_compact).
  */
 static const char *const undo[] = {
 	[1] = "ALTER TABLE documents DROP COLUMN atime_ns;"
@@ -213,6 +213,56 @@ static const char *const undo[] = {
 	[15] = "",
 	/* 0017_append_runs */
 	[16] = "ALTER TABLE revisions DROP COLUMN grown_from;",
+	/* 0018_check_lists: the three tables with their CHECKs as IN lists, as
+	 * 0011 and 0013 made them (the same columns in the same order) */
+	[17] = "CREATE TABLE items_v17 (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+	       "title TEXT NOT NULL DEFAULT '', state TEXT NOT NULL DEFAULT 'new' CHECK (state "
+	       "IN ('new', 'queued', 'running', 'waiting', 'blocked', 'failed', 'done')), "
+	       "stage TEXT NOT NULL DEFAULT '', stage_ok INTEGER NOT NULL DEFAULT 0, "
+	       "iteration INTEGER NOT NULL DEFAULT 1, branch TEXT NOT NULL, base TEXT NOT NULL, "
+	       "verdict TEXT NOT NULL DEFAULT '', assessment TEXT NOT NULL DEFAULT '', "
+	       "hold INTEGER NOT NULL DEFAULT 0, approved INTEGER NOT NULL DEFAULT 0, "
+	       "last_error TEXT NOT NULL DEFAULT '', last_result TEXT NOT NULL DEFAULT '', "
+	       "archived INTEGER NOT NULL DEFAULT 0, run_seq INTEGER NOT NULL DEFAULT 0, "
+	       "created_at TEXT NOT NULL, updated_at TEXT NOT NULL, "
+	       "dir_mtime_ns INTEGER NOT NULL DEFAULT 0, dir_ctime_ns INTEGER NOT NULL DEFAULT 0, "
+	       "dir_atime_ns INTEGER NOT NULL DEFAULT 0, verdict_head TEXT NOT NULL DEFAULT '', "
+	       "assessment_head TEXT NOT NULL DEFAULT '', round INTEGER NOT NULL DEFAULT 0, "
+	       "disposition TEXT NOT NULL DEFAULT '', dir_uid INTEGER NOT NULL DEFAULT -1, "
+	       "dir_gid INTEGER NOT NULL DEFAULT -1, dir_mode INTEGER NOT NULL DEFAULT 493, "
+	       "route TEXT NOT NULL DEFAULT '', template TEXT NOT NULL DEFAULT '', "
+	       "engine TEXT NOT NULL DEFAULT '', review_request TEXT NOT NULL DEFAULT '');"
+	       "INSERT INTO items_v17 SELECT * FROM items ORDER BY id;"
+	       "DROP TABLE items;"
+	       "ALTER TABLE items_v17 RENAME TO items;"
+	       "CREATE TABLE runs_v17 (id INTEGER PRIMARY KEY, item_id INTEGER NOT NULL "
+	       "REFERENCES items(id), run_no INTEGER NOT NULL, kind TEXT NOT NULL CHECK (kind IN "
+	       "('stage', 'recipe')), name TEXT NOT NULL, iteration INTEGER NOT NULL, "
+	       "status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'succeeded', "
+	       "'failed', 'validated', 'failing', 'blocked', 'timed_out', 'cancelled', "
+	       "'interrupted')), command TEXT NOT NULL DEFAULT '', log_path TEXT NOT NULL, "
+	       "pgid INTEGER NOT NULL DEFAULT 0, exit_code INTEGER, signal INTEGER, "
+	       "note TEXT NOT NULL DEFAULT '', head TEXT NOT NULL DEFAULT '', "
+	       "gpus TEXT NOT NULL DEFAULT '[]', executor TEXT NOT NULL DEFAULT 'local', "
+	       "started_at TEXT NOT NULL, finished_at TEXT, duration_s REAL, "
+	       "log_size INTEGER NOT NULL DEFAULT 0, log_sha256 TEXT NOT NULL DEFAULT '', "
+	       "job_id TEXT NOT NULL DEFAULT '', job_output TEXT NOT NULL DEFAULT '', "
+	       "job_offset INTEGER NOT NULL DEFAULT 0, UNIQUE (item_id, run_no));"
+	       "INSERT INTO runs_v17 SELECT * FROM runs ORDER BY id;"
+	       "DROP TABLE runs;"
+	       "ALTER TABLE runs_v17 RENAME TO runs;"
+	       "CREATE TABLE registry_v17 (id INTEGER PRIMARY KEY, item_id INTEGER NOT NULL "
+	       "REFERENCES items(id), line TEXT NOT NULL, source TEXT NOT NULL CHECK (source IN "
+	       "('engine', 'external', 'imported')), run_id INTEGER REFERENCES runs(id), "
+	       "why TEXT NOT NULL DEFAULT '');"
+	       "INSERT INTO registry_v17 SELECT * FROM registry ORDER BY id;"
+	       "DROP TABLE registry;"
+	       "ALTER TABLE registry_v17 RENAME TO registry;"
+	       "CREATE INDEX registry_item ON registry(item_id, id);"
+	       "CREATE TRIGGER registry_no_update BEFORE UPDATE ON registry "
+	       "BEGIN SELECT RAISE(ABORT, 'registry is append-only'); END;"
+	       "CREATE TRIGGER registry_no_delete BEFORE DELETE ON registry "
+	       "BEGIN SELECT RAISE(ABORT, 'registry is append-only'); END;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)

@@ -6,7 +6,8 @@
  * the migration of a store of version 12: its rows, ids, logs and registry
  * kept, the constraints added, foreign keys on again; a store whose rows
  * hold an unknown state or status refused with the row named and left as
- * it was.
+ * it was; the migration of a store of version 17 (schema/0018_check_lists.sql),
+ * after which no statement of a hot path fills a table to check a value.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -207,9 +208,52 @@ static void check_constraints(void)
 		      "started_at) SELECT id, 99, 'recipe', 'r', 1, 'ok', 'l', 'now' FROM items "
 		      "WHERE name = 'st-0'"),
 		  SQLITE_CONSTRAINT_CHECK);
+	ASSERT_EQ(raw("INSERT INTO registry(item_id, line, source) SELECT id, '{}', 'forged' "
+		      "FROM items WHERE name = 'st-0'"),
+		  SQLITE_CONSTRAINT_CHECK);
 	/* and take what they name */
 	ASSERT_EQ(raw("UPDATE items SET state = 'blocked' WHERE name = 'st-4'"), SQLITE_OK);
 	ASSERT_EQ(raw("UPDATE runs SET status = 'timed_out' WHERE run_no = 8"), SQLITE_OK);
+}
+
+/* The statements of the hot paths that check a constraint: a registry
+ * line, a run made and one updated, an item's state written. */
+static const char *const checked[] = {
+	"INSERT INTO registry(item_id, line, source) VALUES (1, '{}', 'external')",
+	"INSERT INTO runs(item_id, run_no, kind, name, iteration, status, log_path, started_at) "
+	"VALUES (1, 99, 'recipe', 'r', 1, 'queued', 'l', 'now')",
+	"UPDATE runs SET status = 'validated' WHERE id = 1",
+	"UPDATE items SET state = 'queued' WHERE id = 1",
+};
+
+/* The number of ephemeral tables the program of sql opens (EXPLAIN's
+ * OpenEphemeral): what an IN list in a CHECK costs at every row. */
+static int ephemeral_tables(const char *sql)
+{
+	char path[256], explain[512];
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, STORE_DB_NAME);
+	snprintf(explain, sizeof(explain), "EXPLAIN %s", sql);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_prepare_v2(db, explain, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		n += strcmp((const char *)sqlite3_column_text(st, 1), "OpenEphemeral") == 0;
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+static int ephemeral_tables_all(void)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < sizeof(checked) / sizeof(checked[0]); i++)
+		n += ephemeral_tables(checked[i]);
+	return n;
 }
 
 TEST(check)
@@ -223,6 +267,7 @@ TEST(check)
 	raw_text("SELECT value FROM meta WHERE key = 'schema_version'", v, sizeof(v));
 	ASSERT_EQ(atoi(v), schema_version);
 	check_constraints();
+	ASSERT_EQ(ephemeral_tables_all(), 0);
 	s = test_store_open(dir, 0, 0);
 	check_rows(s);
 	/* The API refuses a value out of range before SQLite sees it. */
@@ -345,6 +390,31 @@ TEST(migrate_4)
 	check_constraints();
 }
 
+/* A store of version 17 (CHECKs as IN lists, an ephemeral table at every
+ * row checked) is made again with the same rows, ids and constraints,
+ * checked by comparisons. */
+TEST(migrate_17)
+{
+	struct store *s;
+	char v[16];
+
+	make_store();
+	store_old_downgrade(dir, 17, NULL);
+	ASSERT_EQ(ephemeral_tables_all(), 4); /* one a statement: registry, runs twice, items */
+	s = test_store_open(dir, 0, 1); /* read-only: as it is */
+	check_rows(s);
+	store_close(s);
+	s = test_store_open(dir, 0, 0);
+	check_rows(s);
+	store_close(s);
+	raw_text("SELECT value FROM meta WHERE key = 'schema_version'", v, sizeof(v));
+	ASSERT_EQ(atoi(v), schema_version);
+	raw_text("SELECT count(*) FROM pragma_foreign_key_check", v, sizeof(v));
+	ASSERT_STREQ(v, "0");
+	ASSERT_EQ(ephemeral_tables_all(), 0);
+	check_constraints();
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -355,6 +425,7 @@ int main(void)
 	RUN(migrate_12);
 	RUN(migrate_refused);
 	RUN(migrate_4);
+	RUN(migrate_17);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : 1;
 }
