@@ -142,11 +142,15 @@ static const char *const compat[] = {
 	NULL, /* 0016_append_revisions: no table changed */
 	NULL, /* 0017_append_runs: grown_from is read by writes alone (store_retire.c) */
 	NULL, /* 0018_check_lists: constraints only; reads find the same rows */
+	/* 0019_whole_pieces: no content of an older store is in pieces */
+	"CREATE TEMP TABLE whole_pieces (id INTEGER PRIMARY KEY, slot INTEGER, start INTEGER, "
+	"content BLOB);",
 };
 
 /* 0008_compact's step (store__rev_compact), for a store from before
  * version 15 alone: it ran after 0015_whole_slots until 0017_append_runs
- * added a column it reads, and a store of version 15 or 16 had it then. */
+ * added a column it reads, and a store of version 15 or 16 had it then;
+ * it runs after 0019_whole_pieces, whose table it reads too. */
 static int compact_step(struct store *s, int from)
 {
 	return from < 15 ? store__rev_compact(s) : 0;
@@ -161,10 +165,10 @@ static int compact_step(struct store *s, int from)
  */
 static int (*const migrate_c[])(struct store *s, int from) = {
 	NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-	NULL, NULL,
+	NULL, NULL, NULL, NULL,
 	/* 0008_compact's step, which encodes the revisions stored before, with
-	 * the columns of 0015_whole_slots and 0017_append_runs that
-	 * store_retire.c reads (compact_step) */
+	 * the columns and tables of 0015_whole_slots, 0017_append_runs and
+	 * 0019_whole_pieces that store_retire.c reads (compact_step) */
 	compact_step,
 };
 static int (*const migrate_check[])(struct store *s, char *err, size_t errlen) = {

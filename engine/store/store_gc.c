@@ -97,7 +97,8 @@ int store_gc_temp_name(const char *name)
 
 #define GC_REVS "(SELECT r.id FROM revisions r JOIN gc_paths g ON g.item_id = r.item_id AND " \
 		"g.path = r.path)"
-/* Their rows of whole (schema/0015_whole_slots.sql). */
+/* Their rows of whole (schema/0015_whole_slots.sql; their pieces, 0019, go
+ * with them: the trigger whole_pieces_gone). */
 #define GC_SLOTS "(SELECT r.slot FROM revisions r JOIN gc_paths g ON g.item_id = r.item_id AND " \
 		 "g.path = r.path WHERE r.slot IS NOT NULL)"
 
@@ -207,8 +208,9 @@ int store_gc(struct store *s, const char *before, struct store_gc *out)
 		rc = gc_count(s, "SELECT COUNT(*), COALESCE(SUM(length(content)), 0) FROM revisions "
 			      "WHERE id IN " GC_REVS, &out->revisions, &out->bytes);
 	if (rc == 0)
-		rc = gc_count(s, "SELECT COALESCE(SUM(length(content)), 0), 0 FROM whole WHERE slot "
-			      "IN " GC_SLOTS, &whole, &none);
+		rc = gc_count(s, "SELECT COALESCE(SUM(length(content)), 0) + (SELECT "
+			      "COALESCE(SUM(length(content)), 0) FROM whole_pieces WHERE slot IN "
+			      GC_SLOTS "), 0 FROM whole WHERE slot IN " GC_SLOTS, &whole, &none);
 	out->bytes += whole;
 	if (rc == 0)
 		rc = store__script(s, "DELETE FROM whole WHERE slot IN " GC_SLOTS "; "

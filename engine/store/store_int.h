@@ -360,6 +360,39 @@ mode_t store__kind_type(sqlite3_stmt *st, int col);
 void store__doc_row(sqlite3_stmt *st, int first, struct doc_meta *m);
 int store__rev_retire(struct store *s, int64_t id);
 int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len);
+/*
+ * The rows of whole and their pieces (store_whole.c; schema/0019). Lock
+ * held, inside a write transaction for the writes; 0 or a negative errno
+ * (-EIO: rows that do not hold what the revision says, -ENOMEM).
+ *
+ * store__whole_put: stores len bytes of data as whole content, in one row
+ * of whole padded to its room, and names that row in *out (0 for empty
+ * content, which needs no row: reads find revisions.content, X''), for the
+ * caller to set as its revision's slot. The row slot (0: none), when there
+ * is one, is taken over, its pieces dropped: rewritten in place when len
+ * fits its room and the room is not more than twice what len needs (SQLite
+ * then writes only the pages whose bytes change); else deleted and a new
+ * row made, with room to grow when the content outgrew the old one.
+ *
+ * store__whole_append: writes len > 0 bytes of data after the first size
+ * bytes of the content of slot (0: none yet, size 0), in the last row that
+ * holds it while that has room, else in a new piece (a content of
+ * WHOLE_PIECE bytes or more) or a new row with room to grow (a shorter
+ * one); the slot that then holds size + len bytes in *out.
+ *
+ * store__whole_read: reads n bytes at offset off of the content of slot
+ * into buf (the caller has checked they are within its size).
+ *
+ * store__whole_finish: *data (malloc'd, *len bytes, NUL after them) holds
+ * the row of whole slot of a revision of size bytes; joins its pieces
+ * after it, or drops the row's padding, so that *data holds the size bytes
+ * (NUL-terminated; replaced by a new buffer when there are pieces).
+ */
+int store__whole_put(struct store *s, const void *data, size_t len, int64_t slot, int64_t *out);
+int store__whole_append(struct store *s, int64_t slot, size_t size, const void *data, size_t len,
+			int64_t *out);
+int store__whole_read(struct store *s, int64_t slot, size_t off, size_t n, void *buf);
+int store__whole_finish(struct store *s, int64_t slot, char **data, size_t *len, size_t size);
 int store__rev_replace(struct store *s, int64_t prev, const void *data, size_t len, int64_t *slot);
 /* What the row of an appended revision holds (store__rev_append): its row
  * of whole (revisions.slot, 0: none), the run of appends it continues

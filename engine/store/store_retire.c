@@ -3,11 +3,11 @@
  * store__rev_retire, store__rev_whole, store__rev_replace,
  * store__rev_append, store__rev_compact): a revision that stops being
  * current is encoded for good against its base, and the current one is
- * kept whole in its row of whole, rewritten in place. store_rev.c's top
- * comment gives the format and why; it reads revisions back.
+ * kept whole in its row of whole and its pieces (store_whole.c), rewritten
+ * in place. store_rev.c's top comment gives the format and why; it reads
+ * revisions back.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,7 +116,7 @@ static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 	sqlite3_stmt *st;
 	char *raw = NULL, *prefix = NULL;
 	void *enc = NULL;
-	size_t len = 0, plen = 0, elen = 0;
+	size_t len = 0, plen = 0, elen = 0, size = 0;
 	int64_t item = 0, seq = 0, at = 0;
 	char *path = NULL;
 	int rc, rev = 0, kind = REV_KEPT;
@@ -124,20 +124,25 @@ static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 	if (slot)
 		*slot = 0;
 
-	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT ", r.size, r.slot FROM "
-			  "revisions r LEFT JOIN whole w ON w.slot = r.slot WHERE r.id = ? AND "
-			  "r.enc = 0 AND r.content IS NOT NULL", "I", id);
+	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT ", "
+			  "r.size, w.slot FROM revisions r LEFT JOIN whole w ON w.slot = r.slot "
+			  "WHERE r.id = ? AND r.enc = 0 AND r.content IS NOT NULL", "I", id);
 	if (rc == 0) {
 		item = sqlite3_column_int64(st, 0);
 		rev = sqlite3_column_int(st, 2);
 		seq = sqlite3_column_int64(st, 3);
 		path = store__col_dup(st, 1);
 		rc = path ? store__blob_out(st, 4, &raw, &len) : -ENOMEM;
-		if (rc == 0 && len > (size_t)sqlite3_column_int64(st, 5))
-			len = (size_t)sqlite3_column_int64(st, 5); /* its room (whole_store) */
+		size = (size_t)sqlite3_column_int64(st, 5);
 		at = sqlite3_column_int64(st, 6);
 	}
 	store__done(st);
+	/* Its row of whole is padded to its room, and may go on in pieces
+	 * (store_whole.c). */
+	if (rc == 0 && at)
+		rc = store__whole_finish(s, at, &raw, &len, size);
+	else if (rc == 0 && len > size)
+		len = size;
 	if (rc)
 		goto out;
 	if (seq > 1)
@@ -187,75 +192,6 @@ int store__rev_retire(struct store *s, int64_t id)
 	return rev_retire(s, id, NULL);
 }
 
-/* The room of a row of whole for len bytes of content: room to grow, so
- * that a few appends later the row still holds the content in place. */
-static size_t whole_room(size_t len)
-{
-	return len ? len + len / 8 + 512 : 0;
-}
-
-/* Stores len bytes of data as whole content, in a row of whole padded with
- * zeros to its room, and names that row in *out (0 for empty content,
- * which needs no row: reads find revisions.content, X''), for the caller
- * to set as its revision's slot. The row slot (0: none), when there is
- * one, is taken over: rewritten in place when len fits its room and the
- * room is not more than twice what len needs, which writes only the pages
- * whose bytes change (SQLite overwrites a row of the same key and size in
- * place, page by page); else it is deleted and a new row made, with room
- * to grow (whole_room) when the content outgrew the old one, else of len
- * bytes. Lock held, inside a transaction. 0 or a negative errno. */
-static int whole_store(struct store *s, const void *data, size_t len, int64_t slot, int64_t *out)
-{
-	sqlite3_stmt *st;
-	size_t room = 0;
-	char *buf;
-	int rc = 0, grew = 0;
-
-	*out = 0;
-	if (slot) {
-		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE slot = ?", "I",
-				  slot);
-		if (rc == 0)
-			room = (size_t)sqlite3_column_int64(st, 0);
-		store__done(st);
-		if (rc == -ENOENT)
-			slot = 0, rc = 0;
-		if (rc)
-			return rc;
-	}
-	if (slot && (len > room || room > 2 * whole_room(len) || !room)) {
-		rc = store__exec(s, "DELETE FROM whole WHERE slot = ?", "I", slot);
-		grew = len > room;
-		slot = 0;
-	}
-	/* Room to grow once the content did: most documents are written
-	 * once, and padding theirs would only fill pages. */
-	if (!slot)
-		room = grew ? whole_room(len) : len;
-	if (rc == 0 && room) {
-		/* The bytes as they are when there is no padding to add. */
-		buf = room == len ? NULL : malloc(room);
-		if (room != len && !buf)
-			return -ENOMEM;
-		if (buf) {
-			memcpy(buf, data, len);
-			memset(buf + len, 0, room - len);
-		}
-		if (slot) {
-			rc = store__exec(s, "UPDATE whole SET content = ? WHERE slot = ?", "bI",
-					 buf ? buf : data, room, slot);
-		} else {
-			rc = store__exec(s, "INSERT INTO whole(content) VALUES (?)", "b",
-					 buf ? buf : data, room);
-			slot = sqlite3_last_insert_rowid(s->db);
-		}
-		free(buf);
-		if (rc == 0)
-			*out = slot;
-	}
-	return rc;
-}
-
 int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len)
 {
 	sqlite3_stmt *st;
@@ -266,7 +202,7 @@ int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len)
 		slot = sqlite3_column_int64(st, 0);
 	store__done(st);
 	if (rc == 0)
-		rc = whole_store(s, data, len, slot, &slot);
+		rc = store__whole_put(s, data, len, slot, &slot);
 	if (rc == 0)
 		rc = store__exec(s, "UPDATE revisions SET slot = NULLIF(?, 0) WHERE id = ?", "II",
 				 slot, id);
@@ -279,89 +215,23 @@ int store__rev_replace(struct store *s, int64_t prev, const void *data, size_t l
 	int rc = prev ? rev_retire(s, prev, &at) : 0;
 
 	*slot = 0;
-	return rc ? rc : whole_store(s, data, len, at, slot);
-}
-
-/* Opens a handle that reads and writes the row slot of whole, in *b; *b
- * is NULL when the row does not open (gone, or not a blob). One handle
- * serves an append's reads and its write: SQLite finds a byte of a large
- * row by walking its chain of overflow pages, and a handle remembers the
- * chain once walked, where each new handle walks it again. The caller
- * closes it (sqlite3_blob_close) before anything changes that row. Lock
- * held, inside a transaction. */
-static void whole_open(struct store *s, int64_t slot, sqlite3_blob **b)
-{
-	assert(util_mutex_held(&s->lock));
-	if (sqlite3_blob_open(s->db, "main", "whole", "content", slot, 1, b) != SQLITE_OK) {
-		sqlite3_blob_close(*b);
-		*b = NULL;
-	}
-}
-
-/* Reads (write 0) or writes n bytes at buf from or to offset off of the
- * row slot of whole, through SQLite's incremental blob I/O, which touches
- * only the pages holding those bytes: through handle b when it is not NULL
- * (whole_open, on that row), else through a handle of its own. Lock held
- * (a write: inside a transaction). 0, or a negative errno (store__err; a
- * range past the row's end is SQLite's error, -EIO). */
-static int whole_io(struct store *s, sqlite3_blob *b, int64_t slot, void *buf, size_t n,
-		    size_t off, int write)
-{
-	sqlite3_blob *own = NULL;
-	int rc = SQLITE_OK;
-
-	assert(util_mutex_held(&s->lock));
-	if (n > INT_MAX || off > INT_MAX)
-		return -EFBIG;
-	if (!b) {
-		rc = sqlite3_blob_open(s->db, "main", "whole", "content", slot, write, &own);
-		b = own;
-	}
-	if (rc == SQLITE_OK)
-		rc = write ? sqlite3_blob_write(b, buf, (int)n, (int)off)
-			   : sqlite3_blob_read(b, buf, (int)n, (int)off);
-	if (own && sqlite3_blob_close(own) != SQLITE_OK && rc == SQLITE_OK)
-		rc = sqlite3_errcode(s->db);
-	return store__err(s, rc);
-}
-
-/* Writes n bytes at buf at offset off of the row of whole that handle b
- * (whole_open) is on, when the row holds off + n bytes, with *fit 1; else
- * (a row too short, or b NULL: a row that did not open) writes nothing,
- * with *fit 0. The handle both measures the row and writes it. Lock held,
- * inside a transaction. 0, or a negative errno (store__err). */
-static int whole_write_room(struct store *s, sqlite3_blob *b, const void *buf, size_t n,
-			    size_t off, int *fit)
-{
-	int rc = SQLITE_OK;
-
-	assert(util_mutex_held(&s->lock));
-	*fit = 0;
-	/* A row that did not open has no room: the caller writes a new one,
-	 * and reports what reading this one then says. */
-	if (!b || n > INT_MAX || off > INT_MAX - n)
-		return 0;
-	if ((size_t)sqlite3_blob_bytes(b) >= off + n) {
-		rc = sqlite3_blob_write(b, buf, (int)n, (int)off);
-		*fit = rc == SQLITE_OK;
-	}
-	return store__err(s, rc);
+	return rc ? rc : store__whole_put(s, data, len, at, slot);
 }
 
 /*
- * rev_retire of revision pos, named n (pos_get_named), when the store knows it is an append
- * (revisions.grown_from names its run), reading its row of whole through
- * b (whole_open; NULL: a handle of its own): when its base is an earlier
- * revision of the same run, its content is the base's followed by more
- * bytes, so only those bytes and the base's last REV_APPEND_TAIL are read,
- * from its row of whole, and stored as REV_APPEND, without reading or
+ * rev_retire of revision pos, named n (pos_get_named), when the store knows
+ * it is an append (revisions.grown_from names its run): when its base is an
+ * earlier revision of the same run, its content is the base's followed by
+ * more bytes, so only those bytes and the base's last REV_APPEND_TAIL are
+ * read, from its row of whole and its pieces (store__whole_read: the last
+ * piece or two of a long document), and stored as REV_APPEND, without reading or
  * comparing the rest. *done is 1 when it did so, with the row of whole
  * left in *slot as rev_retire leaves it; 0 leaves everything to rev_retire
  * (not an append, a base outside the run or empty, a suffix that would
  * not be stored smaller). Lock held, inside a transaction.
  */
 static int rev_retire_grown(struct store *s, const struct rev_pos *pos, const struct rev_name *n,
-			    sqlite3_blob *b, int64_t *slot, int *done)
+			    int64_t *slot, int *done)
 {
 	struct rev_pos me = *pos, base = {0};
 	int64_t at = me.slot, id = pos->id;
@@ -384,7 +254,7 @@ static int rev_retire_grown(struct store *s, const struct rev_pos *pos, const st
 	bytes = malloc(tail + add);
 	if (!bytes)
 		return -ENOMEM;
-	rc = whole_io(s, b, at, bytes, tail + add, (size_t)base.size - tail, 0);
+	rc = store__whole_read(s, at, (size_t)base.size - tail, tail + add, bytes);
 	if (rc == 0)
 		rc = store__rev_compress(s, bytes + tail, add, bytes, tail, &enc, &elen);
 	if (rc == 0 && elen < (size_t)me.size) {
@@ -406,10 +276,8 @@ int store__rev_append(struct store *s, int64_t prev, const void *data, size_t le
 {
 	struct rev_pos p;
 	struct rev_name n;
-	sqlite3_blob *b = NULL;
 	int64_t slot = 0;
-	char *buf;
-	int rc, done = 0, fit = 0;
+	int rc, done = 0;
 
 	assert(util_mutex_held(&s->lock));
 	memset(g, 0, sizeof(*g));
@@ -420,39 +288,17 @@ int store__rev_append(struct store *s, int64_t prev, const void *data, size_t le
 	 * an old one): for the caller to write whole. */
 	if (rc == 0 && p.size > 0 && !p.slot)
 		rc = -ESTALE;
-	/* The retire below reads the row's end, and the write goes after it:
-	 * one handle for both. Neither retire changes the row of whole. */
-	if (rc == 0 && p.slot)
-		whole_open(s, p.slot, &b);
 	if (rc == 0)
-		rc = rev_retire_grown(s, &p, &n, b, &slot, &done);
+		rc = rev_retire_grown(s, &p, &n, &slot, &done);
 	free(n.path);
 	if (rc == 0 && !done)
 		rc = rev_retire(s, prev, &slot);
-	/* In place when the row has room: the bytes after the old content are
-	 * its padding. Retire leaves the row it read in slot, which is p.slot,
-	 * b's row. */
+	/* Retire leaves the row it read in slot, which is p.slot (0 for an
+	 * empty content, which has none); the bytes go after its content. */
 	assert(rc || !slot || slot == p.slot);
-	if (rc == 0 && slot)
-		rc = whole_write_room(s, b, data, len, (size_t)p.size, &fit);
-	sqlite3_blob_close(b);
 	if (rc)
 		return rc == -ENOENT ? -ESTALE : rc;
-	if (fit) {
-		g->slot = slot;
-	} else {
-		/* The row outgrew its room (or there was none): a new one,
-		 * with room to grow (whole_store). */
-		buf = malloc((size_t)p.size + len + 1);
-		if (!buf)
-			return -ENOMEM;
-		rc = p.size ? whole_io(s, NULL, slot, buf, (size_t)p.size, 0, 0) : 0;
-		if (rc == 0) {
-			memcpy(buf + p.size, data, len);
-			rc = whole_store(s, buf, (size_t)p.size + len, slot, &g->slot);
-		}
-		free(buf);
-	}
+	rc = store__whole_append(s, slot, (size_t)p.size, data, len, &g->slot);
 	/* The new revision continues prev's run, or starts one at prev. */
 	g->grown = p.grown ? p.grown : prev;
 	g->size = (uint64_t)p.size + len;

@@ -24,7 +24,10 @@
  *   new copy of the document), when the content fits the row's room
  *   (whole_room: padded with zeros, an eighth more than the content and
  *   512 bytes, once the content outgrew its row); else deleted, and its
- *   pages reused by the next write.
+ *   pages reused by the next write. Appends carry a content of 16 KiB and
+ *   more on in pieces (rows of whole_pieces: store_whole.c), so that an
+ *   append reads and writes the last piece, not a row as long as the
+ *   document, whose chain of overflow pages SQLite would walk.
  * - When a revision stops being current (a newer write, an unlink, a
  *   rename away, a rename over it), store__rev_retire encodes it once, for
  *   good, with zstd: compressed against the content of an older revision of
@@ -45,7 +48,8 @@
  *   written at the end through handles that only write, O_WRONLY, which
  *   never read the document) is stored
  *   without the document passing through memory: its bytes are written
- *   after the old content in the row of whole (the last page or two), and
+ *   after the old content in the row of whole or its last piece (the last
+ *   page or two), and
  *   the revision records the run of appends it continues
  *   (revisions.grown_from: the run's first revision). Every revision of a
  *   run is an earlier one's content followed by more bytes, so when the
@@ -315,22 +319,34 @@ struct rev_link {
 static int link_get(struct store *s, int64_t id, struct rev_link *l)
 {
 	sqlite3_stmt *st;
-	int rc = store__first(s, &st, "SELECT r.enc, r.base, r.size, " WHOLE_CONTENT " FROM "
-			      "revisions r LEFT JOIN whole w ON w.slot = r.slot WHERE r.id = ? AND "
-			      "r.content IS NOT NULL", "I", id);
+	int64_t slot = 0;
+	int rc;
+
+	l->data = NULL;
+	rc = store__first(s, &st, "SELECT r.enc, r.base, r.size, " WHOLE_CONTENT ", w.slot FROM "
+			  "revisions r LEFT JOIN whole w ON w.slot = r.slot WHERE r.id = ? AND "
+			  "r.content IS NOT NULL", "I", id);
 
 	if (rc == 0) {
 		l->enc = sqlite3_column_int(st, 0);
 		l->base = sqlite3_column_int64(st, 1);
 		l->size = (size_t)sqlite3_column_int64(st, 2);
 		rc = store__blob_out(st, 3, &l->data, &l->len);
-		/* A whole one's row is padded to its room (store_retire.c). */
-		if (rc == 0 && l->enc == REV_RAW && l->len > l->size) {
-			l->len = l->size;
-			l->data[l->len] = '\0';
-		}
+		slot = sqlite3_column_int64(st, 4);
 	}
 	store__done(st);
+	/* A whole one's row is padded to its room, and a long one goes on in
+	 * pieces (store_whole.c). */
+	if (rc == 0 && l->enc == REV_RAW && slot)
+		rc = store__whole_finish(s, slot, &l->data, &l->len, l->size);
+	else if (rc == 0 && l->enc == REV_RAW && l->len > l->size) {
+		l->len = l->size;
+		l->data[l->len] = '\0';
+	}
+	if (rc) {
+		free(l->data);
+		l->data = NULL;
+	}
 	return rc;
 }
 

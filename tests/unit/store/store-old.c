@@ -114,8 +114,8 @@ void store_old_undo_compact(const char *dir)
 
 /*
  * What each migration of schema/ added, undone: undo[v] takes a store of
- * version v + 1 back to version v (0018 check lists, 0017 append runs, 0016 append
- * revisions, 0015 whole slots ... 0002 times; 0008 compact, which needs the
+ * version v + 1 back to version v (0019 whole pieces, 0018 check lists, 0017 append
+ * runs, 0016 append revisions, 0015 whole slots ... 0002 times; 0008 compact, which needs the
  * store to decode: store_old_undo_compact).
  */
 static const char *const undo[] = {
@@ -263,6 +263,10 @@ static const char *const undo[] = {
 	       "BEGIN SELECT RAISE(ABORT, 'registry is append-only'); END;"
 	       "CREATE TRIGGER registry_no_delete BEFORE DELETE ON registry "
 	       "BEGIN SELECT RAISE(ABORT, 'registry is append-only'); END;",
+	/* 0019_whole_pieces (a store made by a test to be downgraded holds no
+	 * piece: its documents are shorter than WHOLE_PIECE) */
+	[18] = "DROP TRIGGER whole_pieces_gone;"
+	       "DROP TABLE whole_pieces;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)

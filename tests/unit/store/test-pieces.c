@@ -1,0 +1,220 @@
+/*
+ * test-pieces.c - a long document's content in pieces (store_whole.c;
+ * schema/0019_whole_pieces.sql): appends to a 40 KB document, small ones
+ * and ones larger than a piece, each a revision that reads back byte for
+ * byte, now, after the revision cache is dropped and after a reopen; the
+ * row of whole is not copied as the document grows; an append to a 4 MiB
+ * document reads a few pages, not the document's (SQLite's page cache
+ * counts them); a whole write, a truncation and an unlink leave no piece
+ * behind; an append run broken and started again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "store-old.h"
+#include "store.h"
+#include "store_int.h"
+#include "test.h"
+
+static char dir[] = "/tmp/pfs-pieces-XXXXXX";
+static const struct store_who who = {1000, 42, "sh", ""};
+static struct store *s;
+static int64_t item;
+
+/* The sizes of the revisions of "log.md", index = rev (the reference
+ * content's prefix of that length is the revision). */
+static size_t sizes[4096];
+static int nrev;
+
+static int64_t query(const char *sql, const char *path)
+{
+	return test_query(s, sql, path);
+}
+
+/* Bytes k of a reference: lines of text that differ line by line. */
+static void fill(struct buf *ref, size_t len)
+{
+	char l[64];
+
+	while (len) {
+		int n = snprintf(l, sizeof(l), "%08zu a line of the long log, with its number\n",
+				 ref->len);
+		size_t take = (size_t)n < len ? (size_t)n : len;
+
+		ASSERT_EQ(buf_append(ref, l, take), 0);
+		len -= take;
+	}
+}
+
+/* Appends len bytes of the reference's continuation to log.md, checked. */
+static void append(struct buf *ref, size_t len)
+{
+	size_t at = ref->len;
+	uint64_t size = 0;
+
+	fill(ref, len);
+	ASSERT_EQ(store_doc_append(s, item, "log.md", ref->data + at, len, (mode_t)-1, -1, &who,
+				   NULL, &size), 0);
+	ASSERT_EQ(size, ref->len);
+	ASSERT(nrev + 1 < (int)(sizeof(sizes) / sizeof(sizes[0])));
+	sizes[++nrev] = ref->len;
+}
+
+static void write_whole(struct buf *ref, size_t len)
+{
+	buf_free(ref);
+	fill(ref, len);
+	ASSERT_EQ(store_doc_write(s, item, "log.md", ref->data, ref->len, (mode_t)-1, -1, "write",
+				  &who, NULL), 0);
+	sizes[++nrev] = ref->len;
+}
+
+/* Every revision of log.md from rev from on (reference ref for all of
+ * them: each is a prefix of it) and the current content. */
+static void expect_all(const struct buf *ref, int from)
+{
+	int k;
+
+	for (k = from; k <= nrev; k++)
+		test_expect_rev(s, item, "log.md", k, ref->data, sizes[k]);
+	test_expect_rev(s, item, "log.md", 0, ref->data, ref->len);
+}
+
+/* Pieces whose row of whole is gone: none, ever. */
+static void no_orphans(void)
+{
+	ASSERT_EQ(query("SELECT count(*) FROM whole_pieces WHERE slot NOT IN (SELECT slot FROM "
+			"whole) AND ?1 IS NOT NULL", "x"), 0);
+}
+
+/* The pages SQLite's cache of the store's connection gave out (hits and
+ * misses) since the last call. */
+static int64_t pages_fetched(void)
+{
+	int hit = 0, miss = 0, hi;
+
+	pthread_mutex_lock(&s->lock);
+	sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_HIT, &hit, &hi, 1);
+	sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_MISS, &miss, &hi, 1);
+	pthread_mutex_unlock(&s->lock);
+	return (int64_t)hit + miss;
+}
+
+TEST(appends)
+{
+	struct buf ref;
+	int64_t row;
+	int k;
+
+	buf_init(&ref);
+	write_whole(&ref, 40000);
+	row = query("SELECT length(w.content) FROM whole w JOIN documents d ON d.path = ?1 JOIN "
+		    "revisions r ON r.id = d.rev_id AND r.slot = w.slot", "log.md");
+	/* Small appends, one larger than a piece, small ones again. */
+	for (k = 0; k < 600; k++)
+		append(&ref, 52 + (size_t)(k % 7) * 13);
+	append(&ref, 50000);
+	for (k = 0; k < 300; k++)
+		append(&ref, 86);
+	ASSERT(query("SELECT count(*) FROM whole_pieces WHERE ?1 IS NOT NULL", "x") >= 3);
+	/* The first row was never copied: it holds the first 40 KB still. */
+	ASSERT_EQ(query("SELECT length(w.content) FROM whole w JOIN documents d ON d.path = ?1 "
+			"JOIN revisions r ON r.id = d.rev_id AND r.slot = w.slot", "log.md"), row);
+	expect_all(&ref, 1);
+	pthread_mutex_lock(&s->lock);
+	store__rev_forget(s);
+	pthread_mutex_unlock(&s->lock);
+	expect_all(&ref, 1);
+	store_close(s);
+	s = test_store_open(dir, 0, 0);
+	expect_all(&ref, 1);
+	store_close(s);
+	s = test_store_open(dir, 0, 1); /* read-only */
+	expect_all(&ref, 1);
+	store_close(s);
+	s = test_store_open(dir, 0, 0);
+	no_orphans();
+	buf_free(&ref);
+}
+
+/* A whole write after pieces makes one row again; appends start pieces
+ * again; a truncation and an unlink leave none behind. */
+TEST(rewrites)
+{
+	struct buf ref;
+	int from, k;
+
+	buf_init(&ref);
+	write_whole(&ref, 30000);
+	from = nrev;
+	ASSERT_EQ(query("SELECT count(*) FROM whole_pieces w JOIN revisions r ON r.slot = w.slot "
+			"JOIN documents d ON d.rev_id = r.id AND d.path = ?1", "log.md"), 0);
+	no_orphans();
+	for (k = 0; k < 400; k++)
+		append(&ref, 99);
+	ASSERT(query("SELECT count(*) FROM whole_pieces w JOIN revisions r ON r.slot = w.slot "
+		     "JOIN documents d ON d.rev_id = r.id AND d.path = ?1", "log.md") >= 1);
+	expect_all(&ref, from);
+	/* A truncation: the namespace writes the shorter content whole. */
+	ref.len = 1000;
+	ASSERT_EQ(store_doc_write(s, item, "log.md", ref.data, ref.len, (mode_t)-1, -1, "write",
+				  &who, NULL), 0);
+	sizes[++nrev] = 1000;
+	ASSERT_EQ(query("SELECT count(*) FROM whole_pieces WHERE ?1 IS NOT NULL", "x"), 0);
+	for (k = 0; k < 50; k++)
+		append(&ref, 700);
+	expect_all(&ref, nrev - 50);
+	ASSERT_EQ(store_doc_unlink(s, item, "log.md", &who), 0);
+	no_orphans();
+	ASSERT_EQ(query("SELECT count(*) FROM whole_pieces WHERE ?1 IS NOT NULL", "x"), 0);
+	buf_free(&ref);
+}
+
+/* An append to a 4 MiB document fetches a few pages of SQLite's cache,
+ * not the 4,096 or more of its row: the walk is the last piece's. */
+TEST(long_document)
+{
+	struct buf ref;
+	int64_t pages;
+	int k;
+
+	buf_init(&ref);
+	fill(&ref, 4u << 20);
+	ASSERT_EQ(store_doc_write(s, item, "big.md", ref.data, ref.len, (mode_t)-1, -1, "create",
+				  &who, NULL), 0);
+	for (k = 0; k < 20; k++) {
+		size_t at = ref.len;
+
+		fill(&ref, 86);
+		ASSERT_EQ(store_doc_append(s, item, "big.md", ref.data + at, 86, (mode_t)-1, -1,
+					   &who, NULL, NULL), 0);
+	}
+	pages_fetched();
+	for (k = 0; k < 10; k++) {
+		size_t at = ref.len;
+
+		fill(&ref, 86);
+		ASSERT_EQ(store_doc_append(s, item, "big.md", ref.data + at, 86, (mode_t)-1, -1,
+					   &who, NULL, NULL), 0);
+	}
+	pages = pages_fetched();
+	if (pages > 10 * 400)
+		FAIL_AT("10 appends to a 4 MiB document fetched %lld pages", (long long)pages);
+	test_expect_rev(s, item, "big.md", 0, ref.data, ref.len);
+	buf_free(&ref);
+}
+
+int main(void)
+{
+	ASSERT(mkdtemp(dir) != NULL);
+	s = test_store_new_item(dir, "pieces", &item);
+	RUN(appends);
+	RUN(rewrites);
+	RUN(long_document);
+	store_close(s);
+	return test_rmtree(dir);
+}
