@@ -315,9 +315,9 @@ static int rev_insert(struct store *s, int64_t item, const char *path, const cha
  * revision copy_from (> 0), or a tombstone (tomb). A content revision is
  * stored whole (in the table whole; store_rev.c); when it replaces
  * revision prev (> 0) as the document's current one, prev is retired here
- * and its row of whole taken over (store__rev_replace), before the new
- * row is inserted naming it. Lock held, inside a transaction. Returns the
- * new revision's id and number.
+ * and its row of whole taken over (store__rev_replace; store__rev_pass_on
+ * when copy_from is prev), before the new row is inserted naming it. Lock
+ * held, inside a transaction. Returns the new revision's id and number.
  */
 static int rev_add(struct store *s, int64_t item, const char *path, const char *op,
 		   const void *data, size_t len, int64_t copy_from, int tomb, mode_t mode,
@@ -332,7 +332,11 @@ static int rev_add(struct store *s, int64_t item, const char *path, const char *
 		rc = store__rev_content(s, copy_from, &copy, &len);
 		data = copy;
 	}
-	if (rc == 0 && !tomb)
+	/* The content of the revision it replaces (a rename): that one's row
+	 * of whole and pieces pass on as they are, no page written again. */
+	if (rc == 0 && !tomb && copy_from > 0 && copy_from == prev)
+		rc = store__rev_pass_on(s, prev, data, len, &slot);
+	else if (rc == 0 && !tomb)
 		rc = store__rev_replace(s, prev, data, len, &slot);
 	if (rc == 0)
 		rc = rev_insert(s, item, path, op, len, tomb, mode, node, who, slot, 0, &id, rev);

@@ -298,6 +298,14 @@ int store__link_new(struct store *s, int64_t item, int64_t *link);
  * that row is inserted, so that its INSERT sets it at once. 0 or a
  * negative errno.
  *
+ * store__rev_pass_on: a new revision with prev's content, len bytes at
+ * data (a rename's copy), is about to replace prev: retires prev, as
+ * store__rev_retire, and names in *slot prev's row of whole for the new
+ * revision's row to take over as it is, its pieces with it; a content no
+ * row held (empty, or kept in an older store's revision row) is stored as
+ * store__rev_replace stores it. Called before that row is inserted. 0 or
+ * a negative errno.
+ *
  * store__rev_append: a new revision is about to replace prev, its
  * document's current one, with prev's content followed by len > 0 bytes of
  * data (an append): retires prev, as store__rev_retire but reading only
@@ -394,6 +402,8 @@ int store__whole_append(struct store *s, int64_t slot, size_t size, const void *
 int store__whole_read(struct store *s, int64_t slot, size_t off, size_t n, void *buf);
 int store__whole_finish(struct store *s, int64_t slot, char **data, size_t *len, size_t size);
 int store__rev_replace(struct store *s, int64_t prev, const void *data, size_t len, int64_t *slot);
+int store__rev_pass_on(struct store *s, int64_t prev, const void *data, size_t len,
+			int64_t *slot);
 /* What the row of an appended revision holds (store__rev_append): its row
  * of whole (revisions.slot, 0: none), the run of appends it continues
  * (revisions.grown_from) and its size in bytes. */

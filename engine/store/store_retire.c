@@ -1,6 +1,6 @@
 /*
  * store_retire.c - the write side of revisions (store_int.h:
- * store__rev_retire, store__rev_whole, store__rev_replace,
+ * store__rev_retire, store__rev_whole, store__rev_replace, store__rev_pass_on,
  * store__rev_append, store__rev_compact): a revision that stops being
  * current is encoded for good against its base, and the current one is
  * kept whole in its row of whole and its pieces (store_whole.c), rewritten
@@ -216,6 +216,22 @@ int store__rev_replace(struct store *s, int64_t prev, const void *data, size_t l
 
 	*slot = 0;
 	return rc ? rc : store__whole_put(s, data, len, at, slot);
+}
+
+int store__rev_pass_on(struct store *s, int64_t prev, const void *data, size_t len, int64_t *slot)
+{
+	int64_t at = 0;
+	int rc = rev_retire(s, prev, &at);
+
+	*slot = 0;
+	if (rc)
+		return rc;
+	/* A content that no row of whole held (empty, or an older store's
+	 * kept in its revision) is stored as store__rev_replace stores it. */
+	if (!at)
+		return store__whole_put(s, data, len, 0, slot);
+	*slot = at;
+	return 0;
 }
 
 /*

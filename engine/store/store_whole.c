@@ -222,6 +222,14 @@ int store__whole_finish(struct store *s, int64_t slot, char **data, size_t *len,
 	int rc;
 
 	assert(util_mutex_held(&s->lock));
+	/* A row that holds the whole content has no piece: pieces are only
+	 * added when the content outgrows the rows before them, and a write
+	 * of the whole content drops them. One row, padded to its room. */
+	if (*len >= size) {
+		*len = size;
+		(*data)[size] = '\0';
+		return 0;
+	}
 	rc = store__prepare(s, &st, "SELECT start, content FROM whole_pieces WHERE slot = ? "
 			    "ORDER BY start", "I", slot);
 	while (rc == 0 && (rc = store__step(s, st)) > 0) {
@@ -253,16 +261,14 @@ int store__whole_finish(struct store *s, int64_t slot, char **data, size_t *len,
 	}
 	if (rc == 0 && out && covered < size)
 		rc = -EIO; /* the last piece ends before the content does */
-	if (rc == 0 && out) {
+	if (rc == 0 && !out)
+		rc = -EIO; /* a row shorter than the content, and no piece */
+	if (rc == 0) {
 		out[size] = '\0';
 		free(*data);
 		*data = out;
 		*len = size;
 		out = NULL;
-	} else if (rc == 0 && *len > size) {
-		/* One row, padded to its room. */
-		*len = size;
-		(*data)[size] = '\0';
 	}
 	store__done(st);
 	free(out);

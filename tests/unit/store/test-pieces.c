@@ -84,6 +84,18 @@ static void expect_all(const struct buf *ref, int from)
 	test_expect_rev(s, item, "log.md", 0, ref->data, ref->len);
 }
 
+/* The number of pieces of the current revision of path ?1. */
+#define PIECES_OF                                                                          \
+	"SELECT count(*) FROM whole_pieces w JOIN revisions r ON r.slot = w.slot JOIN "    \
+	"documents d ON d.rev_id = r.id AND d.path = ?1"
+
+/* The slot of the current revision of path. */
+static int64_t slot_of(const char *path)
+{
+	return query("SELECT r.slot FROM revisions r JOIN documents d ON d.rev_id = r.id AND "
+		     "d.path = ?1", path);
+}
+
 /* Pieces whose row of whole is gone: none, ever. */
 static void no_orphans(void)
 {
@@ -151,13 +163,11 @@ TEST(rewrites)
 	buf_init(&ref);
 	write_whole(&ref, 30000);
 	from = nrev;
-	ASSERT_EQ(query("SELECT count(*) FROM whole_pieces w JOIN revisions r ON r.slot = w.slot "
-			"JOIN documents d ON d.rev_id = r.id AND d.path = ?1", "log.md"), 0);
+	ASSERT_EQ(query(PIECES_OF, "log.md"), 0);
 	no_orphans();
 	for (k = 0; k < 400; k++)
 		append(&ref, 99);
-	ASSERT(query("SELECT count(*) FROM whole_pieces w JOIN revisions r ON r.slot = w.slot "
-		     "JOIN documents d ON d.rev_id = r.id AND d.path = ?1", "log.md") >= 1);
+	ASSERT(query(PIECES_OF, "log.md") >= 1);
 	expect_all(&ref, from);
 	/* A truncation: the namespace writes the shorter content whole. */
 	ref.len = 1000;
@@ -171,6 +181,41 @@ TEST(rewrites)
 	ASSERT_EQ(store_doc_unlink(s, item, "log.md", &who), 0);
 	no_orphans();
 	ASSERT_EQ(query("SELECT count(*) FROM whole_pieces WHERE ?1 IS NOT NULL", "x"), 0);
+	buf_free(&ref);
+}
+
+/* A rename passes the row of whole and its pieces on as they are. */
+TEST(rename)
+{
+	struct buf ref;
+	int64_t slot, pieces, rows;
+	size_t first;
+	int k;
+
+	buf_init(&ref);
+	fill(&ref, 20000);
+	first = ref.len;
+	ASSERT_EQ(store_doc_write(s, item, "r.md", ref.data, ref.len, (mode_t)-1, -1, "create",
+				  &who, NULL), 0);
+	for (k = 0; k < 300; k++) {
+		size_t at = ref.len;
+
+		fill(&ref, 120);
+		ASSERT_EQ(store_doc_append(s, item, "r.md", ref.data + at, 120, (mode_t)-1, -1,
+					   &who, NULL, NULL), 0);
+	}
+	slot = slot_of("r.md");
+	pieces = query(PIECES_OF, "r.md");
+	ASSERT(pieces >= 2);
+	rows = query("SELECT count(*) FROM whole WHERE ?1 IS NOT NULL", "x");
+	ASSERT_EQ(store_doc_rename(s, item, "r.md", "s.md", 0, &who, NULL), 0);
+	ASSERT_EQ(slot_of("s.md"), slot);
+	ASSERT_EQ(query(PIECES_OF, "s.md"), pieces);
+	ASSERT_EQ(query("SELECT count(*) FROM whole WHERE ?1 IS NOT NULL", "x"), rows);
+	test_expect_rev(s, item, "s.md", 0, ref.data, ref.len);
+	test_expect_rev(s, item, "r.md", 1, ref.data, first);
+	test_expect_rev(s, item, "r.md", 301, ref.data, ref.len);
+	no_orphans();
 	buf_free(&ref);
 }
 
@@ -214,6 +259,7 @@ int main(void)
 	s = test_store_new_item(dir, "pieces", &item);
 	RUN(appends);
 	RUN(rewrites);
+	RUN(rename);
 	RUN(long_document);
 	store_close(s);
 	return test_rmtree(dir);
