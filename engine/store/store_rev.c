@@ -46,11 +46,10 @@
  *   suffix; it is a delta for everything else (base, depth, the skip list).
  * - An append that the namespace commits as one (store_doc_append: bytes
  *   written at the end through handles that only write, O_WRONLY, which
- *   never read the document) is stored
- *   without the document passing through memory: its bytes are written
- *   after the old content in the row of whole or its last piece (the last
- *   page or two), and
- *   the revision records the run of appends it continues
+ *   never read the document) is stored without the document passing
+ *   through memory: its bytes are written after the old content in the
+ *   row of whole or its last piece (the last page or two), and the
+ *   revision records the run of appends it continues
  *   (revisions.grown_from: the run's first revision). Every revision of a
  *   run is an earlier one's content followed by more bytes, so when the
  *   base chosen below is of the same run, retiring reads only the bytes the

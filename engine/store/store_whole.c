@@ -18,9 +18,12 @@
  * document: a `>>` of a line onto an 8 MiB document cost 3.2 ms of the
  * daemon's CPU, most of it preads of the pages the walk passed
  * (tests/bench/big-docs.sh). An append now writes into the last piece while
- * it has room, and adds a piece of WHOLE_PIECE bytes of room when not: the
- * walk is the last piece's, whatever the document's size, and a document
- * that outgrew its room is no longer copied into a new row. A document
+ * it has room; a last piece without room that holds less than WHOLE_PIECE
+ * bytes is rewritten with room to grow (whole_room), one that holds more is
+ * closed and a piece of WHOLE_PIECE bytes of room (or the append's size)
+ * follows it. The walk is the last piece's, whatever the document's size;
+ * a document that outgrew its room is no longer copied into a new row; and
+ * closed pieces are padded no more than whole_room pads. A document
  * smaller than WHOLE_PIECE grows in its one row as before (a new row with
  * room to grow once it outgrew its room: whole_room). A write of the whole
  * content (store__whole_put) makes one row again, dropping the pieces; a
@@ -50,8 +53,9 @@ static size_t whole_room(size_t len)
 
 /* Stores len bytes of data, padded with zeros to room >= len, as a new row
  * of whole (slot 0: *out is its slot) or of whole_pieces (slot, at start),
- * or over the content of the row of whole slot (rewrite: 1; SQLite
- * rewrites a row of the same key and size in place, page by page). */
+ * or over the content of a row (rewrite 1): the row of whole slot (start
+ * 0) or the row slot of whole_pieces (start > 0; SQLite rewrites a row of
+ * the same key and size in place, page by page). */
 static int row_put(struct store *s, int64_t slot, size_t start, int rewrite, const void *data,
 		   size_t len, size_t room, int64_t *out)
 {
@@ -67,8 +71,9 @@ static int row_put(struct store *s, int64_t slot, size_t start, int rewrite, con
 		memset(buf + len, 0, room - len);
 	}
 	if (rewrite)
-		rc = store__exec(s, "UPDATE whole SET content = ? WHERE slot = ?", "bI",
-				 buf ? buf : data, room, slot);
+		rc = store__exec(s, start ? "UPDATE whole_pieces SET content = ? WHERE id = ?"
+				       : "UPDATE whole SET content = ? WHERE slot = ?",
+				 "bI", buf ? buf : data, room, slot);
 	else if (slot)
 		rc = store__exec(s, "INSERT INTO whole_pieces(slot, start, content) VALUES (?, ?, ?)",
 				 "IIb", slot, (int64_t)start, buf ? buf : data, room);
@@ -301,6 +306,32 @@ static int piece_add(struct store *s, int64_t slot, size_t start, size_t size, c
 	return rc;
 }
 
+/* Makes the last piece p of slot, which holds the content's bytes from its
+ * start up to size, and is shorter than WHOLE_PIECE, hold len more bytes of
+ * data after them, rewritten with room to grow: a piece is closed (a new
+ * one follows it) only once it holds WHOLE_PIECE bytes, so that the
+ * padding of closed pieces is at most what whole_room adds. */
+static int piece_grow(struct store *s, int64_t slot, const struct piece *p, size_t size,
+		      const void *data, size_t len, int64_t *out)
+{
+	size_t have = size - p->start;
+	char *buf = malloc(have + len);
+	int rc;
+
+	if (!buf)
+		return -ENOMEM;
+	rc = piece_io(s, p, buf, have, 0, 0);
+	if (rc == 0) {
+		memcpy(buf + have, data, len);
+		rc = row_put(s, p->rowid, p->start, 1, buf, have + len, whole_room(have + len),
+			     NULL);
+	}
+	free(buf);
+	if (rc == 0)
+		*out = slot;
+	return rc;
+}
+
 int store__whole_append(struct store *s, int64_t slot, size_t size, const void *data, size_t len,
 			int64_t *out)
 {
@@ -326,7 +357,10 @@ int store__whole_append(struct store *s, int64_t slot, size_t size, const void *
 			*out = slot;
 		return rc;
 	}
-	/* A long document gets a new piece; a short one a larger row. */
+	/* A long document gets a new piece once its last one is full; a
+	 * short one a larger row. */
+	if (p.more && size - p.start < WHOLE_PIECE)
+		return piece_grow(s, slot, &p, size, data, len, out);
 	if (p.more)
 		return piece_add(s, slot, size, size, data, len, out);
 	if (size >= WHOLE_PIECE)

@@ -6,7 +6,8 @@
  * row of whole is not copied as the document grows; an append to a 4 MiB
  * document reads a few pages, not the document's (SQLite's page cache
  * counts them); a whole write, a truncation and an unlink leave no piece
- * behind; an append run broken and started again.
+ * behind; an append run broken and started again; a rename passes the
+ * pieces on; appends of 9 KB take about their size in rows.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -219,6 +220,36 @@ TEST(rename)
 	buf_free(&ref);
 }
 
+/* Appends of 9 KB, which a piece of 16 KiB of room holds one of: the rows
+ * of a document take about what whole_room pads, not twice its size. */
+TEST(space)
+{
+	struct buf ref;
+	int64_t stored;
+	int k;
+
+	buf_init(&ref);
+	fill(&ref, 30000);
+	ASSERT_EQ(store_doc_write(s, item, "wide.md", ref.data, ref.len, (mode_t)-1, -1, "create",
+				  &who, NULL), 0);
+	for (k = 0; k < 60; k++) {
+		size_t at = ref.len;
+
+		fill(&ref, 9000);
+		ASSERT_EQ(store_doc_append(s, item, "wide.md", ref.data + at, 9000, (mode_t)-1, -1,
+					   &who, NULL, NULL), 0);
+	}
+	stored = query("SELECT length(w.content) + (SELECT COALESCE(sum(length(p.content)), 0) "
+		       "FROM whole_pieces p WHERE p.slot = w.slot) FROM whole w JOIN revisions r "
+		       "ON r.slot = w.slot JOIN documents d ON d.rev_id = r.id AND d.path = ?1",
+		       "wide.md");
+	if ((double)stored > 1.15 * (double)ref.len + 40000)
+		FAIL_AT("a %zu-byte document takes %lld bytes of rows", ref.len, (long long)stored);
+	test_expect_rev(s, item, "wide.md", 0, ref.data, ref.len);
+	test_expect_rev(s, item, "wide.md", 30, ref.data, 30000 + 29 * 9000);
+	buf_free(&ref);
+}
+
 /* An append to a 4 MiB document fetches a few pages of SQLite's cache,
  * not the 4,096 or more of its row: the walk is the last piece's. */
 TEST(long_document)
@@ -260,6 +291,7 @@ int main(void)
 	RUN(appends);
 	RUN(rewrites);
 	RUN(rename);
+	RUN(space);
 	RUN(long_document);
 	store_close(s);
 	return test_rmtree(dir);
