@@ -7,7 +7,8 @@
  * document reads a few pages, not the document's (SQLite's page cache
  * counts them); a whole write, a truncation and an unlink leave no piece
  * behind; an append run broken and started again; a rename passes the
- * pieces on; appends of 9 KB take about their size in rows.
+ * pieces on; appends of 9 KB take about their size in rows; 2,000 writes
+ * drawn at random, every revision read back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -250,6 +251,75 @@ TEST(space)
 	buf_free(&ref);
 }
 
+/* FNV-1a of n bytes: what a revision read back is compared with. */
+static uint64_t fnv(const char *p, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	while (n--)
+		h = (h ^ (unsigned char)*p++) * 1099511628211ull;
+	return h;
+}
+
+/* 2,000 writes drawn at random (a fixed seed) on one document: appends
+ * of 1 byte to 40 KB, most of them short, and whole writes, shorter and
+ * longer, and empty ones; the content reads back after every tenth, and
+ * every revision (its size and hash) at the end, after a reopen. */
+TEST(random)
+{
+	static uint64_t hash[2100];
+	static size_t size[2100];
+	struct buf ref;
+	unsigned seed = 7;
+	int64_t pieces = 0;
+	int k, rev = 0;
+
+	buf_init(&ref);
+	for (k = 0; k < 2000; k++) {
+		int op = rand_r(&seed) % 100;
+		size_t len = (size_t)(rand_r(&seed) % 100 < 90 ? rand_r(&seed) % 200 + 1
+							     : rand_r(&seed) % 40000 + 1);
+
+		if (op < 95 && ref.len) {
+			size_t at = ref.len;
+
+			fill(&ref, len);
+			ASSERT_EQ(store_doc_append(s, item, "rand.md", ref.data + at, len,
+						   (mode_t)-1, -1, &who, NULL, NULL), 0);
+		} else {
+			size_t keep = op < 98 && ref.len ? (size_t)rand_r(&seed) % ref.len : 0;
+
+			ref.len = keep;
+			if (op >= 97)
+				fill(&ref, len * 3);
+			ASSERT_EQ(store_doc_write(s, item, "rand.md", ref.data, ref.len, (mode_t)-1,
+						  -1, k ? "write" : "create", &who, NULL), 0);
+		}
+		hash[++rev] = fnv(ref.data, ref.len);
+		size[rev] = ref.len;
+		if (k % 10 == 0) {
+			test_expect_rev(s, item, "rand.md", 0, ref.data, ref.len);
+			pieces += query(PIECES_OF, "rand.md");
+		}
+	}
+	ASSERT(pieces > 200); /* the draws went through pieces */
+	test_expect_rev(s, item, "rand.md", 0, ref.data, ref.len);
+	store_close(s);
+	s = test_store_open(dir, 0, 0);
+	for (k = 1; k <= rev; k++) {
+		char *data;
+		size_t len;
+
+		ASSERT_EQ(store_rev_read(s, item, "rand.md", k, &data, &len), 0);
+		ASSERT_EQ(len, size[k]);
+		if (fnv(data, len) != hash[k])
+			FAIL_AT("revision %d of rand.md reads back other bytes", k);
+		free(data);
+	}
+	no_orphans();
+	buf_free(&ref);
+}
+
 /* An append to a 4 MiB document fetches a few pages of SQLite's cache,
  * not the 4,096 or more of its row: the walk is the last piece's. */
 TEST(long_document)
@@ -292,6 +362,7 @@ int main(void)
 	RUN(rewrites);
 	RUN(rename);
 	RUN(space);
+	RUN(random);
 	RUN(long_document);
 	store_close(s);
 	return test_rmtree(dir);
