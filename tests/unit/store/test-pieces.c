@@ -52,16 +52,23 @@ static void fill(struct buf *ref, size_t len)
 	}
 }
 
-/* Appends len bytes of the reference's continuation to log.md, checked. */
-static void append(struct buf *ref, size_t len)
+/* Appends len bytes of the reference ref's continuation to path, checked:
+ * the document's size is then ref's. */
+static void append_to(const char *path, struct buf *ref, size_t len)
 {
 	size_t at = ref->len;
 	uint64_t size = 0;
 
 	fill(ref, len);
-	ASSERT_EQ(store_doc_append(s, item, "log.md", ref->data + at, len, (mode_t)-1, -1, &who,
-				   NULL, &size), 0);
+	ASSERT_EQ(store_doc_append(s, item, path, ref->data + at, len, (mode_t)-1, -1, &who, NULL,
+				   &size), 0);
 	ASSERT_EQ(size, ref->len);
+}
+
+/* append_to log.md, its revision's size kept. */
+static void append(struct buf *ref, size_t len)
+{
+	append_to("log.md", ref, len);
 	ASSERT(nrev + 1 < (int)(sizeof(sizes) / sizeof(sizes[0])));
 	sizes[++nrev] = ref->len;
 }
@@ -199,13 +206,8 @@ TEST(rename)
 	first = ref.len;
 	ASSERT_EQ(store_doc_write(s, item, "r.md", ref.data, ref.len, (mode_t)-1, -1, "create",
 				  &who, NULL), 0);
-	for (k = 0; k < 300; k++) {
-		size_t at = ref.len;
-
-		fill(&ref, 120);
-		ASSERT_EQ(store_doc_append(s, item, "r.md", ref.data + at, 120, (mode_t)-1, -1,
-					   &who, NULL, NULL), 0);
-	}
+	for (k = 0; k < 300; k++)
+		append_to("r.md", &ref, 120);
 	slot = slot_of("r.md");
 	pieces = query(PIECES_OF, "r.md");
 	ASSERT(pieces >= 2);
@@ -233,13 +235,8 @@ TEST(space)
 	fill(&ref, 30000);
 	ASSERT_EQ(store_doc_write(s, item, "wide.md", ref.data, ref.len, (mode_t)-1, -1, "create",
 				  &who, NULL), 0);
-	for (k = 0; k < 60; k++) {
-		size_t at = ref.len;
-
-		fill(&ref, 9000);
-		ASSERT_EQ(store_doc_append(s, item, "wide.md", ref.data + at, 9000, (mode_t)-1, -1,
-					   &who, NULL, NULL), 0);
-	}
+	for (k = 0; k < 60; k++)
+		append_to("wide.md", &ref, 9000);
 	stored = query("SELECT length(w.content) + (SELECT COALESCE(sum(length(p.content)), 0) "
 		       "FROM whole_pieces p WHERE p.slot = w.slot) FROM whole w JOIN revisions r "
 		       "ON r.slot = w.slot JOIN documents d ON d.rev_id = r.id AND d.path = ?1",
@@ -281,11 +278,7 @@ TEST(random)
 							     : rand_r(&seed) % 40000 + 1);
 
 		if (op < 95 && ref.len) {
-			size_t at = ref.len;
-
-			fill(&ref, len);
-			ASSERT_EQ(store_doc_append(s, item, "rand.md", ref.data + at, len,
-						   (mode_t)-1, -1, &who, NULL, NULL), 0);
+			append_to("rand.md", &ref, len);
 		} else {
 			size_t keep = op < 98 && ref.len ? (size_t)rand_r(&seed) % ref.len : 0;
 
@@ -332,21 +325,11 @@ TEST(long_document)
 	fill(&ref, 4u << 20);
 	ASSERT_EQ(store_doc_write(s, item, "big.md", ref.data, ref.len, (mode_t)-1, -1, "create",
 				  &who, NULL), 0);
-	for (k = 0; k < 20; k++) {
-		size_t at = ref.len;
-
-		fill(&ref, 86);
-		ASSERT_EQ(store_doc_append(s, item, "big.md", ref.data + at, 86, (mode_t)-1, -1,
-					   &who, NULL, NULL), 0);
-	}
+	for (k = 0; k < 20; k++)
+		append_to("big.md", &ref, 86);
 	pages_fetched();
-	for (k = 0; k < 10; k++) {
-		size_t at = ref.len;
-
-		fill(&ref, 86);
-		ASSERT_EQ(store_doc_append(s, item, "big.md", ref.data + at, 86, (mode_t)-1, -1,
-					   &who, NULL, NULL), 0);
-	}
+	for (k = 0; k < 10; k++)
+		append_to("big.md", &ref, 86);
 	pages = pages_fetched();
 	if (pages > 10 * 400)
 		FAIL_AT("10 appends to a 4 MiB document fetched %lld pages", (long long)pages);
