@@ -392,15 +392,20 @@ int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len);
  * into buf (the caller has checked they are within its size).
  *
  * store__whole_finish: *data (malloc'd, *len bytes, NUL after them) holds
- * the row of whole slot of a revision of size bytes; joins its pieces
- * after it, or drops the row's padding, so that *data holds the size bytes
- * (NUL-terminated; replaced by a new buffer when there are pieces).
+ * the row of whole slot of a revision of size bytes, which has pieces
+ * when pieces is not 0 (the caller's query asked: WHOLE_PIECES); joins
+ * them after it, or drops the row's padding, so that *data holds the size
+ * bytes (NUL-terminated; replaced by a new buffer when there are pieces).
  */
 int store__whole_put(struct store *s, const void *data, size_t len, int64_t slot, int64_t *out);
 int store__whole_append(struct store *s, int64_t slot, size_t size, const void *data, size_t len,
 			int64_t *out);
 int store__whole_read(struct store *s, int64_t slot, size_t off, size_t n, void *buf);
-int store__whole_finish(struct store *s, int64_t slot, char **data, size_t *len, size_t size);
+int store__whole_finish(struct store *s, int64_t slot, int pieces, char **data, size_t *len,
+			size_t size);
+/* Whether the row of whole w (in a SELECT joining it as w) has pieces: an
+ * index probe within the statement that reads the row. */
+#define WHOLE_PIECES "EXISTS (SELECT 1 FROM whole_pieces p WHERE p.slot = w.slot)"
 int store__rev_replace(struct store *s, int64_t prev, const void *data, size_t len, int64_t *slot);
 int store__rev_pass_on(struct store *s, int64_t prev, const void *data, size_t len,
 			int64_t *slot);

@@ -119,14 +119,15 @@ static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 	size_t len = 0, plen = 0, elen = 0, size = 0;
 	int64_t item = 0, seq = 0, at = 0;
 	char *path = NULL;
-	int rc, rev = 0, kind = REV_KEPT;
+	int rc, rev = 0, kind = REV_KEPT, pieces = 0;
 
 	if (slot)
 		*slot = 0;
 
 	rc = store__first(s, &st, "SELECT r.item_id, r.path, r.rev, r.seq, " WHOLE_CONTENT ", "
-			  "r.size, w.slot FROM revisions r LEFT JOIN whole w ON w.slot = r.slot "
-			  "WHERE r.id = ? AND r.enc = 0 AND r.content IS NOT NULL", "I", id);
+			  "r.size, w.slot, " WHOLE_PIECES " FROM revisions r LEFT JOIN whole w ON "
+			  "w.slot = r.slot WHERE r.id = ? AND r.enc = 0 AND r.content IS NOT NULL",
+			  "I", id);
 	if (rc == 0) {
 		item = sqlite3_column_int64(st, 0);
 		rev = sqlite3_column_int(st, 2);
@@ -135,12 +136,13 @@ static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 		rc = path ? store__blob_out(st, 4, &raw, &len) : -ENOMEM;
 		size = (size_t)sqlite3_column_int64(st, 5);
 		at = sqlite3_column_int64(st, 6);
+		pieces = sqlite3_column_int(st, 7);
 	}
 	store__done(st);
 	/* Its row of whole is padded to its room, and may go on in pieces
 	 * (store_whole.c). */
 	if (rc == 0 && at)
-		rc = store__whole_finish(s, at, &raw, &len, size);
+		rc = store__whole_finish(s, at, pieces, &raw, &len, size);
 	else if (rc == 0 && len > size)
 		len = size;
 	if (rc)

@@ -319,12 +319,12 @@ static int link_get(struct store *s, int64_t id, struct rev_link *l)
 {
 	sqlite3_stmt *st;
 	int64_t slot = 0;
-	int rc;
+	int rc, pieces = 0;
 
 	l->data = NULL;
-	rc = store__first(s, &st, "SELECT r.enc, r.base, r.size, " WHOLE_CONTENT ", w.slot FROM "
-			  "revisions r LEFT JOIN whole w ON w.slot = r.slot WHERE r.id = ? AND "
-			  "r.content IS NOT NULL", "I", id);
+	rc = store__first(s, &st, "SELECT r.enc, r.base, r.size, " WHOLE_CONTENT ", w.slot, "
+			  WHOLE_PIECES " FROM revisions r LEFT JOIN whole w ON w.slot = r.slot "
+			  "WHERE r.id = ? AND r.content IS NOT NULL", "I", id);
 
 	if (rc == 0) {
 		l->enc = sqlite3_column_int(st, 0);
@@ -332,12 +332,13 @@ static int link_get(struct store *s, int64_t id, struct rev_link *l)
 		l->size = (size_t)sqlite3_column_int64(st, 2);
 		rc = store__blob_out(st, 3, &l->data, &l->len);
 		slot = sqlite3_column_int64(st, 4);
+		pieces = sqlite3_column_int(st, 5);
 	}
 	store__done(st);
 	/* A whole one's row is padded to its room, and a long one goes on in
 	 * pieces (store_whole.c). */
 	if (rc == 0 && l->enc == REV_RAW && slot)
-		rc = store__whole_finish(s, slot, &l->data, &l->len, l->size);
+		rc = store__whole_finish(s, slot, pieces, &l->data, &l->len, l->size);
 	else if (rc == 0 && l->enc == REV_RAW && l->len > l->size) {
 		l->len = l->size;
 		l->data[l->len] = '\0';

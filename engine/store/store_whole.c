@@ -219,7 +219,8 @@ int store__whole_read(struct store *s, int64_t slot, size_t off, size_t n, void 
 	return rc;
 }
 
-int store__whole_finish(struct store *s, int64_t slot, char **data, size_t *len, size_t size)
+int store__whole_finish(struct store *s, int64_t slot, int pieces, char **data, size_t *len,
+			size_t size)
 {
 	sqlite3_stmt *st;
 	char *out = NULL;
@@ -227,10 +228,10 @@ int store__whole_finish(struct store *s, int64_t slot, char **data, size_t *len,
 	int rc;
 
 	assert(util_mutex_held(&s->lock));
-	/* A row that holds the whole content has no piece: pieces are only
-	 * added when the content outgrows the rows before them, and a write
-	 * of the whole content drops them. One row, padded to its room. */
-	if (*len >= size) {
+	/* One row, padded to its room. */
+	if (!pieces) {
+		if (*len < size)
+			return -EIO;
 		*len = size;
 		(*data)[size] = '\0';
 		return 0;
@@ -350,8 +351,10 @@ int store__whole_append(struct store *s, int64_t slot, size_t size, const void *
 	if (next != SIZE_MAX || size < p.start)
 		return -EIO;
 	/* In place when the last piece has room: the bytes after its content
-	 * are its padding. */
-	if (size + len - p.start <= p.room) {
+	 * are its padding. Not in a row of whole of WHOLE_PIECE bytes or more
+	 * (one rewritten shorter in place keeps its room): an append would
+	 * walk it. */
+	if ((p.more || size < WHOLE_PIECE) && size + len - p.start <= p.room) {
 		rc = piece_io(s, &p, (void *)data, len, size - p.start, 1);
 		if (rc == 0)
 			*out = slot;

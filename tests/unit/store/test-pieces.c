@@ -314,7 +314,9 @@ TEST(random)
 }
 
 /* An append to a 4 MiB document fetches a few pages of SQLite's cache,
- * not the 4,096 or more of its row: the walk is the last piece's. */
+ * not the 4,096 or more of its row: the walk is the last piece's; also
+ * once the document is written again shorter, in place, its row keeping
+ * room it could append into. */
 TEST(long_document)
 {
 	struct buf ref;
@@ -333,6 +335,21 @@ TEST(long_document)
 	pages = pages_fetched();
 	if (pages > 10 * 400)
 		FAIL_AT("10 appends to a 4 MiB document fetched %lld pages", (long long)pages);
+	test_expect_rev(s, item, "big.md", 0, ref.data, ref.len);
+	/* Written again 100 KB shorter: the row is rewritten in place and
+	 * keeps its room, which appends leave alone. */
+	ref.len -= 100000;
+	ASSERT_EQ(store_doc_write(s, item, "big.md", ref.data, ref.len, (mode_t)-1, -1, "write",
+				  &who, NULL), 0);
+	for (k = 0; k < 20; k++)
+		append_to("big.md", &ref, 86);
+	pages_fetched();
+	for (k = 0; k < 10; k++)
+		append_to("big.md", &ref, 86);
+	pages = pages_fetched();
+	if (pages > 10 * 400)
+		FAIL_AT("10 appends to a 4 MiB document written again fetched %lld pages",
+			(long long)pages);
 	test_expect_rev(s, item, "big.md", 0, ref.data, ref.len);
 	buf_free(&ref);
 }
