@@ -25,7 +25,9 @@
  * a document that outgrew its room is no longer copied into a new row; and
  * closed pieces are padded no more than whole_room pads. A document
  * smaller than WHOLE_PIECE grows in its one row as before (a new row with
- * room to grow once it outgrew its room: whole_room). A write of the whole
+ * room to grow once it outgrew its room: whole_room); a larger row is never
+ * appended into, even where it has room (a row rewritten shorter in place
+ * keeps it), since that would walk it. A write of the whole
  * content (store__whole_put) makes one row again, dropping the pieces; a
  * row deleted takes its pieces with it (the trigger whole_pieces_gone).
  * Lock held, inside a transaction, for every function here.
@@ -157,40 +159,30 @@ static int piece_io(struct store *s, const struct piece *p, void *buf, size_t n,
 }
 
 /* The piece of slot that holds offset off of its content (the last one
- * for an offset at or past the content's end), in *p; *next is the start
- * of the piece after it (SIZE_MAX: none). 0, or -EIO when the slot has no
- * row of whole. */
+ * for an offset at or past the content's end), in *p, in one statement
+ * (length() of a column reads no overflow page); when next is not NULL,
+ * *next is the start of the piece after it (SIZE_MAX: none). 0, or -EIO
+ * when the slot has no row of whole. */
 static int piece_at(struct store *s, int64_t slot, size_t off, struct piece *p, size_t *next)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	*next = SIZE_MAX;
-	rc = store__first(s, &st, "SELECT id, start, length(content) FROM whole_pieces WHERE "
-			  "slot = ? AND start <= ? ORDER BY start DESC LIMIT 1", "II", slot,
+	rc = store__first(s, &st, "SELECT p.id, COALESCE(p.start, 0), CASE WHEN p.id IS NULL THEN "
+			  "length(w.content) ELSE length(p.content) END FROM whole w LEFT JOIN "
+			  "whole_pieces p ON p.id = (SELECT id FROM whole_pieces WHERE slot = ?1 AND "
+			  "start <= ?2 ORDER BY start DESC LIMIT 1) WHERE w.slot = ?1", "II", slot,
 			  (int64_t)off);
 	if (rc == 0) {
-		p->rowid = sqlite3_column_int64(st, 0);
-		p->more = 1;
+		p->more = sqlite3_column_type(st, 0) != SQLITE_NULL;
+		p->rowid = p->more ? sqlite3_column_int64(st, 0) : slot;
 		p->start = (size_t)sqlite3_column_int64(st, 1);
 		p->room = (size_t)sqlite3_column_int64(st, 2);
 	}
 	store__done(st);
-	if (rc == -ENOENT) {
-		rc = store__first(s, &st, "SELECT length(content) FROM whole WHERE slot = ?", "I",
-				  slot);
-		if (rc == 0) {
-			p->rowid = slot;
-			p->more = 0;
-			p->start = 0;
-			p->room = (size_t)sqlite3_column_int64(st, 0);
-		}
-		store__done(st);
-		if (rc == -ENOENT)
-			rc = -EIO;
-	}
-	if (rc)
-		return rc;
+	if (rc || !next)
+		return rc == -ENOENT ? -EIO : rc;
+	*next = SIZE_MAX;
 	rc = store__first(s, &st, "SELECT start FROM whole_pieces WHERE slot = ? AND start > ? "
 			  "ORDER BY start LIMIT 1", "II", slot, (int64_t)p->start);
 	if (rc == 0)
@@ -337,7 +329,6 @@ int store__whole_append(struct store *s, int64_t slot, size_t size, const void *
 			int64_t *out)
 {
 	struct piece p;
-	size_t next;
 	char *buf;
 	int rc;
 
@@ -345,11 +336,12 @@ int store__whole_append(struct store *s, int64_t slot, size_t size, const void *
 	*out = 0;
 	if (!slot)
 		return size ? -EIO : store__whole_put(s, data, len, 0, out);
-	rc = piece_at(s, slot, size, &p, &next);
+	/* The piece holding the content's end: the last one (a later one,
+	 * starting past the end, would be a row's corruption that
+	 * store__whole_finish reports when the content is read). */
+	rc = piece_at(s, slot, size, &p, NULL);
 	if (rc)
 		return rc;
-	if (next != SIZE_MAX || size < p.start)
-		return -EIO;
 	/* In place when the last piece has room: the bytes after its content
 	 * are its padding. Not in a row of whole of WHOLE_PIECE bytes or more
 	 * (one rewritten shorter in place keeps its room): an append would
