@@ -36,13 +36,24 @@
  * store holds): journal_size_limit (WAL_LIMIT) makes the writer that starts
  * the WAL over cut the file down to that size; and a thread left behind by
  * its last pass (the writes it chased went on) passes again once no commit
- * woke it for CKPT_QUIET_MS, until it has caught up, and then, when the WAL
- * holds CKPT_PAGES or more, runs a TRUNCATE checkpoint, which starts the
- * WAL over at 0 bytes. Its connection has no busy handler: the TRUNCATE
- * gives up at once while the writer is in a transaction or a reader holds
- * the WAL (the thread is still behind then, and tries again after the
- * next quiet), and since the pass before it copied every frame already,
- * the writer lock it takes is held for an ftruncate, not a copy.
+ * woke it for CKPT_QUIET_MS, until it has caught up. Once caught up with a
+ * WAL of CKPT_PAGES or more, it runs a RESTART checkpoint, after which the
+ * next write starts the WAL over from its first frame (with SQLite's own
+ * restart, the first write after a pass that caught up, a busy writer
+ * rarely comes in that gap: the WAL went on to CKPT_MAX_PAGES). Frames are
+ * then written over the old ones, and an fdatasync(2) syncs only them,
+ * where one of a file that grew syncs its size and new blocks through the
+ * file system's journal too: 2x the time on ext4 here, which a TRUNCATE
+ * at every such pass (starting the WAL over at 0 bytes) cost every save's
+ * fsync (tests/bench/results/2026-12-07-vm-wal-kept.md). A WAL of more
+ * frames than WAL_LIMIT holds, with no commit for CKPT_QUIET_MS after the
+ * pass (no writer is coming to cut it), gets a TRUNCATE checkpoint. The
+ * connection has no busy handler: RESTART and TRUNCATE give up at once
+ * while the writer is in a transaction or a reader holds the WAL (the
+ * thread is still behind then, and tries again after the next quiet), and
+ * since the pass before them copied every frame already, the writer lock
+ * they take is held for a look at the readers (and an ftruncate), not a
+ * copy.
  * Durability is unchanged: the frames it drops were in the database file,
  * synced by the pass that copied them (store_sync relies on the same).
  *
@@ -347,24 +358,30 @@ static void ckpt_wait_quiet(struct store *s)
 }
 
 /* The checkpointer thread: a PASSIVE checkpoint each time it is woken,
- * and after CKPT_QUIET_MS without a wake while it is behind; once caught
- * up with a WAL of ckpt_pages or more, a TRUNCATE checkpoint (see the
- * top). Until ckpt_stop. Its failures (SQLITE_BUSY while another
- * checkpoint runs, a writer or a reader) are left for the next pass. */
+ * and after CKPT_QUIET_MS without a wake while it is behind or the WAL
+ * file is past WAL_LIMIT; once caught up with a WAL of ckpt_pages or more,
+ * a RESTART checkpoint, or a TRUNCATE one when the WAL is past WAL_LIMIT
+ * and no commit came for CKPT_QUIET_MS (see the top). Until ckpt_stop.
+ * Its failures (SQLITE_BUSY while another checkpoint runs, a writer or a
+ * reader) are left for the next pass. */
 static void *ckpt_main(void *arg)
 {
 	struct store *s = arg;
-	int behind = 0, log, done, rc;
+	int behind = 0, oversize = 0, quiet, mode, log, done, rc;
+	uint64_t seen;
 
 	pthread_mutex_lock(&s->ckpt_lock);
 	for (;;) {
+		quiet = 0;
 		while (!s->ckpt_wanted && !s->ckpt_stop) {
-			if (!behind) {
+			if (!behind && !oversize) {
 				pthread_cond_wait(&s->ckpt_cond, &s->ckpt_lock);
 				continue;
 			}
+			seen = store_commits(s);
 			ckpt_wait_quiet(s);
-			if (!s->ckpt_wanted)
+			quiet = !s->ckpt_wanted && store_commits(s) == seen;
+			if (quiet || (behind && !s->ckpt_wanted))
 				break;
 		}
 		if (s->ckpt_stop)
@@ -375,15 +392,20 @@ static void *ckpt_main(void *arg)
 		rc = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log,
 					       &done);
 		behind = rc != SQLITE_OK || done < log;
+		oversize = 0;
 		pthread_mutex_lock(&s->ckpt_lock);
 		/* Under ckpt_lock: a commit's hook sees the WAL before the
-		 * TRUNCATE with its mark, or after it with the mark at 0. */
+		 * RESTART or TRUNCATE with its mark, or after it with the mark
+		 * at 0. */
 		if (!behind && log >= s->ckpt_pages) {
-			behind = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL,
-							   SQLITE_CHECKPOINT_TRUNCATE, NULL,
-							   NULL) != SQLITE_OK;
+			mode = quiet && log > s->ckpt_pages ? SQLITE_CHECKPOINT_TRUNCATE
+							    : SQLITE_CHECKPOINT_RESTART;
+			behind = sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, mode, NULL, NULL) !=
+				 SQLITE_OK;
 			if (!behind)
 				s->ckpt_woken_at = 0;
+			oversize = !behind && mode == SQLITE_CHECKPOINT_RESTART &&
+				   log > s->ckpt_pages;
 		}
 	}
 	pthread_mutex_unlock(&s->ckpt_lock);

@@ -3,14 +3,18 @@
  * everything ever written (an fsync every 50 commits always succeeding),
  * and its file brought back down to the size limit once the checkpointer
  * caught up, after a burst and after one commit larger than the limit,
- * with every value read back after a reopen; the page size a new store
+ * with every value read back after a reopen; a steady writer's WAL started
+ * over from its first frame, not cut to 0 bytes; the page size a new store
  * gets, and a store of 4 KiB pages kept so and bounded alike.
  */
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -131,6 +135,69 @@ TEST(wal_shrinks)
 	store_close(s);
 }
 
+/* Salt-1 of the WAL file wal (its header's bytes 16-19, big-endian:
+ * SQLite's file format, "WAL File Format"), which every start over from
+ * the first frame changes, whichever connection made it; -1 when there is
+ * no header. */
+static long long wal_salt(const char *wal)
+{
+	unsigned char h[20];
+	int fd = open(wal, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : pread(fd, h, sizeof(h), 0);
+
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof(h))
+		return -1;
+	return (long long)((uint32_t)h[16] << 24 | (uint32_t)h[17] << 16 | (uint32_t)h[18] << 8 |
+			   h[19]);
+}
+
+TEST(steady_writer)
+{
+	char wal[64], *v;
+	long long salt, last = -1, size;
+	int i, starts = 0, cut = 0, grown = 0;
+	struct stat st;
+	struct store *s;
+
+	/* Commits one after the other until the WAL started over 6 times: a
+	 * checkpoint that caught up leaves the file as it is (a RESTART),
+	 * and the next commit writes over its first frames, where a
+	 * TRUNCATE cut it to 0 bytes and every frame after grew the file
+	 * (an fdatasync then syncs the file's size and blocks too). A
+	 * TRUNCATE is left for when no commit came for CKPT_QUIET_MS: one
+	 * such pause of this thread is allowed. */
+	s = open_wal(wal, 0);
+	for (i = 0; starts < 6 && i < 200000; i++) {
+		commit_one(s, "steady", i);
+		if (stat(wal, &st) != 0)
+			continue;
+		size = st.st_size;
+		if (size >= WAL_LIMIT)
+			grown = 1;
+		else if (grown && size < WAL_LIMIT / 2)
+			cut++, grown = 0;
+		salt = wal_salt(wal);
+		if (salt >= 0 && last >= 0 && salt != last)
+			starts++;
+		if (salt >= 0)
+			last = salt;
+	}
+	if (starts < 6)
+		FAIL_AT("the WAL started over %d times in %d commits", starts, i);
+	if (cut > 1)
+		FAIL_AT("a steady writer's WAL file was cut below %d bytes %d times in %d starts",
+			WAL_LIMIT / 2, cut, starts);
+	ASSERT_EQ(store_sync(s), 0);
+	store_close(s);
+	s = test_store_open(dir, 0, 0);
+	ASSERT_EQ(store_meta_get(s, "steady-49", &v), 0);
+	ASSERT_EQ(atoi(v) % 50, 49);
+	free(v);
+	store_close(s);
+}
+
 /* The page size of the database file in store directory d (PRAGMA
  * page_size, read by a connection of its own). */
 static int page_size_of(const char *d)
@@ -190,4 +257,4 @@ TEST(page_sizes)
 	store_close(s);
 }
 
-TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks), CASE(page_sizes))
+TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks), CASE(steady_writer), CASE(page_sizes))
