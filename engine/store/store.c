@@ -42,10 +42,11 @@
  * restart, the first write after a pass that caught up, a busy writer
  * rarely comes in that gap: the WAL went on to CKPT_MAX_PAGES). Frames are
  * then written over the old ones, and an fdatasync(2) syncs only them,
- * where one of a file that grew syncs its size and new blocks through the
- * file system's journal too: 2x the time on ext4 here, which a TRUNCATE
- * at every such pass (starting the WAL over at 0 bytes) cost every save's
- * fsync (tests/bench/results/2026-12-07-vm-wal-kept.md). A WAL of more
+ * where one of a file that grew syncs its size and new blocks too (through
+ * the journal of a journaled ext4): 1.8x the time here on ext4 without a
+ * journal, 2.5-3x with one, which a TRUNCATE at every such pass (starting
+ * the WAL over at 0 bytes) cost every save's fsync
+ * (tests/bench/results/2026-12-07-vm-wal-kept.md). A WAL of more
  * frames than WAL_LIMIT holds, with no commit for CKPT_QUIET_MS after the
  * pass (no writer is coming to cut it), gets a TRUNCATE checkpoint. The
  * connection has no busy handler: RESTART and TRUNCATE give up at once
@@ -53,9 +54,9 @@
  * thread is still behind then, and tries again after the next quiet), and
  * since the pass before them copied every frame already, the writer lock
  * they take is held for a look at the readers (and an ftruncate), not a
- * copy.
- * Durability is unchanged: the frames it drops were in the database file,
- * synced by the pass that copied them (store_sync relies on the same).
+ * copy. Durability is unchanged: the frames they drop (or the next write
+ * writes over) were in the database file, synced by the pass that copied
+ * them (store_sync relies on the same).
  *
  * Pages per commit: SQLite as distributions build it (Debian's: the
  * SECURE_DELETE option) writes every page a commit frees over with zeros:
