@@ -386,7 +386,11 @@ int store__rev_whole(struct store *s, int64_t id, const void *data, size_t len);
  * bytes of the content of slot (0: none yet, size 0), in the last row that
  * holds it while that has room, else in a new piece (a content of
  * WHOLE_PIECE bytes or more) or a new row with room to grow (a shorter
- * one); the slot that then holds size + len bytes in *out.
+ * one); the slot that then holds size + len bytes in *out. A row of whole
+ * of WHOLE_PIECE bytes or more is never written into, whatever its room
+ * (an append there would walk it). The piece written is the one holding
+ * offset size; rows that disagree with size (a piece after it) are not
+ * looked for here: store__whole_finish reports them (-EIO) at the read.
  *
  * store__whole_read: reads n bytes at offset off of the content of slot
  * into buf (the caller has checked they are within its size).

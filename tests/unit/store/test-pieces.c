@@ -313,10 +313,6 @@ TEST(random)
 	buf_free(&ref);
 }
 
-/* An append to a 4 MiB document fetches a few pages of SQLite's cache,
- * not the 4,096 or more of its row: the walk is the last piece's; also
- * once the document is written again shorter, in place, its row keeping
- * room it could append into. */
 /* 20 appends of a line to big.md (the first ones may read the row once),
  * then 10 whose pages fetched from SQLite's cache must stay a few hundred
  * each; the content read back after. what names the document's state. */
@@ -336,6 +332,10 @@ static void appends_stay_small(struct buf *ref, const char *what)
 	test_expect_rev(s, item, "big.md", 0, ref->data, ref->len);
 }
 
+/* An append to a 4 MiB document fetches a few pages of SQLite's cache,
+ * not the 4,096 or more of its row: the walk is the last piece's; also
+ * once the document is written again shorter, in place, its row keeping
+ * room it could append into. */
 TEST(long_document)
 {
 	struct buf ref;
