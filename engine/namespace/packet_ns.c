@@ -17,50 +17,6 @@
 
 #include "packet_int.h"
 
-/* ---- temporary saves ---- */
-
-/* The process (thread group) of thread or process pid, or 0 when it is
- * gone: FUSE names the calling thread. */
-static pid_t tgid_of(pid_t pid)
-{
-	char path[64], line[128];
-	long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return (pid_t)v;
-}
-
-/*
- * Whether a rename of the document at (item, rel) by caller c is the end of
- * a temp-file-then-rename save, so that the document's life goes to its new
- * name (STORE_RENAME_CARRY) and the temp name keeps no history: the name's
- * life began with its creation, by the process that renames it now (sed
- * -i, Python's tempfile + os.replace, an agent's Write tool, each in one
- * process). A document made by one program and renamed by another (mv of
- * a document, vim's backup rename) keeps its history where it is.
- */
-static int is_temp_save(struct engine *e, int64_t item, const char *rel, const struct pfs_caller *c)
-{
-	char op[16];
-	pid_t by = 0, t;
-
-	if (!c || c->pid <= 0 || store_doc_life(e->store, item, rel, op, sizeof(op), &by) ||
-	    strcmp(op, "create") != 0 || by <= 0)
-		return 0;
-	if (by == c->pid)
-		return 1;
-	t = tgid_of(c->pid);
-	return t > 0 && t == tgid_of(by);
-}
-
 /* ---- creating and changing entries ---- */
 
 /* Splits path into its parent and last component (name points into path). */
@@ -384,8 +340,9 @@ int engine_rename(struct engine *e, const char *from, const char *to, unsigned f
 	if (rc)
 		goto out_p;
 	packet__who_fill(e, who, &wb);
-	sflags = ((flags & 1u) ? STORE_RENAME_NOREPLACE : 0) |
-		 (is_temp_save(e, a.item.id, a.rel, who) ? STORE_RENAME_CARRY : 0);
+	/* The end of a temp-file-then-rename save carries the temp name's
+	 * life (store_save.c): decided in the rename's transaction. */
+	sflags = ((flags & 1u) ? STORE_RENAME_NOREPLACE : 0) | STORE_RENAME_SAVE;
 	pthread_rwlock_wrlock(&e->ns_lock);
 	rc = store_doc_rename(e->store, a.item.id, a.rel, rel, sflags, &wb.w, &rrev);
 	/* Without memory for the path, the replaced file's readers get what

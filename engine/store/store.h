@@ -347,7 +347,9 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
  * STORE_RENAME_CARRY in flags, a document with one name (no hard links)
  * instead takes its life (store_doc_life) to `to`, after the revisions
  * `to` has, and leaves no revision at from (a temp-file-then-rename
- * save; store_save.c). -ENOENT, -EEXIST
+ * save; store_save.c); with STORE_RENAME_SAVE, so too when from's life
+ * (its revisions since its latest tombstone) began with a create by
+ * who->pid or another thread of its process. -ENOENT, -EEXIST
  * (STORE_RENAME_NOREPLACE and to exists), -EISDIR / -ENOTDIR (kind mismatch),
  * -ENOTEMPTY, -EINVAL (to inside from). from and to naming one file
  * (hard links) is 0 and changes nothing, as rename(2).
@@ -363,14 +365,9 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
  */
 #define STORE_RENAME_NOREPLACE 1u
 #define STORE_RENAME_CARRY 2u
+#define STORE_RENAME_SAVE 4u
 int store_doc_rename(struct store *s, int64_t item_id, const char *from, const char *to,
 		     unsigned flags, const struct store_who *who, int *replaced);
-/* The life of the document at path (its revisions since the path's latest
- * tombstone): the op and pid of its first revision into op (opsize bytes)
- * and *pid. 0, -ENOENT (no revision since), or a negative errno. Any
- * thread. */
-int store_doc_life(struct store *s, int64_t item_id, const char *path, char *op, size_t opsize,
-		   pid_t *pid);
 /* Sets the permission bits (mode & 07777) of the entry at path and its
  * ctime to now. 0, -ENOENT, or a negative errno. */
 int store_doc_set_mode(struct store *s, int64_t item_id, const char *path, mode_t mode);

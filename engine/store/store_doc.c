@@ -703,7 +703,7 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 	struct doc_meta src, dst;
 	size_t flen = strlen(from);
 	char **paths = NULL;
-	int rc, locked, have_dst = 0, rev = 0;
+	int rc, locked, have_dst = 0, rev = 0, carry;
 
 	if (replaced)
 		*replaced = 0;
@@ -763,9 +763,14 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 			buf_free(&np);
 		}
 	}
+	carry = (flags & STORE_RENAME_CARRY) != 0;
+	if (rc == 0 && !carry && (flags & STORE_RENAME_SAVE) && who && !src.is_dir &&
+	    src.link == 0) {
+		carry = store__life_is_save(s, item_id, from, who->pid);
+		rc = carry < 0 ? carry : 0;
+	}
 	if (rc == 0)
-		rc = move_one(s, item_id, from, to, &src, who,
-			      (flags & STORE_RENAME_CARRY) && !src.is_dir && src.link == 0);
+		rc = move_one(s, item_id, from, to, &src, who, carry > 0 && !src.is_dir && src.link == 0);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, from);
 	if (rc == 0 && !same_parent(from, to))

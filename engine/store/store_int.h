@@ -423,7 +423,11 @@ struct rev_grown {
 int store__rev_append(struct store *s, int64_t prev, const void *data, size_t len,
 		      struct rev_grown *g);
 int store__rev_compact(struct store *s);
-/* store_save.c, inside a transaction, lock held. store__life_carry moves
+/* store_save.c, inside a transaction, lock held. store__life_is_save: 1
+ * when the life of path (its revisions since its latest tombstone) began
+ * with a create by thread pid or another thread of its process (the end of
+ * a temp-file-then-rename save), 0 when not or path has no life, or a
+ * negative errno; it may read /proc (util_tgid). store__life_carry moves
  * the life of path from (its revisions since its latest tombstone) to
  * path to, numbered after to's revisions. store__unlink_forget, for an
  * unlink of the document m at path: when path holds only the copy a
@@ -433,6 +437,7 @@ int store__rev_compact(struct store *s);
  * life is one empty create by process pid (a probe); else changes nothing
  * and returns 0. Both: a negative errno on failure. The documents row at
  * path must be gone already. */
+int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t pid);
 int store__life_carry(struct store *s, int64_t item, const char *from, const char *to);
 int store__unlink_forget(struct store *s, int64_t item, const char *path, const struct doc_meta *m,
 			 pid_t pid);

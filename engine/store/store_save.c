@@ -1,7 +1,7 @@
 /*
  * store_save.c - the revisions of a temp-file-then-rename save (SPEC §3):
  * one revision of the document it replaces, no history of the temp name
- * (store.h: store_doc_life; store_int.h: store__life_carry,
+ * (store_int.h: store__life_is_save, store__life_carry,
  * store__unlink_forget). store_doc.c calls in here from its rename and
  * unlink, inside their transactions.
  *
@@ -9,9 +9,12 @@
  * them when it has none): the revisions of the file that holds that name
  * now. Two saves keep their temp names out of history:
  *  - A temp file renamed over or onto the document (sed -i, Python's
- *    atomic writes, an agent's Write tool): the namespace asks for a carry
- *    (STORE_RENAME_CARRY), and the life of the temp name is moved to the
- *    document's name, after the revisions that name has, renumbered there
+ *    atomic writes, an agent's Write tool), when the temp name's life
+ *    began with a create by the renaming process (STORE_RENAME_SAVE: a
+ *    document made by one program and renamed by another, as mv of a
+ *    document or vim's backup rename, keeps its history where it is) or
+ *    the caller asks for it (STORE_RENAME_CARRY): the life of the temp
+ *    name is moved to the document's name, after the revisions that name has, renumbered there
  *    (rev and seq); no tombstone is left at the temp name and no copy is
  *    added at the document's. The temp file's one revision (its create,
  *    amended by its writes) becomes the save's one revision. Nothing is
@@ -32,8 +35,7 @@
  *    document's owner): a life of one empty create, unlinked by the process
  *    that made it, leaves no history. Anything with content, or removed by
  *    another process, keeps its history and gets a tombstone.
- * Lock held, inside the caller's transaction, for everything here but
- * store_doc_life.
+ * Lock held, inside the caller's transaction, for everything here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,26 +56,33 @@ static int last_tomb(struct store *s, int64_t item, const char *path, int *rev)
 	return rc;
 }
 
-int store_doc_life(struct store *s, int64_t item_id, const char *path, char *op, size_t opsize,
-		   pid_t *pid)
+int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t pid)
 {
 	sqlite3_stmt *st;
-	int rc;
+	pid_t by = 0;
+	int rc, create = 0;
 
-	/* One statement: outside a transaction each is a read transaction of
-	 * its own (last_tomb's query, as a subquery). */
-	pthread_mutex_lock(&s->lock);
-	rc = store__first(s, &st, "SELECT op, pid FROM revisions WHERE item_id = ?1 AND path = ?2 "
-			  "AND rev > (SELECT COALESCE(MAX(rev), 0) FROM revisions WHERE item_id = ?1 "
-			  "AND path = ?2 AND content IS NULL) ORDER BY rev LIMIT 1", "Is", item_id,
-			  path);
+	if (pid <= 0)
+		return 0;
+	rc = store__first(s, &st, "SELECT op = 'create', pid FROM revisions WHERE item_id = ?1 AND "
+			  "path = ?2 AND rev > (SELECT COALESCE(MAX(rev), 0) FROM revisions WHERE "
+			  "item_id = ?1 AND path = ?2 AND content IS NULL) ORDER BY rev LIMIT 1", "Is",
+			  item, path);
 	if (rc == 0) {
-		snprintf(op, opsize, "%s", (const char *)sqlite3_column_text(st, 0));
-		*pid = (pid_t)sqlite3_column_int64(st, 1);
+		create = sqlite3_column_int(st, 0);
+		by = (pid_t)sqlite3_column_int64(st, 1);
 	}
 	store__done(st);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	if (rc == -ENOENT || (rc == 0 && (!create || by <= 0)))
+		return 0;
+	if (rc)
+		return rc;
+	if (by == pid)
+		return 1;
+	/* FUSE names the calling thread: another thread of the creator's
+	 * process (a save from a thread pool) counts as the creator. */
+	pid = util_tgid(pid);
+	return pid > 0 && pid == util_tgid(by);
 }
 
 int store__life_carry(struct store *s, int64_t item, const char *from, const char *to)

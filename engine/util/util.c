@@ -388,6 +388,23 @@ int util_write_file(const char *path, const void *data, size_t len)
 	return rc;
 }
 
+pid_t util_tgid(pid_t pid)
+{
+	char path[64], line[128];
+	long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return (pid_t)v;
+}
+
 int util_mkdirs(const char *path, int mode)
 {
 	char tmp[4096];

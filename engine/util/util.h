@@ -97,6 +97,10 @@ ssize_t util_pread(int fd, void *data, size_t len, uint64_t off);
 int util_write_all(int fd, const void *data, size_t len);
 /* Writes data to path via path.tmp + fsync + rename. Returns 0 or -errno. */
 int util_write_file(const char *path, const void *data, size_t len);
+/* The process (thread group id) of thread or process pid, read from
+ * /proc/PID/status (proc(5), "Tgid:"); 0 when pid is gone or not a thread.
+ * Any thread. */
+pid_t util_tgid(pid_t pid);
 /* mkdir -p; returns 0 or -errno. */
 int util_mkdirs(const char *path, int mode);
 /* rm -rf path: removes it and, when a directory, everything below it,

@@ -5,10 +5,11 @@
  * back byte for byte; chains of deltas no deeper than the skip-delta bound;
  * a document grown by appends taking a small multiple of its final size,
  * each append stored as its suffix; appends and edits mixed in one chain;
- * an in-place amend; a damaged or missing base reported as EIO, not as
- * wrong content. (A store of an older version converted: test-store.c.)
+ * an in-place amend; a temp-file save carried by its maker's process; a
+ * damaged or missing base reported as EIO, not as wrong content. (A store of an older version converted: test-store.c.)
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,59 @@ TEST(carried_saves)
 
 /* A delta (enc 3, or 4: an append) of path whose bytes are damaged, or
  * whose base is gone, reads as EIO. */
+/* A rename with STORE_RENAME_SAVE by the thread that made the temp name,
+ * by another thread of its process: a carry (one revision, the temp name
+ * without history); by another process, or of a name whose life did not
+ * begin with a create: a copy and a tombstone. */
+struct save_by {
+	const char *from, *to;
+	int rc;
+};
+
+static void *rename_from_thread(void *arg)
+{
+	struct save_by *a = arg;
+	struct store_who w = {1000, (pid_t)gettid(), "node", ""};
+
+	a->rc = store_doc_rename(s, item, a->from, a->to, STORE_RENAME_SAVE, &w, NULL);
+	return NULL;
+}
+
+TEST(saves_by_process)
+{
+	struct store_who self = {1000, getpid(), "python3", ""};
+	struct store_who init = {0, 1, "init", ""};
+	struct save_by a = {"t.tmp", "t", -1};
+	pthread_t th;
+
+	ASSERT_EQ(store_doc_write(s, item, "t", "t1", 2, 0644, -1, "create", &self, NULL), 0);
+	ASSERT_EQ(store_doc_write(s, item, "t.tmp", "t2", 2, 0644, -1, "create", &self, NULL), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "t.tmp", "t", STORE_RENAME_SAVE, &self, NULL), 0);
+	expect_rev("t", 2, "t2", 2);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "t.tmp"), 0);
+
+	/* Another thread of this process. */
+	ASSERT_EQ(store_doc_write(s, item, "t.tmp", "t3", 2, 0644, -1, "create", &self, NULL), 0);
+	ASSERT_EQ(pthread_create(&th, NULL, rename_from_thread, &a), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ASSERT_EQ(a.rc, 0);
+	expect_rev("t", 3, "t3", 2);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "t.tmp"), 0);
+
+	/* Made by another process (pid 1): history kept at both names. */
+	ASSERT_EQ(store_doc_write(s, item, "t.tmp", "t4", 2, 0644, -1, "create", &init, NULL), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "t.tmp", "t", STORE_RENAME_SAVE, &self, NULL), 0);
+	expect_rev("t", 4, "t4", 2);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "t.tmp"), 2);
+
+	/* A life that began with a rename, not a create: mv of a document
+	 * (by another process first, so that u's life is that rename's copy). */
+	ASSERT_EQ(store_doc_rename(s, item, "t", "u", STORE_RENAME_SAVE, &init, NULL), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "u", "v", STORE_RENAME_SAVE, &self, NULL), 0);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "u"), 2);
+	expect_rev("v", 1, "t4", 2);
+}
+
 static void damage(const char *path, int enc)
 {
 	/* Three texts: statements are cached by their text's address. */
@@ -317,6 +371,7 @@ int main(void)
 	RUN(appends_and_edits);
 	RUN(saves_and_unlinks);
 	RUN(carried_saves);
+	RUN(saves_by_process);
 	RUN(damage);
 	store_close(s);
 	return test_rmtree(dir);
