@@ -18,8 +18,10 @@
  * stable (engine.h): documents and directories whose times the store keeps,
  * and sealed logs, as long as nothing held open can still move them.
  *
- * Invariants: a node owns its item row while has_item (packet__node_clear
- * frees it); packet__resolve leaves nothing to clear when it fails.
+ * Invariants: a node owns its item row while has_item, or a reference on
+ * the store's kept copy of it (item_ref: the row's strings are that copy's
+ * and nothing changes them); packet__node_clear frees or releases it, and
+ * packet__resolve leaves nothing to clear when it fails.
  */
 #include <errno.h>
 #include <limits.h>
@@ -33,8 +35,12 @@
 
 void packet__node_clear(struct node *n)
 {
-	if (n->has_item)
+	if (n->has_item && n->item_ref)
+		memset(&n->item, 0, sizeof(n->item));
+	else if (n->has_item)
 		item_clear(&n->item);
+	store_item_put(n->item_ref);
+	n->item_ref = NULL;
 	n->has_item = 0;
 }
 
@@ -268,7 +274,7 @@ static int resolve_at(struct engine *e, const char *path, struct node *n, int sh
 	name[len] = '\0';
 	if (!engine_valid_item_name(name))
 		return -ENOENT;
-	rc = store_item_get(e->store, name, &n->item);
+	rc = store_item_get_shared(e->store, name, &n->item, &n->item_ref);
 	if (rc)
 		return rc;
 	n->has_item = 1;

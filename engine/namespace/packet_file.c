@@ -125,8 +125,10 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 		packet__new_owner(e, &p, who, 0, &n.doc.mode, &n.doc.uid, &n.doc.gid);
 		n.kind = N_DOC;
 		n.has_item = 1;
-		n.item = p.item; /* moves ownership */
+		n.item = p.item; /* moves ownership, or the reference */
+		n.item_ref = p.item_ref;
 		p.has_item = 0;
+		p.item_ref = NULL;
 		snprintf(n.rel, sizeof(n.rel), "%s", rel);
 		creating = 1;
 	} else if (rc) {

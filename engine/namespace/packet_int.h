@@ -88,7 +88,9 @@ struct node {
 	int archived;        /* under .archive/: read-only */
 	int learnings;       /* in MOUNT/learnings/ (its N_ITEM: documents only) */
 	int has_item;
-	struct item item;    /* when has_item */
+	struct item item;    /* when has_item; its strings are the store's kept copy's,
+			      * read-only, while item_ref is set (store_item_get_shared) */
+	struct item_ref *item_ref;
 	char rel[PATH_MAX];  /* item-relative path (documents, history) */
 	int rev;             /* N_HISTORY_FILE */
 	char name[256];      /* N_RECIPE, N_PFS_TMP: the file name */

@@ -211,6 +211,15 @@ int store_item_set_owner(struct store *s, int64_t item_id, uid_t uid, gid_t gid,
 /* The item by name (archived too) or by id into out (item_clear it
  * after). 0, -ENOENT, or a negative errno. */
 int store_item_get(struct store *s, const char *name, struct item *out);
+/* store_item_get by name without copying: when the store keeps the row
+ * (a writable store's item cache), out's strings are the kept copy's,
+ * read-only and valid until store_item_put(*ref), and *ref is set; else
+ * out owns its strings (item_clear it) and *ref is NULL. Any thread;
+ * store_item_put takes no lock and may run on another thread. */
+struct item_ref;
+int store_item_get_shared(struct store *s, const char *name, struct item *out,
+			  struct item_ref **ref);
+void store_item_put(struct item_ref *ref);
 int store_item_get_id(struct store *s, int64_t id, struct item *out);
 /* Writes every mutable field of it (by id) and sets updated_at to now, in
  * the row and in it. 0 (also when no row has that id), -EINVAL (a state

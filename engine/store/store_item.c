@@ -124,19 +124,27 @@ int item_copy(struct item *dst, const struct item *src)
 	return rc;
 }
 
-/* A kept item row (struct store's items). */
+/* A kept item row (struct store's items). refs counts the table's
+ * reference while it holds the entry and one per borrower
+ * (store_item_get_shared); the last one frees it. */
 struct item_entry {
 	struct lru_node node; /* key: name_key of its name */
 	uint64_t gen;         /* item_gen when it was read */
+	int refs;             /* atomic */
 	struct item it;
 };
 
+static void entry_unref(struct item_entry *k)
+{
+	if (__atomic_sub_fetch(&k->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		item_clear(&k->it);
+		free(k);
+	}
+}
+
 static void free_item_entry(struct lru_node *node)
 {
-	struct item_entry *k = (struct item_entry *)node;
-
-	item_clear(&k->it);
-	free(k);
+	entry_unref((struct item_entry *)node);
 }
 
 void store__items_init(struct store *s)
@@ -157,15 +165,17 @@ static int64_t name_key(const char *name)
 	return (int64_t)h;
 }
 
-/* Keeps a copy of it under key (lock held); nothing when memory is short. */
-static void item_keep(struct store *s, int64_t key, const struct item *it)
+/* Keeps a copy of it under key (lock held): the entry, or NULL when memory
+ * is short or the table would not hold it. */
+static struct item_entry *item_keep(struct store *s, int64_t key, const struct item *it)
 {
 	struct item_entry *k = calloc(1, sizeof(*k));
 
 	if (!k || item_copy(&k->it, it) != 0) {
 		free(k);
-		return;
+		return NULL;
 	}
+	k->refs = 1;
 	k->node.key = key;
 	k->node.bytes = sizeof(*k) + strlen(it->name) + strlen(it->title) +
 			strlen(it->stage) + strlen(it->branch) + strlen(it->base) +
@@ -174,45 +184,73 @@ static void item_keep(struct store *s, int64_t key, const struct item *it)
 			strlen(it->disposition) + strlen(it->route) + strlen(it->template) +
 			strlen(it->engine) + strlen(it->review_request) + 17;
 	k->gen = s->item_gen;
-	lru_put(&s->items, &k->node);
+	return (struct item_entry *)lru_put(&s->items, &k->node);
 }
 
+/* The item (by name, or by id when name is NULL) into out; share: out's
+ * strings are a kept entry's and *ref holds it (see store_item_get_shared),
+ * else out owns them. */
 static int item_get_by(struct store *s, const char *sql, const char *name, int64_t id,
-		       struct item *out)
+		       struct item *out, struct item_ref **ref)
 {
 	sqlite3_stmt *st;
 	struct item_entry *k;
 	int64_t key = name ? name_key(name) : 0;
 	int rc, keep = name && s->writable;
 
+	if (ref)
+		*ref = NULL;
 	pthread_mutex_lock(&s->lock);
 	k = keep ? (struct item_entry *)lru_get(&s->items, key) : NULL;
-	if (k && k->gen == s->item_gen && strcmp(k->it.name, name) == 0) {
-		rc = item_copy(out, &k->it);
-		pthread_mutex_unlock(&s->lock);
-		return rc;
+	if (!k || k->gen != s->item_gen || strcmp(k->it.name, name) != 0) {
+		k = NULL;
+		if (name)
+			rc = store__first(s, &st, sql, "s", name);
+		else
+			rc = store__first(s, &st, sql, "I", id);
+		if (rc == 0)
+			rc = item_row(st, out);
+		store__done(st);
+		if (rc == 0 && keep)
+			k = item_keep(s, key, out);
+		if (rc || !k || !ref) {
+			pthread_mutex_unlock(&s->lock);
+			return rc;
+		}
+		item_clear(out);
 	}
-	if (name)
-		rc = store__first(s, &st, sql, "s", name);
-	else
-		rc = store__first(s, &st, sql, "I", id);
-	if (rc == 0)
-		rc = item_row(st, out);
-	store__done(st);
-	if (rc == 0 && keep)
-		item_keep(s, key, out);
+	if (ref) {
+		__atomic_add_fetch(&k->refs, 1, __ATOMIC_RELAXED);
+		*ref = (struct item_ref *)k;
+		*out = k->it;
+		rc = 0;
+	} else {
+		rc = item_copy(out, &k->it);
+	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
 int store_item_get(struct store *s, const char *name, struct item *out)
 {
-	return item_get_by(s, "SELECT " ITEM_COLS " FROM items WHERE name = ?", name, 0, out);
+	return item_get_by(s, "SELECT " ITEM_COLS " FROM items WHERE name = ?", name, 0, out, NULL);
+}
+
+int store_item_get_shared(struct store *s, const char *name, struct item *out,
+			  struct item_ref **ref)
+{
+	return item_get_by(s, "SELECT " ITEM_COLS " FROM items WHERE name = ?", name, 0, out, ref);
+}
+
+void store_item_put(struct item_ref *ref)
+{
+	if (ref)
+		entry_unref((struct item_entry *)ref);
 }
 
 int store_item_get_id(struct store *s, int64_t id, struct item *out)
 {
-	return item_get_by(s, "SELECT " ITEM_COLS " FROM items WHERE id = ?", NULL, id, out);
+	return item_get_by(s, "SELECT " ITEM_COLS " FROM items WHERE id = ?", NULL, id, out, NULL);
 }
 
 int store__item_write(struct store *s, const struct item *it, const char *now)

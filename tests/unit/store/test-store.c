@@ -118,7 +118,8 @@ TEST(item_each_pages)
 }
 
 /* The item rows a writable store keeps follow every write of a row, and a
- * read-only store, which another process may write under, keeps none. */
+ * read-only store, which another process may write under, keeps none; a
+ * shared row stays readable until its holder puts it. */
 TEST(item_cache)
 {
 	struct store *s = test_store_open(dir, 0, 0), *ro;
@@ -159,6 +160,34 @@ TEST(item_cache)
 	ASSERT_EQ(again.dir_atime_ns, 11);
 	ASSERT_EQ(again.dir_mtime_ns, 12);
 	item_clear(&again);
+
+	/* Shared rows: the kept copy's strings, valid while held, through a
+	 * write that replaces the copy and after the store let it go. */
+	{
+		struct item a, b;
+		struct item_ref *ra, *rb;
+
+		ASSERT_EQ(store_item_get_shared(s, "fix-cache", &a, &ra), 0);
+		ASSERT(ra != NULL);
+		ASSERT_EQ(store_item_get_shared(s, "fix-cache", &b, &rb), 0);
+		ASSERT(rb == ra && b.title == a.title);
+		store_item_put(rb);
+		free(it.title);
+		it.title = strdup("shared");
+		ASSERT_EQ(store_item_update(s, &it), 0);
+		ASSERT_EQ(store_item_get_shared(s, "fix-cache", &b, &rb), 0);
+		ASSERT(rb != ra);
+		ASSERT_STREQ(b.title, "shared");
+		ASSERT_STREQ(a.title, "cached no more"); /* the old copy, still held */
+		store_item_put(ra);
+		store_item_put(rb);
+		ASSERT_EQ(store_item_get_shared(ro, "fix-cache", &a, &ra), 0);
+		ASSERT(ra == NULL); /* a read-only store keeps none: a copy */
+		ASSERT_STREQ(a.title, "shared");
+		item_clear(&a);
+		ASSERT_EQ(store_item_get_shared(s, "no-such", &a, &ra), -ENOENT);
+		ASSERT(ra == NULL);
+	}
 	item_clear(&it);
 	store_close(ro);
 	store_close(s);
