@@ -157,6 +157,7 @@ static const char *const compat[] = {
 	/* 0019_whole_pieces: no content of an older store is in pieces */
 	"CREATE TEMP TABLE whole_pieces (id INTEGER PRIMARY KEY, slot INTEGER, start INTEGER, "
 	"content BLOB);",
+	NULL, /* 0020_retire_later: read by writes alone (store_later.c) */
 };
 
 /* 0008_compact's step (store__rev_compact), for a store from before
@@ -182,6 +183,7 @@ static int (*const migrate_c[])(struct store *s, int from) = {
 	 * the columns and tables of 0015_whole_slots, 0017_append_runs and
 	 * 0019_whole_pieces that store_retire.c reads (compact_step) */
 	compact_step,
+	NULL,
 };
 static int (*const migrate_check[])(struct store *s, char *err, size_t errlen) = {
 	[12] = store__states_check, /* 0013_states: only known states and statuses */
@@ -346,18 +348,6 @@ static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages)
 	return SQLITE_OK;
 }
 
-/* Waits on s->ckpt_cond (ckpt_lock held) up to CKPT_QUIET_MS. */
-static void ckpt_wait_quiet(struct store *s)
-{
-	struct timespec until;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += CKPT_QUIET_MS * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
-	pthread_cond_timedwait(&s->ckpt_cond, &s->ckpt_lock, &until);
-}
-
 /* The checkpointer thread: a PASSIVE checkpoint each time it is woken,
  * and after CKPT_QUIET_MS without a wake while it is behind or the WAL
  * file is past WAL_LIMIT; once caught up with a WAL of ckpt_pages or more,
@@ -380,7 +370,7 @@ static void *ckpt_main(void *arg)
 				continue;
 			}
 			seen = store_commits(s);
-			ckpt_wait_quiet(s);
+			(void)util_cond_wait_ms(&s->ckpt_cond, &s->ckpt_lock, CKPT_QUIET_MS);
 			quiet = !s->ckpt_wanted && store_commits(s) == seen;
 			if (quiet || (behind && !s->ckpt_wanted))
 				break;
@@ -507,6 +497,8 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->ckpt_lock, NULL);
 	pthread_cond_init(&s->ckpt_cond, NULL);
+	pthread_mutex_init(&s->later_lock, NULL);
+	pthread_cond_init(&s->later_cond, NULL);
 	flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (create)
 		flags |= SQLITE_OPEN_CREATE;
@@ -599,8 +591,10 @@ int store_open(const char *dir, int create, int readonly, struct store **out, ch
 		if (version > 0 && version < 8)
 			sqlite3_exec(s->db, "VACUUM", NULL, NULL, NULL);
 	}
-	if (!readonly)
+	if (!readonly) {
 		ckpt_start(s, path);
+		store__later_start(s);
+	}
 	*out = s;
 	return 0;
 fail:
@@ -617,7 +611,9 @@ void store_close(struct store *s)
 
 	if (!s)
 		return;
-	/* First: the last connection to close checkpoints the WAL away. */
+	/* First what waits to be retired; then the last connection to close
+	 * checkpoints the WAL away. */
+	store__later_stop(s);
 	ckpt_stop(s);
 	for (i = 0; i < s->ncache; i++)
 		sqlite3_finalize(s->cache[i].st);
@@ -629,6 +625,8 @@ void store_close(struct store *s)
 	sqlite3_close(s->db);
 	pthread_cond_destroy(&s->ckpt_cond);
 	pthread_mutex_destroy(&s->ckpt_lock);
+	pthread_cond_destroy(&s->later_cond);
+	pthread_mutex_destroy(&s->later_lock);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -52,6 +52,12 @@ void store_close(struct store *s);
  * mounted store. A read-only store also counts its own commits only, so
  * it tells nothing of another process's writes. Any thread, no lock. */
 uint64_t store_commits(struct store *s);
+/* Retires up to max (at most 16) of the revisions that wait to be retired
+ * (store_later.c: a rename over a document or an unlink ends its current
+ * revision, which keeps its content whole until then), oldest first, in
+ * one transaction. The number still waiting, or a negative errno (nothing
+ * retired). Any thread; a writable store. */
+int store_later_run(struct store *s, int max);
 /* Makes every transaction committed so far survive power loss: an fsync of
  * the WAL file (a full checkpoint where this connection has none open).
  * 0 or a negative errno (-EIO: the fsync failed, -EBUSY). Any thread; the

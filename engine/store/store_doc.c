@@ -595,13 +595,14 @@ static int dir_has_children(struct store *s, int64_t item, const char *dir)
 }
 
 /* The name of the file m describes went (unlink, or a rename over it):
- * when it was the file's last, its content revision stops being current;
+ * when it was the file's last, its content revision stops being current
+ * (retired later: store_later.c);
  * else the names left show one link less. Lock held. */
 static int name_gone(struct store *s, int64_t item, const struct doc_meta *m)
 {
 	int left = 0, rc = store__link_left(s, item, m->link, &left);
 
-	return rc == 0 && left == 0 ? store__rev_retire(s, m->rev_id) : rc;
+	return rc == 0 && left == 0 ? store__later_add(s, m->rev_id, m->size) : rc;
 }
 
 /* Removes the live entry at path, a directory (dir: it must be empty) or

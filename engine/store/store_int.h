@@ -60,6 +60,18 @@ struct store {
 	int ckpt_pages, ckpt_step, ckpt_max; /* CKPT_PAGES, CKPT_STEP, CKPT_MAX_PAGES of
 					      * store.c in this store's frames (set at open) */
 	int writable;
+	/* The revisions retired later (store_later.c): a thread of its own
+	 * with the store's connection; the revisions waiting once the last
+	 * transaction committed, and those the one under way added. */
+	pthread_t later_thread;
+	int later_running;             /* protected by lock: the thread exists */
+	pthread_mutex_t later_lock;
+	pthread_cond_t later_cond;     /* later_wanted or later_stop became set */
+	int later_wanted, later_stop;  /* protected by later_lock */
+	int later_held;                /* protected by later_lock: store__later_hold */
+	int later_n;                   /* written under lock, read under later_lock (atomic) */
+	int later_txn;                 /* protected by lock */
+	uint64_t later_bytes, later_txn_bytes; /* protected by lock: their sizes */
 	/* Commits of this connection (store_commits): moved on by SQLite's
 	 * commit hook, under lock; read without it (atomic). */
 	uint64_t commits;
@@ -437,6 +449,27 @@ int store__rev_compact(struct store *s);
  * life is one empty create by process pid (a probe); else changes nothing
  * and returns 0. Both: a negative errno on failure. The documents row at
  * path must be gone already. */
+/*
+ * store_later.c: revisions retired later. store__later_add, for a revision
+ * of size bytes that stopped being current (a rename over its name, an
+ * unlink): waits
+ * for the store's thread to retire it (or, past the bound or without the
+ * thread, store__rev_retire now); in a transaction, lock held. 0 or a
+ * negative errno. store__later_now retires a waiting revision at once (a
+ * base of one retired now); in a transaction, lock held. store__later_settle
+ * at the end of a transaction (store__txn_unlock, committed or not), lock
+ * held: counts what it added, and wakes the thread. store__later_start and
+ * store__later_stop, at a writable open and at close, from the thread that
+ * opens and closes; stop retires every waiting revision before it returns.
+ * store__later_hold: while hold is 1, the thread retires nothing (what a
+ * test looks at stays as it is); 0 lets it go on. Any thread.
+ */
+int store__later_add(struct store *s, int64_t rev_id, uint64_t size);
+int store__later_now(struct store *s, int64_t rev_id);
+void store__later_settle(struct store *s, int committed);
+void store__later_start(struct store *s);
+void store__later_stop(struct store *s);
+void store__later_hold(struct store *s, int hold);
 int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t pid);
 int store__life_carry(struct store *s, int64_t item, const char *from, const char *to);
 int store__unlink_forget(struct store *s, int64_t item, const char *path, const struct doc_meta *m,

@@ -2,7 +2,8 @@
  * store_retire.c - the write side of revisions (store_int.h:
  * store__rev_retire, store__rev_whole, store__rev_replace, store__rev_pass_on,
  * store__rev_append, store__rev_compact): a revision that stops being
- * current is encoded for good against its base, and the current one is
+ * current is encoded for good against its base (at once, or later for a
+ * rename over it or an unlink: store_later.c), and the current one is
  * kept whole in its row of whole and its pieces (store_whole.c), rewritten
  * in place. store_rev.c's top comment gives the format and why; it reads
  * revisions back.
@@ -149,6 +150,14 @@ static int rev_retire(struct store *s, int64_t id, int64_t *slot)
 		goto out;
 	if (seq > 1)
 		rc = pick_base(s, item, path, rev, seq - 1, &base);
+	/* A delta's depth counts its base's: a base still waiting to be
+	 * retired (whole in its row, not current: store_later.c) is retired
+	 * first, and the base picked again. */
+	for (int k = 0; rc == 0 && base.id && base.enc == REV_RAW && base.slot && k < 4; k++) {
+		rc = store__later_now(s, base.id);
+		if (rc == 0)
+			rc = pick_base(s, item, path, rev, seq - 1, &base);
+	}
 	if (rc == 0 && base.id)
 		rc = store__rev_content(s, base.id, &prefix, &plen);
 	/* An append to its base: the suffix alone, against the base's end. */

@@ -244,6 +244,7 @@ int store__txn_unlock(struct store *s, int rc)
 		store__rev_forget(s);
 	}
 	store__doc_memo_settle(s, rc == 0);
+	store__later_settle(s, rc == 0);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

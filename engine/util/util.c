@@ -119,6 +119,17 @@ void buf_free(struct buf *b)
 	buf_init(b);
 }
 
+int util_cond_wait_ms(pthread_cond_t *cond, pthread_mutex_t *m, long ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += ms % 1000 * 1000000L;
+	until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	return pthread_cond_timedwait(cond, m, &until) == ETIMEDOUT;
+}
+
 int64_t util_now_ns(void)
 {
 	struct timespec ts;

@@ -55,6 +55,10 @@ int util_grow(void *arrayp, size_t *cap, size_t n, size_t size, size_t first);
 
 /* Wall clock, nanoseconds since the Unix epoch. */
 int64_t util_now_ns(void);
+/* pthread_cond_timedwait(3) on cond for up to ms milliseconds of the
+ * realtime clock; m held by the caller (let go while it waits, as there).
+ * 1 when the time ran out, 0 when woken (or woken spuriously). */
+int util_cond_wait_ms(pthread_cond_t *cond, pthread_mutex_t *m, long ms);
 /* RFC 3339 UTC with seconds, e.g. "2026-11-29T16:02:11Z", into out[32]. */
 void util_rfc3339(int64_t ns, char out[32]);
 /* The same with ':' replaced by '-' for file names: "2026-11-29T16-02-11Z". */

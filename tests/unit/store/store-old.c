@@ -59,6 +59,15 @@ int64_t test_query(struct store *s, const char *sql, const char *path)
 	return v;
 }
 
+void test_later_drain(struct store *s)
+{
+	int left;
+
+	while ((left = store_later_run(s, 16)) > 0)
+		;
+	ASSERT_EQ(left, 0);
+}
+
 void test_expect_rev(struct store *s, int64_t item_id, const char *path, int rev,
 		     const void *want, size_t wlen)
 {
@@ -114,9 +123,9 @@ void store_old_undo_compact(const char *dir)
 
 /*
  * What each migration of schema/ added, undone: undo[v] takes a store of
- * version v + 1 back to version v (0019 whole pieces, 0018 check lists, 0017 append
- * runs, 0016 append revisions, 0015 whole slots ... 0002 times; 0008 compact, which needs the
- * store to decode: store_old_undo_compact).
+ * version v + 1 back to version v (0020 retire later, 0019 whole pieces, 0018 check
+ * lists, 0017 append runs, 0016 append revisions, 0015 whole slots ... 0002 times;
+ * 0008 compact, which needs the store to decode: store_old_undo_compact).
  */
 static const char *const undo[] = {
 	[1] = "ALTER TABLE documents DROP COLUMN atime_ns;"
@@ -267,6 +276,10 @@ static const char *const undo[] = {
 	 * piece: its documents are shorter than WHOLE_PIECE) */
 	[18] = "DROP TRIGGER whole_pieces_gone;"
 	       "DROP TABLE whole_pieces;",
+	/* 0020_retire_later (a closed store has no revision waiting:
+	 * store_close retired them) */
+	[19] = "DROP TRIGGER retire_later_gone;"
+	       "DROP TABLE retire_later;",
 };
 
 void store_old_downgrade(const char *dir, int version, const char *extra)

@@ -34,6 +34,9 @@ void test_run_new(struct run *r, int64_t item_id, const char *kind, const char *
  * bound to its parameter ?1 (through the store's statements, under its
  * lock). Fails the test when there is no row. */
 int64_t test_query(struct store *s, const char *sql, const char *path);
+/* Retires every revision that waits to be retired (store_later_run), so
+ * that what follows sees each one encoded. */
+void test_later_drain(struct store *s);
 
 /* Fails the test unless revision rev of the document path of the item
  * item_id (store_rev_read; rev 0: the document itself, store_doc_read)

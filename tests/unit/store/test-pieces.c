@@ -183,12 +183,14 @@ TEST(rewrites)
 	ASSERT_EQ(store_doc_write(s, item, "log.md", ref.data, ref.len, (mode_t)-1, -1, "write",
 				  &who, NULL), 0);
 	sizes[++nrev] = 1000;
+	test_later_drain(s);
 	ASSERT_EQ(query("SELECT count(*) FROM whole_pieces WHERE ?1 IS NOT NULL", "x"), 0);
 	for (k = 0; k < 50; k++)
 		append(&ref, 700);
 	expect_all(&ref, nrev - 50);
 	ASSERT_EQ(store_doc_unlink(s, item, "log.md", &who), 0);
 	no_orphans();
+	test_later_drain(s);
 	ASSERT_EQ(query("SELECT count(*) FROM whole_pieces WHERE ?1 IS NOT NULL", "x"), 0);
 	buf_free(&ref);
 }

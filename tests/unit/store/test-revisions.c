@@ -170,12 +170,14 @@ TEST(saves_and_unlinks)
 		expect_rev(".doc.swp", 2 * k - 1, b.data, b.len);
 		ASSERT_EQ(store_rev_read(s, item, ".doc.swp", 2 * k, &data, &len), -ENOENT);
 	}
+	test_later_drain(s);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND content IS NOT NULL", "doc"), 1);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND content IS NOT NULL", ".doc.swp"), 0);
 
 	/* Unlinked: its last revision is encoded too, and a new document at
 	 * the path starts over from it. */
 	ASSERT_EQ(store_doc_unlink(s, item, "doc", &who), 0);
+	test_later_drain(s);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND content IS NOT NULL", "doc"), 0);
 	ASSERT_EQ(store_doc_write(s, item, "doc", "x", 1, (mode_t)-1, -1, "create", &who, NULL), 0);
 	ASSERT_EQ(store_doc_write(s, item, "doc", "", 0, (mode_t)-1, -1, "write", &who, NULL), 0);
@@ -325,6 +327,70 @@ TEST(saves_by_process)
 	expect_rev("v", 1, "t4", 2);
 }
 
+/* The revision a rename over a document or an unlink ends waits to be
+ * retired: whole in its row of whole and read back as it was. A write
+ * that retires a revision whose base waits retires that base first (no
+ * delta deeper than its bound); a revision deleted takes its waiting row
+ * with it; the store's thread retires what waits once no commit comes. */
+#define WAITING "SELECT count(*) FROM retire_later WHERE rev_id IN (SELECT id FROM revisions " \
+		"WHERE path = ?1)"
+TEST(retired_later)
+{
+	struct buf b;
+	int k;
+
+	test_later_drain(s);
+	store__later_hold(s, 1);
+	buf_init(&b);
+	for (k = 1; k <= 6; k++) {
+		grown(&b, k);
+		ASSERT_EQ(store_doc_write(s, item, "later.tmp", b.data, b.len, 0644, -1, "create",
+					  &who, NULL), 0);
+		ASSERT_EQ(store_doc_rename(s, item, "later.tmp", "later", STORE_RENAME_CARRY, &who,
+					   NULL), 0);
+	}
+	ASSERT_EQ(query(WAITING, "later"), 5);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND slot IS NOT "
+			"NULL", "later"), 6);
+	for (k = 1; k <= 6; k++) {
+		grown(&b, k);
+		expect_rev("later", k, b.data, b.len);
+	}
+	/* A write retires revision 6, whose base waits: its bases go first. */
+	grown(&b, 7);
+	ASSERT_EQ(store_doc_write(s, item, "later", b.data, b.len, 0644, -1, "write", &who, NULL), 0);
+	ASSERT_EQ(query(WAITING " AND rev_id IN (SELECT base FROM revisions WHERE path = ?1)",
+			"later"), 0);
+	ASSERT_EQ(too_deep("later"), 0);
+	for (k = 1; k <= 7; k++) {
+		grown(&b, k);
+		expect_rev("later", k, b.data, b.len);
+	}
+	/* An unlink: the current revision waits; a revision deleted (the
+	 * store's own statement, as gc's) takes its row with it. */
+	ASSERT_EQ(store_doc_unlink(s, item, "later", &who), 0);
+	ASSERT(query(WAITING, "later") >= 1);
+	pthread_mutex_lock(&s->lock);
+	ASSERT_EQ(store__exec(s, "DELETE FROM revisions WHERE id = (SELECT max(rev_id) FROM "
+			      "retire_later)", ""), 0);
+	pthread_mutex_unlock(&s->lock);
+	ASSERT_EQ(query("SELECT count(*) FROM retire_later WHERE rev_id NOT IN (SELECT id FROM "
+			"revisions) AND ?1 IS NOT NULL", "x"), 0);
+	/* Let go: the thread retires the rest once no commit comes. */
+	store__later_hold(s, 0);
+	for (k = 0; k < 200 && query(WAITING, "later") > 0; k++)
+		usleep(20000);
+	ASSERT_EQ(query(WAITING, "later"), 0);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND slot IS NOT "
+			"NULL", "later"), 0);
+	ASSERT_EQ(too_deep("later"), 0);
+	for (k = 1; k <= 6; k++) {
+		grown(&b, k);
+		expect_rev("later", k, b.data, b.len);
+	}
+	buf_free(&b);
+}
+
 static void damage(const char *path, int enc)
 {
 	/* Three texts: statements are cached by their text's address. */
@@ -372,6 +438,7 @@ int main(void)
 	RUN(saves_and_unlinks);
 	RUN(carried_saves);
 	RUN(saves_by_process);
+	RUN(retired_later);
 	RUN(damage);
 	store_close(s);
 	return test_rmtree(dir);
