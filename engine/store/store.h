@@ -360,11 +360,11 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path);
  * from is a directory). Each moved document gets a new revision at its
  * new path (op "rename") and a tombstone at the old one; with
  * STORE_RENAME_CARRY in flags, a document with one name (no hard links)
- * instead takes its life (store_doc_life) to `to`, after the revisions
- * `to` has, and leaves no revision at from (a temp-file-then-rename
- * save; store_save.c); with STORE_RENAME_SAVE, so too when from's life
- * (its revisions since its latest tombstone) began with a create by
- * who->pid or another thread of its process. -ENOENT, -EEXIST
+ * instead takes its life (its revisions since its latest tombstone) to
+ * `to`, after the revisions `to` has, and leaves no revision at from (a
+ * temp-file-then-rename save; store_save.c); with STORE_RENAME_SAVE, so
+ * too when from's life began with a create by who->pid or another thread
+ * of its process. -ENOENT, -EEXIST
  * (STORE_RENAME_NOREPLACE and to exists), -EISDIR / -ENOTDIR (kind mismatch),
  * -ENOTEMPTY, -EINVAL (to inside from). from and to naming one file
  * (hard links) is 0 and changes nothing, as rename(2).

@@ -596,8 +596,8 @@ static int dir_has_children(struct store *s, int64_t item, const char *dir)
 
 /* The name of the file m describes went (unlink, or a rename over it):
  * when it was the file's last, its content revision stops being current
- * (retired later: store_later.c);
- * else the names left show one link less. Lock held. */
+ * (retired later: store_later.c); else the names left show one link
+ * less. Lock held. */
 static int name_gone(struct store *s, int64_t item, const struct doc_meta *m)
 {
 	int left = 0, rc = store__link_left(s, item, m->link, &left);
@@ -771,7 +771,8 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 		rc = carry < 0 ? carry : 0;
 	}
 	if (rc == 0)
-		rc = move_one(s, item_id, from, to, &src, who, carry > 0 && !src.is_dir && src.link == 0);
+		rc = move_one(s, item_id, from, to, &src, who,
+			      carry > 0 && !src.is_dir && src.link == 0);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, from);
 	if (rc == 0 && !same_parent(from, to))

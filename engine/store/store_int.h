@@ -449,16 +449,20 @@ int store__rev_compact(struct store *s);
  * life is one empty create by process pid (a probe); else changes nothing
  * and returns 0. Both: a negative errno on failure. The documents row at
  * path must be gone already. */
+int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t pid);
+int store__life_carry(struct store *s, int64_t item, const char *from, const char *to);
+int store__unlink_forget(struct store *s, int64_t item, const char *path, const struct doc_meta *m,
+			 pid_t pid);
 /*
  * store_later.c: revisions retired later. store__later_add, for a revision
  * of size bytes that stopped being current (a rename over its name, an
- * unlink): waits
- * for the store's thread to retire it (or, past the bound or without the
- * thread, store__rev_retire now); in a transaction, lock held. 0 or a
- * negative errno. store__later_now retires a waiting revision at once (a
- * base of one retired now); in a transaction, lock held. store__later_settle
- * at the end of a transaction (store__txn_unlock, committed or not), lock
- * held: counts what it added, and wakes the thread. store__later_start and
+ * unlink): waits for the store's thread to retire it (or, past the bound
+ * or without the thread, store__rev_retire now); in a transaction, lock
+ * held. 0 or a negative errno. store__later_now retires a waiting revision
+ * at once (a base of one retired now); in a transaction, lock held.
+ * store__later_settle at the end of a transaction (store__txn_unlock,
+ * committed or not), lock held: counts what it added, and wakes the
+ * thread. store__later_start and
  * store__later_stop, at a writable open and at close, from the thread that
  * opens and closes; stop retires every waiting revision before it returns.
  * store__later_hold: while hold is 1, the thread retires nothing (what a
@@ -470,10 +474,6 @@ void store__later_settle(struct store *s, int committed);
 void store__later_start(struct store *s);
 void store__later_stop(struct store *s);
 void store__later_hold(struct store *s, int hold);
-int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t pid);
-int store__life_carry(struct store *s, int64_t item, const char *from, const char *to);
-int store__unlink_forget(struct store *s, int64_t item, const char *path, const struct doc_meta *m,
-			 pid_t pid);
 /* Forgets the decoded revisions kept (s->revs): at a rollback, which may
  * give the ids of the revisions it undid to other revisions, and at close. */
 void store__rev_forget(struct store *s);

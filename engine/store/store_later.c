@@ -86,9 +86,9 @@ static int still_waits(struct store *s, int64_t id)
 {
 	sqlite3_stmt *st;
 	int rc = store__first(s, &st, "SELECT NOT EXISTS (SELECT 1 FROM documents d WHERE "
-			      "d.item_id = r.item_id AND d.path = r.path AND d.rev_id = r.id) FROM "
-			      "revisions r WHERE r.id = ? AND r.enc = 0 AND r.content IS NOT NULL AND "
-			      "r.slot IS NOT NULL", "I", id);
+			      "d.item_id = r.item_id AND d.path = r.path AND d.rev_id = r.id) "
+			      "FROM revisions r WHERE r.id = ? AND r.enc = 0 AND "
+			      "r.content IS NOT NULL AND r.slot IS NOT NULL", "I", id);
 	int waits = rc == 0 && sqlite3_column_int(st, 0);
 
 	store__done(st);
@@ -100,8 +100,8 @@ static int still_waits(struct store *s, int64_t id)
 static int later_count(struct store *s, int *n)
 {
 	sqlite3_stmt *st;
-	int rc = store__first(s, &st, "SELECT count(*), COALESCE(SUM(r.size), 0) FROM retire_later l "
-			      "JOIN revisions r ON r.id = l.rev_id", "");
+	int rc = store__first(s, &st, "SELECT count(*), COALESCE(SUM(r.size), 0) FROM "
+			      "retire_later l JOIN revisions r ON r.id = l.rev_id", "");
 
 	*n = rc == 0 ? sqlite3_column_int(st, 0) : 0;
 	if (rc == 0) {
@@ -139,7 +139,8 @@ int store_later_run(struct store *s, int max)
 		if (waits > 0)
 			rc = store__later_now(s, ids[i]);
 		else if (waits == 0)
-			rc = store__exec(s, "DELETE FROM retire_later WHERE rev_id = ?", "I", ids[i]);
+			rc = store__exec(s, "DELETE FROM retire_later WHERE rev_id = ?", "I",
+					 ids[i]);
 		else
 			rc = waits;
 	}

@@ -66,8 +66,8 @@ int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t p
 		return 0;
 	rc = store__first(s, &st, "SELECT op = 'create', pid FROM revisions WHERE item_id = ?1 AND "
 			  "path = ?2 AND rev > (SELECT COALESCE(MAX(rev), 0) FROM revisions WHERE "
-			  "item_id = ?1 AND path = ?2 AND content IS NULL) ORDER BY rev LIMIT 1", "Is",
-			  item, path);
+			  "item_id = ?1 AND path = ?2 AND content IS NULL) ORDER BY rev LIMIT 1",
+			  "Is", item, path);
 	if (rc == 0) {
 		create = sqlite3_column_int(st, 0);
 		by = (pid_t)sqlite3_column_int64(st, 1);

@@ -6,7 +6,8 @@
  * a document grown by appends taking a small multiple of its final size,
  * each append stored as its suffix; appends and edits mixed in one chain;
  * an in-place amend; a temp-file save carried by its maker's process; a
- * damaged or missing base reported as EIO, not as wrong content. (A store of an older version converted: test-store.c.)
+ * damaged or missing base reported as EIO, not as wrong content. (A store
+ * of an older version converted: test-store.c.)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -350,15 +351,16 @@ TEST(retired_later)
 					   NULL), 0);
 	}
 	ASSERT_EQ(query(WAITING, "later"), 5);
-	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND slot IS NOT "
-			"NULL", "later"), 6);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND "
+			"slot IS NOT NULL", "later"), 6);
 	for (k = 1; k <= 6; k++) {
 		grown(&b, k);
 		expect_rev("later", k, b.data, b.len);
 	}
 	/* A write retires revision 6, whose base waits: its bases go first. */
 	grown(&b, 7);
-	ASSERT_EQ(store_doc_write(s, item, "later", b.data, b.len, 0644, -1, "write", &who, NULL), 0);
+	ASSERT_EQ(store_doc_write(s, item, "later", b.data, b.len, 0644, -1, "write", &who, NULL),
+		  0);
 	ASSERT_EQ(query(WAITING " AND rev_id IN (SELECT base FROM revisions WHERE path = ?1)",
 			"later"), 0);
 	ASSERT_EQ(too_deep("later"), 0);
@@ -381,8 +383,8 @@ TEST(retired_later)
 	for (k = 0; k < 200 && query(WAITING, "later") > 0; k++)
 		usleep(20000);
 	ASSERT_EQ(query(WAITING, "later"), 0);
-	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND slot IS NOT "
-			"NULL", "later"), 0);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND "
+			"slot IS NOT NULL", "later"), 0);
 	ASSERT_EQ(too_deep("later"), 0);
 	for (k = 1; k <= 6; k++) {
 		grown(&b, k);
