@@ -14,9 +14,9 @@
  *    document made by one program and renamed by another, as mv of a
  *    document or vim's backup rename, keeps its history where it is) or
  *    the caller asks for it (STORE_RENAME_CARRY): the life of the temp
- *    name is moved to the document's name, after the revisions that name has, renumbered there
- *    (rev and seq); no tombstone is left at the temp name and no copy is
- *    added at the document's. The temp file's one revision (its create,
+ *    name is moved to the document's name, after the revisions that name
+ *    has, renumbered there (rev and seq); no tombstone is left at the temp
+ *    name and no copy is added at the document's. The temp file's one revision (its create,
  *    amended by its writes) becomes the save's one revision. Nothing is
  *    encoded again: a revision's bytes and its delta base (by id) do not
  *    depend on its path.
