@@ -328,14 +328,28 @@ TEST(saves_by_process)
 	expect_rev("v", 1, "t4", 2);
 }
 
+/* The waiting revisions of path ?1. */
+#define WAITING "SELECT count(*) FROM retire_later WHERE rev_id IN (SELECT id FROM revisions " \
+		"WHERE path = ?1)"
+
+/* n saves of "later" by a temp file renamed over it, versions 1..n. */
+static void saved_later(struct buf *b, int n)
+{
+	for (int k = 1; k <= n; k++) {
+		grown(b, k);
+		ASSERT_EQ(store_doc_write(s, item, "later.tmp", b->data, b->len, 0644, -1, "create",
+					  &who, NULL), 0);
+		ASSERT_EQ(store_doc_rename(s, item, "later.tmp", "later", STORE_RENAME_CARRY, &who,
+					   NULL), 0);
+	}
+}
+
 /* The revision a rename over a document or an unlink ends waits to be
  * retired: whole in its row of whole and read back as it was. A write
  * that retires a revision whose base waits retires that base first (no
  * delta deeper than its bound); a revision deleted takes its waiting row
  * with it; the thread of a store opened on waiting rows retires them once
  * no commit comes. */
-#define WAITING "SELECT count(*) FROM retire_later WHERE rev_id IN (SELECT id FROM revisions " \
-		"WHERE path = ?1)"
 TEST(retired_later)
 {
 	struct store *other;
@@ -345,13 +359,7 @@ TEST(retired_later)
 	test_later_drain(s);
 	store__later_hold(s, 1);
 	buf_init(&b);
-	for (k = 1; k <= 6; k++) {
-		grown(&b, k);
-		ASSERT_EQ(store_doc_write(s, item, "later.tmp", b.data, b.len, 0644, -1, "create",
-					  &who, NULL), 0);
-		ASSERT_EQ(store_doc_rename(s, item, "later.tmp", "later", STORE_RENAME_CARRY, &who,
-					   NULL), 0);
-	}
+	saved_later(&b, 6);
 	ASSERT_EQ(query(WAITING, "later"), 5);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1 AND enc = 0 AND "
 			"slot IS NOT NULL", "later"), 6);
@@ -383,13 +391,7 @@ TEST(retired_later)
 	/* Waiting rows that another connection left (as a daemon killed with
 	 * them waiting would): a store opened on them retires them once no
 	 * commit comes, while this one's thread is still held. */
-	for (k = 1; k <= 3; k++) {
-		grown(&b, k);
-		ASSERT_EQ(store_doc_write(s, item, "later.tmp", b.data, b.len, 0644, -1, "create",
-					  &who, NULL), 0);
-		ASSERT_EQ(store_doc_rename(s, item, "later.tmp", "later", STORE_RENAME_CARRY, &who,
-					   NULL), 0);
-	}
+	saved_later(&b, 3);
 	ASSERT_EQ(query(WAITING, "later"), 2);
 	other = test_store_open(dir, 0, 0);
 	for (k = 0; k < 200 && test_query(other, WAITING, "later") > 0; k++)
