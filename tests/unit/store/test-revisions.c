@@ -394,7 +394,7 @@ TEST(retired_later)
 	saved_later(&b, 3);
 	ASSERT_EQ(query(WAITING, "later"), 2);
 	other = test_store_open(dir, 0, 0);
-	for (k = 0; k < 200 && test_query(other, WAITING, "later") > 0; k++)
+	for (k = 0; k < 500 && test_query(other, WAITING, "later") > 0; k++)
 		usleep(20000);
 	ASSERT_EQ(test_query(other, WAITING, "later"), 0);
 	store_close(other);
