@@ -656,26 +656,22 @@ int store_doc_rmdir(struct store *s, int64_t item_id, const char *path)
 
 /* Moves one live entry from -> to (the target slot is free); carry: a
  * document's life goes with it instead of a copy and a tombstone
- * (store_save.c). Lock held. */
+ * (store_save.c), tomb the rev of from's latest tombstone (-1: not known).
+ * A directory and a carried life keep their row, renamed, with a ctime of
+ * now. Lock held. */
 static int move_one(struct store *s, int64_t item, const char *from, const char *to,
-		    const struct doc_meta *m, const struct store_who *who, int carry)
+		    const struct doc_meta *m, const struct store_who *who, int carry, int tomb)
 {
 	int64_t rev_id;
 	int rc = store__xattr_move(s, item, from, to); /* the slot at to has none */
 
-	if (rc == 0 && carry && !m->is_dir) {
-		rc = store__life_carry(s, item, from, to);
-		if (rc == 0)
-			rc = doc_delete(s, item, from);
-		if (rc == 0)
-			rc = doc_put(s, item, to, m->rev_id, m->size, m->mode, m->mtime_ns,
-				     m->atime_ns, m->uid, m->gid, m);
-		return rc;
-	}
-	if (rc == 0 && m->is_dir)
+	carry = carry && !m->is_dir;
+	if (rc == 0 && carry)
+		rc = store__life_carry(s, item, from, to, tomb);
+	if (rc == 0 && (carry || m->is_dir))
 		rc = store__exec(s, "UPDATE documents SET path = ?, ctime_ns = ? WHERE item_id = ? "
 				 "AND path = ?", "sIIs", to, util_now_ns(), item, from);
-	if (rc || m->is_dir)
+	if (rc || carry || m->is_dir)
 		return rc;
 	/* The copy takes the moved revision's row of whole over: the same
 	 * bytes, so no page of the content is written again. */
@@ -704,7 +700,7 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 	struct doc_meta src, dst;
 	size_t flen = strlen(from);
 	char **paths = NULL;
-	int rc, locked, have_dst = 0, rev = 0, carry;
+	int rc, locked, have_dst = 0, rev = 0, carry, tomb = -1;
 
 	if (replaced)
 		*replaced = 0;
@@ -760,27 +756,28 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 			if (rc == 0)
 				rc = doc_stat_locked(s, item_id, paths[i], &m);
 			if (rc == 0)
-				rc = move_one(s, item_id, paths[i], np.data, &m, who, 0);
+				rc = move_one(s, item_id, paths[i], np.data, &m, who, 0, -1);
 			buf_free(&np);
 		}
 	}
 	carry = (flags & STORE_RENAME_CARRY) != 0;
 	if (rc == 0 && !carry && (flags & STORE_RENAME_SAVE) && who && !src.is_dir &&
 	    src.link == 0) {
-		carry = store__life_is_save(s, item_id, from, who->pid);
+		carry = store__life_is_save(s, item_id, from, who->pid, &tomb);
 		rc = carry < 0 ? carry : 0;
 	}
 	if (rc == 0)
 		rc = move_one(s, item_id, from, to, &src, who,
-			      carry > 0 && !src.is_dir && src.link == 0);
+			      carry > 0 && !src.is_dir && src.link == 0, tomb);
 	if (rc == 0)
 		rc = touch_parent_locked(s, item_id, from);
 	if (rc == 0 && !same_parent(from, to))
 		rc = touch_parent_locked(s, item_id, to);
 	/* What the kernel asks next: the directory (its attributes dropped by
-	 * the rename), and the old name, which a temp save makes again. */
+	 * the rename), and the old name, gone, which a temp save makes again. */
 	rc = parent_stage(s, item_id, to, rc);
-	rc = doc_stage(s, item_id, from, rc);
+	if (rc == 0)
+		store__doc_memo_stage(s, item_id, from, -ENOENT, NULL);
 fin:
 	rc = store__txn_unlock(s, rc);
 	strv_free(paths);

@@ -439,9 +439,11 @@ int store__rev_compact(struct store *s);
  * when the life of path (its revisions since its latest tombstone) began
  * with a create by thread pid or another thread of its process (the end of
  * a temp-file-then-rename save), 0 when not or path has no life, or a
- * negative errno; it may read /proc (util_tgid). store__life_carry moves
- * the life of path from (its revisions since its latest tombstone) to
- * path to, numbered after to's revisions. store__unlink_forget, for an
+ * negative errno; it may read /proc (util_tgid); *tomb gets the rev of
+ * path's latest tombstone (0: none) when path has a life, else -1.
+ * store__life_carry moves the life of path from (its revisions since its
+ * latest tombstone, whose rev is tomb; -1: not known, looked up) to path
+ * to, numbered after to's revisions. store__unlink_forget, for an
  * unlink of the document m at path: when path holds only the copy a
  * rename made of a document whose old name has a new document since,
  * removes that copy and the rename's tombstone (renumbering the old
@@ -449,8 +451,8 @@ int store__rev_compact(struct store *s);
  * life is one empty create by process pid (a probe); else changes nothing
  * and returns 0. Both: a negative errno on failure. The documents row at
  * path must be gone already. */
-int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t pid);
-int store__life_carry(struct store *s, int64_t item, const char *from, const char *to);
+int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t pid, int *tomb);
+int store__life_carry(struct store *s, int64_t item, const char *from, const char *to, int tomb);
 int store__unlink_forget(struct store *s, int64_t item, const char *path, const struct doc_meta *m,
 			 pid_t pid);
 /*

@@ -56,21 +56,24 @@ static int last_tomb(struct store *s, int64_t item, const char *path, int *rev)
 	return rc;
 }
 
-int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t pid)
+int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t pid, int *tomb)
 {
 	sqlite3_stmt *st;
 	pid_t by = 0;
 	int rc, create = 0;
 
+	*tomb = -1;
 	if (pid <= 0)
 		return 0;
-	rc = store__first(s, &st, "SELECT op = 'create', pid FROM revisions WHERE item_id = ?1 AND "
-			  "path = ?2 AND rev > (SELECT COALESCE(MAX(rev), 0) FROM revisions WHERE "
-			  "item_id = ?1 AND path = ?2 AND content IS NULL) ORDER BY rev LIMIT 1",
-			  "Is", item, path);
+	/* The tombstone's rev a column too (SQLite runs the subquery once). */
+	rc = store__first(s, &st, "SELECT op = 'create', pid, (SELECT COALESCE(MAX(rev), 0) FROM "
+			  "revisions WHERE item_id = ?1 AND path = ?2 AND content IS NULL) AS tomb "
+			  "FROM revisions WHERE item_id = ?1 AND path = ?2 AND rev > tomb ORDER BY "
+			  "rev LIMIT 1", "Is", item, path);
 	if (rc == 0) {
 		create = sqlite3_column_int(st, 0);
 		by = (pid_t)sqlite3_column_int64(st, 1);
+		*tomb = sqlite3_column_int(st, 2);
 	}
 	store__done(st);
 	if (rc == -ENOENT || (rc == 0 && (!create || by <= 0)))
@@ -85,13 +88,14 @@ int store__life_is_save(struct store *s, int64_t item, const char *path, pid_t p
 	return pid > 0 && pid == util_tgid(by);
 }
 
-int store__life_carry(struct store *s, int64_t item, const char *from, const char *to)
+int store__life_carry(struct store *s, int64_t item, const char *from, const char *to, int tomb)
 {
 	sqlite3_stmt *st;
 	int64_t ids[64];
-	int rc, tomb, n = 0, i;
+	int rc = 0, n = 0, i;
 
-	rc = last_tomb(s, item, from, &tomb);
+	if (tomb < 0)
+		rc = last_tomb(s, item, from, &tomb);
 	if (rc)
 		return rc;
 	/* Ids first: the rows change path as they go. A longer life than

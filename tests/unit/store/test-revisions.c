@@ -320,12 +320,20 @@ TEST(saves_by_process)
 	expect_rev("t", 4, "t4", 2);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "t.tmp"), 2);
 
+	/* A name with an earlier life, ended by a tombstone (the rename's
+	 * above): the new life alone goes, numbered after t's. */
+	ASSERT_EQ(store_doc_write(s, item, "t.tmp", "t5", 2, 0644, -1, "create", &self, NULL), 0);
+	ASSERT_EQ(store_doc_rename(s, item, "t.tmp", "t", STORE_RENAME_SAVE, &self, NULL), 0);
+	expect_rev("t", 5, "t5", 2);
+	expect_rev("t.tmp", 1, "t4", 2);
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "t.tmp"), 2);
+
 	/* A life that began with a rename, not a create: mv of a document
 	 * (by another process first, so that u's life is that rename's copy). */
 	ASSERT_EQ(store_doc_rename(s, item, "t", "u", STORE_RENAME_SAVE, &init, NULL), 0);
 	ASSERT_EQ(store_doc_rename(s, item, "u", "v", STORE_RENAME_SAVE, &self, NULL), 0);
 	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "u"), 2);
-	expect_rev("v", 1, "t4", 2);
+	expect_rev("v", 1, "t5", 2);
 }
 
 /* The waiting revisions of path ?1. */
