@@ -516,11 +516,15 @@ w16()
 			strace -f -y -s 0 -e trace=pwrite64,write,pwritev,pwritev2 -e signal=none \
 				-o "$B/strace.out" -p "$spid" 2>"$B/strace.err" &
 			i=$!
-			for ((k = 0; k < 200; k++)); do
+			# Up to a minute: strace stops every thread of the daemon,
+			# and one waiting on a slow disk stops late (10 s was too
+			# short once, on a VM whose disk took 95 s for W12's stats).
+			for ((k = 0; k < 1200; k++)); do
 				grep -q attached "$B/strace.err" && break
 				sleep 0.05
 			done
-			grep -q attached "$B/strace.err" || die "W16: strace did not attach: $(cat "$B/strace.err")"
+			grep -q attached "$B/strace.err" ||
+				die "W16: strace did not attach in 60 s: $(cat "$B/strace.err")"
 			sleep 0.2
 			run append52 "$f.strace" "$n"
 			sleep 0.2
