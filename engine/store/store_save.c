@@ -16,10 +16,10 @@
  *    the caller asks for it (STORE_RENAME_CARRY): the life of the temp
  *    name is moved to the document's name, after the revisions that name
  *    has, renumbered there (rev and seq); no tombstone is left at the temp
- *    name and no copy is added at the document's. The temp file's one revision (its create,
- *    amended by its writes) becomes the save's one revision. Nothing is
- *    encoded again: a revision's bytes and its delta base (by id) do not
- *    depend on its path.
+ *    name and no copy is added at the document's. The temp file's one
+ *    revision (its create, amended by its writes) becomes the save's one
+ *    revision. Nothing is encoded again: a revision's bytes and its delta
+ *    base (by id) do not depend on its path.
  *  - A document renamed away to a backup name, a new document written at
  *    its name, the backup removed (vim's writebackup with backupcopy=auto
  *    or no): when the backup's life is the one revision that rename made
