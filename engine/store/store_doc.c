@@ -85,41 +85,6 @@ void store__doc_row(sqlite3_stmt *st, int first, struct doc_meta *m)
 	m->subdirs = 0;
 }
 
-/* Moves the mtime and ctime of the directory that holds path to now: the
- * items row for a top-level path, else the directory's documents row (none
- * for validation/, which the store does not keep). Lock held. */
-static int touch_parent_locked(struct store *s, int64_t item, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	sqlite3_stmt *st;
-	int rc;
-
-	if (!slash) {
-		store__items_changed(s);
-		return store__exec(s, "UPDATE items SET dir_mtime_ns = ?1, dir_ctime_ns = ?1 "
-				   "WHERE id = ?2", "II", util_now_ns(), item);
-	}
-	/* The parent's path is a prefix of path: bound with its length. */
-	rc = store__prepare(s, &st, "UPDATE documents SET mtime_ns = ?1, ctime_ns = ?1 "
-			    "WHERE item_id = ?2 AND path = ?3 AND is_dir = 1", "II-", util_now_ns(), item);
-	if (rc == 0)
-		rc = store__err(s, sqlite3_bind_text(st, 3, path, (int)(slash - path), SQLITE_STATIC));
-	if (rc == 0)
-		rc = store__step_done(s, st);
-	store__done(st);
-	return rc;
-}
-
-int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path)
-{
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	rc = touch_parent_locked(s, item_id, path);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
 /* The documents row of (item, path) into m, with a directory's
  * subdirectories, read now: one statement. 0, -ENOENT or a negative
  * errno. Lock held. */
@@ -403,7 +368,7 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 	if (rc == 0)
 		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
 	if (rc == 0 && created)
-		rc = touch_parent_locked(s, item_id, path);
+		rc = store__touch_parent(s, item_id, path);
 	if (created)
 		rc = parent_stage(s, item_id, path, rc);
 	return store__txn_unlock(s, doc_stage(s, item_id, path, rc));
@@ -506,7 +471,7 @@ int store_doc_make_node(struct store *s, int64_t item_id, const char *path, mode
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, rev_id, len, mode & 07777, now, now, uid, gid, &m);
 	if (rc == 0)
-		rc = touch_parent_locked(s, item_id, path);
+		rc = store__touch_parent(s, item_id, path);
 	return store__txn_unlock(s, rc);
 }
 
@@ -551,7 +516,7 @@ int store_doc_link(struct store *s, int64_t item_id, const char *from, const cha
 	if (rc == 0)
 		rc = store__link_sync(s, item_id, to, m.link, STORE_LINK_ROW);
 	if (rc == 0)
-		rc = touch_parent_locked(s, item_id, to);
+		rc = store__touch_parent(s, item_id, to);
 	return store__txn_unlock(s, rc);
 }
 
@@ -569,7 +534,7 @@ int store_doc_mkdir_owned(struct store *s, int64_t item_id, const char *path, mo
 			 "?4, ?4, ?5, ?6)", "IsiIII", item_id, path, (int)(mode & 07777), now,
 			 store__id(uid), store__id(gid));
 	if (rc == 0)
-		rc = touch_parent_locked(s, item_id, path);
+		rc = store__touch_parent(s, item_id, path);
 	return store__txn_unlock(s, rc);
 }
 
@@ -640,7 +605,7 @@ static int doc_remove(struct store *s, int64_t item_id, const char *path, int di
 	if (rc == 0 && !dir && undone <= 0)
 		rc = name_gone(s, item_id, &m);
 	if (rc == 0)
-		rc = touch_parent_locked(s, item_id, path);
+		rc = store__touch_parent(s, item_id, path);
 	return store__txn_unlock(s, rc);
 }
 
@@ -770,9 +735,9 @@ int store_doc_rename(struct store *s, int64_t item_id, const char *from, const c
 		rc = move_one(s, item_id, from, to, &src, who,
 			      carry > 0 && !src.is_dir && src.link == 0, tomb);
 	if (rc == 0)
-		rc = touch_parent_locked(s, item_id, from);
+		rc = store__touch_parent(s, item_id, from);
 	if (rc == 0 && !same_parent(from, to))
-		rc = touch_parent_locked(s, item_id, to);
+		rc = store__touch_parent(s, item_id, to);
 	/* What the kernel asks next: the directory (its attributes dropped by
 	 * the rename), and the old name, gone, which a temp save makes again. */
 	rc = parent_stage(s, item_id, to, rc);

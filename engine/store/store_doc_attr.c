@@ -3,7 +3,9 @@
  * chmod(2), chown(2) and utimensat(2) set them (store.h: store_doc_set_mode,
  * store_doc_set_owner, store_doc_set_times). Each moves the entry's ctime
  * to now, as on a local disk, in the same transaction, and is done to
- * every name of a file with hard links (store_link.c).
+ * every name of a file with hard links (store_link.c). And the times of
+ * the directory an entry is made in or taken out of (store__touch_parent,
+ * store_doc_touch_parent).
  */
 #include <errno.h>
 #include <string.h>
@@ -57,4 +59,38 @@ int store_doc_set_times(struct store *s, int64_t item_id, const char *path, int6
 	return doc_set(s, "UPDATE documents SET atime_ns = COALESCE(?1, atime_ns), "
 		       "mtime_ns = COALESCE(?2, mtime_ns), ctime_ns = ?3 WHERE item_id = ?4 "
 		       "AND path = ?5", item_id, path, atime_ns, mtime_ns, 0);
+}
+
+int store__touch_parent(struct store *s, int64_t item, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!slash) {
+		store__items_changed(s);
+		return store__exec(s, "UPDATE items SET dir_mtime_ns = ?1, dir_ctime_ns = ?1 "
+				   "WHERE id = ?2", "II", util_now_ns(), item);
+	}
+	/* The parent's path is a prefix of path: bound with its length. */
+	rc = store__prepare(s, &st, "UPDATE documents SET mtime_ns = ?1, ctime_ns = ?1 "
+			    "WHERE item_id = ?2 AND path = ?3 AND is_dir = 1", "II-", util_now_ns(),
+			    item);
+	if (rc == 0)
+		rc = store__err(s, sqlite3_bind_text(st, 3, path, (int)(slash - path),
+						     SQLITE_STATIC));
+	if (rc == 0)
+		rc = store__step_done(s, st);
+	store__done(st);
+	return rc;
+}
+
+int store_doc_touch_parent(struct store *s, int64_t item_id, const char *path)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = store__touch_parent(s, item_id, path);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }

@@ -434,6 +434,11 @@ struct rev_grown {
 };
 int store__rev_append(struct store *s, int64_t prev, const void *data, size_t len,
 		      struct rev_grown *g);
+/* store_doc_attr.c: moves the mtime and ctime of the directory that holds
+ * path to now: the items row for a top-level path, else the directory's
+ * documents row (none for validation/, which the store does not keep).
+ * Lock held. 0 or a negative errno. */
+int store__touch_parent(struct store *s, int64_t item, const char *path);
 int store__rev_compact(struct store *s);
 /* store_save.c, inside a transaction, lock held. store__life_is_save: 1
  * when the life of path (its revisions since its latest tombstone) began
