@@ -312,6 +312,17 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 int store_doc_append(struct store *s, int64_t item_id, const char *path, const void *data,
 		     size_t len, mode_t mode, int64_t mtime_ns, const struct store_who *who,
 		     int64_t *rev_id, uint64_t *size);
+/* Appends len > 0 bytes of data to revision rev_id of the document path
+ * in place, while that is its current revision: the revision made by the
+ * same handle's earlier write (a write-through append, packet_through.c),
+ * so that one handle's writes leave one revision however many they are;
+ * mtime_ns as store_doc_append. *size (may be NULL) gets the document's
+ * new size. 0, -ESTALE when rev_id is not path's current revision of
+ * content (append a new revision instead), -EINVAL for len 0, or a
+ * negative errno (-ENOSPC: nothing changed). Any thread; takes the store's
+ * lock. */
+int store_doc_grow(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
+		   const void *data, size_t len, int64_t mtime_ns, uint64_t *size);
 /* Replaces, in place, the content of revision rev_id of path while it is
  * still the document's current revision: for a commit that only made a
  * close durable before the same handle's writes. 0, or -ESTALE when it is

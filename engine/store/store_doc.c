@@ -416,6 +416,35 @@ int store_doc_append(struct store *s, int64_t item_id, const char *path, const v
 	return rc;
 }
 
+int store_doc_grow(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
+		   const void *data, size_t len, int64_t mtime_ns, uint64_t *size)
+{
+	struct doc_meta m;
+	struct rev_grown g = {0};
+	int rc, locked;
+
+	if (len == 0)
+		return -EINVAL;
+	if (mtime_ns < 0)
+		mtime_ns = util_now_ns();
+	rc = doc_txn_stat(s, item_id, path, &m, &locked);
+	if (!locked)
+		return rc;
+	if (rc == -ENOENT || (rc == 0 && (m.is_dir || m.type != S_IFREG || m.rev_id != rev_id)))
+		rc = -ESTALE;
+	if (rc == 0)
+		rc = store__rev_grow(s, rev_id, data, len, &g);
+	if (rc == 0)
+		rc = doc_put(s, item_id, path, rev_id, g.size, m.mode, mtime_ns, mtime_ns, m.uid,
+			     m.gid, &m);
+	if (rc == 0)
+		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
+	rc = store__txn_unlock(s, doc_stage(s, item_id, path, rc));
+	if (rc == 0 && size)
+		*size = g.size;
+	return rc;
+}
+
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
 		    const void *data, size_t len, mode_t mode, int64_t mtime_ns)
 {

@@ -434,6 +434,14 @@ struct rev_grown {
 };
 int store__rev_append(struct store *s, int64_t prev, const void *data, size_t len,
 		      struct rev_grown *g);
+/* store__rev_grow: the current revision id, still current, takes len > 0
+ * bytes of data after its content, in place (store_doc_grow): its row of
+ * whole grows (store__whole_append) and its row gets the new size and
+ * slot; g->grown is its run's, unchanged. -ESTALE when id is no current
+ * revision of content kept in a row of whole. Lock held, inside a
+ * transaction. */
+int store__rev_grow(struct store *s, int64_t id, const void *data, size_t len,
+		    struct rev_grown *g);
 /* store_doc_attr.c: moves the mtime and ctime of the directory that holds
  * path to now: the items row for a top-level path, else the directory's
  * documents row (none for validation/, which the store does not keep).

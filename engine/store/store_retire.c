@@ -1,7 +1,7 @@
 /*
  * store_retire.c - the write side of revisions (store_int.h:
  * store__rev_retire, store__rev_whole, store__rev_replace, store__rev_pass_on,
- * store__rev_append, store__rev_compact): a revision that stops being
+ * store__rev_append, store__rev_grow, store__rev_compact): a revision that stops being
  * current is encoded for good against its base (at once, or later for a
  * rename over it or an unlink: store_later.c), and the current one is
  * kept whole in its row of whole and its pieces (store_whole.c), rewritten
@@ -329,6 +329,28 @@ int store__rev_append(struct store *s, int64_t prev, const void *data, size_t le
 	/* The new revision continues prev's run, or starts one at prev. */
 	g->grown = p.grown ? p.grown : prev;
 	g->size = (uint64_t)p.size + len;
+	return rc;
+}
+
+int store__rev_grow(struct store *s, int64_t id, const void *data, size_t len,
+		    struct rev_grown *g)
+{
+	struct rev_pos p;
+	int rc;
+
+	assert(util_mutex_held(&s->lock));
+	memset(g, 0, sizeof(*g));
+	rc = pos_get(s, id, &p);
+	if (rc == 0 && (p.enc != REV_RAW || p.size < 0 || (p.size > 0 && !p.slot)))
+		rc = -ESTALE; /* as store__rev_append's prev */
+	if (rc)
+		return rc == -ENOENT ? -ESTALE : rc;
+	rc = store__whole_append(s, p.slot, (size_t)p.size, data, len, &g->slot);
+	g->grown = p.grown;
+	g->size = (uint64_t)p.size + len;
+	if (rc == 0)
+		rc = store__exec(s, "UPDATE revisions SET size = ?1, slot = ?2 WHERE id = ?3",
+				 "III", (int64_t)g->size, g->slot, id);
 	return rc;
 }
 

@@ -5,7 +5,8 @@
  * run without the document being read (the revision cache shows which way
  * a retire went); a run broken by a whole write, an amend, an unlink;
  * appends that fit the row of whole and ones that outgrow it; a document
- * with two names; and what is refused, with nothing changed.
+ * with two names; and what is refused, with nothing changed. And a
+ * revision grown in place (store_doc_grow).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -246,6 +247,65 @@ TEST(refused)
 	test_expect_rev(s, item, "one", 0, "1\n2\n3\n", 6);
 }
 
+/* A revision grown in place (store_doc_grow: a write-through handle's
+ * later writes): still one revision, its content the longer one, past the
+ * row of whole into pieces; after a later append every revision reads back;
+ * refused (-ESTALE, nothing changed) once it is not current, for a path
+ * that is no document, and for nothing to add (-EINVAL); through one name
+ * of a document with two, the content of both. */
+TEST(grown)
+{
+	static char big[20000];
+	struct buf b;
+	struct doc_meta m;
+	uint64_t size = 0;
+	int64_t id, before;
+
+	memset(big, 'g', sizeof(big));
+	big[sizeof(big) - 1] = '\n';
+	buf_init(&b);
+	ASSERT_EQ(store_doc_write(s, item, "grown.md", "a\n", 2, (mode_t)-1, -1, "create", &who,
+				  NULL), 0);
+	id = append("grown.md", "b\n", 2, 4);
+	before = query("SELECT count(*) FROM revisions WHERE path = ?1", "grown.md");
+	ASSERT_EQ(store_doc_grow(s, item, "grown.md", id, "c\n", 2, -1, &size), 0);
+	ASSERT_EQ(size, 6);
+	ASSERT_EQ(store_doc_grow(s, item, "grown.md", id, big, sizeof(big), -1, &size), 0);
+	ASSERT_EQ(size, 6 + sizeof(big));
+	ASSERT_EQ(query("SELECT count(*) FROM revisions WHERE path = ?1", "grown.md"), before);
+	ASSERT_EQ(store_doc_stat(s, item, "grown.md", &m), 0);
+	ASSERT_EQ(m.rev_id, id);
+	ASSERT_EQ(m.size, 6 + sizeof(big));
+	ASSERT_EQ(buf_append(&b, "a\nb\nc\n", 6), 0);
+	ASSERT_EQ(buf_append(&b, big, sizeof(big)), 0);
+	forget();
+	expect_rev("grown.md", 0, b.data, b.len);
+	append("grown.md", "d\n", 2, b.len + 2);
+	forget();
+	expect_rev("grown.md", 2, b.data, b.len);
+	expect_rev("grown.md", 1, "a\n", 2);
+	ASSERT_EQ(buf_append(&b, "d\n", 2), 0);
+	expect_rev("grown.md", 3, b.data, b.len);
+	size = 7;
+	ASSERT_EQ(store_doc_grow(s, item, "grown.md", id, "x", 1, -1, &size), -ESTALE);
+	ASSERT_EQ(size, 7);
+	ASSERT_EQ(store_doc_grow(s, item, "none", id, "x", 1, -1, NULL), -ESTALE);
+	ASSERT_EQ(store_doc_stat(s, item, "grown.md", &m), 0);
+	ASSERT_EQ(store_doc_grow(s, item, "grown.md", m.rev_id, "x", 0, -1, NULL), -EINVAL);
+	expect_rev("grown.md", 0, b.data, b.len);
+	buf_free(&b);
+
+	ASSERT_EQ(store_doc_write(s, item, "first", "1\n", 2, (mode_t)-1, -1, "create", &who,
+				  NULL), 0);
+	ASSERT_EQ(store_doc_link(s, item, "first", "second", &who), 0);
+	id = append("second", "2\n", 2, 4);
+	ASSERT_EQ(store_doc_grow(s, item, "second", id, "3\n", 2, -1, NULL), 0);
+	test_expect_rev(s, item, "first", 0, "1\n2\n3\n", 6);
+	test_expect_rev(s, item, "second", 0, "1\n2\n3\n", 6);
+	ASSERT_EQ(store_doc_stat(s, item, "first", &m), 0);
+	ASSERT_EQ(m.size, 6);
+}
+
 int main(void)
 {
 	ASSERT(mkdtemp(dir) != NULL);
@@ -254,6 +314,7 @@ int main(void)
 	RUN(mixed);
 	RUN(two_names);
 	RUN(refused);
+	RUN(grown);
 	store_close(s);
 	return test_rmtree(dir);
 }
