@@ -374,13 +374,15 @@ int store_doc_write_owned(struct store *s, int64_t item_id, const char *path, co
 	return store__txn_unlock(s, doc_stage(s, item_id, path, rc));
 }
 
-int store_doc_append(struct store *s, int64_t item_id, const char *path, const void *data,
-		     size_t len, mode_t mode, int64_t mtime_ns, const struct store_who *who,
-		     int64_t *rev_id, uint64_t *size)
+/* store_doc_append (grow 0) and store_doc_grow (grow: the revision to
+ * grow): their contracts. */
+static int doc_add(struct store *s, int64_t item_id, const char *path, const void *data,
+		   size_t len, mode_t mode, int64_t mtime_ns, const struct store_who *who,
+		   int64_t grow, int64_t *rev_id, uint64_t *size)
 {
 	struct doc_meta m;
 	struct rev_grown g = {0};
-	int64_t id = 0;
+	int64_t id = grow;
 	int rc, locked;
 
 	if (len == 0)
@@ -390,17 +392,21 @@ int store_doc_append(struct store *s, int64_t item_id, const char *path, const v
 	rc = doc_txn_stat(s, item_id, path, &m, &locked);
 	if (!locked)
 		return rc;
-	if (rc == -ENOENT || (rc == 0 && (m.is_dir || m.type != S_IFREG || !m.rev_id)))
+	if (rc == -ENOENT || (rc == 0 && (m.is_dir || m.type != S_IFREG || !m.rev_id ||
+					  (grow && m.rev_id != grow))))
 		rc = -ESTALE;
 	if (mode != (mode_t)-1)
 		m.mode = mode & 07777;
 	/* The previous revision's own size (store__rev_append's), not the
 	 * documents row's, is the one the new one grows. */
-	if (rc == 0)
+	if (rc == 0 && grow) {
+		rc = store__rev_grow(s, grow, data, len, &g);
+	} else if (rc == 0) {
 		rc = store__rev_append(s, m.rev_id, data, len, &g);
-	if (rc == 0)
-		rc = rev_insert(s, item_id, path, "write", (size_t)g.size, 0, m.mode, &m, who,
-				g.slot, g.grown, &id, NULL);
+		if (rc == 0)
+			rc = rev_insert(s, item_id, path, "write", (size_t)g.size, 0, m.mode, &m,
+					who, g.slot, g.grown, &id, NULL);
+	}
 	if (rc == 0)
 		rc = doc_put(s, item_id, path, id, g.size, m.mode, mtime_ns, mtime_ns, m.uid, m.gid,
 			     &m);
@@ -416,33 +422,18 @@ int store_doc_append(struct store *s, int64_t item_id, const char *path, const v
 	return rc;
 }
 
+int store_doc_append(struct store *s, int64_t item_id, const char *path, const void *data,
+		     size_t len, mode_t mode, int64_t mtime_ns, const struct store_who *who,
+		     int64_t *rev_id, uint64_t *size)
+{
+	return doc_add(s, item_id, path, data, len, mode, mtime_ns, who, 0, rev_id, size);
+}
+
 int store_doc_grow(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
 		   const void *data, size_t len, int64_t mtime_ns, uint64_t *size)
 {
-	struct doc_meta m;
-	struct rev_grown g = {0};
-	int rc, locked;
-
-	if (len == 0)
-		return -EINVAL;
-	if (mtime_ns < 0)
-		mtime_ns = util_now_ns();
-	rc = doc_txn_stat(s, item_id, path, &m, &locked);
-	if (!locked)
-		return rc;
-	if (rc == -ENOENT || (rc == 0 && (m.is_dir || m.type != S_IFREG || m.rev_id != rev_id)))
-		rc = -ESTALE;
-	if (rc == 0)
-		rc = store__rev_grow(s, rev_id, data, len, &g);
-	if (rc == 0)
-		rc = doc_put(s, item_id, path, rev_id, g.size, m.mode, mtime_ns, mtime_ns, m.uid,
-			     m.gid, &m);
-	if (rc == 0)
-		rc = store__link_sync(s, item_id, path, m.link, STORE_LINK_ROW);
-	rc = store__txn_unlock(s, doc_stage(s, item_id, path, rc));
-	if (rc == 0 && size)
-		*size = g.size;
-	return rc;
+	return doc_add(s, item_id, path, data, len, (mode_t)-1, mtime_ns, NULL, rev_id, NULL,
+		       size);
 }
 
 int store_doc_amend(struct store *s, int64_t item_id, const char *path, int64_t rev_id,
