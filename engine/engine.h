@@ -327,7 +327,9 @@ int engine_file_reopen(struct pfs_file *f, int flags, const struct pfs_caller *w
 /* Returns bytes read (0 at end) or -errno. */
 ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t off);
 /* Returns bytes written or -errno. O_APPEND handles write at the end
- * whatever off says. */
+ * whatever off says. A write-through handle's write (engine_file_flushes
+ * 0 for a handle that writes) is committed before it returns; a failed
+ * commit fails it (-ENOSPC) with its bytes taken back. */
 ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
 			  const struct pfs_caller *who);
 int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who);
@@ -372,7 +374,9 @@ int engine_file_direct(const struct pfs_file *f);
 /* Whether a flush of f must reach engine_file_flush: 0 for a handle opened
  * only to read, whose close then sends no FLUSH (a document's other
  * handles commit what they wrote at their own close; its fsync still
- * commits and syncs). */
+ * commits and syncs), and for a write-through append handle, whose every
+ * write commits before engine_file_write returns (packet_through.c).
+ * Constant for a handle from its open on. */
 int engine_file_flushes(const struct pfs_file *f);
 /* Whether the content read through f can never change (a log whose run
  * ended and was sealed): the kernel may keep its pages across opens. */

@@ -61,6 +61,16 @@ struct record_slot {
 /* Command names of writers kept open (packet_who.c). */
 #define WHO_COMM 8
 
+/* The marks of write-through appends (packet_through.c): at most one a
+ * slot, by the hash of item and path. */
+#define THROUGH_SLOTS 64
+struct through_mark {
+	int64_t item_id;   /* 0: the slot is free */
+	uint64_t rel_hash; /* of the document's item-relative path */
+	pid_t pid;         /* whose O_APPEND handles of it are counted */
+	int runs;          /* how many in a row wrote at most once */
+};
+
 /* A kept registry digest (view_digest.c). */
 #define DIGEST_SLOTS 64
 struct digest_slot {
@@ -89,6 +99,7 @@ struct engine {
 	pthread_rwlock_t ns_lock;
 	pthread_mutex_t files_lock;
 	struct open_doc *docs;          /* protected by files_lock */
+	struct through_mark through[THROUGH_SLOTS]; /* protected by files_lock */
 
 	pthread_mutex_t digest_lock;
 	struct digest_slot digests[DIGEST_SLOTS]; /* protected by digest_lock; by item id */

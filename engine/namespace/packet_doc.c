@@ -521,11 +521,16 @@ static void od_unload(struct engine *e, struct open_doc *d, const char *rel, int
  * revision this handle committed only to make an O_TRUNC or a create
  * durable at a close before any write: while it is still the current one
  * its content is replaced, so a shell's `echo x > f` leaves one revision.
- * *rev_id (may be NULL) gets the current revision id afterwards. Holds
- * ns_lock shared, so a rename or unlink cannot move the path meanwhile.
+ * *grow (grow may be NULL; *grow 0: none yet) names the revision a
+ * write-through handle's earlier writes committed: while it is still the
+ * current one it takes this commit's bytes in place (store_doc_grow, or
+ * an amend of its whole content when d holds all of it), so that the
+ * handle's writes leave one revision. *grow and *rev_id (either may be
+ * NULL) get the current revision id afterwards. Holds ns_lock shared, so
+ * a rename or unlink cannot move the path meanwhile.
  */
-int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
-		      int64_t amend, int64_t *rev_id)
+static int od_commit(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
+		     int64_t amend, int64_t *grow, int64_t *rev_id)
 {
 	struct doc_meta m;
 	struct who_buf wb;
@@ -559,7 +564,10 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 		/* Only bytes after the stored ones: an append, unless the store's
 		 * document is no longer one to append to. */
 		rc = -ESTALE;
-		if (d->content.len)
+		if (d->content.len && grow && *grow)
+			rc = store_doc_grow(e->store, d->item_id, rel, *grow, d->content.data,
+					    d->content.len, d->mtime_ns, &d->stored_len);
+		if (d->content.len && rc == -ESTALE)
 			rc = store_doc_append(e->store, d->item_id, rel, d->content.data,
 					      d->content.len, d->mode, d->mtime_ns, &wb.w,
 					      &d->stored_rev, &d->stored_len);
@@ -576,6 +584,8 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 	if (rc == 0 && rel && d->dirty && !unlinked && !d->partial) {
 		const char *data = d->content.data ? d->content.data : "";
 
+		if (grow && *grow)
+			amend = *grow;
 		rc = amend ? store_doc_amend(e->store, d->item_id, rel, amend, data, d->content.len,
 					     d->mode, d->mtime_ns)
 			   : -ESTALE;
@@ -592,12 +602,28 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
 		}
 		d->commit_failed = rc != 0;
 	}
+	if (rc == 0 && grow && rel && d->partial)
+		*grow = d->stored_rev;
+	else if (rc == 0 && grow && rel)
+		*grow = store_doc_stat(e->store, d->item_id, rel, &m) == 0 ? m.rev_id : 0;
 	if (rc == 0 && rev_id && rel)
 		*rev_id = store_doc_stat(e->store, d->item_id, rel, &m) == 0 ? m.rev_id : 0;
 	pthread_mutex_unlock(&d->lock);
 	pthread_rwlock_unlock(&e->ns_lock);
 	free(rel);
 	return rc;
+}
+
+int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
+		      int64_t amend, int64_t *rev_id)
+{
+	return od_commit(e, d, c, amend, NULL, rev_id);
+}
+
+int packet__od_commit_grow(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
+			   int64_t *grow)
+{
+	return od_commit(e, d, c, 0, grow, NULL);
 }
 
 uint64_t packet__max_doc(struct engine *e)

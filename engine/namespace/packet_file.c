@@ -200,6 +200,8 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 				    n.doc.gid, creating || n.from_store ? &n.doc : NULL,
 				    creating ? -ENOENT : 0, &f->od);
 		f->trunc_pending = creating;
+		f->through = rc == 0 && packet__through_wanted(e, n.item.id, n.rel, flags,
+								creating, who);
 		/* Counted before anything changes it (O_TRUNC): from here on
 		 * its attributes are not stable (packet__od_quiet). */
 		if (rc == 0) {
@@ -450,7 +452,7 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 {
 	struct open_doc *d = f->od;
 	uint64_t end;
-	int rc;
+	int rc, was_dirty;
 
 	assert(util_mutex_held(&f->lock));
 	assert(!util_mutex_held(&f->e->files_lock)); /* a handle's lock comes first */
@@ -460,8 +462,15 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 		packet__od_request(d, f, 1);
 		pthread_mutex_lock(&d->lock);
 		end = packet__od_size(d);
+		was_dirty = d->dirty;
 		if (f->flags & O_APPEND)
 			off = end;
+		/* The kernel splits a write(2) at page boundaries: a WRITE
+		 * that goes on from one (4 KiB, or a multiple) where the
+		 * handle's last one ended is the same call's. */
+		if (!f->writes || off != f->write_end || off % 4096)
+			f->writes++;
+		f->write_end = off + size;
 		if (off + size > packet__max_doc(f->e)) {
 			pthread_mutex_unlock(&d->lock);
 			return -EFBIG;
@@ -476,7 +485,7 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 				d->mtime_ns = util_now_ns();
 			}
 			pthread_mutex_unlock(&d->lock);
-			return rc ? rc : (ssize_t)size;
+			goto written;
 		}
 		if (rc == 0 && off + size > d->content.len)
 			rc = packet__od_resize(f->e, d, off + size);
@@ -486,7 +495,12 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 			d->mtime_ns = util_now_ns();
 		}
 		pthread_mutex_unlock(&d->lock);
-		return rc ? rc : (ssize_t)size;
+	written:
+		if (rc)
+			return rc;
+		return f->through ? packet__through_commit(f, who ? who : &f->opener, end, size,
+							   was_dirty)
+				  : (ssize_t)size;
 	case N_CTL:
 		return packet__ctl_write(f->e, f->item_name, &f->line, &f->reply, buf, size);
 	case N_RECORD:
@@ -579,6 +593,7 @@ static int file_flush(struct pfs_file *f, const struct pfs_caller *who)
 	switch (f->kind) {
 	case N_DOC:
 		packet__od_request(f->od, f, 0);
+		packet__through_note(e, f);
 		/* A shell opens with O_TRUNC, dup2()s and closes the first fd before
 		 * it writes: that close must be durable, but the writes that follow
 		 * amend the same revision instead of adding one. */
@@ -724,7 +739,7 @@ int engine_file_flushes(const struct pfs_file *f)
 	/* A read-only handle of a document could commit what its other
 	 * handles wrote, but each writer's own close commits that (and fsync,
 	 * which noflush does not leave out, commits through any handle). */
-	return wants_write(f->flags);
+	return wants_write(f->flags) && !f->through;
 }
 
 int engine_file_getattr(struct pfs_file *f, struct pfs_stat *st)

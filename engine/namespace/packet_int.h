@@ -327,6 +327,32 @@ int packet__od_quiet(struct open_doc *d);
  * negative errno. Takes ns_lock shared, files_lock and d->lock. */
 int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
 		      int64_t amend, int64_t *rev_id);
+/* packet__od_commit for a write-through handle: *grow (0 before its first
+ * commit) names the revision its earlier writes made, which takes this
+ * commit's bytes in place while it is still the current one; *grow gets
+ * the current revision id afterwards. Same locks and errors. */
+int packet__od_commit_grow(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
+			   int64_t *grow);
+/* Whether a handle opened with flags of the document rel of item by who
+ * (creating: the open creates it) is to write through (packet_through.c:
+ * an O_APPEND handle of a process whose last ones wrote at most once
+ * each). Takes files_lock. */
+int packet__through_wanted(struct engine *e, int64_t item, const char *rel, int flags,
+			   int creating, const struct pfs_caller *who);
+/* At a flush of the document handle f (f->lock held), or a write-through
+ * handle's second write: counts f, once, in its document's mark for its
+ * opener when it wrote at most once; sets the count back to 0 when it
+ * wrote more. Handles of other kinds and flags: nothing. Takes
+ * files_lock. */
+void packet__through_note(struct engine *e, struct pfs_file *f);
+/* Commits the write just made through the write-through handle f (f->lock
+ * held): size bytes at offset end of its document, which held pending
+ * bytes before it when was_dirty. Returns size; or the commit's negative
+ * errno (-ENOSPC), the bytes taken back out of the document unless
+ * another handle's write came after them. Takes what packet__od_commit
+ * takes. */
+ssize_t packet__through_commit(struct pfs_file *f, const struct pfs_caller *who, uint64_t end,
+			       size_t size, int was_dirty);
 /* Resizes d's content to size bytes, zero-filling growth (reading a
  * partial d first, unless size is 0); d->lock held. 0 or a negative errno. */
 int packet__od_resize(struct engine *e, struct open_doc *d, uint64_t size);
@@ -504,6 +530,13 @@ struct pfs_file {
 	struct buf line;      /* protected by lock: ctl, registry: a partial line */
 	struct buf reply;     /* protected by lock: ctl, the answer to the last write or flush */
 	int wrote;            /* protected by lock: anything written through this handle */
+	int writes;           /* protected by lock: documents, the write(2) calls through this
+			       * handle (as packet_file.c tells them from the kernel's WRITEs) */
+	uint64_t write_end;   /* protected by lock: documents, the offset after the last write */
+	int through;          /* constant: documents, each write committed (packet_through.c) */
+	int64_t grown;        /* protected by lock: write-through, the revision its writes made */
+	int counted;          /* protected by lock: counted in its document's mark
+			       * (packet_through.c) */
 	int advanced;         /* protected by lock: ctl, no empty-write advance at release
 			       * (a truncate by path) */
 	int trunc_pending;    /* protected by lock: documents created or emptied at open,

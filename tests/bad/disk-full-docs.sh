@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A full disk under the store (SPEC §8): writing and creating documents, making an item and
-# appending to registry.jsonl fail with ENOSPC (never EIO) and keep what was stored; an append
+# appending to registry.jsonl fail with ENOSPC (never EIO) and keep what was stored (a
+# write-through append's write fails, its bytes taken back); an append
 # refused while another handle holds the document open stays pending there (its size and
 # content show it) and is committed by the next close; once space is back the same operations
 # work without a remount and the store checks clean.
@@ -18,6 +19,11 @@ mkdir "$d/sub"
 line='{"recipe":"01-build","status":"validated","command":"make"}'
 printf '%s\n' "$line" >>"$r"
 reg_before=$(cat "$r")
+# After three `>>` of t.md that wrote once each, this shell's next one writes through
+# (packet_through.c): it commits at its write.
+echo one >>"$d/t.md"
+echo two >>"$d/t.md"
+echo three >>"$d/t.md"
 events_before=$(cat "$d/events")
 history_before=$(ls "$d/.history")
 
@@ -34,6 +40,12 @@ exec 7>>"$d/notes.md"
 assert_fails_with "No space left on device" write_then_close "$d/notes.md" APPEND "more"
 assert_eq 9 "$(stat -c %s "$d/notes.md")" "size with an append pending after a refused commit"
 assert_eq $'keep\nmore' "$(cat "$d/notes.md")" "content with an append pending"
+# A write-through append: the write fails, and its bytes are taken back (nothing left pending).
+echo four 2>"$T/through.err" >>"$d/t.md" && fail "a write-through append on a full disk succeeded"
+assert_contains "$(cat "$T/through.err")" "No space left on device" \
+	"error of a write-through append"
+assert_eq 14 "$(stat -c %s "$d/t.md")" "size after a refused write-through append"
+assert_doc "$d/t.md" $'one\ntwo\nthree\n'
 assert_fails_with "No space left on device" bash -c 'head -c 300000 /dev/urandom >"$1"' _ "$d/big.md"
 printf x >"$T/small"
 assert_fails_with "No space left on device" cp "$T/small" "$d/new.md"
@@ -105,6 +117,8 @@ wait "$held" || fail "the holder of sub/held.md failed: $(cat "$T/held.out")"
 assert_eq $'first commit: ENOSPC\nwhile held: missing\nwhile held: missing\nready\nafter the close: found' \
 	"$(cat "$T/held.out")" "a document hidden until its writer's last close"
 assert_doc "$d/sub/held.md" $'held\n'
+echo five >>"$d/t.md" || fail "a write-through append after freeing space failed"
+assert_doc "$d/t.md" $'one\ntwo\nthree\nfive\n'
 printf 'tail\n' >&7
 exec 7>&- || fail "the close that commits the pending append failed"
 assert_doc "$d/notes.md" $'keep\nmoretail\n'

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Write-through appends (engine/namespace/packet_through.c): once a process's last three O_APPEND
+# handles of a document wrote at most once each, its next one commits each write before write(2)
+# returns, and its close sends no FLUSH. What a write returned survives kill -9 of the daemon
+# while the descriptor is still open; a handle's several writes leave one revision, as a close
+# that commits does; a handle that wrote twice sets the count back (the process's next handles
+# commit at their close: what one wrote before kill -9 is lost, as on any handle never closed);
+# the count is the process's own.
+. "$(dirname "$0")/../lib.sh"
+mount_item
+f=$d/log.md
+
+# held FILE : one `>>` of FILE kept open for two writes, without a close; the shell's descriptor
+# 3 until `exec 3>&-`.
+held()
+{
+	exec 3>>"$1"
+	echo "held $2" >&3
+	echo "held $2 again" >&3
+}
+
+echo one >>"$f"   # creates it: commits at its close
+echo two >>"$f"
+# Two handles that wrote once: not yet. A handle held open commits at its close, and sets the
+# count back.
+held "$f" a
+exec 3>&-
+echo three >>"$f"
+echo four >>"$f"
+echo five >>"$f"  # the third in a row
+first=$(last_rev "$d" log.md)
+# Write-through: one handle, two writes, one revision grown in place.
+{
+	echo six
+	echo seven
+} >>"$f"
+assert_eq $((first + 1)) "$(last_rev "$d" log.md)" "revisions after one handle's two writes"
+assert_file_eq "$d/.history/log.md@$((first + 1))" \
+	$'one\ntwo\nheld a\nheld a again\nthree\nfour\nfive\nsix\nseven\n'
+assert_file_eq "$d/.history/log.md@$first" $'one\ntwo\nheld a\nheld a again\nthree\nfour\nfive\n'
+
+# That handle wrote twice: the next three commit at their close, then a descriptor held open
+# commits each write before the write returns.
+echo eight >>"$f"
+echo nine >>"$f"
+echo ten >>"$f"
+held "$f" b
+# Another process's handle is not this shell's: it commits at its close, and what it wrote
+# without closing is not committed.
+python3 - "$f" "$T/other-ready" <<'PY' &
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+os.write(fd, b"not committed\n")
+open(sys.argv[2], "w").close()
+time.sleep(600)
+PY
+other=$!
+wait_for test -e "$T/other-ready"
+all=$'one\ntwo\nheld a\nheld a again\nthree\nfour\nfive\nsix\nseven\n'
+all+=$'eight\nnine\nten\nheld b\nheld b again\n'
+assert_file_eq "$f" "${all}not committed"$'\n'
+
+kill_daemon
+exec 3>&- || true
+kill "$other" 2>/dev/null || true
+wait "$other" 2>/dev/null || true
+mount_store "$M"
+d=$M/fix-1
+f=$d/log.md
+assert_file_eq "$f" "$all"
+out=$("$PFS" check "$STORE" 2>&1) || fail "packetfs check after kill -9 failed: $out"
+
+# The remounted store takes appends as before.
+exec 4>>"$f"
+echo eleven >&4
+echo twelve >&4
+exec 4>&-
+assert_file_eq "$f" "$all"$'eleven\ntwelve\n'
+exit 0
