@@ -332,6 +332,8 @@ ssize_t engine_file_read(struct pfs_file *f, char *buf, size_t size, uint64_t of
  * commit fails it (-ENOSPC) with its bytes taken back. */
 ssize_t engine_file_write(struct pfs_file *f, const char *buf, size_t size, uint64_t off,
 			  const struct pfs_caller *who);
+/* ftruncate(2) through f: 0 or -errno. Committed at f's close, or before
+ * it returns for a write-through handle (as engine_file_write). */
 int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_caller *who);
 /* fallocate(2) of [off, off + len) with mode (FALLOC_FL_*) on an open
  * file, as ext4 does it: mode 0 extends the size with zeros, KEEP_SIZE
@@ -340,7 +342,8 @@ int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_cal
  * off + len passes the document size limit, -EOPNOTSUPP for other modes
  * and for ctl and validation/record, -EPERM for the append-only registry
  * (but KEEP_SIZE alone), -EACCES for views, -EINVAL for len 0. A call that
- * leaves content and size as they were adds no revision. FUSE threads. */
+ * leaves content and size as they were adds no revision; a change is
+ * committed as a truncate's is. FUSE threads. */
 int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t len,
 			  const struct pfs_caller *who);
 /* Clears the set-user-ID bit of the document open as f, and its

@@ -83,7 +83,6 @@ int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t l
 	struct open_doc *d = f->od;
 	int rc, changed;
 
-	(void)who;
 	if (len == 0 || off + len < off)
 		return -EINVAL;
 	if (mode & ~ALLOC_MODES)
@@ -107,6 +106,8 @@ int engine_file_fallocate(struct pfs_file *f, int mode, uint64_t off, uint64_t l
 			f->wrote = 1;
 		}
 		pthread_mutex_unlock(&d->lock);
+		if (rc == 0 && changed)
+			rc = packet__through_settle(f, who);
 		pthread_mutex_unlock(&f->lock);
 		return rc;
 	case N_PIPELINE:
@@ -173,9 +174,10 @@ int engine_file_truncate(struct pfs_file *f, uint64_t size, const struct pfs_cal
 {
 	int rc;
 
-	(void)who;
 	pthread_mutex_lock(&f->lock);
 	rc = file_truncate(f, size);
+	if (rc == 0 && f->kind == N_DOC)
+		rc = packet__through_settle(f, who);
 	pthread_mutex_unlock(&f->lock);
 	return rc;
 }

@@ -353,6 +353,11 @@ void packet__through_note(struct engine *e, struct pfs_file *f);
  * takes. */
 ssize_t packet__through_commit(struct pfs_file *f, const struct pfs_caller *who, uint64_t end,
 			       size_t size, int was_dirty);
+/* After a change of the document of f (f->lock held) other than a write
+ * (a truncate, a fallocate): commits it when f writes through, as its
+ * close would not (who NULL: f's opener). 0, or packet__od_commit's
+ * negative errno (the change left pending). */
+int packet__through_settle(struct pfs_file *f, const struct pfs_caller *who);
 /* Resizes d's content to size bytes, zero-filling growth (reading a
  * partial d first, unless size is 0); d->lock held. 0 or a negative errno. */
 int packet__od_resize(struct engine *e, struct open_doc *d, uint64_t size);

@@ -35,7 +35,9 @@
  * its close does. A commit that fails fails the write (-ENOSPC on a full
  * disk) and takes its bytes back out of the open document, unless a write
  * of another handle came after them: those then stay pending with it, for
- * its own close.
+ * its own close. A truncate or fallocate through the handle commits before
+ * it returns too (packet__through_settle); one whose commit fails fails,
+ * what it changed pending as after a close whose commit failed.
  *
  * Threads: any request thread; the marks are under e->files_lock, a
  * handle's counts under its own lock (packet_int.h).
@@ -123,7 +125,7 @@ ssize_t packet__through_commit(struct pfs_file *f, const struct pfs_caller *who,
 	int rc;
 
 	assert(util_mutex_held(&f->lock));
-	if (f->writes > 1)
+	if (f->writes == 2)
 		packet__through_note(f->e, f);
 	rc = packet__od_commit_grow(f->e, d, who, &f->grown);
 	if (rc == 0)
@@ -141,4 +143,12 @@ ssize_t packet__through_commit(struct pfs_file *f, const struct pfs_caller *who,
 	}
 	pthread_mutex_unlock(&d->lock);
 	return rc;
+}
+
+int packet__through_settle(struct pfs_file *f, const struct pfs_caller *who)
+{
+	assert(util_mutex_held(&f->lock));
+	if (!f->through)
+		return 0;
+	return packet__od_commit_grow(f->e, f->od, who ? who : &f->opener, &f->grown);
 }

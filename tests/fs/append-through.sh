@@ -5,7 +5,8 @@
 # while the descriptor is still open; a handle's several writes leave one revision, as a close
 # that commits does; a handle that wrote twice sets the count back (the process's next handles
 # commit at their close: what one wrote before kill -9 is lost, as on any handle never closed);
-# the count is the process's own.
+# the count is the process's own. A truncate and a fallocate through such a descriptor commit
+# before they return.
 . "$(dirname "$0")/../lib.sh"
 mount_item
 f=$d/log.md
@@ -60,7 +61,28 @@ all=$'one\ntwo\nheld a\nheld a again\nthree\nfour\nfive\nsix\nseven\n'
 all+=$'eight\nnine\nten\nheld b\nheld b again\n'
 assert_file_eq "$f" "${all}not committed"$'\n'
 
+# A truncate and a fallocate through a write-through descriptor commit before they return too.
+python3 - "$d" "$T/alloc-ready" <<'PY' &
+import os, sys, time
+d = sys.argv[1]
+fds = []
+for name in ("cut.md", "grown.md"):
+    for i in range(3):
+        fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(fd, b"line %d\n" % i)
+        os.close(fd)
+    fds.append(os.open(os.path.join(d, name), os.O_WRONLY | os.O_APPEND))
+os.ftruncate(fds[0], 4)
+os.posix_fallocate(fds[1], 0, 100)
+open(sys.argv[2], "w").close()
+time.sleep(600)
+PY
+alloc=$!
+wait_for test -e "$T/alloc-ready"
+
 kill_daemon
+kill "$alloc" 2>/dev/null || true
+wait "$alloc" 2>/dev/null || true
 exec 3>&- || true
 kill "$other" 2>/dev/null || true
 wait "$other" 2>/dev/null || true
@@ -68,6 +90,9 @@ mount_store "$M"
 d=$M/fix-1
 f=$d/log.md
 assert_file_eq "$f" "$all"
+assert_file_eq "$d/cut.md" "line"
+assert_eq 100 "$(stat -c %s "$d/grown.md")" "size after a fallocate through a write-through handle"
+assert_eq $'line 0\nline 1\nline 2' "$(tr -d '\0' <"$d/grown.md")" "grown.md without its zeros"
 out=$("$PFS" check "$STORE" 2>&1) || fail "packetfs check after kill -9 failed: $out"
 
 # The remounted store takes appends as before.
