@@ -25,15 +25,17 @@ uint64_t packet__registry_size(struct engine *e, int64_t item)
  * A write to registry.jsonl: the bytes join the fragment held since the
  * last newline, and every line they complete is checked before any is
  * stored, so that all of them are stored or none (-EINVAL, or -EFBIG for a
- * line longer than REGISTRY_LINE_MAX). The held fragment holds no newline,
+ * line longer than REGISTRY_LINE_MAX); through a write-through handle, a
+ * fragment left that is a whole object without its newline refuses the
+ * write too. The held fragment holds no newline,
  * so only the new bytes are searched for one, and a write that would leave
  * it longer than REGISTRY_LINE_MAX is refused (-EFBIG): a line without its
  * newline costs neither time on every write nor memory without bound. A
  * refused write leaves the fragment as it was before it.
  */
 ssize_t packet__registry_write(struct engine *e, int64_t item_id, const char *item_name,
-			       int append, struct buf *line, const char *buf, size_t size,
-			       uint64_t off)
+			       int append, int through, struct buf *line, const char *buf,
+			       size_t size, uint64_t off)
 {
 	size_t keep = line->len, start = 0, at;
 	const char *nl, *p;
@@ -64,6 +66,18 @@ ssize_t packet__registry_write(struct engine *e, int64_t item_id, const char *it
 		packet__refuse(e, item_id, item_name, "line too long (more than %d bytes without "
 			       "a newline)", REGISTRY_LINE_MAX);
 		rc = -EFBIG;
+	}
+	/* What a close would refuse (engine_file_flush), where no close is
+	 * seen. */
+	if (rc == 0 && through && line->len > start) {
+		char *norm = NULL, why[64];
+
+		if (registry_check_external(line->data + start, line->len - start, &norm, why,
+					    sizeof(why)) == 0) {
+			free(norm);
+			packet__refuse(e, item_id, item_name, "line without newline not stored");
+			rc = -EINVAL;
+		}
 	}
 	if (rc) {
 		line->len = keep;

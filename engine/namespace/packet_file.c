@@ -200,8 +200,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 				    n.doc.gid, creating || n.from_store ? &n.doc : NULL,
 				    creating ? -ENOENT : 0, &f->od);
 		f->trunc_pending = creating;
-		f->through = rc == 0 && packet__through_wanted(e, n.item.id, n.rel, flags,
-								creating, who);
+		f->through = rc == 0 && packet__through_wanted(e, f, creating, who);
 		/* Counted before anything changes it (O_TRUNC): from here on
 		 * its attributes are not stable (packet__od_quiet). */
 		if (rc == 0) {
@@ -232,6 +231,7 @@ int engine_file_open(struct engine *e, const char *path, int flags, mode_t mode,
 	case N_EVENTS_ALL:
 	case N_ITEM_EVENTS:
 	case N_REGISTRY:
+		f->through = packet__through_wanted(e, f, 0, who);
 		break; /* read live (packet__tail_read) */
 	case N_PIPELINE:
 	case N_PFS_TMP:
@@ -465,12 +465,7 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 		was_dirty = d->dirty;
 		if (f->flags & O_APPEND)
 			off = end;
-		/* The kernel splits a write(2) at page boundaries: a WRITE
-		 * that goes on from one (4 KiB, or a multiple) where the
-		 * handle's last one ended is the same call's. */
-		if (!f->writes || off != f->write_end || off % 4096)
-			f->writes++;
-		f->write_end = off + size;
+		packet__through_count(f, off, size);
 		if (off + size > packet__max_doc(f->e)) {
 			pthread_mutex_unlock(&d->lock);
 			return -EFBIG;
@@ -506,8 +501,11 @@ static ssize_t file_write(struct pfs_file *f, const char *buf, size_t size, uint
 	case N_RECORD:
 		return packet__record_write(f->e, f->rec, buf, size, who ? who : &f->opener);
 	case N_REGISTRY:
+		packet__through_count(f, off, size);
+		if (f->through && f->writes == 2)
+			packet__through_note(f->e, f);
 		return packet__registry_write(f->e, f->item_id, f->item_name, (f->flags & O_APPEND) != 0,
-					      &f->line, buf, size, off);
+					      f->through, &f->line, buf, size, off);
 	case N_PIPELINE:
 	case N_PFS_TMP:
 		if (off + size > (1u << 20))
@@ -617,6 +615,7 @@ static int file_flush(struct pfs_file *f, const struct pfs_caller *who)
 	case N_RECORD:
 		return packet__record_flush(e, f->rec, who);
 	case N_REGISTRY:
+		packet__through_note(e, f);
 		/* A fragment waits for the rest of its line across flushes (a shell
 		 * closes duplicates of the fd after each command). A whole object
 		 * that only lacks its newline is refused now: a line ends with one.

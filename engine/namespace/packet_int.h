@@ -333,14 +333,17 @@ int packet__od_commit(struct engine *e, struct open_doc *d, const struct pfs_cal
  * the current revision id afterwards. Same locks and errors. */
 int packet__od_commit_grow(struct engine *e, struct open_doc *d, const struct pfs_caller *c,
 			   int64_t *grow);
-/* Whether a handle opened with flags of the document rel of item by who
- * (creating: the open creates it) is to write through (packet_through.c:
- * an O_APPEND handle of a process whose last ones wrote at most once
- * each). Takes files_lock. */
-int packet__through_wanted(struct engine *e, int64_t item, const char *rel, int flags,
-			   int creating, const struct pfs_caller *who);
-/* At a flush of the document handle f (f->lock held), or a write-through
- * handle's second write: counts f, once, in its document's mark for its
+/* Whether the handle f being opened by who, of a document (creating: the
+ * open creates it) or of registry.jsonl, is to write through
+ * (packet_through.c: an O_APPEND handle of a process whose last ones
+ * wrote at most once each). Takes files_lock. */
+int packet__through_wanted(struct engine *e, const struct pfs_file *f, int creating,
+			   const struct pfs_caller *who);
+/* Counts a WRITE of size bytes at off through f (f->lock held) in
+ * f->writes, the write(2) calls through f, as the daemon can tell them. */
+void packet__through_count(struct pfs_file *f, uint64_t off, size_t size);
+/* At a flush of the handle f of a document or registry.jsonl (f->lock
+ * held), or a write-through handle's second write: counts f, once, in its document's mark for its
  * opener when it wrote at most once; sets the count back to 0 when it
  * wrote more. Handles of other kinds and flags: nothing. Takes
  * files_lock. */
@@ -563,12 +566,15 @@ uint64_t packet__registry_size(struct engine *e, int64_t item_id);
  * line: appended to it, and the lines it completes checked, then stored
  * all or none. append: the handle is O_APPEND (off ignored); otherwise off
  * must be the end of the file (registry and fragment), else -EPERM.
- * Returns size; -EINVAL (a bad line, refused and logged), -EFBIG (a line
+ * through: a write-through handle (packet_through.c), whose close the
+ * engine does not see: a write that would leave a whole object without its
+ * newline, which a close refuses, is refused (-EINVAL, logged, nothing
+ * stored). Returns size; -EINVAL (a bad line, refused and logged), -EFBIG (a line
  * longer than REGISTRY_LINE_MAX), -ENOMEM (line as it was), or the
  * store's negative errno. */
 ssize_t packet__registry_write(struct engine *e, int64_t item_id, const char *item_name,
-			       int append, struct buf *line, const char *buf, size_t size,
-			       uint64_t off);
+			       int append, int through, struct buf *line, const char *buf,
+			       size_t size, uint64_t off);
 /* A read of size bytes at off of registry.jsonl (kind N_REGISTRY) or
  * events (N_EVENTS_ALL, N_ITEM_EVENTS) of item_id, read live, into buf,
  * through what t kept: bytes read (0 at the end) or a negative errno. */

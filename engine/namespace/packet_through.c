@@ -1,7 +1,9 @@
 /*
  * packet_through.c - write-through appends: O_APPEND handles of a document
  * that commit each write when it comes, so that their close needs no
- * FLUSH request (the kernel's FOPEN_NOFLUSH, Linux 5.16).
+ * FLUSH request (the kernel's FOPEN_NOFLUSH, Linux 5.16); and O_APPEND
+ * handles of registry.jsonl, whose lines are stored at the write anyway,
+ * that check at each write what their close would.
  *
  * Why. A shell's `echo line >> doc` costs the writer five requests: OPEN,
  * FLUSH (bash's close of the descriptor it dup2()ed onto stdout), WRITE,
@@ -39,6 +41,15 @@
  * it returns too (packet__through_settle); one whose commit fails fails,
  * what it changed pending as after a close whose commit failed.
  *
+ * registry.jsonl. packet_append.c stores each line a write completes at
+ * that write; a flush only refuses (EINVAL) a whole object left without
+ * its newline, and a shell does not report a close's error. A
+ * write-through handle of registry.jsonl (the same count, by the same
+ * marks) refuses at the write one that would leave such an object: the
+ * writer hears of it. A writer that splits a line over two writes (the
+ * object, then its newline) writes twice through each handle, so its
+ * process's handles never become write-through.
+ *
  * Threads: any request thread; the marks are under e->files_lock, a
  * handle's counts under its own lock (packet_int.h).
  */
@@ -51,6 +62,8 @@
 /* How many O_APPEND handles of a document in a row, by one process, that
  * wrote at most once make its next one write through. */
 #define THROUGH_AFTER 3
+/* registry.jsonl's path in its item (SPEC §3), for its marks. */
+#define REGISTRY_REL "validation/registry.jsonl"
 
 /* FNV-1a, 64 bits (http://www.isthe.com/chongo/tech/comp/fnv/), of rel. */
 static uint64_t rel_hash(const char *rel)
@@ -74,22 +87,41 @@ static int append_only(int flags)
 	return (flags & O_ACCMODE) == O_WRONLY && (flags & O_APPEND) && !(flags & O_TRUNC);
 }
 
-int packet__through_wanted(struct engine *e, int64_t item, const char *rel, int flags,
-			   int creating, const struct pfs_caller *who)
+/* The item-relative path f's marks are by; files_lock held (a document's
+ * name moves with a rename). */
+static const char *mark_rel(const struct pfs_file *f)
+{
+	return f->kind == N_REGISTRY ? REGISTRY_REL : f->od->rel;
+}
+
+int packet__through_wanted(struct engine *e, const struct pfs_file *f, int creating,
+			   const struct pfs_caller *who)
 {
 	struct through_mark *m;
 	uint64_t hash;
 	int yes;
 
-	if (creating || !append_only(flags) || !who || who->pid <= 0)
+	if ((f->kind != N_DOC && f->kind != N_REGISTRY) || creating || !append_only(f->flags) ||
+	    !who || who->pid <= 0)
 		return 0;
-	hash = rel_hash(rel);
 	pthread_mutex_lock(&e->files_lock);
-	m = mark_slot(e, item, hash);
-	yes = m->item_id == item && m->rel_hash == hash && m->pid == who->pid &&
+	hash = rel_hash(mark_rel(f));
+	m = mark_slot(e, f->item_id, hash);
+	yes = m->item_id == f->item_id && m->rel_hash == hash && m->pid == who->pid &&
 	      m->runs >= THROUGH_AFTER;
 	pthread_mutex_unlock(&e->files_lock);
 	return yes;
+}
+
+void packet__through_count(struct pfs_file *f, uint64_t off, size_t size)
+{
+	assert(util_mutex_held(&f->lock));
+	/* The kernel splits a write(2) at page boundaries (4 KiB, or a
+	 * multiple): a WRITE that goes on from one where the handle's last
+	 * one ended is the same call's. */
+	if (!f->writes || off != f->write_end || off % 4096)
+		f->writes++;
+	f->write_end = off + size;
 }
 
 void packet__through_note(struct engine *e, struct pfs_file *f)
@@ -98,11 +130,11 @@ void packet__through_note(struct engine *e, struct pfs_file *f)
 	uint64_t hash;
 
 	assert(util_mutex_held(&f->lock));
-	if (f->kind != N_DOC || !append_only(f->flags) || f->opener.pid <= 0 ||
-	    (f->counted && f->writes <= 1))
+	if ((f->kind != N_DOC && f->kind != N_REGISTRY) || !append_only(f->flags) ||
+	    f->opener.pid <= 0 || (f->counted && f->writes <= 1))
 		return;
 	pthread_mutex_lock(&e->files_lock);
-	hash = rel_hash(f->od->rel);
+	hash = rel_hash(mark_rel(f));
 	m = mark_slot(e, f->item_id, hash);
 	if (m->item_id != f->item_id || m->rel_hash != hash || m->pid != f->opener.pid) {
 		m->item_id = f->item_id;

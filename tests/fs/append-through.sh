@@ -6,7 +6,9 @@
 # that commits does; a handle that wrote twice sets the count back (the process's next handles
 # commit at their close: what one wrote before kill -9 is lost, as on any handle never closed);
 # the count is the process's own. A truncate and a fallocate through such a descriptor commit
-# before they return.
+# before they return. registry.jsonl's handles too: a write-through one refuses a whole object
+# without its newline at the write (a close would refuse it, and a shell does not report a
+# close's error).
 . "$(dirname "$0")/../lib.sh"
 mount_item
 f=$d/log.md
@@ -61,6 +63,18 @@ all=$'one\ntwo\nheld a\nheld a again\nthree\nfour\nfive\nsix\nseven\n'
 all+=$'eight\nnine\nten\nheld b\nheld b again\n'
 assert_file_eq "$f" "${all}not committed"$'\n'
 
+# registry.jsonl: its lines are stored at the write whatever the handle; a write-through one
+# refuses at the write a whole object without its newline, which a close would refuse.
+r=$d/validation/registry.jsonl
+line='{"recipe":"01-build","status":"validated","command":"make"}'
+for i in 1 2 3; do
+	printf '%s\n' "$line" >>"$r"
+done
+printf '%s' "$line" 2>"$T/reg.err" >>"$r" && fail "a line without its newline was taken"
+assert_contains "$(cat "$T/reg.err")" "Invalid argument" "error of a line without its newline"
+printf '%s\n' "$line" >>"$r" || fail "a registry line through a write-through handle failed"
+assert_eq 4 "$(wc -l <"$r")" "registry lines"
+
 # A truncate and a fallocate through a write-through descriptor commit before they return too.
 python3 - "$d" "$T/alloc-ready" <<'PY' &
 import os, sys, time
@@ -91,6 +105,7 @@ d=$M/fix-1
 f=$d/log.md
 assert_file_eq "$f" "$all"
 assert_file_eq "$d/cut.md" "line"
+assert_eq 4 "$(wc -l <"$d/validation/registry.jsonl")" "registry lines after kill -9"
 assert_eq 100 "$(stat -c %s "$d/grown.md")" "size after a fallocate through a write-through handle"
 assert_eq $'line 0\nline 1\nline 2' "$(tr -d '\0' <"$d/grown.md")" "grown.md without its zeros"
 out=$("$PFS" check "$STORE" 2>&1) || fail "packetfs check after kill -9 failed: $out"
