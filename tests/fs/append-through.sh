@@ -8,7 +8,7 @@
 # the count is the process's own. A truncate and a fallocate through such a descriptor commit
 # before they return. registry.jsonl's handles too: a write-through one refuses a whole object
 # without its newline at the write (a close would refuse it, and a shell does not report a
-# close's error).
+# close's error). Concurrent `>>` loops keep every line.
 . "$(dirname "$0")/../lib.sh"
 mount_item
 f=$d/log.md
@@ -62,6 +62,25 @@ wait_for test -e "$T/other-ready"
 all=$'one\ntwo\nheld a\nheld a again\nthree\nfour\nfive\nsix\nseven\n'
 all+=$'eight\nnine\nten\nheld b\nheld b again\n'
 assert_file_eq "$f" "${all}not committed"$'\n'
+
+# Three shells at once, each a `>>` loop (write-through after its third line): two to one
+# document, one to another, while a fourth process reads both. Every line arrives, once, in its
+# writer's order.
+writers=()
+for w in 1 2 3; do
+	bash -c 'for i in $(seq 1 200); do echo "w$2 $i" >>"$1"; done' _ \
+		"$d/conc-$(((w + 1) / 2)).md" "$w" &
+	writers+=($!)
+done
+for i in $(seq 1 40); do
+	cat "$d/conc-1.md" "$d/conc-2.md" >/dev/null 2>&1 || true
+done
+wait "${writers[@]}" || fail "a concurrent writer failed"
+for w in 1 2 3; do
+	assert_eq "$(seq 1 200 | sed "s/^/w$w /")" "$(grep "^w$w " "$d/conc-$(((w + 1) / 2)).md")" \
+		"the lines of writer $w"
+done
+assert_eq 400 "$(wc -l <"$d/conc-1.md")" "lines of conc-1.md"
 
 # registry.jsonl: its lines are stored at the write whatever the handle; a write-through one
 # refuses at the write a whole object without its newline, which a close would refuse.

@@ -14,7 +14,8 @@
 
 TSAN_TESTS=${PFS_TSAN_TESTS:-"fs/concurrent-handle-reads fs/tool-append-concurrent
 fs/history-concurrent fs/poll-views fs/events-tail fs/ctl-read fs/tool-cp pipeline/notify-events
-pipeline/stress-readers fs/rename-save-readers fs/doc-write-only fs/ring fs/negative-entries"}
+pipeline/stress-readers fs/rename-save-readers fs/doc-write-only fs/ring fs/negative-entries
+fs/append-through"}
 BUILD=${PFS_TSAN_BUILD_DIR:-$ROOT/build-tsan}
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 REPORTS=$BUILD/tsan-reports
