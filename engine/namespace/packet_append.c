@@ -27,11 +27,11 @@ uint64_t packet__registry_size(struct engine *e, int64_t item)
  * stored, so that all of them are stored or none (-EINVAL, or -EFBIG for a
  * line longer than REGISTRY_LINE_MAX); through a write-through handle, a
  * fragment left that is a whole object without its newline refuses the
- * write too. The held fragment holds no newline,
- * so only the new bytes are searched for one, and a write that would leave
- * it longer than REGISTRY_LINE_MAX is refused (-EFBIG): a line without its
- * newline costs neither time on every write nor memory without bound. A
- * refused write leaves the fragment as it was before it.
+ * write too. The held fragment holds no newline, so only the new bytes are
+ * searched for one, and a write that would leave it longer than
+ * REGISTRY_LINE_MAX is refused (-EFBIG): a line without its newline costs
+ * neither time on every write nor memory without bound. A refused write
+ * leaves the fragment as it was before it.
  */
 ssize_t packet__registry_write(struct engine *e, int64_t item_id, const char *item_name,
 			       int append, int through, struct buf *line, const char *buf,
