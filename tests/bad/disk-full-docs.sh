@@ -40,12 +40,15 @@ exec 7>>"$d/notes.md"
 assert_fails_with "No space left on device" write_then_close "$d/notes.md" APPEND "more"
 assert_eq 9 "$(stat -c %s "$d/notes.md")" "size with an append pending after a refused commit"
 assert_eq $'keep\nmore' "$(cat "$d/notes.md")" "content with an append pending"
-# A write-through append: the write fails, and its bytes are taken back (nothing left pending).
+# A write-through append: the write fails, and its bytes are taken back (nothing left pending,
+# its modification time as it was).
+mtime=$(stat -c %y "$d/t.md")
 echo four 2>"$T/through.err" >>"$d/t.md" && fail "a write-through append on a full disk succeeded"
 assert_contains "$(cat "$T/through.err")" "No space left on device" \
 	"error of a write-through append"
 assert_eq 14 "$(stat -c %s "$d/t.md")" "size after a refused write-through append"
 assert_doc "$d/t.md" $'one\ntwo\nthree\n'
+assert_eq "$mtime" "$(stat -c %y "$d/t.md")" "mtime after a refused write-through append"
 assert_fails_with "No space left on device" bash -c 'head -c 300000 /dev/urandom >"$1"' _ "$d/big.md"
 printf x >"$T/small"
 assert_fails_with "No space left on device" cp "$T/small" "$d/new.md"
