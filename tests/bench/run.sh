@@ -76,10 +76,30 @@ usage()
 	sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'
 }
 
+# die MESSAGE : stops the run with MESSAGE. Once workloads are running (REPORT_ON_DIE), what
+# they measured so far is not thrown away: the report is written first, with the workload that
+# stopped and why in its header.
+REPORT_ON_DIE=0
 die()
 {
 	echo "tests/bench/run.sh: $*" >&2
+	if [ "$REPORT_ON_DIE" = 1 ] && [ -s "$RES" ]; then
+		REPORT_ON_DIE=0
+		printf 'stopped	in %s: %s
+' "${w:-?}" "$*" >>"$META"
+		write_report
+	fi
 	exit 1
+}
+
+# write_report : the report (table, notes, raw values) of $RES, $META and $NOTES, to $OUT.
+write_report()
+{
+	printf 'load average at end\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
+	printf 'report\t%s\n' "$OUT" >>"$META"
+	echo
+	"${PY[@]}" table "$RES" "$META" "$NOTES" "$OUT"
+	say "report written to $OUT"
 }
 
 # say TEXT : progress on stderr.
@@ -633,6 +653,7 @@ fi
 } >"$META"
 
 say "packetfs benchmark: scale $SCALE, $RUNS runs, workloads ${WORKLOADS[*]}, in $B"
+REPORT_ON_DIE=1
 for w in "${WORKLOADS[@]}"; do
 	say "$w"
 	start=$SECONDS
@@ -656,8 +677,5 @@ for w in "${WORKLOADS[@]}"; do
 	esac
 	note "$w" "(Workload wall time, setup included: $((SECONDS - start)) s.)"
 done
-printf 'load average at end\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
-printf 'report\t%s\n' "$OUT" >>"$META"
-echo
-"${PY[@]}" table "$RES" "$META" "$NOTES" "$OUT"
-say "report written to $OUT"
+REPORT_ON_DIE=0
+write_report
