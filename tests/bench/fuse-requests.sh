@@ -20,7 +20,9 @@
 # after one untimed pass), probe (what a compiler does with its include path: 5 rounds of a
 # stat of each of --files / 5 names that do not exist, a fifth of them below a directory that
 # does not exist either), cat-files (one `cat` of every file py-create made, twice: an open and
-# a close of each; py-create must come before it in --shapes). The tree: --items items (default 250) of brief.md and
+# a close of each; py-create must come before it in --shapes), rsync (`rsync -a` of the first
+# --files files of this repository's HEAD, from the local disk into a new directory: a temp name
+# per file, its mode and times set, a rename; W13's shape). The tree: --items items (default 250) of brief.md and
 # plan.md each, made through the mount; bindfs serves `cp -r` of the mount's items. The
 # counts are the requests the kernel sent to that mount while the shape ran (every process,
 # so background requests count too), with the median of each opcode's latencies in µs (from the
@@ -104,6 +106,7 @@ for r in range(5):
             pass
 PY
 		;;
+	rsync) rsync -a "$RSYNC_SRC/" "$d/many/rsync-$RANDOM/" ;;
 	cat-files)
 		cat "$d"/many/f*.txt >/dev/null 2>&1 || true
 		cat "$d"/many/f*.txt >/dev/null 2>&1 || true
@@ -127,7 +130,7 @@ measure()
 		c0=$(cpu_ticks "$pid")
 		perf record -q -a -e fuse:fuse_request_send --filter "connection == $dev" \
 			-e fuse:fuse_request_end --filter "connection == $dev" \
-			-o "$W/perf.data" -- bash -c "$(declare -f shape); FILES=$FILES shape $s '$dir'" \
+			-o "$W/perf.data" -- bash -c "$(declare -f shape); FILES=$FILES RSYNC_SRC=$W/rsync-src shape $s '$dir'" \
 			>/dev/null 2>&1
 		c1=$(cpu_ticks "$pid")
 		perf script -i "$W/perf.data" -F time,event,trace 2>/dev/null |
@@ -158,6 +161,10 @@ print(sys.argv[1], sys.argv[2], sys.argv[3], " ".join("%s=%d" % (o, counts[o]) f
       "|", " ".join("%s=%.0f" % (o, med(lat[o])) for o in ops if lat[o]))
 '
 
+# rsync's source: the first --files files of HEAD, on the local disk.
+mkdir "$W/rsync-src"
+git -C "$ROOT" ls-files | head -n "$FILES" | tar -C "$ROOT" -cf - --no-recursion -T - |
+	tar -C "$W/rsync-src" -xf -
 TREE_SHAPES=$(for s in $SHAPES; do case $s in find-stat | ls-lR | grep-r | ls-l) echo "$s" ;; esac; done)
 k=0
 for bin in "${BINS[@]}"; do
