@@ -22,12 +22,13 @@
 # does not exist either), cat-files (one `cat` of every file py-create made, twice: an open and
 # a close of each; py-create must come before it in --shapes), rsync (`rsync -a` of the first
 # --files files of this repository's HEAD, from the local disk into a new directory: a temp name
-# per file, its mode and times set, a rename; W13's shape). The tree: --items items (default 250) of brief.md and
-# plan.md each, made through the mount; bindfs serves `cp -r` of the mount's items. The
-# counts are the requests the kernel sent to that mount while the shape ran (every process,
-# so background requests count too), with the median of each opcode's latencies in µs (from the
-# kernel's send of a request to its end, fuse:fuse_request_end: the daemon's reply, waiting for
-# a CPU included); cpu ms is the daemon's utime + stime (/proc/PID/stat).
+# per file, its mode and times set, a rename; W13's shape). The tree: --items items (default
+# 250) of brief.md and plan.md each, made through the mount; bindfs serves `cp -r` of the
+# mount's items. The counts are the requests the kernel sent to that mount while the shape ran
+# (every process, so background requests count too), with the median of each opcode's
+# latencies in µs (from the kernel's send of a request to its end, fuse:fuse_request_end: the
+# daemon's reply, waiting for a CPU included); cpu ms is the daemon's utime + stime
+# (/proc/PID/stat).
 set -euo pipefail
 ITEMS=250 FILES=500 SHAPES="py-create sh-append editor-save read probe cat-files find-stat ls-lR"
 # shellcheck source=ab.sh
@@ -130,7 +131,8 @@ measure()
 		c0=$(cpu_ticks "$pid")
 		perf record -q -a -e fuse:fuse_request_send --filter "connection == $dev" \
 			-e fuse:fuse_request_end --filter "connection == $dev" \
-			-o "$W/perf.data" -- bash -c "$(declare -f shape); FILES=$FILES RSYNC_SRC=$W/rsync-src shape $s '$dir'" \
+			-o "$W/perf.data" -- \
+			bash -c "$(declare -f shape); FILES=$FILES RSYNC_SRC=$W/rsync-src shape $s '$dir'" \
 			>/dev/null 2>&1
 		c1=$(cpu_ticks "$pid")
 		perf script -i "$W/perf.data" -F time,event,trace 2>/dev/null |

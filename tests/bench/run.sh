@@ -85,8 +85,7 @@ die()
 	echo "tests/bench/run.sh: $*" >&2
 	if [ "$REPORT_ON_DIE" = 1 ] && [ -s "$RES" ]; then
 		REPORT_ON_DIE=0
-		printf 'stopped	in %s: %s
-' "${w:-?}" "$*" >>"$META"
+		printf 'stopped\tin %s: %s\n' "${w:-?}" "$*" >>"$META"
 		write_report
 	fi
 	exit 1
