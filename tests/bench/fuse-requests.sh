@@ -132,7 +132,7 @@ measure()
 		perf record -q -a -e fuse:fuse_request_send --filter "connection == $dev" \
 			-e fuse:fuse_request_end --filter "connection == $dev" \
 			-o "$W/perf.data" -- \
-			bash -c "$(declare -f shape); FILES=$FILES RSYNC_SRC=$W/rsync-src shape $s '$dir'" \
+			bash -c "$(declare -f shape); FILES=$FILES RSYNC_SRC='$W/rsync-src' shape $s '$dir'" \
 			>/dev/null 2>&1
 		c1=$(cpu_ticks "$pid")
 		perf script -i "$W/perf.data" -F time,event,trace 2>/dev/null |
@@ -163,10 +163,15 @@ print(sys.argv[1], sys.argv[2], sys.argv[3], " ".join("%s=%d" % (o, counts[o]) f
       "|", " ".join("%s=%.0f" % (o, med(lat[o])) for o in ops if lat[o]))
 '
 
-# rsync's source: the first --files files of HEAD, on the local disk.
-mkdir "$W/rsync-src"
-git -C "$ROOT" ls-files | head -n "$FILES" | tar -C "$ROOT" -cf - --no-recursion -T - |
-	tar -C "$W/rsync-src" -xf -
+# rsync's source, when the shape is asked for: the first --files files of HEAD, on disk.
+case " $SHAPES " in
+*" rsync "*)
+	mkdir "$W/rsync-src"
+	# (sed, not head: it reads to the end, so git gets no SIGPIPE to fail the pipeline)
+	git -C "$ROOT" ls-files | sed -n "1,${FILES}p" |
+		tar -C "$ROOT" -cf - --no-recursion -T - | tar -C "$W/rsync-src" -xf -
+	;;
+esac
 TREE_SHAPES=$(for s in $SHAPES; do case $s in find-stat | ls-lR | grep-r | ls-l) echo "$s" ;; esac; done)
 k=0
 for bin in "${BINS[@]}"; do

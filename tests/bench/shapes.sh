@@ -522,14 +522,14 @@ w16()
 			# 60 s once too, by a second). A run it never attaches to
 			# has no WAL rows, and the note says so: the hour of
 			# measurements before it is not lost to it.
-			for ((k = 0; k < 6000; k++)); do
-				grep -q attached "$B/strace.err" && break
+			k=$SECONDS
+			until grep -q attached "$B/strace.err" || ((SECONDS - k >= 300)); do
 				sleep 0.05
 			done
 			if ! grep -q attached "$B/strace.err"; then
 				kill "$i" 2>/dev/null
 				wait "$i" || true
-				note W16 "Run $r: strace did not attach to the daemon in 5 minutes ($(tr '\n' ' ' <"$B/strace.err")), so it has no WAL or db file row."
+				note W16 "Run $r: strace did not attach to the daemon in $((SECONDS - k)) s ($(tr '\n' ' ' <"$B/strace.err")), so it has no WAL or db file row."
 				continue
 			fi
 			sleep 0.2
