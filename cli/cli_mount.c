@@ -30,15 +30,15 @@
 /* --- mount, umount ---------------------------------------------------- */
 
 /* The mount options packetfs takes: mount(8)'s flags that libfuse applies,
- * libfuse's own, and the daemon's: log=FILE, its log, max_idle_threads=N,
- * its idle FUSE workers, whose values fs.c checks, and io_uring, FUSE over
- * io_uring (a trailing '=' takes a value). */
+ * libfuse's own, and the daemon's: log=FILE, its log, max_idle_threads=N
+ * and max_threads=N, its idle and most FUSE workers, whose values fs.c
+ * checks, and io_uring, FUSE over io_uring (a trailing '=' takes a value). */
 static const char *const mount_options[] = {
 	"rw", "dev", "nodev", "suid", "nosuid", "exec", "noexec", "async", "sync", "dirsync",
 	"atime", "noatime", "diratime", "nodiratime", "relatime", "norelatime", "strictatime",
 	"nostrictatime", "lazytime", "nolazytime", "allow_other", "allow_root",
 	"default_permissions", "auto_unmount", "max_read=", "max_readahead=", "max_background=",
-	"congestion_threshold=", "max_idle_threads=", "log=", "io_uring", NULL,
+	"congestion_threshold=", "max_idle_threads=", "max_threads=", "log=", "io_uring", NULL,
 };
 
 /* Those mount(8) and fstab use for themselves, which the mount drops. */

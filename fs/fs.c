@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -163,17 +164,47 @@ static void detach(void)
 
 /*
  * The FUSE worker threads that may wait for a request at once (libfuse's
- * max_idle_threads; more run while requests keep them busy). The kernel
+ * max_idle_threads; more run while requests keep them busy, up to
+ * max_threads, which also bounds this one). The kernel
  * hands each request to the worker that has waited longest, so every idle
  * worker is one more thread, likely on another CPU, that a serial client's
  * requests rotate through. Chosen by measurement (docs/design.md, "FUSE
  * session options and why"): with 4 against libfuse's 10, four parallel
  * cat(1)s ran 5-9% faster on 2 CPUs and serial creates and appends moved
  * less than the runs varied; 2 lost that gain, 1 is twice as slow (it
- * starts a thread per request).
+ * starts a thread per request that finds none waiting, where max_threads
+ * allows more).
  */
 #define IDLE_THREADS 4
 #define IDLE_THREADS_MAX 64
+
+/*
+ * The FUSE worker threads that may run at once (libfuse's max_threads)
+ * when -o max_threads=N does not say: as many as the daemon has CPUs to
+ * run on, at least 2 and at most libfuse's default of 10. A worker more
+ * than there are CPUs only adds context switches and lock handoffs while
+ * requests come faster than they are served; measured on 2 CPUs
+ * (tests/bench/HISTORY.md, 2026-12-07 fifteenth), 2 against 10: four
+ * parallel Python create loops cost the daemon 228-268 µs of CPU a file
+ * against 429-454, and W4, W10 and W11's rows rose by up to 41%. One
+ * worker costs less still, but a request that waits (an fsync on a slow
+ * disk, a trigger write waiting for the pipeline's loop) then holds up
+ * every other: at least two.
+ */
+#define MAX_THREADS_MIN 2
+#define MAX_THREADS_DEFAULT_MAX 10
+
+/* The default max_threads (see above). */
+static int default_max_threads(void)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	return n < MAX_THREADS_MIN ? MAX_THREADS_MIN
+				   : n > MAX_THREADS_DEFAULT_MAX ? MAX_THREADS_DEFAULT_MAX : n;
+}
 
 /* The number of len bytes of decimal digits at v when it is from 1 to
  * IDLE_THREADS_MAX, else -1. */
@@ -196,25 +227,32 @@ static int idle_threads_of(const char *v, size_t len)
  * Takes the daemon's own options out of the comma-separated mount options
  * opts (NULL: none): log=FILE into *log (NULL when not given; the last one
  * wins, malloc'd), max_idle_threads=N into *idle (IDLE_THREADS when not
- * given) and io_uring into *ring (1 when given, else 0); *rest gets the others (malloc'd, NULL when none are left). The
- * caller frees both. Returns 0, -ENOMEM, or -EINVAL for a max_idle_threads
- * that is not a number from 1 to IDLE_THREADS_MAX, with *bad pointing at
- * that option in opts and *bad_len its length (nothing to free then).
+ * given), max_threads=N into *max (default_max_threads() when not given) and io_uring
+ * into *ring (1 when given, else 0); *rest gets the others (malloc'd, NULL
+ * when none are left). The caller frees both. Returns 0, -ENOMEM, or
+ * -EINVAL for a max_idle_threads or max_threads that is not a number from 1
+ * to IDLE_THREADS_MAX, with *bad pointing at that option in opts and
+ * *bad_len its length (nothing to free then).
  */
-static int split_daemon_options(const char *opts, char **rest, char **log, int *idle,
+static int split_daemon_options(const char *opts, char **rest, char **log, int *idle, int *max,
 				int *ring, const char **bad, size_t *bad_len)
 {
 	struct buf other = { NULL, 0, 0 };
 	const char *p = opts, *end;
 	size_t len;
+	int *count;
 
 	*rest = NULL;
 	*log = NULL;
 	*idle = IDLE_THREADS;
+	*max = default_max_threads();
 	*ring = 0;
 	while (p && *p) {
 		end = strchr(p, ',');
 		len = end ? (size_t)(end - p) : strlen(p);
+		count = len >= 17 && strncmp(p, "max_idle_threads=", 17) == 0 ? idle
+			: len >= 12 && strncmp(p, "max_threads=", 12) == 0   ? max
+									       : NULL;
 		if (len > 4 && strncmp(p, "log=", 4) == 0) {
 			free(*log);
 			*log = strndup(p + 4, len - 4);
@@ -222,9 +260,11 @@ static int split_daemon_options(const char *opts, char **rest, char **log, int *
 				goto nomem;
 		} else if (len == 8 && strncmp(p, "io_uring", 8) == 0) {
 			*ring = 1;
-		} else if (len >= 17 && strncmp(p, "max_idle_threads=", 17) == 0) {
-			*idle = idle_threads_of(p + 17, len - 17);
-			if (*idle < 0) {
+		} else if (count) {
+			const char *v = strchr(p, '=') + 1;
+
+			*count = idle_threads_of(v, len - (size_t)(v - p));
+			if (*count < 0) {
 				buf_free(&other);
 				free(*log);
 				*log = NULL;
@@ -299,7 +339,7 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 	struct fs_mount_options opts = *given, *o = &opts;
 	char *fuse_opts = NULL, *log_file = NULL;
 	struct engine_options eo = { o->store, o->mountpoint, 0 };
-	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = IDLE_THREADS };
+	struct fuse_loop_config *lc = NULL;
 	struct fs fs = { .store = o->store, .open_lock = PTHREAD_MUTEX_INITIALIZER,
 			 .ns_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP,
 			 .open_idle = PTHREAD_COND_INITIALIZER, .team.lock = PTHREAD_MUTEX_INITIALIZER };
@@ -307,13 +347,13 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 	struct ready rd = { NULL, -1, 0 };
 	pthread_t ready;
 	sigset_t block, old;
-	int r, rc = 1, ready_err = 0, idle, ring;
+	int r, rc = 1, ready_err = 0, idle, max, ring;
 	const char *bad = NULL;
 	size_t bad_len = 0;
 
 	/* The log is chosen before the engine opens, and its file opened
 	 * while relative names still mean the caller's directory. */
-	r = split_daemon_options(given->options, &fuse_opts, &log_file, &idle, &ring, &bad,
+	r = split_daemon_options(given->options, &fuse_opts, &log_file, &idle, &max, &ring, &bad,
 				 &bad_len);
 	if (r == -EINVAL) {
 		report(status_fd, "%.*s: not a number from 1 to %d", (int)bad_len, bad,
@@ -324,13 +364,22 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 		report(status_fd, "%s", strerror(-r));
 		return 1;
 	}
-	lc.max_idle_threads = (unsigned int)idle;
-	opts.options = fuse_opts;
-	if (log_file && (r = util_log_to_file(log_file)) < 0) {
-		report(status_fd, "log=%s: %s", log_file, strerror(-r));
+	lc = fuse_loop_cfg_create();
+	if (!lc) {
+		report(status_fd, "%s", strerror(ENOMEM));
 		free(fuse_opts);
 		free(log_file);
 		return 1;
+	}
+	fuse_loop_cfg_set_clone_fd(lc, 0);
+	fuse_loop_cfg_set_max_threads(lc, (unsigned int)max);
+	/* libfuse starts a thread for each request that finds none of the
+	 * at most max waiting, and ends those above idle. */
+	fuse_loop_cfg_set_idle_threads(lc, (unsigned int)(idle < max ? idle : max));
+	opts.options = fuse_opts;
+	if (log_file && (r = util_log_to_file(log_file)) < 0) {
+		report(status_fd, "log=%s: %s", log_file, strerror(-r));
+		goto close_engine; /* none opened yet */
 	}
 	r = engine_open(&eo, &fs.engine, err, sizeof(err));
 	if (r < 0) {
@@ -338,9 +387,7 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 			report(status_fd, "%s", err);
 		else
 			report(status_fd, "%s: %s", o->store, strerror(-r));
-		free(fuse_opts);
-		free(log_file);
-		return 1;
+		goto close_engine;
 	}
 	fs__team_init(&fs);
 	fs.shared = shared_mount(o->options);
@@ -392,7 +439,7 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 		goto remove_handlers;
 	}
 	util_log(LOG_NOTICE, "mounted %s on %s", o->store, o->mountpoint);
-	r = fuse_session_loop_mt(fs.se, &lc);
+	r = fuse_session_loop_mt(fs.se, lc);
 	sd_notify(0, "STOPPING=1");
 	util_log(LOG_NOTICE, "unmounting %s", o->mountpoint);
 	rc = r < 0 ? 1 : 0;
@@ -419,6 +466,7 @@ free_inodes:
 	inode_table_free(fs.inodes);
 close_engine:
 	engine_close(fs.engine);
+	fuse_loop_cfg_destroy(lc);
 	free(fuse_opts);
 	free(log_file);
 	return rc;
