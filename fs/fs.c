@@ -10,17 +10,18 @@
  *
  * Threads. The FUSE session loop runs multithreaded (fuse_session_loop_mt)
  * on the main thread of the mount process; each request is handled on one
- * of its worker threads, which calls the engine directly (every engine
- * function may be called from any thread). The engine runs its pipeline on
- * a libuv loop thread of its own, started by engine_start(); SIGINT,
- * SIGTERM and SIGHUP are blocked while it is created so that only FUSE
- * threads take them (libfuse's handlers end the session loop). So is a
- * short-lived thread (ready_main) that waits for the mount's first answer
- * to report the mount up, to the waiting parent and to systemd. No request
- * handler calls a FUSE notify function: a notification sent from inside a
- * handler can deadlock against the kernel, which holds locks until the
- * reply. The engine makes its own changes visible from its own threads
- * (fs__changed, the notifier and the poll wake-ups, fs__wake_polls).
+ * of its worker threads (at most max_threads: default_max_threads), which
+ * calls the engine directly (every engine function may be called from any
+ * thread). The engine runs its pipeline on a libuv loop thread of its own,
+ * started by engine_start(); SIGINT, SIGTERM and SIGHUP are blocked while
+ * it is created so that only FUSE threads take them (libfuse's handlers
+ * end the session loop). So is a short-lived thread (ready_main) that
+ * waits for the mount's first answer to report the mount up, to the
+ * waiting parent and to systemd. No request handler calls a FUSE notify
+ * function: a notification sent from inside a handler can deadlock against
+ * the kernel, which holds locks until the reply. The engine makes its own
+ * changes visible from its own threads (fs__changed, the notifier and the
+ * poll wake-ups, fs__wake_polls).
  *
  * Teardown. When the loop ends, the mount is taken down before the engine
  * is closed: closing the FUSE device aborts the connection, so anything
@@ -227,9 +228,9 @@ static int idle_threads_of(const char *v, size_t len)
  * Takes the daemon's own options out of the comma-separated mount options
  * opts (NULL: none): log=FILE into *log (NULL when not given; the last one
  * wins, malloc'd), max_idle_threads=N into *idle (IDLE_THREADS when not
- * given), max_threads=N into *max (default_max_threads() when not given) and io_uring
- * into *ring (1 when given, else 0); *rest gets the others (malloc'd, NULL
- * when none are left). The caller frees both. Returns 0, -ENOMEM, or
+ * given), max_threads=N into *max (default_max_threads() when not given)
+ * and io_uring into *ring (1 when given, else 0); *rest gets the others
+ * (malloc'd, NULL when none are left). The caller frees both. Returns 0, -ENOMEM, or
  * -EINVAL for a max_idle_threads or max_threads that is not a number from 1
  * to IDLE_THREADS_MAX, with *bad pointing at that option in opts and
  * *bad_len its length (nothing to free then).
