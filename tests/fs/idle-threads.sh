@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The FUSE workers that wait for requests (`-o max_idle_threads=N`, default 4, docs/design.md
 # "FUSE session options and why"): after a burst of parallel readers the daemon keeps at most N
-# threads waiting in the FUSE device, and still serves; a value that is not a number from 1 to
-# 64 is refused by name before anything is mounted.
+# threads waiting in the FUSE device, and still serves; a value of it or of max_threads
+# (tests/fs/max-threads.sh) that is not a number from 1 to 64 is refused by name before
+# anything is mounted.
 . "$(dirname "$0")/../lib.sh"
 make_store
 mkdir -p "$T/mnt"
-for v in 0 65 x 3x -1 +4 123; do
-	out=$("$PFS" mount "$STORE" "$T/mnt" -o "max_idle_threads=$v" 2>&1) &&
-		fail "-o max_idle_threads=$v mounted"
-	assert_contains "$out" "packetfs: mount: max_idle_threads=$v: not a number from 1 to 64"
-	mountpoint -q "$T/mnt" && fail "-o max_idle_threads=$v left a mount"
+for opt in max_idle_threads max_threads; do
+	for v in 0 65 x 3x -1 +4 123; do
+		out=$("$PFS" mount "$STORE" "$T/mnt" -o "$opt=$v" 2>&1) && fail "-o $opt=$v mounted"
+		assert_contains "$out" "packetfs: mount: $opt=$v: not a number from 1 to 64"
+		mountpoint -q "$T/mnt" && fail "-o $opt=$v left a mount"
+	done
 done
 
 # waiting_workers : the daemon's threads asleep in the FUSE device's read.
