@@ -29,8 +29,12 @@ wait
 [ "$most" -le "$before" ] ||
 	fail "the daemon went from $before threads to $most during 8 parallel readers"
 assert_file_eq "$d/notes-20.md" $'note 20\n'
-# The one worker waits in the FUSE device again.
-wait_for test "$(grep -lx fuse_dev_do_read /proc/"$DAEMON"/task/*/wchan 2>/dev/null | wc -l)" = 1
+# one_waiting : the one worker waits in the FUSE device's read again.
+one_waiting()
+{
+	[ "$(grep -lx fuse_dev_do_read /proc/"$DAEMON"/task/*/wchan 2>/dev/null | wc -l)" = 1 ]
+}
+wait_for one_waiting
 
 printf 'Make the greeting say "new".\n' >"$d/brief.md"
 ctl "$M" fix-1 advance
