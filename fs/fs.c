@@ -177,7 +177,7 @@ static void detach(void)
  * allows more).
  */
 #define IDLE_THREADS 4
-#define IDLE_THREADS_MAX 64
+#define THREADS_MAX 64 /* the most max_idle_threads and max_threads take */
 
 /*
  * The FUSE worker threads that may run at once (libfuse's max_threads)
@@ -208,8 +208,8 @@ static int default_max_threads(void)
 }
 
 /* The number of len bytes of decimal digits at v when it is from 1 to
- * IDLE_THREADS_MAX, else -1. */
-static int idle_threads_of(const char *v, size_t len)
+ * THREADS_MAX, else -1. */
+static int threads_of(const char *v, size_t len)
 {
 	size_t i;
 	int n = 0;
@@ -221,7 +221,7 @@ static int idle_threads_of(const char *v, size_t len)
 			return -1;
 		n = n * 10 + (v[i] - '0');
 	}
-	return n >= 1 && n <= IDLE_THREADS_MAX ? n : -1;
+	return n >= 1 && n <= THREADS_MAX ? n : -1;
 }
 
 /*
@@ -232,7 +232,7 @@ static int idle_threads_of(const char *v, size_t len)
  * and io_uring into *ring (1 when given, else 0); *rest gets the others
  * (malloc'd, NULL when none are left). The caller frees both. Returns 0, -ENOMEM, or
  * -EINVAL for a max_idle_threads or max_threads that is not a number from 1
- * to IDLE_THREADS_MAX, with *bad pointing at that option in opts and
+ * to THREADS_MAX, with *bad pointing at that option in opts and
  * *bad_len its length (nothing to free then).
  */
 static int split_daemon_options(const char *opts, char **rest, char **log, int *idle, int *max,
@@ -264,7 +264,7 @@ static int split_daemon_options(const char *opts, char **rest, char **log, int *
 		} else if (count) {
 			const char *v = strchr(p, '=') + 1;
 
-			*count = idle_threads_of(v, len - (size_t)(v - p));
+			*count = threads_of(v, len - (size_t)(v - p));
 			if (*count < 0) {
 				buf_free(&other);
 				free(*log);
@@ -358,7 +358,7 @@ static int serve(const struct fs_mount_options *given, int status_fd)
 				 &bad_len);
 	if (r == -EINVAL) {
 		report(status_fd, "%.*s: not a number from 1 to %d", (int)bad_len, bad,
-		       IDLE_THREADS_MAX);
+		       THREADS_MAX);
 		return 1;
 	}
 	if (r < 0) {
