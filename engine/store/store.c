@@ -46,7 +46,10 @@
  * the journal of a journaled ext4): 1.8x the time here on ext4 without a
  * journal, 2.5-3x with one, which a TRUNCATE at every such pass (starting
  * the WAL over at 0 bytes) cost every save's fsync
- * (tests/bench/results/2026-12-07-vm-wal-kept.md). A WAL of more
+ * (tests/bench/results/2026-12-07-vm-wal-kept.md). Before that first
+ * restart the file grows with every commit, so the first store_sync of a
+ * WAL writes its blocks up to WAL_LIMIT (wal_fill, store_vfs.c): every
+ * fsync after it syncs bytes written over. A WAL of more
  * frames than WAL_LIMIT holds, with no commit for CKPT_QUIET_MS after the
  * pass (no writer is coming to cut it), gets a TRUNCATE checkpoint. The
  * connection has no busy handler: RESTART and TRUNCATE give up at once
@@ -395,6 +398,8 @@ static void *ckpt_main(void *arg)
 				 SQLITE_OK;
 			if (!behind)
 				s->ckpt_woken_at = 0;
+			if (!behind && mode == SQLITE_CHECKPOINT_TRUNCATE)
+				__atomic_store_n(&s->wal_filled, 0, __ATOMIC_RELEASE);
 			oversize = !behind && mode == SQLITE_CHECKPOINT_RESTART &&
 				   log > s->ckpt_pages;
 		}
@@ -631,6 +636,32 @@ void store_close(struct store *s)
 	free(s);
 }
 
+/* The first store_sync of a WAL file writes its blocks up to WAL_LIMIT
+ * (store_vfs.c says why), inside a write transaction that writes no frame:
+ * the WAL's write lock keeps every other connection's frames, and every
+ * restart or truncation of the file, out meanwhile. Once a store; again
+ * after a TRUNCATE checkpoint cut the file. Only speed is at stake: a
+ * failure (a full disk) is logged and not tried again until then, and the
+ * sync goes on. Lock held. */
+static void wal_fill(struct store *s)
+{
+	sqlite3_file *wal = NULL;
+	int rc;
+
+	if (!s->writable || __atomic_load_n(&s->wal_filled, __ATOMIC_ACQUIRE) ||
+	    store__exec(s, "BEGIN IMMEDIATE", ""))
+		return;
+	__atomic_store_n(&s->wal_filled, 1, __ATOMIC_RELEASE);
+	rc = sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal);
+	if (rc == SQLITE_OK && wal && wal->pMethods)
+		rc = store__vfs_wal_fill(wal, WAL_LIMIT);
+	if (rc != SQLITE_OK)
+		util_log(LOG_WARNING, "store: writing the WAL file's blocks ahead failed (%s); "
+			 "each fsync syncs its growth instead", sqlite3_errstr(rc));
+	if (store__exec(s, "COMMIT", ""))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
 int store_sync(struct store *s)
 {
 	struct timespec pause = {0, 1000000};
@@ -638,6 +669,7 @@ int store_sync(struct store *s)
 	int rc, tries, fd;
 
 	pthread_mutex_lock(&s->lock);
+	wal_fill(s);
 	/* Every transaction this connection committed is in the WAL or, once
 	 * checkpointed, in the database file, which the checkpoint synced
 	 * before the WAL could be restarted over those frames: syncing the

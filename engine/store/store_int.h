@@ -75,6 +75,10 @@ struct store {
 	/* Commits of this connection (store_commits): moved on by SQLite's
 	 * commit hook, under lock; read without it (atomic). */
 	uint64_t commits;
+	/* 1 once store_sync wrote the WAL file's blocks up to WAL_LIMIT
+	 * (store__vfs_wal_fill); a TRUNCATE checkpoint sets it back to 0.
+	 * Atomic: written by store_sync under lock and by the checkpointer. */
+	int wal_filled;
 	/* Sizes of registry.jsonl and events views (store_run.c), kept by a
 	 * writable store, the only writer of those append-only rows, so that a
 	 * stat does not sum every line. Least recently used dropped first. */
@@ -120,6 +124,16 @@ const char *store__vfs(void);
  * that holds the new file). The caller holds the lock of the connection
  * that owns f (s->lock). */
 int store__vfs_wal_fd(sqlite3_file *f);
+
+/* Writes zeros from the end of the WAL file f, a WAL file this VFS opened
+ * (any other f: nothing), up to size bytes, and syncs them (store_vfs.c
+ * says why): SQLITE_OK, also when f was that large already, or the default
+ * VFS's error (a full disk: SQLITE_FULL), the file then cut back to its
+ * size before. The caller holds the lock of the connection that owns f
+ * (s->lock) and the WAL's write lock (a write transaction that has written
+ * no frame yet), so that no connection of any process writes the file or
+ * starts it over meanwhile. */
+int store__vfs_wal_fill(sqlite3_file *f, sqlite3_int64 size);
 
 /*
  * Documents rows remembered (store_doc_memo.c), lock held, any thread that

@@ -46,6 +46,16 @@
  * that is sound). It costs each connection one descriptor; the
  * checkpointer's and read-only connections never use theirs.
  *
+ * The WAL's blocks written before the frames (store__vfs_wal_fill): a
+ * WAL file SQLite starts grows by each commit until the checkpointer
+ * starts it over (store.c), and an fdatasync(2) of a file that grew also
+ * syncs its new size and blocks, through the journal of a journaled ext4;
+ * of one whose blocks are written, only the bytes written over. So the
+ * first store_sync of a WAL writes zeros from its end to the size it is
+ * started over at, once. A zero frame header is no frame (its page number
+ * 0, its salts and checksum wrong), so SQLite's recovery ends the log at
+ * the first zero as at the file's end; the zeros lie beyond every frame.
+ *
  * Threads: SQLite calls a file's methods from one connection at a time (a
  * store serialises its connection under its lock, and the checkpointer's
  * connection is its thread's own), so a wrapper has no lock of its own.
@@ -66,6 +76,8 @@
 /* At most the bytes of one write to the default VFS: the unix VFS writes
  * less than 128 KiB a call (seekAndWriteFd masks the count with 0x1ffff). */
 #define BUF_MAX (64 * 1024)
+/* The zeros store__vfs_wal_fill writes a call. */
+#define FILL_CHUNK (64 * 1024)
 
 struct wal_file {
 	sqlite3_file base;   /* pMethods: &wal_methods */
@@ -293,6 +305,33 @@ int store__vfs_wal_fd(sqlite3_file *f)
 	    wal_flush(w) != SQLITE_OK)
 		return -1;
 	return fcntl(w->sync_fd, F_DUPFD_CLOEXEC, 0);
+}
+
+int store__vfs_wal_fill(sqlite3_file *f, sqlite3_int64 size)
+{
+	static const unsigned char zeros[FILL_CHUNK];
+	struct wal_file *w = (struct wal_file *)f;
+	sqlite3_int64 end = 0, at;
+	int rc, n;
+
+	if (f->pMethods != &wal_methods)
+		return SQLITE_OK;
+	rc = wal_flush(w);
+	if (rc == SQLITE_OK)
+		rc = w->real->pMethods->xFileSize(w->real, &end);
+	if (rc != SQLITE_OK || end >= size)
+		return rc;
+	for (at = end; rc == SQLITE_OK && at < size; at += n) {
+		n = size - at < FILL_CHUNK ? (int)(size - at) : FILL_CHUNK;
+		rc = w->real->pMethods->xWrite(w->real, zeros, n, at);
+	}
+	if (rc == SQLITE_OK)
+		rc = w->real->pMethods->xSync(w->real, SQLITE_SYNC_NORMAL);
+	if (rc == SQLITE_OK)
+		w->synced = 1;
+	else
+		w->real->pMethods->xTruncate(w->real, end);
+	return rc;
 }
 
 static int vfs_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags,

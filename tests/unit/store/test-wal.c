@@ -5,14 +5,20 @@
  * caught up, after a burst and after one commit larger than the limit,
  * with every value read back after a reopen; a steady writer's WAL started
  * over from its first frame, not cut to 0 bytes; the page size a new store
- * gets, and a store of 4 KiB pages kept so and bounded alike.
+ * gets, and a store of 4 KiB pages kept so and bounded alike; the WAL's
+ * blocks written up to the limit at the first fsync (store_sync), every
+ * commit read back after the process died without closing the store, and
+ * a fill the file system refuses cut back, the fsync succeeding.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -257,4 +263,117 @@ TEST(page_sizes)
 	store_close(s);
 }
 
-TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks), CASE(steady_writer), CASE(page_sizes))
+/* The size of file path; -1 when there is none. */
+static long long size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* Runs fn(d, wal) in a child process that ends with _exit(0), closing
+ * nothing (the store's connections die as with kill -9), and checks that
+ * it ended so. */
+static void in_child(void (*fn)(const char *d, const char *wal), const char *d, const char *wal)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		fn(d, wal);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		FAIL_AT("the child's checks failed (status %#x)", status);
+}
+
+/* A commit, then the first fsync: the WAL file, which only its frames
+ * had grown, is WAL_LIMIT bytes after it, and stays so through a commit
+ * and a second fsync; one commit more, never synced, and the process
+ * dies. */
+static void fill_then_die(const char *d, const char *wal)
+{
+	struct store *s = test_store_open(d, 0, 0);
+	long long size;
+
+	ASSERT_EQ(store_meta_set(s, "before", "1"), 0);
+	size = size_of(wal);
+	if (size <= 0 || size >= WAL_LIMIT)
+		FAIL_AT("the WAL file is %lld bytes after one commit", size);
+	ASSERT_EQ(store_sync(s), 0);
+	ASSERT_EQ(size_of(wal), WAL_LIMIT);
+	ASSERT_EQ(store_meta_set(s, "after", "2"), 0);
+	ASSERT_EQ(store_sync(s), 0);
+	ASSERT_EQ(size_of(wal), WAL_LIMIT);
+	ASSERT_EQ(store_meta_set(s, "unsynced", "3"), 0);
+}
+
+/* The first fsync with the file size limited to 64 KiB past the WAL's
+ * end (RLIMIT_FSIZE: its writes past it fail with EFBIG, as on a full
+ * disk): the fsync succeeds and the WAL file is cut back to its size;
+ * with the limit lifted, a later fsync does not try again. */
+static void fill_refused(const char *d, const char *wal)
+{
+	struct store *s = test_store_open(d, 0, 0);
+	struct rlimit old, lim;
+	long long size;
+
+	ASSERT_EQ(store_meta_set(s, "refused", "4"), 0);
+	size = size_of(wal);
+	ASSERT(size > 0 && size < WAL_LIMIT - (64 << 10));
+	signal(SIGXFSZ, SIG_IGN);
+	ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)size + (64 << 10);
+	ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ASSERT_EQ(store_sync(s), 0);
+	ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+	ASSERT_EQ(size_of(wal), size);
+	ASSERT_EQ(store_meta_set(s, "later", "5"), 0);
+	ASSERT_EQ(store_sync(s), 0);
+	if (size_of(wal) >= WAL_LIMIT)
+		FAIL_AT("a later fsync wrote the WAL's blocks after the fill was refused");
+}
+
+/* Each of names holds its value (name=value pairs) in the store at d
+ * after its recovery, and the database is whole. */
+static void read_back(const char *d, const char *const *pairs)
+{
+	struct store *s = test_store_open(d, 0, 0);
+	struct buf out;
+	char *v;
+	int i;
+
+	for (i = 0; pairs[i]; i += 2) {
+		ASSERT_EQ(store_meta_get(s, pairs[i], &v), 0);
+		ASSERT_STREQ(v, pairs[i + 1]);
+		free(v);
+	}
+	buf_init(&out);
+	ASSERT_EQ(store_integrity(s, &out), 0);
+	buf_free(&out);
+	store_close(s);
+}
+
+TEST(wal_filled)
+{
+	static const char *const filled[] = {"before", "1", "after", "2", "unsynced", "3", NULL};
+	static const char *const refused[] = {"refused", "4", "later", "5", NULL};
+	char d[96], wal[128];
+
+	snprintf(d, sizeof(d), "%s/filled", dir);
+	snprintf(wal, sizeof(wal), "%s/packetfs.db-wal", d);
+	ASSERT_EQ(mkdir(d, 0700), 0);
+	store_close(test_store_open(d, 1, 0));
+	in_child(fill_then_die, d, wal);
+	/* The dead process's WAL, zeros after its frames, is recovered. */
+	ASSERT_EQ(size_of(wal), WAL_LIMIT);
+	read_back(d, filled);
+	in_child(fill_refused, d, wal);
+	read_back(d, refused);
+}
+
+TEST_MAIN_IN(dir, CASE(checkpoints), CASE(wal_shrinks), CASE(steady_writer), CASE(page_sizes),
+	     CASE(wal_filled))
