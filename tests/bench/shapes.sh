@@ -513,6 +513,9 @@ w16()
 			b1=$(io_write_bytes "$spid")
 			record W16 "write_bytes per append" B lower "$t" "$(div $((b1 - b0)) "$n")"
 			[ "$t" = packetfs ] || continue
+			# The last run's files go first: its "attached" must not end
+			# this run's wait before strace has opened them again.
+			rm -f "$B/strace.out" "$B/strace.err"
 			strace -f -y -s 0 -e trace=pwrite64,write,pwritev,pwritev2 -e signal=none \
 				-o "$B/strace.out" -p "$spid" 2>"$B/strace.err" &
 			i=$!
@@ -523,13 +526,13 @@ w16()
 			# has no WAL rows, and the note says so: the hour of
 			# measurements before it is not lost to it.
 			k=$SECONDS
-			until grep -q attached "$B/strace.err" || ((SECONDS - k >= 300)); do
+			until grep -qs attached "$B/strace.err" || ((SECONDS - k >= 300)); do
 				sleep 0.05
 			done
-			if ! grep -q attached "$B/strace.err"; then
+			if ! grep -qs attached "$B/strace.err"; then
 				kill "$i" 2>/dev/null
 				wait "$i" || true
-				note W16 "Run $r: strace did not attach to the daemon in $((SECONDS - k)) s ($(tr '\n' ' ' <"$B/strace.err")), so it has no WAL or db file row."
+				note W16 "Run $r: strace did not attach to the daemon in $((SECONDS - k)) s ($(tr '\n' ' ' <"$B/strace.err" 2>/dev/null)), so it has no WAL or db file row."
 				continue
 			fi
 			sleep 0.2
