@@ -639,7 +639,7 @@ void store_close(struct store *s)
 /* The first store_sync of a WAL file writes its blocks up to WAL_LIMIT
  * (store_vfs.c says why), inside a write transaction that writes no frame:
  * the WAL's write lock keeps every other connection's frames, and every
- * restart or truncation of the file, out meanwhile. Once a store; again
+ * restart or truncation of the file, out meanwhile. Once per store; again
  * after a TRUNCATE checkpoint cut the file. Only speed is at stake: a
  * failure (a full disk) is logged and not tried again until then, and the
  * sync goes on. Lock held. */
